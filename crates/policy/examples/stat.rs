@@ -1,0 +1,30 @@
+//! Prints a summary of a compiled policy: `cargo run --example stat -- FILE`.
+fn main() {
+    for path in std::env::args().skip(1) {
+        let data = match std::fs::read(&path) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                continue;
+            }
+        };
+        let t = std::time::Instant::now();
+        match seaccess_policy::read_policy(&data) {
+            Ok(p) => println!(
+                "{path}: version {} mls {} classes {} types {} roles {} users {} bools {} avtab {} conds {} ftrans {} in {:?}",
+                p.version,
+                p.mls,
+                p.classes.len(),
+                p.types.len(),
+                p.roles.len(),
+                p.users.len(),
+                p.bools.len(),
+                p.avtab.len(),
+                p.conds.len(),
+                p.filename_trans.len(),
+                t.elapsed()
+            ),
+            Err(e) => println!("{path}: error: {e}"),
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! A strict reader for compiled SELinux policies: the kernel binary format (magic 0xf97cff8c),
+//! versions 24 to 34, MLS and non-MLS.
+//!
+//! It takes bytes and returns a validated [`Policy`], or an error naming the section and byte
+//! offset of the first problem. Every count is checked against the bytes left before anything is
+//! allocated, and every symbol index against its table before it is stored, so a hostile file
+//! costs at most memory proportional to its size.
+//!
+//! This crate does no I/O and makes no access decisions: that is the security server's job. It
+//! must never depend on any seaccess crate but `types`.
+
+mod ebitmap;
+mod error;
+mod model;
+mod read;
+mod reader;
+mod validate;
+
+pub use ebitmap::Ebitmap;
+pub use error::{PolicyError, Result, Section};
+pub use model::*;
+pub use read::{read_policy, version, MAGIC, VERSION_MAX, VERSION_MIN};
+pub use validate::{level_dom, range_contains, OBJECT_R};

@@ -1,0 +1,431 @@
+//! The loaded policy: every section of the binary format, indexed by symbol value.
+//!
+//! Values in the file are 1-based; vectors here are indexed by `value - 1`, so `types[t - 1]` is
+//! type `t`. Every index stored here has been checked against its symbol count by the reader.
+
+use std::collections::HashMap;
+
+use crate::ebitmap::Ebitmap;
+
+/// What the kernel does with classes and permissions the policy does not define.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HandleUnknown {
+    Deny,
+    Reject,
+    Allow,
+}
+
+/// A symbol table's names: the name of each value, and every name (aliases included) to its value.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    pub by_value: Vec<Box<str>>,
+    pub by_name: HashMap<Box<str>, u32>,
+}
+
+impl Names {
+    pub fn value(&self, name: &str) -> Option<u32> {
+        self.by_name.get(name).copied()
+    }
+    /// The name of a 1-based value.
+    pub fn name(&self, value: u32) -> Option<&str> {
+        self.by_value.get((value as usize).checked_sub(1)?).map(|s| &**s)
+    }
+    pub fn len(&self) -> usize {
+        self.by_value.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.by_value.is_empty()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Common {
+    pub name: Box<str>,
+    pub perms: Names,
+}
+
+/// One node of a constraint expression, in postfix order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConstraintExpr {
+    Not,
+    And,
+    Or,
+    /// Compare an attribute of the contexts (`CEXPR_*` attr bits) with operator `op`.
+    Attr { attr: u32, op: u32 },
+    /// Test a user, role or type of one context (`attr` bits) against a set of values.
+    Names { attr: u32, op: u32, names: Ebitmap },
+}
+
+pub mod cexpr {
+    pub const NOT: u32 = 1;
+    pub const AND: u32 = 2;
+    pub const OR: u32 = 3;
+    pub const ATTR: u32 = 4;
+    pub const NAMES: u32 = 5;
+
+    pub const USER: u32 = 1;
+    pub const ROLE: u32 = 2;
+    pub const TYPE: u32 = 4;
+    pub const TARGET: u32 = 8;
+    pub const XTARGET: u32 = 16;
+    pub const L1L2: u32 = 32;
+    pub const L1H2: u32 = 64;
+    pub const H1L2: u32 = 128;
+    pub const H1H2: u32 = 256;
+    pub const L1H1: u32 = 512;
+    pub const L2H2: u32 = 1024;
+
+    pub const EQ: u32 = 1;
+    pub const NEQ: u32 = 2;
+    pub const DOM: u32 = 3;
+    pub const DOMBY: u32 = 4;
+    pub const INCOMP: u32 = 5;
+
+    /// The deepest stack a constraint expression may build.
+    pub const MAXDEPTH: usize = 5;
+}
+
+#[derive(Clone, Debug)]
+pub struct Constraint {
+    pub perms: u32,
+    pub expr: Vec<ConstraintExpr>,
+}
+
+/// `default_user` and friends: which context a new object's field comes from.
+pub mod defaults {
+    pub const SOURCE: u32 = 1;
+    pub const TARGET: u32 = 2;
+    pub const SOURCE_LOW: u32 = 1;
+    pub const SOURCE_HIGH: u32 = 2;
+    pub const SOURCE_LOW_HIGH: u32 = 3;
+    pub const TARGET_LOW: u32 = 4;
+    pub const TARGET_HIGH: u32 = 5;
+    pub const TARGET_LOW_HIGH: u32 = 6;
+    pub const GLBLUB: u32 = 7;
+}
+
+#[derive(Clone, Debug)]
+pub struct Class {
+    pub name: Box<str>,
+    /// The common this class inherits from (1-based value), if any.
+    pub common: Option<u32>,
+    /// Every permission of the class, the common's first: value = bit + 1.
+    pub perms: Names,
+    pub constraints: Vec<Constraint>,
+    pub validatetrans: Vec<Constraint>,
+    pub default_user: u32,
+    pub default_role: u32,
+    pub default_range: u32,
+    pub default_type: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Role {
+    pub name: Box<str>,
+    pub bounds: u32,
+    pub dominates: Ebitmap,
+    /// Types (bit = value - 1) this role may hold.
+    pub types: Ebitmap,
+}
+
+#[derive(Clone, Debug)]
+pub struct Type {
+    /// None for a value the file gives no primary name (should not happen in a sane policy).
+    pub name: Option<Box<str>>,
+    pub attribute: bool,
+    pub bounds: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Level {
+    /// 1-based sensitivity value.
+    pub sens: u32,
+    /// Categories, bit = value - 1.
+    pub cats: Ebitmap,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Range {
+    pub low: Level,
+    pub high: Level,
+}
+
+#[derive(Clone, Debug)]
+pub struct User {
+    pub name: Box<str>,
+    pub bounds: u32,
+    /// Roles, bit = value - 1.
+    pub roles: Ebitmap,
+    pub range: Range,
+    pub default_level: Level,
+}
+
+#[derive(Clone, Debug)]
+pub struct Bool {
+    pub name: Box<str>,
+    pub state: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Sensitivity {
+    pub name: Box<str>,
+    /// The categories that may go with this sensitivity.
+    pub cats: Ebitmap,
+}
+
+/// `AVTAB_*` specifier bits of an access vector table entry.
+pub mod avtab {
+    pub const ALLOWED: u16 = 0x0001;
+    pub const AUDITDENY: u16 = 0x0002;
+    pub const AUDITALLOW: u16 = 0x0004;
+    pub const AV: u16 = ALLOWED | AUDITDENY | AUDITALLOW;
+    pub const TRANSITION: u16 = 0x0010;
+    pub const MEMBER: u16 = 0x0020;
+    pub const CHANGE: u16 = 0x0040;
+    pub const TYPE: u16 = TRANSITION | MEMBER | CHANGE;
+    pub const XPERMS_ALLOWED: u16 = 0x0100;
+    pub const XPERMS_AUDITALLOW: u16 = 0x0200;
+    pub const XPERMS_DONTAUDIT: u16 = 0x0400;
+    pub const XPERMS: u16 = XPERMS_ALLOWED | XPERMS_AUDITALLOW | XPERMS_DONTAUDIT;
+    pub const ENABLED: u16 = 0x8000;
+
+    pub const XPERMS_IOCTLFUNCTION: u8 = 1;
+    pub const XPERMS_IOCTLDRIVER: u8 = 2;
+    pub const XPERMS_NLMSG: u8 = 3;
+}
+
+/// An extended-permission rule's payload: for `IOCTLDRIVER`, `perms` holds driver numbers; for
+/// `IOCTLFUNCTION` and `NLMSG`, function numbers of `driver`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Xperms {
+    pub specified: u8,
+    pub driver: u8,
+    pub perms: [u32; 8],
+}
+
+#[derive(Clone, Debug)]
+pub struct AvtabEntry {
+    pub source_type: u16,
+    pub target_type: u16,
+    pub class: u16,
+    /// Exactly one `avtab` specifier bit.
+    pub specified: u16,
+    /// A permission vector, an audit-deny vector, or a new type, as `specified` says.
+    pub data: u32,
+    pub xperms: Option<Box<Xperms>>,
+}
+
+pub mod cond {
+    pub const BOOL: u32 = 1;
+    pub const NOT: u32 = 2;
+    pub const OR: u32 = 3;
+    pub const AND: u32 = 4;
+    pub const XOR: u32 = 5;
+    pub const EQ: u32 = 6;
+    pub const NEQ: u32 = 7;
+    pub const MAXDEPTH: usize = 10;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CondExpr {
+    pub kind: u32,
+    /// Boolean value (1-based) for `cond::BOOL`, else 0.
+    pub boolean: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct CondNode {
+    pub expr: Vec<CondExpr>,
+    pub true_list: Vec<AvtabEntry>,
+    pub false_list: Vec<AvtabEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoleTrans {
+    pub role: u32,
+    pub ty: u32,
+    pub new_role: u32,
+    pub class: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoleAllow {
+    pub role: u32,
+    pub new_role: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct FilenameTrans {
+    pub name: Box<str>,
+    /// Source types, bit = value - 1.
+    pub stypes: Ebitmap,
+    pub ttype: u32,
+    pub class: u32,
+    pub otype: u32,
+}
+
+/// A context as stored in the policy (object contexts, initial SIDs).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Context {
+    pub user: u32,
+    pub role: u32,
+    pub ty: u32,
+    /// Present when the policy is MLS.
+    pub range: Option<Range>,
+}
+
+#[derive(Clone, Debug)]
+pub struct InitialSid {
+    pub sid: u32,
+    pub context: Context,
+}
+
+#[derive(Clone, Debug)]
+pub struct NamedContext {
+    pub name: Box<str>,
+    pub context: Context,
+    /// The second context of fs and netif entries (default file / message context).
+    pub context2: Option<Context>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PortContext {
+    pub protocol: u32,
+    pub low: u32,
+    pub high: u32,
+    pub context: Context,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeContext {
+    /// Address and mask as in the file: network byte order.
+    pub addr: [u8; 4],
+    pub mask: [u8; 4],
+    pub context: Context,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node6Context {
+    pub addr: [u8; 16],
+    pub mask: [u8; 16],
+    pub context: Context,
+}
+
+pub mod fsuse {
+    pub const XATTR: u32 = 1;
+    pub const TRANS: u32 = 2;
+    pub const TASK: u32 = 3;
+}
+
+#[derive(Clone, Debug)]
+pub struct FsUse {
+    pub behavior: u32,
+    pub fstype: Box<str>,
+    pub context: Context,
+}
+
+#[derive(Clone, Debug)]
+pub struct IbPkeyContext {
+    pub subnet_prefix: u64,
+    pub low: u16,
+    pub high: u16,
+    pub context: Context,
+}
+
+#[derive(Clone, Debug)]
+pub struct IbEndportContext {
+    pub device: Box<str>,
+    pub port: u8,
+    pub context: Context,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ObjectContexts {
+    pub initial_sids: Vec<InitialSid>,
+    pub fs: Vec<NamedContext>,
+    pub ports: Vec<PortContext>,
+    pub netifs: Vec<NamedContext>,
+    pub nodes: Vec<NodeContext>,
+    pub fs_use: Vec<FsUse>,
+    pub nodes6: Vec<Node6Context>,
+    pub ibpkeys: Vec<IbPkeyContext>,
+    pub ibendports: Vec<IbEndportContext>,
+}
+
+#[derive(Clone, Debug)]
+pub struct GenfsEntry {
+    pub path: Box<str>,
+    /// 0 for every class.
+    pub class: u32,
+    pub context: Context,
+}
+
+#[derive(Clone, Debug)]
+pub struct Genfs {
+    pub fstype: Box<str>,
+    pub entries: Vec<GenfsEntry>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RangeTrans {
+    pub source_type: u32,
+    pub target_type: u32,
+    pub class: u32,
+    pub range: Range,
+}
+
+/// A compiled policy as the kernel would hold it after `policydb_read`.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    pub version: u32,
+    pub mls: bool,
+    pub handle_unknown: HandleUnknown,
+    pub policycaps: Ebitmap,
+    /// Permissive types, bit = type value (not value - 1, as in the kernel).
+    pub permissive: Ebitmap,
+    pub commons: Vec<Common>,
+    pub common_names: Names,
+    pub classes: Vec<Class>,
+    pub class_names: Names,
+    pub roles: Vec<Role>,
+    pub role_names: Names,
+    pub types: Vec<Type>,
+    pub type_names: Names,
+    pub users: Vec<User>,
+    pub user_names: Names,
+    pub bools: Vec<Bool>,
+    pub bool_names: Names,
+    pub sens: Vec<Sensitivity>,
+    pub sens_names: Names,
+    pub cat_names: Names,
+    pub avtab: Vec<AvtabEntry>,
+    pub conds: Vec<CondNode>,
+    pub role_trans: Vec<RoleTrans>,
+    pub role_allows: Vec<RoleAllow>,
+    pub filename_trans: Vec<FilenameTrans>,
+    pub ocontexts: ObjectContexts,
+    pub genfs: Vec<Genfs>,
+    pub range_trans: Vec<RangeTrans>,
+    /// For each type (index = value - 1), the types and attributes it stands for (bit = value - 1),
+    /// itself included.
+    pub type_attr_map: Vec<Ebitmap>,
+}
+
+impl Policy {
+    /// The 1-based value of class `name`.
+    pub fn class_value(&self, name: &str) -> Option<u32> {
+        self.class_names.value(name)
+    }
+
+    /// The bit (0-based) of permission `perm` in class `class` (1-based), commons included.
+    pub fn perm_bit(&self, class: u32, perm: &str) -> Option<u32> {
+        let c = self.classes.get((class as usize).checked_sub(1)?)?;
+        c.perms.value(perm).map(|v| v - 1)
+    }
+
+    /// The name of permission bit `bit` (0-based) of class `class` (1-based).
+    pub fn perm_name(&self, class: u32, bit: u32) -> Option<&str> {
+        let c = self.classes.get((class as usize).checked_sub(1)?)?;
+        c.perms.name(bit + 1)
+    }
+}

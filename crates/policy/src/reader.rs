@@ -1,0 +1,100 @@
+//! A bounded little-endian reader: every read is checked against the bytes left, and every count
+//! read from the file is checked against the bytes left before anything is allocated for it.
+
+use crate::error::{PolicyError, Result, Section};
+
+pub(crate) struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    pub(crate) section: Section,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0, section: Section::Header }
+    }
+
+    pub(crate) fn offset(&self) -> usize {
+        self.pos
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    pub(crate) fn invalid(&self, what: impl Into<String>) -> PolicyError {
+        PolicyError::Invalid { section: self.section, offset: self.pos, what: what.into() }
+    }
+
+    /// The same error, reported at an earlier offset (where the offending field started).
+    pub(crate) fn invalid_at(&self, offset: usize, what: impl Into<String>) -> PolicyError {
+        PolicyError::Invalid { section: self.section, offset, what: what.into() }
+    }
+
+    pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(PolicyError::Truncated {
+                section: self.section,
+                offset: self.pos,
+                need: n,
+                left: self.remaining(),
+            });
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let b = self.bytes(N)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(b);
+        Ok(a)
+    }
+
+    pub(crate) fn u8(&mut self) -> Result<u8> {
+        Ok(self.array::<1>()?[0])
+    }
+    pub(crate) fn u16(&mut self) -> Result<u16> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+    pub(crate) fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    pub(crate) fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    /// A count of records each at least `min_size` bytes long: rejected before any allocation if
+    /// the bytes left cannot hold that many.
+    pub(crate) fn count(&mut self, what: &str, min_size: usize) -> Result<usize> {
+        let at = self.pos;
+        let n = self.u32()? as usize;
+        if n.saturating_mul(min_size.max(1)) > self.remaining() {
+            return Err(self.invalid_at(
+                at,
+                format!("{what} count {n} exceeds the {} bytes left", self.remaining()),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// A name of `len` bytes (the length having been read already): non-empty UTF-8 without NUL.
+    pub(crate) fn name(&mut self, len: u32, what: &str) -> Result<Box<str>> {
+        let at = self.pos;
+        if len == 0 {
+            return Err(self.invalid_at(at, format!("empty {what} name")));
+        }
+        let b = self.bytes(len as usize)?;
+        match std::str::from_utf8(b) {
+            Ok(s) if !s.contains('\0') => Ok(s.into()),
+            _ => Err(self.invalid_at(at, format!("{what} name is not printable text"))),
+        }
+    }
+
+    /// Reads `len` then the name.
+    pub(crate) fn len_name(&mut self, what: &str) -> Result<Box<str>> {
+        let len = self.u32()?;
+        self.name(len, what)
+    }
+}

@@ -1,0 +1,184 @@
+//! The vocabulary that crosses seaccess's seams: security identifiers, class numbers, access
+//! vectors and decisions.
+//!
+//! As in the kernel, the object manager, the access vector cache and the security server talk to
+//! each other only in these terms, never in context strings or policy structures. This crate must
+//! never depend on any other seaccess crate, nor on anything that does I/O.
+
+use std::fmt;
+
+/// A security identifier: a small integer standing for one security context in one SID table.
+///
+/// SID 0 is never valid (the kernel's `SECSID_NULL`); initial SIDs keep the numbers the policy
+/// gives them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sid(pub u32);
+
+impl Sid {
+    /// The kernel's `SECSID_NULL`: no context.
+    pub const NULL: Sid = Sid(0);
+}
+
+impl fmt::Display for Sid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A security class as the policy numbers it (1-based; 0 is "no class").
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClassId(pub u16);
+
+impl fmt::Display for ClassId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A set of permissions of one class, bit `n` standing for the permission whose value is `n + 1`
+/// in the policy's class (commons included).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AccessVector(pub u32);
+
+impl AccessVector {
+    pub const NONE: AccessVector = AccessVector(0);
+    pub const ALL: AccessVector = AccessVector(u32::MAX);
+
+    /// The vector holding only the permission at bit `bit` (0-based); `None` past bit 31.
+    pub fn bit(bit: u32) -> Option<AccessVector> {
+        1u32.checked_shl(bit).map(AccessVector)
+    }
+    pub fn contains(self, other: AccessVector) -> bool {
+        self.0 & other.0 == other.0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// Bit positions set in this vector, lowest first.
+    pub fn bits(self) -> impl Iterator<Item = u32> {
+        let v = self.0;
+        (0..32).filter(move |b| v & (1 << b) != 0)
+    }
+}
+
+impl std::ops::BitOr for AccessVector {
+    type Output = AccessVector;
+    fn bitor(self, rhs: Self) -> Self {
+        AccessVector(self.0 | rhs.0)
+    }
+}
+impl std::ops::BitAnd for AccessVector {
+    type Output = AccessVector;
+    fn bitand(self, rhs: Self) -> Self {
+        AccessVector(self.0 & rhs.0)
+    }
+}
+impl std::ops::Not for AccessVector {
+    type Output = AccessVector;
+    fn not(self) -> Self {
+        AccessVector(!self.0)
+    }
+}
+
+impl fmt::LowerHex for AccessVector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::LowerHex::fmt(&self.0, f)
+    }
+}
+
+/// A policy generation number: bumped by every load, reload and boolean commit.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Seqno(pub u32);
+
+impl fmt::Display for Seqno {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Flags on a decision, as the kernel's `AVD_FLAGS_*`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DecisionFlags(pub u32);
+
+impl DecisionFlags {
+    /// The source domain is a permissive type: denials are logged but not enforced.
+    pub const PERMISSIVE: DecisionFlags = DecisionFlags(0x0001);
+    pub fn permissive(self) -> bool {
+        self.0 & Self::PERMISSIVE.0 != 0
+    }
+}
+
+/// The security server's answer for one (source, target, class) triple: the counterpart of the
+/// kernel's `struct av_decision`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AvDecision {
+    pub allowed: AccessVector,
+    /// The permissions this decision covers; the kernel always decides every bit.
+    pub decided: AccessVector,
+    pub auditallow: AccessVector,
+    pub auditdeny: AccessVector,
+    pub seqno: Seqno,
+    pub flags: DecisionFlags,
+}
+
+impl AvDecision {
+    /// The starting point of every computation: nothing allowed, every denial audited.
+    pub fn deny_all(seqno: Seqno) -> AvDecision {
+        AvDecision {
+            allowed: AccessVector::NONE,
+            decided: AccessVector::ALL,
+            auditallow: AccessVector::NONE,
+            auditdeny: AccessVector::ALL,
+            seqno,
+            flags: DecisionFlags::default(),
+        }
+    }
+}
+
+/// An extended-permission (ioctl, netlink message) decision for one driver: 256 function bits per
+/// vector, as the kernel's `struct extended_perms_decision`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct XpermsDecision {
+    pub driver: u8,
+    pub allowed: [u32; 8],
+    pub auditallow: [u32; 8],
+    pub dontaudit: [u32; 8],
+}
+
+impl XpermsDecision {
+    /// Whether function `func` of this driver is allowed.
+    pub fn allows(&self, func: u8) -> bool {
+        bit_in(&self.allowed, func)
+    }
+    pub fn audits_allow(&self, func: u8) -> bool {
+        bit_in(&self.auditallow, func)
+    }
+    pub fn dontaudits(&self, func: u8) -> bool {
+        bit_in(&self.dontaudit, func)
+    }
+}
+
+fn bit_in(v: &[u32; 8], b: u8) -> bool {
+    v[usize::from(b >> 5)] & (1u32 << (b & 31)) != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_round_trip() {
+        let v = AccessVector(0b1010_0001);
+        assert_eq!(v.bits().collect::<Vec<_>>(), vec![0, 5, 7]);
+        assert_eq!(AccessVector::bit(32), None);
+        assert!(AccessVector::ALL.contains(v));
+    }
+
+    #[test]
+    fn xperm_bits() {
+        let mut d = XpermsDecision::default();
+        d.allowed[7] = 1 << 31;
+        assert!(d.allows(255));
+        assert!(!d.allows(254));
+    }
+}
