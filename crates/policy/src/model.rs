@@ -176,8 +176,8 @@ pub struct Sensitivity {
 /// `AVTAB_*` specifier bits of an access vector table entry.
 pub mod avtab {
     pub const ALLOWED: u16 = 0x0001;
-    pub const AUDITDENY: u16 = 0x0002;
-    pub const AUDITALLOW: u16 = 0x0004;
+    pub const AUDITALLOW: u16 = 0x0002;
+    pub const AUDITDENY: u16 = 0x0004;
     pub const AV: u16 = ALLOWED | AUDITDENY | AUDITALLOW;
     pub const TRANSITION: u16 = 0x0010;
     pub const MEMBER: u16 = 0x0020;

@@ -1,1 +1,21 @@
-//! placeholder
+//! The seaccess security server: contexts, SIDs and access decisions on a loaded policy, with
+//! the answers the Linux kernel's security server gives.
+//!
+//! A [`SecurityServer`] holds an immutable policy generation that many threads share; a load or a
+//! boolean commit publishes a whole new generation atomically, with the next seqno. Queries take
+//! SIDs, class numbers and permission bits, and answer in the same terms (see `seaccess-types`).
+//!
+//! This crate reads policies through `seaccess-policy` and must never depend on the cache, the
+//! object manager or any interface crate.
+
+mod compiled;
+mod constraint;
+mod context;
+mod error;
+mod server;
+mod sidtab;
+
+pub use context::{context_to_string, parse_context, range_to_string};
+pub use error::{Result, SecurityError};
+pub use server::{DenialReason, Explanation, FsUseBehavior, Generation, SecurityServer, XpermKind};
+pub use sidtab::{SidTable, INITIAL_SID_NAMES};

@@ -1,0 +1,110 @@
+//! The batch modes: one query a line in, one answer a line out.
+
+use std::io::{BufRead, BufWriter, Write};
+
+use rustc_hash::FxHashMap;
+use seaccess_security::{Generation, SecurityError};
+use seaccess_types::{ClassId, Sid};
+
+use crate::PolicyArgs;
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Av,
+    Create,
+    Relabel,
+    Member,
+}
+
+/// Context strings already turned into SIDs, so that a batch with repeated contexts parses each
+/// one once.
+struct Resolver<'g> {
+    g: &'g Generation,
+    sids: FxHashMap<String, Sid>,
+    classes: FxHashMap<String, ClassId>,
+}
+
+impl Resolver<'_> {
+    fn sid(&mut self, s: &str) -> Result<Sid, SecurityError> {
+        if let Some(&sid) = self.sids.get(s) {
+            return Ok(sid);
+        }
+        let sid = self.g.context_to_sid(s)?;
+        self.sids.insert(s.to_string(), sid);
+        Ok(sid)
+    }
+    fn class(&mut self, c: &str) -> Result<ClassId, SecurityError> {
+        if let Some(&k) = self.classes.get(c) {
+            return Ok(k);
+        }
+        let k = self.g.class(c)?;
+        self.classes.insert(c.to_string(), k);
+        Ok(k)
+    }
+}
+
+fn answer(r: &mut Resolver<'_>, mode: Mode, line: &str, out: &mut impl Write) -> Result<(), String> {
+    let mut f = line.split_ascii_whitespace();
+    let (Some(s), Some(t), Some(c)) = (f.next(), f.next(), f.next()) else {
+        return Err("expected SCON TCON CLASS".into());
+    };
+    let name = f.next();
+    if f.next().is_some() || (name.is_some() && mode != Mode::Create) {
+        return Err("too many fields".into());
+    }
+    let ssid = r.sid(s).map_err(|e| e.to_string())?;
+    let tsid = r.sid(t).map_err(|e| e.to_string())?;
+    let class = r.class(c).map_err(|e| e.to_string())?;
+    let g = r.g;
+    let res = match mode {
+        Mode::Av => {
+            let d = g.compute_av(ssid, tsid, class).map_err(|e| e.to_string())?;
+            writeln!(
+                out,
+                "{:x} {:x} {:x} {:x} {} {:x}",
+                d.allowed, d.decided, d.auditallow, d.auditdeny, d.seqno, d.flags.0
+            )
+            .map_err(|e| e.to_string())?;
+            return Ok(());
+        }
+        Mode::Create => g.compute_create(ssid, tsid, class, name),
+        Mode::Relabel => g.compute_relabel(ssid, tsid, class),
+        Mode::Member => g.compute_member(ssid, tsid, class),
+    };
+    let sid = res.map_err(|e| e.to_string())?;
+    let ctx = g.sid_to_context(sid).map_err(|e| e.to_string())?;
+    writeln!(out, "{ctx}").map_err(|e| e.to_string())
+}
+
+/// Answers every line of standard input. Ok(false) when some line could not be answered.
+pub(crate) fn run(args: &PolicyArgs, mode: Mode) -> Result<bool, String> {
+    let server = crate::load(args)?;
+    let g = server.snapshot();
+    let mut r = Resolver { g: &g, sids: FxHashMap::default(), classes: FxHashMap::default() };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut ok = true;
+    let mut buf = Vec::new();
+    let mut n = 0usize;
+    loop {
+        buf.clear();
+        let got = input.read_until(b'\n', &mut buf).map_err(|e| format!("reading standard input: {e}"))?;
+        if got == 0 {
+            break;
+        }
+        n += 1;
+        let result = match std::str::from_utf8(&buf) {
+            Ok(line) => answer(&mut r, mode, line.trim_end_matches(['\n', '\r']), &mut out),
+            Err(_) => Err("not UTF-8 text".into()),
+        };
+        if let Err(e) = result {
+            ok = false;
+            writeln!(out, "error").map_err(|e| format!("writing standard output: {e}"))?;
+            eprintln!("seaccess: line {n}: {e}");
+        }
+    }
+    out.flush().map_err(|e| format!("writing standard output: {e}"))?;
+    Ok(ok)
+}

@@ -1,0 +1,191 @@
+//! `seaccess`: SELinux access decisions from the shell, on any compiled policy, on any kernel.
+//!
+//! Batch modes read one query a line and print one answer a line, so output lines match input
+//! lines one to one; a line that cannot be answered prints `error` and is explained on standard
+//! error with its line number.
+
+mod batch;
+mod bench;
+mod tour;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use seaccess_security::{DenialReason, SecurityServer};
+
+#[derive(Parser)]
+#[command(name = "seaccess", version, about = "SELinux access decisions on any compiled policy")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Args, Clone)]
+struct PolicyArgs {
+    /// A compiled policy (kernel binary format, e.g. /etc/selinux/default/policy/policy.33).
+    #[arg(long, short = 'p')]
+    policy: PathBuf,
+    /// Set a boolean before answering (repeatable), e.g. --bool httpd_enable_homedirs=1.
+    #[arg(long = "bool", value_name = "NAME=VALUE")]
+    bools: Vec<String>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Batch: "SCON TCON CLASS" lines in; "ALLOWED DECIDED AUDITALLOW AUDITDENY SEQNO FLAGS" out
+    /// (hex, seqno decimal), as the kernel's selinuxfs access file.
+    ComputeAv(PolicyArgs),
+    /// Batch: "SCON TCON CLASS [NAME]" lines in; the new object's or process's context out.
+    ComputeCreate(PolicyArgs),
+    /// Batch: "SCON TCON CLASS" lines in; the relabel (type_change) context out.
+    ComputeRelabel(PolicyArgs),
+    /// Batch: "SCON TCON CLASS" lines in; the member (type_member) context out.
+    ComputeMember(PolicyArgs),
+    /// Is each permission allowed? One line per permission, with the reason for each denial.
+    /// Exits 0 if all are allowed, 1 if any is denied, 2 on error.
+    Check {
+        #[command(flatten)]
+        policy: PolicyArgs,
+        scontext: String,
+        tcontext: String,
+        class: String,
+        #[arg(required = true)]
+        perms: Vec<String>,
+    },
+    /// A summary of a policy: version, MLS, handle-unknown, symbol and rule counts.
+    Info {
+        #[command(flatten)]
+        policy: PolicyArgs,
+    },
+    /// A short guided tour of seaccess on a policy (Debian's default policy, or the bundled
+    /// example policy where that is not installed).
+    Tour {
+        #[arg(long, short = 'p')]
+        policy: Option<PathBuf>,
+    },
+    /// Benchmarks against libsepol (through the sepol-oracle program), printing ratios.
+    Bench(bench::BenchArgs),
+}
+
+pub(crate) fn load(args: &PolicyArgs) -> Result<SecurityServer, String> {
+    let server = load_path(&args.policy)?;
+    for b in &args.bools {
+        let (name, value) = b.split_once('=').ok_or_else(|| format!("--bool {b}: expected NAME=VALUE"))?;
+        let value = match value {
+            "1" | "true" | "on" => true,
+            "0" | "false" | "off" => false,
+            _ => return Err(format!("--bool {b}: value must be 1/0, true/false or on/off")),
+        };
+        server.set_boolean(name, value).map_err(|e| format!("--bool {b}: {e}"))?;
+    }
+    if !args.bools.is_empty() {
+        server.commit_booleans();
+    }
+    Ok(server)
+}
+
+pub(crate) fn load_path(path: &Path) -> Result<SecurityServer, String> {
+    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    SecurityServer::from_bytes(&data).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+pub(crate) fn reason_text(r: &DenialReason) -> String {
+    match r {
+        DenialReason::NoAllowRule => "no allow rule".into(),
+        DenialReason::BooleanOff { booleans } => {
+            format!("allowed only by a conditional rule whose condition is false (booleans: {})", booleans.join(", "))
+        }
+        DenialReason::Constraint { index, mls, expression } => {
+            format!("{} #{index}: {expression}", if *mls { "mlsconstrain" } else { "constrain" })
+        }
+        DenialReason::RoleAllow { from, to } => format!("role change {from} -> {to} has no role allow rule"),
+        DenialReason::TypeBounds { bound } => format!("type bounds: its bound {bound} is not allowed this"),
+        _ => "denied".into(),
+    }
+}
+
+fn check(policy: &PolicyArgs, s: &str, t: &str, class: &str, perms: &[String]) -> Result<bool, String> {
+    let server = load(policy)?;
+    let g = server.snapshot();
+    let ssid = g.context_to_sid(s).map_err(|e| e.to_string())?;
+    let tsid = g.context_to_sid(t).map_err(|e| e.to_string())?;
+    let cl = g.class(class).map_err(|e| e.to_string())?;
+    let mut bits = Vec::new();
+    for p in perms {
+        let v = g.perms(cl, &[p.as_str()]).map_err(|e| e.to_string())?;
+        bits.push((p, v.bits().next().unwrap_or(0)));
+    }
+    let ex = g.explain(ssid, tsid, cl).map_err(|e| e.to_string())?;
+    let permissive = ex.decision.flags.permissive();
+    let mut all = true;
+    for (name, bit) in bits {
+        if ex.decision.allowed.0 & (1 << bit) != 0 {
+            let audit = if ex.decision.auditallow.0 & (1 << bit) != 0 { " (audited: auditallow)" } else { "" };
+            println!("{name}: allowed{audit}");
+        } else {
+            all = false;
+            let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| reason_text(r)).collect();
+            let mut extra = String::new();
+            if ex.decision.auditdeny.0 & (1 << bit) == 0 {
+                extra.push_str(", not audited: dontaudit");
+            }
+            if permissive {
+                extra.push_str(", but the source type is permissive: logged, not enforced");
+            }
+            println!("{name}: denied: {}{extra}", why.join("; "));
+        }
+    }
+    Ok(all)
+}
+
+fn info(policy: &PolicyArgs) -> Result<(), String> {
+    let server = load(policy)?;
+    let g = server.snapshot();
+    let p = g.policy();
+    println!("version {}", p.version);
+    println!("mls {}", p.mls);
+    println!("handle_unknown {:?}", p.handle_unknown);
+    println!("classes {}", p.classes.len());
+    println!("types {} ({} attributes)", p.types.len(), p.types.iter().filter(|t| t.attribute).count());
+    println!("roles {}", p.roles.len());
+    println!("users {}", p.users.len());
+    println!("booleans {}", p.bools.len());
+    println!("sensitivities {}", p.sens.len());
+    println!("categories {}", p.cat_names.len());
+    println!("av rules {}", p.avtab.len());
+    println!("conditionals {}", p.conds.len());
+    println!("permissive types {}", p.permissive.len());
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::ComputeAv(p) => batch::run(&p, batch::Mode::Av),
+        Cmd::ComputeCreate(p) => batch::run(&p, batch::Mode::Create),
+        Cmd::ComputeRelabel(p) => batch::run(&p, batch::Mode::Relabel),
+        Cmd::ComputeMember(p) => batch::run(&p, batch::Mode::Member),
+        Cmd::Check { policy, scontext, tcontext, class, perms } => {
+            return match check(&policy, &scontext, &tcontext, &class, &perms) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(e) => {
+                    eprintln!("seaccess: {e}");
+                    ExitCode::from(2)
+                }
+            };
+        }
+        Cmd::Info { policy } => info(&policy).map(|_| true),
+        Cmd::Tour { policy } => tour::run(policy).map(|_| true),
+        Cmd::Bench(a) => bench::run(&a).map(|_| true),
+    };
+    match r {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("seaccess: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! `seaccess tour`: the main features on a real policy, in a few screens.
+
+use std::path::{Path, PathBuf};
+
+use seaccess_security::Generation;
+
+use crate::reason_text;
+
+const DEBIAN_DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
+
+/// Queries shown by the tour; those whose contexts the loaded policy does not have are skipped.
+const CHECKS: &[(&str, &str, &str, &[&str], &str)] = &[
+    (
+        "system_u:system_r:httpd_t:s0",
+        "system_u:object_r:httpd_sys_content_t:s0",
+        "file",
+        &["read", "getattr", "open", "write"],
+        "a web server reads its content but may not write it",
+    ),
+    (
+        "system_u:system_r:httpd_t:s0",
+        "system_u:object_r:shadow_t:s0",
+        "file",
+        &["read"],
+        "a web server may not read the password file",
+    ),
+    (
+        "system_u:system_r:httpd_t:s0",
+        "user_u:object_r:user_home_t:s0",
+        "file",
+        &["read"],
+        "home directories are off limits unless a boolean says otherwise",
+    ),
+    (
+        "user_u:user_r:user_t:s0:c1",
+        "user_u:object_r:user_home_t:s0:c2",
+        "file",
+        &["read"],
+        "MCS: a process at c1 may not read a file at c2",
+    ),
+];
+
+fn find_bundled() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    // target/<profile>/seaccess -> the repository's compiled example policy.
+    let root = exe.parent()?.parent()?.parent()?;
+    let p = root.join("target/policies/example.33");
+    p.exists().then_some(p)
+}
+
+pub(crate) fn run(policy: Option<PathBuf>) -> Result<(), String> {
+    let path = match policy {
+        Some(p) => p,
+        None if Path::new(DEBIAN_DEFAULT).exists() => PathBuf::from(DEBIAN_DEFAULT),
+        None => find_bundled().ok_or("no policy given, Debian's default policy is not installed, and the bundled example policy is not built (run `make demo`)")?,
+    };
+    let t0 = std::time::Instant::now();
+    let server = crate::load_path(&path)?;
+    let load = t0.elapsed();
+    let g = server.snapshot();
+    let p = g.policy();
+    println!("== Loaded {} in {:.1} ms", path.display(), load.as_secs_f64() * 1e3);
+    println!(
+        "   policy version {}, {}, {} classes, {} types, {} booleans, {} access vector rules\n",
+        p.version,
+        if p.mls { "MLS" } else { "non-MLS" },
+        p.classes.len(),
+        p.types.len(),
+        p.bools.len(),
+        p.avtab.len()
+    );
+    for (s, t, c, perms, what) in CHECKS {
+        show_check(&g, s, t, c, perms, what);
+    }
+    // Booleans: a commit is one atomic step to a new policy generation.
+    if g.boolean("httpd_enable_homedirs").is_ok() {
+        println!("== Booleans: setting httpd_enable_homedirs=1 and committing");
+        let _ = server.set_boolean("httpd_enable_homedirs", true);
+        let seq = server.commit_booleans();
+        println!("   new policy seqno {seq}");
+        let g2 = server.snapshot();
+        show_check(&g2, CHECKS[2].0, CHECKS[2].1, CHECKS[2].2, &["read", "getattr"], "the same query after the commit");
+    }
+    // New object labels.
+    let create = [
+        ("system_u:system_r:httpd_t:s0", "system_u:object_r:tmp_t:s0", "file", None, "a file the web server creates in /tmp"),
+        ("system_u:system_r:init_t:s0", "system_u:object_r:httpd_exec_t:s0", "process", None, "init executing the web server"),
+        ("user_u:user_r:user_t:s0", "user_u:object_r:user_home_dir_t:s0", "dir", Some(".ssh"), "a user creating ~/.ssh"),
+    ];
+    for (s, t, c, name, what) in create {
+        let (Ok(ss), Ok(ts), Ok(cl)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) else { continue };
+        println!("== New context: {what}");
+        println!("   seaccess compute-create: {s} {t} {c}{}", name.map(|n| format!(" {n}")).unwrap_or_default());
+        match g.compute_create(ss, ts, cl, name).and_then(|sid| g.sid_to_context(sid)) {
+            Ok(ctx) => println!("   -> {ctx}\n"),
+            Err(e) => println!("   -> error: {e}\n"),
+        }
+    }
+    println!("Try it yourself:");
+    println!("   seaccess check -p {} SCON TCON CLASS PERM...", path.display());
+    println!("   seaccess compute-av -p {} < queries   (lines: SCON TCON CLASS)", path.display());
+    Ok(())
+}
+
+fn show_check(g: &Generation, s: &str, t: &str, c: &str, perms: &[&str], what: &str) {
+    let (Ok(ss), Ok(ts), Ok(cl)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) else {
+        return;
+    };
+    let Ok(ex) = g.explain(ss, ts, cl) else { return };
+    println!("== {what}");
+    println!("   seaccess check {s} {t} {c} {}", perms.join(" "));
+    for perm in perms {
+        let Ok(v) = g.perms(cl, &[perm]) else { continue };
+        let bit = v.bits().next().unwrap_or(0);
+        if ex.decision.allowed.contains(v) {
+            println!("   {perm}: allowed");
+        } else {
+            let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| reason_text(r)).collect();
+            println!("   {perm}: denied: {}", why.join("; "));
+        }
+    }
+    println!();
+}
