@@ -1,0 +1,46 @@
+# seaccess: `make demo` and `make test` are all a new user needs (see README).
+SHELL := /bin/bash
+CARGO ?= cargo
+ORACLE := target/oracle/sepol-oracle
+ORACLE_SRC := ../shared/tools/sepol-oracle
+DEFAULT_POLICY := /etc/selinux/default/policy/policy.33
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps build oracle policies demo test bench fuzz clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	$(CARGO) build --release --workspace
+
+# libsepol's answers, for the differential tests and the benchmark.
+oracle: deps
+	@if [ -d "$(ORACLE_SRC)" ]; then \
+		$(MAKE) -s -C $(ORACLE_SRC) OUT=$(CURDIR)/target/oracle; \
+	else \
+		echo "note: $(ORACLE_SRC) not found; differential tests will be skipped" >&2; \
+	fi
+
+# The project's own test policies, compiled at every version each supports.
+policies: deps
+	@bash testdata/policies/compile.sh target/policies
+
+demo: build policies
+	./target/release/seaccess tour
+
+test: deps oracle policies
+	SEACCESS_REQUIRE_ORACLE=$$([ -x $(ORACLE) ] && echo 1 || echo 0) \
+	$(CARGO) test --release --workspace
+	bash tests/cli.sh
+
+bench: build oracle
+	./target/release/seaccess bench --policy $(DEFAULT_POLICY)
+
+fuzz:
+	bash fuzz/run.sh $(FUZZ_SECONDS)
+
+clean:
+	$(CARGO) clean

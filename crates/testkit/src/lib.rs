@@ -1,0 +1,259 @@
+//! Test support, never shipped: finds and drives the libsepol oracle, compiles the project's CIL
+//! test policies with secilc, and enumerates queries over a policy.
+//!
+//! Test helpers may panic: a test that cannot set itself up must fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use seaccess_policy::{Policy, OBJECT_R};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// The libsepol oracle, if built (`make oracle`). When `SEACCESS_REQUIRE_ORACLE=1` (as `make
+/// test` sets when it could build it), a missing oracle fails the test instead of skipping it.
+pub fn oracle() -> Option<PathBuf> {
+    let p = std::env::var_os("SEACCESS_ORACLE").map(PathBuf::from).unwrap_or_else(|| root().join("target/oracle/sepol-oracle"));
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("SEACCESS_REQUIRE_ORACLE").as_deref() == Ok("1") {
+        panic!("the sepol oracle is required but {} does not exist", p.display());
+    }
+    eprintln!("SKIP: no sepol oracle at {} (run `make oracle`)", p.display());
+    None
+}
+
+/// Debian's installed policy of this flavour ("default" or "mls"), if present.
+pub fn debian_policy(flavour: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(format!("/etc/selinux/{flavour}/policy/policy.33"));
+    if p.exists() {
+        Some(p)
+    } else {
+        if std::env::var("SEACCESS_REQUIRE_ORACLE").as_deref() == Ok("1") {
+            panic!("{} is required by make test but is not installed", p.display());
+        }
+        eprintln!("SKIP: {} not installed", p.display());
+        None
+    }
+}
+
+/// The source of a test policy.
+pub fn policy_source(name: &str) -> PathBuf {
+    root().join("testdata/policies").join(format!("{name}.cil"))
+}
+
+/// Header directives of a CIL test policy: `; mls: false`, `; min-version: N`.
+fn header(src: &Path) -> (bool, u32) {
+    let text = std::fs::read_to_string(src).unwrap();
+    let mut mls = true;
+    let mut min = 24;
+    for line in text.lines().take_while(|l| l.starts_with(';') || l.trim().is_empty()) {
+        let l = line.trim_start_matches(';').trim();
+        if let Some(v) = l.strip_prefix("mls:") {
+            mls = v.trim() != "false";
+        }
+        if let Some(v) = l.strip_prefix("min-version:") {
+            min = v.trim().parse().unwrap();
+        }
+    }
+    (mls, min)
+}
+
+/// The versions a test policy is compiled at: those of 24, 30, 31, 33 it supports.
+pub fn versions(name: &str) -> Vec<u32> {
+    let (_, min) = header(&policy_source(name));
+    [24, 30, 31, 33].into_iter().filter(|v| *v >= min).collect()
+}
+
+/// Every test policy's name.
+pub fn policy_names() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(root().join("testdata/policies"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "cil").then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Compiles test policy `name` at `version` with secilc (once; cached under target/policies).
+pub fn compile(name: &str, version: u32) -> PathBuf {
+    let src = policy_source(name);
+    let (mls, _) = header(&src);
+    let dir = root().join("target/policies");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(format!("{name}.{version}"));
+    let fresh = out.metadata().and_then(|m| m.modified()).ok() > src.metadata().and_then(|m| m.modified()).ok();
+    if fresh {
+        return out;
+    }
+    let tmp = dir.join(format!(".{name}.{version}.{}", std::process::id()));
+    let st = Command::new("secilc")
+        .args(["-c", &version.to_string(), "-M", if mls { "true" } else { "false" }, "-f", "/dev/null", "-o"])
+        .arg(&tmp)
+        .arg(&src)
+        .status()
+        .expect("secilc is not installed (run `make deps`)");
+    assert!(st.success(), "secilc failed on {}", src.display());
+    std::fs::rename(&tmp, &out).unwrap();
+    out
+}
+
+/// Runs the oracle in `mode` on `policy` with `input` lines; its output lines.
+pub fn run_oracle(oracle: &Path, mode: &str, policy: &Path, input: &[String]) -> Vec<String> {
+    let mut child = Command::new(oracle)
+        .arg(mode)
+        .arg(policy)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let data: String = input.iter().map(|l| format!("{l}\n")).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(data.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "oracle {mode} failed");
+    let lines: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
+    assert_eq!(lines.len(), input.len(), "oracle printed a different number of lines");
+    lines
+}
+
+/// `count` random valid queries from the oracle's generator.
+pub fn gen(oracle: &Path, policy: &Path, seed: u64, count: usize) -> Vec<String> {
+    let out = Command::new(oracle)
+        .args(["gen"])
+        .arg(policy)
+        .args([seed.to_string(), count.to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "oracle gen failed");
+    String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect()
+}
+
+/// Contexts covering a small policy: every user with every role it holds and every type of that
+/// role, and every user with object_r and every type; each at the user's low level, high level
+/// and full range (MLS policies).
+pub fn contexts(p: &Policy) -> Vec<String> {
+    let levels_for_user = |u: usize| -> Vec<String> {
+        if !p.mls {
+            return vec![String::new()];
+        }
+        let r = &p.users[u].range;
+        let lv = |l: &seaccess_policy::Level| seaccess_security::range_to_string(p, &seaccess_policy::Range { low: l.clone(), high: l.clone() });
+        let mut v = vec![lv(&r.low), lv(&r.high), seaccess_security::range_to_string(p, r)];
+        v.dedup();
+        v.into_iter().map(|s| format!(":{s}")).collect()
+    };
+    let mut out = Vec::new();
+    for (ui, u) in p.users.iter().enumerate() {
+        let levels = levels_for_user(ui);
+        for r in u.roles.iter().map(|b| b + 1).chain(std::iter::once(OBJECT_R)) {
+            let role = &p.roles[r as usize - 1];
+            for (ti, t) in p.types.iter().enumerate() {
+                if t.attribute || (r != OBJECT_R && !role.types.get(ti as u32)) {
+                    continue;
+                }
+                for l in &levels {
+                    out.push(format!("{}:{}:{}{}", u.name, role.name, t.name.as_deref().unwrap_or("?"), l));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every (source, target, class) triple over [`contexts`].
+pub fn all_triples(p: &Policy) -> Vec<String> {
+    let ctx = contexts(p);
+    let mut out = Vec::with_capacity(ctx.len() * ctx.len() * p.classes.len());
+    for s in &ctx {
+        for t in &ctx {
+            for c in &p.classes {
+                out.push(format!("{s} {t} {}", c.name));
+            }
+        }
+    }
+    out
+}
+
+pub fn load(path: &Path) -> seaccess_security::SecurityServer {
+    seaccess_security::SecurityServer::from_bytes(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Our answer to one oracle-format query in `mode` (av, create, relabel, member), printed as the
+/// oracle prints it; `error` when the query cannot be answered.
+pub fn answer(g: &seaccess_security::Generation, mode: &str, line: &str) -> String {
+    let f: Vec<&str> = line.split_whitespace().collect();
+    if f.len() != 3 {
+        return "error".into();
+    }
+    let (Ok(s), Ok(t), Ok(c)) = (g.context_to_sid(f[0]), g.context_to_sid(f[1]), g.class(f[2])) else {
+        return "error".into();
+    };
+    let r = match mode {
+        "av" => {
+            return match g.compute_av(s, t, c) {
+                Ok(d) => format!("{:x} {:x} {:x} {:x} 0 0", d.allowed, d.decided, d.auditallow, d.auditdeny),
+                Err(_) => "error".into(),
+            }
+        }
+        "create" => g.compute_create(s, t, c, None),
+        "relabel" => g.compute_relabel(s, t, c),
+        _ => g.compute_member(s, t, c),
+    };
+    match r.and_then(|sid| g.sid_to_context(sid)) {
+        Ok(ctx) => ctx,
+        Err(_) => "error".into(),
+    }
+}
+
+/// The fields compared with libsepol: av answers without DECIDED, SEQNO and FLAGS (libsepol has
+/// no seqno or permissive flag); other answers whole.
+pub fn comparable(mode: &str, answer: &str) -> String {
+    if mode != "av" || answer == "error" {
+        return answer.to_string();
+    }
+    let f: Vec<&str> = answer.split_whitespace().collect();
+    format!("{} {} {}", f[0], f[2], f[3])
+}
+
+/// Compares our answers with the oracle's on `queries`; returns the mismatching lines
+/// (query, oracle, ours), at most `max`.
+pub fn mismatches(
+    g: &seaccess_security::Generation,
+    oracle: &Path,
+    policy: &Path,
+    mode: &str,
+    queries: &[String],
+    max: usize,
+) -> (usize, Vec<String>) {
+    let theirs = run_oracle(oracle, mode, policy, queries);
+    let mut n = 0;
+    let mut shown = Vec::new();
+    for (q, o) in queries.iter().zip(&theirs) {
+        let ours = answer(g, mode, q);
+        if comparable(mode, o) != comparable(mode, &ours) {
+            n += 1;
+            if shown.len() < max {
+                shown.push(format!("{q}\n   libsepol: {o}\n   seaccess: {ours}"));
+            }
+        }
+    }
+    (n, shown)
+}
+
+/// Whether a class is one the kernel labels as a socket (see the security server).
+pub fn is_socket_class(name: &str) -> bool {
+    name == "socket" || name.ends_with("_socket")
+}

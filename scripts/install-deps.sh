@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what seaccess needs on a fresh Debian machine, and nothing already there.
+# Run as root (or with sudo available). Idempotent.
+set -euo pipefail
+
+pkgs=(libsepol-dev checkpolicy secilc selinux-policy-default selinux-policy-mls time valgrind)
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# A policy package can be installed while its compiled policy is not (a failed postinst).
+for f in /etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/policy.33; do
+  [ -e "$f" ] || { missing+=(selinux-policy-default selinux-policy-mls); break; }
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "install-deps: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "install-deps: cargo (Rust) is not installed; install it with rustup (https://rustup.rs) and re-run" >&2
+  exit 1
+fi
