@@ -32,11 +32,18 @@ const CHECKS: &[(&str, &str, &str, &[&str], &str)] = &[
         "home directories are off limits unless a boolean says otherwise",
     ),
     (
-        "user_u:user_r:user_t:s0:c1",
-        "user_u:object_r:user_home_t:s0:c2",
+        "user_u:user_r:user_t:s0",
+        "staff_u:object_r:user_home_t:s0",
         "file",
-        &["read"],
-        "MCS: a process at c1 may not read a file at c2",
+        &["getattr", "read"],
+        "user-based access control: one user's process may not read another user's files",
+    ),
+    (
+        "system_u:system_r:svirt_t:s0:c1",
+        "system_u:object_r:svirt_image_t:s0:c2",
+        "file",
+        &["getattr", "read"],
+        "MCS: a virtual machine at category c1 may not read a disk image at c2",
     ),
 ];
 
@@ -73,9 +80,9 @@ pub(crate) fn run(policy: Option<PathBuf>) -> Result<(), String> {
         show_check(&g, s, t, c, perms, what);
     }
     // Booleans: a commit is one atomic step to a new policy generation.
-    if g.boolean("httpd_enable_homedirs").is_ok() {
-        println!("== Booleans: setting httpd_enable_homedirs=1 and committing");
-        let _ = server.set_boolean("httpd_enable_homedirs", true);
+    if g.boolean("httpd_read_user_content").is_ok() {
+        println!("== Booleans: setting httpd_read_user_content=1 and committing");
+        let _ = server.set_boolean("httpd_read_user_content", true);
         let seq = server.commit_booleans();
         println!("   new policy seqno {seq}");
         let g2 = server.snapshot();
@@ -85,7 +92,8 @@ pub(crate) fn run(policy: Option<PathBuf>) -> Result<(), String> {
     let create = [
         ("system_u:system_r:httpd_t:s0", "system_u:object_r:tmp_t:s0", "file", None, "a file the web server creates in /tmp"),
         ("system_u:system_r:init_t:s0", "system_u:object_r:httpd_exec_t:s0", "process", None, "init executing the web server"),
-        ("user_u:user_r:user_t:s0", "user_u:object_r:user_home_dir_t:s0", "dir", Some(".ssh"), "a user creating ~/.ssh"),
+        ("sysadm_u:sysadm_r:sysadm_t:s0", "sysadm_u:object_r:user_home_dir_t:s0", "dir", None, "an administrator creating a directory in their home"),
+        ("sysadm_u:sysadm_r:sysadm_t:s0", "sysadm_u:object_r:user_home_dir_t:s0", "dir", Some(".mplayer"), "the same, named .mplayer (a filename transition)"),
     ];
     for (s, t, c, name, what) in create {
         let (Ok(ss), Ok(ts), Ok(cl)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) else { continue };

@@ -55,20 +55,26 @@ fn header(src: &Path) -> (bool, u32) {
     let mut min = 24;
     for line in text.lines().take_while(|l| l.starts_with(';') || l.trim().is_empty()) {
         let l = line.trim_start_matches(';').trim();
+        let first = |v: &str| v.split_whitespace().next().unwrap_or("").to_string();
         if let Some(v) = l.strip_prefix("mls:") {
-            mls = v.trim() != "false";
+            mls = first(v) != "false";
         }
         if let Some(v) = l.strip_prefix("min-version:") {
-            min = v.trim().parse().unwrap();
+            min = first(v).parse().unwrap();
         }
     }
     (mls, min)
 }
 
-/// The versions a test policy is compiled at: those of 24, 30, 31, 33 it supports.
+/// The versions a test policy is compiled at: those of 24, 30, 31, 33 it supports (a policy
+/// whose minimum is another version is compiled at that version too).
 pub fn versions(name: &str) -> Vec<u32> {
     let (_, min) = header(&policy_source(name));
-    [24, 30, 31, 33].into_iter().filter(|v| *v >= min).collect()
+    let mut v: Vec<u32> = [24, 30, 31, 33].into_iter().filter(|v| *v >= min).collect();
+    if !v.contains(&min) {
+        v.insert(0, min);
+    }
+    v
 }
 
 /// Every test policy's name.

@@ -1,0 +1,126 @@
+//! Hostile policy files: truncated at many points and with thousands of random byte flips. Every
+//! load must end in a valid policy or an error naming a section and offset, never a panic, and
+//! memory must stay bounded.
+
+use seaccess_policy::{read_policy, PolicyError};
+use seaccess_testkit::*;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn peak_rss_kib() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn check_error(e: &PolicyError, len: usize) {
+    assert!(e.offset() <= len, "error offset {} beyond the file ({len} bytes): {e}", e.offset());
+    assert!(!e.to_string().is_empty());
+}
+
+fn batter(data: &[u8], truncations: usize, flips: usize, seed: u64) {
+    assert!(read_policy(data).is_ok(), "the intact policy must load");
+    let mut rng = Rng(seed);
+    // Every prefix shorter than the file is an error.
+    let step = (data.len() / truncations).max(1);
+    for cut in (0..data.len()).step_by(step).chain([data.len() - 1]) {
+        match read_policy(&data[..cut]) {
+            Ok(_) => panic!("a policy cut at byte {cut} of {} loaded", data.len()),
+            Err(e) => check_error(&e, cut),
+        }
+    }
+    // Random corruption: one to four bytes changed at random places.
+    let mut buf = data.to_vec();
+    let mut errors = 0;
+    for _ in 0..flips {
+        let n = 1 + rng.below(4);
+        let mut saved = Vec::new();
+        for _ in 0..n {
+            let i = rng.below(buf.len());
+            saved.push((i, buf[i]));
+            buf[i] = match rng.below(3) {
+                0 => buf[i] ^ (1 << rng.below(8)),
+                1 => 0xff,
+                _ => rng.next() as u8,
+            };
+        }
+        if let Err(e) = read_policy(&buf) {
+            check_error(&e, buf.len());
+            errors += 1;
+        }
+        for (i, b) in saved.into_iter().rev() {
+            buf[i] = b;
+        }
+    }
+    assert!(errors > 0, "no corruption was detected at all");
+}
+
+#[test]
+fn own_policies_survive_truncation_and_corruption() {
+    for name in policy_names() {
+        let v = *versions(&name).last().unwrap();
+        let data = std::fs::read(compile(&name, v)).unwrap();
+        batter(&data, 400, 2_000, 0x9e37_79b9_7f4a_7c15 ^ v as u64);
+    }
+    assert!(peak_rss_kib() < 1024 * 1024, "peak memory {} KiB", peak_rss_kib());
+}
+
+#[test]
+fn debian_policy_survives_truncation_and_corruption() {
+    let Some(p) = debian_policy("default") else { return };
+    let data = std::fs::read(p).unwrap();
+    batter(&data, 300, 400, 42);
+    assert!(peak_rss_kib() < 1024 * 1024, "peak memory {} KiB", peak_rss_kib());
+}
+
+#[test]
+fn huge_counts_are_rejected_before_allocation() {
+    let Some(p) = debian_policy("default") else { return };
+    let mut data = std::fs::read(p).unwrap();
+    // The first symbol table's element count, right after the header and two bitmaps: set every
+    // u32 in the first kilobyte to a huge value in turn; each must fail fast and small.
+    let before = peak_rss_kib();
+    for i in (8..1024).step_by(4) {
+        let saved: [u8; 4] = data[i..i + 4].try_into().unwrap();
+        data[i..i + 4].copy_from_slice(&0xfff0_0000u32.to_le_bytes());
+        if let Err(e) = read_policy(&data) {
+            check_error(&e, data.len());
+        }
+        data[i..i + 4].copy_from_slice(&saved);
+    }
+    assert!(peak_rss_kib() - before < 256 * 1024, "memory grew by {} KiB", peak_rss_kib() - before);
+}
+
+#[test]
+fn errors_name_section_and_offset() {
+    let Some(p) = debian_policy("default") else { return };
+    let data = std::fs::read(p).unwrap();
+    let e = read_policy(&data[..100]).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("byte"), "{msg}");
+    let mut bad = data.clone();
+    bad[0] ^= 1;
+    let msg = read_policy(&bad).unwrap_err().to_string();
+    assert!(msg.contains("magic"), "{msg}");
+    let mut bad = data.clone();
+    bad[16..20].copy_from_slice(&99u32.to_le_bytes());
+    let msg = read_policy(&bad).unwrap_err().to_string();
+    assert!(msg.contains("version 99"), "{msg}");
+    let mut extra = data.clone();
+    extra.push(0);
+    let msg = read_policy(&extra).unwrap_err().to_string();
+    assert!(msg.contains("after the last section"), "{msg}");
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# End-to-end tests of the seaccess command as a user runs it. Needs `make build oracle policies`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BIN=./target/release/seaccess
+ORACLE=./target/oracle/sepol-oracle
+POL=/etc/selinux/default/policy/policy.33
+[ -e "$POL" ] || POL=target/policies/example.33
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+expect() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+
+[ -x "$BIN" ] || cargo build --release -q -p seaccess-cli
+
+# compute-av answers as libsepol does, line for line, in the selinuxfs access format.
+if [ -x "$ORACLE" ]; then
+  $ORACLE gen "$POL" 11 5000 > "$T/q"
+  $ORACLE av "$POL" < "$T/q" | awk '{print $1, $3, $4}' > "$T/o"
+  $BIN compute-av --policy "$POL" < "$T/q" > "$T/s"; rc=$?
+  expect "compute-av exits 0 on valid queries" '[ $rc -eq 0 ]'
+  expect "compute-av prints one line per query" '[ $(wc -l < "$T/s") -eq 5000 ]'
+  awk '{print $1, $3, $4}' "$T/s" > "$T/s3"
+  expect "compute-av agrees with libsepol on 5000 queries" 'cmp -s "$T/o" "$T/s3"'
+  expect "compute-av prints DECIDED ffffffff and a decimal seqno" 'awk "\$2 != \"ffffffff\" || \$5 !~ /^[0-9]+$/ {exit 1}" "$T/s"'
+else
+  echo "note: no oracle; skipping the CLI comparison with libsepol"
+fi
+
+# Lines that cannot be answered print `error` in place and are explained with their line number.
+S=$(head -1 "$T/q" 2>/dev/null | cut -d' ' -f1); [ -n "$S" ] || S=system_u:system_r:httpd_t:s0
+printf '%s %s file\nnot-a-context %s file\n%s %s no_such_class\njust-one-field\n%s %s file\n' \
+  "$S" "$S" "$S" "$S" "$S" "$S" "$S" > "$T/mixed"
+$BIN compute-av --policy "$POL" < "$T/mixed" > "$T/mo" 2> "$T/me"; rc=$?
+expect "bad lines make the run exit non-zero" '[ $rc -ne 0 ]'
+expect "output lines match input lines" '[ $(wc -l < "$T/mo") -eq 5 ]'
+expect "bad lines print error in place" '[ "$(sed -n 2p "$T/mo")" = error ] && [ "$(sed -n 3p "$T/mo")" = error ] && [ "$(sed -n 4p "$T/mo")" = error ]'
+expect "good lines around them are answered" '[ "$(sed -n 1p "$T/mo")" != error ] && [ "$(sed -n 5p "$T/mo")" = "$(sed -n 1p "$T/mo")" ]'
+expect "stderr names the line and the problem" 'grep -q "line 2: invalid context" "$T/me" && grep -q "line 3: unknown class" "$T/me" && grep -q "line 4:" "$T/me"'
+
+# compute-create with and without an object name.
+$BIN compute-create --policy "$POL" < "$T/mixed" > "$T/co" 2>/dev/null
+expect "compute-create keeps lines aligned" '[ $(wc -l < "$T/co") -eq 5 ] && [ "$(sed -n 2p "$T/co")" = error ]'
+
+# check: one line per permission, reasons for denials, exit status 0/1/2.
+if [ "$POL" = /etc/selinux/default/policy/policy.33 ]; then
+  $BIN check -p "$POL" system_u:system_r:httpd_t:s0 system_u:object_r:httpd_sys_content_t:s0 file read getattr > "$T/c1"; rc=$?
+  expect "check: allowed permissions exit 0" '[ $rc -eq 0 ] && grep -q "^read: allowed" "$T/c1"'
+  $BIN check -p "$POL" system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file read > "$T/c2"; rc=$?
+  expect "check: a denial exits 1 and gives a reason" '[ $rc -eq 1 ] && grep -q "^read: denied: no allow rule" "$T/c2"'
+  $BIN check -p "$POL" system_u:system_r:httpd_t:s0 system_u:object_r:user_home_t:s0 file read > "$T/c3"
+  expect "check: a boolean-guarded denial names its booleans" 'grep -q "booleans:.*httpd_read_user_content" "$T/c3"'
+  $BIN check -p "$POL" --bool httpd_read_user_content=1 system_u:system_r:httpd_t:s0 system_u:object_r:user_home_t:s0 file read > "$T/c4"; rc=$?
+  expect "check --bool: setting the boolean allows it" '[ $rc -eq 0 ] && grep -q "^read: allowed" "$T/c4"'
+  $BIN check -p "$POL" system_u:system_r:svirt_t:s0:c1 system_u:object_r:svirt_image_t:s0:c2 file getattr read > "$T/c5"
+  expect "check: an MCS denial names the mlsconstrain" 'grep -q "^getattr: allowed" "$T/c5" && grep -q "^read: denied: mlsconstrain" "$T/c5"'
+  $BIN check -p "$POL" user_u:user_r:user_t:s0 staff_u:object_r:user_home_t:s0 file read > "$T/c8"
+  expect "check: a user-based constraint denial names the constrain" 'grep -q "^read: denied: constrain #" "$T/c8"'
+  printf 'sysadm_u:sysadm_r:sysadm_t:s0 sysadm_u:object_r:user_home_dir_t:s0 dir .mplayer\nsysadm_u:sysadm_r:sysadm_t:s0 sysadm_u:object_r:user_home_dir_t:s0 dir\n' | $BIN compute-create -p "$POL" > "$T/ft"
+  expect "compute-create: a filename transition applies only with its name" '[ "$(sed -n 1p "$T/ft")" = sysadm_u:object_r:mplayer_home_t:s0 ] && [ "$(sed -n 2p "$T/ft")" = sysadm_u:object_r:user_home_t:s0 ]'
+fi
+$BIN check -p "$POL" "$S" "$S" file no_such_perm > /dev/null 2> "$T/c6"; rc=$?
+expect "check: an unknown permission is an error (exit 2)" '[ $rc -eq 2 ] && grep -q "no permission \"no_such_perm\"" "$T/c6"'
+$BIN check -p "$POL" bogus:ctx "$S" file read > /dev/null 2> "$T/c7"; rc=$?
+expect "check: an invalid context is an error (exit 2)" '[ $rc -eq 2 ] && grep -q "invalid context" "$T/c7"'
+
+# Bad policy files and arguments.
+head -c 5000 "$POL" > "$T/trunc"
+$BIN info --policy "$T/trunc" > /dev/null 2> "$T/e1"; rc=$?
+expect "a truncated policy is a clear error" '[ $rc -eq 2 ] && grep -q "byte [0-9]*" "$T/e1"'
+$BIN info --policy /nonexistent > /dev/null 2> "$T/e2"; rc=$?
+expect "a missing policy file is a clear error" '[ $rc -eq 2 ] && grep -q "/nonexistent" "$T/e2"'
+$BIN compute-av > /dev/null 2>&1; rc=$?
+expect "missing --policy is a usage error" '[ $rc -ne 0 ]'
+$BIN check -p "$POL" --bool nosuchbool=1 "$S" "$S" file read > /dev/null 2> "$T/e3"; rc=$?
+expect "an unknown boolean is a clear error" '[ $rc -eq 2 ] && grep -q "unknown boolean" "$T/e3"'
+
+# The tour runs.
+$BIN tour > "$T/tour" 2>&1; rc=$?
+expect "tour runs" '[ $rc -eq 0 ] && grep -q "Loaded" "$T/tour"'
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
