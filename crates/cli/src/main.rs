@@ -153,7 +153,8 @@ fn info(policy: &PolicyArgs) -> Result<(), String> {
     println!("booleans {}", p.bools.len());
     println!("sensitivities {}", p.sens.len());
     println!("categories {}", p.cat_names.len());
-    println!("av rules {}", p.avtab.len());
+    let (rules, cond_rules) = g.rule_counts();
+    println!("rules {rules} unconditional, {cond_rules} conditional");
     println!("conditionals {}", p.conds.len());
     println!("permissive types {}", p.permissive.len());
     Ok(())

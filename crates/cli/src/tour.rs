@@ -68,13 +68,14 @@ pub(crate) fn run(policy: Option<PathBuf>) -> Result<(), String> {
     let p = g.policy();
     println!("== Loaded {} in {:.1} ms", path.display(), load.as_secs_f64() * 1e3);
     println!(
-        "   policy version {}, {}, {} classes, {} types, {} booleans, {} access vector rules\n",
+        "   policy version {}, {}, {} classes, {} types, {} booleans, {} rules ({} conditional)\n",
         p.version,
         if p.mls { "MLS" } else { "non-MLS" },
         p.classes.len(),
         p.types.len(),
         p.bools.len(),
-        p.avtab.len()
+        g.rule_counts().0 + g.rule_counts().1,
+        g.rule_counts().1
     );
     for (s, t, c, perms, what) in CHECKS {
         show_check(&g, s, t, c, perms, what);

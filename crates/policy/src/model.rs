@@ -203,16 +203,26 @@ pub struct Xperms {
     pub perms: [u32; 8],
 }
 
-#[derive(Clone, Debug)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct AvtabEntry {
     pub source_type: u16,
     pub target_type: u16,
     pub class: u16,
     /// Exactly one `avtab` specifier bit.
     pub specified: u16,
-    /// A permission vector, an audit-deny vector, or a new type, as `specified` says.
+    /// A permission vector, an audit-deny vector, a new type, or (for extended-permission
+    /// rules) an index into [`Policy::xperms`], as `specified` says.
     pub data: u32,
-    pub xperms: Option<Box<Xperms>>,
+}
+
+impl AvtabEntry {
+    /// The order the reader keeps the table in: source type, class, target type, kind.
+    pub fn sort_key(&self) -> u64 {
+        (u64::from(self.source_type) << 48)
+            | (u64::from(self.class) << 32)
+            | (u64::from(self.target_type) << 16)
+            | u64::from(self.specified)
+    }
 }
 
 pub mod cond {
@@ -398,7 +408,10 @@ pub struct Policy {
     pub sens: Vec<Sensitivity>,
     pub sens_names: Names,
     pub cat_names: Names,
+    /// Unconditional rules, sorted by [`AvtabEntry::sort_key`].
     pub avtab: Vec<AvtabEntry>,
+    /// The payloads of extended-permission rules, unconditional and conditional.
+    pub xperms: Vec<Xperms>,
     pub conds: Vec<CondNode>,
     pub role_trans: Vec<RoleTrans>,
     pub role_allows: Vec<RoleAllow>,

@@ -54,12 +54,15 @@ pub fn read_policy(data: &[u8]) -> Result<Policy> {
     if n == 0 {
         return Err(r.invalid_at(at, "the access vector table is empty"));
     }
-    p.avtab.reserve_exact(n);
+    let mut avtab = Vec::with_capacity(n);
+    let mut xperms = Vec::new();
     for _ in 0..n {
-        let e = avtab_item(&mut r, &p, false)?;
-        p.avtab.push(e);
+        avtab.push(avtab_item(&mut r, &p, false, &mut xperms)?);
     }
-    check_avtab_unique(&r, &p.avtab)?;
+    sort_avtab(&mut avtab, p.types.len());
+    check_avtab_unique(&r, &avtab)?;
+    p.avtab = avtab;
+    p.xperms = xperms;
     conditionals(&mut r, &mut p)?;
     role_rules(&mut r, &mut p)?;
     filename_transitions(&mut r, &mut p)?;
@@ -141,6 +144,7 @@ fn header(r: &mut Reader<'_>) -> Result<Policy> {
         sens_names: Names::default(),
         cat_names: Names::default(),
         avtab: Vec::new(),
+        xperms: Vec::new(),
         conds: Vec::new(),
         role_trans: Vec::new(),
         role_allows: Vec::new(),
@@ -642,7 +646,7 @@ fn role_ok(p: &Policy, ro: u32) -> bool {
     ro != 0 && ro as usize <= p.roles.len()
 }
 
-fn avtab_item(r: &mut Reader<'_>, p: &Policy, conditional: bool) -> Result<AvtabEntry> {
+fn avtab_item(r: &mut Reader<'_>, p: &Policy, conditional: bool, xperms: &mut Vec<Xperms>) -> Result<AvtabEntry> {
     use crate::model::avtab::*;
     let at = r.offset();
     let source_type = r.u16()?;
@@ -676,42 +680,50 @@ fn avtab_item(r: &mut Reader<'_>, p: &Policy, conditional: bool) -> Result<Avtab
         for w in &mut perms {
             *w = r.u32()?;
         }
-        return Ok(AvtabEntry {
-            source_type,
-            target_type,
-            class,
-            specified,
-            data: 0,
-            xperms: Some(Box::new(Xperms { specified: xs, driver, perms })),
-        });
+        let data = xperms.len() as u32;
+        xperms.push(Xperms { specified: xs, driver, perms });
+        return Ok(AvtabEntry { source_type, target_type, class, specified, data });
     }
     let data = r.u32()?;
     if specified & TYPE != 0 && !type_ok(p, data) {
         return Err(r.invalid_at(at, format!("type rule's new type {data} is not in the policy")));
     }
-    Ok(AvtabEntry { source_type, target_type, class, specified, data, xperms: None })
+    Ok(AvtabEntry { source_type, target_type, class, specified, data })
 }
 
-fn avtab_key(e: &AvtabEntry) -> u64 {
-    (u64::from(e.source_type) << 48) | (u64::from(e.target_type) << 32) | (u64::from(e.class) << 16) | u64::from(e.specified)
+/// Sorts rules by [`AvtabEntry::sort_key`]: a counting sort on the source type (the table is
+/// large, the types many), then a small sort within each source type.
+pub fn sort_avtab(entries: &mut Vec<AvtabEntry>, ntypes: usize) {
+    let mut start = vec![0u32; ntypes + 2];
+    for e in entries.iter() {
+        start[usize::from(e.source_type) + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut next = start.clone();
+    let mut out = vec![AvtabEntry { source_type: 0, target_type: 0, class: 0, specified: 0, data: 0 }; entries.len()];
+    for e in entries.iter() {
+        let slot = &mut next[usize::from(e.source_type)];
+        out[*slot as usize] = *e;
+        *slot += 1;
+    }
+    for w in start.windows(2) {
+        out[w[0] as usize..w[1] as usize].sort_unstable_by_key(|e| e.sort_key());
+    }
+    *entries = out;
 }
 
 /// The kernel refuses a table with two rules of one kind for one key (extended permissions aside).
-fn check_avtab_unique(r: &Reader<'_>, entries: &[AvtabEntry]) -> Result<()> {
-    let mut keys: Vec<u64> = entries
-        .iter()
-        .filter(|e| e.specified & crate::model::avtab::XPERMS == 0)
-        .map(avtab_key)
-        .collect();
-    keys.sort_unstable();
-    if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
-        let k = w[0];
+fn check_avtab_unique(r: &Reader<'_>, sorted: &[AvtabEntry]) -> Result<()> {
+    let dup = sorted
+        .windows(2)
+        .find(|w| w[0].sort_key() == w[1].sort_key() && w[0].specified & crate::model::avtab::XPERMS == 0);
+    if let Some(w) = dup {
+        let e = w[0];
         return Err(r.invalid(format!(
             "two rules of kind {:#x} for source type {}, target type {}, class {}",
-            k & 0xffff,
-            k >> 48,
-            (k >> 32) & 0xffff,
-            (k >> 16) & 0xffff
+            e.specified, e.source_type, e.target_type, e.class
         )));
     }
     Ok(())
@@ -721,12 +733,7 @@ fn conditionals(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
     use crate::model::cond::*;
     r.section = Section::Conditionals;
     let n = r.count("conditional", 12)?;
-    let unconditional_types: HashSet<u64> = p
-        .avtab
-        .iter()
-        .filter(|e| e.specified & crate::model::avtab::TYPE != 0)
-        .map(avtab_key)
-        .collect();
+    let mut xperms = std::mem::take(&mut p.xperms);
     let mut conds = Vec::with_capacity(n);
     for _ in 0..n {
         let _cur_state = r.u32()?;
@@ -754,8 +761,10 @@ fn conditionals(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
             list.reserve_exact(len);
             for _ in 0..len {
                 let eat = r.offset();
-                let e = avtab_item(r, p, true)?;
-                if e.specified & crate::model::avtab::TYPE != 0 && unconditional_types.contains(&avtab_key(&e)) {
+                let e = avtab_item(r, p, true, &mut xperms)?;
+                if e.specified & crate::model::avtab::TYPE != 0
+                    && p.avtab.binary_search_by_key(&e.sort_key(), |x| x.sort_key()).is_ok()
+                {
                     return Err(r.invalid_at(eat, "conditional type rule conflicts with an unconditional one"));
                 }
                 list.push(e);
@@ -765,6 +774,7 @@ fn conditionals(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
         conds.push(CondNode { expr, true_list, false_list });
     }
     p.conds = conds;
+    p.xperms = xperms;
     Ok(())
 }
 

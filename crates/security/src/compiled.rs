@@ -2,35 +2,82 @@
 //! lookups instead of the kernel's walk over every (source attribute, target attribute) pair.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use seaccess_policy::{avtab, AvtabEntry, Ebitmap, Policy, Range, Xperms};
+use seaccess_policy::{avtab, AvtabEntry, Ebitmap, Policy, Range};
 
 /// Marks a rule as unconditional; otherwise a rule belongs to branch `b` of the generation's
 /// enabled-branch table (node * 2 for the true list, node * 2 + 1 for the false list).
 pub(crate) const ALWAYS: u32 = u32::MAX;
 
-#[derive(Clone, Debug)]
-pub(crate) struct AvRule {
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Rule {
     pub target: u16,
+    pub class: u16,
     pub specified: u16,
     pub branch: u32,
+    /// Permissions, audit-deny mask, new type, or index into the policy's xperms.
     pub data: u32,
-    pub xperms: Option<Box<Xperms>>,
 }
 
-#[derive(Clone, Debug)]
-pub(crate) struct TypeRule {
-    pub branch: u32,
-    pub new_type: u32,
+/// Rules grouped by source type (or attribute), each group sorted by (class, target, kind,
+/// branch): a query finds its (source, class) run with one offset read and one binary search.
+#[derive(Default)]
+pub(crate) struct RuleIndex {
+    rules: Vec<Rule>,
+    /// rules[start[t]..start[t + 1]] have source type t.
+    start: Vec<u32>,
+}
+
+impl RuleIndex {
+    /// Builds from unconditional rules already sorted (as the reader keeps them) and
+    /// conditional rules in any order.
+    fn build(ntypes: usize, sorted: impl Iterator<Item = (u16, Rule)>, mut cond: Vec<(u16, Rule)>) -> RuleIndex {
+        let key = |(s, r): &(u16, Rule)| (*s, r.class, r.target, r.specified, r.branch);
+        cond.sort_unstable_by_key(key);
+        let mut start = vec![0u32; ntypes + 2];
+        let mut rules = Vec::new();
+        let mut a = sorted.peekable();
+        let mut b = cond.into_iter().peekable();
+        loop {
+            let take_a = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => key(x) <= key(y),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let next = if take_a { a.next() } else { b.next() };
+            if let Some((s, r)) = next {
+                start[usize::from(s) + 1] += 1;
+                rules.push(r);
+            }
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        rules.shrink_to_fit();
+        RuleIndex { rules, start }
+    }
+
+    /// The rules with this source type and class, sorted by target.
+    #[inline]
+    pub fn run(&self, stype: u16, class: u16) -> &[Rule] {
+        let s = usize::from(stype);
+        let (Some(&a), Some(&b)) = (self.start.get(s), self.start.get(s + 1)) else { return &[] };
+        let all = &self.rules[a as usize..b as usize];
+        let lo = all.partition_point(|r| r.class < class);
+        let hi = lo + all[lo..].partition_point(|r| r.class == class);
+        &all[lo..hi]
+    }
 }
 
 pub(crate) struct Compiled {
+    /// The policy, less its rule tables, which live in the indexes below.
     pub policy: Policy,
-    /// (source type or attribute << 16 | class) -> its access-vector and xperm rules.
-    pub av: FxHashMap<u32, Box<[AvRule]>>,
+    /// Access-vector and extended-permission rules.
+    pub av: RuleIndex,
+    /// Type transition, member and change rules.
+    pub types: RuleIndex,
     /// For each type (index value - 1): the sorted types and attributes it stands for.
     pub attrs: Vec<Box<[u16]>>,
-    /// (source, target, class, specified) -> type rules, unconditional first.
-    pub type_rules: FxHashMap<(u16, u16, u16, u16), Vec<TypeRule>>,
     pub role_allow: FxHashSet<(u32, u32)>,
     pub role_trans: FxHashMap<(u32, u32, u32), u32>,
     /// Target types that have filename transitions, to skip the name lookup for the rest.
@@ -43,35 +90,38 @@ pub(crate) struct Compiled {
     pub process_trans_perms: u32,
     /// Classes (index value - 1) the kernel treats as sockets when labelling new objects.
     pub socket_class: Vec<bool>,
+    /// How many rules the policy had: unconditional, conditional.
+    pub rule_counts: (usize, usize),
 }
 
-fn rule(e: &AvtabEntry, branch: u32) -> AvRule {
-    AvRule { target: e.target_type, specified: e.specified, branch, data: e.data, xperms: e.xperms.clone() }
+fn split(e: &AvtabEntry, branch: u32) -> (u16, Rule) {
+    (e.source_type, Rule { target: e.target_type, class: e.class, specified: e.specified, branch, data: e.data })
 }
 
 impl Compiled {
-    pub fn new(policy: Policy) -> Compiled {
-        let mut av: FxHashMap<u32, Vec<AvRule>> = FxHashMap::default();
-        let mut type_rules: FxHashMap<(u16, u16, u16, u16), Vec<TypeRule>> = FxHashMap::default();
-        let branches = policy
-            .conds
-            .iter()
-            .enumerate()
-            .flat_map(|(i, c)| [(2 * i as u32, &c.true_list), (2 * i as u32 + 1, &c.false_list)]);
-        let all = std::iter::once((ALWAYS, &policy.avtab)).chain(branches);
-        for (branch, list) in all {
-            for e in list.iter() {
-                if e.specified & avtab::TYPE != 0 {
-                    type_rules
-                        .entry((e.source_type, e.target_type, e.class, e.specified))
-                        .or_default()
-                        .push(TypeRule { branch, new_type: e.data });
-                } else {
-                    av.entry(u32::from(e.source_type) << 16 | u32::from(e.class)).or_default().push(rule(e, branch));
+    pub fn new(mut policy: Policy) -> Compiled {
+        let nt = policy.types.len();
+        let avtab = std::mem::take(&mut policy.avtab);
+        let (mut cond_av, mut cond_ty) = (Vec::new(), Vec::new());
+        let mut ncond = 0;
+        for (i, node) in policy.conds.iter_mut().enumerate() {
+            let lists = [(2 * i as u32, std::mem::take(&mut node.true_list)), (2 * i as u32 + 1, std::mem::take(&mut node.false_list))];
+            for (branch, list) in lists {
+                ncond += list.len();
+                for e in &list {
+                    if e.specified & avtab::TYPE != 0 {
+                        cond_ty.push(split(e, branch));
+                    } else {
+                        cond_av.push(split(e, branch));
+                    }
                 }
             }
         }
-        let av = av.into_iter().map(|(k, v)| (k, v.into_boxed_slice())).collect();
+        let is_type = |e: &&AvtabEntry| e.specified & avtab::TYPE != 0;
+        let av = RuleIndex::build(nt, avtab.iter().filter(|e| !is_type(e)).map(|e| split(e, ALWAYS)), cond_av);
+        let types = RuleIndex::build(nt, avtab.iter().filter(is_type).map(|e| split(e, ALWAYS)), cond_ty);
+        let rule_counts = (avtab.len(), ncond);
+        drop(avtab);
         let attrs = policy
             .type_attr_map
             .iter()
@@ -93,8 +143,8 @@ impl Compiled {
         let socket_class = policy.classes.iter().map(|c| is_socket_class(&c.name)).collect();
         Compiled {
             av,
+            types,
             attrs,
-            type_rules,
             role_allow,
             role_trans,
             ftrans_ttypes,
@@ -103,6 +153,7 @@ impl Compiled {
             process_class,
             process_trans_perms,
             socket_class,
+            rule_counts,
             policy,
         }
     }

@@ -79,6 +79,12 @@ impl Generation {
         self.seqno
     }
 
+    /// How many rules the policy has: (unconditional, conditional). The rules themselves live
+    /// in the server's indexes, not in [`Generation::policy`].
+    pub fn rule_counts(&self) -> (usize, usize) {
+        self.c.rule_counts
+    }
+
     pub fn sid_table(&self) -> &SidTable {
         &self.sids
     }
@@ -160,10 +166,18 @@ impl Generation {
         let mut r = TeResult { allowed: 0, auditallow: 0, auditdeny: u32::MAX };
         let tattrs = &c.attrs[ttype as usize - 1];
         let mut disabled = disabled;
+        let class = class as u16;
         for &sa in c.attrs[stype as usize - 1].iter() {
-            let Some(rules) = c.av.get(&(u32::from(sa) << 16 | class)) else { continue };
-            for rule in rules.iter() {
-                if rule.specified & avtab::AV == 0 || tattrs.binary_search(&rule.target).is_err() {
+            // Both the run and the target's attributes are sorted: walk them together.
+            let mut ti = 0;
+            for rule in c.av.run(sa, class) {
+                while ti < tattrs.len() && tattrs[ti] < rule.target {
+                    ti += 1;
+                }
+                if ti == tattrs.len() {
+                    break;
+                }
+                if tattrs[ti] != rule.target || rule.specified & avtab::AV == 0 {
                     continue;
                 }
                 if !self.on(rule.branch) {
@@ -353,9 +367,11 @@ impl Generation {
         let c = &*self.c;
         let tattrs = &c.attrs[t.ty as usize - 1];
         for &sa in c.attrs[s.ty as usize - 1].iter() {
-            let Some(rules) = c.av.get(&(u32::from(sa) << 16 | cl)) else { continue };
-            for rule in rules.iter() {
-                let Some(x) = &rule.xperms else { continue };
+            for rule in c.av.run(sa, cl as u16) {
+                if rule.specified & avtab::XPERMS == 0 {
+                    continue;
+                }
+                let Some(x) = c.policy.xperms.get(rule.data as usize) else { continue };
                 let matches_kind = match kind {
                     XpermKind::Ioctl => x.specified != avtab::XPERMS_NLMSG,
                     XpermKind::Nlmsg => x.specified == avtab::XPERMS_NLMSG,
@@ -421,10 +437,14 @@ impl Generation {
             _ => s.ty,
         };
         if let (Ok(st), Ok(tt), Ok(k)) = (u16::try_from(s.ty), u16::try_from(t.ty), u16::try_from(cl)) {
-            if let Some(rules) = c.type_rules.get(&(st, tt, k, specified)) {
-                if let Some(r) = rules.iter().find(|r| self.on(r.branch)) {
-                    ty = r.new_type;
-                }
+            let run = c.types.run(st, k);
+            let from = run.partition_point(|r| r.target < tt);
+            let hit = run[from..]
+                .iter()
+                .take_while(|r| r.target == tt)
+                .find(|r| r.specified == specified && self.on(r.branch));
+            if let Some(r) = hit {
+                ty = r.data;
             }
         }
         if let Some(name) = name {

@@ -1,0 +1,14 @@
+//! Load-time breakdown: `cargo run --release --example loadtime -- POLICY`.
+fn main() {
+    let Some(path) = std::env::args().nth(1) else { return };
+    let Ok(d) = std::fs::read(&path) else { return };
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let Ok(p) = seaccess_policy::read_policy(&d) else { return };
+        let t1 = t.elapsed();
+        let s = seaccess_security::SecurityServer::new(p);
+        let t2 = t.elapsed();
+        println!("parse {:?} total {:?}", t1, t2);
+        drop(s);
+    }
+}
