@@ -3,7 +3,7 @@
 //! Values in the file are 1-based; vectors here are indexed by `value - 1`, so `types[t - 1]` is
 //! type `t`. Every index stored here has been checked against its symbol count by the reader.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::ebitmap::Ebitmap;
 
@@ -19,7 +19,7 @@ pub enum HandleUnknown {
 #[derive(Clone, Debug, Default)]
 pub struct Names {
     pub by_value: Vec<Box<str>>,
-    pub by_name: HashMap<Box<str>, u32>,
+    pub by_name: FxHashMap<Box<str>, u32>,
 }
 
 impl Names {
@@ -216,12 +216,10 @@ pub struct AvtabEntry {
 }
 
 impl AvtabEntry {
-    /// The order the reader keeps the table in: source type, class, target type, kind.
-    pub fn sort_key(&self) -> u64 {
-        (u64::from(self.source_type) << 48)
-            | (u64::from(self.class) << 32)
-            | (u64::from(self.target_type) << 16)
-            | u64::from(self.specified)
+    /// The order the reader keeps the table in: source type, class, target type (then file
+    /// order).
+    pub fn sort_key(&self) -> (u16, u16, u16) {
+        (self.source_type, self.class, self.target_type)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `policydb_read`: the sections of the binary format in file order, each record checked as it is
 //! read, then cross-checks that need the whole policy.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::ebitmap::Ebitmap;
 use crate::error::{PolicyError, Result, Section};
@@ -59,7 +59,7 @@ pub fn read_policy(data: &[u8]) -> Result<Policy> {
     for _ in 0..n {
         avtab.push(avtab_item(&mut r, &p, false, &mut xperms)?);
     }
-    sort_avtab(&mut avtab, p.types.len());
+    sort_avtab(&mut avtab, p.types.len(), p.classes.len());
     check_avtab_unique(&r, &avtab)?;
     p.avtab = avtab;
     p.xperms = xperms;
@@ -649,10 +649,9 @@ fn role_ok(p: &Policy, ro: u32) -> bool {
 fn avtab_item(r: &mut Reader<'_>, p: &Policy, conditional: bool, xperms: &mut Vec<Xperms>) -> Result<AvtabEntry> {
     use crate::model::avtab::*;
     let at = r.offset();
-    let source_type = r.u16()?;
-    let target_type = r.u16()?;
-    let class = r.u16()?;
-    let raw = r.u16()?;
+    let h = r.bytes(8)?;
+    let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
+    let (source_type, target_type, class, raw) = (u16_at(0), u16_at(2), u16_at(4), u16_at(6));
     if !type_ok(p, source_type.into()) || !type_ok(p, target_type.into()) || !class_ok(p, class.into()) {
         return Err(r.invalid_at(at, format!("rule names type {source_type}, {target_type} or class {class} not in the policy")));
     }
@@ -691,42 +690,70 @@ fn avtab_item(r: &mut Reader<'_>, p: &Policy, conditional: bool, xperms: &mut Ve
     Ok(AvtabEntry { source_type, target_type, class, specified, data })
 }
 
-/// Sorts rules by [`AvtabEntry::sort_key`]: a counting sort on the source type (the table is
-/// large, the types many), then a small sort within each source type.
-pub fn sort_avtab(entries: &mut Vec<AvtabEntry>, ntypes: usize) {
-    let mut start = vec![0u32; ntypes + 2];
-    for e in entries.iter() {
-        start[usize::from(e.source_type) + 1] += 1;
+/// A stable counting sort on a small integer key: linear in the table and the key range.
+pub fn counting_sort<T: Copy>(v: &[T], buckets: usize, key: impl Fn(&T) -> usize) -> Vec<T> {
+    let mut start = vec![0usize; buckets + 1];
+    for e in v {
+        start[key(e).min(buckets - 1) + 1] += 1;
     }
     for i in 1..start.len() {
         start[i] += start[i - 1];
     }
-    let mut next = start.clone();
-    let mut out = vec![AvtabEntry { source_type: 0, target_type: 0, class: 0, specified: 0, data: 0 }; entries.len()];
-    for e in entries.iter() {
-        let slot = &mut next[usize::from(e.source_type)];
-        out[*slot as usize] = *e;
+    let mut out = Vec::with_capacity(v.len());
+    // Every slot is written exactly once below; start from copies of the first element.
+    if let Some(first) = v.first() {
+        out.resize(v.len(), *first);
+    }
+    for e in v {
+        let slot = &mut start[key(e).min(buckets - 1)];
+        out[*slot] = *e;
         *slot += 1;
     }
-    for w in start.windows(2) {
-        out[w[0] as usize..w[1] as usize].sort_unstable_by_key(|e| e.sort_key());
-    }
-    *entries = out;
+    out
+}
+
+/// Sorts rules by source type, then class, then target type (three stable counting passes,
+/// least significant first); rules equal in all three keep their file order.
+pub fn sort_avtab(entries: &mut Vec<AvtabEntry>, ntypes: usize, nclasses: usize) {
+    let by_target = counting_sort(entries, ntypes + 1, |e| usize::from(e.target_type));
+    let by_class = counting_sort(&by_target, nclasses + 1, |e| usize::from(e.class));
+    *entries = counting_sort(&by_class, ntypes + 1, |e| usize::from(e.source_type));
 }
 
 /// The kernel refuses a table with two rules of one kind for one key (extended permissions aside).
 fn check_avtab_unique(r: &Reader<'_>, sorted: &[AvtabEntry]) -> Result<()> {
-    let dup = sorted
-        .windows(2)
-        .find(|w| w[0].sort_key() == w[1].sort_key() && w[0].specified & crate::model::avtab::XPERMS == 0);
-    if let Some(w) = dup {
-        let e = w[0];
-        return Err(r.invalid(format!(
-            "two rules of kind {:#x} for source type {}, target type {}, class {}",
-            e.specified, e.source_type, e.target_type, e.class
-        )));
+    let same_triple = |a: &AvtabEntry, b: &AvtabEntry| {
+        a.source_type == b.source_type && a.class == b.class && a.target_type == b.target_type
+    };
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i + 1;
+        while j < sorted.len() && same_triple(&sorted[i], &sorted[j]) {
+            j += 1;
+        }
+        // A handful of rules share a triple; compare their kinds pairwise.
+        let group = &sorted[i..j];
+        for (k, a) in group.iter().enumerate() {
+            if a.specified & crate::model::avtab::XPERMS != 0 {
+                continue;
+            }
+            if group[k + 1..].iter().any(|b| b.specified == a.specified) {
+                return Err(r.invalid(format!(
+                    "two rules of kind {:#x} for source type {}, target type {}, class {}",
+                    a.specified, a.source_type, a.target_type, a.class
+                )));
+            }
+        }
+        i = j;
     }
     Ok(())
+}
+
+/// Whether the sorted table has a rule of `e`'s kind for `e`'s triple.
+fn has_rule(sorted: &[AvtabEntry], e: &AvtabEntry) -> bool {
+    let triple = |x: &AvtabEntry| (x.source_type, x.class, x.target_type);
+    let from = sorted.partition_point(|x| triple(x) < triple(e));
+    sorted[from..].iter().take_while(|x| triple(x) == triple(e)).any(|x| x.specified == e.specified)
 }
 
 fn conditionals(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
@@ -762,9 +789,7 @@ fn conditionals(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
             for _ in 0..len {
                 let eat = r.offset();
                 let e = avtab_item(r, p, true, &mut xperms)?;
-                if e.specified & crate::model::avtab::TYPE != 0
-                    && p.avtab.binary_search_by_key(&e.sort_key(), |x| x.sort_key()).is_ok()
-                {
+                if e.specified & crate::model::avtab::TYPE != 0 && has_rule(&p.avtab, &e) {
                     return Err(r.invalid_at(eat, "conditional type rule conflicts with an unconditional one"));
                 }
                 list.push(e);
@@ -783,7 +808,7 @@ fn role_rules(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
     let with_class = p.version >= version::ROLETRANS;
     let n = r.count("role transition", if with_class { 16 } else { 12 })?;
     let process = p.class_names.value("process").unwrap_or(0);
-    let mut seen = HashSet::with_capacity(n);
+    let mut seen = HashSet::default();
     for _ in 0..n {
         let at = r.offset();
         let role = r.u32()?;
@@ -820,7 +845,7 @@ fn filename_transitions(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
     let compact = p.version >= version::COMP_FTRANS;
     let n = r.count("filename transition", if compact { 16 } else { 20 })?;
     // (name, ttype, class) -> index of its first entry, to refuse conflicting rules.
-    let mut seen: HashMap<(Box<str>, u32, u32), Vec<usize>> = HashMap::new();
+    let mut seen: HashMap<(Box<str>, u32, u32), Vec<usize>> = HashMap::default();
     for _ in 0..n {
         let at = r.offset();
         let name = r.len_name("filename transition object")?;
@@ -1006,7 +1031,7 @@ fn genfs(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
 fn range_transitions(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
     r.section = Section::RangeTransitions;
     let n = r.count("range transition", 24)?;
-    let mut seen = HashSet::with_capacity(n);
+    let mut seen = HashSet::default();
     for _ in 0..n {
         let at = r.offset();
         let source_type = r.u32()?;

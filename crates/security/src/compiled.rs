@@ -2,7 +2,7 @@
 //! lookups instead of the kernel's walk over every (source attribute, target attribute) pair.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use seaccess_policy::{avtab, AvtabEntry, Ebitmap, Policy, Range};
+use seaccess_policy::{avtab, counting_sort, AvtabEntry, Ebitmap, Policy, Range};
 
 /// Marks a rule as unconditional; otherwise a rule belongs to branch `b` of the generation's
 /// enabled-branch table (node * 2 for the true list, node * 2 + 1 for the false list).
@@ -18,8 +18,7 @@ pub(crate) struct Rule {
     pub data: u32,
 }
 
-/// Rules grouped by source type (or attribute), each group sorted by (class, target, kind,
-/// branch): a query finds its (source, class) run with one offset read and one binary search.
+/// Rules grouped by source type (or attribute), each group sorted by (class, target): a query finds its (source, class) run with one offset read and one binary search.
 #[derive(Default)]
 pub(crate) struct RuleIndex {
     rules: Vec<Rule>,
@@ -30,9 +29,11 @@ pub(crate) struct RuleIndex {
 impl RuleIndex {
     /// Builds from unconditional rules already sorted (as the reader keeps them) and
     /// conditional rules in any order.
-    fn build(ntypes: usize, sorted: impl Iterator<Item = (u16, Rule)>, mut cond: Vec<(u16, Rule)>) -> RuleIndex {
-        let key = |(s, r): &(u16, Rule)| (*s, r.class, r.target, r.specified, r.branch);
-        cond.sort_unstable_by_key(key);
+    fn build(ntypes: usize, nclasses: usize, sorted: impl Iterator<Item = (u16, Rule)>, cond: Vec<(u16, Rule)>) -> RuleIndex {
+        let key = |(s, r): &(u16, Rule)| (*s, r.class, r.target);
+        let cond = counting_sort(&cond, ntypes + 1, |x| usize::from(x.1.target));
+        let cond = counting_sort(&cond, nclasses + 1, |x| usize::from(x.1.class));
+        let cond = counting_sort(&cond, ntypes + 1, |x| usize::from(x.0));
         let mut start = vec![0u32; ntypes + 2];
         let mut rules = Vec::new();
         let mut a = sorted.peekable();
@@ -118,8 +119,9 @@ impl Compiled {
             }
         }
         let is_type = |e: &&AvtabEntry| e.specified & avtab::TYPE != 0;
-        let av = RuleIndex::build(nt, avtab.iter().filter(|e| !is_type(e)).map(|e| split(e, ALWAYS)), cond_av);
-        let types = RuleIndex::build(nt, avtab.iter().filter(is_type).map(|e| split(e, ALWAYS)), cond_ty);
+        let nc = policy.classes.len();
+        let av = RuleIndex::build(nt, nc, avtab.iter().filter(|e| !is_type(e)).map(|e| split(e, ALWAYS)), cond_av);
+        let types = RuleIndex::build(nt, nc, avtab.iter().filter(is_type).map(|e| split(e, ALWAYS)), cond_ty);
         let rule_counts = (avtab.len(), ncond);
         drop(avtab);
         let attrs = policy
