@@ -48,28 +48,42 @@ pub fn policy_source(name: &str) -> PathBuf {
     root().join("testdata/policies").join(format!("{name}.cil"))
 }
 
-/// Header directives of a CIL test policy: `; mls: false`, `; min-version: N`.
-fn header(src: &Path) -> (bool, u32) {
-    let text = std::fs::read_to_string(src).unwrap();
-    let mut mls = true;
-    let mut min = 24;
+/// Header directives of a CIL test policy (comment lines before the first statement):
+/// `; mls: false`, `; min-version: N`, `; secilc-args: -N`, `; oracle: crashes ...`.
+pub struct Header {
+    pub mls: bool,
+    pub min_version: u32,
+    pub secilc_args: Vec<String>,
+    /// libsepol cannot answer queries on this policy (it crashes); no differential test.
+    pub no_oracle: bool,
+}
+
+pub fn header(name: &str) -> Header {
+    let text = std::fs::read_to_string(policy_source(name)).unwrap();
+    let mut h = Header { mls: true, min_version: 24, secilc_args: Vec::new(), no_oracle: false };
     for line in text.lines().take_while(|l| l.starts_with(';') || l.trim().is_empty()) {
         let l = line.trim_start_matches(';').trim();
         let first = |v: &str| v.split_whitespace().next().unwrap_or("").to_string();
         if let Some(v) = l.strip_prefix("mls:") {
-            mls = first(v) != "false";
+            h.mls = first(v) != "false";
         }
         if let Some(v) = l.strip_prefix("min-version:") {
-            min = first(v).parse().unwrap();
+            h.min_version = first(v).parse().unwrap();
+        }
+        if let Some(v) = l.strip_prefix("secilc-args:") {
+            h.secilc_args = v.split_whitespace().map(String::from).collect();
+        }
+        if let Some(v) = l.strip_prefix("oracle:") {
+            h.no_oracle = first(v) == "crashes";
         }
     }
-    (mls, min)
+    h
 }
 
 /// The versions a test policy is compiled at: those of 24, 30, 31, 33 it supports (a policy
 /// whose minimum is another version is compiled at that version too).
 pub fn versions(name: &str) -> Vec<u32> {
-    let (_, min) = header(&policy_source(name));
+    let min = header(name).min_version;
     let mut v: Vec<u32> = [24, 30, 31, 33].into_iter().filter(|v| *v >= min).collect();
     if !v.contains(&min) {
         v.insert(0, min);
@@ -93,7 +107,7 @@ pub fn policy_names() -> Vec<String> {
 /// Compiles test policy `name` at `version` with secilc (once; cached under target/policies).
 pub fn compile(name: &str, version: u32) -> PathBuf {
     let src = policy_source(name);
-    let (mls, _) = header(&src);
+    let h = header(name);
     let dir = root().join("target/policies");
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join(format!("{name}.{version}"));
@@ -103,7 +117,9 @@ pub fn compile(name: &str, version: u32) -> PathBuf {
     }
     let tmp = dir.join(format!(".{name}.{version}.{}", std::process::id()));
     let st = Command::new("secilc")
-        .args(["-c", &version.to_string(), "-M", if mls { "true" } else { "false" }, "-f", "/dev/null", "-o"])
+        .args(["-c", &version.to_string(), "-M", if h.mls { "true" } else { "false" }, "-f", "/dev/null"])
+        .args(&h.secilc_args)
+        .arg("-o")
         .arg(&tmp)
         .arg(&src)
         .status()

@@ -9,6 +9,10 @@ fn own_policies_every_triple() {
     let Some(oracle) = oracle() else { return };
     let mut total = 0;
     for name in policy_names() {
+        if header(&name).no_oracle {
+            eprintln!("{name}: libsepol 3.4 cannot answer on it; checked against its source in kernel_semantics.rs");
+            continue;
+        }
         for v in versions(&name) {
             let path = compile(&name, v);
             let server = load(&path);
