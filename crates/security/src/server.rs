@@ -360,6 +360,47 @@ impl Generation {
         Ok(out)
     }
 
+    /// The kernel's ioctl decision for command `cmd` (driver in the high byte, function in the
+    /// low one), as avc_has_extended_perms makes it: the base `ioctl` permission must be
+    /// allowed; once any allowx rule covers the triple, only commands those rules list are
+    /// allowed (a driver with no rule at all is denied). Returns (allowed, audited): a grant is
+    /// audited when the base permission is auditallow'ed and the command auditallowx'ed, a
+    /// denial unless the base permission is dontaudit'ed or the command dontauditx'ed.
+    pub fn check_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, cmd: u16) -> Result<(bool, bool)> {
+        let d = self.compute_av(ssid, tsid, class)?;
+        let bit = self
+            .c
+            .policy
+            .perm_bit(u32::from(class.0), "ioctl")
+            .ok_or_else(|| SecurityError::UnknownPermission { class: self.class_name(class).unwrap_or("?").into(), perm: "ioctl".into() })?;
+        let base = AccessVector(1 << bit);
+        let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
+        let mut any_allowx = false;
+        self.each_xperm(ssid, tsid, class, XpermKind::Ioctl, |_, specified| {
+            any_allowx |= specified == avtab::XPERMS_ALLOWED;
+        })?;
+        let xpd = if any_allowx {
+            let drivers = self.xperm_drivers(ssid, tsid, class, XpermKind::Ioctl)?;
+            if drivers[usize::from(driver >> 5)] & (1 << (driver & 31)) != 0 {
+                Some(self.compute_xperms(ssid, tsid, class, XpermKind::Ioctl, driver)?)
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        let mut allowed = d.allowed.contains(base);
+        if any_allowx && allowed {
+            allowed = xpd.as_ref().is_some_and(|x| x.allows(func));
+        }
+        let audited = if allowed {
+            d.auditallow.contains(base) && xpd.as_ref().is_none_or(|x| x.audits_allow(func))
+        } else {
+            d.auditdeny.contains(base) && !xpd.as_ref().is_some_and(|x| x.dontaudits(func))
+        };
+        Ok((allowed, audited))
+    }
+
     fn each_xperm(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: XpermKind, mut f: impl FnMut(&seaccess_policy::Xperms, u16)) -> Result<()> {
         let s = self.sid_context(ssid)?;
         let t = self.sid_context(tsid)?;

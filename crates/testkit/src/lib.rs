@@ -279,3 +279,36 @@ pub fn mismatches(
 pub fn is_socket_class(name: &str) -> bool {
     name == "socket" || name.ends_with("_socket")
 }
+
+/// A valid subject context of type `ty` (the first user and role that may hold it, at the
+/// user's low level), as a SID.
+pub fn subject(g: &seaccess_security::Generation, ty: &str) -> seaccess_types::Sid {
+    let p = g.policy();
+    for u in &p.users {
+        for r in u.roles.iter().map(|b| b + 1).filter(|r| *r != OBJECT_R) {
+            let role = &p.roles[r as usize - 1];
+            let lvl = if p.mls {
+                let l = &u.range.low;
+                format!(":{}", seaccess_security::range_to_string(p, &seaccess_policy::Range { low: l.clone(), high: l.clone() }))
+            } else {
+                String::new()
+            };
+            if let Ok(s) = g.context_to_sid(&format!("{}:{}:{ty}{lvl}", u.name, role.name)) {
+                return s;
+            }
+        }
+    }
+    panic!("no valid subject context of type {ty}");
+}
+
+/// The SID of a context string that must be valid.
+pub fn sid(g: &seaccess_security::Generation, ctx: &str) -> seaccess_types::Sid {
+    g.context_to_sid(ctx).unwrap_or_else(|e| panic!("{ctx}: {e}"))
+}
+
+/// The names of the permissions a decision allows for `class`.
+pub fn allowed_names(g: &seaccess_security::Generation, d: &seaccess_types::AvDecision, class: seaccess_types::ClassId) -> Vec<String> {
+    let mut v: Vec<String> = d.allowed.bits().filter_map(|b| g.perm_name(class, b).map(String::from)).collect();
+    v.sort();
+    v
+}
