@@ -12,10 +12,12 @@ mod compiled;
 mod constraint;
 mod context;
 mod error;
+mod mapping;
 mod server;
 mod sidtab;
 
 pub use context::{context_to_string, parse_context, range_to_string};
 pub use error::{Result, SecurityError};
+pub use mapping::ClassMap;
 pub use server::{DenialReason, Explanation, FsUseBehavior, Generation, SecurityServer, XpermKind};
 pub use sidtab::{SidTable, INITIAL_SID_NAMES};

@@ -368,3 +368,43 @@ fn context_parsing_and_printing() {
         assert!(e.to_string().contains(bad), "the error quotes the context: {e}");
     }
 }
+
+/// An object manager's class map: unknown classes and permissions follow handleunknown, known
+/// ones follow the policy, bits come back in the caller's order.
+#[test]
+fn class_maps_follow_handle_unknown() {
+    for (name, allow, reject) in [("unknown", true, false), ("unknown_deny", false, false), ("unknown_reject", false, true)] {
+        for v in versions(name) {
+            let s = load(&compile(name, v));
+            let g = s.snapshot();
+            let spec: &[(&str, &[&str])] = &[("file", &["getattr", "no_such_perm", "read", "write"]), ("no_such_class", &["x", "y"])];
+            let map = g.map_classes(spec);
+            if reject {
+                assert!(matches!(map, Err(SecurityError::Mapping(..))), "{name}.{v}");
+                // Known classes and permissions map fine under reject.
+                assert!(g.map_classes(&[("file", &["read"])]).is_ok());
+                continue;
+            }
+            let map = map.unwrap();
+            let file = g.class("file").unwrap();
+            let q = all_triples(g.policy());
+            let mut checked = 0;
+            for line in q.iter().filter(|l| l.ends_with(" file")).take(300) {
+                let f: Vec<&str> = line.split(' ').collect();
+                let (a, b) = (sid(&g, f[0]), sid(&g, f[1]));
+                let raw = g.compute_av(a, b, file).unwrap();
+                let m = g.compute_av_mapped(a, b, &map, 0).unwrap();
+                let has = |d: &seaccess_types::AvDecision, perm| g.perms(file, &[perm]).map(|v| d.allowed.contains(v)).unwrap();
+                assert_eq!(m.allowed.0 & 1 != 0, has(&raw, "getattr"));
+                assert_eq!(m.allowed.0 & 2 != 0, allow, "unknown permission, {name}.{v}");
+                assert_eq!(m.allowed.0 & 4 != 0, has(&raw, "read"));
+                assert_eq!(m.allowed.0 & 8 != 0, has(&raw, "write"));
+                assert_eq!(m.allowed.0 >> 4, 0, "no bits past the caller's permissions");
+                let unknown_class = g.compute_av_mapped(a, b, &map, 1).unwrap();
+                assert_eq!(unknown_class.allowed.0 != 0, allow, "unknown class, {name}.{v}");
+                checked += 1;
+            }
+            assert!(checked > 0);
+        }
+    }
+}
