@@ -6,7 +6,7 @@ ORACLE_SRC := ../shared/tools/sepol-oracle
 DEFAULT_POLICY := /etc/selinux/default/policy/policy.33
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build oracle policies demo test bench fuzz clean
+.PHONY: all deps build oracle policies demo test lint bench fuzz clean
 
 all: build
 
@@ -31,7 +31,11 @@ policies: deps
 demo: build policies
 	./target/release/seaccess tour
 
-test: deps oracle policies
+# The workspace lints (no unwrap/expect/panic in library code, no unsafe) as errors.
+lint: deps
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+
+test: deps oracle policies lint
 	SEACCESS_REQUIRE_ORACLE=$$([ -x $(ORACLE) ] && echo 1 || echo 0) \
 	$(CARGO) test --release --workspace
 	bash tests/cli.sh

@@ -1,4 +1,5 @@
 //! Prints a summary of a compiled policy: `cargo run --example stat -- FILE`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 fn main() {
     for path in std::env::args().skip(1) {
         let data = match std::fs::read(&path) {

@@ -1,4 +1,5 @@
 //! Load-time breakdown: `cargo run --release --example loadtime -- POLICY`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 fn main() {
     let Some(path) = std::env::args().nth(1) else { return };
     let Ok(d) = std::fs::read(&path) else { return };

@@ -70,6 +70,10 @@ impl RuleIndex {
     }
 }
 
+/// Filename transitions by (target type, class, name): each (source types, new type), in file
+/// order.
+pub(crate) type FilenameRules = FxHashMap<(u32, u32, Box<str>), Vec<(Ebitmap, u32)>>;
+
 pub(crate) struct Compiled {
     /// The policy, less its rule tables, which live in the indexes below.
     pub policy: Policy,
@@ -83,8 +87,7 @@ pub(crate) struct Compiled {
     pub role_trans: FxHashMap<(u32, u32, u32), u32>,
     /// Target types that have filename transitions, to skip the name lookup for the rest.
     pub ftrans_ttypes: Ebitmap,
-    /// (target type, class, name) -> (source types, new type), in file order.
-    pub ftrans: FxHashMap<(u32, u32, Box<str>), Vec<(Ebitmap, u32)>>,
+    pub ftrans: FilenameRules,
     pub range_trans: FxHashMap<(u32, u32, u32), Range>,
     pub process_class: u32,
     /// The process class's transition and dyntransition bits.
@@ -131,7 +134,7 @@ impl Compiled {
             .collect();
         let role_allow = policy.role_allows.iter().map(|r| (r.role, r.new_role)).collect();
         let role_trans = policy.role_trans.iter().map(|r| ((r.role, r.ty, r.class), r.new_role)).collect();
-        let mut ftrans: FxHashMap<(u32, u32, Box<str>), Vec<(Ebitmap, u32)>> = FxHashMap::default();
+        let mut ftrans = FilenameRules::default();
         let mut ftrans_ttypes = Ebitmap::new();
         for f in &policy.filename_trans {
             ftrans_ttypes.set(f.ttype);

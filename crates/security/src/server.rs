@@ -272,7 +272,7 @@ impl Generation {
             let lo = self.compute(&lo_s, &lo_t, class, None);
             let masked = r.allowed & !lo.allowed;
             if masked != 0 {
-                if let Some(w) = why.as_deref_mut() {
+                if let Some(w) = why {
                     for bit in AccessVector(masked).bits() {
                         w.push((bit, DenialReason::TypeBounds { bound: p.type_names.name(sb).unwrap_or("?").into() }));
                     }

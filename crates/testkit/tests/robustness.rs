@@ -1,6 +1,7 @@
 //! Hostile policy files: truncated at many points and with thousands of random byte flips. Every
 //! load must end in a valid policy or an error naming a section and offset, never a panic, and
 //! memory must stay bounded.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use seaccess_policy::{read_policy, PolicyError};
 use seaccess_testkit::*;
@@ -123,4 +124,32 @@ fn errors_name_section_and_offset() {
     extra.push(0);
     let msg = read_policy(&extra).unwrap_err().to_string();
     assert!(msg.contains("after the last section"), "{msg}");
+}
+
+/// Version 34 only adds extended permissions inside conditionals: a version-33 image relabelled
+/// 34 must load and decide identically; versions outside 24..=34 are refused.
+#[test]
+fn version_34_and_out_of_range_versions() {
+    let Some(p) = debian_policy("default") else { return };
+    let data = std::fs::read(p).unwrap();
+    // magic, length, "SE Linux", then the version.
+    assert_eq!(u32::from_le_bytes(data[16..20].try_into().unwrap()), 33);
+    let mut v34 = data.clone();
+    v34[16..20].copy_from_slice(&34u32.to_le_bytes());
+    let a = seaccess_security::SecurityServer::from_bytes(&data).unwrap();
+    let b = seaccess_security::SecurityServer::from_bytes(&v34).unwrap();
+    assert_eq!(b.snapshot().policy().version, 34);
+    if let Some(oracle) = oracle() {
+        let queries = gen(&oracle, std::path::Path::new("/etc/selinux/default/policy/policy.33"), 5, 2000);
+        let (ga, gb) = (a.snapshot(), b.snapshot());
+        for q in &queries {
+            assert_eq!(answer(&ga, "av", q), answer(&gb, "av", q), "{q}");
+        }
+    }
+    for bad in [23u32, 35, 0, u32::MAX] {
+        let mut d = data.clone();
+        d[16..20].copy_from_slice(&bad.to_le_bytes());
+        let e = read_policy(&d).unwrap_err().to_string();
+        assert!(e.contains(&format!("version {bad}")), "{e}");
+    }
 }
