@@ -33,6 +33,8 @@ const CONFIG_REJECT_UNKNOWN: u32 = 2;
 const CONFIG_ALLOW_UNKNOWN: u32 = 4;
 const SYM_NUM: u32 = 8;
 const BOUNDS_MAXDEPTH: usize = 4;
+/// The highest initial SID number accepted.
+pub const MAX_INITIAL_SID: u32 = 256;
 
 /// What each supported version holds: the number of symbol tables and of object-context kinds.
 fn ocon_num(version: u32) -> u32 {
@@ -910,8 +912,10 @@ fn object_contexts(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
             match kind {
                 0 => {
                     let sid = r.u32()?;
-                    if sid == 0 || o.initial_sids.iter().any(|s| s.sid == sid) {
-                        return Err(r.invalid_at(at, format!("initial SID {sid} is zero or defined twice")));
+                    // The kernel knows 27 initial SIDs; a few hundred leaves room for any
+                    // future ones and keeps SID tables indexed by number small.
+                    if sid == 0 || sid > MAX_INITIAL_SID || o.initial_sids.iter().any(|s| s.sid == sid) {
+                        return Err(r.invalid_at(at, format!("initial SID {sid} is zero, above {MAX_INITIAL_SID} or defined twice")));
                     }
                     let context = context(r, p)?;
                     o.initial_sids.push(InitialSid { sid, context });
