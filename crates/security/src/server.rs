@@ -11,7 +11,7 @@ use crate::compiled::{Compiled, ALWAYS};
 use crate::constraint;
 use crate::context::{check_valid, context_to_string, parse_context};
 use crate::error::{Result, SecurityError};
-use crate::sidtab::SidTable;
+use crate::sidtab::{Contexts, SidTable};
 
 /// Why a permission was denied.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +49,7 @@ pub enum XpermKind {
 pub struct Generation {
     pub(crate) c: Arc<Compiled>,
     pub(crate) sids: Arc<SidTable>,
+    ctx: Arc<Contexts>,
     bools: Vec<bool>,
     enabled: Vec<bool>,
     seqno: Seqno,
@@ -61,14 +62,14 @@ struct TeResult {
 }
 
 impl Generation {
-    fn new(c: Arc<Compiled>, sids: Arc<SidTable>, bools: Vec<bool>, seqno: Seqno) -> Generation {
+    fn new(c: Arc<Compiled>, sids: Arc<SidTable>, ctx: Arc<Contexts>, bools: Vec<bool>, seqno: Seqno) -> Generation {
         let mut enabled = Vec::with_capacity(c.policy.conds.len() * 2);
         for node in &c.policy.conds {
             let state = constraint::eval_cond(&node.expr, &bools);
             enabled.push(state == Some(true));
             enabled.push(state == Some(false));
         }
-        Generation { c, sids, bools, enabled, seqno }
+        Generation { c, sids, ctx, bools, enabled, seqno }
     }
 
     pub fn policy(&self) -> &Policy {
@@ -100,16 +101,37 @@ impl Generation {
     }
 
     pub fn context_to_sid(&self, s: &str) -> Result<Sid> {
-        Ok(self.sids.sid_of(self.parse_context(s)?))
+        Ok(self.intern(self.parse_context(s)?))
     }
 
     pub fn context_struct_to_sid(&self, c: Context) -> Result<Sid> {
         check_valid(&self.c.policy, "", &c)?;
-        Ok(self.sids.sid_of(c))
+        Ok(self.intern(c))
     }
 
+    /// The SID of a valid context, remembering its parsed form for this policy.
+    fn intern(&self, c: Context) -> Sid {
+        let sid = self.sids.sid_of(&context_to_string(&self.c.policy, &c));
+        if self.ctx.get(sid).is_none() {
+            self.ctx.set(sid, Arc::new(c));
+        }
+        sid
+    }
+
+    /// The context a SID stands for under this policy. A SID first seen under an earlier
+    /// policy is parsed anew; if its context is not valid any more, it is treated as the
+    /// unlabeled initial SID's context, as the kernel does after a reload.
     pub fn sid_context(&self, sid: Sid) -> Result<Arc<Context>> {
-        self.sids.context(sid).ok_or(SecurityError::InvalidSid(sid))
+        if let Some(c) = self.ctx.get(sid) {
+            return Ok(c);
+        }
+        let text = self.sids.text(sid).ok_or(SecurityError::InvalidSid(sid))?;
+        let c = match parse_context(&self.c.policy, &text) {
+            Ok(c) => Arc::new(c),
+            Err(_) => self.ctx.get(Sid(UNLABELED)).ok_or(SecurityError::InvalidSid(sid))?,
+        };
+        self.ctx.set(sid, c.clone());
+        Ok(c)
     }
 
     pub fn sid_to_context(&self, sid: Sid) -> Result<String> {
@@ -449,7 +471,7 @@ impl Generation {
         if !self.c.policy.context_is_valid(&new) {
             return Err(SecurityError::InvalidComputedContext(self.context_string(&new)));
         }
-        Ok(self.sids.sid_of(new))
+        Ok(self.intern(new))
     }
 
     /// The new context, before the validity check.
@@ -572,7 +594,7 @@ impl Generation {
     // ---- object contexts ----
 
     fn ctx_sid(&self, c: &Context) -> Sid {
-        self.sids.sid_of(c.clone())
+        self.intern(c.clone())
     }
 
     /// The SID of initial SID number `n` as the policy defines it.
@@ -648,6 +670,13 @@ pub enum FsUseBehavior {
     Task,
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
 /// The kernel's mls_context_glblub: the greatest lower bound of the low levels and the least
 /// upper bound of the high levels; an empty intersection is an error.
 fn glblub(a: &Range, b: &Range) -> Result<Range> {
@@ -663,11 +692,18 @@ fn glblub(a: &Range, b: &Range) -> Result<Range> {
     Ok(r)
 }
 
+/// The kernel's initial SID for objects whose label is missing or no longer valid.
+const UNLABELED: u32 = 3;
+
+type Listener = Box<dyn Fn(Seqno) + Send + Sync>;
+
 /// The security server: the current policy generation, replaced atomically by loads and
 /// boolean commits, and the booleans set but not yet committed.
 pub struct SecurityServer {
     current: ArcSwap<Generation>,
+    /// Pending boolean values; the lock also serialises commits and reloads.
     pending: Mutex<Vec<bool>>,
+    listeners: Mutex<Vec<Listener>>,
 }
 
 impl SecurityServer {
@@ -679,12 +715,49 @@ impl SecurityServer {
 
     pub fn new(policy: Policy) -> SecurityServer {
         let bools: Vec<bool> = policy.bools.iter().map(|b| b.state).collect();
+        let g = Self::generation(policy, Arc::new(SidTable::new()), bools.clone(), Seqno(1));
+        SecurityServer { current: ArcSwap::from_pointee(g), pending: Mutex::new(bools), listeners: Mutex::new(Vec::new()) }
+    }
+
+    fn generation(policy: Policy, sids: Arc<SidTable>, bools: Vec<bool>, seqno: Seqno) -> Generation {
         let initial: Vec<(u32, Context)> =
             policy.ocontexts.initial_sids.iter().map(|s| (s.sid, s.context.clone())).collect();
-        let sids = Arc::new(SidTable::new(initial));
-        let c = Arc::new(Compiled::new(policy));
-        let g = Generation::new(c, sids, bools.clone(), Seqno(1));
-        SecurityServer { current: ArcSwap::from_pointee(g), pending: Mutex::new(bools) }
+        let ctx = Arc::new(Contexts::new(initial));
+        Generation::new(Arc::new(Compiled::new(policy)), sids, ctx, bools, seqno)
+    }
+
+    /// Replaces the policy with a new image, atomically for every thread, with the next seqno.
+    /// SIDs keep standing for the same context text; booleans the new policy shares by name
+    /// keep their current values (as the kernel preserves them across a reload). On error the
+    /// old policy stays.
+    pub fn reload(&self, data: &[u8]) -> Result<Seqno> {
+        let policy = read_policy(data).map_err(|e| SecurityError::Policy(Arc::new(e)))?;
+        let mut pending = lock(&self.pending);
+        let old = self.current.load_full();
+        let bools: Vec<bool> = policy
+            .bools
+            .iter()
+            .map(|b| old.boolean(&b.name).unwrap_or(b.state))
+            .collect();
+        let seqno = Seqno(old.seqno.0.wrapping_add(1));
+        let g = Self::generation(policy, old.sids.clone(), bools.clone(), seqno);
+        self.current.store(Arc::new(g));
+        *pending = bools;
+        self.notify(seqno);
+        Ok(seqno)
+    }
+
+    /// Calls `f` with the new seqno after every reload and boolean commit, before the call that
+    /// made the change returns: how a cache learns to drop its decisions (the kernel's
+    /// avc_ss_reset, libselinux's avc_add_callback).
+    pub fn on_policy_change(&self, f: impl Fn(Seqno) + Send + Sync + 'static) {
+        lock(&self.listeners).push(Box::new(f));
+    }
+
+    fn notify(&self, seqno: Seqno) {
+        for f in lock(&self.listeners).iter() {
+            f(seqno);
+        }
     }
 
     /// The current generation; hold it to make several queries against one policy state.
@@ -736,14 +809,64 @@ impl SecurityServer {
     /// Makes every pending boolean value current, all at once, as a new generation with the next
     /// seqno. Returns the new seqno.
     pub fn commit_booleans(&self) -> Seqno {
-        let pending = match self.pending.lock() {
-            Ok(p) => p,
-            Err(p) => p.into_inner(),
-        };
+        let pending = lock(&self.pending);
         let old = self.current.load_full();
         let seqno = Seqno(old.seqno.0.wrapping_add(1));
-        let g = Generation::new(old.c.clone(), old.sids.clone(), pending.clone(), seqno);
+        let g = Generation::new(old.c.clone(), old.sids.clone(), old.ctx.clone(), pending.clone(), seqno);
         self.current.store(Arc::new(g));
+        self.notify(seqno);
         seqno
+    }
+}
+
+fn server_error(e: SecurityError) -> seaccess_types::ServerError {
+    match e {
+        SecurityError::InvalidSid(s) => seaccess_types::ServerError::InvalidSid(s),
+        SecurityError::InvalidClass(c) => seaccess_types::ServerError::InvalidClass(ClassId(c as u16)),
+        other => seaccess_types::ServerError::Other(other.to_string()),
+    }
+}
+
+/// The seam the access vector cache calls through.
+impl seaccess_types::AccessServer for SecurityServer {
+    fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<AvDecision, seaccess_types::ServerError> {
+        self.current.load().compute_av(ssid, tsid, class).map_err(server_error)
+    }
+
+    fn xperm_drivers(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> std::result::Result<(Option<[u32; 8]>, Seqno), seaccess_types::ServerError> {
+        let g = self.current.load();
+        let mut any = false;
+        g.each_xperm(ssid, tsid, class, XpermKind::Ioctl, |_, specified| any |= specified == avtab::XPERMS_ALLOWED)
+            .map_err(server_error)?;
+        if !any {
+            return Ok((None, g.seqno));
+        }
+        let d = g.xperm_drivers(ssid, tsid, class, XpermKind::Ioctl).map_err(server_error)?;
+        Ok((Some(d), g.seqno))
+    }
+
+    fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> std::result::Result<XpermsDecision, seaccess_types::ServerError> {
+        self.current.load().compute_xperms(ssid, tsid, class, XpermKind::Ioctl, driver).map_err(server_error)
+    }
+
+    fn seqno(&self) -> Seqno {
+        self.current.load().seqno
+    }
+
+    fn sid_to_context(&self, sid: Sid) -> Option<String> {
+        self.current.load().sid_to_context(sid).ok()
+    }
+
+    fn class_name(&self, class: ClassId) -> Option<String> {
+        self.current.load().class_name(class).ok().map(String::from)
+    }
+
+    fn perm_name(&self, class: ClassId, bit: u32) -> Option<String> {
+        self.current.load().perm_name(class, bit).map(String::from)
     }
 }

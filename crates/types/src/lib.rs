@@ -182,3 +182,48 @@ mod tests {
         assert!(!d.allows(254));
     }
 }
+
+/// Why the security server could not answer the cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// The SID names no context.
+    InvalidSid(Sid),
+    /// The class number is not in the policy.
+    InvalidClass(ClassId),
+    /// Anything else, said in words.
+    Other(String),
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerError::InvalidSid(s) => write!(f, "SID {s} is not in the SID table"),
+            ServerError::InvalidClass(c) => write!(f, "class number {c} is not in the policy"),
+            ServerError::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+/// The security server as the access vector cache sees it: the counterpart of the kernel's
+/// security.h. Only SIDs, class numbers and bit vectors cross this seam (names only for audit
+/// records), so the cache never needs to know what a policy is.
+pub trait AccessServer: Send + Sync {
+    /// The decision for (ssid, tsid, class) under the current policy; its `seqno` says which.
+    fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError>;
+    /// The drivers with extended-permission rules for this triple, or None when no allowx rule
+    /// covers it (then the base permission alone decides), with the seqno of the computation.
+    fn xperm_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError>;
+    /// The extended-permission decision for one driver.
+    fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> Result<XpermsDecision, ServerError>;
+    /// The current policy seqno.
+    fn seqno(&self) -> Seqno;
+    /// The context of a SID, for audit records.
+    fn sid_to_context(&self, sid: Sid) -> Option<String>;
+    /// A class's name, for audit records.
+    fn class_name(&self, class: ClassId) -> Option<String>;
+    /// A permission's name (bit counted from 0), for audit records.
+    fn perm_name(&self, class: ClassId, bit: u32) -> Option<String>;
+}
