@@ -113,7 +113,7 @@ impl Generation {
     fn intern(&self, c: Context) -> Sid {
         let sid = self.sids.sid_of(&context_to_string(&self.c.policy, &c));
         if self.ctx.get(sid).is_none() {
-            self.ctx.set(sid, Arc::new(c));
+            self.ctx.set(sid, c);
         }
         sid
     }
@@ -121,21 +121,29 @@ impl Generation {
     /// The context a SID stands for under this policy. A SID first seen under an earlier
     /// policy is parsed anew; if its context is not valid any more, it is treated as the
     /// unlabeled initial SID's context, as the kernel does after a reload.
-    pub fn sid_context(&self, sid: Sid) -> Result<Arc<Context>> {
+    pub fn sid_context(&self, sid: Sid) -> Result<&Context> {
         if let Some(c) = self.ctx.get(sid) {
             return Ok(c);
         }
         let text = self.sids.text(sid).ok_or(SecurityError::InvalidSid(sid))?;
         let c = match parse_context(&self.c.policy, &text) {
-            Ok(c) => Arc::new(c),
-            Err(_) => self.ctx.get(Sid(UNLABELED)).ok_or(SecurityError::InvalidSid(sid))?,
+            Ok(c) => c,
+            Err(_) => self.ctx.get(Sid(UNLABELED)).ok_or(SecurityError::InvalidSid(sid))?.clone(),
         };
-        self.ctx.set(sid, c.clone());
-        Ok(c)
+        self.ctx.set(sid, c).ok_or(SecurityError::InvalidSid(sid))
+    }
+
+    /// Resolves every SID given so far under this generation's policy, as the kernel converts
+    /// its SID table while loading a policy: the cost of a reload falls on the loader, not on
+    /// the first access decisions after it.
+    fn resolve_all_sids(&self) {
+        for sid in self.sids.dynamic() {
+            let _ = self.sid_context(sid);
+        }
     }
 
     pub fn sid_to_context(&self, sid: Sid) -> Result<String> {
-        Ok(context_to_string(&self.c.policy, &*self.sid_context(sid)?))
+        Ok(context_to_string(&self.c.policy, self.sid_context(sid)?))
     }
 
     pub fn context_string(&self, c: &Context) -> String {
@@ -331,7 +339,7 @@ impl Generation {
     pub fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision> {
         let s = self.sid_context(ssid)?;
         let t = self.sid_context(tsid)?;
-        self.compute_av_contexts(&s, &t, class)
+        self.compute_av_contexts(s, t, class)
     }
 
     /// The decision together with a reason for each permission it denies.
@@ -340,9 +348,9 @@ impl Generation {
         let t = self.sid_context(tsid)?;
         let cl = self.check_class(class)?;
         let mut reasons = Vec::new();
-        let r = self.compute(&s, &t, cl, Some(&mut reasons));
+        let r = self.compute(s, t, cl, Some(&mut reasons));
         reasons.sort_by_key(|(b, _)| *b);
-        Ok(Explanation { decision: self.decision(&s, &r), reasons })
+        Ok(Explanation { decision: self.decision(s, &r), reasons })
     }
 
     /// The drivers (ioctl) or message-type high bytes (netlink) that have extended-permission
@@ -382,10 +390,24 @@ impl Generation {
         Ok(out)
     }
 
+    /// The drivers flagged for the triple (see [`Generation::xperm_drivers`]), or None when no
+    /// ioctl extended-permission rule of any kind covers it: the kernel's `xperms.len == 0`,
+    /// when the base permission alone decides. Since Linux 5.10 an auditallowx or dontauditx
+    /// rule turns checking on as an allowx rule does.
+    pub fn ioctl_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Option<[u32; 8]>> {
+        let mut any = false;
+        self.each_xperm(ssid, tsid, class, XpermKind::Ioctl, |_, _| any = true)?;
+        if !any {
+            return Ok(None);
+        }
+        self.xperm_drivers(ssid, tsid, class, XpermKind::Ioctl).map(Some)
+    }
+
     /// The kernel's ioctl decision for command `cmd` (driver in the high byte, function in the
     /// low one), as avc_has_extended_perms makes it: the base `ioctl` permission must be
-    /// allowed; once any allowx rule covers the triple, only commands those rules list are
-    /// allowed (a driver with no rule at all is denied). Returns (allowed, audited): a grant is
+    /// allowed; once any extended-permission rule (allowx, auditallowx or dontauditx, as
+    /// Linux 5.10 and later) covers the triple, only commands allowx rules list are allowed (a
+    /// driver with no rule at all is denied). Returns (allowed, audited): a grant is
     /// audited when the base permission is auditallow'ed and the command auditallowx'ed, a
     /// denial unless the base permission is dontaudit'ed or the command dontauditx'ed.
     pub fn check_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, cmd: u16) -> Result<(bool, bool)> {
@@ -397,22 +419,15 @@ impl Generation {
             .ok_or_else(|| SecurityError::UnknownPermission { class: self.class_name(class).unwrap_or("?").into(), perm: "ioctl".into() })?;
         let base = AccessVector(1 << bit);
         let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
-        let mut any_allowx = false;
-        self.each_xperm(ssid, tsid, class, XpermKind::Ioctl, |_, specified| {
-            any_allowx |= specified == avtab::XPERMS_ALLOWED;
-        })?;
-        let xpd = if any_allowx {
-            let drivers = self.xperm_drivers(ssid, tsid, class, XpermKind::Ioctl)?;
-            if drivers[usize::from(driver >> 5)] & (1 << (driver & 31)) != 0 {
+        let drivers = self.ioctl_drivers(ssid, tsid, class)?;
+        let xpd = match drivers {
+            Some(dr) if dr[usize::from(driver >> 5)] & (1 << (driver & 31)) != 0 => {
                 Some(self.compute_xperms(ssid, tsid, class, XpermKind::Ioctl, driver)?)
-            } else {
-                None
             }
-        } else {
-            None
+            _ => None,
         };
         let mut allowed = d.allowed.contains(base);
-        if any_allowx && allowed {
+        if drivers.is_some() && allowed {
             allowed = xpd.as_ref().is_some_and(|x| x.allows(func));
         }
         let audited = if allowed {
@@ -467,7 +482,7 @@ impl Generation {
     fn compute_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, specified: u16, name: Option<&str>) -> Result<Sid> {
         let s = self.sid_context(ssid)?;
         let t = self.sid_context(tsid)?;
-        let new = self.compute_context(&s, &t, class, specified, name)?;
+        let new = self.compute_context(s, t, class, specified, name)?;
         if !self.c.policy.context_is_valid(&new) {
             return Err(SecurityError::InvalidComputedContext(self.context_string(&new)));
         }
@@ -567,11 +582,11 @@ impl Generation {
         let cl = self.check_class(class)?;
         let p = &self.c.policy;
         for k in &p.classes[cl as usize - 1].validatetrans {
-            if !constraint::eval(p, &k.expr, &o, &n, Some(&t)) {
+            if !constraint::eval(p, &k.expr, o, n, Some(t)) {
                 return Err(SecurityError::TransitionDenied {
-                    old: self.context_string(&o),
-                    new: self.context_string(&n),
-                    task: self.context_string(&t),
+                    old: self.context_string(o),
+                    new: self.context_string(n),
+                    task: self.context_string(t),
                     class: p.classes[cl as usize - 1].name.to_string(),
                 });
             }
@@ -741,6 +756,7 @@ impl SecurityServer {
             .collect();
         let seqno = Seqno(old.seqno.0.wrapping_add(1));
         let g = Self::generation(policy, old.sids.clone(), bools.clone(), seqno);
+        g.resolve_all_sids();
         self.current.store(Arc::new(g));
         *pending = bools;
         self.notify(seqno);
@@ -840,18 +856,20 @@ impl seaccess_types::AccessServer for SecurityServer {
         class: ClassId,
     ) -> std::result::Result<(Option<[u32; 8]>, Seqno), seaccess_types::ServerError> {
         let g = self.current.load();
-        let mut any = false;
-        g.each_xperm(ssid, tsid, class, XpermKind::Ioctl, |_, specified| any |= specified == avtab::XPERMS_ALLOWED)
-            .map_err(server_error)?;
-        if !any {
-            return Ok((None, g.seqno));
-        }
-        let d = g.xperm_drivers(ssid, tsid, class, XpermKind::Ioctl).map_err(server_error)?;
-        Ok((Some(d), g.seqno))
+        let d = g.ioctl_drivers(ssid, tsid, class).map_err(server_error)?;
+        Ok((d, g.seqno))
     }
 
-    fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> std::result::Result<XpermsDecision, seaccess_types::ServerError> {
-        self.current.load().compute_xperms(ssid, tsid, class, XpermKind::Ioctl, driver).map_err(server_error)
+    fn compute_xperms(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        driver: u8,
+    ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
+        let g = self.current.load();
+        let x = g.compute_xperms(ssid, tsid, class, XpermKind::Ioctl, driver).map_err(server_error)?;
+        Ok((x, g.seqno))
     }
 
     fn seqno(&self) -> Seqno {

@@ -1,6 +1,6 @@
 //! The SID table: stable 32-bit identifiers for contexts, shared by every thread.
 
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use rustc_hash::FxHashMap;
 use seaccess_policy::{Context, MAX_INITIAL_SID};
@@ -63,6 +63,12 @@ impl SidTable {
         read(&self.inner).strs.get(sid.0 as usize).cloned().flatten()
     }
 
+    /// Every SID given to a context so far (initial SIDs not counted).
+    pub(crate) fn dynamic(&self) -> Vec<Sid> {
+        let g = read(&self.inner);
+        g.strs.iter().enumerate().filter(|(_, t)| t.is_some()).map(|(i, _)| Sid(i as u32)).collect()
+    }
+
     /// How many SIDs have been given to contexts (initial SIDs not counted).
     pub fn len(&self) -> usize {
         read(&self.inner).by_str.len()
@@ -73,34 +79,44 @@ impl SidTable {
     }
 }
 
-/// The contexts of SIDs under one policy, filled as SIDs are used: shared by the generations
-/// that differ only in booleans.
+/// Slots for SIDs: bucket `b` holds 2^(b+6) of them, allocated when first needed, so that the
+/// buckets together cover every 32-bit SID and a slot never moves once made.
+const FIRST_BUCKET_BITS: u32 = 6;
+const BUCKETS: usize = 27;
+
+/// Which bucket and slot hold a SID's context.
+fn locate(sid: Sid) -> (usize, usize) {
+    let i = u64::from(sid.0) + (1 << FIRST_BUCKET_BITS);
+    let b = (63 - i.leading_zeros() - FIRST_BUCKET_BITS) as usize;
+    (b, (i - (1u64 << (b as u32 + FIRST_BUCKET_BITS))) as usize)
+}
+
+/// The contexts of SIDs under one policy, filled as SIDs are used (or all at once when a policy
+/// is loaded): shared by the generations that differ only in booleans. Reading takes no lock
+/// and writes nothing shared, since every access decision reads two.
 pub(crate) struct Contexts {
-    slots: RwLock<Vec<Option<Arc<Context>>>>,
+    buckets: [OnceLock<Box<[OnceLock<Context>]>>; BUCKETS],
 }
 
 impl Contexts {
     pub(crate) fn new(initial: impl IntoIterator<Item = (u32, Context)>) -> Contexts {
-        let mut v: Vec<Option<Arc<Context>>> = vec![None; MAX_INITIAL_SID as usize + 1];
-        for (sid, c) in initial {
-            if let Some(slot) = v.get_mut(sid as usize) {
-                *slot = Some(Arc::new(c));
-            }
+        let c = Contexts { buckets: std::array::from_fn(|_| OnceLock::new()) };
+        for (sid, ctx) in initial {
+            c.set(Sid(sid), ctx);
         }
-        Contexts { slots: RwLock::new(v) }
+        c
     }
 
-    pub(crate) fn get(&self, sid: Sid) -> Option<Arc<Context>> {
-        read(&self.slots).get(sid.0 as usize).cloned().flatten()
+    pub(crate) fn get(&self, sid: Sid) -> Option<&Context> {
+        let (b, i) = locate(sid);
+        self.buckets.get(b)?.get()?.get(i)?.get()
     }
 
-    pub(crate) fn set(&self, sid: Sid, c: Arc<Context>) {
-        let mut g = write(&self.slots);
-        let i = sid.0 as usize;
-        if g.len() <= i {
-            g.resize(i + 1, None);
-        }
-        g[i] = Some(c);
+    /// Remembers a SID's context; a context already there stays (both would be the same).
+    pub(crate) fn set(&self, sid: Sid, c: Context) -> Option<&Context> {
+        let (b, i) = locate(sid);
+        let bucket = self.buckets.get(b)?.get_or_init(|| (0..1usize << (b as u32 + FIRST_BUCKET_BITS)).map(|_| OnceLock::new()).collect());
+        Some(bucket.get(i)?.get_or_init(|| c))
     }
 }
 
@@ -135,3 +151,21 @@ pub const INITIAL_SID_NAMES: [&str; 28] = [
     "scmp_packet",
     "devnull",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_sid_has_its_own_slot() {
+        let mut seen = std::collections::HashSet::new();
+        for s in (0..5000).chain([u32::MAX - 1, u32::MAX]) {
+            let (b, i) = locate(Sid(s));
+            assert!(b < BUCKETS && i < 1 << (b as u32 + FIRST_BUCKET_BITS), "{s}");
+            assert!(seen.insert((b, i)), "{s}");
+        }
+        assert_eq!(locate(Sid(0)), (0, 0));
+        assert_eq!(locate(Sid(64)), (1, 0));
+        assert_eq!(locate(Sid(u32::MAX)).0, BUCKETS - 1);
+    }
+}

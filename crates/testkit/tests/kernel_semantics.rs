@@ -196,6 +196,15 @@ fn ioctl_extended_permissions() {
         assert!(allowed(obj("plain_t"), 0x1234));
         // allowx without the ioctl permission allows nothing.
         assert!(!allowed(obj("noperm_t"), 0x5401));
+        // A dontauditx or auditallowx rule alone turns checking on (Linux 5.10 and later):
+        // with no allowx, every command is denied, and dontauditx still silences its own.
+        let (quiet, loud) = (obj("quiet_t"), obj("loud_t"));
+        for c in [0x5401, 0x5402, 0x1234] {
+            assert!(!allowed(quiet, c) && !allowed(loud, c), "{c:#x} should be denied at version {v}");
+        }
+        assert!(!g.check_ioctl(dom, quiet, chr, 0x5401).unwrap().1, "dontauditx'ed denial audited");
+        assert!(g.check_ioctl(dom, quiet, chr, 0x5402).unwrap().1);
+        assert!(g.check_ioctl(dom, loud, chr, 0x5401).unwrap().1);
         // Another class.
         let tcp = g.class("tcp_socket").unwrap();
         assert!(g.check_ioctl(dom, dom, tcp, 0x8933).unwrap().0);

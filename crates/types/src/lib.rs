@@ -213,11 +213,12 @@ impl std::error::Error for ServerError {}
 pub trait AccessServer: Send + Sync {
     /// The decision for (ssid, tsid, class) under the current policy; its `seqno` says which.
     fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError>;
-    /// The drivers with extended-permission rules for this triple, or None when no allowx rule
-    /// covers it (then the base permission alone decides), with the seqno of the computation.
+    /// The ioctl drivers with extended-permission rules for this triple, or None when no such
+    /// rule covers it (then the base permission alone decides), with the seqno of the
+    /// computation.
     fn xperm_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError>;
-    /// The extended-permission decision for one driver.
-    fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> Result<XpermsDecision, ServerError>;
+    /// The ioctl extended-permission decision for one driver, with the seqno of the computation.
+    fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError>;
     /// The current policy seqno.
     fn seqno(&self) -> Seqno;
     /// The context of a SID, for audit records.
