@@ -6,7 +6,7 @@ ORACLE_SRC := ../shared/tools/sepol-oracle
 DEFAULT_POLICY := /etc/selinux/default/policy/policy.33
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build oracle policies demo test lint bench fuzz clean
+.PHONY: all deps build oracle peers policies demo test lint bench fuzz clean
 
 all: build
 
@@ -24,6 +24,10 @@ oracle: deps
 		echo "note: $(ORACLE_SRC) not found; differential tests will be skipped" >&2; \
 	fi
 
+# libselinux's own AVC, measured beside seaccess's by `seaccess bench avc`.
+peers: deps
+	@$(MAKE) -s -C crates/lab/peers/libselinux-avc OUT=$(CURDIR)/target/peers
+
 # The project's own test policies, compiled at every version each supports.
 policies: deps
 	@bash testdata/policies/compile.sh target/policies
@@ -35,13 +39,14 @@ demo: build policies
 lint: deps
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
-test: deps oracle policies lint
+test: deps oracle peers policies lint
 	SEACCESS_REQUIRE_ORACLE=$$([ -x $(ORACLE) ] && echo 1 || echo 0) \
 	$(CARGO) test --release --workspace
 	bash tests/cli.sh
 
-bench: build oracle
-	./target/release/seaccess bench --policy $(DEFAULT_POLICY)
+bench: build oracle peers
+	./target/release/seaccess bench engine --policy $(DEFAULT_POLICY)
+	./target/release/seaccess bench avc --policy $(DEFAULT_POLICY)
 
 fuzz:
 	bash fuzz/run.sh $(FUZZ_SECONDS)

@@ -81,5 +81,25 @@ expect "an unknown boolean is a clear error" '[ $rc -eq 2 ] && grep -q "unknown 
 $BIN tour > "$T/tour" 2>&1; rc=$?
 expect "tour runs" '[ $rc -eq 0 ] && grep -q "Loaded" "$T/tour"'
 
+# The AVC benchmark runs end to end (a smoke test with tiny durations: its numbers mean nothing
+# here, and nothing is timed); libselinux's AVC is measured beside it when the peer is built.
+$BIN bench avc -p target/policies/example.33 --seconds 0.02 --threads 1,2 --keys 64 --no-callgrind --json > "$T/b" 2> "$T/be"; rc=$?
+expect "bench avc prints one JSON object" '[ $rc -eq 0 ] && [ $(wc -l < "$T/b") -eq 1 ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/b"'
+expect "bench avc reports the fields the issue names" 'python3 -c "
+import json,sys; j=json.load(open(sys.argv[1]))
+assert j[\"hit_ns_1t\"] > 0 and j[\"miss_ns\"] > 0 and j[\"hit_ops_per_s_1t\"] > 0 and j[\"hit_ops_per_s_2t\"] > 0
+for d in (\"seaccess\", \"global_mutex\", \"global_rwlock\", \"bucket_mutex\", \"bucket_rwlock\", \"block_mutex\"):
+    assert [r[\"threads\"] for r in j[\"designs\"][d]] == [1, 2], d
+assert j[\"reload\"][\"changes\"] > 0
+" "$T/b"'
+if [ -x target/peers/libselinux-avc-peer ]; then
+  expect "bench avc measures libselinux's AVC on the same answers" 'python3 -c "
+import json,sys; j=json.load(open(sys.argv[1]))
+assert j[\"libselinux_wrong\"] == 0 and j[\"libselinux_misses\"] == 0 and len(j[\"designs\"][\"libselinux\"]) == 2
+" "$T/b"'
+fi
+$BIN bench avc -p target/policies/example.33 --seconds 0 > /dev/null 2> "$T/be2"; rc=$?
+expect "bench avc refuses a zero duration" '[ $rc -eq 2 ] && grep -q "seconds" "$T/be2"'
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

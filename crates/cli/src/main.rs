@@ -5,6 +5,7 @@
 //! error with its line number.
 
 mod batch;
+mod avcbench;
 mod bench;
 mod tour;
 
@@ -64,8 +65,27 @@ enum Cmd {
         #[arg(long, short = 'p')]
         policy: Option<PathBuf>,
     },
-    /// Benchmarks against libsepol (through the sepol-oracle program), printing ratios.
-    Bench(bench::BenchArgs),
+    /// Benchmarks, printing ratios against the peer measured in the same run.
+    #[command(subcommand)]
+    Bench(BenchCmd),
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// The policy engine against libsepol (through the sepol-oracle program): load time,
+    /// memory, compute_av, and the batch command end to end.
+    Engine(bench::BenchArgs),
+    /// The access vector cache against the designs the kernel went through: hit path at 1, 2
+    /// and 16 threads, miss path, reload stall, instructions per hit.
+    Avc(avcbench::AvcArgs),
+    /// (For the instruction count) COUNT cache hits and nothing else.
+    #[command(hide = true)]
+    AvcHits {
+        #[arg(long, short = 'p')]
+        policy: PathBuf,
+        #[arg(long)]
+        count: u64,
+    },
 }
 
 pub(crate) fn load(args: &PolicyArgs) -> Result<SecurityServer, String> {
@@ -179,7 +199,9 @@ fn main() -> ExitCode {
         }
         Cmd::Info { policy } => info(&policy).map(|_| true),
         Cmd::Tour { policy } => tour::run(policy).map(|_| true),
-        Cmd::Bench(a) => bench::run(&a).map(|_| true),
+        Cmd::Bench(BenchCmd::Engine(a)) => bench::run(&a).map(|_| true),
+        Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(&a).map(|_| true),
+        Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
     };
     match r {
         Ok(true) => ExitCode::SUCCESS,

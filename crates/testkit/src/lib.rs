@@ -115,17 +115,37 @@ pub fn compile(name: &str, version: u32) -> PathBuf {
     if fresh {
         return out;
     }
-    let tmp = dir.join(format!(".{name}.{version}.{}", std::process::id()));
+    secilc(&src, &out, version, &h);
+    out
+}
+
+/// Compiles CIL `src` at `version` with the options of header `h` into `out`, atomically (a
+/// temporary file renamed, so concurrent tests never read half a policy).
+fn secilc(src: &Path, out: &Path, version: u32, h: &Header) {
+    let tmp = out.with_file_name(format!(".{}.{}", out.file_name().unwrap().to_string_lossy(), std::process::id()));
     let st = Command::new("secilc")
         .args(["-c", &version.to_string(), "-M", if h.mls { "true" } else { "false" }, "-f", "/dev/null"])
         .args(&h.secilc_args)
         .arg("-o")
         .arg(&tmp)
-        .arg(&src)
+        .arg(src)
         .status()
         .expect("secilc is not installed (run `make deps`)");
     assert!(st.success(), "secilc failed on {}", src.display());
-    std::fs::rename(&tmp, &out).unwrap();
+    std::fs::rename(&tmp, out).unwrap();
+}
+
+/// Compiles a variant of test policy `name` at `version`: its source passed through `edit`,
+/// compiled with the same header options, written as `target/policies/LABEL.VERSION`.
+pub fn compile_variant(name: &str, label: &str, version: u32, edit: impl Fn(&str) -> String) -> PathBuf {
+    let h = header(name);
+    let dir = root().join("target/policies");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join(format!(".{label}.{}.cil", std::process::id()));
+    std::fs::write(&src, edit(&std::fs::read_to_string(policy_source(name)).unwrap())).unwrap();
+    let out = dir.join(format!("{label}.{version}"));
+    secilc(&src, &out, version, &h);
+    std::fs::remove_file(&src).unwrap();
     out
 }
 
@@ -311,4 +331,18 @@ pub fn allowed_names(g: &seaccess_security::Generation, d: &seaccess_types::AvDe
     let mut v: Vec<String> = d.allowed.bits().filter_map(|b| g.perm_name(class, b).map(String::from)).collect();
     v.sort();
     v
+}
+
+/// A server with an AVC in front of it, wired so that reloads and commits reset the cache.
+pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess_security::SecurityServer>, std::sync::Arc<seaccess_avc::Avc>) {
+    let server = std::sync::Arc::new(load(path));
+    let dynserver: std::sync::Arc<dyn seaccess_types::AccessServer> = server.clone();
+    let avc = std::sync::Arc::new(seaccess_avc::Avc::new(dynserver, capacity));
+    let weak = std::sync::Arc::downgrade(&avc);
+    server.on_policy_change(move |seq| {
+        if let Some(a) = weak.upgrade() {
+            a.policy_changed(seq);
+        }
+    });
+    (server, avc)
 }

@@ -1,0 +1,301 @@
+//! The cache's storage: a set-associative table of seqlock-protected slots, all atomics.
+//!
+//! A hit reads one set (four slots, two cache lines) and writes nothing: each slot carries a
+//! version that is odd while a writer fills it, and a reader that sees the version change
+//! while it read simply counts a miss. Writers (misses, flushes) take a slot by moving its
+//! version from even to odd with one compare-and-swap; a writer that loses the race skips the
+//! store, so concurrent misses on one key may compute twice but store once. Entries of an older
+//! policy are never cleared: a lookup ignores them and an insert takes their slot first.
+
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering::*};
+
+use seaccess_types::{AccessVector, AvDecision, ClassId, DecisionFlags, Seqno, Sid};
+
+pub(crate) const WAYS: usize = 4;
+
+/// One entry in four words: the first holds the seqlock version (low half) with the class
+/// and flags (high half), so one load both checks the lock and the class.
+#[derive(Default)]
+struct Slot {
+    /// version | class << 32 | flags << 48. The version is odd while a writer fills the slot.
+    head: AtomicU64,
+    /// ssid << 32 | tsid; 0 when empty (SID 0 is never valid).
+    sids: AtomicU64,
+    /// allowed | auditallow << 32.
+    grants: AtomicU64,
+    /// auditdeny | seqno << 32.
+    audit_seq: AtomicU64,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Key {
+    sids: u64,
+    class: u16,
+}
+
+impl Key {
+    #[inline(always)]
+    pub fn new(ssid: Sid, tsid: Sid, class: ClassId) -> Key {
+        Key { sids: (u64::from(ssid.0) << 32) | u64::from(tsid.0), class: class.0 }
+    }
+    #[inline(always)]
+    fn hash(&self) -> u64 {
+        // A multiplicative mix: SIDs are small consecutive integers, so spread them.
+        let x = self.sids ^ (u64::from(self.class) << 17);
+        x.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+const VERSION: u64 = 0xffff_ffff;
+
+impl Slot {
+    #[inline(always)]
+    fn read(&self, key: Key) -> Option<AvDecision> {
+        let h1 = self.head.load(Acquire);
+        if h1 & 1 != 0 || (h1 >> 32) as u16 != key.class || self.sids.load(Relaxed) != key.sids {
+            return None;
+        }
+        let g = self.grants.load(Relaxed);
+        let a = self.audit_seq.load(Relaxed);
+        fence(Acquire);
+        if self.head.load(Relaxed) != h1 {
+            return None;
+        }
+        Some(AvDecision {
+            allowed: AccessVector(g as u32),
+            decided: AccessVector::ALL,
+            auditallow: AccessVector((g >> 32) as u32),
+            auditdeny: AccessVector(a as u32),
+            seqno: Seqno((a >> 32) as u32),
+            flags: DecisionFlags(u32::from((h1 >> 48) as u16)),
+        })
+    }
+
+    /// Takes the slot for writing; None if another writer holds it.
+    fn lock(&self) -> Option<u64> {
+        let h = self.head.load(Relaxed);
+        if h & 1 != 0 {
+            return None;
+        }
+        self.head.compare_exchange(h, h + 1, Acquire, Relaxed).ok()?;
+        fence(Release);
+        Some(h)
+    }
+
+    /// Releases the slot with a new class and flags.
+    fn unlock(&self, h: u64, class: u16, flags: u16) {
+        let version = (h & VERSION).wrapping_add(2) & VERSION;
+        self.head.store(version | (u64::from(class) << 32) | (u64::from(flags) << 48), Release);
+    }
+
+    fn class(&self) -> u16 {
+        (self.head.load(Relaxed) >> 32) as u16
+    }
+
+    fn fill(&self, key: Key, d: &AvDecision) {
+        self.sids.store(key.sids, Relaxed);
+        self.grants.store(u64::from(d.allowed.0) | (u64::from(d.auditallow.0) << 32), Relaxed);
+        self.audit_seq.store(u64::from(d.auditdeny.0) | (u64::from(d.seqno.0) << 32), Relaxed);
+    }
+
+    /// The slot's seqno if it holds an entry (read without the seqlock: only a hint).
+    fn occupant(&self) -> Option<u32> {
+        (self.sids.load(Relaxed) != 0).then(|| (self.audit_seq.load(Relaxed) >> 32) as u32)
+    }
+}
+
+#[repr(align(128))]
+#[derive(Default)]
+struct Set {
+    slots: [Slot; WAYS],
+}
+
+/// What an insert did, for the statistics.
+pub(crate) enum Stored {
+    /// Into an empty slot, or over an entry of an older policy.
+    Fresh { freed_stale: bool },
+    /// Over a current entry: a reclaim.
+    Evicted,
+    /// Updated the entry for the same key.
+    Updated,
+    /// Not stored (slot busy).
+    Skipped,
+}
+
+pub(crate) struct Table {
+    sets: Box<[Set]>,
+    mask: usize,
+    /// Round-robin victim choice; written only by inserts.
+    next_victim: AtomicU32,
+}
+
+impl Table {
+    /// A table of at least `capacity` entries (rounded up to a power of two of sets).
+    pub fn new(capacity: usize) -> Table {
+        let nsets = capacity.div_ceil(WAYS).max(1).next_power_of_two();
+        let sets: Box<[Set]> = (0..nsets).map(|_| Set::default()).collect();
+        Table { sets, mask: nsets - 1, next_victim: AtomicU32::new(0) }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.sets.len() * WAYS
+    }
+
+    pub fn buckets(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// The key's two candidate sets (two-choice hashing: a set overflows only when both do).
+    #[inline(always)]
+    fn sets_of(&self, key: Key) -> (usize, usize) {
+        let h = key.hash();
+        (self.first(h), self.second(h))
+    }
+
+    #[inline(always)]
+    fn first(&self, h: u64) -> usize {
+        (h >> 40) as usize & self.mask
+    }
+
+    #[inline(always)]
+    fn second(&self, h: u64) -> usize {
+        let b = (h >> 20) as usize & self.mask;
+        if b == self.first(h) {
+            b ^ (1 & self.mask)
+        } else {
+            b
+        }
+    }
+
+    #[inline(always)]
+    fn find(&self, set: usize, key: Key) -> Option<AvDecision> {
+        self.sets[set].slots.iter().find_map(|slot| slot.read(key))
+    }
+
+    /// The cached decision for `key` made under policy `latest`, if any.
+    #[inline(always)]
+    pub fn get(&self, key: Key, latest: u32) -> Option<AvDecision> {
+        let h = key.hash();
+        let d = match self.find(self.first(h), key) {
+            Some(d) => d,
+            None => self.find(self.second(h), key)?,
+        };
+        (d.seqno.0 == latest).then_some(d)
+    }
+
+    /// How full a set is with entries of `latest` (free and stale slots do not count).
+    fn load(&self, set: usize, latest: u32) -> usize {
+        self.sets[set].slots.iter().filter(|s| s.occupant() == Some(latest)).count()
+    }
+
+    pub fn insert(&self, key: Key, d: &AvDecision, latest: u32) -> Stored {
+        let (a, b) = self.sets_of(key);
+        // Where the key already is, else the emptier of its two sets.
+        let in_b = self.sets[b].slots.iter().any(|s| s.sids.load(Relaxed) == key.sids && s.class() == key.class);
+        let set = if in_b || (self.load(b, latest) < self.load(a, latest) && !self.sets[a].slots.iter().any(|s| s.sids.load(Relaxed) == key.sids && s.class() == key.class)) {
+            &self.sets[b]
+        } else {
+            &self.sets[a]
+        };
+        // The same key, else an empty or stale slot, else a victim.
+        let mut pick = None;
+        let mut fresh = None;
+        for (i, slot) in set.slots.iter().enumerate() {
+            if slot.sids.load(Relaxed) == key.sids && slot.class() == key.class {
+                // The key's own slot: an update, or a new entry where the old one is dead.
+                let what = if slot.occupant() == Some(latest) { Stored::Updated } else { Stored::Fresh { freed_stale: true } };
+                pick = Some((i, what));
+                break;
+            }
+            if fresh.is_none() {
+                match slot.occupant() {
+                    None => fresh = Some((i, Stored::Fresh { freed_stale: false })),
+                    Some(s) if s != latest => fresh = Some((i, Stored::Fresh { freed_stale: true })),
+                    _ => {}
+                }
+            }
+        }
+        let (i, what) = match pick.or(fresh) {
+            Some(p) => p,
+            None => ((self.next_victim.fetch_add(1, Relaxed) as usize) % WAYS, Stored::Evicted),
+        };
+        let slot = &set.slots[i];
+        let Some(h) = slot.lock() else { return Stored::Skipped };
+        slot.fill(key, d);
+        slot.unlock(h, key.class, d.flags.0 as u16);
+        what
+    }
+
+    /// Adds permissions to a cached entry of policy `latest` (a permissive grant), if present.
+    pub fn grant(&self, key: Key, perms: AccessVector, latest: u32) {
+        let (a, b) = self.sets_of(key);
+        for slot in self.sets[a].slots.iter().chain(self.sets[b].slots.iter()) {
+            if let Some(d) = slot.read(key) {
+                if d.seqno.0 != latest {
+                    return;
+                }
+                if let Some(h) = slot.lock() {
+                    // Re-check under the lock: the slot may have changed hands.
+                    if slot.sids.load(Relaxed) == key.sids && (h >> 32) as u16 == key.class {
+                        slot.grants.fetch_or(u64::from(perms.0), Relaxed);
+                    }
+                    slot.unlock(h, (h >> 32) as u16, (h >> 48) as u16);
+                }
+                return;
+            }
+        }
+    }
+
+    /// (entries, sets in use, the most entries in one set) for entries of policy `latest`.
+    pub fn occupancy(&self, latest: u32) -> (usize, usize, usize) {
+        let (mut entries, mut used, mut longest) = (0, 0, 0);
+        for set in self.sets.iter() {
+            let n = set.slots.iter().filter(|s| s.occupant() == Some(latest)).count();
+            entries += n;
+            used += usize::from(n > 0);
+            longest = longest.max(n);
+        }
+        (entries, used, longest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(allowed: u32, seqno: u32) -> AvDecision {
+        AvDecision { allowed: AccessVector(allowed), seqno: Seqno(seqno), ..AvDecision::deny_all(Seqno(seqno)) }
+    }
+
+    #[test]
+    fn insert_get_evict_retire() {
+        let t = Table::new(8);
+        assert_eq!(t.capacity(), 8);
+        let k = |s: u32| Key::new(Sid(s), Sid(s + 1), ClassId(3));
+        assert!(t.get(k(1), 1).is_none());
+        t.insert(k(1), &dec(5, 1), 1);
+        assert_eq!(t.get(k(1), 1).map(|d| d.allowed.0), Some(5));
+        // An entry of another policy is not returned.
+        assert!(t.get(k(1), 2).is_none());
+        // Many keys: the table never holds more than its capacity, and every present entry
+        // is the one stored for its key.
+        for s in 1..200 {
+            t.insert(k(s), &dec(s, 1), 1);
+        }
+        let (entries, _, longest) = t.occupancy(1);
+        assert!(entries <= 8 && longest <= WAYS);
+        for s in 1..200 {
+            if let Some(d) = t.get(k(s), 1) {
+                assert_eq!(d.allowed.0, s);
+            }
+        }
+        t.grant(k(199), AccessVector(0x100), 1);
+        if let Some(d) = t.get(k(199), 1) {
+            assert_eq!(d.allowed.0, 199 | 0x100);
+        }
+        // Entries of an older policy are dead: not returned, not counted, and reused first.
+        assert_eq!(t.occupancy(2).0, 0);
+        assert!(matches!(t.insert(k(500), &dec(7, 2), 2), Stored::Fresh { freed_stale: true }));
+        assert_eq!(t.get(k(500), 2).map(|d| d.allowed.0), Some(7));
+    }
+}

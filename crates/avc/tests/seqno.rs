@@ -1,0 +1,127 @@
+//! The cache's seqno rules, against a scripted security server whose policy changes at exactly
+//! the moments a test chooses: a decision of an older policy is never returned once a newer one
+//! is known, whichever way the cache came to know of it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::SeqCst};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+use seaccess_avc::Avc;
+use seaccess_types::*;
+
+/// A server whose policy generation is a number: every decision allows exactly the bits of its
+/// seqno, so a decision shows which policy made it.
+#[derive(Default)]
+struct Scripted {
+    seqno: AtomicU32,
+    calls: AtomicUsize,
+    /// When set, the next computation reads the seqno, says so, and waits to be released.
+    pause: Mutex<Option<(Sender<()>, Receiver<()>)>>,
+}
+
+fn decision(seqno: u32) -> AvDecision {
+    AvDecision { allowed: AccessVector(seqno), ..AvDecision::deny_all(Seqno(seqno)) }
+}
+
+impl AccessServer for Scripted {
+    fn compute_av(&self, _: Sid, _: Sid, _: ClassId) -> Result<AvDecision, ServerError> {
+        self.calls.fetch_add(1, SeqCst);
+        let s = self.seqno.load(SeqCst);
+        if let Some((started, release)) = self.pause.lock().unwrap().take() {
+            started.send(()).unwrap();
+            release.recv().unwrap();
+        }
+        Ok(decision(s))
+    }
+    fn xperm_drivers(&self, _: Sid, _: Sid, _: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
+        Ok((None, Seqno(self.seqno.load(SeqCst))))
+    }
+    fn compute_xperms(&self, _: Sid, _: Sid, _: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError> {
+        Ok((XpermsDecision { driver, ..Default::default() }, Seqno(self.seqno.load(SeqCst))))
+    }
+    fn seqno(&self) -> Seqno {
+        Seqno(self.seqno.load(SeqCst))
+    }
+    fn sid_to_context(&self, sid: Sid) -> Option<String> {
+        Some(format!("u:r:t{}", sid.0))
+    }
+    fn class_name(&self, _: ClassId) -> Option<String> {
+        Some("file".into())
+    }
+    fn perm_name(&self, _: ClassId, bit: u32) -> Option<String> {
+        Some(format!("p{bit}"))
+    }
+}
+
+fn setup() -> (Arc<Scripted>, Arc<Avc>) {
+    let server = Arc::new(Scripted::default());
+    server.seqno.store(1, SeqCst);
+    let dynserver: Arc<dyn AccessServer> = server.clone();
+    (server, Arc::new(Avc::new(dynserver, 64)))
+}
+
+const K: (Sid, Sid, ClassId) = (Sid(1), Sid(2), ClassId(1));
+const K2: (Sid, Sid, ClassId) = (Sid(3), Sid(4), ClassId(1));
+
+#[test]
+fn a_miss_overtaken_by_a_reload_asks_again() {
+    let (server, avc) = setup();
+    let (started_tx, started_rx) = channel();
+    let (release_tx, release_rx) = channel();
+    *server.pause.lock().unwrap() = Some((started_tx, release_rx));
+    let a = avc.clone();
+    let reader = std::thread::spawn(move || a.decide(K.0, K.1, K.2).unwrap());
+    // The reader's computation has read policy 1; policy 2 is loaded and announced meanwhile.
+    started_rx.recv().unwrap();
+    server.seqno.store(2, SeqCst);
+    avc.policy_changed(Seqno(2));
+    release_tx.send(()).unwrap();
+    assert_eq!(reader.join().unwrap(), decision(2));
+    assert_eq!(server.calls.load(SeqCst), 2, "the stale answer was not recomputed");
+    // What was stored is policy 2's.
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
+    assert_eq!(server.calls.load(SeqCst), 2);
+}
+
+#[test]
+fn a_newer_policy_seen_on_a_miss_retires_older_entries_before_the_announcement() {
+    let (server, avc) = setup();
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1), "a hit");
+    // Policy 2 is in place but its announcement has not reached the cache yet.
+    server.seqno.store(2, SeqCst);
+    assert_eq!(avc.decide(K2.0, K2.1, K2.2).unwrap(), decision(2));
+    // Having answered from policy 2, the cache must not answer from policy 1 again.
+    assert_eq!(avc.seqno(), Seqno(2));
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
+    // The announcement then arrives: nothing changes for the readers.
+    avc.policy_changed(Seqno(2));
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
+}
+
+#[test]
+fn an_announcement_the_server_never_honours_is_an_error_not_a_hang() {
+    let (_server, avc) = setup();
+    avc.policy_changed(Seqno(99));
+    let e = avc.decide(K.0, K.1, K.2).unwrap_err();
+    assert!(e.to_string().contains("99"), "{e}");
+}
+
+#[test]
+fn statistics_count_every_lookup_once() {
+    let (server, avc) = setup();
+    for _ in 0..10 {
+        avc.decide(K.0, K.1, K.2).unwrap();
+    }
+    let st = avc.cache_stats();
+    assert_eq!((st.lookups, st.hits, st.misses, st.allocations), (10, 9, 1, 1));
+    // After a change the old entry is dead, and freed when its slot is taken again.
+    assert_eq!(avc.hash_stats().entries, 1);
+    server.seqno.store(2, SeqCst);
+    avc.policy_changed(Seqno(2));
+    assert_eq!(avc.hash_stats().entries, 0, "an entry of policy 1 counted under policy 2");
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
+    let st = avc.cache_stats();
+    assert_eq!((st.misses, st.allocations, st.frees), (2, 2, 1));
+}

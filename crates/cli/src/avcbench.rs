@@ -1,0 +1,175 @@
+//! `seaccess bench avc`: the production cache against the comparison designs, in one run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use seaccess_avc::Avc;
+use seaccess_lab::avc_bench::AvcBench;
+use seaccess_types::AccessServer;
+
+#[derive(clap::Args)]
+pub(crate) struct AvcArgs {
+    /// The compiled policy whose decisions are cached.
+    #[arg(long, short = 'p')]
+    policy: PathBuf,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 0.5)]
+    seconds: f64,
+    /// (Source, target, class) triples in the working set. The default fits libselinux 3.4's
+    /// cache (410 entries), so that every design is measured on hits alone.
+    #[arg(long, default_value_t = 400)]
+    keys: usize,
+    /// The production cache's capacity.
+    #[arg(long, default_value_t = seaccess_avc::DEFAULT_CAPACITY)]
+    capacity: usize,
+    /// Thread counts to measure.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,16")]
+    threads: Vec<usize>,
+    /// Skip the instruction count (it runs the hit loop under valgrind).
+    #[arg(long)]
+    no_callgrind: bool,
+    /// The libselinux AVC peer (built by `make peers`); measured beside seaccess when present.
+    #[arg(long, default_value = "target/peers/libselinux-avc-peer")]
+    peer: PathBuf,
+}
+
+pub(crate) fn run(a: &AvcArgs) -> Result<(), String> {
+    if !(a.seconds > 0.0 && a.seconds <= 60.0) {
+        return Err(format!("--seconds {}: must be more than 0 and at most 60", a.seconds));
+    }
+    if a.keys == 0 || a.capacity == 0 || a.threads.is_empty() || a.threads.contains(&0) {
+        return Err("--keys, --capacity and every --threads count must be at least 1".into());
+    }
+    let image = std::fs::read(&a.policy).map_err(|e| format!("{}: {e}", a.policy.display()))?;
+    let server = Arc::new(crate::load_path(&a.policy)?);
+    let policy = a.policy.to_string_lossy().into_owned();
+    let peer = a.peer.exists().then_some(a.peer.as_path());
+    if peer.is_none() {
+        eprintln!("note: no libselinux AVC peer at {} (run `make peers`); measuring without it", a.peer.display());
+    }
+    let cfg = seaccess_lab::avc_bench::Config {
+        policy: &policy,
+        image: &image,
+        threads: &a.threads,
+        dur: Duration::from_secs_f64(a.seconds),
+        keys: a.keys,
+        capacity: a.capacity,
+        peer,
+    };
+    let r = seaccess_lab::avc_bench::run(server, &cfg);
+    let ir = if a.no_callgrind { None } else { instructions_per_hit(&a.policy) };
+    if a.json {
+        println!("{}", r.to_json(&[("instructions_per_hit", ir.map_or("null".into(), |v| format!("{v:.1}")))]));
+        return Ok(());
+    }
+    print_table(&r, &a.threads, ir);
+    Ok(())
+}
+
+fn print_table(r: &AvcBench, threads: &[usize], ir: Option<f64>) {
+    println!("policy {}: {} triples in the working set, cache capacity {}", r.policy, r.keys, r.capacity);
+    println!("hit path, ns per call per thread / million calls per second (all threads):");
+    println!("{:<16}{}", "design", threads.iter().map(|t| format!("{:>22}", format!("{t} thread(s)"))).collect::<String>());
+    for (name, rows) in &r.designs {
+        let cells: String = rows.iter().map(|(_, ns, ops)| format!("{:>22}", format!("{ns:.1} / {:.1}", ops / 1e6))).collect();
+        println!("{name:<16}{cells}");
+    }
+    println!("hit path, 1 thread, median of 5: {:.1} ns (goal <= 10 ns)", r.hit_ns_1t);
+    match ir {
+        Some(ir) => println!("instructions per hit (callgrind): {ir:.1}"),
+        None => println!("instructions per hit: not measured (valgrind missing or --no-callgrind)"),
+    }
+    println!("miss path: {:.0} ns", r.miss_ns);
+    let s = &r.reload;
+    println!(
+        "{} policy changes (boolean commits and full reloads) under a 2-thread hit storm, {} calls:",
+        s.changes, s.calls
+    );
+    println!(
+        "  the call in which a reader first met a new policy ({} of them): median {:.0} ns, longest {:.0} ns",
+        s.transitions, s.transition_median_ns, s.transition_max_ns
+    );
+    println!(
+        "  that call against one miss of the same triple right after the same kind of change: commits median {:.2}x, largest {:.2}x; reloads median {:.2}x, largest {:.2}x",
+        s.commit_vs_miss.0, s.commit_vs_miss.1, s.reload_vs_miss.0, s.reload_vs_miss.1
+    );
+    println!(
+        "  all calls the scheduler did not interrupt: 99.99th percentile {:.0} ns, longest {:.0} ns; the same storm without changes: {:.0} ns, {:.0} ns",
+        s.p9999_ns, s.max_ns, s.baseline_p9999_ns, s.baseline_max_ns
+    );
+    let hr: Vec<String> = r.hit_ratios.iter().map(|(c, h)| format!("{:.1}% at {c}", h * 100.0)).collect();
+    println!("hit ratio on a Zipf stream over 50,000 triples: {}", hr.join(", "));
+    let f = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.2}x"));
+    println!("2 threads vs 1: {} (goal >= 1.8x)", f(AvcBench::ratio(r.ops("seaccess", 2), r.ops("seaccess", 1))));
+    println!("16 threads vs 2: {} (goal >= 0.9x)", f(AvcBench::ratio(r.ops("seaccess", 16), r.ops("seaccess", 2))));
+    println!("2 threads vs the global mutex: {} (goal >= 10x)", f(AvcBench::ratio(r.ops("seaccess", 2), r.ops("global_mutex", 2))));
+    println!("smallest lead over any design at any thread count: {}", f(r.lead()));
+    match &r.libselinux {
+        Some(Ok(p)) => {
+            println!(
+                "libselinux 3.4's AVC (its own process, same triples and decisions): {} misses, {} wrong answers; 1 thread vs libselinux: {} (goal >= 3x)",
+                p.misses,
+                p.wrong,
+                f(AvcBench::ratio(r.ops("seaccess", 1), r.ops("libselinux", 1)))
+            );
+            if let Some(ns) = p.string_keyed_ns {
+                println!("libselinux keyed on context strings (as selinux_check_access): {ns:.1} ns a check");
+            }
+        }
+        Some(Err(e)) => println!("libselinux's AVC not measured: {e}"),
+        None => println!("libselinux's AVC not measured: no peer (make peers)"),
+    }
+}
+
+/// `count` hits on a warm cache, for callgrind.
+pub(crate) fn hits(policy: &Path, count: u64) -> Result<(), String> {
+    let server = Arc::new(crate::load_path(policy)?);
+    let work = seaccess_lab::avc_bench::working_set(&server, 1024, 1);
+    if work.is_empty() {
+        return Err(format!("{}: no valid contexts to query", policy.display()));
+    }
+    let dynserver: Arc<dyn AccessServer> = server;
+    let avc = Avc::new(dynserver, seaccess_avc::DEFAULT_CAPACITY);
+    for &(s, t, c) in &work {
+        let _ = avc.decide(s, t, c);
+    }
+    let mut sink = 0u32;
+    let mut i = 0;
+    for _ in 0..count {
+        let (s, t, c) = work[i];
+        if let Ok(d) = avc.decide(s, t, c) {
+            sink ^= d.allowed.0;
+        }
+        i += 1;
+        if i == work.len() {
+            i = 0;
+        }
+    }
+    std::hint::black_box(sink);
+    Ok(())
+}
+
+/// Instructions per hit: callgrind's totals for two hit counts, differenced (the loop's own
+/// few instructions included).
+fn instructions_per_hit(policy: &Path) -> Option<f64> {
+    let me = std::env::current_exe().ok()?;
+    let total = |count: u64| -> Option<f64> {
+        let out = Command::new("valgrind")
+            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+            .arg(&me)
+            .args(["bench", "avc-hits", "--count", &count.to_string(), "--policy"])
+            .arg(policy)
+            .output()
+            .ok()?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        let line = err.lines().find(|l| l.contains("Collected :"))?;
+        line.rsplit(':').next()?.trim().parse::<f64>().ok()
+    };
+    let (a, b) = (total(100_000)?, total(1_100_000)?);
+    Some((b - a) / 1_000_000.0)
+}

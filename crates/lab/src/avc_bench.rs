@@ -1,0 +1,632 @@
+//! `seaccess bench avc`: the cache's hit path at 1, 2 and 16 threads against every comparison
+//! design, its miss path, and the longest stall a policy reload causes a reader.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use seaccess_avc::{Avc, DEFAULT_CAPACITY, KERNEL_CAPACITY};
+use seaccess_security::SecurityServer;
+use seaccess_types::{AccessServer, ClassId, Sid};
+
+use crate::designs::*;
+
+/// A working set of (source, target, class) triples over contexts of the policy: the first
+/// valid context of up to `per_role` types of every role of every user, at the user's low level.
+pub fn working_set(server: &SecurityServer, count: usize, seed: u64) -> Vec<(Sid, Sid, ClassId)> {
+    let g = server.snapshot();
+    let p = g.policy();
+    let mut sids = Vec::new();
+    for u in &p.users {
+        let level = if p.mls {
+            let l = &u.range.low;
+            format!(":{}", seaccess_security::range_to_string(p, &seaccess_policy_range(l)))
+        } else {
+            String::new()
+        };
+        for r in u.roles.iter() {
+            let role = &p.roles[r as usize];
+            for t in role.types.iter().take(64) {
+                let ctx = format!("{}:{}:{}{level}", u.name, role.name, p.type_names.name(t + 1).unwrap_or("?"));
+                if let Ok(s) = g.context_to_sid(&ctx) {
+                    sids.push(s);
+                }
+            }
+        }
+    }
+    let nclass = p.classes.len().max(1) as u64;
+    let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut out = Vec::with_capacity(count);
+    if sids.is_empty() {
+        return out;
+    }
+    while out.len() < count {
+        let s = sids[(next() % sids.len() as u64) as usize];
+        let t = sids[(next() % sids.len() as u64) as usize];
+        let c = ClassId((next() % nclass) as u16 + 1);
+        out.push((s, t, c));
+    }
+    out
+}
+
+fn seaccess_policy_range(l: &seaccess_policy::Level) -> seaccess_policy::Range {
+    seaccess_policy::Range { low: l.clone(), high: l.clone() }
+}
+
+/// Runs `threads` threads for `dur`, each calling `decide` on the working set from its own
+/// offset; returns (ns per call per thread, total calls per second).
+pub fn hit_rate<C: DecisionCache + ?Sized>(cache: &C, keys: &[(Sid, Sid, ClassId)], threads: usize, dur: Duration) -> (f64, f64) {
+    let stop = AtomicBool::new(false);
+    let total = AtomicU64::new(0);
+    let busy = AtomicU64::new(0);
+    // Calls per second, summed over threads, each thread's over its own running time (so that
+    // thread start-up skew is not counted as idle time), in thousandths.
+    let rate_milli = AtomicU64::new(0);
+    std::thread::scope(|sc| {
+        for th in 0..threads {
+            let (stop, total, busy, rate_milli) = (&stop, &total, &busy, &rate_milli);
+            sc.spawn(move || {
+                let mut i = (th * 7919) % keys.len().max(1);
+                let mut n = 0u64;
+                let mut sink = 0u32;
+                let t0 = Instant::now();
+                while !stop.load(Relaxed) {
+                    for _ in 0..256 {
+                        let (s, t, c) = keys[i];
+                        if let Ok(d) = cache.decide(s, t, c) {
+                            sink ^= d.allowed.0;
+                        }
+                        i += 1;
+                        if i == keys.len() {
+                            i = 0;
+                        }
+                    }
+                    n += 256;
+                }
+                std::hint::black_box(sink);
+                let ns = t0.elapsed().as_nanos().max(1) as u64;
+                busy.fetch_add(ns, Relaxed);
+                total.fetch_add(n, Relaxed);
+                rate_milli.fetch_add(((n as f64) * 1e12 / ns as f64) as u64, Relaxed);
+            });
+        }
+        std::thread::sleep(dur);
+        stop.store(true, Relaxed);
+    });
+    let n = total.load(Relaxed).max(1) as f64;
+    let ns_per_call_per_thread = busy.load(Relaxed) as f64 / n;
+    (ns_per_call_per_thread, rate_milli.load(Relaxed) as f64 / 1000.0)
+}
+
+/// One measurement: (threads, ns per call per thread, calls per second).
+pub type Row = (usize, f64, f64);
+
+/// What a storm of policy changes does to the readers of the cache.
+#[derive(Clone, Debug, Default)]
+pub struct ReloadStall {
+    /// Policy changes made during the storm (boolean commits and full reloads, alternately).
+    pub changes: usize,
+    /// Reader calls made during the storm.
+    pub calls: u64,
+    /// Calls in which a reader first met a new policy: what a change costs a reader.
+    pub transitions: usize,
+    pub transition_median_ns: f64,
+    pub transition_max_ns: f64,
+    /// Each transition call against one miss of the same triple measured alone, right after
+    /// the same kind of change (a full reload leaves the new policy's memory cold, a commit
+    /// does not): the median and the largest ratio, for commits and for reloads. About 1 means
+    /// a change costs a reader no more than one miss.
+    pub commit_vs_miss: (f64, f64),
+    pub reload_vs_miss: (f64, f64),
+    /// Over all calls that the scheduler did not interrupt: the 99.99th percentile and the
+    /// longest, with changes and in the same storm without changes.
+    pub p9999_ns: f64,
+    pub max_ns: f64,
+    pub baseline_p9999_ns: f64,
+    pub baseline_max_ns: f64,
+}
+
+/// Results of one run.
+pub struct AvcBench {
+    pub policy: String,
+    pub capacity: usize,
+    pub keys: usize,
+    pub hit_ns_1t: f64,
+    /// design -> [(threads, ns per call per thread, calls per second)]
+    pub designs: Vec<(String, Vec<Row>)>,
+    pub miss_ns: f64,
+    pub reload: ReloadStall,
+    /// (capacity, hit ratio) on a Zipf-distributed stream over many triples.
+    pub hit_ratios: Vec<(usize, f64)>,
+    /// libselinux's AVC (also among `designs` when it ran), or why it did not run.
+    pub libselinux: Option<Result<PeerRun, String>>,
+}
+
+/// What to measure.
+pub struct Config<'a> {
+    /// The policy's name (for the report) and its image (reloaded during the reload storm).
+    pub policy: &'a str,
+    pub image: &'a [u8],
+    pub threads: &'a [usize],
+    /// Per measurement.
+    pub dur: Duration,
+    /// Triples in the working set.
+    pub keys: usize,
+    /// The production cache's capacity.
+    pub capacity: usize,
+    /// The libselinux AVC peer program, if built.
+    pub peer: Option<&'a std::path::Path>,
+}
+
+/// Everything, in one process (libselinux's AVC in its own): the production cache and each
+/// design, warmed, at each thread count.
+pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> AvcBench {
+    let Config { policy, image, threads, dur, keys, capacity, peer } = *cfg;
+    let work = working_set(&server, keys, 1);
+    let dynserver: Arc<dyn AccessServer> = server.clone();
+    let avc = Avc::new(dynserver.clone(), capacity);
+    // Each design measured through its own monomorphised loop: no virtual call in any of them.
+    fn measure<C: DecisionCache>(c: &C, work: &[(Sid, Sid, ClassId)], threads: &[usize], dur: Duration) -> (String, Vec<Row>) {
+        for &(s, t, k) in work {
+            let _ = c.decide(s, t, k);
+        }
+        let rows = threads.iter().map(|&n| {
+            let (ns, ops) = hit_rate(c, work, n, dur);
+            (n, ns, ops)
+        });
+        (c.name().to_string(), rows.collect())
+    }
+    let mut out = vec![
+        measure(&avc, &work, threads, dur),
+        measure(&GlobalMutex::new(dynserver.clone()), &work, threads, dur),
+        measure(&GlobalRwLock::new(dynserver.clone()), &work, threads, dur),
+        measure(&BucketMutex::new(dynserver.clone()), &work, threads, dur),
+        measure(&BucketRwLock::new(dynserver.clone()), &work, threads, dur),
+        measure(&BlockMutex::new(dynserver.clone()), &work, threads, dur),
+    ];
+    // libselinux's AVC, in its own process, on the same triples and decisions.
+    let libselinux = peer.map(|p| libselinux_peer(p, &server, &work, threads, dur));
+    if let Some(Ok(p)) = &libselinux {
+        out.push(("libselinux".into(), p.rows.clone()));
+    }
+    // The median of five single-thread runs of the production cache.
+    let mut singles: Vec<f64> = (0..5).map(|_| hit_rate(&avc, &work, 1, dur / 2).0).collect();
+    singles.sort_by(f64::total_cmp);
+    let hit_ns_1t = singles[2];
+
+    // Miss path: a 16-entry cache cycling through the working set misses every time.
+    let small = Avc::new(dynserver.clone(), 16);
+    let t0 = Instant::now();
+    let mut n = 0u64;
+    while t0.elapsed() < dur {
+        for &(s, t, c) in work.iter().take(4096) {
+            let _ = small.decide(s, t, c);
+            n += 1;
+        }
+    }
+    let miss_ns = t0.elapsed().as_nanos() as f64 / n.max(1) as f64;
+
+    let reload = reload_stall(&server, image, &avc, &work, dur.max(Duration::from_millis(500)));
+
+    // How much of a skewed stream each capacity keeps.
+    let stream = zipf_stream(&server, 50_000, 1_000_000, 3);
+    let hit_ratios = [KERNEL_CAPACITY, 2048, DEFAULT_CAPACITY, 32768]
+        .into_iter()
+        .map(|cap| {
+            let a = Avc::new(dynserver.clone(), cap);
+            for &(s, t, c) in &stream {
+                let _ = a.decide(s, t, c);
+            }
+            let st = a.cache_stats();
+            (a.capacity(), st.hits as f64 / st.lookups.max(1) as f64)
+        })
+        .collect();
+    AvcBench { policy: policy.into(), capacity: avc.capacity(), keys: work.len(), hit_ns_1t, designs: out, miss_ns, reload, hit_ratios, libselinux }
+}
+
+/// `len` queries over `distinct` triples of the policy, triple `i` drawn with probability
+/// proportional to 1 / (i + 1) (Zipf, s = 1): a few triples are asked all the time, most rarely,
+/// as an object manager's checks are.
+pub fn zipf_stream(server: &SecurityServer, distinct: usize, len: usize, seed: u64) -> Vec<(Sid, Sid, ClassId)> {
+    let triples = working_set(server, distinct, seed);
+    if triples.is_empty() {
+        return Vec::new();
+    }
+    let mut cdf = Vec::with_capacity(triples.len());
+    let mut total = 0.0;
+    for i in 0..triples.len() {
+        total += 1.0 / (i as f64 + 1.0);
+        cdf.push(total);
+    }
+    let mut rng = seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1;
+    (0..len)
+        .map(|_| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let x = (rng >> 11) as f64 / (1u64 << 53) as f64 * total;
+            triples[cdf.partition_point(|&c| c < x).min(triples.len() - 1)]
+        })
+        .collect()
+}
+
+/// This thread's count of involuntary context switches (the scheduler taking the CPU away),
+/// from /proc; 0 where unavailable.
+fn preemptions() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("nonvoluntary_ctxt_switches:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Call durations in 4 ns steps up to 64 µs, and the longest.
+struct Histogram {
+    counts: Vec<u64>,
+    over: u64,
+    max: u64,
+}
+
+impl Histogram {
+    const STEP: u64 = 4;
+    fn new() -> Self {
+        Histogram { counts: vec![0; 16384], over: 0, max: 0 }
+    }
+    fn add(&mut self, ns: u64) {
+        match self.counts.get_mut((ns / Self::STEP) as usize) {
+            Some(c) => *c += 1,
+            None => self.over += 1,
+        }
+        self.max = self.max.max(ns);
+    }
+    fn merge(&mut self, o: &Histogram) {
+        for (a, b) in self.counts.iter_mut().zip(&o.counts) {
+            *a += b;
+        }
+        self.over += o.over;
+        self.max = self.max.max(o.max);
+    }
+    fn total(&self) -> u64 {
+        self.counts.iter().sum::<u64>() + self.over
+    }
+    /// The duration below which fraction `q` of the calls fall (the upper end of its step).
+    fn quantile(&self, q: f64) -> f64 {
+        let want = (self.total() as f64 * q).ceil() as u64;
+        let mut seen = 0;
+        for (i, c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= want {
+                return ((i as u64 + 1) * Self::STEP) as f64;
+            }
+        }
+        self.max as f64
+    }
+}
+
+struct Storm {
+    hist: Histogram,
+    /// (working-set index, ns, seqno) of each call in which a reader first met a new policy.
+    transitions: Vec<(usize, u64, u32)>,
+    changes: usize,
+    /// The seqnos that full reloads made (the others are boolean commits).
+    reloads: std::collections::HashSet<u32>,
+}
+
+/// Two readers hit the cache for `dur`, timing every call, while (if `change`) another thread
+/// changes the policy every 2 ms: boolean commits and full reloads of `image`, alternately.
+/// Calls during which the scheduler took a reader's CPU away are left out of the histogram
+/// (three busy threads share two cores here: such a call measures the scheduler).
+fn storm(server: &SecurityServer, image: &[u8], avc: &Avc, work: &[(Sid, Sid, ClassId)], dur: Duration, change: bool) -> Storm {
+    let stop = AtomicBool::new(false);
+    let names: Vec<String> = server.snapshot().booleans().into_iter().map(|b| b.0).collect();
+    let mut changes = 0;
+    let mut out = Storm { hist: Histogram::new(), transitions: Vec::new(), changes: 0, reloads: Default::default() };
+    let results = std::thread::scope(|sc| {
+        let readers: Vec<_> = (0..2)
+            .map(|th| {
+                let stop = &stop;
+                sc.spawn(move || {
+                    let mut hist = Histogram::new();
+                    let mut transitions = Vec::new();
+                    let mut i = th * 101 % work.len().max(1);
+                    let mut last = avc.seqno();
+                    let mut seen = preemptions();
+                    while !stop.load(Relaxed) {
+                        let (s, t, c) = work[i];
+                        let t0 = Instant::now();
+                        let d = avc.decide(s, t, c);
+                        let ns = t0.elapsed().as_nanos() as u64;
+                        let preempted = ns > 2_000 && {
+                            let now = preemptions();
+                            std::mem::replace(&mut seen, now) != now
+                        };
+                        if !preempted {
+                            hist.add(ns);
+                            if let Ok(d) = d {
+                                if d.seqno != last {
+                                    last = d.seqno;
+                                    transitions.push((i, ns, d.seqno.0));
+                                }
+                            }
+                        }
+                        i = (i + 1) % work.len();
+                    }
+                    (hist, transitions)
+                })
+            })
+            .collect();
+        let t0 = Instant::now();
+        while t0.elapsed() < dur {
+            std::thread::sleep(Duration::from_millis(2));
+            if !change {
+                continue;
+            }
+            if changes % 2 == 0 {
+                if let Some(n) = names.get(changes / 2 % names.len().max(1)) {
+                    let v = server.pending_boolean(n).unwrap_or(false);
+                    let _ = server.set_boolean(n, !v);
+                }
+                avc.policy_changed(server.commit_booleans());
+            } else if let Ok(seq) = server.reload(image) {
+                avc.policy_changed(seq);
+                out.reloads.insert(seq.0);
+            }
+            changes += 1;
+        }
+        stop.store(true, Relaxed);
+        readers.into_iter().filter_map(|r| r.join().ok()).collect::<Vec<_>>()
+    });
+    for (h, t) in results {
+        out.hist.merge(&h);
+        out.transitions.extend(t);
+    }
+    out.changes = changes;
+    out
+}
+
+/// The reload stall: a storm with policy changes and one without, and each transition call
+/// set against a miss of the same triple measured alone.
+fn reload_stall(server: &Arc<SecurityServer>, image: &[u8], avc: &Avc, work: &[(Sid, Sid, ClassId)], dur: Duration) -> ReloadStall {
+    for &(s, t, c) in work {
+        let _ = avc.decide(s, t, c);
+    }
+    let base = storm(server, image, avc, work, dur, false);
+    let st = storm(server, image, avc, work, dur, true);
+    // One miss of a triple right after a change of the same kind, measured alone (median of
+    // three).
+    let dynserver: Arc<dyn AccessServer> = server.clone();
+    let probe = Avc::new(dynserver, 16);
+    let miss_of = |i: usize, reload: bool| {
+        let (s, t, c) = work[i];
+        let mut v: Vec<u64> = (0..3)
+            .map(|_| {
+                let seq = if reload { server.reload(image).unwrap_or_else(|_| server.seqno()) } else { server.commit_booleans() };
+                probe.policy_changed(seq);
+                let t0 = Instant::now();
+                let _ = probe.decide(s, t, c);
+                t0.elapsed().as_nanos() as u64
+            })
+            .collect();
+        v.sort_unstable();
+        v[1].max(1) as f64
+    };
+    let ratios = |reload: bool| {
+        // Every transition of this kind, at most 60 (a reload takes milliseconds).
+        let mut r: Vec<f64> = st
+            .transitions
+            .iter()
+            .filter(|t| st.reloads.contains(&t.2) == reload)
+            .take(60)
+            .map(|&(i, ns, _)| ns as f64 / miss_of(i, reload))
+            .collect();
+        r.sort_by(f64::total_cmp);
+        (r.get(r.len() / 2).copied().unwrap_or(0.0), r.last().copied().unwrap_or(0.0))
+    };
+    let (commit_vs_miss, reload_vs_miss) = (ratios(false), ratios(true));
+    let mut tns: Vec<u64> = st.transitions.iter().map(|t| t.1).collect();
+    tns.sort_unstable();
+    ReloadStall {
+        changes: st.changes,
+        calls: st.hist.total(),
+        transitions: tns.len(),
+        transition_median_ns: tns.get(tns.len() / 2).copied().unwrap_or(0) as f64,
+        transition_max_ns: tns.last().copied().unwrap_or(0) as f64,
+        commit_vs_miss,
+        reload_vs_miss,
+        p9999_ns: st.hist.quantile(0.9999),
+        max_ns: st.hist.max as f64,
+        baseline_p9999_ns: base.hist.quantile(0.9999),
+        baseline_max_ns: base.hist.max as f64,
+    }
+}
+
+
+/// A JSON string literal.
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// A JSON number, or null where there is none.
+fn json_num(v: Option<f64>, decimals: usize) -> String {
+    match v {
+        Some(v) if v.is_finite() => format!("{v:.decimals$}"),
+        _ => "null".into(),
+    }
+}
+
+impl AvcBench {
+    /// The throughput of `design` at `threads` threads.
+    pub fn ops(&self, design: &str, threads: usize) -> Option<f64> {
+        self.designs.iter().find(|d| d.0 == design)?.1.iter().find(|r| r.0 == threads).map(|r| r.2)
+    }
+
+    /// `a / b`, where both are measured.
+    pub fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+        a.zip(b).filter(|(_, b)| *b > 0.0).map(|(a, b)| a / b)
+    }
+
+    /// The smallest ratio of seaccess's throughput to any other design's, over every measured
+    /// thread count: above 1 means ahead of every design everywhere.
+    pub fn lead(&self) -> Option<f64> {
+        self.designs
+            .iter()
+            .filter(|d| d.0 != "seaccess")
+            .flat_map(|(name, rows)| rows.iter().filter_map(move |r| Self::ratio(self.ops("seaccess", r.0), self.ops(name, r.0))))
+            .min_by(f64::total_cmp)
+    }
+
+    /// One JSON object; `extra` fields (already JSON) are appended.
+    pub fn to_json(&self, extra: &[(&str, String)]) -> String {
+        let mut f: Vec<(String, String)> = vec![
+            ("policy".into(), json_str(&self.policy)),
+            ("capacity".into(), self.capacity.to_string()),
+            ("keys".into(), self.keys.to_string()),
+            ("hit_ns_1t".into(), json_num(Some(self.hit_ns_1t), 2)),
+            ("miss_ns".into(), json_num(Some(self.miss_ns), 1)),
+        ];
+        for (name, rows) in &self.designs {
+            for (t, _, ops) in rows {
+                if name == "seaccess" {
+                    f.push((format!("hit_ops_per_s_{t}t"), json_num(Some(*ops), 0)));
+                }
+            }
+        }
+        let r = &self.reload;
+        f.extend([
+            ("ratio_2t_vs_1t".into(), json_num(Self::ratio(self.ops("seaccess", 2), self.ops("seaccess", 1)), 3)),
+            ("ratio_16t_vs_2t".into(), json_num(Self::ratio(self.ops("seaccess", 16), self.ops("seaccess", 2)), 3)),
+            ("ratio_2t_vs_global_mutex".into(), json_num(Self::ratio(self.ops("seaccess", 2), self.ops("global_mutex", 2)), 2)),
+            ("min_ratio_vs_any_design".into(), json_num(self.lead(), 2)),
+            (
+                "reload".into(),
+                format!(
+                    "{{\"changes\":{},\"calls\":{},\"transitions\":{},\"transition_median_ns\":{:.0},\"transition_max_ns\":{:.0},\"commit_vs_miss_median\":{:.2},\"commit_vs_miss_max\":{:.2},\"reload_vs_miss_median\":{:.2},\"reload_vs_miss_max\":{:.2},\"p9999_ns\":{:.0},\"max_ns\":{:.0},\"no_change_p9999_ns\":{:.0},\"no_change_max_ns\":{:.0}}}",
+                    r.changes,
+                    r.calls,
+                    r.transitions,
+                    r.transition_median_ns,
+                    r.transition_max_ns,
+                    r.commit_vs_miss.0,
+                    r.commit_vs_miss.1,
+                    r.reload_vs_miss.0,
+                    r.reload_vs_miss.1,
+                    r.p9999_ns,
+                    r.max_ns,
+                    r.baseline_p9999_ns,
+                    r.baseline_max_ns
+                ),
+            ),
+            (
+                "zipf_hit_ratio".into(),
+                format!("{{{}}}", self.hit_ratios.iter().map(|(c, h)| format!("\"{c}\":{h:.4}")).collect::<Vec<_>>().join(",")),
+            ),
+        ]);
+        let designs: Vec<String> = self
+            .designs
+            .iter()
+            .map(|(name, rows)| {
+                let r: Vec<String> = rows
+                    .iter()
+                    .map(|(t, ns, ops)| format!("{{\"threads\":{t},\"hit_ns\":{ns:.2},\"hit_ops_per_s\":{ops:.0}}}"))
+                    .collect();
+                format!("{}:[{}]", json_str(name), r.join(","))
+            })
+            .collect();
+        f.push(("designs".into(), format!("{{{}}}", designs.join(","))));
+        match &self.libselinux {
+            Some(Ok(p)) => f.extend([
+                ("ratio_1t_vs_libselinux".into(), json_num(Self::ratio(self.ops("seaccess", 1), self.ops("libselinux", 1)), 2)),
+                ("libselinux_string_keyed_ns".into(), json_num(p.string_keyed_ns, 2)),
+                ("libselinux_misses".into(), p.misses.to_string()),
+                ("libselinux_wrong".into(), p.wrong.to_string()),
+            ]),
+            Some(Err(e)) => f.push(("libselinux_error".into(), json_str(e))),
+            None => {}
+        }
+        f.extend(extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
+        format!("{{{}}}", f.iter().map(|(k, v)| format!("{}:{v}", json_str(k))).collect::<Vec<_>>().join(","))
+    }
+}
+
+/// libselinux's own AVC measured by the peer program (`make peers`) on the same working set.
+#[derive(Clone, Debug, Default)]
+pub struct PeerRun {
+    pub rows: Vec<Row>,
+    /// One thread, contexts given as strings on every call (as selinux_check_access does).
+    pub string_keyed_ns: Option<f64>,
+    /// Calls that missed libselinux's cache, and answers that differed from ours: both must be 0
+    /// for the rows to be hit-path numbers on the same decisions.
+    pub misses: u64,
+    pub wrong: u64,
+}
+
+/// The numeric field `key` of a one-line JSON object the peer printed.
+fn field(line: &str, key: &str) -> Option<f64> {
+    let at = line.find(&format!("\"{key}\":"))? + key.len() + 3;
+    let rest = &line[at..];
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    rest[..end].trim().parse().ok()
+}
+
+/// Runs the libselinux AVC peer on `work`, with this server's decisions as the answers to its
+/// misses, for `dur` per thread count.
+pub fn libselinux_peer(peer: &std::path::Path, server: &SecurityServer, work: &[(Sid, Sid, ClassId)], threads: &[usize], dur: Duration) -> Result<PeerRun, String> {
+    use std::io::Write;
+    let g = server.snapshot();
+    let mut input = String::new();
+    for &(s, t, c) in work {
+        let d = g.compute_av(s, t, c).map_err(|e| e.to_string())?;
+        let (sc, tc) = (g.sid_to_context(s).map_err(|e| e.to_string())?, g.sid_to_context(t).map_err(|e| e.to_string())?);
+        input.push_str(&format!("{sc} {tc} {} {:x} {:x} {:x}\n", c.0, d.allowed, d.auditallow, d.auditdeny));
+    }
+    let list: Vec<String> = threads.iter().map(|t| t.to_string()).collect();
+    let mut child = std::process::Command::new(peer)
+        .arg(format!("{}", dur.as_secs_f64()))
+        .arg(list.join(","))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{}: {e}", peer.display()))?;
+    let mut stdin = child.stdin.take().ok_or("the peer's standard input")?;
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().map_err(|e| format!("{}: {e}", peer.display()))?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(format!("{} failed: {}", peer.display(), String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    let mut run = PeerRun::default();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let (Some(t), Some(ns)) = (field(line, "threads"), field(line, "hit_ns")) else { continue };
+        if line.contains("\"string_keyed\":true") {
+            run.string_keyed_ns = Some(ns);
+            continue;
+        }
+        run.rows.push((t as usize, ns, field(line, "hit_ops_per_s").unwrap_or(0.0)));
+        run.misses += field(line, "misses").unwrap_or(0.0) as u64;
+        run.wrong += field(line, "wrong").unwrap_or(0.0) as u64;
+    }
+    if run.rows.len() != threads.len() {
+        return Err(format!("{} printed {} measurements for {} thread counts", peer.display(), run.rows.len(), threads.len()));
+    }
+    Ok(run)
+}

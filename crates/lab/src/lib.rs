@@ -1,0 +1,6 @@
+//! The lab: benchmarks that run seaccess side by side with the designs the kernel went through,
+//! in one process, on one machine, and report ratios. Nothing here is on a production path, and
+//! nothing here is a timed test.
+
+pub mod avc_bench;
+pub mod designs;
