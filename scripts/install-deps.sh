@@ -3,7 +3,7 @@
 # Run as root (or with sudo available). Idempotent.
 set -euo pipefail
 
-pkgs=(libsepol-dev libselinux1-dev checkpolicy secilc selinux-policy-default selinux-policy-mls time valgrind)
+pkgs=(libsepol-dev libselinux1-dev checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -101,5 +101,23 @@ fi
 $BIN bench avc -p target/policies/example.33 --seconds 0 > /dev/null 2> "$T/be2"; rc=$?
 expect "bench avc refuses a zero duration" '[ $rc -eq 2 ] && grep -q "seconds" "$T/be2"'
 
+# The cache's audit records are read by audit2allow and audit2why unchanged (with the audit
+# daemon's prefix, as in /var/log/audit/audit.log).
+DPOL=/etc/selinux/default/policy/policy.33
+if command -v audit2allow > /dev/null && [ -e "$DPOL" ]; then
+  OM=./target/release/examples/object_manager
+  [ -x "$OM" ] || cargo build --release -q -p seaccess-lab --example object_manager
+  $OM "$DPOL" system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file read getattr > "$T/om"; rc=$?
+  sed -n 's/^audit: /type=AVC msg=audit(1700000000.123:42): /p' "$T/om" > "$T/avc.log"
+  expect "the example object manager runs" '[ $rc -eq 0 ] && grep -q "^lookups hits misses" "$T/om"'
+  expect "one audit record per audited denial" '[ $(wc -l < "$T/avc.log") -eq $(grep -c "denied {" "$T/om") ] && [ $(wc -l < "$T/avc.log") -gt 0 ]'
+  audit2allow -p "$DPOL" -i "$T/avc.log" > "$T/a2a" 2>&1
+  expect "audit2allow reads the records" 'grep -q "allow httpd_t shadow_t:file { getattr read };" "$T/a2a"'
+  audit2why -p "$DPOL" -i "$T/avc.log" > "$T/a2w" 2>&1
+  expect "audit2why reads the records" 'grep -q "Was caused by" "$T/a2w"'
+else
+  echo "note: audit2allow or Debian's policy missing; skipping the audit record round trip"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
