@@ -138,18 +138,7 @@ pub(crate) fn hits(policy: &Path, count: u64) -> Result<(), String> {
     for &(s, t, c) in &work {
         let _ = avc.decide(s, t, c);
     }
-    let mut sink = 0u32;
-    let mut i = 0;
-    for _ in 0..count {
-        let (s, t, c) = work[i];
-        if let Ok(d) = avc.decide(s, t, c) {
-            sink ^= d.allowed.0;
-        }
-        i += 1;
-        if i == work.len() {
-            i = 0;
-        }
-    }
+    let sink = seaccess_lab::avc_bench::cycle(&avc, &work, &mut 0, count);
     std::hint::black_box(sink);
     Ok(())
 }

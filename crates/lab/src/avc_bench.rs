@@ -59,6 +59,25 @@ fn seaccess_policy_range(l: &seaccess_policy::Level) -> seaccess_policy::Range {
     seaccess_policy::Range { low: l.clone(), high: l.clone() }
 }
 
+/// `count` lookups through `cache`, cycling through `keys` from `*i` (left where it stopped),
+/// with no division on the way; returns a value that depends on every answer, so that none can
+/// be optimised away.
+#[inline(always)]
+pub fn cycle<C: DecisionCache + ?Sized>(cache: &C, keys: &[(Sid, Sid, ClassId)], i: &mut usize, count: u64) -> u32 {
+    let mut sink = 0u32;
+    for _ in 0..count {
+        let (s, t, c) = keys[*i];
+        if let Ok(d) = cache.decide(s, t, c) {
+            sink ^= d.allowed.0;
+        }
+        *i += 1;
+        if *i == keys.len() {
+            *i = 0;
+        }
+    }
+    sink
+}
+
 /// Runs `threads` threads for `dur`, each calling `decide` on the working set from its own
 /// offset; returns (ns per call per thread, total calls per second).
 pub fn hit_rate<C: DecisionCache + ?Sized>(cache: &C, keys: &[(Sid, Sid, ClassId)], threads: usize, dur: Duration) -> (f64, f64) {
@@ -77,16 +96,7 @@ pub fn hit_rate<C: DecisionCache + ?Sized>(cache: &C, keys: &[(Sid, Sid, ClassId
                 let mut sink = 0u32;
                 let t0 = Instant::now();
                 while !stop.load(Relaxed) {
-                    for _ in 0..256 {
-                        let (s, t, c) = keys[i];
-                        if let Ok(d) = cache.decide(s, t, c) {
-                            sink ^= d.allowed.0;
-                        }
-                        i += 1;
-                        if i == keys.len() {
-                            i = 0;
-                        }
-                    }
+                    sink ^= cycle(cache, keys, &mut i, 256);
                     n += 256;
                 }
                 std::hint::black_box(sink);
