@@ -90,7 +90,9 @@ import json,sys; j=json.load(open(sys.argv[1]))
 assert j[\"hit_ns_1t\"] > 0 and j[\"miss_ns\"] > 0 and j[\"hit_ops_per_s_1t\"] > 0 and j[\"hit_ops_per_s_2t\"] > 0
 for d in (\"seaccess\", \"global_mutex\", \"global_rwlock\", \"bucket_mutex\", \"bucket_rwlock\", \"block_mutex\"):
     assert [r[\"threads\"] for r in j[\"designs\"][d]] == [1, 2], d
-assert j[\"reload\"][\"changes\"] > 0
+r=j[\"reload\"]
+assert r[\"changes\"] > 0 and r[\"transitions\"] > 0 and r[\"misses\"] > 0
+assert r[\"stall_vs_miss_median\"] > 0 and r[\"miss_median_ns\"] > 0 and r[\"announce_us\"] > 0
 " "$T/b"'
 if [ -x target/peers/libselinux-avc-peer ]; then
   expect "bench avc measures libselinux's AVC on the same answers" 'python3 -c "

@@ -8,7 +8,15 @@
 //! Every cached decision carries the seqno of the policy it was computed under, and a lookup
 //! returns only decisions of the newest policy the cache knows of: after a reload or boolean
 //! commit ([`Avc::policy_changed`]) every older entry is dead at once, without the cache being
-//! walked, and its slot is reused by the next insert that needs it (counted then as a free).
+//! walked by readers, and its slot is reused by the next insert that needs it (counted then as a
+//! free).
+//!
+//! The cache has two tables, and a seqno's parity says which one holds its decisions. Before a
+//! change is made visible to readers, the thread announcing it recomputes every decision the
+//! cache holds under the new policy into the other table (refresh-ahead); the switch is then one
+//! atomic store. Readers go on hitting the old policy's decisions until that store and hit the
+//! new policy's right after it: a change costs them no miss storm, where the kernel's
+//! avc_ss_reset leaves every reader to miss on every triple it asks again.
 
 mod stats;
 mod table;
@@ -31,7 +39,7 @@ pub const KERNEL_CAPACITY: usize = 512;
 
 /// seaccess's default capacity: large enough that a realistic working set of a few thousand
 /// (source, target, class) triples stays resident (see README, "AVC capacity"), and at 32 bytes
-/// an entry still only 256 KiB.
+/// an entry in each of the two tables still only 512 KiB.
 pub const DEFAULT_CAPACITY: usize = 8192;
 
 /// Why an access check failed.
@@ -89,8 +97,11 @@ const MISS_RETRIES: usize = 1000;
 /// The access vector cache.
 pub struct Avc {
     server: Arc<dyn AccessServer>,
-    table: Table,
+    /// Decisions of seqno `s` live in `tables[s & 1]`.
+    tables: [Table; 2],
     latest: AtomicU32,
+    /// Whether a change recomputes the cached decisions before it is made visible.
+    refresh: AtomicBool,
     enforcing: AtomicBool,
     stats: Stats,
     audit: ArcSwapOption<AuditFn>,
@@ -111,8 +122,9 @@ impl Avc {
         let latest = server.seqno().0;
         Avc {
             server,
-            table: Table::new(capacity),
+            tables: [Table::new(capacity), Table::new(capacity)],
             latest: AtomicU32::new(latest),
+            refresh: AtomicBool::new(true),
             enforcing: AtomicBool::new(true),
             stats: Stats::new(),
             audit: ArcSwapOption::empty(),
@@ -122,7 +134,21 @@ impl Avc {
     }
 
     pub fn capacity(&self) -> usize {
-        self.table.capacity()
+        self.tables[0].capacity()
+    }
+
+    /// The table that holds decisions of policy `seqno`.
+    #[inline(always)]
+    fn table(&self, seqno: u32) -> &Table {
+        &self.tables[(seqno & 1) as usize]
+    }
+
+    /// Whether a policy change recomputes the cached decisions under the new policy before it
+    /// is made visible (the default), or leaves readers to miss on them (as the kernel does).
+    /// Refreshing costs the announcing thread one computation per cached decision, at most the
+    /// capacity.
+    pub fn set_refresh(&self, on: bool) {
+        self.refresh.store(on, Relaxed);
     }
 
     /// Enforcing (denials refused) or permissive (denials logged, access granted) for every
@@ -151,15 +177,57 @@ impl Avc {
     }
 
     /// The security server loaded a policy or committed booleans: from now on only decisions
-    /// of `seqno` or later are returned or stored (the kernel's avc_ss_reset). One atomic
-    /// store retires every older entry: the kernel walks and frees its whole cache here, which
-    /// costs readers a storm of cache-line transfers; readers here never wait and never see
-    /// the table written except where they miss.
+    /// of `seqno` or later are returned or stored (the kernel's avc_ss_reset). The server must
+    /// already answer with `seqno` (or later).
+    ///
+    /// First, unless [`Avc::set_refresh`] turned it off, every decision cached for the current
+    /// policy is computed again under the new one into the other table, while readers keep
+    /// hitting the current one. Then one atomic store retires every older entry and makes the
+    /// new ones visible: the kernel walks and frees its whole cache here, which costs readers a
+    /// storm of cache-line transfers and then a miss for each triple; readers here never wait.
     pub fn policy_changed(&self, seqno: Seqno) {
+        let prev = self.latest.load(Acquire);
+        if seqno.0 > prev && self.refresh.load(Relaxed) {
+            self.refresh_into(prev, seqno.0);
+        }
         self.latest.fetch_max(seqno.0, AcqRel);
         self.xperms.clear();
         for f in lock(&self.resets).iter() {
             f(seqno);
+        }
+    }
+
+    /// Computes every decision of policy `prev` in the cache again, storing those the server
+    /// makes under policy `new` (none of an older or newer one: a newer one is refreshed by its
+    /// own announcement).
+    fn refresh_into(&self, prev: u32, new: u32) {
+        let to = self.table(new);
+        for key in self.table(prev).live_keys(prev) {
+            let (s, t, c) = key.parts();
+            let Ok(d) = self.server.compute_av(s, t, c) else { continue };
+            if d.seqno.0 > new {
+                break;
+            }
+            if d.seqno.0 == new {
+                self.count_store(to.insert(key, &d, new));
+            }
+        }
+    }
+
+    fn count_store(&self, stored: Stored) {
+        match stored {
+            Stored::Fresh { freed_stale } => {
+                self.stats.bump(Counter::Allocation, 1);
+                if freed_stale {
+                    self.stats.bump(Counter::Free, 1);
+                }
+            }
+            Stored::Evicted => {
+                self.stats.bump(Counter::Allocation, 1);
+                self.stats.bump(Counter::Reclaim, 1);
+                self.stats.bump(Counter::Free, 1);
+            }
+            Stored::Updated | Stored::Skipped => {}
         }
     }
 
@@ -168,7 +236,7 @@ impl Avc {
     pub fn decide(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError> {
         let key = Key::new(ssid, tsid, class);
         let latest = self.latest.load(Acquire);
-        if let Some(d) = self.table.get(key, latest) {
+        if let Some(d) = self.table(latest).get(key, latest) {
             self.stats.bump(Counter::Hit, 1);
             return Ok(d);
         }
@@ -193,20 +261,7 @@ impl Avc {
                 latest = self.latest.fetch_max(d.seqno.0, AcqRel).max(d.seqno.0);
             }
             if d.seqno.0 == latest {
-                match self.table.insert(key, &d, latest) {
-                    Stored::Fresh { freed_stale } => {
-                        self.stats.bump(Counter::Allocation, 1);
-                        if freed_stale {
-                            self.stats.bump(Counter::Free, 1);
-                        }
-                    }
-                    Stored::Evicted => {
-                        self.stats.bump(Counter::Allocation, 1);
-                        self.stats.bump(Counter::Reclaim, 1);
-                        self.stats.bump(Counter::Free, 1);
-                    }
-                    Stored::Updated | Stored::Skipped => {}
-                }
+                self.count_store(self.table(latest).insert(key, &d, latest));
             }
             return Ok(d);
         }
@@ -228,7 +283,7 @@ impl Avc {
         if self.enforcing() && !d.flags.permissive() {
             return Err(AvcError::Denied { denied });
         }
-        self.table.grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
+        self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
         Ok(d)
     }
 
@@ -243,7 +298,7 @@ impl Avc {
         } else if self.enforcing() && !d.flags.permissive() {
             Err(AvcError::Denied { denied })
         } else {
-            self.table.grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
+            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
             Ok(())
         };
         let audited = if denied.is_empty() { requested & d.auditallow } else { denied & d.auditdeny };
@@ -280,7 +335,7 @@ impl Avc {
         } else {
             // Granted from now on, so the denial is reported once (the kernel's
             // AVC_CALLBACK_GRANT with AVC_EXTENDED_PERMS).
-            self.table.grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
+            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
             if xpd.is_some() {
                 self.xperms.grant(key, driver, func, d.seqno.0);
             }
@@ -395,7 +450,8 @@ impl Avc {
 
     /// The kernel's avc/hash_stats (sets of four entries play the part of hash chains).
     pub fn hash_stats(&self) -> HashStats {
-        let (entries, buckets_used, longest_chain) = self.table.occupancy(self.latest.load(Acquire));
-        HashStats { entries, buckets_used, buckets: self.table.buckets(), longest_chain }
+        let latest = self.latest.load(Acquire);
+        let (entries, buckets_used, longest_chain) = self.table(latest).occupancy(latest);
+        HashStats { entries, buckets_used, buckets: self.tables[0].buckets(), longest_chain }
     }
 }

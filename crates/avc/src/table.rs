@@ -38,6 +38,11 @@ impl Key {
     pub fn new(ssid: Sid, tsid: Sid, class: ClassId) -> Key {
         Key { sids: (u64::from(ssid.0) << 32) | u64::from(tsid.0), class: class.0 }
     }
+    /// (source, target, class).
+    pub fn parts(&self) -> (Sid, Sid, ClassId) {
+        (Sid((self.sids >> 32) as u32), Sid(self.sids as u32), ClassId(self.class))
+    }
+
     #[inline(always)]
     fn hash(&self) -> u64 {
         // A multiplicative mix: SIDs are small consecutive integers, so spread them.
@@ -96,6 +101,16 @@ impl Slot {
         self.sids.store(key.sids, Relaxed);
         self.grants.store(u64::from(d.allowed.0) | (u64::from(d.auditallow.0) << 32), Relaxed);
         self.audit_seq.store(u64::from(d.auditdeny.0) | (u64::from(d.seqno.0) << 32), Relaxed);
+    }
+
+    /// The key of the slot's entry if it is one of policy `seqno`, read consistently.
+    fn key_of(&self, seqno: u32) -> Option<Key> {
+        let h = self.head.load(Acquire);
+        let sids = self.sids.load(Relaxed);
+        let a = self.audit_seq.load(Relaxed);
+        fence(Acquire);
+        (h & 1 == 0 && sids != 0 && (a >> 32) as u32 == seqno && self.head.load(Relaxed) == h)
+            .then_some(Key { sids, class: (h >> 32) as u16 })
     }
 
     /// The slot's seqno if it holds an entry (read without the seqlock: only a hint).
@@ -246,6 +261,11 @@ impl Table {
         }
     }
 
+    /// The keys of the entries of policy `seqno`.
+    pub fn live_keys(&self, seqno: u32) -> Vec<Key> {
+        self.sets.iter().flat_map(|set| set.slots.iter().filter_map(|s| s.key_of(seqno))).collect()
+    }
+
     /// (entries, sets in use, the most entries in one set) for entries of policy `latest`.
     pub fn occupancy(&self, latest: u32) -> (usize, usize, usize) {
         let (mut entries, mut used, mut longest) = (0, 0, 0);
@@ -297,5 +317,13 @@ mod tests {
         assert_eq!(t.occupancy(2).0, 0);
         assert!(matches!(t.insert(k(500), &dec(7, 2), 2), Stored::Fresh { freed_stale: true }));
         assert_eq!(t.get(k(500), 2).map(|d| d.allowed.0), Some(7));
+        // The live keys of a policy are exactly its entries, whole.
+        let live = t.live_keys(2);
+        assert_eq!(live, vec![k(500)]);
+        assert_eq!(live[0].parts(), (Sid(500), Sid(501), ClassId(3)));
+        let mut old = t.live_keys(1);
+        old.sort_by_key(|k| k.sids);
+        assert_eq!(old.len(), t.occupancy(1).0);
+        assert!(old.iter().all(|k| t.get(*k, 1).is_some()));
     }
 }

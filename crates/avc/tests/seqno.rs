@@ -111,17 +111,78 @@ fn an_announcement_the_server_never_honours_is_an_error_not_a_hang() {
 #[test]
 fn statistics_count_every_lookup_once() {
     let (server, avc) = setup();
+    // The kernel's way: a change leaves every entry to be missed again.
+    avc.set_refresh(false);
     for _ in 0..10 {
         avc.decide(K.0, K.1, K.2).unwrap();
     }
     let st = avc.cache_stats();
     assert_eq!((st.lookups, st.hits, st.misses, st.allocations), (10, 9, 1, 1));
-    // After a change the old entry is dead, and freed when its slot is taken again.
+    // After a change the old entry is dead, and freed when its slot is taken again: by the
+    // next policy but one, as consecutive policies fill alternate tables.
     assert_eq!(avc.hash_stats().entries, 1);
     server.seqno.store(2, SeqCst);
     avc.policy_changed(Seqno(2));
     assert_eq!(avc.hash_stats().entries, 0, "an entry of policy 1 counted under policy 2");
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
     let st = avc.cache_stats();
-    assert_eq!((st.misses, st.allocations, st.frees), (2, 2, 1));
+    assert_eq!((st.misses, st.allocations, st.frees), (2, 2, 0));
+    server.seqno.store(3, SeqCst);
+    avc.policy_changed(Seqno(3));
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(3));
+    let st = avc.cache_stats();
+    assert_eq!((st.misses, st.allocations, st.frees), (3, 3, 1));
+    assert_eq!(avc.hash_stats().entries, 1);
+}
+
+#[test]
+fn a_change_recomputes_cached_decisions_before_readers_see_it() {
+    let (server, avc) = setup();
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    assert_eq!(avc.decide(K2.0, K2.1, K2.2).unwrap(), decision(1));
+    server.seqno.store(2, SeqCst);
+    avc.policy_changed(Seqno(2));
+    assert_eq!(server.calls.load(SeqCst), 4, "each cached decision computed again, once");
+    assert_eq!(avc.hash_stats().entries, 2);
+    // Readers then hit policy 2's decisions: no miss, no computation.
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
+    assert_eq!(avc.decide(K2.0, K2.1, K2.2).unwrap(), decision(2));
+    assert_eq!(server.calls.load(SeqCst), 4);
+    let st = avc.cache_stats();
+    assert_eq!((st.lookups, st.hits, st.misses, st.allocations), (4, 2, 2, 4));
+}
+
+#[test]
+fn readers_never_wait_for_a_refresh() {
+    let (server, avc) = setup();
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    let (started_tx, started_rx) = channel();
+    let (release_tx, release_rx) = channel();
+    *server.pause.lock().unwrap() = Some((started_tx, release_rx));
+    server.seqno.store(2, SeqCst);
+    let a = avc.clone();
+    let writer = std::thread::spawn(move || a.policy_changed(Seqno(2)));
+    // The refresh is stuck in its computation; a reader is answered meanwhile, from the policy
+    // the cache still announces.
+    started_rx.recv().unwrap();
+    assert_eq!(avc.seqno(), Seqno(1));
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    release_tx.send(()).unwrap();
+    writer.join().unwrap();
+    assert_eq!(avc.seqno(), Seqno(2));
+    let calls = server.calls.load(SeqCst);
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
+    assert_eq!(server.calls.load(SeqCst), calls, "the refreshed decision was a hit");
+}
+
+#[test]
+fn a_refresh_answered_by_a_newer_policy_stores_nothing() {
+    let (server, avc) = setup();
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    // Policy 3 is already in place when policy 2 is announced.
+    server.seqno.store(3, SeqCst);
+    avc.policy_changed(Seqno(2));
+    assert_eq!(avc.hash_stats().entries, 0, "a decision of policy 3 stored as policy 2's");
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(3));
+    assert_eq!(avc.seqno(), Seqno(3));
 }

@@ -119,10 +119,16 @@ pub fn compile(name: &str, version: u32) -> PathBuf {
     out
 }
 
+/// A name part no other process, nor another thread of this one, is using.
+fn unique() -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    format!("{}-{}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
 /// Compiles CIL `src` at `version` with the options of header `h` into `out`, atomically (a
 /// temporary file renamed, so concurrent tests never read half a policy).
 fn secilc(src: &Path, out: &Path, version: u32, h: &Header) {
-    let tmp = out.with_file_name(format!(".{}.{}", out.file_name().unwrap().to_string_lossy(), std::process::id()));
+    let tmp = out.with_file_name(format!(".{}.{}", out.file_name().unwrap().to_string_lossy(), unique()));
     let st = Command::new("secilc")
         .args(["-c", &version.to_string(), "-M", if h.mls { "true" } else { "false" }, "-f", "/dev/null"])
         .args(&h.secilc_args)
@@ -141,7 +147,7 @@ pub fn compile_variant(name: &str, label: &str, version: u32, edit: impl Fn(&str
     let h = header(name);
     let dir = root().join("target/policies");
     std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join(format!(".{label}.{}.cil", std::process::id()));
+    let src = dir.join(format!(".{label}.{}.cil", unique()));
     std::fs::write(&src, edit(&std::fs::read_to_string(policy_source(name)).unwrap())).unwrap();
     let out = dir.join(format!("{label}.{version}"));
     secilc(&src, &out, version, &h);

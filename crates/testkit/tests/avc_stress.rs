@@ -48,9 +48,20 @@ fn generation(gens: &Generations, seqno: u32) -> Arc<Generation> {
 
 #[test]
 fn decisions_match_their_generation_through_a_thousand_changes() {
+    storm(true);
+}
+
+/// The same with the kernel's way of handling a change: no refresh, every entry missed again.
+#[test]
+fn decisions_match_their_generation_through_a_thousand_changes_without_refresh() {
+    storm(false);
+}
+
+fn storm(refresh: bool) {
     let a = std::fs::read(compile("booleans", 33)).unwrap();
     let b = std::fs::read(variant()).unwrap();
     let (server, avc) = server_with_avc(&compile("booleans", 33), CAPACITY);
+    avc.set_refresh(refresh);
     let gens: Generations = Arc::new(Mutex::new(HashMap::new()));
     {
         let g = server.snapshot();
