@@ -73,7 +73,7 @@ pub(crate) fn run(a: &AvcArgs) -> Result<(), String> {
 
 fn print_table(r: &AvcBench, threads: &[usize], ir: Option<f64>) {
     println!("policy {}: {} triples in the working set, cache capacity {}", r.policy, r.keys, r.capacity);
-    println!("hit path, ns per call per thread / million calls per second (all threads):");
+    println!("hit path, ns per call per thread / million calls per second (all threads), median of 3 rounds:");
     println!("{:<16}{}", "design", threads.iter().map(|t| format!("{:>22}", format!("{t} thread(s)"))).collect::<String>());
     for (name, rows) in &r.designs {
         let cells: String = rows.iter().map(|(_, ns, ops)| format!("{:>22}", format!("{ns:.1} / {:.1}", ops / 1e6))).collect();
