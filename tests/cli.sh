@@ -92,7 +92,7 @@ for d in (\"seaccess\", \"global_mutex\", \"global_rwlock\", \"bucket_mutex\", \
     assert [r[\"threads\"] for r in j[\"designs\"][d]] == [1, 2], d
 r=j[\"reload\"]
 assert r[\"changes\"] > 0 and r[\"transitions\"] > 0 and r[\"misses\"] > 0
-assert r[\"stall_vs_miss_median\"] > 0 and r[\"miss_median_ns\"] > 0 and r[\"announce_us\"] > 0
+assert r[\"stall_vs_miss_median\"] > 0 and r[\"miss_median_ns\"] > 0 and r[\"commit_us\"] > 0
 " "$T/b"'
 if [ -x target/peers/libselinux-avc-peer ]; then
   expect "bench avc measures libselinux's AVC on the same answers" 'python3 -c "

@@ -12,9 +12,10 @@
 //! free).
 //!
 //! The cache has two tables, and a seqno's parity says which one holds its decisions. Before a
-//! change is made visible to readers, the thread announcing it recomputes every decision the
-//! cache holds under the new policy into the other table (refresh-ahead); the switch is then one
-//! atomic store. Readers go on hitting the old policy's decisions until that store and hit the
+//! change is made visible to readers, the changing thread recomputes every decision the cache
+//! holds under the new policy into the other table (refresh-ahead: [`Avc::prepare`], before the
+//! server publishes the new policy, or else [`Avc::policy_changed`], before the cache switches);
+//! the switch is then one atomic store. Readers go on hitting the old policy's decisions until that store and hit the
 //! new policy's right after it: a change costs them no miss storm, where the kernel's
 //! avc_ss_reset leaves every reader to miss on every triple it asks again.
 
@@ -102,6 +103,8 @@ pub struct Avc {
     latest: AtomicU32,
     /// Whether a change recomputes the cached decisions before it is made visible.
     refresh: AtomicBool,
+    /// The newest seqno whose decisions `prepare` computed ahead of its publication.
+    prepared: AtomicU32,
     enforcing: AtomicBool,
     stats: Stats,
     audit: ArcSwapOption<AuditFn>,
@@ -125,6 +128,7 @@ impl Avc {
             tables: [Table::new(capacity), Table::new(capacity)],
             latest: AtomicU32::new(latest),
             refresh: AtomicBool::new(true),
+            prepared: AtomicU32::new(0),
             enforcing: AtomicBool::new(true),
             stats: Stats::new(),
             audit: ArcSwapOption::empty(),
@@ -187,8 +191,8 @@ impl Avc {
     /// storm of cache-line transfers and then a miss for each triple; readers here never wait.
     pub fn policy_changed(&self, seqno: Seqno) {
         let prev = self.latest.load(Acquire);
-        if seqno.0 > prev && self.refresh.load(Relaxed) {
-            self.refresh_into(prev, seqno.0);
+        if seqno.0 > prev && self.prepared.load(Acquire) < seqno.0 && self.refresh.load(Relaxed) {
+            self.refresh_into(&*self.server, prev, seqno.0);
         }
         self.latest.fetch_max(seqno.0, AcqRel);
         self.xperms.clear();
@@ -197,14 +201,28 @@ impl Avc {
         }
     }
 
-    /// Computes every decision of policy `prev` in the cache again, storing those the server
-    /// makes under policy `new` (none of an older or newer one: a newer one is refreshed by its
-    /// own announcement).
-    fn refresh_into(&self, prev: u32, new: u32) {
+    /// A policy generation that is about to be published: its decisions for every triple
+    /// the cache holds are computed now, from `next` (which answers from that generation
+    /// alone), so that they are in place however readers come to switch, by the announcement or
+    /// by a miss that meets the new policy first. Wire it to the security server's
+    /// `on_policy_prepare`; [`Avc::policy_changed`] then has nothing left to recompute.
+    pub fn prepare(&self, next: &dyn AccessServer) {
+        let new = next.seqno().0;
+        let prev = self.latest.load(Acquire);
+        if new > prev && self.refresh.load(Relaxed) {
+            self.refresh_into(next, prev, new);
+            self.prepared.fetch_max(new, AcqRel);
+        }
+    }
+
+    /// Computes every decision of policy `prev` in the cache again with `server`, storing
+    /// those it makes under policy `new` (none of an older or newer one: a newer one is
+    /// refreshed by its own announcement).
+    fn refresh_into(&self, server: &dyn AccessServer, prev: u32, new: u32) {
         let to = self.table(new);
         for key in self.table(prev).live_keys(prev) {
             let (s, t, c) = key.parts();
-            let Ok(d) = self.server.compute_av(s, t, c) else { continue };
+            let Ok(d) = server.compute_av(s, t, c) else { continue };
             if d.seqno.0 > new {
                 break;
             }

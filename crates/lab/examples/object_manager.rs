@@ -17,7 +17,14 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     let server = Arc::new(SecurityServer::from_bytes(&std::fs::read(path)?)?);
     let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
-    // Reloads and boolean commits reach the cache as they reach the kernel's AVC.
+    // Reloads and boolean commits reach the cache as they reach the kernel's AVC, and the
+    // cache recomputes its decisions under a new policy before the policy is published.
+    let weak = Arc::downgrade(&avc);
+    server.on_policy_prepare(move |next| {
+        if let Some(a) = weak.upgrade() {
+            a.prepare(next);
+        }
+    });
     let weak = Arc::downgrade(&avc);
     server.on_policy_change(move |seq| {
         if let Some(a) = weak.upgrade() {

@@ -711,6 +711,7 @@ fn glblub(a: &Range, b: &Range) -> Result<Range> {
 const UNLABELED: u32 = 3;
 
 type Listener = Box<dyn Fn(Seqno) + Send + Sync>;
+type PrepareListener = Box<dyn Fn(&dyn seaccess_types::AccessServer) + Send + Sync>;
 
 /// The security server: the current policy generation, replaced atomically by loads and
 /// boolean commits, and the booleans set but not yet committed.
@@ -719,6 +720,7 @@ pub struct SecurityServer {
     /// Pending boolean values; the lock also serialises commits and reloads.
     pending: Mutex<Vec<bool>>,
     listeners: Mutex<Vec<Listener>>,
+    prepares: Mutex<Vec<PrepareListener>>,
 }
 
 impl SecurityServer {
@@ -731,7 +733,7 @@ impl SecurityServer {
     pub fn new(policy: Policy) -> SecurityServer {
         let bools: Vec<bool> = policy.bools.iter().map(|b| b.state).collect();
         let g = Self::generation(policy, Arc::new(SidTable::new()), bools.clone(), Seqno(1));
-        SecurityServer { current: ArcSwap::from_pointee(g), pending: Mutex::new(bools), listeners: Mutex::new(Vec::new()) }
+        SecurityServer { current: ArcSwap::from_pointee(g), pending: Mutex::new(bools), listeners: Mutex::new(Vec::new()), prepares: Mutex::new(Vec::new()) }
     }
 
     fn generation(policy: Policy, sids: Arc<SidTable>, bools: Vec<bool>, seqno: Seqno) -> Generation {
@@ -757,7 +759,7 @@ impl SecurityServer {
         let seqno = Seqno(old.seqno.0.wrapping_add(1));
         let g = Self::generation(policy, old.sids.clone(), bools.clone(), seqno);
         g.resolve_all_sids();
-        self.current.store(Arc::new(g));
+        self.publish(g);
         *pending = bools;
         self.notify(seqno);
         Ok(seqno)
@@ -768,6 +770,22 @@ impl SecurityServer {
     /// avc_ss_reset, libselinux's avc_add_callback).
     pub fn on_policy_change(&self, f: impl Fn(Seqno) + Send + Sync + 'static) {
         lock(&self.listeners).push(Box::new(f));
+    }
+
+    /// Calls `f` with each new generation before it is published, while every thread still
+    /// gets the old one: how a cache computes its decisions under the new policy ahead of the
+    /// switch ([`seaccess_types::AccessServer`] answers from that generation alone, with its
+    /// seqno). Runs serialised with every other change, on the changing thread.
+    pub fn on_policy_prepare(&self, f: impl Fn(&dyn seaccess_types::AccessServer) + Send + Sync + 'static) {
+        lock(&self.prepares).push(Box::new(f));
+    }
+
+    /// Prepares listeners for `g`, then makes it the current generation.
+    fn publish(&self, g: Generation) {
+        for f in lock(&self.prepares).iter() {
+            f(&g);
+        }
+        self.current.store(Arc::new(g));
     }
 
     fn notify(&self, seqno: Seqno) {
@@ -829,7 +847,7 @@ impl SecurityServer {
         let old = self.current.load_full();
         let seqno = Seqno(old.seqno.0.wrapping_add(1));
         let g = Generation::new(old.c.clone(), old.sids.clone(), old.ctx.clone(), pending.clone(), seqno);
-        self.current.store(Arc::new(g));
+        self.publish(g);
         self.notify(seqno);
         seqno
     }
@@ -843,10 +861,11 @@ fn server_error(e: SecurityError) -> seaccess_types::ServerError {
     }
 }
 
-/// The seam the access vector cache calls through.
-impl seaccess_types::AccessServer for SecurityServer {
+/// One policy generation answers through the cache's seam too: what a change's prepare
+/// listeners are given (see [`SecurityServer::on_policy_prepare`]).
+impl seaccess_types::AccessServer for Generation {
     fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<AvDecision, seaccess_types::ServerError> {
-        self.current.load().compute_av(ssid, tsid, class).map_err(server_error)
+        Generation::compute_av(self, ssid, tsid, class).map_err(server_error)
     }
 
     fn xperm_drivers(
@@ -855,9 +874,8 @@ impl seaccess_types::AccessServer for SecurityServer {
         tsid: Sid,
         class: ClassId,
     ) -> std::result::Result<(Option<[u32; 8]>, Seqno), seaccess_types::ServerError> {
-        let g = self.current.load();
-        let d = g.ioctl_drivers(ssid, tsid, class).map_err(server_error)?;
-        Ok((d, g.seqno))
+        let d = self.ioctl_drivers(ssid, tsid, class).map_err(server_error)?;
+        Ok((d, self.seqno))
     }
 
     fn compute_xperms(
@@ -867,9 +885,50 @@ impl seaccess_types::AccessServer for SecurityServer {
         class: ClassId,
         driver: u8,
     ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
-        let g = self.current.load();
-        let x = g.compute_xperms(ssid, tsid, class, XpermKind::Ioctl, driver).map_err(server_error)?;
-        Ok((x, g.seqno))
+        let x = Generation::compute_xperms(self, ssid, tsid, class, XpermKind::Ioctl, driver).map_err(server_error)?;
+        Ok((x, self.seqno))
+    }
+
+    fn seqno(&self) -> Seqno {
+        self.seqno
+    }
+
+    fn sid_to_context(&self, sid: Sid) -> Option<String> {
+        Generation::sid_to_context(self, sid).ok()
+    }
+
+    fn class_name(&self, class: ClassId) -> Option<String> {
+        Generation::class_name(self, class).ok().map(String::from)
+    }
+
+    fn perm_name(&self, class: ClassId, bit: u32) -> Option<String> {
+        Generation::perm_name(self, class, bit).map(String::from)
+    }
+}
+
+/// The seam the access vector cache calls through: the current generation's answers.
+impl seaccess_types::AccessServer for SecurityServer {
+    fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<AvDecision, seaccess_types::ServerError> {
+        seaccess_types::AccessServer::compute_av(&**self.current.load(), ssid, tsid, class)
+    }
+
+    fn xperm_drivers(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> std::result::Result<(Option<[u32; 8]>, Seqno), seaccess_types::ServerError> {
+        seaccess_types::AccessServer::xperm_drivers(&**self.current.load(), ssid, tsid, class)
+    }
+
+    fn compute_xperms(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        driver: u8,
+    ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
+        seaccess_types::AccessServer::compute_xperms(&**self.current.load(), ssid, tsid, class, driver)
     }
 
     fn seqno(&self) -> Seqno {
@@ -877,14 +936,14 @@ impl seaccess_types::AccessServer for SecurityServer {
     }
 
     fn sid_to_context(&self, sid: Sid) -> Option<String> {
-        self.current.load().sid_to_context(sid).ok()
+        seaccess_types::AccessServer::sid_to_context(&**self.current.load(), sid)
     }
 
     fn class_name(&self, class: ClassId) -> Option<String> {
-        self.current.load().class_name(class).ok().map(String::from)
+        seaccess_types::AccessServer::class_name(&**self.current.load(), class)
     }
 
     fn perm_name(&self, class: ClassId, bit: u32) -> Option<String> {
-        self.current.load().perm_name(class, bit).map(String::from)
+        seaccess_types::AccessServer::perm_name(&**self.current.load(), class, bit)
     }
 }

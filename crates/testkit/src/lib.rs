@@ -339,11 +339,18 @@ pub fn allowed_names(g: &seaccess_security::Generation, d: &seaccess_types::AvDe
     v
 }
 
-/// A server with an AVC in front of it, wired so that reloads and commits reset the cache.
+/// A server with an AVC in front of it, wired so that reloads and commits refresh the cache
+/// before they are published and reset it when announced.
 pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess_security::SecurityServer>, std::sync::Arc<seaccess_avc::Avc>) {
     let server = std::sync::Arc::new(load(path));
     let dynserver: std::sync::Arc<dyn seaccess_types::AccessServer> = server.clone();
     let avc = std::sync::Arc::new(seaccess_avc::Avc::new(dynserver, capacity));
+    let weak = std::sync::Arc::downgrade(&avc);
+    server.on_policy_prepare(move |next| {
+        if let Some(a) = weak.upgrade() {
+            a.prepare(next);
+        }
+    });
     let weak = std::sync::Arc::downgrade(&avc);
     server.on_policy_change(move |seq| {
         if let Some(a) = weak.upgrade() {

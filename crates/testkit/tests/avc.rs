@@ -228,3 +228,78 @@ fn ioctl_through_the_cache() {
     assert_eq!(avc.xperm_entries(), (0, 0));
     assert!(avc.has_ioctl(dom, dev, chr, ioctl, 0x5402, None).is_err());
 }
+
+/// A commit with the cache wired to the server's prepare listeners: the cache's decisions are
+/// recomputed under the new policy while readers still get the old one, and afterwards every
+/// cached triple is a hit with the new policy's decision.
+#[test]
+fn a_change_is_prepared_before_it_is_published() {
+    let (server, avc) = server_with_avc(&compile("booleans", 33), 1 << 16);
+    let g0 = server.snapshot();
+    let qs = triples(&g0);
+    for &(s, t, c) in &qs {
+        avc.decide(s, t, c).unwrap();
+    }
+    assert_eq!(avc.hash_stats().entries, qs.len(), "the cache should hold every triple");
+    // Runs after the cache's own prepare listener, before the new policy is published.
+    let seen = Arc::new(Mutex::new(None));
+    {
+        let (avc, seen, qs) = (avc.clone(), seen.clone(), qs.clone());
+        server.on_policy_prepare(move |next| {
+            let before = avc.cache_stats().misses;
+            let old = qs.iter().all(|&(s, t, c)| avc.decide(s, t, c).unwrap().seqno < next.seqno());
+            *seen.lock().unwrap() = Some((old, avc.cache_stats().misses - before));
+        });
+    }
+    for (name, v) in g0.booleans() {
+        server.set_boolean(&name, !v).unwrap();
+    }
+    let misses = avc.cache_stats().misses;
+    server.commit_booleans();
+    assert_eq!(*seen.lock().unwrap(), Some((true, 0)), "readers were answered from the new policy, or missed, before it was published");
+    let g1 = server.snapshot();
+    let mut changed = 0;
+    for &(s, t, c) in &qs {
+        let d = avc.decide(s, t, c).unwrap();
+        assert_eq!(d, g1.compute_av(s, t, c).unwrap());
+        changed += usize::from(d.allowed != g0.compute_av(s, t, c).unwrap().allowed);
+    }
+    assert!(changed > 0, "the commit changed no cached decision");
+    assert_eq!(avc.cache_stats().misses, misses, "a cached triple missed after the change");
+}
+
+/// A reader whose miss meets the new policy before the cache is told of it switches the cache
+/// early; the prepared decisions are there for it.
+#[test]
+fn a_switch_by_a_miss_finds_the_prepared_decisions() {
+    let server = Arc::new(load(&compile("booleans", 33)));
+    let dynserver: Arc<dyn seaccess_types::AccessServer> = server.clone();
+    let avc = Arc::new(Avc::new(dynserver, 1 << 16));
+    let weak = Arc::downgrade(&avc);
+    server.on_policy_prepare(move |next| {
+        if let Some(a) = weak.upgrade() {
+            a.prepare(next);
+        }
+    });
+    // No announcement is wired: only a miss can tell the cache of the change.
+    let g0 = server.snapshot();
+    let qs = triples(&g0);
+    let (cached, rest) = qs.split_at(qs.len() / 2);
+    for &(s, t, c) in cached {
+        avc.decide(s, t, c).unwrap();
+    }
+    assert_eq!(avc.hash_stats().entries, cached.len(), "the cache should hold every triple asked");
+    for (name, v) in g0.booleans() {
+        server.set_boolean(&name, !v).unwrap();
+    }
+    let seq = server.commit_booleans();
+    let (s, t, c) = *rest.iter().find(|&&k| !cached.contains(&k)).unwrap();
+    assert_eq!(avc.decide(s, t, c).unwrap().seqno, seq);
+    assert_eq!(avc.seqno(), seq);
+    let misses = avc.cache_stats().misses;
+    let g1 = server.snapshot();
+    for &(s, t, c) in cached {
+        assert_eq!(avc.decide(s, t, c).unwrap(), g1.compute_av(s, t, c).unwrap());
+    }
+    assert_eq!(avc.cache_stats().misses, misses, "the prepared decisions were not there");
+}
