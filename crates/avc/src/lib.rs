@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwapOption;
 
-use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, Seqno, ServerError, Sid, XpermsDecision};
+use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, PolicyEvents, Seqno, ServerError, Sid, XpermsDecision};
 
 pub use stats::CacheStats;
 use stats::{Counter, Stats};
@@ -199,6 +199,24 @@ impl Avc {
         for f in lock(&self.resets).iter() {
             f(seqno);
         }
+    }
+
+    /// Follows the policy changes of `events` (the security server): [`Avc::prepare`] before
+    /// each new policy is published, [`Avc::policy_changed`] after. The listeners hold the cache
+    /// weakly, so they do not keep it alive.
+    pub fn follow(self: &Arc<Self>, events: &dyn PolicyEvents) {
+        let weak = Arc::downgrade(self);
+        events.on_policy_prepare(Box::new(move |next| {
+            if let Some(a) = weak.upgrade() {
+                a.prepare(next);
+            }
+        }));
+        let weak = Arc::downgrade(self);
+        events.on_policy_change(Box::new(move |seq| {
+            if let Some(a) = weak.upgrade() {
+                a.policy_changed(seq);
+            }
+        }));
     }
 
     /// A policy generation that is about to be published: its decisions for every triple

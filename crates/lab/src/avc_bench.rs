@@ -216,18 +216,7 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> AvcBench {
     // Wired to the server as an object manager wires it: decisions recomputed before a change
     // is published, the switch when it is announced.
     let avc = Arc::new(Avc::new(dynserver.clone(), capacity));
-    let weak = Arc::downgrade(&avc);
-    server.on_policy_prepare(move |next| {
-        if let Some(a) = weak.upgrade() {
-            a.prepare(next);
-        }
-    });
-    let weak = Arc::downgrade(&avc);
-    server.on_policy_change(move |seq| {
-        if let Some(a) = weak.upgrade() {
-            a.policy_changed(seq);
-        }
-    });
+    avc.follow(&*server);
     let avc = &*avc;
     // Each design measured through its own monomorphised loop: no virtual call in any of them.
     fn measure<C: DecisionCache>(c: &C, work: &[(Sid, Sid, ClassId)], threads: &[usize], dur: Duration) -> (String, Vec<Row>) {

@@ -710,8 +710,6 @@ fn glblub(a: &Range, b: &Range) -> Result<Range> {
 /// The kernel's initial SID for objects whose label is missing or no longer valid.
 const UNLABELED: u32 = 3;
 
-type Listener = Box<dyn Fn(Seqno) + Send + Sync>;
-type PrepareListener = Box<dyn Fn(&dyn seaccess_types::AccessServer) + Send + Sync>;
 
 /// The security server: the current policy generation, replaced atomically by loads and
 /// boolean commits, and the booleans set but not yet committed.
@@ -719,8 +717,8 @@ pub struct SecurityServer {
     current: ArcSwap<Generation>,
     /// Pending boolean values; the lock also serialises commits and reloads.
     pending: Mutex<Vec<bool>>,
-    listeners: Mutex<Vec<Listener>>,
-    prepares: Mutex<Vec<PrepareListener>>,
+    listeners: Mutex<Vec<seaccess_types::ChangeFn>>,
+    prepares: Mutex<Vec<seaccess_types::PrepareFn>>,
 }
 
 impl SecurityServer {
@@ -903,6 +901,18 @@ impl seaccess_types::AccessServer for Generation {
 
     fn perm_name(&self, class: ClassId, bit: u32) -> Option<String> {
         Generation::perm_name(self, class, bit).map(String::from)
+    }
+}
+
+/// How a cache follows the server's changes ([`SecurityServer::on_policy_prepare`] and
+/// [`SecurityServer::on_policy_change`]).
+impl seaccess_types::PolicyEvents for SecurityServer {
+    fn on_policy_prepare(&self, f: seaccess_types::PrepareFn) {
+        lock(&self.prepares).push(f);
+    }
+
+    fn on_policy_change(&self, f: seaccess_types::ChangeFn) {
+        lock(&self.listeners).push(f);
     }
 }
 

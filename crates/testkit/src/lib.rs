@@ -345,17 +345,6 @@ pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess
     let server = std::sync::Arc::new(load(path));
     let dynserver: std::sync::Arc<dyn seaccess_types::AccessServer> = server.clone();
     let avc = std::sync::Arc::new(seaccess_avc::Avc::new(dynserver, capacity));
-    let weak = std::sync::Arc::downgrade(&avc);
-    server.on_policy_prepare(move |next| {
-        if let Some(a) = weak.upgrade() {
-            a.prepare(next);
-        }
-    });
-    let weak = std::sync::Arc::downgrade(&avc);
-    server.on_policy_change(move |seq| {
-        if let Some(a) = weak.upgrade() {
-            a.policy_changed(seq);
-        }
-    });
+    avc.follow(&*server);
     (server, avc)
 }

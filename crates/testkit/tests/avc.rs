@@ -140,6 +140,17 @@ fn permissive_mode_and_permissive_domains() {
     assert!(avc.has_perm_noaudit(s, t, c, AccessVector(1 << b)).is_err());
 }
 
+/// Every answer of the cache is `now`'s decision, and the change from `before` changed some.
+fn assert_answers_changed(avc: &Avc, qs: &[(Sid, Sid, ClassId)], before: &seaccess_security::Generation, now: &seaccess_security::Generation) {
+    let mut changed = 0;
+    for &(s, t, c) in qs {
+        let d = avc.decide(s, t, c).unwrap();
+        assert_eq!(d, now.compute_av(s, t, c).unwrap());
+        changed += usize::from(d.allowed != before.compute_av(s, t, c).unwrap().allowed);
+    }
+    assert!(changed > 0, "the change changed no cached decision");
+}
+
 #[test]
 fn commits_and_reloads_reset_the_cache() {
     let (server, avc) = server_with_avc(&compile("booleans", 33), 4096);
@@ -157,13 +168,7 @@ fn commits_and_reloads_reset_the_cache() {
     let seq = server.commit_booleans();
     assert_eq!(avc.seqno(), seq);
     let g1 = server.snapshot();
-    let mut changed = 0;
-    for &(s, t, c) in &qs {
-        let d = avc.decide(s, t, c).unwrap();
-        assert_eq!(d, g1.compute_av(s, t, c).unwrap());
-        changed += usize::from(d.allowed != g0.compute_av(s, t, c).unwrap().allowed);
-    }
-    assert!(changed > 0, "the commit changed no cached decision");
+    assert_answers_changed(&avc, &qs, &g0, &g1);
     let seq2 = server.reload(&std::fs::read(compile("booleans", 30)).unwrap()).unwrap();
     assert_eq!(avc.seqno(), seq2);
     assert_eq!(*resets.lock().unwrap(), vec![seq, seq2]);
@@ -258,13 +263,7 @@ fn a_change_is_prepared_before_it_is_published() {
     server.commit_booleans();
     assert_eq!(*seen.lock().unwrap(), Some((true, 0)), "readers were answered from the new policy, or missed, before it was published");
     let g1 = server.snapshot();
-    let mut changed = 0;
-    for &(s, t, c) in &qs {
-        let d = avc.decide(s, t, c).unwrap();
-        assert_eq!(d, g1.compute_av(s, t, c).unwrap());
-        changed += usize::from(d.allowed != g0.compute_av(s, t, c).unwrap().allowed);
-    }
-    assert!(changed > 0, "the commit changed no cached decision");
+    assert_answers_changed(&avc, &qs, &g0, &g1);
     assert_eq!(avc.cache_stats().misses, misses, "a cached triple missed after the change");
 }
 

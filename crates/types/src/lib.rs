@@ -207,6 +207,20 @@ impl fmt::Display for ServerError {
 
 impl std::error::Error for ServerError {}
 
+/// A listener for a policy generation about to be published (it answers from that generation
+/// alone, with its seqno).
+pub type PrepareFn = Box<dyn Fn(&dyn AccessServer) + Send + Sync>;
+/// A listener for a policy change that has been published, given its seqno.
+pub type ChangeFn = Box<dyn Fn(Seqno) + Send + Sync>;
+
+/// Where a cache learns of policy changes: before each new generation is published (to compute
+/// its decisions ahead) and after (to switch to them). Listeners run on the changing thread,
+/// serialised with every other change.
+pub trait PolicyEvents {
+    fn on_policy_prepare(&self, f: PrepareFn);
+    fn on_policy_change(&self, f: ChangeFn);
+}
+
 /// The security server as the access vector cache sees it: the counterpart of the kernel's
 /// security.h. Only SIDs, class numbers and bit vectors cross this seam (names only for audit
 /// records), so the cache never needs to know what a policy is.
