@@ -908,11 +908,11 @@ impl seaccess_types::AccessServer for Generation {
 /// [`SecurityServer::on_policy_change`]).
 impl seaccess_types::PolicyEvents for SecurityServer {
     fn on_policy_prepare(&self, f: seaccess_types::PrepareFn) {
-        lock(&self.prepares).push(f);
+        SecurityServer::on_policy_prepare(self, f);
     }
 
     fn on_policy_change(&self, f: seaccess_types::ChangeFn) {
-        lock(&self.listeners).push(f);
+        SecurityServer::on_policy_change(self, f);
     }
 }
 
