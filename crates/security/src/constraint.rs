@@ -1,7 +1,7 @@
-//! Constraint and boolean expression evaluation, as the kernel's constraint_expr_eval and
-//! cond_evaluate_expr.
+//! Constraint expression evaluation, as the kernel's constraint_expr_eval, and their text for
+//! explanations.
 
-use seaccess_policy::{cexpr::*, cond, level_dom, CondExpr, ConstraintExpr, Context, Level, Policy};
+use seaccess_policy::{cexpr::*, level_dom, ConstraintExpr, Context, Level, Policy};
 
 fn level_eq(a: &Level, b: &Level) -> bool {
     a.sens == b.sens && a.cats == b.cats
@@ -110,47 +110,6 @@ fn attr_test(p: &Policy, attr: u32, op: u32, s: &Context, t: &Context) -> bool {
 /// Whether a constraint expression tests MLS levels (an `mlsconstrain` rather than a `constrain`).
 pub(crate) fn is_mls(expr: &[ConstraintExpr]) -> bool {
     expr.iter().any(|e| matches!(e, ConstraintExpr::Attr { attr, .. } if *attr >= L1L2))
-}
-
-/// Evaluates a boolean expression: Some(state), or None when the expression is malformed (the
-/// kernel then disables both branches).
-pub(crate) fn eval_cond(expr: &[CondExpr], bools: &[bool]) -> Option<bool> {
-    let mut stack = [false; cond::MAXDEPTH];
-    let mut sp: usize = 0;
-    for e in expr {
-        if e.kind == cond::BOOL {
-            if sp == cond::MAXDEPTH {
-                return None;
-            }
-            stack[sp] = *bools.get((e.boolean as usize).wrapping_sub(1))?;
-            sp += 1;
-            continue;
-        }
-        if e.kind == cond::NOT {
-            let top = sp.checked_sub(1)?;
-            stack[top] = !stack[top];
-            continue;
-        }
-        if sp < 2 {
-            return None;
-        }
-        sp -= 1;
-        let b = stack[sp];
-        let a = &mut stack[sp - 1];
-        *a = match e.kind {
-            cond::OR => *a || b,
-            cond::AND => *a && b,
-            cond::XOR => *a ^ b,
-            cond::EQ => *a == b,
-            cond::NEQ => *a != b,
-            _ => return None,
-        };
-    }
-    // The kernel answers with the bottom of the stack whatever is left above it.
-    if sp == 0 {
-        return None;
-    }
-    Some(stack[0])
 }
 
 /// The text of a constraint expression in policy-language infix form, for explanations.

@@ -8,16 +8,31 @@
 //! This crate reads policies through `seaccess-policy` and must never depend on the cache, the
 //! object manager or any interface crate.
 
+mod av;
+mod booleans;
+mod bounds;
 mod compiled;
 mod constraint;
 mod context;
 mod error;
+mod explain;
+mod generation;
 mod mapping;
+mod mls;
+mod ocontext;
+mod seam;
 mod server;
 mod sidtab;
+mod transition;
+mod validatetrans;
+mod xperms;
 
 pub use context::{context_to_string, parse_context, range_to_string};
 pub use error::{Result, SecurityError};
 pub use mapping::ClassMap;
-pub use server::{DenialReason, Explanation, FsUseBehavior, Generation, SecurityServer, XpermKind};
+pub use explain::{DenialReason, Explanation};
+pub use generation::Generation;
+pub use ocontext::FsUseBehavior;
+pub use server::SecurityServer;
+pub use xperms::XpermKind;
 pub use sidtab::{SidTable, INITIAL_SID_NAMES};

@@ -7,7 +7,7 @@ use seaccess_policy::HandleUnknown;
 use seaccess_types::{AccessVector, AvDecision, ClassId, Sid};
 
 use crate::error::{Result, SecurityError};
-use crate::server::Generation;
+use crate::generation::Generation;
 
 struct Mapped {
     class: Option<ClassId>,

@@ -1,0 +1,120 @@
+//! Booleans and the conditional rules they switch: the kernel's cond_evaluate_expr and
+//! evaluate_cond_nodes, security_get_bools and security_set_bools.
+
+use seaccess_policy::{cond, CondExpr, CondNode};
+use seaccess_types::Seqno;
+
+use crate::compiled::ALWAYS;
+use crate::error::{Result, SecurityError};
+use crate::generation::Generation;
+use crate::server::{lock, SecurityServer};
+
+impl Generation {
+    /// Whether rules in `branch` apply under this generation's boolean values.
+    pub(crate) fn on(&self, branch: u32) -> bool {
+        branch == ALWAYS || self.enabled.get(branch as usize).copied().unwrap_or(false)
+    }
+
+    /// (name, value) of every boolean in this generation.
+    pub fn booleans(&self) -> Vec<(String, bool)> {
+        self.c.policy.bools.iter().zip(&self.bools).map(|(b, v)| (b.name.to_string(), *v)).collect()
+    }
+
+    pub fn boolean(&self, name: &str) -> Result<bool> {
+        let v = self.c.policy.bool_names.value(name).ok_or_else(|| SecurityError::UnknownBoolean(name.into()))?;
+        Ok(self.bools[v as usize - 1])
+    }
+}
+
+impl SecurityServer {
+    /// Sets a boolean's pending value; it takes effect at the next commit.
+    pub fn set_boolean(&self, name: &str, value: bool) -> Result<()> {
+        let g = self.current.load();
+        let v = g.c.policy.bool_names.value(name).ok_or_else(|| SecurityError::UnknownBoolean(name.into()))?;
+        let mut pending = match self.pending.lock() {
+            Ok(p) => p,
+            Err(p) => p.into_inner(),
+        };
+        if let Some(slot) = pending.get_mut(v as usize - 1) {
+            *slot = value;
+        }
+        Ok(())
+    }
+
+    /// The pending value of a boolean.
+    pub fn pending_boolean(&self, name: &str) -> Result<bool> {
+        let g = self.current.load();
+        let v = g.c.policy.bool_names.value(name).ok_or_else(|| SecurityError::UnknownBoolean(name.into()))?;
+        let pending = match self.pending.lock() {
+            Ok(p) => p,
+            Err(p) => p.into_inner(),
+        };
+        Ok(pending.get(v as usize - 1).copied().unwrap_or(false))
+    }
+
+    /// Makes every pending boolean value current, all at once, as a new generation with the next
+    /// seqno. Returns the new seqno.
+    pub fn commit_booleans(&self) -> Seqno {
+        let pending = lock(&self.pending);
+        let old = self.current.load_full();
+        let seqno = Seqno(old.seqno.0.wrapping_add(1));
+        let g = Generation::new(old.c.clone(), old.sids.clone(), old.ctx.clone(), pending.clone(), seqno);
+        self.publish(g);
+        self.notify(seqno);
+        seqno
+    }
+}
+
+/// Which conditional branches a set of boolean values enables: for each node, its true list
+/// then its false list. A malformed expression enables neither, as in the kernel's
+/// evaluate_cond_node.
+pub(crate) fn enabled_branches(conds: &[CondNode], bools: &[bool]) -> Vec<bool> {
+    let mut enabled = Vec::with_capacity(conds.len() * 2);
+    for node in conds {
+        let state = eval_cond(&node.expr, bools);
+        enabled.push(state == Some(true));
+        enabled.push(state == Some(false));
+    }
+    enabled
+}
+
+/// Evaluates a boolean expression: Some(state), or None when the expression is malformed (the
+/// kernel then disables both branches).
+fn eval_cond(expr: &[CondExpr], bools: &[bool]) -> Option<bool> {
+    let mut stack = [false; cond::MAXDEPTH];
+    let mut sp: usize = 0;
+    for e in expr {
+        if e.kind == cond::BOOL {
+            if sp == cond::MAXDEPTH {
+                return None;
+            }
+            stack[sp] = *bools.get((e.boolean as usize).wrapping_sub(1))?;
+            sp += 1;
+            continue;
+        }
+        if e.kind == cond::NOT {
+            let top = sp.checked_sub(1)?;
+            stack[top] = !stack[top];
+            continue;
+        }
+        if sp < 2 {
+            return None;
+        }
+        sp -= 1;
+        let b = stack[sp];
+        let a = &mut stack[sp - 1];
+        *a = match e.kind {
+            cond::OR => *a || b,
+            cond::AND => *a && b,
+            cond::XOR => *a ^ b,
+            cond::EQ => *a == b,
+            cond::NEQ => *a != b,
+            _ => return None,
+        };
+    }
+    // The kernel answers with the bottom of the stack whatever is left above it.
+    if sp == 0 {
+        return None;
+    }
+    Some(stack[0])
+}

@@ -1,0 +1,86 @@
+//! Why a decision denies what it denies: the reasons `audit2why` gives, computed alongside the
+//! kernel's context_struct_compute_av.
+
+use seaccess_policy::{Constraint, Context};
+use seaccess_types::{AccessVector, AvDecision, ClassId, Sid};
+
+use crate::constraint;
+use crate::error::Result;
+use crate::generation::Generation;
+
+/// Why a permission was denied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DenialReason {
+    /// No allow rule grants it.
+    NoAllowRule,
+    /// Only conditional rules grant it, and their conditions are false now; the booleans named
+    /// are those the conditions read.
+    BooleanOff { booleans: Vec<String> },
+    /// A constraint (or, when `mls`, an MLS constraint) of the class forbids it.
+    Constraint { index: usize, mls: bool, expression: String },
+    /// A process transition that changes role, with no role allow rule for the pair.
+    RoleAllow { from: String, to: String },
+    /// The source type is bounded and its bound does not have the permission.
+    TypeBounds { bound: String },
+}
+
+/// A decision with a reason for each denied permission bit.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub decision: AvDecision,
+    pub reasons: Vec<(u32, DenialReason)>,
+}
+
+impl Generation {
+    /// The decision together with a reason for each permission it denies.
+    pub fn explain(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Explanation> {
+        let s = self.sid_context(ssid)?;
+        let t = self.sid_context(tsid)?;
+        let cl = self.check_class(class)?;
+        let mut reasons = Vec::new();
+        let r = self.compute(s, t, cl, Some(&mut reasons));
+        reasons.sort_by_key(|(b, _)| *b);
+        Ok(Explanation { decision: self.decision(s, &r), reasons })
+    }
+
+    /// Why each permission the rules leave out is missing: no allow rule at all, or only
+    /// allow rules in conditional branches that are off (`disabled`: their branch and
+    /// permissions), naming the booleans those conditions read.
+    pub(crate) fn rule_reasons(&self, allowed: u32, disabled: &[(u32, u32)], w: &mut Vec<(u32, DenialReason)>) {
+        let p = &self.c.policy;
+        let missing = !allowed;
+        for bit in AccessVector(missing).bits() {
+            let mut bools: Vec<String> = Vec::new();
+            for (branch, data) in disabled {
+                if data & (1 << bit) != 0 {
+                    let node = &p.conds[(*branch / 2) as usize];
+                    for e in &node.expr {
+                        if e.boolean != 0 {
+                            let n = p.bool_names.name(e.boolean).unwrap_or("?").to_string();
+                            if !bools.contains(&n) {
+                                bools.push(n);
+                            }
+                        }
+                    }
+                }
+            }
+            w.push((bit, if bools.is_empty() { DenialReason::NoAllowRule } else { DenialReason::BooleanOff { booleans: bools } }));
+        }
+    }
+
+    /// The reason for the permissions the class's constraint number `index` removes.
+    pub(crate) fn constraint_reason(&self, index: usize, k: &Constraint) -> DenialReason {
+        let p = &self.c.policy;
+        DenialReason::Constraint { index, mls: constraint::is_mls(&k.expr), expression: constraint::describe(p, &k.expr) }
+    }
+
+    /// The reason for a process transition the role allow rules do not permit.
+    pub(crate) fn role_reason(&self, s: &Context, t: &Context) -> DenialReason {
+        let p = &self.c.policy;
+        DenialReason::RoleAllow {
+            from: p.role_names.name(s.role).unwrap_or("?").into(),
+            to: p.role_names.name(t.role).unwrap_or("?").into(),
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! One immutable policy generation: its compiled policy, SID table and boolean state, and the
+//! translations between contexts, SIDs, classes and permissions (the kernel's
+//! security_context_to_sid, security_sid_to_context and the class/permission string maps).
+
+use std::sync::Arc;
+
+use seaccess_policy::{Context, Policy};
+use seaccess_types::{AccessVector, ClassId, Seqno, Sid};
+
+use crate::booleans::enabled_branches;
+use crate::compiled::Compiled;
+use crate::context::{check_valid, context_to_string, parse_context};
+use crate::error::{Result, SecurityError};
+use crate::sidtab::{Contexts, SidTable};
+
+/// One policy generation: the compiled policy, its SID table, the boolean values and the
+/// conditional branches they enable, and the generation's seqno. Immutable once published.
+pub struct Generation {
+    pub(crate) c: Arc<Compiled>,
+    pub(crate) sids: Arc<SidTable>,
+    pub(crate) ctx: Arc<Contexts>,
+    pub(crate) bools: Vec<bool>,
+    /// Whether each conditional branch applies (see `booleans::enabled_branches`).
+    pub(crate) enabled: Vec<bool>,
+    pub(crate) seqno: Seqno,
+}
+
+impl Generation {
+    pub(crate) fn new(c: Arc<Compiled>, sids: Arc<SidTable>, ctx: Arc<Contexts>, bools: Vec<bool>, seqno: Seqno) -> Generation {
+        let enabled = enabled_branches(&c.policy.conds, &bools);
+        Generation { c, sids, ctx, bools, enabled, seqno }
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.c.policy
+    }
+
+    pub fn seqno(&self) -> Seqno {
+        self.seqno
+    }
+
+    /// How many rules the policy has: (unconditional, conditional). The rules themselves live
+    /// in the server's indexes, not in [`Generation::policy`].
+    pub fn rule_counts(&self) -> (usize, usize) {
+        self.c.rule_counts
+    }
+
+    pub fn sid_table(&self) -> &SidTable {
+        &self.sids
+    }
+
+    pub fn parse_context(&self, s: &str) -> Result<Context> {
+        parse_context(&self.c.policy, s)
+    }
+
+    pub fn context_to_sid(&self, s: &str) -> Result<Sid> {
+        Ok(self.intern(self.parse_context(s)?))
+    }
+
+    pub fn context_struct_to_sid(&self, c: Context) -> Result<Sid> {
+        check_valid(&self.c.policy, "", &c)?;
+        Ok(self.intern(c))
+    }
+
+    /// The SID of a valid context, remembering its parsed form for this policy.
+    pub(crate) fn intern(&self, c: Context) -> Sid {
+        let sid = self.sids.sid_of(&context_to_string(&self.c.policy, &c));
+        if self.ctx.get(sid).is_none() {
+            self.ctx.set(sid, c);
+        }
+        sid
+    }
+
+    /// The context a SID stands for under this policy. A SID first seen under an earlier
+    /// policy is parsed anew; if its context is not valid any more, it is treated as the
+    /// unlabeled initial SID's context, as the kernel does after a reload.
+    pub fn sid_context(&self, sid: Sid) -> Result<&Context> {
+        if let Some(c) = self.ctx.get(sid) {
+            return Ok(c);
+        }
+        let text = self.sids.text(sid).ok_or(SecurityError::InvalidSid(sid))?;
+        let c = match parse_context(&self.c.policy, &text) {
+            Ok(c) => c,
+            Err(_) => self.ctx.get(Sid(UNLABELED)).ok_or(SecurityError::InvalidSid(sid))?.clone(),
+        };
+        self.ctx.set(sid, c).ok_or(SecurityError::InvalidSid(sid))
+    }
+
+    /// Resolves every SID given so far under this generation's policy, as the kernel converts
+    /// its SID table while loading a policy: the cost of a reload falls on the loader, not on
+    /// the first access decisions after it.
+    pub(crate) fn resolve_all_sids(&self) {
+        for sid in self.sids.dynamic() {
+            let _ = self.sid_context(sid);
+        }
+    }
+
+    pub fn sid_to_context(&self, sid: Sid) -> Result<String> {
+        Ok(context_to_string(&self.c.policy, self.sid_context(sid)?))
+    }
+
+    pub fn context_string(&self, c: &Context) -> String {
+        context_to_string(&self.c.policy, c)
+    }
+
+    /// The class with this name.
+    pub fn class(&self, name: &str) -> Result<ClassId> {
+        match self.c.policy.class_value(name) {
+            Some(v) => Ok(ClassId(v as u16)),
+            None => Err(SecurityError::UnknownClass(name.into())),
+        }
+    }
+
+    pub fn class_name(&self, class: ClassId) -> Result<&str> {
+        self.c.policy.class_names.name(class.0.into()).ok_or(SecurityError::InvalidClass(class.0.into()))
+    }
+
+    /// The access vector of the named permissions of a class.
+    pub fn perms(&self, class: ClassId, names: &[&str]) -> Result<AccessVector> {
+        let cname = self.class_name(class)?;
+        let mut v = 0u32;
+        for n in names {
+            match self.c.policy.perm_bit(class.0.into(), n) {
+                Some(b) => v |= 1 << b,
+                None => return Err(SecurityError::UnknownPermission { class: cname.into(), perm: (*n).into() }),
+            }
+        }
+        Ok(AccessVector(v))
+    }
+
+    pub fn perm_name(&self, class: ClassId, bit: u32) -> Option<&str> {
+        self.c.policy.perm_name(class.0.into(), bit)
+    }
+
+    pub(crate) fn check_class(&self, class: ClassId) -> Result<u32> {
+        let v = u32::from(class.0);
+        if v == 0 || v as usize > self.c.policy.classes.len() {
+            return Err(SecurityError::InvalidClass(v));
+        }
+        Ok(v)
+    }
+}
+
+/// The kernel's initial SID for objects whose label is missing or no longer valid.
+const UNLABELED: u32 = 3;

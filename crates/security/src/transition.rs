@@ -1,0 +1,89 @@
+//! New contexts for new objects and relabels: the kernel's security_compute_sid behind
+//! security_transition_sid, security_change_sid and security_member_sid.
+
+use seaccess_policy::{avtab, defaults, Context, OBJECT_R};
+use seaccess_types::{ClassId, Sid};
+
+use crate::error::{Result, SecurityError};
+use crate::generation::Generation;
+
+impl Generation {
+    /// The kernel's security_transition_sid (with an object name: filename transitions too).
+    pub fn compute_create(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> Result<Sid> {
+        self.compute_sid(ssid, tsid, class, avtab::TRANSITION, name)
+    }
+
+    /// The kernel's security_change_sid (type_change rules).
+    pub fn compute_relabel(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Sid> {
+        self.compute_sid(ssid, tsid, class, avtab::CHANGE, None)
+    }
+
+    /// The kernel's security_member_sid (type_member rules).
+    pub fn compute_member(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Sid> {
+        self.compute_sid(ssid, tsid, class, avtab::MEMBER, None)
+    }
+
+    fn compute_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, specified: u16, name: Option<&str>) -> Result<Sid> {
+        let s = self.sid_context(ssid)?;
+        let t = self.sid_context(tsid)?;
+        let new = self.compute_context(s, t, class, specified, name)?;
+        if !self.c.policy.context_is_valid(&new) {
+            return Err(SecurityError::InvalidComputedContext(self.context_string(&new)));
+        }
+        Ok(self.intern(new))
+    }
+
+    /// The new context, before the validity check.
+    pub fn compute_context(&self, s: &Context, t: &Context, class: ClassId, specified: u16, name: Option<&str>) -> Result<Context> {
+        let c = &*self.c;
+        let p = &c.policy;
+        let cl = u32::from(class.0);
+        let cladatum = p.classes.get((cl as usize).wrapping_sub(1));
+        let sock = c.is_socket(cl);
+        let objectish = !(cl == c.process_class || sock);
+        let user = match specified {
+            avtab::MEMBER => t.user,
+            _ if cladatum.is_some_and(|d| d.default_user == defaults::TARGET) => t.user,
+            _ => s.user,
+        };
+        let mut role = match cladatum.map(|d| d.default_role) {
+            Some(defaults::SOURCE) => s.role,
+            Some(defaults::TARGET) => t.role,
+            _ if objectish => OBJECT_R,
+            _ => s.role,
+        };
+        let mut ty = match cladatum.map(|d| d.default_type) {
+            Some(defaults::SOURCE) => s.ty,
+            Some(defaults::TARGET) => t.ty,
+            _ if objectish => t.ty,
+            _ => s.ty,
+        };
+        if let (Ok(st), Ok(tt), Ok(k)) = (u16::try_from(s.ty), u16::try_from(t.ty), u16::try_from(cl)) {
+            let run = c.types.run(st, k);
+            let from = run.partition_point(|r| r.target < tt);
+            let hit = run[from..]
+                .iter()
+                .take_while(|r| r.target == tt)
+                .find(|r| r.specified == specified && self.on(r.branch));
+            if let Some(r) = hit {
+                ty = r.data;
+            }
+        }
+        if let Some(name) = name {
+            if c.ftrans_ttypes.get(t.ty) {
+                if let Some(list) = c.ftrans.get(&(t.ty, cl, Box::<str>::from(name))) {
+                    if let Some((_, otype)) = list.iter().find(|(stypes, _)| stypes.get(s.ty - 1)) {
+                        ty = *otype;
+                    }
+                }
+            }
+        }
+        if specified == avtab::TRANSITION {
+            if let Some(&nr) = c.role_trans.get(&(s.role, t.ty, cl)) {
+                role = nr;
+            }
+        }
+        let range = if p.mls { Some(self.mls_compute(s, t, cl, specified, sock)?) } else { None };
+        Ok(Context { user, role, ty, range })
+    }
+}
