@@ -8,6 +8,8 @@ use std::time::Instant;
 
 use seaccess_types::{ClassId, Sid};
 
+use crate::output::{CliError, Out};
+
 #[derive(clap::Args)]
 pub(crate) struct BenchArgs {
     /// The compiled policy to measure.
@@ -68,14 +70,11 @@ fn field(s: &str, key: &str) -> Option<f64> {
     None
 }
 
-pub(crate) fn run(a: &BenchArgs) -> Result<(), String> {
+pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
     let oracle = a.oracle.to_string_lossy().into_owned();
     let policy = a.policy.to_string_lossy().into_owned();
-    let say = |s: String| {
-        if !a.json {
-            println!("{s}");
-        }
-    };
+    // The table, or (with --json) only the JSON object at the end.
+    let mut say = |s: String| if a.json { Ok(()) } else { writeln!(out, "{s}") };
     // Queries, from libsepol's own generator: the same set for both engines.
     let (queries, _, _) =
         run_capture(Command::new(&oracle).args(["gen", &policy, &a.seed.to_string(), &a.queries.max(a.batch_queries).to_string()]), None)?;
@@ -133,26 +132,27 @@ pub(crate) fn run(a: &BenchArgs) -> Result<(), String> {
     let load_ratio = best / sepol_load_ms;
     let speedup = sepol_ns / ours_ns;
     let batch_ratio = ours_batch / sepol_batch;
-    say(format!("policy {policy}"));
-    say(format!("load: seaccess {best:.2} ms, libsepol {sepol_load_ms:.2} ms, ratio {load_ratio:.2}x (goal <= 0.5x)"));
+    say(format!("policy {policy}"))?;
+    say(format!("load: seaccess {best:.2} ms, libsepol {sepol_load_ms:.2} ms, ratio {load_ratio:.2}x (goal <= 0.5x)"))?;
     if let (Some(o), Some(s)) = (ours_rss, sepol_rss) {
-        say(format!("peak RSS after load: seaccess {o} KiB, libsepol {s} KiB, ratio {:.2}x (goal <= 1x)", o as f64 / s as f64));
+        say(format!("peak RSS after load: seaccess {o} KiB, libsepol {s} KiB, ratio {:.2}x (goal <= 1x)", o as f64 / s as f64))?;
     }
     say(format!(
         "compute_av, {} queries, no cache: seaccess {ours_ns:.0} ns, libsepol {sepol_ns:.0} ns, speed-up {speedup:.1}x (goal >= 20x)",
         q.len()
-    ));
+    ))?;
     say(format!(
         "batch end to end, {} queries: seaccess {ours_batch:.2} s, sepol-oracle av {sepol_batch:.2} s, ratio {batch_ratio:.3}x (goal <= 0.2x)",
         batch.lines().count()
-    ));
+    ))?;
     if a.json {
-        println!(
+        writeln!(
+            out,
             "{{\"policy\":\"{policy}\",\"load_ms\":{best:.3},\"sepol_load_ms\":{sepol_load_ms:.3},\"load_ratio\":{load_ratio:.3},\"rss_kib\":{},\"sepol_rss_kib\":{},\"compute_av_ns\":{ours_ns:.1},\"sepol_compute_av_ns\":{sepol_ns:.1},\"compute_av_speedup\":{speedup:.2},\"queries\":{},\"batch_s\":{ours_batch:.3},\"sepol_batch_s\":{sepol_batch:.3},\"batch_ratio\":{batch_ratio:.4}}}",
             ours_rss.map_or("null".into(), |v| v.to_string()),
             sepol_rss.map_or("null".into(), |v| v.to_string()),
             q.len()
-        );
+        )?;
     }
     Ok(())
 }
