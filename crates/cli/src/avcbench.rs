@@ -63,10 +63,10 @@ pub(crate) fn run(out: &mut Out, a: &AvcArgs) -> Result<(), CliError> {
         capacity: a.capacity,
         peer,
     };
-    let r = seaccess_lab::avc_bench::run(server, &cfg);
+    let r = seaccess_lab::avc_bench::run(server, &cfg).map_err(|e| e.to_string())?;
     let ir = if a.no_callgrind { None } else { instructions_per_hit(&a.policy) };
     if a.json {
-        writeln!(out, "{}", r.to_json(&[("instructions_per_hit", ir.map_or("null".into(), |v| format!("{v:.1}")))]))?;
+        writeln!(out, "{}", r.to_json(ir))?;
         return Ok(());
     }
     print_table(out, &r, &a.threads, ir)
