@@ -40,12 +40,27 @@ pub(crate) struct AvcArgs {
     peer: PathBuf,
 }
 
+/// Limits on the sizes asked for: beyond them a run measures memory or the scheduler rather than
+/// the cache, or does not fit in memory at all (the libselinux peer is sent each triple as text).
+const MAX_KEYS: usize = 1 << 20;
+const MAX_CAPACITY: usize = 1 << 22;
+const MAX_THREADS: usize = 1024;
+
 pub(crate) fn run(out: &mut Out, a: &AvcArgs) -> Result<(), CliError> {
     if !(a.seconds > 0.0 && a.seconds <= 60.0) {
         return Err(format!("--seconds {}: must be more than 0 and at most 60", a.seconds).into());
     }
     if a.keys == 0 || a.capacity == 0 || a.threads.is_empty() || a.threads.contains(&0) {
         return Err("--keys, --capacity and every --threads count must be at least 1".into());
+    }
+    if a.keys > MAX_KEYS {
+        return Err(format!("--keys {}: at most {MAX_KEYS}", a.keys).into());
+    }
+    if a.capacity > MAX_CAPACITY {
+        return Err(format!("--capacity {}: at most {MAX_CAPACITY}", a.capacity).into());
+    }
+    if let Some(t) = a.threads.iter().find(|&&t| t > MAX_THREADS) {
+        return Err(format!("--threads {t}: at most {MAX_THREADS}").into());
     }
     let image = std::fs::read(&a.policy).map_err(|e| format!("{}: {e}", a.policy.display()))?;
     let server = Arc::new(crate::load_path(&a.policy)?);

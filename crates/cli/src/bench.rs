@@ -70,7 +70,15 @@ fn field(s: &str, key: &str) -> Option<f64> {
     None
 }
 
+/// The queries are held in memory as text (about 100 bytes each), twice.
+const MAX_QUERIES: usize = 10_000_000;
+
 pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
+    for (name, n) in [("--queries", a.queries), ("--batch-queries", a.batch_queries)] {
+        if n == 0 || n > MAX_QUERIES {
+            return Err(format!("{name} {n}: must be at least 1 and at most {MAX_QUERIES}").into());
+        }
+    }
     let oracle = a.oracle.to_string_lossy().into_owned();
     let policy = a.policy.to_string_lossy().into_owned();
     // The table, or (with --json) only the JSON object at the end.
@@ -81,8 +89,8 @@ pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
     let text = String::from_utf8(queries).map_err(|_| "oracle printed non-UTF-8 queries")?;
     let lines: Vec<&str> = text.lines().collect();
     let n = a.queries.min(lines.len());
-    let in_process: String = lines[..n].iter().map(|l| format!("{l}\n")).collect();
-    let batch: String = lines[..a.batch_queries.min(lines.len())].iter().map(|l| format!("{l}\n")).collect();
+    let in_process: String = lines.iter().take(n).map(|l| format!("{l}\n")).collect();
+    let batch: String = lines.iter().take(a.batch_queries).map(|l| format!("{l}\n")).collect();
 
     // 1. libsepol: load time and mean compute_av over the same queries.
     let (_, err, _) = run_capture(Command::new(&oracle).args(["time", &policy]), Some(in_process.as_bytes()))?;
@@ -102,7 +110,7 @@ pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
     let server = server.ok_or("no load")?;
     let g = server.snapshot();
     let mut q: Vec<(Sid, Sid, ClassId)> = Vec::with_capacity(n);
-    for l in lines[..n].iter() {
+    for l in lines.iter().take(n) {
         let mut f = l.split_whitespace();
         let (Some(s), Some(t), Some(c)) = (f.next(), f.next(), f.next()) else { continue };
         if let (Ok(s), Ok(t), Ok(c)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) {

@@ -56,7 +56,8 @@ pub fn working_set(server: &SecurityServer, count: usize, seed: u64) -> Vec<Trip
     }
     let nclass = p.classes.len().max(1);
     let mut rng = XorShift::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let mut out = Vec::with_capacity(count);
+    // A hint only: a count too large to hold fails as it grows, not up front.
+    let mut out = Vec::with_capacity(count.min(1 << 16));
     while !sids.is_empty() && out.len() < count {
         let s = sids[rng.below(sids.len())];
         let t = sids[rng.below(sids.len())];
