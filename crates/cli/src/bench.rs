@@ -70,6 +70,30 @@ fn field(s: &str, key: &str) -> Option<f64> {
     None
 }
 
+/// `--json`: the measurements and ratios, in this order.
+#[derive(serde::Serialize)]
+struct EngineReport<'a> {
+    policy: &'a str,
+    load_ms: Option<f64>,
+    sepol_load_ms: Option<f64>,
+    load_ratio: Option<f64>,
+    rss_kib: Option<u64>,
+    sepol_rss_kib: Option<u64>,
+    compute_av_ns: Option<f64>,
+    sepol_compute_av_ns: Option<f64>,
+    compute_av_speedup: Option<f64>,
+    queries: usize,
+    batch_s: Option<f64>,
+    sepol_batch_s: Option<f64>,
+    batch_ratio: Option<f64>,
+}
+
+/// `v` rounded to `decimals`, or null where it is not a number (a ratio over a zero time).
+fn num(v: f64, decimals: i32) -> Option<f64> {
+    let scale = 10f64.powi(decimals);
+    Some((v * scale).round() / scale).filter(|v| v.is_finite())
+}
+
 /// The queries are held in memory as text (about 100 bytes each), twice.
 const MAX_QUERIES: usize = 10_000_000;
 
@@ -154,13 +178,23 @@ pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
         batch.lines().count()
     ))?;
     if a.json {
-        writeln!(
-            out,
-            "{{\"policy\":\"{policy}\",\"load_ms\":{best:.3},\"sepol_load_ms\":{sepol_load_ms:.3},\"load_ratio\":{load_ratio:.3},\"rss_kib\":{},\"sepol_rss_kib\":{},\"compute_av_ns\":{ours_ns:.1},\"sepol_compute_av_ns\":{sepol_ns:.1},\"compute_av_speedup\":{speedup:.2},\"queries\":{},\"batch_s\":{ours_batch:.3},\"sepol_batch_s\":{sepol_batch:.3},\"batch_ratio\":{batch_ratio:.4}}}",
-            ours_rss.map_or("null".into(), |v| v.to_string()),
-            sepol_rss.map_or("null".into(), |v| v.to_string()),
-            q.len()
-        )?;
+        let report = EngineReport {
+            policy: &policy,
+            load_ms: num(best, 3),
+            sepol_load_ms: num(sepol_load_ms, 3),
+            load_ratio: num(load_ratio, 3),
+            rss_kib: ours_rss,
+            sepol_rss_kib: sepol_rss,
+            compute_av_ns: num(ours_ns, 1),
+            sepol_compute_av_ns: num(sepol_ns, 1),
+            compute_av_speedup: num(speedup, 2),
+            queries: q.len(),
+            batch_s: num(ours_batch, 3),
+            sepol_batch_s: num(sepol_batch, 3),
+            batch_ratio: num(batch_ratio, 4),
+        };
+        let text = serde_json::to_string(&report).map_err(|e| format!("the JSON report: {e}"))?;
+        writeln!(out, "{text}")?;
     }
     Ok(())
 }
