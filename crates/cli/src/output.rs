@@ -57,7 +57,8 @@ impl CliError {
 }
 
 /// Standard output, locked and buffered for the whole command; `write!`/`writeln!` on it return
-/// a [`CliError`], a closed pipe as [`CliError::OutputClosed`].
+/// a [`CliError`], a closed pipe as [`CliError::OutputClosed`]. Holding the lock throughout means
+/// nothing else in the process may print to standard output (nothing in the library crates does).
 pub(crate) struct Out {
     w: BufWriter<StdoutLock<'static>>,
 }
