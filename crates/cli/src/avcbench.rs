@@ -9,6 +9,8 @@ use seaccess_avc::Avc;
 use seaccess_lab::avc_bench::AvcBench;
 use seaccess_types::AccessServer;
 
+use crate::output::{note, CliError, Out};
+
 #[derive(clap::Args)]
 pub(crate) struct AvcArgs {
     /// The compiled policy whose decisions are cached.
@@ -38,19 +40,34 @@ pub(crate) struct AvcArgs {
     peer: PathBuf,
 }
 
-pub(crate) fn run(a: &AvcArgs) -> Result<(), String> {
+/// Limits on the sizes asked for: beyond them a run measures memory or the scheduler rather than
+/// the cache, or does not fit in memory at all (the libselinux peer is sent each triple as text).
+const MAX_KEYS: usize = 1 << 20;
+const MAX_CAPACITY: usize = 1 << 22;
+const MAX_THREADS: usize = 1024;
+
+pub(crate) fn run(out: &mut Out, a: &AvcArgs) -> Result<(), CliError> {
     if !(a.seconds > 0.0 && a.seconds <= 60.0) {
-        return Err(format!("--seconds {}: must be more than 0 and at most 60", a.seconds));
+        return Err(format!("--seconds {}: must be more than 0 and at most 60", a.seconds).into());
     }
     if a.keys == 0 || a.capacity == 0 || a.threads.is_empty() || a.threads.contains(&0) {
         return Err("--keys, --capacity and every --threads count must be at least 1".into());
+    }
+    if a.keys > MAX_KEYS {
+        return Err(format!("--keys {}: at most {MAX_KEYS}", a.keys).into());
+    }
+    if a.capacity > MAX_CAPACITY {
+        return Err(format!("--capacity {}: at most {MAX_CAPACITY}", a.capacity).into());
+    }
+    if let Some(t) = a.threads.iter().find(|&&t| t > MAX_THREADS) {
+        return Err(format!("--threads {t}: at most {MAX_THREADS}").into());
     }
     let image = std::fs::read(&a.policy).map_err(|e| format!("{}: {e}", a.policy.display()))?;
     let server = Arc::new(crate::load_path(&a.policy)?);
     let policy = a.policy.to_string_lossy().into_owned();
     let peer = a.peer.exists().then_some(a.peer.as_path());
     if peer.is_none() {
-        eprintln!("note: no libselinux AVC peer at {} (run `make peers`); measuring without it", a.peer.display());
+        note(&format!("note: no libselinux AVC peer at {} (run `make peers`); measuring without it", a.peer.display()));
     }
     let cfg = seaccess_lab::avc_bench::Config {
         policy: &policy,
@@ -61,87 +78,94 @@ pub(crate) fn run(a: &AvcArgs) -> Result<(), String> {
         capacity: a.capacity,
         peer,
     };
-    let r = seaccess_lab::avc_bench::run(server, &cfg);
+    let r = seaccess_lab::avc_bench::run(server, &cfg).map_err(|e| e.to_string())?;
     let ir = if a.no_callgrind { None } else { instructions_per_hit(&a.policy) };
     if a.json {
-        println!("{}", r.to_json(&[("instructions_per_hit", ir.map_or("null".into(), |v| format!("{v:.1}")))]));
+        writeln!(out, "{}", r.to_json(ir))?;
         return Ok(());
     }
-    print_table(&r, &a.threads, ir);
-    Ok(())
+    print_table(out, &r, &a.threads, ir)
 }
 
-fn print_table(r: &AvcBench, threads: &[usize], ir: Option<f64>) {
-    println!("policy {}: {} triples in the working set, cache capacity {}", r.policy, r.keys, r.capacity);
-    println!("hit path, ns per call per thread / million calls per second (all threads), median of 5 rounds:");
-    println!("{:<16}{}", "design", threads.iter().map(|t| format!("{:>22}", format!("{t} thread(s)"))).collect::<String>());
+fn print_table(out: &mut Out, r: &AvcBench, threads: &[usize], ir: Option<f64>) -> Result<(), CliError> {
+    writeln!(out, "policy {}: {} triples in the working set, cache capacity {}", r.policy, r.keys, r.capacity)?;
+    writeln!(out, "hit path, ns per call per thread / million calls per second (all threads), median of 5 rounds:")?;
+    writeln!(out, "{:<16}{}", "design", threads.iter().map(|t| format!("{:>22}", format!("{t} thread(s)"))).collect::<String>())?;
     for (name, rows) in &r.designs {
         let cells: String = rows.iter().map(|(_, ns, ops)| format!("{:>22}", format!("{ns:.1} / {:.1}", ops / 1e6))).collect();
-        println!("{name:<16}{cells}");
+        writeln!(out, "{name:<16}{cells}")?;
     }
-    println!("hit path, 1 thread, median of 5: {:.1} ns (goal <= 10 ns)", r.hit_ns_1t);
+    writeln!(out, "hit path, 1 thread, median of 5: {:.1} ns (goal <= 10 ns)", r.hit_ns_1t)?;
     match ir {
-        Some(ir) => println!("instructions per hit (callgrind): {ir:.1}"),
-        None => println!("instructions per hit: not measured (valgrind missing or --no-callgrind)"),
+        Some(ir) => writeln!(out, "instructions per hit (callgrind): {ir:.1}")?,
+        None => writeln!(out, "instructions per hit: not measured (valgrind missing or --no-callgrind)")?,
     }
-    println!("miss path: {:.0} ns", r.miss_ns);
+    writeln!(out, "miss path: {:.0} ns", r.miss_ns)?;
     let s = &r.reload;
-    println!(
+    writeln!(
+        out,
         "{} policy changes (boolean commits and full reloads) under a 2-thread hit storm, {} calls:",
         s.changes, s.calls
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  the call in which a reader first met a new policy ({} of them): median {:.0} ns, longest {:.0} ns",
         s.transitions, s.transition_median_ns, s.transition_max_ns
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  after boolean commits: median {:.0} ns, 90th percentile {:.0} ns; after full reloads: {:.0} ns, {:.0} ns",
         s.commit.0, s.commit.1, s.reload.0, s.reload.1
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  one ordinary miss amid hits (the same storm without changes, {} triples never asked before): median {:.0} ns, 90th percentile {:.0} ns",
         s.misses, s.miss.0, s.miss.1
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  the changing thread, the cache's recomputation of its {} decisions under the new policy included: a boolean commit {:.1} µs, a reload {:.1} ms (medians)",
         s.refreshed, s.commit_us, s.reload_ms
-    );
+    )?;
     let (m, p) = s.vs_miss();
-    println!("  a change stalls a reader {m:.2}x one miss at the median, {p:.2}x at the 90th percentile (goal <= 1x)");
-    println!(
+    writeln!(out, "  a change stalls a reader {m:.2}x one miss at the median, {p:.2}x at the 90th percentile (goal <= 1x)")?;
+    writeln!(
+        out,
         "  all calls the scheduler did not interrupt: 99.99th percentile {:.0} ns, longest {:.0} ns; the same storm without changes: {:.0} ns, {:.0} ns",
         s.p9999_ns, s.max_ns, s.baseline_p9999_ns, s.baseline_max_ns
-    );
+    )?;
     let hr: Vec<String> = r.hit_ratios.iter().map(|(c, h)| format!("{:.1}% at {c}", h * 100.0)).collect();
-    println!("hit ratio on a Zipf stream over 50,000 triples: {}", hr.join(", "));
+    writeln!(out, "hit ratio on a Zipf stream over 50,000 triples: {}", hr.join(", "))?;
     let f = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.2}x"));
-    println!("2 threads vs 1: {} (goal >= 1.8x)", f(AvcBench::ratio(r.ops("seaccess", 2), r.ops("seaccess", 1))));
-    println!("16 threads vs 2: {} (goal >= 0.9x)", f(AvcBench::ratio(r.ops("seaccess", 16), r.ops("seaccess", 2))));
-    println!("2 threads vs the global mutex: {} (goal >= 10x)", f(AvcBench::ratio(r.ops("seaccess", 2), r.ops("global_mutex", 2))));
-    println!("smallest lead over any design at any thread count: {}", f(r.lead()));
+    writeln!(out, "2 threads vs 1: {} (goal >= 1.8x)", f(AvcBench::ratio(r.ops("seaccess", 2), r.ops("seaccess", 1))))?;
+    writeln!(out, "16 threads vs 2: {} (goal >= 0.9x)", f(AvcBench::ratio(r.ops("seaccess", 16), r.ops("seaccess", 2))))?;
+    writeln!(out, "2 threads vs the global mutex: {} (goal >= 10x)", f(AvcBench::ratio(r.ops("seaccess", 2), r.ops("global_mutex", 2))))?;
+    writeln!(out, "smallest lead over any design at any thread count: {}", f(r.lead()))?;
     match &r.libselinux {
         Some(Ok(p)) => {
-            println!(
+            writeln!(
+                out,
                 "libselinux 3.4's AVC (its own process, same triples and decisions): {} misses, {} wrong answers; 1 thread vs libselinux: {} (goal >= 3x)",
                 p.misses,
                 p.wrong,
                 f(AvcBench::ratio(r.ops("seaccess", 1), r.ops("libselinux", 1)))
-            );
+            )?;
             if let Some(ns) = p.string_keyed_ns {
-                println!("libselinux keyed on context strings (as selinux_check_access): {ns:.1} ns a check");
+                writeln!(out, "libselinux keyed on context strings (as selinux_check_access): {ns:.1} ns a check")?;
             }
         }
-        Some(Err(e)) => println!("libselinux's AVC not measured: {e}"),
-        None => println!("libselinux's AVC not measured: no peer (make peers)"),
+        Some(Err(e)) => writeln!(out, "libselinux's AVC not measured: {e}")?,
+        None => writeln!(out, "libselinux's AVC not measured: no peer (make peers)")?,
     }
+    Ok(())
 }
 
 /// `count` hits on a warm cache, for callgrind.
-pub(crate) fn hits(policy: &Path, count: u64) -> Result<(), String> {
+pub(crate) fn hits(policy: &Path, count: u64) -> Result<(), CliError> {
     let server = Arc::new(crate::load_path(policy)?);
     let work = seaccess_lab::avc_bench::working_set(&server, 1024, 1);
     if work.is_empty() {
-        return Err(format!("{}: no valid contexts to query", policy.display()));
+        return Err(format!("{}: no valid contexts to query", policy.display()).into());
     }
     let dynserver: Arc<dyn AccessServer> = server;
     let avc = Avc::new(dynserver, seaccess_avc::DEFAULT_CAPACITY);

@@ -1,11 +1,12 @@
 //! The batch modes: one query a line in, one answer a line out.
 
-use std::io::{BufRead, BufWriter, Write};
+use std::io::BufRead;
 
 use rustc_hash::FxHashMap;
 use seaccess_security::{Generation, SecurityError};
 use seaccess_types::{ClassId, Sid};
 
+use crate::output::{warn, CliError, Out};
 use crate::PolicyArgs;
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -43,7 +44,32 @@ impl Resolver<'_> {
     }
 }
 
-fn answer(r: &mut Resolver<'_>, mode: Mode, line: &str, out: &mut impl Write) -> Result<(), String> {
+/// Why a line got no answer: the line itself (reported, and the batch goes on), or the output
+/// (the batch stops).
+enum LineError {
+    Query(String),
+    Output(CliError),
+}
+
+impl From<String> for LineError {
+    fn from(s: String) -> Self {
+        LineError::Query(s)
+    }
+}
+
+impl From<&str> for LineError {
+    fn from(s: &str) -> Self {
+        LineError::Query(s.to_string())
+    }
+}
+
+impl From<CliError> for LineError {
+    fn from(e: CliError) -> Self {
+        LineError::Output(e)
+    }
+}
+
+fn answer(r: &mut Resolver<'_>, mode: Mode, line: &str, out: &mut Out) -> Result<(), LineError> {
     let mut f = line.split_ascii_whitespace();
     let (Some(s), Some(t), Some(c)) = (f.next(), f.next(), f.next()) else {
         return Err("expected SCON TCON CLASS".into());
@@ -63,8 +89,7 @@ fn answer(r: &mut Resolver<'_>, mode: Mode, line: &str, out: &mut impl Write) ->
                 out,
                 "{:x} {:x} {:x} {:x} {} {:x}",
                 d.allowed, d.decided, d.auditallow, d.auditdeny, d.seqno, d.flags.0
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
             return Ok(());
         }
         Mode::Create => g.compute_create(ssid, tsid, class, name),
@@ -73,18 +98,16 @@ fn answer(r: &mut Resolver<'_>, mode: Mode, line: &str, out: &mut impl Write) ->
     };
     let sid = res.map_err(|e| e.to_string())?;
     let ctx = g.sid_to_context(sid).map_err(|e| e.to_string())?;
-    writeln!(out, "{ctx}").map_err(|e| e.to_string())
+    Ok(writeln!(out, "{ctx}")?)
 }
 
 /// Answers every line of standard input. Ok(false) when some line could not be answered.
-pub(crate) fn run(args: &PolicyArgs, mode: Mode) -> Result<bool, String> {
+pub(crate) fn run(out: &mut Out, args: &PolicyArgs, mode: Mode) -> Result<bool, CliError> {
     let server = crate::load(args)?;
     let g = server.snapshot();
     let mut r = Resolver { g: &g, sids: FxHashMap::default(), classes: FxHashMap::default() };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut ok = true;
     let mut buf = Vec::new();
     let mut n = 0usize;
@@ -96,15 +119,18 @@ pub(crate) fn run(args: &PolicyArgs, mode: Mode) -> Result<bool, String> {
         }
         n += 1;
         let result = match std::str::from_utf8(&buf) {
-            Ok(line) => answer(&mut r, mode, line.trim_end_matches(['\n', '\r']), &mut out),
+            Ok(line) => answer(&mut r, mode, line.trim_end_matches(['\n', '\r']), out),
             Err(_) => Err("not UTF-8 text".into()),
         };
-        if let Err(e) = result {
-            ok = false;
-            writeln!(out, "error").map_err(|e| format!("writing standard output: {e}"))?;
-            eprintln!("seaccess: line {n}: {e}");
+        match result {
+            Ok(()) => {}
+            Err(LineError::Query(e)) => {
+                ok = false;
+                writeln!(out, "error")?;
+                warn(&format!("line {n}: {e}"));
+            }
+            Err(LineError::Output(e)) => return Err(e),
         }
     }
-    out.flush().map_err(|e| format!("writing standard output: {e}"))?;
     Ok(ok)
 }

@@ -8,6 +8,8 @@ use std::time::Instant;
 
 use seaccess_types::{ClassId, Sid};
 
+use crate::output::{CliError, Out};
+
 #[derive(clap::Args)]
 pub(crate) struct BenchArgs {
     /// The compiled policy to measure.
@@ -68,22 +70,51 @@ fn field(s: &str, key: &str) -> Option<f64> {
     None
 }
 
-pub(crate) fn run(a: &BenchArgs) -> Result<(), String> {
+/// `--json`: the measurements and ratios, in this order.
+#[derive(serde::Serialize)]
+struct EngineReport<'a> {
+    policy: &'a str,
+    load_ms: Option<f64>,
+    sepol_load_ms: Option<f64>,
+    load_ratio: Option<f64>,
+    rss_kib: Option<u64>,
+    sepol_rss_kib: Option<u64>,
+    compute_av_ns: Option<f64>,
+    sepol_compute_av_ns: Option<f64>,
+    compute_av_speedup: Option<f64>,
+    queries: usize,
+    batch_s: Option<f64>,
+    sepol_batch_s: Option<f64>,
+    batch_ratio: Option<f64>,
+}
+
+/// `v` rounded to `decimals`, or null where it is not a number (a ratio over a zero time).
+fn num(v: f64, decimals: i32) -> Option<f64> {
+    let scale = 10f64.powi(decimals);
+    Some((v * scale).round() / scale).filter(|v| v.is_finite())
+}
+
+/// The queries are held in memory as text (about 100 bytes each), twice.
+const MAX_QUERIES: usize = 10_000_000;
+
+pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
+    for (name, n) in [("--queries", a.queries), ("--batch-queries", a.batch_queries)] {
+        if n == 0 || n > MAX_QUERIES {
+            return Err(format!("{name} {n}: must be at least 1 and at most {MAX_QUERIES}").into());
+        }
+    }
     let oracle = a.oracle.to_string_lossy().into_owned();
     let policy = a.policy.to_string_lossy().into_owned();
-    let say = |s: String| {
-        if !a.json {
-            println!("{s}");
-        }
-    };
+    // The table, or (with --json) only the JSON object at the end.
+    let mut say = |s: String| if a.json { Ok(()) } else { writeln!(out, "{s}") };
     // Queries, from libsepol's own generator: the same set for both engines.
     let (queries, _, _) =
         run_capture(Command::new(&oracle).args(["gen", &policy, &a.seed.to_string(), &a.queries.max(a.batch_queries).to_string()]), None)?;
     let text = String::from_utf8(queries).map_err(|_| "oracle printed non-UTF-8 queries")?;
     let lines: Vec<&str> = text.lines().collect();
     let n = a.queries.min(lines.len());
-    let in_process: String = lines[..n].iter().map(|l| format!("{l}\n")).collect();
-    let batch: String = lines[..a.batch_queries.min(lines.len())].iter().map(|l| format!("{l}\n")).collect();
+    let in_process: String = lines.iter().take(n).map(|l| format!("{l}\n")).collect();
+    let batch: String = lines.iter().take(a.batch_queries).map(|l| format!("{l}\n")).collect();
 
     // 1. libsepol: load time and mean compute_av over the same queries.
     let (_, err, _) = run_capture(Command::new(&oracle).args(["time", &policy]), Some(in_process.as_bytes()))?;
@@ -103,7 +134,7 @@ pub(crate) fn run(a: &BenchArgs) -> Result<(), String> {
     let server = server.ok_or("no load")?;
     let g = server.snapshot();
     let mut q: Vec<(Sid, Sid, ClassId)> = Vec::with_capacity(n);
-    for l in lines[..n].iter() {
+    for l in lines.iter().take(n) {
         let mut f = l.split_whitespace();
         let (Some(s), Some(t), Some(c)) = (f.next(), f.next(), f.next()) else { continue };
         if let (Ok(s), Ok(t), Ok(c)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) {
@@ -133,26 +164,37 @@ pub(crate) fn run(a: &BenchArgs) -> Result<(), String> {
     let load_ratio = best / sepol_load_ms;
     let speedup = sepol_ns / ours_ns;
     let batch_ratio = ours_batch / sepol_batch;
-    say(format!("policy {policy}"));
-    say(format!("load: seaccess {best:.2} ms, libsepol {sepol_load_ms:.2} ms, ratio {load_ratio:.2}x (goal <= 0.5x)"));
+    say(format!("policy {policy}"))?;
+    say(format!("load: seaccess {best:.2} ms, libsepol {sepol_load_ms:.2} ms, ratio {load_ratio:.2}x (goal <= 0.5x)"))?;
     if let (Some(o), Some(s)) = (ours_rss, sepol_rss) {
-        say(format!("peak RSS after load: seaccess {o} KiB, libsepol {s} KiB, ratio {:.2}x (goal <= 1x)", o as f64 / s as f64));
+        say(format!("peak RSS after load: seaccess {o} KiB, libsepol {s} KiB, ratio {:.2}x (goal <= 1x)", o as f64 / s as f64))?;
     }
     say(format!(
         "compute_av, {} queries, no cache: seaccess {ours_ns:.0} ns, libsepol {sepol_ns:.0} ns, speed-up {speedup:.1}x (goal >= 20x)",
         q.len()
-    ));
+    ))?;
     say(format!(
         "batch end to end, {} queries: seaccess {ours_batch:.2} s, sepol-oracle av {sepol_batch:.2} s, ratio {batch_ratio:.3}x (goal <= 0.2x)",
         batch.lines().count()
-    ));
+    ))?;
     if a.json {
-        println!(
-            "{{\"policy\":\"{policy}\",\"load_ms\":{best:.3},\"sepol_load_ms\":{sepol_load_ms:.3},\"load_ratio\":{load_ratio:.3},\"rss_kib\":{},\"sepol_rss_kib\":{},\"compute_av_ns\":{ours_ns:.1},\"sepol_compute_av_ns\":{sepol_ns:.1},\"compute_av_speedup\":{speedup:.2},\"queries\":{},\"batch_s\":{ours_batch:.3},\"sepol_batch_s\":{sepol_batch:.3},\"batch_ratio\":{batch_ratio:.4}}}",
-            ours_rss.map_or("null".into(), |v| v.to_string()),
-            sepol_rss.map_or("null".into(), |v| v.to_string()),
-            q.len()
-        );
+        let report = EngineReport {
+            policy: &policy,
+            load_ms: num(best, 3),
+            sepol_load_ms: num(sepol_load_ms, 3),
+            load_ratio: num(load_ratio, 3),
+            rss_kib: ours_rss,
+            sepol_rss_kib: sepol_rss,
+            compute_av_ns: num(ours_ns, 1),
+            sepol_compute_av_ns: num(sepol_ns, 1),
+            compute_av_speedup: num(speedup, 2),
+            queries: q.len(),
+            batch_s: num(ours_batch, 3),
+            sepol_batch_s: num(sepol_batch, 3),
+            batch_ratio: num(batch_ratio, 4),
+        };
+        let text = serde_json::to_string(&report).map_err(|e| format!("the JSON report: {e}"))?;
+        writeln!(out, "{text}")?;
     }
     Ok(())
 }

@@ -4,15 +4,17 @@
 //! lines one to one; a line that cannot be answered prints `error` and is explained on standard
 //! error with its line number.
 
-mod batch;
 mod avcbench;
+mod batch;
 mod bench;
+mod output;
 mod tour;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use output::{CliError, Out};
 use seaccess_security::{DenialReason, SecurityServer};
 
 #[derive(Parser)]
@@ -125,7 +127,7 @@ pub(crate) fn reason_text(r: &DenialReason) -> String {
     }
 }
 
-fn check(policy: &PolicyArgs, s: &str, t: &str, class: &str, perms: &[String]) -> Result<bool, String> {
+fn check(out: &mut Out, policy: &PolicyArgs, s: &str, t: &str, class: &str, perms: &[String]) -> Result<bool, CliError> {
     let server = load(policy)?;
     let g = server.snapshot();
     let ssid = g.context_to_sid(s).map_err(|e| e.to_string())?;
@@ -142,7 +144,7 @@ fn check(policy: &PolicyArgs, s: &str, t: &str, class: &str, perms: &[String]) -
     for (name, bit) in bits {
         if ex.decision.allowed.0 & (1 << bit) != 0 {
             let audit = if ex.decision.auditallow.0 & (1 << bit) != 0 { " (audited: auditallow)" } else { "" };
-            println!("{name}: allowed{audit}");
+            writeln!(out, "{name}: allowed{audit}")?;
         } else {
             all = false;
             let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| reason_text(r)).collect();
@@ -153,62 +155,60 @@ fn check(policy: &PolicyArgs, s: &str, t: &str, class: &str, perms: &[String]) -
             if permissive {
                 extra.push_str(", but the source type is permissive: logged, not enforced");
             }
-            println!("{name}: denied: {}{extra}", why.join("; "));
+            writeln!(out, "{name}: denied: {}{extra}", why.join("; "))?;
         }
     }
     Ok(all)
 }
 
-fn info(policy: &PolicyArgs) -> Result<(), String> {
+fn info(out: &mut Out, policy: &PolicyArgs) -> Result<(), CliError> {
     let server = load(policy)?;
     let g = server.snapshot();
     let p = g.policy();
-    println!("version {}", p.version);
-    println!("mls {}", p.mls);
-    println!("handle_unknown {:?}", p.handle_unknown);
-    println!("classes {}", p.classes.len());
-    println!("types {} ({} attributes)", p.types.len(), p.types.iter().filter(|t| t.attribute).count());
-    println!("roles {}", p.roles.len());
-    println!("users {}", p.users.len());
-    println!("booleans {}", p.bools.len());
-    println!("sensitivities {}", p.sens.len());
-    println!("categories {}", p.cat_names.len());
+    writeln!(out, "version {}", p.version)?;
+    writeln!(out, "mls {}", p.mls)?;
+    writeln!(out, "handle_unknown {:?}", p.handle_unknown)?;
+    writeln!(out, "classes {}", p.classes.len())?;
+    writeln!(out, "types {} ({} attributes)", p.types.len(), p.types.iter().filter(|t| t.attribute).count())?;
+    writeln!(out, "roles {}", p.roles.len())?;
+    writeln!(out, "users {}", p.users.len())?;
+    writeln!(out, "booleans {}", p.bools.len())?;
+    writeln!(out, "sensitivities {}", p.sens.len())?;
+    writeln!(out, "categories {}", p.cat_names.len())?;
     let (rules, cond_rules) = g.rule_counts();
-    println!("rules {rules} unconditional, {cond_rules} conditional");
-    println!("conditionals {}", p.conds.len());
-    println!("permissive types {}", p.permissive.len());
+    writeln!(out, "rules {rules} unconditional, {cond_rules} conditional")?;
+    writeln!(out, "conditionals {}", p.conds.len())?;
+    writeln!(out, "permissive types {}", p.permissive.len())?;
     Ok(())
+}
+
+/// Runs one subcommand: Ok(true) when it succeeded, Ok(false) when it answered but something
+/// was denied or could not be answered.
+fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
+    match cmd {
+        Cmd::ComputeAv(p) => batch::run(out, &p, batch::Mode::Av),
+        Cmd::ComputeCreate(p) => batch::run(out, &p, batch::Mode::Create),
+        Cmd::ComputeRelabel(p) => batch::run(out, &p, batch::Mode::Relabel),
+        Cmd::ComputeMember(p) => batch::run(out, &p, batch::Mode::Member),
+        Cmd::Check { policy, scontext, tcontext, class, perms } => check(out, &policy, &scontext, &tcontext, &class, &perms),
+        Cmd::Info { policy } => info(out, &policy).map(|_| true),
+        Cmd::Tour { policy } => tour::run(out, policy).map(|_| true),
+        Cmd::Bench(BenchCmd::Engine(a)) => bench::run(out, &a).map(|_| true),
+        Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(out, &a).map(|_| true),
+        Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let r = match cli.cmd {
-        Cmd::ComputeAv(p) => batch::run(&p, batch::Mode::Av),
-        Cmd::ComputeCreate(p) => batch::run(&p, batch::Mode::Create),
-        Cmd::ComputeRelabel(p) => batch::run(&p, batch::Mode::Relabel),
-        Cmd::ComputeMember(p) => batch::run(&p, batch::Mode::Member),
-        Cmd::Check { policy, scontext, tcontext, class, perms } => {
-            return match check(&policy, &scontext, &tcontext, &class, &perms) {
-                Ok(true) => ExitCode::SUCCESS,
-                Ok(false) => ExitCode::from(1),
-                Err(e) => {
-                    eprintln!("seaccess: {e}");
-                    ExitCode::from(2)
-                }
-            };
-        }
-        Cmd::Info { policy } => info(&policy).map(|_| true),
-        Cmd::Tour { policy } => tour::run(policy).map(|_| true),
-        Cmd::Bench(BenchCmd::Engine(a)) => bench::run(&a).map(|_| true),
-        Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(&a).map(|_| true),
-        Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
-    };
-    match r {
+    let mut out = Out::new();
+    // Output written before a failure still goes out, ahead of the failure's status.
+    let r = run(cli.cmd, &mut out);
+    let flushed = out.flush();
+    match r.and_then(|ok| flushed.map(|_| ok)) {
         Ok(true) => ExitCode::SUCCESS,
+        // `check`: some permission denied; batch modes: some line not answered.
         Ok(false) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("seaccess: {e}");
-            ExitCode::from(2)
-        }
+        Err(e) => e.exit(),
     }
 }

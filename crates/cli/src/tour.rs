@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use seaccess_security::Generation;
 
+use crate::output::{CliError, Out};
 use crate::reason_text;
 
 const DEBIAN_DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
@@ -55,7 +56,7 @@ fn find_bundled() -> Option<PathBuf> {
     p.exists().then_some(p)
 }
 
-pub(crate) fn run(policy: Option<PathBuf>) -> Result<(), String> {
+pub(crate) fn run(out: &mut Out, policy: Option<PathBuf>) -> Result<(), CliError> {
     let path = match policy {
         Some(p) => p,
         None if Path::new(DEBIAN_DEFAULT).exists() => PathBuf::from(DEBIAN_DEFAULT),
@@ -66,8 +67,9 @@ pub(crate) fn run(policy: Option<PathBuf>) -> Result<(), String> {
     let load = t0.elapsed();
     let g = server.snapshot();
     let p = g.policy();
-    println!("== Loaded {} in {:.1} ms", path.display(), load.as_secs_f64() * 1e3);
-    println!(
+    writeln!(out, "== Loaded {} in {:.1} ms", path.display(), load.as_secs_f64() * 1e3)?;
+    writeln!(
+        out,
         "   policy version {}, {}, {} classes, {} types, {} booleans, {} rules ({} conditional)\n",
         p.version,
         if p.mls { "MLS" } else { "non-MLS" },
@@ -76,18 +78,18 @@ pub(crate) fn run(policy: Option<PathBuf>) -> Result<(), String> {
         p.bools.len(),
         g.rule_counts().0 + g.rule_counts().1,
         g.rule_counts().1
-    );
+    )?;
     for (s, t, c, perms, what) in CHECKS {
-        show_check(&g, s, t, c, perms, what);
+        show_check(out, &g, s, t, c, perms, what)?;
     }
     // Booleans: a commit is one atomic step to a new policy generation.
     if g.boolean("httpd_read_user_content").is_ok() {
-        println!("== Booleans: setting httpd_read_user_content=1 and committing");
+        writeln!(out, "== Booleans: setting httpd_read_user_content=1 and committing")?;
         let _ = server.set_boolean("httpd_read_user_content", true);
         let seq = server.commit_booleans();
-        println!("   new policy seqno {seq}");
+        writeln!(out, "   new policy seqno {seq}")?;
         let g2 = server.snapshot();
-        show_check(&g2, CHECKS[2].0, CHECKS[2].1, CHECKS[2].2, &["read", "getattr"], "the same query after the commit");
+        show_check(out, &g2, CHECKS[2].0, CHECKS[2].1, CHECKS[2].2, &["read", "getattr"], "the same query after the commit")?;
     }
     // New object labels.
     let create = [
@@ -98,35 +100,35 @@ pub(crate) fn run(policy: Option<PathBuf>) -> Result<(), String> {
     ];
     for (s, t, c, name, what) in create {
         let (Ok(ss), Ok(ts), Ok(cl)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) else { continue };
-        println!("== New context: {what}");
-        println!("   seaccess compute-create: {s} {t} {c}{}", name.map(|n| format!(" {n}")).unwrap_or_default());
+        writeln!(out, "== New context: {what}")?;
+        writeln!(out, "   seaccess compute-create: {s} {t} {c}{}", name.map(|n| format!(" {n}")).unwrap_or_default())?;
         match g.compute_create(ss, ts, cl, name).and_then(|sid| g.sid_to_context(sid)) {
-            Ok(ctx) => println!("   -> {ctx}\n"),
-            Err(e) => println!("   -> error: {e}\n"),
+            Ok(ctx) => writeln!(out, "   -> {ctx}\n")?,
+            Err(e) => writeln!(out, "   -> error: {e}\n")?,
         }
     }
-    println!("Try it yourself:");
-    println!("   seaccess check -p {} SCON TCON CLASS PERM...", path.display());
-    println!("   seaccess compute-av -p {} < queries   (lines: SCON TCON CLASS)", path.display());
+    writeln!(out, "Try it yourself:")?;
+    writeln!(out, "   seaccess check -p {} SCON TCON CLASS PERM...", path.display())?;
+    writeln!(out, "   seaccess compute-av -p {} < queries   (lines: SCON TCON CLASS)", path.display())?;
     Ok(())
 }
 
-fn show_check(g: &Generation, s: &str, t: &str, c: &str, perms: &[&str], what: &str) {
+fn show_check(out: &mut Out, g: &Generation, s: &str, t: &str, c: &str, perms: &[&str], what: &str) -> Result<(), CliError> {
     let (Ok(ss), Ok(ts), Ok(cl)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) else {
-        return;
+        return Ok(());
     };
-    let Ok(ex) = g.explain(ss, ts, cl) else { return };
-    println!("== {what}");
-    println!("   seaccess check {s} {t} {c} {}", perms.join(" "));
+    let Ok(ex) = g.explain(ss, ts, cl) else { return Ok(()) };
+    writeln!(out, "== {what}")?;
+    writeln!(out, "   seaccess check {s} {t} {c} {}", perms.join(" "))?;
     for perm in perms {
         let Ok(v) = g.perms(cl, &[perm]) else { continue };
         let bit = v.bits().next().unwrap_or(0);
         if ex.decision.allowed.contains(v) {
-            println!("   {perm}: allowed");
+            writeln!(out, "   {perm}: allowed")?;
         } else {
             let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| reason_text(r)).collect();
-            println!("   {perm}: denied: {}", why.join("; "));
+            writeln!(out, "   {perm}: denied: {}", why.join("; "))?;
         }
     }
-    println!();
+    writeln!(out)
 }

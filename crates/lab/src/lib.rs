@@ -4,3 +4,6 @@
 
 pub mod avc_bench;
 pub mod designs;
+mod error;
+
+pub use error::LabError;
