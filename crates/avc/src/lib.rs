@@ -18,12 +18,24 @@
 //! the switch is then one atomic store. Readers go on hitting the old policy's decisions until that store and hit the
 //! new policy's right after it: a change costs them no miss storm, where the kernel's
 //! avc_ss_reset leaves every reader to miss on every triple it asks again.
+//!
+//! What invalidates what:
+//! - A policy change (load, reload, boolean commit; a new seqno) retires every entry of the
+//!   main table and of the ioctl decision cache, with every grant they hold, permissive
+//!   domains' included.
+//! - A switch of enforcing mode ([`Avc::set_enforcing`], either way) starts a new mode epoch
+//!   and retires, at once, every entry holding a permission granted in permissive mode, in the
+//!   main table and in the ioctl decision cache (a grant is tagged with the permissive epoch
+//!   that made it and answers in no other); entries without such a grant stay, and so do a
+//!   permissive domain's grants, which hold in either mode. The retired entries are computed
+//!   again by the switching thread (refresh), or else missed.
+//! - Nothing else: eviction only makes room.
 
 mod stats;
 mod table;
 mod xperms;
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwapOption;
@@ -95,17 +107,50 @@ type ResetFn = Box<dyn Fn(Seqno) + Send + Sync>;
 /// than the one that answered; past this the server is not keeping up with what it announced.
 const MISS_RETRIES: usize = 1000;
 
+/// What a lookup is made under, read in one load: the newest policy seqno the cache knows of
+/// (low half) and the mode epoch (high half), bumped by every switch of enforcing mode: even
+/// while enforcing, odd while permissive. A check decides with the mode of the state its
+/// decision was looked up under, and tags its permissive grants with that epoch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct State(u64);
+
+impl State {
+    #[inline(always)]
+    fn seqno(self) -> u32 {
+        self.0 as u32
+    }
+    #[inline(always)]
+    fn epoch(self) -> u32 {
+        (self.0 >> 32) as u32
+    }
+    #[inline(always)]
+    fn enforcing(self) -> bool {
+        self.epoch() & 1 == 0
+    }
+    /// The grant tag of this epoch: its low byte, odd (never 0) when permissive.
+    #[inline(always)]
+    fn tag(self) -> u8 {
+        self.epoch() as u8
+    }
+    fn with_seqno(self, seqno: u32) -> State {
+        State((self.0 & !0xffff_ffff) | u64::from(seqno))
+    }
+    fn next_epoch(self) -> State {
+        State((u64::from(self.epoch().wrapping_add(1)) << 32) | u64::from(self.seqno()))
+    }
+}
+
 /// The access vector cache.
 pub struct Avc {
     server: Arc<dyn AccessServer>,
     /// Decisions of seqno `s` live in `tables[s & 1]`.
     tables: [Table; 2],
-    latest: AtomicU32,
+    /// A [`State`].
+    state: AtomicU64,
     /// Whether a change recomputes the cached decisions before it is made visible.
     refresh: AtomicBool,
     /// The newest seqno whose decisions `prepare` computed ahead of its publication.
     prepared: AtomicU32,
-    enforcing: AtomicBool,
     stats: Stats,
     audit: ArcSwapOption<AuditFn>,
     resets: Mutex<Vec<ResetFn>>,
@@ -126,10 +171,9 @@ impl Avc {
         Avc {
             server,
             tables: [Table::new(capacity), Table::new(capacity)],
-            latest: AtomicU32::new(latest),
+            state: AtomicU64::new(u64::from(latest)),
             refresh: AtomicBool::new(true),
             prepared: AtomicU32::new(0),
-            enforcing: AtomicBool::new(true),
             stats: Stats::new(),
             audit: ArcSwapOption::empty(),
             resets: Mutex::new(Vec::new()),
@@ -155,14 +199,55 @@ impl Avc {
         self.refresh.store(on, Relaxed);
     }
 
+    #[inline(always)]
+    fn state(&self) -> State {
+        State(self.state.load(Acquire))
+    }
+
     /// Enforcing (denials refused) or permissive (denials logged, access granted) for every
     /// domain; permissive types are permissive whatever this says.
+    ///
+    /// A switch, either way, starts a new mode epoch: from the moment the switch is made, no
+    /// lookup returns a decision holding a permission granted in permissive mode (those
+    /// entries carry their epoch's tag), so no check that starts after this returns is allowed
+    /// by such a grant, even one recorded late by a check that began in permissive mode. Then,
+    /// unless [`Avc::set_refresh`] turned it off, the entries that held such grants are
+    /// computed again, so readers hit rather than miss on them; a permissive domain's grants
+    /// are not tagged and stay. The `on_reset` callbacks are told, with the unchanged seqno
+    /// (the kernel's sel_write_enforce calls avc_ss_reset, flushing the whole cache, when it
+    /// switches to enforcing).
     pub fn set_enforcing(&self, enforcing: bool) {
-        self.enforcing.store(enforcing, Relaxed);
+        let mut cur = self.state();
+        let new = loop {
+            if cur.enforcing() == enforcing {
+                return;
+            }
+            let new = cur.next_epoch();
+            match self.state.compare_exchange(cur.0, new.0, AcqRel, Acquire) {
+                Ok(_) => break new,
+                Err(now) => cur = State(now),
+            }
+        };
+        if self.refresh.load(Relaxed) {
+            let seqno = new.seqno();
+            let table = self.table(seqno);
+            for key in table.tagged_keys(seqno, new.tag()) {
+                let (s, t, c) = key.parts();
+                match self.server.compute_av(s, t, c) {
+                    Ok(d) if d.seqno.0 == seqno => self.count_store(table.insert(key, &d, seqno)),
+                    // A newer policy: its own announcement refreshes the cache.
+                    Ok(_) => break,
+                    Err(_) => continue,
+                }
+            }
+        }
+        for f in lock(&self.resets).iter() {
+            f(Seqno(new.seqno()));
+        }
     }
 
     pub fn enforcing(&self) -> bool {
-        self.enforcing.load(Relaxed)
+        self.state().enforcing()
     }
 
     /// Where audit records go: one call per record, with the record's text.
@@ -177,7 +262,23 @@ impl Avc {
 
     /// The seqno of the newest policy the cache knows of.
     pub fn seqno(&self) -> Seqno {
-        Seqno(self.latest.load(Acquire))
+        Seqno(self.state().seqno())
+    }
+
+    /// Makes `seqno` the newest policy the cache knows of, if it is newer than the one it
+    /// knows; the mode epoch is kept. Returns the state after.
+    fn advance(&self, seqno: u32) -> State {
+        let mut cur = self.state();
+        loop {
+            if seqno <= cur.seqno() {
+                return cur;
+            }
+            let new = cur.with_seqno(seqno);
+            match self.state.compare_exchange(cur.0, new.0, AcqRel, Acquire) {
+                Ok(_) => return new,
+                Err(now) => cur = State(now),
+            }
+        }
     }
 
     /// The security server loaded a policy or committed booleans: from now on only decisions
@@ -190,11 +291,11 @@ impl Avc {
     /// new ones visible: the kernel walks and frees its whole cache here, which costs readers a
     /// storm of cache-line transfers and then a miss for each triple; readers here never wait.
     pub fn policy_changed(&self, seqno: Seqno) {
-        let prev = self.latest.load(Acquire);
+        let prev = self.state().seqno();
         if seqno.0 > prev && self.prepared.load(Acquire) < seqno.0 && self.refresh.load(Relaxed) {
             self.refresh_into(&*self.server, prev, seqno.0);
         }
-        self.latest.fetch_max(seqno.0, AcqRel);
+        self.advance(seqno.0);
         self.xperms.clear();
         for f in lock(&self.resets).iter() {
             f(seqno);
@@ -226,7 +327,7 @@ impl Avc {
     /// `on_policy_prepare`; [`Avc::policy_changed`] then has nothing left to recompute.
     pub fn prepare(&self, next: &dyn AccessServer) {
         let new = next.seqno().0;
-        let prev = self.latest.load(Acquire);
+        let prev = self.state().seqno();
         if new > prev && self.refresh.load(Relaxed) {
             self.refresh_into(next, prev, new);
             self.prepared.fetch_max(new, AcqRel);
@@ -270,56 +371,68 @@ impl Avc {
     /// The decision for a triple, from the cache or, on a miss, from the security server.
     #[inline(always)]
     pub fn decide(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError> {
+        self.lookup(ssid, tsid, class).map(|(d, _)| d)
+    }
+
+    /// The decision and the state it was looked up under (whose mode the check must apply).
+    #[inline(always)]
+    fn lookup(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(AvDecision, State), ServerError> {
         let key = Key::new(ssid, tsid, class);
-        let latest = self.latest.load(Acquire);
-        if let Some(d) = self.table(latest).get(key, latest) {
+        let state = self.state();
+        if let Some(d) = self.table(state.seqno()).get(key, state.seqno(), state.tag()) {
             self.stats.bump(Counter::Hit, 1);
-            return Ok(d);
+            return Ok((d, state));
         }
         self.miss(key, ssid, tsid, class)
     }
 
     #[cold]
     #[inline(never)]
-    fn miss(&self, key: Key, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError> {
+    fn miss(&self, key: Key, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(AvDecision, State), ServerError> {
         self.stats.bump(Counter::Miss, 1);
         for _ in 0..MISS_RETRIES {
             let d = self.server.compute_av(ssid, tsid, class)?;
-            let mut latest = self.latest.load(Acquire);
+            let mut state = self.state();
             // Computed under a policy older than one the cache has already been told of: the
             // server has the newer one by now, so ask again.
-            if d.seqno.0 < latest {
+            if d.seqno.0 < state.seqno() {
                 continue;
             }
             // The server has a newer policy than it has announced (the announcement is on its
             // way): from now on no thread may be answered from the older one.
-            if d.seqno.0 > latest {
-                latest = self.latest.fetch_max(d.seqno.0, AcqRel).max(d.seqno.0);
+            if d.seqno.0 > state.seqno() {
+                state = self.advance(d.seqno.0);
             }
-            if d.seqno.0 == latest {
-                self.count_store(self.table(latest).insert(key, &d, latest));
+            if d.seqno.0 == state.seqno() {
+                self.count_store(self.table(d.seqno.0).insert(key, &d, d.seqno.0));
             }
-            return Ok(d);
+            return Ok((d, state));
         }
         Err(ServerError::Other(format!(
             "the security server answers with policy seqno older than {} which the cache was told of",
-            self.latest.load(Acquire)
+            self.state().seqno()
         )))
+    }
+
+    /// The tag a permissive grant on decision `d` carries: none for a permissive domain (its
+    /// grants hold in every mode), else the permissive epoch's.
+    fn grant_tag(d: &AvDecision, state: State) -> Option<u8> {
+        (!d.flags.permissive()).then_some(state.tag())
     }
 
     /// The kernel's avc_has_perm_noaudit: Ok with the decision if every requested permission
     /// is allowed, or if denied but not enforced (permissive mode or a permissive domain: the
     /// permissions are then granted in the cache, so the denial is reported once).
     pub fn has_perm_noaudit(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector) -> Result<AvDecision, AvcError> {
-        let d = self.decide(ssid, tsid, class)?;
+        let (d, state) = self.lookup(ssid, tsid, class)?;
         let denied = requested & !d.allowed;
         if denied.is_empty() {
             return Ok(d);
         }
-        if self.enforcing() && !d.flags.permissive() {
+        if state.enforcing() && !d.flags.permissive() {
             return Err(AvcError::Denied { denied });
         }
-        self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
+        self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
         Ok(d)
     }
 
@@ -327,14 +440,14 @@ impl Avc {
     /// (a denial not dontaudit'ed, or a grant auditallow'ed). `aux` is extra text for the
     /// record, such as `pid=1234 comm="cat" name="shadow"`.
     pub fn has_perm(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, aux: Option<&str>) -> Result<(), AvcError> {
-        let d = self.decide(ssid, tsid, class)?;
+        let (d, state) = self.lookup(ssid, tsid, class)?;
         let denied = requested & !d.allowed;
         let result = if denied.is_empty() {
             Ok(())
-        } else if self.enforcing() && !d.flags.permissive() {
+        } else if state.enforcing() && !d.flags.permissive() {
             Err(AvcError::Denied { denied })
         } else {
-            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
+            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
             Ok(())
         };
         let audited = if denied.is_empty() { requested & d.auditallow } else { denied & d.auditdeny };
@@ -348,7 +461,7 @@ impl Avc {
     /// `requested` is the class's ioctl permission. Once any extended-permission rule covers
     /// the triple, only the commands allowx rules list are allowed.
     pub fn has_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, aux: Option<&str>) -> Result<(), AvcError> {
-        let d = self.decide(ssid, tsid, class)?;
+        let (d, state) = self.lookup(ssid, tsid, class)?;
         let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
         let key = (ssid, tsid, class);
         let mut allowed = d.allowed & requested;
@@ -356,14 +469,14 @@ impl Avc {
         let mut xpd = None;
         if let Some(drivers) = self.xperm_drivers(key)? {
             if flagged(&drivers, driver) {
-                xpd = Some(self.xperm_decision(key, driver)?);
+                xpd = Some(self.xperm_decision(key, driver, state)?);
             }
             if !xpd.is_some_and(|x| x.allows(func)) {
                 allowed = AccessVector::NONE;
             }
         }
         let denied = requested & !allowed;
-        let enforced = self.enforcing() && !d.flags.permissive();
+        let enforced = state.enforcing() && !d.flags.permissive();
         let result = if denied.is_empty() {
             Ok(())
         } else if enforced {
@@ -371,9 +484,10 @@ impl Avc {
         } else {
             // Granted from now on, so the denial is reported once (the kernel's
             // AVC_CALLBACK_GRANT with AVC_EXTENDED_PERMS).
-            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
+            let tag = Self::grant_tag(&d, state);
+            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, tag);
             if xpd.is_some() {
-                self.xperms.grant(key, driver, func, d.seqno.0);
+                self.xperms.grant(key, driver, func, d.seqno.0, tag);
             }
             Ok(())
         };
@@ -405,7 +519,7 @@ impl Avc {
 
     /// The drivers flagged for a triple (None: no extended-permission rule covers it), cached.
     fn xperm_drivers(&self, key: XpKey) -> Result<Option<[u32; 8]>, ServerError> {
-        let latest = self.latest.load(Acquire);
+        let latest = self.state().seqno();
         if let Some(d) = self.xperms.drivers(key, latest) {
             return Ok(d);
         }
@@ -417,9 +531,9 @@ impl Avc {
     }
 
     /// One driver's decision, cached.
-    fn xperm_decision(&self, key: XpKey, driver: u8) -> Result<XpermsDecision, ServerError> {
-        let latest = self.latest.load(Acquire);
-        if let Some(x) = self.xperms.decision(key, driver, latest) {
+    fn xperm_decision(&self, key: XpKey, driver: u8, state: State) -> Result<XpermsDecision, ServerError> {
+        let latest = state.seqno();
+        if let Some(x) = self.xperms.decision(key, driver, latest, state.tag()) {
             return Ok(x);
         }
         let (x, seqno) = self.server.compute_xperms(key.0, key.1, key.2, driver)?;
@@ -486,7 +600,7 @@ impl Avc {
 
     /// The kernel's avc/hash_stats (sets of four entries play the part of hash chains).
     pub fn hash_stats(&self) -> HashStats {
-        let latest = self.latest.load(Acquire);
+        let latest = self.state().seqno();
         let (entries, buckets_used, longest_chain) = self.table(latest).occupancy(latest);
         HashStats { entries, buckets_used, buckets: self.tables[0].buckets(), longest_chain }
     }

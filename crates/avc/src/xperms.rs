@@ -19,6 +19,8 @@ struct Drivers {
 struct Decision {
     seqno: u32,
     xpd: XpermsDecision,
+    /// As the main table's grant tag: 0, or the permissive epoch a grant was made in.
+    tag: u8,
 }
 
 pub(crate) struct XpermCache {
@@ -58,9 +60,11 @@ impl XpermCache {
         m.insert(key, Drivers { seqno, flagged });
     }
 
-    pub fn decision(&self, key: XpKey, driver: u8, latest: u32) -> Option<XpermsDecision> {
+    /// The cached decision of a driver under policy `latest`, unless it holds a permissive
+    /// grant of another epoch than `tag`'s.
+    pub fn decision(&self, key: XpKey, driver: u8, latest: u32, tag: u8) -> Option<XpermsDecision> {
         let m = self.decisions.pin();
-        m.get(&(key, driver)).filter(|d| d.seqno == latest).map(|d| d.xpd)
+        m.get(&(key, driver)).filter(|d| d.seqno == latest && (d.tag == 0 || d.tag == tag)).map(|d| d.xpd)
     }
 
     pub fn store_decision(&self, key: XpKey, xpd: XpermsDecision, seqno: u32) {
@@ -68,12 +72,13 @@ impl XpermCache {
         if m.len() >= self.capacity {
             m.clear();
         }
-        m.insert((key, xpd.driver), Decision { seqno, xpd });
+        m.insert((key, xpd.driver), Decision { seqno, xpd, tag: 0 });
     }
 
     /// A permissive grant of one command: allowed from now on, so it is reported once (the
     /// kernel's avc_xperms_allow_perm). Only a driver that has a decision can hold the grant.
-    pub fn grant(&self, key: XpKey, driver: u8, func: u8, latest: u32) {
+    /// `tag` as for the main table's grants.
+    pub fn grant(&self, key: XpKey, driver: u8, func: u8, latest: u32, tag: Option<u8>) {
         let m = self.decisions.pin();
         m.compute(
             (key, driver),
@@ -81,6 +86,9 @@ impl XpermCache {
                 Some((_, d)) if d.seqno == latest => {
                     let mut d = *d;
                     d.xpd.allowed[usize::from(func >> 5)] |= 1 << (func & 31);
+                    if let Some(t) = tag {
+                        d.tag = t;
+                    }
                     papaya::Operation::Insert(d)
                 }
                 _ => papaya::Operation::Abort(()),
