@@ -212,8 +212,12 @@ impl Table {
     }
 
     #[inline(always)]
-    fn find(&self, set: usize, key: Key) -> Option<(AvDecision, u8)> {
-        self.sets[set].slots.iter().find_map(|slot| slot.read(key))
+    /// An answerable entry for `key` in one set. A key may have copies in both of its sets
+    /// (two threads missing on it at once choose a set each), so a copy of an older policy, or
+    /// one holding a grant of another mode epoch, is passed over rather than ending the search.
+    #[inline(always)]
+    fn find(&self, set: usize, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
+        self.sets[set].slots.iter().find_map(|slot| slot.read(key).filter(|(d, t)| d.seqno.0 == latest && accepts(*t, tag)).map(|(d, _)| d))
     }
 
     /// The cached decision for `key` made under policy `latest`, if any, and if it holds no
@@ -221,11 +225,7 @@ impl Table {
     #[inline(always)]
     pub fn get(&self, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
         let h = key.hash();
-        let (d, t) = match self.find(self.first(h), key) {
-            Some(d) => d,
-            None => self.find(self.second(h), key)?,
-        };
-        (d.seqno.0 == latest && accepts(t, tag)).then_some(d)
+        self.find(self.first(h), key, latest, tag).or_else(|| self.find(self.second(h), key, latest, tag))
     }
 
     /// How full a set is with entries of `latest` (free and stale slots do not count).
@@ -279,21 +279,24 @@ impl Table {
     pub fn grant(&self, key: Key, perms: AccessVector, latest: u32, tag: Option<u8>) {
         let (a, b) = self.sets_of(key);
         for slot in self.sets[a].slots.iter().chain(self.sets[b].slots.iter()) {
-            if let Some((d, _)) = slot.read(key) {
-                if d.seqno.0 != latest {
-                    return;
+            if !slot.read(key).is_some_and(|(d, _)| d.seqno.0 == latest) {
+                continue;
+            }
+            let Some(h) = slot.lock() else { return };
+            let mut head = (h >> 48) as u16;
+            // Re-check under the lock, seqno included, as avc_update_node does: the slot may
+            // have been refilled since, with this key's decision of a newer policy.
+            let same = slot.sids.load(Relaxed) == key.sids
+                && (h >> 32) as u16 == key.class
+                && (slot.audit_seq.load(Relaxed) >> 32) as u32 == latest;
+            if same {
+                slot.grants.fetch_or(u64::from(perms.0), Relaxed);
+                if let Some(t) = tag {
+                    head = (head & FLAGS) | (u16::from(t) << 8);
                 }
-                if let Some(h) = slot.lock() {
-                    let mut head = (h >> 48) as u16;
-                    // Re-check under the lock: the slot may have changed hands.
-                    if slot.sids.load(Relaxed) == key.sids && (h >> 32) as u16 == key.class {
-                        slot.grants.fetch_or(u64::from(perms.0), Relaxed);
-                        if let Some(t) = tag {
-                            head = (head & FLAGS) | (u16::from(t) << 8);
-                        }
-                    }
-                    slot.unlock(h, (h >> 32) as u16, head);
-                }
+            }
+            slot.unlock(h, (h >> 32) as u16, head);
+            if same {
                 return;
             }
         }
@@ -392,5 +395,48 @@ mod tests {
         // A permissive domain's grant is untagged and answers in every epoch.
         t.grant(k, AccessVector(4), 1, None);
         assert_eq!(t.get(k, 1, 4).map(|d| d.allowed.0), Some(5));
+    }
+
+    /// Fills a slot of one set by hand, as a racing insert may.
+    fn put(t: &Table, set: usize, way: usize, key: Key, d: &AvDecision) {
+        let slot = &t.sets[set].slots[way];
+        let h = slot.lock().unwrap();
+        slot.fill(key, d);
+        slot.unlock(h, key.class, d.flags.0 as u16);
+    }
+
+    /// Two threads missing on one key may store it in both of its sets. A stale copy in the
+    /// first set must not hide the current one in the second, nor the ones stored after the
+    /// next policy change.
+    #[test]
+    fn a_stale_copy_in_the_first_set_does_not_hide_the_key() {
+        let t = Table::new(64);
+        let k = Key::new(Sid(7), Sid(9), ClassId(2));
+        let (a, b) = t.sets_of(k);
+        assert_ne!(a, b);
+        put(&t, a, 0, k, &dec(1, 1));
+        put(&t, b, 0, k, &dec(2, 2));
+        assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(2), "the current copy in the second set");
+        // The next policy's decision is stored where the key is; it must then hit, every time.
+        t.insert(k, &dec(3, 3), 3);
+        for _ in 0..3 {
+            assert_eq!(t.get(k, 3, 0).map(|d| d.allowed.0), Some(3), "the key misses forever");
+        }
+    }
+
+    /// A grant lands only on the entry of the decision's seqno (the kernel's avc_update_node),
+    /// past a stale copy of the key in the first set.
+    #[test]
+    fn a_grant_lands_on_the_entry_of_its_seqno_only() {
+        let t = Table::new(64);
+        let k = Key::new(Sid(7), Sid(9), ClassId(2));
+        let (a, b) = t.sets_of(k);
+        put(&t, a, 0, k, &dec(1, 1));
+        put(&t, b, 0, k, &dec(2, 2));
+        t.grant(k, AccessVector(0x10), 2, None);
+        assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(0x12), "the grant was lost on the stale copy");
+        // A grant made on a decision of policy 1 does not reach policy 2's entry.
+        t.grant(k, AccessVector(0x100), 1, None);
+        assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(0x12));
     }
 }
