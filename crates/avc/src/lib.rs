@@ -461,19 +461,12 @@ impl Avc {
     /// `requested` is the class's ioctl permission. Once any extended-permission rule covers
     /// the triple, only the commands allowx rules list are allowed.
     pub fn has_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, aux: Option<&str>) -> Result<(), AvcError> {
-        let (d, state) = self.lookup(ssid, tsid, class)?;
         let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
         let key = (ssid, tsid, class);
+        let (d, state, covered, xpd) = self.ioctl_decisions(key, driver)?;
         let mut allowed = d.allowed & requested;
-        // The driver's decision, when rules cover the triple and flag this driver.
-        let mut xpd = None;
-        if let Some(drivers) = self.xperm_drivers(key)? {
-            if flagged(&drivers, driver) {
-                xpd = Some(self.xperm_decision(key, driver, state)?);
-            }
-            if !xpd.is_some_and(|x| x.allows(func)) {
-                allowed = AccessVector::NONE;
-            }
+        if covered && !xpd.is_some_and(|x| x.allows(func)) {
+            allowed = AccessVector::NONE;
         }
         let denied = requested & !allowed;
         let enforced = state.enforcing() && !d.flags.permissive();
@@ -518,29 +511,62 @@ impl Avc {
     }
 
     /// The drivers flagged for a triple (None: no extended-permission rule covers it), cached.
-    fn xperm_drivers(&self, key: XpKey) -> Result<Option<[u32; 8]>, ServerError> {
-        let latest = self.state().seqno();
-        if let Some(d) = self.xperms.drivers(key, latest) {
-            return Ok(d);
+    /// What an ioctl check decides with, all of one policy: the base decision and the state it
+    /// was looked up under, whether extended-permission rules cover the triple, and the
+    /// driver's decision when they flag the driver. A part answered from a newer policy than
+    /// the base decision (the server's change not yet announced) makes the cache move to that
+    /// policy and start again.
+    #[allow(clippy::type_complexity)]
+    fn ioctl_decisions(&self, key: XpKey, driver: u8) -> Result<(AvDecision, State, bool, Option<XpermsDecision>), ServerError> {
+        for _ in 0..MISS_RETRIES {
+            let (d, state) = self.lookup(key.0, key.1, key.2)?;
+            let seqno = d.seqno.0;
+            let (drivers, at) = self.xperm_drivers(key, seqno)?;
+            if at != seqno {
+                self.advance(at);
+                continue;
+            }
+            let Some(drivers) = drivers else { return Ok((d, state, false, None)) };
+            if !flagged(&drivers, driver) {
+                return Ok((d, state, true, None));
+            }
+            let (x, at) = self.xperm_decision(key, driver, seqno, state.tag())?;
+            if at != seqno {
+                self.advance(at);
+                continue;
+            }
+            return Ok((d, state, true, Some(x)));
         }
-        let (d, seqno) = self.server.xperm_drivers(key.0, key.1, key.2)?;
-        if seqno.0 == latest {
-            self.xperms.store_drivers(key, d, latest);
-        }
-        Ok(d)
+        Err(ServerError::Other(format!(
+            "the security server's extended-permission answers never matched its decision of policy seqno {}",
+            self.state().seqno()
+        )))
     }
 
-    /// One driver's decision, cached.
-    fn xperm_decision(&self, key: XpKey, driver: u8, state: State) -> Result<XpermsDecision, ServerError> {
-        let latest = state.seqno();
-        if let Some(x) = self.xperms.decision(key, driver, latest, state.tag()) {
-            return Ok(x);
+    /// The drivers flagged for a triple under policy `seqno` (None: no extended-permission rule
+    /// covers it), cached, with the seqno of the policy that answered.
+    fn xperm_drivers(&self, key: XpKey, seqno: u32) -> Result<(Option<[u32; 8]>, u32), ServerError> {
+        if let Some(d) = self.xperms.drivers(key, seqno) {
+            return Ok((d, seqno));
         }
-        let (x, seqno) = self.server.compute_xperms(key.0, key.1, key.2, driver)?;
-        if seqno.0 == latest {
-            self.xperms.store_decision(key, x, latest);
+        let (d, at) = self.server.xperm_drivers(key.0, key.1, key.2)?;
+        if at.0 == seqno {
+            self.xperms.store_drivers(key, d, seqno);
         }
-        Ok(x)
+        Ok((d, at.0))
+    }
+
+    /// One driver's decision under policy `seqno`, cached, with the seqno of the policy that
+    /// answered.
+    fn xperm_decision(&self, key: XpKey, driver: u8, seqno: u32, tag: u8) -> Result<(XpermsDecision, u32), ServerError> {
+        if let Some(x) = self.xperms.decision(key, driver, seqno, tag) {
+            return Ok((x, seqno));
+        }
+        let (x, at) = self.server.compute_xperms(key.0, key.1, key.2, driver)?;
+        if at.0 == seqno {
+            self.xperms.store_decision(key, x, seqno);
+        }
+        Ok((x, at.0))
     }
 
     /// The audit record, in the kernel's text, so that audit2allow and audit2why read it.

@@ -211,7 +211,6 @@ impl Table {
         }
     }
 
-    #[inline(always)]
     /// An answerable entry for `key` in one set. A key may have copies in both of its sets
     /// (two threads missing on it at once choose a set each), so a copy of an older policy, or
     /// one holding a grant of another mode epoch, is passed over rather than ending the search.
