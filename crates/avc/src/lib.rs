@@ -55,6 +55,11 @@ pub const KERNEL_CAPACITY: usize = 512;
 /// an entry in each of the two tables still only 512 KiB.
 pub const DEFAULT_CAPACITY: usize = 8192;
 
+/// The ioctl decision cache holds a quarter as many driver maps, and as many driver decisions,
+/// as the main table holds decisions: few triples are ioctl'ed, and an entry is four to five
+/// times larger.
+const XPERM_SHARE: usize = 4;
+
 /// Why an access check failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -177,7 +182,7 @@ impl Avc {
             stats: Stats::new(),
             audit: ArcSwapOption::empty(),
             resets: Mutex::new(Vec::new()),
-            xperms: XpermCache::new(capacity),
+            xperms: XpermCache::new(capacity.div_ceil(XPERM_SHARE)),
         }
     }
 
@@ -296,7 +301,6 @@ impl Avc {
             self.refresh_into(&*self.server, prev, seqno.0);
         }
         self.advance(seqno.0);
-        self.xperms.clear();
         for f in lock(&self.resets).iter() {
             f(seqno);
         }
@@ -614,9 +618,14 @@ impl Avc {
     }
 
     /// How many (triple, driver map) and (triple, driver, decision) extended-permission entries
-    /// the cache holds: each at most the capacity.
+    /// of the current policy the cache holds: each at most [`Avc::xperm_capacity`].
     pub fn xperm_entries(&self) -> (usize, usize) {
-        self.xperms.len()
+        self.xperms.live(self.state().seqno())
+    }
+
+    /// How many driver maps and driver decisions the ioctl decision cache can hold.
+    pub fn xperm_capacity(&self) -> (usize, usize) {
+        self.xperms.capacity()
     }
 
     /// The kernel's avc/cache_stats.
