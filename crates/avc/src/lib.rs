@@ -145,6 +145,12 @@ impl State {
     }
 }
 
+/// Whether seqno `a` is newer than `b`, across the wrap ([`Seqno::is_after`]).
+#[inline(always)]
+fn after(a: u32, b: u32) -> bool {
+    Seqno(a).is_after(Seqno(b))
+}
+
 /// The access vector cache.
 pub struct Avc {
     server: Arc<dyn AccessServer>,
@@ -178,7 +184,7 @@ impl Avc {
             tables: [Table::new(capacity), Table::new(capacity)],
             state: AtomicU64::new(u64::from(latest)),
             refresh: AtomicBool::new(true),
-            prepared: AtomicU32::new(0),
+            prepared: AtomicU32::new(latest),
             stats: Stats::new(),
             audit: ArcSwapOption::empty(),
             resets: Mutex::new(Vec::new()),
@@ -275,7 +281,7 @@ impl Avc {
     fn advance(&self, seqno: u32) -> State {
         let mut cur = self.state();
         loop {
-            if seqno <= cur.seqno() {
+            if !after(seqno, cur.seqno()) {
                 return cur;
             }
             let new = cur.with_seqno(seqno);
@@ -297,10 +303,11 @@ impl Avc {
     /// storm of cache-line transfers and then a miss for each triple; readers here never wait.
     pub fn policy_changed(&self, seqno: Seqno) {
         let prev = self.state().seqno();
-        if seqno.0 > prev && self.prepared.load(Acquire) < seqno.0 && self.refresh.load(Relaxed) {
+        if after(seqno.0, prev) && after(seqno.0, self.prepared.load(Acquire)) && self.refresh.load(Relaxed) {
             self.refresh_into(&*self.server, prev, seqno.0);
         }
         self.advance(seqno.0);
+        self.raise_prepared(seqno.0);
         for f in lock(&self.resets).iter() {
             f(seqno);
         }
@@ -332,9 +339,21 @@ impl Avc {
     pub fn prepare(&self, next: &dyn AccessServer) {
         let new = next.seqno().0;
         let prev = self.state().seqno();
-        if new > prev && self.refresh.load(Relaxed) {
+        if after(new, prev) && self.refresh.load(Relaxed) {
             self.refresh_into(next, prev, new);
-            self.prepared.fetch_max(new, AcqRel);
+            self.raise_prepared(new);
+        }
+    }
+
+    /// Records that policy `seqno`'s decisions are in place. Also raised by every
+    /// announcement, so that it never falls 2^31 changes behind and looks newer than it is.
+    fn raise_prepared(&self, seqno: u32) {
+        let mut cur = self.prepared.load(Acquire);
+        while after(seqno, cur) {
+            match self.prepared.compare_exchange(cur, seqno, AcqRel, Acquire) {
+                Ok(_) => break,
+                Err(now) => cur = now,
+            }
         }
     }
 
@@ -346,7 +365,7 @@ impl Avc {
         for key in self.table(prev).live_keys(prev) {
             let (s, t, c) = key.parts();
             let Ok(d) = server.compute_av(s, t, c) else { continue };
-            if d.seqno.0 > new {
+            if after(d.seqno.0, new) {
                 break;
             }
             if d.seqno.0 == new {
@@ -399,12 +418,12 @@ impl Avc {
             let mut state = self.state();
             // Computed under a policy older than one the cache has already been told of: the
             // server has the newer one by now, so ask again.
-            if d.seqno.0 < state.seqno() {
+            if after(state.seqno(), d.seqno.0) {
                 continue;
             }
             // The server has a newer policy than it has announced (the announcement is on its
             // way): from now on no thread may be answered from the older one.
-            if d.seqno.0 > state.seqno() {
+            if after(d.seqno.0, state.seqno()) {
                 state = self.advance(d.seqno.0);
             }
             if d.seqno.0 == state.seqno() {
