@@ -278,7 +278,7 @@ impl Table {
     pub fn grant(&self, key: Key, perms: AccessVector, latest: u32, tag: Option<u8>) {
         let (a, b) = self.sets_of(key);
         for slot in self.sets[a].slots.iter().chain(self.sets[b].slots.iter()) {
-            if !slot.read(key).is_some_and(|(d, _)| d.seqno.0 == latest) {
+            if slot.read(key).is_none_or(|(d, _)| d.seqno.0 != latest) {
                 continue;
             }
             let Some(h) = slot.lock() else { return };
@@ -326,6 +326,7 @@ impl Table {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
