@@ -18,12 +18,24 @@
 //! the switch is then one atomic store. Readers go on hitting the old policy's decisions until that store and hit the
 //! new policy's right after it: a change costs them no miss storm, where the kernel's
 //! avc_ss_reset leaves every reader to miss on every triple it asks again.
+//!
+//! What invalidates what:
+//! - A policy change (load, reload, boolean commit; a new seqno) retires every entry of the
+//!   main table and of the ioctl decision cache, with every grant they hold, permissive
+//!   domains' included.
+//! - A switch of enforcing mode ([`Avc::set_enforcing`], either way) starts a new mode epoch
+//!   and retires, at once, every entry holding a permission granted in permissive mode, in the
+//!   main table and in the ioctl decision cache (a grant is tagged with the permissive epoch
+//!   that made it and answers in no other); entries without such a grant stay, and so do a
+//!   permissive domain's grants, which hold in either mode. The retired entries are computed
+//!   again by the switching thread (refresh), or else missed.
+//! - Nothing else: eviction only makes room.
 
 mod stats;
 mod table;
 mod xperms;
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwapOption;
@@ -42,6 +54,11 @@ pub const KERNEL_CAPACITY: usize = 512;
 /// (source, target, class) triples stays resident (see README, "AVC capacity"), and at 32 bytes
 /// an entry in each of the two tables still only 512 KiB.
 pub const DEFAULT_CAPACITY: usize = 8192;
+
+/// The ioctl decision cache holds a quarter as many driver maps, and as many driver decisions,
+/// as the main table holds decisions: few triples are ioctl'ed, and an entry is four to five
+/// times larger.
+const XPERM_SHARE: usize = 4;
 
 /// Why an access check failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,17 +112,56 @@ type ResetFn = Box<dyn Fn(Seqno) + Send + Sync>;
 /// than the one that answered; past this the server is not keeping up with what it announced.
 const MISS_RETRIES: usize = 1000;
 
+/// What a lookup is made under, read in one load: the newest policy seqno the cache knows of
+/// (low half) and the mode epoch (high half), bumped by every switch of enforcing mode: even
+/// while enforcing, odd while permissive. A check decides with the mode of the state its
+/// decision was looked up under, and tags its permissive grants with that epoch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct State(u64);
+
+impl State {
+    #[inline(always)]
+    fn seqno(self) -> u32 {
+        self.0 as u32
+    }
+    #[inline(always)]
+    fn epoch(self) -> u32 {
+        (self.0 >> 32) as u32
+    }
+    #[inline(always)]
+    fn enforcing(self) -> bool {
+        self.epoch() & 1 == 0
+    }
+    /// The grant tag of this epoch: its low byte, odd (never 0) when permissive.
+    #[inline(always)]
+    fn tag(self) -> u8 {
+        self.epoch() as u8
+    }
+    fn with_seqno(self, seqno: u32) -> State {
+        State((self.0 & !0xffff_ffff) | u64::from(seqno))
+    }
+    fn next_epoch(self) -> State {
+        State((u64::from(self.epoch().wrapping_add(1)) << 32) | u64::from(self.seqno()))
+    }
+}
+
+/// Whether seqno `a` is newer than `b`, across the wrap ([`Seqno::is_after`]).
+#[inline(always)]
+fn after(a: u32, b: u32) -> bool {
+    Seqno(a).is_after(Seqno(b))
+}
+
 /// The access vector cache.
 pub struct Avc {
     server: Arc<dyn AccessServer>,
     /// Decisions of seqno `s` live in `tables[s & 1]`.
     tables: [Table; 2],
-    latest: AtomicU32,
+    /// A [`State`].
+    state: AtomicU64,
     /// Whether a change recomputes the cached decisions before it is made visible.
     refresh: AtomicBool,
     /// The newest seqno whose decisions `prepare` computed ahead of its publication.
     prepared: AtomicU32,
-    enforcing: AtomicBool,
     stats: Stats,
     audit: ArcSwapOption<AuditFn>,
     resets: Mutex<Vec<ResetFn>>,
@@ -126,14 +182,13 @@ impl Avc {
         Avc {
             server,
             tables: [Table::new(capacity), Table::new(capacity)],
-            latest: AtomicU32::new(latest),
+            state: AtomicU64::new(u64::from(latest)),
             refresh: AtomicBool::new(true),
-            prepared: AtomicU32::new(0),
-            enforcing: AtomicBool::new(true),
+            prepared: AtomicU32::new(latest),
             stats: Stats::new(),
             audit: ArcSwapOption::empty(),
             resets: Mutex::new(Vec::new()),
-            xperms: XpermCache::new(capacity),
+            xperms: XpermCache::new(capacity.div_ceil(XPERM_SHARE)),
         }
     }
 
@@ -155,14 +210,55 @@ impl Avc {
         self.refresh.store(on, Relaxed);
     }
 
+    #[inline(always)]
+    fn state(&self) -> State {
+        State(self.state.load(Acquire))
+    }
+
     /// Enforcing (denials refused) or permissive (denials logged, access granted) for every
     /// domain; permissive types are permissive whatever this says.
+    ///
+    /// A switch, either way, starts a new mode epoch: from the moment the switch is made, no
+    /// lookup returns a decision holding a permission granted in permissive mode (those
+    /// entries carry their epoch's tag), so no check that starts after this returns is allowed
+    /// by such a grant, even one recorded late by a check that began in permissive mode. Then,
+    /// unless [`Avc::set_refresh`] turned it off, the entries that held such grants are
+    /// computed again, so readers hit rather than miss on them; a permissive domain's grants
+    /// are not tagged and stay. The `on_reset` callbacks are told, with the unchanged seqno
+    /// (the kernel's sel_write_enforce calls avc_ss_reset, flushing the whole cache, when it
+    /// switches to enforcing).
     pub fn set_enforcing(&self, enforcing: bool) {
-        self.enforcing.store(enforcing, Relaxed);
+        let mut cur = self.state();
+        let new = loop {
+            if cur.enforcing() == enforcing {
+                return;
+            }
+            let new = cur.next_epoch();
+            match self.state.compare_exchange(cur.0, new.0, AcqRel, Acquire) {
+                Ok(_) => break new,
+                Err(now) => cur = State(now),
+            }
+        };
+        if self.refresh.load(Relaxed) {
+            let seqno = new.seqno();
+            let table = self.table(seqno);
+            for key in table.tagged_keys(seqno, new.tag()) {
+                let (s, t, c) = key.parts();
+                match self.server.compute_av(s, t, c) {
+                    Ok(d) if d.seqno.0 == seqno => self.count_store(table.insert(key, &d, seqno)),
+                    // A newer policy: its own announcement refreshes the cache.
+                    Ok(_) => break,
+                    Err(_) => continue,
+                }
+            }
+        }
+        for f in lock(&self.resets).iter() {
+            f(Seqno(new.seqno()));
+        }
     }
 
     pub fn enforcing(&self) -> bool {
-        self.enforcing.load(Relaxed)
+        self.state().enforcing()
     }
 
     /// Where audit records go: one call per record, with the record's text.
@@ -177,7 +273,23 @@ impl Avc {
 
     /// The seqno of the newest policy the cache knows of.
     pub fn seqno(&self) -> Seqno {
-        Seqno(self.latest.load(Acquire))
+        Seqno(self.state().seqno())
+    }
+
+    /// Makes `seqno` the newest policy the cache knows of, if it is newer than the one it
+    /// knows; the mode epoch is kept. Returns the state after.
+    fn advance(&self, seqno: u32) -> State {
+        let mut cur = self.state();
+        loop {
+            if !after(seqno, cur.seqno()) {
+                return cur;
+            }
+            let new = cur.with_seqno(seqno);
+            match self.state.compare_exchange(cur.0, new.0, AcqRel, Acquire) {
+                Ok(_) => return new,
+                Err(now) => cur = State(now),
+            }
+        }
     }
 
     /// The security server loaded a policy or committed booleans: from now on only decisions
@@ -190,12 +302,12 @@ impl Avc {
     /// new ones visible: the kernel walks and frees its whole cache here, which costs readers a
     /// storm of cache-line transfers and then a miss for each triple; readers here never wait.
     pub fn policy_changed(&self, seqno: Seqno) {
-        let prev = self.latest.load(Acquire);
-        if seqno.0 > prev && self.prepared.load(Acquire) < seqno.0 && self.refresh.load(Relaxed) {
+        let prev = self.state().seqno();
+        if after(seqno.0, prev) && after(seqno.0, self.prepared.load(Acquire)) && self.refresh.load(Relaxed) {
             self.refresh_into(&*self.server, prev, seqno.0);
         }
-        self.latest.fetch_max(seqno.0, AcqRel);
-        self.xperms.clear();
+        self.advance(seqno.0);
+        self.raise_prepared(seqno.0);
         for f in lock(&self.resets).iter() {
             f(seqno);
         }
@@ -226,10 +338,22 @@ impl Avc {
     /// `on_policy_prepare`; [`Avc::policy_changed`] then has nothing left to recompute.
     pub fn prepare(&self, next: &dyn AccessServer) {
         let new = next.seqno().0;
-        let prev = self.latest.load(Acquire);
-        if new > prev && self.refresh.load(Relaxed) {
+        let prev = self.state().seqno();
+        if after(new, prev) && self.refresh.load(Relaxed) {
             self.refresh_into(next, prev, new);
-            self.prepared.fetch_max(new, AcqRel);
+            self.raise_prepared(new);
+        }
+    }
+
+    /// Records that policy `seqno`'s decisions are in place. Also raised by every
+    /// announcement, so that it never falls 2^31 changes behind and looks newer than it is.
+    fn raise_prepared(&self, seqno: u32) {
+        let mut cur = self.prepared.load(Acquire);
+        while after(seqno, cur) {
+            match self.prepared.compare_exchange(cur, seqno, AcqRel, Acquire) {
+                Ok(_) => break,
+                Err(now) => cur = now,
+            }
         }
     }
 
@@ -241,7 +365,7 @@ impl Avc {
         for key in self.table(prev).live_keys(prev) {
             let (s, t, c) = key.parts();
             let Ok(d) = server.compute_av(s, t, c) else { continue };
-            if d.seqno.0 > new {
+            if after(d.seqno.0, new) {
                 break;
             }
             if d.seqno.0 == new {
@@ -270,56 +394,68 @@ impl Avc {
     /// The decision for a triple, from the cache or, on a miss, from the security server.
     #[inline(always)]
     pub fn decide(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError> {
+        self.lookup(ssid, tsid, class).map(|(d, _)| d)
+    }
+
+    /// The decision and the state it was looked up under (whose mode the check must apply).
+    #[inline(always)]
+    fn lookup(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(AvDecision, State), ServerError> {
         let key = Key::new(ssid, tsid, class);
-        let latest = self.latest.load(Acquire);
-        if let Some(d) = self.table(latest).get(key, latest) {
+        let state = self.state();
+        if let Some(d) = self.table(state.seqno()).get(key, state.seqno(), state.tag()) {
             self.stats.bump(Counter::Hit, 1);
-            return Ok(d);
+            return Ok((d, state));
         }
         self.miss(key, ssid, tsid, class)
     }
 
     #[cold]
     #[inline(never)]
-    fn miss(&self, key: Key, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError> {
+    fn miss(&self, key: Key, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(AvDecision, State), ServerError> {
         self.stats.bump(Counter::Miss, 1);
         for _ in 0..MISS_RETRIES {
             let d = self.server.compute_av(ssid, tsid, class)?;
-            let mut latest = self.latest.load(Acquire);
+            let mut state = self.state();
             // Computed under a policy older than one the cache has already been told of: the
             // server has the newer one by now, so ask again.
-            if d.seqno.0 < latest {
+            if after(state.seqno(), d.seqno.0) {
                 continue;
             }
             // The server has a newer policy than it has announced (the announcement is on its
             // way): from now on no thread may be answered from the older one.
-            if d.seqno.0 > latest {
-                latest = self.latest.fetch_max(d.seqno.0, AcqRel).max(d.seqno.0);
+            if after(d.seqno.0, state.seqno()) {
+                state = self.advance(d.seqno.0);
             }
-            if d.seqno.0 == latest {
-                self.count_store(self.table(latest).insert(key, &d, latest));
+            if d.seqno.0 == state.seqno() {
+                self.count_store(self.table(d.seqno.0).insert(key, &d, d.seqno.0));
             }
-            return Ok(d);
+            return Ok((d, state));
         }
         Err(ServerError::Other(format!(
             "the security server answers with policy seqno older than {} which the cache was told of",
-            self.latest.load(Acquire)
+            self.state().seqno()
         )))
+    }
+
+    /// The tag a permissive grant on decision `d` carries: none for a permissive domain (its
+    /// grants hold in every mode), else the permissive epoch's.
+    fn grant_tag(d: &AvDecision, state: State) -> Option<u8> {
+        (!d.flags.permissive()).then_some(state.tag())
     }
 
     /// The kernel's avc_has_perm_noaudit: Ok with the decision if every requested permission
     /// is allowed, or if denied but not enforced (permissive mode or a permissive domain: the
     /// permissions are then granted in the cache, so the denial is reported once).
     pub fn has_perm_noaudit(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector) -> Result<AvDecision, AvcError> {
-        let d = self.decide(ssid, tsid, class)?;
+        let (d, state) = self.lookup(ssid, tsid, class)?;
         let denied = requested & !d.allowed;
         if denied.is_empty() {
             return Ok(d);
         }
-        if self.enforcing() && !d.flags.permissive() {
+        if state.enforcing() && !d.flags.permissive() {
             return Err(AvcError::Denied { denied });
         }
-        self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
+        self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
         Ok(d)
     }
 
@@ -327,14 +463,14 @@ impl Avc {
     /// (a denial not dontaudit'ed, or a grant auditallow'ed). `aux` is extra text for the
     /// record, such as `pid=1234 comm="cat" name="shadow"`.
     pub fn has_perm(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, aux: Option<&str>) -> Result<(), AvcError> {
-        let d = self.decide(ssid, tsid, class)?;
+        let (d, state) = self.lookup(ssid, tsid, class)?;
         let denied = requested & !d.allowed;
         let result = if denied.is_empty() {
             Ok(())
-        } else if self.enforcing() && !d.flags.permissive() {
+        } else if state.enforcing() && !d.flags.permissive() {
             Err(AvcError::Denied { denied })
         } else {
-            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
+            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
             Ok(())
         };
         let audited = if denied.is_empty() { requested & d.auditallow } else { denied & d.auditdeny };
@@ -348,22 +484,15 @@ impl Avc {
     /// `requested` is the class's ioctl permission. Once any extended-permission rule covers
     /// the triple, only the commands allowx rules list are allowed.
     pub fn has_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, aux: Option<&str>) -> Result<(), AvcError> {
-        let d = self.decide(ssid, tsid, class)?;
         let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
         let key = (ssid, tsid, class);
+        let (d, state, covered, xpd) = self.ioctl_decisions(key, driver)?;
         let mut allowed = d.allowed & requested;
-        // The driver's decision, when rules cover the triple and flag this driver.
-        let mut xpd = None;
-        if let Some(drivers) = self.xperm_drivers(key)? {
-            if flagged(&drivers, driver) {
-                xpd = Some(self.xperm_decision(key, driver)?);
-            }
-            if !xpd.is_some_and(|x| x.allows(func)) {
-                allowed = AccessVector::NONE;
-            }
+        if covered && !xpd.is_some_and(|x| x.allows(func)) {
+            allowed = AccessVector::NONE;
         }
         let denied = requested & !allowed;
-        let enforced = self.enforcing() && !d.flags.permissive();
+        let enforced = state.enforcing() && !d.flags.permissive();
         let result = if denied.is_empty() {
             Ok(())
         } else if enforced {
@@ -371,9 +500,10 @@ impl Avc {
         } else {
             // Granted from now on, so the denial is reported once (the kernel's
             // AVC_CALLBACK_GRANT with AVC_EXTENDED_PERMS).
-            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0);
+            let tag = Self::grant_tag(&d, state);
+            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, tag);
             if xpd.is_some() {
-                self.xperms.grant(key, driver, func, d.seqno.0);
+                self.xperms.grant(key, driver, func, d.seqno.0, tag);
             }
             Ok(())
         };
@@ -404,29 +534,62 @@ impl Avc {
     }
 
     /// The drivers flagged for a triple (None: no extended-permission rule covers it), cached.
-    fn xperm_drivers(&self, key: XpKey) -> Result<Option<[u32; 8]>, ServerError> {
-        let latest = self.latest.load(Acquire);
-        if let Some(d) = self.xperms.drivers(key, latest) {
-            return Ok(d);
+    /// What an ioctl check decides with, all of one policy: the base decision and the state it
+    /// was looked up under, whether extended-permission rules cover the triple, and the
+    /// driver's decision when they flag the driver. A part answered from a newer policy than
+    /// the base decision (the server's change not yet announced) makes the cache move to that
+    /// policy and start again.
+    #[allow(clippy::type_complexity)]
+    fn ioctl_decisions(&self, key: XpKey, driver: u8) -> Result<(AvDecision, State, bool, Option<XpermsDecision>), ServerError> {
+        for _ in 0..MISS_RETRIES {
+            let (d, state) = self.lookup(key.0, key.1, key.2)?;
+            let seqno = d.seqno.0;
+            let (drivers, at) = self.xperm_drivers(key, seqno)?;
+            if at != seqno {
+                self.advance(at);
+                continue;
+            }
+            let Some(drivers) = drivers else { return Ok((d, state, false, None)) };
+            if !flagged(&drivers, driver) {
+                return Ok((d, state, true, None));
+            }
+            let (x, at) = self.xperm_decision(key, driver, seqno, state.tag())?;
+            if at != seqno {
+                self.advance(at);
+                continue;
+            }
+            return Ok((d, state, true, Some(x)));
         }
-        let (d, seqno) = self.server.xperm_drivers(key.0, key.1, key.2)?;
-        if seqno.0 == latest {
-            self.xperms.store_drivers(key, d, latest);
-        }
-        Ok(d)
+        Err(ServerError::Other(format!(
+            "the security server's extended-permission answers never matched its decision of policy seqno {}",
+            self.state().seqno()
+        )))
     }
 
-    /// One driver's decision, cached.
-    fn xperm_decision(&self, key: XpKey, driver: u8) -> Result<XpermsDecision, ServerError> {
-        let latest = self.latest.load(Acquire);
-        if let Some(x) = self.xperms.decision(key, driver, latest) {
-            return Ok(x);
+    /// The drivers flagged for a triple under policy `seqno` (None: no extended-permission rule
+    /// covers it), cached, with the seqno of the policy that answered.
+    fn xperm_drivers(&self, key: XpKey, seqno: u32) -> Result<(Option<[u32; 8]>, u32), ServerError> {
+        if let Some(d) = self.xperms.drivers(key, seqno) {
+            return Ok((d, seqno));
         }
-        let (x, seqno) = self.server.compute_xperms(key.0, key.1, key.2, driver)?;
-        if seqno.0 == latest {
-            self.xperms.store_decision(key, x, latest);
+        let (d, at) = self.server.xperm_drivers(key.0, key.1, key.2)?;
+        if at.0 == seqno {
+            self.xperms.store_drivers(key, d, seqno);
         }
-        Ok(x)
+        Ok((d, at.0))
+    }
+
+    /// One driver's decision under policy `seqno`, cached, with the seqno of the policy that
+    /// answered.
+    fn xperm_decision(&self, key: XpKey, driver: u8, seqno: u32, tag: u8) -> Result<(XpermsDecision, u32), ServerError> {
+        if let Some(x) = self.xperms.decision(key, driver, seqno, tag) {
+            return Ok((x, seqno));
+        }
+        let (x, at) = self.server.compute_xperms(key.0, key.1, key.2, driver)?;
+        if at.0 == seqno {
+            self.xperms.store_decision(key, x, seqno);
+        }
+        Ok((x, at.0))
     }
 
     /// The audit record, in the kernel's text, so that audit2allow and audit2why read it.
@@ -474,9 +637,14 @@ impl Avc {
     }
 
     /// How many (triple, driver map) and (triple, driver, decision) extended-permission entries
-    /// the cache holds: each at most the capacity.
+    /// of the current policy the cache holds: each at most [`Avc::xperm_capacity`].
     pub fn xperm_entries(&self) -> (usize, usize) {
-        self.xperms.len()
+        self.xperms.live(self.state().seqno())
+    }
+
+    /// How many driver maps and driver decisions the ioctl decision cache can hold.
+    pub fn xperm_capacity(&self) -> (usize, usize) {
+        self.xperms.capacity()
     }
 
     /// The kernel's avc/cache_stats.
@@ -486,7 +654,7 @@ impl Avc {
 
     /// The kernel's avc/hash_stats (sets of four entries play the part of hash chains).
     pub fn hash_stats(&self) -> HashStats {
-        let latest = self.latest.load(Acquire);
+        let latest = self.state().seqno();
         let (entries, buckets_used, longest_chain) = self.table(latest).occupancy(latest);
         HashStats { entries, buckets_used, buckets: self.tables[0].buckets(), longest_chain }
     }

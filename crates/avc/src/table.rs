@@ -13,11 +13,14 @@ use seaccess_types::{AccessVector, AvDecision, ClassId, DecisionFlags, Seqno, Si
 
 pub(crate) const WAYS: usize = 4;
 
-/// One entry in four words: the first holds the seqlock version (low half) with the class
-/// and flags (high half), so one load both checks the lock and the class.
+/// One entry in four words: the first holds the seqlock version (low half) with the class,
+/// the decision's flags and the grant tag (high half), so one load both checks the lock and
+/// the class.
 #[derive(Default)]
 struct Slot {
-    /// version | class << 32 | flags << 48. The version is odd while a writer fills the slot.
+    /// version | class << 32 | flags << 48 | tag << 56. The version is odd while a writer fills
+    /// the slot. The tag is 0, or the low byte of the permissive-mode epoch in which a
+    /// permission the policy denies was granted into `grants` (see [`Table::get`]).
     head: AtomicU64,
     /// ssid << 32 | tsid; 0 when empty (SID 0 is never valid).
     sids: AtomicU64,
@@ -53,9 +56,23 @@ impl Key {
 
 const VERSION: u64 = 0xffff_ffff;
 
+/// The decision flags a slot keeps (the kernel defines only AVD_FLAGS_PERMISSIVE); the byte
+/// above them holds the grant tag.
+const FLAGS: u16 = 0xff;
+
+/// Whether an entry with grant tag `tag` may answer a lookup made under tag `current`: an
+/// untagged entry always; a tagged one only in the permissive epoch that granted it. Epochs
+/// are odd while permissive and even while enforcing, and tags are only ever taken from odd
+/// epochs, so no tagged entry ever answers in enforcing mode, however the counter wraps.
+#[inline(always)]
+fn accepts(tag: u8, current: u8) -> bool {
+    tag == 0 || tag == current
+}
+
 impl Slot {
     #[inline(always)]
-    fn read(&self, key: Key) -> Option<AvDecision> {
+    /// The slot's decision for `key` (flags without the tag) and its grant tag.
+    fn read(&self, key: Key) -> Option<(AvDecision, u8)> {
         let h1 = self.head.load(Acquire);
         if h1 & 1 != 0 || (h1 >> 32) as u16 != key.class || self.sids.load(Relaxed) != key.sids {
             return None;
@@ -66,14 +83,15 @@ impl Slot {
         if self.head.load(Relaxed) != h1 {
             return None;
         }
-        Some(AvDecision {
+        let d = AvDecision {
             allowed: AccessVector(g as u32),
             decided: AccessVector::ALL,
             auditallow: AccessVector((g >> 32) as u32),
             auditdeny: AccessVector(a as u32),
             seqno: Seqno((a >> 32) as u32),
-            flags: DecisionFlags(u32::from((h1 >> 48) as u16)),
-        })
+            flags: DecisionFlags(u32::from((h1 >> 48) as u16 & FLAGS)),
+        };
+        Some((d, (h1 >> 56) as u8))
     }
 
     /// Takes the slot for writing; None if another writer holds it.
@@ -87,7 +105,7 @@ impl Slot {
         Some(h)
     }
 
-    /// Releases the slot with a new class and flags.
+    /// Releases the slot with a new class and flags (grant tag in the high byte).
     fn unlock(&self, h: u64, class: u16, flags: u16) {
         let version = (h & VERSION).wrapping_add(2) & VERSION;
         self.head.store(version | (u64::from(class) << 32) | (u64::from(flags) << 48), Release);
@@ -111,6 +129,17 @@ impl Slot {
         fence(Acquire);
         (h & 1 == 0 && sids != 0 && (a >> 32) as u32 == seqno && self.head.load(Relaxed) == h)
             .then_some(Key { sids, class: (h >> 32) as u16 })
+    }
+
+    /// The key of the slot's entry if it is one of policy `seqno` carrying a grant tag other
+    /// than 0 and `keep`.
+    fn tagged_key_of(&self, seqno: u32, keep: u8) -> Option<Key> {
+        let h = self.head.load(Acquire);
+        let tag = (h >> 56) as u8;
+        if tag == 0 || tag == keep {
+            return None;
+        }
+        self.key_of(seqno)
     }
 
     /// The slot's seqno if it holds an entry (read without the seqlock: only a hint).
@@ -182,20 +211,20 @@ impl Table {
         }
     }
 
+    /// An answerable entry for `key` in one set. A key may have copies in both of its sets
+    /// (two threads missing on it at once choose a set each), so a copy of an older policy, or
+    /// one holding a grant of another mode epoch, is passed over rather than ending the search.
     #[inline(always)]
-    fn find(&self, set: usize, key: Key) -> Option<AvDecision> {
-        self.sets[set].slots.iter().find_map(|slot| slot.read(key))
+    fn find(&self, set: usize, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
+        self.sets[set].slots.iter().find_map(|slot| slot.read(key).filter(|(d, t)| d.seqno.0 == latest && accepts(*t, tag)).map(|(d, _)| d))
     }
 
-    /// The cached decision for `key` made under policy `latest`, if any.
+    /// The cached decision for `key` made under policy `latest`, if any, and if it holds no
+    /// permissive grant other than one of grant tag `tag` (the current mode epoch's low byte).
     #[inline(always)]
-    pub fn get(&self, key: Key, latest: u32) -> Option<AvDecision> {
+    pub fn get(&self, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
         let h = key.hash();
-        let d = match self.find(self.first(h), key) {
-            Some(d) => d,
-            None => self.find(self.second(h), key)?,
-        };
-        (d.seqno.0 == latest).then_some(d)
+        self.find(self.first(h), key, latest, tag).or_else(|| self.find(self.second(h), key, latest, tag))
     }
 
     /// How full a set is with entries of `latest` (free and stale slots do not count).
@@ -237,28 +266,45 @@ impl Table {
         let slot = &set.slots[i];
         let Some(h) = slot.lock() else { return Stored::Skipped };
         slot.fill(key, d);
-        slot.unlock(h, key.class, d.flags.0 as u16);
+        // A fresh decision holds no grant: the tag is cleared.
+        slot.unlock(h, key.class, d.flags.0 as u16 & FLAGS);
         what
     }
 
     /// Adds permissions to a cached entry of policy `latest` (a permissive grant), if present.
-    pub fn grant(&self, key: Key, perms: AccessVector, latest: u32) {
+    /// A grant of permissive mode carries its epoch's `tag` (odd, never 0), which then limits
+    /// the whole entry to that epoch; a permissive domain's grant (`tag` None) holds in every
+    /// mode and leaves the tag as it is.
+    pub fn grant(&self, key: Key, perms: AccessVector, latest: u32, tag: Option<u8>) {
         let (a, b) = self.sets_of(key);
         for slot in self.sets[a].slots.iter().chain(self.sets[b].slots.iter()) {
-            if let Some(d) = slot.read(key) {
-                if d.seqno.0 != latest {
-                    return;
+            if slot.read(key).is_none_or(|(d, _)| d.seqno.0 != latest) {
+                continue;
+            }
+            let Some(h) = slot.lock() else { return };
+            let mut head = (h >> 48) as u16;
+            // Re-check under the lock, seqno included, as avc_update_node does: the slot may
+            // have been refilled since, with this key's decision of a newer policy.
+            let same = slot.sids.load(Relaxed) == key.sids
+                && (h >> 32) as u16 == key.class
+                && (slot.audit_seq.load(Relaxed) >> 32) as u32 == latest;
+            if same {
+                slot.grants.fetch_or(u64::from(perms.0), Relaxed);
+                if let Some(t) = tag {
+                    head = (head & FLAGS) | (u16::from(t) << 8);
                 }
-                if let Some(h) = slot.lock() {
-                    // Re-check under the lock: the slot may have changed hands.
-                    if slot.sids.load(Relaxed) == key.sids && (h >> 32) as u16 == key.class {
-                        slot.grants.fetch_or(u64::from(perms.0), Relaxed);
-                    }
-                    slot.unlock(h, (h >> 32) as u16, (h >> 48) as u16);
-                }
+            }
+            slot.unlock(h, (h >> 32) as u16, head);
+            if same {
                 return;
             }
         }
+    }
+
+    /// The keys of the entries of policy `seqno` holding a permissive grant of a tag other
+    /// than `keep`: those a mode switch has made unanswerable.
+    pub fn tagged_keys(&self, seqno: u32, keep: u8) -> Vec<Key> {
+        self.sets.iter().flat_map(|set| set.slots.iter().filter_map(|s| s.tagged_key_of(seqno, keep))).collect()
     }
 
     /// The keys of the entries of policy `seqno`.
@@ -280,6 +326,7 @@ impl Table {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -292,11 +339,11 @@ mod tests {
         let t = Table::new(8);
         assert_eq!(t.capacity(), 8);
         let k = |s: u32| Key::new(Sid(s), Sid(s + 1), ClassId(3));
-        assert!(t.get(k(1), 1).is_none());
+        assert!(t.get(k(1), 1, 0).is_none());
         t.insert(k(1), &dec(5, 1), 1);
-        assert_eq!(t.get(k(1), 1).map(|d| d.allowed.0), Some(5));
+        assert_eq!(t.get(k(1), 1, 0).map(|d| d.allowed.0), Some(5));
         // An entry of another policy is not returned.
-        assert!(t.get(k(1), 2).is_none());
+        assert!(t.get(k(1), 2, 0).is_none());
         // Many keys: the table never holds more than its capacity, and every present entry
         // is the one stored for its key.
         for s in 1..200 {
@@ -305,18 +352,18 @@ mod tests {
         let (entries, _, longest) = t.occupancy(1);
         assert!(entries <= 8 && longest <= WAYS);
         for s in 1..200 {
-            if let Some(d) = t.get(k(s), 1) {
+            if let Some(d) = t.get(k(s), 1, 0) {
                 assert_eq!(d.allowed.0, s);
             }
         }
-        t.grant(k(199), AccessVector(0x100), 1);
-        if let Some(d) = t.get(k(199), 1) {
+        t.grant(k(199), AccessVector(0x100), 1, None);
+        if let Some(d) = t.get(k(199), 1, 0) {
             assert_eq!(d.allowed.0, 199 | 0x100);
         }
         // Entries of an older policy are dead: not returned, not counted, and reused first.
         assert_eq!(t.occupancy(2).0, 0);
         assert!(matches!(t.insert(k(500), &dec(7, 2), 2), Stored::Fresh { freed_stale: true }));
-        assert_eq!(t.get(k(500), 2).map(|d| d.allowed.0), Some(7));
+        assert_eq!(t.get(k(500), 2, 0).map(|d| d.allowed.0), Some(7));
         // The live keys of a policy are exactly its entries, whole.
         let live = t.live_keys(2);
         assert_eq!(live, vec![k(500)]);
@@ -324,6 +371,72 @@ mod tests {
         let mut old = t.live_keys(1);
         old.sort_by_key(|k| k.sids);
         assert_eq!(old.len(), t.occupancy(1).0);
-        assert!(old.iter().all(|k| t.get(*k, 1).is_some()));
+        assert!(old.iter().all(|k| t.get(*k, 1, 0).is_some()));
+    }
+
+    #[test]
+    fn a_tagged_grant_answers_only_in_its_epoch() {
+        let t = Table::new(8);
+        let k = Key::new(Sid(1), Sid(2), ClassId(3));
+        t.insert(k, &dec(1, 1), 1);
+        // Granted in permissive epoch 3: answers under tag 3 only, not in the enforcing epoch
+        // after it (4) nor in a later permissive one (5).
+        t.grant(k, AccessVector(2), 1, Some(3));
+        assert_eq!(t.get(k, 1, 3).map(|d| d.allowed.0), Some(3));
+        assert!(t.get(k, 1, 4).is_none() && t.get(k, 1, 5).is_none());
+        assert_eq!(t.tagged_keys(1, 5), vec![k]);
+        assert!(t.tagged_keys(1, 3).is_empty());
+        // The flags are returned without the tag.
+        assert_eq!(t.get(k, 1, 3).map(|d| d.flags), Some(DecisionFlags::default()));
+        // A fresh decision clears the tag.
+        t.insert(k, &dec(1, 1), 1);
+        assert_eq!(t.get(k, 1, 4).map(|d| d.allowed.0), Some(1));
+        assert!(t.tagged_keys(1, 5).is_empty());
+        // A permissive domain's grant is untagged and answers in every epoch.
+        t.grant(k, AccessVector(4), 1, None);
+        assert_eq!(t.get(k, 1, 4).map(|d| d.allowed.0), Some(5));
+    }
+
+    /// Fills a slot of one set by hand, as a racing insert may.
+    fn put(t: &Table, set: usize, way: usize, key: Key, d: &AvDecision) {
+        let slot = &t.sets[set].slots[way];
+        let h = slot.lock().unwrap();
+        slot.fill(key, d);
+        slot.unlock(h, key.class, d.flags.0 as u16);
+    }
+
+    /// Two threads missing on one key may store it in both of its sets. A stale copy in the
+    /// first set must not hide the current one in the second, nor the ones stored after the
+    /// next policy change.
+    #[test]
+    fn a_stale_copy_in_the_first_set_does_not_hide_the_key() {
+        let t = Table::new(64);
+        let k = Key::new(Sid(7), Sid(9), ClassId(2));
+        let (a, b) = t.sets_of(k);
+        assert_ne!(a, b);
+        put(&t, a, 0, k, &dec(1, 1));
+        put(&t, b, 0, k, &dec(2, 2));
+        assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(2), "the current copy in the second set");
+        // The next policy's decision is stored where the key is; it must then hit, every time.
+        t.insert(k, &dec(3, 3), 3);
+        for _ in 0..3 {
+            assert_eq!(t.get(k, 3, 0).map(|d| d.allowed.0), Some(3), "the key misses forever");
+        }
+    }
+
+    /// A grant lands only on the entry of the decision's seqno (the kernel's avc_update_node),
+    /// past a stale copy of the key in the first set.
+    #[test]
+    fn a_grant_lands_on_the_entry_of_its_seqno_only() {
+        let t = Table::new(64);
+        let k = Key::new(Sid(7), Sid(9), ClassId(2));
+        let (a, b) = t.sets_of(k);
+        put(&t, a, 0, k, &dec(1, 1));
+        put(&t, b, 0, k, &dec(2, 2));
+        t.grant(k, AccessVector(0x10), 2, None);
+        assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(0x12), "the grant was lost on the stale copy");
+        // A grant made on a decision of policy 1 does not reach policy 2's entry.
+        t.grant(k, AccessVector(0x100), 1, None);
+        assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(0x12));
     }
 }

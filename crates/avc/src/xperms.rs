@@ -1,100 +1,291 @@
 //! Extended-permission (ioctl) decisions kept per triple and per driver, as the kernel keeps
-//! xperms nodes beside each AVC entry: read without locks (papaya's maps), tagged with the seqno
-//! of the policy that made them, bounded, and dropped on every policy change.
+//! xperms nodes beside each AVC entry, in the same design as the main table: fixed sets of
+//! seqlock-protected slots, all atomics, read without locks or writes; every entry tagged with
+//! the seqno of the policy that made it, so a policy change retires them all at once without a
+//! walk or a clear, and an insert reuses their slots first. The size never changes.
 
-use papaya::HashMap;
-use rustc_hash::FxBuildHasher;
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering::*};
+
 use seaccess_types::{ClassId, Sid, XpermsDecision};
 
 pub(crate) type XpKey = (Sid, Sid, ClassId);
 
-/// Which drivers have rules for a triple (None: no extended-permission rule covers it).
-#[derive(Copy, Clone)]
-struct Drivers {
-    seqno: u32,
-    flagged: Option<[u32; 8]>,
-}
-
-#[derive(Copy, Clone)]
-struct Decision {
-    seqno: u32,
-    xpd: XpermsDecision,
-}
-
-pub(crate) struct XpermCache {
-    capacity: usize,
-    drivers: HashMap<XpKey, Drivers, FxBuildHasher>,
-    decisions: HashMap<(XpKey, u8), Decision, FxBuildHasher>,
-}
+const WAYS: usize = 4;
 
 /// Whether `driver` is flagged in a driver bitmap.
 pub(crate) fn flagged(map: &[u32; 8], driver: u8) -> bool {
     map[usize::from(driver >> 5)] & (1 << (driver & 31)) != 0
 }
 
-impl XpermCache {
-    /// Room for `capacity` triples and as many driver decisions.
-    pub fn new(capacity: usize) -> XpermCache {
-        XpermCache {
-            capacity: capacity.max(1),
-            drivers: HashMap::builder().hasher(FxBuildHasher).build(),
-            decisions: HashMap::builder().hasher(FxBuildHasher).build(),
+/// One entry: a seqlock version, the key, and `N` words of payload.
+struct Slot<const N: usize> {
+    /// version | tag << 32. The version is odd while a writer fills the slot; the tag is the
+    /// main table's permissive-grant tag (0: no grant).
+    head: AtomicU64,
+    /// ssid << 32 | tsid; 0 when empty (SID 0 is never valid).
+    sids: AtomicU64,
+    /// class | driver << 16 | seqno << 32.
+    meta: AtomicU64,
+    data: [AtomicU64; N],
+}
+
+impl<const N: usize> Default for Slot<N> {
+    fn default() -> Self {
+        Slot { head: AtomicU64::new(0), sids: AtomicU64::new(0), meta: AtomicU64::new(0), data: std::array::from_fn(|_| AtomicU64::new(0)) }
+    }
+}
+
+/// Where a slot's key and seqno live, packed as in the slot.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+struct Tag {
+    sids: u64,
+    /// class | driver << 16 (no seqno).
+    what: u64,
+}
+
+impl Tag {
+    fn new(key: XpKey, driver: u8) -> Tag {
+        Tag { sids: (u64::from(key.0 .0) << 32) | u64::from(key.1 .0), what: u64::from(key.2 .0) | (u64::from(driver) << 16) }
+    }
+    fn meta(self, seqno: u32) -> u64 {
+        self.what | (u64::from(seqno) << 32)
+    }
+    fn hash(self) -> u64 {
+        (self.sids ^ (self.what << 17)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+const VERSION: u64 = 0xffff_ffff;
+
+impl<const N: usize> Slot<N> {
+    /// The payload and grant tag if the slot holds `tag`'s entry of policy `seqno`.
+    fn read(&self, tag: Tag, seqno: u32) -> Option<([u64; N], u8)> {
+        let h = self.head.load(Acquire);
+        if h & 1 != 0 || self.sids.load(Relaxed) != tag.sids || self.meta.load(Relaxed) != tag.meta(seqno) {
+            return None;
         }
+        let data = std::array::from_fn(|i| self.data[i].load(Relaxed));
+        fence(Acquire);
+        (self.head.load(Relaxed) == h).then_some((data, (h >> 32) as u8))
+    }
+
+    /// Takes the slot for writing; None if another writer holds it.
+    fn lock(&self) -> Option<u64> {
+        let h = self.head.load(Relaxed);
+        if h & 1 != 0 {
+            return None;
+        }
+        self.head.compare_exchange(h, h + 1, Acquire, Relaxed).ok()?;
+        fence(Release);
+        Some(h)
+    }
+
+    fn unlock(&self, h: u64, grant_tag: u8) {
+        let version = (h & VERSION).wrapping_add(2) & VERSION;
+        self.head.store(version | (u64::from(grant_tag) << 32), Release);
+    }
+
+    /// The slot's seqno if it holds an entry (read without the seqlock: only a hint).
+    fn occupant(&self) -> Option<u32> {
+        (self.sids.load(Relaxed) != 0).then(|| (self.meta.load(Relaxed) >> 32) as u32)
+    }
+}
+
+#[repr(align(128))]
+struct Set<const N: usize> {
+    slots: [Slot<N>; WAYS],
+}
+
+/// A fixed set-associative table of `N`-word entries.
+struct Table<const N: usize> {
+    sets: Box<[Set<N>]>,
+    mask: usize,
+    next_victim: AtomicU32,
+}
+
+impl<const N: usize> Table<N> {
+    fn new(capacity: usize) -> Self {
+        let nsets = capacity.div_ceil(WAYS).max(1).next_power_of_two();
+        let sets = (0..nsets).map(|_| Set { slots: std::array::from_fn(|_| Slot::default()) }).collect();
+        Table { sets, mask: nsets - 1, next_victim: AtomicU32::new(0) }
+    }
+
+    fn set(&self, tag: Tag) -> &Set<N> {
+        &self.sets[(tag.hash() >> 40) as usize & self.mask]
+    }
+
+    fn get(&self, tag: Tag, seqno: u32) -> Option<([u64; N], u8)> {
+        self.set(tag).slots.iter().find_map(|s| s.read(tag, seqno))
+    }
+
+    /// Stores an entry of policy `seqno` (the key's own slot, else a free or older one, else a
+    /// victim); skipped if the slot is busy.
+    fn insert(&self, tag: Tag, seqno: u32, data: [u64; N]) {
+        let set = self.set(tag);
+        let own = set.slots.iter().position(|s| s.sids.load(Relaxed) == tag.sids && s.meta.load(Relaxed) as u32 as u64 == tag.what);
+        let free = || set.slots.iter().position(|s| s.occupant() != Some(seqno));
+        let i = own.or_else(free).unwrap_or_else(|| self.next_victim.fetch_add(1, Relaxed) as usize % WAYS);
+        let Some(slot) = set.slots.get(i) else { return };
+        let Some(h) = slot.lock() else { return };
+        slot.sids.store(tag.sids, Relaxed);
+        slot.meta.store(tag.meta(seqno), Relaxed);
+        for (w, d) in slot.data.iter().zip(data) {
+            w.store(d, Relaxed);
+        }
+        slot.unlock(h, 0);
+    }
+
+    /// Changes the entry of `tag` and policy `seqno` in place, under its slot lock, if present.
+    fn update(&self, tag: Tag, seqno: u32, f: impl Fn(&[AtomicU64; N]), grant_tag: Option<u8>) {
+        for slot in self.set(tag).slots.iter() {
+            if slot.read(tag, seqno).is_none() {
+                continue;
+            }
+            let Some(h) = slot.lock() else { return };
+            let mut kept = (h >> 32) as u8;
+            // Re-check under the lock: the slot may have been refilled since.
+            let same = slot.sids.load(Relaxed) == tag.sids && slot.meta.load(Relaxed) == tag.meta(seqno);
+            if same {
+                f(&slot.data);
+                if let Some(t) = grant_tag {
+                    kept = t;
+                }
+            }
+            slot.unlock(h, kept);
+            if same {
+                return;
+            }
+        }
+    }
+
+    /// Entries of policy `seqno`.
+    fn live(&self, seqno: u32) -> usize {
+        self.sets.iter().flat_map(|s| s.slots.iter()).filter(|s| s.occupant() == Some(seqno)).count()
+    }
+
+    fn capacity(&self) -> usize {
+        self.sets.len() * WAYS
+    }
+}
+
+fn pack(v: &[u32; 8]) -> [u64; 4] {
+    std::array::from_fn(|i| u64::from(v[2 * i]) | (u64::from(v[2 * i + 1]) << 32))
+}
+
+fn unpack(w: &[u64]) -> [u32; 8] {
+    std::array::from_fn(|i| w.get(i / 2).map_or(0, |x| (x >> (32 * (i % 2))) as u32))
+}
+
+/// The drivers map of a triple: four words of bitmap and one saying whether any rule covers it.
+const DRIVER_WORDS: usize = 5;
+/// A driver's decision: allowed, auditallow and dontaudit, four words each.
+const DECISION_WORDS: usize = 12;
+
+pub(crate) struct XpermCache {
+    drivers: Table<DRIVER_WORDS>,
+    decisions: Table<DECISION_WORDS>,
+}
+
+impl XpermCache {
+    /// Room for at least `capacity` triples' driver maps and as many driver decisions.
+    pub fn new(capacity: usize) -> XpermCache {
+        XpermCache { drivers: Table::new(capacity), decisions: Table::new(capacity) }
     }
 
     /// The cached driver map of a triple under policy `latest`: Some(None) when no rule covers
     /// the triple, None when not cached.
     pub fn drivers(&self, key: XpKey, latest: u32) -> Option<Option<[u32; 8]>> {
-        let m = self.drivers.pin();
-        m.get(&key).filter(|d| d.seqno == latest).map(|d| d.flagged)
+        let (w, _) = self.drivers.get(Tag::new(key, 0), latest)?;
+        Some((w[4] != 0).then(|| unpack(&w[..4])))
     }
 
     pub fn store_drivers(&self, key: XpKey, flagged: Option<[u32; 8]>, seqno: u32) {
-        let m = self.drivers.pin();
-        // Bounded by starting over: misses are rare, and a full map is mostly cold entries.
-        if m.len() >= self.capacity {
-            m.clear();
-        }
-        m.insert(key, Drivers { seqno, flagged });
+        let [a, b, c, d] = pack(&flagged.unwrap_or_default());
+        self.drivers.insert(Tag::new(key, 0), seqno, [a, b, c, d, u64::from(flagged.is_some())]);
     }
 
-    pub fn decision(&self, key: XpKey, driver: u8, latest: u32) -> Option<XpermsDecision> {
-        let m = self.decisions.pin();
-        m.get(&(key, driver)).filter(|d| d.seqno == latest).map(|d| d.xpd)
+    /// The cached decision of a driver under policy `latest`, unless it holds a permissive
+    /// grant of another mode epoch than `tag`'s (as the main table's entries).
+    pub fn decision(&self, key: XpKey, driver: u8, latest: u32, tag: u8) -> Option<XpermsDecision> {
+        let (w, t) = self.decisions.get(Tag::new(key, driver), latest)?;
+        if t != 0 && t != tag {
+            return None;
+        }
+        Some(XpermsDecision { driver, allowed: unpack(&w[0..4]), auditallow: unpack(&w[4..8]), dontaudit: unpack(&w[8..12]) })
     }
 
     pub fn store_decision(&self, key: XpKey, xpd: XpermsDecision, seqno: u32) {
-        let m = self.decisions.pin();
-        if m.len() >= self.capacity {
-            m.clear();
+        let mut w = [0u64; DECISION_WORDS];
+        for (i, v) in [&xpd.allowed, &xpd.auditallow, &xpd.dontaudit].into_iter().enumerate() {
+            w[4 * i..4 * i + 4].copy_from_slice(&pack(v));
         }
-        m.insert((key, xpd.driver), Decision { seqno, xpd });
+        self.decisions.insert(Tag::new(key, xpd.driver), seqno, w);
     }
 
     /// A permissive grant of one command: allowed from now on, so it is reported once (the
-    /// kernel's avc_xperms_allow_perm). Only a driver that has a decision can hold the grant.
-    pub fn grant(&self, key: XpKey, driver: u8, func: u8, latest: u32) {
-        let m = self.decisions.pin();
-        m.compute(
-            (key, driver),
-            |cur| match cur {
-                Some((_, d)) if d.seqno == latest => {
-                    let mut d = *d;
-                    d.xpd.allowed[usize::from(func >> 5)] |= 1 << (func & 31);
-                    papaya::Operation::Insert(d)
+    /// kernel's avc_xperms_allow_perm), on the driver's decision of policy `latest` only. Only
+    /// a driver that has a decision can hold the grant. `tag` as for the main table's grants.
+    pub fn grant(&self, key: XpKey, driver: u8, func: u8, latest: u32, tag: Option<u8>) {
+        let bit = 1u64 << (u32::from(func & 63));
+        let word = usize::from(func >> 6);
+        self.decisions.update(
+            Tag::new(key, driver),
+            latest,
+            |data| {
+                if let Some(w) = data.get(word) {
+                    w.fetch_or(bit, Relaxed);
                 }
-                _ => papaya::Operation::Abort(()),
             },
+            tag,
         );
     }
 
-    pub fn clear(&self) {
-        self.drivers.pin().clear();
-        self.decisions.pin().clear();
+    /// Driver maps and driver decisions held for policy `seqno`.
+    pub fn live(&self, seqno: u32) -> (usize, usize) {
+        (self.drivers.live(seqno), self.decisions.live(seqno))
     }
 
-    /// Triples and driver decisions held (current or stale).
-    pub fn len(&self) -> (usize, usize) {
-        (self.drivers.len(), self.decisions.len())
+    /// How many driver maps and driver decisions the cache can hold.
+    pub fn capacity(&self) -> (usize, usize) {
+        (self.drivers.capacity(), self.decisions.capacity())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decisions_round_trip_and_grants_set_one_command() {
+        let c = XpermCache::new(16);
+        let key = (Sid(1), Sid(2), ClassId(3));
+        let mut xpd = XpermsDecision { driver: 0x89, ..Default::default() };
+        xpd.allowed[7] = 1 << 31;
+        xpd.auditallow[1] = 1 << 1;
+        xpd.dontaudit[0] = 1;
+        c.store_decision(key, xpd, 5);
+        assert_eq!(c.decision(key, 0x89, 5, 0), Some(xpd));
+        assert_eq!(c.decision(key, 0x88, 5, 0), None);
+        assert_eq!(c.decision(key, 0x89, 6, 0), None, "an entry of policy 5 answered for policy 6");
+        for func in [33u8, 200] {
+            c.grant(key, 0x89, func, 5, Some(3));
+        }
+        let got = c.decision(key, 0x89, 5, 3).unwrap();
+        assert!(got.allows(33) && got.allows(200) && got.allows(255) && !got.allows(34) && !got.allows(32));
+        assert_eq!((got.auditallow, got.dontaudit), (xpd.auditallow, xpd.dontaudit));
+        assert_eq!(c.decision(key, 0x89, 5, 4), None, "a grant of epoch 3 answered in epoch 4");
+        // A grant on a decision of another policy changes nothing.
+        c.store_decision(key, xpd, 5);
+        c.grant(key, 0x89, 34, 4, None);
+        assert_eq!(c.decision(key, 0x89, 5, 0), Some(xpd));
+        // Driver maps: none, or some.
+        c.store_drivers(key, None, 5);
+        assert_eq!(c.drivers(key, 5), Some(None));
+        let mut map = [0u32; 8];
+        map[4] = 1 << 9;
+        c.store_drivers(key, Some(map), 5);
+        assert_eq!(c.drivers(key, 5), Some(Some(map)));
+        assert_eq!(c.live(5), (1, 1));
     }
 }

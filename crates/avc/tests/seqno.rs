@@ -186,3 +186,51 @@ fn a_refresh_answered_by_a_newer_policy_stores_nothing() {
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(3));
     assert_eq!(avc.seqno(), Seqno(3));
 }
+
+/// The server's seqno wraps after 2^32 changes (as the kernel's does): the cache goes on
+/// caching and returning the newest policy's decisions across the wrap, announced or found by
+/// a miss, with refresh or without.
+#[test]
+fn decisions_keep_being_cached_across_the_seqno_wrap() {
+    for refresh in [true, false] {
+        let server = Arc::new(Scripted::default());
+        let start = u32::MAX - 3;
+        server.seqno.store(start, SeqCst);
+        let dynserver: Arc<dyn AccessServer> = server.clone();
+        let avc = Avc::new(dynserver, 64);
+        avc.set_refresh(refresh);
+        assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(start));
+        let mut seq = start;
+        for step in 0..8 {
+            seq = seq.wrapping_add(1);
+            server.seqno.store(seq, SeqCst);
+            if step % 2 == 0 {
+                avc.policy_changed(Seqno(seq));
+            } else {
+                // Not announced: a miss on a triple never asked finds the new policy.
+                assert_eq!(avc.decide(Sid(100 + step), K2.1, K2.2).unwrap(), decision(seq), "refresh {refresh}, seqno {seq}");
+            }
+            assert_eq!(avc.seqno(), Seqno(seq));
+            assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(seq), "refresh {refresh}, seqno {seq}");
+            assert_eq!(avc.decide(K2.0, K2.1, K2.2).unwrap(), decision(seq), "refresh {refresh}, seqno {seq}");
+            if step % 2 == 1 {
+                avc.policy_changed(Seqno(seq));
+            }
+            // And from the cache: no computation.
+            let calls = server.calls.load(SeqCst);
+            assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(seq));
+            assert_eq!(server.calls.load(SeqCst), calls, "refresh {refresh}, seqno {seq}: not cached");
+        }
+        assert!(seq < start, "the test did not cross the wrap");
+    }
+}
+
+#[test]
+fn seqno_order_is_serial_number_arithmetic() {
+    assert!(Seqno(1).is_after(Seqno(0)));
+    assert!(!Seqno(0).is_after(Seqno(1)));
+    assert!(!Seqno(5).is_after(Seqno(5)));
+    assert!(Seqno(0).is_after(Seqno(u32::MAX)));
+    assert!(Seqno(2).is_after(Seqno(u32::MAX - 2)));
+    assert!(!Seqno(u32::MAX).is_after(Seqno(3)));
+}

@@ -1,6 +1,10 @@
 //! The cache designs the kernel and libselinux went through, for comparison only: never on the
 //! production path. Each keeps (source SID, target SID, class) -> decision and, on a miss, asks
 //! the same security server; each takes its lock(s) on every lookup, as the original did.
+//!
+//! They answer decisions only: none has an enforcing mode or records permissive grants, so the
+//! enforcing-switch check (`seaccess_testkit::enforcing`) has nothing to hold them to; a design
+//! that gains a permissive mode must implement its `ModeSwitching` and pass it.
 
 use std::sync::{Arc, Mutex, RwLock};
 

@@ -10,6 +10,8 @@ use std::process::{Command, Stdio};
 
 use seaccess_policy::{Policy, OBJECT_R};
 
+pub mod enforcing;
+
 /// The workspace root.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()

@@ -90,6 +90,16 @@ impl fmt::LowerHex for AccessVector {
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Seqno(pub u32);
 
+impl Seqno {
+    /// Whether this seqno is newer than `other`, in serial-number arithmetic (RFC 1982): the
+    /// server's counter wraps after 2^32 changes, so of two seqnos the newer is the one reached
+    /// from the other by adding less than 2^31. Compare seqnos only with this, never with `<`
+    /// (the derived `Ord` is numeric and wrong across the wrap).
+    pub fn is_after(self, other: Seqno) -> bool {
+        (self.0.wrapping_sub(other.0) as i32) > 0
+    }
+}
+
 impl fmt::Display for Seqno {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
