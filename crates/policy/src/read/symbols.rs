@@ -1,0 +1,338 @@
+//! The eight symbol tables (commons, classes, roles, types, users, booleans, sensitivities,
+//! categories) and the permissions of commons and classes.
+
+use super::checks::check_symbol_refs;
+use super::constraints::constraints;
+use super::mls::{level, range};
+use super::version;
+use crate::ebitmap::Ebitmap;
+use crate::error::{Result, Section};
+use crate::model::*;
+use crate::reader::Reader;
+
+/// Collects one symbol table's entries by value, checking every value is in 1..=nprim, unique, and
+/// that every value has a primary name.
+struct Table<T> {
+    what: &'static str,
+    slots: Vec<Option<T>>,
+    names: Names,
+}
+
+impl<T> Table<T> {
+    fn new(r: &Reader<'_>, what: &'static str, nprim: u32, nel: usize) -> Result<Self> {
+        // Each value needs a primary entry, so a table claiming more values than entries is bad;
+        // checking this first also bounds the allocation by the file's size.
+        if nprim as usize > nel {
+            return Err(r.invalid(format!("{what} table declares {nprim} values but has {nel} entries")));
+        }
+        let mut slots = Vec::with_capacity(nprim as usize);
+        slots.resize_with(nprim as usize, || None);
+        Ok(Table { what, slots, names: Names::default() })
+    }
+
+    fn insert(&mut self, r: &Reader<'_>, at: usize, name: Box<str>, value: u32, item: Option<T>) -> Result<()> {
+        let nprim = self.slots.len();
+        if value == 0 || value as usize > nprim {
+            return Err(r.invalid_at(at, format!("{} {name}: value {value} outside 1..={nprim}", self.what)));
+        }
+        if self.names.by_name.contains_key(&name) {
+            return Err(r.invalid_at(at, format!("{} {name} defined twice", self.what)));
+        }
+        if let Some(item) = item {
+            let slot = &mut self.slots[value as usize - 1];
+            if slot.is_some() {
+                return Err(r.invalid_at(at, format!("{} {name}: value {value} used twice", self.what)));
+            }
+            *slot = Some(item);
+        }
+        self.names.by_name.insert(name, value);
+        Ok(())
+    }
+
+    fn finish(self, r: &Reader<'_>, name_of: impl Fn(&T) -> Box<str>) -> Result<(Vec<T>, Names)> {
+        let mut items = Vec::with_capacity(self.slots.len());
+        let mut names = self.names;
+        for (i, s) in self.slots.into_iter().enumerate() {
+            match s {
+                Some(t) => {
+                    names.by_value.push(name_of(&t));
+                    items.push(t);
+                }
+                None => return Err(r.invalid(format!("{} value {} has no definition", self.what, i + 1))),
+            }
+        }
+        Ok((items, names))
+    }
+}
+
+pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+    let sections = [
+        Section::Commons,
+        Section::Classes,
+        Section::Roles,
+        Section::Types,
+        Section::Users,
+        Section::Booleans,
+        Section::Sensitivities,
+        Section::Categories,
+    ];
+    for section in sections {
+        r.section = section;
+        let nprim = r.u32()?;
+        let nel = r.count("symbol", 8)?;
+        match section {
+            Section::Commons => commons(r, p, nprim, nel)?,
+            Section::Classes => classes(r, p, nprim, nel)?,
+            Section::Roles => roles(r, p, nprim, nel)?,
+            Section::Types => types(r, p, nprim, nel)?,
+            Section::Users => users(r, p, nprim, nel)?,
+            Section::Booleans => booleans(r, p, nprim, nel)?,
+            Section::Sensitivities => sensitivities(r, p, nprim, nel)?,
+            _ => categories(r, p, nprim, nel)?,
+        }
+    }
+    r.section = Section::Classes;
+    if p.class_names.value("process").is_none() {
+        return Err(r.invalid("the policy defines no process class"));
+    }
+    // Checks that had to wait for later tables: constraint names, role types, user roles.
+    check_symbol_refs(r, p)
+}
+
+/// The permissions of a common or class: `nel` records of (length, value, name), values in
+/// `first..=nprim`, unique.
+pub(super) fn perms(r: &mut Reader<'_>, owner: &str, first: u32, nprim: u32, nel: usize, into: &mut Names) -> Result<()> {
+    if nprim > 32 {
+        return Err(r.invalid(format!("{owner} has {nprim} permissions; at most 32")));
+    }
+    let mut slots: Vec<Option<Box<str>>> = vec![None; nprim as usize];
+    for (v, n) in into.by_value.iter().enumerate() {
+        if let Some(s) = slots.get_mut(v) {
+            *s = Some(n.clone());
+        }
+    }
+    for _ in 0..nel {
+        let at = r.offset();
+        let len = r.u32()?;
+        let value = r.u32()?;
+        let name = r.name(len, "permission")?;
+        if value < first || value > nprim {
+            return Err(r.invalid_at(at, format!("{owner} permission {name}: value {value} outside {first}..={nprim}")));
+        }
+        if into.by_name.contains_key(&name) || slots[value as usize - 1].is_some() {
+            return Err(r.invalid_at(at, format!("{owner} permission {name} (value {value}) defined twice")));
+        }
+        slots[value as usize - 1] = Some(name.clone());
+        into.by_name.insert(name, value);
+    }
+    into.by_value.clear();
+    for (i, s) in slots.into_iter().enumerate() {
+        match s {
+            Some(n) => into.by_value.push(n),
+            None => return Err(r.invalid(format!("{owner} permission value {} has no name", i + 1))),
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+    let mut t = Table::new(r, "common", nprim, nel)?;
+    for _ in 0..nel {
+        let at = r.offset();
+        let len = r.u32()?;
+        let value = r.u32()?;
+        let pn = r.u32()?;
+        let pnel = r.count("permission", 8)?;
+        let name = r.name(len, "common")?;
+        let mut names = Names::default();
+        perms(r, &format!("common {name}"), 1, pn, pnel, &mut names)?;
+        t.insert(r, at, name.clone(), value, Some(Common { name, perms: names }))?;
+    }
+    let (c, n) = t.finish(r, |c| c.name.clone())?;
+    p.commons = c;
+    p.common_names = n;
+    Ok(())
+}
+
+pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+    let mut t = Table::new(r, "class", nprim, nel)?;
+    for _ in 0..nel {
+        let at = r.offset();
+        let len = r.u32()?;
+        let clen = r.u32()?;
+        let value = r.u32()?;
+        let pn = r.u32()?;
+        let pnel = r.count("permission", 8)?;
+        let ncons = r.count("constraint", 8)?;
+        let name = r.name(len, "class")?;
+        let mut names = Names::default();
+        let mut common = None;
+        let mut first = 1;
+        if clen != 0 {
+            let cat = r.offset();
+            let cname = r.name(clen, "common")?;
+            let cv = p
+                .common_names
+                .value(&cname)
+                .ok_or_else(|| r.invalid_at(cat, format!("class {name}: unknown common {cname}")))?;
+            let c = &p.commons[cv as usize - 1];
+            names.by_value = c.perms.by_value.clone();
+            names.by_name = c.perms.by_name.clone();
+            first = c.perms.len() as u32 + 1;
+            common = Some(cv);
+        }
+        perms(r, &format!("class {name}"), first, pn, pnel, &mut names)?;
+        let cons = constraints(r, p, &name, ncons, false)?;
+        let nv = r.count("validatetrans", 8)?;
+        let validatetrans = constraints(r, p, &name, nv, true)?;
+        let (mut du, mut dr, mut dg, mut dt) = (0, 0, 0, 0);
+        if p.version >= version::NEW_OBJECT_DEFAULTS {
+            let dat = r.offset();
+            du = r.u32()?;
+            dr = r.u32()?;
+            dg = r.u32()?;
+            if du > 2 || dr > 2 || dg > 7 {
+                return Err(r.invalid_at(dat, format!("class {name}: invalid default user/role/range {du}/{dr}/{dg}")));
+            }
+        }
+        if p.version >= version::DEFAULT_TYPE {
+            let dat = r.offset();
+            dt = r.u32()?;
+            if dt > 2 {
+                return Err(r.invalid_at(dat, format!("class {name}: invalid default type {dt}")));
+            }
+        }
+        let class = Class {
+            name: name.clone(),
+            common,
+            perms: names,
+            constraints: cons,
+            validatetrans,
+            default_user: du,
+            default_role: dr,
+            default_range: dg,
+            default_type: dt,
+        };
+        t.insert(r, at, name, value, Some(class))?;
+    }
+    let (c, n) = t.finish(r, |c| c.name.clone())?;
+    p.classes = c;
+    p.class_names = n;
+    Ok(())
+}
+
+pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+    let mut t = Table::new(r, "role", nprim, nel)?;
+    for _ in 0..nel {
+        let at = r.offset();
+        let len = r.u32()?;
+        let value = r.u32()?;
+        let bounds = r.u32()?;
+        let name = r.name(len, "role")?;
+        if &*name == "object_r" && value != 1 {
+            return Err(r.invalid_at(at, format!("role object_r has value {value}; it must be 1")));
+        }
+        let dominates = Ebitmap::read(r)?;
+        let types = Ebitmap::read(r)?;
+        t.insert(r, at, name.clone(), value, Some(Role { name, bounds, dominates, types }))?;
+    }
+    let (v, n) = t.finish(r, |x| x.name.clone())?;
+    p.roles = v;
+    p.role_names = n;
+    Ok(())
+}
+
+pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+    let mut t = Table::new(r, "type", nprim, nel)?;
+    for _ in 0..nel {
+        let at = r.offset();
+        let len = r.u32()?;
+        let value = r.u32()?;
+        let props = r.u32()?;
+        let bounds = r.u32()?;
+        let name = r.name(len, "type")?;
+        if props & !3 != 0 {
+            return Err(r.invalid_at(at, format!("type {name}: unknown properties {props:#x}")));
+        }
+        let primary = props & 1 != 0;
+        let attribute = props & 2 != 0;
+        let item = primary.then(|| Type { name: Some(name.clone()), attribute, bounds });
+        t.insert(r, at, name, value, item)?;
+    }
+    let (v, n) = t.finish(r, |x| x.name.clone().unwrap_or_default())?;
+    p.types = v;
+    p.type_names = n;
+    Ok(())
+}
+
+
+pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+    let mut t = Table::new(r, "user", nprim, nel)?;
+    for _ in 0..nel {
+        let at = r.offset();
+        let len = r.u32()?;
+        let value = r.u32()?;
+        let bounds = r.u32()?;
+        let name = r.name(len, "user")?;
+        let roles = Ebitmap::read(r)?;
+        let range = range(r)?;
+        let default_level = level(r)?;
+        t.insert(r, at, name.clone(), value, Some(User { name, bounds, roles, range, default_level }))?;
+    }
+    let (v, n) = t.finish(r, |x| x.name.clone())?;
+    p.users = v;
+    p.user_names = n;
+    Ok(())
+}
+
+pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+    let mut t = Table::new(r, "boolean", nprim, nel)?;
+    for _ in 0..nel {
+        let at = r.offset();
+        let value = r.u32()?;
+        let state = r.u32()?;
+        let len = r.u32()?;
+        let name = r.name(len, "boolean")?;
+        if state > 1 {
+            return Err(r.invalid_at(at, format!("boolean {name}: state {state} is neither 0 nor 1")));
+        }
+        t.insert(r, at, name.clone(), value, Some(Bool { name, state: state == 1 }))?;
+    }
+    let (v, n) = t.finish(r, |x| x.name.clone())?;
+    p.bools = v;
+    p.bool_names = n;
+    Ok(())
+}
+
+pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+    let mut t = Table::new(r, "sensitivity", nprim, nel)?;
+    for _ in 0..nel {
+        let at = r.offset();
+        let len = r.u32()?;
+        let alias = r.u32()?;
+        let name = r.name(len, "sensitivity")?;
+        let lvl = level(r)?;
+        let item = (alias == 0).then(|| Sensitivity { name: name.clone(), cats: lvl.cats });
+        t.insert(r, at, name, lvl.sens, item)?;
+    }
+    let (v, n) = t.finish(r, |x| x.name.clone())?;
+    p.sens = v;
+    p.sens_names = n;
+    Ok(())
+}
+
+pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+    let mut t = Table::new(r, "category", nprim, nel)?;
+    for _ in 0..nel {
+        let at = r.offset();
+        let len = r.u32()?;
+        let value = r.u32()?;
+        let alias = r.u32()?;
+        let name = r.name(len, "category")?;
+        let item = (alias == 0).then(|| name.clone());
+        t.insert(r, at, name, value, item)?;
+    }
+    let (_, n) = t.finish(r, |x| x.clone())?;
+    p.cat_names = n;
+    Ok(())
+}
