@@ -10,24 +10,38 @@ use crate::error::{Result, Section};
 use crate::model::*;
 use crate::reader::Reader;
 
-/// Collects one symbol table's entries by value, checking every value is in 1..=nprim, unique, and
-/// that every value has a primary name.
+/// Collects one symbol table's entries by value, checking every value is in 1..=nprim and unique.
+///
+/// The kernel indexes each table by value and lets values go unnamed: checkpolicy gives role
+/// attributes, and sensitivity and category aliases, values of their own but writes no primary
+/// entry for them. Such holes are kept as placeholders with no name (see [`Names::name`]), so
+/// every table stays indexable by `value - 1` up to its declared count and nothing can name one.
 struct Table<T> {
     what: &'static str,
     slots: Vec<Option<T>>,
     names: Names,
+    /// The placeholder for a value with no entry; `None` for a table whose values must all have
+    /// one (the kernel would dereference a hole in it).
+    hole: Option<fn() -> T>,
 }
 
 impl<T> Table<T> {
-    fn new(r: &Reader<'_>, what: &'static str, nprim: u32, nel: usize) -> Result<Self> {
-        // Each value needs a primary entry, so a table claiming more values than entries is bad;
-        // checking this first also bounds the allocation by the file's size.
-        if nprim as usize > nel {
-            return Err(r.invalid(format!("{what} table declares {nprim} values but has {nel} entries")));
+    fn new(r: &Reader<'_>, what: &'static str, nprim: u32, nel: usize, hole: Option<fn() -> T>) -> Result<Self> {
+        let dense = hole.is_none();
+        // A dense table needs an entry per value. Holes have no entry, so a table with holes is
+        // bounded instead by the bytes left: a placeholder costs a fixed few dozen bytes, which
+        // keeps the memory a hostile file can claim proportional to its size.
+        let limit = if dense { nel } else { nel.saturating_add(r.remaining()) };
+        if nprim as usize > limit {
+            return Err(r.invalid(if dense {
+                format!("{what} table declares {nprim} values but has {nel} entries")
+            } else {
+                format!("{what} table declares {nprim} values; more than its {nel} entries and the {} bytes left allow", r.remaining())
+            }));
         }
         let mut slots = Vec::with_capacity(nprim as usize);
         slots.resize_with(nprim as usize, || None);
-        Ok(Table { what, slots, names: Names::default() })
+        Ok(Table { what, slots, names: Names::default(), hole })
     }
 
     fn insert(&mut self, r: &Reader<'_>, at: usize, name: Box<str>, value: u32, item: Option<T>) -> Result<()> {
@@ -49,6 +63,9 @@ impl<T> Table<T> {
         Ok(())
     }
 
+    /// The entries by value, holes filled with placeholders, and the names. An alias whose value is
+    /// a hole is dropped from the names: the kernel would resolve it to the hole, and no
+    /// context naming a hole is valid, so the name can never be used.
     fn finish(self, r: &Reader<'_>, name_of: impl Fn(&T) -> Box<str>) -> Result<(Vec<T>, Names)> {
         let mut items = Vec::with_capacity(self.slots.len());
         let mut names = self.names;
@@ -58,9 +75,17 @@ impl<T> Table<T> {
                     names.by_value.push(name_of(&t));
                     items.push(t);
                 }
-                None => return Err(r.invalid(format!("{} value {} has no definition", self.what, i + 1))),
+                None => match self.hole {
+                    Some(hole) => {
+                        names.by_value.push(Box::from(""));
+                        items.push(hole());
+                    }
+                    None => return Err(r.invalid(format!("{} value {} has no definition", self.what, i + 1))),
+                },
             }
         }
+        let by_value = &names.by_value;
+        names.by_name.retain(|_, v| by_value.get(*v as usize - 1).is_some_and(|n| !n.is_empty()));
         Ok((items, names))
     }
 }
@@ -95,6 +120,7 @@ pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
     if p.class_names.value("process").is_none() {
         return Err(r.invalid("the policy defines no process class"));
     }
+    unname_hole_categories(p);
     // Checks that had to wait for later tables: constraint names, role types, user roles.
     check_symbol_refs(r, p)
 }
@@ -136,7 +162,7 @@ pub(super) fn perms(r: &mut Reader<'_>, owner: &str, first: u32, nprim: u32, nel
 }
 
 pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
-    let mut t = Table::new(r, "common", nprim, nel)?;
+    let mut t = Table::new(r, "common", nprim, nel, Some(Common::hole))?;
     for _ in 0..nel {
         let at = r.offset();
         let len = r.u32()?;
@@ -155,7 +181,7 @@ pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
 }
 
 pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
-    let mut t = Table::new(r, "class", nprim, nel)?;
+    let mut t = Table::new(r, "class", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
         let len = r.u32()?;
@@ -222,7 +248,7 @@ pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
 }
 
 pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
-    let mut t = Table::new(r, "role", nprim, nel)?;
+    let mut t = Table::new(r, "role", nprim, nel, Some(Role::hole))?;
     for _ in 0..nel {
         let at = r.offset();
         let len = r.u32()?;
@@ -243,7 +269,7 @@ pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
 }
 
 pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
-    let mut t = Table::new(r, "type", nprim, nel)?;
+    let mut t = Table::new(r, "type", nprim, nel, Some(Type::hole))?;
     for _ in 0..nel {
         let at = r.offset();
         let len = r.u32()?;
@@ -267,7 +293,7 @@ pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
 
 
 pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
-    let mut t = Table::new(r, "user", nprim, nel)?;
+    let mut t = Table::new(r, "user", nprim, nel, Some(User::hole))?;
     for _ in 0..nel {
         let at = r.offset();
         let len = r.u32()?;
@@ -286,7 +312,7 @@ pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
 }
 
 pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
-    let mut t = Table::new(r, "boolean", nprim, nel)?;
+    let mut t = Table::new(r, "boolean", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
         let value = r.u32()?;
@@ -305,7 +331,7 @@ pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usiz
 }
 
 pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
-    let mut t = Table::new(r, "sensitivity", nprim, nel)?;
+    let mut t = Table::new(r, "sensitivity", nprim, nel, Some(Sensitivity::hole))?;
     for _ in 0..nel {
         let at = r.offset();
         let len = r.u32()?;
@@ -322,7 +348,7 @@ pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel:
 }
 
 pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
-    let mut t = Table::new(r, "category", nprim, nel)?;
+    let mut t = Table::new(r, "category", nprim, nel, Some(|| Box::from("")))?;
     for _ in 0..nel {
         let at = r.offset();
         let len = r.u32()?;
@@ -335,4 +361,18 @@ pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: us
     let (_, n) = t.finish(r, |x| x.clone())?;
     p.cat_names = n;
     Ok(())
+}
+
+/// Takes category holes out of every sensitivity's category set, so that no valid level can
+/// hold an unnamed category (the categories are read after the sensitivities).
+fn unname_hole_categories(p: &mut Policy) {
+    let names = &p.cat_names;
+    if (1..=names.len() as u32).all(|c| names.is_defined(c)) {
+        return;
+    }
+    for s in &mut p.sens {
+        if s.cats.iter().any(|c| !names.is_defined(c + 1)) {
+            s.cats = Ebitmap::from_bits(s.cats.iter().filter(|c| names.is_defined(c + 1)));
+        }
+    }
 }
