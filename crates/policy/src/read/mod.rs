@@ -17,7 +17,6 @@ use crate::model::*;
 use crate::reader::Reader;
 
 use avtab::{avtab_item, check_avtab_unique};
-use checks::bounds_check;
 use cond::conditionals;
 use filename::filename_transitions;
 use mls::range_transitions;
@@ -67,8 +66,8 @@ fn ocon_num(version: u32) -> u32 {
 /// Reads and validates a policy image.
 pub fn read_policy(data: &[u8]) -> Result<Policy> {
     let mut r = Reader::new(data);
-    let mut p = header(&mut r)?;
-    symbols(&mut r, &mut p)?;
+    let (mut p, permissive_at) = header(&mut r)?;
+    symbols(&mut r, &mut p, permissive_at)?;
     r.section = Section::AccessVectorTable;
     let at = r.offset();
     let n = r.count("access vector rule", 12)?;
@@ -95,11 +94,11 @@ pub fn read_policy(data: &[u8]) -> Result<Policy> {
     if r.remaining() != 0 {
         return Err(r.invalid(format!("{} bytes after the last section", r.remaining())));
     }
-    bounds_check(&r, &p)?;
     Ok(p)
 }
 
-fn header(r: &mut Reader<'_>) -> Result<Policy> {
+/// The header, policy capabilities and permissive types; also where the permissive bitmap starts.
+fn header(r: &mut Reader<'_>) -> Result<(Policy, usize)> {
     let magic = r.u32()?;
     if magic != MAGIC {
         return Err(r.invalid_at(0, format!("not a binary SELinux policy: magic {magic:#x}, expected {MAGIC:#x}")));
@@ -142,8 +141,9 @@ fn header(r: &mut Reader<'_>) -> Result<Policy> {
     r.section = Section::PolicyCapabilities;
     let policycaps = Ebitmap::read(r)?;
     r.section = Section::PermissiveTypes;
+    let permissive_at = r.offset();
     let permissive = Ebitmap::read(r)?;
-    Ok(Policy {
+    let p = Policy {
         version,
         mls: config & CONFIG_MLS != 0,
         handle_unknown,
@@ -174,7 +174,8 @@ fn header(r: &mut Reader<'_>) -> Result<Policy> {
         genfs: Vec::new(),
         range_trans: Vec::new(),
         type_attr_map: Vec::new(),
-    })
+    };
+    Ok((p, permissive_at))
 }
 
 fn bits_below(e: &Ebitmap, n: usize) -> bool {

@@ -1,7 +1,7 @@
 //! The eight symbol tables (commons, classes, roles, types, users, booleans, sensitivities,
 //! categories) and the permissions of commons and classes.
 
-use super::checks::check_symbol_refs;
+use super::checks::{check_bounds, check_symbol_refs};
 use super::constraints::constraints;
 use super::mls::{level, range};
 use super::version;
@@ -23,6 +23,9 @@ struct Table<T> {
     /// The placeholder for a value with no entry; `None` for a table whose values must all have
     /// one (the kernel would dereference a hole in it).
     hole: Option<fn() -> T>,
+    /// Where each value's entry starts in the file (a hole: where the table's entries start),
+    /// for errors found once the table is complete.
+    at: Vec<usize>,
 }
 
 impl<T> Table<T> {
@@ -41,7 +44,7 @@ impl<T> Table<T> {
         }
         let mut slots = Vec::with_capacity(nprim as usize);
         slots.resize_with(nprim as usize, || None);
-        Ok(Table { what, slots, names: Names::default(), hole })
+        Ok(Table { what, slots, names: Names::default(), hole, at: vec![r.offset(); nprim as usize] })
     }
 
     fn insert(&mut self, r: &Reader<'_>, at: usize, name: Box<str>, value: u32, item: Option<T>) -> Result<()> {
@@ -58,6 +61,7 @@ impl<T> Table<T> {
                 return Err(r.invalid_at(at, format!("{} {name}: value {value} used twice", self.what)));
             }
             *slot = Some(item);
+            self.at[value as usize - 1] = at;
         }
         self.names.by_name.insert(name, value);
         Ok(())
@@ -66,7 +70,7 @@ impl<T> Table<T> {
     /// The entries by value, holes filled with placeholders, and the names. An alias whose value is
     /// a hole is dropped from the names: the kernel would resolve it to the hole, and no
     /// context naming a hole is valid, so the name can never be used.
-    fn finish(self, r: &Reader<'_>, name_of: impl Fn(&T) -> Box<str>) -> Result<(Vec<T>, Names)> {
+    fn finish(self, r: &Reader<'_>, name_of: impl Fn(&T) -> Box<str>) -> Result<(Vec<T>, Names, Vec<usize>)> {
         let mut items = Vec::with_capacity(self.slots.len());
         let mut names = self.names;
         for (i, s) in self.slots.into_iter().enumerate() {
@@ -86,11 +90,23 @@ impl<T> Table<T> {
         }
         let by_value = &names.by_value;
         names.by_name.retain(|_, v| by_value.get(*v as usize - 1).is_some_and(|n| !n.is_empty()));
-        Ok((items, names))
+        Ok((items, names, self.at))
     }
 }
 
-pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+/// Where each symbol's entry starts in the file, by table and value (index = value - 1), for
+/// the checks that need every table before they can run.
+pub(super) struct EntryOffsets {
+    pub(super) classes: Vec<usize>,
+    pub(super) roles: Vec<usize>,
+    pub(super) types: Vec<usize>,
+    pub(super) users: Vec<usize>,
+    pub(super) sens: Vec<usize>,
+    /// Where the permissive-types bitmap starts (read in the header).
+    pub(super) permissive: usize,
+}
+
+pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy, permissive_at: usize) -> Result<()> {
     let sections = [
         Section::Commons,
         Section::Classes,
@@ -101,19 +117,26 @@ pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
         Section::Sensitivities,
         Section::Categories,
     ];
+    let mut o = EntryOffsets { classes: Vec::new(), roles: Vec::new(), types: Vec::new(), users: Vec::new(), sens: Vec::new(), permissive: permissive_at };
     for section in sections {
         r.section = section;
         let nprim = r.u32()?;
         let nel = r.count("symbol", 8)?;
         match section {
-            Section::Commons => commons(r, p, nprim, nel)?,
-            Section::Classes => classes(r, p, nprim, nel)?,
-            Section::Roles => roles(r, p, nprim, nel)?,
-            Section::Types => types(r, p, nprim, nel)?,
-            Section::Users => users(r, p, nprim, nel)?,
-            Section::Booleans => booleans(r, p, nprim, nel)?,
-            Section::Sensitivities => sensitivities(r, p, nprim, nel)?,
-            _ => categories(r, p, nprim, nel)?,
+            Section::Commons => {
+                commons(r, p, nprim, nel)?;
+            }
+            Section::Classes => o.classes = classes(r, p, nprim, nel)?,
+            Section::Roles => o.roles = roles(r, p, nprim, nel)?,
+            Section::Types => o.types = types(r, p, nprim, nel)?,
+            Section::Users => o.users = users(r, p, nprim, nel)?,
+            Section::Booleans => {
+                booleans(r, p, nprim, nel)?;
+            }
+            Section::Sensitivities => o.sens = sensitivities(r, p, nprim, nel)?,
+            _ => {
+                categories(r, p, nprim, nel)?;
+            }
         }
     }
     r.section = Section::Classes;
@@ -121,8 +144,11 @@ pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
         return Err(r.invalid("the policy defines no process class"));
     }
     unname_hole_categories(p);
-    // Checks that had to wait for later tables: constraint names, role types, user roles.
-    check_symbol_refs(r, p)
+    // Checks that had to wait for later tables: constraint names, role types, user roles; then
+    // the kernel's bounds sanity check (which it runs once the whole file is read: the answer
+    // is the same, as bounds involve only these tables).
+    check_symbol_refs(p, &o)?;
+    check_bounds(p, &o)
 }
 
 /// The permissions of a common or class: `nel` records of (length, value, name), values in
@@ -161,7 +187,7 @@ pub(super) fn perms(r: &mut Reader<'_>, owner: &str, first: u32, nprim: u32, nel
     Ok(())
 }
 
-pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "common", nprim, nel, Some(Common::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -174,13 +200,13 @@ pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
         perms(r, &format!("common {name}"), 1, pn, pnel, &mut names)?;
         t.insert(r, at, name.clone(), value, Some(Common { name, perms: names }))?;
     }
-    let (c, n) = t.finish(r, |c| c.name.clone())?;
+    let (c, n, at) = t.finish(r, |c| c.name.clone())?;
     p.commons = c;
     p.common_names = n;
-    Ok(())
+    Ok(at)
 }
 
-pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "class", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
@@ -241,13 +267,13 @@ pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
         };
         t.insert(r, at, name, value, Some(class))?;
     }
-    let (c, n) = t.finish(r, |c| c.name.clone())?;
+    let (c, n, at) = t.finish(r, |c| c.name.clone())?;
     p.classes = c;
     p.class_names = n;
-    Ok(())
+    Ok(at)
 }
 
-pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "role", nprim, nel, Some(Role::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -262,13 +288,13 @@ pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
         let types = Ebitmap::read(r)?;
         t.insert(r, at, name.clone(), value, Some(Role { name, bounds, dominates, types }))?;
     }
-    let (v, n) = t.finish(r, |x| x.name.clone())?;
+    let (v, n, at) = t.finish(r, |x| x.name.clone())?;
     p.roles = v;
     p.role_names = n;
-    Ok(())
+    Ok(at)
 }
 
-pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "type", nprim, nel, Some(Type::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -285,14 +311,14 @@ pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
         let item = primary.then(|| Type { name: Some(name.clone()), attribute, bounds });
         t.insert(r, at, name, value, item)?;
     }
-    let (v, n) = t.finish(r, |x| x.name.clone().unwrap_or_default())?;
+    let (v, n, at) = t.finish(r, |x| x.name.clone().unwrap_or_default())?;
     p.types = v;
     p.type_names = n;
-    Ok(())
+    Ok(at)
 }
 
 
-pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "user", nprim, nel, Some(User::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -305,13 +331,13 @@ pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
         let default_level = level(r)?;
         t.insert(r, at, name.clone(), value, Some(User { name, bounds, roles, range, default_level }))?;
     }
-    let (v, n) = t.finish(r, |x| x.name.clone())?;
+    let (v, n, at) = t.finish(r, |x| x.name.clone())?;
     p.users = v;
     p.user_names = n;
-    Ok(())
+    Ok(at)
 }
 
-pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "boolean", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
@@ -324,13 +350,13 @@ pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usiz
         }
         t.insert(r, at, name.clone(), value, Some(Bool { name, state: state == 1 }))?;
     }
-    let (v, n) = t.finish(r, |x| x.name.clone())?;
+    let (v, n, at) = t.finish(r, |x| x.name.clone())?;
     p.bools = v;
     p.bool_names = n;
-    Ok(())
+    Ok(at)
 }
 
-pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "sensitivity", nprim, nel, Some(Sensitivity::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -341,13 +367,13 @@ pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel:
         let item = (alias == 0).then(|| Sensitivity { name: name.clone(), cats: lvl.cats });
         t.insert(r, at, name, lvl.sens, item)?;
     }
-    let (v, n) = t.finish(r, |x| x.name.clone())?;
+    let (v, n, at) = t.finish(r, |x| x.name.clone())?;
     p.sens = v;
     p.sens_names = n;
-    Ok(())
+    Ok(at)
 }
 
-pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<()> {
+pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "category", nprim, nel, Some(|| Box::from("")))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -358,9 +384,9 @@ pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: us
         let item = (alias == 0).then(|| name.clone());
         t.insert(r, at, name, value, item)?;
     }
-    let (_, n) = t.finish(r, |x| x.clone())?;
+    let (_, n, at) = t.finish(r, |x| x.clone())?;
     p.cat_names = n;
-    Ok(())
+    Ok(at)
 }
 
 /// Takes category holes out of every sensitivity's category set, so that no valid level can
