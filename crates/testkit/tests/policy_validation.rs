@@ -67,3 +67,71 @@ fn user_bounds_chain_of_the_kernel_limit_is_refused() {
     read_policy(&chain("bounds3u", &users(3))).expect("a three-hop user chain loads");
     refused(&chain("bounds4u", &users(4)), "users", "u4");
 }
+
+/// permissive.cil with its process class's permissions replaced by `perms`.
+fn process_perms(label: &str, perms: &'static str) -> Vec<u8> {
+    let path = compile_variant("permissive", label, 33, move |s| {
+        let class = "(class process (fork transition signal getattr dyntransition))";
+        assert!(s.contains(class));
+        s.replace(class, &format!("(class process ({perms}))"))
+    });
+    std::fs::read(path).unwrap()
+}
+
+// policydb_read (Linux 5.9+): "process transition permission is required" and "process
+// dyntransition permission is required", each on its own.
+#[test]
+fn process_class_needs_transition_and_dyntransition() {
+    read_policy(&process_perms("proc_both", "fork transition signal getattr dyntransition")).expect("both present loads");
+    for (label, perms, missing) in [
+        ("proc_no_dyn", "fork transition signal getattr", "dyntransition"),
+        ("proc_no_trans", "fork signal getattr dyntransition", "transition"),
+    ] {
+        let bytes = process_perms(label, perms);
+        let Err(e) = read_policy(&bytes) else { panic!("{label}: a process class without {missing} loads") };
+        let msg = e.to_string();
+        assert!(msg.starts_with("classes, byte ") && msg.contains(missing), "{label}: {msg}");
+        let entry = &bytes[e.offset()..(e.offset() + 40).min(bytes.len())];
+        assert!(entry.windows(7).any(|w| w == b"process"), "{label}: {msg}: not at the process class's entry");
+    }
+}
+
+/// Where conditional type_transitions for (source, target, class) start in `bytes`: where
+/// their key (three u16 values and the TRANSITION kind, enabled bit either way) occurs.
+fn cond_rules_at(bytes: &[u8], key: [u16; 3]) -> Vec<usize> {
+    let mut hits = Vec::new();
+    for (i, w) in bytes.windows(8).enumerate() {
+        let f = |k: usize| u16::from_le_bytes([w[2 * k], w[2 * k + 1]]);
+        if [f(0), f(1), f(2)] == key && f(3) & 0x7fff == 0x0010 {
+            hits.push(i);
+        }
+    }
+    hits
+}
+
+// conditional.c cond_insertf: a type rule's key may appear in the conditional rules once, or
+// twice as one conditional's true-list rule and its false-list rule; anything else is refused
+// ("conflicting type rules").
+#[test]
+fn duplicate_conditional_type_rules_are_refused() {
+    let bytes = std::fs::read(compile_conf("cond_rules", 33)).unwrap();
+    let p = read_policy(&bytes).expect("one rule per key in a true and a false list loads");
+    let v = |n: &seaccess_policy::Names, s: &str| n.value(s).unwrap() as u16;
+    let (init, doc) = (v(&p.type_names, "init_t"), v(&p.type_names, "doc_t"));
+    let (file, dir, process) = (v(&p.class_names, "file"), v(&p.class_names, "dir"), v(&p.class_names, "process"));
+    for (label, from, to) in [
+        // b2's (init_t, doc_t, dir) rule becomes a second rule for b1's (init_t, doc_t, file).
+        ("across conditionals", dir, file),
+        // b2's (init_t, doc_t, process) rule becomes a second (init_t, doc_t, dir) in its list.
+        ("within one list", process, dir),
+    ] {
+        let mut bad = bytes.clone();
+        let [at] = cond_rules_at(&bad, [init, doc, from])[..] else { panic!("{label}: rule not found once") };
+        bad[at + 4..at + 6].copy_from_slice(&to.to_le_bytes());
+        let Err(e) = read_policy(&bad) else { panic!("{label}: duplicate conditional type rules load") };
+        let msg = e.to_string();
+        // Reported at whichever of the rules for the key comes later in the file.
+        let rules = cond_rules_at(&bad, [init, doc, to]);
+        assert!(msg.starts_with("conditional rules, byte ") && rules.contains(&e.offset()), "{label}: {msg}; rules at {rules:?}");
+    }
+}

@@ -80,33 +80,57 @@ pub fn sort_avtab(entries: &mut Vec<AvtabEntry>, ntypes: usize, nclasses: usize)
     *entries = counting_sort(&by_class, ntypes + 1, |e| usize::from(e.source_type));
 }
 
-/// The kernel refuses a table with two rules of one kind for one key (extended permissions aside).
-pub(super) fn check_avtab_unique(r: &Reader<'_>, sorted: &[AvtabEntry]) -> Result<()> {
-    let same_triple = |a: &AvtabEntry, b: &AvtabEntry| {
-        a.source_type == b.source_type && a.class == b.class && a.target_type == b.target_type
-    };
+/// The kernel refuses a table with two rules of one kind for one key (extended permissions
+/// aside). The check runs on the sorted table; the offending rule (the later of the two in
+/// the file, where the kernel's insertion fails) is found again by its key from `items_at`,
+/// where the table's rules start, only when there is one.
+pub(super) fn check_avtab_unique(r: &Reader<'_>, p: &Policy, sorted: &[AvtabEntry], items_at: usize) -> Result<()> {
+    let Some(dup) = find_duplicate(sorted) else { return Ok(()) };
+    let mut again = r.at(items_at);
+    let mut scratch = Vec::new();
+    let mut seen = false;
+    let mut at = items_at;
+    for _ in 0..sorted.len() {
+        at = again.offset();
+        let e = avtab_item(&mut again, p, false, &mut scratch)?;
+        if e.sort_key() == dup.sort_key() && e.specified == dup.specified {
+            if seen {
+                break;
+            }
+            seen = true;
+        }
+    }
+    let name = |n: &Names, v: u16| n.name(v.into()).unwrap_or("?").to_string();
+    Err(r.invalid_at(
+        at,
+        format!(
+            "second rule of kind {:#x} for source type {}, target type {}, class {}",
+            dup.specified,
+            name(&p.type_names, dup.source_type),
+            name(&p.type_names, dup.target_type),
+            name(&p.class_names, dup.class)
+        ),
+    ))
+}
+
+/// A rule whose kind and key another rule of the sorted table shares.
+fn find_duplicate(sorted: &[AvtabEntry]) -> Option<AvtabEntry> {
     let mut i = 0;
     while i < sorted.len() {
         let mut j = i + 1;
-        while j < sorted.len() && same_triple(&sorted[i], &sorted[j]) {
+        while j < sorted.len() && sorted[j].sort_key() == sorted[i].sort_key() {
             j += 1;
         }
         // A handful of rules share a triple; compare their kinds pairwise.
         let group = &sorted[i..j];
         for (k, a) in group.iter().enumerate() {
-            if a.specified & crate::model::avtab::XPERMS != 0 {
-                continue;
-            }
-            if group[k + 1..].iter().any(|b| b.specified == a.specified) {
-                return Err(r.invalid(format!(
-                    "two rules of kind {:#x} for source type {}, target type {}, class {}",
-                    a.specified, a.source_type, a.target_type, a.class
-                )));
+            if a.specified & crate::model::avtab::XPERMS == 0 && group[k + 1..].iter().any(|b| b.specified == a.specified) {
+                return Some(*a);
             }
         }
         i = j;
     }
-    Ok(())
+    None
 }
 
 /// Whether the sorted table has a rule of `e`'s kind for `e`'s triple.

@@ -9,7 +9,7 @@ use crate::model::*;
 use crate::reader::Reader;
 
 pub(super) fn filename_transitions(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
-    r.section = Section::FilenameTransitions;
+    r.enter(Section::FilenameTransitions);
     if p.version < version::FILENAME_TRANS {
         return Ok(());
     }

@@ -28,7 +28,7 @@ pub(super) fn range(r: &mut Reader<'_>) -> Result<Range> {
 }
 
 pub(super) fn range_transitions(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
-    r.section = Section::RangeTransitions;
+    r.enter(Section::RangeTransitions);
     let n = r.count("range transition", 24)?;
     let mut seen = HashSet::default();
     for _ in 0..n {

@@ -65,22 +65,34 @@ fn ocon_num(version: u32) -> u32 {
 
 /// Reads and validates a policy image.
 pub fn read_policy(data: &[u8]) -> Result<Policy> {
+    read(data).map(|(p, _)| p)
+}
+
+/// Where each section of a valid policy image begins, in file order (the sections a version
+/// lacks begin where the next one does): for tools that point into a file, and for tests that
+/// check an error is reported in the section holding the damage.
+pub fn section_starts(data: &[u8]) -> Result<Vec<(Section, usize)>> {
+    read(data).map(|(_, s)| s)
+}
+
+fn read(data: &[u8]) -> Result<(Policy, Vec<(Section, usize)>)> {
     let mut r = Reader::new(data);
     let (mut p, permissive_at) = header(&mut r)?;
     symbols(&mut r, &mut p, permissive_at)?;
-    r.section = Section::AccessVectorTable;
+    r.enter(Section::AccessVectorTable);
     let at = r.offset();
     let n = r.count("access vector rule", 12)?;
     if n == 0 {
         return Err(r.invalid_at(at, "the access vector table is empty"));
     }
+    let items_at = r.offset();
     let mut avtab = Vec::with_capacity(n);
     let mut xperms = Vec::new();
     for _ in 0..n {
         avtab.push(avtab_item(&mut r, &p, false, &mut xperms)?);
     }
     sort_avtab(&mut avtab, p.types.len(), p.classes.len());
-    check_avtab_unique(&r, &avtab)?;
+    check_avtab_unique(&r, &p, &avtab, items_at)?;
     p.avtab = avtab;
     p.xperms = xperms;
     conditionals(&mut r, &mut p)?;
@@ -90,11 +102,11 @@ pub fn read_policy(data: &[u8]) -> Result<Policy> {
     genfs(&mut r, &mut p)?;
     range_transitions(&mut r, &mut p)?;
     type_attr_map(&mut r, &mut p)?;
-    r.section = Section::Trailer;
+    r.enter(Section::Trailer);
     if r.remaining() != 0 {
         return Err(r.invalid(format!("{} bytes after the last section", r.remaining())));
     }
-    Ok(p)
+    Ok((p, r.section_starts()))
 }
 
 /// The header, policy capabilities and permissive types; also where the permissive bitmap starts.
@@ -138,9 +150,9 @@ fn header(r: &mut Reader<'_>) -> Result<(Policy, usize)> {
             ),
         ));
     }
-    r.section = Section::PolicyCapabilities;
+    r.enter(Section::PolicyCapabilities);
     let policycaps = Ebitmap::read(r)?;
-    r.section = Section::PermissiveTypes;
+    r.enter(Section::PermissiveTypes);
     let permissive_at = r.offset();
     let permissive = Ebitmap::read(r)?;
     let p = Policy {
@@ -193,7 +205,7 @@ fn role_ok(p: &Policy, ro: u32) -> bool {
 }
 
 fn type_attr_map(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
-    r.section = Section::TypeAttributeMap;
+    r.enter(Section::TypeAttributeMap);
     let nt = p.types.len();
     let mut map = Vec::with_capacity(nt);
     for i in 0..nt {

@@ -21,7 +21,7 @@ pub(super) fn context(r: &mut Reader<'_>, p: &Policy) -> Result<Context> {
 }
 
 pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
-    r.section = Section::ObjectContexts;
+    r.enter(Section::ObjectContexts);
     let mut o = ObjectContexts::default();
     for kind in 0..ocon_num(p.version) {
         let n = r.count("object context", 16)?;
@@ -114,7 +114,7 @@ pub(super) fn four(b: &[u8]) -> [u8; 4] {
 }
 
 pub(super) fn genfs(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
-    r.section = Section::Genfs;
+    r.enter(Section::Genfs);
     let n = r.count("genfs filesystem", 8)?;
     for _ in 0..n {
         let at = r.offset();

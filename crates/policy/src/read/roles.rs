@@ -8,7 +8,7 @@ use crate::model::*;
 use crate::reader::Reader;
 
 pub(super) fn role_rules(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
-    r.section = Section::RoleTransitions;
+    r.enter(Section::RoleTransitions);
     let with_class = p.version >= version::ROLETRANS;
     let n = r.count("role transition", if with_class { 16 } else { 12 })?;
     let process = p.class_names.value("process").unwrap_or(0);
@@ -27,7 +27,7 @@ pub(super) fn role_rules(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
         }
         p.role_trans.push(RoleTrans { role, ty, new_role, class });
     }
-    r.section = Section::RoleAllows;
+    r.enter(Section::RoleAllows);
     let n = r.count("role allow", 8)?;
     for _ in 0..n {
         let at = r.offset();

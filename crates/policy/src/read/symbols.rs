@@ -6,7 +6,7 @@ use super::constraints::constraints;
 use super::mls::{level, range};
 use super::version;
 use crate::ebitmap::Ebitmap;
-use crate::error::{Result, Section};
+use crate::error::{PolicyError, Result, Section};
 use crate::model::*;
 use crate::reader::Reader;
 
@@ -36,7 +36,8 @@ impl<T> Table<T> {
         // keeps the memory a hostile file can claim proportional to its size.
         let limit = if dense { nel } else { nel.saturating_add(r.remaining()) };
         if nprim as usize > limit {
-            return Err(r.invalid(if dense {
+            // Reported at the declared count: the table's header (nprim, then nel) was just read.
+            return Err(r.invalid_at(r.offset().saturating_sub(8), if dense {
                 format!("{what} table declares {nprim} values but has {nel} entries")
             } else {
                 format!("{what} table declares {nprim} values; more than its {nel} entries and the {} bytes left allow", r.remaining())
@@ -118,8 +119,12 @@ pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy, permissive_at: usize) 
         Section::Categories,
     ];
     let mut o = EntryOffsets { classes: Vec::new(), roles: Vec::new(), types: Vec::new(), users: Vec::new(), sens: Vec::new(), permissive: permissive_at };
+    let mut classes_at = 0;
     for section in sections {
-        r.section = section;
+        r.enter(section);
+        if section == Section::Classes {
+            classes_at = r.offset();
+        }
         let nprim = r.u32()?;
         let nel = r.count("symbol", 8)?;
         match section {
@@ -139,9 +144,17 @@ pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy, permissive_at: usize) 
             }
         }
     }
-    r.section = Section::Classes;
-    if p.class_names.value("process").is_none() {
-        return Err(r.invalid("the policy defines no process class"));
+    let Some(process) = p.class_names.value("process") else {
+        return Err(PolicyError::Invalid { section: Section::Classes, offset: classes_at, what: "the policy defines no process class".into() });
+    };
+    // Linux 5.9+ refuses a policy whose process class lacks either permission: the kernel
+    // relies on both to tell a process transition from an ordinary access.
+    for perm in ["transition", "dyntransition"] {
+        if p.perm_bit(process, perm).is_none() {
+            let offset = o.classes.get(process as usize - 1).copied().unwrap_or(classes_at);
+            let what = format!("class process has no {perm} permission; the kernel requires it");
+            return Err(PolicyError::Invalid { section: Section::Classes, offset, what });
+        }
     }
     unname_hole_categories(p);
     // Checks that had to wait for later tables: constraint names, role types, user roles; then
