@@ -135,3 +135,35 @@ fn duplicate_conditional_type_rules_are_refused() {
         assert!(msg.starts_with("conditional rules, byte ") && rules.contains(&e.offset()), "{label}: {msg}; rules at {rules:?}");
     }
 }
+
+/// Where unconditional rules with key (source, target, class) and exactly kind `spec` start.
+fn rules_at(bytes: &[u8], key: [u16; 3], spec: u16) -> Vec<usize> {
+    let mut hits = Vec::new();
+    for (i, w) in bytes.windows(8).enumerate() {
+        let f = |k: usize| u16::from_le_bytes([w[2 * k], w[2 * k + 1]]);
+        if [f(0), f(1), f(2), f(3)] == [key[0], key[1], key[2], spec] {
+            hits.push(i);
+        }
+    }
+    hits
+}
+
+// avtab_insert refuses a second rule of one kind for one key; the error points at the second.
+#[test]
+fn duplicate_unconditional_rule_is_reported_at_the_second() {
+    let bytes = std::fs::read(compile_conf("holes", 33)).unwrap();
+    let p = read_policy(&bytes).unwrap();
+    let v = |n: &seaccess_policy::Names, s: &str| n.value(s).unwrap() as u16;
+    let (kernel, init, doc) = (v(&p.type_names, "kernel_t"), v(&p.type_names, "init_t"), v(&p.type_names, "doc_t"));
+    let (file, process) = (v(&p.class_names, "file"), v(&p.class_names, "process"));
+    // holes.conf: type_transition kernel_t doc_t : file and kernel_t init_t : process.
+    let [a] = rules_at(&bytes, [kernel, doc, file], 0x10)[..] else { panic!("kernel_t doc_t file rule not found once") };
+    let [b] = rules_at(&bytes, [kernel, init, process], 0x10)[..] else { panic!("kernel_t init_t process rule not found once") };
+    let mut bad = bytes.clone();
+    bad[b + 2..b + 4].copy_from_slice(&doc.to_le_bytes());
+    bad[b + 4..b + 6].copy_from_slice(&file.to_le_bytes());
+    let Err(e) = read_policy(&bad) else { panic!("two type_transitions for one key load") };
+    let msg = e.to_string();
+    assert!(msg.starts_with(&format!("access vector table, byte {}:", a.max(b))), "{msg} (rules at {a} and {b})");
+    assert!(msg.contains("kernel_t") && msg.contains("doc_t") && msg.contains("file"), "{msg}");
+}
