@@ -11,6 +11,9 @@
 #                          secilc would fail or silently drop the feature tested)
 #   ; mls: true|false      passed as `secilc -M` (default true)
 #   ; secilc-args: ARGS    extra secilc arguments (e.g. -N to skip bounds checks)
+# Every NAME.conf (checkpolicy source, MLS) is compiled with `checkpolicy -M` to
+# OUTDIR/NAME-conf.VERSION, for the layouts only checkpolicy writes (as the testkit's
+# compile_conf does).
 # Exits non-zero if any compilation fails (all are still attempted).
 set -u
 
@@ -67,6 +70,25 @@ for f in "${files[@]}"; do
 			built=$((built + 1))
 		else
 			echo "FAIL  $name.$v (${cmd[*]})" >&2
+			rm -f "$out"
+			failed=1
+		fi
+	done
+done
+
+confs=("$srcdir"/*.conf)
+if [ ${#confs[@]} -gt 0 ] && ! command -v checkpolicy >/dev/null; then
+	echo "$0: checkpolicy not found (apt-get install checkpolicy)" >&2; exit 2
+fi
+for f in "${confs[@]}"; do
+	name=$(basename "$f" .conf)
+	for v in "${versions[@]}"; do
+		out="$outdir/$name-conf.$v"
+		if checkpolicy -M -c "$v" -o "$out" "$f" >/dev/null; then
+			echo "ok    $name-conf.$v"
+			built=$((built + 1))
+		else
+			echo "FAIL  $name-conf.$v (checkpolicy -M -c $v -o $out $f)" >&2
 			rm -f "$out"
 			failed=1
 		fi

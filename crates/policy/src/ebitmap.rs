@@ -92,7 +92,7 @@ impl Ebitmap {
     }
 
     /// Reads one bitmap as the kernel's ebitmap_read does, with its checks: a map unit of 64, a
-    /// high bit that is a multiple of it, nodes aligned, increasing, below the high bit, non-empty.
+    /// high bit that is a multiple of it, nodes if and only if the high bit is set, nodes aligned, increasing, below the high bit, non-empty.
     pub(crate) fn read(r: &mut Reader<'_>) -> Result<Ebitmap> {
         let at = r.offset();
         let mapunit = r.u32()?;
@@ -106,6 +106,9 @@ impl Ebitmap {
         let count = r.count("bitmap node", 12)?;
         if highbit == 0 && count != 0 {
             return Err(r.invalid_at(at, "bitmap with high bit 0 has nodes"));
+        }
+        if highbit != 0 && count == 0 {
+            return Err(r.invalid_at(at, format!("bitmap with high bit {highbit} has no nodes")));
         }
         let mut nodes = Vec::with_capacity(count);
         for _ in 0..count {
@@ -146,5 +149,19 @@ mod tests {
         assert!(a.contains(&Ebitmap::from_bits([5, 200])));
         assert!(!a.contains(&Ebitmap::from_bits([5, 201])));
         assert!(a.contains(&Ebitmap::new()));
+    }
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    // ebitmap_read: "if (e->highbit && !count) goto bad".
+    #[test]
+    fn a_high_bit_with_no_nodes_is_refused() {
+        let empty = words(&[64, 0, 0]);
+        assert!(Ebitmap::read(&mut Reader::new(&empty)).is_ok_and(|e| e.is_empty()));
+        let bad = words(&[64, 128, 0]);
+        let e = Ebitmap::read(&mut Reader::new(&bad)).err().map(|e| e.offset());
+        assert_eq!(e, Some(0), "a bitmap with high bit 128 and no nodes is refused at its start");
     }
 }

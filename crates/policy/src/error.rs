@@ -70,6 +70,14 @@ pub enum PolicyError {
 }
 
 impl PolicyError {
+    /// The part of the file in which the problem was found.
+    pub fn section(&self) -> Section {
+        match self {
+            PolicyError::Truncated { section, .. } | PolicyError::Invalid { section, .. } => *section,
+            PolicyError::UnsupportedVersion { .. } => Section::Header,
+        }
+    }
+
     /// The byte offset at which the problem was found.
     pub fn offset(&self) -> usize {
         match self {

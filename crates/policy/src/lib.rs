@@ -19,5 +19,5 @@ mod validate;
 pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result, Section};
 pub use model::*;
-pub use read::{counting_sort, read_policy, sort_avtab, version, MAX_INITIAL_SID, MAGIC, VERSION_MAX, VERSION_MIN};
+pub use read::{counting_sort, read_policy, section_starts, sort_avtab, version, MAX_INITIAL_SID, MAGIC, VERSION_MAX, VERSION_MIN};
 pub use validate::{level_dom, range_contains, OBJECT_R};

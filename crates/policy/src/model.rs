@@ -2,6 +2,10 @@
 //!
 //! Values in the file are 1-based; vectors here are indexed by `value - 1`, so `types[t - 1]` is
 //! type `t`. Every index stored here has been checked against its symbol count by the reader.
+//!
+//! A value the file declares but gives no entry (a hole: checkpolicy's role attributes and
+//! sensitivity and category aliases) has a placeholder entry with no name: [`Names::name`]
+//! returns `None` for it, no name maps to it, and no context naming it is valid.
 
 use rustc_hash::FxHashMap;
 
@@ -26,10 +30,15 @@ impl Names {
     pub fn value(&self, name: &str) -> Option<u32> {
         self.by_name.get(name).copied()
     }
-    /// The name of a 1-based value.
+    /// The name of a 1-based value; `None` for a value outside the table or a hole.
     pub fn name(&self, value: u32) -> Option<&str> {
-        self.by_value.get((value as usize).checked_sub(1)?).map(|s| &**s)
+        self.by_value.get((value as usize).checked_sub(1)?).map(|s| &**s).filter(|s| !s.is_empty())
     }
+    /// Whether 1-based `value` has an entry of its own (is in the table and not a hole).
+    pub fn is_defined(&self, value: u32) -> bool {
+        self.name(value).is_some()
+    }
+    /// The number of values the table declares, holes included (the kernel's `nprim`).
     pub fn len(&self) -> usize {
         self.by_value.len()
     }
@@ -42,6 +51,12 @@ impl Names {
 pub struct Common {
     pub name: Box<str>,
     pub perms: Names,
+}
+
+impl Common {
+    pub(crate) fn hole() -> Self {
+        Common { name: Box::from(""), perms: Names::default() }
+    }
 }
 
 /// One node of a constraint expression, in postfix order.
@@ -128,12 +143,25 @@ pub struct Role {
     pub types: Ebitmap,
 }
 
+impl Role {
+    /// A hole: no name, no types, so no context can hold it.
+    pub(crate) fn hole() -> Self {
+        Role { name: Box::from(""), bounds: 0, dominates: Ebitmap::new(), types: Ebitmap::new() }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Type {
-    /// None for a value the file gives no primary name (should not happen in a sane policy).
+    /// None for a hole: a value the file gives no primary entry.
     pub name: Option<Box<str>>,
     pub attribute: bool,
     pub bounds: u32,
+}
+
+impl Type {
+    pub(crate) fn hole() -> Self {
+        Type { name: None, attribute: false, bounds: 0 }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -160,6 +188,14 @@ pub struct User {
     pub default_level: Level,
 }
 
+impl User {
+    /// A hole: no name, no roles; its range is never consulted, as no valid context names it.
+    pub(crate) fn hole() -> Self {
+        let level = Level { sens: 0, cats: Ebitmap::new() };
+        User { name: Box::from(""), bounds: 0, roles: Ebitmap::new(), range: Range { low: level.clone(), high: level.clone() }, default_level: level }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Bool {
     pub name: Box<str>,
@@ -171,6 +207,12 @@ pub struct Sensitivity {
     pub name: Box<str>,
     /// The categories that may go with this sensitivity.
     pub cats: Ebitmap,
+}
+
+impl Sensitivity {
+    pub(crate) fn hole() -> Self {
+        Sensitivity { name: Box::from(""), cats: Ebitmap::new() }
+    }
 }
 
 /// `AVTAB_*` specifier bits of an access vector table entry.

@@ -6,12 +6,31 @@ use crate::error::{PolicyError, Result, Section};
 pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
-    pub(crate) section: Section,
+    section: Section,
+    /// Where each section began, in file order.
+    starts: Vec<(Section, usize)>,
 }
 
 impl<'a> Reader<'a> {
     pub(crate) fn new(buf: &'a [u8]) -> Self {
-        Reader { buf, pos: 0, section: Section::Header }
+        Reader { buf, pos: 0, section: Section::Header, starts: vec![(Section::Header, 0)] }
+    }
+
+    /// A second reader over the same bytes, at `pos`, in the same section (to find a record
+    /// again once a later check has found it at fault).
+    pub(crate) fn at(&self, pos: usize) -> Reader<'a> {
+        Reader { buf: self.buf, pos: pos.min(self.buf.len()), section: self.section, starts: Vec::new() }
+    }
+
+    /// Starts reading `section` at the current offset.
+    pub(crate) fn enter(&mut self, section: Section) {
+        self.section = section;
+        self.starts.push((section, self.pos));
+    }
+
+    /// Where each section began, in file order.
+    pub(crate) fn section_starts(self) -> Vec<(Section, usize)> {
+        self.starts
     }
 
     pub(crate) fn offset(&self) -> usize {

@@ -1,4 +1,6 @@
-//! Context validity as the kernel's policydb_context_isvalid and mls_context_isvalid define it.
+//! Context validity as the kernel's policydb_context_isvalid and mls_context_isvalid define it,
+//! with one deliberate difference: a context naming a hole (a value with no entry) is never valid,
+//! where the kernel lets an `object_r` context through with an unnamed user or type.
 
 use crate::model::{Context, Level, Policy, Range};
 
@@ -7,7 +9,12 @@ pub const OBJECT_R: u32 = 1;
 
 impl Policy {
     /// A level is valid when its sensitivity exists and may go with each of its categories.
+    /// (The reader keeps holes out of every sensitivity's categories, so the containment test
+    /// also refuses unnamed categories.)
     pub fn level_is_valid(&self, l: &Level) -> bool {
+        if !self.sens_names.is_defined(l.sens) {
+            return false;
+        }
         match self.sens.get((l.sens as usize).wrapping_sub(1)) {
             Some(s) => s.cats.contains(&l.cats),
             None => false,
@@ -20,8 +27,8 @@ impl Policy {
     }
 
     pub fn context_is_valid(&self, c: &Context) -> bool {
-        let in_range = |v: u32, n: usize| v != 0 && v as usize <= n;
-        if !in_range(c.role, self.roles.len()) || !in_range(c.user, self.users.len()) || !in_range(c.ty, self.types.len()) {
+        // Defined implies in range: holes and out-of-range values alike have no name.
+        if !self.role_names.is_defined(c.role) || !self.user_names.is_defined(c.user) || !self.type_names.is_defined(c.ty) {
             return false;
         }
         if c.role != OBJECT_R {

@@ -350,3 +350,28 @@ pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess
     avc.follow(&*server);
     (server, avc)
 }
+
+/// Compiles checkpolicy test source `testdata/policies/NAME.conf` at `version` with
+/// `checkpolicy -M` (MLS) into `target/policies/NAME-conf.VERSION` (once; cached like
+/// [`compile`]), for the layouts only checkpolicy writes (symbol values with no entry).
+pub fn compile_conf(name: &str, version: u32) -> PathBuf {
+    let src = root().join("testdata/policies").join(format!("{name}.conf"));
+    let dir = root().join("target/policies");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(format!("{name}-conf.{version}"));
+    let fresh = out.metadata().and_then(|m| m.modified()).ok() > src.metadata().and_then(|m| m.modified()).ok();
+    if fresh {
+        return out;
+    }
+    let tmp = out.with_file_name(format!(".{}.{}", out.file_name().unwrap().to_string_lossy(), unique()));
+    let st = Command::new("checkpolicy")
+        .args(["-M", "-c", &version.to_string(), "-o"])
+        .arg(&tmp)
+        .arg(&src)
+        .stdout(Stdio::null())
+        .status()
+        .expect("checkpolicy is not installed (run `make deps`)");
+    assert!(st.success(), "checkpolicy failed on {}", src.display());
+    std::fs::rename(&tmp, &out).unwrap();
+    out
+}

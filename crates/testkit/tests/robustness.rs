@@ -1,9 +1,10 @@
 //! Hostile policy files: truncated at many points and with thousands of random byte flips. Every
 //! load must end in a valid policy or an error naming a section and offset, never a panic, and
-//! memory must stay bounded.
+//! memory must stay bounded. Where the damage is known to be found where it is (a truncation, a
+//! count made huge), the error must name the damaged section and an offset inside it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use seaccess_policy::{read_policy, PolicyError};
+use seaccess_policy::{read_policy, section_starts, PolicyError, Section};
 use seaccess_testkit::*;
 
 struct Rng(u64);
@@ -32,19 +33,55 @@ fn check_error(e: &PolicyError, len: usize) {
     assert!(!e.to_string().is_empty());
 }
 
+/// The section of the intact file holding byte `at`, and where it begins and ends (a section
+/// the version lacks is empty: the byte belongs to the next one).
+fn section_of(starts: &[(Section, usize)], len: usize, at: usize) -> (Section, usize, usize) {
+    let i = starts.iter().rposition(|&(_, s)| s <= at).unwrap();
+    let end = starts.get(i + 1).map_or(len, |&(_, s)| s);
+    (starts[i].0, starts[i].1, end)
+}
+
+/// `e` is reported in the section holding byte `damage` of the intact file, at or after the
+/// section's start and no further than `last` (the last byte it could have read up to).
+fn check_in_section(e: &PolicyError, starts: &[(Section, usize)], len: usize, damage: usize, last: usize, what: &str) {
+    let (section, start, _) = section_of(starts, len, damage);
+    assert_eq!(e.section(), section, "{what}: damage at byte {damage} (in {section}, from byte {start}) reported as: {e}");
+    assert!((start..=last).contains(&e.offset()), "{what}: damage at byte {damage} (in {section}, bytes {start}..) reported at: {e}");
+}
+
 fn batter(data: &[u8], truncations: usize, flips: usize, seed: u64) {
-    assert!(read_policy(data).is_ok(), "the intact policy must load");
+    let starts = section_starts(data).expect("the intact policy must load");
     let mut rng = Rng(seed);
-    // Every prefix shorter than the file is an error.
+    // Every prefix shorter than the file is an error, found in the section the cut falls in.
     let step = (data.len() / truncations).max(1);
     for cut in (0..data.len()).step_by(step).chain([data.len() - 1]) {
         match read_policy(&data[..cut]) {
             Ok(_) => panic!("a policy cut at byte {cut} of {} loaded", data.len()),
-            Err(e) => check_error(&e, cut),
+            Err(e) => {
+                check_error(&e, cut);
+                check_in_section(&e, &starts, data.len(), cut, cut, &format!("cut at {cut}"));
+            }
         }
     }
-    // Random corruption: one to four bytes changed at random places.
+    // Each section's first word (a count, a symbol table's value count, or a bitmap's map
+    // unit) made huge: refused at that word, in that section.
     let mut buf = data.to_vec();
+    for w in starts.windows(2) {
+        let ((section, at), (_, end)) = (w[0], w[1]);
+        if end < at + 4 || section == Section::Header {
+            continue;
+        }
+        let saved: [u8; 4] = buf[at..at + 4].try_into().unwrap();
+        buf[at..at + 4].copy_from_slice(&0xfff0_0000u32.to_le_bytes());
+        match read_policy(&buf) {
+            Ok(_) => panic!("{section}: a huge first word at byte {at} loaded"),
+            Err(e) => check_in_section(&e, &starts, data.len(), at, end - 1, &format!("{section} word at {at}")),
+        }
+        buf[at..at + 4].copy_from_slice(&saved);
+    }
+    // Random corruption: one to four bytes changed at random places. A change may be found in a
+    // later section (a count read wrong shifts everything after it) or an earlier one (a
+    // smaller symbol count makes an earlier reference dangle), so only the file bounds hold.
     let mut errors = 0;
     for _ in 0..flips {
         let n = 1 + rng.below(4);
@@ -75,6 +112,11 @@ fn own_policies_survive_truncation_and_corruption() {
         let v = *versions(&name).last().unwrap();
         let data = std::fs::read(compile(&name, v)).unwrap();
         batter(&data, 400, 2_000, 0x9e37_79b9_7f4a_7c15 ^ v as u64);
+    }
+    // checkpolicy's layouts too: symbol tables with values no entry names.
+    for name in ["holes", "cond_rules"] {
+        let data = std::fs::read(compile_conf(name, 33)).unwrap();
+        batter(&data, 400, 2_000, 0x2545_f491_4f6c_dd1d);
     }
     assert!(peak_rss_kib() < 1024 * 1024, "peak memory {} KiB", peak_rss_kib());
 }

@@ -1,0 +1,141 @@
+//! The access vector table: one rule per record, kept sorted by source type, class and target
+//! type, with the kernel's refusal of duplicate rules.
+
+use super::{class_ok, type_ok, version};
+use crate::error::Result;
+use crate::model::*;
+use crate::reader::Reader;
+
+pub(super) fn avtab_item(r: &mut Reader<'_>, p: &Policy, conditional: bool, xperms: &mut Vec<Xperms>) -> Result<AvtabEntry> {
+    use crate::model::avtab::*;
+    let at = r.offset();
+    let h = r.bytes(8)?;
+    let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
+    let (source_type, target_type, class, raw) = (u16_at(0), u16_at(2), u16_at(4), u16_at(6));
+    if !type_ok(p, source_type.into()) || !type_ok(p, target_type.into()) || !class_ok(p, class.into()) {
+        return Err(r.invalid_at(at, format!("rule names type {source_type}, {target_type} or class {class} not in the policy")));
+    }
+    let specified = raw & !ENABLED;
+    if raw & ENABLED != 0 && !conditional {
+        return Err(r.invalid_at(at, "unconditional rule marked enabled"));
+    }
+    let kinds = AV | TYPE | XPERMS;
+    if specified & !kinds != 0 || specified.count_ones() != 1 {
+        return Err(r.invalid_at(at, format!("rule kind {raw:#x} is not exactly one known kind")));
+    }
+    if specified & XPERMS != 0 {
+        if p.version < version::XPERMS_IOCTL {
+            return Err(r.invalid_at(at, format!("extended permissions need policy version 30, not {}", p.version)));
+        }
+        if conditional && p.version < version::COND_XPERMS {
+            return Err(r.invalid_at(at, format!("conditional extended permissions need policy version 34, not {}", p.version)));
+        }
+        let xs = r.u8()?;
+        let driver = r.u8()?;
+        if !matches!(xs, XPERMS_IOCTLFUNCTION | XPERMS_IOCTLDRIVER | XPERMS_NLMSG) {
+            return Err(r.invalid_at(at, format!("unknown extended permission kind {xs}")));
+        }
+        let mut perms = [0u32; 8];
+        for w in &mut perms {
+            *w = r.u32()?;
+        }
+        let data = xperms.len() as u32;
+        xperms.push(Xperms { specified: xs, driver, perms });
+        return Ok(AvtabEntry { source_type, target_type, class, specified, data });
+    }
+    let data = r.u32()?;
+    if specified & TYPE != 0 && !type_ok(p, data) {
+        return Err(r.invalid_at(at, format!("type rule's new type {data} is not in the policy")));
+    }
+    Ok(AvtabEntry { source_type, target_type, class, specified, data })
+}
+
+/// A stable counting sort on a small integer key: linear in the table and the key range.
+pub fn counting_sort<T: Copy>(v: &[T], buckets: usize, key: impl Fn(&T) -> usize) -> Vec<T> {
+    let mut start = vec![0usize; buckets + 1];
+    for e in v {
+        start[key(e).min(buckets - 1) + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut out = Vec::with_capacity(v.len());
+    // Every slot is written exactly once below; start from copies of the first element.
+    if let Some(first) = v.first() {
+        out.resize(v.len(), *first);
+    }
+    for e in v {
+        let slot = &mut start[key(e).min(buckets - 1)];
+        out[*slot] = *e;
+        *slot += 1;
+    }
+    out
+}
+
+/// Sorts rules by source type, then class, then target type (three stable counting passes,
+/// least significant first); rules equal in all three keep their file order.
+pub fn sort_avtab(entries: &mut Vec<AvtabEntry>, ntypes: usize, nclasses: usize) {
+    let by_target = counting_sort(entries, ntypes + 1, |e| usize::from(e.target_type));
+    let by_class = counting_sort(&by_target, nclasses + 1, |e| usize::from(e.class));
+    *entries = counting_sort(&by_class, ntypes + 1, |e| usize::from(e.source_type));
+}
+
+/// The kernel refuses a table with two rules of one kind for one key (extended permissions
+/// aside). The check runs on the sorted table; the offending rule (the later of the two in
+/// the file, where the kernel's insertion fails) is found again by its key from `items_at`,
+/// where the table's rules start, only when there is one.
+pub(super) fn check_avtab_unique(r: &Reader<'_>, p: &Policy, sorted: &[AvtabEntry], items_at: usize) -> Result<()> {
+    let Some(dup) = find_duplicate(sorted) else { return Ok(()) };
+    let mut again = r.at(items_at);
+    let mut scratch = Vec::new();
+    let mut seen = false;
+    let mut at = items_at;
+    for _ in 0..sorted.len() {
+        at = again.offset();
+        let e = avtab_item(&mut again, p, false, &mut scratch)?;
+        if e.sort_key() == dup.sort_key() && e.specified == dup.specified {
+            if seen {
+                break;
+            }
+            seen = true;
+        }
+    }
+    let name = |n: &Names, v: u16| n.name(v.into()).unwrap_or("?").to_string();
+    Err(r.invalid_at(
+        at,
+        format!(
+            "second rule of kind {:#x} for source type {}, target type {}, class {}",
+            dup.specified,
+            name(&p.type_names, dup.source_type),
+            name(&p.type_names, dup.target_type),
+            name(&p.class_names, dup.class)
+        ),
+    ))
+}
+
+/// A rule whose kind and key another rule of the sorted table shares.
+fn find_duplicate(sorted: &[AvtabEntry]) -> Option<AvtabEntry> {
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i + 1;
+        while j < sorted.len() && sorted[j].sort_key() == sorted[i].sort_key() {
+            j += 1;
+        }
+        // A handful of rules share a triple; compare their kinds pairwise.
+        let group = &sorted[i..j];
+        for (k, a) in group.iter().enumerate() {
+            if a.specified & crate::model::avtab::XPERMS == 0 && group[k + 1..].iter().any(|b| b.specified == a.specified) {
+                return Some(*a);
+            }
+        }
+        i = j;
+    }
+    None
+}
+
+/// Whether the sorted table has a rule of `e`'s kind for `e`'s triple.
+pub(super) fn has_rule(sorted: &[AvtabEntry], e: &AvtabEntry) -> bool {
+    let triple = |x: &AvtabEntry| (x.source_type, x.class, x.target_type);
+    let from = sorted.partition_point(|x| triple(x) < triple(e));
+    sorted[from..].iter().take_while(|x| triple(x) == triple(e)).any(|x| x.specified == e.specified)
+}

@@ -1,0 +1,78 @@
+//! Conditional rules: boolean expressions and the rules each enables when true or false.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::avtab::{avtab_item, has_rule};
+use crate::error::{Result, Section};
+use crate::model::*;
+use crate::reader::Reader;
+
+/// A type rule's source, target, class and kind.
+type TypeRuleKey = (u16, u16, u16, u16);
+
+/// For a key with conditional type rules: the conditional holding the first, whether that one
+/// is in a true list, and how many there are so far.
+type FirstRule = (usize, bool, u32);
+
+pub(super) fn conditionals(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+    use crate::model::cond::*;
+    r.enter(Section::Conditionals);
+    let n = r.count("conditional", 12)?;
+    let mut xperms = std::mem::take(&mut p.xperms);
+    let mut conds = Vec::with_capacity(n);
+    let mut type_rules: HashMap<TypeRuleKey, FirstRule> = HashMap::default();
+    for node in 0..n {
+        let _cur_state = r.u32()?;
+        let at = r.offset();
+        let ne = r.count("boolean expression", 8)?;
+        if ne == 0 {
+            return Err(r.invalid_at(at, "empty boolean expression"));
+        }
+        let mut expr = Vec::with_capacity(ne);
+        for _ in 0..ne {
+            let eat = r.offset();
+            let kind = r.u32()?;
+            let boolean = r.u32()?;
+            if !(BOOL..=NEQ).contains(&kind) {
+                return Err(r.invalid_at(eat, format!("unknown boolean operator {kind}")));
+            }
+            if kind == BOOL && (boolean == 0 || boolean as usize > p.bools.len()) {
+                return Err(r.invalid_at(eat, format!("expression names boolean {boolean}, not in the policy")));
+            }
+            expr.push(CondExpr { kind, boolean: if kind == BOOL { boolean } else { 0 } });
+        }
+        let mut lists = [Vec::new(), Vec::new()];
+        for (li, list) in lists.iter_mut().enumerate() {
+            let in_true = li == 0;
+            let len = r.count("conditional rule", 12)?;
+            list.reserve_exact(len);
+            for _ in 0..len {
+                let eat = r.offset();
+                let e = avtab_item(r, p, true, &mut xperms)?;
+                if e.specified & crate::model::avtab::TYPE != 0 && has_rule(&p.avtab, &e) {
+                    return Err(r.invalid_at(eat, "conditional type rule conflicts with an unconditional one"));
+                }
+                if e.specified & crate::model::avtab::TYPE != 0 {
+                    // The kernel's cond_insertf: a key may have one conditional type rule, or
+                    // two when the second is in the false list of the conditional whose true
+                    // list holds the first.
+                    let seen = type_rules.entry((e.source_type, e.target_type, e.class, e.specified)).or_insert((node, in_true, 0));
+                    seen.2 += 1;
+                    let pair = seen.2 == 2 && seen.0 == node && seen.1 && !in_true;
+                    if seen.2 > 1 && !pair {
+                        return Err(r.invalid_at(eat, format!(
+                            "conditional type rule (kind {:#x}) for source type {}, target type {}, class {} given twice",
+                            e.specified, e.source_type, e.target_type, e.class
+                        )));
+                    }
+                }
+                list.push(e);
+            }
+        }
+        let [true_list, false_list] = lists;
+        conds.push(CondNode { expr, true_list, false_list });
+    }
+    p.conds = conds;
+    p.xperms = xperms;
+    Ok(())
+}
