@@ -62,9 +62,14 @@ impl Generation {
         Ok(self.intern(c))
     }
 
-    /// The SID of a valid context, remembering its parsed form for this policy.
+    /// The SID of a valid context, remembering its parsed form for this policy: its initial
+    /// SID if it has one under this policy, else its dynamic SID.
     pub(crate) fn intern(&self, c: Context) -> Sid {
-        let sid = self.sids.sid_of(&context_to_string(&self.c.policy, &c));
+        let text = context_to_string(&self.c.policy, &c);
+        if let Some(sid) = self.ctx.initial_sid(&text) {
+            return sid;
+        }
+        let sid = self.sids.sid_of(&text);
         if self.ctx.get(sid).is_none() {
             self.ctx.set(sid, c);
         }

@@ -30,6 +30,14 @@ impl Generation {
         if !self.c.policy.context_is_valid(&new) {
             return Err(SecurityError::InvalidComputedContext(self.context_string(&new)));
         }
+        // The kernel answers with the caller's own SID when the context is unchanged: a SID
+        // the caller already holds, not another SID (an alias) for the same context.
+        if new == *s {
+            return Ok(ssid);
+        }
+        if new == *t {
+            return Ok(tsid);
+        }
         Ok(self.intern(new))
     }
 
