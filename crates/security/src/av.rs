@@ -108,16 +108,23 @@ impl Generation {
     }
 
     /// The decision for source context `s` acting on target context `t` of class `class`.
+    /// Errors when either context is not valid in this generation's policy.
     pub fn compute_av_contexts(&self, s: &Context, t: &Context, class: ClassId) -> Result<AvDecision> {
-        let cl = self.check_class(class)?;
-        let r = self.compute(s, t, cl, None);
-        Ok(self.decision(s, &r))
+        self.check_context(s)?;
+        self.check_context(t)?;
+        self.compute_av_valid(s, t, class)
     }
 
     /// The kernel's security_compute_av: what `ssid` may do to `tsid` of class `class`.
     pub fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision> {
         let s = self.sid_context(ssid)?;
         let t = self.sid_context(tsid)?;
-        self.compute_av_contexts(s, t, class)
+        self.compute_av_valid(s, t, class)
+    }
+
+    fn compute_av_valid(&self, s: &Context, t: &Context, class: ClassId) -> Result<AvDecision> {
+        let cl = self.check_class(class)?;
+        let r = self.compute(s, t, cl, None);
+        Ok(self.decision(s, &r))
     }
 }

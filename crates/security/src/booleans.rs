@@ -21,35 +21,38 @@ impl Generation {
     }
 
     pub fn boolean(&self, name: &str) -> Result<bool> {
-        let v = self.c.policy.bool_names.value(name).ok_or_else(|| SecurityError::UnknownBoolean(name.into()))?;
-        Ok(self.bools[v as usize - 1])
+        let i = self.bool_index(name)?;
+        self.bools.get(i).copied().ok_or_else(|| SecurityError::UnknownBoolean(name.into()))
+    }
+
+    /// Where a boolean's value sits in this generation's (and its pending) value list.
+    fn bool_index(&self, name: &str) -> Result<usize> {
+        match self.c.policy.bool_names.value(name) {
+            Some(v) if v > 0 => Ok(v as usize - 1),
+            _ => Err(SecurityError::UnknownBoolean(name.into())),
+        }
     }
 }
 
 impl SecurityServer {
     /// Sets a boolean's pending value; it takes effect at the next commit.
     pub fn set_boolean(&self, name: &str, value: bool) -> Result<()> {
-        let g = self.current.load();
-        let v = g.c.policy.bool_names.value(name).ok_or_else(|| SecurityError::UnknownBoolean(name.into()))?;
-        let mut pending = match self.pending.lock() {
-            Ok(p) => p,
-            Err(p) => p.into_inner(),
-        };
-        if let Some(slot) = pending.get_mut(v as usize - 1) {
-            *slot = value;
+        // A reload replaces the policy and the pending values together under this lock, so the
+        // name must be resolved under it too: resolved under one policy and written under
+        // another, it would land on whichever boolean the new policy numbers the same.
+        let mut pending = lock(&self.pending);
+        let slot = self.current.load().bool_index(name)?;
+        if let Some(p) = pending.get_mut(slot) {
+            *p = value;
         }
         Ok(())
     }
 
     /// The pending value of a boolean.
     pub fn pending_boolean(&self, name: &str) -> Result<bool> {
-        let g = self.current.load();
-        let v = g.c.policy.bool_names.value(name).ok_or_else(|| SecurityError::UnknownBoolean(name.into()))?;
-        let pending = match self.pending.lock() {
-            Ok(p) => p,
-            Err(p) => p.into_inner(),
-        };
-        Ok(pending.get(v as usize - 1).copied().unwrap_or(false))
+        let pending = lock(&self.pending);
+        let slot = self.current.load().bool_index(name)?;
+        pending.get(slot).copied().ok_or_else(|| SecurityError::UnknownBoolean(name.into()))
     }
 
     /// Makes every pending boolean value current, all at once, as a new generation with the next

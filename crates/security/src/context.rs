@@ -23,7 +23,7 @@ pub fn parse_context(p: &Policy, s: &str) -> Result<Context> {
     let user = p.user_names.value(u).ok_or_else(|| invalid(s, format!("unknown user {u}")))?;
     let role = p.role_names.value(r).ok_or_else(|| invalid(s, format!("unknown role {r}")))?;
     let ty = p.type_names.value(t).ok_or_else(|| invalid(s, format!("unknown type {t}")))?;
-    if p.types[ty as usize - 1].attribute {
+    if p.types.get(ty as usize - 1).map_or(true, |d| d.attribute) {
         return Err(invalid(s, format!("{t} is an attribute, not a type")));
     }
     let range = match (p.mls, mls) {
@@ -37,13 +37,28 @@ pub fn parse_context(p: &Policy, s: &str) -> Result<Context> {
     Ok(c)
 }
 
-/// Says why a context is invalid, in the order the kernel checks.
+/// Says why a context is invalid, in the order the kernel checks. `s` is the context as the
+/// caller wrote it, quoted in the error. Any value may be out of the policy's tables (a context
+/// built by hand or under another policy), so nothing here indexes them unchecked.
 pub fn check_valid(p: &Policy, s: &str, c: &Context) -> Result<()> {
+    if c.range.is_some() != p.mls {
+        let why = if p.mls { "the policy is MLS and the context has no level" } else { "the policy is not MLS and the context has a level" };
+        return Err(invalid(s, why));
+    }
+    let Some(user) = p.users.get((c.user as usize).wrapping_sub(1)) else {
+        return Err(invalid(s, format!("user value {} is not in the policy", c.user)));
+    };
+    let Some(role) = p.roles.get((c.role as usize).wrapping_sub(1)) else {
+        return Err(invalid(s, format!("role value {} is not in the policy", c.role)));
+    };
+    match p.types.get((c.ty as usize).wrapping_sub(1)) {
+        None => return Err(invalid(s, format!("type value {} is not in the policy", c.ty))),
+        Some(t) if t.attribute => return Err(invalid(s, format!("type value {} is an attribute, not a type", c.ty))),
+        Some(_) => {}
+    }
     if p.context_is_valid(c) {
         return Ok(());
     }
-    let user = &p.users[c.user as usize - 1];
-    let role = &p.roles[c.role as usize - 1];
     if c.role != OBJECT_R && !role.types.get(c.ty - 1) {
         return Err(invalid(s, format!("role {} may not hold type {}", role.name, p.type_names.name(c.ty).unwrap_or("?"))));
     }
@@ -53,7 +68,7 @@ pub fn check_valid(p: &Policy, s: &str, c: &Context) -> Result<()> {
     if let Some(r) = &c.range {
         for l in [&r.low, &r.high] {
             if !p.level_is_valid(l) {
-                return Err(invalid(s, "a sensitivity does not allow one of its categories"));
+                return Err(invalid(s, "a level's sensitivity is not in the policy or does not allow one of its categories"));
             }
         }
         if !seaccess_policy::level_dom(&r.high, &r.low) {

@@ -58,13 +58,28 @@ impl Generation {
     }
 
     pub fn context_struct_to_sid(&self, c: Context) -> Result<Sid> {
-        check_valid(&self.c.policy, "", &c)?;
+        self.check_context(&c)?;
         Ok(self.intern(c))
     }
 
-    /// The SID of a valid context, remembering its parsed form for this policy.
+    /// Refuses a context given from outside that is not valid in this generation's policy: one
+    /// built by hand or parsed under another policy may hold values past the end of its tables.
+    /// Contexts reached through SIDs were valid when stored and skip this.
+    pub(crate) fn check_context(&self, c: &Context) -> Result<()> {
+        if self.c.policy.context_is_valid(c) && c.range.is_some() == self.c.policy.mls {
+            return Ok(());
+        }
+        check_valid(&self.c.policy, &self.context_string(c), c)
+    }
+
+    /// The SID of a valid context, remembering its parsed form for this policy: its initial
+    /// SID if it has one under this policy, else its dynamic SID.
     pub(crate) fn intern(&self, c: Context) -> Sid {
-        let sid = self.sids.sid_of(&context_to_string(&self.c.policy, &c));
+        let text = context_to_string(&self.c.policy, &c);
+        if let Some(sid) = self.ctx.initial_sid(&text) {
+            return sid;
+        }
+        let sid = self.sids.sid_of(&text);
         if self.ctx.get(sid).is_none() {
             self.ctx.set(sid, c);
         }

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
-use seaccess_policy::{read_policy, Context, Policy};
+use seaccess_policy::{read_policy, Policy};
 use seaccess_types::{AvDecision, ClassId, Seqno, Sid};
 
 use crate::compiled::Compiled;
@@ -36,9 +36,7 @@ impl SecurityServer {
     }
 
     fn generation(policy: Policy, sids: Arc<SidTable>, bools: Vec<bool>, seqno: Seqno) -> Generation {
-        let initial: Vec<(u32, Context)> =
-            policy.ocontexts.initial_sids.iter().map(|s| (s.sid, s.context.clone())).collect();
-        let ctx = Arc::new(Contexts::new(initial));
+        let ctx = Arc::new(Contexts::new(&policy));
         Generation::new(Arc::new(Compiled::new(policy)), sids, ctx, bools, seqno)
     }
 

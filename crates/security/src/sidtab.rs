@@ -2,9 +2,13 @@
 
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use std::collections::HashMap;
+
 use rustc_hash::FxHashMap;
-use seaccess_policy::{Context, MAX_INITIAL_SID};
+use seaccess_policy::{Context, Policy, MAX_INITIAL_SID};
 use seaccess_types::Sid;
+
+use crate::context::context_to_string;
 
 fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     match l.read() {
@@ -28,10 +32,14 @@ struct Registry {
 }
 
 /// Stable 32-bit SIDs for contexts, shared by every policy generation of one server and by
-/// every thread. Initial SIDs keep the numbers the policy gives them (1 to 256); every other
-/// context gets the next free number the first time it is seen, and keeps it across boolean
-/// commits and policy reloads. A SID stands for the context's canonical text, so after a
-/// reload it means the same context under the new policy (or unlabeled, if no longer valid).
+/// every thread. Initial SIDs keep the numbers the policy gives them (1 to 256) and are found
+/// by their context first (see `Contexts`); every other context gets the next free number the
+/// first time it is seen, and keeps it across boolean commits and policy reloads. A SID stands
+/// for the context's canonical text, so after a reload it means the same context under the new
+/// policy (or unlabeled, if no longer valid). One case gives two SIDs one context, as in the
+/// kernel, whose sidtab conversion keeps every SID: a reload giving an initial SID the context
+/// of an existing dynamic SID. That SID keeps working, and lookups of the text find the initial
+/// SID, so the table still gives each context one SID for the current policy.
 pub struct SidTable {
     inner: RwLock<Registry>,
 }
@@ -96,15 +104,28 @@ fn locate(sid: Sid) -> (usize, usize) {
 /// and writes nothing shared, since every access decision reads two.
 pub(crate) struct Contexts {
     buckets: [OnceLock<Box<[OnceLock<Context>]>>; BUCKETS],
+    /// The initial SID of each initial context text under this policy, so that a context is
+    /// found by its initial SID before any dynamic SID is made for it (the kernel's
+    /// sidtab_set_initial hashes initial SIDs with the dynamic ones). Initial SIDs sharing a
+    /// context are found as the lowest of them, as the kernel's hash keeps only the first.
+    initial: HashMap<Box<str>, Sid>,
 }
 
 impl Contexts {
-    pub(crate) fn new(initial: impl IntoIterator<Item = (u32, Context)>) -> Contexts {
-        let c = Contexts { buckets: std::array::from_fn(|_| OnceLock::new()) };
-        for (sid, ctx) in initial {
-            c.set(Sid(sid), ctx);
+    pub(crate) fn new(p: &Policy) -> Contexts {
+        let mut c = Contexts { buckets: std::array::from_fn(|_| OnceLock::new()), initial: HashMap::new() };
+        let mut isids: Vec<_> = p.ocontexts.initial_sids.iter().collect();
+        isids.sort_by_key(|s| s.sid);
+        for s in isids {
+            c.initial.entry(context_to_string(p, &s.context).into()).or_insert(Sid(s.sid));
+            c.set(Sid(s.sid), s.context.clone());
         }
         c
+    }
+
+    /// The initial SID standing for a context text under this policy.
+    pub(crate) fn initial_sid(&self, canonical: &str) -> Option<Sid> {
+        self.initial.get(canonical).copied()
     }
 
     pub(crate) fn get(&self, sid: Sid) -> Option<&Context> {

@@ -26,15 +26,30 @@ impl Generation {
     fn compute_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, specified: u16, name: Option<&str>) -> Result<Sid> {
         let s = self.sid_context(ssid)?;
         let t = self.sid_context(tsid)?;
-        let new = self.compute_context(s, t, class, specified, name)?;
+        let new = self.new_context(s, t, class, specified, name)?;
         if !self.c.policy.context_is_valid(&new) {
             return Err(SecurityError::InvalidComputedContext(self.context_string(&new)));
+        }
+        // The kernel answers with the caller's own SID when the context is unchanged: a SID
+        // the caller already holds, not another SID (an alias) for the same context.
+        if new == *s {
+            return Ok(ssid);
+        }
+        if new == *t {
+            return Ok(tsid);
         }
         Ok(self.intern(new))
     }
 
-    /// The new context, before the validity check.
+    /// The new context, before the validity check. Errors when `s` or `t` is not valid in this
+    /// generation's policy.
     pub fn compute_context(&self, s: &Context, t: &Context, class: ClassId, specified: u16, name: Option<&str>) -> Result<Context> {
+        self.check_context(s)?;
+        self.check_context(t)?;
+        self.new_context(s, t, class, specified, name)
+    }
+
+    fn new_context(&self, s: &Context, t: &Context, class: ClassId, specified: u16, name: Option<&str>) -> Result<Context> {
         let c = &*self.c;
         let p = &c.policy;
         let cl = u32::from(class.0);
