@@ -35,6 +35,11 @@ impl Generation {
     /// The kernel's security_genfs_sid: the entry with the longest path that prefixes `path`
     /// (and matches the class, or is for every class).
     pub fn genfs_sid(&self, fstype: &str, path: &str, class: ClassId) -> Option<Sid> {
+        // The kernel drops a leading '/' while another follows, so "//sys" is "/sys".
+        let mut path = path;
+        while let Some(rest) = path.strip_prefix('/').filter(|r| r.starts_with('/')) {
+            path = rest;
+        }
         let g = self.c.policy.genfs.iter().find(|g| &*g.fstype == fstype)?;
         let e = g
             .entries
