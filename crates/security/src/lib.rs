@@ -20,6 +20,7 @@ mod generation;
 mod mapping;
 mod mls;
 mod ocontext;
+mod policycaps;
 mod seam;
 mod server;
 mod sidtab;
