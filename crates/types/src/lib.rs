@@ -273,7 +273,9 @@ pub enum PolicyCap {
     GenfsSeclabelSymlinks,
     /// Object manager: FIOCLEX / FIONCLEX and the like skip the ioctl check.
     IoctlSkipCloexec,
-    /// Object manager: processes started before the policy loads get the `init` initial SID.
+    /// Object manager: processes started before the policy loads keep the `init` initial SID.
+    /// Security server (policydb_load_isids): without it, the `init` initial SID takes the
+    /// `kernel` initial SID's context; seaccess's SID table does not apply this yet.
     UserspaceInitialContext,
     /// Object manager: netlink messages are checked with nlmsg extended permissions.
     NetlinkXperm,
