@@ -4,6 +4,8 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use seaccess_policy::{avtab, counting_sort, AvtabEntry, Ebitmap, Policy, Range};
 
+use crate::sockets::is_kernel_socket_class;
+
 /// Marks a rule as unconditional; otherwise a rule belongs to branch `b` of the generation's
 /// enabled-branch table (node * 2 for the true list, node * 2 + 1 for the false list).
 pub(crate) const ALWAYS: u32 = u32::MAX;
@@ -145,7 +147,7 @@ impl Compiled {
         let process_class = policy.class_value("process").unwrap_or(0);
         let bit = |n: &str| policy.perm_bit(process_class, n).map_or(0, |b| 1u32 << b);
         let process_trans_perms = bit("transition") | bit("dyntransition");
-        let socket_class = policy.classes.iter().map(|c| is_socket_class(&c.name)).collect();
+        let socket_class = policy.classes.iter().map(|c| is_kernel_socket_class(&c.name)).collect();
         Compiled {
             av,
             types,
@@ -166,10 +168,4 @@ impl Compiled {
     pub fn is_socket(&self, class: u32) -> bool {
         self.socket_class.get((class as usize).wrapping_sub(1)).copied().unwrap_or(false)
     }
-}
-
-/// The kernel decides "is this a socket class" from its own class table, in which every socket
-/// class, and only those, is named `socket` or `*_socket`.
-fn is_socket_class(name: &str) -> bool {
-    name == "socket" || name.ends_with("_socket")
 }

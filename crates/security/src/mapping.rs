@@ -4,7 +4,7 @@
 //! kernel's selinux_set_mapping and map_decision do.
 
 use seaccess_policy::HandleUnknown;
-use seaccess_types::{AccessVector, AvDecision, ClassId, Sid};
+use seaccess_types::{AccessVector, AvDecision, ClassId, DecisionFlags, Sid};
 
 use crate::error::{Result, SecurityError};
 use crate::generation::Generation;
@@ -58,8 +58,13 @@ impl Generation {
             // A class the policy lacks: everything or nothing, as handle-unknown says.
             let mut d = AvDecision::deny_all(self.seqno());
             // Check the SIDs all the same: a bad SID is an error whatever the class.
-            self.sid_context(ssid)?;
+            let s = self.sid_context(ssid)?;
             self.sid_context(tsid)?;
+            // security_compute_av marks a permissive source before it unmaps the class, so
+            // even a class the policy lacks carries the flag.
+            if self.policy().permissive.get(s.ty) {
+                d.flags = DecisionFlags::PERMISSIVE;
+            }
             if map.allow_unknown {
                 d.allowed = AccessVector::ALL;
             }

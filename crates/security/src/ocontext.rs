@@ -3,7 +3,7 @@
 //! security_port_sid, security_netif_sid and security_node_sid).
 
 use seaccess_policy::{fsuse, Context};
-use seaccess_types::{ClassId, Sid};
+use seaccess_types::{ClassId, PolicyCap, Sid};
 
 use crate::generation::Generation;
 
@@ -33,13 +33,27 @@ impl Generation {
     }
 
     /// The kernel's security_genfs_sid: the entry with the longest path that prefixes `path`
-    /// (and matches the class, or is for every class).
+    /// (and matches the class, or is for every class). Under the genfs_seclabel_wildcard
+    /// capability an entry's path is a wildcard pattern with a '*' appended (the kernel appends
+    /// it when it reads the policy), so it still matches as a prefix.
     pub fn genfs_sid(&self, fstype: &str, path: &str, class: ClassId) -> Option<Sid> {
+        // The kernel drops a leading '/' while another follows, so "//sys" is "/sys".
+        let mut path = path;
+        while let Some(rest) = path.strip_prefix('/').filter(|r| r.starts_with('/')) {
+            path = rest;
+        }
         let g = self.c.policy.genfs.iter().find(|g| &*g.fstype == fstype)?;
-        let e = g
-            .entries
-            .iter()
-            .find(|e| (e.class == 0 || e.class == u32::from(class.0)) && path.starts_with(&*e.path))?;
+        let wildcard = self.policy_caps().contains(PolicyCap::GenfsSeclabelWildcard);
+        let matches = |pattern: &str| {
+            if wildcard {
+                let mut p = pattern.as_bytes().to_vec();
+                p.push(b'*');
+                match_wildcard(&p, path.as_bytes())
+            } else {
+                path.starts_with(pattern)
+            }
+        };
+        let e = g.entries.iter().find(|e| (e.class == 0 || e.class == u32::from(class.0)) && matches(&e.path))?;
         Some(self.ctx_sid(&e.context))
     }
 
@@ -51,8 +65,12 @@ impl Generation {
         }
     }
 
+    /// The kernel's security_netif_sid: the first netifcon entry naming the interface, where
+    /// under the netif_wildcard capability names are wildcard patterns.
     pub fn netif_sid(&self, name: &str) -> Sid {
-        match self.c.policy.ocontexts.netifs.iter().find(|c| &*c.name == name) {
+        let wildcard = self.policy_caps().contains(PolicyCap::NetifWildcard);
+        let matches = |c: &str| if wildcard { match_wildcard(c.as_bytes(), name.as_bytes()) } else { c == name };
+        match self.c.policy.ocontexts.netifs.iter().find(|c| matches(&c.name)) {
             Some(c) => self.ctx_sid(&c.context),
             None => self.initial_or_null(10),
         }
@@ -83,4 +101,74 @@ pub enum FsUseBehavior {
     Xattr,
     Trans,
     Task,
+}
+
+/// The kernel's match_wildcard (lib/parser.c): '*' matches any run of bytes, '?' any one byte,
+/// anything else itself, over the whole of `text`. On a mismatch it retries from the most
+/// recent '*' one byte further on, and at the end of `text` it lets one '*', not several, match
+/// nothing: "a**" does not match "a" there, so neither does it here.
+fn match_wildcard(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    // After a '*': where the pattern resumes, and where in the text the star's run ends.
+    let mut star: Option<(usize, usize)> = None;
+    while let Some(&ch) = text.get(t) {
+        match pattern.get(p) {
+            Some(b'?') => {
+                p += 1;
+                t += 1;
+            }
+            Some(b'*') => {
+                p += 1;
+                if p == pattern.len() {
+                    return true;
+                }
+                star = Some((p, t));
+            }
+            Some(&c) if c == ch => {
+                p += 1;
+                t += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    star = Some((sp, st + 1));
+                    p = sp;
+                    t = st + 1;
+                }
+                None => return false,
+            },
+        }
+    }
+    if pattern.get(p) == Some(&b'*') {
+        p += 1;
+    }
+    p == pattern.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::match_wildcard;
+
+    /// Cases worked through the kernel's loop by hand.
+    #[test]
+    fn wildcard_matching_as_the_kernel_does() {
+        for (pattern, text, want) in [
+            ("eth*", "eth0", true),
+            ("eth*", "eth", true),
+            ("eth*", "et", false),
+            ("eth?", "eth", false),
+            ("eth?", "eth12", false),
+            ("e*h?", "ethh1", true),
+            ("*b", "aab", true),
+            ("*b", "aba", false),
+            ("a*b*c", "axbybc", true),
+            ("a**", "a", false),
+            ("a*", "a", true),
+            ("", "", true),
+            ("", "x", false),
+            ("/devices/*/power*", "/devices/pci0/power/state", true),
+            ("/devices/*/power*", "/devices/pci0/other", false),
+        ] {
+            assert_eq!(match_wildcard(pattern.as_bytes(), text.as_bytes()), want, "{pattern} on {text}");
+        }
+    }
 }

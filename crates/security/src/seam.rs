@@ -60,6 +60,10 @@ impl seaccess_types::AccessServer for Generation {
     fn perm_name(&self, class: ClassId, bit: u32) -> Option<String> {
         Generation::perm_name(self, class, bit).map(String::from)
     }
+
+    fn policy_caps(&self) -> seaccess_types::PolicyCaps {
+        Generation::policy_caps(self)
+    }
 }
 
 /// How a cache follows the server's changes ([`SecurityServer::on_policy_prepare`] and
@@ -113,5 +117,9 @@ impl seaccess_types::AccessServer for SecurityServer {
 
     fn perm_name(&self, class: ClassId, bit: u32) -> Option<String> {
         seaccess_types::AccessServer::perm_name(&**self.current.load(), class, bit)
+    }
+
+    fn policy_caps(&self) -> seaccess_types::PolicyCaps {
+        self.current.load().policy_caps()
     }
 }

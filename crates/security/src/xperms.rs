@@ -19,7 +19,7 @@ impl Generation {
     /// rules for this triple: for any other driver the base permission alone decides.
     pub fn xperm_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: XpermKind) -> Result<[u32; 8]> {
         let mut d = [0u32; 8];
-        self.each_xperm(ssid, tsid, class, kind, |x, _| {
+        self.each_xperm(ssid, tsid, class, Some(kind), |x, _| {
             if x.specified == avtab::XPERMS_IOCTLDRIVER {
                 for (w, p) in d.iter_mut().zip(x.perms.iter()) {
                     *w |= p;
@@ -35,7 +35,7 @@ impl Generation {
     pub fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: XpermKind, driver: u8) -> Result<XpermsDecision> {
         let mut out = XpermsDecision { driver, ..Default::default() };
         let bit = |v: &[u32; 8], b: u8| v[usize::from(b >> 5)] & (1 << (b & 31)) != 0;
-        self.each_xperm(ssid, tsid, class, kind, |x, specified| {
+        self.each_xperm(ssid, tsid, class, Some(kind), |x, specified| {
             let whole = x.specified == avtab::XPERMS_IOCTLDRIVER;
             if whole && !bit(&x.perms, driver) || !whole && x.driver != driver {
                 return;
@@ -52,13 +52,17 @@ impl Generation {
         Ok(out)
     }
 
-    /// The drivers flagged for the triple (see [`Generation::xperm_drivers`]), or None when no
-    /// ioctl extended-permission rule of any kind covers it: the kernel's `xperms.len == 0`,
+    /// The ioctl drivers flagged for the triple (see [`Generation::xperm_drivers`]), or None
+    /// when no extended-permission rule of any kind covers it: the kernel's `xperms.len == 0`,
     /// when the base permission alone decides. Since Linux 5.10 an auditallowx or dontauditx
-    /// rule turns checking on as an allowx rule does.
+    /// rule turns checking on as an allowx rule does, and since 6.13 a netlink-message rule
+    /// does too (services_compute_xperms_drivers sets `len` for every kind), so an nlmsg rule
+    /// alone denies every ioctl command. The kernel flags drivers of both kinds in one map but
+    /// decides a driver only from rules of the asked kind (`base_perms`, `base_perm`), so a
+    /// driver only nlmsg rules name is denied either way; the map here holds ioctl drivers.
     pub fn ioctl_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Option<[u32; 8]>> {
         let mut any = false;
-        self.each_xperm(ssid, tsid, class, XpermKind::Ioctl, |_, _| any = true)?;
+        self.each_xperm(ssid, tsid, class, None, |_, _| any = true)?;
         if !any {
             return Ok(None);
         }
@@ -68,8 +72,8 @@ impl Generation {
     /// The kernel's ioctl decision for command `cmd` (driver in the high byte, function in the
     /// low one), as avc_has_extended_perms makes it: the base `ioctl` permission must be
     /// allowed; once any extended-permission rule (allowx, auditallowx or dontauditx, as
-    /// Linux 5.10 and later) covers the triple, only commands allowx rules list are allowed (a
-    /// driver with no rule at all is denied). Returns (allowed, audited): a grant is
+    /// Linux 5.10 and later, of either kind, as 6.13 and later) covers the triple, only
+    /// commands ioctl allowx rules list are allowed (a driver with no rule at all is denied). Returns (allowed, audited): a grant is
     /// audited when the base permission is auditallow'ed and the command auditallowx'ed, a
     /// denial unless the base permission is dontaudit'ed or the command dontauditx'ed.
     pub fn check_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, cmd: u16) -> Result<(bool, bool)> {
@@ -100,7 +104,9 @@ impl Generation {
         Ok((allowed, audited))
     }
 
-    fn each_xperm(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: XpermKind, mut f: impl FnMut(&seaccess_policy::Xperms, u16)) -> Result<()> {
+    /// Calls `f` on every enabled extended-permission rule for the triple of this kind (None:
+    /// of every kind).
+    fn each_xperm(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: Option<XpermKind>, mut f: impl FnMut(&seaccess_policy::Xperms, u16)) -> Result<()> {
         let s = self.sid_context(ssid)?;
         let t = self.sid_context(tsid)?;
         let cl = self.check_class(class)?;
@@ -113,8 +119,9 @@ impl Generation {
                 }
                 let Some(x) = c.policy.xperms.get(rule.data as usize) else { continue };
                 let matches_kind = match kind {
-                    XpermKind::Ioctl => x.specified != avtab::XPERMS_NLMSG,
-                    XpermKind::Nlmsg => x.specified == avtab::XPERMS_NLMSG,
+                    None => true,
+                    Some(XpermKind::Ioctl) => x.specified != avtab::XPERMS_NLMSG,
+                    Some(XpermKind::Nlmsg) => x.specified == avtab::XPERMS_NLMSG,
                 };
                 if matches_kind && self.on(rule.branch) && tattrs.binary_search(&rule.target).is_ok() {
                     f(x, rule.specified);

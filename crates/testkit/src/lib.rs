@@ -305,7 +305,7 @@ pub fn mismatches(
 
 /// Whether a class is one the kernel labels as a socket (see the security server).
 pub fn is_socket_class(name: &str) -> bool {
-    name == "socket" || name.ends_with("_socket")
+    seaccess_security::is_kernel_socket_class(name)
 }
 
 /// A valid subject context of type `ty` (the first user and role that may hold it, at the

@@ -251,4 +251,142 @@ pub trait AccessServer: Send + Sync {
     fn class_name(&self, class: ClassId) -> Option<String>;
     /// A permission's name (bit counted from 0), for audit records.
     fn perm_name(&self, class: ClassId, bit: u32) -> Option<String>;
+    /// The current policy's capabilities, for object managers deciding which checks to make
+    /// (open_perms, extended_socket_class, ...). The default, for servers without a policy,
+    /// declares none.
+    fn policy_caps(&self) -> PolicyCaps {
+        PolicyCaps::NONE
+    }
+}
+
+/// A policy capability: a policy's declaration that it is written for a newer kernel behaviour
+/// (the kernel's POLICYDB_CAP_*, in its order, so `bit` is the bit in the policy's capability
+/// bitmap). Most change what object managers check, not what the security server answers:
+/// each variant says who applies it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PolicyCap {
+    /// Object manager: peer and packet checks use the peer class (labeled networking).
+    NetworkPeerControls,
+    /// Object manager: opening a file checks the `open` permission.
+    OpenPerms,
+    /// Object manager: sockets of newer families get their own classes, not `socket`.
+    ExtendedSocketClass,
+    /// Object manager: packet and peer checks apply even with no labeled networking set up.
+    AlwaysCheckNetwork,
+    /// Object manager: cgroup filesystems support per-file labels.
+    CgroupSeclabel,
+    /// Object manager: no_new_privs and nosuid transitions check process2 permissions instead
+    /// of requiring a bounded type.
+    NnpNosuidTransition,
+    /// Object manager: symlinks on genfs filesystems get genfs labels too; the security
+    /// server's genfs lookup is unchanged (hooks.c decides which objects it asks about).
+    GenfsSeclabelSymlinks,
+    /// Object manager: FIOCLEX / FIONCLEX and the like skip the ioctl check.
+    IoctlSkipCloexec,
+    /// Object manager: processes started before the policy loads keep the `init` initial SID.
+    /// Security server (policydb_load_isids): without it, the `init` initial SID takes the
+    /// `kernel` initial SID's context; seaccess's SID table does not apply this yet.
+    UserspaceInitialContext,
+    /// Object manager: netlink messages are checked with nlmsg extended permissions.
+    NetlinkXperm,
+    /// Security server: netifcon names are wildcard patterns (`*`, `?`).
+    NetifWildcard,
+    /// Security server: genfscon paths are wildcard patterns (`*`, `?`), still matching as
+    /// prefixes.
+    GenfsSeclabelWildcard,
+    /// Object manager: functionfs supports per-file labels.
+    FunctionfsSeclabel,
+    /// Object manager: memfd files get the memfd_file class.
+    MemfdClass,
+}
+
+impl PolicyCap {
+    /// Every capability, in the kernel's order (policycap.h).
+    pub const ALL: [PolicyCap; 14] = [
+        PolicyCap::NetworkPeerControls,
+        PolicyCap::OpenPerms,
+        PolicyCap::ExtendedSocketClass,
+        PolicyCap::AlwaysCheckNetwork,
+        PolicyCap::CgroupSeclabel,
+        PolicyCap::NnpNosuidTransition,
+        PolicyCap::GenfsSeclabelSymlinks,
+        PolicyCap::IoctlSkipCloexec,
+        PolicyCap::UserspaceInitialContext,
+        PolicyCap::NetlinkXperm,
+        PolicyCap::NetifWildcard,
+        PolicyCap::GenfsSeclabelWildcard,
+        PolicyCap::FunctionfsSeclabel,
+        PolicyCap::MemfdClass,
+    ];
+
+    /// The bit in the policy's capability bitmap.
+    pub fn bit(self) -> u32 {
+        self as u32
+    }
+
+    pub fn from_bit(bit: u32) -> Option<PolicyCap> {
+        PolicyCap::ALL.get(usize::try_from(bit).ok()?).copied()
+    }
+
+    /// The name policies declare it by and selinuxfs publishes it under
+    /// (policycap_names.h).
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyCap::NetworkPeerControls => "network_peer_controls",
+            PolicyCap::OpenPerms => "open_perms",
+            PolicyCap::ExtendedSocketClass => "extended_socket_class",
+            PolicyCap::AlwaysCheckNetwork => "always_check_network",
+            PolicyCap::CgroupSeclabel => "cgroup_seclabel",
+            PolicyCap::NnpNosuidTransition => "nnp_nosuid_transition",
+            PolicyCap::GenfsSeclabelSymlinks => "genfs_seclabel_symlinks",
+            PolicyCap::IoctlSkipCloexec => "ioctl_skip_cloexec",
+            PolicyCap::UserspaceInitialContext => "userspace_initial_context",
+            PolicyCap::NetlinkXperm => "netlink_xperm",
+            PolicyCap::NetifWildcard => "netif_wildcard",
+            PolicyCap::GenfsSeclabelWildcard => "genfs_seclabel_wildcard",
+            PolicyCap::FunctionfsSeclabel => "functionfs_seclabel",
+            PolicyCap::MemfdClass => "memfd_class",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<PolicyCap> {
+        PolicyCap::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// The capabilities a policy declares. Bits this kernel list does not name are dropped, as
+/// the kernel ignores capabilities it does not know.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PolicyCaps(u32);
+
+impl PolicyCaps {
+    pub const NONE: PolicyCaps = PolicyCaps(0);
+
+    /// The named capabilities among the bitmap's bits.
+    pub fn from_bits(bits: impl IntoIterator<Item = u32>) -> PolicyCaps {
+        bits.into_iter().filter_map(PolicyCap::from_bit).collect()
+    }
+
+    pub fn contains(self, cap: PolicyCap) -> bool {
+        self.0 & (1 << cap.bit()) != 0
+    }
+
+    pub fn insert(&mut self, cap: PolicyCap) {
+        self.0 |= 1 << cap.bit();
+    }
+
+    /// The declared capabilities, in the kernel's order.
+    pub fn iter(self) -> impl Iterator<Item = PolicyCap> {
+        PolicyCap::ALL.into_iter().filter(move |c| self.contains(*c))
+    }
+}
+
+impl FromIterator<PolicyCap> for PolicyCaps {
+    fn from_iter<I: IntoIterator<Item = PolicyCap>>(iter: I) -> PolicyCaps {
+        let mut caps = PolicyCaps::NONE;
+        for c in iter {
+            caps.insert(c);
+        }
+        caps
+    }
 }
