@@ -394,7 +394,15 @@ impl Avc {
     /// The decision for a triple, from the cache or, on a miss, from the security server.
     #[inline(always)]
     pub fn decide(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError> {
-        self.lookup(ssid, tsid, class).map(|(d, _)| d)
+        // The hit path of `lookup`, written out: returning the state beside the decision costs
+        // the hit a third more instructions (callgrind), and a bare decision needs no mode.
+        let key = Key::new(ssid, tsid, class);
+        let state = self.state();
+        if let Some(d) = self.table(state.seqno()).get(key, state.seqno(), state.tag()) {
+            self.stats.bump(Counter::Hit, 1);
+            return Ok(d);
+        }
+        self.miss(key, ssid, tsid, class).map(|(d, _)| d)
     }
 
     /// The decision and the state it was looked up under (whose mode the check must apply).

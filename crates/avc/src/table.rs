@@ -216,7 +216,14 @@ impl Table {
     /// one holding a grant of another mode epoch, is passed over rather than ending the search.
     #[inline(always)]
     fn find(&self, set: usize, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
-        self.sets[set].slots.iter().find_map(|slot| slot.read(key).filter(|(d, t)| d.seqno.0 == latest && accepts(*t, tag)).map(|(d, _)| d))
+        for slot in &self.sets[set].slots {
+            if let Some((d, t)) = slot.read(key) {
+                if d.seqno.0 == latest && accepts(t, tag) {
+                    return Some(d);
+                }
+            }
+        }
+        None
     }
 
     /// The cached decision for `key` made under policy `latest`, if any, and if it holds no
@@ -224,7 +231,10 @@ impl Table {
     #[inline(always)]
     pub fn get(&self, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
         let h = key.hash();
-        self.find(self.first(h), key, latest, tag).or_else(|| self.find(self.second(h), key, latest, tag))
+        if let Some(d) = self.find(self.first(h), key, latest, tag) {
+            return Some(d);
+        }
+        self.find(self.second(h), key, latest, tag)
     }
 
     /// How full a set is with entries of `latest` (free and stale slots do not count).
