@@ -220,3 +220,26 @@ fn fuzz_regressions() {
     assert!(n > 0);
     assert!(peak_rss_kib() < 1024 * 1024, "peak memory {} KiB", peak_rss_kib());
 }
+
+/// A symbol table may declare values no entry names (holes), but at most one per 8 bytes left
+/// in the file beyond its entries, so a forged count cannot claim memory beyond a small multiple
+/// of the file's size.
+#[test]
+fn symbol_holes_are_bounded_by_the_file() {
+    let data = std::fs::read(compile_conf("holes", 33)).unwrap();
+    let starts = section_starts(&data).unwrap();
+    let &(_, at) = starts.iter().find(|(s, _)| *s == Section::Roles).unwrap();
+    let word = |d: &[u8], i: usize| u32::from_le_bytes(d[i..i + 4].try_into().unwrap());
+    let (nprim, nel) = (word(&data, at), word(&data, at + 4));
+    assert_eq!((nprim, nel), (5, 4), "holes.conf: four roles and one role attribute");
+    let limit = nel + ((data.len() - (at + 8)) / 8) as u32;
+    let with = |n: u32| {
+        let mut d = data.clone();
+        d[at..at + 4].copy_from_slice(&n.to_le_bytes());
+        read_policy(&d)
+    };
+    let p = with(limit).expect("holes up to the limit load");
+    assert_eq!(p.roles.len(), limit as usize);
+    let Err(e) = with(limit + 1) else { panic!("a hole beyond the limit loads") };
+    assert_eq!((e.section(), e.offset()), (Section::Roles, at), "{e}");
+}

@@ -32,9 +32,11 @@ impl<T> Table<T> {
     fn new(r: &Reader<'_>, what: &'static str, nprim: u32, nel: usize, hole: Option<fn() -> T>) -> Result<Self> {
         let dense = hole.is_none();
         // A dense table needs an entry per value. Holes have no entry, so a table with holes is
-        // bounded instead by the bytes left: a placeholder costs a fixed few dozen bytes, which
-        // keeps the memory a hostile file can claim proportional to its size.
-        let limit = if dense { nel } else { nel.saturating_add(r.remaining()) };
+        // bounded instead by the bytes left: at most one hole per 8 of them. A placeholder costs
+        // a few dozen bytes, so the memory a hostile file can claim stays a small multiple of
+        // its size; real policies have far fewer (Debian's refpol: 157 role attributes in 2 MB;
+        // aliases are entries, so only role attributes make holes beyond the entry count).
+        let limit = if dense { nel } else { nel.saturating_add(r.remaining() / 8) };
         if nprim as usize > limit {
             // Reported at the declared count: the table's header (nprim, then nel) was just read.
             return Err(r.invalid_at(r.offset().saturating_sub(8), if dense {
