@@ -216,7 +216,7 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> AvcBench {
     // Wired to the server as an object manager wires it: decisions recomputed before a change
     // is published, the switch when it is announced.
     let avc = Arc::new(Avc::new(dynserver.clone(), capacity));
-    avc.follow(&*server);
+    let _following = avc.follow(&*server);
     let avc = &*avc;
     // Each design measured through its own monomorphised loop: no virtual call in any of them.
     fn measure<C: DecisionCache>(c: &C, work: &[(Sid, Sid, ClassId)], threads: &[usize], dur: Duration) -> (String, Vec<Row>) {
