@@ -40,7 +40,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwapOption;
 
-use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, PolicyEvents, Seqno, ServerError, Sid, XpermsDecision};
+use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, PolicyEvents, Registration, Seqno, ServerError, Sid, XpermsDecision};
 
 pub use stats::CacheStats;
 use stats::{Counter, Stats};
@@ -314,21 +314,27 @@ impl Avc {
     }
 
     /// Follows the policy changes of `events` (the security server): [`Avc::prepare`] before
-    /// each new policy is published, [`Avc::policy_changed`] after. The listeners hold the cache
-    /// weakly, so they do not keep it alive.
-    pub fn follow(self: &Arc<Self>, events: &dyn PolicyEvents) {
-        let weak = Arc::downgrade(self);
-        events.on_policy_prepare(Box::new(move |next| {
-            if let Some(a) = weak.upgrade() {
-                a.prepare(next);
-            }
+    /// each new policy is published, [`Avc::policy_changed`] after, until the returned
+    /// registration is dropped. The listeners hold the cache weakly, so they do not keep it
+    /// alive; kept with [`Registration::keep`], they unregister themselves at the first change
+    /// after the cache is dropped.
+    pub fn follow(self: &Arc<Self>, events: &dyn PolicyEvents) -> Registration {
+        // Shared by both listeners and the handle: whichever ends the following drops both
+        // registrations. The listeners hold it, not the server's lists, so no cycle keeps the
+        // server's listeners alive.
+        let both: Arc<Mutex<Option<(Registration, Registration)>>> = Arc::new(Mutex::new(None));
+        let (weak, mine) = (Arc::downgrade(self), both.clone());
+        let prepare = events.on_policy_prepare(Box::new(move |next| match weak.upgrade() {
+            Some(a) => a.prepare(next),
+            None => drop(lock(&mine).take()),
         }));
-        let weak = Arc::downgrade(self);
-        events.on_policy_change(Box::new(move |seq| {
-            if let Some(a) = weak.upgrade() {
-                a.policy_changed(seq);
-            }
+        let (weak, mine) = (Arc::downgrade(self), both.clone());
+        let change = events.on_policy_change(Box::new(move |seq| match weak.upgrade() {
+            Some(a) => a.policy_changed(seq),
+            None => drop(lock(&mine).take()),
         }));
+        *lock(&both) = Some((prepare, change));
+        Registration::new(move || drop(lock(&both).take()))
     }
 
     /// A policy generation that is about to be published: its decisions for every triple

@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
     // Reloads and boolean commits reach the cache as they reach the kernel's AVC, and the
     // cache recomputes its decisions under a new policy before the policy is published.
-    avc.follow(&*server);
+    let _following = avc.follow(&*server);
     avc.set_audit_callback(|record| println!("audit: {record}"));
 
     // Contexts become SIDs once, when the object is labelled; checks then use only numbers.

@@ -7,7 +7,7 @@ use seaccess_types::Seqno;
 use crate::compiled::ALWAYS;
 use crate::error::{Result, SecurityError};
 use crate::generation::Generation;
-use crate::server::{lock, SecurityServer};
+use crate::server::{lock, Change, SecurityServer};
 
 impl Generation {
     /// Whether rules in `branch` apply under this generation's boolean values.
@@ -58,13 +58,7 @@ impl SecurityServer {
     /// Makes every pending boolean value current, all at once, as a new generation with the next
     /// seqno. Returns the new seqno.
     pub fn commit_booleans(&self) -> Seqno {
-        let pending = lock(&self.pending);
-        let old = self.current.load_full();
-        let seqno = Seqno(old.seqno.0.wrapping_add(1));
-        let g = Generation::new(old.c.clone(), old.sids.clone(), old.ctx.clone(), pending.clone(), seqno);
-        self.publish(g);
-        self.notify(seqno);
-        seqno
+        self.change(Change::Commit)
     }
 }
 

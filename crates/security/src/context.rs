@@ -23,7 +23,7 @@ pub fn parse_context(p: &Policy, s: &str) -> Result<Context> {
     let user = p.user_names.value(u).ok_or_else(|| invalid(s, format!("unknown user {u}")))?;
     let role = p.role_names.value(r).ok_or_else(|| invalid(s, format!("unknown role {r}")))?;
     let ty = p.type_names.value(t).ok_or_else(|| invalid(s, format!("unknown type {t}")))?;
-    if p.types.get(ty as usize - 1).map_or(true, |d| d.attribute) {
+    if !matches!(p.types.get((ty as usize).wrapping_sub(1)), Some(d) if !d.attribute) {
         return Err(invalid(s, format!("{t} is an attribute, not a type")));
     }
     let range = match (p.mls, mls) {

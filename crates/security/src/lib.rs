@@ -17,6 +17,7 @@ mod context;
 mod error;
 mod explain;
 mod generation;
+mod listeners;
 mod mapping;
 mod mls;
 mod ocontext;

@@ -69,12 +69,12 @@ impl seaccess_types::AccessServer for Generation {
 /// How a cache follows the server's changes ([`SecurityServer::on_policy_prepare`] and
 /// [`SecurityServer::on_policy_change`]).
 impl seaccess_types::PolicyEvents for SecurityServer {
-    fn on_policy_prepare(&self, f: seaccess_types::PrepareFn) {
-        SecurityServer::on_policy_prepare(self, f);
+    fn on_policy_prepare(&self, f: seaccess_types::PrepareFn) -> seaccess_types::Registration {
+        SecurityServer::on_policy_prepare(self, f)
     }
 
-    fn on_policy_change(&self, f: seaccess_types::ChangeFn) {
-        SecurityServer::on_policy_change(self, f);
+    fn on_policy_change(&self, f: seaccess_types::ChangeFn) -> seaccess_types::Registration {
+        SecurityServer::on_policy_change(self, f)
     }
 }
 

@@ -1,25 +1,64 @@
 //! The security server: the current policy generation, its atomic replacement by a load or
-//! reload (the kernel's security_load_policy), and the listeners told of each change.
+//! reload (the kernel's security_load_policy) or a boolean commit, and the listeners told of
+//! each change (see `listeners`).
 
+use std::cell::Cell;
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 use seaccess_policy::{read_policy, Policy};
-use seaccess_types::{AvDecision, ClassId, Seqno, Sid};
+use seaccess_types::{AvDecision, ClassId, Registration, Seqno, Sid};
 
 use crate::compiled::Compiled;
 use crate::error::{Result, SecurityError};
 use crate::generation::Generation;
+use crate::listeners::{delivering, Listeners};
 use crate::sidtab::{Contexts, SidTable};
+
+/// A change of the current generation.
+pub(crate) enum Change {
+    /// The pending boolean values become current.
+    Commit,
+    /// A new policy replaces the current one.
+    Reload(Box<Policy>),
+}
+
+thread_local! {
+    /// This thread is running prepare listeners, with the change lock held: a change it asks
+    /// for is made after the one being prepared, by the same call.
+    static PREPARING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks prepare listeners running on this thread; the mark goes even if one panics.
+struct Preparing;
+
+impl Preparing {
+    fn start() -> Preparing {
+        PREPARING.with(|p| p.set(true));
+        Preparing
+    }
+}
+
+impl Drop for Preparing {
+    fn drop(&mut self) {
+        PREPARING.with(|p| p.set(false));
+    }
+}
 
 /// The security server: the current policy generation, replaced atomically by loads and
 /// boolean commits, and the booleans set but not yet committed.
 pub struct SecurityServer {
     pub(crate) current: ArcSwap<Generation>,
-    /// Pending boolean values; the lock also serialises commits and reloads.
+    /// Pending boolean values. Replaced together with the current generation on a reload, under
+    /// this lock, so that a boolean name resolved under it indexes the right list.
     pub(crate) pending: Mutex<Vec<bool>>,
-    listeners: Mutex<Vec<seaccess_types::ChangeFn>>,
-    prepares: Mutex<Vec<seaccess_types::PrepareFn>>,
+    /// Serialises changes, from building a generation to publishing it: prepare listeners run
+    /// under it, change listeners do not.
+    changing: Mutex<()>,
+    /// Changes asked for by prepare listeners, made right after the one being prepared.
+    deferred: Mutex<VecDeque<Change>>,
+    listeners: Arc<Listeners>,
 }
 
 impl SecurityServer {
@@ -32,7 +71,13 @@ impl SecurityServer {
     pub fn new(policy: Policy) -> SecurityServer {
         let bools: Vec<bool> = policy.bools.iter().map(|b| b.state).collect();
         let g = Self::generation(policy, Arc::new(SidTable::new()), bools.clone(), Seqno(1));
-        SecurityServer { current: ArcSwap::from_pointee(g), pending: Mutex::new(bools), listeners: Mutex::new(Vec::new()), prepares: Mutex::new(Vec::new()) }
+        SecurityServer {
+            current: ArcSwap::from_pointee(g),
+            pending: Mutex::new(bools),
+            changing: Mutex::new(()),
+            deferred: Mutex::new(VecDeque::new()),
+            listeners: Arc::new(Listeners::default()),
+        }
     }
 
     fn generation(policy: Policy, sids: Arc<SidTable>, bools: Vec<bool>, seqno: Seqno) -> Generation {
@@ -42,53 +87,97 @@ impl SecurityServer {
 
     /// Replaces the policy with a new image, atomically for every thread, with the next seqno.
     /// SIDs keep standing for the same context text; booleans the new policy shares by name
-    /// keep their current values (as the kernel preserves them across a reload). On error the
-    /// old policy stays.
+    /// keep their current values (as the kernel preserves them across a reload), and pending
+    /// values are reset to the current ones (as selinuxfs recreates its boolean files). On
+    /// error the old policy stays.
     pub fn reload(&self, data: &[u8]) -> Result<Seqno> {
         let policy = read_policy(data).map_err(|e| SecurityError::Policy(Arc::new(e)))?;
-        let mut pending = lock(&self.pending);
-        let old = self.current.load_full();
-        let bools: Vec<bool> = policy
-            .bools
-            .iter()
-            .map(|b| old.boolean(&b.name).unwrap_or(b.state))
-            .collect();
-        let seqno = Seqno(old.seqno.0.wrapping_add(1));
-        let g = Self::generation(policy, old.sids.clone(), bools.clone(), seqno);
-        g.resolve_all_sids();
-        self.publish(g);
-        *pending = bools;
-        self.notify(seqno);
-        Ok(seqno)
+        Ok(self.change(Change::Reload(Box::new(policy))))
     }
 
-    /// Calls `f` with the new seqno after every reload and boolean commit, before the call that
-    /// made the change returns: how a cache learns to drop its decisions (the kernel's
-    /// avc_ss_reset, libselinux's avc_add_callback).
-    pub fn on_policy_change(&self, f: impl Fn(Seqno) + Send + Sync + 'static) {
-        lock(&self.listeners).push(Box::new(f));
+    /// Makes a change and announces it; returns its seqno. Prepare listeners see the new
+    /// generation before it is published; change listeners are told after every lock is
+    /// released, and before this returns unless it was called from a listener (then the
+    /// change is announced after the notification being delivered, or, from a prepare
+    /// listener, made right after the change being prepared).
+    pub(crate) fn change(&self, c: Change) -> Seqno {
+        if PREPARING.with(Cell::get) {
+            let mut d = lock(&self.deferred);
+            d.push_back(c);
+            // The change lock is held below this call on this thread, so the seqno is known:
+            // after the generation being prepared and the changes deferred before this one.
+            return Seqno(self.current.load().seqno.0.wrapping_add(1 + d.len() as u32));
+        }
+        // Earlier changes are announced before this one is published, so that a change
+        // listener finds the generation it is told of current (unless listeners change it).
+        let guard = loop {
+            if !delivering() {
+                self.listeners.wait_idle();
+            }
+            let g = lock(&self.changing);
+            if delivering() || self.listeners.is_idle() {
+                break g;
+            }
+        };
+        let mut next = Some(c);
+        let mut first = None;
+        while let Some(c) = next {
+            let old = self.current.load_full();
+            let seqno = Seqno(old.seqno.0.wrapping_add(1));
+            let (g, reset) = match c {
+                Change::Commit => {
+                    let bools = lock(&self.pending).clone();
+                    (Generation::new(old.c.clone(), old.sids.clone(), old.ctx.clone(), bools, seqno), None)
+                }
+                Change::Reload(policy) => {
+                    let bools: Vec<bool> = policy.bools.iter().map(|b| old.boolean(&b.name).unwrap_or(b.state)).collect();
+                    let g = Self::generation(*policy, old.sids.clone(), bools.clone(), seqno);
+                    g.resolve_all_sids();
+                    (g, Some(bools))
+                }
+            };
+            {
+                let _p = Preparing::start();
+                self.listeners.prepare(&g);
+            }
+            {
+                let mut pending = lock(&self.pending);
+                self.current.store(Arc::new(g));
+                if let Some(b) = reset {
+                    *pending = b;
+                }
+            }
+            self.listeners.queue(seqno);
+            first.get_or_insert(seqno);
+            next = lock(&self.deferred).pop_front();
+        }
+        drop(guard);
+        if !delivering() {
+            self.listeners.wait_idle();
+        }
+        first.unwrap_or_else(|| self.seqno())
+    }
+
+    /// Calls `f` with the seqno of every reload and boolean commit, once each, in order, until
+    /// the returned registration is dropped: how a cache learns to drop its decisions (the
+    /// kernel's avc_ss_reset, libselinux's avc_add_callback). Runs outside the server's locks,
+    /// so `f` may itself commit booleans or reload (that change is announced after this one).
+    pub fn on_policy_change(&self, f: impl Fn(Seqno) + Send + Sync + 'static) -> Registration {
+        self.listeners.add_change(Arc::new(f))
     }
 
     /// Calls `f` with each new generation before it is published, while every thread still
-    /// gets the old one: how a cache computes its decisions under the new policy ahead of the
-    /// switch ([`seaccess_types::AccessServer`] answers from that generation alone, with its
-    /// seqno). Runs serialised with every other change, on the changing thread.
-    pub fn on_policy_prepare(&self, f: impl Fn(&dyn seaccess_types::AccessServer) + Send + Sync + 'static) {
-        lock(&self.prepares).push(Box::new(f));
+    /// gets the old one, until the returned registration is dropped: how a cache computes its
+    /// decisions under the new policy ahead of the switch ([`seaccess_types::AccessServer`]
+    /// answers from that generation alone, with its seqno). Runs on the changing thread, one
+    /// change at a time; a change `f` makes is made after the one it prepares.
+    pub fn on_policy_prepare(&self, f: impl Fn(&dyn seaccess_types::AccessServer) + Send + Sync + 'static) -> Registration {
+        self.listeners.add_prepare(Arc::new(f))
     }
 
-    /// Prepares listeners for `g`, then makes it the current generation.
-    pub(crate) fn publish(&self, g: Generation) {
-        for f in lock(&self.prepares).iter() {
-            f(&g);
-        }
-        self.current.store(Arc::new(g));
-    }
-
-    pub(crate) fn notify(&self, seqno: Seqno) {
-        for f in lock(&self.listeners).iter() {
-            f(seqno);
-        }
+    /// How many listeners are registered: (prepare, change).
+    pub fn listener_count(&self) -> (usize, usize) {
+        self.listeners.count()
     }
 
     /// The current generation; hold it to make several queries against one policy state.

@@ -4,7 +4,6 @@ use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use std::collections::HashMap;
 
-use rustc_hash::FxHashMap;
 use seaccess_policy::{Context, Policy, MAX_INITIAL_SID};
 use seaccess_types::Sid;
 
@@ -24,9 +23,10 @@ fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
     }
 }
 
-#[derive(Default)]
 struct Registry {
-    by_str: FxHashMap<Arc<str>, Sid>,
+    /// Keyed by text clients supply, so hashed with std's randomly keyed SipHash: a fixed hash
+    /// (Fx) would let chosen context strings pile into one bucket.
+    by_str: HashMap<Arc<str>, Sid>,
     /// Indexed by SID; None for the initial SIDs, whose contexts each policy gives.
     strs: Vec<Option<Arc<str>>>,
 }
@@ -46,7 +46,7 @@ pub struct SidTable {
 
 impl SidTable {
     pub(crate) fn new() -> SidTable {
-        let reg = Registry { by_str: FxHashMap::default(), strs: vec![None; MAX_INITIAL_SID as usize + 1] };
+        let reg = Registry { by_str: HashMap::new(), strs: vec![None; MAX_INITIAL_SID as usize + 1] };
         SidTable { inner: RwLock::new(reg) }
     }
 
@@ -176,6 +176,16 @@ pub const INITIAL_SID_NAMES: [&str; 28] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Context text comes from clients: its map must be keyed per process (and here per table),
+    /// or chosen strings collide in one bucket.
+    #[test]
+    fn context_text_hashes_are_keyed() {
+        use std::hash::BuildHasher;
+        let (a, b) = (SidTable::new(), SidTable::new());
+        let h = |t: &SidTable| read(&t.inner).by_str.hasher().hash_one("system_u:object_r:etc_t:s0");
+        assert_ne!(h(&a), h(&b));
+    }
 
     #[test]
     fn every_sid_has_its_own_slot() {

@@ -34,7 +34,7 @@ fn set_boolean_racing_reload_writes_the_named_boolean() {
         std::thread::spawn(move || {
             let mut n = 0u32;
             while !stop.load(Ordering::Relaxed) {
-                s.reload(if n % 2 == 0 { &b } else { &a }).unwrap();
+                s.reload(if n & 1 == 0 { &b } else { &a }).unwrap();
                 n += 1;
             }
             n

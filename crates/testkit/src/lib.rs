@@ -347,7 +347,7 @@ pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess
     let server = std::sync::Arc::new(load(path));
     let dynserver: std::sync::Arc<dyn seaccess_types::AccessServer> = server.clone();
     let avc = std::sync::Arc::new(seaccess_avc::Avc::new(dynserver, capacity));
-    avc.follow(&*server);
+    avc.follow(&*server).keep();
     (server, avc)
 }
 

@@ -254,7 +254,7 @@ fn a_change_is_prepared_before_it_is_published() {
             let before = avc.cache_stats().misses;
             let old = qs.iter().all(|&(s, t, c)| avc.decide(s, t, c).unwrap().seqno < next.seqno());
             *seen.lock().unwrap() = Some((old, avc.cache_stats().misses - before));
-        });
+        }).keep();
     }
     for (name, v) in g0.booleans() {
         server.set_boolean(&name, !v).unwrap();
@@ -279,7 +279,7 @@ fn a_switch_by_a_miss_finds_the_prepared_decisions() {
         if let Some(a) = weak.upgrade() {
             a.prepare(next);
         }
-    });
+    }).keep();
     // No announcement is wired: only a miss can tell the cache of the change.
     let g0 = server.snapshot();
     let qs = triples(&g0);

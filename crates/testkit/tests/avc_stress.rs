@@ -75,7 +75,7 @@ fn storm(refresh: bool) {
                 assert_eq!(g.seqno(), seq);
                 gens.lock().unwrap().insert(seq.0, g);
             }
-        });
+        }).keep();
     }
     let g0 = server.snapshot();
     let queries: Vec<(Sid, Sid, ClassId)> = all_triples(g0.policy())

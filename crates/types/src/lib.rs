@@ -224,11 +224,46 @@ pub type PrepareFn = Box<dyn Fn(&dyn AccessServer) + Send + Sync>;
 pub type ChangeFn = Box<dyn Fn(Seqno) + Send + Sync>;
 
 /// Where a cache learns of policy changes: before each new generation is published (to compute
-/// its decisions ahead) and after (to switch to them). Listeners run on the changing thread,
-/// serialised with every other change.
+/// its decisions ahead) and after (to switch to them). Each call registers a listener until the
+/// returned [`Registration`] is dropped. Prepare listeners run on the changing thread, one
+/// change at a time; change listeners run after the change's locks are released, in
+/// publication order, each seqno once.
 pub trait PolicyEvents {
-    fn on_policy_prepare(&self, f: PrepareFn);
-    fn on_policy_change(&self, f: ChangeFn);
+    fn on_policy_prepare(&self, f: PrepareFn) -> Registration;
+    fn on_policy_change(&self, f: ChangeFn) -> Registration;
+}
+
+/// A listener's registration: dropping it unregisters the listener (a listener running at that
+/// moment finishes its call). [`Registration::keep`] leaves it registered for good.
+#[must_use = "dropping a Registration unregisters its listener at once"]
+pub struct Registration {
+    unregister: Option<Box<dyn FnOnce() + Send + Sync>>,
+}
+
+impl Registration {
+    /// A registration that runs `unregister` when dropped.
+    pub fn new(unregister: impl FnOnce() + Send + Sync + 'static) -> Registration {
+        Registration { unregister: Some(Box::new(unregister)) }
+    }
+
+    /// Keeps the listener registered for as long as its source lives.
+    pub fn keep(mut self) {
+        self.unregister = None;
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Some(f) = self.unregister.take() {
+            f();
+        }
+    }
+}
+
+impl fmt::Debug for Registration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.unregister.is_some() { "Registration" } else { "Registration(kept)" })
+    }
 }
 
 /// The security server as the access vector cache sees it: the counterpart of the kernel's

@@ -71,7 +71,7 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<AvcBench, LabErr
     // Wired to the server as an object manager wires it: decisions recomputed before a change
     // is published, the switch when it is announced.
     let avc = Arc::new(Avc::new(dynserver.clone(), capacity));
-    avc.follow(&*server);
+    let _following = avc.follow(&*server);
     let avc = &*avc;
     let (gm, grw, bm, brw, blk) = (
         GlobalMutex::new(dynserver.clone()),
