@@ -201,7 +201,7 @@ fn no_permissive_grant_answers_after_the_switch_to_enforcing() {
             if let Some(s) = s.upgrade() {
                 gens.lock().unwrap().insert(seq.0, s.snapshot());
             }
-        });
+        }).keep();
     }
     let g0 = server.snapshot();
     // Every (triple, permission) the first generation denies to a domain that is not permissive.
