@@ -46,6 +46,9 @@ fn sids_are_stable_across_threads() {
     }
 }
 
+/// A boolean state and the single-threaded answers under it.
+type StateAnswers = (Vec<bool>, Arc<Vec<String>>);
+
 /// The boolean states the committer below walks through: state `k` is the one after `k` commits.
 fn commit_states(names: &[String], initial: &[(String, bool)], commits: usize) -> Vec<Vec<bool>> {
     let mut state: Vec<bool> = names.iter().map(|n| initial.iter().find(|(m, _)| m == n).unwrap().1).collect();
@@ -90,7 +93,7 @@ fn decisions_match_their_generation_during_commits() {
         by_state.values().any(|a| a != &by_state[&states[0]]),
         "the boolean states must change some answers, or the comparison proves nothing"
     );
-    let expected: Arc<Vec<(Vec<bool>, Arc<Vec<String>>)>> =
+    let expected: Arc<Vec<StateAnswers>> =
         Arc::new(states.iter().map(|st| (st.clone(), by_state[st].clone())).collect());
     let base = first.seqno().0;
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
