@@ -46,16 +46,20 @@ fn check(name: &str) {
     }
 }
 
-/// One `#[test]` per policy, and a check that the list names every policy in testdata/policies.
+/// One `#[test]` per listed policy, and one more for every test policy not listed yet (added
+/// since), so a new policy is compared from the day it lands, if serially until it is listed.
 macro_rules! own_policies {
     ($($name:ident),* $(,)?) => {
         $(#[test] fn $name() { check(stringify!($name)); })*
 
         #[test]
-        fn every_test_policy_has_a_differential_test() {
+        fn policies_not_listed_yet() {
             let listed = [$(stringify!($name)),*];
             for name in policy_names() {
-                assert!(listed.contains(&name.as_str()), "{name}.cil has no test in differential_own.rs: add it to own_policies!");
+                if !listed.contains(&name.as_str()) {
+                    eprintln!("{name}: not listed in own_policies!; compared here");
+                    check(&name);
+                }
             }
         }
     };
