@@ -2,11 +2,11 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 ORACLE := target/oracle/sepol-oracle
-ORACLE_SRC := ../shared/tools/sepol-oracle
+REFPOLICY := target/refpolicy
 DEFAULT_POLICY := /etc/selinux/default/policy/policy.33
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build oracle peers policies demo test lint bench fuzz clean
+.PHONY: all deps build oracle peers policies refpolicy demo test lint bench fuzz clean
 
 all: build
 
@@ -16,13 +16,9 @@ deps:
 build: deps
 	$(CARGO) build --release --workspace
 
-# libsepol's answers, for the differential tests and the benchmark.
+# libsepol's answers, for the differential tests and the benchmark (tools/sepol-oracle).
 oracle: deps
-	@if [ -d "$(ORACLE_SRC)" ]; then \
-		$(MAKE) -s -C $(ORACLE_SRC) OUT=$(CURDIR)/target/oracle; \
-	else \
-		echo "note: $(ORACLE_SRC) not found; differential tests will be skipped" >&2; \
-	fi
+	@$(MAKE) -s -C tools/sepol-oracle OUT=$(CURDIR)/target/oracle
 
 # libselinux's own AVC, measured beside seaccess's by `seaccess bench avc`.
 peers: deps
@@ -32,6 +28,11 @@ peers: deps
 policies: deps
 	@bash testdata/policies/compile.sh target/policies
 
+# Debian's reference policy source built monolithic with checkpolicy (standard, mcs, mls),
+# cached under target/refpolicy.
+refpolicy: deps
+	@bash scripts/build-refpolicy.sh $(REFPOLICY)
+
 demo: build policies
 	./target/release/seaccess tour
 
@@ -39,10 +40,11 @@ demo: build policies
 lint: deps
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
-test: deps oracle peers policies lint
-	SEACCESS_REQUIRE_ORACLE=$$([ -x $(ORACLE) ] && echo 1 || echo 0) \
-	$(CARGO) test --release --workspace
-	bash tests/cli.sh
+# Every differential test is required here: a missing oracle, Debian policy or reference policy
+# build fails the run instead of skipping the comparison.
+test: deps oracle peers policies refpolicy lint
+	SEACCESS_REQUIRE_ORACLE=1 $(CARGO) test --release --workspace
+	SEACCESS_REQUIRE_ORACLE=1 bash tests/cli.sh
 
 bench: build oracle peers
 	./target/release/seaccess bench engine --policy $(DEFAULT_POLICY)

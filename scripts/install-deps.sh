@@ -3,7 +3,9 @@
 # Run as root (or with sudo available). Idempotent.
 set -euo pipefail
 
-pkgs=(libsepol-dev libselinux1-dev checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind)
+# gcc, libc6-dev, make: tools/sepol-oracle. selinux-policy-src, m4, python3, zstd: scripts/build-refpolicy.sh.
+pkgs=(libsepol-dev libselinux1-dev checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind
+      gcc libc6-dev make m4 python3 zstd selinux-policy-src)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -17,32 +17,40 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
-/// The libsepol oracle, if built (`make oracle`). When `SEACCESS_REQUIRE_ORACLE=1` (as `make
-/// test` sets when it could build it), a missing oracle fails the test instead of skipping it.
-pub fn oracle() -> Option<PathBuf> {
-    let p = std::env::var_os("SEACCESS_ORACLE").map(PathBuf::from).unwrap_or_else(|| root().join("target/oracle/sepol-oracle"));
-    if p.exists() {
-        return Some(p);
+/// Whether every differential input is required (`SEACCESS_REQUIRE_ORACLE=1`, as `make test`
+/// always sets): then a missing oracle or policy fails the test instead of skipping it.
+pub fn required() -> bool {
+    std::env::var("SEACCESS_REQUIRE_ORACLE").as_deref() == Ok("1")
+}
+
+/// `path` if it exists; otherwise a skip (`None`), or a failure when [`required`].
+fn present(path: PathBuf, what: &str, how: &str) -> Option<PathBuf> {
+    if path.exists() {
+        return Some(path);
     }
-    if std::env::var("SEACCESS_REQUIRE_ORACLE").as_deref() == Ok("1") {
-        panic!("the sepol oracle is required but {} does not exist", p.display());
+    if required() {
+        panic!("{what} is required but {} does not exist ({how})", path.display());
     }
-    eprintln!("SKIP: no sepol oracle at {} (run `make oracle`)", p.display());
+    eprintln!("SKIP: no {what} at {} ({how})", path.display());
     None
 }
 
-/// Debian's installed policy of this flavour ("default" or "mls"), if present.
+/// The project's libsepol answering program (tools/sepol-oracle, built by `make oracle`), or
+/// `SEACCESS_ORACLE` if set.
+pub fn oracle() -> Option<PathBuf> {
+    let p = std::env::var_os("SEACCESS_ORACLE").map(PathBuf::from).unwrap_or_else(|| root().join("target/oracle/sepol-oracle"));
+    present(p, "sepol oracle", "run `make oracle`")
+}
+
+/// Debian's installed policy of this flavour ("default" or "mls").
 pub fn debian_policy(flavour: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(format!("/etc/selinux/{flavour}/policy/policy.33"));
-    if p.exists() {
-        Some(p)
-    } else {
-        if std::env::var("SEACCESS_REQUIRE_ORACLE").as_deref() == Ok("1") {
-            panic!("{} is required by make test but is not installed", p.display());
-        }
-        eprintln!("SKIP: {} not installed", p.display());
-        None
-    }
+    present(PathBuf::from(format!("/etc/selinux/{flavour}/policy/policy.33")), "Debian policy", "run `make deps`")
+}
+
+/// Debian's reference policy source built monolithic by checkpolicy as `kind` ("standard",
+/// "mcs" or "mls"), by `make refpolicy` (scripts/build-refpolicy.sh).
+pub fn refpolicy(kind: &str) -> Option<PathBuf> {
+    present(root().join(format!("target/refpolicy/{kind}.bin")), "reference policy build", "run `make refpolicy`")
 }
 
 /// The source of a test policy.
@@ -278,8 +286,20 @@ pub fn comparable(mode: &str, answer: &str) -> String {
     format!("{} {} {}", f[0], f[2], f[3])
 }
 
-/// Compares our answers with the oracle's on `queries`; returns the mismatching lines
-/// (query, oracle, ours), at most `max`.
+/// The outcome of comparing our answers with libsepol's.
+pub struct Comparison {
+    /// Queries answered differently (and, unless errors were expected, refused by both sides).
+    pub differ: usize,
+    /// Queries both sides refused.
+    pub both_errors: usize,
+    /// The first differing queries, each with both answers.
+    pub shown: Vec<String>,
+}
+
+/// Compares our answers with the oracle's on `queries`; returns the number of mismatching lines
+/// and the first `max` of them (query, oracle, ours). A query both sides refuse is a mismatch:
+/// agreeing that a generated query is invalid says nothing about either engine (see
+/// [`compare_expecting_errors`] for tests where refusals are part of the answer).
 pub fn mismatches(
     g: &seaccess_security::Generation,
     oracle: &Path,
@@ -288,19 +308,120 @@ pub fn mismatches(
     queries: &[String],
     max: usize,
 ) -> (usize, Vec<String>) {
+    let c = compare(g, oracle, policy, mode, queries, max, false);
+    (c.differ, c.shown)
+}
+
+/// As [`mismatches`], but a query both sides refuse counts as agreement (reported in
+/// `both_errors`): for create/relabel/member, where the computed context may be invalid and both
+/// the kernel and libsepol then fail the call.
+pub fn compare_expecting_errors(
+    g: &seaccess_security::Generation,
+    oracle: &Path,
+    policy: &Path,
+    mode: &str,
+    queries: &[String],
+    max: usize,
+) -> Comparison {
+    compare(g, oracle, policy, mode, queries, max, true)
+}
+
+fn compare(
+    g: &seaccess_security::Generation,
+    oracle: &Path,
+    policy: &Path,
+    mode: &str,
+    queries: &[String],
+    max: usize,
+    errors_agree: bool,
+) -> Comparison {
     let theirs = run_oracle(oracle, mode, policy, queries);
-    let mut n = 0;
-    let mut shown = Vec::new();
+    let mut c = Comparison { differ: 0, both_errors: 0, shown: Vec::new() };
     for (q, o) in queries.iter().zip(&theirs) {
         let ours = answer(g, mode, q);
-        if comparable(mode, o) != comparable(mode, &ours) {
-            n += 1;
-            if shown.len() < max {
-                shown.push(format!("{q}\n   libsepol: {o}\n   seaccess: {ours}"));
+        let both_error = o == "error" && ours == "error";
+        c.both_errors += usize::from(both_error);
+        if (both_error && !errors_agree) || comparable(mode, o) != comparable(mode, &ours) {
+            c.differ += 1;
+            if c.shown.len() < max {
+                c.shown.push(format!("{q}\n   libsepol: {o}\n   seaccess: {ours}"));
             }
         }
     }
-    (n, shown)
+    c
+}
+
+/// A deterministic sample of at most `max` of `items` (all of them when there are no more),
+/// spread over the whole list and kept in order; the same `seed` picks the same sample.
+pub fn sample<T: Clone>(items: &[T], max: usize, seed: u64) -> Vec<T> {
+    if items.len() <= max {
+        return items.to_vec();
+    }
+    // A partial Fisher-Yates shuffle of the indices picks `max` distinct ones uniformly.
+    let mut idx: Vec<usize> = (0..items.len()).collect();
+    let mut state = (seed ^ 0x9e37_79b9_7f4a_7c15) | 1;
+    for i in 0..max {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let j = i + (state % (items.len() - i) as u64) as usize;
+        idx.swap(i, j);
+    }
+    let mut chosen = idx[..max].to_vec();
+    chosen.sort_unstable();
+    chosen.into_iter().map(|i| items[i].clone()).collect()
+}
+
+/// compute_av on `count` random valid queries from the oracle's generator over `policy`: zero
+/// differences from libsepol, and enough allowed answers that the queries exercise decisions.
+pub fn differential_av(oracle: &Path, policy: &Path, seed: u64, count: usize) {
+    let server = load(policy);
+    let g = server.snapshot();
+    let queries = gen(oracle, policy, seed, count);
+    assert_eq!(queries.len(), count);
+    let (n, shown) = mismatches(&g, oracle, policy, "av", &queries, 10);
+    assert_eq!(n, 0, "{}: {n} of {count} compute_av answers differ from libsepol:\n{}", policy.display(), shown.join("\n"));
+    let allowed = queries.iter().filter(|q| !answer(&g, "av", q).starts_with("0 ")).count();
+    assert!(allowed > count / 10, "only {allowed} of {count} queries allow anything");
+    eprintln!("{}: {count} compute_av answers agree ({allowed} allow something)", policy.display());
+}
+
+/// compute_create / relabel / member against sepol_transition_sid / change_sid / member_sid on
+/// `count` random non-socket queries over `policy`. Socket classes are left out: there libsepol
+/// and the kernel differ (the kernel gives a new socket the creating process's role, type and full
+/// range; libsepol treats it as a file), and kernel_semantics.rs checks the kernel's behaviour.
+/// A computed context the policy does not allow is refused by both sides, and counted.
+pub fn differential_sids(oracle: &Path, policy: &Path, seed: u64, count: usize) {
+    let server = load(policy);
+    let g = server.snapshot();
+    let queries: Vec<String> = gen(oracle, policy, seed, count * 2)
+        .into_iter()
+        .filter(|q| !is_socket_class(q.rsplit(' ').next().unwrap_or("")))
+        .take(count)
+        .collect();
+    assert_eq!(queries.len(), count);
+    let mut refused = Vec::new();
+    for mode in ["create", "relabel", "member"] {
+        let c = compare_expecting_errors(&g, oracle, policy, mode, &queries, 10);
+        assert_eq!(c.differ, 0, "{} {mode}: {} of {count} answers differ from libsepol:\n{}", policy.display(), c.differ, c.shown.join("\n"));
+        assert!(c.both_errors < count / 2, "{} {mode}: {} of {count} queries refused by both", policy.display(), c.both_errors);
+        refused.push(format!("{mode} {}", c.both_errors));
+    }
+    // Some queries must actually hit type rules.
+    let changed = queries
+        .iter()
+        .filter(|q| {
+            let f: Vec<&str> = q.split(' ').collect();
+            let a = answer(&g, "create", q);
+            a != "error" && a.split(':').nth(2) != f[1].split(':').nth(2)
+        })
+        .count();
+    assert!(changed > 0, "no query hit a type transition");
+    eprintln!(
+        "{}: {count} create/relabel/member answers agree ({changed} transitions; refused by both: {})",
+        policy.display(),
+        refused.join(", ")
+    );
 }
 
 /// Whether a class is one the kernel labels as a socket (see the security server).
