@@ -40,7 +40,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwapOption;
 
-use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, PolicyEvents, Registration, Seqno, ServerError, Sid, XpermsDecision};
+use seaccess_types::{lock, AccessServer, AccessVector, AvDecision, ClassId, PolicyEvents, Registration, Seqno, ServerError, Sid, XpermsDecision};
 
 pub use stats::CacheStats;
 use stats::{Counter, Stats};
@@ -166,13 +166,6 @@ pub struct Avc {
     audit: ArcSwapOption<AuditFn>,
     resets: Mutex<Vec<ResetFn>>,
     xperms: XpermCache,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
 }
 
 impl Avc {

@@ -31,10 +31,7 @@ impl Drop for Owned {
 }
 
 fn free_list() -> std::sync::MutexGuard<'static, Vec<usize>> {
-    match FREE.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
+    seaccess_types::lock(&FREE)
 }
 
 thread_local! {

@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex, RwLock};
 
 use rustc_hash::FxHashMap;
-use seaccess_types::{AccessServer, AvDecision, ClassId, ServerError, Sid};
+use seaccess_types::{lock, AccessServer, AvDecision, ClassId, ServerError, Sid};
 
 /// Anything that answers decisions through a cache: the production AVC and the designs.
 pub trait DecisionCache: Send + Sync {
@@ -43,13 +43,6 @@ const BLOCK: usize = 16;
 fn bucket(k: &Key) -> usize {
     // The kernel's avc_hash: (ssid ^ (tsid << 2) ^ (tclass << 4)) & (AVC_CACHE_SLOTS - 1).
     ((k.0 ^ (k.1 << 2) ^ (u32::from(k.2) << 4)) as usize) & (BUCKETS - 1)
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
 }
 
 /// One global mutex held across the whole check, miss included: libselinux's AVC, and the

@@ -203,9 +203,4 @@ impl SecurityServer {
 }
 
 /// A listener that panicked must not wedge every later change, so a poisoned lock is used as is.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
-}
+pub(crate) use seaccess_types::lock;

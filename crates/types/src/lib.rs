@@ -425,3 +425,10 @@ impl FromIterator<PolicyCap> for PolicyCaps {
         caps
     }
 }
+
+/// A mutex's guard, poisoned or not. Library code must not panic, so another thread's panic
+/// while holding a lock is not passed on: each caller's critical section is a short update
+/// (a list push, a pointer swap) that a panic elsewhere cannot leave half made.
+pub fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
