@@ -56,6 +56,24 @@ impl Key {
 
 const VERSION: u64 = 0xffff_ffff;
 
+/// Takes a seqlock word for writing (even to odd) with one compare-and-swap; None if another
+/// writer holds it. Shared by the main table's slots and the ioctl cache's.
+pub(crate) fn seqlock_take(head: &AtomicU64) -> Option<u64> {
+    let h = head.load(Relaxed);
+    if h & 1 != 0 {
+        return None;
+    }
+    head.compare_exchange(h, h + 1, Acquire, Relaxed).ok()?;
+    fence(Release);
+    Some(h)
+}
+
+/// Releases a seqlock word taken at `h`: the next even version, with `high` in the upper half.
+pub(crate) fn seqlock_release(head: &AtomicU64, h: u64, high: u64) {
+    let version = (h & VERSION).wrapping_add(2) & VERSION;
+    head.store(version | (high << 32), Release);
+}
+
 /// The decision flags a slot keeps (the kernel defines only AVD_FLAGS_PERMISSIVE); the byte
 /// above them holds the grant tag.
 const FLAGS: u16 = 0xff;
@@ -96,19 +114,12 @@ impl Slot {
 
     /// Takes the slot for writing; None if another writer holds it.
     fn lock(&self) -> Option<u64> {
-        let h = self.head.load(Relaxed);
-        if h & 1 != 0 {
-            return None;
-        }
-        self.head.compare_exchange(h, h + 1, Acquire, Relaxed).ok()?;
-        fence(Release);
-        Some(h)
+        seqlock_take(&self.head)
     }
 
     /// Releases the slot with a new class and flags (grant tag in the high byte).
     fn unlock(&self, h: u64, class: u16, flags: u16) {
-        let version = (h & VERSION).wrapping_add(2) & VERSION;
-        self.head.store(version | (u64::from(class) << 32) | (u64::from(flags) << 48), Release);
+        seqlock_release(&self.head, h, u64::from(class) | (u64::from(flags) << 16));
     }
 
     fn class(&self) -> u16 {

@@ -8,6 +8,8 @@ use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering::*};
 
 use seaccess_types::{ClassId, Sid, XpermsDecision};
 
+use crate::table::{seqlock_release, seqlock_take};
+
 pub(crate) type XpKey = (Sid, Sid, ClassId);
 
 const WAYS: usize = 4;
@@ -55,7 +57,6 @@ impl Tag {
     }
 }
 
-const VERSION: u64 = 0xffff_ffff;
 
 impl<const N: usize> Slot<N> {
     /// The payload and grant tag if the slot holds `tag`'s entry of policy `seqno`.
@@ -71,18 +72,11 @@ impl<const N: usize> Slot<N> {
 
     /// Takes the slot for writing; None if another writer holds it.
     fn lock(&self) -> Option<u64> {
-        let h = self.head.load(Relaxed);
-        if h & 1 != 0 {
-            return None;
-        }
-        self.head.compare_exchange(h, h + 1, Acquire, Relaxed).ok()?;
-        fence(Release);
-        Some(h)
+        seqlock_take(&self.head)
     }
 
     fn unlock(&self, h: u64, grant_tag: u8) {
-        let version = (h & VERSION).wrapping_add(2) & VERSION;
-        self.head.store(version | (u64::from(grant_tag) << 32), Release);
+        seqlock_release(&self.head, h, u64::from(grant_tag));
     }
 
     /// The slot's seqno if it holds an entry (read without the seqlock: only a hint).
