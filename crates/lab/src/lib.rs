@@ -6,4 +6,5 @@ pub mod avc_bench;
 pub mod designs;
 mod error;
 
+pub use avc_bench::XorShift;
 pub use error::LabError;

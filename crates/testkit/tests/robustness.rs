@@ -5,20 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use seaccess_policy::{read_policy, section_starts, PolicyError, Section};
+use seaccess_lab::XorShift;
 use seaccess_testkit::*;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn peak_rss_kib() -> u64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -51,7 +39,7 @@ fn check_in_section(e: &PolicyError, starts: &[(Section, usize)], len: usize, da
 
 fn batter(data: &[u8], truncations: usize, flips: usize, seed: u64) {
     let starts = section_starts(data).expect("the intact policy must load");
-    let mut rng = Rng(seed);
+    let mut rng = XorShift::new(seed);
     // Every prefix shorter than the file is an error, found in the section the cut falls in.
     let step = (data.len() / truncations).max(1);
     for cut in (0..data.len()).step_by(step).chain([data.len() - 1]) {
@@ -92,7 +80,7 @@ fn batter(data: &[u8], truncations: usize, flips: usize, seed: u64) {
             buf[i] = match rng.below(3) {
                 0 => buf[i] ^ (1 << rng.below(8)),
                 1 => 0xff,
-                _ => rng.next() as u8,
+                _ => rng.next_u64() as u8,
             };
         }
         if let Err(e) = read_policy(&buf) {

@@ -22,7 +22,7 @@ use seaccess_types::AccessServer;
 pub use measure::{cycle, hit_rate, Row};
 pub use peer::{libselinux_peer, PeerRun};
 pub use stall::ReloadStall;
-pub use workload::{working_set, zipf_stream, Triple};
+pub use workload::{working_set, zipf_stream, Triple, XorShift};
 
 use crate::designs::*;
 use crate::LabError;

@@ -9,15 +9,15 @@ pub type Triple = (Sid, Sid, ClassId);
 
 /// Marsaglia's xorshift64: seeded, and the same stream on every machine, so that a seed names a
 /// workload and two runs measure the same queries.
-struct XorShift(u64);
+pub struct XorShift(u64);
 
 impl XorShift {
     /// The state must never be 0 (it would stay 0): the low bit is forced.
-    fn new(seed: u64) -> Self {
+    pub fn new(seed: u64) -> Self {
         XorShift(seed | 1)
     }
 
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -25,8 +25,8 @@ impl XorShift {
     }
 
     /// A number below `n` (which must not be 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
     }
 }
 
@@ -82,7 +82,7 @@ pub fn zipf_stream(server: &SecurityServer, distinct: usize, len: usize, seed: u
     let mut rng = XorShift::new(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
     (0..len)
         .map(|_| {
-            let x = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * total;
+            let x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
             triples.get(cdf.partition_point(|&c| c < x)).copied().unwrap_or(last)
         })
         .collect()
