@@ -472,6 +472,14 @@ pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess
     (server, avc)
 }
 
+/// Collects the audit records `avc` emits, in order.
+pub fn audit_recorder(avc: &seaccess_avc::Avc) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let l = log.clone();
+    avc.set_audit_callback(move |rec| l.lock().unwrap().push(rec.to_string()));
+    log
+}
+
 /// Compiles checkpolicy test source `testdata/policies/NAME.conf` at `version` with
 /// `checkpolicy -M` (MLS) into `target/policies/NAME-conf.VERSION` (once; cached like
 /// [`compile`]), for the layouts only checkpolicy writes (symbol values with no entry).

@@ -18,13 +18,6 @@ fn triples(g: &seaccess_security::Generation) -> Vec<(Sid, Sid, ClassId)> {
         .collect()
 }
 
-fn recorder(avc: &Avc) -> Arc<Mutex<Vec<String>>> {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let l = log.clone();
-    avc.set_audit_callback(move |rec| l.lock().unwrap().push(rec.to_string()));
-    log
-}
-
 #[test]
 fn cached_decisions_equal_the_servers() {
     for name in ["booleans", "constraints", "bounds", "permissive"] {
@@ -87,7 +80,7 @@ fn record(g: &seaccess_security::Generation, verdict: &str, perm: &str, aux: &st
 fn audit_records_in_the_kernels_format() {
     let (server, avc) = server_with_avc(&compile("booleans", 33), 4096);
     let g = server.snapshot();
-    let log = recorder(&avc);
+    let log = audit_recorder(&avc);
     let aux = "pid=42 comm=\"test\"";
     // A denial that is audited.
     let (s, t, c, b) = find(&g, |d, b| d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0 && !d.flags.permissive());
@@ -116,7 +109,7 @@ fn audit_records_in_the_kernels_format() {
 fn permissive_mode_and_permissive_domains() {
     let (server, avc) = server_with_avc(&compile("booleans", 33), 4096);
     let g = server.snapshot();
-    let log = recorder(&avc);
+    let log = audit_recorder(&avc);
     let (s, t, c, b) = find(&g, |d, b| d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0);
     let perm = g.perm_name(c, b).unwrap().to_string();
     avc.set_enforcing(false);
@@ -132,7 +125,7 @@ fn permissive_mode_and_permissive_domains() {
     // A permissive domain is permissive even when enforcing.
     let (server, avc) = server_with_avc(&compile("permissive", 33), 4096);
     let g = server.snapshot();
-    let log = recorder(&avc);
+    let log = audit_recorder(&avc);
     let (s, t, c, b) = find(&g, |d, b| d.flags.permissive() && d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0);
     assert!(avc.has_perm(s, t, c, AccessVector(1 << b), None).is_ok());
     assert!(log.lock().unwrap().last().unwrap().ends_with("permissive=1"));
@@ -186,7 +179,7 @@ fn commits_and_reloads_reset_the_cache() {
 #[test]
 fn ioctl_through_the_cache() {
     let (server, avc) = server_with_avc(&compile("xperms", 33), 4096);
-    let log = recorder(&avc);
+    let log = audit_recorder(&avc);
     let g = server.snapshot();
     let chr = g.class("chr_file").unwrap();
     let ioctl = g.perms(chr, &["ioctl"]).unwrap();

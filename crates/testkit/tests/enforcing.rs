@@ -5,7 +5,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use seaccess_avc::Avc;
 use seaccess_security::Generation;
 use seaccess_testkit::enforcing::{assert_switch_revokes_permissive_grants, Check, RecordedAvc};
 use seaccess_testkit::*;
@@ -103,20 +102,13 @@ fn find_denied(g: &Generation) -> (Sid, Sid, ClassId, u32) {
     panic!("no denial in the policy");
 }
 
-fn recorder(avc: &Avc) -> Arc<Mutex<Vec<String>>> {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let l = log.clone();
-    avc.set_audit_callback(move |rec| l.lock().unwrap().push(rec.to_string()));
-    log
-}
-
 /// A permissive domain is permissive whatever the global mode says: its grants are kept across
 /// switches (reported once); a reload that makes the domain enforcing revokes them.
 #[test]
 fn permissive_domains_keep_their_grants_until_the_policy_changes() {
     let (server, avc) = server_with_avc(&compile("permissive", 33), 4096);
     let g = server.snapshot();
-    let log = recorder(&avc);
+    let log = audit_recorder(&avc);
     let s = subject(&g, "perm_t");
     let (t, c) = (sid(&g, "u:object_r:data_t:s0"), g.class("file").unwrap());
     let d = g.compute_av(s, t, c).unwrap();
