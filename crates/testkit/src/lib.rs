@@ -472,6 +472,17 @@ pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess
     (server, avc)
 }
 
+/// Every triple of [`all_triples`], as SIDs and class numbers of generation `g`.
+pub fn sid_triples(g: &seaccess_security::Generation) -> Vec<(seaccess_types::Sid, seaccess_types::Sid, seaccess_types::ClassId)> {
+    all_triples(g.policy())
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (sid(g, f[0]), sid(g, f[1]), g.class(f[2]).unwrap())
+        })
+        .collect()
+}
+
 /// Collects the audit records `avc` emits, in order.
 pub fn audit_recorder(avc: &seaccess_avc::Avc) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
     let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));

@@ -8,22 +8,12 @@ use seaccess_avc::{Avc, AvcError};
 use seaccess_types::{AccessVector, ClassId, Sid};
 use seaccess_testkit::*;
 
-fn triples(g: &seaccess_security::Generation) -> Vec<(Sid, Sid, ClassId)> {
-    all_triples(g.policy())
-        .iter()
-        .map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            (sid(g, f[0]), sid(g, f[1]), g.class(f[2]).unwrap())
-        })
-        .collect()
-}
-
 #[test]
 fn cached_decisions_equal_the_servers() {
     for name in ["booleans", "constraints", "bounds", "permissive"] {
         let (server, avc) = server_with_avc(&compile(name, 33), 1 << 16);
         let g = server.snapshot();
-        let qs = triples(&g);
+        let qs = sid_triples(&g);
         for pass in 0..2 {
             for &(s, t, c) in &qs {
                 assert_eq!(avc.decide(s, t, c).unwrap(), g.compute_av(s, t, c).unwrap(), "{name} pass {pass}");
@@ -42,7 +32,7 @@ fn cached_decisions_equal_the_servers() {
 fn memory_stays_bounded() {
     let (server, avc) = server_with_avc(&compile("example", 33), 64);
     let g = server.snapshot();
-    let qs = triples(&g);
+    let qs = sid_triples(&g);
     assert!(qs.len() > 10_000);
     for &(s, t, c) in qs.iter().take(20_000) {
         assert_eq!(avc.decide(s, t, c).unwrap(), g.compute_av(s, t, c).unwrap());
@@ -57,7 +47,7 @@ fn memory_stays_bounded() {
 
 /// Finds a triple and a permission with the given properties in the policy's decisions.
 fn find(g: &seaccess_security::Generation, pred: impl Fn(&seaccess_types::AvDecision, u32) -> bool) -> (Sid, Sid, ClassId, u32) {
-    for (s, t, c) in triples(g) {
+    for (s, t, c) in sid_triples(g) {
         let d = g.compute_av(s, t, c).unwrap();
         let n = g.policy().classes[c.0 as usize - 1].perms.len() as u32;
         if let Some(b) = (0..n).find(|&b| pred(&d, b)) {
@@ -151,7 +141,7 @@ fn commits_and_reloads_reset_the_cache() {
     let r = resets.clone();
     avc.on_reset(move |s| r.lock().unwrap().push(s));
     let g0 = server.snapshot();
-    let qs = triples(&g0);
+    let qs = sid_triples(&g0);
     for &(s, t, c) in &qs {
         avc.decide(s, t, c).unwrap();
     }
@@ -234,7 +224,7 @@ fn ioctl_through_the_cache() {
 fn a_change_is_prepared_before_it_is_published() {
     let (server, avc) = server_with_avc(&compile("booleans", 33), 1 << 16);
     let g0 = server.snapshot();
-    let qs = triples(&g0);
+    let qs = sid_triples(&g0);
     for &(s, t, c) in &qs {
         avc.decide(s, t, c).unwrap();
     }
@@ -275,7 +265,7 @@ fn a_switch_by_a_miss_finds_the_prepared_decisions() {
     }).keep();
     // No announcement is wired: only a miss can tell the cache of the change.
     let g0 = server.snapshot();
-    let qs = triples(&g0);
+    let qs = sid_triples(&g0);
     let (cached, rest) = qs.split_at(qs.len() / 2);
     for &(s, t, c) in cached {
         avc.decide(s, t, c).unwrap();

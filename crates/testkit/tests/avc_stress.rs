@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use seaccess_security::Generation;
+use seaccess_security::{Generation, SecurityServer};
 use seaccess_testkit::*;
 use seaccess_types::{AccessVector, ClassId, Sid};
 
@@ -33,6 +33,26 @@ fn variant() -> std::path::PathBuf {
 
 /// Every generation by seqno, recorded as each change is announced.
 type Generations = Arc<Mutex<HashMap<u32, Arc<Generation>>>>;
+
+/// Every generation `server` publishes from now on, by seqno (the current one included).
+fn record_generations(server: &Arc<SecurityServer>) -> Generations {
+    let gens: Generations = Arc::new(Mutex::new(HashMap::new()));
+    let g = server.snapshot();
+    gens.lock().unwrap().insert(g.seqno().0, g);
+    let (record, s) = (gens.clone(), Arc::downgrade(server));
+    // Listeners run in order after the generation is published, serialised with every other
+    // change: the snapshot taken here is the one announced.
+    server
+        .on_policy_change(move |seq| {
+            if let Some(s) = s.upgrade() {
+                let g = s.snapshot();
+                assert_eq!(g.seqno(), seq);
+                record.lock().unwrap().insert(seq.0, g);
+            }
+        })
+        .keep();
+    gens
+}
 
 fn generation(gens: &Generations, seqno: u32) -> Arc<Generation> {
     let t0 = Instant::now();
@@ -62,21 +82,7 @@ fn storm(refresh: bool) {
     let b = std::fs::read(variant()).unwrap();
     let (server, avc) = server_with_avc(&compile("booleans", 33), CAPACITY);
     avc.set_refresh(refresh);
-    let gens: Generations = Arc::new(Mutex::new(HashMap::new()));
-    {
-        let g = server.snapshot();
-        gens.lock().unwrap().insert(g.seqno().0, g);
-        let (gens, s) = (gens.clone(), Arc::downgrade(&server));
-        // Listeners run in order after the generation is published, serialised with every
-        // other change: the snapshot taken here is the one announced.
-        server.on_policy_change(move |seq| {
-            if let Some(s) = s.upgrade() {
-                let g = s.snapshot();
-                assert_eq!(g.seqno(), seq);
-                gens.lock().unwrap().insert(seq.0, g);
-            }
-        }).keep();
-    }
+    let gens = record_generations(&server);
     let g0 = server.snapshot();
     let queries: Vec<(Sid, Sid, ClassId)> = all_triples(g0.policy())
         .iter()
@@ -192,17 +198,7 @@ fn storm(refresh: bool) {
 fn no_permissive_grant_answers_after_the_switch_to_enforcing() {
     const SWITCHES: usize = 2000;
     let (server, avc) = server_with_avc(&compile("booleans", 33), 4096);
-    let gens: Generations = Arc::new(Mutex::new(HashMap::new()));
-    {
-        let g = server.snapshot();
-        gens.lock().unwrap().insert(g.seqno().0, g);
-        let (gens, s) = (gens.clone(), Arc::downgrade(&server));
-        server.on_policy_change(move |seq| {
-            if let Some(s) = s.upgrade() {
-                gens.lock().unwrap().insert(seq.0, s.snapshot());
-            }
-        }).keep();
-    }
+    let gens = record_generations(&server);
     let g0 = server.snapshot();
     // Every (triple, permission) the first generation denies to a domain that is not permissive.
     let mut denials = Vec::new();

@@ -77,19 +77,9 @@ fn without_refresh_too() {
     assert_switch_revokes_permissive_grants(&cache, (s, t, c), Check::Perm(AccessVector(1 << b)), audited);
 }
 
-fn triples(g: &Generation) -> Vec<(Sid, Sid, ClassId)> {
-    all_triples(g.policy())
-        .iter()
-        .map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            (sid(g, f[0]), sid(g, f[1]), g.class(f[2]).unwrap())
-        })
-        .collect()
-}
-
 /// A triple and a permission (bit) the policy denies to a domain that is not permissive.
 fn find_denied(g: &Generation) -> (Sid, Sid, ClassId, u32) {
-    for (s, t, c) in triples(g) {
+    for (s, t, c) in sid_triples(g) {
         let d = g.compute_av(s, t, c).unwrap();
         let n = g.policy().classes[c.0 as usize - 1].perms.len() as u32;
         if d.flags.permissive() {
