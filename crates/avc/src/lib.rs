@@ -47,6 +47,28 @@ use stats::{Counter, Stats};
 use table::{Key, Stored, Table};
 use xperms::{flagged, XpKey, XpermCache};
 
+/// The outcome of one check (see [`Avc::check_at`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The decision checked against, with the seqno of its policy.
+    pub decision: AvDecision,
+    /// The requested permissions the decision does not allow.
+    pub denied: AccessVector,
+    /// Whether the denial stands: enforcing mode and no permissive domain. A denial that does
+    /// not stand has been granted in the cache, so it is reported once.
+    pub enforced: bool,
+    /// What the audit record, if any, lists: the denied permissions not dontaudit'ed, or the
+    /// allowed ones auditallow'ed.
+    pub audited: AccessVector,
+}
+
+impl Verdict {
+    /// Whether the request goes through.
+    pub fn allowed(&self) -> bool {
+        !self.enforced
+    }
+}
+
 /// The kernel's avc cache_threshold.
 pub const KERNEL_CAPACITY: usize = 512;
 
@@ -487,24 +509,80 @@ impl Avc {
         result
     }
 
+    /// An object manager's check whose class and permissions it translated from its own
+    /// numbering with the class map of policy `at` (see the objmgr crate): the kernel's
+    /// avc_has_perm_noaudit, made only if the cache answers from that same policy. Otherwise
+    /// nothing is granted and `Err` carries the seqno of the policy that answered, so that the
+    /// caller translates again: a reload never pairs one policy's class numbers with another's
+    /// decision. The caller audits [`Verdict::audited`] with [`Avc::audit`].
+    #[inline]
+    pub fn check_at(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, at: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
+        let (d, state) = self.lookup(ssid, tsid, class)?;
+        if d.seqno != at {
+            return Ok(Err(d.seqno));
+        }
+        let denied = requested & !d.allowed;
+        if denied.is_empty() {
+            return Ok(Ok(Verdict { decision: d, denied, enforced: false, audited: requested & d.auditallow }));
+        }
+        let enforced = state.enforcing() && !d.flags.permissive();
+        if !enforced {
+            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
+        }
+        Ok(Ok(Verdict { decision: d, denied, enforced, audited: denied & d.auditdeny }))
+    }
+
     /// The kernel's avc_has_extended_perms for an ioctl command (driver in the high byte):
     /// `requested` is the class's ioctl permission. Once any extended-permission rule covers
     /// the triple, only the commands allowx rules list are allowed.
     pub fn has_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, aux: Option<&str>) -> Result<(), AvcError> {
+        let v = match self.ioctl_verdict(ssid, tsid, class, requested, cmd, None)? {
+            Ok(v) => v,
+            // Unreachable: without an expected seqno every answer is taken.
+            Err(at) => return Err(AvcError::Server(ServerError::Other(format!("no ioctl decision for policy seqno {at}")))),
+        };
+        self.audit_ioctl(ssid, tsid, class, &v, cmd, aux);
+        if v.allowed() {
+            Ok(())
+        } else {
+            Err(AvcError::Denied { denied: v.denied })
+        }
+    }
+
+    /// [`Avc::has_ioctl`] for an object manager's translated class, as [`Avc::check_at`]: made
+    /// only if the cache answers from policy `at`, not audited (see [`Avc::audit_ioctl`]).
+    pub fn check_ioctl_at(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, at: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
+        self.ioctl_verdict(ssid, tsid, class, requested, cmd, Some(at))
+    }
+
+    /// The audit record of an ioctl check, if its verdict asks for one (with `ioctlcmd=`).
+    pub fn audit_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, v: &Verdict, cmd: u16, aux: Option<&str>) {
+        if v.audited.is_empty() {
+            return;
+        }
+        let extra = format!("ioctlcmd={cmd:#x}");
+        let aux = match aux {
+            Some(a) => format!("{a} {extra}"),
+            None => extra,
+        };
+        self.audit(ssid, tsid, class, v.audited, !v.denied.is_empty(), v.allowed(), Some(&aux));
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn ioctl_verdict(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, at: Option<Seqno>) -> Result<Result<Verdict, Seqno>, ServerError> {
         let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
         let key = (ssid, tsid, class);
         let (d, state, covered, xpd) = self.ioctl_decisions(key, driver)?;
+        if at.is_some_and(|at| at != d.seqno) {
+            return Ok(Err(d.seqno));
+        }
         let mut allowed = d.allowed & requested;
         if covered && !xpd.is_some_and(|x| x.allows(func)) {
             allowed = AccessVector::NONE;
         }
         let denied = requested & !allowed;
-        let enforced = state.enforcing() && !d.flags.permissive();
-        let result = if denied.is_empty() {
-            Ok(())
-        } else if enforced {
-            Err(AvcError::Denied { denied })
-        } else {
+        let enforced = !denied.is_empty() && state.enforcing() && !d.flags.permissive();
+        if !denied.is_empty() && !enforced {
             // Granted from now on, so the denial is reported once (the kernel's
             // AVC_CALLBACK_GRANT with AVC_EXTENDED_PERMS).
             let tag = Self::grant_tag(&d, state);
@@ -512,8 +590,7 @@ impl Avc {
             if xpd.is_some() {
                 self.xperms.grant(key, driver, func, d.seqno.0, tag);
             }
-            Ok(())
-        };
+        }
         let audited = if denied.is_empty() {
             let a = requested & d.auditallow;
             if xpd.is_some_and(|x| !x.audits_allow(func)) {
@@ -529,15 +606,7 @@ impl Avc {
                 a
             }
         };
-        if !audited.is_empty() {
-            let extra = format!("ioctlcmd={cmd:#x}");
-            let aux = match aux {
-                Some(a) => format!("{a} {extra}"),
-                None => extra,
-            };
-            self.audit(ssid, tsid, class, audited, !denied.is_empty(), result.is_ok(), Some(&aux));
-        }
-        result
+        Ok(Ok(Verdict { decision: d, denied, enforced, audited }))
     }
 
     /// The drivers flagged for a triple (None: no extended-permission rule covers it), cached.
@@ -599,11 +668,21 @@ impl Avc {
         Ok((x, at.0))
     }
 
-    /// The audit record, in the kernel's text, so that audit2allow and audit2why read it.
+    /// Sends the audit record of a check to the audit callback (kernel text, so that audit2allow
+    /// and audit2why read it): `denied` says whether the record is a denial, `granted` whether
+    /// the request went through all the same (permissive). For callers that check with
+    /// [`Avc::check_at`].
     #[allow(clippy::too_many_arguments)]
-    fn audit(&self, ssid: Sid, tsid: Sid, class: ClassId, audited: AccessVector, denied: bool, granted: bool, aux: Option<&str>) {
+    pub fn audit(&self, ssid: Sid, tsid: Sid, class: ClassId, audited: AccessVector, denied: bool, granted: bool, aux: Option<&str>) {
         let Some(f) = self.audit.load_full() else { return };
         f(&self.audit_record(ssid, tsid, class, audited, denied, granted, aux));
+    }
+
+    /// Sends a record an object manager wrote itself to the audit callback.
+    pub fn emit_audit_line(&self, line: &str) {
+        if let Some(f) = self.audit.load_full() {
+            f(line);
+        }
     }
 
     /// The text of one audit record (kernel format): `avc:  denied  { read write } for  ...

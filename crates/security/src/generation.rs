@@ -118,6 +118,15 @@ impl Generation {
         context_to_string(&self.c.policy, c)
     }
 
+    /// What the policy says to do with classes and permissions it does not define.
+    pub fn handle_unknown(&self) -> seaccess_types::HandleUnknown {
+        match self.c.policy.handle_unknown {
+            seaccess_policy::HandleUnknown::Deny => seaccess_types::HandleUnknown::Deny,
+            seaccess_policy::HandleUnknown::Reject => seaccess_types::HandleUnknown::Reject,
+            seaccess_policy::HandleUnknown::Allow => seaccess_types::HandleUnknown::Allow,
+        }
+    }
+
     /// The class with this name.
     pub fn class(&self, name: &str) -> Result<ClassId> {
         match self.c.policy.class_value(name) {

@@ -64,6 +64,71 @@ impl seaccess_types::AccessServer for Generation {
     fn policy_caps(&self) -> seaccess_types::PolicyCaps {
         Generation::policy_caps(self)
     }
+
+    fn class_id(&self, name: &str) -> Option<ClassId> {
+        Generation::class(self, name).ok()
+    }
+
+    fn perm_bit(&self, class: ClassId, name: &str) -> Option<u32> {
+        Generation::perms(self, class, &[name]).ok().and_then(|v| v.bits().next())
+    }
+
+    fn handle_unknown(&self) -> seaccess_types::HandleUnknown {
+        Generation::handle_unknown(self)
+    }
+}
+
+/// What object managers ask of one generation besides decisions.
+impl seaccess_types::LabelServer for Generation {
+    fn context_to_sid(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
+        Generation::context_to_sid(self, context).map_err(server_error)
+    }
+
+    fn initial_sid(&self, n: u32) -> Option<Sid> {
+        Generation::initial_sid(self, n)
+    }
+
+    fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> std::result::Result<Sid, seaccess_types::ServerError> {
+        self.compute_create(ssid, tsid, class, name).map_err(server_error)
+    }
+
+    fn member_sid(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<Sid, seaccess_types::ServerError> {
+        self.compute_member(ssid, tsid, class).map_err(server_error)
+    }
+
+    fn validate_transition(&self, old: Sid, new: Sid, task: Sid, class: ClassId) -> std::result::Result<bool, seaccess_types::ServerError> {
+        match Generation::validate_transition(self, old, new, task, class) {
+            Ok(()) => Ok(true),
+            Err(SecurityError::TransitionDenied { .. }) => Ok(false),
+            Err(e) => Err(server_error(e)),
+        }
+    }
+
+    fn fs_use(&self, fstype: &str) -> Option<(seaccess_types::FsUse, Sid)> {
+        let (b, sid) = Generation::fs_use(self, fstype)?;
+        let b = match b {
+            crate::FsUseBehavior::Xattr => seaccess_types::FsUse::Xattr,
+            crate::FsUseBehavior::Trans => seaccess_types::FsUse::Trans,
+            crate::FsUseBehavior::Task => seaccess_types::FsUse::Task,
+        };
+        Some((b, sid))
+    }
+
+    fn genfs_sid(&self, fstype: &str, path: &str, class: ClassId) -> Option<Sid> {
+        Generation::genfs_sid(self, fstype, path, class)
+    }
+
+    fn port_sid(&self, protocol: u8, port: u16) -> Sid {
+        Generation::port_sid(self, protocol, port)
+    }
+
+    fn node_sid(&self, addr: std::net::IpAddr) -> Sid {
+        Generation::node_sid(self, addr)
+    }
+
+    fn netif_sid(&self, name: &str) -> Sid {
+        Generation::netif_sid(self, name)
+    }
 }
 
 /// How a cache follows the server's changes ([`SecurityServer::on_policy_prepare`] and
@@ -121,5 +186,60 @@ impl seaccess_types::AccessServer for SecurityServer {
 
     fn policy_caps(&self) -> seaccess_types::PolicyCaps {
         self.current.load().policy_caps()
+    }
+
+    fn class_id(&self, name: &str) -> Option<ClassId> {
+        seaccess_types::AccessServer::class_id(&**self.current.load(), name)
+    }
+
+    fn perm_bit(&self, class: ClassId, name: &str) -> Option<u32> {
+        seaccess_types::AccessServer::perm_bit(&**self.current.load(), class, name)
+    }
+
+    fn handle_unknown(&self) -> seaccess_types::HandleUnknown {
+        seaccess_types::AccessServer::handle_unknown(&**self.current.load())
+    }
+}
+
+/// What object managers ask of the current generation besides decisions.
+impl seaccess_types::LabelServer for SecurityServer {
+    fn context_to_sid(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
+        seaccess_types::LabelServer::context_to_sid(&**self.current.load(), context)
+    }
+
+    fn initial_sid(&self, n: u32) -> Option<Sid> {
+        seaccess_types::LabelServer::initial_sid(&**self.current.load(), n)
+    }
+
+    fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> std::result::Result<Sid, seaccess_types::ServerError> {
+        seaccess_types::LabelServer::transition_sid(&**self.current.load(), ssid, tsid, class, name)
+    }
+
+    fn member_sid(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<Sid, seaccess_types::ServerError> {
+        seaccess_types::LabelServer::member_sid(&**self.current.load(), ssid, tsid, class)
+    }
+
+    fn validate_transition(&self, old: Sid, new: Sid, task: Sid, class: ClassId) -> std::result::Result<bool, seaccess_types::ServerError> {
+        seaccess_types::LabelServer::validate_transition(&**self.current.load(), old, new, task, class)
+    }
+
+    fn fs_use(&self, fstype: &str) -> Option<(seaccess_types::FsUse, Sid)> {
+        seaccess_types::LabelServer::fs_use(&**self.current.load(), fstype)
+    }
+
+    fn genfs_sid(&self, fstype: &str, path: &str, class: ClassId) -> Option<Sid> {
+        seaccess_types::LabelServer::genfs_sid(&**self.current.load(), fstype, path, class)
+    }
+
+    fn port_sid(&self, protocol: u8, port: u16) -> Sid {
+        seaccess_types::LabelServer::port_sid(&**self.current.load(), protocol, port)
+    }
+
+    fn node_sid(&self, addr: std::net::IpAddr) -> Sid {
+        seaccess_types::LabelServer::node_sid(&**self.current.load(), addr)
+    }
+
+    fn netif_sid(&self, name: &str) -> Sid {
+        seaccess_types::LabelServer::netif_sid(&**self.current.load(), name)
     }
 }

@@ -292,6 +292,78 @@ pub trait AccessServer: Send + Sync {
     fn policy_caps(&self) -> PolicyCaps {
         PolicyCaps::NONE
     }
+    /// A class's number by name, for object managers' class maps (the kernel's
+    /// selinux_set_mapping); None when the policy does not define it. The default, for servers
+    /// without a policy, knows no class.
+    fn class_id(&self, _name: &str) -> Option<ClassId> {
+        None
+    }
+    /// A permission's bit (from 0) in a class, by name; None when the class lacks it.
+    fn perm_bit(&self, _class: ClassId, _name: &str) -> Option<u32> {
+        None
+    }
+    /// What the policy says to do with classes and permissions it does not define.
+    fn handle_unknown(&self) -> HandleUnknown {
+        HandleUnknown::Deny
+    }
+}
+
+/// What a policy says to do with the classes and permissions an object manager enforces but the
+/// policy does not define (the policy's handle_unknown; the kernel's deny_unknown,
+/// reject_unknown and allow_unknown).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HandleUnknown {
+    /// Such permissions are denied.
+    Deny,
+    /// An object manager whose classes the policy lacks must refuse the policy.
+    Reject,
+    /// Such permissions are allowed.
+    Allow,
+}
+
+/// How a filesystem type's inodes are labelled (the policy's fs_use_* statements; the kernel's
+/// SECURITY_FS_USE_XATTR, _TRANS and _TASK).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FsUse {
+    /// From each inode's security.selinux attribute; new inodes by type transition.
+    Xattr,
+    /// Every inode by type transition from the creating task and the filesystem's SID.
+    Trans,
+    /// Every inode takes the SID of the task that creates it.
+    Task,
+}
+
+/// What an object manager asks the security server besides access decisions: the labels of new
+/// objects, contexts from clients, the validity of relabels, and the SIDs the policy gives
+/// filesystems, ports and network nodes (the kernel's security_transition_sid,
+/// security_context_to_sid, security_validate_transition, security_fs_use, security_genfs_sid,
+/// security_port_sid, security_node_sid, security_netif_sid). Like [`AccessServer`], only
+/// SIDs, class numbers and plain values cross it.
+pub trait LabelServer: AccessServer {
+    /// The SID of a context given as text (a client's, an attribute's); an error if the current
+    /// policy does not define it.
+    fn context_to_sid(&self, context: &str) -> Result<Sid, ServerError>;
+    /// The SID of initial SID number `n` (1 = kernel, ...), if the policy defines it.
+    fn initial_sid(&self, n: u32) -> Option<Sid>;
+    /// The SID a new object of `class` gets when `ssid` creates it in (or for) `tsid`, with the
+    /// new object's last path component when it has one (name-based type transitions).
+    fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> Result<Sid, ServerError>;
+    /// The SID a member object takes (type_member rules), as the kernel's security_member_sid.
+    fn member_sid(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Sid, ServerError>;
+    /// Whether the policy's validatetrans constraints let `task` relabel an object of `class`
+    /// from `old` to `new` (false: they forbid it).
+    fn validate_transition(&self, old: Sid, new: Sid, task: Sid, class: ClassId) -> Result<bool, ServerError>;
+    /// How inodes of a filesystem type are labelled, and the filesystem's SID, if an fs_use
+    /// statement names the type.
+    fn fs_use(&self, fstype: &str) -> Option<(FsUse, Sid)>;
+    /// The SID genfscon statements give a path on a filesystem type, if any does.
+    fn genfs_sid(&self, fstype: &str, path: &str, class: ClassId) -> Option<Sid>;
+    /// The SID of a port (`protocol` is the IP protocol number: 6 TCP, 17 UDP, ...).
+    fn port_sid(&self, protocol: u8, port: u16) -> Sid;
+    /// The SID of a network node (address).
+    fn node_sid(&self, addr: std::net::IpAddr) -> Sid;
+    /// The SID of a network interface.
+    fn netif_sid(&self, name: &str) -> Sid;
 }
 
 /// A policy capability: a policy's declaration that it is written for a newer kernel behaviour

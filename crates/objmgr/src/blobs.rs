@@ -1,0 +1,133 @@
+//! Security blobs: what the object manager keeps beside each inode, open file, filesystem and
+//! socket (the kernel's objsec.h). Only SIDs, our class numbers and seqnos live here.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::*};
+use std::sync::Arc;
+
+use seaccess_types::{Seqno, Sid};
+
+use crate::classes::Class;
+use crate::fastpath::PosixMark;
+
+/// How a filesystem's inodes get their labels (the kernel's SECURITY_FS_USE_*, from the
+/// policy's fs_use statements, genfscon, or a context= mount option).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Labeling {
+    /// Each inode's `security.selinux` attribute; new inodes by type transition.
+    Xattr,
+    /// Every inode by type transition from the creating task and the filesystem's SID.
+    Trans,
+    /// Every inode takes its creating task's SID.
+    Task,
+    /// By path, from the policy's genfscon statements.
+    Genfs,
+    /// Every inode has the mount's context= SID.
+    Mountpoint,
+}
+
+/// A mounted filesystem's blob (superblock_security_struct).
+#[derive(Debug)]
+pub struct SuperSec {
+    /// The device name audit records give as `dev=` (the kernel's s_id).
+    pub dev: Arc<str>,
+    /// The filesystem type, for fs_use and genfscon.
+    pub fstype: Arc<str>,
+    pub labeling: Labeling,
+    /// The filesystem's SID (`filesystem` checks; the target of `associate`).
+    pub sid: Sid,
+    /// The SID of inodes without a label (defcontext=, else the policy's `file` initial SID).
+    pub def_sid: Sid,
+    /// The SID every inode has under [`Labeling::Mountpoint`] (context=).
+    pub mntpoint_sid: Sid,
+}
+
+/// An inode's blob (inode_security_struct). The SID may change (a relabel); the class is the
+/// file type's and does not.
+#[derive(Debug)]
+pub struct InodeSec {
+    sid: AtomicU32,
+    class: Class,
+    initialized: AtomicBool,
+    /// The inode number, for `ino=` in audit records.
+    pub ino: u64,
+    pub sb: Arc<SuperSec>,
+    /// The "nothing beyond POSIX here" mark (a fast path): the (credential SID, seqno) last
+    /// granted search here without an audit record.
+    pub(crate) posix: PosixMark,
+}
+
+impl InodeSec {
+    /// An inode of `class` on `sb`, labelled `sid` (initialized) or not yet (None: it has the
+    /// filesystem's default SID until labelled).
+    pub fn new(sb: Arc<SuperSec>, ino: u64, class: Class, sid: Option<Sid>) -> InodeSec {
+        let (s, init) = match sid {
+            Some(s) => (s, true),
+            None => (sb.def_sid, false),
+        };
+        InodeSec { sid: AtomicU32::new(s.0), class, initialized: AtomicBool::new(init), ino, sb, posix: PosixMark::new() }
+    }
+
+    /// The inode's SID now.
+    #[inline(always)]
+    pub fn sid(&self) -> Sid {
+        Sid(self.sid.load(Acquire))
+    }
+
+    pub fn class(&self) -> Class {
+        self.class
+    }
+
+    pub fn initialized(&self) -> bool {
+        self.initialized.load(Acquire)
+    }
+
+    /// Gives the inode a new SID (a relabel, or its first label). Every fast-path record
+    /// made under the old SID is forgotten before this returns, so the next operation checks
+    /// the new one.
+    pub fn set_sid(&self, sid: Sid) {
+        self.sid.store(sid.0, Release);
+        self.initialized.store(true, Release);
+        self.posix.forget();
+    }
+}
+
+/// An open file's blob (file_security_struct): who opened it and what was checked then, so
+/// that reads and writes skip the check while nothing of it changed (the 2007 revalidation
+/// skip).
+#[derive(Debug, Clone)]
+pub struct FileSec {
+    /// The opener's subjective SID.
+    pub sid: Sid,
+    /// The SID of the task owning the file for SIGIO (fown), the opener's at first.
+    pub fown_sid: Sid,
+    /// The inode's SID when the open was checked.
+    pub isid: Sid,
+    /// The policy seqno when the open was checked.
+    pub pseqno: Seqno,
+    /// The permissions (our bits of the inode's class) the open checked and granted.
+    pub granted: u32,
+}
+
+/// A socket's blob (sk_security_struct).
+#[derive(Debug)]
+pub struct SockSec {
+    pub sid: Sid,
+    pub class: Class,
+    peer_sid: AtomicU32,
+}
+
+impl SockSec {
+    pub fn new(sid: Sid, class: Class) -> SockSec {
+        SockSec { sid, class, peer_sid: AtomicU32::new(0) }
+    }
+
+    /// The peer's SID (unix sockets, once connected; the `unlabeled` initial SID's number 0
+    /// until then).
+    pub fn peer_sid(&self) -> Sid {
+        Sid(self.peer_sid.load(Acquire))
+    }
+
+    pub fn set_peer_sid(&self, sid: Sid) {
+        self.peer_sid.store(sid.0, Release);
+    }
+}

@@ -1,0 +1,156 @@
+//! The one way a hook asks the cache: our class and permissions translated with the class map
+//! of the policy that answers, the check, and its audit record (the kernel's avc_has_perm with
+//! the class mapping in between).
+
+use seaccess_types::{AccessVector, AvDecision, HandleUnknown, Sid};
+
+use crate::audit::AuditData;
+use crate::classes::Class;
+use crate::counters::Hook;
+use crate::cred::Task;
+use crate::error::{ObjmgrError, Result};
+use crate::ObjectManager;
+
+/// How many times a check translates again when the policy changes under it before it gives
+/// up (and refuses: an enforcing path fails closed). Each retry means another policy change
+/// was published during the check.
+const RETRIES: usize = 8;
+
+/// The outcome of one check.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// The decision checked against (policy numbering), with its policy's seqno.
+    pub decision: AvDecision,
+    /// The requested permissions the decision does not allow (policy bits).
+    pub denied: AccessVector,
+    /// The requested permissions the policy does not define and does not allow (our bits).
+    pub unknown: u32,
+    /// Whether the denial stands (enforcing mode, no permissive domain).
+    pub enforced: bool,
+    /// What the audit record lists (policy bits, or ours for a class the policy lacks).
+    pub audited: AccessVector,
+    /// The policy does not define the class.
+    pub unknown_class: bool,
+}
+
+impl Checked {
+    /// Whether the operation may go on.
+    #[inline(always)]
+    pub fn allowed(&self) -> bool {
+        !self.enforced
+    }
+
+    /// Whether everything asked was allowed by the policy itself, with nothing to audit: what a
+    /// fast path may remember (never a grant made only because the mode is permissive).
+    #[inline(always)]
+    pub fn clean(&self) -> bool {
+        self.denied.is_empty() && self.unknown == 0 && self.audited.is_empty() && !self.unknown_class
+    }
+}
+
+impl ObjectManager {
+    /// Checks that `task` (its subjective SID) may do `perms` (our bits of `class`) to `tsid`,
+    /// audited as the decision says with `ad`. Ok with the verdict when the operation may go
+    /// on (allowed, or denied but not enforced).
+    #[inline]
+    pub fn check(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, ad: &AuditData) -> Result<Checked> {
+        self.check_sid(hook, task, task.sid(), tsid, class, perms, ad)
+    }
+
+    /// [`ObjectManager::check`] with a source SID other than the task's (a new inode's SID for
+    /// `filesystem associate`, a socket's for `name_bind`); the task is named in the record.
+    #[allow(clippy::too_many_arguments)]
+    pub fn check_sid(&self, hook: Hook, task: &Task, ssid: Sid, tsid: Sid, class: Class, perms: u32, ad: &AuditData) -> Result<Checked> {
+        let v = self.check_noaudit(hook, ssid, tsid, class, perms)?;
+        self.audit(task, ssid, tsid, class, &v, ad);
+        Self::outcome(class, &v)
+    }
+
+    /// The check without its audit record (the kernel's avc_has_perm_noaudit): the verdict
+    /// whether allowed or not, for a hook that audits later or not at all.
+    pub fn check_noaudit(&self, hook: Hook, ssid: Sid, tsid: Sid, class: Class, perms: u32) -> Result<Checked> {
+        let mut map = self.maps.newest();
+        for _ in 0..RETRIES {
+            let t = map.translate(class, perms)?;
+            let Some(pclass) = t.class else {
+                return Ok(self.unknown_class(map.handle_unknown(), perms));
+            };
+            self.counters.bump(hook);
+            match self.avc.check_at(ssid, tsid, pclass, t.perms, map.seqno())? {
+                Ok(v) => {
+                    let mut c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
+                    // Permissions the policy lacks: allowed under handle_unknown allow, else
+                    // denied and, as the kernel's map_decision leaves them, not audited.
+                    if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
+                        c.unknown = t.unknown;
+                        c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
+                    }
+                    return Ok(c);
+                }
+                Err(at) => {
+                    map = match self.maps.for_seqno(at) {
+                        Some(m) => m,
+                        None => self.maps.catch_up(&*self.server),
+                    };
+                }
+            }
+        }
+        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(format!(
+            "the policy changed {RETRIES} times during one {} check",
+            class.name()
+        ))))
+    }
+
+    /// A class the policy does not define: everything or nothing, as handle_unknown says; a
+    /// denial is enforced in enforcing mode and audited (the kernel's security_compute_av for
+    /// an unmapped class).
+    fn unknown_class(&self, handle: HandleUnknown, perms: u32) -> Checked {
+        let mut d = AvDecision::deny_all(self.avc.seqno());
+        if handle == HandleUnknown::Allow {
+            d.allowed = AccessVector(u32::MAX);
+            return Checked { decision: d, denied: AccessVector::NONE, unknown: 0, enforced: false, audited: AccessVector::NONE, unknown_class: true };
+        }
+        Checked { decision: d, denied: AccessVector::NONE, unknown: perms, enforced: self.avc.enforcing(), audited: AccessVector(perms), unknown_class: true }
+    }
+
+    /// Writes the verdict's audit record, if it asks for one, to the cache's audit callback.
+    pub fn audit(&self, task: &Task, ssid: Sid, tsid: Sid, class: Class, v: &Checked, ad: &AuditData) {
+        if v.audited.is_empty() {
+            return;
+        }
+        let aux = ad.render(task.pid(), task.comm());
+        let denied = !v.denied.is_empty() || v.unknown != 0;
+        if v.unknown_class {
+            // No policy class to name the permissions by: ours name them.
+            let mut perms = String::new();
+            for b in v.audited.bits() {
+                let name = class.def().and_then(|d| d.perms.get(b as usize)).copied().unwrap_or("?");
+                perms.push(' ');
+                perms.push_str(name);
+            }
+            let ctx = |s: Sid| self.server.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
+            let line = format!(
+                "avc:  denied  {{{perms} }} for  {aux} scontext={} tcontext={} tclass={} permissive={}",
+                ctx(ssid),
+                ctx(tsid),
+                class.name(),
+                u8::from(!v.enforced)
+            );
+            self.avc.emit_audit_line(&line);
+            return;
+        }
+        let Some(pclass) = self.maps.for_seqno(v.decision.seqno).and_then(|m| m.translate(class, 0).ok()).and_then(|t| t.class) else {
+            return;
+        };
+        self.avc.audit(ssid, tsid, pclass, v.audited, denied, !v.enforced, Some(&aux));
+    }
+
+    /// Ok if the operation goes on.
+    fn outcome(class: Class, v: &Checked) -> Result<Checked> {
+        if v.allowed() {
+            Ok(*v)
+        } else {
+            Err(ObjmgrError::Denied { what: format!("{} (policy bits {:#x}, unknown {:#x})", class.name(), v.denied.0, v.unknown) })
+        }
+    }
+}

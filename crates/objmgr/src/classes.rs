@@ -1,0 +1,301 @@
+//! The classes and permissions the hooks enforce, in the object manager's own numbering (the
+//! kernel's classmap.h). The numbers are ours and never change; the class map
+//! ([`crate::classmap`]) finds each name in whatever policy is loaded.
+//!
+//! A permission is a bit in its class's list (bit 0 first). Every file class starts with the
+//! same permissions in the same order, as every socket class does, so a helper asking `read` of
+//! an inode of any file class uses one constant, as the kernel's FILE__READ does.
+
+/// A class in the object manager's numbering: an index into [`CLASSES`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Class(pub u16);
+
+/// A class the object manager enforces: its policy name and its permissions' names, bit 0 first.
+#[derive(Debug)]
+pub struct ClassDef {
+    pub name: &'static str,
+    pub perms: &'static [&'static str],
+}
+
+macro_rules! perm_bits {
+    ($i:expr;) => {};
+    ($i:expr; $c:ident $(, $rest:ident)*) => {
+        pub const $c: u32 = 1 << ($i);
+        perm_bits!($i + 1; $($rest),*);
+    };
+}
+
+/// Declares a class's permissions: constants for their bits and their policy names in order.
+macro_rules! perms {
+    ($(#[$m:meta])* $module:ident { $($c:ident = $n:literal),* $(,)? }) => {
+        $(#[$m])*
+        pub mod $module {
+            /// The permissions' policy names, bit 0 first.
+            pub const NAMES: &[&str] = &[$($n),*];
+            perm_bits!(0; $($c),*);
+        }
+    };
+}
+
+perms! {
+    /// `file` (the common file permissions, then the file class's own).
+    file {
+        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
+        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
+        APPEND = "append", MAP = "map", UNLINK = "unlink", LINK = "link", RENAME = "rename",
+        EXECUTE = "execute", QUOTAON = "quotaon", MOUNTON = "mounton", AUDIT_ACCESS = "audit_access",
+        OPEN = "open", EXECMOD = "execmod", WATCH = "watch", WATCH_MOUNT = "watch_mount",
+        WATCH_SB = "watch_sb", WATCH_WITH_PERM = "watch_with_perm", WATCH_READS = "watch_reads",
+        EXECUTE_NO_TRANS = "execute_no_trans", ENTRYPOINT = "entrypoint",
+    }
+}
+
+perms! {
+    /// `dir`: the common file permissions, then the directory's own.
+    dir {
+        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
+        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
+        APPEND = "append", MAP = "map", UNLINK = "unlink", LINK = "link", RENAME = "rename",
+        EXECUTE = "execute", QUOTAON = "quotaon", MOUNTON = "mounton", AUDIT_ACCESS = "audit_access",
+        OPEN = "open", EXECMOD = "execmod", WATCH = "watch", WATCH_MOUNT = "watch_mount",
+        WATCH_SB = "watch_sb", WATCH_WITH_PERM = "watch_with_perm", WATCH_READS = "watch_reads",
+        ADD_NAME = "add_name", REMOVE_NAME = "remove_name", REPARENT = "reparent", SEARCH = "search",
+        RMDIR = "rmdir",
+    }
+}
+
+perms! {
+    /// The permissions every file class has (lnk_file, chr_file, blk_file, fifo_file and
+    /// sock_file have no others); the same bits as in [`file`] and [`dir`].
+    common_file {
+        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
+        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
+        APPEND = "append", MAP = "map", UNLINK = "unlink", LINK = "link", RENAME = "rename",
+        EXECUTE = "execute", QUOTAON = "quotaon", MOUNTON = "mounton", AUDIT_ACCESS = "audit_access",
+        OPEN = "open", EXECMOD = "execmod", WATCH = "watch", WATCH_MOUNT = "watch_mount",
+        WATCH_SB = "watch_sb", WATCH_WITH_PERM = "watch_with_perm", WATCH_READS = "watch_reads",
+    }
+}
+
+perms! {
+    /// The permissions every socket class has; the same bits in every socket class.
+    socket {
+        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
+        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
+        APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
+        ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
+        RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
+    }
+}
+
+perms! {
+    /// `tcp_socket` (and `sctp_socket`, `dccp_socket`): the socket permissions, then these.
+    tcp_socket {
+        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
+        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
+        APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
+        ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
+        RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
+        NODE_BIND = "node_bind", NAME_CONNECT = "name_connect",
+    }
+}
+
+perms! {
+    /// `udp_socket`, `rawip_socket`, `icmp_socket`: the socket permissions, then node_bind.
+    udp_socket {
+        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
+        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
+        APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
+        ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
+        RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
+        NODE_BIND = "node_bind",
+    }
+}
+
+perms! {
+    /// `unix_stream_socket`: the socket permissions, then connectto.
+    unix_stream_socket {
+        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
+        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
+        APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
+        ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
+        RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
+        CONNECTTO = "connectto",
+    }
+}
+
+perms! {
+    /// `process`.
+    process {
+        FORK = "fork", TRANSITION = "transition", SIGCHLD = "sigchld", SIGKILL = "sigkill",
+        SIGSTOP = "sigstop", SIGNULL = "signull", SIGNAL = "signal", PTRACE = "ptrace",
+        GETSCHED = "getsched", SETSCHED = "setsched", GETSESSION = "getsession", GETPGID = "getpgid",
+        SETPGID = "setpgid", GETCAP = "getcap", SETCAP = "setcap", SHARE = "share",
+        GETATTR = "getattr", SETEXEC = "setexec", SETFSCREATE = "setfscreate",
+        NOATSECURE = "noatsecure", SIGINH = "siginh", SETRLIMIT = "setrlimit",
+        RLIMITINH = "rlimitinh", DYNTRANSITION = "dyntransition", SETCURRENT = "setcurrent",
+        EXECMEM = "execmem", EXECSTACK = "execstack", EXECHEAP = "execheap",
+        SETKEYCREATE = "setkeycreate", SETSOCKCREATE = "setsockcreate", GETRLIMIT = "getrlimit",
+    }
+}
+
+perms! {
+    /// `process2`.
+    process2 {
+        NNP_TRANSITION = "nnp_transition", NOSUID_TRANSITION = "nosuid_transition",
+    }
+}
+
+perms! {
+    /// `fd`.
+    fd {
+        USE = "use",
+    }
+}
+
+perms! {
+    /// `filesystem`.
+    filesystem {
+        MOUNT = "mount", REMOUNT = "remount", UNMOUNT = "unmount", GETATTR = "getattr",
+        RELABELFROM = "relabelfrom", RELABELTO = "relabelto", ASSOCIATE = "associate",
+        QUOTAMOD = "quotamod", QUOTAGET = "quotaget", WATCH = "watch",
+    }
+}
+
+perms! {
+    /// `capability` (capability numbers 0 to 31 are the bits).
+    capability {
+        CHOWN = "chown", DAC_OVERRIDE = "dac_override", DAC_READ_SEARCH = "dac_read_search",
+        FOWNER = "fowner", FSETID = "fsetid", KILL = "kill", SETGID = "setgid", SETUID = "setuid",
+        SETPCAP = "setpcap", LINUX_IMMUTABLE = "linux_immutable",
+        NET_BIND_SERVICE = "net_bind_service", NET_BROADCAST = "net_broadcast",
+        NET_ADMIN = "net_admin", NET_RAW = "net_raw", IPC_LOCK = "ipc_lock", IPC_OWNER = "ipc_owner",
+        SYS_MODULE = "sys_module", SYS_RAWIO = "sys_rawio", SYS_CHROOT = "sys_chroot",
+        SYS_PTRACE = "sys_ptrace", SYS_PACCT = "sys_pacct", SYS_ADMIN = "sys_admin",
+        SYS_BOOT = "sys_boot", SYS_NICE = "sys_nice", SYS_RESOURCE = "sys_resource",
+        SYS_TIME = "sys_time", SYS_TTY_CONFIG = "sys_tty_config", MKNOD = "mknod", LEASE = "lease",
+        AUDIT_WRITE = "audit_write", AUDIT_CONTROL = "audit_control", SETFCAP = "setfcap",
+    }
+}
+
+impl Class {
+    pub const FILE: Class = Class(0);
+    pub const DIR: Class = Class(1);
+    pub const LNK_FILE: Class = Class(2);
+    pub const CHR_FILE: Class = Class(3);
+    pub const BLK_FILE: Class = Class(4);
+    pub const FIFO_FILE: Class = Class(5);
+    pub const SOCK_FILE: Class = Class(6);
+    pub const FILESYSTEM: Class = Class(7);
+    pub const FD: Class = Class(8);
+    pub const PROCESS: Class = Class(9);
+    pub const PROCESS2: Class = Class(10);
+    pub const CAPABILITY: Class = Class(11);
+    pub const SOCKET: Class = Class(12);
+    pub const TCP_SOCKET: Class = Class(13);
+    pub const UDP_SOCKET: Class = Class(14);
+    pub const RAWIP_SOCKET: Class = Class(15);
+    pub const UNIX_STREAM_SOCKET: Class = Class(16);
+    pub const UNIX_DGRAM_SOCKET: Class = Class(17);
+    pub const ICMP_SOCKET: Class = Class(18);
+    pub const SCTP_SOCKET: Class = Class(19);
+    pub const NETLINK_SOCKET: Class = Class(20);
+    pub const PACKET_SOCKET: Class = Class(21);
+
+    /// The class's definition.
+    pub fn def(self) -> Option<&'static ClassDef> {
+        CLASSES.get(usize::from(self.0))
+    }
+
+    /// The class's policy name ("?" for a number outside the table).
+    pub fn name(self) -> &'static str {
+        self.def().map_or("?", |d| d.name)
+    }
+
+    /// Whether the class is one of the file classes (an inode's class).
+    pub fn is_file(self) -> bool {
+        self.0 <= Class::SOCK_FILE.0
+    }
+
+    /// Whether the class is a socket class.
+    pub fn is_socket(self) -> bool {
+        self.0 >= Class::SOCKET.0
+    }
+}
+
+/// Every class the hooks enforce, indexed by [`Class`].
+pub static CLASSES: &[ClassDef] = &[
+    ClassDef { name: "file", perms: file::NAMES },
+    ClassDef { name: "dir", perms: dir::NAMES },
+    ClassDef { name: "lnk_file", perms: common_file::NAMES },
+    ClassDef { name: "chr_file", perms: common_file::NAMES },
+    ClassDef { name: "blk_file", perms: common_file::NAMES },
+    ClassDef { name: "fifo_file", perms: common_file::NAMES },
+    ClassDef { name: "sock_file", perms: common_file::NAMES },
+    ClassDef { name: "filesystem", perms: filesystem::NAMES },
+    ClassDef { name: "fd", perms: fd::NAMES },
+    ClassDef { name: "process", perms: process::NAMES },
+    ClassDef { name: "process2", perms: process2::NAMES },
+    ClassDef { name: "capability", perms: capability::NAMES },
+    ClassDef { name: "socket", perms: socket::NAMES },
+    ClassDef { name: "tcp_socket", perms: tcp_socket::NAMES },
+    ClassDef { name: "udp_socket", perms: udp_socket::NAMES },
+    ClassDef { name: "rawip_socket", perms: udp_socket::NAMES },
+    ClassDef { name: "unix_stream_socket", perms: unix_stream_socket::NAMES },
+    ClassDef { name: "unix_dgram_socket", perms: socket::NAMES },
+    ClassDef { name: "icmp_socket", perms: udp_socket::NAMES },
+    ClassDef { name: "sctp_socket", perms: tcp_socket::NAMES },
+    ClassDef { name: "netlink_socket", perms: socket::NAMES },
+    ClassDef { name: "packet_socket", perms: socket::NAMES },
+];
+
+/// The file class of an inode of mode `mode` (the `S_IFMT` bits of st_mode), as the kernel's
+/// inode_mode_to_security_class; a mode of no file type is a plain file, as there.
+pub fn inode_class(mode: u32) -> Class {
+    match mode & 0o170000 {
+        0o140000 => Class::SOCK_FILE,
+        0o120000 => Class::LNK_FILE,
+        0o100000 => Class::FILE,
+        0o060000 => Class::BLK_FILE,
+        0o040000 => Class::DIR,
+        0o020000 => Class::CHR_FILE,
+        0o010000 => Class::FIFO_FILE,
+        _ => Class::FILE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_bits_name_the_same_permission_in_every_class_of_a_kind() {
+        for c in CLASSES.iter().take(7) {
+            for (i, n) in common_file::NAMES.iter().enumerate() {
+                assert_eq!(c.perms.get(i), Some(n), "{}", c.name);
+            }
+        }
+        for c in CLASSES.iter().skip(12) {
+            for (i, n) in socket::NAMES.iter().enumerate() {
+                assert_eq!(c.perms.get(i), Some(n), "{}", c.name);
+            }
+        }
+        assert_eq!(dir::SEARCH, 1 << dir::NAMES.iter().position(|n| *n == "search").unwrap_or(99));
+        assert_eq!(file::ENTRYPOINT, 1 << file::NAMES.iter().position(|n| *n == "entrypoint").unwrap_or(99));
+        assert!(CLASSES.iter().all(|c| c.perms.len() <= 32));
+        assert_eq!(Class::PACKET_SOCKET.name(), "packet_socket");
+        assert_eq!(Class::SOCKET.name(), "socket");
+        assert_eq!(Class::CAPABILITY.name(), "capability");
+    }
+
+    #[test]
+    fn inode_classes_follow_the_mode() {
+        assert_eq!(inode_class(0o040755), Class::DIR);
+        assert_eq!(inode_class(0o100644), Class::FILE);
+        assert_eq!(inode_class(0o120777), Class::LNK_FILE);
+        assert_eq!(inode_class(0o140777), Class::SOCK_FILE);
+        assert_eq!(inode_class(0o010644), Class::FIFO_FILE);
+        assert_eq!(inode_class(0o020644), Class::CHR_FILE);
+        assert_eq!(inode_class(0o060644), Class::BLK_FILE);
+    }
+}

@@ -1,0 +1,53 @@
+//! The object manager's one error type, and the one place errors become errno values.
+
+use seaccess_types::ServerError;
+
+/// Why a hook refused an operation or could not decide.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ObjmgrError {
+    /// The policy denies the operation (and the denial is enforced). `what` names the class
+    /// and permissions, as the audit record does.
+    #[error("permission denied: {what}")]
+    Denied { what: String },
+    /// The security server could not answer (an unknown SID, a broken class); the operation is
+    /// refused.
+    #[error("security server: {0}")]
+    Server(#[from] ServerError),
+    /// A class number outside the object manager's table.
+    #[error("class number {0} is not in the object manager's class table")]
+    UnknownClass(u16),
+    /// The loaded policy cannot be enforced with the object manager's classes (it lacks one and
+    /// rejects unknown classes or permissions): every check fails closed.
+    #[error("the policy is refused: {0}")]
+    Rejected(String),
+    /// A context given by a client (a `security.selinux` value, a requested exec context) that
+    /// the policy does not accept.
+    #[error("invalid context {context:?}: {why}")]
+    InvalidContext { context: String, why: String },
+    /// An argument the hook cannot use (said in words).
+    #[error("invalid argument: {0}")]
+    Invalid(String),
+}
+
+pub type Result<T> = std::result::Result<T, ObjmgrError>;
+
+/// Kernel errno values the hooks return.
+pub mod errno {
+    pub const EPERM: i32 = 1;
+    pub const EACCES: i32 = 13;
+    pub const EINVAL: i32 = 22;
+}
+
+impl ObjmgrError {
+    /// The errno a kernel hook returns for this error: EACCES for a denial (EPERM where the
+    /// kernel's hook says so is the hook's own choice), EINVAL for a bad argument or context.
+    pub fn errno(&self) -> i32 {
+        match self {
+            ObjmgrError::Denied { .. } | ObjmgrError::Rejected(_) => errno::EACCES,
+            ObjmgrError::Server(ServerError::InvalidSid(_)) => errno::EINVAL,
+            ObjmgrError::Server(_) => errno::EACCES,
+            ObjmgrError::UnknownClass(_) | ObjmgrError::InvalidContext { .. } | ObjmgrError::Invalid(_) => errno::EINVAL,
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! The seaccess object manager: the kernel's SELinux hooks (hooks.c) and security blobs
+//! (objsec.h) for userspace object managers, with split credentials and three fast paths.
+//!
+//! A service guarding its objects calls a hook at each operation, with the acting task and the
+//! objects' blobs; the hook asks exactly the permissions the kernel's hook asks for that
+//! operation, through the access vector cache, and writes the kernel's audit record. Hooks ask
+//! only the cache ([`seaccess_avc::Avc`]) and, for labels of new objects, the security server's
+//! seam ([`seaccess_types::LabelServer`]); only SIDs, class numbers and bit vectors cross
+//! them. This crate must never depend on the policy reader or the security server crates.
+//!
+//! The classes and permissions the hooks enforce are one static table in our own numbering
+//! ([`classes`]), mapped onto each policy before the policy is published ([`classmap`]); a check
+//! translates with the map of the very policy whose decision it gets.
+
+pub mod audit;
+pub mod blobs;
+mod check;
+pub mod classes;
+pub mod classmap;
+pub mod counters;
+pub mod cred;
+mod error;
+pub mod fastpath;
+
+use std::sync::Arc;
+
+use seaccess_avc::Avc;
+use seaccess_types::{LabelServer, PolicyEvents, Registration};
+
+pub use audit::AuditData;
+pub use blobs::{FileSec, InodeSec, Labeling, SockSec, SuperSec};
+pub use check::Checked;
+pub use classes::{Class, ClassDef, CLASSES};
+pub use classmap::{ClassMap, ClassMaps};
+pub use counters::{Counters, Hook};
+pub use cred::{Cred, OverrideGuard, Task, TaskRef};
+pub use error::{errno, ObjmgrError, Result};
+pub use fastpath::FastPaths;
+
+/// An object manager: the hooks over one cache and one security server.
+pub struct ObjectManager {
+    server: Arc<dyn LabelServer>,
+    avc: Arc<Avc>,
+    maps: Arc<ClassMaps>,
+    fast: FastPaths,
+    counters: Counters,
+    _prepare: Registration,
+}
+
+impl ObjectManager {
+    /// An object manager enforcing [`CLASSES`] with `avc` (which should follow `events`, see
+    /// [`Avc::follow`]) over `server`, remapping its classes before each policy change `events`
+    /// announces is published.
+    pub fn new(server: Arc<dyn LabelServer>, events: &dyn PolicyEvents, avc: Arc<Avc>) -> ObjectManager {
+        let maps = Arc::new(ClassMaps::new(CLASSES, &*server));
+        let m = maps.clone();
+        let prepare = events.on_policy_prepare(Box::new(move |next| m.prepare(next)));
+        ObjectManager { server, avc, maps, fast: FastPaths::default(), counters: Counters::default(), _prepare: prepare }
+    }
+
+    /// The cache the hooks ask.
+    pub fn avc(&self) -> &Arc<Avc> {
+        &self.avc
+    }
+
+    /// The security server's labeling seam.
+    pub fn server(&self) -> &Arc<dyn LabelServer> {
+        &self.server
+    }
+
+    /// The class maps (the newest is what a check starts with).
+    pub fn class_maps(&self) -> &ClassMaps {
+        &self.maps
+    }
+
+    /// The fast-path switches.
+    pub fn fast_paths(&self) -> &FastPaths {
+        &self.fast
+    }
+
+    /// The hooks' cache lookup counts.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+}
