@@ -21,6 +21,7 @@ pub mod counters;
 pub mod cred;
 mod error;
 pub mod fastpath;
+pub mod hooks;
 
 use std::sync::Arc;
 

@@ -1,0 +1,1 @@
+//! Process hooks: exec (the new credential), signals, ptrace-like access, capabilities.
