@@ -25,6 +25,14 @@ pub enum ObjmgrError {
     /// the policy does not accept.
     #[error("invalid context {context:?}: {why}")]
     InvalidContext { context: String, why: String },
+    /// The policy denies an operation the kernel's hook refuses with EPERM rather than EACCES
+    /// (exec under no_new_privs, a shared or traced exec's transition).
+    #[error("operation not permitted: {what}")]
+    NotPermitted { what: String },
+    /// The socket has no such option (a peer label the socket's class does not keep, or
+    /// none yet): the kernel's ENOPROTOOPT.
+    #[error("no such protocol option: {0}")]
+    NoProtocolOption(String),
     /// An argument the hook cannot use (said in words).
     #[error("invalid argument: {0}")]
     Invalid(String),
@@ -37,6 +45,7 @@ pub mod errno {
     pub const EPERM: i32 = 1;
     pub const EACCES: i32 = 13;
     pub const EINVAL: i32 = 22;
+    pub const ENOPROTOOPT: i32 = 92;
 }
 
 impl ObjmgrError {
@@ -45,6 +54,8 @@ impl ObjmgrError {
     pub fn errno(&self) -> i32 {
         match self {
             ObjmgrError::Denied { .. } | ObjmgrError::Rejected(_) => errno::EACCES,
+            ObjmgrError::NotPermitted { .. } => errno::EPERM,
+            ObjmgrError::NoProtocolOption(_) => errno::ENOPROTOOPT,
             ObjmgrError::Server(ServerError::InvalidSid(_)) => errno::EINVAL,
             ObjmgrError::Server(_) => errno::EACCES,
             ObjmgrError::UnknownClass(_) | ObjmgrError::InvalidContext { .. } | ObjmgrError::Invalid(_) => errno::EINVAL,
