@@ -26,6 +26,10 @@ pub enum AuditData<'a> {
     /// A socket (LSM_AUDIT_DATA_NET): local and foreign addresses and ports where known, or an
     /// AF_UNIX socket's path.
     Net { laddr: Option<std::net::IpAddr>, lport: Option<u16>, faddr: Option<std::net::IpAddr>, fport: Option<u16>, path: Option<&'a str> },
+    /// A bind or connect address without a socket (LSM_AUDIT_DATA_NET with no sk, as
+    /// name_bind, node_bind and name_connect give it): `saddr= src= daddr= dest=`, each
+    /// where known.
+    NetAddr { saddr: Option<std::net::IpAddr>, src: Option<u16>, daddr: Option<std::net::IpAddr>, dest: Option<u16> },
     /// A capability (LSM_AUDIT_DATA_CAP): `capability=`.
     Cap(u32),
     /// A task acted on (LSM_AUDIT_DATA_TASK): `opid= ocomm=`.
@@ -95,8 +99,16 @@ impl AuditData<'_> {
                     let _ = write!(s, " fport={p}");
                 }
             }
+            AuditData::NetAddr { saddr, src, daddr, dest } => {
+                for (k, v) in [("saddr", saddr.map(|a| a.to_string())), ("src", src.map(|p| p.to_string())), ("daddr", daddr.map(|a| a.to_string())), ("dest", dest.map(|p| p.to_string()))] {
+                    if let Some(v) = v {
+                        let _ = write!(s, " {k}={v}");
+                    }
+                }
+            }
             AuditData::Cap(c) => {
-                let _ = write!(s, " capability={c}");
+                // The kernel's format ends with a space, so records have two before scontext=.
+                let _ = write!(s, " capability={c} ");
             }
             AuditData::Task { pid, comm } => {
                 let _ = write!(s, " opid={pid}");

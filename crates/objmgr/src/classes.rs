@@ -178,6 +178,34 @@ perms! {
     }
 }
 
+perms! {
+    /// `capability2` (capability numbers 32 to 63, less 32, are the bits).
+    capability2 {
+        MAC_OVERRIDE = "mac_override", MAC_ADMIN = "mac_admin", SYSLOG = "syslog",
+        WAKE_ALARM = "wake_alarm", BLOCK_SUSPEND = "block_suspend", AUDIT_READ = "audit_read",
+        PERFMON = "perfmon", BPF = "bpf", CHECKPOINT_RESTORE = "checkpoint_restore",
+    }
+}
+
+/// The socket classes appended after [`Class::CAP2_USERNS`], in the order of the kernel's
+/// socket_type_to_security_class: the other families' classes, netlink's per protocol, and
+/// those only the extended_socket_class policy capability gives. Each has the socket
+/// permissions ([`socket`]); a class's own further permissions (netlink's nlmsg_read, ...)
+/// are no hook's business here.
+const MORE_SOCKETS: &[&str] = &[
+    "key_socket", "appletalk_socket",
+    "netlink_route_socket", "netlink_tcpdiag_socket", "netlink_nflog_socket", "netlink_xfrm_socket",
+    "netlink_selinux_socket", "netlink_iscsi_socket", "netlink_audit_socket", "netlink_fib_lookup_socket",
+    "netlink_connector_socket", "netlink_netfilter_socket", "netlink_dnrt_socket",
+    "netlink_kobject_uevent_socket", "netlink_generic_socket", "netlink_scsitransport_socket",
+    "netlink_rdma_socket", "netlink_crypto_socket",
+    "ax25_socket", "ipx_socket", "netrom_socket", "atmpvc_socket", "x25_socket", "rose_socket",
+    "decnet_socket", "atmsvc_socket", "rds_socket", "irda_socket", "pppox_socket", "llc_socket",
+    "can_socket", "tipc_socket", "bluetooth_socket", "iucv_socket", "rxrpc_socket", "isdn_socket",
+    "phonet_socket", "ieee802154_socket", "caif_socket", "alg_socket", "nfc_socket", "vsock_socket",
+    "kcm_socket", "qipcrtr_socket", "smc_socket", "xdp_socket", "mctp_socket",
+];
+
 impl Class {
     pub const FILE: Class = Class(0);
     pub const DIR: Class = Class(1);
@@ -201,6 +229,19 @@ impl Class {
     pub const SCTP_SOCKET: Class = Class(19);
     pub const NETLINK_SOCKET: Class = Class(20);
     pub const PACKET_SOCKET: Class = Class(21);
+    pub const CAPABILITY2: Class = Class(22);
+    /// `capability` in a user namespace other than the initial one.
+    pub const CAP_USERNS: Class = Class(23);
+    pub const CAP2_USERNS: Class = Class(24);
+    /// The first of [`MORE_SOCKETS`]; the others follow it in that list's order.
+    pub const KEY_SOCKET: Class = Class(25);
+
+    /// The class of one of the kernel's socket class names, if the table has it.
+    pub fn socket_named(name: &str) -> Option<Class> {
+        let i = CLASSES.iter().position(|c| c.name == name)?;
+        let c = Class(u16::try_from(i).ok()?);
+        c.is_socket().then_some(c)
+    }
 
     /// The class's definition.
     pub fn def(self) -> Option<&'static ClassDef> {
@@ -219,12 +260,42 @@ impl Class {
 
     /// Whether the class is a socket class.
     pub fn is_socket(self) -> bool {
-        self.0 >= Class::SOCKET.0
+        (Class::SOCKET.0..=Class::PACKET_SOCKET.0).contains(&self.0) || (self.0 >= Class::KEY_SOCKET.0 && usize::from(self.0) < CLASSES.len())
     }
 }
 
+const fn sockets<const N: usize>(names: &[&'static str]) -> [ClassDef; N] {
+    let mut out = [const { ClassDef { name: "", perms: socket::NAMES } }; N];
+    let mut i = 0;
+    while i < N && i < names.len() {
+        out[i] = ClassDef { name: names[i], perms: socket::NAMES };
+        i += 1;
+    }
+    out
+}
+
+const FIXED: usize = 25;
+const TABLE: [ClassDef; FIXED + MORE_SOCKETS.len()] = {
+    let first = FIXED_CLASSES;
+    let more: [ClassDef; MORE_SOCKETS.len()] = sockets(MORE_SOCKETS);
+    let mut out = [const { ClassDef { name: "", perms: &[] } }; FIXED + MORE_SOCKETS.len()];
+    let mut i = 0;
+    while i < FIXED {
+        out[i] = ClassDef { name: first[i].name, perms: first[i].perms };
+        i += 1;
+    }
+    while i < FIXED + MORE_SOCKETS.len() {
+        out[i] = ClassDef { name: more[i - FIXED].name, perms: more[i - FIXED].perms };
+        i += 1;
+    }
+    out
+};
+
 /// Every class the hooks enforce, indexed by [`Class`].
-pub static CLASSES: &[ClassDef] = &[
+pub static CLASSES: &[ClassDef] = &TABLE;
+
+/// The classes with numbers of their own constant, in number order.
+const FIXED_CLASSES: [ClassDef; FIXED] = [
     ClassDef { name: "file", perms: file::NAMES },
     ClassDef { name: "dir", perms: dir::NAMES },
     ClassDef { name: "lnk_file", perms: common_file::NAMES },
@@ -247,6 +318,9 @@ pub static CLASSES: &[ClassDef] = &[
     ClassDef { name: "sctp_socket", perms: tcp_socket::NAMES },
     ClassDef { name: "netlink_socket", perms: socket::NAMES },
     ClassDef { name: "packet_socket", perms: socket::NAMES },
+    ClassDef { name: "capability2", perms: capability2::NAMES },
+    ClassDef { name: "cap_userns", perms: capability::NAMES },
+    ClassDef { name: "cap2_userns", perms: capability2::NAMES },
 ];
 
 /// The file class of an inode of mode `mode` (the `S_IFMT` bits of st_mode), as the kernel's
@@ -275,7 +349,7 @@ mod tests {
                 assert_eq!(c.perms.get(i), Some(n), "{}", c.name);
             }
         }
-        for c in CLASSES.iter().skip(12) {
+        for c in CLASSES.iter().enumerate().filter(|(i, _)| Class(*i as u16).is_socket()).map(|(_, c)| c) {
             for (i, n) in socket::NAMES.iter().enumerate() {
                 assert_eq!(c.perms.get(i), Some(n), "{}", c.name);
             }
@@ -286,6 +360,12 @@ mod tests {
         assert_eq!(Class::PACKET_SOCKET.name(), "packet_socket");
         assert_eq!(Class::SOCKET.name(), "socket");
         assert_eq!(Class::CAPABILITY.name(), "capability");
+        assert_eq!(Class::CAP2_USERNS.name(), "cap2_userns");
+        assert_eq!(Class::KEY_SOCKET.name(), "key_socket");
+        assert_eq!(CLASSES.last().map(|c| c.name), Some("mctp_socket"));
+        assert!(!Class::CAPABILITY2.is_socket() && Class::KEY_SOCKET.is_socket() && Class::PACKET_SOCKET.is_socket());
+        assert_eq!(Class::socket_named("netlink_route_socket").map(|c| c.name()), Some("netlink_route_socket"));
+        assert_eq!(Class::socket_named("capability2"), None);
     }
 
     #[test]

@@ -25,12 +25,17 @@ pub enum ObjmgrError {
     /// the policy does not accept.
     #[error("invalid context {context:?}: {why}")]
     InvalidContext { context: String, why: String },
-    /// The kernel's hook refuses with EPERM (a validatetrans constraint, an ownership rule).
+    /// The kernel's hook refuses with EPERM rather than EACCES (a validatetrans constraint, an
+    /// ownership rule, exec under no_new_privs, a shared or traced exec's transition).
     #[error("operation not permitted: {0}")]
     NotPermitted(String),
     /// The filesystem cannot do it (no per-file labels: EOPNOTSUPP).
     #[error("not supported: {0}")]
     NotSupported(String),
+    /// The socket has no such option (a peer label the socket's class does not keep, or
+    /// none yet): the kernel's ENOPROTOOPT.
+    #[error("no such protocol option: {0}")]
+    NoProtocolOption(String),
     /// An argument the hook cannot use (said in words).
     #[error("invalid argument: {0}")]
     Invalid(String),
@@ -44,6 +49,7 @@ pub mod errno {
     pub const EACCES: i32 = 13;
     pub const EINVAL: i32 = 22;
     pub const EOPNOTSUPP: i32 = 95;
+    pub const ENOPROTOOPT: i32 = 92;
 }
 
 impl ObjmgrError {
@@ -52,6 +58,7 @@ impl ObjmgrError {
     pub fn errno(&self) -> i32 {
         match self {
             ObjmgrError::Denied { .. } | ObjmgrError::Rejected(_) => errno::EACCES,
+            ObjmgrError::NoProtocolOption(_) => errno::ENOPROTOOPT,
             ObjmgrError::Server(ServerError::InvalidSid(_)) => errno::EINVAL,
             ObjmgrError::Server(_) => errno::EACCES,
             ObjmgrError::NotPermitted(_) => errno::EPERM,
