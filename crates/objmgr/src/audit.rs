@@ -14,6 +14,9 @@ pub enum AuditData<'a> {
     /// An inode reached through a directory entry or an alias (LSM_AUDIT_DATA_DENTRY and
     /// _INODE): `name= dev= ino=`.
     Inode { name: Option<&'a str>, dev: &'a str, ino: u64 },
+    /// A directory entry (LSM_AUDIT_DATA_DENTRY): `name=`, then `dev= ino=` only when the entry
+    /// has an inode (a name being created has none).
+    Dentry { name: &'a str, inode: Option<(&'a str, u64)> },
     /// An inode reached through a path or an open file (LSM_AUDIT_DATA_PATH and _FILE):
     /// `path= dev= ino=`.
     Path { path: &'a str, dev: &'a str, ino: u64 },
@@ -62,6 +65,13 @@ impl AuditData<'_> {
                 }
                 untrusted(&mut s, "dev", dev);
                 let _ = write!(s, " ino={ino}");
+            }
+            AuditData::Dentry { name, inode } => {
+                untrusted(&mut s, "name", name);
+                if let Some((dev, ino)) = inode {
+                    untrusted(&mut s, "dev", dev);
+                    let _ = write!(s, " ino={ino}");
+                }
             }
             AuditData::Path { path, dev, ino } | AuditData::Ioctl { path, dev, ino } => {
                 untrusted(&mut s, "path", path);

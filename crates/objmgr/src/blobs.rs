@@ -39,6 +39,14 @@ pub struct SuperSec {
     pub def_sid: Sid,
     /// The SID every inode has under [`Labeling::Mountpoint`] (context=).
     pub mntpoint_sid: Sid,
+    /// The root inode's SID when rootcontext= (or context=) gave one.
+    pub root_sid: Option<Sid>,
+    /// Whether inodes may carry their own labels (the kernel's SBLABEL_MNT): relabeling and
+    /// setfscreatecon apply only then.
+    pub sblabel: bool,
+    /// Whether genfscon is looked up per path (the kernel's SE_SBGENFS: proc, sysfs, ...);
+    /// other genfs filesystems label every inode with the filesystem's SID.
+    pub genfs_paths: bool,
 }
 
 /// An inode's blob (inode_security_struct). The SID may change (a relabel); the class is the
@@ -104,8 +112,12 @@ pub struct FileSec {
     pub isid: Sid,
     /// The policy seqno when the open was checked.
     pub pseqno: Seqno,
-    /// The permissions (our bits of the inode's class) the open checked and granted.
+    /// The permissions (our bits of the inode's class) the open checked and granted with
+    /// nothing to audit, under an enforcing decision of policy `pseqno`: what the revalidation
+    /// skip may cover (0: nothing, every read and write is checked).
     pub granted: u32,
+    /// The open flags (O_APPEND turns a write into an append).
+    pub flags: i32,
 }
 
 /// A socket's blob (sk_security_struct).

@@ -16,6 +16,13 @@ use crate::ObjectManager;
 /// was published during the check.
 const RETRIES: usize = 8;
 
+/// The state a fast path notes before a check (see [`ObjectManager::may_remember`]).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Window {
+    switches: u64,
+    enforcing: bool,
+}
+
 /// The outcome of one check.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
@@ -101,6 +108,86 @@ impl ObjectManager {
         ))))
     }
 
+    /// The ioctl check (the kernel's ioctl_has_perm through avc_has_extended_perms): `perms`
+    /// (our `ioctl` bit) of `class` for command `cmd`, decided with the policy's allowxperm
+    /// rules for the command's driver when it has any, and audited with `ioctlcmd=`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn check_ioctl(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, cmd: u16, ad: &AuditData) -> Result<Checked> {
+        let ssid = task.sid();
+        let mut map = self.maps.newest();
+        for _ in 0..RETRIES {
+            let t = map.translate(class, perms)?;
+            let Some(pclass) = t.class else {
+                let v = self.unknown_class(map.handle_unknown(), perms);
+                self.audit(task, ssid, tsid, class, &v, ad);
+                return Self::outcome(class, &v);
+            };
+            self.counters.bump(hook);
+            match self.avc.check_ioctl_at(ssid, tsid, pclass, t.perms, cmd, map.seqno())? {
+                Ok(v) => {
+                    let mut c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
+                    if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
+                        c.unknown = t.unknown;
+                        c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
+                    }
+                    let aux = (!v.audited.is_empty()).then(|| ad.render(task.pid(), task.comm()));
+                    self.avc.audit_ioctl(ssid, tsid, pclass, &v, cmd, aux.as_deref());
+                    return Self::outcome(class, &c);
+                }
+                Err(at) => {
+                    map = match self.maps.for_seqno(at) {
+                        Some(m) => m,
+                        None => self.maps.catch_up(&*self.server),
+                    };
+                }
+            }
+        }
+        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(format!(
+            "the policy changed {RETRIES} times during one {} ioctl check",
+            class.name()
+        ))))
+    }
+
+    /// What a fast path notes before a check whose grant it may remember.
+    #[inline(always)]
+    pub(crate) fn window(&self) -> Window {
+        let switches = self.fast.switches();
+        Window { switches, enforcing: self.avc.enforcing() }
+    }
+
+    /// Whether a fast path may remember the grant `v` made in window `w`: granted by the
+    /// policy itself with nothing to audit, not a permissive domain's, and decided in enforcing
+    /// mode with no enforcing switch while the check ran (a decision read in permissive mode
+    /// may hold a grant made only because the mode was permissive).
+    #[inline(always)]
+    pub(crate) fn may_remember(&self, w: Window, v: &Checked) -> bool {
+        v.clean() && !v.decision.flags.permissive() && w.enforcing && self.avc.enforcing() && self.fast.switches() == w.switches
+    }
+
+    /// The policy's number for our `class`, from the map of the policy the server answers
+    /// from now, with `f` run on it; again if the policy changed meanwhile (for the labeling
+    /// calls, whose class numbers must be the answering policy's).
+    pub(crate) fn with_policy_class<T>(&self, class: Class, f: impl Fn(seaccess_types::ClassId) -> Result<T>) -> Result<T> {
+        for _ in 0..RETRIES {
+            let seqno = self.server.seqno();
+            let map = match self.maps.for_seqno(seqno) {
+                Some(m) => m,
+                None => self.maps.catch_up(&*self.server),
+            };
+            let Some(pclass) = map.translate(class, 0)?.class else {
+                return Err(ObjmgrError::Rejected(format!("the policy does not define class {}", class.name())));
+            };
+            let r = f(pclass)?;
+            if self.server.seqno() == seqno {
+                return Ok(r);
+            }
+        }
+        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(format!(
+            "the policy changed {RETRIES} times while labeling a {}",
+            class.name()
+        ))))
+    }
+
     /// A class the policy does not define: everything or nothing, as handle_unknown says; a
     /// denial is enforced in enforcing mode and audited (the kernel's security_compute_av for
     /// an unmapped class).
@@ -118,7 +205,14 @@ impl ObjectManager {
         if v.audited.is_empty() {
             return;
         }
-        let aux = ad.render(task.pid(), task.comm());
+        self.audit_text(ssid, tsid, class, v, &ad.render(task.pid(), task.comm()));
+    }
+
+    /// [`ObjectManager::audit`] with the audit data already rendered (`aux`).
+    pub(crate) fn audit_text(&self, ssid: Sid, tsid: Sid, class: Class, v: &Checked, aux: &str) {
+        if v.audited.is_empty() {
+            return;
+        }
         let denied = !v.denied.is_empty() || v.unknown != 0;
         if v.unknown_class {
             // No policy class to name the permissions by: ours name them.
@@ -142,11 +236,11 @@ impl ObjectManager {
         let Some(pclass) = self.maps.for_seqno(v.decision.seqno).and_then(|m| m.translate(class, 0).ok()).and_then(|t| t.class) else {
             return;
         };
-        self.avc.audit(ssid, tsid, pclass, v.audited, denied, !v.enforced, Some(&aux));
+        self.avc.audit(ssid, tsid, pclass, v.audited, denied, !v.enforced, Some(aux));
     }
 
     /// Ok if the operation goes on.
-    fn outcome(class: Class, v: &Checked) -> Result<Checked> {
+    pub(crate) fn outcome(class: Class, v: &Checked) -> Result<Checked> {
         if v.allowed() {
             Ok(*v)
         } else {

@@ -25,6 +25,12 @@ pub enum ObjmgrError {
     /// the policy does not accept.
     #[error("invalid context {context:?}: {why}")]
     InvalidContext { context: String, why: String },
+    /// The kernel's hook refuses with EPERM (a validatetrans constraint, an ownership rule).
+    #[error("operation not permitted: {0}")]
+    NotPermitted(String),
+    /// The filesystem cannot do it (no per-file labels: EOPNOTSUPP).
+    #[error("not supported: {0}")]
+    NotSupported(String),
     /// An argument the hook cannot use (said in words).
     #[error("invalid argument: {0}")]
     Invalid(String),
@@ -37,6 +43,7 @@ pub mod errno {
     pub const EPERM: i32 = 1;
     pub const EACCES: i32 = 13;
     pub const EINVAL: i32 = 22;
+    pub const EOPNOTSUPP: i32 = 95;
 }
 
 impl ObjmgrError {
@@ -47,6 +54,8 @@ impl ObjmgrError {
             ObjmgrError::Denied { .. } | ObjmgrError::Rejected(_) => errno::EACCES,
             ObjmgrError::Server(ServerError::InvalidSid(_)) => errno::EINVAL,
             ObjmgrError::Server(_) => errno::EACCES,
+            ObjmgrError::NotPermitted(_) => errno::EPERM,
+            ObjmgrError::NotSupported(_) => errno::EOPNOTSUPP,
             ObjmgrError::UnknownClass(_) | ObjmgrError::InvalidContext { .. } | ObjmgrError::Invalid(_) => errno::EINVAL,
         }
     }

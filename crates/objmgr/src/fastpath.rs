@@ -10,21 +10,27 @@
 //!   seqno) that last searched it with the search allowed and nothing to audit, so the walk's
 //!   check of that directory is one comparison and no cache lookup.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
 
 use seaccess_types::{Seqno, Sid};
 
-/// Which fast paths are on (all by default).
+/// Which fast paths are on (all by default), and the enforcing-switch count that decides
+/// whether a grant may be remembered.
 #[derive(Debug)]
 pub struct FastPaths {
     revalidate: AtomicBool,
     search_cache: AtomicBool,
     posix: AtomicBool,
+    /// Bumped after every enforcing switch (and cache reset). A check remembers its grant only
+    /// if no switch happened while it ran: a decision read in permissive mode may hold
+    /// permissions granted only because the mode was permissive, and the cache's own epoch
+    /// tags are not visible here.
+    switches: AtomicU64,
 }
 
 impl Default for FastPaths {
     fn default() -> FastPaths {
-        FastPaths { revalidate: AtomicBool::new(true), search_cache: AtomicBool::new(true), posix: AtomicBool::new(true) }
+        FastPaths { revalidate: AtomicBool::new(true), search_cache: AtomicBool::new(true), posix: AtomicBool::new(true), switches: AtomicU64::new(0) }
     }
 }
 
@@ -55,6 +61,17 @@ impl FastPaths {
     #[inline(always)]
     pub fn posix(&self) -> bool {
         self.posix.load(Relaxed)
+    }
+
+    /// Records an enforcing switch or a cache reset (called by the cache's reset callback).
+    pub(crate) fn switched(&self) {
+        self.switches.fetch_add(1, AcqRel);
+    }
+
+    /// The switch count now, to be compared after a check.
+    #[inline(always)]
+    pub(crate) fn switches(&self) -> u64 {
+        self.switches.load(Acquire)
     }
 }
 
@@ -105,13 +122,126 @@ impl Default for PosixMark {
     }
 }
 
-/// A credential's directory search decisions (the kernel's avdcache). Not yet built: every
-/// lookup misses.
+/// How many directory decisions a credential keeps (the kernel's avdcache keeps 4).
+const SLOTS: usize = 4;
+
+/// Which directory permissions a slot records (those a walk, a readdir or a write to a
+/// directory asks through inode_permission), as 3 bits.
+const SEARCH: u64 = 1;
+const READ: u64 = 2;
+const WRITE: u64 = 4;
+const SEQ_BITS: u32 = 29;
+const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+
+/// A credential's directory search decisions (the kernel's per-task avdcache, 2025): a few
+/// slots, each one `u64` holding (directory SID, policy seqno, the permissions granted), so a
+/// reader never sees half of an entry and no lock is taken.
+///
+/// Unlike the kernel's, a slot holds only grants the policy itself made with nothing to audit
+/// (see [`crate::Checked::clean`]), never a whole decision: a hit is silent, so a denial and an
+/// auditallow'ed grant always go to the cache and write their record there, and a grant made
+/// only because the mode was permissive is never remembered. The key is the directory's SID,
+/// so a relabel needs no invalidation; the owner is the credential itself (immutable), so a
+/// credential change starts with an empty cache. The seqno is kept in 29 bits: a stale slot
+/// could match again only after 2^29 policy changes.
 #[derive(Debug, Default)]
-pub struct SearchCache {}
+pub struct SearchCache {
+    slots: [AtomicU64; SLOTS],
+    spot: AtomicU32,
+}
 
 impl SearchCache {
     pub fn new() -> SearchCache {
-        SearchCache {}
+        SearchCache::default()
+    }
+
+    /// The slot bits for our `dir` permissions, or None if they are not all kept here.
+    pub(crate) fn bits(perms: u32) -> Option<u64> {
+        use crate::classes::dir;
+        if perms & !(dir::SEARCH | dir::READ | dir::WRITE) != 0 || perms == 0 {
+            return None;
+        }
+        let mut b = 0;
+        if perms & dir::SEARCH != 0 {
+            b |= SEARCH;
+        }
+        if perms & dir::READ != 0 {
+            b |= READ;
+        }
+        if perms & dir::WRITE != 0 {
+            b |= WRITE;
+        }
+        Some(b)
+    }
+
+    fn tag(isid: Sid, seqno: Seqno) -> u64 {
+        (u64::from(isid.0) << 32) | ((u64::from(seqno.0) & SEQ_MASK) << 3)
+    }
+
+    /// Whether `bits` (from [`SearchCache::bits`]) were granted on a directory of SID `isid`
+    /// under policy `seqno`.
+    #[inline]
+    pub(crate) fn lookup(&self, isid: Sid, seqno: Seqno, bits: u64) -> bool {
+        let tag = Self::tag(isid, seqno);
+        let start = self.spot.load(Relaxed) as usize;
+        for i in 0..SLOTS {
+            let j = (start + SLOTS - i) % SLOTS;
+            let Some(slot) = self.slots.get(j) else { continue };
+            let v = slot.load(Acquire);
+            if v & !7 == tag && v & bits == bits {
+                if i != 0 {
+                    self.spot.store(j as u32, Relaxed);
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Remembers that `bits` were granted on `isid` under `seqno`: added to the slot already
+    /// holding that directory and seqno, else written over the next slot.
+    pub(crate) fn insert(&self, isid: Sid, seqno: Seqno, bits: u64) {
+        let tag = Self::tag(isid, seqno);
+        for slot in &self.slots {
+            let v = slot.load(Acquire);
+            if v & !7 == tag {
+                // Another thread may have replaced the slot meanwhile; then write ours anew.
+                if slot.compare_exchange(v, v | bits, AcqRel, Relaxed).is_ok() {
+                    return;
+                }
+            }
+        }
+        let j = (self.spot.load(Relaxed) as usize + 1) % SLOTS;
+        if let Some(slot) = self.slots.get(j) {
+            slot.store(tag | bits, Release);
+            self.spot.store(j as u32, Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classes::dir;
+
+    #[test]
+    fn a_slot_answers_only_for_its_directory_seqno_and_permissions() {
+        let c = SearchCache::new();
+        let search = SearchCache::bits(dir::SEARCH).unwrap_or(0);
+        let read = SearchCache::bits(dir::READ).unwrap_or(0);
+        assert_eq!(SearchCache::bits(dir::ADD_NAME), None);
+        assert!(!c.lookup(Sid(5), Seqno(1), search));
+        c.insert(Sid(5), Seqno(1), search);
+        assert!(c.lookup(Sid(5), Seqno(1), search));
+        assert!(!c.lookup(Sid(5), Seqno(1), read));
+        assert!(!c.lookup(Sid(5), Seqno(2), search));
+        assert!(!c.lookup(Sid(6), Seqno(1), search));
+        c.insert(Sid(5), Seqno(1), read);
+        assert!(c.lookup(Sid(5), Seqno(1), search | read));
+        for s in 10..14 {
+            c.insert(Sid(s), Seqno(1), search);
+        }
+        assert!(!c.lookup(Sid(5), Seqno(1), search), "four newer directories pushed it out");
+        assert!(c.lookup(Sid(13), Seqno(1), search) && c.lookup(Sid(10), Seqno(1), search));
     }
 }

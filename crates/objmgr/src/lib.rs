@@ -43,7 +43,7 @@ pub struct ObjectManager {
     server: Arc<dyn LabelServer>,
     avc: Arc<Avc>,
     maps: Arc<ClassMaps>,
-    fast: FastPaths,
+    fast: Arc<FastPaths>,
     counters: Counters,
     _prepare: Registration,
 }
@@ -56,7 +56,10 @@ impl ObjectManager {
         let maps = Arc::new(ClassMaps::new(CLASSES, &*server));
         let m = maps.clone();
         let prepare = events.on_policy_prepare(Box::new(move |next| m.prepare(next)));
-        ObjectManager { server, avc, maps, fast: FastPaths::default(), counters: Counters::default(), _prepare: prepare }
+        let fast = Arc::new(FastPaths::default());
+        let f = fast.clone();
+        avc.on_reset(move |_| f.switched());
+        ObjectManager { server, avc, maps, fast, counters: Counters::default(), _prepare: prepare }
     }
 
     /// The cache the hooks ask.

@@ -1,0 +1,133 @@
+//! Open files: open (selinux_file_open), read and write (selinux_file_permission with the
+//! revalidation skip) and ioctl (selinux_file_ioctl).
+
+use seaccess_types::PolicyCap;
+
+use crate::audit::AuditData;
+use crate::blobs::{FileSec, InodeSec};
+use crate::classes::{capability, common_file, fd, Class};
+use crate::counters::Hook;
+use crate::cred::Task;
+use crate::error::Result;
+use crate::ObjectManager;
+
+use super::{file_mask_to_av, file_to_av, oflags, path, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
+
+/// The ioctl commands selinux_file_ioctl treats specially (x86-64 values).
+pub mod ioctls {
+    pub const FIBMAP: u32 = 1;
+    pub const FIGETBSZ: u32 = 2;
+    pub const FIONREAD: u32 = 0x541b;
+    pub const FIONBIO: u32 = 0x5421;
+    pub const FIONCLEX: u32 = 0x5450;
+    pub const FIOCLEX: u32 = 0x5451;
+    pub const FIOASYNC: u32 = 0x5452;
+    pub const KDSKBENT: u32 = 0x4b47;
+    pub const KDSKBSENT: u32 = 0x4b49;
+    pub const FS_IOC_GETFLAGS: u32 = 0x8008_6601;
+    pub const FS_IOC_SETFLAGS: u32 = 0x4008_6602;
+    pub const FS_IOC_GETVERSION: u32 = 0x8008_7601;
+    pub const FS_IOC_SETVERSION: u32 = 0x4008_7602;
+}
+
+impl ObjectManager {
+    /// The open check (selinux_file_open): the opener's `{read}`/`{write}`/`{append}` as the
+    /// access mode says (`{ioctl}` for access mode 3), with `{open}` under the open_perms
+    /// policy capability, in one check on the inode (FILE audit data). The returned blob keeps
+    /// the inode's SID and the policy seqno the check was made with, and what it granted
+    /// cleanly, for the revalidation skip. The VFS's inode_permission with the access mode
+    /// comes before this, as in the kernel (see the module docs).
+    pub fn file_open(&self, task: &Task, inode: &InodeSec, p: &str, flags: i32) -> Result<FileSec> {
+        let sid = task.sid();
+        let mut av = file_to_av(flags);
+        // Every file class has `open` at the same bit.
+        if self.server().policy_caps().contains(PolicyCap::OpenPerms) {
+            av |= common_file::OPEN;
+        }
+        let isid = inode.sid();
+        let w = self.window();
+        let v = self.check(Hook::FileOpen, task, isid, inode.class(), av, &path(inode, p))?;
+        let granted = if self.may_remember(w, &v) { av } else { 0 };
+        Ok(FileSec { sid, fown_sid: sid, isid, pseqno: v.decision.seqno, granted, flags })
+    }
+
+    /// read(2), write(2) and the like on an open file (selinux_file_permission): skipped when
+    /// the task, the inode's SID and the policy are those of the open and the open granted
+    /// what is asked (the 2007 revalidation skip); else `fd {use}` when another SID opened the
+    /// file, then `{read}`/`{write}`/`{append}` on the inode (FILE audit data; O_APPEND turns a
+    /// write into an append).
+    pub fn file_permission(&self, task: &Task, file: &FileSec, inode: &InodeSec, mask: u32, p: &str) -> Result<()> {
+        let mut mask = mask & (MAY_READ | MAY_WRITE | MAY_EXEC | MAY_APPEND);
+        if mask == 0 {
+            return Ok(());
+        }
+        if file.flags & oflags::O_APPEND != 0 && mask & MAY_WRITE != 0 {
+            mask |= MAY_APPEND;
+        }
+        let class = inode.class();
+        let av = file_mask_to_av(class, mask);
+        let sid = task.sid();
+        let isid = inode.sid();
+        if self.fast_paths().revalidate()
+            && sid == file.sid
+            && isid == file.isid
+            && file.pseqno == self.avc().seqno()
+            && av & !file.granted == 0
+        {
+            return Ok(());
+        }
+        self.file_has_perm(Hook::FilePermission, task, file, inode, isid, av, p)
+    }
+
+    /// The kernel's file_has_perm: `fd {use}` if the task is not the opener, then `av` on the
+    /// inode unless it is empty (FILE audit data for both).
+    #[allow(clippy::too_many_arguments)]
+    fn file_has_perm(&self, hook: Hook, task: &Task, file: &FileSec, inode: &InodeSec, isid: seaccess_types::Sid, av: u32, p: &str) -> Result<()> {
+        let ad = path(inode, p);
+        if task.sid() != file.sid {
+            self.check(hook, task, file.sid, Class::FD, fd::USE, &ad)?;
+        }
+        if av != 0 {
+            self.check(hook, task, isid, inode.class(), av, &ad)?;
+        }
+        Ok(())
+    }
+
+    /// ioctl(2) on an open file (selinux_file_ioctl): `{getattr}` or `{setattr}` for the
+    /// attribute commands, `fd {use}` alone for FIONBIO and FIOASYNC, `capability
+    /// {sys_tty_config}` for the keyboard table commands, nothing for FIOCLEX/FIONCLEX under the
+    /// ioctl_skip_cloexec capability; any other command `fd {use}` then `{ioctl}` decided with
+    /// the policy's extended permissions for the command (ioctl_has_perm, IOCTL_OP audit data
+    /// with `ioctlcmd=`, the command cut to 16 bits as there).
+    pub fn file_ioctl(&self, task: &Task, file: &FileSec, inode: &InodeSec, cmd: u32, p: &str) -> Result<()> {
+        use ioctls::*;
+        let isid = inode.sid();
+        match cmd {
+            FIONREAD | FIBMAP | FIGETBSZ | FS_IOC_GETFLAGS | FS_IOC_GETVERSION => {
+                return self.file_has_perm(Hook::FileIoctl, task, file, inode, isid, common_file::GETATTR, p);
+            }
+            FS_IOC_SETFLAGS | FS_IOC_SETVERSION => {
+                return self.file_has_perm(Hook::FileIoctl, task, file, inode, isid, common_file::SETATTR, p);
+            }
+            FIONBIO | FIOASYNC => return self.file_has_perm(Hook::FileIoctl, task, file, inode, isid, 0, p),
+            KDSKBENT | KDSKBSENT => {
+                // cred_has_capability(CAP_SYS_TTY_CONFIG), capability 26.
+                let sid = task.sid();
+                return self.check(Hook::FileIoctl, task, sid, Class::CAPABILITY, capability::SYS_TTY_CONFIG, &AuditData::Cap(26)).map(|_| ());
+            }
+            FIOCLEX | FIONCLEX if self.server().policy_caps().contains(PolicyCap::IoctlSkipCloexec) => return Ok(()),
+            _ => {}
+        }
+        let ad = AuditData::Ioctl { path: p, dev: &inode.sb.dev, ino: inode.ino };
+        if task.sid() != file.sid {
+            // A plain check, audited with the command too (IOCTL_OP data).
+            let v = self.check_noaudit(Hook::FileIoctl, task.sid(), file.sid, Class::FD, fd::USE)?;
+            if !v.audited.is_empty() {
+                let aux = format!("{} ioctlcmd={:#x}", ad.render(task.pid(), task.comm()), cmd as u16);
+                self.audit_text(task.sid(), file.sid, Class::FD, &v, &aux);
+            }
+            Self::outcome(Class::FD, &v)?;
+        }
+        self.check_ioctl(Hook::FileIoctl, task, isid, inode.class(), common_file::IOCTL, cmd as u16, &ad).map(|_| ())
+    }
+}
