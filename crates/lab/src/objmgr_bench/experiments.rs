@@ -10,15 +10,12 @@ use std::hint::black_box;
 use std::os::unix::fs::FileExt;
 use std::time::Instant;
 
-use super::fsapi::{FsHooks, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::hooks::fs::oflags::{O_RDONLY, O_RDWR};
+use seaccess_objmgr::hooks::fs::{MAY_OPEN, MAY_READ, MAY_WRITE};
 use seaccess_objmgr::{FileSec, InodeSec, ObjectManager, Task};
 
 use super::tree::{Entry, Tree};
 use crate::LabError;
-
-/// libc's O_RDONLY and O_RDWR (the same on every Linux architecture).
-const O_RDONLY: i32 = 0;
-const O_RDWR: i32 = 2;
 
 /// Which variant a pass runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -71,7 +68,8 @@ impl<'t> Prepared<'t> {
 
 /// The 2008 walk: stat and open (and close) every directory and file, reading nothing. Each
 /// system call looks its path up, so each is preceded by the search of every directory on it;
-/// stat adds getattr, open adds the open check.
+/// stat adds getattr; open adds the VFS's permission check with the access mode (may_open's
+/// inode_permission) and the open check (selinux_file_open), in the kernel's order.
 pub fn treewalk(v: Variant, om: &ObjectManager, task: &Task, p: &Prepared) -> Result<f64, LabError> {
     let start = Instant::now();
     for (e, walk) in &p.entries {
@@ -82,6 +80,7 @@ pub fn treewalk(v: Variant, om: &ObjectManager, task: &Task, p: &Prepared) -> Re
         black_box(std::fs::symlink_metadata(&e.path).map_err(|err| io(e, err))?);
         let fsec = if v != Variant::Vanilla {
             om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
+            om.inode_permission(task, &e.sec, MAY_OPEN | MAY_READ, Some(&e.name)).map_err(|err| denied("read", e, err))?;
             Some(om.file_open(task, &e.sec, &e.rel, O_RDONLY).map_err(|err| denied("open", e, err))?)
         } else {
             None
@@ -101,9 +100,11 @@ pub struct OpenFile<'t> {
 }
 
 impl<'t> OpenFile<'t> {
-    /// Opens the tree's read/write file for reading and writing, through the open hook.
+    /// Opens the tree's read/write file for reading and writing, through the open's hooks.
     pub fn open(om: &ObjectManager, task: &Task, tree: &'t Tree) -> Result<OpenFile<'t>, LabError> {
         let e = &tree.rw;
+        om.path_walk(task, &tree.walk(e)).map_err(|err| denied("search", e, err))?;
+        om.inode_permission(task, &e.sec, MAY_OPEN | MAY_READ | MAY_WRITE, Some(&e.name)).map_err(|err| denied("read/write", e, err))?;
         let sec = om.file_open(task, &e.sec, &e.rel, O_RDWR).map_err(|err| denied("open", e, err))?;
         let file = std::fs::OpenOptions::new().read(true).write(true).open(&e.path).map_err(|err| io(e, err))?;
         Ok(OpenFile { entry: e, file, sec })

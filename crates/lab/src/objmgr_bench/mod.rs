@@ -8,7 +8,6 @@
 //! this module picks the labels, runs the rounds and takes the medians.
 
 mod experiments;
-mod fsapi;
 mod report;
 mod tree;
 
@@ -16,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use seaccess_avc::{Avc, DEFAULT_CAPACITY};
-use fsapi::{FsHooks, MountOpts};
+use seaccess_objmgr::hooks::fs::MountOpts;
 use seaccess_objmgr::{Cred, ObjectManager, Task};
 use seaccess_security::SecurityServer;
 use seaccess_types::{AccessServer, LabelServer, Sid};

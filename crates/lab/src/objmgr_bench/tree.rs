@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use seaccess_objmgr::{InodeSec, ObjectManager, SuperSec};
 
-use super::fsapi::FsHooks;
 use crate::LabError;
 
 /// How big a tree to generate.
