@@ -23,7 +23,7 @@ use seaccess_types::{AccessServer, LabelServer, Sid};
 pub use experiments::Variant;
 pub use tree::Shape;
 
-use experiments::{OpenFile, Prepared};
+use experiments::{Calls, Experiment, PathWalk, Prepared, ReadWrite, TreeWalk};
 
 use crate::LabError;
 
@@ -40,13 +40,12 @@ const FILE_PERMS: &[&str] = &["getattr", "open", "read", "write"];
 /// What to run.
 pub struct Config<'a> {
     pub policy: &'a str,
-    /// Rounds of each experiment; every figure is the median over them.
+    /// Passes over each experiment's work. A pass is cut into units of a few milliseconds,
+    /// each run in all three variants back to back; every figure is the median over the units.
     pub rounds: usize,
     pub shape: Shape,
     /// Reads and writes per read/write pass.
     pub rw_ops: usize,
-    /// Passes over the deep paths per path-walk pass.
-    pub walk_reps: usize,
     /// The subject's and the files' contexts (None: the first allowed of [`SUBJECTS`] and
     /// [`OBJECTS`]).
     pub subject: Option<&'a str>,
@@ -55,22 +54,38 @@ pub struct Config<'a> {
     pub dir: &'a Path,
 }
 
-/// One experiment's figures: medians over the rounds.
+/// One experiment's figures.
 #[derive(Clone, Debug, Default)]
 pub struct Figures {
-    /// Nanoseconds per operation without hooks.
+    /// Nanoseconds per operation, medians over the units: without hooks, with every fast path
+    /// off, with every fast path on.
     pub vanilla_ns: f64,
     pub slow_ns: f64,
     pub fast_ns: f64,
-    /// The hooked variants' cost over vanilla, each the median of the per-round overheads (each
-    /// round's variants ran back to back, so a slow moment of the machine spoils one round).
+    /// The hooked variants' cost over vanilla, each the median of the per-unit overheads (a
+    /// unit's three variants ran back to back, so a slow moment of the machine spoils one
+    /// unit, not the comparison).
     pub slow_overhead_pct: f64,
     pub fast_overhead_pct: f64,
+    /// The hooks alone (no system calls), nanoseconds per operation, medians of whole passes:
+    /// the object manager's own work, free of the system calls' noise, but with warmer
+    /// processor caches than between real system calls (a lower bound).
+    pub slow_hooks_ns: f64,
+    pub fast_hooks_ns: f64,
     /// Cache lookups the hooks made per operation (a warm pass), fast paths off and on.
     pub lookups_per_op_slow: f64,
     pub lookups_per_op_fast: f64,
-    /// Operations per pass.
+    /// Operations per pass, per unit, and units measured.
     pub ops: usize,
+    pub unit: usize,
+    pub units: usize,
+}
+
+impl Figures {
+    /// The hooks' own time with the fast paths on as a share of vanilla's (percent).
+    pub fn fast_hooks_pct(&self) -> f64 {
+        self.fast_hooks_ns / self.vanilla_ns * 100.0
+    }
 }
 
 /// A run's results.
@@ -133,53 +148,78 @@ fn pick_labels(server: &SecurityServer, subjects: &[&str], objects: &[&str]) -> 
 /// The median of `v` (NaN when empty).
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    let n = v.len();
+    match (v.get(n / 2), n % 2) {
+        (None, _) => f64::NAN,
+        (Some(&m), 1) => m,
+        (Some(&m), _) => (m + v.get(n / 2 - 1).copied().unwrap_or(m)) / 2.0,
     }
 }
 
-/// Runs `pass` for every variant in every round, the variants' order rotated from round to
-/// round so that none always runs first (on a warmer or colder machine), and takes medians.
-fn measure(om: &ObjectManager, rounds: usize, mut pass: impl FnMut(Variant) -> Result<f64, LabError>) -> Result<Figures, LabError> {
+/// Passes of the hooks alone whose median is taken.
+const HOOK_PASSES: usize = 5;
+
+/// Measures `exp`: `rounds` passes cut into units of `unit` operations, each unit in every
+/// variant, the variants' order rotated from unit to unit so that none always runs first (on a
+/// warmer or colder machine); then the hooks alone, and the lookups each variant makes.
+fn measure(om: &ObjectManager, exp: &dyn Experiment, rounds: usize, unit: usize) -> Result<Figures, LabError> {
+    let ops = exp.ops();
+    let unit = unit.clamp(1, ops.max(1));
     // One pass of each, unmeasured: the page cache, the cache's decisions and the fast paths'
-    // memories are then as warm for the first round as for the last.
+    // memories are then as warm for the first unit as for the last.
     for v in Variant::ALL {
         v.apply(om);
-        pass(v)?;
+        exp.unit(v, Calls::System, 0, ops)?;
     }
+    let units = (rounds * ops).div_ceil(unit);
     let mut ns: [Vec<f64>; 3] = Default::default();
-    for r in 0..rounds {
+    for u in 0..units {
+        let from = (u * unit) % ops.max(1);
         for k in 0..3 {
-            let i = (r + k) % 3;
+            let i = (u + k) % 3;
             let v = Variant::ALL[i];
             v.apply(om);
-            ns[i].push(pass(v)?);
+            ns[i].push(exp.unit(v, Calls::System, from, unit)?);
         }
     }
     let pct = |i: usize| median(ns[0].iter().zip(&ns[i]).map(|(v, h)| (h - v) / v * 100.0).collect());
     let (slow_overhead_pct, fast_overhead_pct) = (pct(1), pct(2));
-    let [v, s, f] = ns;
-    Ok(Figures { vanilla_ns: median(v), slow_ns: median(s), fast_ns: median(f), slow_overhead_pct, fast_overhead_pct, ..Figures::default() })
+    let [vanilla, slow, fast] = ns;
+    let hooks_ns = |v: Variant| -> Result<f64, LabError> {
+        v.apply(om);
+        let runs = (0..HOOK_PASSES).map(|_| exp.unit(v, Calls::HooksOnly, 0, ops)).collect::<Result<Vec<_>, _>>()?;
+        Ok(median(runs))
+    };
+    let (slow_hooks_ns, fast_hooks_ns) = (hooks_ns(Variant::Slow)?, hooks_ns(Variant::Fast)?);
+    // A warm pass of the hooks alone asks exactly what a pass with the system calls asks.
+    let lookups = |v: Variant| -> Result<f64, LabError> {
+        v.apply(om);
+        exp.unit(v, Calls::HooksOnly, 0, ops)?;
+        om.counters().reset();
+        exp.unit(v, Calls::HooksOnly, 0, ops)?;
+        Ok(om.counters().total() as f64 / ops.max(1) as f64)
+    };
+    Ok(Figures {
+        vanilla_ns: median(vanilla),
+        slow_ns: median(slow),
+        fast_ns: median(fast),
+        slow_overhead_pct,
+        fast_overhead_pct,
+        slow_hooks_ns,
+        fast_hooks_ns,
+        lookups_per_op_slow: lookups(Variant::Slow)?,
+        lookups_per_op_fast: lookups(Variant::Fast)?,
+        ops,
+        unit,
+        units,
+    })
 }
 
-/// Cache lookups per operation of one warm hooked pass of `ops` operations.
-fn lookups(om: &ObjectManager, v: Variant, ops: usize, mut pass: impl FnMut(Variant) -> Result<f64, LabError>) -> Result<f64, LabError> {
-    v.apply(om);
-    pass(v)?;
-    om.counters().reset();
-    pass(v)?;
-    Ok(om.counters().total() as f64 / ops.max(1) as f64)
-}
-
-/// Both lookup counts into `f`.
-fn count(f: &mut Figures, om: &ObjectManager, ops: usize, mut pass: impl FnMut(Variant) -> Result<f64, LabError>) -> Result<(), LabError> {
-    f.ops = ops;
-    f.lookups_per_op_slow = lookups(om, Variant::Slow, ops, &mut pass)?;
-    f.lookups_per_op_fast = lookups(om, Variant::Fast, ops, &mut pass)?;
-    Ok(())
-}
+/// Operations per unit: a few milliseconds of system calls each, short enough that a burst of
+/// other work on the machine lands in few units, long enough that the clock's cost is nothing.
+const TREEWALK_UNIT: usize = 500;
+const READWRITE_UNIT: usize = 5_000;
+const PATHWALK_UNIT: usize = 2_000;
 
 /// Everything, in one process: the tree generated and labelled once, then each experiment's
 /// rounds.
@@ -198,12 +238,10 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
     let tree = tree::Tree::generate(cfg.dir, cfg.shape, &om, &sb, &object)?;
 
     let all = Prepared::new(&tree, tree.dirs.iter().chain(&tree.files));
-    let mut treewalk = measure(&om, cfg.rounds, |v| experiments::treewalk(v, &om, &task, &all))?;
-    count(&mut treewalk, &om, all.entries.len(), |v| experiments::treewalk(v, &om, &task, &all))?;
+    let treewalk = measure(&om, &TreeWalk { om: &om, task: &task, work: &all }, cfg.rounds, TREEWALK_UNIT)?;
 
-    let rw = OpenFile::open(&om, &task, &tree)?;
-    let mut readwrite = measure(&om, cfg.rounds, |v| experiments::readwrite(v, &om, &task, &rw, cfg.rw_ops))?;
-    count(&mut readwrite, &om, cfg.rw_ops, |v| experiments::readwrite(v, &om, &task, &rw, cfg.rw_ops))?;
+    let rw = ReadWrite::open(&om, &task, &tree, cfg.rw_ops)?;
+    let readwrite = measure(&om, &rw, cfg.rounds, READWRITE_UNIT)?;
 
     // Files 8 to 12 components below the root: in directories 7 to 11 deep.
     let deep = Prepared::new(&tree, tree.files.iter().filter(|e| (7..=11).contains(&e.depth)));
@@ -211,11 +249,10 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
         return Err(LabError::Objmgr { what: format!("the tree ({:?}) has no files 8 to 12 components deep", cfg.shape) });
     }
     let depth = deep.entries.iter().fold((usize::MAX, 0), |(lo, hi), (_, w)| (lo.min(w.len()), hi.max(w.len())));
-    let reps = cfg.walk_reps.max(1);
-    let mut pathwalk = measure(&om, cfg.rounds, |v| experiments::pathwalk(v, &om, &task, &deep, reps))?;
-    count(&mut pathwalk, &om, reps * deep.entries.len(), |v| experiments::pathwalk(v, &om, &task, &deep, reps))?;
-    let lookups_per_component_slow = experiments::walk_lookups_per_component(Variant::Slow, &om, &task, &deep)?;
-    let lookups_per_component_warm = experiments::walk_lookups_per_component(Variant::Fast, &om, &task, &deep)?;
+    let walk = PathWalk { om: &om, task: &task, work: &deep };
+    let pathwalk = measure(&om, &walk, cfg.rounds, PATHWALK_UNIT)?;
+    let lookups_per_component_slow = walk.lookups_per_component(Variant::Slow)?;
+    let lookups_per_component_warm = walk.lookups_per_component(Variant::Fast)?;
 
     Ok(ObjmgrBench {
         policy: cfg.policy.into(),
