@@ -134,7 +134,7 @@ impl Experiment for TreeWalk<'_, '_> {
             if calls == Calls::System {
                 drop(black_box(File::open(&e.path).map_err(|err| io(e, err))?));
             }
-            drop(black_box(fsec));
+            black_box(fsec);
         }
         Ok(per_op(start, n))
     }
