@@ -219,7 +219,7 @@ fn measure(om: &ObjectManager, exp: &dyn Experiment, rounds: usize, unit: usize)
 /// other work on the machine lands in few units, long enough that the clock's cost is nothing.
 const TREEWALK_UNIT: usize = 500;
 const READWRITE_UNIT: usize = 5_000;
-const PATHWALK_UNIT: usize = 2_000;
+const PATHWALK_UNIT: usize = 500;
 
 /// Everything, in one process: the tree generated and labelled once, then each experiment's
 /// rounds.
