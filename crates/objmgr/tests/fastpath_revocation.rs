@@ -1,0 +1,200 @@
+//! The fast paths engage (lookups skipped) and never outlive what they relied on: a relabel,
+//! a policy reload or boolean commit that revokes a permission, a credential change and an
+//! enforcing switch each take effect at the very next read, write and walk, with every
+//! combination of fast paths on. Expected answers come from objmgr-files.cil (its header
+//! lists what quiet_t may do) and the variant this test makes of it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod fs_support;
+
+use fs_support::*;
+use seaccess_objmgr::hooks::fs::{oflags::*, MountOpts, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::{errno, Cred, FileSec, Hook, InodeSec, Task};
+
+struct World {
+    e: Env,
+    root: InodeSec,
+    d: InodeSec,
+    sub: InodeSec,
+    c: InodeSec,
+    f: InodeSec,
+}
+
+fn world() -> World {
+    let e = env();
+    let sb = e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
+    let root = e.om.inode_init(&sb, 2, DIR, "/", Some("u:object_r:a_t:s0"));
+    let d = e.om.inode_init(&sb, 10, DIR, "/d", Some("u:object_r:a_t:s0"));
+    let sub = e.om.inode_init(&sb, 11, DIR, "/d/sub", Some("u:object_r:b_t:s0"));
+    let c = e.om.inode_init(&sb, 12, DIR, "/d/sub/c", Some("u:object_r:c_t:s0"));
+    let f = e.om.inode_init(&sb, 13, REG, "/d/sub/c/f", Some("u:object_r:b_t:s0"));
+    World { e, root, d, sub, c, f }
+}
+
+impl World {
+    fn walk(&self, t: &Task) -> seaccess_objmgr::Result<()> {
+        self.e.om.path_walk(t, &[(&self.root, "/"), (&self.d, "d"), (&self.sub, "sub"), (&self.c, "c")])
+    }
+    fn read(&self, t: &Task, file: &FileSec) -> seaccess_objmgr::Result<()> {
+        self.e.om.file_permission(t, file, &self.f, MAY_READ, "/d/sub/c/f")
+    }
+    fn write(&self, t: &Task, file: &FileSec) -> seaccess_objmgr::Result<()> {
+        self.e.om.file_permission(t, file, &self.f, MAY_WRITE, "/d/sub/c/f")
+    }
+    /// Warm: a walk, a read and a write that are allowed, twice.
+    fn warm(&self, t: &Task) -> FileSec {
+        let file = self.e.om.file_open(t, &self.f, "/d/sub/c/f", O_RDWR).unwrap();
+        for _ in 0..2 {
+            self.walk(t).unwrap();
+            self.read(t, &file).unwrap();
+            self.write(t, &file).unwrap();
+        }
+        file
+    }
+}
+
+/// Runs `f` with each of the 8 combinations of fast paths (revalidate, search cache, posix).
+fn each_combination(f: impl Fn(&World, [bool; 3])) {
+    for bits in 0..8u8 {
+        let on = [bits & 1 != 0, bits & 2 != 0, bits & 4 != 0];
+        let w = world();
+        let fp = w.e.om.fast_paths();
+        fp.set_revalidate(on[0]);
+        fp.set_search_cache(on[1]);
+        fp.set_posix(on[2]);
+        f(&w, on);
+    }
+}
+
+fn denied(r: seaccess_objmgr::Result<()>, what: &str, on: [bool; 3]) {
+    assert_eq!(r.map_err(|e| e.errno()), Err(errno::EACCES), "{what} with fast paths {on:?}");
+}
+
+#[test]
+fn warm_operations_skip_the_cache_exactly_when_their_fast_path_is_on() {
+    each_combination(|w, on| {
+        let t = w.e.task("u:r:quiet_t:s0");
+        let file = w.warm(&t);
+        let om = &w.e.om;
+        om.counters().reset();
+        w.walk(&t).unwrap();
+        w.read(&t, &file).unwrap();
+        w.write(&t, &file).unwrap();
+        let walk = om.counters().get(Hook::InodePermission);
+        let rw = om.counters().get(Hook::FilePermission);
+        assert_eq!(walk, if on[1] || on[2] { 0 } else { 4 }, "warm walk lookups, fast paths {on:?}");
+        assert_eq!(rw, if on[0] { 0 } else { 2 }, "warm read+write lookups, fast paths {on:?}");
+        assert!(w.e.take().is_empty());
+    });
+}
+
+#[test]
+fn a_relabel_takes_effect_at_the_next_read_write_and_walk() {
+    each_combination(|w, on| {
+        let t = w.e.task("u:r:quiet_t:s0");
+        let file = w.warm(&t);
+        // frozen_t: quiet_t may not search it (dontaudit'ed) nor read or write files of it.
+        w.e.om.inode_post_setxattr(&w.sub, "security.selinux", "u:object_r:frozen_t:s0").unwrap();
+        w.e.om.inode_post_setxattr(&w.f, "security.selinux", "u:object_r:frozen_t:s0").unwrap();
+        denied(w.walk(&t), "walk", on);
+        assert!(w.e.take().is_empty(), "dontaudit'ed");
+        denied(w.read(&t, &file), "read", on);
+        denied(w.write(&t, &file), "write", on);
+        assert_eq!(w.e.asked(), ["denied file {read}", "denied file {write}"]);
+    });
+}
+
+#[test]
+fn a_reload_or_a_boolean_commit_that_revokes_takes_effect_at_the_next_read_write_and_walk() {
+    let revoked = seaccess_testkit::compile_variant("objmgr-files", "objmgr-files-revoked", 33, |s| {
+        s.replace("(allow quiet_t a_t (dir (search read getattr)))", "(allow quiet_t a_t (dir (read getattr)))")
+            .replace("(allow quiet_t b_t (file (read write append open getattr ioctl)))", "(allow quiet_t b_t (file (append open getattr ioctl)))")
+    });
+    let revoked = std::fs::read(revoked).unwrap();
+    each_combination(|w, on| {
+        let t = w.e.task("u:r:quiet_t:s0");
+        let file = w.warm(&t);
+        w.e.server.reload(&revoked).unwrap();
+        denied(w.walk(&t), "walk", on);
+        denied(w.read(&t, &file), "read", on);
+        denied(w.write(&t, &file), "write", on);
+        assert_eq!(w.e.asked(), ["denied dir {search}", "denied file {read}", "denied file {write}"]);
+    });
+    each_combination(|w, on| {
+        let t = w.e.task("u:r:quiet_t:s0");
+        w.warm(&t);
+        w.e.server.set_boolean("walk_c", false).unwrap();
+        w.e.server.commit_booleans();
+        denied(w.walk(&t), "walk", on);
+        assert_eq!(w.e.asked(), ["denied dir {search}"]);
+    });
+}
+
+#[test]
+fn a_credential_change_takes_effect_at_the_next_read_write_and_walk() {
+    each_combination(|w, on| {
+        let mut t = w.e.task("u:r:quiet_t:s0");
+        let file = w.warm(&t);
+        {
+            let g = t.override_creds(Cred::new(w.e.sid("u:r:deny_t:s0")));
+            denied(w.walk(&g), "walk (override)", on);
+            denied(w.read(&g, &file), "read (override)", on);
+            denied(w.write(&g, &file), "write (override)", on);
+            assert_eq!(w.e.asked(), ["denied dir {search}", "denied fd {use}", "denied fd {use}"]);
+        }
+        w.walk(&t).unwrap();
+        w.read(&t, &file).unwrap();
+        t.commit_creds(Cred::new(w.e.sid("u:r:deny_t:s0"))).unwrap();
+        denied(w.walk(&t), "walk (commit)", on);
+        denied(w.read(&t, &file), "read (commit)", on);
+        denied(w.write(&t, &file), "write (commit)", on);
+        // A new credential of the same SID starts with an empty search cache but means the
+        // same: back to quiet_t, the walk is allowed again.
+        t.commit_creds(Cred::new(w.e.sid("u:r:quiet_t:s0"))).unwrap();
+        w.walk(&t).unwrap();
+    });
+}
+
+#[test]
+fn a_grant_made_in_permissive_mode_is_never_remembered() {
+    each_combination(|w, on| {
+        let t = w.e.task("u:r:quiet_t:s0");
+        let file = w.warm(&t);
+        w.e.om.inode_post_setxattr(&w.sub, "security.selinux", "u:object_r:frozen_t:s0").unwrap();
+        w.e.om.inode_post_setxattr(&w.f, "security.selinux", "u:object_r:frozen_t:s0").unwrap();
+        w.e.avc.set_enforcing(false);
+        let file2 = w.e.om.file_open(&t, &w.f, "/d/sub/c/f", O_RDWR).unwrap();
+        for _ in 0..3 {
+            w.walk(&t).unwrap();
+            w.read(&t, &file).unwrap();
+            w.read(&t, &file2).unwrap();
+            w.write(&t, &file2).unwrap();
+        }
+        // Recorded once, as the cache then grants it (the search of frozen_t is dontaudit'ed;
+        // the reads and the write are within what the open's denial granted).
+        assert_eq!(w.e.asked(), ["denied file {read write open}"]);
+        w.e.avc.set_enforcing(true);
+        denied(w.walk(&t), "walk", on);
+        denied(w.read(&t, &file), "read", on);
+        denied(w.read(&t, &file2), "read (opened in permissive mode)", on);
+        denied(w.write(&t, &file2), "write (opened in permissive mode)", on);
+    });
+}
+
+#[test]
+fn a_permissive_domains_denials_are_recorded_and_never_remembered() {
+    each_combination(|w, on| {
+        let t = w.e.task("u:r:perm_t:s0");
+        // perm_t may search a_t only; b_t and c_t are granted by the permissive domain, each
+        // recorded once (then granted in the cache). No decision of a permissive domain is
+        // remembered by a fast path, not even a_t's: the cache adds its permissive grants to
+        // the decision's allowed permissions without a mark, so a fast path cannot tell them
+        // from the policy's own.
+        w.walk(&t).unwrap();
+        assert_eq!(w.e.asked(), ["denied dir {search}", "denied dir {search}"], "{on:?}");
+        w.e.om.counters().reset();
+        w.walk(&t).unwrap();
+        assert!(w.e.take().is_empty());
+        assert_eq!(w.e.om.counters().get(Hook::InodePermission), 4, "{on:?}");
+    });
+}
