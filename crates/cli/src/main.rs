@@ -7,6 +7,7 @@
 mod avcbench;
 mod batch;
 mod bench;
+mod objbench;
 mod output;
 mod tour;
 
@@ -80,6 +81,10 @@ enum BenchCmd {
     /// The access vector cache against the designs the kernel went through: hit path at 1, 2
     /// and 16 threads, miss path, reload stall, instructions per hit.
     Avc(avcbench::AvcArgs),
+    /// The object manager's hooks around real system calls on a generated tree, against the
+    /// calls alone: a stat-and-open tree walk, one-byte reads and writes, a deep path walk;
+    /// fast paths off and on.
+    Objmgr(objbench::ObjmgrArgs),
     /// (For the instruction count) COUNT cache hits and nothing else.
     #[command(hide = true)]
     AvcHits {
@@ -195,6 +200,7 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Tour { policy } => tour::run(out, policy).map(|_| true),
         Cmd::Bench(BenchCmd::Engine(a)) => bench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(out, &a).map(|_| true),
+        Cmd::Bench(BenchCmd::Objmgr(a)) => objbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
     }
 }

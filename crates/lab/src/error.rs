@@ -10,4 +10,13 @@ pub enum LabError {
     /// The libselinux AVC peer program could not be run, or printed something else than expected.
     #[error("{}: {what}", program.display())]
     Peer { program: PathBuf, what: String },
+    /// The object manager benchmark's labels: no candidate pair the policy allows silently.
+    #[error("no subject and file context the policy allows the object manager benchmark's operations to, without audit: {what}")]
+    Labels { what: String },
+    /// A hook refused an operation of the object manager benchmark, or could not be set up.
+    #[error("object manager: {what}")]
+    Objmgr { what: String },
+    /// A system call on the object manager benchmark's tree failed.
+    #[error("{}: {what}", path.display())]
+    Io { path: PathBuf, what: String },
 }

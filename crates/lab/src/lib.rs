@@ -3,6 +3,7 @@
 //! nothing here is a timed test.
 
 pub mod avc_bench;
+pub mod objmgr_bench;
 pub mod designs;
 mod error;
 

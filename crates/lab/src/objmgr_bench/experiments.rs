@@ -1,0 +1,236 @@
+//! The three experiments: real system calls on the tree, with the hooks an object manager
+//! would call around them or without any.
+//!
+//! An experiment runs in units: `n` consecutive operations of its work (wrapping around), in
+//! one variant, timed. The hooked variants differ from vanilla only by the hook calls: the
+//! paths, the walk lists and the open files are prepared before the clock starts, as the
+//! kernel has them at hand (a dentry, an inode, a struct file). A unit can also run the hooks
+//! alone, without the system calls, to time the object manager's own work apart from the
+//! system's noise.
+
+use std::fs::File;
+use std::hint::black_box;
+use std::os::unix::fs::FileExt;
+use std::time::Instant;
+
+use seaccess_objmgr::hooks::fs::oflags::{O_RDONLY, O_RDWR};
+use seaccess_objmgr::hooks::fs::{MAY_OPEN, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::{FileSec, InodeSec, ObjectManager, Task};
+
+use super::tree::{Entry, Tree};
+use crate::LabError;
+
+/// Which variant a unit runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// System calls only.
+    Vanilla,
+    /// The hooks with every fast path off.
+    Slow,
+    /// The hooks with every fast path on.
+    Fast,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 3] = [Variant::Vanilla, Variant::Slow, Variant::Fast];
+
+    /// Sets `om`'s fast paths for this variant (vanilla calls no hook, so leaves them).
+    pub fn apply(self, om: &ObjectManager) {
+        match self {
+            Variant::Vanilla => {}
+            Variant::Slow => om.fast_paths().set_all(false),
+            Variant::Fast => om.fast_paths().set_all(true),
+        }
+    }
+
+    fn hooked(self) -> bool {
+        self != Variant::Vanilla
+    }
+}
+
+/// Whether a unit makes the system calls (false: the hooks alone).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Calls {
+    System,
+    HooksOnly,
+}
+
+/// One of the experiments.
+pub trait Experiment {
+    /// Operations in one pass over the experiment's work.
+    fn ops(&self) -> usize;
+    /// Runs `n` operations (at most [`Experiment::ops`]) from operation `from` on, wrapping
+    /// around; the nanoseconds they took per operation.
+    fn unit(&self, v: Variant, calls: Calls, from: usize, n: usize) -> Result<f64, LabError>;
+}
+
+fn io(e: &Entry, err: std::io::Error) -> LabError {
+    LabError::Io { path: e.path.clone(), what: err.to_string() }
+}
+
+fn denied(what: &str, e: &Entry, err: seaccess_objmgr::ObjmgrError) -> LabError {
+    LabError::Objmgr { what: format!("{what} {}: {err}", e.rel) }
+}
+
+/// Entries with the directories a lookup of each searches, prepared once.
+pub struct Prepared<'t> {
+    pub entries: Vec<(&'t Entry, Vec<(&'t InodeSec, &'t str)>)>,
+}
+
+impl<'t> Prepared<'t> {
+    pub fn new(tree: &'t Tree, entries: impl Iterator<Item = &'t Entry>) -> Prepared<'t> {
+        Prepared { entries: entries.map(|e| (e, tree.walk(e))).collect() }
+    }
+
+    /// Directory components searched by one lookup of every entry.
+    pub fn components(&self) -> usize {
+        self.entries.iter().map(|(_, w)| w.len()).sum()
+    }
+
+    /// `n` entries from `from` on, wrapping around.
+    fn from(&self, from: usize, n: usize) -> impl Iterator<Item = &(&'t Entry, Vec<(&'t InodeSec, &'t str)>)> {
+        self.entries.get(from..).unwrap_or_default().iter().chain(&self.entries).take(n)
+    }
+}
+
+fn per_op(start: Instant, n: usize) -> f64 {
+    start.elapsed().as_nanos() as f64 / n.max(1) as f64
+}
+
+/// The 2008 walk: stat and open (and close) every directory and file, reading nothing. Each
+/// system call looks its path up, so each is preceded by the search of every directory on it;
+/// stat adds getattr; open adds the VFS's permission check with the access mode (may_open's
+/// inode_permission) and the open check (selinux_file_open), in the kernel's order. Close
+/// asks nothing (the kernel's file_free_security is bookkeeping).
+pub struct TreeWalk<'a, 't> {
+    pub om: &'a ObjectManager,
+    pub task: &'a Task,
+    pub work: &'a Prepared<'t>,
+}
+
+impl Experiment for TreeWalk<'_, '_> {
+    fn ops(&self) -> usize {
+        self.work.entries.len()
+    }
+
+    fn unit(&self, v: Variant, calls: Calls, from: usize, n: usize) -> Result<f64, LabError> {
+        let (om, task) = (self.om, self.task);
+        let start = Instant::now();
+        for (e, walk) in self.work.from(from, n) {
+            if v.hooked() {
+                om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
+                om.inode_getattr(task, &e.sec, &e.rel).map_err(|err| denied("getattr", e, err))?;
+            }
+            if calls == Calls::System {
+                black_box(std::fs::symlink_metadata(&e.path).map_err(|err| io(e, err))?);
+            }
+            let fsec = if v.hooked() {
+                om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
+                om.inode_permission(task, &e.sec, MAY_OPEN | MAY_READ, Some(&e.name)).map_err(|err| denied("read", e, err))?;
+                Some(om.file_open(task, &e.sec, &e.rel, O_RDONLY).map_err(|err| denied("open", e, err))?)
+            } else {
+                None
+            };
+            if calls == Calls::System {
+                drop(black_box(File::open(&e.path).map_err(|err| io(e, err))?));
+            }
+            black_box(fsec);
+        }
+        Ok(per_op(start, n))
+    }
+}
+
+/// lmbench's simple read and write: one-byte reads and writes in turn at the start of an open
+/// file, each preceded in the hooked variants by the read or write check of the open file.
+pub struct ReadWrite<'a, 't> {
+    pub om: &'a ObjectManager,
+    pub task: &'a Task,
+    pub entry: &'t Entry,
+    pub file: File,
+    pub sec: FileSec,
+    /// Operations per pass.
+    pub ops: usize,
+}
+
+impl<'a, 't> ReadWrite<'a, 't> {
+    /// Opens the tree's read/write file for reading and writing, through the open's hooks.
+    pub fn open(om: &'a ObjectManager, task: &'a Task, tree: &'t Tree, ops: usize) -> Result<ReadWrite<'a, 't>, LabError> {
+        let e = &tree.rw;
+        om.path_walk(task, &tree.walk(e)).map_err(|err| denied("search", e, err))?;
+        om.inode_permission(task, &e.sec, MAY_OPEN | MAY_READ | MAY_WRITE, Some(&e.name)).map_err(|err| denied("read/write", e, err))?;
+        let sec = om.file_open(task, &e.sec, &e.rel, O_RDWR).map_err(|err| denied("open", e, err))?;
+        let file = std::fs::OpenOptions::new().read(true).write(true).open(&e.path).map_err(|err| io(e, err))?;
+        Ok(ReadWrite { om, task, entry: e, file, sec, ops })
+    }
+}
+
+impl Experiment for ReadWrite<'_, '_> {
+    fn ops(&self) -> usize {
+        self.ops
+    }
+
+    fn unit(&self, v: Variant, calls: Calls, from: usize, n: usize) -> Result<f64, LabError> {
+        let e = self.entry;
+        let mut byte = [0u8; 1];
+        let start = Instant::now();
+        for i in from..from + n {
+            let write = i % 2 == 1;
+            if v.hooked() {
+                let mask = if write { MAY_WRITE } else { MAY_READ };
+                self.om.file_permission(self.task, &self.sec, &e.sec, mask, &e.rel).map_err(|err| denied("read/write", e, err))?;
+            }
+            if calls == Calls::System {
+                let r = if write { self.file.write_at(&byte, 0) } else { self.file.read_at(&mut byte, 0) };
+                black_box(r.map_err(|err| io(e, err))?);
+            }
+        }
+        Ok(per_op(start, n))
+    }
+}
+
+/// The no-change build: stat deep existing paths over and over; each stat searches every
+/// directory on the path and asks getattr of the last component.
+pub struct PathWalk<'a, 't> {
+    pub om: &'a ObjectManager,
+    pub task: &'a Task,
+    pub work: &'a Prepared<'t>,
+}
+
+impl Experiment for PathWalk<'_, '_> {
+    fn ops(&self) -> usize {
+        self.work.entries.len()
+    }
+
+    fn unit(&self, v: Variant, calls: Calls, from: usize, n: usize) -> Result<f64, LabError> {
+        let (om, task) = (self.om, self.task);
+        let start = Instant::now();
+        for (e, walk) in self.work.from(from, n) {
+            if v.hooked() {
+                om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
+                om.inode_getattr(task, &e.sec, &e.rel).map_err(|err| denied("getattr", e, err))?;
+            }
+            if calls == Calls::System {
+                black_box(std::fs::symlink_metadata(&e.path).map_err(|err| io(e, err))?);
+            }
+        }
+        Ok(per_op(start, n))
+    }
+}
+
+impl PathWalk<'_, '_> {
+    /// Cache lookups the searches alone make per directory component on one pass (untimed),
+    /// after a first pass has warmed whatever the variant remembers.
+    pub fn lookups_per_component(&self, v: Variant) -> Result<f64, LabError> {
+        v.apply(self.om);
+        let walk_all = || -> Result<(), LabError> {
+            for (e, walk) in &self.work.entries {
+                self.om.path_walk(self.task, walk).map_err(|err| denied("search", e, err))?;
+            }
+            Ok(())
+        };
+        walk_all()?;
+        self.om.counters().reset();
+        walk_all()?;
+        Ok(self.om.counters().total() as f64 / self.work.components().max(1) as f64)
+    }
+}

@@ -1,0 +1,272 @@
+//! `seaccess bench objmgr`: what the object manager's hooks cost around real system calls, in
+//! three in-process experiments on a generated directory tree (the seeds of issue 10): the
+//! 2008 stat-and-open tree walk, lmbench's one-byte read and write, and a no-change build's
+//! path walk. Each is measured vanilla (system calls only), hooked with every fast path off,
+//! and hooked with every fast path on.
+//!
+//! The tree and its blobs are in `tree`, the passes in `experiments`, the JSON in `report`;
+//! this module picks the labels, runs the rounds and takes the medians.
+
+mod experiments;
+mod report;
+mod tree;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use seaccess_avc::{Avc, DEFAULT_CAPACITY};
+use seaccess_objmgr::hooks::fs::MountOpts;
+use seaccess_objmgr::{Cred, ObjectManager, Task};
+use seaccess_security::SecurityServer;
+use seaccess_types::{AccessServer, LabelServer, Sid};
+
+pub use experiments::Variant;
+pub use tree::Shape;
+
+use experiments::{Calls, Experiment, PathWalk, Prepared, ReadWrite, TreeWalk};
+
+use crate::LabError;
+
+/// The labels tried when none is given: a domain and a file type the Debian default policy
+/// allows everything the experiments do (checked at start-up, never assumed).
+pub const SUBJECTS: &[&str] = &["unconfined_u:unconfined_r:unconfined_t:s0", "unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023"];
+pub const OBJECTS: &[&str] = &["unconfined_u:object_r:user_home_t:s0", "system_u:object_r:user_home_t:s0"];
+
+/// The permissions the experiments need: every hook must allow them with nothing to audit,
+/// or the enforcing variants would fail, or measure the audit path instead of the check.
+const DIR_PERMS: &[&str] = &["search", "getattr", "open", "read"];
+const FILE_PERMS: &[&str] = &["getattr", "open", "read", "write"];
+
+/// What to run.
+pub struct Config<'a> {
+    pub policy: &'a str,
+    /// Passes over each experiment's work. A pass is cut into units of a few milliseconds,
+    /// each run in all three variants back to back; every figure is the median over the units.
+    pub rounds: usize,
+    pub shape: Shape,
+    /// Reads and writes per read/write pass.
+    pub rw_ops: usize,
+    /// The subject's and the files' contexts (None: the first allowed of [`SUBJECTS`] and
+    /// [`OBJECTS`]).
+    pub subject: Option<&'a str>,
+    pub object: Option<&'a str>,
+    /// Where the tree is generated (a directory named after the process, removed at the end).
+    pub dir: &'a Path,
+}
+
+/// One experiment's figures.
+#[derive(Clone, Debug, Default)]
+pub struct Figures {
+    /// Nanoseconds per operation, medians over the units: without hooks, with every fast path
+    /// off, with every fast path on.
+    pub vanilla_ns: f64,
+    pub slow_ns: f64,
+    pub fast_ns: f64,
+    /// The hooked variants' cost over vanilla, each the median of the per-unit overheads (a
+    /// unit's three variants ran back to back, so a slow moment of the machine spoils one
+    /// unit, not the comparison).
+    pub slow_overhead_pct: f64,
+    pub fast_overhead_pct: f64,
+    /// The hooks alone (no system calls), nanoseconds per operation, medians of whole passes:
+    /// the object manager's own work, free of the system calls' noise, but with warmer
+    /// processor caches than between real system calls (a lower bound).
+    pub slow_hooks_ns: f64,
+    pub fast_hooks_ns: f64,
+    /// Cache lookups the hooks made per operation (a warm pass), fast paths off and on.
+    pub lookups_per_op_slow: f64,
+    pub lookups_per_op_fast: f64,
+    /// Operations per pass, per unit, and units measured.
+    pub ops: usize,
+    pub unit: usize,
+    pub units: usize,
+}
+
+impl Figures {
+    /// The hooks' own time with the fast paths on as a share of vanilla's (percent).
+    pub fn fast_hooks_pct(&self) -> f64 {
+        self.fast_hooks_ns / self.vanilla_ns * 100.0
+    }
+}
+
+/// A run's results.
+pub struct ObjmgrBench {
+    pub policy: String,
+    pub subject: String,
+    pub object: String,
+    pub rounds: usize,
+    pub dirs: usize,
+    pub files: usize,
+    pub treewalk: Figures,
+    pub readwrite: Figures,
+    pub pathwalk: Figures,
+    /// Deep paths stat'ed per path-walk pass, and their depth range (directory components).
+    pub deep_paths: usize,
+    pub depth: (usize, usize),
+    /// Cache lookups per directory component on a warm repeat walk (fast paths on: the goal is
+    /// 0) and with the fast paths off.
+    pub lookups_per_component_warm: f64,
+    pub lookups_per_component_slow: f64,
+}
+
+/// The first (subject, object) pair of the candidates the policy allows every permission the
+/// experiments need on directories and files, with nothing audited.
+fn pick_labels(server: &SecurityServer, subjects: &[&str], objects: &[&str]) -> Result<(String, String, Sid, Sid), LabError> {
+    let g = server.snapshot();
+    let mut why = Vec::new();
+    for s in subjects {
+        for o in objects {
+            let (ssid, osid) = match (g.context_to_sid(s), g.context_to_sid(o)) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(e), _) | (_, Err(e)) => {
+                    why.push(format!("{s} on {o}: {e}"));
+                    continue;
+                }
+            };
+            let mut ok = true;
+            for (class, perms) in [("dir", DIR_PERMS), ("file", FILE_PERMS)] {
+                let verdict = g.class(class).and_then(|c| Ok((g.perms(c, perms)?, g.compute_av(ssid, osid, c)?)));
+                match verdict {
+                    Ok((want, d)) if d.allowed.0 & want.0 == want.0 && d.auditallow.0 & want.0 == 0 && !d.flags.permissive() => {}
+                    Ok(_) => {
+                        why.push(format!("{s} on {o}: {class} {{ {} }} not all allowed silently", perms.join(" ")));
+                        ok = false;
+                    }
+                    Err(e) => {
+                        why.push(format!("{s} on {o}: {class}: {e}"));
+                        ok = false;
+                    }
+                }
+            }
+            if ok {
+                return Ok((s.to_string(), o.to_string(), ssid, osid));
+            }
+        }
+    }
+    Err(LabError::Labels { what: why.join("; ") })
+}
+
+/// The median of `v` (NaN when empty).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match (v.get(n / 2), n % 2) {
+        (None, _) => f64::NAN,
+        (Some(&m), 1) => m,
+        (Some(&m), _) => (m + v.get(n / 2 - 1).copied().unwrap_or(m)) / 2.0,
+    }
+}
+
+/// Passes of the hooks alone whose median is taken.
+const HOOK_PASSES: usize = 5;
+
+/// Measures `exp`: `rounds` passes cut into units of `unit` operations, each unit in every
+/// variant, the variants' order rotated from unit to unit so that none always runs first (on a
+/// warmer or colder machine); then the hooks alone, and the lookups each variant makes.
+fn measure(om: &ObjectManager, exp: &dyn Experiment, rounds: usize, unit: usize) -> Result<Figures, LabError> {
+    let ops = exp.ops();
+    let unit = unit.clamp(1, ops.max(1));
+    // One pass of each, unmeasured: the page cache, the cache's decisions and the fast paths'
+    // memories are then as warm for the first unit as for the last.
+    for v in Variant::ALL {
+        v.apply(om);
+        exp.unit(v, Calls::System, 0, ops)?;
+    }
+    let units = (rounds * ops).div_ceil(unit);
+    let mut ns: [Vec<f64>; 3] = Default::default();
+    for u in 0..units {
+        let from = (u * unit) % ops.max(1);
+        for k in 0..3 {
+            let i = (u + k) % 3;
+            let v = Variant::ALL[i];
+            v.apply(om);
+            ns[i].push(exp.unit(v, Calls::System, from, unit)?);
+        }
+    }
+    let pct = |i: usize| median(ns[0].iter().zip(&ns[i]).map(|(v, h)| (h - v) / v * 100.0).collect());
+    let (slow_overhead_pct, fast_overhead_pct) = (pct(1), pct(2));
+    let [vanilla, slow, fast] = ns;
+    let hooks_ns = |v: Variant| -> Result<f64, LabError> {
+        v.apply(om);
+        let runs = (0..HOOK_PASSES).map(|_| exp.unit(v, Calls::HooksOnly, 0, ops)).collect::<Result<Vec<_>, _>>()?;
+        Ok(median(runs))
+    };
+    let (slow_hooks_ns, fast_hooks_ns) = (hooks_ns(Variant::Slow)?, hooks_ns(Variant::Fast)?);
+    // A warm pass of the hooks alone asks exactly what a pass with the system calls asks.
+    let lookups = |v: Variant| -> Result<f64, LabError> {
+        v.apply(om);
+        exp.unit(v, Calls::HooksOnly, 0, ops)?;
+        om.counters().reset();
+        exp.unit(v, Calls::HooksOnly, 0, ops)?;
+        Ok(om.counters().total() as f64 / ops.max(1) as f64)
+    };
+    Ok(Figures {
+        vanilla_ns: median(vanilla),
+        slow_ns: median(slow),
+        fast_ns: median(fast),
+        slow_overhead_pct,
+        fast_overhead_pct,
+        slow_hooks_ns,
+        fast_hooks_ns,
+        lookups_per_op_slow: lookups(Variant::Slow)?,
+        lookups_per_op_fast: lookups(Variant::Fast)?,
+        ops,
+        unit,
+        units,
+    })
+}
+
+/// Operations per unit: a few milliseconds of system calls each, short enough that a burst of
+/// other work on the machine lands in few units, long enough that the clock's cost is nothing.
+const TREEWALK_UNIT: usize = 500;
+const READWRITE_UNIT: usize = 5_000;
+const PATHWALK_UNIT: usize = 500;
+
+/// Everything, in one process: the tree generated and labelled once, then each experiment's
+/// rounds.
+pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, LabError> {
+    let subjects = cfg.subject.map_or(SUBJECTS.to_vec(), |s| vec![s]);
+    let objects = cfg.object.map_or(OBJECTS.to_vec(), |o| vec![o]);
+    let (subject, object, ssid, _) = pick_labels(&server, &subjects, &objects)?;
+    let dynserver: Arc<dyn AccessServer> = server.clone();
+    let avc = Arc::new(Avc::new(dynserver, DEFAULT_CAPACITY));
+    let _following = avc.follow(&*server);
+    let labels: Arc<dyn LabelServer> = server.clone();
+    let om = ObjectManager::new(labels, &*server, avc);
+    let task = Task::new(std::process::id(), "objbench", Cred::new(ssid));
+    // ext4: the Debian policy labels it by extended attribute, as a home directory is.
+    let sb = om.mount("objbench", "ext4", &MountOpts::default()).map_err(|e| LabError::Objmgr { what: format!("mount: {e}") })?;
+    let tree = tree::Tree::generate(cfg.dir, cfg.shape, &om, &sb, &object)?;
+
+    let all = Prepared::new(&tree, tree.dirs.iter().chain(&tree.files));
+    let treewalk = measure(&om, &TreeWalk { om: &om, task: &task, work: &all }, cfg.rounds, TREEWALK_UNIT)?;
+
+    let rw = ReadWrite::open(&om, &task, &tree, cfg.rw_ops)?;
+    let readwrite = measure(&om, &rw, cfg.rounds, READWRITE_UNIT)?;
+
+    // Files 8 to 12 components below the root: in directories 7 to 11 deep.
+    let deep = Prepared::new(&tree, tree.files.iter().filter(|e| (7..=11).contains(&e.depth)));
+    if deep.entries.is_empty() {
+        return Err(LabError::Objmgr { what: format!("the tree ({:?}) has no files 8 to 12 components deep", cfg.shape) });
+    }
+    let depth = deep.entries.iter().fold((usize::MAX, 0), |(lo, hi), (_, w)| (lo.min(w.len()), hi.max(w.len())));
+    let walk = PathWalk { om: &om, task: &task, work: &deep };
+    let pathwalk = measure(&om, &walk, cfg.rounds, PATHWALK_UNIT)?;
+    let lookups_per_component_slow = walk.lookups_per_component(Variant::Slow)?;
+    let lookups_per_component_warm = walk.lookups_per_component(Variant::Fast)?;
+
+    Ok(ObjmgrBench {
+        policy: cfg.policy.into(),
+        subject,
+        object,
+        rounds: cfg.rounds,
+        dirs: tree.dirs.len(),
+        files: tree.files.len(),
+        treewalk,
+        readwrite,
+        pathwalk,
+        deep_paths: deep.entries.len(),
+        depth,
+        lookups_per_component_warm,
+        lookups_per_component_slow,
+    })
+}

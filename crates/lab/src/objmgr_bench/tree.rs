@@ -1,0 +1,139 @@
+//! The generated directory tree the experiments run their system calls on, and the object
+//! manager's inode blobs for it.
+//!
+//! The shape serves both the 2008 tree walk (a fixed number of directories and files) and the
+//! no-change build's path walk (many existing paths 8 to 12 components deep): the directories
+//! are chains hanging off the root, each `depth` deep, and the files are dealt out over every
+//! directory in turn.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use seaccess_objmgr::{InodeSec, ObjectManager, SuperSec};
+
+use crate::LabError;
+
+/// How big a tree to generate.
+#[derive(Copy, Clone, Debug)]
+pub struct Shape {
+    /// Directories, the root included.
+    pub dirs: usize,
+    /// Directories per chain below the root.
+    pub depth: usize,
+    pub files: usize,
+}
+
+impl Shape {
+    /// The 2008 credentials benchmark's tree: 266 directories and 19,255 files.
+    pub const FULL: Shape = Shape { dirs: 266, depth: 14, files: 19_255 };
+    /// A small tree for a quick run (the CLI's test): still deep enough for the path walk.
+    pub const QUICK: Shape = Shape { dirs: 40, depth: 13, files: 1_500 };
+}
+
+/// A file or directory of the tree.
+pub struct Entry {
+    /// The absolute path the system calls are given.
+    pub path: PathBuf,
+    /// The path inside the tree's filesystem, for the hooks' audit data.
+    pub rel: String,
+    /// The directories from the root down to the entry's parent, as indices into
+    /// [`Tree::dirs`]: what a lookup of the path searches.
+    pub parents: Vec<usize>,
+    /// The last component.
+    pub name: String,
+    pub sec: InodeSec,
+    /// Directory depth below the root (0 for the root and its files).
+    pub depth: usize,
+}
+
+/// The tree on disk, with one inode blob per inode made when the tree was generated. Removed
+/// from disk when dropped.
+pub struct Tree {
+    pub root: PathBuf,
+    pub dirs: Vec<Entry>,
+    pub files: Vec<Entry>,
+    /// The file the read/write experiment uses (not among `files`).
+    pub rw: Entry,
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn io(path: &Path, e: std::io::Error) -> LabError {
+    LabError::Io { path: path.to_path_buf(), what: e.to_string() }
+}
+
+impl Tree {
+    /// Generates the tree under `parent` (a fresh directory named after this process) and labels
+    /// every inode `context` through `om`'s labeling of an existing inode, on the filesystem `sb`.
+    pub fn generate(parent: &Path, shape: Shape, om: &ObjectManager, sb: &Arc<SuperSec>, context: &str) -> Result<Tree, LabError> {
+        let root = parent.join(format!("seaccess-objbench-{}", std::process::id()));
+        if root.exists() {
+            std::fs::remove_dir_all(&root).map_err(|e| io(&root, e))?;
+        }
+        std::fs::create_dir_all(&root).map_err(|e| io(&root, e))?;
+        let root_name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let label = |path: &Path, rel: &str| -> Result<InodeSec, LabError> {
+            let m = std::fs::symlink_metadata(path).map_err(|e| io(path, e))?;
+            Ok(om.inode_init(sb, m.ino(), m.mode(), rel, Some(context)))
+        };
+        let mut tree = Tree {
+            dirs: vec![Entry { path: root.clone(), rel: "/".into(), parents: vec![], name: root_name, sec: label(&root, "/")?, depth: 0 }],
+            files: Vec::with_capacity(shape.files),
+            rw: Entry { path: PathBuf::new(), rel: String::new(), parents: vec![], name: String::new(), sec: label(&root, "/")?, depth: 0 },
+            root,
+        };
+        let depth = shape.depth.max(1);
+        let mut chain = 0;
+        while tree.dirs.len() < shape.dirs {
+            let mut parent = 0;
+            for d in 1..=depth {
+                if tree.dirs.len() >= shape.dirs {
+                    break;
+                }
+                let name = format!("c{chain}d{d}");
+                let entry = tree.child(parent, name, true, &label)?;
+                tree.dirs.push(entry);
+                parent = tree.dirs.len() - 1;
+            }
+            chain += 1;
+        }
+        for i in 0..shape.files {
+            let dir = i % tree.dirs.len();
+            let entry = tree.child(dir, format!("f{i}.c"), false, &label)?;
+            tree.files.push(entry);
+        }
+        tree.rw = tree.child(0, "rw.dat".into(), false, &label)?;
+        Ok(tree)
+    }
+
+    /// Creates `name` in directory `parent` and makes its entry.
+    fn child(&self, parent: usize, name: String, dir: bool, label: &dyn Fn(&Path, &str) -> Result<InodeSec, LabError>) -> Result<Entry, LabError> {
+        let p = self.dirs.get(parent).ok_or_else(|| LabError::Io { path: self.root.clone(), what: format!("no directory {parent}") })?;
+        let path = p.path.join(&name);
+        if dir {
+            std::fs::create_dir(&path).map_err(|e| io(&path, e))?;
+        } else {
+            // A byte of content, so the read/write experiment's file has one to read.
+            std::fs::write(&path, b"x").map_err(|e| io(&path, e))?;
+        }
+        let rel = if p.rel == "/" { format!("/{name}") } else { format!("{}/{name}", p.rel) };
+        let mut parents = p.parents.clone();
+        parents.push(parent);
+        let depth = if dir { p.depth + 1 } else { p.depth };
+        Ok(Entry { sec: label(&path, &rel)?, path, rel, parents, name, depth })
+    }
+
+    /// The directories a lookup of `e` searches, with their names, as the path-walk hook takes
+    /// them. Built once per experiment, outside the timed loops, so the hooked variants' blob
+    /// lookup is reading a prepared slice: an object manager finds an inode's blob through the
+    /// inode it already holds (the kernel's inode->i_security), never by searching a map per
+    /// call, and this list plays that pointer.
+    pub fn walk<'t>(&'t self, e: &Entry) -> Vec<(&'t InodeSec, &'t str)> {
+        e.parents.iter().filter_map(|&i| self.dirs.get(i)).map(|d| (&d.sec, d.name.as_str())).collect()
+    }
+}
