@@ -16,6 +16,9 @@ pub enum LabError {
     /// A hook refused an operation of the object manager benchmark, or could not be set up.
     #[error("object manager: {what}")]
     Objmgr { what: String },
+    /// A hook refused an operation of the file service (`errno`: what the system call returns).
+    #[error("{what} (errno {errno})")]
+    Refused { what: String, errno: i32 },
     /// A system call on the object manager benchmark's tree failed.
     #[error("{}: {what}", path.display())]
     Io { path: PathBuf, what: String },

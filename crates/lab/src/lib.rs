@@ -5,6 +5,7 @@
 pub mod avc_bench;
 pub mod objmgr_bench;
 pub mod designs;
+pub mod file_service;
 mod error;
 
 pub use avc_bench::XorShift;
