@@ -57,7 +57,7 @@ impl ObjectManager {
             .ok_or_else(|| ObjmgrError::Rejected(format!("the policy does not define class {}", class.name())))
     }
 
-    fn initial(&self, n: u32) -> Sid {
+    fn initial_or_null(&self, n: u32) -> Sid {
         self.server().initial_sid(n).unwrap_or(Sid::NULL)
     }
 
@@ -67,10 +67,10 @@ impl ObjectManager {
         if sid == Sid::NULL {
             return false;
         }
-        if sid == self.initial(SECINITSID_KERNEL) {
+        if sid == self.initial_or_null(SECINITSID_KERNEL) {
             return true;
         }
-        sid == self.initial(SECINITSID_INIT) && !self.server().policy_caps().contains(PolicyCap::UserspaceInitialContext)
+        sid == self.initial_or_null(SECINITSID_INIT) && !self.server().policy_caps().contains(PolicyCap::UserspaceInitialContext)
     }
 
     /// The kernel's sock_has_perm: the task's SID to the socket's, in the socket's class, with
@@ -100,14 +100,14 @@ impl ObjectManager {
         let extended = self.server().policy_caps().contains(PolicyCap::ExtendedSocketClass);
         let class = socket_class(family, ty, protocol, extended);
         let sid = if kern {
-            self.initial(SECINITSID_KERNEL)
+            self.initial_or_null(SECINITSID_KERNEL)
         } else {
             let sid = self.sockcreate_sid(task, class)?;
             self.check(Hook::SocketCreate, task, sid, class, sockperm::CREATE, &AuditData::None)?;
             sid
         };
         // selinux_sk_alloc_security: the peer is unlabeled until something says otherwise.
-        Ok(SocketSec::new(sid, class, family, sk_protocol(family, ty, protocol), self.initial(SECINITSID_UNLABELED)))
+        Ok(SocketSec::new(sid, class, family, sk_protocol(family, ty, protocol), self.initial_or_null(SECINITSID_UNLABELED)))
     }
 
     /// bind(2) with the kernel's default port ranges; see [`ObjectManager::socket_bind_ranges`].
