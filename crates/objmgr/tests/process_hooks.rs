@@ -12,7 +12,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use seaccess_avc::Avc;
 use seaccess_objmgr::hooks::process::{ptrace_mode, sig, ExecOpts};
-use seaccess_objmgr::{errno, Class, Cred, InodeSec, Labeling, ObjectManager, SuperSec, Task};
+use seaccess_objmgr::hooks::fs::MountOpts;
+use seaccess_objmgr::{errno, Class, Cred, InodeSec, ObjectManager, Task};
 use seaccess_security::SecurityServer;
 use seaccess_types::{AccessServer, Sid};
 
@@ -74,8 +75,7 @@ impl Env {
         self.log.lock().unwrap().drain(..).collect()
     }
     fn inode(&self, ctx: &str, ino: u64) -> InodeSec {
-        let def = self.sid("u:object_r:unlabeled_t:s0");
-        let sb = Arc::new(SuperSec { dev: "sda1".into(), fstype: "ext4".into(), labeling: Labeling::Xattr, sid: def, def_sid: def, mntpoint_sid: def });
+        let sb = self.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
         InodeSec::new(sb, ino, Class::FILE, Some(self.sid(ctx)))
     }
 }
@@ -374,7 +374,7 @@ fn debian_exec_and_signals_agree_with_the_security_server() {
         let t = Task::new(100, "sh", Cred::new(old));
         for exe in ["passwd_exec_t", "sshd_exec_t", "httpd_exec_t", "bin_t", "shell_exec_t", "shadow_t"] {
             let fsid = object(&e, exe);
-            let f = InodeSec::new(Arc::new(SuperSec { dev: "sda1".into(), fstype: "ext4".into(), labeling: Labeling::Xattr, sid: fsid, def_sid: fsid, mntpoint_sid: fsid }), 7, Class::FILE, Some(fsid));
+            let f = InodeSec::new(e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap(), 7, Class::FILE, Some(fsid));
             let new = seaccess_types::LabelServer::transition_sid(&*e.server, old, fsid, process, None).unwrap();
             let expect = if new == old {
                 passes(&e.server, old, fsid, "file", "execute_no_trans")
