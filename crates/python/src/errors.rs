@@ -1,0 +1,37 @@
+//! The module's exceptions, and the one place Rust errors become them.
+
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError};
+use pyo3::{create_exception, PyErr};
+use seaccess_security::SecurityError;
+
+create_exception!(seaccess, Error, PyValueError, "Base of seaccess's errors about what it was given.");
+create_exception!(seaccess, PolicyError, Error, "A policy image that cannot be loaded: the message names the section and byte offset.");
+create_exception!(seaccess, ContextError, Error, "A security context that is not valid in the policy.");
+create_exception!(seaccess, UnknownNameError, Error, "A class, permission or boolean the policy does not define.");
+
+/// The exception for a security server error; `at` says where (a file, a query number), or is
+/// empty.
+pub(crate) fn security(e: &SecurityError, at: &str) -> PyErr {
+    let msg = if at.is_empty() { e.to_string() } else { format!("{at}: {e}") };
+    match e {
+        SecurityError::Policy(_) => PolicyError::new_err(msg),
+        SecurityError::InvalidContext { .. } | SecurityError::InvalidSid(_) | SecurityError::InvalidComputedContext(_) => {
+            ContextError::new_err(msg)
+        }
+        SecurityError::UnknownClass(_)
+        | SecurityError::UnknownPermission { .. }
+        | SecurityError::InvalidClass(_)
+        | SecurityError::UnknownBoolean(_) => UnknownNameError::new_err(msg),
+        _ => Error::new_err(msg),
+    }
+}
+
+/// The OS error for a file that cannot be read, naming the file (Python's own errors do).
+pub(crate) fn io(e: &std::io::Error, path: &str) -> PyErr {
+    let msg = format!("{path}: {e}");
+    match e.kind() {
+        std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
+        std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(msg),
+        _ => PyOSError::new_err(msg),
+    }
+}
