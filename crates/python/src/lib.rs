@@ -28,5 +28,6 @@ fn _seaccess(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<decision::Permission>()?;
     m.add_class::<decision::Reason>()?;
     m.add("DEFAULT_CAPACITY", seaccess_avc::DEFAULT_CAPACITY)?;
+    m.add("KERNEL_SOCKET_CLASSES", pyo3::types::PyFrozenSet::new(py, seaccess_security::KERNEL_SOCKET_CLASSES)?)?;
     Ok(())
 }

@@ -7,6 +7,7 @@ cached ``has_perm`` checks. The ``*_many`` calls take lists of tuples and releas
 
 from seaccess._seaccess import (
     DEFAULT_CAPACITY,
+    KERNEL_SOCKET_CLASSES,
     AvDecision,
     Avc,
     ContextError,
@@ -21,6 +22,7 @@ from seaccess._seaccess import (
 
 __all__ = [
     "DEFAULT_CAPACITY",
+    "KERNEL_SOCKET_CLASSES",
     "AvDecision",
     "Avc",
     "ContextError",

@@ -6,6 +6,8 @@ Perms = Union[str, Sequence[str]]
 """Permission names: one str separated by spaces ("read write") or a sequence of str."""
 
 DEFAULT_CAPACITY: int
+KERNEL_SOCKET_CLASSES: frozenset[str]
+"""The classes the kernel labels as sockets: a new socket takes its creator's context."""
 
 class Error(ValueError):
     """Base of seaccess's errors about what it was given."""
