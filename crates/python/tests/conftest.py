@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(os.environ.get("SEACCESS_ROOT", Path(__file__).resolve().parents[3]))
+SELINUX = Path(os.environ.get("SEACCESS_SELINUX_DIR", "/etc/selinux"))
 DEBIAN = {
-    "default": Path("/etc/selinux/default/policy/policy.33"),
-    "mls": Path("/etc/selinux/mls/policy/policy.33"),
+    "default": SELINUX / "default" / "policy" / "policy.33",
+    "mls": SELINUX / "mls" / "policy" / "policy.33",
 }
 
 
