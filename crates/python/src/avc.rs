@@ -6,9 +6,10 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use seaccess_avc::AvcError;
 use seaccess_security::SecurityError;
-use seaccess_types::Registration;
+use seaccess_types::{Registration, ServerError};
 
 use crate::batch::{Failed, Queries};
+use crate::errors::Problem;
 use crate::errors;
 use crate::names::{perm_bits, perm_names, Shared};
 use crate::policy::Policy;
@@ -23,12 +24,15 @@ pub struct Avc {
     _following: Registration,
 }
 
-/// An access check's outcome as a bool: a denial is False, a server error is an error.
-fn verdict(r: Result<(), AvcError>) -> Result<bool, SecurityError> {
+/// An access check's outcome as a bool: a denial is False, a server error is an error (the
+/// security server's own, where the cache's seam carries one).
+fn verdict(r: Result<(), AvcError>) -> Result<bool, Problem> {
     match r {
         Ok(()) => Ok(true),
         Err(AvcError::Denied { .. }) => Ok(false),
-        Err(e) => Err(SecurityError::InvalidContext { context: String::new(), reason: e.to_string() }),
+        Err(AvcError::Server(ServerError::InvalidSid(sid))) => Err(SecurityError::InvalidSid(sid).into()),
+        Err(AvcError::Server(ServerError::InvalidClass(c))) => Err(SecurityError::InvalidClass(c.0.into()).into()),
+        Err(e) => Err(Problem::Other(e.to_string())),
     }
 }
 
@@ -51,13 +55,13 @@ impl Avc {
     fn has_perm(&self, scontext: &str, tcontext: &str, tclass: &str, perms: &Bound<'_, PyAny>) -> PyResult<bool> {
         let names = perm_names(perms)?;
         let g = self.shared.server.snapshot();
-        let run = || -> Result<bool, SecurityError> {
+        let run = || -> Result<bool, Problem> {
             let (s, t) = (self.shared.sid(&g, scontext)?, self.shared.sid(&g, tcontext)?);
             let class = g.class(tclass)?;
             let (av, _) = perm_bits(&g, class, &names)?;
             verdict(self.avc.has_perm(s, t, class, av, None))
         };
-        run().map_err(|e| errors::security(&e, ""))
+        run().map_err(|e| e.into_py(""))
     }
 
     /// has_perm for each (scontext, tcontext, tclass, perms), with the interpreter released.
@@ -70,7 +74,7 @@ impl Avc {
             drop(g);
             let mut out = Vec::with_capacity(resolved.len());
             for (i, (s, t, c, av)) in resolved.into_iter().enumerate() {
-                out.push(verdict(avc.has_perm(s, t, c, av, None)).map_err(|e| Failed(i, e))?);
+                out.push(verdict(avc.has_perm(s, t, c, av, None)).map_err(|e| Failed::new(i, e))?);
             }
             Ok(out)
         })

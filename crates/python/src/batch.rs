@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use seaccess_security::{Generation, SecurityError};
 use seaccess_types::{AccessVector, ClassId, Sid};
 
+use crate::errors::Problem;
 use crate::names::Shared;
 
 /// Distinct strings, numbered in the order first seen.
@@ -44,11 +45,15 @@ pub(crate) struct Queries {
 pub(crate) type Resolved = (Sid, Sid, ClassId, AccessVector);
 
 /// A query that could not be answered: its position in the batch and why.
-pub(crate) struct Failed(pub usize, pub SecurityError);
+pub(crate) struct Failed(pub usize, pub Problem);
 
 impl Failed {
+    pub(crate) fn new(i: usize, e: impl Into<Problem>) -> Failed {
+        Failed(i, e.into())
+    }
+
     pub(crate) fn into_py(self) -> PyErr {
-        crate::errors::security(&self.1, &format!("query {}", self.0))
+        self.1.into_py(&format!("query {}", self.0))
     }
 }
 
@@ -99,13 +104,13 @@ impl Queries {
         let mut avs: FxHashMap<(u32, u32), AccessVector> = FxHashMap::default();
         let mut out = Vec::with_capacity(self.items.len());
         for (i, &[s, t, c, p]) in self.items.iter().enumerate() {
-            let ssid = self.sid(shared, g, &mut sids, s).map_err(|e| Failed(i, e))?;
-            let tsid = self.sid(shared, g, &mut sids, t).map_err(|e| Failed(i, e))?;
+            let ssid = self.sid(shared, g, &mut sids, s).map_err(|e| Failed::new(i, e))?;
+            let tsid = self.sid(shared, g, &mut sids, t).map_err(|e| Failed::new(i, e))?;
             let class = match classes.get(c as usize).copied().flatten() {
                 Some(k) => k,
                 None => {
                     let name = self.classes.list.get(c as usize).map_or("", |b| b);
-                    let k = g.class(name).map_err(|e| Failed(i, e))?;
+                    let k = g.class(name).map_err(|e| Failed::new(i, e))?;
                     if let Some(slot) = classes.get_mut(c as usize) {
                         *slot = Some(k);
                     }
@@ -119,9 +124,9 @@ impl Queries {
             } else {
                 let names: Vec<&str> = self.perms.list.get(p as usize).map_or("", |b| b).split_ascii_whitespace().collect();
                 if names.is_empty() {
-                    return Err(Failed(i, SecurityError::UnknownPermission { class: g.class_name(class).unwrap_or("?").into(), perm: String::new() }));
+                    return Err(Failed::new(i, SecurityError::UnknownPermission { class: g.class_name(class).unwrap_or("?").into(), perm: String::new() }));
                 }
-                let av = g.perms(class, &names).map_err(|e| Failed(i, e))?;
+                let av = g.perms(class, &names).map_err(|e| Failed::new(i, e))?;
                 avs.insert((c, p), av);
                 av
             };

@@ -26,6 +26,28 @@ pub(crate) fn security(e: &SecurityError, at: &str) -> PyErr {
     }
 }
 
+/// What stopped a query: the security server's error, or the cache's in words.
+pub(crate) enum Problem {
+    Security(SecurityError),
+    Other(String),
+}
+
+impl From<SecurityError> for Problem {
+    fn from(e: SecurityError) -> Self {
+        Problem::Security(e)
+    }
+}
+
+impl Problem {
+    pub(crate) fn into_py(self, at: &str) -> PyErr {
+        match self {
+            Problem::Security(e) => security(&e, at),
+            Problem::Other(s) if at.is_empty() => Error::new_err(s),
+            Problem::Other(s) => Error::new_err(format!("{at}: {s}")),
+        }
+    }
+}
+
 /// The OS error for a file that cannot be read, naming the file (Python's own errors do).
 pub(crate) fn io(e: &std::io::Error, path: &str) -> PyErr {
     let msg = format!("{path}: {e}");

@@ -81,7 +81,7 @@ impl Policy {
             let resolved = q.resolve(shared, &g)?;
             let mut out = Vec::with_capacity(q.len());
             for (i, (s, t, c, av)) in resolved.into_iter().enumerate() {
-                let d = g.compute_av(s, t, c).map_err(|e| Failed(i, e))?;
+                let d = g.compute_av(s, t, c).map_err(|e| Failed::new(i, e))?;
                 out.push(d.allowed.contains(av));
             }
             Ok(out)
@@ -108,7 +108,7 @@ impl Policy {
             let resolved = q.resolve(shared, &g)?;
             let mut out = Vec::with_capacity(q.len());
             for (i, (s, t, c, _)) in resolved.into_iter().enumerate() {
-                out.push(g.compute_av(s, t, c).map_err(|e| Failed(i, e))?.into());
+                out.push(g.compute_av(s, t, c).map_err(|e| Failed::new(i, e))?.into());
             }
             Ok(out)
         })
