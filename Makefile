@@ -6,7 +6,7 @@ REFPOLICY := target/refpolicy
 DEFAULT_POLICY := /etc/selinux/default/policy/policy.33
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build oracle peers policies refpolicy demo test lint bench fuzz clean
+.PHONY: all deps build oracle peers policies refpolicy demo test lint bench fuzz clean python python-test
 
 all: build
 
@@ -45,6 +45,16 @@ lint: deps
 test: deps oracle peers policies refpolicy lint
 	SEACCESS_REQUIRE_ORACLE=1 $(CARGO) test --release --workspace
 	SEACCESS_REQUIRE_ORACLE=1 bash tests/cli.sh
+	@$(MAKE) -s python-test
+
+# The Python bindings, built and installed by pip into target/venv (scripts/python-venv.sh).
+python: deps
+	@bash scripts/python-venv.sh target/venv
+
+# The bindings' pytest suite, the differential against libsepol included (needs the oracle and
+# the compiled test policies; a missing one fails the run).
+python-test: python oracle policies
+	target/venv/bin/python -m pytest -q crates/python/tests
 
 bench: build oracle peers
 	./target/release/seaccess bench engine --policy $(DEFAULT_POLICY)

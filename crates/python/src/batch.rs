@@ -1,0 +1,171 @@
+//! Batch queries: a list of tuples read while holding the interpreter, into numbers for each
+//! distinct string, then resolved and answered with the interpreter released.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+use rustc_hash::FxHashMap;
+use seaccess_security::{Generation, SecurityError};
+use seaccess_types::{AccessVector, ClassId, Sid};
+
+use crate::errors::Problem;
+use crate::names::Shared;
+
+/// Distinct strings, numbered in the order first seen.
+#[derive(Default)]
+struct Strings {
+    index: FxHashMap<Box<str>, u32>,
+    list: Vec<Box<str>>,
+}
+
+impl Strings {
+    fn number(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.list.len() as u32;
+        self.index.insert(s.into(), i);
+        self.list.push(s.into());
+        i
+    }
+}
+
+/// The queries of one batch call: each as the numbers of its source context, target context,
+/// class and (for checks) permission list.
+#[derive(Default)]
+pub(crate) struct Queries {
+    contexts: Strings,
+    classes: Strings,
+    perms: Strings,
+    items: Vec<[u32; 4]>,
+}
+
+/// One query resolved: source SID, target SID, class and requested permissions (none for
+/// compute_av).
+pub(crate) type Resolved = (Sid, Sid, ClassId, AccessVector);
+
+/// A query that could not be answered: its position in the batch and why.
+pub(crate) struct Failed(pub usize, pub Problem);
+
+impl Failed {
+    pub(crate) fn new(i: usize, e: impl Into<Problem>) -> Failed {
+        Failed(i, e.into())
+    }
+
+    pub(crate) fn into_py(self) -> PyErr {
+        self.1.into_py(&format!("query {}", self.0))
+    }
+}
+
+impl Queries {
+    /// Reads `(scon, tcon, tclass)` tuples, or `(scon, tcon, tclass, perms)` when `with_perms`,
+    /// where perms is a str of names separated by spaces or a sequence of names.
+    pub(crate) fn read(queries: &Bound<'_, PyAny>, with_perms: bool) -> PyResult<Queries> {
+        let want = if with_perms { 4 } else { 3 };
+        let mut q = Queries::default();
+        if let Ok(n) = queries.len() {
+            q.items.reserve(n);
+        }
+        for (i, item) in queries.try_iter()?.enumerate() {
+            let item = item?;
+            let t = item.cast::<PyTuple>().map_err(|_| shape(i, want))?;
+            if t.len() != want {
+                return Err(shape(i, want));
+            }
+            let s = number(&mut q.contexts, t.get_borrowed_item(0)?, i)?;
+            let tc = number(&mut q.contexts, t.get_borrowed_item(1)?, i)?;
+            let c = number(&mut q.classes, t.get_borrowed_item(2)?, i)?;
+            let p = if with_perms {
+                let p = t.get_borrowed_item(3)?;
+                match p.cast::<PyString>() {
+                    Ok(s) => q.perms.number(s.to_str()?),
+                    Err(_) => {
+                        let names = crate::names::perm_names(&p.to_owned()).map_err(|e| at(i, e, p.py()))?;
+                        q.perms.number(&names.join(" "))
+                    }
+                }
+            } else {
+                0
+            };
+            q.items.push([s, tc, c, p]);
+        }
+        Ok(q)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Each query in numbers, in order; the first that cannot be resolved fails the batch.
+    /// Each distinct string is resolved once, when first used.
+    pub(crate) fn resolve(&self, shared: &Shared, g: &Generation) -> Result<Vec<Resolved>, Failed> {
+        let mut sids: Vec<Option<Sid>> = vec![None; self.contexts.list.len()];
+        let mut classes: Vec<Option<ClassId>> = vec![None; self.classes.list.len()];
+        let mut avs: FxHashMap<(u32, u32), AccessVector> = FxHashMap::default();
+        let mut out = Vec::with_capacity(self.items.len());
+        for (i, &[s, t, c, p]) in self.items.iter().enumerate() {
+            let ssid = self.sid(shared, g, &mut sids, s).map_err(|e| Failed::new(i, e))?;
+            let tsid = self.sid(shared, g, &mut sids, t).map_err(|e| Failed::new(i, e))?;
+            let class = match classes.get(c as usize).copied().flatten() {
+                Some(k) => k,
+                None => {
+                    let name = self.classes.list.get(c as usize).map_or("", |b| b);
+                    let k = g.class(name).map_err(|e| Failed::new(i, e))?;
+                    if let Some(slot) = classes.get_mut(c as usize) {
+                        *slot = Some(k);
+                    }
+                    k
+                }
+            };
+            let av = if self.perms.list.is_empty() {
+                AccessVector::NONE
+            } else if let Some(&av) = avs.get(&(c, p)) {
+                av
+            } else {
+                let names: Vec<&str> = self.perms.list.get(p as usize).map_or("", |b| b).split_ascii_whitespace().collect();
+                if names.is_empty() {
+                    return Err(Failed::new(i, SecurityError::UnknownPermission { class: g.class_name(class).unwrap_or("?").into(), perm: String::new() }));
+                }
+                let av = g.perms(class, &names).map_err(|e| Failed::new(i, e))?;
+                avs.insert((c, p), av);
+                av
+            };
+            out.push((ssid, tsid, class, av));
+        }
+        Ok(out)
+    }
+
+    fn sid(&self, shared: &Shared, g: &Generation, sids: &mut [Option<Sid>], n: u32) -> Result<Sid, SecurityError> {
+        if let Some(sid) = sids.get(n as usize).copied().flatten() {
+            return Ok(sid);
+        }
+        let sid = shared.sid(g, self.contexts.list.get(n as usize).map_or("", |b| b))?;
+        if let Some(slot) = sids.get_mut(n as usize) {
+            *slot = Some(sid);
+        }
+        Ok(sid)
+    }
+}
+
+/// The number of a context or class name, which must be a str.
+fn number(strings: &mut Strings, item: Borrowed<'_, '_, PyAny>, i: usize) -> PyResult<u32> {
+    match item.cast::<PyString>() {
+        Ok(s) => Ok(strings.number(s.to_str()?)),
+        Err(_) => Err(PyTypeError::new_err(format!("query {i}: contexts and class must be str"))),
+    }
+}
+
+fn shape(i: usize, want: usize) -> PyErr {
+    let what = if want == 4 { "(scontext, tcontext, tclass, perms)" } else { "(scontext, tcontext, tclass)" };
+    PyTypeError::new_err(format!("query {i}: expected a tuple {what}"))
+}
+
+/// The same error, its message prefixed with the query's position.
+fn at(i: usize, e: PyErr, py: Python<'_>) -> PyErr {
+    let msg = format!("query {i}: {}", e.value(py));
+    if e.is_instance_of::<PyTypeError>(py) {
+        PyTypeError::new_err(msg)
+    } else {
+        crate::errors::Error::new_err(msg)
+    }
+}

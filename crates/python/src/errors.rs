@@ -1,0 +1,59 @@
+//! The module's exceptions, and the one place Rust errors become them.
+
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError};
+use pyo3::{create_exception, PyErr};
+use seaccess_security::SecurityError;
+
+create_exception!(seaccess, Error, PyValueError, "Base of seaccess's errors about what it was given.");
+create_exception!(seaccess, PolicyError, Error, "A policy image that cannot be loaded: the message names the section and byte offset.");
+create_exception!(seaccess, ContextError, Error, "A security context that is not valid in the policy.");
+create_exception!(seaccess, UnknownNameError, Error, "A class, permission or boolean the policy does not define.");
+
+/// The exception for a security server error; `at` says where (a file, a query number), or is
+/// empty.
+pub(crate) fn security(e: &SecurityError, at: &str) -> PyErr {
+    let msg = if at.is_empty() { e.to_string() } else { format!("{at}: {e}") };
+    match e {
+        SecurityError::Policy(_) => PolicyError::new_err(msg),
+        SecurityError::InvalidContext { .. } | SecurityError::InvalidSid(_) | SecurityError::InvalidComputedContext(_) => {
+            ContextError::new_err(msg)
+        }
+        SecurityError::UnknownClass(_)
+        | SecurityError::UnknownPermission { .. }
+        | SecurityError::InvalidClass(_)
+        | SecurityError::UnknownBoolean(_) => UnknownNameError::new_err(msg),
+        _ => Error::new_err(msg),
+    }
+}
+
+/// What stopped a query: the security server's error, or the cache's in words.
+pub(crate) enum Problem {
+    Security(SecurityError),
+    Other(String),
+}
+
+impl From<SecurityError> for Problem {
+    fn from(e: SecurityError) -> Self {
+        Problem::Security(e)
+    }
+}
+
+impl Problem {
+    pub(crate) fn into_py(self, at: &str) -> PyErr {
+        match self {
+            Problem::Security(e) => security(&e, at),
+            Problem::Other(s) if at.is_empty() => Error::new_err(s),
+            Problem::Other(s) => Error::new_err(format!("{at}: {s}")),
+        }
+    }
+}
+
+/// The OS error for a file that cannot be read, naming the file (Python's own errors do).
+pub(crate) fn io(e: &std::io::Error, path: &str) -> PyErr {
+    let msg = format!("{path}: {e}");
+    match e.kind() {
+        std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
+        std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(msg),
+        _ => PyOSError::new_err(msg),
+    }
+}

@@ -1,0 +1,86 @@
+"""Every error reaches Python as an exception that says what went wrong and where."""
+
+import re
+
+import pytest
+
+import seaccess
+from conftest import own_policy
+
+DOM = "u:r:dom_t:s0"
+ON_TRUE = "u:object_r:on_true:s0"
+
+
+@pytest.fixture
+def policy():
+    return seaccess.Policy.load(own_policy("booleans"))
+
+
+def test_not_a_policy_names_the_file_section_and_offset(tmp_path):
+    bad = tmp_path / "policy.bad"
+    bad.write_bytes(b"\x00" * 64)
+    with pytest.raises(seaccess.PolicyError) as e:
+        seaccess.Policy.load(bad)
+    assert isinstance(e.value, ValueError)
+    assert str(e.value).startswith(f"{bad}: header, byte 0: ")
+    assert "magic" in str(e.value)
+
+
+def test_truncated_policy_names_the_section_and_offset(tmp_path):
+    data = own_policy("booleans").read_bytes()
+    for cut in (40, len(data) // 2, len(data) - 1):
+        with pytest.raises(seaccess.PolicyError) as e:
+            seaccess.Policy.from_bytes(data[:cut])
+        m = re.match(r"policy image: (.+), byte (\d+): ", str(e.value))
+        assert m, str(e.value)
+        assert int(m.group(2)) <= cut
+
+
+def test_missing_file_is_an_os_error_naming_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "none"))):
+        seaccess.Policy.load(tmp_path / "none")
+
+
+@pytest.mark.parametrize("ctx", ["bogus", "u:r:no_such_t:s0", "nobody:r:dom_t:s0", "u:r:dom_t:s9"])
+def test_bad_context_everywhere(policy, ctx):
+    quoted = re.escape(f'invalid context "{ctx}"')
+    with pytest.raises(seaccess.ContextError, match=quoted):
+        policy.check(ctx, ON_TRUE, "cond", "single")
+    with pytest.raises(seaccess.ContextError, match=quoted):
+        policy.compute_av(DOM, ctx, "cond")
+    with pytest.raises(seaccess.ContextError, match=quoted):
+        policy.compute_create(ctx, ON_TRUE, "file")
+    with pytest.raises(seaccess.ContextError, match=quoted):
+        seaccess.Avc(policy).has_perm(ctx, ON_TRUE, "cond", "single")
+    # A batch names the first query it cannot answer.
+    qs = [(DOM, ON_TRUE, "cond", "single"), (DOM, ctx, "cond", "single")]
+    with pytest.raises(seaccess.ContextError, match="^query 1: " + quoted):
+        policy.check_many(qs)
+    with pytest.raises(seaccess.ContextError, match="^query 1: " + quoted):
+        seaccess.Avc(policy).has_perm_many(qs)
+    with pytest.raises(seaccess.ContextError, match="^query 1: " + quoted):
+        policy.compute_av_many([q[:3] for q in qs])
+
+
+def test_unknown_class_and_permission(policy):
+    with pytest.raises(seaccess.UnknownNameError, match='unknown class "nope"'):
+        policy.check(DOM, ON_TRUE, "nope", "single")
+    with pytest.raises(seaccess.UnknownNameError, match='class cond has no permission "nope"'):
+        policy.check(DOM, ON_TRUE, "cond", "single nope")
+    with pytest.raises(seaccess.UnknownNameError, match='^query 0: class cond has no permission "nope"'):
+        policy.check_many([(DOM, ON_TRUE, "cond", "nope")])
+    with pytest.raises(seaccess.UnknownNameError, match='^query 0: unknown class "nope"'):
+        policy.compute_av_many([(DOM, ON_TRUE, "nope")])
+
+
+def test_wrong_shapes_are_type_errors(policy):
+    with pytest.raises(TypeError, match="permissions must be a str or a sequence of str, not int"):
+        policy.check(DOM, ON_TRUE, "cond", 5)
+    with pytest.raises(TypeError, match=r"query 0: expected a tuple \(scontext, tcontext, tclass, perms\)"):
+        policy.check_many([(DOM, ON_TRUE, "cond")])
+    with pytest.raises(TypeError, match="query 1: contexts and class must be str"):
+        policy.check_many([(DOM, ON_TRUE, "cond", "single"), (DOM, 3, "cond", "single")])
+    with pytest.raises(seaccess.Error, match="no permission named"):
+        policy.check(DOM, ON_TRUE, "cond", [])
+    with pytest.raises(seaccess.Error, match="capacity"):
+        seaccess.Avc(policy, 0)
