@@ -67,7 +67,7 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
             let t: &Task = match &ov {
                 Some(c) => {
                     guard = task.override_creds(c.clone());
-                    &mut *guard
+                    &mut guard
                 }
                 None => &task,
             };
