@@ -67,6 +67,11 @@ pub struct Figures {
     /// unit, not the comparison).
     pub slow_overhead_pct: f64,
     pub fast_overhead_pct: f64,
+    /// The same overheads from each unit's fastest pass (the sums over the units of each
+    /// unit's best time over the passes): what the hooks add when nothing else interferes,
+    /// which on a shared, oversubscribed machine the medians cannot show.
+    pub slow_best_pct: f64,
+    pub fast_best_pct: f64,
     /// The hooks alone (no system calls), nanoseconds per operation, medians of whole passes:
     /// the object manager's own work, free of the system calls' noise, but with warmer
     /// processor caches than between real system calls (a lower bound).
@@ -75,7 +80,8 @@ pub struct Figures {
     /// Cache lookups the hooks made per operation (a warm pass), fast paths off and on.
     pub lookups_per_op_slow: f64,
     pub lookups_per_op_fast: f64,
-    /// Operations per pass, per unit, and units measured.
+    /// Operations per pass, per unit, and units measured (every pass is cut at the same
+    /// places).
     pub ops: usize,
     pub unit: usize,
     pub units: usize,
@@ -171,19 +177,36 @@ fn measure(om: &ObjectManager, exp: &dyn Experiment, rounds: usize, unit: usize)
         v.apply(om);
         exp.unit(v, Calls::System, 0, ops)?;
     }
-    let units = (rounds * ops).div_ceil(unit);
+    // The same units every pass (the pass cut at the same places), so that a unit's best time
+    // over the passes can be compared with the same unit's in the other variants.
+    let per_pass = ops.div_ceil(unit);
+    let units = rounds * per_pass;
     let mut ns: [Vec<f64>; 3] = Default::default();
+    let mut best = [vec![f64::INFINITY; per_pass], vec![f64::INFINITY; per_pass], vec![f64::INFINITY; per_pass]];
     for u in 0..units {
-        let from = (u * unit) % ops.max(1);
-        for k in 0..3 {
-            let i = (u + k) % 3;
+        let k = u % per_pass;
+        let from = k * unit;
+        let n = unit.min(ops - from);
+        for j in 0..3 {
+            let i = (u + j) % 3;
             let v = Variant::ALL[i];
             v.apply(om);
-            ns[i].push(exp.unit(v, Calls::System, from, unit)?);
+            let t = exp.unit(v, Calls::System, from, n)?;
+            ns[i].push(t);
+            if let Some(b) = best[i].get_mut(k) {
+                *b = b.min(t * n as f64);
+            }
         }
     }
     let pct = |i: usize| median(ns[0].iter().zip(&ns[i]).map(|(v, h)| (h - v) / v * 100.0).collect());
     let (slow_overhead_pct, fast_overhead_pct) = (pct(1), pct(2));
+    // Interference only ever adds time, so each unit's fastest pass is the closest to its cost
+    // without interference; summed over the units, the best pass each variant could have made.
+    let best_pct = |i: usize| {
+        let (v, h): (f64, f64) = (best[0].iter().sum(), best[i].iter().sum());
+        (h - v) / v * 100.0
+    };
+    let (slow_best_pct, fast_best_pct) = (best_pct(1), best_pct(2));
     let [vanilla, slow, fast] = ns;
     let hooks_ns = |v: Variant| -> Result<f64, LabError> {
         v.apply(om);
@@ -205,6 +228,8 @@ fn measure(om: &ObjectManager, exp: &dyn Experiment, rounds: usize, unit: usize)
         fast_ns: median(fast),
         slow_overhead_pct,
         fast_overhead_pct,
+        slow_best_pct,
+        fast_best_pct,
         slow_hooks_ns,
         fast_hooks_ns,
         lookups_per_op_slow: lookups(Variant::Slow)?,
