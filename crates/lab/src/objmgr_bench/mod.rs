@@ -273,7 +273,7 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
     if deep.entries.is_empty() {
         return Err(LabError::Objmgr { what: format!("the tree ({:?}) has no files 8 to 12 components deep", cfg.shape) });
     }
-    let depth = deep.entries.iter().fold((usize::MAX, 0), |(lo, hi), (_, w)| (lo.min(w.len()), hi.max(w.len())));
+    let depth = deep.depths();
     let walk = PathWalk { om: &om, task: &task, work: &deep };
     let pathwalk = measure(&om, &walk, cfg.rounds, PATHWALK_UNIT)?;
     let lookups_per_component_slow = walk.lookups_per_component(Variant::Slow)?;
@@ -294,4 +294,66 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
         lookups_per_component_warm,
         lookups_per_component_slow,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use std::cell::Cell;
+
+    use super::*;
+
+    /// An experiment whose operations cost a fixed time per variant, with a burst of
+    /// interference (1,000 ns an operation more) on every `every`-th unit it runs.
+    struct Fake {
+        cost: [f64; 3],
+        every: u64,
+        calls: Cell<u64>,
+    }
+
+    impl Experiment for Fake {
+        fn ops(&self) -> usize {
+            1000
+        }
+        fn unit(&self, v: Variant, _: Calls, _: usize, _: usize) -> Result<f64, LabError> {
+            let c = self.calls.get() + 1;
+            self.calls.set(c);
+            let i = Variant::ALL.iter().position(|&w| w == v).unwrap();
+            let burst = if self.every > 0 && c % self.every == 0 { 1000.0 } else { 0.0 };
+            Ok(self.cost[i] + burst)
+        }
+    }
+
+    fn om() -> ObjectManager {
+        let (server, avc) = seaccess_testkit::server_with_avc(&seaccess_testkit::compile("example", 33), 512);
+        ObjectManager::new(server.clone(), &*server, avc)
+    }
+
+    #[test]
+    fn overheads_are_the_hooked_variants_time_against_vanilla() {
+        let f = measure(&om(), &Fake { cost: [100.0, 150.0, 101.0], every: 0, calls: Cell::new(0) }, 10, 250).unwrap();
+        assert_eq!((f.vanilla_ns, f.slow_ns, f.fast_ns), (100.0, 150.0, 101.0));
+        for (pct, want) in [(f.slow_overhead_pct, 50.0), (f.fast_overhead_pct, 1.0), (f.slow_best_pct, 50.0), (f.fast_best_pct, 1.0)] {
+            assert!((pct - want).abs() < 1e-9, "{f:?}");
+        }
+        assert_eq!((f.ops, f.unit, f.units), (1000, 250, 40));
+    }
+
+    #[test]
+    fn interference_in_a_few_units_changes_neither_estimate() {
+        // Every 7th unit run is disturbed: it lands on each variant and each place in the pass
+        // in turn (12 runs a pass, 12 mod 7 = 5), so every unit has undisturbed passes too.
+        let f = measure(&om(), &Fake { cost: [100.0, 150.0, 101.0], every: 7, calls: Cell::new(0) }, 10, 250).unwrap();
+        for (pct, want) in [(f.slow_overhead_pct, 50.0), (f.fast_overhead_pct, 1.0), (f.slow_best_pct, 50.0), (f.fast_best_pct, 1.0)] {
+            assert!((pct - want).abs() < 1e-9, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(vec![]).is_nan());
+    }
 }
