@@ -40,8 +40,9 @@ const FILE_PERMS: &[&str] = &["getattr", "open", "read", "write"];
 /// What to run.
 pub struct Config<'a> {
     pub policy: &'a str,
-    /// Passes over each experiment's work. A pass is cut into units of a few milliseconds,
-    /// each run in all three variants back to back; every figure is the median over the units.
+    /// Passes over each experiment's work. A pass is cut into short units (see `*_UNIT`),
+    /// each run in all three variants back to back; figures are medians over the units, and the
+    /// best-pass overheads come from each unit's fastest pass.
     pub rounds: usize,
     pub shape: Shape,
     /// Reads and writes per read/write pass.
@@ -240,11 +241,14 @@ fn measure(om: &ObjectManager, exp: &dyn Experiment, rounds: usize, unit: usize)
     })
 }
 
-/// Operations per unit: a few milliseconds of system calls each, short enough that a burst of
-/// other work on the machine lands in few units, long enough that the clock's cost is nothing.
-const TREEWALK_UNIT: usize = 500;
-const READWRITE_UNIT: usize = 5_000;
-const PATHWALK_UNIT: usize = 500;
+/// Operations per unit: a fraction of a millisecond of system calls on an idle machine, well
+/// under a scheduler time slice, so that most units run without being preempted even on a
+/// shared, oversubscribed machine (units of a few milliseconds were preempted nearly every
+/// time there, which left no clean unit for the best-pass estimate); long enough that the
+/// clock's own cost (tens of nanoseconds) is nothing.
+const TREEWALK_UNIT: usize = 50;
+const READWRITE_UNIT: usize = 500;
+const PATHWALK_UNIT: usize = 100;
 
 /// Everything, in one process: the tree generated and labelled once, then each experiment's
 /// rounds.
