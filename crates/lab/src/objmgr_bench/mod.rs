@@ -5,7 +5,7 @@
 //! and hooked with every fast path on.
 //!
 //! The tree and its blobs are in `tree`, the passes in `experiments`, the JSON in `report`;
-//! this module picks the labels, runs the rounds and takes the medians.
+//! this module picks the labels, runs the units and takes the medians and the best passes.
 
 mod experiments;
 mod report;
