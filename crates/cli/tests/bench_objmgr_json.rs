@@ -49,7 +49,7 @@ fn the_objmgr_report_has_every_experiments_figures() {
         let e = &v[name];
         let vanilla = num(e, "vanilla_ns");
         assert!(vanilla > 0.0, "{name}: vanilla_ns {vanilla}");
-        for key in ["slow_overhead_pct", "fast_overhead_pct", "slow_hooks_ns", "fast_hooks_ns", "fast_hooks_pct"] {
+        for key in ["slow_overhead_pct", "fast_overhead_pct", "slow_best_pct", "fast_best_pct", "slow_hooks_ns", "fast_hooks_ns", "fast_hooks_pct"] {
             let x = num(e, key);
             assert!(x.is_finite() && x > -100.0, "{name}: {key} {x}");
         }

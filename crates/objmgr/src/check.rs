@@ -233,10 +233,42 @@ impl ObjectManager {
             self.avc.emit_audit_line(&line);
             return;
         }
-        let Some(pclass) = self.maps.for_seqno(v.decision.seqno).and_then(|m| m.translate(class, 0).ok()).and_then(|t| t.class) else {
+        let Some(map) = self.maps.for_seqno(v.decision.seqno) else { return };
+        let Some(pclass) = map.translate(class, 0).ok().and_then(|t| t.class) else {
             return;
         };
-        self.avc.audit(ssid, tsid, pclass, v.audited, denied, !v.enforced, Some(aux));
+        // The cache names the class and permissions with the policy the server has now; that
+        // is the decision's only if no reload came between (seqnos only grow).
+        let at = self.server.seqno();
+        if at == v.decision.seqno {
+            let line = self.avc.audit_record(ssid, tsid, pclass, v.audited, denied, !v.enforced, Some(aux));
+            if self.server.seqno() == at {
+                self.avc.emit_audit_line(&line);
+                return;
+            }
+        }
+        // Otherwise our names for the decision's bits, in that policy's bit order.
+        let mut named: Vec<(u32, &str)> = Vec::new();
+        for (i, name) in class.def().map_or(&[][..], |d| d.perms).iter().enumerate() {
+            let bit = map.translate(class, 1 << i).map_or(0, |t| t.perms.0);
+            if bit != 0 && v.audited.0 & bit != 0 {
+                named.push((bit, name));
+            }
+        }
+        named.sort_unstable();
+        let perms: String = named.iter().map(|(_, n)| format!(" {n}")).collect();
+        let ctx = |s: Sid| self.server.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
+        let mut line = format!(
+            "avc:  {}  {{{perms} }} for  {aux} scontext={} tcontext={} tclass={}",
+            if denied { "denied" } else { "granted" },
+            ctx(ssid),
+            ctx(tsid),
+            class.name()
+        );
+        if denied {
+            line.push_str(&format!(" permissive={}", u8::from(!v.enforced)));
+        }
+        self.avc.emit_audit_line(&line);
     }
 
     /// Ok if the operation goes on.
