@@ -75,7 +75,23 @@ impl ObjectManager {
 
     /// The check without its audit record (the kernel's avc_has_perm_noaudit): the verdict
     /// whether allowed or not, for a hook that audits later or not at all.
+    #[inline]
     pub fn check_noaudit(&self, hook: Hook, ssid: Sid, tsid: Sid, class: Class, perms: u32) -> Result<Checked> {
+        // The common case: our bits are the policy's, and the cache answers from the policy
+        // the quick translation was noted for. One load, no class map.
+        if let Some((pclass, at)) = self.maps.quick(class) {
+            self.counters.bump(hook);
+            if let Ok(v) = self.avc.check_at(ssid, tsid, pclass, AccessVector(perms), at)? {
+                return Ok(Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false });
+            }
+        }
+        self.check_mapped(hook, ssid, tsid, class, perms)
+    }
+
+    /// The check through the class maps, for a class translated otherwise than by copying or
+    /// a decision of a policy the quick translation is not for.
+    #[cold]
+    fn check_mapped(&self, hook: Hook, ssid: Sid, tsid: Sid, class: Class, perms: u32) -> Result<Checked> {
         let mut map = self.maps.newest();
         for _ in 0..RETRIES {
             let t = map.translate(class, perms)?;
@@ -85,6 +101,7 @@ impl ObjectManager {
             self.counters.bump(hook);
             match self.avc.check_at(ssid, tsid, pclass, t.perms, map.seqno())? {
                 Ok(v) => {
+                    self.maps.note_quick(class, &map);
                     let mut c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
                     // Permissions the policy lacks: allowed under handle_unknown allow, else
                     // denied and, as the kernel's map_decision leaves them, not audited.

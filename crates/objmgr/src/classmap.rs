@@ -7,10 +7,11 @@
 //! translates again with that policy's map. So a reload that renumbers classes never pairs the
 //! old numbers with the new decisions, nor the reverse.
 
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
-use seaccess_types::{AccessServer, AccessVector, ClassId, HandleUnknown, Seqno};
+use seaccess_types::{AccessServer, AccessVector, ClassId, HandleUnknown, PolicyCaps, Seqno};
 
 use crate::classes::{Class, ClassDef};
 use crate::error::{ObjmgrError, Result};
@@ -97,6 +98,20 @@ impl ClassMap {
         self.handle_unknown
     }
 
+    /// The policy's number for `class` when our bits of it are the policy's bits and the policy
+    /// defines every one of them (translating is then a copy).
+    pub fn identity_class(&self, class: Class) -> Option<ClassId> {
+        if self.rejected.is_some() {
+            return None;
+        }
+        let m = self.classes.get(usize::from(class.0))?;
+        if m.identity {
+            m.class
+        } else {
+            None
+        }
+    }
+
     /// `perms` (our bits) of `class` in the policy's numbering.
     #[inline]
     pub fn translate(&self, class: Class, perms: u32) -> Result<Translated> {
@@ -124,14 +139,25 @@ impl ClassMap {
 pub struct ClassMaps {
     table: &'static [ClassDef],
     maps: ArcSwap<Vec<Arc<ClassMap>>>,
+    /// Per class of the table, the last map that translates it by copying, packed in one word
+    /// (valid bit 63, the policy's class number in bits 32-47, its seqno in bits 0-31), so the
+    /// common check needs one load and no map at all: the cache's check_at refuses a decision
+    /// of another seqno, and the check then takes the maps' way.
+    quick: Vec<AtomicU64>,
+    /// The policy capabilities of the newest map's policy, for hooks whose checks depend on
+    /// them (open_perms, extended_socket_class, ...): one load, as the kernel's
+    /// selinux_policycap_*() read a flag of the current policy.
+    caps: AtomicU32,
 }
+
+const QUICK_VALID: u64 = 1 << 63;
 
 const KEPT: usize = 4;
 
 impl ClassMaps {
     /// The table mapped onto the policy `server` answers from now.
     pub fn new(table: &'static [ClassDef], server: &dyn AccessServer) -> ClassMaps {
-        ClassMaps { table, maps: ArcSwap::from_pointee(vec![Arc::new(ClassMap::new(table, server))]) }
+        ClassMaps { table, maps: ArcSwap::from_pointee(vec![Arc::new(ClassMap::new(table, server))]), quick: table.iter().map(|_| AtomicU64::new(0)).collect(), caps: AtomicU32::new(server.policy_caps().to_word()) }
     }
 
     /// The table.
@@ -142,6 +168,7 @@ impl ClassMaps {
     /// Maps the table onto a policy about to be published (a prepare listener's job).
     pub fn prepare(&self, next: &dyn AccessServer) {
         let map = Arc::new(ClassMap::new(self.table, next));
+        self.caps.store(next.policy_caps().to_word(), Release);
         self.maps.rcu(|maps| {
             let mut v: Vec<Arc<ClassMap>> = Vec::with_capacity(KEPT);
             v.push(map.clone());
@@ -159,6 +186,27 @@ impl ClassMaps {
             v.truncate(KEPT);
             v
         });
+    }
+
+    /// The policy class and seqno of the quick translation of `class`, if one is noted.
+    #[inline(always)]
+    pub fn quick(&self, class: Class) -> Option<(ClassId, Seqno)> {
+        let q = self.quick.get(usize::from(class.0))?.load(Acquire);
+        (q & QUICK_VALID != 0).then(|| (ClassId((q >> 32) as u16), Seqno(q as u32)))
+    }
+
+    /// Notes `map`'s translation of `class` as the quick one, if it is a copy.
+    #[inline]
+    pub fn note_quick(&self, class: Class, map: &ClassMap) {
+        if let (Some(c), Some(q)) = (map.identity_class(class), self.quick.get(usize::from(class.0))) {
+            q.store(QUICK_VALID | (u64::from(c.0) << 32) | u64::from(map.seqno.0), Release);
+        }
+    }
+
+    /// The policy capabilities of the newest policy known.
+    #[inline(always)]
+    pub fn policy_caps(&self) -> PolicyCaps {
+        PolicyCaps::from_word(self.caps.load(Acquire))
     }
 
     /// The newest map: the one a check starts with.

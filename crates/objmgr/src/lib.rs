@@ -82,6 +82,13 @@ impl ObjectManager {
         &self.fast
     }
 
+    /// The capabilities of the newest policy (what hooks consult, as the kernel's
+    /// selinux_policycap_*()): one load.
+    #[inline(always)]
+    pub fn policy_caps(&self) -> seaccess_types::PolicyCaps {
+        self.maps.policy_caps()
+    }
+
     /// The hooks' cache lookup counts.
     pub fn counters(&self) -> &Counters {
         &self.counters

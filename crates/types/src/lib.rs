@@ -478,6 +478,17 @@ impl PolicyCaps {
         self.0 & (1 << cap.bit()) != 0
     }
 
+    /// The set as one word (bit = [`PolicyCap::bit`]), to keep in an atomic.
+    pub fn to_word(self) -> u32 {
+        self.0
+    }
+
+    /// The set [`PolicyCaps::to_word`] gave `w` for.
+    #[inline(always)]
+    pub fn from_word(w: u32) -> PolicyCaps {
+        PolicyCaps(w)
+    }
+
     pub fn insert(&mut self, cap: PolicyCap) {
         self.0 |= 1 << cap.bit();
     }

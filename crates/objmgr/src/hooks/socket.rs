@@ -70,7 +70,7 @@ impl ObjectManager {
         if sid == self.initial_or_null(SECINITSID_KERNEL) {
             return true;
         }
-        sid == self.initial_or_null(SECINITSID_INIT) && !self.server().policy_caps().contains(PolicyCap::UserspaceInitialContext)
+        sid == self.initial_or_null(SECINITSID_INIT) && !self.policy_caps().contains(PolicyCap::UserspaceInitialContext)
     }
 
     /// The kernel's sock_has_perm: the task's SID to the socket's, in the socket's class, with
@@ -97,7 +97,7 @@ impl ObjectManager {
     /// socket(2): selinux_socket_create, then selinux_socket_post_create's labels. A kernel
     /// socket (`kern`) is not checked and has the kernel initial SID.
     pub fn socket_create(&self, task: &Task, family: u16, ty: i32, protocol: i32, kern: bool) -> Result<SocketSec> {
-        let extended = self.server().policy_caps().contains(PolicyCap::ExtendedSocketClass);
+        let extended = self.policy_caps().contains(PolicyCap::ExtendedSocketClass);
         let class = socket_class(family, ty, protocol, extended);
         let sid = if kern {
             self.initial_or_null(SECINITSID_KERNEL)

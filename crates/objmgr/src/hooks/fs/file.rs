@@ -41,7 +41,7 @@ impl ObjectManager {
         let sid = task.sid();
         let mut av = file_to_av(flags);
         // Every file class has `open` at the same bit.
-        if self.server().policy_caps().contains(PolicyCap::OpenPerms) {
+        if self.policy_caps().contains(PolicyCap::OpenPerms) {
             av |= common_file::OPEN;
         }
         let isid = inode.sid();
@@ -115,7 +115,7 @@ impl ObjectManager {
                 let sid = task.sid();
                 return self.check(Hook::FileIoctl, task, sid, Class::CAPABILITY, capability::SYS_TTY_CONFIG, &AuditData::Cap(26)).map(|_| ());
             }
-            FIOCLEX | FIONCLEX if self.server().policy_caps().contains(PolicyCap::IoctlSkipCloexec) => return Ok(()),
+            FIOCLEX | FIONCLEX if self.policy_caps().contains(PolicyCap::IoctlSkipCloexec) => return Ok(()),
             _ => {}
         }
         let ad = AuditData::Ioctl { path: p, dev: &inode.sb.dev, ino: inode.ino };

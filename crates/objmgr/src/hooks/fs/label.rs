@@ -77,7 +77,7 @@ impl ObjectManager {
             return Err(ObjmgrError::Invalid("context= and defcontext= exclude each other".into()));
         }
         let unlabeled = self.initial(SECINITSID_UNLABELED)?;
-        let caps = self.server().policy_caps();
+        let caps = self.policy_caps();
         let (mut labeling, mut sid) = match self.server().fs_use(fstype) {
             Some((FsUse::Xattr, s)) => (Labeling::Xattr, s),
             Some((FsUse::Trans, s)) => (Labeling::Trans, s),
@@ -208,7 +208,7 @@ impl ObjectManager {
             Labeling::Trans => self.with_policy_class(class, |c| Ok(self.server().transition_sid(task_sid, sb.sid, c, None)?)).unwrap_or(unlabeled),
             Labeling::Mountpoint => sb.mntpoint_sid,
             Labeling::Genfs => {
-                let symlinks = self.server().policy_caps().contains(PolicyCap::GenfsSeclabelSymlinks);
+                let symlinks = self.policy_caps().contains(PolicyCap::GenfsSeclabelSymlinks);
                 if !sb.genfs_paths || (class == Class::LNK_FILE && !symlinks) {
                     return sb.sid;
                 }

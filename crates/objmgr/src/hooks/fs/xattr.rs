@@ -55,7 +55,7 @@ impl ObjectManager {
             let mut av = common_file::WRITE;
             // Sockets (sockfs) never get here as inodes of a filesystem this object manager
             // labels, so only the capability and the flags decide.
-            if valid & attr::SIZE != 0 && valid & attr::FILE == 0 && self.server().policy_caps().contains(PolicyCap::OpenPerms) {
+            if valid & attr::SIZE != 0 && valid & attr::FILE == 0 && self.policy_caps().contains(PolicyCap::OpenPerms) {
                 av |= common_file::OPEN;
             }
             av

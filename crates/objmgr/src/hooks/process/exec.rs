@@ -51,7 +51,7 @@ impl ObjectManager {
         if (!opts.nnp && !opts.nosuid) || old == new {
             return Ok(());
         }
-        if self.server().policy_caps().contains(PolicyCap::NnpNosuidTransition) {
+        if self.policy_caps().contains(PolicyCap::NnpNosuidTransition) {
             let perms = if opts.nnp { process2::NNP_TRANSITION } else { 0 } | if opts.nosuid { process2::NOSUID_TRANSITION } else { 0 };
             if self.check_sid(Hook::BprmCredsForExec, task, old, new, Class::PROCESS2, perms, &AuditData::None).is_ok() {
                 return Ok(());
