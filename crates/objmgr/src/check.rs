@@ -147,8 +147,11 @@ impl ObjectManager {
                         c.unknown = t.unknown;
                         c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
                     }
-                    let aux = (!v.audited.is_empty()).then(|| ad.render(task.pid(), task.comm()));
-                    self.avc.audit_ioctl(ssid, tsid, pclass, &v, cmd, aux.as_deref());
+                    if !c.audited.is_empty() {
+                        // As the cache's audit_ioctl writes it, named with this decision's map.
+                        let aux = format!("{} ioctlcmd={cmd:#x}", ad.render(task.pid(), task.comm()));
+                        self.audit_text(ssid, tsid, class, &c, &aux);
+                    }
                     return Self::outcome(class, &c);
                 }
                 Err(at) => {

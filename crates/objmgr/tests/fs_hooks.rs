@@ -327,3 +327,23 @@ fn new_inodes_take_the_creators_fscreate_context_where_files_carry_labels() {
     assert_eq!(e.ctx(sid), "u:object_r:vfat_t:s0");
     assert_eq!(e.ctx(om.inode_post_create(&t, &d, 20, REG, "/d/x", sid).sid()), "u:object_r:vfat_t:s0");
 }
+
+#[test]
+fn ioctls_are_decided_with_the_policys_extended_permissions() {
+    let Fs { e, f, .. } = fs();
+    let om = &e.om;
+    let t = e.task("u:r:quiet_t:s0");
+    let file = om.file_open(&t, &f, "/d/f", O_RDONLY).unwrap();
+    // ioctl_has_perm -> avc_has_extended_perms: allowx quiet_t b_t file 0x8900-0x890f.
+    assert!(om.file_ioctl(&t, &file, &f, 0x8905, "/d/f").is_ok());
+    // Once allowx rules cover the triple, a driver none of them names is denied
+    // (avc_has_extended_perms: the driver is not in the decision's drivers).
+    assert!(om.file_ioctl(&t, &file, &f, 0x5401, "/d/f").is_err());
+    assert_eq!(e.asked(), ["denied file {ioctl}"]);
+    let r = om.file_ioctl(&t, &file, &f, 0x8912, "/d/f");
+    assert_eq!(r.map_err(|e| e.errno()), Err(errno::EACCES));
+    assert_eq!(
+        e.take(),
+        [r#"avc:  denied  { ioctl } for  pid=42 comm="svc" path="/d/f" dev="sda1" ino=13 ioctlcmd=0x8912 scontext=u:r:quiet_t:s0 tcontext=u:object_r:b_t:s0 tclass=file permissive=0"#]
+    );
+}
