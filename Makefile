@@ -59,6 +59,7 @@ python-test: python oracle policies
 bench: build oracle peers
 	./target/release/seaccess bench engine --policy $(DEFAULT_POLICY)
 	./target/release/seaccess bench avc --policy $(DEFAULT_POLICY)
+	./target/release/seaccess bench objmgr --policy $(DEFAULT_POLICY)
 
 fuzz:
 	bash fuzz/run.sh $(FUZZ_SECONDS)
