@@ -3,8 +3,8 @@
 # Run as root (or with sudo available). Idempotent.
 set -euo pipefail
 
-# gcc, libc6-dev, make: tools/sepol-oracle. selinux-policy-src, m4, python3, zstd: scripts/build-refpolicy.sh.
-pkgs=(libsepol-dev libselinux1-dev checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind
+# gcc, libc6-dev, make: tools/sepol-oracle. cbindgen, pkg-config: crates/capi (make capi, capi-header). selinux-policy-src, m4, python3, zstd: scripts/build-refpolicy.sh.
+pkgs=(libsepol-dev libselinux1-dev checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind cbindgen pkg-config
       gcc libc6-dev make m4 python3 zstd selinux-policy-src)
 missing=()
 for p in "${pkgs[@]}"; do

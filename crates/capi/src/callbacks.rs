@@ -78,7 +78,7 @@ pub(crate) fn log(kind: c_int, line: &str) {
             let Ok(c) = std::ffi::CString::new(line.replace('\0', "")) else { return };
             // SAFETY: f is the program's log callback, printf-like; the format "%s" takes
             // exactly the one NUL-terminated string we pass, which lives across the call.
-            unsafe { f(kind, b"%s\0".as_ptr() as *const c_char, c.as_ptr()) };
+            unsafe { f(kind, c"%s".as_ptr(), c.as_ptr()) };
         }
         None => eprint!("{line}"),
     }
@@ -170,8 +170,7 @@ pub extern "C" fn selinux_set_callback(kind: c_int, cb: SelinuxCallback) {
 /// library, so an unset callback reads back as NULL.
 #[no_mangle]
 pub extern "C" fn selinux_get_callback(kind: c_int) -> SelinuxCallback {
-    let none = SelinuxCallback { func_log: None };
-    ffi::guard(none, || {
+    ffi::guard(SelinuxCallback { func_log: None }, || {
         let c = callbacks();
         Ok(match kind {
             SELINUX_CB_LOG => SelinuxCallback { func_log: c.log },

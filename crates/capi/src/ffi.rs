@@ -143,3 +143,24 @@ pub(crate) fn free_string_array(arr: *mut *mut c_char) {
     }
     c_free(arr as *mut libc::c_void);
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)]
+    use super::*;
+
+    // A panic inside an entry point's body comes back as the failure value with errno set,
+    // instead of unwinding into C.
+    #[test]
+    fn a_panic_does_not_cross_the_boundary() {
+        set_errno(0);
+        let r: i32 = guard(-1, || panic!("deliberate"));
+        assert_eq!(r, -1);
+        // SAFETY: this thread's errno slot.
+        assert_eq!(unsafe { *libc::__errno_location() }, libc::ENOTRECOVERABLE);
+        assert_eq!(guard(-1, || Err(EINVAL)), -1);
+        // SAFETY: this thread's errno slot.
+        assert_eq!(unsafe { *libc::__errno_location() }, libc::EINVAL);
+        assert_eq!(guard(-1, || Ok(7)), 7);
+    }
+}

@@ -29,8 +29,9 @@ pub struct SecurityId {
 }
 
 impl SecurityId {
-    const EMPTY: SecurityId =
-        SecurityId { ctx: AtomicPtr::new(std::ptr::null_mut()), refcnt: AtomicU32::new(0), sid: AtomicU32::new(0), text: OnceLock::new() };
+    fn empty() -> SecurityId {
+        SecurityId { ctx: AtomicPtr::new(std::ptr::null_mut()), refcnt: AtomicU32::new(0), sid: AtomicU32::new(0), text: OnceLock::new() }
+    }
 
     pub fn text(&self) -> &str {
         self.text.get().map(|t| &**t).unwrap_or("")
@@ -88,7 +89,7 @@ pub(crate) fn intern(ctx: &str) -> Res<&'static SecurityId> {
     let c = CString::new(ctx).map_err(|_| EINVAL)?;
     let i = FILLED.load(Acquire);
     let chunk = CHUNKS.get(i / CHUNK).ok_or(ENOMEM)?;
-    let chunk = chunk.get_or_init(|| (0..CHUNK).map(|_| SecurityId::EMPTY).collect());
+    let chunk = chunk.get_or_init(|| (0..CHUNK).map(|_| SecurityId::empty()).collect());
     let s = chunk.get(i % CHUNK).ok_or(ENOMEM)?;
     s.ctx.store(c.into_raw(), Release);
     let _ = s.text.set(ctx.into());
