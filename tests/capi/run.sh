@@ -6,7 +6,8 @@
 #            security_compute_av, selinux_check_access and avc_has_perm per permission, and
 #            security_compute_create/relabel/member;
 #   errors   errno conventions without a policy and for NULL or invalid arguments;
-#   threads  many threads at once answer as one.
+#   threads  many threads at once answer as one;
+#   example  README's example, built with pkg-config.
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -83,6 +84,14 @@ for pol in "${POLICIES[@]}"; do
 done
 
 pol=${POLICIES[0]}
+# README's example, built the way README says (pkg-config on the build tree's seaccess.pc).
+if [ -e target/pkgconfig/seaccess.pc ] && gcc -Wall -Werror -o "$OUT/example" tests/capi/example.c \
+     $(PKG_CONFIG_PATH=target/pkgconfig pkg-config --cflags --libs seaccess); then
+  SEACCESS_POLICY=$pol "$OUT/example" > "$T/x" 2>&1 && [ "$(grep -cE '^(read|write|read shadow|new file in etc_t):' "$T/x")" -eq 4 ] \
+    && ok "README's example builds with pkg-config and runs" || { bad "README's example"; cat "$T/x"; }
+else
+  bad "README's example does not build with pkg-config (make capi writes target/pkgconfig/seaccess.pc)"
+fi
 "$OUT/errors" "$pol" > "$T/e" 2>&1 && ok "errors: errno conventions" || { bad "errors: errno conventions"; cat "$T/e"; }
 head -n 1000 "$T/q.default" > "$T/q1k"
 SEACCESS_POLICY=$pol "$OUT/threads" 8 3 < "$T/q1k" > "$T/t" 2>&1 && ok "threads: $(cat "$T/t")" || { bad "threads"; cat "$T/t"; }
