@@ -6,7 +6,7 @@ REFPOLICY := target/refpolicy
 DEFAULT_POLICY := /etc/selinux/default/policy/policy.33
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build oracle peers policies refpolicy demo test lint bench fuzz clean capi capi-header capi-test
+.PHONY: all deps build oracle peers policies refpolicy demo test lint bench fuzz clean capi capi-header capi-test capi-bench
 
 all: build
 
@@ -49,6 +49,11 @@ capi-header: deps
 # AddressSanitizer, valgrind.
 capi-test: capi oracle
 	bash tests/capi/run.sh
+
+# selinux_check_access and avc_has_perm through libseaccess against libselinux 3.4's own, on the
+# same queries (not a timed test: prints the times and ratios).
+capi-bench: capi oracle
+	bash tests/capi/bench.sh $(DEFAULT_POLICY)
 
 demo: build policies
 	./target/release/seaccess tour
