@@ -147,6 +147,15 @@ int main(int argc, char **argv)
 	EXPECT(string_to_security_class("no_such_class") == 0 && errno == EINVAL, "unknown class: 0, EINVAL");
 	EXPECT(string_to_security_class(NULL) == 0 && errno == EINVAL, "NULL class name: 0, EINVAL");
 
+	/* A class number the policy does not define: the kernel's selinuxfs answers nothing allowed
+	 * (services.c, security_compute_av_user), and the AVC refuses. */
+	memset(&avd, 0xff, sizeof avd);
+	EXPECT(security_compute_av(s, t, 4000, rd, &avd) == 0 && avd.allowed == 0 && avd.decided == 0xffffffff,
+	       "an undefined class number: nothing allowed");
+	EXPECT(avc_context_to_sid(s, &sid) == 0 && avc_context_to_sid(t, &sid2) == 0, "SIDs for the undefined class");
+	FAILS_WITH(avc_has_perm_noaudit(sid, sid2, 4000, 1, NULL, &avd), EACCES);
+	sid = sid2 = NULL;
+
 	/* NULL and invalid arguments. */
 	FAILS_WITH(security_compute_av(NULL, t, file, rd, &avd), EINVAL);
 	FAILS_WITH(security_compute_av(s, NULL, file, rd, &avd), EINVAL);

@@ -76,16 +76,6 @@ pub struct AvcCacheStats {
 
 const AVC_OPT_SETENFORCE: c_int = 1;
 
-/// The decision the kernel gives a class the policy does not define (services.c: everything
-/// if the policy allows unknown classes, else nothing).
-fn unknown_class_decision(k: &Kernel) -> AvDecision {
-    let mut d = AvDecision::deny_all(k.server.seqno());
-    if k.server.handle_unknown() == HandleUnknown::Allow {
-        d.allowed = AccessVector::ALL;
-    }
-    d
-}
-
 /// libselinux's avd_init: what a failed check leaves in the caller's decision.
 fn avd_init(k: &Kernel) -> AvDecisionC {
     AvDecisionC { auditdeny: u32::MAX, seqno: k.server.seqno().0, ..AvDecisionC::default() }
@@ -118,7 +108,7 @@ pub(crate) fn check(k: &Kernel, s: Res<Sid>, t: Res<Sid>, class: u16, requested:
     }
     let d = match avc.decide(s, t, c) {
         Ok(d) => d,
-        Err(ServerError::InvalidClass(_)) => unknown_class_decision(k),
+        Err(ServerError::InvalidClass(_)) => crate::compute::unknown_class_decision(k, class),
         Err(_) => return Err(EINVAL),
     };
     // An empty request is refused when enforcing (libselinux: `if (!requested || denied)`).

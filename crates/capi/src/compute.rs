@@ -19,20 +19,24 @@ fn sid_of(k: &Kernel, ctx: *const c_char) -> Res<Sid> {
     k.server.context_to_sid(ffi::str_arg(ctx)?).map_err(|_| EINVAL)
 }
 
-/// The kernel's decision for a triple; a class the policy does not define gets the policy's
-/// handle_unknown answer, as services.c gives it.
+/// What the kernel answers selinuxfs's access file for a class the policy does not define
+/// (services.c, security_compute_av_user): class 0 gets everything when the policy allows
+/// unknown classes and nothing otherwise; a number past the policy's classes gets nothing.
+pub(crate) fn unknown_class_decision(k: &Kernel, class: u16) -> AvDecision {
+    let mut d = AvDecision::deny_all(k.server.seqno());
+    if class == 0 && k.server.handle_unknown() == HandleUnknown::Allow {
+        d.allowed = AccessVector::ALL;
+    }
+    d
+}
+
+/// The kernel's decision for a triple.
 pub(crate) fn compute_av(k: &Kernel, scon: *const c_char, tcon: *const c_char, class: u16) -> Res<AvDecision> {
     let s = sid_of(k, scon)?;
     let t = sid_of(k, tcon)?;
     match k.server.compute_av(s, t, ClassId(class)) {
         Ok(d) => Ok(d),
-        Err(SecurityError::InvalidClass(_)) => {
-            let mut d = AvDecision::deny_all(k.server.seqno());
-            if k.server.handle_unknown() == HandleUnknown::Allow {
-                d.allowed = AccessVector::ALL;
-            }
-            Ok(d)
-        }
+        Err(SecurityError::InvalidClass(_)) => Ok(unknown_class_decision(k, class)),
         Err(_) => Err(EINVAL),
     }
 }
