@@ -7,13 +7,14 @@
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::Ordering::*;
 
-use seaccess_avc::AvcError;
+use seaccess_avc::{Avc, AvcError};
 use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, HandleUnknown, LabelServer, ServerError, Sid};
 
 use crate::audit::{self, Audited};
 use crate::callbacks::{self, AVC_OPEN};
 use crate::ffi::{self, Errno, Res, EACCES, EINVAL, ENOENT};
 use crate::sid::{self, SecurityId};
+use crate::lookup;
 use crate::state::{self, Kernel};
 
 /// libselinux's `struct av_decision`.
@@ -86,8 +87,11 @@ fn avd_init(k: &Kernel) -> AvDecisionC {
 /// EINVAL when the cache enforces, and a pass with nothing allowed when it does not (libselinux
 /// ignores the kernel's EINVAL in permissive mode).
 pub(crate) fn check(k: &Kernel, s: Res<Sid>, t: Res<Sid>, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
-    let cache = k.cache.load();
-    let avc = &cache.avc;
+    k.with_avc(|avc| check_in(k, avc, s, t, class, requested))
+}
+
+#[inline(always)]
+fn check_in(k: &Kernel, avc: &Avc, s: Res<Sid>, t: Res<Sid>, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
     let (s, t) = match (s, t) {
         (Ok(s), Ok(t)) => (s, t),
         _ if avc.enforcing() => return Err(EINVAL),
@@ -431,21 +435,15 @@ pub extern "C" fn selinux_check_access(
         if !AVC_OPEN.load(Relaxed) {
             open(k, None);
         }
-        let s = sid::intern(ffi::str_arg(scon)?)?;
-        let t = sid::intern(ffi::str_arg(tcon)?)?;
-        let class = ffi::str_arg(class)?;
-        let perm = ffi::str_arg(perm)?;
-        let unknown = |what: String| {
-            callbacks::log(callbacks::SELINUX_ERROR, &what);
-            if k.server.handle_unknown() == HandleUnknown::Allow {
-                Ok(0)
-            } else {
-                Err(EINVAL)
-            }
-        };
-        let Ok(c) = crate::names::class_value(class) else { return unknown(format!("Unknown class {class}")) };
-        let Ok(av) = crate::names::perm_value(c, perm) else {
-            return unknown(format!("Unknown permission {perm} for class {class}"));
+        let s = lookup::context(ffi::bytes_arg(scon)?)?;
+        let t = lookup::context(ffi::bytes_arg(tcon)?)?;
+        let (cb, pb) = (ffi::bytes_arg(class)?, ffi::bytes_arg(perm)?);
+        let (c, av) = match lookup::class_perm(k, cb, pb) {
+            Some(x) => x,
+            None => match unknown_class_perm(k, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
+                Some(x) => x,
+                None => return Ok(0),
+            },
         };
         let (sr, tr) = (s.resolve(&k.server), t.resolve(&k.server));
         let (d, rc) = match check(k, sr, tr, c.0, av.0) {
@@ -456,4 +454,24 @@ pub extern "C" fn selinux_check_access(
         audit::audit(s.text(), t.text(), c.0, av.0, &d.audited(), result, aux);
         rc.map(|()| 0)
     })
+}
+
+/// The class and permission of names the string cache did not answer: the policy's, if it
+/// has them after all; else the log line and libselinux's answer for an unknown name, None
+/// (the check passes) under allow-unknown policies and EINVAL otherwise.
+#[cold]
+fn unknown_class_perm(k: &Kernel, class: &str, perm: &str) -> Res<Option<(ClassId, AccessVector)>> {
+    let unknown = |what: String| {
+        callbacks::log(callbacks::SELINUX_ERROR, &what);
+        if k.server.handle_unknown() == HandleUnknown::Allow {
+            Ok(None)
+        } else {
+            Err(EINVAL)
+        }
+    };
+    let Ok(c) = crate::names::class_value(class) else { return unknown(format!("Unknown class {class}")) };
+    let Ok(av) = crate::names::perm_value(c, perm) else {
+        return unknown(format!("Unknown permission {perm} for class {class}"));
+    };
+    Ok(Some((c, av)))
 }

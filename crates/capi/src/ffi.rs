@@ -49,6 +49,16 @@ pub(crate) fn str_arg<'a>(p: *const c_char) -> Res<&'a str> {
     c.to_str().map_err(|_| EINVAL)
 }
 
+/// A NUL-terminated argument's bytes, not checked for UTF-8; NULL is EINVAL.
+#[inline]
+pub(crate) fn bytes_arg<'a>(p: *const c_char) -> Res<&'a [u8]> {
+    if p.is_null() {
+        return Err(EINVAL);
+    }
+    // SAFETY: as in str_arg: a NUL-terminated string that outlives the call, not NULL.
+    Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
+}
+
 /// Like [`str_arg`], but NULL is None.
 pub(crate) fn opt_str_arg<'a>(p: *const c_char) -> Res<Option<&'a str>> {
     if p.is_null() {

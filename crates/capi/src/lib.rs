@@ -19,6 +19,7 @@ mod callbacks;
 mod compute;
 mod ffi;
 mod load;
+mod lookup;
 mod names;
 mod sid;
 mod state;

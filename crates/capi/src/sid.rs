@@ -16,8 +16,10 @@ use seaccess_types::Sid;
 
 use crate::ffi::{Res, EINVAL, ENOMEM};
 
-/// `struct security_id` with seaccess's fields after libselinux's public ones.
-#[repr(C)]
+/// `struct security_id` with seaccess's fields after libselinux's public ones. Aligned to a
+/// cache line so that [`from_ptr`]'s check of a pointer is a mask, not a division, and so that
+/// threads counting references on different SIDs do not share a line.
+#[repr(C, align(64))]
 pub struct SecurityId {
     /// `char *ctx`: the context, NUL-terminated, never freed.
     ctx: AtomicPtr<c_char>,
@@ -72,19 +74,34 @@ fn slot(i: usize) -> Option<&'static SecurityId> {
     CHUNKS.get(i / CHUNK)?.get()?.get(i % CHUNK)
 }
 
+/// The SID handed out `i`-th, if there is one.
+#[inline]
+pub(crate) fn by_index(i: usize) -> Option<&'static SecurityId> {
+    if i >= FILLED.load(Acquire) {
+        return None;
+    }
+    slot(i)
+}
+
 /// The SID of context `ctx`, made on first use. Like libselinux's, it does not check the
 /// context against the policy: a check with it does.
 pub(crate) fn intern(ctx: &str) -> Res<&'static SecurityId> {
+    intern_indexed(ctx).map(|(_, s)| s)
+}
+
+/// [`intern`], with the SID's index for [`by_index`].
+pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
+    let found = |i: usize| slot(i).map(|s| (i, s)).ok_or(EINVAL);
     {
         let idx = INDEX.read().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(&i) = idx.as_ref().and_then(|m| m.get(ctx)) {
-            return slot(i).ok_or(EINVAL);
+            return found(i);
         }
     }
     let mut idx = INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner);
     let map = idx.get_or_insert_with(FxHashMap::default);
     if let Some(&i) = map.get(ctx) {
-        return slot(i).ok_or(EINVAL);
+        return found(i);
     }
     let c = CString::new(ctx).map_err(|_| EINVAL)?;
     let i = FILLED.load(Acquire);
@@ -95,7 +112,7 @@ pub(crate) fn intern(ctx: &str) -> Res<&'static SecurityId> {
     let _ = s.text.set(ctx.into());
     map.insert(ctx.into(), i);
     FILLED.store(i + 1, Release);
-    Ok(s)
+    Ok((i, s))
 }
 
 /// The SID behind a pointer a program passes in, if it is one this library handed out; EINVAL
