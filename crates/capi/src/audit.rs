@@ -6,6 +6,7 @@ use std::ffi::c_void;
 
 use crate::callbacks;
 use crate::names;
+use crate::sid::SecurityId;
 
 /// libselinux's audit buffer size: a record is cut at this many bytes.
 const AUDIT_BUFSIZE: usize = 1024;
@@ -20,6 +21,7 @@ pub(crate) struct Audited {
 
 /// libselinux's avc_audit: which permissions a check's record lists (none: no record) and
 /// whether it is a denial. `result` is the check's return value (0 granted, else refused).
+#[inline(always)]
 pub(crate) fn audited(requested: u32, d: &Audited, result: i32) -> (u32, bool) {
     let denied = requested & !d.allowed;
     if denied != 0 {
@@ -31,12 +33,19 @@ pub(crate) fn audited(requested: u32, d: &Audited, result: i32) -> (u32, bool) {
     }
 }
 
-/// Writes the record of one check, if it needs one.
-pub(crate) fn audit(scon: &str, tcon: &str, class: u16, requested: u32, d: &Audited, result: i32, auditdata: *mut c_void) {
+/// Writes the record of one check, if it needs one. The contexts are read only for a record:
+/// most checks write none, and this is on every check's path.
+#[inline(always)]
+pub(crate) fn audit(scon: &SecurityId, tcon: &SecurityId, class: u16, requested: u32, d: &Audited, result: i32, auditdata: *mut c_void) {
     let (audited, denied) = audited(requested, d, result);
-    if audited == 0 {
-        return;
+    if audited != 0 {
+        record(scon.text(), tcon.text(), class, audited, denied, result, auditdata);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn record(scon: &str, tcon: &str, class: u16, audited: u32, denied: bool, result: i32, auditdata: *mut c_void) {
     let mut buf = format!("avc:  {} ", if denied { "denied" } else { "granted" });
     let (names, unnamed) = names::perm_names(class, audited);
     buf.push_str(" {");

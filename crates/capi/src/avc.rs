@@ -86,6 +86,7 @@ fn avd_init(k: &Kernel) -> AvDecisionC {
 /// goes through (EACCES when denied and enforced). A context the policy does not define is
 /// EINVAL when the cache enforces, and a pass with nothing allowed when it does not (libselinux
 /// ignores the kernel's EINVAL in permissive mode).
+#[inline(always)]
 pub(crate) fn check(k: &Kernel, s: Res<Sid>, t: Res<Sid>, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
     k.with_avc(|avc| check_in(k, avc, s, t, class, requested))
 }
@@ -121,6 +122,7 @@ fn check_in(k: &Kernel, avc: &Avc, s: Res<Sid>, t: Res<Sid>, class: u16, request
     Ok(((&d).into(), if refused { Err(EACCES) } else { Ok(()) }))
 }
 
+#[inline(always)]
 fn resolve(k: &Kernel, p: *mut SecurityId) -> Res<(&'static SecurityId, Res<Sid>)> {
     let s = sid::from_ptr(p)?;
     Ok((s, s.resolve(&k.server)))
@@ -322,7 +324,7 @@ pub extern "C" fn avc_has_perm(
             Err(e) => (avd_init(k), Err(e)),
         };
         let result = if rc.is_ok() { 0 } else { -1 };
-        audit::audit(sc.text(), tc.text(), tclass, requested, &d.audited(), result, auditdata);
+        audit::audit(sc, tc, tclass, requested, &d.audited(), result, auditdata);
         rc.map(|()| 0)
     })
 }
@@ -345,7 +347,7 @@ pub extern "C" fn avc_audit(
         }
         // SAFETY: a non-NULL pointer to the caller's `struct av_decision`, read once.
         let d = unsafe { avd.read() };
-        audit::audit(s.text(), t.text(), tclass, requested, &d.audited(), result, auditdata);
+        audit::audit(s, t, tclass, requested, &d.audited(), result, auditdata);
         Ok(())
     })
 }
@@ -451,7 +453,7 @@ pub extern "C" fn selinux_check_access(
             Err(e) => (avd_init(k), Err(e)),
         };
         let result = if rc.is_ok() { 0 } else { -1 };
-        audit::audit(s.text(), t.text(), c.0, av.0, &d.audited(), result, aux);
+        audit::audit(s, t, c.0, av.0, &d.audited(), result, aux);
         rc.map(|()| 0)
     })
 }

@@ -62,12 +62,9 @@ fn hash(seed: u64, bytes: &[u8]) -> u64 {
         b.copy_from_slice(w);
         h = (h.rotate_left(26) ^ u64::from_le_bytes(b)).wrapping_mul(K);
     }
-    let mut b = [0u8; 8];
-    let rest = words.remainder();
-    if let Some(d) = b.get_mut(..rest.len()) {
-        d.copy_from_slice(rest);
-    }
-    h = (h.rotate_left(26) ^ u64::from_le_bytes(b) ^ (bytes.len() as u64)).wrapping_mul(K);
+    // Byte by byte: a copy of a variable length is a call to memcpy, a tenth of a hit's cost.
+    let tail = words.remainder().iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
+    h = (h.rotate_left(26) ^ tail ^ (bytes.len() as u64)).wrapping_mul(K);
     (h ^ (h >> 32)).wrapping_mul(K)
 }
 
