@@ -6,7 +6,7 @@ REFPOLICY := target/refpolicy
 DEFAULT_POLICY := /etc/selinux/default/policy/policy.33
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build oracle peers policies refpolicy demo test lint bench fuzz clean python python-test
+.PHONY: all deps build oracle peers policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench
 
 all: build
 
@@ -33,6 +33,28 @@ policies: deps
 refpolicy: deps
 	@bash scripts/build-refpolicy.sh $(REFPOLICY)
 
+# libseaccess, the libselinux-compatible C library: target/release/libseaccess.so and .a, and
+# seaccess.pc for building C programs against the build tree (pkg-config --cflags --libs seaccess).
+capi: deps
+	$(CARGO) build --release -p seaccess-capi
+	@mkdir -p target/pkgconfig
+	@sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@VERSION@|$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)|' \
+		crates/capi/seaccess.pc.in > target/pkgconfig/seaccess.pc
+
+# crates/capi/include/seaccess.h from crates/capi/src/load.rs (a test fails when it is stale).
+capi-header: deps
+	cbindgen --quiet --config crates/capi/cbindgen.toml --output crates/capi/include/seaccess.h crates/capi/src/load.rs
+
+# The C programs in tests/capi against libseaccess: libsepol differential, errors, threads,
+# AddressSanitizer, valgrind.
+capi-test: capi oracle
+	bash tests/capi/run.sh
+
+# selinux_check_access and avc_has_perm through libseaccess against libselinux 3.4's own, on the
+# same queries (not a timed test: prints the times and ratios).
+capi-bench: capi oracle
+	bash tests/capi/bench.sh $(DEFAULT_POLICY)
+
 demo: build policies
 	./target/release/seaccess tour
 
@@ -45,6 +67,7 @@ lint: deps
 test: deps oracle peers policies refpolicy lint
 	SEACCESS_REQUIRE_ORACLE=1 $(CARGO) test --release --workspace
 	SEACCESS_REQUIRE_ORACLE=1 bash tests/cli.sh
+	$(MAKE) capi-test
 	@$(MAKE) -s python-test
 
 # The Python bindings, built and installed by pip into target/venv (scripts/python-venv.sh).

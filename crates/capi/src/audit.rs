@@ -1,0 +1,95 @@
+//! The AVC's audit record in libselinux's text (its avc.c avc_audit, which differs from the
+//! kernel's): `avc:  denied  { read } for <supplement> scontext=... tcontext=... tclass=file
+//! permissive=0`, sent to the log callback with type SELINUX_AVC.
+
+use std::ffi::c_void;
+
+use crate::callbacks;
+use crate::names;
+use crate::sid::SecurityId;
+
+/// libselinux's audit buffer size: a record is cut at this many bytes.
+const AUDIT_BUFSIZE: usize = 1024;
+
+/// What a check decided, as far as auditing needs it.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Audited {
+    pub allowed: u32,
+    pub auditallow: u32,
+    pub auditdeny: u32,
+}
+
+/// libselinux's avc_audit: which permissions a check's record lists (none: no record) and
+/// whether it is a denial. `result` is the check's return value (0 granted, else refused).
+#[inline(always)]
+pub(crate) fn audited(requested: u32, d: &Audited, result: i32) -> (u32, bool) {
+    let denied = requested & !d.allowed;
+    if denied != 0 {
+        (denied & d.auditdeny, true)
+    } else if requested == 0 || result != 0 {
+        (requested, true)
+    } else {
+        (requested & d.auditallow, false)
+    }
+}
+
+/// Writes the record of one check, if it needs one. The contexts are read only for a record:
+/// most checks write none, and this is on every check's path.
+#[inline(always)]
+pub(crate) fn audit(scon: &SecurityId, tcon: &SecurityId, class: u16, requested: u32, d: &Audited, result: i32, auditdata: *mut c_void) {
+    let (audited, denied) = audited(requested, d, result);
+    if audited != 0 {
+        record(scon.text(), tcon.text(), class, audited, denied, result, auditdata);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn record(scon: &str, tcon: &str, class: u16, audited: u32, denied: bool, result: i32, auditdata: *mut c_void) {
+    let mut buf = format!("avc:  {} ", if denied { "denied" } else { "granted" });
+    let (names, unnamed) = names::perm_names(class, audited);
+    buf.push_str(" {");
+    for n in &names {
+        buf.push(' ');
+        buf.push_str(n);
+    }
+    if unnamed != 0 {
+        buf.push_str(&format!(" 0x{unnamed:x}"));
+    }
+    buf.push_str(" } for ");
+    let room = AUDIT_BUFSIZE.saturating_sub(buf.len());
+    buf.push_str(&callbacks::audit_supplement(auditdata, class, room));
+    buf.push(' ');
+    // glibc prints a NULL %s as "(null)", which is what libselinux writes for an unknown class.
+    let cname = names::class_name(class).unwrap_or_else(|| "(null)".to_owned());
+    buf.push_str(&format!("scontext={scon} tcontext={tcon} tclass={cname}"));
+    if denied {
+        buf.push_str(&format!(" permissive={}", u8::from(result == 0)));
+    }
+    buf.push('\n');
+    if buf.len() >= AUDIT_BUFSIZE {
+        let mut end = AUDIT_BUFSIZE - 1;
+        while !buf.is_char_boundary(end) {
+            end -= 1;
+        }
+        buf.truncate(end);
+    }
+    callbacks::log(callbacks::SELINUX_AVC, &buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // libselinux 3.4 avc.c avc_audit: denied bits audited by auditdeny; a refused or empty
+    // request lists what was requested; a grant only its auditallow bits.
+    #[test]
+    fn which_permissions_a_record_lists() {
+        let d = Audited { allowed: 0b0011, auditallow: 0b0001, auditdeny: 0b0100 };
+        assert_eq!(audited(0b1100, &d, -1), (0b0100, true));
+        assert_eq!(audited(0b0011, &d, 0), (0b0001, false));
+        assert_eq!(audited(0b0010, &d, 0), (0, false));
+        assert_eq!(audited(0, &d, -1), (0, true));
+        assert_eq!(audited(0b0010, &d, -1), (0b0010, true));
+    }
+}

@@ -1,0 +1,203 @@
+//! libselinux's callbacks (selinux_set_callback) and the AVC's event callbacks
+//! (avc_add_callback): where log lines, audit supplements and policy events go.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering::*};
+use std::sync::{Mutex, RwLock};
+
+use seaccess_types::lock;
+
+use crate::ffi::{self, EINVAL};
+use crate::sid::SecurityId;
+
+pub(crate) const SELINUX_ERROR: c_int = 0;
+pub(crate) const SELINUX_INFO: c_int = 2;
+pub(crate) const SELINUX_AVC: c_int = 3;
+pub(crate) const SELINUX_POLICYLOAD: c_int = 4;
+pub(crate) const SELINUX_SETENFORCE: c_int = 5;
+
+const SELINUX_CB_LOG: c_int = 0;
+const SELINUX_CB_AUDIT: c_int = 1;
+const SELINUX_CB_VALIDATE: c_int = 2;
+const SELINUX_CB_SETENFORCE: c_int = 3;
+const SELINUX_CB_POLICYLOAD: c_int = 4;
+
+const AVC_CALLBACK_RESET: u32 = 8;
+
+pub type LogFn = unsafe extern "C" fn(c_int, *const c_char, ...) -> c_int;
+pub type AuditFn = unsafe extern "C" fn(*mut c_void, u16, *mut c_char, usize) -> c_int;
+pub type ValidateFn = unsafe extern "C" fn(*mut *mut c_char) -> c_int;
+pub type SetenforceFn = unsafe extern "C" fn(c_int) -> c_int;
+pub type PolicyloadFn = unsafe extern "C" fn(c_int) -> c_int;
+pub type AvcEventFn = unsafe extern "C" fn(u32, *mut SecurityId, *mut SecurityId, u16, u32, *mut u32) -> c_int;
+
+/// libselinux's `union selinux_callback`: one function pointer, which member by the type.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union SelinuxCallback {
+    pub func_log: Option<LogFn>,
+    pub func_audit: Option<AuditFn>,
+    pub func_validate: Option<ValidateFn>,
+    pub func_setenforce: Option<SetenforceFn>,
+    pub func_policyload: Option<PolicyloadFn>,
+}
+
+#[derive(Copy, Clone, Default)]
+struct Callbacks {
+    log: Option<LogFn>,
+    audit: Option<AuditFn>,
+    validate: Option<ValidateFn>,
+    setenforce: Option<SetenforceFn>,
+    policyload: Option<PolicyloadFn>,
+}
+
+static CALLBACKS: RwLock<Callbacks> =
+    RwLock::new(Callbacks { log: None, audit: None, validate: None, setenforce: None, policyload: None });
+
+#[derive(Copy, Clone)]
+struct AvcEvent {
+    f: AvcEventFn,
+    events: u32,
+}
+
+static AVC_EVENTS: Mutex<Vec<AvcEvent>> = Mutex::new(Vec::new());
+
+/// Whether avc_open has run (and avc_destroy not since): the AVC's own log lines (policy load,
+/// setenforce) are written only then, as libselinux's come from the AVC's status polling.
+pub(crate) static AVC_OPEN: AtomicBool = AtomicBool::new(false);
+
+fn callbacks() -> Callbacks {
+    *CALLBACKS.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Writes one log line through the log callback, or to standard error as libselinux's default
+/// does. The line is passed as `"%s"`'s argument, so a `%` in a context is not a format.
+pub(crate) fn log(kind: c_int, line: &str) {
+    match callbacks().log {
+        Some(f) => {
+            let Ok(c) = std::ffi::CString::new(line.replace('\0', "")) else { return };
+            // SAFETY: f is the program's log callback, printf-like; the format "%s" takes
+            // exactly the one NUL-terminated string we pass, which lives across the call.
+            unsafe { f(kind, c"%s".as_ptr(), c.as_ptr()) };
+        }
+        None => eprint!("{line}"),
+    }
+}
+
+/// The audit callback's text for `auditdata` (libselinux's avc_suppl_audit), at most `room`
+/// bytes; none without a callback (libselinux's default writes nothing).
+pub(crate) fn audit_supplement(auditdata: *mut c_void, class: u16, room: usize) -> String {
+    let Some(f) = callbacks().audit else { return String::new() };
+    if room == 0 {
+        return String::new();
+    }
+    let mut buf = vec![0u8; room];
+    // SAFETY: f is the program's audit callback: it writes at most `room` bytes, NUL included,
+    // into the buffer we own; auditdata is the program's own pointer passed back untouched.
+    unsafe { f(auditdata, class, buf.as_mut_ptr() as *mut c_char, room) };
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(room);
+    String::from_utf8_lossy(buf.get(..end).unwrap_or_default()).into_owned()
+}
+
+/// The policy changed (load, reload or boolean commit), as libselinux's AVC learns from the
+/// kernel's netlink or status page: log it, reset-callbacks, then the policyload callback.
+pub(crate) fn policy_loaded(seqno: u32) {
+    if AVC_OPEN.load(Acquire) {
+        log(SELINUX_POLICYLOAD, &format!("avc:  op=load_policy lsm=selinux seqno={seqno} res=1"));
+        run_reset_callbacks();
+    }
+    if let Some(f) = callbacks().policyload {
+        // SAFETY: the program's policyload callback, given the seqno as libselinux does.
+        unsafe { f(seqno as c_int) };
+    }
+}
+
+/// security_setenforce switched the mode (libselinux's avc_process_setenforce).
+pub(crate) fn enforcing_changed(on: bool) {
+    if AVC_OPEN.load(Acquire) {
+        log(SELINUX_SETENFORCE, &format!("avc:  op=setenforce lsm=selinux enforcing={} res=1", u8::from(on)));
+        if on {
+            run_reset_callbacks();
+        }
+    }
+    if let Some(f) = callbacks().setenforce {
+        // SAFETY: the program's setenforce callback, given the new mode.
+        unsafe { f(c_int::from(on)) };
+    }
+}
+
+/// Calls every avc_add_callback callback registered for AVC_CALLBACK_RESET; returns the first
+/// non-zero result (libselinux's avc_reset).
+pub(crate) fn run_reset_callbacks() -> c_int {
+    let list: Vec<AvcEvent> = lock(&AVC_EVENTS).clone();
+    let mut rc = 0;
+    for c in list.iter().rev().filter(|c| c.events & AVC_CALLBACK_RESET != 0) {
+        // SAFETY: a callback the program registered with avc_add_callback, called as
+        // libselinux's avc_reset calls it (no SIDs, no class, no retained-permissions pointer).
+        let r = unsafe { (c.f)(AVC_CALLBACK_RESET, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0, std::ptr::null_mut()) };
+        if r != 0 && rc == 0 {
+            rc = r;
+        }
+    }
+    rc
+}
+
+pub(crate) fn forget_avc_callbacks() {
+    lock(&AVC_EVENTS).clear();
+}
+
+#[no_mangle]
+pub extern "C" fn selinux_set_callback(kind: c_int, cb: SelinuxCallback) {
+    ffi::guard((), || {
+        let mut c = CALLBACKS.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // SAFETY: every member of the union is one function pointer (or NULL), and the type
+        // says which one the program stored; Option<fn> has fn's layout, NULL being None.
+        unsafe {
+            match kind {
+                SELINUX_CB_LOG => c.log = cb.func_log,
+                SELINUX_CB_AUDIT => c.audit = cb.func_audit,
+                SELINUX_CB_VALIDATE => c.validate = cb.func_validate,
+                SELINUX_CB_SETENFORCE => c.setenforce = cb.func_setenforce,
+                SELINUX_CB_POLICYLOAD => c.policyload = cb.func_policyload,
+                _ => return Err(EINVAL),
+            }
+        }
+        Ok(())
+    })
+}
+
+/// libselinux returns its defaults where no callback is set; seaccess's defaults live inside the
+/// library, so an unset callback reads back as NULL.
+#[no_mangle]
+pub extern "C" fn selinux_get_callback(kind: c_int) -> SelinuxCallback {
+    ffi::guard(SelinuxCallback { func_log: None }, || {
+        let c = callbacks();
+        Ok(match kind {
+            SELINUX_CB_LOG => SelinuxCallback { func_log: c.log },
+            SELINUX_CB_AUDIT => SelinuxCallback { func_audit: c.audit },
+            SELINUX_CB_VALIDATE => SelinuxCallback { func_validate: c.validate },
+            SELINUX_CB_SETENFORCE => SelinuxCallback { func_setenforce: c.setenforce },
+            SELINUX_CB_POLICYLOAD => SelinuxCallback { func_policyload: c.policyload },
+            _ => return Err(EINVAL),
+        })
+    })
+}
+
+/// libselinux's avc_add_callback. The seaccess cache never revokes or grants single entries,
+/// so only AVC_CALLBACK_RESET events are ever delivered (on avc_reset, policy loads and
+/// switches to enforcing); the SID, class and permission filters are kept for no use.
+#[no_mangle]
+pub extern "C" fn avc_add_callback(
+    callback: Option<AvcEventFn>,
+    events: u32,
+    _ssid: *mut SecurityId,
+    _tsid: *mut SecurityId,
+    _tclass: u16,
+    _perms: u32,
+) -> c_int {
+    ffi::guard(-1, || {
+        let f = callback.ok_or(EINVAL)?;
+        lock(&AVC_EVENTS).push(AvcEvent { f, events });
+        Ok(0)
+    })
+}

@@ -1,0 +1,28 @@
+//! libseaccess: seaccess behind libselinux's C API, so that an object manager written for
+//! libselinux (`avc_has_perm`, `security_compute_av`, `selinux_check_access`, ...) runs on
+//! seaccess by relinking, without a kernel that runs SELinux.
+//!
+//! libselinux is a process-global API, so this library keeps one global "kernel" (a security
+//! server, its access vector cache and its enforcing mode), loaded by [`seaccess_load_policy`]
+//! or, at the first call that needs it, from the `SEACCESS_POLICY` environment variable. Without
+//! one, every call fails as libselinux's does on a kernel without SELinux (mostly ENOENT).
+//!
+//! Every exported function runs its body through [`ffi::guard`], which catches panics so that
+//! none crosses into C, and turns errors into libselinux's `-1` and errno. The crate allows
+//! unsafe code (rustc counts every exported symbol as such); each unsafe block says why it is
+//! sound in its SAFETY comment.
+
+mod audit;
+mod avc;
+mod booleans;
+mod callbacks;
+mod compute;
+mod ffi;
+mod load;
+mod lookup;
+mod names;
+mod sid;
+mod state;
+
+pub use ffi::Errno;
+pub use load::{seaccess_load_policy, seaccess_reload_policy};

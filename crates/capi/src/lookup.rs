@@ -1,0 +1,222 @@
+//! selinux_check_access's string cache: from a context string to its SID, and from a class
+//! and permission name to the class number and permission bit, so that a repeated query costs
+//! two hashes, byte compares and no lock, no allocation and no policy lookup.
+//!
+//! Both tables are direct-mapped and lock-free. A slot is only a hint: a hit is taken only
+//! after the bytes asked for compare equal to the bytes the slot's entry was made from, so a
+//! collision (even one an attacker aims for: the hash is keyed per process) costs a miss, never
+//! a wrong answer. Context slots hold the index of an interned SID, which lives for the
+//! process, so a slot can be overwritten at any time. Name slots are filled once with their
+//! names; their numbers carry the policy seqno they were looked up under and are looked up
+//! again after a policy change, as libselinux flushes its class cache on a policy load.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
+use std::sync::OnceLock;
+
+use seaccess_types::{AccessServer, AccessVector, ClassId};
+
+use crate::ffi::{Res, EINVAL};
+use crate::sid::{self, SecurityId};
+use crate::state::Kernel;
+
+const CONTEXT_BITS: u32 = 12;
+const CONTEXT_SLOTS: usize = 1 << CONTEXT_BITS;
+const NAME_BITS: u32 = 10;
+const NAME_SLOTS: usize = 1 << NAME_BITS;
+/// How many name slots a pair may use, from its hash's slot on.
+const NAME_PROBES: usize = 4;
+
+/// SID index + 1 per slot; 0 is empty.
+static CONTEXTS: [AtomicU32; CONTEXT_SLOTS] = [const { AtomicU32::new(0) }; CONTEXT_SLOTS];
+static NAMES: [OnceLock<NameEntry>; NAME_SLOTS] = [const { OnceLock::new() }; NAME_SLOTS];
+/// The seqno of the policy the name entries must have been looked up under.
+static SEQNO: AtomicU32 = AtomicU32::new(0);
+
+struct NameEntry {
+    class: Box<[u8]>,
+    perm: Box<[u8]>,
+    /// seqno << 32 | VALID | class << 8 | bit; 0 until first looked up.
+    value: AtomicU64,
+}
+
+const VALID: u64 = 1 << 31;
+
+fn key() -> u64 {
+    static KEY: OnceLock<u64> = OnceLock::new();
+    *KEY.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u8(0);
+        h.finish() | 1
+    })
+}
+
+/// A keyed hash of `bytes`, eight at a time (FxHash's multiply and rotate, from the key).
+#[inline]
+fn hash(seed: u64, bytes: &[u8]) -> u64 {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+    let mut h = seed;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        h = (h.rotate_left(26) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+    }
+    // Byte by byte: a copy of a variable length is a call to memcpy, a tenth of a hit's cost.
+    let tail = words.remainder().iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
+    h = (h.rotate_left(26) ^ tail ^ (bytes.len() as u64)).wrapping_mul(K);
+    (h ^ (h >> 32)).wrapping_mul(K)
+}
+
+/// The slot of hash `h` in a table of `1 << bits` slots: its top bits, which every input bit
+/// reaches through the multiplications (the low bits see only the low input bits).
+#[inline]
+fn slot_of(h: u64, bits: u32) -> usize {
+    (h >> (64 - bits)) as usize
+}
+
+/// The policy changed: every name entry is stale.
+pub(crate) fn policy_changed(seqno: u32) {
+    SEQNO.store(seqno, Release);
+}
+
+/// The SID of the context whose bytes (without the NUL) are `ctx`, interning it on a miss;
+/// EINVAL if it is not UTF-8. A context may sit in either of a pair of slots, so that two
+/// contexts a program uses together do not evict each other.
+#[inline]
+pub(crate) fn context(ctx: &[u8]) -> Res<&'static SecurityId> {
+    let i = slot_of(hash(key(), ctx), CONTEXT_BITS);
+    for n in [i, i ^ 1] {
+        let Some(slot) = CONTEXTS.get(n) else { continue };
+        let v = slot.load(Acquire);
+        if let Some(s) = (v as usize).checked_sub(1).and_then(sid::by_index) {
+            if s.text().as_bytes() == ctx {
+                return Ok(s);
+            }
+        }
+    }
+    context_miss(ctx, i)
+}
+
+/// Interns the context and records it in an empty slot of its pair, else in the second one
+/// (whose previous context moves to its first slot).
+#[cold]
+fn context_miss(ctx: &[u8], i: usize) -> Res<&'static SecurityId> {
+    let text = std::str::from_utf8(ctx).map_err(|_| EINVAL)?;
+    let (n, s) = sid::intern_indexed(text)?;
+    let (Some(a), Some(b), Ok(v)) = (CONTEXTS.get(i), CONTEXTS.get(i ^ 1), u32::try_from(n + 1)) else { return Ok(s) };
+    if a.load(Relaxed) == 0 {
+        a.store(v, Release);
+    } else {
+        // A race here loses a slot's hint, never an answer: a hit compares the bytes.
+        a.store(b.load(Relaxed), Release);
+        b.store(v, Release);
+    }
+    Ok(s)
+}
+
+/// The class number and permission bit of `perm` in `class` under the kernel's current
+/// policy; None when the policy has no such class or permission (nothing is cached then).
+#[inline]
+pub(crate) fn class_perm(k: &Kernel, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector)> {
+    let h = slot_of(hash(hash(key(), class), perm), NAME_BITS);
+    let seqno = SEQNO.load(Acquire);
+    for n in 0..NAME_PROBES {
+        let Some(slot) = NAMES.get((h + n) % NAME_SLOTS) else { break };
+        let Some(e) = slot.get() else { return name_miss(k, class, perm, seqno, Some(slot)) };
+        if *e.class != *class || *e.perm != *perm {
+            continue;
+        }
+        let v = e.value.load(Acquire);
+        if v & VALID != 0 && (v >> 32) as u32 == seqno {
+            let bit = (v & 0xff) as u32;
+            return Some((ClassId(((v >> 8) & 0xffff) as u16), AccessVector::bit(bit)?));
+        }
+        return name_miss(k, class, perm, seqno, Some(slot));
+    }
+    name_miss(k, class, perm, seqno, None)
+}
+
+/// Looks the names up in the policy and records them in `slot` (empty, or holding these
+/// names) under `seqno`, read before the lookup so that a policy change during it leaves the
+/// entry stale rather than wrong.
+#[cold]
+fn name_miss(k: &Kernel, class: &[u8], perm: &[u8], seqno: u32, slot: Option<&OnceLock<NameEntry>>) -> Option<(ClassId, AccessVector)> {
+    let c = k.server.class_id(std::str::from_utf8(class).ok()?)?;
+    let bit = k.server.perm_bit(c, std::str::from_utf8(perm).ok()?)?;
+    let av = AccessVector::bit(bit)?;
+    if let Some(slot) = slot {
+        let e = slot.get_or_init(|| NameEntry { class: class.into(), perm: perm.into(), value: AtomicU64::new(0) });
+        if *e.class == *class && *e.perm == *perm {
+            e.value.store(u64::from(seqno) << 32 | VALID | u64::from(c.0) << 8 | u64::from(bit), Release);
+        }
+    }
+    Some((c, av))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)]
+    use super::*;
+
+    // The hash depends on every byte and on the length, so strings that differ only past the
+    // first word, or only by trailing NULs, land apart (a collision would still be correct,
+    // only slower: these guard the cache's use, not its answers).
+    #[test]
+    fn the_hash_sees_every_byte_and_the_length() {
+        let k = key();
+        let a = b"system_u:system_r:init_t:s0";
+        let b = b"system_u:system_r:init_t:s1";
+        assert_ne!(hash(k, a), hash(k, b));
+        assert_ne!(hash(k, b"abc"), hash(k, b"abc\0"));
+        assert_ne!(hash(k, b""), hash(k, b"\0"));
+        assert_eq!(hash(k, a), hash(k, a));
+        assert_ne!(hash(k, a), hash(k ^ 2, a));
+    }
+
+    // A class and permission name's numbers follow a reload that renumbers the class: `file`
+    // is class 6 in example.cil and class 2 in sockets.cil (their class statements' order, as
+    // sepol-oracle perms lists them), and each answer is the loaded server's own.
+    #[test]
+    fn class_and_permission_numbers_follow_a_reload() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies");
+        let load = |name: &str| {
+            let path = dir.join(name);
+            assert_eq!(crate::state::load(&path.to_string_lossy()), Ok(()), "{} (make policies)", path.display());
+        };
+        load("example.33");
+        let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
+        let server = |class: &str, perm: &str| {
+            let c = k.server.class_id(class)?;
+            Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
+        };
+        let before = class_perm(k, b"file", b"read");
+        assert_eq!(before.map(|(c, _)| c), Some(ClassId(6)));
+        assert_eq!(before, server("file", "read"));
+        assert_eq!(class_perm(k, b"file", b"read"), before);
+        load("sockets.33");
+        let after = class_perm(k, b"file", b"read");
+        assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
+        assert_eq!(after, server("file", "read"));
+        assert_eq!(class_perm(k, b"file", b"no_such_perm"), None);
+        assert_eq!(class_perm(k, b"no_such_class", b"read"), None);
+    }
+
+    // Context strings that share a slot both come back as their own SID.
+    #[test]
+    fn a_context_is_its_own_sid_even_when_slots_collide() {
+        let mut seen: Vec<(Vec<u8>, *const SecurityId)> = Vec::new();
+        for n in 0..3 * CONTEXT_SLOTS {
+            let ctx = format!("u:r:t{n}:s0");
+            let s = context(ctx.as_bytes()).map(|s| s as *const SecurityId);
+            assert_eq!(s, sid::intern(&ctx).map(|s| s as *const SecurityId));
+            if let Ok(p) = s {
+                seen.push((ctx.into_bytes(), p));
+            }
+        }
+        for (ctx, p) in &seen {
+            assert_eq!(context(ctx).map(|s| s as *const SecurityId), Ok(*p));
+        }
+        assert_eq!(context(b"\xff\xfe").map(|_| ()), Err(EINVAL));
+    }
+}

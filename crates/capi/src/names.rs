@@ -1,0 +1,134 @@
+//! Class and permission names and numbers: the policy's own class values and permission bits
+//! (what the kernel's selinuxfs gives libselinux when no class map is set).
+
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::sync::Mutex;
+
+use rustc_hash::FxHashMap;
+use seaccess_types::{lock, AccessServer, AccessVector, ClassId};
+
+use crate::ffi::{self, Res, EINVAL};
+use crate::state;
+
+/// Names handed to C as `const char *`: libselinux's stay valid until the class cache is
+/// flushed; these stay valid for the process's life, across reloads.
+static NAMES: Mutex<Option<FxHashMap<String, &'static CStr>>> = Mutex::new(None);
+
+fn static_name(s: &str) -> *const c_char {
+    let mut m = lock(&NAMES);
+    let m = m.get_or_insert_with(FxHashMap::default);
+    if let Some(c) = m.get(s) {
+        return c.as_ptr();
+    }
+    let Ok(c) = CString::new(s) else { return std::ptr::null() };
+    let c: &'static CStr = Box::leak(c.into_boxed_c_str());
+    m.insert(s.to_owned(), c);
+    c.as_ptr()
+}
+
+/// The class's number, by name.
+pub(crate) fn class_value(name: &str) -> Res<ClassId> {
+    let k = state::kernel().map_err(|_| EINVAL)?;
+    k.server.class_id(name).ok_or(EINVAL)
+}
+
+/// The permission's bit in the class, as an access vector.
+pub(crate) fn perm_value(class: ClassId, name: &str) -> Res<AccessVector> {
+    let k = state::kernel().map_err(|_| EINVAL)?;
+    let bit = k.server.perm_bit(class, name).ok_or(EINVAL)?;
+    AccessVector::bit(bit).ok_or(EINVAL)
+}
+
+/// A class's name, None for an unknown class.
+pub(crate) fn class_name(class: u16) -> Option<String> {
+    state::kernel().ok()?.server.class_name(ClassId(class))
+}
+
+/// The names of the permissions in `av`, lowest bit first, stopping at the first bit the class
+/// does not name (as libselinux's avc_dump_av); the bits left unnamed.
+pub(crate) fn perm_names(class: u16, av: u32) -> (Vec<String>, u32) {
+    let mut names = Vec::new();
+    let mut left = av;
+    let Ok(k) = state::kernel() else { return (names, left) };
+    for bit in AccessVector(av).bits() {
+        match k.server.perm_name(ClassId(class), bit) {
+            Some(n) => {
+                names.push(n);
+                left &= !(1u32 << bit);
+            }
+            None => break,
+        }
+    }
+    (names, left)
+}
+
+#[no_mangle]
+pub extern "C" fn string_to_security_class(name: *const c_char) -> u16 {
+    ffi::guard(0, || Ok(class_value(ffi::str_arg(name)?)?.0))
+}
+
+#[no_mangle]
+pub extern "C" fn string_to_av_perm(tclass: u16, name: *const c_char) -> u32 {
+    ffi::guard(0, || Ok(perm_value(ClassId(tclass), ffi::str_arg(name)?)?.0))
+}
+
+#[no_mangle]
+pub extern "C" fn security_class_to_string(tclass: u16) -> *const c_char {
+    ffi::guard(std::ptr::null(), || Ok(class_name(tclass).map_or(std::ptr::null(), |n| static_name(&n))))
+}
+
+/// The name of the lowest permission in `av` (libselinux's security_av_perm_to_string).
+#[no_mangle]
+pub extern "C" fn security_av_perm_to_string(tclass: u16, av: u32) -> *const c_char {
+    ffi::guard(std::ptr::null(), || {
+        let Ok(k) = state::kernel() else { return Ok(std::ptr::null()) };
+        let Some(bit) = AccessVector(av).bits().next() else { return Ok(std::ptr::null()) };
+        Ok(k.server.perm_name(ClassId(tclass), bit).map_or(std::ptr::null(), |n| static_name(&n)))
+    })
+}
+
+/// `{ read write }`, or `null` for an empty vector; unnamed bits are left out (libselinux's
+/// security_av_string). The string is the caller's to free.
+#[no_mangle]
+pub extern "C" fn security_av_string(tclass: u16, av: u32, res: *mut *mut c_char) -> c_int {
+    ffi::guard(-1, || {
+        if res.is_null() {
+            return Err(EINVAL);
+        }
+        let text = if av == 0 {
+            "null".to_owned()
+        } else {
+            let mut t = String::from("{ ");
+            if let Ok(k) = state::kernel() {
+                for bit in AccessVector(av).bits() {
+                    if let Some(n) = k.server.perm_name(ClassId(tclass), bit) {
+                        t.push_str(&n);
+                        t.push(' ');
+                    }
+                }
+            }
+            t.push('}');
+            t
+        };
+        ffi::out(res, ffi::c_string(&text)?)?;
+        Ok(0)
+    })
+}
+
+/// Frees a context this library returned (`free`).
+#[no_mangle]
+pub extern "C" fn freecon(con: *mut c_char) {
+    ffi::guard((), || {
+        ffi::c_free(con as *mut libc::c_void);
+        Ok(())
+    })
+}
+
+/// Frees a NULL-terminated array of contexts or names this library returned.
+#[no_mangle]
+pub extern "C" fn freeconary(con: *mut *mut c_char) {
+    ffi::guard((), || {
+        ffi::free_string_array(con);
+        Ok(())
+    })
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# libseaccess against libselinux 3.4 on the same queries (make capi-bench): selinux_check_access
+# on one thread, avc_has_perm on one and two threads. tests/capi/bench.c, built against each;
+# libselinux answers its misses from libsepol's decisions (see bench.c). Prints each time and
+# the ratios (libselinux's time / libseaccess's).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+POL=${1:-/etc/selinux/default/policy/policy.33}
+# libselinux's AVC holds 410 entries (AVC_CACHE_MAXNODES): a working set within that measures
+# its hits, as crates/lab/peers/libselinux-avc does, not its misses.
+N=${BENCH_TRIPLES:-1000}
+ROUNDS=${BENCH_ROUNDS:-200}
+ORACLE=target/oracle/sepol-oracle
+OUT=target/capi
+mkdir -p "$OUT"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+for need in target/release/libseaccess.so "$ORACLE" "$POL"; do
+  [ -e "$need" ] || { echo "bench: $need is missing (make capi oracle deps)" >&2; exit 1; }
+done
+gcc -O2 -Wall -Werror -pthread -o "$OUT/bench-seaccess" tests/capi/bench.c \
+  -L"$PWD/target/release" -lseaccess -Wl,-rpath,"$PWD/target/release"
+gcc -O2 -Wall -Werror -pthread -DPEER_LIBSELINUX -o "$OUT/bench-libselinux" tests/capi/bench.c \
+  -Wl,--export-dynamic-symbol=security_compute_av_flags_raw -lselinux
+
+export SEACCESS_POLICY=$POL
+$ORACLE perms "$POL" | "$OUT/bench-seaccess" classes > "$T/classes"
+$ORACLE gen "$POL" 4242 "$N" > "$T/q"
+$ORACLE av "$POL" < "$T/q" > "$T/o"
+# Each query checks one permission: the lowest allowed one. Triples that allow nothing are left
+# out: an object manager's checks mostly pass, and a denial's audit record (formatted and logged
+# by both libraries) would be what is measured.
+paste -d' ' "$T/q" "$T/o" | awk -v classes="$T/classes" '
+  BEGIN { while ((getline l < classes) > 0) { split(l, f, " "); name[f[1] " " f[3]] = f[4]; if (!(f[1] in first) || f[3] < first[f[1]]) first[f[1]] = f[3] } }
+  $4 == "error" { next }
+  {
+    al = strtonum("0x" $4); b = -1
+    for (i = 0; i < 32; i++) if (and(al, lshift(1, i)) && ((($3 " " i) in name))) { b = i; break }
+    if (b < 0) next
+    if (!(($3 " " b) in name)) next
+    print $1, $2, $3, name[$3 " " b], $4, $6, $7
+  }' > "$T/w"
+echo "bench: $(wc -l < "$T/w") triples x $ROUNDS rounds, policy $POL, $(nproc) CPUs"
+"$OUT/bench-seaccess" run "$T/classes" "$ROUNDS" < "$T/w" > "$T/s"
+"$OUT/bench-libselinux" run "$T/classes" "$ROUNDS" < "$T/w" > "$T/l"
+paste "$T/s" "$T/l" | awk '
+  $1 == "allowed" { next }
+  { printf "%-19s wall: libseaccess %7.1f ns  libselinux %7.1f ns  %5.1fx   cpu: libseaccess %7.1f ns  libselinux %7.1f ns  %5.1fx\n", $1, $2, $5, $5 / $2, $3, $6, $6 / $3 }'
+s=$(grep allowed "$T/s"); l=$(grep allowed "$T/l")
+[ "$s" = "$l" ] || { echo "bench: the two libraries disagree: libseaccess $s, libselinux $l" >&2; exit 1; }
+echo "bench: both allow the same checks ($s)"
