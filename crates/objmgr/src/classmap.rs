@@ -192,7 +192,7 @@ impl ClassMaps {
     #[inline(always)]
     pub fn quick(&self, class: Class) -> Option<(ClassId, Seqno)> {
         let q = self.quick.get(usize::from(class.0))?.load(Acquire);
-        (q & QUICK_VALID != 0).then(|| (ClassId((q >> 32) as u16), Seqno(q as u32)))
+        (q & QUICK_VALID != 0).then_some((ClassId((q >> 32) as u16), Seqno(q as u32)))
     }
 
     /// Notes `map`'s translation of `class` as the quick one, if it is a copy.
