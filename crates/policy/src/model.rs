@@ -65,39 +65,70 @@ pub enum ConstraintExpr {
     Not,
     And,
     Or,
-    /// Compare an attribute of the contexts (`CEXPR_*` attr bits) with operator `op`.
-    Attr { attr: u32, op: u32 },
-    /// Test a user, role or type of one context (`attr` bits) against a set of values.
-    Names { attr: u32, op: u32, names: Ebitmap },
+    /// Compare a field of the two contexts (`u1 == u2`, `r1 dom r2`, `l1 domby h2`...).
+    Compare(Comparison),
+    /// Test a user, role or type of one context against a set of values (bit = value - 1).
+    Names { of: ConstraintOperand, field: NameField, op: EqOp, names: Ebitmap },
 }
 
-pub mod cexpr {
-    pub const NOT: u32 = 1;
-    pub const AND: u32 = 2;
-    pub const OR: u32 = 3;
-    pub const ATTR: u32 = 4;
-    pub const NAMES: u32 = 5;
+impl ConstraintExpr {
+    /// The deepest stack a constraint expression may build (the kernel's CEXPR_MAXDEPTH).
+    pub const MAX_DEPTH: usize = 5;
+}
 
-    pub const USER: u32 = 1;
-    pub const ROLE: u32 = 2;
-    pub const TYPE: u32 = 4;
-    pub const TARGET: u32 = 8;
-    pub const XTARGET: u32 = 16;
-    pub const L1L2: u32 = 32;
-    pub const L1H2: u32 = 64;
-    pub const H1L2: u32 = 128;
-    pub const H1H2: u32 = 256;
-    pub const L1H1: u32 = 512;
-    pub const L2H2: u32 = 1024;
+/// What a constraint compares between the source (1) and target (2) contexts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    User(EqOp),
+    Type(EqOp),
+    /// Roles compare by value, or by the dominance the policy declares.
+    Role(RelOp),
+    Levels(LevelPair, RelOp),
+}
 
-    pub const EQ: u32 = 1;
-    pub const NEQ: u32 = 2;
-    pub const DOM: u32 = 3;
-    pub const DOMBY: u32 = 4;
-    pub const INCOMP: u32 = 5;
+/// `==` or `!=`: the only operators users, types and name sets take.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EqOp {
+    Eq,
+    Neq,
+}
 
-    /// The deepest stack a constraint expression may build.
-    pub const MAXDEPTH: usize = 5;
+/// The operators roles and levels take.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RelOp {
+    Eq,
+    Neq,
+    Dom,
+    DomBy,
+    Incomp,
+}
+
+/// Which two levels a comparison takes: low (l) or high (h) of the source (1) or target (2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LevelPair {
+    L1L2,
+    L1H2,
+    H1L2,
+    H1H2,
+    L1H1,
+    L2H2,
+}
+
+/// Whose context a name test reads: the source (1), the target (2), or, in validatetrans only,
+/// the task's (3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ConstraintOperand {
+    Source,
+    Target,
+    Task,
+}
+
+/// Which field of a context a name test reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NameField {
+    User,
+    Role,
+    Type,
 }
 
 #[derive(Clone, Debug)]
@@ -106,17 +137,25 @@ pub struct Constraint {
     pub expr: Vec<ConstraintExpr>,
 }
 
-/// `default_user` and friends: which context a new object's field comes from.
-pub mod defaults {
-    pub const SOURCE: u32 = 1;
-    pub const TARGET: u32 = 2;
-    pub const SOURCE_LOW: u32 = 1;
-    pub const SOURCE_HIGH: u32 = 2;
-    pub const SOURCE_LOW_HIGH: u32 = 3;
-    pub const TARGET_LOW: u32 = 4;
-    pub const TARGET_HIGH: u32 = 5;
-    pub const TARGET_LOW_HIGH: u32 = 6;
-    pub const GLBLUB: u32 = 7;
+/// `default_user`, `default_role` and `default_type`: which context a new object's field comes
+/// from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DefaultSide {
+    Source,
+    Target,
+}
+
+/// `default_range`: which part of which context a new object's range comes from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DefaultRange {
+    SourceLow,
+    SourceHigh,
+    SourceLowHigh,
+    TargetLow,
+    TargetHigh,
+    TargetLowHigh,
+    /// The greatest lower bound of the two low levels to the least upper bound of the highs.
+    Glblub,
 }
 
 #[derive(Clone, Debug)]
@@ -128,10 +167,11 @@ pub struct Class {
     pub perms: Names,
     pub constraints: Vec<Constraint>,
     pub validatetrans: Vec<Constraint>,
-    pub default_user: u32,
-    pub default_role: u32,
-    pub default_range: u32,
-    pub default_type: u32,
+    /// None: no default rule (the kernel's 0, and any value it does not name).
+    pub default_user: Option<DefaultSide>,
+    pub default_role: Option<DefaultSide>,
+    pub default_range: Option<DefaultRange>,
+    pub default_type: Option<DefaultSide>,
 }
 
 #[derive(Clone, Debug)]
@@ -215,32 +255,103 @@ impl Sensitivity {
     }
 }
 
-/// `AVTAB_*` specifier bits of an access vector table entry.
-pub mod avtab {
-    pub const ALLOWED: u16 = 0x0001;
-    pub const AUDITALLOW: u16 = 0x0002;
-    pub const AUDITDENY: u16 = 0x0004;
-    pub const AV: u16 = ALLOWED | AUDITDENY | AUDITALLOW;
-    pub const TRANSITION: u16 = 0x0010;
-    pub const MEMBER: u16 = 0x0020;
-    pub const CHANGE: u16 = 0x0040;
-    pub const TYPE: u16 = TRANSITION | MEMBER | CHANGE;
-    pub const XPERMS_ALLOWED: u16 = 0x0100;
-    pub const XPERMS_AUDITALLOW: u16 = 0x0200;
-    pub const XPERMS_DONTAUDIT: u16 = 0x0400;
-    pub const XPERMS: u16 = XPERMS_ALLOWED | XPERMS_AUDITALLOW | XPERMS_DONTAUDIT;
-    pub const ENABLED: u16 = 0x8000;
-
-    pub const XPERMS_IOCTLFUNCTION: u8 = 1;
-    pub const XPERMS_IOCTLDRIVER: u8 = 2;
-    pub const XPERMS_NLMSG: u8 = 3;
+/// What an access vector table rule is: its `AVTAB_*` specifier, of which a rule has exactly one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RuleKind {
+    Av(AvKind),
+    Type(TypeRuleKind),
+    Xperms(XpermsRuleKind),
 }
 
-/// An extended-permission rule's payload: for `IOCTLDRIVER`, `perms` holds driver numbers; for
-/// `IOCTLFUNCTION` and `NLMSG`, function numbers of `driver`.
+/// allow, auditallow and dontaudit rules (a dontaudit rule's data is the audit-deny mask, the
+/// complement of what it does not audit, as the file stores it).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AvKind {
+    Allowed,
+    AuditAllow,
+    AuditDeny,
+}
+
+/// type_transition, type_member and type_change rules.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TypeRuleKind {
+    Transition,
+    Member,
+    Change,
+}
+
+/// allowx, auditallowx and dontauditx rules (a dontauditx rule lists what is not audited).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum XpermsRuleKind {
+    Allowed,
+    AuditAllow,
+    DontAudit,
+}
+
+impl RuleKind {
+    /// The kind of a specifier with exactly one of the kernel's `AVTAB_*` kind bits.
+    pub fn from_specified(specified: u16) -> Option<RuleKind> {
+        Some(match specified {
+            0x0001 => RuleKind::Av(AvKind::Allowed),
+            0x0002 => RuleKind::Av(AvKind::AuditAllow),
+            0x0004 => RuleKind::Av(AvKind::AuditDeny),
+            0x0010 => RuleKind::Type(TypeRuleKind::Transition),
+            0x0020 => RuleKind::Type(TypeRuleKind::Member),
+            0x0040 => RuleKind::Type(TypeRuleKind::Change),
+            0x0100 => RuleKind::Xperms(XpermsRuleKind::Allowed),
+            0x0200 => RuleKind::Xperms(XpermsRuleKind::AuditAllow),
+            0x0400 => RuleKind::Xperms(XpermsRuleKind::DontAudit),
+            _ => return None,
+        })
+    }
+
+    /// The kernel's `AVTAB_*` specifier bit of this kind.
+    pub fn specified(self) -> u16 {
+        match self {
+            RuleKind::Av(AvKind::Allowed) => 0x0001,
+            RuleKind::Av(AvKind::AuditAllow) => 0x0002,
+            RuleKind::Av(AvKind::AuditDeny) => 0x0004,
+            RuleKind::Type(TypeRuleKind::Transition) => 0x0010,
+            RuleKind::Type(TypeRuleKind::Member) => 0x0020,
+            RuleKind::Type(TypeRuleKind::Change) => 0x0040,
+            RuleKind::Xperms(XpermsRuleKind::Allowed) => 0x0100,
+            RuleKind::Xperms(XpermsRuleKind::AuditAllow) => 0x0200,
+            RuleKind::Xperms(XpermsRuleKind::DontAudit) => 0x0400,
+        }
+    }
+}
+
+/// What an extended-permission rule's payload lists.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum XpermsKind {
+    /// Functions (low bytes) of one ioctl driver.
+    IoctlFunction,
+    /// Whole ioctl drivers (high bytes).
+    IoctlDriver,
+    /// Netlink message types (low bytes) of one high byte.
+    Nlmsg,
+    /// A kind this kernel does not know. Linux loads it and, since 6.13, ignores it in
+    /// decisions, so that policies with newer kinds load on older kernels.
+    Unknown(u8),
+}
+
+impl XpermsKind {
+    /// The kind of the file's `AVTAB_XPERMS_*` byte.
+    pub fn from_raw(raw: u8) -> XpermsKind {
+        match raw {
+            1 => XpermsKind::IoctlFunction,
+            2 => XpermsKind::IoctlDriver,
+            3 => XpermsKind::Nlmsg,
+            other => XpermsKind::Unknown(other),
+        }
+    }
+}
+
+/// An extended-permission rule's payload: for `IoctlDriver`, `perms` holds driver numbers; for
+/// `IoctlFunction` and `Nlmsg`, function numbers of `driver`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Xperms {
-    pub specified: u8,
+    pub kind: XpermsKind,
     pub driver: u8,
     pub perms: [u32; 8],
 }
@@ -250,10 +361,9 @@ pub struct AvtabEntry {
     pub source_type: u16,
     pub target_type: u16,
     pub class: u16,
-    /// Exactly one `avtab` specifier bit.
-    pub specified: u16,
+    pub kind: RuleKind,
     /// A permission vector, an audit-deny vector, a new type, or (for extended-permission
-    /// rules) an index into [`Policy::xperms`], as `specified` says.
+    /// rules) an index into [`Policy::xperms`], as `kind` says.
     pub data: u32,
 }
 
@@ -265,22 +375,22 @@ impl AvtabEntry {
     }
 }
 
-pub mod cond {
-    pub const BOOL: u32 = 1;
-    pub const NOT: u32 = 2;
-    pub const OR: u32 = 3;
-    pub const AND: u32 = 4;
-    pub const XOR: u32 = 5;
-    pub const EQ: u32 = 6;
-    pub const NEQ: u32 = 7;
-    pub const MAXDEPTH: usize = 10;
+/// One node of a boolean expression, in postfix order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CondExpr {
+    /// Push boolean `value` (1-based).
+    Bool(u32),
+    Not,
+    Or,
+    And,
+    Xor,
+    Eq,
+    Neq,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CondExpr {
-    pub kind: u32,
-    /// Boolean value (1-based) for `cond::BOOL`, else 0.
-    pub boolean: u32,
+impl CondExpr {
+    /// The deepest stack a boolean expression may build (the kernel's COND_EXPR_MAXDEPTH).
+    pub const MAX_DEPTH: usize = 10;
 }
 
 #[derive(Clone, Debug)]
@@ -361,15 +471,30 @@ pub struct Node6Context {
     pub context: Context,
 }
 
-pub mod fsuse {
-    pub const XATTR: u32 = 1;
-    pub const TRANS: u32 = 2;
-    pub const TASK: u32 = 3;
+/// How a filesystem's objects get their labels: the kernel's `SECURITY_FS_USE_*` values that
+/// a policy may hold (all but MNTPOINT, which the kernel decides at mount time).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FsUseBehavior {
+    /// fs_use_xattr: from extended attributes.
+    Xattr,
+    /// fs_use_trans: from type transitions on the creating task and the filesystem.
+    Trans,
+    /// fs_use_task: the creating task's context.
+    Task,
+    /// genfscon labelling.
+    Genfs,
+    /// No labelling support.
+    None,
+    /// The filesystem labels natively.
+    Native,
+    /// 0, which no SECURITY_FS_USE_* names and no compiler writes: the kernel loads it, and
+    /// its inode labelling then falls to the default case (the superblock's SID).
+    Unspecified,
 }
 
 #[derive(Clone, Debug)]
 pub struct FsUse {
-    pub behavior: u32,
+    pub behavior: FsUseBehavior,
     pub fstype: Box<str>,
     pub context: Context,
 }

@@ -2,7 +2,7 @@
 //! lookups instead of the kernel's walk over every (source attribute, target attribute) pair.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use seaccess_policy::{avtab, counting_sort, AvtabEntry, Ebitmap, Policy, Range};
+use seaccess_policy::{counting_sort, AvtabEntry, Ebitmap, Policy, Range, RuleKind};
 
 use crate::sockets::is_kernel_socket_class;
 
@@ -14,7 +14,7 @@ pub(crate) const ALWAYS: u32 = u32::MAX;
 pub(crate) struct Rule {
     pub target: u16,
     pub class: u16,
-    pub specified: u16,
+    pub kind: RuleKind,
     pub branch: u32,
     /// Permissions, audit-deny mask, new type, or index into the policy's xperms.
     pub data: u32,
@@ -101,11 +101,12 @@ pub(crate) struct Compiled {
 }
 
 fn split(e: &AvtabEntry, branch: u32) -> (u16, Rule) {
-    (e.source_type, Rule { target: e.target_type, class: e.class, specified: e.specified, branch, data: e.data })
+    (e.source_type, Rule { target: e.target_type, class: e.class, kind: e.kind, branch, data: e.data })
 }
 
 impl Compiled {
     pub fn new(mut policy: Policy) -> Compiled {
+        let is_type = |e: &AvtabEntry| matches!(e.kind, RuleKind::Type(_));
         let nt = policy.types.len();
         let avtab = std::mem::take(&mut policy.avtab);
         let (mut cond_av, mut cond_ty) = (Vec::new(), Vec::new());
@@ -115,7 +116,7 @@ impl Compiled {
             for (branch, list) in lists {
                 ncond += list.len();
                 for e in &list {
-                    if e.specified & avtab::TYPE != 0 {
+                    if is_type(e) {
                         cond_ty.push(split(e, branch));
                     } else {
                         cond_av.push(split(e, branch));
@@ -123,10 +124,9 @@ impl Compiled {
                 }
             }
         }
-        let is_type = |e: &&AvtabEntry| e.specified & avtab::TYPE != 0;
         let nc = policy.classes.len();
         let av = RuleIndex::build(nt, nc, avtab.iter().filter(|e| !is_type(e)).map(|e| split(e, ALWAYS)), cond_av);
-        let types = RuleIndex::build(nt, nc, avtab.iter().filter(is_type).map(|e| split(e, ALWAYS)), cond_ty);
+        let types = RuleIndex::build(nt, nc, avtab.iter().filter(|e| is_type(e)).map(|e| split(e, ALWAYS)), cond_ty);
         let rule_counts = (avtab.len(), ncond);
         drop(avtab);
         let attrs = policy

@@ -12,16 +12,15 @@ fn invalid(section: Section, offsets: &[usize], index: usize, what: String) -> P
 }
 
 pub(super) fn check_symbol_refs(p: &Policy, o: &EntryOffsets) -> Result<()> {
-    use crate::model::cexpr::*;
     let (nu, nr, nt, nc) = (p.users.len(), p.roles.len(), p.types.len(), p.cat_names.len());
     for (i, c) in p.classes.iter().enumerate() {
         for k in c.constraints.iter().chain(&c.validatetrans) {
             for e in &k.expr {
-                if let ConstraintExpr::Names { attr, names, .. } = e {
-                    let n = match attr & !(TARGET | XTARGET) {
-                        USER => nu,
-                        ROLE => nr,
-                        _ => nt,
+                if let ConstraintExpr::Names { field, names, .. } = e {
+                    let n = match field {
+                        NameField::User => nu,
+                        NameField::Role => nr,
+                        NameField::Type => nt,
                     };
                     if !bits_below(names, n) {
                         let what = format!("class {}: constraint names a value beyond the symbol table", c.name);

@@ -62,11 +62,20 @@ pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> 
                     o.nodes.push(NodeContext { addr, mask, context });
                 }
                 5 => {
-                    let behavior = r.u32()?;
+                    let raw = r.u32()?;
                     let fstype = r.len_name("filesystem")?;
-                    if !(crate::model::fsuse::XATTR..=crate::model::fsuse::TASK).contains(&behavior) {
-                        return Err(r.invalid_at(at, format!("fs_use for {fstype}: unknown behaviour {behavior}")));
-                    }
+                    // The kernel's ocontext_read refuses MNTPOINT (6), decided at mount time,
+                    // and anything above NATIVE (7); 0 it loads though nothing names it.
+                    let behavior = match raw {
+                        0 => FsUseBehavior::Unspecified,
+                        1 => FsUseBehavior::Xattr,
+                        2 => FsUseBehavior::Trans,
+                        3 => FsUseBehavior::Task,
+                        4 => FsUseBehavior::Genfs,
+                        5 => FsUseBehavior::None,
+                        7 => FsUseBehavior::Native,
+                        _ => return Err(r.invalid_at(at, format!("fs_use for {fstype}: behaviour {raw} is not one a policy may give"))),
+                    };
                     let context = context(r, p)?;
                     o.fs_use.push(FsUse { behavior, fstype, context });
                 }

@@ -252,22 +252,14 @@ pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
         let cons = constraints(r, p, &name, ncons, false)?;
         let nv = r.count("validatetrans", 8)?;
         let validatetrans = constraints(r, p, &name, nv, true)?;
-        let (mut du, mut dr, mut dg, mut dt) = (0, 0, 0, 0);
+        let (mut du, mut dr, mut dg, mut dt) = (None, None, None, None);
         if p.version >= version::NEW_OBJECT_DEFAULTS {
-            let dat = r.offset();
-            du = r.u32()?;
-            dr = r.u32()?;
-            dg = r.u32()?;
-            if du > 2 || dr > 2 || dg > 7 {
-                return Err(r.invalid_at(dat, format!("class {name}: invalid default user/role/range {du}/{dr}/{dg}")));
-            }
+            du = default_side(r.u32()?);
+            dr = default_side(r.u32()?);
+            dg = default_range(r.u32()?);
         }
         if p.version >= version::DEFAULT_TYPE {
-            let dat = r.offset();
-            dt = r.u32()?;
-            if dt > 2 {
-                return Err(r.invalid_at(dat, format!("class {name}: invalid default type {dt}")));
-            }
+            dt = default_side(r.u32()?);
         }
         let class = Class {
             name: name.clone(),
@@ -416,4 +408,28 @@ fn unname_hole_categories(p: &mut Policy) {
             s.cats = Ebitmap::from_bits(s.cats.iter().filter(|c| names.is_defined(c + 1)));
         }
     }
+}
+
+// The kernel's class_read stores any default_* word, and security_compute_sid and
+// mls_compute_sid act only on the values they name: any other word is no default rule, as 0 is.
+
+fn default_side(raw: u32) -> Option<DefaultSide> {
+    match raw {
+        1 => Some(DefaultSide::Source),
+        2 => Some(DefaultSide::Target),
+        _ => None,
+    }
+}
+
+fn default_range(raw: u32) -> Option<DefaultRange> {
+    Some(match raw {
+        1 => DefaultRange::SourceLow,
+        2 => DefaultRange::SourceHigh,
+        3 => DefaultRange::SourceLowHigh,
+        4 => DefaultRange::TargetLow,
+        5 => DefaultRange::TargetHigh,
+        6 => DefaultRange::TargetLowHigh,
+        7 => DefaultRange::Glblub,
+        _ => return None,
+    })
 }
