@@ -255,151 +255,6 @@ impl Sensitivity {
     }
 }
 
-/// What an access vector table rule is: its `AVTAB_*` specifier, of which a rule has exactly one.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum RuleKind {
-    Av(AvKind),
-    Type(TypeRuleKind),
-    Xperms(XpermsRuleKind),
-}
-
-/// allow, auditallow and dontaudit rules (a dontaudit rule's data is the audit-deny mask, the
-/// complement of what it does not audit, as the file stores it).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum AvKind {
-    Allowed,
-    AuditAllow,
-    AuditDeny,
-}
-
-/// type_transition, type_member and type_change rules.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum TypeRuleKind {
-    Transition,
-    Member,
-    Change,
-}
-
-/// allowx, auditallowx and dontauditx rules (a dontauditx rule lists what is not audited).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum XpermsRuleKind {
-    Allowed,
-    AuditAllow,
-    DontAudit,
-}
-
-impl RuleKind {
-    /// The kind of a specifier with exactly one of the kernel's `AVTAB_*` kind bits.
-    pub fn from_specified(specified: u16) -> Option<RuleKind> {
-        Some(match specified {
-            0x0001 => RuleKind::Av(AvKind::Allowed),
-            0x0002 => RuleKind::Av(AvKind::AuditAllow),
-            0x0004 => RuleKind::Av(AvKind::AuditDeny),
-            0x0010 => RuleKind::Type(TypeRuleKind::Transition),
-            0x0020 => RuleKind::Type(TypeRuleKind::Member),
-            0x0040 => RuleKind::Type(TypeRuleKind::Change),
-            0x0100 => RuleKind::Xperms(XpermsRuleKind::Allowed),
-            0x0200 => RuleKind::Xperms(XpermsRuleKind::AuditAllow),
-            0x0400 => RuleKind::Xperms(XpermsRuleKind::DontAudit),
-            _ => return None,
-        })
-    }
-
-    /// The kernel's `AVTAB_*` specifier bit of this kind.
-    pub fn specified(self) -> u16 {
-        match self {
-            RuleKind::Av(AvKind::Allowed) => 0x0001,
-            RuleKind::Av(AvKind::AuditAllow) => 0x0002,
-            RuleKind::Av(AvKind::AuditDeny) => 0x0004,
-            RuleKind::Type(TypeRuleKind::Transition) => 0x0010,
-            RuleKind::Type(TypeRuleKind::Member) => 0x0020,
-            RuleKind::Type(TypeRuleKind::Change) => 0x0040,
-            RuleKind::Xperms(XpermsRuleKind::Allowed) => 0x0100,
-            RuleKind::Xperms(XpermsRuleKind::AuditAllow) => 0x0200,
-            RuleKind::Xperms(XpermsRuleKind::DontAudit) => 0x0400,
-        }
-    }
-}
-
-/// What an extended-permission rule's payload lists.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum XpermsKind {
-    /// Functions (low bytes) of one ioctl driver.
-    IoctlFunction,
-    /// Whole ioctl drivers (high bytes).
-    IoctlDriver,
-    /// Netlink message types (low bytes) of one high byte.
-    Nlmsg,
-    /// A kind this kernel does not know. Linux loads it and, since 6.13, ignores it in
-    /// decisions, so that policies with newer kinds load on older kernels.
-    Unknown(u8),
-}
-
-impl XpermsKind {
-    /// The kind of the file's `AVTAB_XPERMS_*` byte.
-    pub fn from_raw(raw: u8) -> XpermsKind {
-        match raw {
-            1 => XpermsKind::IoctlFunction,
-            2 => XpermsKind::IoctlDriver,
-            3 => XpermsKind::Nlmsg,
-            other => XpermsKind::Unknown(other),
-        }
-    }
-}
-
-/// An extended-permission rule's payload: for `IoctlDriver`, `perms` holds driver numbers; for
-/// `IoctlFunction` and `Nlmsg`, function numbers of `driver`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Xperms {
-    pub kind: XpermsKind,
-    pub driver: u8,
-    pub perms: [u32; 8],
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct AvtabEntry {
-    pub source_type: u16,
-    pub target_type: u16,
-    pub class: u16,
-    pub kind: RuleKind,
-    /// A permission vector, an audit-deny vector, a new type, or (for extended-permission
-    /// rules) an index into [`Policy::xperms`], as `kind` says.
-    pub data: u32,
-}
-
-impl AvtabEntry {
-    /// The order the reader keeps the table in: source type, class, target type (then file
-    /// order).
-    pub fn sort_key(&self) -> (u16, u16, u16) {
-        (self.source_type, self.class, self.target_type)
-    }
-}
-
-/// One node of a boolean expression, in postfix order.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CondExpr {
-    /// Push boolean `value` (1-based).
-    Bool(u32),
-    Not,
-    Or,
-    And,
-    Xor,
-    Eq,
-    Neq,
-}
-
-impl CondExpr {
-    /// The deepest stack a boolean expression may build (the kernel's COND_EXPR_MAXDEPTH).
-    pub const MAX_DEPTH: usize = 10;
-}
-
-#[derive(Clone, Debug)]
-pub struct CondNode {
-    pub expr: Vec<CondExpr>,
-    pub true_list: Vec<AvtabEntry>,
-    pub false_list: Vec<AvtabEntry>,
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoleTrans {
     pub role: u32,
@@ -549,12 +404,16 @@ pub struct RangeTrans {
     pub range: Range,
 }
 
-/// A compiled policy as the kernel would hold it after `policydb_read`.
+/// Every table of a compiled policy but its access vector and conditional rule tables (in
+/// [`RuleTables`]): symbols, constraints, role and range transitions, filename transitions,
+/// object contexts. What the security server keeps as it is read; the rule tables it takes
+/// apart into its own indexes.
 #[derive(Clone, Debug)]
-pub struct Policy {
+pub struct PolicyTables {
     pub version: u32,
     pub mls: bool,
     pub handle_unknown: HandleUnknown,
+    /// The capabilities the policy declares (bit = `POLICYDB_CAP_*` number).
     pub policycaps: Ebitmap,
     /// Permissive types, bit = type value (not value - 1, as in the kernel).
     pub permissive: Ebitmap,
@@ -573,11 +432,6 @@ pub struct Policy {
     pub sens: Vec<Sensitivity>,
     pub sens_names: Names,
     pub cat_names: Names,
-    /// Unconditional rules, sorted by [`AvtabEntry::sort_key`].
-    pub avtab: Vec<AvtabEntry>,
-    /// The payloads of extended-permission rules, unconditional and conditional.
-    pub xperms: Vec<Xperms>,
-    pub conds: Vec<CondNode>,
     pub role_trans: Vec<RoleTrans>,
     pub role_allows: Vec<RoleAllow>,
     pub filename_trans: Vec<FilenameTrans>,
@@ -589,7 +443,7 @@ pub struct Policy {
     pub type_attr_map: Vec<Ebitmap>,
 }
 
-impl Policy {
+impl PolicyTables {
     /// The 1-based value of class `name`.
     pub fn class_value(&self, name: &str) -> Option<u32> {
         self.class_names.value(name)

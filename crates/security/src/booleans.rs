@@ -1,7 +1,7 @@
 //! Booleans and the conditional rules they switch: the kernel's cond_evaluate_expr and
 //! evaluate_cond_nodes, security_get_bools and security_set_bools.
 
-use seaccess_policy::{CondExpr, CondNode};
+use seaccess_policy::CondExpr;
 use seaccess_types::Seqno;
 
 use crate::compiled::ALWAYS;
@@ -65,10 +65,10 @@ impl SecurityServer {
 /// Which conditional branches a set of boolean values enables: for each node, its true list
 /// then its false list. A malformed expression enables neither, as in the kernel's
 /// evaluate_cond_node.
-pub(crate) fn enabled_branches(conds: &[CondNode], bools: &[bool]) -> Vec<bool> {
+pub(crate) fn enabled_branches(conds: &[Box<[CondExpr]>], bools: &[bool]) -> Vec<bool> {
     let mut enabled = Vec::with_capacity(conds.len() * 2);
     for node in conds {
-        let state = eval_cond(&node.expr, bools);
+        let state = eval_cond(node, bools);
         enabled.push(state == Some(true));
         enabled.push(state == Some(false));
     }

@@ -1,7 +1,7 @@
 //! Constraint expression evaluation, as the kernel's constraint_expr_eval, and their text for
 //! explanations.
 
-use seaccess_policy::{level_dom, Comparison, ConstraintExpr, ConstraintOperand, Context, EqOp, Level, LevelPair, NameField, Policy, RelOp};
+use seaccess_policy::{level_dom, Comparison, ConstraintExpr, ConstraintOperand, Context, EqOp, Level, LevelPair, NameField, PolicyTables, RelOp};
 
 fn level_eq(a: &Level, b: &Level) -> bool {
     a.sens == b.sens && a.cats == b.cats
@@ -11,7 +11,7 @@ fn level_eq(a: &Level, b: &Level) -> bool {
 /// the task context `x`. The reader has checked the stack discipline; a stack that still goes
 /// wrong, or a task context asked for outside validatetrans, yields "false" (deny), as the
 /// kernel's BUG() paths do.
-pub(crate) fn eval(p: &Policy, expr: &[ConstraintExpr], s: &Context, t: &Context, x: Option<&Context>) -> bool {
+pub(crate) fn eval(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t: &Context, x: Option<&Context>) -> bool {
     const MAXDEPTH: usize = ConstraintExpr::MAX_DEPTH;
     let mut stack = [false; MAXDEPTH];
     let mut sp: usize = 0;
@@ -67,7 +67,7 @@ fn eq<T: PartialEq>(op: EqOp, a: T, b: T) -> bool {
     }
 }
 
-fn compare(p: &Policy, c: Comparison, s: &Context, t: &Context) -> bool {
+fn compare(p: &PolicyTables, c: Comparison, s: &Context, t: &Context) -> bool {
     match c {
         Comparison::User(op) => eq(op, s.user, t.user),
         Comparison::Type(op) => eq(op, s.ty, t.ty),
@@ -108,7 +108,7 @@ pub(crate) fn is_mls(expr: &[ConstraintExpr]) -> bool {
 }
 
 /// The text of a constraint expression in policy-language infix form, for explanations.
-pub(crate) fn describe(p: &Policy, expr: &[ConstraintExpr]) -> String {
+pub(crate) fn describe(p: &PolicyTables, expr: &[ConstraintExpr]) -> String {
     let mut st: Vec<String> = Vec::new();
     for e in expr {
         match e {

@@ -54,8 +54,8 @@ impl Generation {
             let mut bools: Vec<String> = Vec::new();
             for (branch, data) in disabled {
                 if data & (1 << bit) != 0 {
-                    let node = &p.conds[(*branch / 2) as usize];
-                    for e in &node.expr {
+                    let expr = self.c.cond_exprs.get((*branch / 2) as usize).map_or(&[][..], |e| &e[..]);
+                    for e in expr {
                         if let CondExpr::Bool(b) = *e {
                             let n = p.bool_names.name(b).unwrap_or("?").to_string();
                             if !bools.contains(&n) {

@@ -4,7 +4,7 @@ use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use std::collections::HashMap;
 
-use seaccess_policy::{Context, Policy, MAX_INITIAL_SID};
+use seaccess_policy::{Context, PolicyTables, MAX_INITIAL_SID};
 use seaccess_types::{PolicyCap, Sid};
 
 use crate::context::context_to_string;
@@ -112,7 +112,7 @@ pub(crate) struct Contexts {
 }
 
 impl Contexts {
-    pub(crate) fn new(p: &Policy) -> Contexts {
+    pub(crate) fn new(p: &PolicyTables) -> Contexts {
         let mut c = Contexts { buckets: std::array::from_fn(|_| OnceLock::new()), initial: HashMap::new() };
         let mut isids: Vec<_> = p.ocontexts.initial_sids.iter().collect();
         isids.sort_by_key(|s| s.sid);
@@ -132,7 +132,7 @@ impl Contexts {
         c
     }
 
-    fn set_initial(&mut self, p: &Policy, sid: Sid, context: &Context) {
+    fn set_initial(&mut self, p: &PolicyTables, sid: Sid, context: &Context) {
         self.initial.entry(context_to_string(p, context).into()).or_insert(sid);
         self.set(sid, context.clone());
     }

@@ -129,7 +129,7 @@ impl Generation {
                     RuleKind::Xperms(k) => k,
                     RuleKind::Av(_) | RuleKind::Type(_) => continue,
                 };
-                let Some(x) = c.policy.xperms.get(rule.data as usize) else { continue };
+                let Some(x) = c.xperms.get(rule.data as usize) else { continue };
                 let matches_kind = match (kind, x.kind) {
                     (None, _) => true,
                     (Some(XpermKind::Ioctl), XpermsKind::IoctlFunction | XpermsKind::IoctlDriver) => true,

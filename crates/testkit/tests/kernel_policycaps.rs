@@ -64,8 +64,8 @@ fn declared_capabilities_reach_object_managers() {
 fn wildcard_policy(v: u32, on: bool) -> SecurityServer {
     let mut p = seaccess_policy::read_policy(&std::fs::read(compile("genfs_wildcard", v)).unwrap()).unwrap();
     if on {
-        p.policycaps.set(PolicyCap::GenfsSeclabelWildcard.bit());
-        p.policycaps.set(PolicyCap::NetifWildcard.bit());
+        p.add_policy_cap(PolicyCap::GenfsSeclabelWildcard.bit());
+        p.add_policy_cap(PolicyCap::NetifWildcard.bit());
     }
     SecurityServer::new(p)
 }
@@ -134,7 +134,7 @@ fn init_sid_takes_the_kernel_context_without_userspace_initial_context() {
         for on in [false, true] {
             let mut p = seaccess_policy::read_policy(&std::fs::read(compile("example", v)).unwrap()).unwrap();
             if on {
-                p.policycaps.set(PolicyCap::UserspaceInitialContext.bit());
+                p.add_policy_cap(PolicyCap::UserspaceInitialContext.bit());
             }
             let s = SecurityServer::new(p);
             let g = s.snapshot();

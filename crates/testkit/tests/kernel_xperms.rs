@@ -12,11 +12,7 @@ use seaccess_testkit::*;
 fn nlmsg_policy(v: u32) -> SecurityServer {
     let data = std::fs::read(compile("xperms_kinds", v)).unwrap();
     let mut p = seaccess_policy::read_policy(&data).unwrap();
-    let mut turned = 0;
-    for x in p.xperms.iter_mut().filter(|x| x.kind == XpermsKind::IoctlFunction && x.driver == 0x12) {
-        x.kind = XpermsKind::Nlmsg;
-        turned += 1;
-    }
+    let turned = p.change_xperms_kind(|x| x.kind == XpermsKind::IoctlFunction && x.driver == 0x12, XpermsKind::Nlmsg);
     assert_eq!(turned, 2, "xperms_kinds.cil has two rules on driver 0x12");
     SecurityServer::new(p)
 }

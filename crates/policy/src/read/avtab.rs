@@ -4,9 +4,10 @@
 use super::{class_ok, type_ok, version};
 use crate::error::Result;
 use crate::model::*;
+use crate::rules::*;
 use crate::reader::Reader;
 
-pub(super) fn avtab_item(r: &mut Reader<'_>, p: &Policy, conditional: bool, xperms: &mut Vec<Xperms>) -> Result<AvtabEntry> {
+pub(super) fn avtab_item(r: &mut Reader<'_>, p: &PolicyTables, conditional: bool, xperms: &mut Vec<Xperms>) -> Result<AvtabEntry> {
     const ENABLED: u16 = 0x8000;
     let at = r.offset();
     let h = r.bytes(8)?;
@@ -82,7 +83,7 @@ pub fn sort_avtab(entries: &mut Vec<AvtabEntry>, ntypes: usize, nclasses: usize)
 /// aside). The check runs on the sorted table; the offending rule (the later of the two in
 /// the file, where the kernel's insertion fails) is found again by its key from `items_at`,
 /// where the table's rules start, only when there is one.
-pub(super) fn check_avtab_unique(r: &Reader<'_>, p: &Policy, sorted: &[AvtabEntry], items_at: usize) -> Result<()> {
+pub(super) fn check_avtab_unique(r: &Reader<'_>, p: &PolicyTables, sorted: &[AvtabEntry], items_at: usize) -> Result<()> {
     let Some(dup) = find_duplicate(sorted) else { return Ok(()) };
     let mut again = r.at(items_at);
     let mut scratch = Vec::new();

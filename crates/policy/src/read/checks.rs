@@ -11,7 +11,7 @@ fn invalid(section: Section, offsets: &[usize], index: usize, what: String) -> P
     PolicyError::Invalid { section, offset: offsets.get(index).copied().unwrap_or(0), what }
 }
 
-pub(super) fn check_symbol_refs(p: &Policy, o: &EntryOffsets) -> Result<()> {
+pub(super) fn check_symbol_refs(p: &PolicyTables, o: &EntryOffsets) -> Result<()> {
     let (nu, nr, nt, nc) = (p.users.len(), p.roles.len(), p.types.len(), p.cat_names.len());
     for (i, c) in p.classes.iter().enumerate() {
         for k in c.constraints.iter().chain(&c.validatetrans) {
@@ -56,7 +56,7 @@ pub(super) fn check_symbol_refs(p: &Policy, o: &EntryOffsets) -> Result<()> {
 }
 
 /// The kernel's policydb_bounds_sanity_check, for users, roles and types: one walk.
-pub(super) fn check_bounds(p: &Policy, o: &EntryOffsets) -> Result<()> {
+pub(super) fn check_bounds(p: &PolicyTables, o: &EntryOffsets) -> Result<()> {
     walk_bounds(Section::Users, "user", &p.users, &p.user_names, &o.users, |u| u.bounds, |u, up| {
         (!up.roles.contains(&u.roles)).then(|| "roles exceed those of its bound".to_string())
     })?;

@@ -5,6 +5,7 @@ use rustc_hash::FxHashMap as HashMap;
 use super::avtab::{avtab_item, has_rule};
 use crate::error::{Result, Section};
 use crate::model::*;
+use crate::rules::*;
 use crate::reader::Reader;
 
 /// A type rule's source, target, class and kind.
@@ -14,10 +15,11 @@ type TypeRuleKey = (u16, u16, u16, TypeRuleKind);
 /// is in a true list, and how many there are so far.
 type FirstRule = (usize, bool, u32);
 
-pub(super) fn conditionals(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+/// The conditionals, whose rules go on numbering extended-permission payloads in `xperms`
+/// and may not repeat a type rule of the unconditional table `avtab`.
+pub(super) fn conditionals(r: &mut Reader<'_>, p: &PolicyTables, avtab: &[AvtabEntry], xperms: &mut Vec<Xperms>) -> Result<Vec<CondNode>> {
     r.enter(Section::Conditionals);
     let n = r.count("conditional", 12)?;
-    let mut xperms = std::mem::take(&mut p.xperms);
     let mut conds = Vec::with_capacity(n);
     let mut type_rules: HashMap<TypeRuleKey, FirstRule> = HashMap::default();
     for node in 0..n {
@@ -55,9 +57,9 @@ pub(super) fn conditionals(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
             list.reserve_exact(len);
             for _ in 0..len {
                 let eat = r.offset();
-                let e = avtab_item(r, p, true, &mut xperms)?;
+                let e = avtab_item(r, p, true, xperms)?;
                 if let RuleKind::Type(tk) = e.kind {
-                    if has_rule(&p.avtab, &e) {
+                    if has_rule(avtab, &e) {
                         return Err(r.invalid_at(eat, "conditional type rule conflicts with an unconditional one"));
                     }
                     // The kernel's cond_insertf: a key may have one conditional type rule, or
@@ -79,7 +81,5 @@ pub(super) fn conditionals(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
         let [true_list, false_list] = lists;
         conds.push(CondNode { expr, true_list, false_list });
     }
-    p.conds = conds;
-    p.xperms = xperms;
-    Ok(())
+    Ok(conds)
 }

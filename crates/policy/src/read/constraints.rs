@@ -65,7 +65,7 @@ fn comparison(attr: u32, op: u32) -> Option<Comparison> {
     }
 }
 
-pub(super) fn constraints(r: &mut Reader<'_>, p: &Policy, class: &str, n: usize, xtarget: bool) -> Result<Vec<Constraint>> {
+pub(super) fn constraints(r: &mut Reader<'_>, p: &PolicyTables, class: &str, n: usize, xtarget: bool) -> Result<Vec<Constraint>> {
     const MAXDEPTH: i32 = ConstraintExpr::MAX_DEPTH as i32;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {

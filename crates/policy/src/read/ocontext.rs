@@ -7,7 +7,7 @@ use crate::error::{Result, Section};
 use crate::model::*;
 use crate::reader::Reader;
 
-pub(super) fn context(r: &mut Reader<'_>, p: &Policy) -> Result<Context> {
+pub(super) fn context(r: &mut Reader<'_>, p: &PolicyTables) -> Result<Context> {
     let at = r.offset();
     let user = r.u32()?;
     let role = r.u32()?;
@@ -20,7 +20,7 @@ pub(super) fn context(r: &mut Reader<'_>, p: &Policy) -> Result<Context> {
     Ok(c)
 }
 
-pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
     r.enter(Section::ObjectContexts);
     let mut o = ObjectContexts::default();
     for kind in 0..ocon_num(p.version) {
@@ -114,7 +114,7 @@ pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> 
     Ok(())
 }
 
-pub(super) fn context_second(r: &mut Reader<'_>, p: &Policy) -> Result<Context> {
+pub(super) fn context_second(r: &mut Reader<'_>, p: &PolicyTables) -> Result<Context> {
     context(r, p)
 }
 
@@ -122,7 +122,7 @@ pub(super) fn four(b: &[u8]) -> [u8; 4] {
     [b[0], b[1], b[2], b[3]]
 }
 
-pub(super) fn genfs(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+pub(super) fn genfs(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
     r.enter(Section::Genfs);
     let n = r.count("genfs filesystem", 8)?;
     for _ in 0..n {

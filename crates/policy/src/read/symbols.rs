@@ -109,7 +109,7 @@ pub(super) struct EntryOffsets {
     pub(super) permissive: usize,
 }
 
-pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy, permissive_at: usize) -> Result<()> {
+pub(super) fn symbols(r: &mut Reader<'_>, p: &mut PolicyTables, permissive_at: usize) -> Result<()> {
     let sections = [
         Section::Commons,
         Section::Classes,
@@ -202,7 +202,7 @@ pub(super) fn perms(r: &mut Reader<'_>, owner: &str, first: u32, nprim: u32, nel
     Ok(())
 }
 
-pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn commons(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "common", nprim, nel, Some(Common::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -221,7 +221,7 @@ pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
     Ok(at)
 }
 
-pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn classes(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "class", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
@@ -280,7 +280,7 @@ pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
     Ok(at)
 }
 
-pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn roles(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "role", nprim, nel, Some(Role::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -301,7 +301,7 @@ pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
     Ok(at)
 }
 
-pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn types(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "type", nprim, nel, Some(Type::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -325,7 +325,7 @@ pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
 }
 
 
-pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn users(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "user", nprim, nel, Some(User::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -344,7 +344,7 @@ pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
     Ok(at)
 }
 
-pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn booleans(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "boolean", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
@@ -363,7 +363,7 @@ pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usiz
     Ok(at)
 }
 
-pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "sensitivity", nprim, nel, Some(Sensitivity::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -380,7 +380,7 @@ pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel:
     Ok(at)
 }
 
-pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn categories(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "category", nprim, nel, Some(|| Box::from("")))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -398,7 +398,7 @@ pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: us
 
 /// Takes category holes out of every sensitivity's category set, so that no valid level can
 /// hold an unnamed category (the categories are read after the sensitivities).
-fn unname_hole_categories(p: &mut Policy) {
+fn unname_hole_categories(p: &mut PolicyTables) {
     let names = &p.cat_names;
     if (1..=names.len() as u32).all(|c| names.is_defined(c)) {
         return;
