@@ -182,7 +182,7 @@ fn info(out: &mut Out, policy: &PolicyArgs) -> Result<(), CliError> {
     writeln!(out, "categories {}", p.cat_names.len())?;
     let (rules, cond_rules) = g.rule_counts();
     writeln!(out, "rules {rules} unconditional, {cond_rules} conditional")?;
-    writeln!(out, "conditionals {}", p.conds.len())?;
+    writeln!(out, "conditionals {}", g.conditionals().len())?;
     writeln!(out, "permissive types {}", p.permissive.len())?;
     Ok(())
 }

@@ -20,8 +20,8 @@ fn main() {
                 p.roles.len(),
                 p.users.len(),
                 p.bools.len(),
-                p.avtab.len(),
-                p.conds.len(),
+                p.rules().avtab().len(),
+                p.rules().conds().len(),
                 p.filename_trans.len(),
                 t.elapsed()
             ),

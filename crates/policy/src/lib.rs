@@ -14,10 +14,12 @@ mod error;
 mod model;
 mod read;
 mod reader;
+mod rules;
 mod validate;
 
 pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result, Section};
 pub use model::*;
+pub use rules::*;
 pub use read::{counting_sort, read_policy, section_starts, sort_avtab, version, MAX_INITIAL_SID, MAGIC, VERSION_MAX, VERSION_MIN};
 pub use validate::{level_dom, range_contains, OBJECT_R};

@@ -65,39 +65,70 @@ pub enum ConstraintExpr {
     Not,
     And,
     Or,
-    /// Compare an attribute of the contexts (`CEXPR_*` attr bits) with operator `op`.
-    Attr { attr: u32, op: u32 },
-    /// Test a user, role or type of one context (`attr` bits) against a set of values.
-    Names { attr: u32, op: u32, names: Ebitmap },
+    /// Compare a field of the two contexts (`u1 == u2`, `r1 dom r2`, `l1 domby h2`...).
+    Compare(Comparison),
+    /// Test a user, role or type of one context against a set of values (bit = value - 1).
+    Names { of: ConstraintOperand, field: NameField, op: EqOp, names: Ebitmap },
 }
 
-pub mod cexpr {
-    pub const NOT: u32 = 1;
-    pub const AND: u32 = 2;
-    pub const OR: u32 = 3;
-    pub const ATTR: u32 = 4;
-    pub const NAMES: u32 = 5;
+impl ConstraintExpr {
+    /// The deepest stack a constraint expression may build (the kernel's CEXPR_MAXDEPTH).
+    pub const MAX_DEPTH: usize = 5;
+}
 
-    pub const USER: u32 = 1;
-    pub const ROLE: u32 = 2;
-    pub const TYPE: u32 = 4;
-    pub const TARGET: u32 = 8;
-    pub const XTARGET: u32 = 16;
-    pub const L1L2: u32 = 32;
-    pub const L1H2: u32 = 64;
-    pub const H1L2: u32 = 128;
-    pub const H1H2: u32 = 256;
-    pub const L1H1: u32 = 512;
-    pub const L2H2: u32 = 1024;
+/// What a constraint compares between the source (1) and target (2) contexts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    User(EqOp),
+    Type(EqOp),
+    /// Roles compare by value, or by the dominance the policy declares.
+    Role(RelOp),
+    Levels(LevelPair, RelOp),
+}
 
-    pub const EQ: u32 = 1;
-    pub const NEQ: u32 = 2;
-    pub const DOM: u32 = 3;
-    pub const DOMBY: u32 = 4;
-    pub const INCOMP: u32 = 5;
+/// `==` or `!=`: the only operators users, types and name sets take.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EqOp {
+    Eq,
+    Neq,
+}
 
-    /// The deepest stack a constraint expression may build.
-    pub const MAXDEPTH: usize = 5;
+/// The operators roles and levels take.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RelOp {
+    Eq,
+    Neq,
+    Dom,
+    DomBy,
+    Incomp,
+}
+
+/// Which two levels a comparison takes: low (l) or high (h) of the source (1) or target (2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LevelPair {
+    L1L2,
+    L1H2,
+    H1L2,
+    H1H2,
+    L1H1,
+    L2H2,
+}
+
+/// Whose context a name test reads: the source (1), the target (2), or, in validatetrans only,
+/// the task's (3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ConstraintOperand {
+    Source,
+    Target,
+    Task,
+}
+
+/// Which field of a context a name test reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NameField {
+    User,
+    Role,
+    Type,
 }
 
 #[derive(Clone, Debug)]
@@ -106,17 +137,25 @@ pub struct Constraint {
     pub expr: Vec<ConstraintExpr>,
 }
 
-/// `default_user` and friends: which context a new object's field comes from.
-pub mod defaults {
-    pub const SOURCE: u32 = 1;
-    pub const TARGET: u32 = 2;
-    pub const SOURCE_LOW: u32 = 1;
-    pub const SOURCE_HIGH: u32 = 2;
-    pub const SOURCE_LOW_HIGH: u32 = 3;
-    pub const TARGET_LOW: u32 = 4;
-    pub const TARGET_HIGH: u32 = 5;
-    pub const TARGET_LOW_HIGH: u32 = 6;
-    pub const GLBLUB: u32 = 7;
+/// `default_user`, `default_role` and `default_type`: which context a new object's field comes
+/// from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DefaultSide {
+    Source,
+    Target,
+}
+
+/// `default_range`: which part of which context a new object's range comes from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DefaultRange {
+    SourceLow,
+    SourceHigh,
+    SourceLowHigh,
+    TargetLow,
+    TargetHigh,
+    TargetLowHigh,
+    /// The greatest lower bound of the two low levels to the least upper bound of the highs.
+    Glblub,
 }
 
 #[derive(Clone, Debug)]
@@ -128,10 +167,11 @@ pub struct Class {
     pub perms: Names,
     pub constraints: Vec<Constraint>,
     pub validatetrans: Vec<Constraint>,
-    pub default_user: u32,
-    pub default_role: u32,
-    pub default_range: u32,
-    pub default_type: u32,
+    /// None: no default rule (the kernel's 0, and any value it does not name).
+    pub default_user: Option<DefaultSide>,
+    pub default_role: Option<DefaultSide>,
+    pub default_range: Option<DefaultRange>,
+    pub default_type: Option<DefaultSide>,
 }
 
 #[derive(Clone, Debug)]
@@ -215,81 +255,6 @@ impl Sensitivity {
     }
 }
 
-/// `AVTAB_*` specifier bits of an access vector table entry.
-pub mod avtab {
-    pub const ALLOWED: u16 = 0x0001;
-    pub const AUDITALLOW: u16 = 0x0002;
-    pub const AUDITDENY: u16 = 0x0004;
-    pub const AV: u16 = ALLOWED | AUDITDENY | AUDITALLOW;
-    pub const TRANSITION: u16 = 0x0010;
-    pub const MEMBER: u16 = 0x0020;
-    pub const CHANGE: u16 = 0x0040;
-    pub const TYPE: u16 = TRANSITION | MEMBER | CHANGE;
-    pub const XPERMS_ALLOWED: u16 = 0x0100;
-    pub const XPERMS_AUDITALLOW: u16 = 0x0200;
-    pub const XPERMS_DONTAUDIT: u16 = 0x0400;
-    pub const XPERMS: u16 = XPERMS_ALLOWED | XPERMS_AUDITALLOW | XPERMS_DONTAUDIT;
-    pub const ENABLED: u16 = 0x8000;
-
-    pub const XPERMS_IOCTLFUNCTION: u8 = 1;
-    pub const XPERMS_IOCTLDRIVER: u8 = 2;
-    pub const XPERMS_NLMSG: u8 = 3;
-}
-
-/// An extended-permission rule's payload: for `IOCTLDRIVER`, `perms` holds driver numbers; for
-/// `IOCTLFUNCTION` and `NLMSG`, function numbers of `driver`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Xperms {
-    pub specified: u8,
-    pub driver: u8,
-    pub perms: [u32; 8],
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct AvtabEntry {
-    pub source_type: u16,
-    pub target_type: u16,
-    pub class: u16,
-    /// Exactly one `avtab` specifier bit.
-    pub specified: u16,
-    /// A permission vector, an audit-deny vector, a new type, or (for extended-permission
-    /// rules) an index into [`Policy::xperms`], as `specified` says.
-    pub data: u32,
-}
-
-impl AvtabEntry {
-    /// The order the reader keeps the table in: source type, class, target type (then file
-    /// order).
-    pub fn sort_key(&self) -> (u16, u16, u16) {
-        (self.source_type, self.class, self.target_type)
-    }
-}
-
-pub mod cond {
-    pub const BOOL: u32 = 1;
-    pub const NOT: u32 = 2;
-    pub const OR: u32 = 3;
-    pub const AND: u32 = 4;
-    pub const XOR: u32 = 5;
-    pub const EQ: u32 = 6;
-    pub const NEQ: u32 = 7;
-    pub const MAXDEPTH: usize = 10;
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CondExpr {
-    pub kind: u32,
-    /// Boolean value (1-based) for `cond::BOOL`, else 0.
-    pub boolean: u32,
-}
-
-#[derive(Clone, Debug)]
-pub struct CondNode {
-    pub expr: Vec<CondExpr>,
-    pub true_list: Vec<AvtabEntry>,
-    pub false_list: Vec<AvtabEntry>,
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoleTrans {
     pub role: u32,
@@ -361,15 +326,30 @@ pub struct Node6Context {
     pub context: Context,
 }
 
-pub mod fsuse {
-    pub const XATTR: u32 = 1;
-    pub const TRANS: u32 = 2;
-    pub const TASK: u32 = 3;
+/// How a filesystem's objects get their labels: the kernel's `SECURITY_FS_USE_*` values that
+/// a policy may hold (all but MNTPOINT, which the kernel decides at mount time).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FsUseBehavior {
+    /// fs_use_xattr: from extended attributes.
+    Xattr,
+    /// fs_use_trans: from type transitions on the creating task and the filesystem.
+    Trans,
+    /// fs_use_task: the creating task's context.
+    Task,
+    /// genfscon labelling.
+    Genfs,
+    /// No labelling support.
+    None,
+    /// The filesystem labels natively.
+    Native,
+    /// 0, which no SECURITY_FS_USE_* names and no compiler writes: the kernel loads it, and
+    /// its inode labelling then falls to the default case (the superblock's SID).
+    Unspecified,
 }
 
 #[derive(Clone, Debug)]
 pub struct FsUse {
-    pub behavior: u32,
+    pub behavior: FsUseBehavior,
     pub fstype: Box<str>,
     pub context: Context,
 }
@@ -424,12 +404,16 @@ pub struct RangeTrans {
     pub range: Range,
 }
 
-/// A compiled policy as the kernel would hold it after `policydb_read`.
+/// Every table of a compiled policy but its access vector and conditional rule tables (in
+/// [`RuleTables`]): symbols, constraints, role and range transitions, filename transitions,
+/// object contexts. What the security server keeps as it is read; the rule tables it takes
+/// apart into its own indexes.
 #[derive(Clone, Debug)]
-pub struct Policy {
+pub struct PolicyTables {
     pub version: u32,
     pub mls: bool,
     pub handle_unknown: HandleUnknown,
+    /// The capabilities the policy declares (bit = `POLICYDB_CAP_*` number).
     pub policycaps: Ebitmap,
     /// Permissive types, bit = type value (not value - 1, as in the kernel).
     pub permissive: Ebitmap,
@@ -448,11 +432,6 @@ pub struct Policy {
     pub sens: Vec<Sensitivity>,
     pub sens_names: Names,
     pub cat_names: Names,
-    /// Unconditional rules, sorted by [`AvtabEntry::sort_key`].
-    pub avtab: Vec<AvtabEntry>,
-    /// The payloads of extended-permission rules, unconditional and conditional.
-    pub xperms: Vec<Xperms>,
-    pub conds: Vec<CondNode>,
     pub role_trans: Vec<RoleTrans>,
     pub role_allows: Vec<RoleAllow>,
     pub filename_trans: Vec<FilenameTrans>,
@@ -464,7 +443,7 @@ pub struct Policy {
     pub type_attr_map: Vec<Ebitmap>,
 }
 
-impl Policy {
+impl PolicyTables {
     /// The 1-based value of class `name`.
     pub fn class_value(&self, name: &str) -> Option<u32> {
         self.class_names.value(name)

@@ -2,12 +2,12 @@
 //! with one deliberate difference: a context naming a hole (a value with no entry) is never valid,
 //! where the kernel lets an `object_r` context through with an unnamed user or type.
 
-use crate::model::{Context, Level, Policy, Range};
+use crate::model::{Context, Level, PolicyTables, Range};
 
 /// The value of role `object_r`, fixed by the format.
 pub const OBJECT_R: u32 = 1;
 
-impl Policy {
+impl PolicyTables {
     /// A level is valid when its sensitivity exists and may go with each of its categories.
     /// (The reader keeps holes out of every sensitivity's categories, so the containment test
     /// also refuses unnamed categories.)

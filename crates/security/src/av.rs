@@ -1,6 +1,6 @@
 //! Access decisions: the kernel's context_struct_compute_av and security_compute_av.
 
-use seaccess_policy::{avtab, Context};
+use seaccess_policy::{AvKind, Context, RuleKind};
 use seaccess_types::{AccessVector, AvDecision, ClassId, DecisionFlags, Sid};
 
 use crate::constraint;
@@ -34,21 +34,25 @@ impl Generation {
                 if ti == tattrs.len() {
                     break;
                 }
-                if tattrs[ti] != rule.target || rule.specified & avtab::AV == 0 {
+                let kind = match rule.kind {
+                    RuleKind::Av(k) => k,
+                    RuleKind::Type(_) | RuleKind::Xperms(_) => continue,
+                };
+                if tattrs[ti] != rule.target {
                     continue;
                 }
                 if !self.on(rule.branch) {
                     if let Some(d) = disabled.as_deref_mut() {
-                        if rule.specified == avtab::ALLOWED {
+                        if kind == AvKind::Allowed {
                             d.push((rule.branch, rule.data));
                         }
                     }
                     continue;
                 }
-                match rule.specified {
-                    avtab::ALLOWED => r.allowed |= rule.data,
-                    avtab::AUDITALLOW => r.auditallow |= rule.data,
-                    _ => r.auditdeny &= rule.data,
+                match kind {
+                    AvKind::Allowed => r.allowed |= rule.data,
+                    AvKind::AuditAllow => r.auditallow |= rule.data,
+                    AvKind::AuditDeny => r.auditdeny &= rule.data,
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! Booleans and the conditional rules they switch: the kernel's cond_evaluate_expr and
 //! evaluate_cond_nodes, security_get_bools and security_set_bools.
 
-use seaccess_policy::{cond, CondExpr, CondNode};
+use seaccess_policy::CondExpr;
 use seaccess_types::Seqno;
 
 use crate::compiled::ALWAYS;
@@ -65,10 +65,10 @@ impl SecurityServer {
 /// Which conditional branches a set of boolean values enables: for each node, its true list
 /// then its false list. A malformed expression enables neither, as in the kernel's
 /// evaluate_cond_node.
-pub(crate) fn enabled_branches(conds: &[CondNode], bools: &[bool]) -> Vec<bool> {
+pub(crate) fn enabled_branches(conds: &[Box<[CondExpr]>], bools: &[bool]) -> Vec<bool> {
     let mut enabled = Vec::with_capacity(conds.len() * 2);
     for node in conds {
-        let state = eval_cond(&node.expr, bools);
+        let state = eval_cond(node, bools);
         enabled.push(state == Some(true));
         enabled.push(state == Some(false));
     }
@@ -78,36 +78,37 @@ pub(crate) fn enabled_branches(conds: &[CondNode], bools: &[bool]) -> Vec<bool> 
 /// Evaluates a boolean expression: Some(state), or None when the expression is malformed (the
 /// kernel then disables both branches).
 fn eval_cond(expr: &[CondExpr], bools: &[bool]) -> Option<bool> {
-    let mut stack = [false; cond::MAXDEPTH];
+    const MAXDEPTH: usize = CondExpr::MAX_DEPTH;
+    let mut stack = [false; MAXDEPTH];
     let mut sp: usize = 0;
     for e in expr {
-        if e.kind == cond::BOOL {
-            if sp == cond::MAXDEPTH {
-                return None;
+        let op: fn(bool, bool) -> bool = match *e {
+            CondExpr::Bool(b) => {
+                if sp == MAXDEPTH {
+                    return None;
+                }
+                stack[sp] = *bools.get((b as usize).wrapping_sub(1))?;
+                sp += 1;
+                continue;
             }
-            stack[sp] = *bools.get((e.boolean as usize).wrapping_sub(1))?;
-            sp += 1;
-            continue;
-        }
-        if e.kind == cond::NOT {
-            let top = sp.checked_sub(1)?;
-            stack[top] = !stack[top];
-            continue;
-        }
+            CondExpr::Not => {
+                let top = sp.checked_sub(1)?;
+                stack[top] = !stack[top];
+                continue;
+            }
+            CondExpr::Or => |a, b| a || b,
+            CondExpr::And => |a, b| a && b,
+            CondExpr::Xor => |a, b| a ^ b,
+            CondExpr::Eq => |a, b| a == b,
+            CondExpr::Neq => |a, b| a != b,
+        };
         if sp < 2 {
             return None;
         }
         sp -= 1;
         let b = stack[sp];
         let a = &mut stack[sp - 1];
-        *a = match e.kind {
-            cond::OR => *a || b,
-            cond::AND => *a && b,
-            cond::XOR => *a ^ b,
-            cond::EQ => *a == b,
-            cond::NEQ => *a != b,
-            _ => return None,
-        };
+        *a = op(*a, b);
     }
     // The kernel answers with the bottom of the stack whatever is left above it.
     if sp == 0 {

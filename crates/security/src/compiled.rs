@@ -2,7 +2,7 @@
 //! lookups instead of the kernel's walk over every (source attribute, target attribute) pair.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use seaccess_policy::{avtab, counting_sort, AvtabEntry, Ebitmap, Policy, Range};
+use seaccess_policy::{counting_sort, AvtabEntry, CondExpr, Ebitmap, Policy, PolicyTables, Range, RuleKind, Xperms};
 
 use crate::sockets::is_kernel_socket_class;
 
@@ -14,7 +14,7 @@ pub(crate) const ALWAYS: u32 = u32::MAX;
 pub(crate) struct Rule {
     pub target: u16,
     pub class: u16,
-    pub specified: u16,
+    pub kind: RuleKind,
     pub branch: u32,
     /// Permissions, audit-deny mask, new type, or index into the policy's xperms.
     pub data: u32,
@@ -77,8 +77,13 @@ impl RuleIndex {
 pub(crate) type FilenameRules = FxHashMap<(u32, u32, Box<str>), Vec<(Ebitmap, u32)>>;
 
 pub(crate) struct Compiled {
-    /// The policy, less its rule tables, which live in the indexes below.
-    pub policy: Policy,
+    /// The policy's tables; its rule tables live in the indexes below.
+    pub policy: PolicyTables,
+    /// The payloads of extended-permission rules, indexed by their rules' `data`.
+    pub xperms: Vec<Xperms>,
+    /// Each conditional's boolean expression, in file order: its rules are in the indexes,
+    /// under branches 2i (true) and 2i + 1 (false).
+    pub cond_exprs: Vec<Box<[CondExpr]>>,
     /// Access-vector and extended-permission rules.
     pub av: RuleIndex,
     /// Type transition, member and change rules.
@@ -101,21 +106,25 @@ pub(crate) struct Compiled {
 }
 
 fn split(e: &AvtabEntry, branch: u32) -> (u16, Rule) {
-    (e.source_type, Rule { target: e.target_type, class: e.class, specified: e.specified, branch, data: e.data })
+    (e.source_type, Rule { target: e.target_type, class: e.class, kind: e.kind, branch, data: e.data })
 }
 
 impl Compiled {
-    pub fn new(mut policy: Policy) -> Compiled {
+    pub fn new(policy: Policy) -> Compiled {
+        let (policy, rules) = policy.into_parts();
+        let (avtab, xperms, conds) = rules.into_parts();
+        let is_type = |e: &AvtabEntry| matches!(e.kind, RuleKind::Type(_));
         let nt = policy.types.len();
-        let avtab = std::mem::take(&mut policy.avtab);
         let (mut cond_av, mut cond_ty) = (Vec::new(), Vec::new());
         let mut ncond = 0;
-        for (i, node) in policy.conds.iter_mut().enumerate() {
-            let lists = [(2 * i as u32, std::mem::take(&mut node.true_list)), (2 * i as u32 + 1, std::mem::take(&mut node.false_list))];
+        let mut cond_exprs = Vec::with_capacity(conds.len());
+        for (i, node) in conds.into_iter().enumerate() {
+            cond_exprs.push(node.expr.into_boxed_slice());
+            let lists = [(2 * i as u32, node.true_list), (2 * i as u32 + 1, node.false_list)];
             for (branch, list) in lists {
                 ncond += list.len();
                 for e in &list {
-                    if e.specified & avtab::TYPE != 0 {
+                    if is_type(e) {
                         cond_ty.push(split(e, branch));
                     } else {
                         cond_av.push(split(e, branch));
@@ -123,10 +132,9 @@ impl Compiled {
                 }
             }
         }
-        let is_type = |e: &&AvtabEntry| e.specified & avtab::TYPE != 0;
         let nc = policy.classes.len();
         let av = RuleIndex::build(nt, nc, avtab.iter().filter(|e| !is_type(e)).map(|e| split(e, ALWAYS)), cond_av);
-        let types = RuleIndex::build(nt, nc, avtab.iter().filter(is_type).map(|e| split(e, ALWAYS)), cond_ty);
+        let types = RuleIndex::build(nt, nc, avtab.iter().filter(|e| is_type(e)).map(|e| split(e, ALWAYS)), cond_ty);
         let rule_counts = (avtab.len(), ncond);
         drop(avtab);
         let attrs = policy
@@ -149,6 +157,8 @@ impl Compiled {
         let process_trans_perms = bit("transition") | bit("dyntransition");
         let socket_class = policy.classes.iter().map(|c| is_kernel_socket_class(&c.name)).collect();
         Compiled {
+            xperms,
+            cond_exprs,
             av,
             types,
             attrs,

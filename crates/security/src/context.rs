@@ -1,7 +1,7 @@
 //! Security contexts: parsing `user:role:type[:range]` against a policy, validation, and the
 //! kernel's canonical text form.
 
-use seaccess_policy::{Context, Ebitmap, Level, Policy, Range, OBJECT_R};
+use seaccess_policy::{Context, Ebitmap, Level, PolicyTables, Range, OBJECT_R};
 
 use crate::error::{Result, SecurityError};
 
@@ -13,7 +13,7 @@ fn invalid(ctx: &str, reason: impl Into<String>) -> SecurityError {
 /// (aliases allowed for types, sensitivities and categories) must exist, the type must not be an
 /// attribute, and the context must be valid (user may hold role, role may hold type, range valid
 /// and, for subjects, within the user's clearance).
-pub fn parse_context(p: &Policy, s: &str) -> Result<Context> {
+pub fn parse_context(p: &PolicyTables, s: &str) -> Result<Context> {
     let s_trim = s.strip_suffix('\0').unwrap_or(s);
     let mut parts = s_trim.splitn(4, ':');
     let (Some(u), Some(r), Some(t)) = (parts.next(), parts.next(), parts.next()) else {
@@ -40,7 +40,7 @@ pub fn parse_context(p: &Policy, s: &str) -> Result<Context> {
 /// Says why a context is invalid, in the order the kernel checks. `s` is the context as the
 /// caller wrote it, quoted in the error. Any value may be out of the policy's tables (a context
 /// built by hand or under another policy), so nothing here indexes them unchecked.
-pub fn check_valid(p: &Policy, s: &str, c: &Context) -> Result<()> {
+pub fn check_valid(p: &PolicyTables, s: &str, c: &Context) -> Result<()> {
     if c.range.is_some() != p.mls {
         let why = if p.mls { "the policy is MLS and the context has no level" } else { "the policy is not MLS and the context has a level" };
         return Err(invalid(s, why));
@@ -79,7 +79,7 @@ pub fn check_valid(p: &Policy, s: &str, c: &Context) -> Result<()> {
     Err(invalid(s, "not valid in this policy"))
 }
 
-fn parse_range(p: &Policy, whole: &str, m: &str) -> Result<Range> {
+fn parse_range(p: &PolicyTables, whole: &str, m: &str) -> Result<Range> {
     let (lo, hi) = match m.split_once('-') {
         Some((a, b)) => (a, Some(b)),
         None => (m, None),
@@ -92,7 +92,7 @@ fn parse_range(p: &Policy, whole: &str, m: &str) -> Result<Range> {
     Ok(Range { low, high })
 }
 
-fn parse_level(p: &Policy, whole: &str, l: &str) -> Result<Level> {
+fn parse_level(p: &PolicyTables, whole: &str, l: &str) -> Result<Level> {
     let (sens_name, cats) = match l.split_once(':') {
         Some((a, b)) => (a, Some(b)),
         None => (l, None),
@@ -124,7 +124,7 @@ fn parse_level(p: &Policy, whole: &str, l: &str) -> Result<Level> {
 
 /// The kernel's canonical form: categories in increasing order, runs of three or more written
 /// `cA.cB`, a high level omitted when equal to the low one.
-pub fn context_to_string(p: &Policy, c: &Context) -> String {
+pub fn context_to_string(p: &PolicyTables, c: &Context) -> String {
     let mut out = String::with_capacity(64);
     out.push_str(p.user_names.name(c.user).unwrap_or("?"));
     out.push(':');
@@ -138,13 +138,13 @@ pub fn context_to_string(p: &Policy, c: &Context) -> String {
     out
 }
 
-pub fn range_to_string(p: &Policy, r: &Range) -> String {
+pub fn range_to_string(p: &PolicyTables, r: &Range) -> String {
     let mut out = String::new();
     push_range(p, r, &mut out);
     out
 }
 
-fn push_range(p: &Policy, r: &Range, out: &mut String) {
+fn push_range(p: &PolicyTables, r: &Range, out: &mut String) {
     push_level(p, &r.low, out);
     if r.high != r.low {
         out.push('-');
@@ -152,7 +152,7 @@ fn push_range(p: &Policy, r: &Range, out: &mut String) {
     }
 }
 
-fn push_level(p: &Policy, l: &Level, out: &mut String) {
+fn push_level(p: &PolicyTables, l: &Level, out: &mut String) {
     out.push_str(p.sens_names.name(l.sens).unwrap_or("?"));
     let cat = |b: u32| p.cat_names.name(b + 1).unwrap_or("?");
     let mut first = true;

@@ -1,7 +1,7 @@
 //! Why a decision denies what it denies: the reasons `audit2why` gives, computed alongside the
 //! kernel's context_struct_compute_av.
 
-use seaccess_policy::{Constraint, Context};
+use seaccess_policy::{CondExpr, Constraint, Context};
 use seaccess_types::{AccessVector, AvDecision, ClassId, Sid};
 
 use crate::constraint;
@@ -54,10 +54,10 @@ impl Generation {
             let mut bools: Vec<String> = Vec::new();
             for (branch, data) in disabled {
                 if data & (1 << bit) != 0 {
-                    let node = &p.conds[(*branch / 2) as usize];
-                    for e in &node.expr {
-                        if e.boolean != 0 {
-                            let n = p.bool_names.name(e.boolean).unwrap_or("?").to_string();
+                    let expr = self.c.cond_exprs.get((*branch / 2) as usize).map_or(&[][..], |e| &e[..]);
+                    for e in expr {
+                        if let CondExpr::Bool(b) = *e {
+                            let n = p.bool_names.name(b).unwrap_or("?").to_string();
                             if !bools.contains(&n) {
                                 bools.push(n);
                             }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use seaccess_policy::{Context, Policy};
+use seaccess_policy::{CondExpr, Context, PolicyTables};
 use seaccess_types::{AccessVector, ClassId, Seqno, Sid};
 
 use crate::booleans::enabled_branches;
@@ -27,20 +27,34 @@ pub struct Generation {
 
 impl Generation {
     pub(crate) fn new(c: Arc<Compiled>, sids: Arc<SidTable>, ctx: Arc<Contexts>, bools: Vec<bool>, seqno: Seqno) -> Generation {
-        let enabled = enabled_branches(&c.policy.conds, &bools);
+        let enabled = enabled_branches(&c.cond_exprs, &bools);
         Generation { c, sids, ctx, bools, enabled, seqno }
     }
 
-    pub fn policy(&self) -> &Policy {
+    /// The policy's tables. Its rule tables are not among them: the server has taken them
+    /// apart into its indexes (their sizes: [`Generation::rule_counts`]), and a generation has
+    /// no way to hand out a rule table, emptied or not:
+    ///
+    /// ```compile_fail
+    /// fn rules(g: &seaccess_security::Generation) -> usize { g.policy().avtab.len() }
+    /// ```
+    /// ```compile_fail
+    /// fn rules(g: &seaccess_security::Generation) -> usize { g.policy().rules().avtab().len() }
+    /// ```
+    pub fn policy(&self) -> &PolicyTables {
         &self.c.policy
+    }
+
+    /// The boolean expression of each of the policy's conditionals, in file order.
+    pub fn conditionals(&self) -> &[Box<[CondExpr]>] {
+        &self.c.cond_exprs
     }
 
     pub fn seqno(&self) -> Seqno {
         self.seqno
     }
 
-    /// How many rules the policy has: (unconditional, conditional). The rules themselves live
-    /// in the server's indexes, not in [`Generation::policy`].
+    /// How many rules the policy has: (unconditional, conditional).
     pub fn rule_counts(&self) -> (usize, usize) {
         self.c.rule_counts
     }

@@ -35,7 +35,7 @@ pub use error::{Result, SecurityError};
 pub use mapping::ClassMap;
 pub use explain::{DenialReason, Explanation};
 pub use generation::Generation;
-pub use ocontext::FsUseBehavior;
+pub use seaccess_policy::FsUseBehavior;
 pub use server::SecurityServer;
 pub use xperms::XpermKind;
 pub use sidtab::{SidTable, INITIAL_SID_NAMES};

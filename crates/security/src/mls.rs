@@ -1,36 +1,36 @@
 //! The MLS range of a new context: the kernel's mls_compute_sid and mls_context_glblub.
 
-use seaccess_policy::{avtab, defaults, Context, Ebitmap, Level, Range};
+use seaccess_policy::{Context, DefaultRange, Ebitmap, Level, Range, TypeRuleKind};
 
 use crate::error::{Result, SecurityError};
 use crate::generation::Generation;
 
 impl Generation {
     /// The range of a new context (before the validity check).
-    pub(crate) fn mls_compute(&self, s: &Context, t: &Context, class: u32, specified: u16, sock: bool) -> Result<Range> {
+    pub(crate) fn mls_compute(&self, s: &Context, t: &Context, class: u32, kind: TypeRuleKind, sock: bool) -> Result<Range> {
         let c = &*self.c;
         let (Some(sr), Some(tr)) = (&s.range, &t.range) else {
             return Err(SecurityError::InvalidComputedContext("context without a level in an MLS policy".into()));
         };
         let low = |r: &Range| Range { low: r.low.clone(), high: r.low.clone() };
         let high = |r: &Range| Range { low: r.high.clone(), high: r.high.clone() };
-        if specified == avtab::TRANSITION {
+        if kind == TypeRuleKind::Transition {
             if let Some(r) = c.range_trans.get(&(s.ty, t.ty, class)) {
                 return Ok(r.clone());
             }
-            let dr = c.policy.classes.get((class as usize).wrapping_sub(1)).map_or(0, |d| d.default_range);
+            let dr = c.policy.classes.get((class as usize).wrapping_sub(1)).and_then(|d| d.default_range);
             match dr {
-                defaults::SOURCE_LOW => return Ok(low(sr)),
-                defaults::SOURCE_HIGH => return Ok(high(sr)),
-                defaults::SOURCE_LOW_HIGH => return Ok(sr.clone()),
-                defaults::TARGET_LOW => return Ok(low(tr)),
-                defaults::TARGET_HIGH => return Ok(high(tr)),
-                defaults::TARGET_LOW_HIGH => return Ok(tr.clone()),
-                defaults::GLBLUB => return glblub(sr, tr),
-                _ => {}
+                Some(DefaultRange::SourceLow) => return Ok(low(sr)),
+                Some(DefaultRange::SourceHigh) => return Ok(high(sr)),
+                Some(DefaultRange::SourceLowHigh) => return Ok(sr.clone()),
+                Some(DefaultRange::TargetLow) => return Ok(low(tr)),
+                Some(DefaultRange::TargetHigh) => return Ok(high(tr)),
+                Some(DefaultRange::TargetLowHigh) => return Ok(tr.clone()),
+                Some(DefaultRange::Glblub) => return glblub(sr, tr),
+                None => {}
             }
         }
-        if specified != avtab::MEMBER && (class == c.process_class || sock) {
+        if kind != TypeRuleKind::Member && (class == c.process_class || sock) {
             Ok(sr.clone())
         } else {
             Ok(low(sr))

@@ -2,7 +2,7 @@
 //! interfaces, nodes and initial SIDs (the kernel's security_fs_use, security_genfs_sid,
 //! security_port_sid, security_netif_sid and security_node_sid).
 
-use seaccess_policy::{fsuse, Context};
+use seaccess_policy::{Context, FsUseBehavior, MAX_INITIAL_SID};
 use seaccess_types::{ClassId, PolicyCap, Sid};
 
 use crate::generation::Generation;
@@ -12,9 +12,11 @@ impl Generation {
         self.intern(c.clone())
     }
 
-    /// The SID of initial SID number `n` as the policy defines it.
+    /// The SID of initial SID number `n`, if it has a context under this policy: one the
+    /// policy gives it, or (for `init`, without userspace_initial_context) the kernel SID's.
     pub fn initial_sid(&self, n: u32) -> Option<Sid> {
-        self.c.policy.ocontexts.initial_sids.iter().find(|s| s.sid == n).map(|s| Sid(s.sid))
+        let sid = Sid(n);
+        (1..=MAX_INITIAL_SID).contains(&n).then_some(sid).filter(|&s| self.ctx.get(s).is_some())
     }
 
     fn initial_or_null(&self, n: u32) -> Sid {
@@ -24,12 +26,7 @@ impl Generation {
     /// How a filesystem type is labelled: its fs_use behaviour and SID, or None.
     pub fn fs_use(&self, fstype: &str) -> Option<(FsUseBehavior, Sid)> {
         let f = self.c.policy.ocontexts.fs_use.iter().find(|f| &*f.fstype == fstype)?;
-        let b = match f.behavior {
-            fsuse::XATTR => FsUseBehavior::Xattr,
-            fsuse::TRANS => FsUseBehavior::Trans,
-            _ => FsUseBehavior::Task,
-        };
-        Some((b, self.ctx_sid(&f.context)))
+        Some((f.behavior, self.ctx_sid(&f.context)))
     }
 
     /// The kernel's security_genfs_sid: the entry with the longest path that prefixes `path`
@@ -93,14 +90,6 @@ impl Generation {
             None => self.initial_or_null(12),
         }
     }
-}
-
-/// How a filesystem's objects get their labels (fs_use_xattr, fs_use_trans, fs_use_task).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum FsUseBehavior {
-    Xattr,
-    Trans,
-    Task,
 }
 
 /// The kernel's match_wildcard (lib/parser.c): '*' matches any run of bytes, '?' any one byte,

@@ -1,6 +1,7 @@
 //! The policy's capabilities, named: which newer kernel behaviours the policy was written for.
 //! The security server applies the ones that change its own answers (genfs and netif
-//! wildcards, in ocontext.rs); object managers ask for the rest through the cache's seam.
+//! wildcards, in ocontext.rs; userspace_initial_context, in sidtab.rs); object managers ask
+//! for the rest through the cache's seam.
 
 use seaccess_types::PolicyCaps;
 

@@ -4,8 +4,8 @@ use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use std::collections::HashMap;
 
-use seaccess_policy::{Context, Policy, MAX_INITIAL_SID};
-use seaccess_types::Sid;
+use seaccess_policy::{Context, PolicyTables, MAX_INITIAL_SID};
+use seaccess_types::{PolicyCap, Sid};
 
 use crate::context::context_to_string;
 
@@ -112,15 +112,29 @@ pub(crate) struct Contexts {
 }
 
 impl Contexts {
-    pub(crate) fn new(p: &Policy) -> Contexts {
+    pub(crate) fn new(p: &PolicyTables) -> Contexts {
         let mut c = Contexts { buckets: std::array::from_fn(|_| OnceLock::new()), initial: HashMap::new() };
         let mut isids: Vec<_> = p.ocontexts.initial_sids.iter().collect();
         isids.sort_by_key(|s| s.sid);
+        // A policy written before `init` had a context of its own does not declare
+        // userspace_initial_context; the kernel's policydb_load_isids then ignores init's
+        // context and gives it the kernel SID's, so early processes keep the kernel's label.
+        let init_own = p.policycaps.get(PolicyCap::UserspaceInitialContext.bit());
         for s in isids {
-            c.initial.entry(context_to_string(p, &s.context).into()).or_insert(Sid(s.sid));
-            c.set(Sid(s.sid), s.context.clone());
+            if s.sid == SECINITSID_INIT && !init_own {
+                continue;
+            }
+            c.set_initial(p, Sid(s.sid), &s.context);
+            if s.sid == SECINITSID_KERNEL && !init_own {
+                c.set_initial(p, Sid(SECINITSID_INIT), &s.context);
+            }
         }
         c
+    }
+
+    fn set_initial(&mut self, p: &PolicyTables, sid: Sid, context: &Context) {
+        self.initial.entry(context_to_string(p, context).into()).or_insert(sid);
+        self.set(sid, context.clone());
     }
 
     /// The initial SID standing for a context text under this policy.
@@ -140,6 +154,10 @@ impl Contexts {
         Some(bucket.get(i)?.get_or_init(|| c))
     }
 }
+
+/// The kernel's initial SID numbers (flask.h) that policy capabilities concern.
+const SECINITSID_KERNEL: u32 = 1;
+const SECINITSID_INIT: u32 = 7;
 
 /// The kernel's initial SID names, by number.
 pub const INITIAL_SID_NAMES: [&str; 28] = [

@@ -1,7 +1,7 @@
 //! New contexts for new objects and relabels: the kernel's security_compute_sid behind
 //! security_transition_sid, security_change_sid and security_member_sid.
 
-use seaccess_policy::{avtab, defaults, Context, OBJECT_R};
+use seaccess_policy::{Context, DefaultSide, RuleKind, TypeRuleKind, OBJECT_R};
 use seaccess_types::{ClassId, Sid};
 
 use crate::error::{Result, SecurityError};
@@ -10,23 +10,23 @@ use crate::generation::Generation;
 impl Generation {
     /// The kernel's security_transition_sid (with an object name: filename transitions too).
     pub fn compute_create(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> Result<Sid> {
-        self.compute_sid(ssid, tsid, class, avtab::TRANSITION, name)
+        self.compute_sid(ssid, tsid, class, TypeRuleKind::Transition, name)
     }
 
     /// The kernel's security_change_sid (type_change rules).
     pub fn compute_relabel(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Sid> {
-        self.compute_sid(ssid, tsid, class, avtab::CHANGE, None)
+        self.compute_sid(ssid, tsid, class, TypeRuleKind::Change, None)
     }
 
     /// The kernel's security_member_sid (type_member rules).
     pub fn compute_member(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Sid> {
-        self.compute_sid(ssid, tsid, class, avtab::MEMBER, None)
+        self.compute_sid(ssid, tsid, class, TypeRuleKind::Member, None)
     }
 
-    fn compute_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, specified: u16, name: Option<&str>) -> Result<Sid> {
+    fn compute_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: TypeRuleKind, name: Option<&str>) -> Result<Sid> {
         let s = self.sid_context(ssid)?;
         let t = self.sid_context(tsid)?;
-        let new = self.new_context(s, t, class, specified, name)?;
+        let new = self.new_context(s, t, class, kind, name)?;
         if !self.c.policy.context_is_valid(&new) {
             return Err(SecurityError::InvalidComputedContext(self.context_string(&new)));
         }
@@ -43,35 +43,36 @@ impl Generation {
 
     /// The new context, before the validity check. Errors when `s` or `t` is not valid in this
     /// generation's policy.
-    pub fn compute_context(&self, s: &Context, t: &Context, class: ClassId, specified: u16, name: Option<&str>) -> Result<Context> {
+    pub fn compute_context(&self, s: &Context, t: &Context, class: ClassId, kind: TypeRuleKind, name: Option<&str>) -> Result<Context> {
         self.check_context(s)?;
         self.check_context(t)?;
-        self.new_context(s, t, class, specified, name)
+        self.new_context(s, t, class, kind, name)
     }
 
-    fn new_context(&self, s: &Context, t: &Context, class: ClassId, specified: u16, name: Option<&str>) -> Result<Context> {
+    fn new_context(&self, s: &Context, t: &Context, class: ClassId, kind: TypeRuleKind, name: Option<&str>) -> Result<Context> {
         let c = &*self.c;
         let p = &c.policy;
         let cl = u32::from(class.0);
         let cladatum = p.classes.get((cl as usize).wrapping_sub(1));
         let sock = c.is_socket(cl);
         let objectish = !(cl == c.process_class || sock);
-        let user = match specified {
-            avtab::MEMBER => t.user,
-            _ if cladatum.is_some_and(|d| d.default_user == defaults::TARGET) => t.user,
-            _ => s.user,
+        let default = |f: fn(&seaccess_policy::Class) -> Option<DefaultSide>| cladatum.and_then(f);
+        // type_member rules take the target's user whatever the class says.
+        let user = match (kind, default(|d| d.default_user)) {
+            (TypeRuleKind::Member, _) | (_, Some(DefaultSide::Target)) => t.user,
+            (TypeRuleKind::Transition | TypeRuleKind::Change, Some(DefaultSide::Source) | None) => s.user,
         };
-        let mut role = match cladatum.map(|d| d.default_role) {
-            Some(defaults::SOURCE) => s.role,
-            Some(defaults::TARGET) => t.role,
-            _ if objectish => OBJECT_R,
-            _ => s.role,
+        let mut role = match default(|d| d.default_role) {
+            Some(DefaultSide::Source) => s.role,
+            Some(DefaultSide::Target) => t.role,
+            None if objectish => OBJECT_R,
+            None => s.role,
         };
-        let mut ty = match cladatum.map(|d| d.default_type) {
-            Some(defaults::SOURCE) => s.ty,
-            Some(defaults::TARGET) => t.ty,
-            _ if objectish => t.ty,
-            _ => s.ty,
+        let mut ty = match default(|d| d.default_type) {
+            Some(DefaultSide::Source) => s.ty,
+            Some(DefaultSide::Target) => t.ty,
+            None if objectish => t.ty,
+            None => s.ty,
         };
         if let (Ok(st), Ok(tt), Ok(k)) = (u16::try_from(s.ty), u16::try_from(t.ty), u16::try_from(cl)) {
             let run = c.types.run(st, k);
@@ -79,7 +80,7 @@ impl Generation {
             let hit = run[from..]
                 .iter()
                 .take_while(|r| r.target == tt)
-                .find(|r| r.specified == specified && self.on(r.branch));
+                .find(|r| r.kind == RuleKind::Type(kind) && self.on(r.branch));
             if let Some(r) = hit {
                 ty = r.data;
             }
@@ -93,12 +94,12 @@ impl Generation {
                 }
             }
         }
-        if specified == avtab::TRANSITION {
+        if kind == TypeRuleKind::Transition {
             if let Some(&nr) = c.role_trans.get(&(s.role, t.ty, cl)) {
                 role = nr;
             }
         }
-        let range = if p.mls { Some(self.mls_compute(s, t, cl, specified, sock)?) } else { None };
+        let range = if p.mls { Some(self.mls_compute(s, t, cl, kind, sock)?) } else { None };
         Ok(Context { user, role, ty, range })
     }
 }

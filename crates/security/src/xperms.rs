@@ -1,7 +1,7 @@
 //! Extended permissions (ioctl and netlink commands): the kernel's
 //! security_compute_xperms_decision and avc_has_extended_perms.
 
-use seaccess_policy::avtab;
+use seaccess_policy::{RuleKind, XpermsKind, XpermsRuleKind};
 use seaccess_types::{AccessVector, ClassId, Sid, XpermsDecision};
 
 use crate::error::{Result, SecurityError};
@@ -19,14 +19,14 @@ impl Generation {
     /// rules for this triple: for any other driver the base permission alone decides.
     pub fn xperm_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: XpermKind) -> Result<[u32; 8]> {
         let mut d = [0u32; 8];
-        self.each_xperm(ssid, tsid, class, Some(kind), |x, _| {
-            if x.specified == avtab::XPERMS_IOCTLDRIVER {
+        self.each_xperm(ssid, tsid, class, Some(kind), |x, _| match x.kind {
+            XpermsKind::IoctlDriver => {
                 for (w, p) in d.iter_mut().zip(x.perms.iter()) {
                     *w |= p;
                 }
-            } else {
-                d[usize::from(x.driver >> 5)] |= 1 << (x.driver & 31);
             }
+            XpermsKind::IoctlFunction | XpermsKind::Nlmsg => d[usize::from(x.driver >> 5)] |= 1 << (x.driver & 31),
+            XpermsKind::Unknown(_) => {}
         })?;
         Ok(d)
     }
@@ -35,15 +35,19 @@ impl Generation {
     pub fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: XpermKind, driver: u8) -> Result<XpermsDecision> {
         let mut out = XpermsDecision { driver, ..Default::default() };
         let bit = |v: &[u32; 8], b: u8| v[usize::from(b >> 5)] & (1 << (b & 31)) != 0;
-        self.each_xperm(ssid, tsid, class, Some(kind), |x, specified| {
-            let whole = x.specified == avtab::XPERMS_IOCTLDRIVER;
+        self.each_xperm(ssid, tsid, class, Some(kind), |x, rule| {
+            let whole = match x.kind {
+                XpermsKind::IoctlDriver => true,
+                XpermsKind::IoctlFunction | XpermsKind::Nlmsg => false,
+                XpermsKind::Unknown(_) => return,
+            };
             if whole && !bit(&x.perms, driver) || !whole && x.driver != driver {
                 return;
             }
-            let dst = match specified {
-                avtab::XPERMS_ALLOWED => &mut out.allowed,
-                avtab::XPERMS_AUDITALLOW => &mut out.auditallow,
-                _ => &mut out.dontaudit,
+            let dst = match rule {
+                XpermsRuleKind::Allowed => &mut out.allowed,
+                XpermsRuleKind::AuditAllow => &mut out.auditallow,
+                XpermsRuleKind::DontAudit => &mut out.dontaudit,
             };
             for (w, p) in dst.iter_mut().zip(x.perms.iter()) {
                 *w |= if whole { u32::MAX } else { *p };
@@ -105,8 +109,15 @@ impl Generation {
     }
 
     /// Calls `f` on every enabled extended-permission rule for the triple of this kind (None:
-    /// of every kind).
-    fn each_xperm(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: Option<XpermKind>, mut f: impl FnMut(&seaccess_policy::Xperms, u16)) -> Result<()> {
+    /// of every kind, those the kernel does not know included, as they turn checking on too).
+    fn each_xperm(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        kind: Option<XpermKind>,
+        mut f: impl FnMut(&seaccess_policy::Xperms, XpermsRuleKind),
+    ) -> Result<()> {
         let s = self.sid_context(ssid)?;
         let t = self.sid_context(tsid)?;
         let cl = self.check_class(class)?;
@@ -114,17 +125,20 @@ impl Generation {
         let tattrs = &c.attrs[t.ty as usize - 1];
         for &sa in c.attrs[s.ty as usize - 1].iter() {
             for rule in c.av.run(sa, cl as u16) {
-                if rule.specified & avtab::XPERMS == 0 {
-                    continue;
-                }
-                let Some(x) = c.policy.xperms.get(rule.data as usize) else { continue };
-                let matches_kind = match kind {
-                    None => true,
-                    Some(XpermKind::Ioctl) => x.specified != avtab::XPERMS_NLMSG,
-                    Some(XpermKind::Nlmsg) => x.specified == avtab::XPERMS_NLMSG,
+                let rk = match rule.kind {
+                    RuleKind::Xperms(k) => k,
+                    RuleKind::Av(_) | RuleKind::Type(_) => continue,
+                };
+                let Some(x) = c.xperms.get(rule.data as usize) else { continue };
+                let matches_kind = match (kind, x.kind) {
+                    (None, _) => true,
+                    (Some(XpermKind::Ioctl), XpermsKind::IoctlFunction | XpermsKind::IoctlDriver) => true,
+                    (Some(XpermKind::Nlmsg), XpermsKind::Nlmsg) => true,
+                    (Some(XpermKind::Ioctl), XpermsKind::Nlmsg | XpermsKind::Unknown(_)) => false,
+                    (Some(XpermKind::Nlmsg), XpermsKind::IoctlFunction | XpermsKind::IoctlDriver | XpermsKind::Unknown(_)) => false,
                 };
                 if matches_kind && self.on(rule.branch) && tattrs.binary_search(&rule.target).is_ok() {
-                    f(x, rule.specified);
+                    f(x, rk);
                 }
             }
         }

@@ -6,7 +6,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use seaccess_policy::{Context, Ebitmap, Level, Range};
+use seaccess_policy::{Context, Ebitmap, Level, Range, TypeRuleKind};
 use seaccess_security::{Generation, SecurityServer, XpermKind};
 use seaccess_testkit::*;
 use seaccess_types::{ClassId, Sid};
@@ -86,9 +86,10 @@ fn probe_generation(p: &mut Probe, g: &Generation, label: &str, ctxs: &[(String,
         p.err(&w("context_struct_to_sid"), || g.context_struct_to_sid(c.clone()));
         p.err(&w("compute_av_contexts source"), || g.compute_av_contexts(c, &good_ctx, good_class));
         p.err(&w("compute_av_contexts target"), || g.compute_av_contexts(&good_ctx, c, good_class));
-        for specified in [0x10u16, 0x20, 0x40, 0, 0xffff] {
-            p.err(&w(&format!("compute_context source {specified:#x}")), || g.compute_context(c, &good_ctx, good_class, specified, Some("x")));
-            p.err(&w(&format!("compute_context target {specified:#x}")), || g.compute_context(&good_ctx, c, good_class, specified, None));
+        // A kind other than these three is unrepresentable.
+        for kind in [TypeRuleKind::Transition, TypeRuleKind::Member, TypeRuleKind::Change] {
+            p.err(&w(&format!("compute_context source {kind:?}")), || g.compute_context(c, &good_ctx, good_class, kind, Some("x")));
+            p.err(&w(&format!("compute_context target {kind:?}")), || g.compute_context(&good_ctx, c, good_class, kind, None));
         }
         p.call(&w("context_string"), || g.context_string(c));
     }
@@ -97,7 +98,7 @@ fn probe_generation(p: &mut Probe, g: &Generation, label: &str, ctxs: &[(String,
         let w = |f: &str| format!("{label}: {f} with foreign context {c:?}");
         let r = p.call(&w("context_struct_to_sid"), || g.context_struct_to_sid(c.clone()).is_ok());
         let r2 = p.call(&w("compute_av_contexts"), || g.compute_av_contexts(c, c, good_class).is_ok());
-        let r3 = p.call(&w("compute_context"), || g.compute_context(c, c, good_class, 0x10, None).is_ok());
+        let r3 = p.call(&w("compute_context"), || g.compute_context(c, c, good_class, TypeRuleKind::Transition, None).is_ok());
         p.call(&w("context_string"), || g.context_string(c));
         for ok in [r, r2, r3].into_iter().flatten() {
             if ok && !valid {
@@ -141,7 +142,7 @@ fn probe_generation(p: &mut Probe, g: &Generation, label: &str, ctxs: &[(String,
         p.call(&w("compute_create"), || g.compute_create(good_sid, good_sid, c, Some("name")).ok());
         p.call(&w("compute_relabel"), || g.compute_relabel(good_sid, good_sid, c).ok());
         p.call(&w("compute_member"), || g.compute_member(good_sid, good_sid, c).ok());
-        p.call(&w("compute_context"), || g.compute_context(&good_ctx, &good_ctx, c, 0x10, None).ok());
+        p.call(&w("compute_context"), || g.compute_context(&good_ctx, &good_ctx, c, TypeRuleKind::Transition, None).ok());
         p.err(&w("validate_transition"), || g.validate_transition(good_sid, good_sid, good_sid, c));
         p.err(&w("xperm_drivers"), || g.xperm_drivers(good_sid, good_sid, c, XpermKind::Ioctl));
         p.err(&w("compute_xperms"), || g.compute_xperms(good_sid, good_sid, c, XpermKind::Ioctl, 0));

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use seaccess_policy::{Policy, OBJECT_R};
+use seaccess_policy::{PolicyTables, OBJECT_R};
 
 pub mod enforcing;
 
@@ -200,7 +200,7 @@ pub fn gen(oracle: &Path, policy: &Path, seed: u64, count: usize) -> Vec<String>
 /// Contexts covering a small policy: every user with every role it holds and every type of that
 /// role, and every user with object_r and every type; each at the user's low level, high level
 /// and full range (MLS policies).
-pub fn contexts(p: &Policy) -> Vec<String> {
+pub fn contexts(p: &PolicyTables) -> Vec<String> {
     let levels_for_user = |u: usize| -> Vec<String> {
         if !p.mls {
             return vec![String::new()];
@@ -232,7 +232,7 @@ pub fn contexts(p: &Policy) -> Vec<String> {
 }
 
 /// Every (source, target, class) triple over [`contexts`].
-pub fn all_triples(p: &Policy) -> Vec<String> {
+pub fn all_triples(p: &PolicyTables) -> Vec<String> {
     let ctx = contexts(p);
     let mut out = Vec::with_capacity(ctx.len() * ctx.len() * p.classes.len());
     for s in &ctx {

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use seaccess_security::SecurityServer;
-use seaccess_types::{AccessServer, ClassId, PolicyCap, PolicyCaps};
+use seaccess_types::{AccessServer, ClassId, PolicyCap, PolicyCaps, Sid};
 use seaccess_testkit::*;
 
 /// The kernel's POLICYDB_CAP_* numbers (policycap.h) and selinuxfs names (policycap_names.h).
@@ -64,8 +64,8 @@ fn declared_capabilities_reach_object_managers() {
 fn wildcard_policy(v: u32, on: bool) -> SecurityServer {
     let mut p = seaccess_policy::read_policy(&std::fs::read(compile("genfs_wildcard", v)).unwrap()).unwrap();
     if on {
-        p.policycaps.set(PolicyCap::GenfsSeclabelWildcard.bit());
-        p.policycaps.set(PolicyCap::NetifWildcard.bit());
+        p.add_policy_cap(PolicyCap::GenfsSeclabelWildcard.bit());
+        p.add_policy_cap(PolicyCap::NetifWildcard.bit());
     }
     SecurityServer::new(p)
 }
@@ -108,6 +108,51 @@ fn netif_names_are_wildcards_under_the_capability() {
             assert_eq!(ty("eth*"), "eth_t", "version {v}");
             assert_eq!(ty("lo"), "lo_t", "version {v}");
             assert_eq!(ty("lo0"), "netif_t", "version {v}");
+        }
+    }
+}
+
+/// The kernel's initial SID numbers (flask.h) of the two SIDs userspace_initial_context
+/// concerns.
+const SECINITSID_KERNEL: u32 = 1;
+const SECINITSID_INIT: u32 = 7;
+
+/// example.cil gives the `kernel` initial SID kernel_t and `init` init_t. Linux's
+/// policydb_load_isids (policydb.c) skips `init`'s own context unless the policy declares
+/// userspace_initial_context, and gives SECINITSID_INIT the `kernel` SID's context instead (so
+/// processes started before the policy load keep the kernel's label, as before init existed);
+/// `kernel`'s context still maps back to SID 1 (sidtab_set_initial hashes a context only for
+/// the first initial SID holding it), and init_t's context, no initial SID's any more, gets a
+/// SID of its own. secilc 3.4 does not know the capability, so the test sets its bit.
+/// libsepol 3.4 differs, so this is checked against the kernel's code, not the oracle: its
+/// policydb_load_isids gives every initial SID its own context whatever the capabilities
+/// (sepol_sid_to_context(7) answers init_t on example.33 loaded that way), and its
+/// sepol_load_policy, which the oracle uses, loads no initial SIDs at all.
+#[test]
+fn init_sid_takes_the_kernel_context_without_userspace_initial_context() {
+    for v in versions("example") {
+        for on in [false, true] {
+            let mut p = seaccess_policy::read_policy(&std::fs::read(compile("example", v)).unwrap()).unwrap();
+            if on {
+                p.add_policy_cap(PolicyCap::UserspaceInitialContext.bit());
+            }
+            let s = SecurityServer::new(p);
+            let g = s.snapshot();
+            assert_eq!(g.policy_caps().contains(PolicyCap::UserspaceInitialContext), on);
+            let (kernel, init) = (Sid(SECINITSID_KERNEL), Sid(SECINITSID_INIT));
+            assert_eq!(g.initial_sid(SECINITSID_INIT), Some(init), "capability {on}, version {v}");
+            let kernel_ctx = g.sid_to_context(kernel).unwrap();
+            let init_ctx = g.sid_to_context(init).unwrap();
+            assert_eq!(kernel_ctx.split(':').nth(2), Some("kernel_t"));
+            let init_t = kernel_ctx.replacen("kernel_t", "init_t", 1);
+            assert_eq!(&init_ctx, if on { &init_t } else { &kernel_ctx }, "capability {on}, version {v}");
+            assert_eq!(g.context_to_sid(&kernel_ctx).unwrap(), kernel, "capability {on}, version {v}");
+            let init_t_sid = g.context_to_sid(&init_t).unwrap();
+            if on {
+                assert_eq!(init_t_sid, init, "version {v}");
+            } else {
+                assert!(init_t_sid.0 > seaccess_policy::MAX_INITIAL_SID, "init_t's context is no initial SID's, version {v}: {init_t_sid:?}");
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 //! object manager maps but the policy lacks.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use seaccess_policy::avtab;
+use seaccess_policy::XpermsKind;
 use seaccess_security::{SecurityServer, XpermKind};
 use seaccess_testkit::*;
 
@@ -12,11 +12,7 @@ use seaccess_testkit::*;
 fn nlmsg_policy(v: u32) -> SecurityServer {
     let data = std::fs::read(compile("xperms_kinds", v)).unwrap();
     let mut p = seaccess_policy::read_policy(&data).unwrap();
-    let mut turned = 0;
-    for x in p.xperms.iter_mut().filter(|x| x.specified == avtab::XPERMS_IOCTLFUNCTION && x.driver == 0x12) {
-        x.specified = avtab::XPERMS_NLMSG;
-        turned += 1;
-    }
+    let turned = p.change_xperms_kind(|x| x.kind == XpermsKind::IoctlFunction && x.driver == 0x12, XpermsKind::Nlmsg);
     assert_eq!(turned, 2, "xperms_kinds.cil has two rules on driver 0x12");
     SecurityServer::new(p)
 }
@@ -67,6 +63,64 @@ fn unknown_mapped_class_keeps_the_permissive_flag() {
             assert_eq!(d.allowed.0, 0, "handleunknown deny, {ty} at version {v}");
             let d = g.compute_av_mapped(me, data, &map, 1).unwrap();
             assert_eq!(d.flags.permissive(), flag, "file, {ty} at version {v}");
+        }
+    }
+}
+
+/// xperms_kinds.cil at version `v` with the kind byte of its one rule on nl_only_t (an ioctl
+/// function rule, driver 0x12, function 0x34) set to `kind` in the file itself.
+fn nl_only_rule_of_kind(v: u32, kind: u8) -> Vec<u8> {
+    let mut data = std::fs::read(compile("xperms_kinds", v)).unwrap();
+    let p = seaccess_policy::read_policy(&data).unwrap();
+    let ty = |n: &str| p.type_names.value(n).unwrap() as u16;
+    let class = p.class_value("netlink_route_socket").unwrap() as u16;
+    // The record as avtab_read_item reads it: source, target, class, specifier (allowx), then
+    // the payload's kind, driver and eight words of functions.
+    let mut rec = Vec::new();
+    for h in [ty("dom_t"), ty("nl_only_t"), class, 0x0100] {
+        rec.extend_from_slice(&h.to_le_bytes());
+    }
+    rec.extend_from_slice(&[1, 0x12]);
+    let mut words = [0u32; 8];
+    words[0x34 / 32] = 1 << (0x34 % 32);
+    for w in words {
+        rec.extend_from_slice(&w.to_le_bytes());
+    }
+    let at: Vec<usize> = data.windows(rec.len()).enumerate().filter(|(_, w)| *w == rec.as_slice()).map(|(i, _)| i).collect();
+    assert_eq!(at.len(), 1, "the nl_only_t rule at version {v}");
+    data[at[0] + 8] = kind;
+    data
+}
+
+/// A kind of extended permission the kernel does not know loads (avtab_read_item does not look
+/// at it) and, since Linux 6.13 (900f83cf376b, "ignore unknown extended permissions", so that
+/// new kinds do not break older kernels), is ignored where BUG() was:
+/// services_compute_xperms_decision returns without using the rule, and
+/// services_compute_xperms_drivers flags no driver and no base permission for it but still
+/// sets `len`, so the triple's ioctl commands are checked and, no driver being flagged, all
+/// denied. The other triples keep their answers.
+#[test]
+fn unknown_xperm_kinds_load_and_grant_nothing() {
+    for v in versions("xperms_kinds") {
+        for kind in [0u8, 4, 9, 255] {
+            let p = seaccess_policy::read_policy(&nl_only_rule_of_kind(v, kind))
+                .unwrap_or_else(|e| panic!("kind {kind} at version {v}: the kernel loads it: {e}"));
+            let s = SecurityServer::new(p);
+            let g = s.snapshot();
+            let nl = g.class("netlink_route_socket").unwrap();
+            let dom = sid(&g, "u:r:dom_t");
+            let (nl_only, both, plain) = (sid(&g, "u:object_r:nl_only_t"), sid(&g, "u:object_r:both_t"), sid(&g, "u:object_r:plain_t"));
+            let allowed = |t, cmd| g.check_ioctl(dom, t, nl, cmd).unwrap().0;
+            assert_eq!(g.ioctl_drivers(dom, nl_only, nl).unwrap(), Some([0; 8]), "kind {kind}, version {v}");
+            for k in [XpermKind::Ioctl, XpermKind::Nlmsg] {
+                let x = g.compute_xperms(dom, nl_only, nl, k, 0x12).unwrap();
+                assert_eq!(x.allowed, [0; 8], "kind {kind}, {k:?}, version {v}");
+            }
+            for cmd in [0x1234, 0x5401, 0x0001] {
+                assert!(!allowed(nl_only, cmd), "nl_only_t {cmd:#x}, kind {kind}, version {v}");
+                assert!(allowed(plain, cmd), "plain_t {cmd:#x}, kind {kind}, version {v}");
+            }
+            assert!(allowed(both, 0x5401) && allowed(both, 0x1234) && !allowed(both, 0x5402), "both_t, kind {kind}, version {v}");
         }
     }
 }

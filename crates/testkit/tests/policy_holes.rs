@@ -4,7 +4,7 @@
 //! or be valid in a context. The same policy compiled by secilc (no holes) must agree too.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use seaccess_policy::{read_policy, Context, Level, Policy, Range};
+use seaccess_policy::{read_policy, Context, Level, PolicyTables, Range};
 use seaccess_testkit::*;
 
 const VERSIONS: [u32; 3] = [24, 30, 33];
@@ -21,7 +21,7 @@ const ALIAS_CONTEXTS: [&str; 6] = [
     "staff_u:staff_roles:init_t:s1",
 ];
 
-fn queries(p: &Policy) -> Vec<String> {
+fn queries(p: &PolicyTables) -> Vec<String> {
     let mut q = all_triples(p);
     let base = ["sys_u:sys_r:kernel_t:s0", "sys_u:object_r:doc_t:s0", "staff_u:staff_r:init_t:s1"];
     for a in ALIAS_CONTEXTS {

@@ -4,10 +4,11 @@
 use super::{class_ok, type_ok, version};
 use crate::error::Result;
 use crate::model::*;
+use crate::rules::*;
 use crate::reader::Reader;
 
-pub(super) fn avtab_item(r: &mut Reader<'_>, p: &Policy, conditional: bool, xperms: &mut Vec<Xperms>) -> Result<AvtabEntry> {
-    use crate::model::avtab::*;
+pub(super) fn avtab_item(r: &mut Reader<'_>, p: &PolicyTables, conditional: bool, xperms: &mut Vec<Xperms>) -> Result<AvtabEntry> {
+    const ENABLED: u16 = 0x8000;
     let at = r.offset();
     let h = r.bytes(8)?;
     let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
@@ -15,39 +16,37 @@ pub(super) fn avtab_item(r: &mut Reader<'_>, p: &Policy, conditional: bool, xper
     if !type_ok(p, source_type.into()) || !type_ok(p, target_type.into()) || !class_ok(p, class.into()) {
         return Err(r.invalid_at(at, format!("rule names type {source_type}, {target_type} or class {class} not in the policy")));
     }
-    let specified = raw & !ENABLED;
     if raw & ENABLED != 0 && !conditional {
         return Err(r.invalid_at(at, "unconditional rule marked enabled"));
     }
-    let kinds = AV | TYPE | XPERMS;
-    if specified & !kinds != 0 || specified.count_ones() != 1 {
+    let Some(kind) = RuleKind::from_specified(raw & !ENABLED) else {
         return Err(r.invalid_at(at, format!("rule kind {raw:#x} is not exactly one known kind")));
-    }
-    if specified & XPERMS != 0 {
+    };
+    if let RuleKind::Xperms(_) = kind {
         if p.version < version::XPERMS_IOCTL {
             return Err(r.invalid_at(at, format!("extended permissions need policy version 30, not {}", p.version)));
         }
         if conditional && p.version < version::COND_XPERMS {
             return Err(r.invalid_at(at, format!("conditional extended permissions need policy version 34, not {}", p.version)));
         }
-        let xs = r.u8()?;
+        // Any kind byte loads: the kernel's avtab_read_item does not look at it.
+        let xkind = XpermsKind::from_raw(r.u8()?);
         let driver = r.u8()?;
-        if !matches!(xs, XPERMS_IOCTLFUNCTION | XPERMS_IOCTLDRIVER | XPERMS_NLMSG) {
-            return Err(r.invalid_at(at, format!("unknown extended permission kind {xs}")));
-        }
         let mut perms = [0u32; 8];
         for w in &mut perms {
             *w = r.u32()?;
         }
         let data = xperms.len() as u32;
-        xperms.push(Xperms { specified: xs, driver, perms });
-        return Ok(AvtabEntry { source_type, target_type, class, specified, data });
+        xperms.push(Xperms { kind: xkind, driver, perms });
+        return Ok(AvtabEntry { source_type, target_type, class, kind, data });
     }
     let data = r.u32()?;
-    if specified & TYPE != 0 && !type_ok(p, data) {
-        return Err(r.invalid_at(at, format!("type rule's new type {data} is not in the policy")));
+    if let RuleKind::Type(_) = kind {
+        if !type_ok(p, data) {
+            return Err(r.invalid_at(at, format!("type rule's new type {data} is not in the policy")));
+        }
     }
-    Ok(AvtabEntry { source_type, target_type, class, specified, data })
+    Ok(AvtabEntry { source_type, target_type, class, kind, data })
 }
 
 /// A stable counting sort on a small integer key: linear in the table and the key range.
@@ -84,7 +83,7 @@ pub fn sort_avtab(entries: &mut Vec<AvtabEntry>, ntypes: usize, nclasses: usize)
 /// aside). The check runs on the sorted table; the offending rule (the later of the two in
 /// the file, where the kernel's insertion fails) is found again by its key from `items_at`,
 /// where the table's rules start, only when there is one.
-pub(super) fn check_avtab_unique(r: &Reader<'_>, p: &Policy, sorted: &[AvtabEntry], items_at: usize) -> Result<()> {
+pub(super) fn check_avtab_unique(r: &Reader<'_>, p: &PolicyTables, sorted: &[AvtabEntry], items_at: usize) -> Result<()> {
     let Some(dup) = find_duplicate(sorted) else { return Ok(()) };
     let mut again = r.at(items_at);
     let mut scratch = Vec::new();
@@ -93,7 +92,7 @@ pub(super) fn check_avtab_unique(r: &Reader<'_>, p: &Policy, sorted: &[AvtabEntr
     for _ in 0..sorted.len() {
         at = again.offset();
         let e = avtab_item(&mut again, p, false, &mut scratch)?;
-        if e.sort_key() == dup.sort_key() && e.specified == dup.specified {
+        if e.sort_key() == dup.sort_key() && e.kind == dup.kind {
             if seen {
                 break;
             }
@@ -105,7 +104,7 @@ pub(super) fn check_avtab_unique(r: &Reader<'_>, p: &Policy, sorted: &[AvtabEntr
         at,
         format!(
             "second rule of kind {:#x} for source type {}, target type {}, class {}",
-            dup.specified,
+            dup.kind.specified(),
             name(&p.type_names, dup.source_type),
             name(&p.type_names, dup.target_type),
             name(&p.class_names, dup.class)
@@ -124,7 +123,8 @@ fn find_duplicate(sorted: &[AvtabEntry]) -> Option<AvtabEntry> {
         // A handful of rules share a triple; compare their kinds pairwise.
         let group = &sorted[i..j];
         for (k, a) in group.iter().enumerate() {
-            if a.specified & crate::model::avtab::XPERMS == 0 && group[k + 1..].iter().any(|b| b.specified == a.specified) {
+            let xperms = matches!(a.kind, RuleKind::Xperms(_));
+            if !xperms && group[k + 1..].iter().any(|b| b.kind == a.kind) {
                 return Some(*a);
             }
         }
@@ -137,5 +137,5 @@ fn find_duplicate(sorted: &[AvtabEntry]) -> Option<AvtabEntry> {
 pub(super) fn has_rule(sorted: &[AvtabEntry], e: &AvtabEntry) -> bool {
     let triple = |x: &AvtabEntry| (x.source_type, x.class, x.target_type);
     let from = sorted.partition_point(|x| triple(x) < triple(e));
-    sorted[from..].iter().take_while(|x| triple(x) == triple(e)).any(|x| x.specified == e.specified)
+    sorted[from..].iter().take_while(|x| triple(x) == triple(e)).any(|x| x.kind == e.kind)
 }

@@ -11,17 +11,16 @@ fn invalid(section: Section, offsets: &[usize], index: usize, what: String) -> P
     PolicyError::Invalid { section, offset: offsets.get(index).copied().unwrap_or(0), what }
 }
 
-pub(super) fn check_symbol_refs(p: &Policy, o: &EntryOffsets) -> Result<()> {
-    use crate::model::cexpr::*;
+pub(super) fn check_symbol_refs(p: &PolicyTables, o: &EntryOffsets) -> Result<()> {
     let (nu, nr, nt, nc) = (p.users.len(), p.roles.len(), p.types.len(), p.cat_names.len());
     for (i, c) in p.classes.iter().enumerate() {
         for k in c.constraints.iter().chain(&c.validatetrans) {
             for e in &k.expr {
-                if let ConstraintExpr::Names { attr, names, .. } = e {
-                    let n = match attr & !(TARGET | XTARGET) {
-                        USER => nu,
-                        ROLE => nr,
-                        _ => nt,
+                if let ConstraintExpr::Names { field, names, .. } = e {
+                    let n = match field {
+                        NameField::User => nu,
+                        NameField::Role => nr,
+                        NameField::Type => nt,
                     };
                     if !bits_below(names, n) {
                         let what = format!("class {}: constraint names a value beyond the symbol table", c.name);
@@ -57,7 +56,7 @@ pub(super) fn check_symbol_refs(p: &Policy, o: &EntryOffsets) -> Result<()> {
 }
 
 /// The kernel's policydb_bounds_sanity_check, for users, roles and types: one walk.
-pub(super) fn check_bounds(p: &Policy, o: &EntryOffsets) -> Result<()> {
+pub(super) fn check_bounds(p: &PolicyTables, o: &EntryOffsets) -> Result<()> {
     walk_bounds(Section::Users, "user", &p.users, &p.user_names, &o.users, |u| u.bounds, |u, up| {
         (!up.roles.contains(&u.roles)).then(|| "roles exceed those of its bound".to_string())
     })?;

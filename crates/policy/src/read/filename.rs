@@ -8,7 +8,7 @@ use crate::error::{Result, Section};
 use crate::model::*;
 use crate::reader::Reader;
 
-pub(super) fn filename_transitions(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+pub(super) fn filename_transitions(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
     r.enter(Section::FilenameTransitions);
     if p.version < version::FILENAME_TRANS {
         return Ok(());
@@ -20,7 +20,7 @@ pub(super) fn filename_transitions(r: &mut Reader<'_>, p: &mut Policy) -> Result
     for _ in 0..n {
         let at = r.offset();
         let name = r.len_name("filename transition object")?;
-        let mut add = |r: &Reader<'_>, p: &mut Policy, stypes: Ebitmap, ttype: u32, class: u32, otype: u32| -> Result<()> {
+        let mut add = |r: &Reader<'_>, p: &mut PolicyTables, stypes: Ebitmap, ttype: u32, class: u32, otype: u32| -> Result<()> {
             if !type_ok(p, ttype) || !type_ok(p, otype) || !class_ok(p, class) || !bits_below(&stypes, p.types.len()) {
                 return Err(r.invalid_at(at, format!("filename transition for \"{name}\" names a type or class not in the policy")));
             }

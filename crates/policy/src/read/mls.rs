@@ -27,7 +27,7 @@ pub(super) fn range(r: &mut Reader<'_>) -> Result<Range> {
     Ok(Range { low: Level { sens: low_sens, cats: low_cats }, high: Level { sens: high_sens, cats: high_cats } })
 }
 
-pub(super) fn range_transitions(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+pub(super) fn range_transitions(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
     r.enter(Section::RangeTransitions);
     let n = r.count("range transition", 24)?;
     let mut seen = HashSet::default();

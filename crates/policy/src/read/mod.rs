@@ -14,6 +14,7 @@ mod symbols;
 use crate::ebitmap::Ebitmap;
 use crate::error::{PolicyError, Result, Section};
 use crate::model::*;
+use crate::rules::*;
 use crate::reader::Reader;
 
 use avtab::{avtab_item, check_avtab_unique};
@@ -93,9 +94,8 @@ fn read(data: &[u8]) -> Result<(Policy, Vec<(Section, usize)>)> {
     }
     sort_avtab(&mut avtab, p.types.len(), p.classes.len());
     check_avtab_unique(&r, &p, &avtab, items_at)?;
-    p.avtab = avtab;
-    p.xperms = xperms;
-    conditionals(&mut r, &mut p)?;
+    let conds = conditionals(&mut r, &p, &avtab, &mut xperms)?;
+    let rules = RuleTables { avtab, xperms, conds };
     role_rules(&mut r, &mut p)?;
     filename_transitions(&mut r, &mut p)?;
     object_contexts(&mut r, &mut p)?;
@@ -106,11 +106,11 @@ fn read(data: &[u8]) -> Result<(Policy, Vec<(Section, usize)>)> {
     if r.remaining() != 0 {
         return Err(r.invalid(format!("{} bytes after the last section", r.remaining())));
     }
-    Ok((p, r.section_starts()))
+    Ok((Policy { tables: p, rules }, r.section_starts()))
 }
 
 /// The header, policy capabilities and permissive types; also where the permissive bitmap starts.
-fn header(r: &mut Reader<'_>) -> Result<(Policy, usize)> {
+fn header(r: &mut Reader<'_>) -> Result<(PolicyTables, usize)> {
     let magic = r.u32()?;
     if magic != MAGIC {
         return Err(r.invalid_at(0, format!("not a binary SELinux policy: magic {magic:#x}, expected {MAGIC:#x}")));
@@ -155,7 +155,7 @@ fn header(r: &mut Reader<'_>) -> Result<(Policy, usize)> {
     r.enter(Section::PermissiveTypes);
     let permissive_at = r.offset();
     let permissive = Ebitmap::read(r)?;
-    let p = Policy {
+    let p = PolicyTables {
         version,
         mls: config & CONFIG_MLS != 0,
         handle_unknown,
@@ -176,9 +176,6 @@ fn header(r: &mut Reader<'_>) -> Result<(Policy, usize)> {
         sens: Vec::new(),
         sens_names: Names::default(),
         cat_names: Names::default(),
-        avtab: Vec::new(),
-        xperms: Vec::new(),
-        conds: Vec::new(),
         role_trans: Vec::new(),
         role_allows: Vec::new(),
         filename_trans: Vec::new(),
@@ -194,17 +191,17 @@ fn bits_below(e: &Ebitmap, n: usize) -> bool {
     (e.end() as usize) <= n
 }
 
-fn type_ok(p: &Policy, t: u32) -> bool {
+fn type_ok(p: &PolicyTables, t: u32) -> bool {
     t != 0 && t as usize <= p.types.len()
 }
-fn class_ok(p: &Policy, c: u32) -> bool {
+fn class_ok(p: &PolicyTables, c: u32) -> bool {
     c != 0 && c as usize <= p.classes.len()
 }
-fn role_ok(p: &Policy, ro: u32) -> bool {
+fn role_ok(p: &PolicyTables, ro: u32) -> bool {
     ro != 0 && ro as usize <= p.roles.len()
 }
 
-fn type_attr_map(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+fn type_attr_map(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
     r.enter(Section::TypeAttributeMap);
     let nt = p.types.len();
     let mut map = Vec::with_capacity(nt);

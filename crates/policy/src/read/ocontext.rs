@@ -7,7 +7,7 @@ use crate::error::{Result, Section};
 use crate::model::*;
 use crate::reader::Reader;
 
-pub(super) fn context(r: &mut Reader<'_>, p: &Policy) -> Result<Context> {
+pub(super) fn context(r: &mut Reader<'_>, p: &PolicyTables) -> Result<Context> {
     let at = r.offset();
     let user = r.u32()?;
     let role = r.u32()?;
@@ -20,7 +20,7 @@ pub(super) fn context(r: &mut Reader<'_>, p: &Policy) -> Result<Context> {
     Ok(c)
 }
 
-pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
     r.enter(Section::ObjectContexts);
     let mut o = ObjectContexts::default();
     for kind in 0..ocon_num(p.version) {
@@ -62,11 +62,20 @@ pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> 
                     o.nodes.push(NodeContext { addr, mask, context });
                 }
                 5 => {
-                    let behavior = r.u32()?;
+                    let raw = r.u32()?;
                     let fstype = r.len_name("filesystem")?;
-                    if !(crate::model::fsuse::XATTR..=crate::model::fsuse::TASK).contains(&behavior) {
-                        return Err(r.invalid_at(at, format!("fs_use for {fstype}: unknown behaviour {behavior}")));
-                    }
+                    // The kernel's ocontext_read refuses MNTPOINT (6), decided at mount time,
+                    // and anything above NATIVE (7); 0 it loads though nothing names it.
+                    let behavior = match raw {
+                        0 => FsUseBehavior::Unspecified,
+                        1 => FsUseBehavior::Xattr,
+                        2 => FsUseBehavior::Trans,
+                        3 => FsUseBehavior::Task,
+                        4 => FsUseBehavior::Genfs,
+                        5 => FsUseBehavior::None,
+                        7 => FsUseBehavior::Native,
+                        _ => return Err(r.invalid_at(at, format!("fs_use for {fstype}: behaviour {raw} is not one a policy may give"))),
+                    };
                     let context = context(r, p)?;
                     o.fs_use.push(FsUse { behavior, fstype, context });
                 }
@@ -105,7 +114,7 @@ pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> 
     Ok(())
 }
 
-pub(super) fn context_second(r: &mut Reader<'_>, p: &Policy) -> Result<Context> {
+pub(super) fn context_second(r: &mut Reader<'_>, p: &PolicyTables) -> Result<Context> {
     context(r, p)
 }
 
@@ -113,7 +122,7 @@ pub(super) fn four(b: &[u8]) -> [u8; 4] {
     [b[0], b[1], b[2], b[3]]
 }
 
-pub(super) fn genfs(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+pub(super) fn genfs(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
     r.enter(Section::Genfs);
     let n = r.count("genfs filesystem", 8)?;
     for _ in 0..n {

@@ -7,7 +7,7 @@ use crate::error::{Result, Section};
 use crate::model::*;
 use crate::reader::Reader;
 
-pub(super) fn role_rules(r: &mut Reader<'_>, p: &mut Policy) -> Result<()> {
+pub(super) fn role_rules(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
     r.enter(Section::RoleTransitions);
     let with_class = p.version >= version::ROLETRANS;
     let n = r.count("role transition", if with_class { 16 } else { 12 })?;

@@ -109,7 +109,7 @@ pub(super) struct EntryOffsets {
     pub(super) permissive: usize,
 }
 
-pub(super) fn symbols(r: &mut Reader<'_>, p: &mut Policy, permissive_at: usize) -> Result<()> {
+pub(super) fn symbols(r: &mut Reader<'_>, p: &mut PolicyTables, permissive_at: usize) -> Result<()> {
     let sections = [
         Section::Commons,
         Section::Classes,
@@ -202,7 +202,7 @@ pub(super) fn perms(r: &mut Reader<'_>, owner: &str, first: u32, nprim: u32, nel
     Ok(())
 }
 
-pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn commons(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "common", nprim, nel, Some(Common::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -221,7 +221,7 @@ pub(super) fn commons(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
     Ok(at)
 }
 
-pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn classes(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "class", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
@@ -252,22 +252,14 @@ pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
         let cons = constraints(r, p, &name, ncons, false)?;
         let nv = r.count("validatetrans", 8)?;
         let validatetrans = constraints(r, p, &name, nv, true)?;
-        let (mut du, mut dr, mut dg, mut dt) = (0, 0, 0, 0);
+        let (mut du, mut dr, mut dg, mut dt) = (None, None, None, None);
         if p.version >= version::NEW_OBJECT_DEFAULTS {
-            let dat = r.offset();
-            du = r.u32()?;
-            dr = r.u32()?;
-            dg = r.u32()?;
-            if du > 2 || dr > 2 || dg > 7 {
-                return Err(r.invalid_at(dat, format!("class {name}: invalid default user/role/range {du}/{dr}/{dg}")));
-            }
+            du = default_side(r.u32()?);
+            dr = default_side(r.u32()?);
+            dg = default_range(r.u32()?);
         }
         if p.version >= version::DEFAULT_TYPE {
-            let dat = r.offset();
-            dt = r.u32()?;
-            if dt > 2 {
-                return Err(r.invalid_at(dat, format!("class {name}: invalid default type {dt}")));
-            }
+            dt = default_side(r.u32()?);
         }
         let class = Class {
             name: name.clone(),
@@ -288,7 +280,7 @@ pub(super) fn classes(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize
     Ok(at)
 }
 
-pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn roles(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "role", nprim, nel, Some(Role::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -309,7 +301,7 @@ pub(super) fn roles(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
     Ok(at)
 }
 
-pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn types(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "type", nprim, nel, Some(Type::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -333,7 +325,7 @@ pub(super) fn types(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
 }
 
 
-pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn users(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "user", nprim, nel, Some(User::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -352,7 +344,7 @@ pub(super) fn users(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) 
     Ok(at)
 }
 
-pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn booleans(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "boolean", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
@@ -371,7 +363,7 @@ pub(super) fn booleans(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usiz
     Ok(at)
 }
 
-pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "sensitivity", nprim, nel, Some(Sensitivity::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -388,7 +380,7 @@ pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel:
     Ok(at)
 }
 
-pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn categories(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "category", nprim, nel, Some(|| Box::from("")))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -406,7 +398,7 @@ pub(super) fn categories(r: &mut Reader<'_>, p: &mut Policy, nprim: u32, nel: us
 
 /// Takes category holes out of every sensitivity's category set, so that no valid level can
 /// hold an unnamed category (the categories are read after the sensitivities).
-fn unname_hole_categories(p: &mut Policy) {
+fn unname_hole_categories(p: &mut PolicyTables) {
     let names = &p.cat_names;
     if (1..=names.len() as u32).all(|c| names.is_defined(c)) {
         return;
@@ -416,4 +408,28 @@ fn unname_hole_categories(p: &mut Policy) {
             s.cats = Ebitmap::from_bits(s.cats.iter().filter(|c| names.is_defined(c + 1)));
         }
     }
+}
+
+// The kernel's class_read stores any default_* word, and security_compute_sid and
+// mls_compute_sid act only on the values they name: any other word is no default rule, as 0 is.
+
+fn default_side(raw: u32) -> Option<DefaultSide> {
+    match raw {
+        1 => Some(DefaultSide::Source),
+        2 => Some(DefaultSide::Target),
+        _ => None,
+    }
+}
+
+fn default_range(raw: u32) -> Option<DefaultRange> {
+    Some(match raw {
+        1 => DefaultRange::SourceLow,
+        2 => DefaultRange::SourceHigh,
+        3 => DefaultRange::SourceLowHigh,
+        4 => DefaultRange::TargetLow,
+        5 => DefaultRange::TargetHigh,
+        6 => DefaultRange::TargetLowHigh,
+        7 => DefaultRange::Glblub,
+        _ => return None,
+    })
 }
