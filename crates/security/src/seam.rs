@@ -110,6 +110,9 @@ impl seaccess_types::LabelServer for Generation {
             crate::FsUseBehavior::Xattr => seaccess_types::FsUse::Xattr,
             crate::FsUseBehavior::Trans => seaccess_types::FsUse::Trans,
             crate::FsUseBehavior::Task => seaccess_types::FsUse::Task,
+            crate::FsUseBehavior::Genfs | crate::FsUseBehavior::None | crate::FsUseBehavior::Native | crate::FsUseBehavior::Unspecified => {
+                seaccess_types::FsUse::Other
+            }
         };
         Some((b, sid))
     }

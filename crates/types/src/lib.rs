@@ -331,6 +331,10 @@ pub enum FsUse {
     Trans,
     /// Every inode takes the SID of the task that creates it.
     Task,
+    /// A behaviour by which no inode is labelled from the statement itself (the kernel's
+    /// SECURITY_FS_USE_GENFS, _NONE and _NATIVE, and 0, which policies may hold): inodes get
+    /// the filesystem's SID, or genfscon's where the kernel looks it up.
+    Other,
 }
 
 /// What an object manager asks the security server besides access decisions: the labels of new

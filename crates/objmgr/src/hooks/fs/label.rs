@@ -82,6 +82,9 @@ impl ObjectManager {
             Some((FsUse::Xattr, s)) => (Labeling::Xattr, s),
             Some((FsUse::Trans, s)) => (Labeling::Trans, s),
             Some((FsUse::Task, s)) => (Labeling::Task, s),
+            // fs_use statements naming genfs, none or native: inodes take the filesystem's
+            // SID, or genfscon's on the filesystems the kernel looks it up for.
+            Some((FsUse::Other, s)) => (Labeling::Genfs, s),
             // No genfscon for "/" either: the kernel's SECURITY_FS_USE_NONE, whose inodes get
             // the filesystem's SID (unlabeled), as genfs ones do.
             None => (Labeling::Genfs, self.with_policy_class(Class::DIR, |c| Ok(self.server().genfs_sid(fstype, "/", c)))?.unwrap_or(unlabeled)),
