@@ -5,7 +5,7 @@
 pub mod blob;
 pub mod class;
 
-use seaccess_types::{ClassId, PolicyCap, Sid};
+use seaccess_types::{PolicyCap, Sid};
 
 use crate::audit::AuditData;
 use crate::classes::{socket as sockperm, tcp_socket, unix_stream_socket, Class};
@@ -48,15 +48,6 @@ impl PortRanges {
 }
 
 impl ObjectManager {
-    /// The policy's number for our `class`, from the newest class map.
-    pub(crate) fn policy_class(&self, class: Class) -> Result<ClassId> {
-        self.class_maps()
-            .newest()
-            .translate(class, 0)?
-            .class
-            .ok_or_else(|| ObjmgrError::Rejected(format!("the policy does not define class {}", class.name())))
-    }
-
     fn initial_or_null(&self, n: u32) -> Sid {
         self.server().initial_sid(n).unwrap_or(Sid::NULL)
     }
@@ -90,8 +81,7 @@ impl ObjectManager {
         if let Some(s) = task.cred().sockcreate_sid.filter(|s| *s != Sid::NULL) {
             return Ok(s);
         }
-        let pclass = self.policy_class(class)?;
-        Ok(self.server().transition_sid(task.sid(), task.sid(), pclass, None)?)
+        self.with_policy_class(class, |c| Ok(self.server().transition_sid(task.sid(), task.sid(), c, None)?))
     }
 
     /// socket(2): selinux_socket_create, then selinux_socket_post_create's labels. A kernel

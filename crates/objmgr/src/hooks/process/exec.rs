@@ -87,8 +87,7 @@ impl ObjectManager {
                 exec
             }
             None => {
-                let pclass = self.policy_class(Class::PROCESS)?;
-                let t = self.server().transition_sid(osid, inode.sid(), pclass, None)?;
+                let t = self.with_policy_class(Class::PROCESS, |c| Ok(self.server().transition_sid(osid, inode.sid(), c, None)?))?;
                 // A transition no_new_privs or nosuid forbids silently becomes no transition.
                 if self.check_nnp_nosuid(task, osid, t, opts).is_ok() {
                     t
