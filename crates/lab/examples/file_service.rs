@@ -8,27 +8,12 @@
 use std::error::Error;
 use std::path::PathBuf;
 
-use seaccess_lab::file_service::FileService;
-
-const LABELS: &[(&str, &str)] = &[
-    ("", "system_u:object_r:root_t:s0"),
-    ("www", "system_u:object_r:httpd_sys_content_t:s0"),
-    ("etc", "system_u:object_r:etc_t:s0"),
-    ("etc/shadow", "system_u:object_r:shadow_t:s0"),
-    ("home", "system_u:object_r:home_root_t:s0"),
-    ("home/alice", "unconfined_u:object_r:user_home_dir_t:s0"),
-    ("home/alice/notes.txt", "unconfined_u:object_r:user_home_t:s0"),
-];
+use seaccess_lab::file_service::{write_demo_tree, FileService, DEMO_LABELS};
 
 fn main() -> Result<(), Box<dyn Error>> {
     let policy = std::env::args().nth(1).map(PathBuf::from).unwrap_or_else(|| "/etc/selinux/default/policy/policy.33".into());
     let dir = std::env::temp_dir().join(format!("seaccess-file-service-{}", std::process::id()));
-    for d in ["www", "etc", "home/alice"] {
-        std::fs::create_dir_all(dir.join(d))?;
-    }
-    std::fs::write(dir.join("www/index.html"), "<h1>hello</h1>\n")?;
-    std::fs::write(dir.join("etc/shadow"), "root:*:19000:0:99999:7:::\n")?;
-    std::fs::write(dir.join("home/alice/notes.txt"), "alice's notes\n")?;
+    write_demo_tree(&dir)?;
     let result = run(&dir, &policy);
     std::fs::remove_dir_all(&dir)?;
     result
@@ -42,7 +27,7 @@ fn show(what: &str, r: Result<String, seaccess_lab::LabError>) {
 }
 
 fn run(dir: &std::path::Path, policy: &std::path::Path) -> Result<(), Box<dyn Error>> {
-    let svc = FileService::new(dir, policy, LABELS)?;
+    let svc = FileService::new(dir, policy, DEMO_LABELS)?;
     // The kernel's records go to the audit log; here to standard output, indented.
     svc.om().avc().set_audit_callback(|r| println!("    audit: {r}"));
     let httpd = svc.task(4242, "httpd", "system_u:system_r:httpd_t:s0")?;

@@ -22,6 +22,28 @@ use seaccess_types::lock;
 
 use crate::LabError;
 
+/// The example's tree and labels (crates/lab/examples/file_service.rs and its test): a web
+/// server's content, /etc with a shadow file, and a user's home.
+pub const DEMO_LABELS: &[(&str, &str)] = &[
+    ("", "system_u:object_r:root_t:s0"),
+    ("www", "system_u:object_r:httpd_sys_content_t:s0"),
+    ("etc", "system_u:object_r:etc_t:s0"),
+    ("etc/shadow", "system_u:object_r:shadow_t:s0"),
+    ("home", "system_u:object_r:home_root_t:s0"),
+    ("home/alice", "unconfined_u:object_r:user_home_dir_t:s0"),
+    ("home/alice/notes.txt", "unconfined_u:object_r:user_home_t:s0"),
+];
+
+/// Writes the example's tree under `dir` (see [`DEMO_LABELS`]).
+pub fn write_demo_tree(dir: &Path) -> std::io::Result<()> {
+    for d in ["www", "etc", "home/alice"] {
+        std::fs::create_dir_all(dir.join(d))?;
+    }
+    std::fs::write(dir.join("www/index.html"), "<h1>hello</h1>\n")?;
+    std::fs::write(dir.join("etc/shadow"), "root:*:19000:0:99999:7:::\n")?;
+    std::fs::write(dir.join("home/alice/notes.txt"), "alice's notes\n")
+}
+
 /// The file service: a directory tree, its inodes' blobs, and the object manager guarding it.
 pub struct FileService {
     root: PathBuf,

@@ -9,7 +9,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use seaccess_lab::file_service::{device_name, FileService};
+use seaccess_lab::file_service::{device_name, write_demo_tree, FileService, DEMO_LABELS};
 use seaccess_security::{Generation, SecurityServer};
 use seaccess_types::PolicyCap;
 
@@ -17,30 +17,15 @@ const POLICY: &str = "/etc/selinux/default/policy/policy.33";
 const HTTPD: &str = "system_u:system_r:httpd_t:s0";
 const ADMIN: &str = "unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023";
 
-const LABELS: &[(&str, &str)] = &[
-    ("", "system_u:object_r:root_t:s0"),
-    ("www", "system_u:object_r:httpd_sys_content_t:s0"),
-    ("etc", "system_u:object_r:etc_t:s0"),
-    ("etc/shadow", "system_u:object_r:shadow_t:s0"),
-    ("home", "system_u:object_r:home_root_t:s0"),
-    ("home/alice", "unconfined_u:object_r:user_home_dir_t:s0"),
-    ("home/alice/notes.txt", "unconfined_u:object_r:user_home_t:s0"),
-];
-
 fn tree() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("seaccess-file-service-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    for d in ["www", "etc", "home/alice"] {
-        std::fs::create_dir_all(dir.join(d)).unwrap();
-    }
-    std::fs::write(dir.join("www/index.html"), "<h1>hello</h1>\n").unwrap();
-    std::fs::write(dir.join("etc/shadow"), "root:*:19000::::::\n").unwrap();
-    std::fs::write(dir.join("home/alice/notes.txt"), "notes\n").unwrap();
+    write_demo_tree(&dir).unwrap();
     dir
 }
 
 fn label(rel: &str) -> &'static str {
-    LABELS.iter().filter(|(p, _)| p.is_empty() || rel == *p || rel.starts_with(&format!("{p}/"))).max_by_key(|(p, _)| p.len()).unwrap().1
+    DEMO_LABELS.iter().filter(|(p, _)| p.is_empty() || rel == *p || rel.starts_with(&format!("{p}/"))).max_by_key(|(p, _)| p.len()).unwrap().1
 }
 
 /// One check a kernel hook makes: target, class, permissions, and the audit data text.
@@ -151,7 +136,7 @@ fn the_file_service_gives_the_kernels_answers_and_records_on_debians_policy() {
     assert!(Path::new(POLICY).exists(), "{POLICY} is missing: run the project's install script (make test does)");
     let dir = tree();
     let fx = Fixture { dev: device_name(&dir), dir: dir.clone() };
-    let svc = FileService::new(&dir, Path::new(POLICY), LABELS).unwrap();
+    let svc = FileService::new(&dir, Path::new(POLICY), DEMO_LABELS).unwrap();
     let records = Arc::new(Mutex::new(Vec::<String>::new()));
     let r = records.clone();
     svc.om().avc().set_audit_callback(move |l| r.lock().unwrap().push(l.to_string()));
