@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use output::{CliError, Out};
-use seaccess_security::{DenialReason, SecurityServer};
+use seaccess_security::SecurityServer;
 
 #[derive(Parser)]
 #[command(name = "seaccess", version, about = "SELinux access decisions on any compiled policy")]
@@ -117,21 +117,6 @@ pub(crate) fn load_path(path: &Path) -> Result<SecurityServer, String> {
     SecurityServer::from_bytes(&data).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-pub(crate) fn reason_text(r: &DenialReason) -> String {
-    match r {
-        DenialReason::NoAllowRule => "no allow rule".into(),
-        DenialReason::BooleanOff { booleans } => {
-            format!("allowed only by a conditional rule whose condition is false (booleans: {})", booleans.join(", "))
-        }
-        DenialReason::Constraint { index, mls, expression } => {
-            format!("{} #{index}: {expression}", if *mls { "mlsconstrain" } else { "constrain" })
-        }
-        DenialReason::RoleAllow { from, to } => format!("role change {from} -> {to} has no role allow rule"),
-        DenialReason::TypeBounds { bound } => format!("type bounds: its bound {bound} is not allowed this"),
-        _ => "denied".into(),
-    }
-}
-
 fn check(out: &mut Out, policy: &PolicyArgs, s: &str, t: &str, class: &str, perms: &[String]) -> Result<bool, CliError> {
     let server = load(policy)?;
     let g = server.snapshot();
@@ -152,7 +137,7 @@ fn check(out: &mut Out, policy: &PolicyArgs, s: &str, t: &str, class: &str, perm
             writeln!(out, "{name}: allowed{audit}")?;
         } else {
             all = false;
-            let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| reason_text(r)).collect();
+            let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| r.to_string()).collect();
             let mut extra = String::new();
             if ex.decision.auditdeny.0 & (1 << bit) == 0 {
                 extra.push_str(", not audited: dontaudit");

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use seaccess_security::Generation;
 
 use crate::output::{CliError, Out};
-use crate::reason_text;
 
 const DEBIAN_DEFAULT: &str = "/etc/selinux/default/policy/policy.33";
 
@@ -126,7 +125,7 @@ fn show_check(out: &mut Out, g: &Generation, s: &str, t: &str, c: &str, perms: &
         if ex.decision.allowed.contains(v) {
             writeln!(out, "   {perm}: allowed")?;
         } else {
-            let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| reason_text(r)).collect();
+            let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| r.to_string()).collect();
             writeln!(out, "   {perm}: denied: {}", why.join("; "))?;
         }
     }

@@ -61,7 +61,7 @@ impl AvDecision {
 #[pyclass(frozen, module = "seaccess")]
 #[derive(Clone)]
 pub struct Reason {
-    /// "no_allow_rule", "boolean_off", "constraint", "role_allow", "type_bounds" or "other".
+    /// "no_allow_rule", "boolean_off", "constraint", "role_allow" or "type_bounds" (`DenialReason::kind`).
     #[pyo3(get)]
     kind: &'static str,
     /// The explanation, as `seaccess check` prints it.
@@ -74,27 +74,11 @@ pub struct Reason {
 
 impl From<&DenialReason> for Reason {
     fn from(r: &DenialReason) -> Self {
-        let (kind, text, booleans) = match r {
-            DenialReason::NoAllowRule => ("no_allow_rule", "no allow rule".to_string(), Vec::new()),
-            DenialReason::BooleanOff { booleans } => (
-                "boolean_off",
-                format!("allowed only by a conditional rule whose condition is false (booleans: {})", booleans.join(", ")),
-                booleans.clone(),
-            ),
-            DenialReason::Constraint { index, mls, expression } => (
-                "constraint",
-                format!("{} #{index}: {expression}", if *mls { "mlsconstrain" } else { "constrain" }),
-                Vec::new(),
-            ),
-            DenialReason::RoleAllow { from, to } => {
-                ("role_allow", format!("role change {from} -> {to} has no role allow rule"), Vec::new())
-            }
-            DenialReason::TypeBounds { bound } => {
-                ("type_bounds", format!("type bounds: its bound {bound} is not allowed this"), Vec::new())
-            }
-            _ => ("other", "denied".to_string(), Vec::new()),
+        let booleans = match r {
+            DenialReason::BooleanOff { booleans } => booleans.clone(),
+            _ => Vec::new(),
         };
-        Reason { kind, text, booleans }
+        Reason { kind: r.kind(), text: r.to_string(), booleans }
     }
 }
 

@@ -25,6 +25,38 @@ pub enum DenialReason {
     TypeBounds { bound: String },
 }
 
+impl DenialReason {
+    /// A short stable name for the kind of reason, for programs that branch on it (the Python
+    /// bindings' `Reason.kind`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DenialReason::NoAllowRule => "no_allow_rule",
+            DenialReason::BooleanOff { .. } => "boolean_off",
+            DenialReason::Constraint { .. } => "constraint",
+            DenialReason::RoleAllow { .. } => "role_allow",
+            DenialReason::TypeBounds { .. } => "type_bounds",
+        }
+    }
+}
+
+/// The one wording of a reason, shared by `seaccess check`, the tour and the bindings, so that
+/// they never explain the same denial two ways.
+impl std::fmt::Display for DenialReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DenialReason::NoAllowRule => f.write_str("no allow rule"),
+            DenialReason::BooleanOff { booleans } => {
+                write!(f, "allowed only by a conditional rule whose condition is false (booleans: {})", booleans.join(", "))
+            }
+            DenialReason::Constraint { index, mls, expression } => {
+                write!(f, "{} #{index}: {expression}", if *mls { "mlsconstrain" } else { "constrain" })
+            }
+            DenialReason::RoleAllow { from, to } => write!(f, "role change {from} -> {to} has no role allow rule"),
+            DenialReason::TypeBounds { bound } => write!(f, "type bounds: its bound {bound} is not allowed this"),
+        }
+    }
+}
+
 /// A decision with a reason for each denied permission bit.
 #[derive(Clone, Debug)]
 pub struct Explanation {
