@@ -10,19 +10,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use seaccess_avc::Avc;
 use seaccess_objmgr::hooks::process::{ptrace_mode, sig, ExecOpts};
 use seaccess_objmgr::hooks::fs::MountOpts;
 use seaccess_objmgr::{errno, Class, Cred, InodeSec, ObjectManager, Task};
 use seaccess_security::SecurityServer;
 use seaccess_types::{AccessServer, Sid};
 
-struct Env {
-    server: Arc<SecurityServer>,
-    avc: Arc<Avc>,
-    om: ObjectManager,
-    log: Arc<Mutex<Vec<String>>>,
-}
+mod net_support;
+use net_support::{env_at, net_variant, parse, rec, Env, Rec};
 
 /// The test policy, or a variant of it: `edit` applied to every line.
 fn policy(variant: &'static str) -> std::path::PathBuf {
@@ -30,10 +25,7 @@ fn policy(variant: &'static str) -> std::path::PathBuf {
     let mut m = PATHS.get_or_init(Default::default).lock().unwrap();
     m.entry(variant)
         .or_insert_with(|| {
-            let edit = |f: fn(&str) -> Option<String>| {
-                let label = format!("objmgr-net-{variant}");
-                seaccess_testkit::compile_variant("objmgr-net", &label, 33, move |s| s.lines().filter_map(f).collect::<Vec<_>>().join("\n"))
-            };
+            let edit = |f: fn(&str) -> Option<String>| net_variant(&format!("objmgr-net-{variant}"), f);
             match variant {
                 "all" => seaccess_testkit::compile("objmgr-net", 33),
                 "deny" => edit(|l| (!l.contains("; grant")).then(|| l.to_string())),
@@ -52,61 +44,13 @@ fn policy(variant: &'static str) -> std::path::PathBuf {
 }
 
 fn env(variant: &'static str) -> Env {
-    let (server, avc) = seaccess_testkit::server_with_avc(&policy(variant), 512);
-    let om = ObjectManager::new(server.clone(), &*server, avc.clone());
-    let log = seaccess_testkit::audit_recorder(&avc);
-    Env { server, avc, om, log }
+    env_at(&policy(variant))
 }
 
-impl Env {
-    fn sid(&self, ctx: &str) -> Sid {
-        self.server.context_to_sid(ctx).unwrap()
-    }
-    fn ctx(&self, sid: Sid) -> String {
-        self.server.sid_to_context(sid).unwrap()
-    }
-    fn task(&self, pid: u32, comm: &str, ctx: &str) -> Task {
-        Task::new(pid, comm, Cred::new(self.sid(ctx)))
-    }
-    fn take(&self) -> Vec<Rec> {
-        self.log.lock().unwrap().drain(..).map(|r| parse(&r)).collect()
-    }
-    fn raw(&self) -> Vec<String> {
-        self.log.lock().unwrap().drain(..).collect()
-    }
-    fn inode(&self, ctx: &str, ino: u64) -> InodeSec {
-        let sb = self.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
-        InodeSec::new(sb, ino, Class::FILE, Some(self.sid(ctx)))
-    }
-}
-
-#[derive(Debug, PartialEq, Eq)]
-struct Rec {
-    verdict: String,
-    class: String,
-    perms: String,
-    scontext: String,
-    tcontext: String,
-    fields: String,
-}
-
-fn parse(r: &str) -> Rec {
-    let verdict = r.split_whitespace().nth(1).unwrap().to_string();
-    let perms = r[r.find("{ ").unwrap() + 2..r.find(" }").unwrap()].to_string();
-    let after_comm = &r[r.find(" comm=").unwrap() + 6..];
-    let after_comm = &after_comm[after_comm.find(' ').unwrap()..];
-    let sc = after_comm.find(" scontext=").unwrap();
-    let fields = after_comm[..sc].trim().to_string();
-    let mut it = after_comm[sc..].split_whitespace();
-    let val = |s: Option<&str>, k: &str| s.unwrap().strip_prefix(k).unwrap().to_string();
-    let scontext = val(it.next(), "scontext=");
-    let tcontext = val(it.next(), "tcontext=");
-    let class = val(it.next(), "tclass=");
-    Rec { verdict, class, perms, scontext, tcontext, fields }
-}
-
-fn rec(class: &str, perms: &str, s: &str, t: &str, fields: &str) -> Rec {
-    Rec { verdict: "granted".into(), class: class.into(), perms: perms.into(), scontext: s.into(), tcontext: t.into(), fields: fields.into() }
+/// A file inode labelled `ctx` on an ext4 mount.
+fn inode(e: &Env, ctx: &str, ino: u64) -> InodeSec {
+    let sb = e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
+    InodeSec::new(sb, ino, Class::FILE, Some(e.sid(ctx)))
 }
 
 const APP: &str = "u:app_r:app_t:s0";
@@ -126,7 +70,7 @@ const PROG: &str = r#"path="/usr/bin/prog" dev="sda1" ino=7"#;
 fn exec_with_a_transition() {
     let e = env("all");
     let mut t = e.task(10, "sh", APP);
-    let f = e.inode(EXEC, 7);
+    let f = inode(&e, EXEC, 7);
     let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
     assert_eq!(e.take(), vec![rec("process", "transition", APP, NEW, PROG), rec("file", "entrypoint", NEW, EXEC, PROG), rec("process", "noatsecure", APP, NEW, "")]);
     assert!(c.transitions() && !c.secureexec);
@@ -152,7 +96,7 @@ fn exec_with_a_transition() {
 fn exec_without_a_transition() {
     let e = env("all");
     let mut t = e.task(10, "sh", APP);
-    let f = e.inode(BIN, 7);
+    let f = inode(&e, BIN, 7);
     let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
     assert_eq!(e.take(), vec![rec("file", "execute_no_trans", APP, BIN, PROG)]);
     assert!(!c.transitions());
@@ -171,7 +115,7 @@ fn exec_with_setexeccon() {
     c.exec_sid = Some(e.sid(SET));
     c.sockcreate_sid = Some(e.sid(PEER));
     let t = Task::new(10, "sh", Arc::new(c));
-    let f = e.inode(EXEC, 7);
+    let f = inode(&e, EXEC, 7);
     let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
     assert_eq!(e.take(), vec![rec("process", "transition", APP, SET, PROG), rec("file", "entrypoint", SET, EXEC, PROG), rec("process", "noatsecure", APP, SET, "")]);
     assert_eq!((c.cred.exec_sid, c.cred.sockcreate_sid, c.cred.create_sid), (None, None, None));
@@ -184,7 +128,7 @@ fn exec_shared_and_traced() {
     let e = env("all");
     let t = e.task(10, "sh", APP);
     let tracer = e.task(30, "gdb", PEER);
-    let f = e.inode(EXEC, 7);
+    let f = inode(&e, EXEC, 7);
     let opts = ExecOpts { share: true, tracer: Some(tracer.handle().clone()), ..Default::default() };
     e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &opts).unwrap();
     let perms: Vec<(String, String, String)> = e.take().into_iter().map(|r| (r.perms, r.scontext, r.tcontext)).collect();
@@ -201,7 +145,7 @@ fn exec_shared_and_traced() {
 fn exec_under_no_new_privs_and_nosuid() {
     let e = env("all");
     let t = e.task(10, "sh", APP);
-    let f = e.inode(EXEC, 7);
+    let f = inode(&e, EXEC, 7);
     e.om.bprm_creds_for_exec(&t, &f, "/p", &ExecOpts { nnp: true, nosuid: true, ..Default::default() }).unwrap();
     let r = e.take();
     assert_eq!(r[0], rec("process2", "nnp_transition nosuid_transition", APP, NEW, ""));
@@ -231,7 +175,7 @@ fn exec_under_no_new_privs_and_nosuid() {
 }
 
 fn f_for(e: &Env) -> InodeSec {
-    e.inode(EXEC, 7)
+    inode(e, EXEC, 7)
 }
 
 /// noatsecure refused: the exec goes on in secure mode; rlimitinh and siginh refused: the

@@ -9,91 +9,28 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
-use seaccess_avc::Avc;
 use seaccess_objmgr::hooks::socket::{family, ipproto, sock_type, PortRanges, SockAddr, SocketSec};
-use seaccess_objmgr::{errno, Cred, ObjectManager, Task};
-use seaccess_security::SecurityServer;
+use seaccess_objmgr::{errno, Cred, Task};
 use seaccess_types::Sid;
 
-struct Env {
-    server: Arc<SecurityServer>,
-    avc: Arc<Avc>,
-    om: ObjectManager,
-    log: Arc<Mutex<Vec<String>>>,
-}
+mod net_support;
+use net_support::{env_at, net_variant, rec, Env};
 
 fn policy(variant: &str) -> std::path::PathBuf {
     static ALL: OnceLock<std::path::PathBuf> = OnceLock::new();
     static DENY: OnceLock<std::path::PathBuf> = OnceLock::new();
     static NOEXT: OnceLock<std::path::PathBuf> = OnceLock::new();
-    let without = |label: &'static str, marker: &'static str| {
-        seaccess_testkit::compile_variant("objmgr-net", label, 33, move |s| s.lines().filter(|l| !l.contains(marker)).collect::<Vec<_>>().join("\n"))
-    };
     match variant {
-        "deny" => DENY.get_or_init(|| without("objmgr-net-deny", "; grant")).clone(),
-        "noext" => NOEXT.get_or_init(|| without("objmgr-net-noext", "extended_socket_class")).clone(),
+        "deny" => DENY.get_or_init(|| net_variant("objmgr-net-deny", |l| (!l.contains("; grant")).then(|| l.to_string()))).clone(),
+        "noext" => NOEXT.get_or_init(|| net_variant("objmgr-net-noext", |l| (!l.contains("extended_socket_class")).then(|| l.to_string()))).clone(),
         _ => ALL.get_or_init(|| seaccess_testkit::compile("objmgr-net", 33)).clone(),
     }
 }
 
 fn env(variant: &str) -> Env {
-    let (server, avc) = seaccess_testkit::server_with_avc(&policy(variant), 512);
-    let om = ObjectManager::new(server.clone(), &*server, avc.clone());
-    let log = seaccess_testkit::audit_recorder(&avc);
-    Env { server, avc, om, log }
-}
-
-impl Env {
-    fn sid(&self, ctx: &str) -> Sid {
-        self.server.context_to_sid(ctx).unwrap()
-    }
-    fn ctx(&self, sid: Sid) -> String {
-        self.server.sid_to_context(sid).unwrap()
-    }
-    fn task(&self, pid: u32, comm: &str, ctx: &str) -> Task {
-        Task::new(pid, comm, Cred::new(self.sid(ctx)))
-    }
-    /// The records written since the last call, each as (tclass, perms, scontext, tcontext,
-    /// the fields after comm=).
-    fn take(&self) -> Vec<Rec> {
-        self.log.lock().unwrap().drain(..).map(|r| parse(&r)).collect()
-    }
-    fn raw(&self) -> Vec<String> {
-        self.log.lock().unwrap().drain(..).collect()
-    }
-}
-
-#[derive(Debug, PartialEq, Eq)]
-struct Rec {
-    verdict: String,
-    class: String,
-    perms: String,
-    scontext: String,
-    tcontext: String,
-    fields: String,
-}
-
-/// Splits a kernel-format record: `avc:  V  { perms } for  pid=N comm="c"[ fields] scontext=S
-/// tcontext=T tclass=C[ permissive=P]`.
-fn parse(r: &str) -> Rec {
-    let verdict = r.split_whitespace().nth(1).unwrap().to_string();
-    let perms = r[r.find("{ ").unwrap() + 2..r.find(" }").unwrap()].to_string();
-    let after_comm = &r[r.find(" comm=").unwrap() + 6..];
-    let after_comm = &after_comm[after_comm.find(' ').unwrap()..];
-    let sc = after_comm.find(" scontext=").unwrap();
-    let fields = after_comm[..sc].trim().to_string();
-    let mut it = after_comm[sc..].split_whitespace();
-    let val = |s: Option<&str>, k: &str| s.unwrap().strip_prefix(k).unwrap().to_string();
-    let scontext = val(it.next(), "scontext=");
-    let tcontext = val(it.next(), "tcontext=");
-    let class = val(it.next(), "tclass=");
-    Rec { verdict, class, perms, scontext, tcontext, fields }
-}
-
-fn rec(class: &str, perms: &str, s: &str, t: &str, fields: &str) -> Rec {
-    Rec { verdict: "granted".into(), class: class.into(), perms: perms.into(), scontext: s.into(), tcontext: t.into(), fields: fields.into() }
+    env_at(&policy(variant))
 }
 
 const APP: &str = "u:app_r:app_t:s0";
