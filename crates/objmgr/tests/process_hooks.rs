@@ -16,8 +16,9 @@ use seaccess_objmgr::{errno, Class, Cred, InodeSec, ObjectManager, Task};
 use seaccess_security::SecurityServer;
 use seaccess_types::{AccessServer, Sid};
 
+mod fs_support;
 mod net_support;
-use net_support::{env_at, net_variant, parse, rec, Env, Rec};
+use net_support::{env_at, net_variant, parse, rec, Env, Rec, NetEnv};
 
 /// The test policy, or a variant of it: `edit` applied to every line.
 fn policy(variant: &'static str) -> std::path::PathBuf {
@@ -69,25 +70,25 @@ const PROG: &str = r#"path="/usr/bin/prog" dev="sda1" ino=7"#;
 #[test]
 fn exec_with_a_transition() {
     let e = env("all");
-    let mut t = e.task(10, "sh", APP);
+    let mut t = e.task_as(10, "sh", APP);
     let f = inode(&e, EXEC, 7);
     let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
-    assert_eq!(e.take(), vec![rec("process", "transition", APP, NEW, PROG), rec("file", "entrypoint", NEW, EXEC, PROG), rec("process", "noatsecure", APP, NEW, "")]);
+    assert_eq!(e.records(), vec![rec("process", "transition", APP, NEW, PROG), rec("file", "entrypoint", NEW, EXEC, PROG), rec("process", "noatsecure", APP, NEW, "")]);
     assert!(c.transitions() && !c.secureexec);
     assert_eq!((e.ctx(c.cred.sid), e.ctx(c.cred.osid)), (NEW.to_string(), APP.to_string()));
     assert!(e.om.bprm_committing_creds(&t, &c));
-    assert_eq!(e.take(), vec![rec("process", "rlimitinh", APP, NEW, "")]);
+    assert_eq!(e.records(), vec![rec("process", "rlimitinh", APP, NEW, "")]);
     let other = t.handle().clone();
     t.commit_creds(c.cred.clone()).unwrap();
     assert!(e.om.bprm_committed_creds(&t));
-    assert_eq!(e.take(), vec![rec("process", "siginh", APP, NEW, "")]);
+    assert_eq!(e.records(), vec![rec("process", "siginh", APP, NEW, "")]);
     // The committed credential is what the task acts with (subjective) and what others act on
     // (objective), at the very next operation.
     e.om.task_kill(&t, &other, sig::SIGTERM).unwrap();
-    assert_eq!(e.take(), vec![rec("process", "signal", NEW, NEW, "")]);
-    let p = e.task(20, "peer", PEER);
+    assert_eq!(e.records(), vec![rec("process", "signal", NEW, NEW, "")]);
+    let p = e.task_as(20, "peer", PEER);
     e.om.task_kill(&p, &other, sig::SIGKILL).unwrap();
-    assert_eq!(e.take(), vec![rec("process", "sigkill", PEER, NEW, "")]);
+    assert_eq!(e.records(), vec![rec("process", "sigkill", PEER, NEW, "")]);
 }
 
 /// No transition (bin_t has no type_transition rule): `file {execute_no_trans}` old → file,
@@ -95,15 +96,15 @@ fn exec_with_a_transition() {
 #[test]
 fn exec_without_a_transition() {
     let e = env("all");
-    let mut t = e.task(10, "sh", APP);
+    let mut t = e.task_as(10, "sh", APP);
     let f = inode(&e, BIN, 7);
     let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
-    assert_eq!(e.take(), vec![rec("file", "execute_no_trans", APP, BIN, PROG)]);
+    assert_eq!(e.records(), vec![rec("file", "execute_no_trans", APP, BIN, PROG)]);
     assert!(!c.transitions());
     assert!(e.om.bprm_committing_creds(&t, &c));
     t.commit_creds(c.cred).unwrap();
     assert!(e.om.bprm_committed_creds(&t));
-    assert_eq!(e.take(), vec![]);
+    assert_eq!(e.records(), vec![]);
 }
 
 /// setexeccon: the exec SID wins over the type transition and is used once (the new
@@ -117,7 +118,7 @@ fn exec_with_setexeccon() {
     let t = Task::new(10, "sh", Arc::new(c));
     let f = inode(&e, EXEC, 7);
     let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
-    assert_eq!(e.take(), vec![rec("process", "transition", APP, SET, PROG), rec("file", "entrypoint", SET, EXEC, PROG), rec("process", "noatsecure", APP, SET, "")]);
+    assert_eq!(e.records(), vec![rec("process", "transition", APP, SET, PROG), rec("file", "entrypoint", SET, EXEC, PROG), rec("process", "noatsecure", APP, SET, "")]);
     assert_eq!((c.cred.exec_sid, c.cred.sockcreate_sid, c.cred.create_sid), (None, None, None));
 }
 
@@ -126,12 +127,12 @@ fn exec_with_setexeccon() {
 #[test]
 fn exec_shared_and_traced() {
     let e = env("all");
-    let t = e.task(10, "sh", APP);
-    let tracer = e.task(30, "gdb", PEER);
+    let t = e.task_as(10, "sh", APP);
+    let tracer = e.task_as(30, "gdb", PEER);
     let f = inode(&e, EXEC, 7);
     let opts = ExecOpts { share: true, tracer: Some(tracer.handle().clone()), ..Default::default() };
     e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &opts).unwrap();
-    let perms: Vec<(String, String, String)> = e.take().into_iter().map(|r| (r.perms, r.scontext, r.tcontext)).collect();
+    let perms: Vec<(String, String, String)> = e.records().into_iter().map(|r| (r.perms, r.scontext, r.tcontext)).collect();
     let p = |a: &str, s: &str, t: &str| (a.to_string(), s.to_string(), t.to_string());
     assert_eq!(perms, vec![p("transition", APP, NEW), p("entrypoint", NEW, EXEC), p("share", APP, NEW), p("ptrace", PEER, NEW), p("noatsecure", APP, NEW)]);
 }
@@ -144,18 +145,18 @@ fn exec_shared_and_traced() {
 #[test]
 fn exec_under_no_new_privs_and_nosuid() {
     let e = env("all");
-    let t = e.task(10, "sh", APP);
+    let t = e.task_as(10, "sh", APP);
     let f = inode(&e, EXEC, 7);
     e.om.bprm_creds_for_exec(&t, &f, "/p", &ExecOpts { nnp: true, nosuid: true, ..Default::default() }).unwrap();
-    let r = e.take();
+    let r = e.records();
     assert_eq!(r[0], rec("process2", "nnp_transition nosuid_transition", APP, NEW, ""));
     assert_eq!(r[1].perms, "transition");
 
     let e = env("no-process2");
-    let t = e.task(10, "sh", APP);
+    let t = e.task_as(10, "sh", APP);
     let c = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/p", &ExecOpts { nnp: true, ..Default::default() }).unwrap();
     assert!(!c.transitions());
-    let r = e.take();
+    let r = e.records();
     assert_eq!((r[0].verdict.as_str(), r[0].perms.as_str()), ("denied", "nnp_transition"));
     assert_eq!((r[1].perms.as_str(), r[1].tcontext.as_str()), ("execute_no_trans", EXEC));
     let mut c = t.cred().prepare();
@@ -165,13 +166,13 @@ fn exec_under_no_new_privs_and_nosuid() {
     assert_eq!(err.errno(), errno::EPERM);
     let err = e.om.bprm_creds_for_exec(&ts, &f_for(&e), "/p", &ExecOpts { nosuid: true, ..Default::default() }).unwrap_err();
     assert_eq!(err.errno(), errno::EACCES);
-    e.take();
+    e.records();
     // Without the policy capability no process2 check is made at all.
     let e = env("no-nnp-cap");
-    let t = e.task(10, "sh", APP);
+    let t = e.task_as(10, "sh", APP);
     let c = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/p", &ExecOpts { nnp: true, ..Default::default() }).unwrap();
     assert!(!c.transitions());
-    assert_eq!(e.take().iter().map(|r| r.perms.as_str()).collect::<Vec<_>>(), ["execute_no_trans"]);
+    assert_eq!(e.records().iter().map(|r| r.perms.as_str()).collect::<Vec<_>>(), ["execute_no_trans"]);
 }
 
 fn f_for(e: &Env) -> InodeSec {
@@ -183,13 +184,13 @@ fn f_for(e: &Env) -> InodeSec {
 #[test]
 fn refused_inheritance_is_reported_not_failed() {
     let e = env("no-inherit");
-    let mut t = e.task(10, "sh", APP);
+    let mut t = e.task_as(10, "sh", APP);
     let c = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/p", &ExecOpts::default()).unwrap();
     assert!(c.secureexec);
     assert!(!e.om.bprm_committing_creds(&t, &c));
     t.commit_creds(c.cred).unwrap();
     assert!(!e.om.bprm_committed_creds(&t));
-    let denied: Vec<String> = e.take().into_iter().filter(|r| r.verdict == "denied").map(|r| r.perms).collect();
+    let denied: Vec<String> = e.records().into_iter().filter(|r| r.verdict == "denied").map(|r| r.perms).collect();
     assert_eq!(denied, ["noatsecure", "rlimitinh", "siginh"]);
 }
 
@@ -200,22 +201,22 @@ fn refused_inheritance_is_reported_not_failed() {
 #[test]
 fn signals_and_credential_overrides() {
     let e = env("all");
-    let mut srv = e.task(10, "srv", APP);
-    let peer = e.task(20, "peer", PEER);
+    let mut srv = e.task_as(10, "srv", APP);
+    let peer = e.task_as(20, "peer", PEER);
     let target = peer.handle().clone();
     for (s, perm) in [(0, "signull"), (sig::SIGCHLD, "sigchld"), (sig::SIGKILL, "sigkill"), (sig::SIGSTOP, "sigstop"), (sig::SIGTERM, "signal"), (sig::SIGCONT, "signal"), (34, "signal")] {
         e.om.task_kill(&srv, &target, s).unwrap();
-        assert_eq!(e.take(), vec![rec("process", perm, APP, PEER, "")], "signal {s}");
+        assert_eq!(e.records(), vec![rec("process", perm, APP, PEER, "")], "signal {s}");
     }
     let me = srv.handle().clone();
     {
         let g = srv.override_creds(Cred::new(e.sid(NEW)));
         e.om.task_kill(&g, &target, sig::SIGTERM).unwrap();
         e.om.task_kill(&peer, &me, sig::SIGTERM).unwrap();
-        assert_eq!(e.take(), vec![rec("process", "signal", NEW, PEER, ""), rec("process", "signal", PEER, APP, "")]);
+        assert_eq!(e.records(), vec![rec("process", "signal", NEW, PEER, ""), rec("process", "signal", PEER, APP, "")]);
     }
     e.om.task_kill(&srv, &target, sig::SIGTERM).unwrap();
-    assert_eq!(e.take(), vec![rec("process", "signal", APP, PEER, "")]);
+    assert_eq!(e.records(), vec![rec("process", "signal", APP, PEER, "")]);
 }
 
 /// selinux_ptrace_access_check: a read-mode access asks `file {read}` of the target's SID,
@@ -224,12 +225,12 @@ fn signals_and_credential_overrides() {
 #[test]
 fn ptrace_access() {
     let e = env("all");
-    let t = e.task(10, "gdb", APP);
-    let child = e.task(20, "prog", PEER);
+    let t = e.task_as(10, "gdb", APP);
+    let child = e.task_as(20, "prog", PEER);
     e.om.ptrace_access_check(&t, child.handle(), ptrace_mode::READ).unwrap();
     e.om.ptrace_access_check(&t, child.handle(), ptrace_mode::ATTACH).unwrap();
     e.om.ptrace_traceme(&child, t.handle()).unwrap();
-    assert_eq!(e.take(), vec![rec("file", "read", APP, PEER, ""), rec("process", "ptrace", APP, PEER, ""), rec("process", "ptrace", APP, PEER, "")]);
+    assert_eq!(e.records(), vec![rec("file", "read", APP, PEER, ""), rec("process", "ptrace", APP, PEER, ""), rec("process", "ptrace", APP, PEER, "")]);
 }
 
 /// cred_has_capability: the task to itself in `capability` (0-31) or `capability2` (32-63),
@@ -238,13 +239,13 @@ fn ptrace_access() {
 #[test]
 fn capabilities() {
     let e = env("all");
-    let t = e.task(10, "ip", APP);
+    let t = e.task_as(10, "ip", APP);
     e.om.capable(&t, 12).unwrap();
     e.om.capable(&t, 33).unwrap();
     e.om.capable_opts(&t, 0, true, false).unwrap();
     e.om.capable_opts(&t, 38, true, false).unwrap();
     e.om.capable_opts(&t, 21, false, true).unwrap();
-    let r = e.raw();
+    let r = e.take();
     assert_eq!(r[0], format!("avc:  granted  {{ net_admin }} for  pid=10 comm=\"ip\" capability=12  scontext={APP} tcontext={APP} tclass=capability"));
     let r: Vec<Rec> = r.iter().map(|s| parse(s)).collect();
     assert_eq!(r[1], rec("capability2", "mac_admin", APP, APP, "capability=33"));
@@ -258,22 +259,22 @@ fn capabilities() {
 #[test]
 fn denials_in_the_kernel_format() {
     let e = env("deny");
-    let t = e.task(42, "sh", APP);
+    let t = e.task_as(42, "sh", APP);
     let err = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/usr/bin/prog", &ExecOpts::default()).unwrap_err();
     assert_eq!(err.errno(), errno::EACCES);
     assert_eq!(
-        e.raw(),
+        e.take(),
         vec![format!(
             "avc:  denied  {{ transition }} for  pid=42 comm=\"sh\" path=\"/usr/bin/prog\" dev=\"sda1\" ino=7 scontext={APP} tcontext={NEW} tclass=process permissive=0"
         )]
     );
     assert!(e.om.capable(&t, 1).is_err());
-    assert_eq!(e.raw(), vec![format!("avc:  denied  {{ dac_override }} for  pid=42 comm=\"sh\" capability=1  scontext={APP} tcontext={APP} tclass=capability permissive=0")]);
-    let p = e.task(20, "peer", PEER);
+    assert_eq!(e.take(), vec![format!("avc:  denied  {{ dac_override }} for  pid=42 comm=\"sh\" capability=1  scontext={APP} tcontext={APP} tclass=capability permissive=0")]);
+    let p = e.task_as(20, "peer", PEER);
     assert!(e.om.task_kill(&t, p.handle(), sig::SIGKILL).is_err());
     assert!(e.om.ptrace_access_check(&t, p.handle(), ptrace_mode::READ).is_err());
     assert_eq!(
-        e.raw(),
+        e.take(),
         vec![
             format!("avc:  denied  {{ sigkill }} for  pid=42 comm=\"sh\" scontext={APP} tcontext={PEER} tclass=process permissive=0"),
             format!("avc:  denied  {{ read }} for  pid=42 comm=\"sh\" scontext={APP} tcontext={PEER} tclass=file permissive=0"),

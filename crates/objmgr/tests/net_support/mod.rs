@@ -1,29 +1,11 @@
-//! What the socket and process hook tests share: an object manager over a variant of
+//! What the socket and process hook tests add to fs_support's set-up: variants of
 //! testdata/policies/objmgr-net.cil, tasks by pid, comm and context, and the kernel-format
 //! audit records split into the fields the tables compare.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::{Arc, Mutex};
+use seaccess_objmgr::{Cred, Task};
 
-use seaccess_avc::Avc;
-use seaccess_objmgr::{Cred, ObjectManager, Task};
-use seaccess_security::SecurityServer;
-use seaccess_types::Sid;
-
-pub struct Env {
-    pub server: Arc<SecurityServer>,
-    pub avc: Arc<Avc>,
-    pub om: ObjectManager,
-    pub log: Arc<Mutex<Vec<String>>>,
-}
-
-/// An object manager over the compiled policy at `path`, its audit records collected.
-pub fn env_at(path: &std::path::Path) -> Env {
-    let (server, avc) = seaccess_testkit::server_with_avc(path, 512);
-    let om = ObjectManager::new(server.clone(), &*server, avc.clone());
-    let log = seaccess_testkit::audit_recorder(&avc);
-    Env { server, avc, om, log }
-}
+pub use crate::fs_support::{env_at, Env};
 
 /// objmgr-net.cil compiled with only the lines `keep` keeps, under `label` (one compiled
 /// file per variant).
@@ -31,23 +13,20 @@ pub fn net_variant(label: &str, keep: fn(&str) -> Option<String>) -> std::path::
     seaccess_testkit::compile_variant("objmgr-net", label, 33, move |s| s.lines().filter_map(keep).collect::<Vec<_>>().join("\n"))
 }
 
-impl Env {
-    pub fn sid(&self, ctx: &str) -> Sid {
-        self.server.context_to_sid(ctx).unwrap()
-    }
-    pub fn ctx(&self, sid: Sid) -> String {
-        self.server.sid_to_context(sid).unwrap()
-    }
-    pub fn task(&self, pid: u32, comm: &str, ctx: &str) -> Task {
+/// The socket and process tables' view of the shared test set-up.
+pub trait NetEnv {
+    /// A task `pid` named `comm` acting as `ctx`.
+    fn task_as(&self, pid: u32, comm: &str, ctx: &str) -> Task;
+    /// The records written since the last call, split.
+    fn records(&self) -> Vec<Rec>;
+}
+
+impl NetEnv for Env {
+    fn task_as(&self, pid: u32, comm: &str, ctx: &str) -> Task {
         Task::new(pid, comm, Cred::new(self.sid(ctx)))
     }
-    /// The records written since the last call, split.
-    pub fn take(&self) -> Vec<Rec> {
-        self.log.lock().unwrap().drain(..).map(|r| parse(&r)).collect()
-    }
-    /// The records written since the last call, whole.
-    pub fn raw(&self) -> Vec<String> {
-        self.log.lock().unwrap().drain(..).collect()
+    fn records(&self) -> Vec<Rec> {
+        self.take().iter().map(|r| parse(r)).collect()
     }
 }
 
