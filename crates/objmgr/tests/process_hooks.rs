@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use seaccess_objmgr::hooks::process::{ptrace_mode, sig, ExecOpts};
 use seaccess_objmgr::hooks::fs::MountOpts;
 use seaccess_objmgr::{errno, Class, Cred, InodeSec, ObjectManager, Task};
-use seaccess_security::SecurityServer;
 use seaccess_types::{AccessServer, Sid};
 
 mod fs_support;
@@ -283,16 +282,6 @@ fn denials_in_the_kernel_format() {
     let _ = &e.avc;
 }
 
-/// Whether the security server lets `s` do `perm` of `class` to `t` (or lets it go on
-/// because the domain is permissive): the expected answer of one check, derived at test time.
-fn passes(server: &SecurityServer, s: Sid, t: Sid, class: &str, perm: &str) -> bool {
-    let g = server.snapshot();
-    let c = g.class_id(class).unwrap();
-    let bit = g.perm_bit(c, perm).unwrap();
-    let d = AccessServer::compute_av(&*g, s, t, c).unwrap();
-    d.allowed.0 & (1 << bit) != 0 || d.flags.permissive()
-}
-
 fn debian() -> Option<Env> {
     let path = seaccess_testkit::debian_policy("default")?;
     let (server, avc) = seaccess_testkit::server_with_avc(&path, 4096);
@@ -322,16 +311,16 @@ fn debian_exec_and_signals_agree_with_the_security_server() {
             let f = InodeSec::new(e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap(), 7, Class::FILE, Some(fsid));
             let new = seaccess_types::LabelServer::transition_sid(&*e.server, old, fsid, process, None).unwrap();
             let expect = if new == old {
-                passes(&e.server, old, fsid, "file", "execute_no_trans")
+                seaccess_testkit::passes(&e.server, old, fsid, "file", "execute_no_trans")
             } else {
                 transitions += 1;
-                passes(&e.server, old, new, "process", "transition") && passes(&e.server, new, fsid, "file", "entrypoint")
+                seaccess_testkit::passes(&e.server, old, new, "process", "transition") && seaccess_testkit::passes(&e.server, new, fsid, "file", "entrypoint")
             };
             let got = e.om.bprm_creds_for_exec(&t, &f, "/x", &ExecOpts::default());
             assert_eq!(got.is_ok(), expect, "{dom} executing {exe}");
             if let Ok(c) = got {
                 assert_eq!(c.cred.sid, new);
-                assert_eq!(c.secureexec, new != old && !passes(&e.server, old, new, "process", "noatsecure"));
+                assert_eq!(c.secureexec, new != old && !seaccess_testkit::passes(&e.server, old, new, "process", "noatsecure"));
             }
             if expect {
                 allowed += 1
@@ -343,9 +332,9 @@ fn debian_exec_and_signals_agree_with_the_security_server() {
             let tsid = seaccess_testkit::subject(&g, target);
             let other = Task::new(200, "t", Cred::new(tsid));
             for (s, perm) in [(sig::SIGKILL, "sigkill"), (sig::SIGTERM, "signal"), (0, "signull"), (sig::SIGCHLD, "sigchld")] {
-                assert_eq!(e.om.task_kill(&t, other.handle(), s).is_ok(), passes(&e.server, old, tsid, "process", perm), "{dom} {perm} {target}");
+                assert_eq!(e.om.task_kill(&t, other.handle(), s).is_ok(), seaccess_testkit::passes(&e.server, old, tsid, "process", perm), "{dom} {perm} {target}");
             }
-            assert_eq!(e.om.ptrace_access_check(&t, other.handle(), ptrace_mode::ATTACH).is_ok(), passes(&e.server, old, tsid, "process", "ptrace"));
+            assert_eq!(e.om.ptrace_access_check(&t, other.handle(), ptrace_mode::ATTACH).is_ok(), seaccess_testkit::passes(&e.server, old, tsid, "process", "ptrace"));
         }
     }
     assert!(allowed > 0 && refused > 0 && transitions > 0, "{allowed} allowed, {refused} refused, {transitions} transitions");

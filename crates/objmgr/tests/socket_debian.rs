@@ -8,18 +8,7 @@ use std::sync::Arc;
 
 use seaccess_objmgr::hooks::socket::{family, sock_type, PortRanges, SockAddr};
 use seaccess_objmgr::{Cred, ObjectManager, Task};
-use seaccess_security::SecurityServer;
-use seaccess_types::{AccessServer, LabelServer, Sid};
-
-/// Whether the server lets `s` do `perm` of `class` to `t`, or lets it go on because the
-/// domain is permissive.
-fn passes(server: &SecurityServer, s: Sid, t: Sid, class: &str, perm: &str) -> bool {
-    let g = server.snapshot();
-    let c = g.class_id(class).unwrap();
-    let bit = g.perm_bit(c, perm).unwrap();
-    let d = AccessServer::compute_av(&*g, s, t, c).unwrap();
-    d.allowed.0 & (1 << bit) != 0 || d.flags.permissive()
-}
+use seaccess_types::{AccessServer, LabelServer};
 
 #[test]
 fn debian_bind_and_connect_agree_with_the_security_server() {
@@ -41,17 +30,17 @@ fn debian_bind_and_connect_agree_with_the_security_server() {
                 labelled += 1;
             }
             let nsid = server.snapshot().node_sid("0.0.0.0".parse().unwrap());
-            let expect_create = passes(&server, tsid, ssid, "tcp_socket", "create");
+            let expect_create = seaccess_testkit::passes(&server, tsid, ssid, "tcp_socket", "create");
             let sock = om.socket_create(&t, family::INET, sock_type::STREAM, 0, false);
             assert_eq!(sock.is_ok(), expect_create, "{dom} create");
             let Ok(sock) = sock else { continue };
             assert_eq!(sock.sid(), ssid);
-            let expect_bind = passes(&server, tsid, ssid, "tcp_socket", "bind")
-                && (!ranges.asks_name_bind(port) || passes(&server, ssid, psid, "tcp_socket", "name_bind"))
-                && passes(&server, ssid, nsid, "tcp_socket", "node_bind");
+            let expect_bind = seaccess_testkit::passes(&server, tsid, ssid, "tcp_socket", "bind")
+                && (!ranges.asks_name_bind(port) || seaccess_testkit::passes(&server, ssid, psid, "tcp_socket", "name_bind"))
+                && seaccess_testkit::passes(&server, ssid, nsid, "tcp_socket", "node_bind");
             let got = om.socket_bind(&t, &sock, &SockAddr::Inet(format!("0.0.0.0:{port}").parse().unwrap()));
             assert_eq!(got.is_ok(), expect_bind, "{dom} bind {port}");
-            let expect_connect = passes(&server, tsid, ssid, "tcp_socket", "connect") && passes(&server, ssid, psid, "tcp_socket", "name_connect");
+            let expect_connect = seaccess_testkit::passes(&server, tsid, ssid, "tcp_socket", "connect") && seaccess_testkit::passes(&server, ssid, psid, "tcp_socket", "name_connect");
             let s2 = om.socket_create(&t, family::INET, sock_type::STREAM, 0, false).unwrap();
             let got = om.socket_connect(&t, &s2, &SockAddr::Inet(format!("10.0.0.1:{port}").parse().unwrap()));
             assert_eq!(got.is_ok(), expect_connect, "{dom} connect {port}");

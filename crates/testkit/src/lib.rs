@@ -472,6 +472,18 @@ pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess
     (server, avc)
 }
 
+/// Whether the security server lets `s` do `perm` of `class` to `t`, or lets it go on because
+/// the domain is permissive: the expected answer of one hook check on a real policy, derived at
+/// test time from the server rather than written down.
+pub fn passes(server: &seaccess_security::SecurityServer, s: seaccess_types::Sid, t: seaccess_types::Sid, class: &str, perm: &str) -> bool {
+    use seaccess_types::AccessServer;
+    let g = server.snapshot();
+    let c = g.class_id(class).unwrap();
+    let bit = g.perm_bit(c, perm).unwrap();
+    let d = g.compute_av(s, t, c).unwrap();
+    d.allowed.0 & (1 << bit) != 0 || d.flags.permissive()
+}
+
 /// Every triple of [`all_triples`], as SIDs and class numbers of generation `g`.
 pub fn sid_triples(g: &seaccess_security::Generation) -> Vec<(seaccess_types::Sid, seaccess_types::Sid, seaccess_types::ClassId)> {
     all_triples(g.policy())
