@@ -7,7 +7,7 @@ use std::sync::Arc;
 use seaccess_types::{Seqno, Sid};
 
 use crate::classes::Class;
-use crate::fastpath::PosixMark;
+use crate::grant::InodeGrant;
 
 /// How a filesystem's inodes get their labels (the kernel's SECURITY_FS_USE_*, from the
 /// policy's fs_use statements, genfscon, or a context= mount option).
@@ -59,9 +59,9 @@ pub struct InodeSec {
     /// The inode number, for `ino=` in audit records.
     pub ino: u64,
     pub sb: Arc<SuperSec>,
-    /// The "nothing beyond POSIX here" mark (a fast path): the (credential SID, seqno) last
-    /// granted search here without an audit record.
-    pub(crate) posix: PosixMark,
+    /// The "nothing beyond POSIX here" fast path: what the last (credential SID, seqno) was
+    /// granted here without an audit record (search, getattr, read, write, open, ...).
+    pub(crate) grant: InodeGrant,
 }
 
 impl InodeSec {
@@ -72,7 +72,7 @@ impl InodeSec {
             Some(s) => (s, true),
             None => (sb.def_sid, false),
         };
-        InodeSec { sid: AtomicU32::new(s.0), class, initialized: AtomicBool::new(init), ino, sb, posix: PosixMark::new() }
+        InodeSec { sid: AtomicU32::new(s.0), class, initialized: AtomicBool::new(init), ino, sb, grant: InodeGrant::new() }
     }
 
     /// The inode's SID now.
@@ -91,11 +91,13 @@ impl InodeSec {
 
     /// Gives the inode a new SID (a relabel, or its first label). Every fast-path record
     /// made under the old SID is forgotten before this returns, so the next operation checks
-    /// the new one.
+    /// the new one. Relabels of one inode must not run concurrently (the kernel's inode lock
+    /// serializes them): the grant is reopened when the first of two ends.
     pub fn set_sid(&self, sid: Sid) {
+        self.grant.begin_relabel();
         self.sid.store(sid.0, Release);
         self.initialized.store(true, Release);
-        self.posix.forget();
+        self.grant.end_relabel();
     }
 }
 

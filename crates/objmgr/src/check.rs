@@ -5,7 +5,9 @@
 use seaccess_types::{AccessVector, AvDecision, HandleUnknown, Sid};
 
 use crate::audit::AuditData;
+use crate::blobs::InodeSec;
 use crate::classes::Class;
+use crate::grant::compact;
 use crate::counters::Hook;
 use crate::cred::Task;
 use crate::error::{ObjmgrError, Result};
@@ -123,6 +125,36 @@ impl ObjectManager {
             "the policy changed {RETRIES} times during one {} check",
             class.name()
         ))))
+    }
+
+    /// [`ObjectManager::check`] of `perms` on `inode` (its SID and class), remembering a clean
+    /// grant in the inode for the task's credential when the "nothing beyond POSIX" fast path
+    /// is on (see [`crate::grant`]). The caller has found no remembered grant.
+    #[inline(never)]
+    pub(crate) fn check_inode(&self, hook: Hook, task: &Task, inode: &InodeSec, perms: u32, ad: &AuditData) -> Result<Checked> {
+        let v = self.check_inode_noaudit(hook, task, inode, perms)?;
+        self.audit(task, task.sid(), v.1, inode.class(), &v.0, ad);
+        Self::outcome(inode.class(), &v.0)
+    }
+
+    /// [`ObjectManager::check_inode`] without the audit record: the verdict and the inode SID
+    /// it was made for.
+    pub(crate) fn check_inode_noaudit(&self, hook: Hook, task: &Task, inode: &InodeSec, perms: u32) -> Result<(Checked, Sid)> {
+        // The grant is loaded before the SID, so that a relabel between the two makes the
+        // record fail (InodeGrant::record).
+        let seen = inode.grant.load();
+        let isid = inode.sid();
+        let w = self.window();
+        let v = self.check_noaudit(hook, task.sid(), isid, inode.class(), perms)?;
+        if self.fast.posix() && self.may_remember(w, &v) {
+            if let Some(c) = compact(perms) {
+                let (id, seqno) = self.epoch(task.cred());
+                if seqno == v.decision.seqno {
+                    inode.grant.record(seen, id, c);
+                }
+            }
+        }
+        Ok((v, isid))
     }
 
     /// The ioctl check (the kernel's ioctl_has_perm through avc_has_extended_perms): `perms`

@@ -19,6 +19,7 @@ use seaccess_types::Sid;
 
 use crate::error::{ObjmgrError, Result};
 use crate::fastpath::SearchCache;
+use crate::grant::CredEpoch;
 
 /// A credential: the SIDs a task acts with. Immutable; shared by every task holding it.
 #[derive(Debug)]
@@ -36,12 +37,14 @@ pub struct Cred {
     /// This credential's directory search decisions (a fast path; empty in a new credential,
     /// so a credential change is seen at once).
     pub(crate) search: SearchCache,
+    /// This credential's epoch id for inode grants (a fast path), with its seqno.
+    pub(crate) epoch: CredEpoch,
 }
 
 impl Cred {
     /// A credential acting as `sid`, with nothing requested for exec or creation.
     pub fn new(sid: Sid) -> Arc<Cred> {
-        Arc::new(Cred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None, search: SearchCache::new() })
+        Arc::new(Cred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None, search: SearchCache::new(), epoch: CredEpoch::default() })
     }
 
     /// This credential's directory search decisions.
@@ -59,6 +62,7 @@ impl Cred {
             create_sid: self.create_sid,
             sockcreate_sid: self.sockcreate_sid,
             search: SearchCache::new(),
+            epoch: CredEpoch::default(),
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod counters;
 pub mod cred;
 mod error;
 pub mod fastpath;
+mod grant;
 pub mod hooks;
 
 use std::sync::Arc;
@@ -45,6 +46,7 @@ pub struct ObjectManager {
     maps: Arc<ClassMaps>,
     fast: Arc<FastPaths>,
     counters: Counters,
+    epochs: grant::Epochs,
     _prepare: Registration,
 }
 
@@ -59,7 +61,7 @@ impl ObjectManager {
         let fast = Arc::new(FastPaths::default());
         let f = fast.clone();
         avc.on_reset(move |_| f.switched());
-        ObjectManager { server, avc, maps, fast, counters: Counters::default(), _prepare: prepare }
+        ObjectManager { server, avc, maps, fast, counters: Counters::default(), epochs: grant::Epochs::default(), _prepare: prepare }
     }
 
     /// The cache the hooks ask.
