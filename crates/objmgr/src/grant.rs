@@ -18,6 +18,7 @@
 //!   [`InodeGrant::end_relabel`] after it (see [`crate::InodeSec::set_sid`]);
 //! - an enforcing switch needs nothing: only grants the policy itself made are remembered,
 //!   and those hold in either mode; a grant read in permissive mode is never remembered.
+//!
 //! A denial or an auditallow'ed grant is never remembered, so it always reaches the cache and
 //! its record.
 
