@@ -163,6 +163,21 @@ impl ObjectManager {
     #[allow(clippy::too_many_arguments)]
     pub fn check_ioctl(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, cmd: u16, ad: &AuditData) -> Result<Checked> {
         let ssid = task.sid();
+        // The quick translation first (one load, no class map), as check_noaudit takes it.
+        if let Some((pclass, at)) = self.maps.quick(class) {
+            self.counters.bump(hook);
+            if let Ok(v) = self.avc.check_ioctl_at(ssid, tsid, pclass, AccessVector(perms), cmd, at)? {
+                let c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
+                return self.ioctl_outcome(task, tsid, class, &c, cmd, ad);
+            }
+        }
+        self.check_ioctl_mapped(hook, task, tsid, class, perms, cmd, ad)
+    }
+
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn check_ioctl_mapped(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, cmd: u16, ad: &AuditData) -> Result<Checked> {
+        let ssid = task.sid();
         let mut map = self.maps.newest();
         for _ in 0..RETRIES {
             let t = map.translate(class, perms)?;
@@ -174,17 +189,13 @@ impl ObjectManager {
             self.counters.bump(hook);
             match self.avc.check_ioctl_at(ssid, tsid, pclass, t.perms, cmd, map.seqno())? {
                 Ok(v) => {
+                    self.maps.note_quick(class, &map);
                     let mut c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
                     if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
                         c.unknown = t.unknown;
                         c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
                     }
-                    if !c.audited.is_empty() {
-                        // As the cache's audit_ioctl writes it, named with this decision's map.
-                        let aux = format!("{} ioctlcmd={cmd:#x}", ad.render(task.pid(), task.comm()));
-                        self.audit_text(ssid, tsid, class, &c, &aux);
-                    }
-                    return Self::outcome(class, &c);
+                    return self.ioctl_outcome(task, tsid, class, &c, cmd, ad);
                 }
                 Err(at) => {
                     map = match self.maps.for_seqno(at) {
@@ -198,6 +209,16 @@ impl ObjectManager {
             "the policy changed {RETRIES} times during one {} ioctl check",
             class.name()
         ))))
+    }
+
+    /// An ioctl verdict's record, if it asks for one, and its outcome.
+    fn ioctl_outcome(&self, task: &Task, tsid: Sid, class: Class, c: &Checked, cmd: u16, ad: &AuditData) -> Result<Checked> {
+        if !c.audited.is_empty() {
+            // As the cache's audit_ioctl writes it, named with this decision's map.
+            let aux = format!("{} ioctlcmd={cmd:#x}", ad.render(task.pid(), task.comm()));
+            self.audit_text(task.sid(), tsid, class, c, &aux);
+        }
+        Self::outcome(class, c)
     }
 
     /// What a fast path notes before a check whose grant it may remember.
