@@ -13,11 +13,14 @@
 //!   lookup. One switch ([`FastPaths::set_posix`]) turns the whole of it on or off.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::Arc;
 
 use seaccess_types::{Seqno, Sid};
 
 /// Which fast paths are on (all by default), and the enforcing-switch count that decides
-/// whether a grant may be remembered.
+/// whether a grant may be remembered. Kept inside the object manager itself, so that testing
+/// a switch reads a line every hook reads anyway; only the switch count is shared (with the
+/// cache's reset callback).
 #[derive(Debug)]
 pub struct FastPaths {
     revalidate: AtomicBool,
@@ -27,12 +30,12 @@ pub struct FastPaths {
     /// if no switch happened while it ran: a decision read in permissive mode may hold
     /// permissions granted only because the mode was permissive, and the cache's own epoch
     /// tags are not visible here.
-    switches: AtomicU64,
+    switches: Arc<AtomicU64>,
 }
 
 impl Default for FastPaths {
     fn default() -> FastPaths {
-        FastPaths { revalidate: AtomicBool::new(true), search_cache: AtomicBool::new(true), posix: AtomicBool::new(true), switches: AtomicU64::new(0) }
+        FastPaths { revalidate: AtomicBool::new(true), search_cache: AtomicBool::new(true), posix: AtomicBool::new(true), switches: Arc::new(AtomicU64::new(0)) }
     }
 }
 
@@ -65,9 +68,9 @@ impl FastPaths {
         self.posix.load(Relaxed)
     }
 
-    /// Records an enforcing switch or a cache reset (called by the cache's reset callback).
-    pub(crate) fn switched(&self) {
-        self.switches.fetch_add(1, AcqRel);
+    /// What records an enforcing switch or a cache reset (for the cache's reset callback).
+    pub(crate) fn switch_counter(&self) -> Arc<AtomicU64> {
+        self.switches.clone()
     }
 
     /// The switch count now, to be compared after a check.
