@@ -110,19 +110,29 @@ impl InodeGrant {
     /// A relabel starts: the grant is gone and nothing is recorded until
     /// [`InodeGrant::end_relabel`], so a check that read the old SID cannot leave a grant
     /// behind. A new generation, so that a check that loaded the word before cannot record
-    /// either.
+    /// either. Waits while another relabel of the inode is in progress: were the two to
+    /// overlap, the first one's end would reopen recording while the second's SID is still to
+    /// be stored, and a grant for the first's SID could outlive it. Relabels are rare and
+    /// their critical section is two stores, so the wait is a short spin.
     pub(crate) fn begin_relabel(&self) {
-        self.bump(BUSY);
+        loop {
+            let w = self.0.load(Acquire);
+            if w & BUSY != 0 {
+                std::hint::spin_loop();
+                std::thread::yield_now();
+                continue;
+            }
+            let new = ((w & GEN_MASK).wrapping_add(GEN_ONE) & GEN_MASK) | BUSY;
+            if self.0.compare_exchange_weak(w, new, AcqRel, Relaxed).is_ok() {
+                return;
+            }
+        }
     }
 
     /// The new SID is stored: grants may be recorded again (by checks that load the word from
     /// now on, and so read the new SID).
     pub(crate) fn end_relabel(&self) {
-        self.bump(0);
-    }
-
-    fn bump(&self, busy: u64) {
-        let _ = self.0.fetch_update(AcqRel, Acquire, |w| Some(((w & GEN_MASK).wrapping_add(GEN_ONE) & GEN_MASK) | busy));
+        let _ = self.0.fetch_update(AcqRel, Acquire, |w| Some((w & GEN_MASK).wrapping_add(GEN_ONE) & GEN_MASK));
     }
 }
 
@@ -255,4 +265,32 @@ mod tests {
         assert!(b != a && c != a && c != b);
         assert_ne!(e.intern(Sid(5), Seqno(1)), a, "interned again after another seqno's: a fresh id");
     }
+
+    #[test]
+    fn overlapping_relabels_take_turns() {
+        let g = InodeGrant::new();
+        let w = compact(common_file::WRITE).unwrap_or(0);
+        let second_began = std::sync::atomic::AtomicBool::new(false);
+        g.begin_relabel();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                g.begin_relabel();
+                second_began.store(true, SeqCst);
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!second_began.load(SeqCst), "a second relabel began while the first was in progress");
+            g.end_relabel();
+            while !second_began.load(SeqCst) {
+                std::thread::yield_now();
+            }
+        });
+        // The second relabel is still in progress: its SID is not stored yet, so no grant may
+        // be recorded (a check would have read the first relabel's SID).
+        g.record(g.load(), 8, w);
+        assert!(!g.holds(8, w));
+        g.end_relabel();
+        g.record(g.load(), 8, w);
+        assert!(g.holds(8, w));
+    }
+
 }
