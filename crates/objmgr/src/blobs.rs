@@ -7,7 +7,7 @@ use std::sync::Arc;
 use seaccess_types::{Seqno, Sid};
 
 use crate::classes::Class;
-use crate::fastpath::PosixMark;
+use crate::grant::InodeGrant;
 
 /// How a filesystem's inodes get their labels (the kernel's SECURITY_FS_USE_*, from the
 /// policy's fs_use statements, genfscon, or a context= mount option).
@@ -59,9 +59,9 @@ pub struct InodeSec {
     /// The inode number, for `ino=` in audit records.
     pub ino: u64,
     pub sb: Arc<SuperSec>,
-    /// The "nothing beyond POSIX here" mark (a fast path): the (credential SID, seqno) last
-    /// granted search here without an audit record.
-    pub(crate) posix: PosixMark,
+    /// The "nothing beyond POSIX here" fast path: what the last (credential SID, seqno) was
+    /// granted here without an audit record (search, getattr, read, write, open, ...).
+    pub(crate) grant: InodeGrant,
 }
 
 impl InodeSec {
@@ -72,7 +72,7 @@ impl InodeSec {
             Some(s) => (s, true),
             None => (sb.def_sid, false),
         };
-        InodeSec { sid: AtomicU32::new(s.0), class, initialized: AtomicBool::new(init), ino, sb, posix: PosixMark::new() }
+        InodeSec { sid: AtomicU32::new(s.0), class, initialized: AtomicBool::new(init), ino, sb, grant: InodeGrant::new() }
     }
 
     /// The inode's SID now.
@@ -91,11 +91,13 @@ impl InodeSec {
 
     /// Gives the inode a new SID (a relabel, or its first label). Every fast-path record
     /// made under the old SID is forgotten before this returns, so the next operation checks
-    /// the new one.
+    /// the new one. Two relabels of one inode take turns (as the kernel's inode lock makes
+    /// them): the second waits for the first to end.
     pub fn set_sid(&self, sid: Sid) {
+        self.grant.begin_relabel();
         self.sid.store(sid.0, Release);
         self.initialized.store(true, Release);
-        self.posix.forget();
+        self.grant.end_relabel();
     }
 }
 
@@ -114,10 +116,35 @@ pub struct FileSec {
     pub pseqno: Seqno,
     /// The permissions (our bits of the inode's class) the open checked and granted with
     /// nothing to audit, under an enforcing decision of policy `pseqno`: what the revalidation
-    /// skip may cover (0: nothing, every read and write is checked).
+    /// skip may cover (0: nothing, every read and write is checked). Read-only: the skip
+    /// tests the VFS masks derived from it at the open.
     pub granted: u32,
     /// The open flags (O_APPEND turns a write into an append).
     pub flags: i32,
+    /// The VFS mask bits (MAY_READ, MAY_WRITE, MAY_EXEC, MAY_APPEND) whose permissions, as
+    /// file_permission asks them of this file, `granted` covers: the revalidation skip's test
+    /// is then one mask test, with no translation of the mask on each read or write.
+    pub(crate) may: u32,
+}
+
+impl FileSec {
+    /// The blob of a file opened by `sid` on an inode of `class` labelled `isid` under policy
+    /// `pseqno`, the open granting `granted` cleanly.
+    pub(crate) fn new(sid: Sid, class: Class, isid: Sid, pseqno: Seqno, granted: u32, flags: i32) -> FileSec {
+        use crate::classes::{common_file as f, dir};
+        use crate::hooks::fs::{oflags::O_APPEND, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
+        let has = |p: u32| granted & p == p;
+        // As file_mask_to_av asks (append replaces write outside directories; a directory's
+        // append asks nothing), with O_APPEND turning a write into an append.
+        let (r, w, x, a) = if class == Class::DIR {
+            (has(dir::READ), has(dir::WRITE), has(dir::SEARCH), true)
+        } else {
+            let a = has(f::APPEND);
+            (has(f::READ), if flags & O_APPEND != 0 { a } else { has(f::WRITE) }, has(f::EXECUTE), a)
+        };
+        let may = [(r, MAY_READ), (w, MAY_WRITE), (x, MAY_EXEC), (a, MAY_APPEND)].iter().filter(|(ok, _)| *ok).fold(0, |m, (_, b)| m | b);
+        FileSec { sid, fown_sid: sid, isid, pseqno, granted, flags, may: if granted == 0 { 0 } else { may } }
+    }
 }
 
 /// A socket's blob (sk_security_struct).

@@ -5,7 +5,9 @@
 use seaccess_types::{AccessVector, AvDecision, HandleUnknown, Sid};
 
 use crate::audit::AuditData;
+use crate::blobs::InodeSec;
 use crate::classes::Class;
+use crate::grant::compact;
 use crate::counters::Hook;
 use crate::cred::Task;
 use crate::error::{ObjmgrError, Result};
@@ -125,11 +127,56 @@ impl ObjectManager {
         ))))
     }
 
+    /// [`ObjectManager::check`] of `perms` on `inode` (its SID and class), remembering a clean
+    /// grant in the inode for the task's credential when the "nothing beyond POSIX" fast path
+    /// is on (see [`crate::grant`]). The caller has found no remembered grant.
+    #[inline(never)]
+    pub(crate) fn check_inode(&self, hook: Hook, task: &Task, inode: &InodeSec, perms: u32, ad: &AuditData) -> Result<Checked> {
+        let v = self.check_inode_noaudit(hook, task, inode, perms)?;
+        self.audit(task, task.sid(), v.1, inode.class(), &v.0, ad);
+        Self::outcome(inode.class(), &v.0)
+    }
+
+    /// [`ObjectManager::check_inode`] without the audit record: the verdict and the inode SID
+    /// it was made for.
+    pub(crate) fn check_inode_noaudit(&self, hook: Hook, task: &Task, inode: &InodeSec, perms: u32) -> Result<(Checked, Sid)> {
+        // The grant is loaded before the SID, so that a relabel between the two makes the
+        // record fail (InodeGrant::record).
+        let seen = inode.grant.load();
+        let isid = inode.sid();
+        let w = self.window();
+        let v = self.check_noaudit(hook, task.sid(), isid, inode.class(), perms)?;
+        if self.fast.posix() && self.may_remember(w, &v) {
+            if let Some(c) = compact(perms) {
+                let (id, seqno) = self.epoch(task.cred());
+                if seqno == v.decision.seqno {
+                    inode.grant.record(seen, id, c);
+                }
+            }
+        }
+        Ok((v, isid))
+    }
+
     /// The ioctl check (the kernel's ioctl_has_perm through avc_has_extended_perms): `perms`
     /// (our `ioctl` bit) of `class` for command `cmd`, decided with the policy's allowxperm
     /// rules for the command's driver when it has any, and audited with `ioctlcmd=`.
     #[allow(clippy::too_many_arguments)]
     pub fn check_ioctl(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, cmd: u16, ad: &AuditData) -> Result<Checked> {
+        let ssid = task.sid();
+        // The quick translation first (one load, no class map), as check_noaudit takes it.
+        if let Some((pclass, at)) = self.maps.quick(class) {
+            self.counters.bump(hook);
+            if let Ok(v) = self.avc.check_ioctl_at(ssid, tsid, pclass, AccessVector(perms), cmd, at)? {
+                let c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
+                return self.ioctl_outcome(task, tsid, class, &c, cmd, ad);
+            }
+        }
+        self.check_ioctl_mapped(hook, task, tsid, class, perms, cmd, ad)
+    }
+
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn check_ioctl_mapped(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, cmd: u16, ad: &AuditData) -> Result<Checked> {
         let ssid = task.sid();
         let mut map = self.maps.newest();
         for _ in 0..RETRIES {
@@ -142,17 +189,13 @@ impl ObjectManager {
             self.counters.bump(hook);
             match self.avc.check_ioctl_at(ssid, tsid, pclass, t.perms, cmd, map.seqno())? {
                 Ok(v) => {
+                    self.maps.note_quick(class, &map);
                     let mut c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
                     if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
                         c.unknown = t.unknown;
                         c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
                     }
-                    if !c.audited.is_empty() {
-                        // As the cache's audit_ioctl writes it, named with this decision's map.
-                        let aux = format!("{} ioctlcmd={cmd:#x}", ad.render(task.pid(), task.comm()));
-                        self.audit_text(ssid, tsid, class, &c, &aux);
-                    }
-                    return Self::outcome(class, &c);
+                    return self.ioctl_outcome(task, tsid, class, &c, cmd, ad);
                 }
                 Err(at) => {
                     map = match self.maps.for_seqno(at) {
@@ -166,6 +209,16 @@ impl ObjectManager {
             "the policy changed {RETRIES} times during one {} ioctl check",
             class.name()
         ))))
+    }
+
+    /// An ioctl verdict's record, if it asks for one, and its outcome.
+    fn ioctl_outcome(&self, task: &Task, tsid: Sid, class: Class, c: &Checked, cmd: u16, ad: &AuditData) -> Result<Checked> {
+        if !c.audited.is_empty() {
+            // As the cache's audit_ioctl writes it, named with this decision's map.
+            let aux = format!("{} ioctlcmd={cmd:#x}", ad.render(task.pid(), task.comm()));
+            self.audit_text(task.sid(), tsid, class, c, &aux);
+        }
+        Self::outcome(class, c)
     }
 
     /// What a fast path notes before a check whose grant it may remember.

@@ -6,16 +6,21 @@
 //!   task's SID, the inode's SID and the policy seqno are those the open was checked with.
 //! - Directory search cache (2025, the kernel's per-task avdcache): each credential keeps the
 //!   last few directory search decisions, tagged with their seqno.
-//! - "Nothing beyond POSIX here" (Linus's proposal): an inode remembers the (credential SID,
-//!   seqno) that last searched it with the search allowed and nothing to audit, so the walk's
-//!   check of that directory is one comparison and no cache lookup.
+//! - "Nothing beyond POSIX here" (Linus's proposal), extended: an inode remembers what the last
+//!   (credential SID, seqno) was granted on it with nothing to audit (search, getattr, read,
+//!   write, open, ...: [`crate::grant`]), so the walk's check of a directory, a stat's getattr
+//!   and an open's checks of a warm inode are one comparison and one mask test, and no cache
+//!   lookup. One switch ([`FastPaths::set_posix`]) turns the whole of it on or off.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::Arc;
 
 use seaccess_types::{Seqno, Sid};
 
 /// Which fast paths are on (all by default), and the enforcing-switch count that decides
-/// whether a grant may be remembered.
+/// whether a grant may be remembered. Kept inside the object manager itself, so that testing
+/// a switch reads a line every hook reads anyway; only the switch count is shared (with the
+/// cache's reset callback).
 #[derive(Debug)]
 pub struct FastPaths {
     revalidate: AtomicBool,
@@ -25,12 +30,12 @@ pub struct FastPaths {
     /// if no switch happened while it ran: a decision read in permissive mode may hold
     /// permissions granted only because the mode was permissive, and the cache's own epoch
     /// tags are not visible here.
-    switches: AtomicU64,
+    switches: Arc<AtomicU64>,
 }
 
 impl Default for FastPaths {
     fn default() -> FastPaths {
-        FastPaths { revalidate: AtomicBool::new(true), search_cache: AtomicBool::new(true), posix: AtomicBool::new(true), switches: AtomicU64::new(0) }
+        FastPaths { revalidate: AtomicBool::new(true), search_cache: AtomicBool::new(true), posix: AtomicBool::new(true), switches: Arc::new(AtomicU64::new(0)) }
     }
 }
 
@@ -63,62 +68,15 @@ impl FastPaths {
         self.posix.load(Relaxed)
     }
 
-    /// Records an enforcing switch or a cache reset (called by the cache's reset callback).
-    pub(crate) fn switched(&self) {
-        self.switches.fetch_add(1, AcqRel);
+    /// What records an enforcing switch or a cache reset (for the cache's reset callback).
+    pub(crate) fn switch_counter(&self) -> Arc<AtomicU64> {
+        self.switches.clone()
     }
 
     /// The switch count now, to be compared after a check.
     #[inline(always)]
     pub(crate) fn switches(&self) -> u64 {
         self.switches.load(Acquire)
-    }
-}
-
-/// The "nothing beyond POSIX here" mark of one inode: (credential SID << 32 | seqno), or a
-/// token with SID 0 (no credential has SID 0) that a relabel writes, a new one each time, so
-/// that a check racing the relabel cannot leave a mark made under the old SID (see
-/// [`PosixMark::record`]).
-#[derive(Debug)]
-pub struct PosixMark(AtomicU64);
-
-impl PosixMark {
-    pub fn new() -> PosixMark {
-        PosixMark(AtomicU64::new(0))
-    }
-
-    fn key(sid: Sid, seqno: Seqno) -> u64 {
-        (u64::from(sid.0) << 32) | u64::from(seqno.0)
-    }
-
-    /// The mark as it is now, to be passed back to [`PosixMark::record`].
-    #[inline(always)]
-    pub fn load(&self) -> u64 {
-        self.0.load(Acquire)
-    }
-
-    /// Whether `sid` searched here under policy `seqno` with nothing to audit.
-    #[inline(always)]
-    pub fn holds(&self, sid: Sid, seqno: Seqno) -> bool {
-        self.0.load(Acquire) == Self::key(sid, seqno)
-    }
-
-    /// Marks a silent grant by `sid` under `seqno`, unless the mark changed since `seen` was
-    /// loaded (before the inode's SID was read for the check): then a relabel came between
-    /// and the grant may be for the old SID.
-    pub fn record(&self, seen: u64, sid: Sid, seqno: Seqno) {
-        let _ = self.0.compare_exchange(seen, Self::key(sid, seqno), AcqRel, Relaxed);
-    }
-
-    /// Forgets the mark (a relabel): a fresh token, never equal to one read before.
-    pub fn forget(&self) {
-        let _ = self.0.fetch_update(AcqRel, Acquire, |v| Some(if v >> 32 == 0 { (v + 1) & 0xffff_ffff } else { 1 }));
-    }
-}
-
-impl Default for PosixMark {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

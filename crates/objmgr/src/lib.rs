@@ -21,6 +21,7 @@ pub mod counters;
 pub mod cred;
 mod error;
 pub mod fastpath;
+mod grant;
 pub mod hooks;
 
 use std::sync::Arc;
@@ -43,8 +44,9 @@ pub struct ObjectManager {
     server: Arc<dyn LabelServer>,
     avc: Arc<Avc>,
     maps: Arc<ClassMaps>,
-    fast: Arc<FastPaths>,
+    fast: FastPaths,
     counters: Counters,
+    epochs: grant::Epochs,
     _prepare: Registration,
 }
 
@@ -56,10 +58,12 @@ impl ObjectManager {
         let maps = Arc::new(ClassMaps::new(CLASSES, &*server));
         let m = maps.clone();
         let prepare = events.on_policy_prepare(Box::new(move |next| m.prepare(next)));
-        let fast = Arc::new(FastPaths::default());
-        let f = fast.clone();
-        avc.on_reset(move |_| f.switched());
-        ObjectManager { server, avc, maps, fast, counters: Counters::default(), _prepare: prepare }
+        let fast = FastPaths::default();
+        let switches = fast.switch_counter();
+        avc.on_reset(move |_| {
+            switches.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        });
+        ObjectManager { server, avc, maps, fast, counters: Counters::default(), epochs: grant::Epochs::default(), _prepare: prepare }
     }
 
     /// The cache the hooks ask.

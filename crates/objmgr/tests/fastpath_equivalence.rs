@@ -1,5 +1,5 @@
 //! The fast paths never change an answer: random sequences of opens, reads, writes, walks,
-//! stats, creates, relabels, policy reloads, boolean commits, credential overrides and commits
+//! stats, permission checks of files and directories, creates, relabels, policy reloads, boolean commits, credential overrides and commits
 //! and enforcing switches, run under each of the 8 combinations of fast paths, give the same
 //! results and the same audit records, in the same order.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -98,6 +98,12 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
                     let d = &dirs[rng.below(dirs.len())];
                     let mask = [MAY_READ, MAY_WRITE, MAY_EXEC | MAY_READ][rng.below(3)];
                     format!("perm {mask} {:?}", res(om.inode_permission(t, d, mask, Some("d"))))
+                }
+                86..=91 => {
+                    // The VFS's permission check of a file (as an open makes it).
+                    let f = &files[rng.below(files.len())];
+                    let mask = [MAY_READ, MAY_WRITE, MAY_READ | MAY_WRITE, MAY_APPEND | MAY_WRITE, MAY_EXEC][rng.below(5)];
+                    format!("fperm {mask} {:?}", res(om.inode_permission(t, f, mask, Some("f"))))
                 }
                 65..=69 => format!("stat {:?}", res(om.inode_getattr(t, &files[rng.below(files.len())], "/f"))),
                 70..=72 => format!("create {:?}", om.inode_create(t, &dirs[rng.below(dirs.len())], "n", REG).map_err(|e| e.errno())),

@@ -4,11 +4,12 @@
 
 use crate::audit::AuditData;
 use crate::blobs::InodeSec;
-use crate::classes::{common_file, dir, filesystem, Class};
+use crate::classes::{common_file, filesystem, Class};
 use crate::counters::Hook;
 use crate::cred::Task;
 use crate::error::Result;
 use crate::fastpath::SearchCache;
+use crate::grant::{self, compact};
 use crate::ObjectManager;
 
 use super::{dentry, file_mask_to_av, path, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
@@ -16,65 +17,81 @@ use super::{dentry, file_mask_to_av, path, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_W
 impl ObjectManager {
     /// The kernel's selinux_inode_permission: `mask` (MAY_* bits; MAY_OPEN and MAY_ACCESS
     /// alone ask nothing) on `inode`, whose entry is named `name` in the audit record if known
-    /// (INODE audit data). On a directory a clean search grant is remembered by the two walk
-    /// fast paths; a denial always goes to the cache and is audited.
+    /// (INODE audit data). A clean grant is remembered by the inode (and, on a directory, by
+    /// the credential's search cache); a denial always goes to the cache and is audited.
+    #[inline]
     pub fn inode_permission(&self, task: &Task, inode: &InodeSec, mask: u32, name: Option<&str>) -> Result<()> {
         let mask = mask & (MAY_READ | MAY_WRITE | MAY_EXEC | MAY_APPEND);
         if mask == 0 {
             return Ok(());
         }
-        let class = inode.class();
-        let perms = file_mask_to_av(class, mask);
-        let fast = self.fast_paths();
-        let search_only = class == Class::DIR && perms == dir::SEARCH;
-        // The mark is read before the inode's SID, so that a relabel between the two leaves a
-        // mark our record cannot overwrite (PosixMark::record).
-        let seen = inode.posix.load();
-        let sid = task.sid();
-        if search_only && fast.posix() && inode.posix.holds(sid, self.avc().seqno()) {
-            return Ok(());
-        }
-        let isid = inode.sid();
-        let bits = if class == Class::DIR { SearchCache::bits(perms) } else { None };
-        let cache = task.cred().search_cache();
-        if let Some(b) = bits {
-            if fast.search_cache() && cache.lookup(isid, self.avc().seqno(), b) {
-                if search_only && fast.posix() {
-                    inode.posix.record(seen, sid, self.avc().seqno());
-                }
+        let perms = file_mask_to_av(inode.class(), mask);
+        if let Some(need) = compact(perms) {
+            if self.granted(task.cred(), inode, need) {
                 return Ok(());
             }
         }
-        let w = self.window();
-        let v = self.check_noaudit(Hook::InodePermission, sid, isid, class, perms)?;
-        if self.may_remember(w, &v) {
-            if let Some(b) = bits {
-                if fast.search_cache() {
-                    cache.insert(isid, v.decision.seqno, b);
-                }
-                if search_only && fast.posix() {
-                    inode.posix.record(seen, sid, v.decision.seqno);
+        self.inode_permission_slow(task, inode, perms, name)
+    }
+
+    /// inode_permission with no remembered grant: the credential's search cache for a
+    /// directory, else the cache.
+    #[inline(never)]
+    fn inode_permission_slow(&self, task: &Task, inode: &InodeSec, perms: u32, name: Option<&str>) -> Result<()> {
+        let class = inode.class();
+        let fast = self.fast_paths();
+        let bits = if class == Class::DIR { SearchCache::bits(perms) } else { None };
+        let cache = task.cred().search_cache();
+        if let Some(b) = bits {
+            if fast.search_cache() {
+                // The grant is loaded before the SID (see check_inode_noaudit).
+                let seen = inode.grant.load();
+                let (id, seqno) = self.epoch(task.cred());
+                if cache.lookup(inode.sid(), seqno, b) {
+                    if fast.posix() {
+                        if let Some(c) = compact(perms) {
+                            inode.grant.record(seen, id, c);
+                        }
+                    }
+                    return Ok(());
                 }
             }
         }
+        let w = self.window();
+        let (v, isid) = self.check_inode_noaudit(Hook::InodePermission, task, inode, perms)?;
+        if let Some(b) = bits {
+            if fast.search_cache() && self.may_remember(w, &v) {
+                cache.insert(isid, v.decision.seqno, b);
+            }
+        }
         let ad = AuditData::Inode { name, dev: &inode.sb.dev, ino: inode.ino };
-        self.audit(task, sid, isid, class, &v, &ad);
+        self.audit(task, task.sid(), isid, class, &v, &ad);
         Self::outcome(class, &v).map(|_| ())
     }
 
     /// A path walk: search on each directory in turn, each named by its own last component
-    /// in the audit record (selinux_inode_permission with MAY_EXEC, as may_lookup asks it).
+    /// in the audit record (selinux_inode_permission with MAY_EXEC, as may_lookup asks it). A
+    /// directory that remembers the task's search costs one load and one comparison; the
+    /// credential's epoch is read once for the whole walk, which is one operation.
     pub fn path_walk(&self, task: &Task, dirs: &[(&InodeSec, &str)]) -> Result<()> {
+        let id = if self.fast_paths().posix() { self.epoch(task.cred()).0 } else { 0 };
         for (d, name) in dirs {
-            self.inode_permission(task, d, MAY_EXEC, Some(name))?;
+            if id != 0 && d.grant.holds(id, grant::SEARCH) {
+                continue;
+            }
+            self.inode_permission_slow(task, d, file_mask_to_av(d.class(), MAY_EXEC), Some(name))?;
         }
         Ok(())
     }
 
     /// stat(2) and the like: `{getattr}` on the inode (selinux_inode_getattr through
     /// path_has_perm, PATH audit data).
+    #[inline]
     pub fn inode_getattr(&self, task: &Task, inode: &InodeSec, p: &str) -> Result<()> {
-        self.check(Hook::InodeGetattr, task, inode.sid(), inode.class(), common_file::GETATTR, &path(inode, p)).map(|_| ())
+        if self.granted(task.cred(), inode, grant::GETATTR) {
+            return Ok(());
+        }
+        self.check_inode(Hook::InodeGetattr, task, inode, common_file::GETATTR, &path(inode, p)).map(|_| ())
     }
 
     /// Following a symlink during a walk: `{read}` on the link (selinux_inode_follow_link,

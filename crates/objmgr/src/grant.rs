@@ -1,0 +1,296 @@
+//! The inode's remembered grant: the "nothing beyond POSIX here" fast path extended from a
+//! directory's search to the permissions a stat, an open and the VFS's permission check ask.
+//!
+//! An inode remembers, for the last (credential SID, policy seqno) that was granted something
+//! on it cleanly (allowed by the policy itself, nothing to audit, not a permissive domain's,
+//! decided in enforcing mode with no mode switch during the check: [`crate::Checked::clean`]
+//! and `ObjectManager::may_remember`), which permissions were granted. A warm check is then
+//! one load, one comparison and one mask test, with no cache lookup and no read of the
+//! inode's SID.
+//!
+//! The (credential SID, seqno) pair is interned as a 32-bit epoch id ([`Epochs`]), which each
+//! credential keeps for the seqno it was interned at, so that the id and the permissions fit
+//! one `AtomicU64` and a reader never sees half of a grant. What ends a grant:
+//! - a policy change or boolean commit: a new seqno, so a new epoch id, which no inode holds;
+//! - a credential change or override: another SID, so another epoch id (a new credential of
+//!   the same SID shares its id, as it shares its decisions);
+//! - a relabel: [`InodeGrant::begin_relabel`] before the SID is stored and
+//!   [`InodeGrant::end_relabel`] after it (see [`crate::InodeSec::set_sid`]);
+//! - an enforcing switch needs nothing: only grants the policy itself made are remembered,
+//!   and those hold in either mode; a grant read in permissive mode is never remembered.
+//!
+//! A denial or an auditallow'ed grant is never remembered, so it always reaches the cache and
+//! its record.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
+use std::sync::Mutex;
+
+use seaccess_types::{Seqno, Sid};
+
+use crate::classes::{common_file, dir};
+
+/// The permissions a grant can remember (our bits; the same in every file class, `search`
+/// only in `dir`): what path walks, getattr, the VFS's permission check and open ask.
+const REMEMBERED: u32 =
+    common_file::IOCTL | common_file::READ | common_file::WRITE | common_file::GETATTR | common_file::APPEND | common_file::EXECUTE | common_file::OPEN | dir::SEARCH;
+
+/// Where `search` (bit 28) and `open` (bit 18) go in the 16 bits a grant keeps: on bits of
+/// ours that are never remembered (`create`, `quotaon`).
+const SEARCH_AT: u32 = 3;
+const OPEN_AT: u32 = 15;
+
+/// `perms` (our bits of a file class) in the 16 bits a grant keeps, or None if a permission
+/// of it is never remembered.
+#[inline(always)]
+pub(crate) const fn compact(perms: u32) -> Option<u16> {
+    if perms & !REMEMBERED != 0 || perms == 0 {
+        return None;
+    }
+    // Bits 0-14 but `create`: every remembered permission below bit 15 is there.
+    let low = perms & 0x7ff7;
+    let open = ((perms >> common_file::OPEN.trailing_zeros()) & 1) << OPEN_AT;
+    let search = ((perms >> dir::SEARCH.trailing_zeros()) & 1) << SEARCH_AT;
+    Some((low | open | search) as u16)
+}
+
+/// `search` of a directory, compacted.
+pub(crate) const SEARCH: u16 = match compact(dir::SEARCH) {
+    Some(c) => c,
+    None => 0,
+};
+/// `getattr`, compacted.
+pub(crate) const GETATTR: u16 = match compact(common_file::GETATTR) {
+    Some(c) => c,
+    None => 0,
+};
+
+/// The word's layout: epoch id (bits 32-63; 0 is no one), a relabel in progress (bit 31), a
+/// relabel generation (bits 16-30), the granted permissions (bits 0-15).
+const BUSY: u64 = 1 << 31;
+const GEN_ONE: u64 = 1 << 16;
+const GEN_MASK: u64 = 0x7fff << 16;
+
+/// One inode's remembered grant.
+#[derive(Debug, Default)]
+pub struct InodeGrant(AtomicU64);
+
+impl InodeGrant {
+    pub fn new() -> InodeGrant {
+        InodeGrant(AtomicU64::new(0))
+    }
+
+    /// Whether epoch `id` was granted every permission of `need` (compacted, not empty) here;
+    /// never for id 0, whose words hold no permissions.
+    #[inline(always)]
+    pub(crate) fn holds(&self, id: u32, need: u16) -> bool {
+        let w = self.0.load(Acquire);
+        (w >> 32) as u32 == id && (w as u16) & need == need
+    }
+
+    /// The word now, to be passed back to [`InodeGrant::record`]: loaded before the inode's
+    /// SID is read for the check.
+    #[inline(always)]
+    pub(crate) fn load(&self) -> u64 {
+        self.0.load(Acquire)
+    }
+
+    /// Remembers that epoch `id` was granted `perms` (compacted), unless the word changed
+    /// since `seen` was loaded (a relabel may have come between, and the grant may be for the
+    /// old SID) or a relabel was in progress then. Permissions granted to the same epoch add
+    /// up.
+    pub(crate) fn record(&self, seen: u64, id: u32, perms: u16) {
+        if seen & BUSY != 0 || id == 0 {
+            return;
+        }
+        let new = if (seen >> 32) as u32 == id { seen | u64::from(perms) } else { (u64::from(id) << 32) | (seen & GEN_MASK) | u64::from(perms) };
+        let _ = self.0.compare_exchange(seen, new, AcqRel, Relaxed);
+    }
+
+    /// A relabel starts: the grant is gone and nothing is recorded until
+    /// [`InodeGrant::end_relabel`], so a check that read the old SID cannot leave a grant
+    /// behind. A new generation, so that a check that loaded the word before cannot record
+    /// either. Waits while another relabel of the inode is in progress: were the two to
+    /// overlap, the first one's end would reopen recording while the second's SID is still to
+    /// be stored, and a grant for the first's SID could outlive it. Relabels are rare and
+    /// their critical section is two stores, so the wait is a short spin.
+    pub(crate) fn begin_relabel(&self) {
+        loop {
+            let w = self.0.load(Acquire);
+            if w & BUSY != 0 {
+                std::hint::spin_loop();
+                std::thread::yield_now();
+                continue;
+            }
+            let new = ((w & GEN_MASK).wrapping_add(GEN_ONE) & GEN_MASK) | BUSY;
+            if self.0.compare_exchange_weak(w, new, AcqRel, Relaxed).is_ok() {
+                return;
+            }
+        }
+    }
+
+    /// The new SID is stored: grants may be recorded again (by checks that load the word from
+    /// now on, and so read the new SID).
+    pub(crate) fn end_relabel(&self) {
+        let _ = self.0.fetch_update(AcqRel, Acquire, |w| Some((w & GEN_MASK).wrapping_add(GEN_ONE) & GEN_MASK));
+    }
+}
+
+/// Epoch ids are never reused for another (SID, seqno), across every object manager of the
+/// process: a credential keeps the id it got from one, and may be used with another.
+static NEXT_EPOCH: AtomicU32 = AtomicU32::new(1);
+
+/// The epoch ids of the newest seqno's (credential SID, seqno) pairs (only the newest seqno's
+/// are kept: an older one's grants no longer answer).
+#[derive(Debug, Default)]
+pub(crate) struct Epochs {
+    ids: Mutex<(u32, HashMap<u32, u32>)>,
+}
+
+impl Epochs {
+    /// The epoch id of `sid` under `seqno` (0 if ids have run out: then nothing is
+    /// remembered).
+    pub(crate) fn intern(&self, sid: Sid, seqno: Seqno) -> u32 {
+        let mut g = seaccess_types::lock(&self.ids);
+        let (at, ids) = &mut *g;
+        if *at != seqno.0 {
+            *at = seqno.0;
+            ids.clear();
+        }
+        *ids.entry(sid.0).or_insert_with(|| NEXT_EPOCH.fetch_update(Relaxed, Relaxed, |n| n.checked_add(1)).unwrap_or(0))
+    }
+}
+
+/// A credential's epoch id for the seqno it was interned at: (seqno << 32) | id, 0 when none.
+#[derive(Debug, Default)]
+pub(crate) struct CredEpoch(AtomicU64);
+
+impl CredEpoch {
+    /// The id, if it was interned for `seqno`.
+    #[inline(always)]
+    pub(crate) fn get(&self, seqno: Seqno) -> Option<u32> {
+        let e = self.0.load(Relaxed);
+        ((e >> 32) as u32 == seqno.0 && e as u32 != 0).then_some(e as u32)
+    }
+
+    pub(crate) fn set(&self, seqno: Seqno, id: u32) {
+        self.0.store((u64::from(seqno.0) << 32) | u64::from(id), Relaxed);
+    }
+}
+
+impl crate::ObjectManager {
+    /// The epoch id of `cred` under the newest policy the cache knows of, with that seqno: two
+    /// loads and a comparison when the credential has it already.
+    #[inline(always)]
+    pub(crate) fn epoch(&self, cred: &crate::Cred) -> (u32, Seqno) {
+        let seqno = self.avc().seqno();
+        match cred.epoch.get(seqno) {
+            Some(id) => (id, seqno),
+            None => (self.intern_epoch(cred, seqno), seqno),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn intern_epoch(&self, cred: &crate::Cred, seqno: Seqno) -> u32 {
+        let id = self.epochs.intern(cred.sid, seqno);
+        cred.epoch.set(seqno, id);
+        id
+    }
+
+    /// Whether `cred` was granted `need` (compacted) on `inode` under the newest policy, with
+    /// the "nothing beyond POSIX" fast path on.
+    #[inline(always)]
+    pub(crate) fn granted(&self, cred: &crate::Cred, inode: &crate::InodeSec, need: u16) -> bool {
+        self.fast_paths().posix() && inode.grant.holds(self.epoch(cred).0, need)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compacting_keeps_the_remembered_permissions_apart() {
+        let all = [common_file::IOCTL, common_file::READ, common_file::WRITE, common_file::GETATTR, common_file::APPEND, common_file::EXECUTE, common_file::OPEN, dir::SEARCH];
+        let mut seen = 0u16;
+        for p in all {
+            let c = compact(p).unwrap_or(0);
+            assert_eq!(c.count_ones(), 1, "{p:#x}");
+            assert_eq!(seen & c, 0, "{p:#x} shares a bit");
+            seen |= c;
+        }
+        assert_eq!(compact(common_file::READ | common_file::OPEN), Some(compact(common_file::READ).unwrap_or(0) | compact(common_file::OPEN).unwrap_or(0)));
+        assert_eq!(compact(common_file::SETATTR), None);
+        assert_eq!(compact(dir::ADD_NAME | dir::SEARCH), None);
+        assert_eq!(compact(0), None);
+    }
+
+    #[test]
+    fn a_grant_holds_for_its_epoch_and_permissions_until_a_relabel() {
+        let g = InodeGrant::new();
+        let (r, w) = (compact(common_file::READ).unwrap_or(0), compact(common_file::WRITE).unwrap_or(0));
+        assert!(!g.holds(0, r), "no one holds epoch 0");
+        let seen = g.load();
+        g.record(seen, 7, r);
+        assert!(g.holds(7, r) && !g.holds(7, r | w) && !g.holds(8, r));
+        g.record(g.load(), 7, w);
+        assert!(g.holds(7, r | w));
+        g.record(g.load(), 8, w);
+        assert!(g.holds(8, w) && !g.holds(8, r) && !g.holds(7, w), "another epoch replaces it");
+        // A check that loaded the word before a relabel records nothing, during or after it.
+        let before = g.load();
+        g.begin_relabel();
+        assert!(!g.holds(8, w));
+        let during = g.load();
+        g.record(before, 8, w);
+        g.record(during, 8, w);
+        assert!(!g.holds(8, w));
+        g.end_relabel();
+        g.record(before, 8, w);
+        g.record(during, 8, w);
+        assert!(!g.holds(8, w));
+        g.record(g.load(), 8, w);
+        assert!(g.holds(8, w));
+    }
+
+    #[test]
+    fn epoch_ids_are_per_sid_and_seqno() {
+        let e = Epochs::default();
+        let a = e.intern(Sid(5), Seqno(1));
+        assert_ne!(a, 0);
+        assert_eq!(e.intern(Sid(5), Seqno(1)), a);
+        let b = e.intern(Sid(6), Seqno(1));
+        let c = e.intern(Sid(5), Seqno(2));
+        assert!(b != a && c != a && c != b);
+        assert_ne!(e.intern(Sid(5), Seqno(1)), a, "interned again after another seqno's: a fresh id");
+    }
+
+    #[test]
+    fn overlapping_relabels_take_turns() {
+        let g = InodeGrant::new();
+        let w = compact(common_file::WRITE).unwrap_or(0);
+        let second_began = std::sync::atomic::AtomicBool::new(false);
+        g.begin_relabel();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                g.begin_relabel();
+                second_began.store(true, SeqCst);
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!second_began.load(SeqCst), "a second relabel began while the first was in progress");
+            g.end_relabel();
+            while !second_began.load(SeqCst) {
+                std::thread::yield_now();
+            }
+        });
+        // The second relabel is still in progress: its SID is not stored yet, so no grant may
+        // be recorded (a check would have read the first relabel's SID).
+        g.record(g.load(), 8, w);
+        assert!(!g.holds(8, w));
+        g.end_relabel();
+        g.record(g.load(), 8, w);
+        assert!(g.holds(8, w));
+    }
+
+}
