@@ -23,6 +23,7 @@ mod lookup;
 mod names;
 mod sid;
 mod state;
+mod thread;
 
 pub use ffi::Errno;
 pub use load::{seaccess_load_policy, seaccess_reload_policy};
