@@ -26,8 +26,13 @@ const NAME_SLOTS: usize = 1 << NAME_BITS;
 /// How many name slots a pair may use, from its hash's slot on.
 const NAME_PROBES: usize = 4;
 
-/// SID index + 1 per slot; 0 is empty.
-static CONTEXTS: [AtomicU32; CONTEXT_SLOTS] = [const { AtomicU32::new(0) }; CONTEXT_SLOTS];
+/// Slots a context may use: a bucket of consecutive ones (half a cache line).
+const CONTEXT_WAYS: usize = 4;
+/// Per slot, the hash's low half (a tag, so that most slots are passed over without reading a
+/// SID) above the SID index + 1; 0 is empty.
+static CONTEXTS: [AtomicU64; CONTEXT_SLOTS] = [const { AtomicU64::new(0) }; CONTEXT_SLOTS];
+/// Which slot of a full bucket a miss takes next.
+static VICTIM: AtomicU32 = AtomicU32::new(0);
 static NAMES: [OnceLock<NameEntry>; NAME_SLOTS] = [const { OnceLock::new() }; NAME_SLOTS];
 /// The seqno of the policy the name entries must have been looked up under.
 static SEQNO: AtomicU32 = AtomicU32::new(0);
@@ -51,21 +56,37 @@ fn key() -> u64 {
     })
 }
 
-/// A keyed hash of `bytes`, eight at a time (FxHash's multiply and rotate, from the key).
-#[inline]
+/// A keyed hash of `bytes`, eight at a time (FxHash's multiply and rotate, from the key). The
+/// last word is the string's last eight bytes, overlapping the one before it, so that no tail
+/// is read byte by byte; strings shorter than eight bytes are read as two overlapping halves
+/// or three bytes. Every byte and the length reach the result.
+#[inline(always)]
 fn hash(seed: u64, bytes: &[u8]) -> u64 {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
-    let mut h = seed;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        h = (h.rotate_left(26) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+    let n = bytes.len();
+    let mix = |h: u64, w: u64| (h.rotate_left(26) ^ w).wrapping_mul(K);
+    let mut h = mix(seed, n as u64);
+    if n > 8 {
+        let (body, _) = bytes.split_at(n - 1);
+        for w in body.chunks_exact(8) {
+            h = mix(h, word(w));
+        }
+        h = mix(h, bytes.get(n - 8..).map_or(0, word));
+    } else if n == 8 {
+        h = mix(h, word(bytes));
+    } else if n >= 4 {
+        let half = |i: usize| bytes.get(i..i + 4).map_or(0, |b| b.iter().fold(0u64, |w, &x| w << 8 | u64::from(x)));
+        h = mix(h, half(0) << 32 | half(n - 4));
+    } else if let (Some(&a), Some(&b), Some(&c)) = (bytes.first(), bytes.get(n / 2), bytes.last()) {
+        h = mix(h, u64::from(a) << 16 | u64::from(b) << 8 | u64::from(c));
     }
-    // Byte by byte: a copy of a variable length is a call to memcpy, a tenth of a hit's cost.
-    let tail = words.remainder().iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
-    h = (h.rotate_left(26) ^ tail ^ (bytes.len() as u64)).wrapping_mul(K);
     (h ^ (h >> 32)).wrapping_mul(K)
+}
+
+/// Eight bytes as a word (zero if fewer).
+#[inline(always)]
+fn word(b: &[u8]) -> u64 {
+    b.get(..8).and_then(|w| <[u8; 8]>::try_from(w).ok()).map_or(0, u64::from_le_bytes)
 }
 
 /// The slot of hash `h` in a table of `1 << bits` slots: its top bits, which every input bit
@@ -81,37 +102,50 @@ pub(crate) fn policy_changed(seqno: u32) {
 }
 
 /// The SID of the context whose bytes (without the NUL) are `ctx`, interning it on a miss;
-/// EINVAL if it is not UTF-8. A context may sit in either of a pair of slots, so that two
-/// contexts a program uses together do not evict each other.
+/// EINVAL if it is not UTF-8. A context may sit in any slot of its bucket, so that contexts a
+/// program uses together do not evict each other.
 #[inline]
 pub(crate) fn context(ctx: &[u8]) -> Res<&'static SecurityId> {
-    let i = slot_of(hash(key(), ctx), CONTEXT_BITS);
-    for n in [i, i ^ 1] {
-        let Some(slot) = CONTEXTS.get(n) else { continue };
-        let v = slot.load(Acquire);
-        if let Some(s) = (v as usize).checked_sub(1).and_then(sid::by_index) {
-            if s.text().as_bytes() == ctx {
-                return Ok(s);
+    let h = hash(key(), ctx);
+    let first = slot_of(h, CONTEXT_BITS) & !(CONTEXT_WAYS - 1);
+    let tag = h & 0xffff_ffff_0000_0000;
+    if let Some(bucket) = CONTEXTS.get(first..first + CONTEXT_WAYS) {
+        for slot in bucket {
+            let v = slot.load(Acquire);
+            if v & 0xffff_ffff_0000_0000 != tag {
+                continue;
+            }
+            if let Some(s) = (v as u32 as usize).checked_sub(1).and_then(sid::by_index) {
+                if s.text().as_bytes() == ctx {
+                    return Ok(s);
+                }
             }
         }
     }
-    context_miss(ctx, i)
+    context_miss(ctx, first, tag)
 }
 
-/// Interns the context and records it in an empty slot of its pair, else in the second one
-/// (whose previous context moves to its first slot).
+/// Misses of the context cache, for tests.
+static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Interns the context and records it in an empty slot of its bucket, else in the next
+/// victim's.
 #[cold]
-fn context_miss(ctx: &[u8], i: usize) -> Res<&'static SecurityId> {
+fn context_miss(ctx: &[u8], first: usize, tag: u64) -> Res<&'static SecurityId> {
+    CONTEXT_MISSES.fetch_add(1, Relaxed);
     let text = std::str::from_utf8(ctx).map_err(|_| EINVAL)?;
     let (n, s) = sid::intern_indexed(text)?;
-    let (Some(a), Some(b), Ok(v)) = (CONTEXTS.get(i), CONTEXTS.get(i ^ 1), u32::try_from(n + 1)) else { return Ok(s) };
-    if a.load(Relaxed) == 0 {
-        a.store(v, Release);
-    } else {
-        // A race here loses a slot's hint, never an answer: a hit compares the bytes.
-        a.store(b.load(Relaxed), Release);
-        b.store(v, Release);
-    }
+    let (Some(bucket), Ok(v)) = (CONTEXTS.get(first..first + CONTEXT_WAYS), u32::try_from(n + 1)) else { return Ok(s) };
+    let v = tag | u64::from(v);
+    // A race here loses a slot's hint, never an answer: a hit compares the bytes.
+    let slot = match bucket.iter().find(|x| x.load(Relaxed) == 0) {
+        Some(empty) => empty,
+        None => match bucket.get(VICTIM.fetch_add(1, Relaxed) as usize % CONTEXT_WAYS) {
+            Some(victim) => victim,
+            None => return Ok(s),
+        },
+    };
+    slot.store(v, Release);
     Ok(s)
 }
 
@@ -159,6 +193,10 @@ mod tests {
     #![allow(clippy::panic)]
     use super::*;
 
+    /// The context tests share the one cache: one at a time, so that one's contexts do not
+    /// evict the other's.
+    static CONTEXT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     // The hash depends on every byte and on the length, so strings that differ only past the
     // first word, or only by trailing NULs, land apart (a collision would still be correct,
     // only slower: these guard the cache's use, not its answers).
@@ -202,9 +240,41 @@ mod tests {
         assert_eq!(class_perm(k, b"no_such_class", b"read"), None);
     }
 
+    // Three contexts whose hashes pick the same pair of slots, used in turn, stay cached: after
+    // the first round none of them misses (with one slot per context and a pair per hash,
+    // the third would evict one of the others at every turn).
+    #[test]
+    fn contexts_sharing_slots_stay_cached() {
+        let _g = seaccess_types::lock(&CONTEXT_TESTS);
+        let k = key();
+        let mut group: Vec<String> = Vec::new();
+        let want = slot_of(hash(k, b"u:r:share_0_t:s0"), CONTEXT_BITS) >> 1;
+        for n in 0..1_000_000 {
+            let ctx = format!("u:r:share_{n}_t:s0");
+            if slot_of(hash(k, ctx.as_bytes()), CONTEXT_BITS) >> 1 == want {
+                group.push(ctx);
+                if group.len() == 3 {
+                    break;
+                }
+            }
+        }
+        assert_eq!(group.len(), 3, "no three contexts share a pair of slots");
+        for c in &group {
+            assert!(context(c.as_bytes()).is_ok());
+        }
+        let before = CONTEXT_MISSES.load(Relaxed);
+        for _ in 0..10 {
+            for c in &group {
+                assert_eq!(context(c.as_bytes()).map(|s| s.text()), Ok(c.as_str()));
+            }
+        }
+        assert_eq!(CONTEXT_MISSES.load(Relaxed) - before, 0, "contexts sharing slots evict each other");
+    }
+
     // Context strings that share a slot both come back as their own SID.
     #[test]
     fn a_context_is_its_own_sid_even_when_slots_collide() {
+        let _g = seaccess_types::lock(&CONTEXT_TESTS);
         let mut seen: Vec<(Vec<u8>, *const SecurityId)> = Vec::new();
         for n in 0..3 * CONTEXT_SLOTS {
             let ctx = format!("u:r:t{n}:s0");
