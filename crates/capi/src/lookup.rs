@@ -83,6 +83,29 @@ fn hash(seed: u64, bytes: &[u8]) -> u64 {
     (h ^ (h >> 32)).wrapping_mul(K)
 }
 
+/// Whether two byte strings are equal; up to sixteen bytes (class and permission names)
+/// compared in line as two overlapping words or halves, where a call to `bcmp` would cost
+/// more than the comparison.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n > 16 {
+        return a == b;
+    }
+    if n >= 8 {
+        let at = |x: &[u8], i: usize| word(x.get(i..).unwrap_or_default());
+        return at(a, 0) == at(b, 0) && at(a, n - 8) == at(b, n - 8);
+    }
+    if n >= 4 {
+        let half = |x: &[u8], i: usize| x.get(i..i + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map_or(0, u32::from_le_bytes);
+        return half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4);
+    }
+    a == b
+}
+
 /// Eight bytes as a word (zero if fewer).
 #[inline(always)]
 fn word(b: &[u8]) -> u64 {
@@ -104,7 +127,7 @@ pub(crate) fn policy_changed(seqno: u32) {
 /// The SID of the context whose bytes (without the NUL) are `ctx`, interning it on a miss;
 /// EINVAL if it is not UTF-8. A context may sit in any slot of its bucket, so that contexts a
 /// program uses together do not evict each other.
-#[inline]
+#[inline(always)]
 pub(crate) fn context(ctx: &[u8]) -> Res<&'static SecurityId> {
     let h = hash(key(), ctx);
     let first = slot_of(h, CONTEXT_BITS) & !(CONTEXT_WAYS - 1);
@@ -116,7 +139,7 @@ pub(crate) fn context(ctx: &[u8]) -> Res<&'static SecurityId> {
                 continue;
             }
             if let Some(s) = (v as u32 as usize).checked_sub(1).and_then(sid::by_index) {
-                if s.text().as_bytes() == ctx {
+                if same(s.text().as_bytes(), ctx) {
                     return Ok(s);
                 }
             }
@@ -158,7 +181,7 @@ pub(crate) fn class_perm(k: &Kernel, class: &[u8], perm: &[u8]) -> Option<(Class
     for n in 0..NAME_PROBES {
         let Some(slot) = NAMES.get((h + n) % NAME_SLOTS) else { break };
         let Some(e) = slot.get() else { return name_miss(k, class, perm, seqno, Some(slot)) };
-        if *e.class != *class || *e.perm != *perm {
+        if !same(&e.class, class) || !same(&e.perm, perm) {
             continue;
         }
         let v = e.value.load(Acquire);
@@ -269,6 +292,25 @@ mod tests {
             }
         }
         assert_eq!(CONTEXT_MISSES.load(Relaxed) - before, 0, "contexts sharing slots evict each other");
+    }
+
+    // Equal strings are the same, of every length up to three words; a string differing in
+    // any one byte, or in length, is not.
+    #[test]
+    fn same_compares_every_byte_and_the_length() {
+        let base: Vec<u8> = (0..24u8).map(|b| b'a' + b).collect();
+        for n in 0..=base.len() {
+            let a = &base[..n];
+            assert!(same(a, a) && same(a, &a.to_vec()), "{n}");
+            for i in 0..n {
+                let mut b = a.to_vec();
+                b[i] ^= 1;
+                assert!(!same(a, &b), "length {n}, byte {i}");
+            }
+            if n > 0 {
+                assert!(!same(a, &a[..n - 1]), "{n}");
+            }
+        }
     }
 
     // Context strings that share a slot both come back as their own SID.
