@@ -197,25 +197,28 @@ impl Stats {
     /// which is sound because the two never count at once. 0 counts as [`Stats::bump`] does.
     #[inline(always)]
     pub fn bump_as(&self, thread: u64, which: Counter, n: u64) {
-        let i = hinted_stripe(thread);
-        for c in [self.hinted.get(i), self.hinted.get(i ^ 1)].into_iter().flatten() {
+        if let Some(c) = self.hinted.get(hinted_stripe(thread)) {
             if c.owner.load(Relaxed) == thread && thread != 0 {
-                c.add_owned(which, n);
-                return;
+                return c.add_owned(which, n);
             }
         }
-        self.bump_unclaimed(thread, which, n);
+        self.bump_second(thread, which, n);
     }
 
-    /// The first count of an identity: claims a free stripe of its two, else counts in the
-    /// shared one.
+    /// An identity that does not own its first stripe: its second, claimed if free (either
+    /// first), else the shared stripe.
     #[cold]
     #[inline(never)]
-    fn bump_unclaimed(&self, thread: u64, which: Counter, n: u64) {
+    fn bump_second(&self, thread: u64, which: Counter, n: u64) {
         if thread == 0 {
             return self.bump(which, n);
         }
         let i = hinted_stripe(thread);
+        if let Some(c) = self.hinted.get(i ^ 1) {
+            if c.owner.load(Relaxed) == thread {
+                return c.add_owned(which, n);
+            }
+        }
         for c in [self.hinted.get(i), self.hinted.get(i ^ 1)].into_iter().flatten() {
             if c.owner.compare_exchange(0, thread, Relaxed, Relaxed).is_ok() {
                 c.add_owned(which, n);

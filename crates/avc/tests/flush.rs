@@ -164,3 +164,22 @@ fn a_hinted_check_decides_as_has_perm_noaudit() {
     assert!(v.denied.is_empty(), "{v:?}");
     assert_eq!(avc.cache_stats().lookups, 5);
 }
+
+/// The inlined hit path answers only a cached decision that allows every requested permission,
+/// and counts only what it answers: a miss or a denial is left to the full check, which counts
+/// it, so a check is counted once either way.
+#[test]
+fn an_allowed_hit_is_counted_once_and_nothing_else_is_answered() {
+    let (server, avc) = setup();
+    let (s, t) = (Sid(3), Sid(4));
+    let d = decision(s, t);
+    assert_eq!(avc.allowed_hit_as(s, t, C, d.allowed, 9), None, "answered before the decision was cached");
+    assert_eq!(server.calls.load(SeqCst), 0);
+    assert_eq!(avc.cache_stats().lookups, 0);
+    avc.verdict_as(s, t, C, d.allowed, 9).unwrap();
+    assert_eq!(avc.allowed_hit_as(s, t, C, d.allowed, 9), Some(d));
+    assert_eq!(avc.allowed_hit_as(s, t, C, AccessVector(1 << 20), 9), None, "a denial answered");
+    assert_eq!(avc.allowed_hit_as(s, t, ClassId(2), d.allowed, 9), None, "another class answered");
+    let st = avc.cache_stats();
+    assert_eq!((st.lookups, st.hits, st.misses), (2, 1, 1));
+}

@@ -301,7 +301,8 @@ mod tests {
         let base: Vec<u8> = (0..24u8).map(|b| b'a' + b).collect();
         for n in 0..=base.len() {
             let a = &base[..n];
-            assert!(same(a, a) && same(a, &a.to_vec()), "{n}");
+            let copy = a.to_vec();
+            assert!(same(a, a) && same(a, &copy), "{n}");
             for i in 0..n {
                 let mut b = a.to_vec();
                 b[i] ^= 1;
