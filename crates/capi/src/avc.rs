@@ -302,7 +302,7 @@ pub extern "C" fn avc_has_perm_noaudit(
 ) -> c_int {
     ffi::guard(-1, || {
         let k = state::kernel()?;
-        let (sc, tc) = (sid::from_ptr(ssid)?, sid::from_ptr(tsid)?);
+        let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
             if !avd.is_null() {
                 ffi::out(avd, AvDecisionC::from(&d))?;
@@ -338,7 +338,7 @@ pub extern "C" fn avc_has_perm(
 ) -> c_int {
     ffi::guard(-1, || {
         let k = state::kernel()?;
-        let (sc, tc) = (sid::from_ptr(ssid)?, sid::from_ptr(tsid)?);
+        let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
             audit_grant(sc, tc, tclass, requested, &d, auditdata);
             return Ok(0);

@@ -23,7 +23,9 @@ pub(crate) fn set_errno(e: i32) {
 
 /// Runs an entry point's body: its error becomes `fail` with errno set, and a panic (a bug in
 /// seaccess) becomes `fail` with errno ENOTRECOVERABLE instead of unwinding into C, which would
-/// be undefined behaviour.
+/// be undefined behaviour. Inlined, so that an entry point's arguments reach its body in
+/// registers rather than through a closure on the stack (a fifth of a cache hit's cost).
+#[inline(always)]
 pub(crate) fn guard<T>(fail: T, f: impl FnOnce() -> Res<T>) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => v,

@@ -187,6 +187,21 @@ pub(crate) fn from_ptr(p: *const SecurityId) -> Res<&'static SecurityId> {
     Ok(at(BASE.load(Relaxed), off / SIZE))
 }
 
+/// [`from_ptr`] of two pointers, reading the filled count and the region once.
+#[inline(always)]
+pub(crate) fn from_ptrs(a: *const SecurityId, b: *const SecurityId) -> Res<(&'static SecurityId, &'static SecurityId)> {
+    let filled = FILLED.load(Acquire);
+    let base = BASE.load(Relaxed);
+    let ours = |p: *const SecurityId| {
+        let off = (p as usize).wrapping_sub(base);
+        if off >= filled * SIZE || off % SIZE != 0 {
+            return Err(EINVAL);
+        }
+        Ok(at(base, off / SIZE))
+    };
+    Ok((ours(a)?, ours(b)?))
+}
+
 /// The pointer C programs hold for a SID.
 pub(crate) fn as_ptr(s: &'static SecurityId) -> *mut SecurityId {
     s as *const SecurityId as *mut SecurityId
@@ -212,6 +227,10 @@ mod tests {
         assert_eq!(from_ptr(a).map(|s| s.text()), Ok("u:r:only_our_sids_a_t:s0"));
         assert_eq!(from_ptr(b).map(|s| s.text()), Ok("u:r:only_our_sids_b_t:s0"));
         assert_eq!(intern("u:r:only_our_sids_a_t:s0").map(as_ptr), Ok(a));
+        assert_eq!(from_ptrs(a, b).map(|(x, y)| (as_ptr(x), as_ptr(y))), Ok((a, b)));
+        assert_eq!(from_ptrs(a, std::ptr::null()).map(|_| ()), Err(EINVAL));
+        assert_eq!(from_ptrs((b as usize + 1) as *const SecurityId, a).map(|_| ()), Err(EINVAL));
+        let (a, b) = (a as *const SecurityId, b as *const SecurityId);
         assert_eq!(from_ptr(std::ptr::null()).map(|_| ()), Err(EINVAL));
         assert_eq!(from_ptr((a as usize + 8) as *const SecurityId).map(|_| ()), Err(EINVAL));
         assert_eq!(from_ptr((a as usize - 1) as *const SecurityId).map(|_| ()), Err(EINVAL));
