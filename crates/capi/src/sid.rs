@@ -230,7 +230,7 @@ mod tests {
         assert_eq!(from_ptrs(a, b).map(|(x, y)| (as_ptr(x), as_ptr(y))), Ok((a, b)));
         assert_eq!(from_ptrs(a, std::ptr::null()).map(|_| ()), Err(EINVAL));
         assert_eq!(from_ptrs((b as usize + 1) as *const SecurityId, a).map(|_| ()), Err(EINVAL));
-        let (a, b) = (a as *const SecurityId, b as *const SecurityId);
+        let a = a as *const SecurityId;
         assert_eq!(from_ptr(std::ptr::null()).map(|_| ()), Err(EINVAL));
         assert_eq!(from_ptr((a as usize + 8) as *const SecurityId).map(|_| ()), Err(EINVAL));
         assert_eq!(from_ptr((a as usize - 1) as *const SecurityId).map(|_| ()), Err(EINVAL));
