@@ -75,7 +75,7 @@ fn hash(seed: u64, bytes: &[u8]) -> u64 {
     } else if n == 8 {
         h = mix(h, word(bytes));
     } else if n >= 4 {
-        let half = |i: usize| bytes.get(i..i + 4).map_or(0, |b| b.iter().fold(0u64, |w, &x| w << 8 | u64::from(x)));
+        let half = |i: usize| u64::from(half_word(bytes.get(i..).unwrap_or_default()));
         h = mix(h, half(0) << 32 | half(n - 4));
     } else if let (Some(&a), Some(&b), Some(&c)) = (bytes.first(), bytes.get(n / 2), bytes.last()) {
         h = mix(h, u64::from(a) << 16 | u64::from(b) << 8 | u64::from(c));
@@ -100,10 +100,16 @@ fn same(a: &[u8], b: &[u8]) -> bool {
         return at(a, 0) == at(b, 0) && at(a, n - 8) == at(b, n - 8);
     }
     if n >= 4 {
-        let half = |x: &[u8], i: usize| x.get(i..i + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map_or(0, u32::from_le_bytes);
+        let half = |x: &[u8], i: usize| half_word(x.get(i..).unwrap_or_default());
         return half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4);
     }
     a == b
+}
+
+/// Four bytes as a half word (zero if fewer).
+#[inline(always)]
+fn half_word(b: &[u8]) -> u32 {
+    b.get(..4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map_or(0, u32::from_le_bytes)
 }
 
 /// Eight bytes as a word (zero if fewer).
