@@ -67,9 +67,13 @@ fn hash(seed: u64, bytes: &[u8]) -> u64 {
     let mix = |h: u64, w: u64| (h.rotate_left(26) ^ w).wrapping_mul(K);
     let mut h = mix(seed, n as u64);
     if n > 8 {
-        let (body, _) = bytes.split_at(n - 1);
-        for w in body.chunks_exact(8) {
-            h = mix(h, word(w));
+        let mut rest = bytes;
+        while let (Some(w), Some(tail)) = (rest.first_chunk::<8>(), rest.get(8..)) {
+            if tail.is_empty() {
+                break;
+            }
+            h = mix(h, u64::from_le_bytes(*w));
+            rest = tail;
         }
         h = mix(h, bytes.get(n - 8..).map_or(0, word));
     } else if n == 8 {
