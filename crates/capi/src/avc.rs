@@ -469,10 +469,11 @@ pub extern "C" fn selinux_check_access(
         if !AVC_OPEN.load(Relaxed) {
             open(k, None);
         }
-        let s = lookup::context(ffi::bytes_arg(scon)?)?;
-        let t = lookup::context(ffi::bytes_arg(tcon)?)?;
+        let seed = lookup::key();
+        let s = lookup::context(seed, ffi::bytes_arg(scon)?)?;
+        let t = lookup::context(seed, ffi::bytes_arg(tcon)?)?;
         let (cb, pb) = (ffi::bytes_arg(class)?, ffi::bytes_arg(perm)?);
-        let (c, av) = match lookup::class_perm(k, cb, pb) {
+        let (c, av) = match lookup::class_perm(k, seed, cb, pb) {
             Some(x) => x,
             None => match unknown_class_perm(k, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
                 Some(x) => x,

@@ -46,7 +46,8 @@ struct NameEntry {
 
 const VALID: u64 = 1 << 31;
 
-fn key() -> u64 {
+/// The process's hash key: read once per query by the caller and passed to each lookup.
+pub(crate) fn key() -> u64 {
     static KEY: OnceLock<u64> = OnceLock::new();
     *KEY.get_or_init(|| {
         use std::hash::{BuildHasher, Hasher};
@@ -138,8 +139,8 @@ pub(crate) fn policy_changed(seqno: u32) {
 /// EINVAL if it is not UTF-8. A context may sit in any slot of its bucket, so that contexts a
 /// program uses together do not evict each other.
 #[inline(always)]
-pub(crate) fn context(ctx: &[u8]) -> Res<&'static SecurityId> {
-    let h = hash(key(), ctx);
+pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<&'static SecurityId> {
+    let h = hash(seed, ctx);
     let first = slot_of(h, CONTEXT_BITS) & !(CONTEXT_WAYS - 1);
     let tag = h & 0xffff_ffff_0000_0000;
     if let Some(bucket) = CONTEXTS.get(first..first + CONTEXT_WAYS) {
@@ -185,8 +186,8 @@ fn context_miss(ctx: &[u8], first: usize, tag: u64) -> Res<&'static SecurityId> 
 /// The class number and permission bit of `perm` in `class` under the kernel's current
 /// policy; None when the policy has no such class or permission (nothing is cached then).
 #[inline]
-pub(crate) fn class_perm(k: &Kernel, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector)> {
-    let h = slot_of(hash(hash(key(), class), perm), NAME_BITS);
+pub(crate) fn class_perm(k: &Kernel, seed: u64, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector)> {
+    let h = slot_of(hash(hash(seed, class), perm), NAME_BITS);
     let seqno = SEQNO.load(Acquire);
     for n in 0..NAME_PROBES {
         let Some(slot) = NAMES.get((h + n) % NAME_SLOTS) else { break };
@@ -261,16 +262,16 @@ mod tests {
             let c = k.server.class_id(class)?;
             Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
         };
-        let before = class_perm(k, b"file", b"read");
+        let before = class_perm(k, key(), b"file", b"read");
         assert_eq!(before.map(|(c, _)| c), Some(ClassId(6)));
         assert_eq!(before, server("file", "read"));
-        assert_eq!(class_perm(k, b"file", b"read"), before);
+        assert_eq!(class_perm(k, key(), b"file", b"read"), before);
         load("sockets.33");
-        let after = class_perm(k, b"file", b"read");
+        let after = class_perm(k, key(), b"file", b"read");
         assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
         assert_eq!(after, server("file", "read"));
-        assert_eq!(class_perm(k, b"file", b"no_such_perm"), None);
-        assert_eq!(class_perm(k, b"no_such_class", b"read"), None);
+        assert_eq!(class_perm(k, key(), b"file", b"no_such_perm"), None);
+        assert_eq!(class_perm(k, key(), b"no_such_class", b"read"), None);
     }
 
     // Three contexts whose hashes pick the same pair of slots, used in turn, stay cached: after
@@ -293,12 +294,12 @@ mod tests {
         }
         assert_eq!(group.len(), 3, "no three contexts share a pair of slots");
         for c in &group {
-            assert!(context(c.as_bytes()).is_ok());
+            assert!(context(key(), c.as_bytes()).is_ok());
         }
         let before = CONTEXT_MISSES.load(Relaxed);
         for _ in 0..10 {
             for c in &group {
-                assert_eq!(context(c.as_bytes()).map(|s| s.text()), Ok(c.as_str()));
+                assert_eq!(context(key(), c.as_bytes()).map(|s| s.text()), Ok(c.as_str()));
             }
         }
         assert_eq!(CONTEXT_MISSES.load(Relaxed) - before, 0, "contexts sharing slots evict each other");
@@ -331,15 +332,15 @@ mod tests {
         let mut seen: Vec<(Vec<u8>, *const SecurityId)> = Vec::new();
         for n in 0..3 * CONTEXT_SLOTS {
             let ctx = format!("u:r:t{n}:s0");
-            let s = context(ctx.as_bytes()).map(|s| s as *const SecurityId);
+            let s = context(key(), ctx.as_bytes()).map(|s| s as *const SecurityId);
             assert_eq!(s, sid::intern(&ctx).map(|s| s as *const SecurityId));
             if let Ok(p) = s {
                 seen.push((ctx.into_bytes(), p));
             }
         }
         for (ctx, p) in &seen {
-            assert_eq!(context(ctx).map(|s| s as *const SecurityId), Ok(*p));
+            assert_eq!(context(key(), ctx).map(|s| s as *const SecurityId), Ok(*p));
         }
-        assert_eq!(context(b"\xff\xfe").map(|_| ()), Err(EINVAL));
+        assert_eq!(context(key(), b"\xff\xfe").map(|_| ()), Err(EINVAL));
     }
 }
