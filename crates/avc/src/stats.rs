@@ -275,6 +275,38 @@ mod tests {
         assert_eq!(std::mem::size_of::<Counters>(), 128);
     }
 
+    /// Resets racing counts never make a sum go negative (wrap) or exceed what was counted,
+    /// and after the last reset exactly what is counted next is read.
+    #[test]
+    fn a_reset_racing_counts_reads_sane_sums() {
+        let stats = Stats::new();
+        let done = std::sync::atomic::AtomicBool::new(false);
+        const PER: u64 = 200_000;
+        std::thread::scope(|sc| {
+            for t in 1..=2u64 {
+                let (stats, done) = (&stats, &done);
+                sc.spawn(move || {
+                    for _ in 0..PER {
+                        stats.bump_as(t << 12, Counter::Hit, 1);
+                    }
+                    done.store(true, Relaxed);
+                });
+            }
+            while !done.load(Relaxed) {
+                stats.reset();
+                let s = stats.sum();
+                assert!(s.hits <= 2 * PER, "{s:?}");
+            }
+        });
+        assert!(stats.sum().hits <= 2 * PER);
+        stats.reset();
+        assert_eq!(stats.sum(), CacheStats::default());
+        for _ in 0..7 {
+            stats.bump_as(1 << 12, Counter::Miss, 1);
+        }
+        assert_eq!((stats.sum().misses, stats.sum().lookups), (7, 7));
+    }
+
     /// More threads than stripes, coming and going: no count is lost.
     #[test]
     fn counts_are_exact_with_many_threads() {
