@@ -14,6 +14,7 @@ use crate::callbacks::{self, AVC_OPEN};
 use crate::ffi::{self, Errno, Res, EACCES, EINVAL, ENOENT};
 use crate::sid::{self, SecurityId};
 use crate::lookup;
+use crate::memo;
 use crate::state::{self, Kernel};
 use crate::thread;
 
@@ -470,10 +471,9 @@ pub extern "C" fn selinux_check_access(
             open(k, None);
         }
         let seed = lookup::key();
-        let s = lookup::context(seed, ffi::bytes_arg(scon)?)?;
-        let t = lookup::context(seed, ffi::bytes_arg(tcon)?)?;
-        let (cb, pb) = (ffi::bytes_arg(class)?, ffi::bytes_arg(perm)?);
-        let (c, av) = match lookup::class_perm(k, seed, cb, pb) {
+        let s = memo::context(seed, scon)?;
+        let t = memo::context(seed, tcon)?;
+        let (c, av) = match memo::class_perm(k, seed, class, perm) {
             Some(x) => x,
             None => match unknown_class_perm(k, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
                 Some(x) => x,

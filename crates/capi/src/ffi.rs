@@ -61,6 +61,19 @@ pub(crate) fn bytes_arg<'a>(p: *const c_char) -> Res<&'a [u8]> {
     Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
 }
 
+/// Whether NUL-terminated strings `a` and `b` are equal (false if either is NULL): libc's
+/// strcmp, one pass that stops at the first difference, so that neither is read past its NUL
+/// (sanitizers and valgrind know strcmp and check it byte-exactly).
+#[inline(always)]
+pub(crate) fn same_c_string(a: *const c_char, b: *const c_char) -> bool {
+    if a.is_null() || b.is_null() {
+        return false;
+    }
+    // SAFETY: both are non-NULL NUL-terminated strings that outlive the call: a caller's
+    // argument (libselinux's contract) or a string this library owns for the process's life.
+    unsafe { libc::strcmp(a, b) == 0 }
+}
+
 /// Like [`str_arg`], but NULL is None.
 pub(crate) fn opt_str_arg<'a>(p: *const c_char) -> Res<Option<&'a str>> {
     if p.is_null() {

@@ -20,6 +20,7 @@ mod compute;
 mod ffi;
 mod load;
 mod lookup;
+mod memo;
 mod names;
 mod sid;
 mod state;

@@ -10,6 +10,7 @@
 //! names; their numbers carry the policy seqno they were looked up under and are looked up
 //! again after a policy change, as libselinux flushes its class cache on a policy load.
 
+use std::ffi::{c_char, CString};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::OnceLock;
 
@@ -38,8 +39,9 @@ static NAMES: [OnceLock<NameEntry>; NAME_SLOTS] = [const { OnceLock::new() }; NA
 static SEQNO: AtomicU32 = AtomicU32::new(0);
 
 struct NameEntry {
-    class: Box<[u8]>,
-    perm: Box<[u8]>,
+    /// NUL-terminated, so that [`crate::memo`] compares a C argument with it in place.
+    class: CString,
+    perm: CString,
     /// seqno << 32 | VALID | class << 8 | bit; 0 until first looked up.
     value: AtomicU64,
 }
@@ -137,9 +139,9 @@ pub(crate) fn policy_changed(seqno: u32) {
 
 /// The SID of the context whose bytes (without the NUL) are `ctx`, interning it on a miss;
 /// EINVAL if it is not UTF-8. A context may sit in any slot of its bucket, so that contexts a
-/// program uses together do not evict each other.
+/// program uses together do not evict each other. The SID's index comes along, for [`crate::memo`] to remember ([`sid::by_index`]).
 #[inline(always)]
-pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<&'static SecurityId> {
+pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<(usize, &'static SecurityId)> {
     let h = hash(seed, ctx);
     let first = slot_of(h, CONTEXT_BITS) & !(CONTEXT_WAYS - 1);
     let tag = h & 0xffff_ffff_0000_0000;
@@ -149,9 +151,11 @@ pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<&'static SecurityId> {
             if v & 0xffff_ffff_0000_0000 != tag {
                 continue;
             }
-            if let Some(s) = (v as u32 as usize).checked_sub(1).and_then(sid::by_index) {
-                if same(s.text().as_bytes(), ctx) {
-                    return Ok(s);
+            if let Some(n) = (v as u32 as usize).checked_sub(1) {
+                if let Some(s) = sid::by_index(n) {
+                    if same(s.text().as_bytes(), ctx) {
+                        return Ok((n, s));
+                    }
                 }
             }
         }
@@ -159,67 +163,101 @@ pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<&'static SecurityId> {
     context_miss(ctx, first, tag)
 }
 
+/// The tests that load policies (and so change the names' numbers) run one at a time.
+#[cfg(test)]
+pub(crate) static POLICY_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Misses of the context cache, for tests.
 static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Interns the context and records it in an empty slot of its bucket, else in the next
 /// victim's.
 #[cold]
-fn context_miss(ctx: &[u8], first: usize, tag: u64) -> Res<&'static SecurityId> {
+fn context_miss(ctx: &[u8], first: usize, tag: u64) -> Res<(usize, &'static SecurityId)> {
     CONTEXT_MISSES.fetch_add(1, Relaxed);
     let text = std::str::from_utf8(ctx).map_err(|_| EINVAL)?;
     let (n, s) = sid::intern_indexed(text)?;
-    let (Some(bucket), Ok(v)) = (CONTEXTS.get(first..first + CONTEXT_WAYS), u32::try_from(n + 1)) else { return Ok(s) };
+    let (Some(bucket), Ok(v)) = (CONTEXTS.get(first..first + CONTEXT_WAYS), u32::try_from(n + 1)) else { return Ok((n, s)) };
     let v = tag | u64::from(v);
     // A race here loses a slot's hint, never an answer: a hit compares the bytes.
     let slot = match bucket.iter().find(|x| x.load(Relaxed) == 0) {
         Some(empty) => empty,
         None => match bucket.get(VICTIM.fetch_add(1, Relaxed) as usize % CONTEXT_WAYS) {
             Some(victim) => victim,
-            None => return Ok(s),
+            None => return Ok((n, s)),
         },
     };
     slot.store(v, Release);
-    Ok(s)
+    Ok((n, s))
 }
 
 /// The class number and permission bit of `perm` in `class` under the kernel's current
-/// policy; None when the policy has no such class or permission (nothing is cached then).
+/// policy; None when the policy has no such class or permission (nothing is cached then). The
+/// index of the name slot holding the pair (None if none does) comes along, for
+/// [`crate::memo`] to remember ([`class_perm_at`]).
 #[inline]
-pub(crate) fn class_perm(k: &Kernel, seed: u64, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector)> {
+pub(crate) fn class_perm(k: &Kernel, seed: u64, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector, Option<usize>)> {
     let h = slot_of(hash(hash(seed, class), perm), NAME_BITS);
     let seqno = SEQNO.load(Acquire);
     for n in 0..NAME_PROBES {
-        let Some(slot) = NAMES.get((h + n) % NAME_SLOTS) else { break };
-        let Some(e) = slot.get() else { return name_miss(k, class, perm, seqno, Some(slot)) };
-        if !same(&e.class, class) || !same(&e.perm, perm) {
+        let i = (h + n) % NAME_SLOTS;
+        let Some(slot) = NAMES.get(i) else { break };
+        let Some(e) = slot.get() else { return name_miss(k, class, perm, seqno, Some((i, slot))) };
+        if !same(e.class.as_bytes(), class) || !same(e.perm.as_bytes(), perm) {
             continue;
         }
-        let v = e.value.load(Acquire);
-        if v & VALID != 0 && (v >> 32) as u32 == seqno {
-            let bit = (v & 0xff) as u32;
-            return Some((ClassId(((v >> 8) & 0xffff) as u16), AccessVector::bit(bit)?));
+        if let Some((c, av)) = current(e, seqno) {
+            return Some((c, av, Some(i)));
         }
-        return name_miss(k, class, perm, seqno, Some(slot));
+        return name_miss(k, class, perm, seqno, Some((i, slot)));
     }
     name_miss(k, class, perm, seqno, None)
+}
+
+/// The numbers of name slot `i` if it holds C strings `class` and `perm` (compared in place,
+/// neither read past its NUL) looked up under the current policy.
+#[inline(always)]
+pub(crate) fn class_perm_at(i: usize, class: *const c_char, perm: *const c_char) -> Option<(ClassId, AccessVector)> {
+    let e = NAMES.get(i)?.get()?;
+    if !crate::ffi::same_c_string(perm, e.perm.as_ptr()) || !crate::ffi::same_c_string(class, e.class.as_ptr()) {
+        return None;
+    }
+    current(e, SEQNO.load(Acquire))
+}
+
+/// The entry's numbers if they were looked up under policy `seqno`.
+#[inline(always)]
+fn current(e: &NameEntry, seqno: u32) -> Option<(ClassId, AccessVector)> {
+    let v = e.value.load(Acquire);
+    if v & VALID != 0 && (v >> 32) as u32 == seqno {
+        let bit = (v & 0xff) as u32;
+        return Some((ClassId(((v >> 8) & 0xffff) as u16), AccessVector::bit(bit)?));
+    }
+    None
 }
 
 /// Looks the names up in the policy and records them in `slot` (empty, or holding these
 /// names) under `seqno`, read before the lookup so that a policy change during it leaves the
 /// entry stale rather than wrong.
 #[cold]
-fn name_miss(k: &Kernel, class: &[u8], perm: &[u8], seqno: u32, slot: Option<&OnceLock<NameEntry>>) -> Option<(ClassId, AccessVector)> {
+fn name_miss(k: &Kernel, class: &[u8], perm: &[u8], seqno: u32, slot: Option<(usize, &OnceLock<NameEntry>)>) -> Option<(ClassId, AccessVector, Option<usize>)> {
     let c = k.server.class_id(std::str::from_utf8(class).ok()?)?;
     let bit = k.server.perm_bit(c, std::str::from_utf8(perm).ok()?)?;
     let av = AccessVector::bit(bit)?;
-    if let Some(slot) = slot {
-        let e = slot.get_or_init(|| NameEntry { class: class.into(), perm: perm.into(), value: AtomicU64::new(0) });
-        if *e.class == *class && *e.perm == *perm {
+    if let Some((i, slot)) = slot {
+        // The names come from C strings (no NUL inside), so CString::new fails only for a
+        // caller of this module's own making; the equality below then leaves the slot alone.
+        let e = slot.get_or_init(|| NameEntry {
+            class: CString::new(class).unwrap_or_default(),
+            perm: CString::new(perm).unwrap_or_default(),
+            value: AtomicU64::new(0),
+        });
+        if e.class.as_bytes() == class && e.perm.as_bytes() == perm {
             e.value.store(u64::from(seqno) << 32 | VALID | u64::from(c.0) << 8 | u64::from(bit), Release);
+            return Some((c, av, Some(i)));
         }
     }
-    Some((c, av))
+    Some((c, av, None))
 }
 
 #[cfg(test)]
@@ -230,6 +268,14 @@ mod tests {
     /// The context tests share the one cache: one at a time, so that one's contexts do not
     /// evict the other's.
     static CONTEXT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn sid_of(c: &[u8]) -> Res<&'static SecurityId> {
+        context(key(), c).map(|(_, s)| s)
+    }
+
+    fn cp(k: &Kernel, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector)> {
+        class_perm(k, key(), class, perm).map(|(c, av, _)| (c, av))
+    }
 
     // The hash depends on every byte and on the length, so strings that differ only past the
     // first word, or only by trailing NULs, land apart (a collision would still be correct,
@@ -251,6 +297,7 @@ mod tests {
     // sepol-oracle perms lists them), and each answer is the loaded server's own.
     #[test]
     fn class_and_permission_numbers_follow_a_reload() {
+        let _p = seaccess_types::lock(&POLICY_TESTS);
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies");
         let load = |name: &str| {
             let path = dir.join(name);
@@ -262,16 +309,16 @@ mod tests {
             let c = k.server.class_id(class)?;
             Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
         };
-        let before = class_perm(k, key(), b"file", b"read");
+        let before = cp(k, b"file", b"read");
         assert_eq!(before.map(|(c, _)| c), Some(ClassId(6)));
         assert_eq!(before, server("file", "read"));
-        assert_eq!(class_perm(k, key(), b"file", b"read"), before);
+        assert_eq!(cp(k, b"file", b"read"), before);
         load("sockets.33");
-        let after = class_perm(k, key(), b"file", b"read");
+        let after = cp(k, b"file", b"read");
         assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
         assert_eq!(after, server("file", "read"));
-        assert_eq!(class_perm(k, key(), b"file", b"no_such_perm"), None);
-        assert_eq!(class_perm(k, key(), b"no_such_class", b"read"), None);
+        assert_eq!(cp(k, b"file", b"no_such_perm"), None);
+        assert_eq!(cp(k, b"no_such_class", b"read"), None);
     }
 
     // Three contexts whose hashes pick the same pair of slots, used in turn, stay cached: after
@@ -294,12 +341,12 @@ mod tests {
         }
         assert_eq!(group.len(), 3, "no three contexts share a pair of slots");
         for c in &group {
-            assert!(context(key(), c.as_bytes()).is_ok());
+            assert!(sid_of(c.as_bytes()).is_ok());
         }
         let before = CONTEXT_MISSES.load(Relaxed);
         for _ in 0..10 {
             for c in &group {
-                assert_eq!(context(key(), c.as_bytes()).map(|s| s.text()), Ok(c.as_str()));
+                assert_eq!(sid_of(c.as_bytes()).map(|s| s.text()), Ok(c.as_str()));
             }
         }
         assert_eq!(CONTEXT_MISSES.load(Relaxed) - before, 0, "contexts sharing slots evict each other");
@@ -332,15 +379,15 @@ mod tests {
         let mut seen: Vec<(Vec<u8>, *const SecurityId)> = Vec::new();
         for n in 0..3 * CONTEXT_SLOTS {
             let ctx = format!("u:r:t{n}:s0");
-            let s = context(key(), ctx.as_bytes()).map(|s| s as *const SecurityId);
+            let s = sid_of(ctx.as_bytes()).map(|s| s as *const SecurityId);
             assert_eq!(s, sid::intern(&ctx).map(|s| s as *const SecurityId));
             if let Ok(p) = s {
                 seen.push((ctx.into_bytes(), p));
             }
         }
         for (ctx, p) in &seen {
-            assert_eq!(context(key(), ctx).map(|s| s as *const SecurityId), Ok(*p));
+            assert_eq!(sid_of(ctx).map(|s| s as *const SecurityId), Ok(*p));
         }
-        assert_eq!(context(key(), b"\xff\xfe").map(|_| ()), Err(EINVAL));
+        assert_eq!(sid_of(b"\xff\xfe").map(|_| ()), Err(EINVAL));
     }
 }

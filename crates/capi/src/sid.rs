@@ -46,6 +46,13 @@ impl SecurityId {
         unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(p as *const u8, len)) }
     }
 
+    /// The context as a NUL-terminated string (NULL while the SID is empty), to compare a C
+    /// argument with in place.
+    #[inline(always)]
+    pub(crate) fn c_text(&self) -> *const c_char {
+        self.ctx.load(Acquire)
+    }
+
     /// The seaccess SID of this context if it has been resolved.
     #[inline(always)]
     pub fn resolved(&self) -> Option<Sid> {
