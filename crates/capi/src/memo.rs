@@ -23,16 +23,17 @@ use crate::lookup;
 use crate::sid::{self, SecurityId};
 use crate::state::Kernel;
 
-const BITS: u32 = 12;
-const SLOTS: usize = 1 << BITS;
+/// Log2 of the number of pairs of slots in each table.
+const BITS: u32 = 11;
 /// Slots a key may use: a pair, so that two addresses hashing together do not evict each
 /// other at every turn.
 const WAYS: usize = 2;
+type Pair = [AtomicU64; WAYS];
 
 /// Per slot, a tag from the addresses' hash (high half) above the index + 1 (low half); 0 is
 /// empty.
-static CONTEXTS: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
-static NAMES: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
+static CONTEXTS: [Pair; 1 << BITS] = [const { [const { AtomicU64::new(0) }; WAYS] }; 1 << BITS];
+static NAMES: [Pair; 1 << BITS] = [const { [const { AtomicU64::new(0) }; WAYS] }; 1 << BITS];
 /// Which slot of a full pair a miss takes next.
 static VICTIM: AtomicU32 = AtomicU32::new(0);
 
@@ -42,32 +43,30 @@ fn mix(h: u64, w: usize) -> u64 {
     (h.rotate_left(26) ^ w as u64).wrapping_mul(0xf135_7aea_2e62_a9c5)
 }
 
-/// The first slot of `h`'s pair (from its top bits) and its tag (its low half).
+/// The pair of `h` in `table` (from its top bits) and its tag (its low half).
 #[inline(always)]
-fn place(h: u64) -> (usize, u64) {
-    ((h >> (64 - BITS)) as usize & !(WAYS - 1), h << 32)
+fn place(table: &'static [Pair; 1 << BITS], h: u64) -> (Option<&'static Pair>, u64) {
+    (table.get((h >> (64 - BITS)) as usize), h << 32)
 }
 
-/// The index + 1 in the first slot of `table[first..]`'s pair holding `tag`, one at a time.
+/// The index slot `way` of `pair` holds, if its tag is `tag`.
 #[inline(always)]
-fn candidates(table: &'static [AtomicU64; SLOTS], first: usize, tag: u64) -> impl Iterator<Item = usize> {
-    table.get(first..first + WAYS).unwrap_or_default().iter().filter_map(move |s| {
-        let v = s.load(Acquire);
-        if v & 0xffff_ffff_0000_0000 == tag {
-            (v as u32 as usize).checked_sub(1)
-        } else {
-            None
-        }
-    })
+fn hinted(pair: Option<&Pair>, tag: u64, way: usize) -> Option<usize> {
+    let v = pair?.get(way)?.load(Acquire);
+    if v ^ tag < 1 << 32 {
+        (v as u32 as usize).checked_sub(1)
+    } else {
+        None
+    }
 }
 
-/// Remembers index `n` under `tag` in an empty slot of the pair, else in the next victim's. A
-/// race loses a hint, never an answer: a hit compares the strings.
+/// Remembers index `n` under `tag` in the pair's slot holding that tag, or an empty one, else
+/// in the next victim's. A race loses a hint, never an answer: a hit compares the strings.
 #[cold]
-fn remember(table: &'static [AtomicU64; SLOTS], first: usize, tag: u64, n: usize) {
-    let (Some(pair), Ok(v)) = (table.get(first..first + WAYS), u32::try_from(n + 1)) else { return };
+fn remember(pair: Option<&Pair>, tag: u64, n: usize) {
+    let (Some(pair), Ok(v)) = (pair, u32::try_from(n + 1)) else { return };
     let v = tag | u64::from(v);
-    let slot = match pair.iter().find(|x| x.load(Relaxed) & 0xffff_ffff_0000_0000 == tag || x.load(Relaxed) == 0) {
+    let slot = match pair.iter().find(|x| x.load(Relaxed) ^ tag < 1 << 32 || x.load(Relaxed) == 0) {
         Some(s) => Some(s),
         None => pair.get(VICTIM.fetch_add(1, Relaxed) as usize % WAYS),
     };
@@ -79,15 +78,15 @@ fn remember(table: &'static [AtomicU64; SLOTS], first: usize, tag: u64, n: usize
 /// The SID of C string `ctx` (EINVAL if NULL or not UTF-8), interning it on a miss.
 #[inline(always)]
 pub(crate) fn context(seed: u64, ctx: *const c_char) -> Res<&'static SecurityId> {
-    let (first, tag) = place(mix(seed, ctx as usize));
-    for n in candidates(&CONTEXTS, first, tag) {
-        if let Some(s) = sid::by_index(n) {
+    let (pair, tag) = place(&CONTEXTS, mix(seed, ctx as usize));
+    for way in 0..WAYS {
+        if let Some(s) = hinted(pair, tag, way).and_then(sid::by_index) {
             if ffi::same_c_string(ctx, s.c_text()) {
                 return Ok(s);
             }
         }
     }
-    context_miss(seed, ctx, first, tag)
+    context_miss(seed, ctx, pair, tag)
 }
 
 /// Misses of the context memo, for tests.
@@ -96,11 +95,11 @@ static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomi
 
 #[cold]
 #[inline(never)]
-fn context_miss(seed: u64, ctx: *const c_char, first: usize, tag: u64) -> Res<&'static SecurityId> {
+fn context_miss(seed: u64, ctx: *const c_char, pair: Option<&Pair>, tag: u64) -> Res<&'static SecurityId> {
     #[cfg(test)]
     CONTEXT_MISSES.fetch_add(1, Relaxed);
     let (n, s) = lookup::context(seed, ffi::bytes_arg(ctx)?)?;
-    remember(&CONTEXTS, first, tag, n);
+    remember(pair, tag, n);
     Ok(s)
 }
 
@@ -108,21 +107,21 @@ fn context_miss(seed: u64, ctx: *const c_char, first: usize, tag: u64) -> Res<&'
 /// current policy; None when either is NULL or the policy has no such class or permission.
 #[inline(always)]
 pub(crate) fn class_perm(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char) -> Option<(ClassId, AccessVector)> {
-    let (first, tag) = place(mix(mix(seed, class as usize), perm as usize));
-    for i in candidates(&NAMES, first, tag) {
-        if let Some(x) = lookup::class_perm_at(i, class, perm) {
+    let (pair, tag) = place(&NAMES, mix(mix(seed, class as usize), perm as usize));
+    for way in 0..WAYS {
+        if let Some(x) = hinted(pair, tag, way).and_then(|i| lookup::class_perm_at(i, class, perm)) {
             return Some(x);
         }
     }
-    class_perm_miss(k, seed, class, perm, first, tag)
+    class_perm_miss(k, seed, class, perm, pair, tag)
 }
 
 #[cold]
 #[inline(never)]
-fn class_perm_miss(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char, first: usize, tag: u64) -> Option<(ClassId, AccessVector)> {
+fn class_perm_miss(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char, pair: Option<&Pair>, tag: u64) -> Option<(ClassId, AccessVector)> {
     let (c, av, i) = lookup::class_perm(k, seed, ffi::bytes_arg(class).ok()?, ffi::bytes_arg(perm).ok()?)?;
     if let Some(i) = i {
-        remember(&NAMES, first, tag, i);
+        remember(pair, tag, i);
     }
     Some((c, av))
 }
