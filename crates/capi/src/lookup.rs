@@ -1,6 +1,8 @@
 //! selinux_check_access's string cache: from a context string to its SID, and from a class
 //! and permission name to the class number and permission bit, so that a repeated query costs
-//! two hashes, byte compares and no lock, no allocation and no policy lookup.
+//! two hashes, byte compares and no lock, no allocation and no policy lookup. It answers what
+//! the memo by argument address ([`crate::memo`]) did not, and gives the memo the indexes it
+//! remembers.
 //!
 //! Both tables are direct-mapped and lock-free. A slot is only a hint: a hit is taken only
 //! after the bytes asked for compare equal to the bytes the slot's entry was made from, so a
