@@ -438,6 +438,18 @@ impl Avc {
         self.miss(key, ssid, tsid, class)
     }
 
+    /// [`Avc::lookup`], counting a hit for the thread of identity `thread` ([`Avc::verdict_as`]).
+    #[inline(always)]
+    fn lookup_as(&self, ssid: Sid, tsid: Sid, class: ClassId, thread: u64) -> Result<(AvDecision, State), ServerError> {
+        let key = Key::new(ssid, tsid, class);
+        let state = self.state();
+        if let Some(d) = self.table(state.seqno()).get(key, state.seqno(), state.tag()) {
+            self.stats.bump_as(thread, Counter::Hit, 1);
+            return Ok((d, state));
+        }
+        self.miss(key, ssid, tsid, class)
+    }
+
     #[cold]
     #[inline(never)]
     fn miss(&self, key: Key, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(AvDecision, State), ServerError> {
@@ -530,6 +542,63 @@ impl Avc {
             self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
         }
         Ok(Ok(Verdict { decision: d, denied, enforced, audited: denied & d.auditdeny }))
+    }
+
+    /// The kernel's avc_has_perm_noaudit as a [`Verdict`], for a caller that audits it itself
+    /// and that knows a cheap identity of the calling thread: nonzero, and no other live
+    /// thread's (the C library passes the thread pointer). The identity only says where the
+    /// check is counted, sparing the hit a thread-local lookup (a call to `__tls_get_addr` in a
+    /// shared library); 0 counts as the other checks do. Two live threads passing the same
+    /// identity may lose counts, never decide wrongly.
+    ///
+    /// A permission denied but not enforced (permissive mode or domain) is granted in the
+    /// cache, so that the denial is reported once, as by [`Avc::has_perm_noaudit`].
+    #[inline]
+    pub fn verdict_as(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, thread: u64) -> Result<Verdict, ServerError> {
+        let (d, state) = self.lookup_as(ssid, tsid, class, thread)?;
+        let denied = requested & !d.allowed;
+        if denied.is_empty() {
+            return Ok(Verdict { decision: d, denied, enforced: false, audited: requested & d.auditallow });
+        }
+        Ok(self.denial(ssid, tsid, class, d, state, denied))
+    }
+
+    /// The cached decision for a triple if the cache holds one and it allows every requested
+    /// permission, counted as a hit for the thread of identity `thread` (see
+    /// [`Avc::verdict_as`]); None otherwise, counting nothing, so that the caller checks the
+    /// usual way and that check is counted. The hit path of a check made from a shared
+    /// library, which must be short enough to inline into the caller.
+    #[inline(always)]
+    pub fn allowed_hit_as(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, thread: u64) -> Option<AvDecision> {
+        let key = Key::new(ssid, tsid, class);
+        let state = self.state();
+        let d = self.table(state.seqno()).get(key, state.seqno(), state.tag())?;
+        if !(requested & !d.allowed).is_empty() {
+            return None;
+        }
+        self.stats.bump_as(thread, Counter::Hit, 1);
+        Some(d)
+    }
+
+    /// The verdict on a request some of whose permissions `d` denies.
+    #[cold]
+    fn denial(&self, ssid: Sid, tsid: Sid, class: ClassId, d: AvDecision, state: State, denied: AccessVector) -> Verdict {
+        let enforced = state.enforcing() && !d.flags.permissive();
+        if !enforced {
+            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
+        }
+        Verdict { decision: d, denied, enforced, audited: denied & d.auditdeny }
+    }
+
+    /// Empties the cache and zeroes its statistics (libselinux's avc_reset), in place: the
+    /// policy, the mode, the callbacks and the following of the server stay. A check racing
+    /// the flush gets the answer from before it or a fresh one, never a mix of entries.
+    pub fn flush(&self) {
+        for t in &self.tables {
+            t.clear();
+        }
+        self.xperms.clear();
+        self.stats.reset();
     }
 
     /// The kernel's avc_has_extended_perms for an ioctl command (driver in the high byte):

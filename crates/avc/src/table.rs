@@ -157,6 +157,24 @@ impl Slot {
     fn occupant(&self) -> Option<u32> {
         (self.sids.load(Relaxed) != 0).then(|| (self.audit_seq.load(Relaxed) >> 32) as u32)
     }
+
+    /// Empties the slot under its lock, waiting out a writer that holds it, so that a reader
+    /// sees the whole entry or none.
+    fn clear(&self) {
+        if self.sids.load(Relaxed) == 0 {
+            return;
+        }
+        let h = loop {
+            match self.lock() {
+                Some(h) => break h,
+                None => std::hint::spin_loop(),
+            }
+        };
+        self.sids.store(0, Relaxed);
+        self.grants.store(0, Relaxed);
+        self.audit_seq.store(0, Relaxed);
+        self.unlock(h, 0, 0);
+    }
 }
 
 #[repr(align(128))]
@@ -331,6 +349,14 @@ impl Table {
     /// The keys of the entries of policy `seqno`.
     pub fn live_keys(&self, seqno: u32) -> Vec<Key> {
         self.sets.iter().flat_map(|set| set.slots.iter().filter_map(|s| s.key_of(seqno))).collect()
+    }
+
+    /// Empties every slot (a flush): the entries are gone, not merely retired, whatever their
+    /// policy.
+    pub fn clear(&self) {
+        for slot in self.sets.iter().flat_map(|set| set.slots.iter()) {
+            slot.clear();
+        }
     }
 
     /// (entries, sets in use, the most entries in one set) for entries of policy `latest`.

@@ -152,6 +152,27 @@ impl<const N: usize> Table<N> {
         }
     }
 
+    /// Empties every slot under its lock (a flush), waiting out a writer that holds one.
+    fn clear(&self) {
+        for slot in self.sets.iter().flat_map(|s| s.slots.iter()) {
+            if slot.sids.load(Relaxed) == 0 {
+                continue;
+            }
+            let h = loop {
+                match slot.lock() {
+                    Some(h) => break h,
+                    None => std::hint::spin_loop(),
+                }
+            };
+            slot.sids.store(0, Relaxed);
+            slot.meta.store(0, Relaxed);
+            for w in &slot.data {
+                w.store(0, Relaxed);
+            }
+            slot.unlock(h, 0);
+        }
+    }
+
     /// Entries of policy `seqno`.
     fn live(&self, seqno: u32) -> usize {
         self.sets.iter().flat_map(|s| s.slots.iter()).filter(|s| s.occupant() == Some(seqno)).count()
@@ -235,6 +256,12 @@ impl XpermCache {
     }
 
     /// Driver maps and driver decisions held for policy `seqno`.
+    /// Empties both tables (a flush).
+    pub fn clear(&self) {
+        self.drivers.clear();
+        self.decisions.clear();
+    }
+
     pub fn live(&self, seqno: u32) -> (usize, usize) {
         (self.drivers.live(seqno), self.decisions.live(seqno))
     }

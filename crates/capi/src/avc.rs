@@ -7,7 +7,6 @@
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::Ordering::*;
 
-use seaccess_avc::{Avc, AvcError};
 use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, HandleUnknown, LabelServer, ServerError, Sid};
 
 use crate::audit::{self, Audited};
@@ -15,7 +14,9 @@ use crate::callbacks::{self, AVC_OPEN};
 use crate::ffi::{self, Errno, Res, EACCES, EINVAL, ENOENT};
 use crate::sid::{self, SecurityId};
 use crate::lookup;
+use crate::memo;
 use crate::state::{self, Kernel};
+use crate::thread;
 
 /// libselinux's `struct av_decision`.
 #[repr(C)]
@@ -85,32 +86,48 @@ fn avd_init(k: &Kernel) -> AvDecisionC {
 /// libselinux's avc_has_perm_noaudit on seaccess's cache: the decision, and whether the request
 /// goes through (EACCES when denied and enforced). A context the policy does not define is
 /// EINVAL when the cache enforces, and a pass with nothing allowed when it does not (libselinux
-/// ignores the kernel's EINVAL in permissive mode).
+/// ignores the kernel's EINVAL in permissive mode). One cache lookup per check, as libselinux
+/// counts it.
 #[inline(always)]
 pub(crate) fn check(k: &Kernel, s: Res<Sid>, t: Res<Sid>, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
     let (Ok(s), Ok(t)) = (s, t) else {
-        return k.with_avc(|avc| if avc.enforcing() { Err(EINVAL) } else { Ok((avd_init(k), Ok(()))) });
+        return if k.avc.enforcing() { Err(EINVAL) } else { Ok((avd_init(k), Ok(()))) };
     };
-    // Plain numbers into the closure: the fewer bytes it carries, the less the call copies.
-    k.with_avc(move |avc| check_in(k, avc, s, t, class, requested))
-}
-
-#[inline(always)]
-fn check_in(k: &Kernel, avc: &Avc, s: Sid, t: Sid, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
-    let c = ClassId(class);
-    let req = AccessVector(requested);
     if requested != 0 {
-        match avc.has_perm_noaudit(s, t, c, req) {
-            Ok(d) => return Ok(((&d).into(), Ok(()))),
-            Err(AvcError::Denied { .. }) => {
-                let d = avc.decide(s, t, c).map_err(|_| EINVAL)?;
-                return Ok(((&d).into(), Err(EACCES)));
-            }
-            Err(AvcError::Server(ServerError::InvalidClass(_))) => {}
+        match k.avc.verdict_as(s, t, ClassId(class), AccessVector(requested), thread::id()) {
+            Ok(v) => return Ok(((&v.decision).into(), if v.enforced { Err(EACCES) } else { Ok(()) })),
+            Err(ServerError::InvalidClass(_)) => {}
             Err(_) => return Err(EINVAL),
         }
     }
-    let d = match avc.decide(s, t, c) {
+    check_rest(k, s, t, class, requested)
+}
+
+/// The hit path of a check: the cached decision when both SIDs are resolved, the cache holds
+/// the triple and its decision allows every requested permission (counted as one lookup).
+/// None sends the check the full way ([`check`]), which counts it instead.
+#[inline(always)]
+fn hit(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32) -> Option<AvDecision> {
+    // An empty request is refused when enforcing: the full way decides it.
+    if requested == 0 {
+        return None;
+    }
+    k.avc.allowed_hit_as(s.resolved()?, t.resolved()?, ClassId(class), AccessVector(requested), thread::id())
+}
+
+/// The audit record of a granted check, if the decision auditallows a requested permission.
+#[inline(always)]
+fn audit_grant(s: &SecurityId, t: &SecurityId, class: u16, requested: u32, d: &AvDecision, auditdata: *mut c_void) {
+    let a = Audited { allowed: d.allowed.0, auditallow: d.auditallow.0, auditdeny: d.auditdeny.0 };
+    audit::audit(s, t, class, requested, &a, 0, auditdata);
+}
+
+/// An empty request, or a class the policy does not define.
+#[cold]
+#[inline(never)]
+fn check_rest(k: &Kernel, s: Sid, t: Sid, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
+    let avc = &k.avc;
+    let d = match avc.decide(s, t, ClassId(class)) {
         Ok(d) => d,
         Err(ServerError::InvalidClass(_)) => crate::compute::unknown_class_decision(k, class),
         Err(_) => return Err(EINVAL),
@@ -121,23 +138,17 @@ fn check_in(k: &Kernel, avc: &Avc, s: Sid, t: Sid, class: u16, requested: u32) -
     Ok(((&d).into(), if refused { Err(EACCES) } else { Ok(()) }))
 }
 
-#[inline(always)]
-fn resolve(k: &Kernel, p: *mut SecurityId) -> Res<(&'static SecurityId, Res<Sid>)> {
-    let s = sid::from_ptr(p)?;
-    Ok((s, s.resolve(&k.server)))
-}
-
 /// Marks the AVC open (libselinux's avc_init_internal), following the kernel's mode unless
 /// `own` gives it one.
 fn open(k: &Kernel, own: Option<bool>) {
     match own {
         Some(on) => {
             k.avc_own_mode.store(true, Release);
-            k.cache.load().avc.set_enforcing(on);
+            k.avc.set_enforcing(on);
         }
         None => {
             k.avc_own_mode.store(false, Release);
-            k.cache.load().avc.set_enforcing(k.enforcing.load(Acquire));
+            k.avc.set_enforcing(k.enforcing.load(Acquire));
         }
     }
     AVC_OPEN.store(true, Release);
@@ -292,17 +303,29 @@ pub extern "C" fn avc_has_perm_noaudit(
 ) -> c_int {
     ffi::guard(-1, || {
         let k = state::kernel()?;
-        if !avd.is_null() {
-            ffi::out(avd, avd_init(k))?;
+        let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
+        if let Some(d) = hit(k, sc, tc, tclass, requested) {
+            if !avd.is_null() {
+                ffi::out(avd, AvDecisionC::from(&d))?;
+            }
+            return Ok(0);
         }
-        let (_, s) = resolve(k, ssid)?;
-        let (_, t) = resolve(k, tsid)?;
-        let (d, rc) = check(k, s, t, tclass, requested)?;
-        if !avd.is_null() {
-            ffi::out(avd, d)?;
-        }
-        rc.map(|()| 0)
+        has_perm_noaudit_full(k, sc, tc, tclass, requested, avd)
     })
+}
+
+#[cold]
+#[inline(never)]
+fn has_perm_noaudit_full(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, avd: *mut AvDecisionC) -> Res<c_int> {
+    if !avd.is_null() {
+        ffi::out(avd, avd_init(k))?;
+    }
+    let (s, t) = (sc.resolve(&k.server), tc.resolve(&k.server));
+    let (d, rc) = check(k, s, t, tclass, requested)?;
+    if !avd.is_null() {
+        ffi::out(avd, d)?;
+    }
+    rc.map(|()| 0)
 }
 
 #[no_mangle]
@@ -316,16 +339,27 @@ pub extern "C" fn avc_has_perm(
 ) -> c_int {
     ffi::guard(-1, || {
         let k = state::kernel()?;
-        let (sc, s) = resolve(k, ssid)?;
-        let (tc, t) = resolve(k, tsid)?;
-        let (d, rc) = match check(k, s, t, tclass, requested) {
-            Ok(x) => x,
-            Err(e) => (avd_init(k), Err(e)),
-        };
-        let result = if rc.is_ok() { 0 } else { -1 };
-        audit::audit(sc, tc, tclass, requested, &d.audited(), result, auditdata);
-        rc.map(|()| 0)
+        let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
+        if let Some(d) = hit(k, sc, tc, tclass, requested) {
+            audit_grant(sc, tc, tclass, requested, &d, auditdata);
+            return Ok(0);
+        }
+        has_perm_full(k, sc, tc, tclass, requested, auditdata)
     })
+}
+
+/// avc_has_perm past the hit path: a miss, a denial, an unresolved context or an empty request.
+#[cold]
+#[inline(never)]
+fn has_perm_full(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, auditdata: *mut c_void) -> Res<c_int> {
+    let (s, t) = (sc.resolve(&k.server), tc.resolve(&k.server));
+    let (d, rc) = match check(k, s, t, tclass, requested) {
+        Ok(x) => x,
+        Err(e) => (avd_init(k), Err(e)),
+    };
+    let result = if rc.is_ok() { 0 } else { -1 };
+    audit::audit(sc, tc, tclass, requested, &d.audited(), result, auditdata);
+    rc.map(|()| 0)
 }
 
 #[no_mangle]
@@ -356,7 +390,7 @@ pub extern "C" fn avc_audit(
 #[no_mangle]
 pub extern "C" fn avc_cache_stats(p: *mut AvcCacheStats) {
     ffi::guard((), || {
-        let s = state::enabled().map(|k| k.avc().cache_stats()).unwrap_or_default();
+        let s = state::enabled().map(|k| k.avc.cache_stats()).unwrap_or_default();
         let n = |v: u64| v as c_uint;
         ffi::out(
             p,
@@ -377,7 +411,7 @@ pub extern "C" fn avc_cache_stats(p: *mut AvcCacheStats) {
 #[no_mangle]
 pub extern "C" fn avc_av_stats() {
     ffi::guard((), || {
-        let h = state::kernel()?.avc().hash_stats();
+        let h = state::kernel()?.avc.hash_stats();
         callbacks::log(
             callbacks::SELINUX_INFO,
             &format!(
@@ -436,24 +470,21 @@ pub extern "C" fn selinux_check_access(
         if !AVC_OPEN.load(Relaxed) {
             open(k, None);
         }
-        let s = lookup::context(ffi::bytes_arg(scon)?)?;
-        let t = lookup::context(ffi::bytes_arg(tcon)?)?;
-        let (cb, pb) = (ffi::bytes_arg(class)?, ffi::bytes_arg(perm)?);
-        let (c, av) = match lookup::class_perm(k, cb, pb) {
+        let seed = lookup::key();
+        let s = memo::context(seed, scon)?;
+        let t = memo::context(seed, tcon)?;
+        let (c, av) = match memo::class_perm(k, seed, class, perm) {
             Some(x) => x,
             None => match unknown_class_perm(k, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
                 Some(x) => x,
                 None => return Ok(0),
             },
         };
-        let (sr, tr) = (s.resolve(&k.server), t.resolve(&k.server));
-        let (d, rc) = match check(k, sr, tr, c.0, av.0) {
-            Ok(x) => x,
-            Err(e) => (avd_init(k), Err(e)),
-        };
-        let result = if rc.is_ok() { 0 } else { -1 };
-        audit::audit(s, t, c.0, av.0, &d.audited(), result, aux);
-        rc.map(|()| 0)
+        if let Some(d) = hit(k, s, t, c.0, av.0) {
+            audit_grant(s, t, c.0, av.0, &d, aux);
+            return Ok(0);
+        }
+        has_perm_full(k, s, t, c.0, av.0, aux)
     })
 }
 

@@ -23,7 +23,9 @@ pub(crate) fn set_errno(e: i32) {
 
 /// Runs an entry point's body: its error becomes `fail` with errno set, and a panic (a bug in
 /// seaccess) becomes `fail` with errno ENOTRECOVERABLE instead of unwinding into C, which would
-/// be undefined behaviour.
+/// be undefined behaviour. Inlined, so that an entry point's arguments reach its body in
+/// registers rather than through a closure on the stack (a fifth of a cache hit's cost).
+#[inline(always)]
 pub(crate) fn guard<T>(fail: T, f: impl FnOnce() -> Res<T>) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => v,
@@ -57,6 +59,19 @@ pub(crate) fn bytes_arg<'a>(p: *const c_char) -> Res<&'a [u8]> {
     }
     // SAFETY: as in str_arg: a NUL-terminated string that outlives the call, not NULL.
     Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
+}
+
+/// Whether NUL-terminated strings `a` and `b` are equal (false if either is NULL): libc's
+/// strcmp, one pass that stops at the first difference, so that neither is read past its NUL
+/// (sanitizers and valgrind know strcmp and check it byte-exactly).
+#[inline(always)]
+pub(crate) fn same_c_string(a: *const c_char, b: *const c_char) -> bool {
+    if a.is_null() || b.is_null() {
+        return false;
+    }
+    // SAFETY: both are non-NULL NUL-terminated strings that outlive the call: a caller's
+    // argument (libselinux's contract) or a string this library owns for the process's life.
+    unsafe { libc::strcmp(a, b) == 0 }
 }
 
 /// Like [`str_arg`], but NULL is None.

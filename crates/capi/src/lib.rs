@@ -20,9 +20,11 @@ mod compute;
 mod ffi;
 mod load;
 mod lookup;
+mod memo;
 mod names;
 mod sid;
 mod state;
+mod thread;
 
 pub use ffi::Errno;
 pub use load::{seaccess_load_policy, seaccess_reload_policy};

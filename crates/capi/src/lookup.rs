@@ -1,6 +1,8 @@
 //! selinux_check_access's string cache: from a context string to its SID, and from a class
 //! and permission name to the class number and permission bit, so that a repeated query costs
-//! two hashes, byte compares and no lock, no allocation and no policy lookup.
+//! two hashes, byte compares and no lock, no allocation and no policy lookup. It answers what
+//! the memo by argument address ([`crate::memo`]) did not, and gives the memo the indexes it
+//! remembers.
 //!
 //! Both tables are direct-mapped and lock-free. A slot is only a hint: a hit is taken only
 //! after the bytes asked for compare equal to the bytes the slot's entry was made from, so a
@@ -10,6 +12,7 @@
 //! names; their numbers carry the policy seqno they were looked up under and are looked up
 //! again after a policy change, as libselinux flushes its class cache on a policy load.
 
+use std::ffi::{c_char, CString};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::OnceLock;
 
@@ -26,22 +29,29 @@ const NAME_SLOTS: usize = 1 << NAME_BITS;
 /// How many name slots a pair may use, from its hash's slot on.
 const NAME_PROBES: usize = 4;
 
-/// SID index + 1 per slot; 0 is empty.
-static CONTEXTS: [AtomicU32; CONTEXT_SLOTS] = [const { AtomicU32::new(0) }; CONTEXT_SLOTS];
+/// Slots a context may use: a bucket of consecutive ones (half a cache line).
+const CONTEXT_WAYS: usize = 4;
+/// Per slot, the hash's low half (a tag, so that most slots are passed over without reading a
+/// SID) above the SID index + 1; 0 is empty.
+static CONTEXTS: [AtomicU64; CONTEXT_SLOTS] = [const { AtomicU64::new(0) }; CONTEXT_SLOTS];
+/// Which slot of a full bucket a miss takes next.
+static VICTIM: AtomicU32 = AtomicU32::new(0);
 static NAMES: [OnceLock<NameEntry>; NAME_SLOTS] = [const { OnceLock::new() }; NAME_SLOTS];
 /// The seqno of the policy the name entries must have been looked up under.
 static SEQNO: AtomicU32 = AtomicU32::new(0);
 
 struct NameEntry {
-    class: Box<[u8]>,
-    perm: Box<[u8]>,
+    /// NUL-terminated, so that [`crate::memo`] compares a C argument with it in place.
+    class: CString,
+    perm: CString,
     /// seqno << 32 | VALID | class << 8 | bit; 0 until first looked up.
     value: AtomicU64,
 }
 
 const VALID: u64 = 1 << 31;
 
-fn key() -> u64 {
+/// The process's hash key: read once per query by the caller and passed to each lookup.
+pub(crate) fn key() -> u64 {
     static KEY: OnceLock<u64> = OnceLock::new();
     *KEY.get_or_init(|| {
         use std::hash::{BuildHasher, Hasher};
@@ -51,21 +61,70 @@ fn key() -> u64 {
     })
 }
 
-/// A keyed hash of `bytes`, eight at a time (FxHash's multiply and rotate, from the key).
-#[inline]
+/// A keyed hash of `bytes`, eight at a time (FxHash's multiply and rotate, from the key). The
+/// last word is the string's last eight bytes, overlapping the one before it, so that no tail
+/// is read byte by byte; strings shorter than eight bytes are read as two overlapping halves
+/// or three bytes. Every byte and the length reach the result.
+#[inline(always)]
 fn hash(seed: u64, bytes: &[u8]) -> u64 {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
-    let mut h = seed;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        h = (h.rotate_left(26) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+    let n = bytes.len();
+    let mix = |h: u64, w: u64| (h.rotate_left(26) ^ w).wrapping_mul(K);
+    let mut h = mix(seed, n as u64);
+    if n > 8 {
+        let mut rest = bytes;
+        while let (Some(w), Some(tail)) = (rest.first_chunk::<8>(), rest.get(8..)) {
+            if tail.is_empty() {
+                break;
+            }
+            h = mix(h, u64::from_le_bytes(*w));
+            rest = tail;
+        }
+        h = mix(h, bytes.get(n - 8..).map_or(0, word));
+    } else if n == 8 {
+        h = mix(h, word(bytes));
+    } else if n >= 4 {
+        let half = |i: usize| u64::from(half_word(bytes.get(i..).unwrap_or_default()));
+        h = mix(h, half(0) << 32 | half(n - 4));
+    } else if let (Some(&a), Some(&b), Some(&c)) = (bytes.first(), bytes.get(n / 2), bytes.last()) {
+        h = mix(h, u64::from(a) << 16 | u64::from(b) << 8 | u64::from(c));
     }
-    // Byte by byte: a copy of a variable length is a call to memcpy, a tenth of a hit's cost.
-    let tail = words.remainder().iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
-    h = (h.rotate_left(26) ^ tail ^ (bytes.len() as u64)).wrapping_mul(K);
     (h ^ (h >> 32)).wrapping_mul(K)
+}
+
+/// Whether two byte strings are equal; up to sixteen bytes (class and permission names)
+/// compared in line as two overlapping words or halves, where a call to `bcmp` would cost
+/// more than the comparison.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n > 16 {
+        return a == b;
+    }
+    if n >= 8 {
+        let at = |x: &[u8], i: usize| word(x.get(i..).unwrap_or_default());
+        return at(a, 0) == at(b, 0) && at(a, n - 8) == at(b, n - 8);
+    }
+    if n >= 4 {
+        let half = |x: &[u8], i: usize| half_word(x.get(i..).unwrap_or_default());
+        return half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4);
+    }
+    a == b
+}
+
+/// Four bytes as a half word (zero if fewer).
+#[inline(always)]
+fn half_word(b: &[u8]) -> u32 {
+    b.get(..4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map_or(0, u32::from_le_bytes)
+}
+
+/// Eight bytes as a word (zero if fewer).
+#[inline(always)]
+fn word(b: &[u8]) -> u64 {
+    b.get(..8).and_then(|w| <[u8; 8]>::try_from(w).ok()).map_or(0, u64::from_le_bytes)
 }
 
 /// The slot of hash `h` in a table of `1 << bits` slots: its top bits, which every input bit
@@ -81,83 +140,144 @@ pub(crate) fn policy_changed(seqno: u32) {
 }
 
 /// The SID of the context whose bytes (without the NUL) are `ctx`, interning it on a miss;
-/// EINVAL if it is not UTF-8. A context may sit in either of a pair of slots, so that two
-/// contexts a program uses together do not evict each other.
-#[inline]
-pub(crate) fn context(ctx: &[u8]) -> Res<&'static SecurityId> {
-    let i = slot_of(hash(key(), ctx), CONTEXT_BITS);
-    for n in [i, i ^ 1] {
-        let Some(slot) = CONTEXTS.get(n) else { continue };
-        let v = slot.load(Acquire);
-        if let Some(s) = (v as usize).checked_sub(1).and_then(sid::by_index) {
-            if s.text().as_bytes() == ctx {
-                return Ok(s);
+/// EINVAL if it is not UTF-8. A context may sit in any slot of its bucket, so that contexts a
+/// program uses together do not evict each other. The SID's index comes along, for [`crate::memo`] to remember ([`sid::by_index`]).
+#[inline(always)]
+pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<(usize, &'static SecurityId)> {
+    let h = hash(seed, ctx);
+    let first = slot_of(h, CONTEXT_BITS) & !(CONTEXT_WAYS - 1);
+    let tag = h & 0xffff_ffff_0000_0000;
+    if let Some(bucket) = CONTEXTS.get(first..first + CONTEXT_WAYS) {
+        for slot in bucket {
+            let v = slot.load(Acquire);
+            if v & 0xffff_ffff_0000_0000 != tag {
+                continue;
+            }
+            if let Some(n) = (v as u32 as usize).checked_sub(1) {
+                if let Some(s) = sid::by_index(n) {
+                    if same(s.text().as_bytes(), ctx) {
+                        return Ok((n, s));
+                    }
+                }
             }
         }
     }
-    context_miss(ctx, i)
+    context_miss(ctx, first, tag)
 }
 
-/// Interns the context and records it in an empty slot of its pair, else in the second one
-/// (whose previous context moves to its first slot).
+/// The tests that load policies (and so change the names' numbers) run one at a time.
+#[cfg(test)]
+pub(crate) static POLICY_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Misses of the context cache, for tests.
+static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Interns the context and records it in an empty slot of its bucket, else in the next
+/// victim's.
 #[cold]
-fn context_miss(ctx: &[u8], i: usize) -> Res<&'static SecurityId> {
+fn context_miss(ctx: &[u8], first: usize, tag: u64) -> Res<(usize, &'static SecurityId)> {
+    CONTEXT_MISSES.fetch_add(1, Relaxed);
     let text = std::str::from_utf8(ctx).map_err(|_| EINVAL)?;
     let (n, s) = sid::intern_indexed(text)?;
-    let (Some(a), Some(b), Ok(v)) = (CONTEXTS.get(i), CONTEXTS.get(i ^ 1), u32::try_from(n + 1)) else { return Ok(s) };
-    if a.load(Relaxed) == 0 {
-        a.store(v, Release);
-    } else {
-        // A race here loses a slot's hint, never an answer: a hit compares the bytes.
-        a.store(b.load(Relaxed), Release);
-        b.store(v, Release);
-    }
-    Ok(s)
+    let (Some(bucket), Ok(v)) = (CONTEXTS.get(first..first + CONTEXT_WAYS), u32::try_from(n + 1)) else { return Ok((n, s)) };
+    let v = tag | u64::from(v);
+    // A race here loses a slot's hint, never an answer: a hit compares the bytes.
+    let slot = match bucket.iter().find(|x| x.load(Relaxed) == 0) {
+        Some(empty) => empty,
+        None => match bucket.get(VICTIM.fetch_add(1, Relaxed) as usize % CONTEXT_WAYS) {
+            Some(victim) => victim,
+            None => return Ok((n, s)),
+        },
+    };
+    slot.store(v, Release);
+    Ok((n, s))
 }
 
 /// The class number and permission bit of `perm` in `class` under the kernel's current
-/// policy; None when the policy has no such class or permission (nothing is cached then).
+/// policy; None when the policy has no such class or permission (nothing is cached then). The
+/// index of the name slot holding the pair (None if none does) comes along, for
+/// [`crate::memo`] to remember ([`class_perm_at`]).
 #[inline]
-pub(crate) fn class_perm(k: &Kernel, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector)> {
-    let h = slot_of(hash(hash(key(), class), perm), NAME_BITS);
+pub(crate) fn class_perm(k: &Kernel, seed: u64, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector, Option<usize>)> {
+    let h = slot_of(hash(hash(seed, class), perm), NAME_BITS);
     let seqno = SEQNO.load(Acquire);
     for n in 0..NAME_PROBES {
-        let Some(slot) = NAMES.get((h + n) % NAME_SLOTS) else { break };
-        let Some(e) = slot.get() else { return name_miss(k, class, perm, seqno, Some(slot)) };
-        if *e.class != *class || *e.perm != *perm {
+        let i = (h + n) % NAME_SLOTS;
+        let Some(slot) = NAMES.get(i) else { break };
+        let Some(e) = slot.get() else { return name_miss(k, class, perm, seqno, Some((i, slot))) };
+        if !same(e.class.as_bytes(), class) || !same(e.perm.as_bytes(), perm) {
             continue;
         }
-        let v = e.value.load(Acquire);
-        if v & VALID != 0 && (v >> 32) as u32 == seqno {
-            let bit = (v & 0xff) as u32;
-            return Some((ClassId(((v >> 8) & 0xffff) as u16), AccessVector::bit(bit)?));
+        if let Some((c, av)) = current(e, seqno) {
+            return Some((c, av, Some(i)));
         }
-        return name_miss(k, class, perm, seqno, Some(slot));
+        return name_miss(k, class, perm, seqno, Some((i, slot)));
     }
     name_miss(k, class, perm, seqno, None)
+}
+
+/// The numbers of name slot `i` if it holds C strings `class` and `perm` (compared in place,
+/// neither read past its NUL) looked up under the current policy.
+#[inline(always)]
+pub(crate) fn class_perm_at(i: usize, class: *const c_char, perm: *const c_char) -> Option<(ClassId, AccessVector)> {
+    let e = NAMES.get(i)?.get()?;
+    if !crate::ffi::same_c_string(perm, e.perm.as_ptr()) || !crate::ffi::same_c_string(class, e.class.as_ptr()) {
+        return None;
+    }
+    current(e, SEQNO.load(Acquire))
+}
+
+/// The entry's numbers if they were looked up under policy `seqno`.
+#[inline(always)]
+fn current(e: &NameEntry, seqno: u32) -> Option<(ClassId, AccessVector)> {
+    let v = e.value.load(Acquire);
+    if v & VALID != 0 && (v >> 32) as u32 == seqno {
+        let bit = (v & 0xff) as u32;
+        return Some((ClassId(((v >> 8) & 0xffff) as u16), AccessVector::bit(bit)?));
+    }
+    None
 }
 
 /// Looks the names up in the policy and records them in `slot` (empty, or holding these
 /// names) under `seqno`, read before the lookup so that a policy change during it leaves the
 /// entry stale rather than wrong.
 #[cold]
-fn name_miss(k: &Kernel, class: &[u8], perm: &[u8], seqno: u32, slot: Option<&OnceLock<NameEntry>>) -> Option<(ClassId, AccessVector)> {
+fn name_miss(k: &Kernel, class: &[u8], perm: &[u8], seqno: u32, slot: Option<(usize, &OnceLock<NameEntry>)>) -> Option<(ClassId, AccessVector, Option<usize>)> {
     let c = k.server.class_id(std::str::from_utf8(class).ok()?)?;
     let bit = k.server.perm_bit(c, std::str::from_utf8(perm).ok()?)?;
     let av = AccessVector::bit(bit)?;
-    if let Some(slot) = slot {
-        let e = slot.get_or_init(|| NameEntry { class: class.into(), perm: perm.into(), value: AtomicU64::new(0) });
-        if *e.class == *class && *e.perm == *perm {
+    if let Some((i, slot)) = slot {
+        // The names come from C strings (no NUL inside), so CString::new fails only for a
+        // caller of this module's own making; the equality below then leaves the slot alone.
+        let e = slot.get_or_init(|| NameEntry {
+            class: CString::new(class).unwrap_or_default(),
+            perm: CString::new(perm).unwrap_or_default(),
+            value: AtomicU64::new(0),
+        });
+        if e.class.as_bytes() == class && e.perm.as_bytes() == perm {
             e.value.store(u64::from(seqno) << 32 | VALID | u64::from(c.0) << 8 | u64::from(bit), Release);
+            return Some((c, av, Some(i)));
         }
     }
-    Some((c, av))
+    Some((c, av, None))
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::panic)]
     use super::*;
+
+    /// The context tests share the one cache: one at a time, so that one's contexts do not
+    /// evict the other's.
+    static CONTEXT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn sid_of(c: &[u8]) -> Res<&'static SecurityId> {
+        context(key(), c).map(|(_, s)| s)
+    }
+
+    fn cp(k: &Kernel, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector)> {
+        class_perm(k, key(), class, perm).map(|(c, av, _)| (c, av))
+    }
 
     // The hash depends on every byte and on the length, so strings that differ only past the
     // first word, or only by trailing NULs, land apart (a collision would still be correct,
@@ -179,6 +299,7 @@ mod tests {
     // sepol-oracle perms lists them), and each answer is the loaded server's own.
     #[test]
     fn class_and_permission_numbers_follow_a_reload() {
+        let _p = seaccess_types::lock(&POLICY_TESTS);
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies");
         let load = |name: &str| {
             let path = dir.join(name);
@@ -190,33 +311,85 @@ mod tests {
             let c = k.server.class_id(class)?;
             Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
         };
-        let before = class_perm(k, b"file", b"read");
+        let before = cp(k, b"file", b"read");
         assert_eq!(before.map(|(c, _)| c), Some(ClassId(6)));
         assert_eq!(before, server("file", "read"));
-        assert_eq!(class_perm(k, b"file", b"read"), before);
+        assert_eq!(cp(k, b"file", b"read"), before);
         load("sockets.33");
-        let after = class_perm(k, b"file", b"read");
+        let after = cp(k, b"file", b"read");
         assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
         assert_eq!(after, server("file", "read"));
-        assert_eq!(class_perm(k, b"file", b"no_such_perm"), None);
-        assert_eq!(class_perm(k, b"no_such_class", b"read"), None);
+        assert_eq!(cp(k, b"file", b"no_such_perm"), None);
+        assert_eq!(cp(k, b"no_such_class", b"read"), None);
+    }
+
+    // Three contexts whose hashes pick the same pair of slots, used in turn, stay cached: after
+    // the first round none of them misses (with one slot per context and a pair per hash,
+    // the third would evict one of the others at every turn).
+    #[test]
+    fn contexts_sharing_slots_stay_cached() {
+        let _g = seaccess_types::lock(&CONTEXT_TESTS);
+        let k = key();
+        let mut group: Vec<String> = Vec::new();
+        let want = slot_of(hash(k, b"u:r:share_0_t:s0"), CONTEXT_BITS) >> 1;
+        for n in 0..1_000_000 {
+            let ctx = format!("u:r:share_{n}_t:s0");
+            if slot_of(hash(k, ctx.as_bytes()), CONTEXT_BITS) >> 1 == want {
+                group.push(ctx);
+                if group.len() == 3 {
+                    break;
+                }
+            }
+        }
+        assert_eq!(group.len(), 3, "no three contexts share a pair of slots");
+        for c in &group {
+            assert!(sid_of(c.as_bytes()).is_ok());
+        }
+        let before = CONTEXT_MISSES.load(Relaxed);
+        for _ in 0..10 {
+            for c in &group {
+                assert_eq!(sid_of(c.as_bytes()).map(|s| s.text()), Ok(c.as_str()));
+            }
+        }
+        assert_eq!(CONTEXT_MISSES.load(Relaxed) - before, 0, "contexts sharing slots evict each other");
+    }
+
+    // Equal strings are the same, of every length up to three words; a string differing in
+    // any one byte, or in length, is not.
+    #[test]
+    fn same_compares_every_byte_and_the_length() {
+        let base: Vec<u8> = (0..24u8).map(|b| b'a' + b).collect();
+        for n in 0..=base.len() {
+            let a = &base[..n];
+            let copy = a.to_vec();
+            assert!(same(a, a) && same(a, &copy), "{n}");
+            for i in 0..n {
+                let mut b = a.to_vec();
+                b[i] ^= 1;
+                assert!(!same(a, &b), "length {n}, byte {i}");
+            }
+            if n > 0 {
+                assert!(!same(a, &a[..n - 1]), "{n}");
+            }
+        }
     }
 
     // Context strings that share a slot both come back as their own SID.
     #[test]
     fn a_context_is_its_own_sid_even_when_slots_collide() {
+        let _g = seaccess_types::lock(&CONTEXT_TESTS);
         let mut seen: Vec<(Vec<u8>, *const SecurityId)> = Vec::new();
         for n in 0..3 * CONTEXT_SLOTS {
             let ctx = format!("u:r:t{n}:s0");
-            let s = context(ctx.as_bytes()).map(|s| s as *const SecurityId);
+            let s = sid_of(ctx.as_bytes()).map(|s| s as *const SecurityId);
             assert_eq!(s, sid::intern(&ctx).map(|s| s as *const SecurityId));
             if let Ok(p) = s {
                 seen.push((ctx.into_bytes(), p));
             }
         }
         for (ctx, p) in &seen {
-            assert_eq!(context(ctx).map(|s| s as *const SecurityId), Ok(*p));
+            assert_eq!(sid_of(ctx).map(|s| s as *const SecurityId), Ok(*p));
         }
-        assert_eq!(context(b"\xff\xfe").map(|_| ()), Err(EINVAL));
+        assert_eq!(sid_of(b"\xff\xfe").map(|_| ()), Err(EINVAL));
     }
 }

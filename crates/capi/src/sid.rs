@@ -2,13 +2,15 @@
 //! life of the process, whose public prefix `{ char *ctx; unsigned refcnt; }` programs may read.
 //! Behind the prefix each carries the seaccess SID its context resolves to.
 //!
-//! SIDs live in fixed chunks that are never freed or moved, so a pointer handed out stays
-//! valid, and a pointer passed in can be checked to be one of ours (else EINVAL) without
-//! reading through it.
+//! SIDs live side by side in one region of address space reserved at the first one (pages are
+//! touched only as SIDs fill them) and never freed or moved, so a pointer handed out stays
+//! valid, and a pointer passed in is proven ours (else EINVAL) by arithmetic alone: its offset
+//! from the region's start is below the filled part and a multiple of a SID's size. Nothing is
+//! read through a pointer before that.
 
 use std::ffi::{c_char, CString};
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering::*};
-use std::sync::{OnceLock, RwLock};
+use std::sync::RwLock;
 
 use rustc_hash::FxHashMap;
 use seaccess_security::SecurityServer;
@@ -16,27 +18,48 @@ use seaccess_types::Sid;
 
 use crate::ffi::{Res, EINVAL, ENOMEM};
 
-/// `struct security_id` with seaccess's fields after libselinux's public ones. Aligned to a
-/// cache line so that [`from_ptr`]'s check of a pointer is a mask, not a division, and so that
+/// `struct security_id` with seaccess's fields after libselinux's public ones. Every field is
+/// an atomic, so the region's zeroed pages are empty SIDs. Aligned to a cache line so that
 /// threads counting references on different SIDs do not share a line.
 #[repr(C, align(64))]
 pub struct SecurityId {
-    /// `char *ctx`: the context, NUL-terminated, never freed.
+    /// `char *ctx`: the context, NUL-terminated, never freed; NULL until the SID is filled.
     ctx: AtomicPtr<c_char>,
     /// `unsigned int refcnt`: counted by sidget/sidput, which free nothing (as libselinux 3.4).
     refcnt: AtomicU32,
     /// The seaccess SID of the context, 0 until resolved (or while the policy rejects it).
     sid: AtomicU32,
-    text: OnceLock<Box<str>>,
+    /// The context's length in bytes, without the NUL.
+    len: AtomicUsize,
 }
 
 impl SecurityId {
-    fn empty() -> SecurityId {
-        SecurityId { ctx: AtomicPtr::new(std::ptr::null_mut()), refcnt: AtomicU32::new(0), sid: AtomicU32::new(0), text: OnceLock::new() }
+    pub fn text(&self) -> &str {
+        let p = self.ctx.load(Acquire);
+        if p.is_null() {
+            return "";
+        }
+        let len = self.len.load(Relaxed);
+        // SAFETY: a non-NULL `ctx` was stored (after `len`, with Release) by `intern`: the
+        // buffer of a CString made from a `&str` of `len` bytes, which INDEX owns for the
+        // process's life and never changes (moving a CString does not move its buffer).
+        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(p as *const u8, len)) }
     }
 
-    pub fn text(&self) -> &str {
-        self.text.get().map(|t| &**t).unwrap_or("")
+    /// The context as a NUL-terminated string (NULL while the SID is empty), to compare a C
+    /// argument with in place.
+    #[inline(always)]
+    pub(crate) fn c_text(&self) -> *const c_char {
+        self.ctx.load(Acquire)
+    }
+
+    /// The seaccess SID of this context if it has been resolved.
+    #[inline(always)]
+    pub fn resolved(&self) -> Option<Sid> {
+        match self.sid.load(Relaxed) {
+            0 => None,
+            s => Some(Sid(s)),
+        }
     }
 
     /// The seaccess SID of this context; EINVAL when the policy does not define the context
@@ -62,16 +85,57 @@ impl SecurityId {
     }
 }
 
-const CHUNK: usize = 4096;
-const MAX_CHUNKS: usize = 256;
+const SIZE: usize = std::mem::size_of::<SecurityId>();
+/// How many SIDs the region holds (64 MiB of address space, backed only where filled).
+const MAX_SIDS: usize = 1 << 20;
 
-static CHUNKS: [OnceLock<Box<[SecurityId]>>; MAX_CHUNKS] = [const { OnceLock::new() }; MAX_CHUNKS];
+/// The region's address; 0 until the first SID is made. Written before FILLED first leaves 0.
+static BASE: AtomicUsize = AtomicUsize::new(0);
 /// How many SIDs have been handed out: slots below this are filled.
 static FILLED: AtomicUsize = AtomicUsize::new(0);
-static INDEX: RwLock<Option<FxHashMap<Box<str>, usize>>> = RwLock::new(None);
+static INDEX: RwLock<Option<Index>> = RwLock::new(None);
 
-fn slot(i: usize) -> Option<&'static SecurityId> {
-    CHUNKS.get(i / CHUNK)?.get()?.get(i % CHUNK)
+/// Which SID each context has, and the contexts' NUL-terminated copies that SIDs point into,
+/// owned here for the process's life (and so reachable from a global: leak checkers do not
+/// look into the SID region).
+#[derive(Default)]
+struct Index {
+    map: FxHashMap<Box<str>, usize>,
+    texts: Vec<CString>,
+}
+
+/// The region, reserved on first use (called under INDEX's write lock).
+fn region() -> Res<usize> {
+    let b = BASE.load(Acquire);
+    if b != 0 {
+        return Ok(b);
+    }
+    // SAFETY: a fresh private anonymous mapping; no existing memory is touched. MAP_NORESERVE:
+    // pages are committed only when a SID is written into them.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            MAX_SIDS * SIZE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED || p.is_null() {
+        return Err(ENOMEM);
+    }
+    BASE.store(p as usize, Release);
+    Ok(p as usize)
+}
+
+/// The SID at `i`, which must be below FILLED (or about to be filled under INDEX's lock).
+fn at(base: usize, i: usize) -> &'static SecurityId {
+    // SAFETY: i < MAX_SIDS (checked by every caller through FILLED, which never exceeds it), so
+    // the address is inside the region, which is never unmapped, and SIZE-aligned (the region
+    // is page aligned). Its bytes are zeroes or a filled SID, both valid: every field is an
+    // atomic, and zero is an empty SID.
+    unsafe { &*((base + i * SIZE) as *const SecurityId) }
 }
 
 /// The SID handed out `i`-th, if there is one.
@@ -80,7 +144,7 @@ pub(crate) fn by_index(i: usize) -> Option<&'static SecurityId> {
     if i >= FILLED.load(Acquire) {
         return None;
     }
-    slot(i)
+    Some(at(BASE.load(Relaxed), i))
 }
 
 /// The SID of context `ctx`, made on first use. Like libselinux's, it does not check the
@@ -91,52 +155,58 @@ pub(crate) fn intern(ctx: &str) -> Res<&'static SecurityId> {
 
 /// [`intern`], with the SID's index for [`by_index`].
 pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
-    let found = |i: usize| slot(i).map(|s| (i, s)).ok_or(EINVAL);
     {
         let idx = INDEX.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(&i) = idx.as_ref().and_then(|m| m.get(ctx)) {
-            return found(i);
+        if let Some(&i) = idx.as_ref().and_then(|x| x.map.get(ctx)) {
+            return Ok((i, at(BASE.load(Acquire), i)));
         }
     }
     let mut idx = INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let map = idx.get_or_insert_with(FxHashMap::default);
-    if let Some(&i) = map.get(ctx) {
-        return found(i);
+    let index = idx.get_or_insert_with(Index::default);
+    if let Some(&i) = index.map.get(ctx) {
+        return Ok((i, at(BASE.load(Acquire), i)));
     }
-    let c = CString::new(ctx).map_err(|_| EINVAL)?;
+    let text = CString::new(ctx).map_err(|_| EINVAL)?;
     let i = FILLED.load(Acquire);
-    let chunk = CHUNKS.get(i / CHUNK).ok_or(ENOMEM)?;
-    let chunk = chunk.get_or_init(|| (0..CHUNK).map(|_| SecurityId::empty()).collect());
-    let s = chunk.get(i % CHUNK).ok_or(ENOMEM)?;
-    s.ctx.store(c.into_raw(), Release);
-    let _ = s.text.set(ctx.into());
-    map.insert(ctx.into(), i);
+    if i >= MAX_SIDS {
+        return Err(ENOMEM);
+    }
+    let s = at(region()?, i);
+    s.len.store(ctx.len(), Relaxed);
+    s.ctx.store(text.as_ptr() as *mut c_char, Release);
+    index.texts.push(text);
+    index.map.insert(ctx.into(), i);
     FILLED.store(i + 1, Release);
     Ok((i, s))
 }
 
 /// The SID behind a pointer a program passes in, if it is one this library handed out; EINVAL
-/// for NULL or any other pointer.
-#[inline]
+/// for NULL or any other pointer, decided without reading through it.
+#[inline(always)]
 pub(crate) fn from_ptr(p: *const SecurityId) -> Res<&'static SecurityId> {
-    if p.is_null() {
+    let filled = FILLED.load(Acquire);
+    // Wraps for a pointer below the region (NULL among them) to a huge offset, which fails the
+    // bound as one beyond the filled part does; before the first SID, filled is 0.
+    let off = (p as usize).wrapping_sub(BASE.load(Relaxed));
+    if off >= filled * SIZE || off % SIZE != 0 {
         return Err(EINVAL);
     }
+    Ok(at(BASE.load(Relaxed), off / SIZE))
+}
+
+/// [`from_ptr`] of two pointers, reading the filled count and the region once.
+#[inline(always)]
+pub(crate) fn from_ptrs(a: *const SecurityId, b: *const SecurityId) -> Res<(&'static SecurityId, &'static SecurityId)> {
     let filled = FILLED.load(Acquire);
-    let addr = p as usize;
-    let size = std::mem::size_of::<SecurityId>();
-    for (n, c) in CHUNKS.iter().enumerate().take(filled.div_ceil(CHUNK)) {
-        let Some(chunk) = c.get() else { break };
-        let base = chunk.as_ptr() as usize;
-        if addr >= base && addr < base + CHUNK * size && (addr - base) % size == 0 {
-            let i = (addr - base) / size;
-            if n * CHUNK + i >= filled {
-                return Err(EINVAL);
-            }
-            return chunk.get(i).ok_or(EINVAL);
+    let base = BASE.load(Relaxed);
+    let ours = |p: *const SecurityId| {
+        let off = (p as usize).wrapping_sub(base);
+        if off >= filled * SIZE || off % SIZE != 0 {
+            return Err(EINVAL);
         }
-    }
-    Err(EINVAL)
+        Ok(at(base, off / SIZE))
+    };
+    Ok((ours(a)?, ours(b)?))
 }
 
 /// The pointer C programs hold for a SID.
@@ -147,4 +217,39 @@ pub(crate) fn as_ptr(s: &'static SecurityId) -> *mut SecurityId {
 /// How many SIDs exist, for avc_sid_stats.
 pub(crate) fn count() -> usize {
     FILLED.load(Acquire)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)]
+    use super::*;
+
+    // A pointer passes only if it is the start of a SID handed out: NULL, one inside a SID,
+    // one past the filled SIDs, one on the stack and one on the heap are EINVAL.
+    #[test]
+    fn only_our_sids_pass() {
+        let a = intern("u:r:only_our_sids_a_t:s0").map(as_ptr);
+        let b = intern("u:r:only_our_sids_b_t:s0").map(as_ptr);
+        let (Ok(a), Ok(b)) = (a, b) else { panic!("interning failed") };
+        assert_eq!(from_ptr(a).map(|s| s.text()), Ok("u:r:only_our_sids_a_t:s0"));
+        assert_eq!(from_ptr(b).map(|s| s.text()), Ok("u:r:only_our_sids_b_t:s0"));
+        assert_eq!(intern("u:r:only_our_sids_a_t:s0").map(as_ptr), Ok(a));
+        assert_eq!(from_ptrs(a, b).map(|(x, y)| (as_ptr(x), as_ptr(y))), Ok((a, b)));
+        assert_eq!(from_ptrs(a, std::ptr::null()).map(|_| ()), Err(EINVAL));
+        assert_eq!(from_ptrs((b as usize + 1) as *const SecurityId, a).map(|_| ()), Err(EINVAL));
+        let a = a as *const SecurityId;
+        assert_eq!(from_ptr(std::ptr::null()).map(|_| ()), Err(EINVAL));
+        assert_eq!(from_ptr((a as usize + 8) as *const SecurityId).map(|_| ()), Err(EINVAL));
+        assert_eq!(from_ptr((a as usize - 1) as *const SecurityId).map(|_| ()), Err(EINVAL));
+        let past = (BASE.load(Acquire) + count() * SIZE) as *const SecurityId;
+        assert_eq!(from_ptr(past).map(|_| ()), Err(EINVAL));
+        let beyond = (BASE.load(Acquire) + MAX_SIDS * SIZE) as *const SecurityId;
+        assert_eq!(from_ptr(beyond).map(|_| ()), Err(EINVAL));
+        let local = 0u64;
+        assert_eq!(from_ptr(&local as *const u64 as *const SecurityId).map(|_| ()), Err(EINVAL));
+        let heap = Box::new([0u8; 64]);
+        assert_eq!(from_ptr(heap.as_ptr() as *const SecurityId).map(|_| ()), Err(EINVAL));
+        // A context with a NUL inside is refused.
+        assert_eq!(intern("u:r:a\0b:s0").map(|_| ()), Err(EINVAL));
+    }
 }

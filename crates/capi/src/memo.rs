@@ -1,0 +1,226 @@
+//! selinux_check_access's first-level memo: from the addresses of its string arguments to what
+//! the string cache ([`crate::lookup`]) answered for them last time, so that a program passing
+//! the same buffers again pays one compare per string (no strlen, no hash of the bytes).
+//!
+//! An address only picks a slot; it proves nothing, since a caller may reuse a buffer for
+//! another string. A hit is taken only when the argument equals the remembered string up to
+//! and including its NUL, compared in place in one pass that stops at the first difference
+//! ([`crate::ffi::same_c_string`]), so a shorter argument is never read past its NUL. Anything
+//! else (another string at that address, two addresses sharing a slot, a class entry looked up
+//! under an older policy) falls back to the string cache, which refreshes the slot.
+//!
+//! Slots hold indexes, not pointers: a SID's (interned for the process) or a name slot's (filled
+//! once, its numbers tied to the policy's seqno by [`crate::lookup`]), so a slot can be
+//! overwritten at any time by any thread and a policy load needs nothing here.
+
+use std::ffi::c_char;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
+
+use seaccess_types::{AccessVector, ClassId};
+
+use crate::ffi::{self, Res};
+use crate::lookup;
+use crate::sid::{self, SecurityId};
+use crate::state::Kernel;
+
+/// Log2 of the number of pairs of slots in each table.
+const BITS: u32 = 11;
+/// Slots a key may use: a pair, so that two addresses hashing together do not evict each
+/// other at every turn.
+const WAYS: usize = 2;
+type Pair = [AtomicU64; WAYS];
+
+/// Per slot, a tag from the addresses' hash (high half) above the index + 1 (low half); 0 is
+/// empty.
+static CONTEXTS: [Pair; 1 << BITS] = [const { [const { AtomicU64::new(0) }; WAYS] }; 1 << BITS];
+static NAMES: [Pair; 1 << BITS] = [const { [const { AtomicU64::new(0) }; WAYS] }; 1 << BITS];
+/// Which slot of a full pair a miss takes next.
+static VICTIM: AtomicU32 = AtomicU32::new(0);
+
+/// A keyed hash of addresses (their values, never what they point to).
+#[inline(always)]
+fn mix(h: u64, w: usize) -> u64 {
+    (h.rotate_left(26) ^ w as u64).wrapping_mul(0xf135_7aea_2e62_a9c5)
+}
+
+/// The pair of `h` in `table` (from its top bits) and its tag (its low half).
+#[inline(always)]
+fn place(table: &'static [Pair; 1 << BITS], h: u64) -> (Option<&'static Pair>, u64) {
+    (table.get((h >> (64 - BITS)) as usize), h << 32)
+}
+
+/// The index slot `way` of `pair` holds, if its tag is `tag`.
+#[inline(always)]
+fn hinted(pair: Option<&Pair>, tag: u64, way: usize) -> Option<usize> {
+    let v = pair?.get(way)?.load(Acquire);
+    if v ^ tag < 1 << 32 {
+        (v as u32 as usize).checked_sub(1)
+    } else {
+        None
+    }
+}
+
+/// Remembers index `n` under `tag` in the pair's slot holding that tag, or an empty one, else
+/// in the next victim's. A race loses a hint, never an answer: a hit compares the strings.
+#[cold]
+fn remember(pair: Option<&Pair>, tag: u64, n: usize) {
+    let (Some(pair), Ok(v)) = (pair, u32::try_from(n + 1)) else { return };
+    let v = tag | u64::from(v);
+    let slot = match pair.iter().find(|x| x.load(Relaxed) ^ tag < 1 << 32 || x.load(Relaxed) == 0) {
+        Some(s) => Some(s),
+        None => pair.get(VICTIM.fetch_add(1, Relaxed) as usize % WAYS),
+    };
+    if let Some(slot) = slot {
+        slot.store(v, Release);
+    }
+}
+
+/// The SID of C string `ctx` (EINVAL if NULL or not UTF-8), interning it on a miss.
+#[inline(always)]
+pub(crate) fn context(seed: u64, ctx: *const c_char) -> Res<&'static SecurityId> {
+    let (pair, tag) = place(&CONTEXTS, mix(seed, ctx as usize));
+    for way in 0..WAYS {
+        if let Some(s) = hinted(pair, tag, way).and_then(sid::by_index) {
+            if ffi::same_c_string(ctx, s.c_text()) {
+                return Ok(s);
+            }
+        }
+    }
+    context_miss(seed, ctx, pair, tag)
+}
+
+/// Misses of the context memo, for tests.
+#[cfg(test)]
+static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[cold]
+#[inline(never)]
+fn context_miss(seed: u64, ctx: *const c_char, pair: Option<&Pair>, tag: u64) -> Res<&'static SecurityId> {
+    #[cfg(test)]
+    CONTEXT_MISSES.fetch_add(1, Relaxed);
+    let (n, s) = lookup::context(seed, ffi::bytes_arg(ctx)?)?;
+    remember(pair, tag, n);
+    Ok(s)
+}
+
+/// The class number and permission bit of C strings `class` and `perm` under the kernel's
+/// current policy; None when either is NULL or the policy has no such class or permission.
+#[inline(always)]
+pub(crate) fn class_perm(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char) -> Option<(ClassId, AccessVector)> {
+    let (pair, tag) = place(&NAMES, mix(mix(seed, class as usize), perm as usize));
+    for way in 0..WAYS {
+        if let Some(x) = hinted(pair, tag, way).and_then(|i| lookup::class_perm_at(i, class, perm)) {
+            return Some(x);
+        }
+    }
+    class_perm_miss(k, seed, class, perm, pair, tag)
+}
+
+#[cold]
+#[inline(never)]
+fn class_perm_miss(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char, pair: Option<&Pair>, tag: u64) -> Option<(ClassId, AccessVector)> {
+    let (c, av, i) = lookup::class_perm(k, seed, ffi::bytes_arg(class).ok()?, ffi::bytes_arg(perm).ok()?)?;
+    if let Some(i) = i {
+        remember(pair, tag, i);
+    }
+    Some((c, av))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)]
+    use super::*;
+    use std::ffi::CString;
+    use seaccess_types::AccessServer;
+
+    /// The tests that count misses share the one memo: one at a time.
+    static MEMO_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Overwrites the C string in `buf` with `s` in place (same address), NUL-terminated.
+    fn put(buf: &mut [u8], s: &str) {
+        buf.fill(0xaa);
+        buf[..s.len()].copy_from_slice(s.as_bytes());
+        buf[s.len()] = 0;
+    }
+
+    fn text(r: Res<&'static SecurityId>) -> Res<&'static str> {
+        r.map(|s| s.text())
+    }
+
+    // One buffer reused for other contexts: each answer is the buffer's current string, never
+    // the one remembered for the address: a longer one of which the first is a prefix, the
+    // prefix again, one of the same length differing in the last byte, and one differing in
+    // the first.
+    #[test]
+    fn a_reused_buffer_is_answered_for_its_new_string() {
+        let _g = seaccess_types::lock(&MEMO_TESTS);
+        let mut buf = vec![0u8; 64];
+        let p = buf.as_ptr() as *const c_char;
+        for ctx in ["u:r:memo_a_t:s0", "u:r:memo_a_t:s0:c1", "u:r:memo_a_t:s0", "u:r:memo_a_t:s1", "v:r:memo_a_t:s1"] {
+            put(&mut buf, ctx);
+            assert_eq!(text(context(lookup::key(), p)), Ok(ctx));
+            assert_eq!(text(context(lookup::key(), p)), Ok(ctx), "asked again");
+        }
+    }
+
+    // The same address asked again is a memo hit (no miss counted); a reused buffer is a miss.
+    #[test]
+    fn the_same_string_at_the_same_address_hits() {
+        let _g = seaccess_types::lock(&MEMO_TESTS);
+        let ctx = CString::new("u:r:memo_hit_t:s0").unwrap_or_default();
+        let other = CString::new("u:r:memo_other_t:s0").unwrap_or_default();
+        assert_eq!(text(context(lookup::key(), ctx.as_ptr())), Ok("u:r:memo_hit_t:s0"));
+        assert_eq!(text(context(lookup::key(), other.as_ptr())), Ok("u:r:memo_other_t:s0"));
+        let before = CONTEXT_MISSES.load(Relaxed);
+        for _ in 0..10 {
+            assert_eq!(text(context(lookup::key(), ctx.as_ptr())), Ok("u:r:memo_hit_t:s0"));
+            assert_eq!(text(context(lookup::key(), other.as_ptr())), Ok("u:r:memo_other_t:s0"));
+        }
+        assert_eq!(CONTEXT_MISSES.load(Relaxed) - before, 0);
+        assert_eq!(context(lookup::key(), std::ptr::null()).map(|_| ()), Err(crate::ffi::EINVAL));
+        let bad = [0xffu8, 0xfe, 0];
+        assert_eq!(context(lookup::key(), bad.as_ptr() as *const c_char).map(|_| ()), Err(crate::ffi::EINVAL));
+    }
+
+    // Class and permission buffers reused, and a reload that renumbers the class: each answer
+    // is the loaded server's own for the buffers' current names (`file` is class 6 in
+    // example.cil and 2 in sockets.cil, as sepol-oracle perms lists them).
+    #[test]
+    fn names_follow_a_reused_buffer_and_a_reload() {
+        let _g = seaccess_types::lock(&MEMO_TESTS);
+        let _p = seaccess_types::lock(&lookup::POLICY_TESTS);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies");
+        let load = |name: &str| {
+            let path = dir.join(name);
+            assert_eq!(crate::state::load(&path.to_string_lossy()), Ok(()), "{} (make policies)", path.display());
+        };
+        load("example.33");
+        let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
+        let server = |class: &str, perm: &str| {
+            let c = k.server.class_id(class)?;
+            Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
+        };
+        let (mut cb, mut pb) = (vec![0u8; 32], vec![0u8; 32]);
+        let (c, p) = (cb.as_ptr() as *const c_char, pb.as_ptr() as *const c_char);
+        let ask = |cb: &mut Vec<u8>, pb: &mut Vec<u8>, class: &str, perm: &str| {
+            put(cb, class);
+            put(pb, perm);
+            class_perm(k, lookup::key(), c, p)
+        };
+        let file_read = ask(&mut cb, &mut pb, "file", "read");
+        assert_eq!(file_read.map(|(c, _)| c), Some(ClassId(6)));
+        assert_eq!(file_read, server("file", "read"));
+        assert_eq!(ask(&mut cb, &mut pb, "file", "read"), file_read);
+        let file_write = ask(&mut cb, &mut pb, "file", "write");
+        assert_eq!(file_write, server("file", "write"));
+        assert_ne!(file_write, file_read);
+        assert_eq!(ask(&mut cb, &mut pb, "dir", "read"), server("dir", "read"));
+        assert_eq!(ask(&mut cb, &mut pb, "file", "rea"), None);
+        assert_eq!(ask(&mut cb, &mut pb, "file", "read"), file_read);
+        load("sockets.33");
+        let after = ask(&mut cb, &mut pb, "file", "read");
+        assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
+        assert_eq!(after, server("file", "read"));
+        assert_eq!(class_perm(k, lookup::key(), std::ptr::null(), p), None);
+    }
+}
