@@ -23,6 +23,7 @@ use crate::ffi::{Res, EINVAL, ENOMEM};
 /// threads counting references on different SIDs do not share a line. A context short enough
 /// is kept in the SID itself, so that comparing an argument with it reads the line the SID's
 /// lookup already brought in rather than a separate allocation.
+#[repr(C, align(64))]
 pub struct SecurityId {
     /// `char *ctx`: the context, NUL-terminated, never freed; NULL until the SID is filled.
     ctx: AtomicPtr<c_char>,
