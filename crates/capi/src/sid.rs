@@ -300,6 +300,14 @@ mod tests {
         assert!(p < start || p >= start + SIZE, "a long text cannot fit in its SID");
     }
 
+    // The public prefix is where C's `struct security_id { char *ctx; unsigned refcnt; }`
+    // reads it, whatever follows it.
+    #[test]
+    fn the_public_prefix_is_libselinux_layout() {
+        assert_eq!(std::mem::offset_of!(SecurityId, ctx), 0);
+        assert_eq!(std::mem::offset_of!(SecurityId, refcnt), std::mem::size_of::<*mut c_char>());
+    }
+
     /// The bytes up to the NUL that `c_text` points at.
     fn c_bytes(s: &SecurityId) -> Option<Vec<u8>> {
         let p = s.c_text();
