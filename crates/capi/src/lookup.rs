@@ -12,7 +12,7 @@
 //! names; their numbers carry the policy seqno they were looked up under and are looked up
 //! again after a policy change, as libselinux flushes its class cache on a policy load.
 
-use std::ffi::{c_char, CString};
+use std::ffi::c_char;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::OnceLock;
 
@@ -40,12 +40,32 @@ static NAMES: [OnceLock<NameEntry>; NAME_SLOTS] = [const { OnceLock::new() }; NA
 /// The seqno of the policy the name entries must have been looked up under.
 static SEQNO: AtomicU32 = AtomicU32::new(0);
 
+/// One cache line: the memo's hit reads the names and the numbers from the one line.
+#[repr(C, align(64))]
 struct NameEntry {
-    /// NUL-terminated, so that [`crate::memo`] compares a C argument with it in place.
-    class: CString,
-    perm: CString,
     /// seqno << 32 | VALID | class << 8 | bit; 0 until first looked up.
     value: AtomicU64,
+    /// NUL-padded, so that [`crate::memo`] compares a C argument with it in place. Names
+    /// longer (no policy's class or permission name we know comes near) are not cached.
+    class: [u8; 24],
+    perm: [u8; 32],
+}
+
+/// `name` NUL-padded in `N` bytes, if it fits with its NUL and has none inside.
+fn padded<const N: usize>(name: &[u8]) -> Option<[u8; N]> {
+    if name.len() >= N || name.contains(&0) {
+        return None;
+    }
+    let mut b = [0u8; N];
+    b.get_mut(..name.len())?.copy_from_slice(name);
+    Some(b)
+}
+
+/// The name in a NUL-padded buffer, without its padding.
+#[inline(always)]
+fn unpadded(b: &[u8]) -> &[u8] {
+    let n = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+    b.get(..n).unwrap_or_default()
 }
 
 const VALID: u64 = 1 << 31;
@@ -205,7 +225,7 @@ pub(crate) fn class_perm(k: &Kernel, seed: u64, class: &[u8], perm: &[u8]) -> Op
         let i = (h + n) % NAME_SLOTS;
         let Some(slot) = NAMES.get(i) else { break };
         let Some(e) = slot.get() else { return name_miss(k, class, perm, seqno, Some((i, slot))) };
-        if !same(e.class.as_bytes(), class) || !same(e.perm.as_bytes(), perm) {
+        if !same(unpadded(&e.class), class) || !same(unpadded(&e.perm), perm) {
             continue;
         }
         if let Some((c, av)) = current(e, seqno) {
@@ -221,7 +241,7 @@ pub(crate) fn class_perm(k: &Kernel, seed: u64, class: &[u8], perm: &[u8]) -> Op
 #[inline(always)]
 pub(crate) fn class_perm_at(i: usize, class: *const c_char, perm: *const c_char) -> Option<(ClassId, AccessVector)> {
     let e = NAMES.get(i)?.get()?;
-    if !crate::ffi::same_c_string(perm, e.perm.as_ptr()) || !crate::ffi::same_c_string(class, e.class.as_ptr()) {
+    if !crate::ffi::same_c_string(perm, e.perm.as_ptr() as *const c_char) || !crate::ffi::same_c_string(class, e.class.as_ptr() as *const c_char) {
         return None;
     }
     current(e, SEQNO.load(Acquire))
@@ -246,15 +266,9 @@ fn name_miss(k: &Kernel, class: &[u8], perm: &[u8], seqno: u32, slot: Option<(us
     let c = k.server.class_id(std::str::from_utf8(class).ok()?)?;
     let bit = k.server.perm_bit(c, std::str::from_utf8(perm).ok()?)?;
     let av = AccessVector::bit(bit)?;
-    if let Some((i, slot)) = slot {
-        // The names come from C strings (no NUL inside), so CString::new fails only for a
-        // caller of this module's own making; the equality below then leaves the slot alone.
-        let e = slot.get_or_init(|| NameEntry {
-            class: CString::new(class).unwrap_or_default(),
-            perm: CString::new(perm).unwrap_or_default(),
-            value: AtomicU64::new(0),
-        });
-        if e.class.as_bytes() == class && e.perm.as_bytes() == perm {
+    if let (Some((i, slot)), Some(cb), Some(pb)) = (slot, padded::<24>(class), padded::<32>(perm)) {
+        let e = slot.get_or_init(|| NameEntry { class: cb, perm: pb, value: AtomicU64::new(0) });
+        if e.class == cb && e.perm == pb {
             e.value.store(u64::from(seqno) << 32 | VALID | u64::from(c.0) << 8 | u64::from(bit), Release);
             return Some((c, av, Some(i)));
         }
@@ -372,6 +386,29 @@ mod tests {
                 assert!(!same(a, &a[..n - 1]), "{n}");
             }
         }
+    }
+
+    // A name slot holds its names inside its entry, one cache line with the numbers, so that
+    // the memo's two compares read the line the numbers are on; names too long for it are
+    // answered all the same, uncached.
+    #[test]
+    fn a_name_entry_is_one_line_with_its_names() {
+        let _p = seaccess_types::lock(&POLICY_TESTS);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies");
+        let path = dir.join("example.33");
+        assert_eq!(crate::state::load(&path.to_string_lossy()), Ok(()), "{} (make policies)", path.display());
+        let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
+        let Some((_, _, Some(i))) = class_perm(k, key(), b"file", b"read") else { panic!("file read not cached") };
+        let e = NAMES[i].get().unwrap_or_else(|| panic!("slot {i} empty"));
+        let start = e as *const NameEntry as usize;
+        for p in [e.class.as_ptr() as usize, e.perm.as_ptr() as usize] {
+            assert!(p >= start && p < start + 64, "name at {p:#x}, entry at {start:#x}");
+        }
+        assert_eq!(start % 64, 0);
+        assert_eq!(std::mem::size_of::<NameEntry>(), 64);
+        let long = [b'x'; 40];
+        assert_eq!(class_perm(k, key(), b"file", &long), None);
+        assert_eq!(class_perm(k, key(), &long, b"read"), None);
     }
 
     // Context strings that share a slot both come back as their own SID.

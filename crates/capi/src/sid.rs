@@ -9,7 +9,7 @@
 //! read through a pointer before that.
 
 use std::ffi::{c_char, CString};
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::RwLock;
 
 use rustc_hash::FxHashMap;
@@ -20,7 +20,9 @@ use crate::ffi::{Res, EINVAL, ENOMEM};
 
 /// `struct security_id` with seaccess's fields after libselinux's public ones. Every field is
 /// an atomic, so the region's zeroed pages are empty SIDs. Aligned to a cache line so that
-/// threads counting references on different SIDs do not share a line.
+/// threads counting references on different SIDs do not share a line. A context short enough
+/// is kept in the SID itself, so that comparing an argument with it reads the line the SID's
+/// lookup already brought in rather than a separate allocation.
 #[repr(C, align(64))]
 pub struct SecurityId {
     /// `char *ctx`: the context, NUL-terminated, never freed; NULL until the SID is filled.
@@ -31,7 +33,13 @@ pub struct SecurityId {
     sid: AtomicU32,
     /// The context's length in bytes, without the NUL.
     len: AtomicUsize,
+    /// The context and its NUL when they fit (`ctx` then points here), written before `ctx`
+    /// is published and never again.
+    inline: [AtomicU64; INLINE_WORDS],
 }
+
+/// Words of inline text: the SID fills two cache lines.
+const INLINE_WORDS: usize = 13;
 
 impl SecurityId {
     pub fn text(&self) -> &str {
@@ -40,9 +48,10 @@ impl SecurityId {
             return "";
         }
         let len = self.len.load(Relaxed);
-        // SAFETY: a non-NULL `ctx` was stored (after `len`, with Release) by `intern`: the
-        // buffer of a CString made from a `&str` of `len` bytes, which INDEX owns for the
-        // process's life and never changes (moving a CString does not move its buffer).
+        // SAFETY: a non-NULL `ctx` was stored (after `len` and the inline words, with Release)
+        // by `intern`: this SID's inline words or the buffer of a CString, either holding a
+        // `&str` of `len` bytes and never changed again (INDEX owns the CString for the
+        // process's life, and moving a CString does not move its buffer).
         unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(p as *const u8, len)) }
     }
 
@@ -86,7 +95,8 @@ impl SecurityId {
 }
 
 const SIZE: usize = std::mem::size_of::<SecurityId>();
-/// How many SIDs the region holds (64 MiB of address space, backed only where filled).
+const _: () = assert!(SIZE == 128, "two cache lines, as INLINE_WORDS assumes");
+/// How many SIDs the region holds (128 MiB of address space, backed only where filled).
 const MAX_SIDS: usize = 1 << 20;
 
 /// The region's address; 0 until the first SID is made. Written before FILLED first leaves 0.
@@ -95,8 +105,8 @@ static BASE: AtomicUsize = AtomicUsize::new(0);
 static FILLED: AtomicUsize = AtomicUsize::new(0);
 static INDEX: RwLock<Option<Index>> = RwLock::new(None);
 
-/// Which SID each context has, and the contexts' NUL-terminated copies that SIDs point into,
-/// owned here for the process's life (and so reachable from a global: leak checkers do not
+/// Which SID each context has, and the NUL-terminated copies of contexts too long to be kept
+/// in their SID, owned here for the process's life (and so reachable from a global: leak checkers do not
 /// look into the SID region).
 #[derive(Default)]
 struct Index {
@@ -166,15 +176,31 @@ pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
     if let Some(&i) = index.map.get(ctx) {
         return Ok((i, at(BASE.load(Acquire), i)));
     }
-    let text = CString::new(ctx).map_err(|_| EINVAL)?;
+    if ctx.as_bytes().contains(&0) {
+        return Err(EINVAL);
+    }
     let i = FILLED.load(Acquire);
     if i >= MAX_SIDS {
         return Err(ENOMEM);
     }
     let s = at(region()?, i);
     s.len.store(ctx.len(), Relaxed);
-    s.ctx.store(text.as_ptr() as *mut c_char, Release);
-    index.texts.push(text);
+    if ctx.len() < INLINE_WORDS * 8 {
+        // The slot is fresh (zeroed pages, never reused): the words past the text, its NUL
+        // among them, are zero already, but are written anyway so that this does not rest on it.
+        for (n, w) in s.inline.iter().enumerate() {
+            let mut b = [0u8; 8];
+            for (k, x) in b.iter_mut().enumerate() {
+                *x = ctx.as_bytes().get(n * 8 + k).copied().unwrap_or(0);
+            }
+            w.store(u64::from_ne_bytes(b), Relaxed);
+        }
+        s.ctx.store(s.inline.as_ptr() as *mut c_char, Release);
+    } else {
+        let text = CString::new(ctx).map_err(|_| EINVAL)?;
+        s.ctx.store(text.as_ptr() as *mut c_char, Release);
+        index.texts.push(text);
+    }
     index.map.insert(ctx.into(), i);
     FILLED.store(i + 1, Release);
     Ok((i, s))
@@ -251,5 +277,44 @@ mod tests {
         assert_eq!(from_ptr(heap.as_ptr() as *const SecurityId).map(|_| ()), Err(EINVAL));
         // A context with a NUL inside is refused.
         assert_eq!(intern("u:r:a\0b:s0").map(|_| ()), Err(EINVAL));
+    }
+
+    // A context that fits is kept inside its SID (the check's strcmp then reads the SID's own
+    // line, not a separate allocation); a longer one is kept outside, whole; both read back
+    // exactly, NUL-terminated.
+    #[test]
+    fn short_texts_live_in_their_sid() {
+        let short = "system_u:system_r:inline_text_t:s0";
+        let long = format!("system_u:system_r:{}_t:s0", "x".repeat(300));
+        for ctx in [short, long.as_str()] {
+            let s = intern(ctx).unwrap_or_else(|e| panic!("{e:?}"));
+            assert_eq!(s.text(), ctx);
+            let c = c_bytes(s);
+            assert_eq!(c.as_deref(), Some(ctx.as_bytes()));
+        }
+        let s = intern(short).unwrap_or_else(|e| panic!("{e:?}"));
+        let (start, p) = (s as *const SecurityId as usize, s.c_text() as usize);
+        assert!(p >= start && p + short.len() < start + SIZE, "text at {p:#x}, SID at {start:#x}");
+        let l = intern(&long).unwrap_or_else(|e| panic!("{e:?}"));
+        let (start, p) = (l as *const SecurityId as usize, l.c_text() as usize);
+        assert!(p < start || p >= start + SIZE, "a long text cannot fit in its SID");
+    }
+
+    // The public prefix is where C's `struct security_id { char *ctx; unsigned refcnt; }`
+    // reads it, whatever follows it.
+    #[test]
+    fn the_public_prefix_is_libselinux_layout() {
+        assert_eq!(std::mem::offset_of!(SecurityId, ctx), 0);
+        assert_eq!(std::mem::offset_of!(SecurityId, refcnt), std::mem::size_of::<*mut c_char>());
+    }
+
+    /// The bytes up to the NUL that `c_text` points at.
+    fn c_bytes(s: &SecurityId) -> Option<Vec<u8>> {
+        let p = s.c_text();
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: a filled SID's text is NUL-terminated and lives for the process.
+        Some(unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes().to_vec())
     }
 }
