@@ -72,7 +72,7 @@ impl ObjectManager {
     pub fn check_sid(&self, hook: Hook, task: &Task, ssid: Sid, tsid: Sid, class: Class, perms: u32, ad: &AuditData) -> Result<Checked> {
         let v = self.check_noaudit(hook, ssid, tsid, class, perms)?;
         self.audit(task, ssid, tsid, class, &v, ad);
-        Self::outcome(class, &v)
+        self.outcome(class, &v)
     }
 
     /// The check without its audit record (the kernel's avc_has_perm_noaudit): the verdict
@@ -134,7 +134,7 @@ impl ObjectManager {
     pub(crate) fn check_inode(&self, hook: Hook, task: &Task, inode: &InodeSec, perms: u32, ad: &AuditData) -> Result<Checked> {
         let v = self.check_inode_noaudit(hook, task, inode, perms)?;
         self.audit(task, task.sid(), v.1, inode.class(), &v.0, ad);
-        Self::outcome(inode.class(), &v.0)
+        self.outcome(inode.class(), &v.0)
     }
 
     /// [`ObjectManager::check_inode`] without the audit record: the verdict and the inode SID
@@ -184,7 +184,7 @@ impl ObjectManager {
             let Some(pclass) = t.class else {
                 let v = self.unknown_class(map.handle_unknown(), perms);
                 self.audit(task, ssid, tsid, class, &v, ad);
-                return Self::outcome(class, &v);
+                return self.outcome(class, &v);
             };
             self.counters.bump(hook);
             match self.avc.check_ioctl_at(ssid, tsid, pclass, t.perms, cmd, map.seqno())? {
@@ -218,7 +218,7 @@ impl ObjectManager {
             let aux = format!("{} ioctlcmd={cmd:#x}", ad.render(task.pid(), task.comm()));
             self.audit_text(task.sid(), tsid, class, c, &aux);
         }
-        Self::outcome(class, c)
+        self.outcome(class, c)
     }
 
     /// What a fast path notes before a check whose grant it may remember.
@@ -345,11 +345,35 @@ impl ObjectManager {
     }
 
     /// Ok if the operation goes on.
-    pub(crate) fn outcome(class: Class, v: &Checked) -> Result<Checked> {
+    #[inline(always)]
+    pub(crate) fn outcome(&self, class: Class, v: &Checked) -> Result<Checked> {
         if v.allowed() {
             Ok(*v)
         } else {
-            Err(ObjmgrError::Denied { what: format!("{} (policy bits {:#x}, unknown {:#x})", class.name(), v.denied.0, v.unknown) })
+            Err(self.denied_error(class, v))
         }
+    }
+
+    /// The error of an enforced denial, naming the class and the denied permissions as the
+    /// audit record does (in the policy's bit order, then those the policy does not define).
+    #[cold]
+    #[inline(never)]
+    fn denied_error(&self, class: Class, v: &Checked) -> ObjmgrError {
+        let map = if v.unknown_class { None } else { self.maps.for_seqno(v.decision.seqno) };
+        let mut named: Vec<(u64, &str)> = Vec::new();
+        for (i, name) in class.def().map_or(&[][..], |d| d.perms).iter().enumerate() {
+            let ours = 1u32 << i;
+            if v.unknown & ours != 0 {
+                named.push((u64::from(ours) << 32, name));
+                continue;
+            }
+            let bit = map.as_ref().and_then(|m| m.translate(class, ours).ok()).map_or(0, |t| t.perms.0);
+            if bit != 0 && v.denied.0 & bit != 0 {
+                named.push((u64::from(bit), name));
+            }
+        }
+        named.sort_unstable();
+        let perms: String = named.iter().map(|(_, n)| format!(" {n}")).collect();
+        ObjmgrError::Denied { what: format!("{} {{{perms} }}", class.name()) }
     }
 }

@@ -26,7 +26,37 @@ macro_rules! perm_bits {
 }
 
 /// Declares a class's permissions: constants for their bits and their policy names in order.
+/// `name: common_file_perms { .. }` and `name: socket_perms { .. }` start the list with the
+/// permissions every file class or every socket class shares (the kernel's COMMON_FILE_PERMS
+/// and COMMON_SOCK_PERMS), written once here so that their bits agree in every class.
 macro_rules! perms {
+    ($(#[$m:meta])* $module:ident: common_file_perms { $($c:ident = $n:literal),* $(,)? }) => {
+        perms! {
+            $(#[$m])*
+            $module {
+                IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
+                SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
+                APPEND = "append", MAP = "map", UNLINK = "unlink", LINK = "link", RENAME = "rename",
+                EXECUTE = "execute", QUOTAON = "quotaon", MOUNTON = "mounton", AUDIT_ACCESS = "audit_access",
+                OPEN = "open", EXECMOD = "execmod", WATCH = "watch", WATCH_MOUNT = "watch_mount",
+                WATCH_SB = "watch_sb", WATCH_WITH_PERM = "watch_with_perm", WATCH_READS = "watch_reads",
+                $($c = $n),*
+            }
+        }
+    };
+    ($(#[$m:meta])* $module:ident: socket_perms { $($c:ident = $n:literal),* $(,)? }) => {
+        perms! {
+            $(#[$m])*
+            $module {
+                IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
+                SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
+                APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
+                ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
+                RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
+                $($c = $n),*
+            }
+        }
+    };
     ($(#[$m:meta])* $module:ident { $($c:ident = $n:literal),* $(,)? }) => {
         $(#[$m])*
         pub mod $module {
@@ -39,26 +69,14 @@ macro_rules! perms {
 
 perms! {
     /// `file` (the common file permissions, then the file class's own).
-    file {
-        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
-        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
-        APPEND = "append", MAP = "map", UNLINK = "unlink", LINK = "link", RENAME = "rename",
-        EXECUTE = "execute", QUOTAON = "quotaon", MOUNTON = "mounton", AUDIT_ACCESS = "audit_access",
-        OPEN = "open", EXECMOD = "execmod", WATCH = "watch", WATCH_MOUNT = "watch_mount",
-        WATCH_SB = "watch_sb", WATCH_WITH_PERM = "watch_with_perm", WATCH_READS = "watch_reads",
+    file: common_file_perms {
         EXECUTE_NO_TRANS = "execute_no_trans", ENTRYPOINT = "entrypoint",
     }
 }
 
 perms! {
     /// `dir`: the common file permissions, then the directory's own.
-    dir {
-        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
-        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
-        APPEND = "append", MAP = "map", UNLINK = "unlink", LINK = "link", RENAME = "rename",
-        EXECUTE = "execute", QUOTAON = "quotaon", MOUNTON = "mounton", AUDIT_ACCESS = "audit_access",
-        OPEN = "open", EXECMOD = "execmod", WATCH = "watch", WATCH_MOUNT = "watch_mount",
-        WATCH_SB = "watch_sb", WATCH_WITH_PERM = "watch_with_perm", WATCH_READS = "watch_reads",
+    dir: common_file_perms {
         ADD_NAME = "add_name", REMOVE_NAME = "remove_name", REPARENT = "reparent", SEARCH = "search",
         RMDIR = "rmdir",
     }
@@ -67,59 +85,31 @@ perms! {
 perms! {
     /// The permissions every file class has (lnk_file, chr_file, blk_file, fifo_file and
     /// sock_file have no others); the same bits as in [`file`] and [`dir`].
-    common_file {
-        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
-        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
-        APPEND = "append", MAP = "map", UNLINK = "unlink", LINK = "link", RENAME = "rename",
-        EXECUTE = "execute", QUOTAON = "quotaon", MOUNTON = "mounton", AUDIT_ACCESS = "audit_access",
-        OPEN = "open", EXECMOD = "execmod", WATCH = "watch", WATCH_MOUNT = "watch_mount",
-        WATCH_SB = "watch_sb", WATCH_WITH_PERM = "watch_with_perm", WATCH_READS = "watch_reads",
-    }
+    common_file: common_file_perms {}
 }
 
 perms! {
     /// The permissions every socket class has; the same bits in every socket class.
-    socket {
-        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
-        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
-        APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
-        ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
-        RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
-    }
+    socket: socket_perms {}
 }
 
 perms! {
     /// `tcp_socket` (and `sctp_socket`, `dccp_socket`): the socket permissions, then these.
-    tcp_socket {
-        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
-        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
-        APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
-        ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
-        RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
+    tcp_socket: socket_perms {
         NODE_BIND = "node_bind", NAME_CONNECT = "name_connect",
     }
 }
 
 perms! {
     /// `udp_socket`, `rawip_socket`, `icmp_socket`: the socket permissions, then node_bind.
-    udp_socket {
-        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
-        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
-        APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
-        ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
-        RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
+    udp_socket: socket_perms {
         NODE_BIND = "node_bind",
     }
 }
 
 perms! {
     /// `unix_stream_socket`: the socket permissions, then connectto.
-    unix_stream_socket {
-        IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
-        SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
-        APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
-        ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
-        RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
+    unix_stream_socket: socket_perms {
         CONNECTTO = "connectto",
     }
 }

@@ -239,7 +239,9 @@ fn denials_are_refused_and_recorded_in_the_kernels_format() {
     let r = om.path_walk(&t, &[(&root, "/"), (&d, "d")]);
     assert_eq!(r.map_err(|e| e.errno()), Err(errno::EACCES));
     assert_eq!(e.take(), [r#"avc:  denied  { search } for  pid=42 comm="svc" name="/" dev="sda1" ino=2 scontext=u:r:deny_t:s0 tcontext=u:object_r:a_t:s0 tclass=dir permissive=0"#]);
-    assert!(om.file_open(&t, &f, "/d/f", O_RDWR).is_err());
+    let err = om.file_open(&t, &f, "/d/f", O_RDWR).unwrap_err();
+    // The error names what was denied as the record does, not by bit numbers.
+    assert_eq!(err.to_string(), "permission denied: file { read write open }");
     assert_eq!(e.take(), [r#"avc:  denied  { read write open } for  pid=42 comm="svc" path="/d/f" dev="sda1" ino=13 scontext=u:r:deny_t:s0 tcontext=u:object_r:b_t:s0 tclass=file permissive=0"#]);
     assert!(om.inode_create(&t, &d, "new file", REG).is_err());
     assert_eq!(e.take(), [r#"avc:  denied  { add_name search } for  pid=42 comm="svc" name=6E65772066696C65 scontext=u:r:deny_t:s0 tcontext=u:object_r:a_t:s0 tclass=dir permissive=0"#]);

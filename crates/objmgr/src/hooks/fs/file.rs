@@ -66,7 +66,7 @@ impl ObjectManager {
         let w = self.window();
         let (v, isid) = self.check_inode_noaudit(Hook::FileOpen, task, inode, av)?;
         self.audit(task, sid, isid, inode.class(), &v, &path(inode, p));
-        Self::outcome(inode.class(), &v)?;
+        self.outcome(inode.class(), &v)?;
         let granted = if self.may_remember(w, &v) { av } else { 0 };
         Ok(FileSec::new(sid, inode.class(), isid, v.decision.seqno, granted, flags))
     }
@@ -162,7 +162,7 @@ impl ObjectManager {
                 let aux = format!("{} ioctlcmd={:#x}", ad.render(task.pid(), task.comm()), cmd as u16);
                 self.audit_text(task.sid(), file.sid, Class::FD, &v, &aux);
             }
-            Self::outcome(Class::FD, &v)?;
+            self.outcome(Class::FD, &v)?;
         }
         self.check_ioctl(Hook::FileIoctl, task, isid, inode.class(), common_file::IOCTL, cmd as u16, &ad).map(|_| ())
     }

@@ -66,7 +66,7 @@ impl ObjectManager {
         }
         let ad = AuditData::Inode { name, dev: &inode.sb.dev, ino: inode.ino };
         self.audit(task, task.sid(), isid, class, &v, &ad);
-        Self::outcome(class, &v).map(|_| ())
+        self.outcome(class, &v).map(|_| ())
     }
 
     /// A path walk: search on each directory in turn, each named by its own last component
