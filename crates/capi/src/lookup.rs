@@ -189,6 +189,23 @@ pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<(usize, &'static SecurityId)
 #[cfg(test)]
 pub(crate) static POLICY_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Loads (or reloads) the compiled test policy `name` from target/policies (`make policies`),
+/// for tests that need a kernel; they hold [`POLICY_TESTS`] while they use it.
+#[cfg(test)]
+#[allow(clippy::panic)]
+pub(crate) fn load_test_policy(name: &str) -> &'static crate::state::Kernel {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies").join(name);
+    assert_eq!(crate::state::load(&path.to_string_lossy()), Ok(()), "{} (make policies)", path.display());
+    crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"))
+}
+
+/// The loaded policy's own numbers for a class and permission name: what a lookup must answer.
+#[cfg(test)]
+pub(crate) fn server_numbers(k: &crate::state::Kernel, class: &str, perm: &str) -> Option<(ClassId, AccessVector)> {
+    let c = k.server.class_id(class)?;
+    Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
+}
+
 /// Misses of the context cache, for tests.
 static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -314,22 +331,13 @@ mod tests {
     #[test]
     fn class_and_permission_numbers_follow_a_reload() {
         let _p = seaccess_types::lock(&POLICY_TESTS);
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies");
-        let load = |name: &str| {
-            let path = dir.join(name);
-            assert_eq!(crate::state::load(&path.to_string_lossy()), Ok(()), "{} (make policies)", path.display());
-        };
-        load("example.33");
-        let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
-        let server = |class: &str, perm: &str| {
-            let c = k.server.class_id(class)?;
-            Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
-        };
+        let k = load_test_policy("example.33");
+        let server = |class: &str, perm: &str| server_numbers(k, class, perm);
         let before = cp(k, b"file", b"read");
         assert_eq!(before.map(|(c, _)| c), Some(ClassId(6)));
         assert_eq!(before, server("file", "read"));
         assert_eq!(cp(k, b"file", b"read"), before);
-        load("sockets.33");
+        load_test_policy("sockets.33");
         let after = cp(k, b"file", b"read");
         assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
         assert_eq!(after, server("file", "read"));

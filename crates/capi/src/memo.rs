@@ -131,7 +131,6 @@ mod tests {
     #![allow(clippy::panic)]
     use super::*;
     use std::ffi::CString;
-    use seaccess_types::AccessServer;
 
     /// The tests that count misses share the one memo: one at a time.
     static MEMO_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -189,17 +188,8 @@ mod tests {
     fn names_follow_a_reused_buffer_and_a_reload() {
         let _g = seaccess_types::lock(&MEMO_TESTS);
         let _p = seaccess_types::lock(&lookup::POLICY_TESTS);
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies");
-        let load = |name: &str| {
-            let path = dir.join(name);
-            assert_eq!(crate::state::load(&path.to_string_lossy()), Ok(()), "{} (make policies)", path.display());
-        };
-        load("example.33");
-        let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
-        let server = |class: &str, perm: &str| {
-            let c = k.server.class_id(class)?;
-            Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
-        };
+        let k = lookup::load_test_policy("example.33");
+        let server = |class: &str, perm: &str| lookup::server_numbers(k, class, perm);
         let (mut cb, mut pb) = (vec![0u8; 32], vec![0u8; 32]);
         let (c, p) = (cb.as_ptr() as *const c_char, pb.as_ptr() as *const c_char);
         let ask = |cb: &mut Vec<u8>, pb: &mut Vec<u8>, class: &str, perm: &str| {
@@ -217,7 +207,7 @@ mod tests {
         assert_eq!(ask(&mut cb, &mut pb, "dir", "read"), server("dir", "read"));
         assert_eq!(ask(&mut cb, &mut pb, "file", "rea"), None);
         assert_eq!(ask(&mut cb, &mut pb, "file", "read"), file_read);
-        load("sockets.33");
+        lookup::load_test_policy("sockets.33");
         let after = ask(&mut cb, &mut pb, "file", "read");
         assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
         assert_eq!(after, server("file", "read"));
