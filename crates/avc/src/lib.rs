@@ -429,22 +429,23 @@ impl Avc {
     /// The decision and the state it was looked up under (whose mode the check must apply).
     #[inline(always)]
     fn lookup(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(AvDecision, State), ServerError> {
-        let key = Key::new(ssid, tsid, class);
-        let state = self.state();
-        if let Some(d) = self.table(state.seqno()).get(key, state.seqno(), state.tag()) {
-            self.stats.bump(Counter::Hit, 1);
-            return Ok((d, state));
-        }
-        self.miss(key, ssid, tsid, class)
+        self.lookup_counted(ssid, tsid, class, |s| s.bump(Counter::Hit, 1))
     }
 
     /// [`Avc::lookup`], counting a hit for the thread of identity `thread` ([`Avc::verdict_as`]).
     #[inline(always)]
     fn lookup_as(&self, ssid: Sid, tsid: Sid, class: ClassId, thread: u64) -> Result<(AvDecision, State), ServerError> {
+        self.lookup_counted(ssid, tsid, class, |s| s.bump_as(thread, Counter::Hit, 1))
+    }
+
+    /// The lookup itself, with the way a hit is counted (inlined into each caller, so the
+    /// closure costs nothing).
+    #[inline(always)]
+    fn lookup_counted(&self, ssid: Sid, tsid: Sid, class: ClassId, count_hit: impl FnOnce(&Stats)) -> Result<(AvDecision, State), ServerError> {
         let key = Key::new(ssid, tsid, class);
         let state = self.state();
         if let Some(d) = self.table(state.seqno()).get(key, state.seqno(), state.tag()) {
-            self.stats.bump_as(thread, Counter::Hit, 1);
+            count_hit(&self.stats);
             return Ok((d, state));
         }
         self.miss(key, ssid, tsid, class)
@@ -489,14 +490,10 @@ impl Avc {
     /// permissions are then granted in the cache, so the denial is reported once).
     pub fn has_perm_noaudit(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector) -> Result<AvDecision, AvcError> {
         let (d, state) = self.lookup(ssid, tsid, class)?;
-        let denied = requested & !d.allowed;
-        if denied.is_empty() {
-            return Ok(d);
+        let v = self.verdict(ssid, tsid, class, requested, d, state);
+        if v.enforced {
+            return Err(AvcError::Denied { denied: v.denied });
         }
-        if state.enforcing() && !d.flags.permissive() {
-            return Err(AvcError::Denied { denied });
-        }
-        self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
         Ok(d)
     }
 
@@ -505,20 +502,14 @@ impl Avc {
     /// record, such as `pid=1234 comm="cat" name="shadow"`.
     pub fn has_perm(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, aux: Option<&str>) -> Result<(), AvcError> {
         let (d, state) = self.lookup(ssid, tsid, class)?;
-        let denied = requested & !d.allowed;
-        let result = if denied.is_empty() {
-            Ok(())
-        } else if state.enforcing() && !d.flags.permissive() {
-            Err(AvcError::Denied { denied })
-        } else {
-            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
-            Ok(())
-        };
-        let audited = if denied.is_empty() { requested & d.auditallow } else { denied & d.auditdeny };
-        if !audited.is_empty() {
-            self.audit(ssid, tsid, class, audited, !denied.is_empty(), result.is_ok(), aux);
+        let v = self.verdict(ssid, tsid, class, requested, d, state);
+        if !v.audited.is_empty() {
+            self.audit(ssid, tsid, class, v.audited, !v.denied.is_empty(), !v.enforced, aux);
         }
-        result
+        if v.enforced {
+            return Err(AvcError::Denied { denied: v.denied });
+        }
+        Ok(())
     }
 
     /// An object manager's check whose class and permissions it translated from its own
@@ -533,15 +524,7 @@ impl Avc {
         if d.seqno != at {
             return Ok(Err(d.seqno));
         }
-        let denied = requested & !d.allowed;
-        if denied.is_empty() {
-            return Ok(Ok(Verdict { decision: d, denied, enforced: false, audited: requested & d.auditallow }));
-        }
-        let enforced = state.enforcing() && !d.flags.permissive();
-        if !enforced {
-            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
-        }
-        Ok(Ok(Verdict { decision: d, denied, enforced, audited: denied & d.auditdeny }))
+        Ok(Ok(self.verdict(ssid, tsid, class, requested, d, state)))
     }
 
     /// The kernel's avc_has_perm_noaudit as a [`Verdict`], for a caller that audits it itself
@@ -556,11 +539,17 @@ impl Avc {
     #[inline]
     pub fn verdict_as(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, thread: u64) -> Result<Verdict, ServerError> {
         let (d, state) = self.lookup_as(ssid, tsid, class, thread)?;
+        Ok(self.verdict(ssid, tsid, class, requested, d, state))
+    }
+
+    /// The verdict of decision `d` (looked up under `state`) on `requested`.
+    #[inline(always)]
+    fn verdict(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, d: AvDecision, state: State) -> Verdict {
         let denied = requested & !d.allowed;
         if denied.is_empty() {
-            return Ok(Verdict { decision: d, denied, enforced: false, audited: requested & d.auditallow });
+            return Verdict { decision: d, denied, enforced: false, audited: requested & d.auditallow };
         }
-        Ok(self.denial(ssid, tsid, class, d, state, denied))
+        self.denial(ssid, tsid, class, d, state, denied)
     }
 
     /// The cached decision for a triple if the cache holds one and it allows every requested
