@@ -252,6 +252,48 @@ fn denials_are_refused_and_recorded_in_the_kernels_format() {
     assert!(e.take()[0].ends_with("tclass=file permissive=1"));
 }
 
+/// A walk kept as an object manager may keep it: the blobs in a list of their own, the names
+/// apart.
+struct Blobs<'a> {
+    dirs: Vec<&'a InodeSec>,
+    names: Vec<&'a str>,
+}
+
+impl seaccess_objmgr::hooks::fs::WalkDirs for Blobs<'_> {
+    fn count(&self) -> usize {
+        self.dirs.len()
+    }
+    fn dir(&self, i: usize) -> Option<&InodeSec> {
+        self.dirs.get(i).copied()
+    }
+    fn name(&self, i: usize) -> &str {
+        self.names.get(i).copied().unwrap_or_default()
+    }
+}
+
+// A walk given in any form asks search of each directory in turn and names each in its
+// record, as the slice of (blob, name) pairs does (permissive, so the walk goes on past a
+// denial; `d` shares `/`'s type, so only `/` and `sub` are recorded).
+#[test]
+fn a_walk_kept_apart_from_its_names_asks_and_records_the_same() {
+    let walk = |apart: bool| {
+        let Fs { e, root, d, sub, .. } = fs();
+        let t = e.task("u:r:deny_t:s0");
+        e.avc.set_enforcing(false);
+        let r = if apart {
+            e.om.path_walk(&t, &Blobs { dirs: vec![&root, &d, &sub], names: vec!["/", "d", "sub"] })
+        } else {
+            e.om.path_walk(&t, &[(&root, "/"), (&d, "d"), (&sub, "sub")])
+        };
+        assert!(r.is_ok());
+        e.take()
+    };
+    let (pairs, apart) = (walk(false), walk(true));
+    assert_eq!(apart, pairs);
+    assert_eq!(apart.len(), 2, "{apart:?}");
+    assert!(apart[0].contains(r#"name="/" dev="sda1" ino=2 "#) && apart[1].contains(r#"name="sub" "#), "{apart:?}");
+}
+
 #[test]
 fn mounts_label_inodes_as_the_kernel_does() {
     let e = env();

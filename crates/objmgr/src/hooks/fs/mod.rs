@@ -18,6 +18,7 @@ mod walk;
 pub use xattr::{attr, XATTR_NAME_SELINUX};
 pub use file::ioctls;
 pub use label::MountOpts;
+pub use walk::WalkDirs;
 
 use crate::audit::AuditData;
 use crate::blobs::InodeSec;

@@ -14,6 +14,63 @@ use crate::ObjectManager;
 
 use super::{dentry, file_mask_to_av, path, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
 
+/// The directories a path walk searches, in order, as the object manager holds them. The walk
+/// reads only their blobs; a name is read only for an audit record. So an object manager may
+/// keep the blobs of a walk in a list of their own (a list of pointers, one cache line for a
+/// dozen directories) and find names elsewhere, as the kernel's walk reads the dentry's name
+/// only when it audits.
+pub trait WalkDirs {
+    /// How many directories the walk searches.
+    fn count(&self) -> usize;
+    /// The blob of the `i`th directory from the start of the walk.
+    fn dir(&self, i: usize) -> Option<&InodeSec>;
+    /// The `i`th directory's own last component, for `name=` in an audit record.
+    fn name(&self, i: usize) -> &str;
+}
+
+/// The simplest walk: each directory with its name.
+impl WalkDirs for [(&InodeSec, &str)] {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn dir(&self, i: usize) -> Option<&InodeSec> {
+        self.get(i).map(|(d, _)| *d)
+    }
+    fn name(&self, i: usize) -> &str {
+        self.get(i).map_or("", |(_, n)| n)
+    }
+}
+
+impl<const N: usize> WalkDirs for [(&InodeSec, &str); N] {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        N
+    }
+    #[inline(always)]
+    fn dir(&self, i: usize) -> Option<&InodeSec> {
+        self.as_slice().dir(i)
+    }
+    fn name(&self, i: usize) -> &str {
+        self.as_slice().name(i)
+    }
+}
+
+impl WalkDirs for Vec<(&InodeSec, &str)> {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn dir(&self, i: usize) -> Option<&InodeSec> {
+        self.as_slice().dir(i)
+    }
+    fn name(&self, i: usize) -> &str {
+        self.as_slice().name(i)
+    }
+}
+
 impl ObjectManager {
     /// The kernel's selinux_inode_permission: `mask` (MAY_* bits; MAY_OPEN and MAY_ACCESS
     /// alone ask nothing) on `inode`, whose entry is named `name` in the audit record if known
@@ -69,17 +126,19 @@ impl ObjectManager {
         self.outcome(class, &v).map(|_| ())
     }
 
-    /// A path walk: search on each directory in turn, each named by its own last component
-    /// in the audit record (selinux_inode_permission with MAY_EXEC, as may_lookup asks it). A
-    /// directory that remembers the task's search costs one load and one comparison; the
-    /// credential's epoch is read once for the whole walk, which is one operation.
-    pub fn path_walk(&self, task: &Task, dirs: &[(&InodeSec, &str)]) -> Result<()> {
+    /// A path walk: search on each directory of `dirs` in turn, each named by its own last
+    /// component in the audit record (selinux_inode_permission with MAY_EXEC, as may_lookup
+    /// asks it). A directory that remembers the task's search costs one load and one
+    /// comparison; the credential's epoch is read once for the whole walk, which is one
+    /// operation.
+    pub fn path_walk<D: WalkDirs + ?Sized>(&self, task: &Task, dirs: &D) -> Result<()> {
         let id = if self.fast_paths().posix() { self.epoch(task.cred()).0 } else { 0 };
-        for (d, name) in dirs {
+        for i in 0..dirs.count() {
+            let Some(d) = dirs.dir(i) else { continue };
             if id != 0 && d.grant.holds(id, grant::SEARCH) {
                 continue;
             }
-            self.inode_permission_slow(task, d, file_mask_to_av(d.class(), MAY_EXEC), Some(name))?;
+            self.inode_permission_slow(task, d, file_mask_to_av(d.class(), MAY_EXEC), Some(dirs.name(i)))?;
         }
         Ok(())
     }
