@@ -14,7 +14,7 @@ use std::os::unix::fs::FileExt;
 use std::time::Instant;
 
 use seaccess_objmgr::hooks::fs::oflags::{O_RDONLY, O_RDWR};
-use seaccess_objmgr::hooks::fs::{MAY_OPEN, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::hooks::fs::{WalkDirs, MAY_OPEN, MAY_READ, MAY_WRITE};
 use seaccess_objmgr::{FileSec, InodeSec, ObjectManager, Task};
 
 use super::tree::{Entry, Tree};
@@ -72,55 +72,76 @@ fn denied(what: &str, e: &Entry, err: seaccess_objmgr::ObjmgrError) -> LabError 
     LabError::Objmgr { what: format!("{what} {}: {err}", e.rel) }
 }
 
-/// Entries with the directories a lookup of each searches, prepared once.
+/// The directories one lookup searches: their blobs in a list of their own (8 bytes a
+/// directory, so a dozen share two cache lines) and their names apart, read only for an
+/// audit record.
+pub struct Walk<'t> {
+    dirs: Vec<&'t InodeSec>,
+    names: Vec<&'t str>,
+}
+
+impl WalkDirs for Walk<'_> {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.dirs.len()
+    }
+    #[inline(always)]
+    fn dir(&self, i: usize) -> Option<&InodeSec> {
+        self.dirs.get(i).copied()
+    }
+    fn name(&self, i: usize) -> &str {
+        self.names.get(i).copied().unwrap_or_default()
+    }
+}
+
+/// Entries with their blobs and the directories a lookup of each searches, prepared once.
 pub struct Prepared<'t> {
-    /// Each entry with the index of its walk in `walks`.
-    pub entries: Vec<(&'t Entry, usize)>,
+    /// Each entry with its blob and the index of its walk in `walks`.
+    pub entries: Vec<(&'t Entry, &'t InodeSec, usize)>,
     /// The walk to the children of each directory of the tree (its own walk and itself), by
     /// directory index, and last the root's own, empty walk. Entries of one directory share
     /// one, as lookups share the parent's dentry chain in the kernel: one short list per
     /// directory rather than one per entry keeps the hooked variants' memory traffic to what
     /// an object manager's would be.
-    pub walks: Vec<Vec<(&'t InodeSec, &'t str)>>,
+    pub walks: Vec<Walk<'t>>,
 }
 
 impl<'t> Prepared<'t> {
-    pub fn new(tree: &'t Tree, entries: impl Iterator<Item = &'t Entry>) -> Prepared<'t> {
-        let mut walks: Vec<Vec<(&InodeSec, &str)>> = tree
-            .dirs
-            .iter()
-            .map(|d| {
-                let mut w = tree.walk(d);
-                w.push((&d.sec, d.name.as_str()));
-                w
-            })
-            .collect();
+    pub fn new(tree: &'t Tree, entries: impl Iterator<Item = &'t Entry>) -> Result<Prepared<'t>, LabError> {
+        let mut walks = Vec::with_capacity(tree.dirs.len() + 1);
+        for d in &tree.dirs {
+            let mut w = tree.walk(d)?;
+            w.push((tree.sec(d)?, d.name.as_str()));
+            walks.push(Walk { dirs: w.iter().map(|&(s, _)| s).collect(), names: w.iter().map(|&(_, n)| n).collect() });
+        }
         let root = walks.len();
-        walks.push(Vec::new());
-        let entries = entries.map(|e| (e, e.parents.last().copied().unwrap_or(root))).collect();
-        Prepared { entries, walks }
+        walks.push(Walk { dirs: Vec::new(), names: Vec::new() });
+        let entries = entries.map(|e| Ok((e, tree.sec(e)?, e.parents.last().copied().unwrap_or(root)))).collect::<Result<_, LabError>>()?;
+        Ok(Prepared { entries, walks })
     }
 
     /// The directories a lookup of entry `w` (its walk index) searches.
-    fn walk(&self, w: usize) -> &[(&'t InodeSec, &'t str)] {
-        self.walks.get(w).map_or(&[], |w| w.as_slice())
+    fn walk(&self, w: usize) -> &Walk<'t> {
+        self.walks.get(w).unwrap_or(&NO_WALK)
     }
 
     /// Directory components searched by one lookup of every entry.
     pub fn components(&self) -> usize {
-        self.entries.iter().map(|&(_, w)| self.walk(w).len()).sum()
+        self.entries.iter().map(|&(_, _, w)| self.walk(w).count()).sum()
     }
 
     /// The directory components of the shortest and the longest lookup.
     pub fn depths(&self) -> (usize, usize) {
-        self.entries.iter().fold((usize::MAX, 0), |(lo, hi), &(_, w)| (lo.min(self.walk(w).len()), hi.max(self.walk(w).len())))
+        self.entries.iter().fold((usize::MAX, 0), |(lo, hi), &(_, _, w)| (lo.min(self.walk(w).count()), hi.max(self.walk(w).count())))
     }
 
-    /// `n` entries from `from` on, wrapping around, each with its walk.
-    fn from(&self, from: usize, n: usize) -> impl Iterator<Item = (&'t Entry, &[(&'t InodeSec, &'t str)])> {
-        self.entries.get(from..).unwrap_or_default().iter().chain(&self.entries).take(n).map(|&(e, w)| (e, self.walk(w)))
+    /// `n` entries from `from` on, wrapping around, each with its blob and its walk.
+    fn from(&self, from: usize, n: usize) -> impl Iterator<Item = (&'t Entry, &'t InodeSec, &Walk<'t>)> {
+        self.entries.get(from..).unwrap_or_default().iter().chain(&self.entries).take(n).map(|&(e, s, w)| (e, s, self.walk(w)))
     }
 }
+
+static NO_WALK: Walk<'static> = Walk { dirs: Vec::new(), names: Vec::new() };
 
 fn per_op(start: Instant, n: usize) -> f64 {
     start.elapsed().as_nanos() as f64 / n.max(1) as f64
@@ -130,10 +151,10 @@ fn per_op(start: Instant, n: usize) -> f64 {
 /// (`walk`) and getattr, then the system call. Inlined, so that both experiments time exactly
 /// the calls they make.
 #[inline(always)]
-fn stat(om: &ObjectManager, task: &Task, e: &Entry, walk: &[(&InodeSec, &str)], v: Variant, calls: Calls) -> Result<(), LabError> {
+fn stat(om: &ObjectManager, task: &Task, e: &Entry, sec: &InodeSec, walk: &Walk, v: Variant, calls: Calls) -> Result<(), LabError> {
     if v.hooked() {
         om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
-        om.inode_getattr(task, &e.sec, &e.rel).map_err(|err| denied("getattr", e, err))?;
+        om.inode_getattr(task, sec, &e.rel).map_err(|err| denied("getattr", e, err))?;
     }
     if calls == Calls::System {
         black_box(std::fs::symlink_metadata(&e.path).map_err(|err| io(e, err))?);
@@ -160,12 +181,12 @@ impl Experiment for TreeWalk<'_, '_> {
     fn unit(&self, v: Variant, calls: Calls, from: usize, n: usize) -> Result<f64, LabError> {
         let (om, task) = (self.om, self.task);
         let start = Instant::now();
-        for (e, walk) in self.work.from(from, n) {
-            stat(om, task, e, walk, v, calls)?;
+        for (e, sec, walk) in self.work.from(from, n) {
+            stat(om, task, e, sec, walk, v, calls)?;
             let fsec = if v.hooked() {
                 om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
-                om.inode_permission(task, &e.sec, MAY_OPEN | MAY_READ, Some(&e.name)).map_err(|err| denied("read", e, err))?;
-                Some(om.file_open(task, &e.sec, &e.rel, O_RDONLY).map_err(|err| denied("open", e, err))?)
+                om.inode_permission(task, sec, MAY_OPEN | MAY_READ, Some(&e.name)).map_err(|err| denied("read", e, err))?;
+                Some(om.file_open(task, sec, &e.rel, O_RDONLY).map_err(|err| denied("open", e, err))?)
             } else {
                 None
             };
@@ -184,6 +205,8 @@ pub struct ReadWrite<'a, 't> {
     pub om: &'a ObjectManager,
     pub task: &'a Task,
     pub entry: &'t Entry,
+    /// The file's inode blob and its open file's.
+    pub isec: &'t InodeSec,
     pub file: File,
     pub sec: FileSec,
     /// Operations per pass.
@@ -194,11 +217,12 @@ impl<'a, 't> ReadWrite<'a, 't> {
     /// Opens the tree's read/write file for reading and writing, through the open's hooks.
     pub fn open(om: &'a ObjectManager, task: &'a Task, tree: &'t Tree, ops: usize) -> Result<ReadWrite<'a, 't>, LabError> {
         let e = &tree.rw;
-        om.path_walk(task, &tree.walk(e)).map_err(|err| denied("search", e, err))?;
-        om.inode_permission(task, &e.sec, MAY_OPEN | MAY_READ | MAY_WRITE, Some(&e.name)).map_err(|err| denied("read/write", e, err))?;
-        let sec = om.file_open(task, &e.sec, &e.rel, O_RDWR).map_err(|err| denied("open", e, err))?;
+        let isec = tree.sec(e)?;
+        om.path_walk(task, &tree.walk(e)?).map_err(|err| denied("search", e, err))?;
+        om.inode_permission(task, isec, MAY_OPEN | MAY_READ | MAY_WRITE, Some(&e.name)).map_err(|err| denied("read/write", e, err))?;
+        let sec = om.file_open(task, isec, &e.rel, O_RDWR).map_err(|err| denied("open", e, err))?;
         let file = std::fs::OpenOptions::new().read(true).write(true).open(&e.path).map_err(|err| io(e, err))?;
-        Ok(ReadWrite { om, task, entry: e, file, sec, ops })
+        Ok(ReadWrite { om, task, entry: e, isec, file, sec, ops })
     }
 }
 
@@ -215,7 +239,7 @@ impl Experiment for ReadWrite<'_, '_> {
             let write = i % 2 == 1;
             if v.hooked() {
                 let mask = if write { MAY_WRITE } else { MAY_READ };
-                self.om.file_permission(self.task, &self.sec, &e.sec, mask, &e.rel).map_err(|err| denied("read/write", e, err))?;
+                self.om.file_permission(self.task, &self.sec, self.isec, mask, &e.rel).map_err(|err| denied("read/write", e, err))?;
             }
             if calls == Calls::System {
                 let r = if write { self.file.write_at(&byte, 0) } else { self.file.read_at(&mut byte, 0) };
@@ -242,8 +266,8 @@ impl Experiment for PathWalk<'_, '_> {
     fn unit(&self, v: Variant, calls: Calls, from: usize, n: usize) -> Result<f64, LabError> {
         let (om, task) = (self.om, self.task);
         let start = Instant::now();
-        for (e, walk) in self.work.from(from, n) {
-            stat(om, task, e, walk, v, calls)?;
+        for (e, sec, walk) in self.work.from(from, n) {
+            stat(om, task, e, sec, walk, v, calls)?;
         }
         Ok(per_op(start, n))
     }
@@ -255,7 +279,7 @@ impl PathWalk<'_, '_> {
     pub fn lookups_per_component(&self, v: Variant) -> Result<f64, LabError> {
         v.apply(self.om);
         let walk_all = || -> Result<(), LabError> {
-            for (e, walk) in self.work.from(0, self.work.entries.len()) {
+            for (e, _, walk) in self.work.from(0, self.work.entries.len()) {
                 self.om.path_walk(self.task, walk).map_err(|err| denied("search", e, err))?;
             }
             Ok(())

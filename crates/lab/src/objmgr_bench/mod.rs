@@ -315,14 +315,14 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
     let sb = om.mount("objbench", "ext4", &MountOpts::default()).map_err(|e| LabError::Objmgr { what: format!("mount: {e}") })?;
     let tree = tree::Tree::generate(cfg.dir, cfg.shape, &om, &sb, &object)?;
 
-    let all = Prepared::new(&tree, tree.dirs.iter().chain(&tree.files));
+    let all = Prepared::new(&tree, tree.dirs.iter().chain(&tree.files))?;
     let treewalk = measure(&om, &TreeWalk { om: &om, task: &task, work: &all }, cfg.rounds, TREEWALK_UNIT)?;
 
     let rw = ReadWrite::open(&om, &task, &tree, cfg.rw_ops)?;
     let readwrite = measure(&om, &rw, cfg.rounds, READWRITE_UNIT)?;
 
     // Files 8 to 12 components below the root: in directories 7 to 11 deep.
-    let deep = Prepared::new(&tree, tree.files.iter().filter(|e| (7..=11).contains(&e.depth)));
+    let deep = Prepared::new(&tree, tree.files.iter().filter(|e| (7..=11).contains(&e.depth)))?;
     if deep.entries.is_empty() {
         return Err(LabError::Objmgr { what: format!("the tree ({:?}) has no files 8 to 12 components deep", cfg.shape) });
     }

@@ -42,7 +42,8 @@ pub struct Entry {
     pub parents: Vec<usize>,
     /// The last component.
     pub name: String,
-    pub sec: InodeSec,
+    /// Its blob's index in [`Tree::blobs`].
+    pub blob: usize,
     /// Directory depth below the root (0 for the root and its files).
     pub depth: usize,
 }
@@ -55,6 +56,10 @@ pub struct Tree {
     pub files: Vec<Entry>,
     /// The file the read/write experiment uses (not among `files`).
     pub rw: Entry,
+    /// Every inode's blob, in the order the inodes were made: together, as a slab allocator
+    /// lays out the kernel's inode blobs, rather than each among its entry's strings, so the
+    /// blobs of a chain of directories share cache lines as they do in the kernel.
+    pub blobs: Vec<InodeSec>,
 }
 
 impl Drop for Tree {
@@ -82,9 +87,10 @@ impl Tree {
             Ok(om.inode_init(sb, m.ino(), m.mode(), rel, Some(context)))
         };
         let mut tree = Tree {
-            dirs: vec![Entry { path: root.clone(), rel: "/".into(), parents: vec![], name: root_name, sec: label(&root, "/")?, depth: 0 }],
+            dirs: vec![Entry { path: root.clone(), rel: "/".into(), parents: vec![], name: root_name, blob: 0, depth: 0 }],
             files: Vec::with_capacity(shape.files),
-            rw: Entry { path: PathBuf::new(), rel: String::new(), parents: vec![], name: String::new(), sec: label(&root, "/")?, depth: 0 },
+            rw: Entry { path: PathBuf::new(), rel: String::new(), parents: vec![], name: String::new(), blob: 0, depth: 0 },
+            blobs: vec![label(&root, "/")?],
             root,
         };
         let depth = shape.depth.max(1);
@@ -111,8 +117,8 @@ impl Tree {
         Ok(tree)
     }
 
-    /// Creates `name` in directory `parent` and makes its entry.
-    fn child(&self, parent: usize, name: String, dir: bool, label: &dyn Fn(&Path, &str) -> Result<InodeSec, LabError>) -> Result<Entry, LabError> {
+    /// Creates `name` in directory `parent` and makes its entry and its blob.
+    fn child(&mut self, parent: usize, name: String, dir: bool, label: &dyn Fn(&Path, &str) -> Result<InodeSec, LabError>) -> Result<Entry, LabError> {
         let p = self.dirs.get(parent).ok_or_else(|| LabError::Io { path: self.root.clone(), what: format!("no directory {parent}") })?;
         let path = p.path.join(&name);
         if dir {
@@ -125,15 +131,21 @@ impl Tree {
         let mut parents = p.parents.clone();
         parents.push(parent);
         let depth = if dir { p.depth + 1 } else { p.depth };
-        Ok(Entry { sec: label(&path, &rel)?, path, rel, parents, name, depth })
+        self.blobs.push(label(&path, &rel)?);
+        Ok(Entry { blob: self.blobs.len() - 1, path, rel, parents, name, depth })
+    }
+
+    /// The blob of entry `e`.
+    pub fn sec(&self, e: &Entry) -> Result<&InodeSec, LabError> {
+        self.blobs.get(e.blob).ok_or_else(|| LabError::Io { path: e.path.clone(), what: format!("no blob {}", e.blob) })
     }
 
     /// The directories a lookup of `e` searches, with their names, as the path-walk hook takes
     /// them. Built once per experiment, outside the timed loops, so the hooked variants' blob
-    /// lookup is reading a prepared slice: an object manager finds an inode's blob through the
+    /// lookup is reading a prepared list: an object manager finds an inode's blob through the
     /// inode it already holds (the kernel's inode->i_security), never by searching a map per
     /// call, and this list plays that pointer.
-    pub fn walk<'t>(&'t self, e: &Entry) -> Vec<(&'t InodeSec, &'t str)> {
-        e.parents.iter().filter_map(|&i| self.dirs.get(i)).map(|d| (&d.sec, d.name.as_str())).collect()
+    pub fn walk<'t>(&'t self, e: &Entry) -> Result<Vec<(&'t InodeSec, &'t str)>, LabError> {
+        e.parents.iter().filter_map(|&i| self.dirs.get(i)).map(|d| Ok((self.sec(d)?, d.name.as_str()))).collect()
     }
 }
