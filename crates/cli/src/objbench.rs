@@ -16,10 +16,11 @@ pub(crate) struct ObjmgrArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
-    /// Passes over each experiment's work, cut into short units (under a millisecond) each run
+    /// Passes over each experiment's work, rounded up to a multiple of 6 (each of the six
+    /// orders of the variants once), cut into short units (under a millisecond) each run
     /// vanilla, with fast paths off and with them on, back to back; the overheads are medians
-    /// over the units, and again from each unit's fastest pass.
-    #[arg(long, default_value_t = 5)]
+    /// over units and blocks of six passes, and again from each unit's fastest pass.
+    #[arg(long, default_value_t = 6)]
     rounds: usize,
     /// A small tree and short passes (seconds rather than a minute; for tests, not for figures).
     #[arg(long)]
@@ -33,6 +34,10 @@ pub(crate) struct ObjmgrArgs {
     /// Where to generate the tree (default: the temporary directory); removed afterwards.
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// A control run: the "fast" variant calls no hook at all, so its overhead shows how far
+    /// from 0 the method lands when nothing differs (this machine's noise, now).
+    #[arg(long)]
+    control: bool,
 }
 
 /// More rounds than this measure patience, not the hooks.
@@ -54,6 +59,7 @@ pub(crate) fn run(out: &mut Out, a: &ObjmgrArgs) -> Result<(), CliError> {
         subject: a.subject.as_deref(),
         object: a.object.as_deref(),
         dir: &dir,
+        control: a.control,
     };
     let r = seaccess_lab::objmgr_bench::run(server, &cfg).map_err(|e| e.to_string())?;
     if a.json {
@@ -65,6 +71,9 @@ pub(crate) fn run(out: &mut Out, a: &ObjmgrArgs) -> Result<(), CliError> {
 
 fn print_table(out: &mut Out, r: &ObjmgrBench) -> Result<(), CliError> {
     writeln!(out, "policy {}: {} on {}", r.policy, r.subject, r.object)?;
+    if r.control {
+        writeln!(out, "CONTROL RUN: the \"fast\" variant calls no hook; its overheads are the method's noise, not the hooks'")?;
+    }
     writeln!(out, "tree: {} directories, {} files; {} passes of each experiment, each cut into short units run in the three variants back to back", r.dirs, r.files, r.rounds)?;
     writeln!(
         out,

@@ -42,7 +42,9 @@ fn the_objmgr_report_has_every_experiments_figures() {
     let text = String::from_utf8_lossy(&out.stdout);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
     assert_eq!(v["policy"].as_str(), Some(policy.to_str().unwrap()));
-    assert_eq!(v["rounds"], 1);
+    // One round asked: one whole block of the six orders of the variants.
+    assert_eq!(v["rounds"], 6);
+    assert!(v.get("control").is_none(), "not a control run: {v}");
     // The quick tree: 40 directories, 1,500 files (lab's Shape::QUICK).
     assert_eq!((v["dirs"].as_u64(), v["files"].as_u64()), (Some(40), Some(1500)));
     for name in ["treewalk", "readwrite", "pathwalk"] {
@@ -53,9 +55,9 @@ fn the_objmgr_report_has_every_experiments_figures() {
             let x = num(e, key);
             assert!(x.is_finite() && x > -100.0, "{name}: {key} {x}");
         }
-        // The quick run's single pass, cut into units, all measured.
+        // The six passes, each cut into units, all measured.
         let (ops, unit, units) = (num(e, "ops_per_pass"), num(e, "ops_per_unit"), num(e, "units"));
-        assert!(unit >= 1.0 && unit <= ops && units == (ops / unit).ceil(), "{name}: {ops} ops, {unit} per unit, {units} units");
+        assert!(unit >= 1.0 && unit <= ops && units == 6.0 * (ops / unit).ceil(), "{name}: {ops} ops, {unit} per unit, {units} units");
         // The hooks' own time as a share of the system calls' is what the percentage says.
         let want = num(e, "fast_hooks_ns") / vanilla * 100.0;
         assert!((num(e, "fast_hooks_pct") - want).abs() <= 0.01 + 0.01 * want, "{name}: fast_hooks_pct against {want}");
@@ -97,4 +99,19 @@ fn zero_rounds_are_refused() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--rounds 0"));
+}
+
+// A control run says so, in the JSON and in the table, so that its figures are never taken for
+// the hooks'.
+#[test]
+fn a_control_run_says_so() {
+    let Some(policy) = debian_policy("default") else { return };
+    let dir = scratch("control");
+    let json = bench(&["--json", "--quick", "--rounds", "1", "--control"], &policy, &dir);
+    let table = bench(&["--quick", "--rounds", "1", "--control"], &policy, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(json.status.success() && table.status.success(), "{}", String::from_utf8_lossy(&json.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["control"], true);
+    assert!(String::from_utf8_lossy(&table.stdout).contains("CONTROL RUN"));
 }

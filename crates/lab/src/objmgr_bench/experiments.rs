@@ -43,8 +43,12 @@ impl Variant {
         }
     }
 
-    fn hooked(self) -> bool {
-        self != Variant::Vanilla
+    /// Whether a unit of this variant calls the hooks; in a control run the fast variant
+    /// calls none, so that it differs from vanilla only by its name and its place in the
+    /// order.
+    #[inline(always)]
+    fn hooked(self, control: bool) -> bool {
+        self != Variant::Vanilla && !(control && self == Variant::Fast)
     }
 }
 
@@ -151,8 +155,8 @@ fn per_op(start: Instant, n: usize) -> f64 {
 /// (`walk`) and getattr, then the system call. Inlined, so that both experiments time exactly
 /// the calls they make.
 #[inline(always)]
-fn stat(om: &ObjectManager, task: &Task, e: &Entry, sec: &InodeSec, walk: &Walk, v: Variant, calls: Calls) -> Result<(), LabError> {
-    if v.hooked() {
+fn stat(om: &ObjectManager, task: &Task, e: &Entry, sec: &InodeSec, walk: &Walk, hooked: bool, calls: Calls) -> Result<(), LabError> {
+    if hooked {
         om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
         om.inode_getattr(task, sec, &e.rel).map_err(|err| denied("getattr", e, err))?;
     }
@@ -171,6 +175,8 @@ pub struct TreeWalk<'a, 't> {
     pub om: &'a ObjectManager,
     pub task: &'a Task,
     pub work: &'a Prepared<'t>,
+    /// A control run (see [`Variant::hooked`]).
+    pub control: bool,
 }
 
 impl Experiment for TreeWalk<'_, '_> {
@@ -179,11 +185,11 @@ impl Experiment for TreeWalk<'_, '_> {
     }
 
     fn unit(&self, v: Variant, calls: Calls, from: usize, n: usize) -> Result<f64, LabError> {
-        let (om, task) = (self.om, self.task);
+        let (om, task, hooked) = (self.om, self.task, v.hooked(self.control));
         let start = Instant::now();
         for (e, sec, walk) in self.work.from(from, n) {
-            stat(om, task, e, sec, walk, v, calls)?;
-            let fsec = if v.hooked() {
+            stat(om, task, e, sec, walk, hooked, calls)?;
+            let fsec = if hooked {
                 om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
                 om.inode_permission(task, sec, MAY_OPEN | MAY_READ, Some(&e.name)).map_err(|err| denied("read", e, err))?;
                 Some(om.file_open(task, sec, &e.rel, O_RDONLY).map_err(|err| denied("open", e, err))?)
@@ -211,6 +217,8 @@ pub struct ReadWrite<'a, 't> {
     pub sec: FileSec,
     /// Operations per pass.
     pub ops: usize,
+    /// A control run (see [`Variant::hooked`]).
+    pub control: bool,
 }
 
 impl<'a, 't> ReadWrite<'a, 't> {
@@ -222,7 +230,7 @@ impl<'a, 't> ReadWrite<'a, 't> {
         om.inode_permission(task, isec, MAY_OPEN | MAY_READ | MAY_WRITE, Some(&e.name)).map_err(|err| denied("read/write", e, err))?;
         let sec = om.file_open(task, isec, &e.rel, O_RDWR).map_err(|err| denied("open", e, err))?;
         let file = std::fs::OpenOptions::new().read(true).write(true).open(&e.path).map_err(|err| io(e, err))?;
-        Ok(ReadWrite { om, task, entry: e, isec, file, sec, ops })
+        Ok(ReadWrite { om, task, entry: e, isec, file, sec, ops, control: false })
     }
 }
 
@@ -232,12 +240,12 @@ impl Experiment for ReadWrite<'_, '_> {
     }
 
     fn unit(&self, v: Variant, calls: Calls, from: usize, n: usize) -> Result<f64, LabError> {
-        let e = self.entry;
+        let (e, hooked) = (self.entry, v.hooked(self.control));
         let mut byte = [0u8; 1];
         let start = Instant::now();
         for i in from..from + n {
             let write = i % 2 == 1;
-            if v.hooked() {
+            if hooked {
                 let mask = if write { MAY_WRITE } else { MAY_READ };
                 self.om.file_permission(self.task, &self.sec, self.isec, mask, &e.rel).map_err(|err| denied("read/write", e, err))?;
             }
@@ -256,6 +264,8 @@ pub struct PathWalk<'a, 't> {
     pub om: &'a ObjectManager,
     pub task: &'a Task,
     pub work: &'a Prepared<'t>,
+    /// A control run (see [`Variant::hooked`]).
+    pub control: bool,
 }
 
 impl Experiment for PathWalk<'_, '_> {
@@ -264,10 +274,10 @@ impl Experiment for PathWalk<'_, '_> {
     }
 
     fn unit(&self, v: Variant, calls: Calls, from: usize, n: usize) -> Result<f64, LabError> {
-        let (om, task) = (self.om, self.task);
+        let (om, task, hooked) = (self.om, self.task, v.hooked(self.control));
         let start = Instant::now();
         for (e, sec, walk) in self.work.from(from, n) {
-            stat(om, task, e, sec, walk, v, calls)?;
+            stat(om, task, e, sec, walk, hooked, calls)?;
         }
         Ok(per_op(start, n))
     }
@@ -288,5 +298,17 @@ impl PathWalk<'_, '_> {
         self.om.counters().reset();
         walk_all()?;
         Ok(self.om.counters().total() as f64 / self.work.components().max(1) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A control run's fast variant calls no hook; vanilla never does, the slow one always.
+    #[test]
+    fn only_the_control_runs_fast_variant_goes_without_hooks() {
+        assert_eq!(Variant::ALL.map(|v| v.hooked(false)), [false, true, true]);
+        assert_eq!(Variant::ALL.map(|v| v.hooked(true)), [false, true, false]);
     }
 }

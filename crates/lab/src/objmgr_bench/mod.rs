@@ -54,6 +54,9 @@ pub struct Config<'a> {
     pub object: Option<&'a str>,
     /// Where the tree is generated (a directory named after the process, removed at the end).
     pub dir: &'a Path,
+    /// A control run: the fast variant calls no hook, so its "overhead" is how far from 0 the
+    /// method lands when nothing differs, on this machine, now.
+    pub control: bool,
 }
 
 /// One experiment's figures.
@@ -105,6 +108,8 @@ pub struct ObjmgrBench {
     pub object: String,
     /// Passes run ([`passes`] of the rounds asked).
     pub rounds: usize,
+    /// Whether this was a control run ([`Config::control`]).
+    pub control: bool,
     pub dirs: usize,
     pub files: usize,
     pub treewalk: Figures,
@@ -316,9 +321,9 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
     let tree = tree::Tree::generate(cfg.dir, cfg.shape, &om, &sb, &object)?;
 
     let all = Prepared::new(&tree, tree.dirs.iter().chain(&tree.files))?;
-    let treewalk = measure(&om, &TreeWalk { om: &om, task: &task, work: &all }, cfg.rounds, TREEWALK_UNIT)?;
+    let treewalk = measure(&om, &TreeWalk { om: &om, task: &task, work: &all, control: cfg.control }, cfg.rounds, TREEWALK_UNIT)?;
 
-    let rw = ReadWrite::open(&om, &task, &tree, cfg.rw_ops)?;
+    let rw = ReadWrite { control: cfg.control, ..ReadWrite::open(&om, &task, &tree, cfg.rw_ops)? };
     let readwrite = measure(&om, &rw, cfg.rounds, READWRITE_UNIT)?;
 
     // Files 8 to 12 components below the root: in directories 7 to 11 deep.
@@ -327,7 +332,7 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
         return Err(LabError::Objmgr { what: format!("the tree ({:?}) has no files 8 to 12 components deep", cfg.shape) });
     }
     let depth = deep.depths();
-    let walk = PathWalk { om: &om, task: &task, work: &deep };
+    let walk = PathWalk { om: &om, task: &task, work: &deep, control: cfg.control };
     let pathwalk = measure(&om, &walk, cfg.rounds, PATHWALK_UNIT)?;
     let lookups_per_component_slow = walk.lookups_per_component(Variant::Slow)?;
     let lookups_per_component_warm = walk.lookups_per_component(Variant::Fast)?;
@@ -337,6 +342,7 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
         subject,
         object,
         rounds: passes(cfg.rounds),
+        control: cfg.control,
         dirs: tree.dirs.len(),
         files: tree.files.len(),
         treewalk,

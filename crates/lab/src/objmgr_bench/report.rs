@@ -76,6 +76,9 @@ struct Report<'a> {
     subject: &'a str,
     object: &'a str,
     rounds: usize,
+    /// Present (true) only in a control run, whose fast figures are no hooks' at all.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    control: bool,
     dirs: usize,
     files: usize,
     treewalk: Experiment,
@@ -97,6 +100,7 @@ impl ObjmgrBench {
             subject: &self.subject,
             object: &self.object,
             rounds: self.rounds,
+            control: self.control,
             dirs: self.dirs,
             files: self.files,
             treewalk: Experiment::new(&self.treewalk),
