@@ -131,9 +131,27 @@ impl ObjectManager {
     /// asks it). A directory that remembers the task's search costs one load and one
     /// comparison; the credential's epoch is read once for the whole walk, which is one
     /// operation.
+    #[inline]
     pub fn path_walk<D: WalkDirs + ?Sized>(&self, task: &Task, dirs: &D) -> Result<()> {
-        let id = if self.fast_paths().posix() { self.epoch(task.cred()).0 } else { 0 };
-        for i in 0..dirs.count() {
+        // The warm walk, inlined in the caller: no call, and no result written back.
+        if self.fast_paths().posix() {
+            let id = self.epoch(task.cred()).0;
+            for i in 0..dirs.count() {
+                match dirs.dir(i) {
+                    Some(d) if d.grant.holds(id, grant::SEARCH) => {}
+                    _ => return self.path_walk_from(task, dirs, i, id),
+                }
+            }
+            return Ok(());
+        }
+        self.path_walk_from(task, dirs, 0, 0)
+    }
+
+    /// The walk from directory `from` on, checking each that does not remember epoch `id`'s
+    /// search (every one when `id` is 0, the fast path off).
+    #[inline(never)]
+    fn path_walk_from<D: WalkDirs + ?Sized>(&self, task: &Task, dirs: &D, from: usize, id: u32) -> Result<()> {
+        for i in from..dirs.count() {
             let Some(d) = dirs.dir(i) else { continue };
             if id != 0 && d.grant.holds(id, grant::SEARCH) {
                 continue;
