@@ -320,7 +320,7 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
     let sb = om.mount("objbench", "ext4", &MountOpts::default()).map_err(|e| LabError::Objmgr { what: format!("mount: {e}") })?;
     let tree = tree::Tree::generate(cfg.dir, cfg.shape, &om, &sb, &object)?;
 
-    let all = Prepared::new(&tree, tree.dirs.iter().chain(&tree.files))?;
+    let all = Prepared::new(&tree, tree.in_walk_order().into_iter())?;
     let treewalk = measure(&om, &TreeWalk { om: &om, task: &task, work: &all, control: cfg.control }, cfg.rounds, TREEWALK_UNIT)?;
 
     let rw = ReadWrite { control: cfg.control, ..ReadWrite::open(&om, &task, &tree, cfg.rw_ops)? };
