@@ -84,8 +84,10 @@ impl InodeGrant {
     /// never for id 0, whose words hold no permissions.
     #[inline(always)]
     pub(crate) fn holds(&self, id: u32, need: u16) -> bool {
-        let w = self.0.load(Acquire);
-        (w >> 32) as u32 == id && (w as u16) & need == need
+        // One mask and one comparison: the id's half and the needed bits at once (the walk
+        // hoists both constants out of its loop).
+        let mask = 0xffff_ffff_0000_0000 | u64::from(need);
+        self.0.load(Acquire) & mask == (u64::from(id) << 32) | u64::from(need)
     }
 
     /// The word now, to be passed back to [`InodeGrant::record`]: loaded before the inode's
