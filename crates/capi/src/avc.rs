@@ -471,12 +471,10 @@ pub extern "C" fn selinux_check_access(
             open(k, None);
         }
         let seed = lookup::key();
-        let s = memo::context(seed, scon)?;
-        let t = memo::context(seed, tcon)?;
-        let (c, av) = match memo::class_perm(k, seed, class, perm) {
+        let (s, t, c, av) = match memo::query(k, seed, scon, tcon, class, perm)? {
             Some(x) => x,
             None => match unknown_class_perm(k, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
-                Some(x) => x,
+                Some((c, av)) => (memo::context(seed, scon)?.1, memo::context(seed, tcon)?.1, c, av),
                 None => return Ok(0),
             },
         };

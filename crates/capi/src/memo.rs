@@ -77,12 +77,14 @@ fn remember(pair: Option<&Pair>, tag: u64, n: usize) {
 
 /// The SID of C string `ctx` (EINVAL if NULL or not UTF-8), interning it on a miss.
 #[inline(always)]
-pub(crate) fn context(seed: u64, ctx: *const c_char) -> Res<&'static SecurityId> {
+pub(crate) fn context(seed: u64, ctx: *const c_char) -> Res<(usize, &'static SecurityId)> {
     let (pair, tag) = place(&CONTEXTS, mix(seed, ctx as usize));
     for way in 0..WAYS {
-        if let Some(s) = hinted(pair, tag, way).and_then(sid::by_index) {
-            if ffi::same_c_string(ctx, s.c_text()) {
-                return Ok(s);
+        if let Some(n) = hinted(pair, tag, way) {
+            if let Some(s) = sid::by_index(n) {
+                if ffi::same_c_string(ctx, s.c_text()) {
+                    return Ok((n, s));
+                }
             }
         }
     }
@@ -95,22 +97,25 @@ static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomi
 
 #[cold]
 #[inline(never)]
-fn context_miss(seed: u64, ctx: *const c_char, pair: Option<&Pair>, tag: u64) -> Res<&'static SecurityId> {
+fn context_miss(seed: u64, ctx: *const c_char, pair: Option<&Pair>, tag: u64) -> Res<(usize, &'static SecurityId)> {
     #[cfg(test)]
     CONTEXT_MISSES.fetch_add(1, Relaxed);
     let (n, s) = lookup::context(seed, ffi::bytes_arg(ctx)?)?;
     remember(pair, tag, n);
-    Ok(s)
+    Ok((n, s))
 }
 
 /// The class number and permission bit of C strings `class` and `perm` under the kernel's
-/// current policy; None when either is NULL or the policy has no such class or permission.
+/// current policy, with the index of the name entry holding them (None if none does); None
+/// when either is NULL or the policy has no such class or permission.
 #[inline(always)]
-pub(crate) fn class_perm(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char) -> Option<(ClassId, AccessVector)> {
+pub(crate) fn class_perm(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char) -> Option<(ClassId, AccessVector, Option<usize>)> {
     let (pair, tag) = place(&NAMES, mix(mix(seed, class as usize), perm as usize));
     for way in 0..WAYS {
-        if let Some(x) = hinted(pair, tag, way).and_then(|i| lookup::class_perm_at(i, class, perm)) {
-            return Some(x);
+        if let Some(i) = hinted(pair, tag, way) {
+            if let Some((c, av)) = lookup::class_perm_at(i, class, perm) {
+                return Some((c, av, Some(i)));
+            }
         }
     }
     class_perm_miss(k, seed, class, perm, pair, tag)
@@ -118,12 +123,88 @@ pub(crate) fn class_perm(k: &Kernel, seed: u64, class: *const c_char, perm: *con
 
 #[cold]
 #[inline(never)]
-fn class_perm_miss(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char, pair: Option<&Pair>, tag: u64) -> Option<(ClassId, AccessVector)> {
+fn class_perm_miss(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char, pair: Option<&Pair>, tag: u64) -> Option<(ClassId, AccessVector, Option<usize>)> {
     let (c, av, i) = lookup::class_perm(k, seed, ffi::bytes_arg(class).ok()?, ffi::bytes_arg(perm).ok()?)?;
     if let Some(i) = i {
         remember(pair, tag, i);
     }
-    Some((c, av))
+    Some((c, av, i))
+}
+
+/// What one whole query's arguments resolve to: the two SIDs, the class and the permission.
+pub(crate) type Query = (&'static SecurityId, &'static SecurityId, ClassId, AccessVector);
+
+/// Slots a query may use: four in half a line, so that a program's queries, many more than its
+/// strings, rarely find their slots full.
+const QUERY_WAYS: usize = 4;
+#[repr(align(32))]
+struct Bucket([AtomicU64; QUERY_WAYS]);
+/// Per slot: tag (13 bits) | VALID | source SID index (20) | target SID index (20) | name
+/// entry index (10); 0 is empty.
+static QUERIES: [Bucket; 1 << BITS] = [const { Bucket([const { AtomicU64::new(0) }; QUERY_WAYS]) }; 1 << BITS];
+const SID_BITS: u32 = 20;
+const NAME_INDEX_BITS: u32 = 10;
+const QUERY_VALID: u64 = 1 << 50;
+const QUERY_TAG: u64 = !0 << 51;
+const _: () = assert!(2 * SID_BITS + NAME_INDEX_BITS == 50 && sid::MAX_SIDS <= 1 << SID_BITS && lookup::NAME_SLOTS <= 1 << NAME_INDEX_BITS);
+
+/// The field of `v` at bit `at`, `bits` wide.
+#[inline(always)]
+fn field(v: u64, at: u32, bits: u32) -> usize {
+    ((v >> at) & ((1 << bits) - 1)) as usize
+}
+
+/// selinux_check_access's arguments resolved: from one slot keyed by the four addresses when
+/// each argument still equals the string remembered for it (compared in place, up to its
+/// NUL), so that a repeated query reads one slot line instead of three; else through the memos
+/// by address above, refreshing the slot. Ok(None) when the policy has no such class or
+/// permission (or either is NULL); an error when a context is NULL or not UTF-8.
+#[inline(always)]
+pub(crate) fn query(k: &Kernel, seed: u64, scon: *const c_char, tcon: *const c_char, class: *const c_char, perm: *const c_char) -> Res<Option<Query>> {
+    let h = mix(mix(mix(mix(seed, scon as usize), tcon as usize), class as usize), perm as usize);
+    let pair = QUERIES.get((h >> (64 - BITS)) as usize).map(|b| &b.0);
+    // The bits below the slot's: the slot's own bits would tell slots' keys apart no further.
+    let tag = (h << BITS) & QUERY_TAG;
+    for way in 0..QUERY_WAYS {
+        let Some(v) = pair.and_then(|p| p.get(way)).map(|x| x.load(Acquire)) else { break };
+        if v & (QUERY_TAG | QUERY_VALID) != tag | QUERY_VALID {
+            continue;
+        }
+        let (Some(s), Some(t)) = (sid::by_index(field(v, 30, SID_BITS)), sid::by_index(field(v, 10, SID_BITS))) else { continue };
+        if !ffi::same_c_string(scon, s.c_text()) || !ffi::same_c_string(tcon, t.c_text()) {
+            continue;
+        }
+        if let Some((c, av)) = lookup::class_perm_at(field(v, 0, NAME_INDEX_BITS), class, perm) {
+            return Ok(Some((s, t, c, av)));
+        }
+    }
+    query_miss(k, seed, [scon, tcon, class, perm], pair, tag)
+}
+
+/// Misses of the query memo, for tests.
+#[cfg(test)]
+static QUERY_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[cold]
+#[inline(never)]
+fn query_miss(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c_char; 4], pair: Option<&[AtomicU64; QUERY_WAYS]>, tag: u64) -> Res<Option<Query>> {
+    #[cfg(test)]
+    QUERY_MISSES.fetch_add(1, Relaxed);
+    let (si, s) = context(seed, scon)?;
+    let (ti, t) = context(seed, tcon)?;
+    let Some((c, av, ni)) = class_perm(k, seed, class, perm) else { return Ok(None) };
+    if let (Some(pair), Some(ni), true) = (pair, ni, si.max(ti) < 1 << SID_BITS) {
+        let v = tag | QUERY_VALID | (si as u64) << 30 | (ti as u64) << 10 | ni as u64;
+        // A race loses a hint, never an answer: a hit compares every argument.
+        let slot = match pair.iter().find(|x| x.load(Relaxed) & (QUERY_TAG | QUERY_VALID) == tag | QUERY_VALID || x.load(Relaxed) == 0) {
+            Some(x) => Some(x),
+            None => pair.get(VICTIM.fetch_add(1, Relaxed) as usize % QUERY_WAYS),
+        };
+        if let Some(slot) = slot {
+            slot.store(v, Release);
+        }
+    }
+    Ok(Some((s, t, c, av)))
 }
 
 #[cfg(test)]
@@ -142,8 +223,8 @@ mod tests {
         buf[s.len()] = 0;
     }
 
-    fn text(r: Res<&'static SecurityId>) -> Res<&'static str> {
-        r.map(|s| s.text())
+    fn text(r: Res<(usize, &'static SecurityId)>) -> Res<&'static str> {
+        r.map(|(_, s)| s.text())
     }
 
     // One buffer reused for other contexts: each answer is the buffer's current string, never
@@ -195,7 +276,7 @@ mod tests {
         let ask = |cb: &mut Vec<u8>, pb: &mut Vec<u8>, class: &str, perm: &str| {
             put(cb, class);
             put(pb, perm);
-            class_perm(k, lookup::key(), c, p)
+            class_perm(k, lookup::key(), c, p).map(|(c, av, _)| (c, av))
         };
         let file_read = ask(&mut cb, &mut pb, "file", "read");
         assert_eq!(file_read.map(|(c, _)| c), Some(ClassId(6)));
@@ -212,5 +293,89 @@ mod tests {
         assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
         assert_eq!(after, server("file", "read"));
         assert_eq!(class_perm(k, lookup::key(), std::ptr::null(), p), None);
+    }
+
+    /// The query's answer as texts and numbers, to compare with what each part resolves to.
+    type Answer = Res<Option<(&'static str, &'static str, ClassId, AccessVector)>>;
+
+    fn ask_query(k: &Kernel, bufs: &[Vec<u8>; 4]) -> Answer {
+        let [s, t, c, p] = bufs.each_ref().map(|b| b.as_ptr() as *const c_char);
+        query(k, lookup::key(), s, t, c, p).map(|x| x.map(|(s, t, c, av)| (s.text(), t.text(), c, av)))
+    }
+
+    /// What the four strings resolve to one by one: the contexts' texts and the loaded
+    /// server's own numbers for the names.
+    fn expected(k: &Kernel, args: [&'static str; 4]) -> Answer {
+        Ok(lookup::server_numbers(k, args[2], args[3]).map(|(c, av)| (args[0], args[1], c, av)))
+    }
+
+    // Four buffers reused in place, one argument at a time (each a prefix, an extension, or
+    // the same length differing in one byte of what was asked before), then a reload that
+    // renumbers `file` (class 6 in example.cil, 2 in sockets.cil): each answer is what the
+    // buffers' current strings resolve to, never what was remembered for the addresses.
+    #[test]
+    fn a_query_follows_each_reused_buffer_and_a_reload() {
+        let _g = seaccess_types::lock(&MEMO_TESTS);
+        let _p = seaccess_types::lock(&lookup::POLICY_TESTS);
+        let k = lookup::load_test_policy("example.33");
+        let mut bufs: [Vec<u8>; 4] = std::array::from_fn(|_| vec![0u8; 64]);
+        let steps: [[&'static str; 4]; 9] = [
+            ["u:r:q_a_t:s0", "u:r:q_b_t:s0", "file", "read"],
+            ["u:r:q_a_t:s0:c1", "u:r:q_b_t:s0", "file", "read"],
+            ["u:r:q_a_t:s0:c1", "u:r:q_b_t:s1", "file", "read"],
+            ["u:r:q_a_t:s0:c1", "u:r:q_b_t:s", "file", "read"],
+            ["u:r:q_a_t:s0:c1", "u:r:q_b_t:s", "dir", "read"],
+            ["u:r:q_a_t:s0:c1", "u:r:q_b_t:s", "dir", "write"],
+            ["u:r:q_a_t:s0:c1", "u:r:q_b_t:s", "file", "write"],
+            ["u:r:q_a_t:s0:c1", "u:r:q_b_t:s", "file", "rea"],
+            ["u:r:q_a_t:s0", "u:r:q_b_t:s0", "file", "read"],
+        ];
+        for args in steps {
+            for (b, a) in bufs.iter_mut().zip(args) {
+                put(b, a);
+            }
+            let want = expected(k, args);
+            assert_eq!(ask_query(k, &bufs), want, "{args:?}");
+            assert_eq!(ask_query(k, &bufs), want, "{args:?} asked again");
+        }
+        let read = ask_query(k, &bufs);
+        assert_eq!(read.map(|x| x.map(|(_, _, c, _)| c)), Ok(Some(ClassId(6))));
+        lookup::load_test_policy("sockets.33");
+        let after = ask_query(k, &bufs);
+        assert_eq!(after.map(|x| x.map(|(_, _, c, _)| c)), Ok(Some(ClassId(2))));
+        assert_eq!(after, expected(k, ["u:r:q_a_t:s0", "u:r:q_b_t:s0", "file", "read"]));
+        put(&mut bufs[0], "");
+        assert_eq!(ask_query(k, &bufs).map(|x| x.map(|(s, ..)| s)), Ok(Some("")));
+        let [s, t, c, p] = bufs.each_ref().map(|b| b.as_ptr() as *const c_char);
+        let null = std::ptr::null();
+        assert_eq!(query(k, lookup::key(), null, t, c, p).map(|_| ()), Err(crate::ffi::EINVAL));
+        assert_eq!(query(k, lookup::key(), s, null, c, p).map(|_| ()), Err(crate::ffi::EINVAL));
+        assert_eq!(query(k, lookup::key(), s, t, null, p).map(|x| x.is_none()), Ok(true));
+        assert_eq!(query(k, lookup::key(), s, t, c, null).map(|x| x.is_none()), Ok(true));
+    }
+
+    // A query asked again with the same buffers is answered from its slot: no miss counted,
+    // for many queries in turn (as many as the bench's).
+    #[test]
+    fn a_repeated_query_hits() {
+        let _g = seaccess_types::lock(&MEMO_TESTS);
+        let _p = seaccess_types::lock(&lookup::POLICY_TESTS);
+        let k = lookup::load_test_policy("example.33");
+        let names = [("file", "read"), ("file", "write"), ("dir", "read")];
+        let qs: Vec<[CString; 4]> = (0..300)
+            .map(|n| {
+                let (c, p) = names[n % names.len()];
+                [format!("u:r:qs_{n}_t:s0"), format!("u:r:qt_{}_t:s0", n % 7), c.to_string(), p.to_string()].map(|x| CString::new(x).unwrap_or_default())
+            })
+            .collect();
+        let ask = |q: &[CString; 4]| query(k, lookup::key(), q[0].as_ptr(), q[1].as_ptr(), q[2].as_ptr(), q[3].as_ptr()).map(|x| x.map(|(s, ..)| s.text()));
+        for q in &qs {
+            assert!(matches!(ask(q), Ok(Some(_))));
+        }
+        let before = QUERY_MISSES.load(Relaxed);
+        for q in &qs {
+            assert_eq!(ask(q), Ok(Some(q[0].to_str().unwrap_or_default())));
+        }
+        assert_eq!(QUERY_MISSES.load(Relaxed) - before, 0);
     }
 }

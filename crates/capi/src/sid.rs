@@ -97,7 +97,7 @@ impl SecurityId {
 const SIZE: usize = std::mem::size_of::<SecurityId>();
 const _: () = assert!(SIZE == 128, "two cache lines, as INLINE_WORDS assumes");
 /// How many SIDs the region holds (128 MiB of address space, backed only where filled).
-const MAX_SIDS: usize = 1 << 20;
+pub(crate) const MAX_SIDS: usize = 1 << 20;
 
 /// The region's address; 0 until the first SID is made. Written before FILLED first leaves 0.
 static BASE: AtomicUsize = AtomicUsize::new(0);
