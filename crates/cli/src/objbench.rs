@@ -77,7 +77,7 @@ fn print_table(out: &mut Out, r: &ObjmgrBench) -> Result<(), CliError> {
     writeln!(out, "tree: {} directories, {} files; {} passes of each experiment, each cut into short units run in the three variants back to back", r.dirs, r.files, r.rounds)?;
     writeln!(
         out,
-        "ns per operation; slow = every fast path off, fast = all on; % = median overhead over the units; best % = from each unit's fastest pass; hooks = the hooks alone, without the system calls"
+        "ns per operation; slow = every fast path off, fast = all on; % = median overhead over units and blocks of six passes; best % = from each unit's fastest pass; hooks = the hooks alone, without the system calls"
     )?;
     writeln!(
         out,
