@@ -28,18 +28,17 @@ macro_rules! perm_bits {
 /// Declares a class's permissions: constants for their bits and their policy names in order.
 /// `name: common_file_perms { .. }` and `name: socket_perms { .. }` start the list with the
 /// permissions every file class or every socket class shares (the kernel's COMMON_FILE_PERMS
-/// and COMMON_SOCK_PERMS), written once here so that their bits agree in every class.
+/// and COMMON_SOCK_PERMS), each of which starts with the permissions files and sockets share
+/// (COMMON_FILE_SOCK_PERMS), written once here so that their bits agree in every class.
 macro_rules! perms {
     ($(#[$m:meta])* $module:ident: common_file_perms { $($c:ident = $n:literal),* $(,)? }) => {
         perms! {
             $(#[$m])*
-            $module {
-                IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
-                SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
-                APPEND = "append", MAP = "map", UNLINK = "unlink", LINK = "link", RENAME = "rename",
-                EXECUTE = "execute", QUOTAON = "quotaon", MOUNTON = "mounton", AUDIT_ACCESS = "audit_access",
-                OPEN = "open", EXECMOD = "execmod", WATCH = "watch", WATCH_MOUNT = "watch_mount",
-                WATCH_SB = "watch_sb", WATCH_WITH_PERM = "watch_with_perm", WATCH_READS = "watch_reads",
+            $module: common_file_sock_perms {
+                UNLINK = "unlink", LINK = "link", RENAME = "rename", EXECUTE = "execute", QUOTAON = "quotaon",
+                MOUNTON = "mounton", AUDIT_ACCESS = "audit_access", OPEN = "open", EXECMOD = "execmod",
+                WATCH = "watch", WATCH_MOUNT = "watch_mount", WATCH_SB = "watch_sb",
+                WATCH_WITH_PERM = "watch_with_perm", WATCH_READS = "watch_reads",
                 $($c = $n),*
             }
         }
@@ -47,12 +46,21 @@ macro_rules! perms {
     ($(#[$m:meta])* $module:ident: socket_perms { $($c:ident = $n:literal),* $(,)? }) => {
         perms! {
             $(#[$m])*
+            $module: common_file_sock_perms {
+                BIND = "bind", CONNECT = "connect", LISTEN = "listen", ACCEPT = "accept", GETOPT = "getopt",
+                SETOPT = "setopt", SHUTDOWN = "shutdown", RECVFROM = "recvfrom", SENDTO = "sendto",
+                NAME_BIND = "name_bind",
+                $($c = $n),*
+            }
+        }
+    };
+    ($(#[$m:meta])* $module:ident: common_file_sock_perms { $($c:ident = $n:literal),* $(,)? }) => {
+        perms! {
+            $(#[$m])*
             $module {
                 IOCTL = "ioctl", READ = "read", WRITE = "write", CREATE = "create", GETATTR = "getattr",
                 SETATTR = "setattr", LOCK = "lock", RELABELFROM = "relabelfrom", RELABELTO = "relabelto",
-                APPEND = "append", MAP = "map", BIND = "bind", CONNECT = "connect", LISTEN = "listen",
-                ACCEPT = "accept", GETOPT = "getopt", SETOPT = "setopt", SHUTDOWN = "shutdown",
-                RECVFROM = "recvfrom", SENDTO = "sendto", NAME_BIND = "name_bind",
+                APPEND = "append", MAP = "map",
                 $($c = $n),*
             }
         }
