@@ -210,6 +210,20 @@ pub(crate) fn server_numbers(k: &crate::state::Kernel, class: &str, perm: &str) 
     Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
 }
 
+/// Stores hint `v` in the slot of `slots` that `ours` says holds the same key already, else in
+/// an empty one, else in the one `victim` (a table's turn counter) picks next. A race loses a
+/// hint, never an answer: every hit compares the strings. Shared by this cache's contexts and
+/// the memos by address ([`crate::memo`]).
+pub(crate) fn store_hint(slots: &[AtomicU64], ours: impl Fn(u64) -> bool, v: u64, victim: &AtomicU32) {
+    let slot = slots.iter().find(|x| {
+        let w = x.load(Relaxed);
+        w == 0 || ours(w)
+    });
+    if let Some(slot) = slot.or_else(|| slots.get(victim.fetch_add(1, Relaxed) as usize % slots.len().max(1))) {
+        slot.store(v, Release);
+    }
+}
+
 /// Misses of the context cache, for tests.
 static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -220,17 +234,9 @@ fn context_miss(ctx: &[u8], first: usize, tag: u64) -> Res<(usize, &'static Secu
     CONTEXT_MISSES.fetch_add(1, Relaxed);
     let text = std::str::from_utf8(ctx).map_err(|_| EINVAL)?;
     let (n, s) = sid::intern_indexed(text)?;
-    let (Some(bucket), Ok(v)) = (CONTEXTS.get(first..first + CONTEXT_WAYS), u32::try_from(n + 1)) else { return Ok((n, s)) };
-    let v = tag | u64::from(v);
-    // A race here loses a slot's hint, never an answer: a hit compares the bytes.
-    let slot = match bucket.iter().find(|x| x.load(Relaxed) == 0) {
-        Some(empty) => empty,
-        None => match bucket.get(VICTIM.fetch_add(1, Relaxed) as usize % CONTEXT_WAYS) {
-            Some(victim) => victim,
-            None => return Ok((n, s)),
-        },
-    };
-    slot.store(v, Release);
+    if let (Some(bucket), Ok(v)) = (CONTEXTS.get(first..first + CONTEXT_WAYS), u32::try_from(n + 1)) {
+        store_hint(bucket, |_| false, tag | u64::from(v), &VICTIM);
+    }
     Ok((n, s))
 }
 

@@ -64,14 +64,8 @@ fn hinted(pair: Option<&Pair>, tag: u64, way: usize) -> Option<usize> {
 /// in the next victim's. A race loses a hint, never an answer: a hit compares the strings.
 #[cold]
 fn remember(pair: Option<&Pair>, tag: u64, n: usize) {
-    let (Some(pair), Ok(v)) = (pair, u32::try_from(n + 1)) else { return };
-    let v = tag | u64::from(v);
-    let slot = match pair.iter().find(|x| x.load(Relaxed) ^ tag < 1 << 32 || x.load(Relaxed) == 0) {
-        Some(s) => Some(s),
-        None => pair.get(VICTIM.fetch_add(1, Relaxed) as usize % WAYS),
-    };
-    if let Some(slot) = slot {
-        slot.store(v, Release);
+    if let (Some(pair), Ok(v)) = (pair, u32::try_from(n + 1)) {
+        lookup::store_hint(pair, |w| w ^ tag < 1 << 32, tag | u64::from(v), &VICTIM);
     }
 }
 
@@ -195,14 +189,7 @@ fn query_miss(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c_char; 
     let Some((c, av, ni)) = class_perm(k, seed, class, perm) else { return Ok(None) };
     if let (Some(pair), Some(ni), true) = (pair, ni, si.max(ti) < 1 << SID_BITS) {
         let v = tag | QUERY_VALID | (si as u64) << 30 | (ti as u64) << 10 | ni as u64;
-        // A race loses a hint, never an answer: a hit compares every argument.
-        let slot = match pair.iter().find(|x| x.load(Relaxed) & (QUERY_TAG | QUERY_VALID) == tag | QUERY_VALID || x.load(Relaxed) == 0) {
-            Some(x) => Some(x),
-            None => pair.get(VICTIM.fetch_add(1, Relaxed) as usize % QUERY_WAYS),
-        };
-        if let Some(slot) = slot {
-            slot.store(v, Release);
-        }
+        lookup::store_hint(pair, |w| w & (QUERY_TAG | QUERY_VALID) == tag | QUERY_VALID, v, &VICTIM);
     }
     Ok(Some((s, t, c, av)))
 }
