@@ -90,13 +90,14 @@ impl InodeSec {
     }
 
     /// Gives the inode a new SID (a relabel, or its first label). Every fast-path record
-    /// made under the old SID is forgotten before this returns, so the next operation checks
-    /// the new one. Two relabels of one inode take turns (as the kernel's inode lock makes
-    /// them): the second waits for the first to end.
+    /// made under the old SID (its grant, and every walk's memo) is forgotten before this
+    /// returns, so the next operation checks the new one. Two relabels of one inode take
+    /// turns (as the kernel's inode lock makes them): the second waits for the first to end.
     pub fn set_sid(&self, sid: Sid) {
         self.grant.begin_relabel();
         self.sid.store(sid.0, Release);
         self.initialized.store(true, Release);
+        crate::walkmemo::relabeled();
         self.grant.end_relabel();
     }
 }

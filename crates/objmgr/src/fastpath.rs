@@ -10,7 +10,9 @@
 //!   (credential SID, seqno) was granted on it with nothing to audit (search, getattr, read,
 //!   write, open, ...: [`crate::grant`]), so the walk's check of a directory, a stat's getattr
 //!   and an open's checks of a warm inode are one comparison and one mask test, and no cache
-//!   lookup. One switch ([`FastPaths::set_posix`]) turns the whole of it on or off.
+//!   lookup; and a walk the object manager keeps may remember that each of its directories
+//!   held the search ([`crate::WalkMemo`]), so a warm walk is one comparison at any depth. One
+//!   switch ([`FastPaths::set_posix`]) turns the whole of it on or off.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
 use std::sync::Arc;

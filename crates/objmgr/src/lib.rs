@@ -23,6 +23,7 @@ mod error;
 pub mod fastpath;
 mod grant;
 pub mod hooks;
+mod walkmemo;
 
 use std::sync::Arc;
 
@@ -38,6 +39,7 @@ pub use counters::{Counters, Hook};
 pub use cred::{Cred, OverrideGuard, Task, TaskRef};
 pub use error::{errno, ObjmgrError, Result};
 pub use fastpath::FastPaths;
+pub use walkmemo::WalkMemo;
 
 /// An object manager: the hooks over one cache and one security server.
 pub struct ObjectManager {

@@ -1,4 +1,5 @@
-//! The fast paths never change an answer: random sequences of opens, reads, writes, walks,
+//! The fast paths never change an answer: random sequences of opens, reads, writes, walks
+//! (fresh lists of directories, and walks kept from one operation to the next with a memo),
 //! stats, permission checks of files and directories, creates, relabels, policy reloads, boolean commits, credential overrides and commits
 //! and enforcing switches, run under each of the 8 combinations of fast paths, give the same
 //! results and the same audit records, in the same order.
@@ -7,8 +8,29 @@
 mod fs_support;
 
 use fs_support::*;
-use seaccess_objmgr::hooks::fs::{oflags::*, MountOpts, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::hooks::fs::{oflags::*, MountOpts, WalkDirs, WalkMemo, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
 use seaccess_objmgr::{Cred, FileSec, InodeSec, Task};
+
+/// A walk an object manager keeps (as a dentry chain), with its memo.
+struct Kept<'a> {
+    dirs: Vec<(&'a InodeSec, &'a str)>,
+    memo: WalkMemo,
+}
+
+impl WalkDirs for Kept<'_> {
+    fn count(&self) -> usize {
+        self.dirs.count()
+    }
+    fn dir(&self, i: usize) -> Option<&InodeSec> {
+        self.dirs.dir(i)
+    }
+    fn name(&self, i: usize) -> &str {
+        self.dirs.name(i)
+    }
+    fn memo(&self) -> Option<&WalkMemo> {
+        Some(&self.memo)
+    }
+}
 
 /// xorshift64*: the same sequence for every combination.
 struct Rng(u64);
@@ -48,6 +70,14 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
         .enumerate()
         .map(|(i, t)| om.inode_init(&sb, 20 + i as u64, REG, &format!("/f{i}"), Some(&format!("u:object_r:{t}:s0"))))
         .collect();
+    // A walk kept across operations for each task, as its working directory (a memo holds
+    // one credential's walk at a time, so walks shared by every task would rarely be warm):
+    // the memos meet relabels, reloads, boolean commits and other credentials between two
+    // uses.
+    let kept: Vec<Kept> = [&[0, 1][..], &[0, 2, 4], &[1, 3, 0, 4], &[3, 1], &[4, 2, 0]]
+        .iter()
+        .map(|ix| Kept { dirs: ix.iter().map(|&i| (&dirs[i], "k")).collect(), memo: WalkMemo::new() })
+        .collect();
     let mut tasks: Vec<Task> = DOMAINS.iter().enumerate().map(|(i, c)| Task::new(100 + i as u32, "t", Cred::new(e.sid(c)))).collect();
     let mut open: Vec<(usize, FileSec)> = Vec::new();
     let mut rng = Rng(seed);
@@ -72,7 +102,7 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
                 None => &task,
             };
             match what {
-                0..=19 => {
+                0..=9 => {
                     let walk: Vec<(&InodeSec, &str)> = (0..1 + rng.below(4)).map(|_| (&dirs[rng.below(dirs.len())], "d")).collect();
                     format!("walk {:?}", res(om.path_walk(t, &walk)))
                 }
@@ -104,6 +134,11 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
                     let f = &files[rng.below(files.len())];
                     let mask = [MAY_READ, MAY_WRITE, MAY_READ | MAY_WRITE, MAY_APPEND | MAY_WRITE, MAY_EXEC][rng.below(5)];
                     format!("fperm {mask} {:?}", res(om.inode_permission(t, f, mask, Some("f"))))
+                }
+                10..=19 | 92..=99 => {
+                    // Twice: the first records the grants, the second the memo.
+                    let k = &kept[ti];
+                    format!("kept walk {:?} {:?}", res(om.path_walk(t, k)), res(om.path_walk(t, k)))
                 }
                 65..=69 => format!("stat {:?}", res(om.inode_getattr(t, &files[rng.below(files.len())], "/f"))),
                 70..=72 => format!("create {:?}", om.inode_create(t, &dirs[rng.below(dirs.len())], "n", REG).map_err(|e| e.errno())),

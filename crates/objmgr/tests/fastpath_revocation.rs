@@ -2,14 +2,17 @@
 //! a policy reload or boolean commit that revokes a permission, a credential change and an
 //! enforcing switch each take effect at the very next read, write, walk, getattr, permission
 //! check and open, with every combination of fast paths on (the inode's remembered grant is
-//! part of the "nothing beyond POSIX" switch). Expected answers come from objmgr-files.cil (its header
+//! part of the "nothing beyond POSIX" switch, and so is a walk's memo: each combination runs
+//! with a walk that keeps one and with one that does not). Expected answers come from objmgr-files.cil (its header
 //! lists what quiet_t may do) and the variant this test makes of it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod fs_support;
 
 use fs_support::*;
-use seaccess_objmgr::hooks::fs::{oflags::*, MountOpts, MAY_OPEN, MAY_READ, MAY_WRITE};
+use std::cell::Cell;
+
+use seaccess_objmgr::hooks::fs::{oflags::*, MountOpts, WalkDirs, WalkMemo, MAY_OPEN, MAY_READ, MAY_WRITE};
 use seaccess_objmgr::{errno, Cred, FileSec, Hook, InodeSec, Task};
 
 struct World {
@@ -21,6 +24,32 @@ struct World {
     f: InodeSec,
     /// A c_t file: quiet_t may read and open it only under boolean walk_c.
     g: InodeSec,
+    /// The memo of the walk to /d/sub/c, when the walk keeps one.
+    memo: Option<WalkMemo>,
+}
+
+/// The walk from the root to /d/sub/c, with the world's memo if it keeps one, counting the
+/// directories it reads.
+struct Chain<'a> {
+    dirs: [(&'a InodeSec, &'a str); 4],
+    memo: Option<&'a WalkMemo>,
+    reads: Cell<usize>,
+}
+
+impl WalkDirs for Chain<'_> {
+    fn count(&self) -> usize {
+        self.dirs.count()
+    }
+    fn dir(&self, i: usize) -> Option<&InodeSec> {
+        self.reads.set(self.reads.get() + 1);
+        self.dirs.dir(i)
+    }
+    fn name(&self, i: usize) -> &str {
+        self.dirs.name(i)
+    }
+    fn memo(&self) -> Option<&WalkMemo> {
+        self.memo
+    }
 }
 
 fn world() -> World {
@@ -32,12 +61,17 @@ fn world() -> World {
     let c = e.om.inode_init(&sb, 12, DIR, "/d/sub/c", Some("u:object_r:c_t:s0"));
     let f = e.om.inode_init(&sb, 13, REG, "/d/sub/c/f", Some("u:object_r:b_t:s0"));
     let g = e.om.inode_init(&sb, 14, REG, "/d/sub/c/g", Some("u:object_r:c_t:s0"));
-    World { e, root, d, sub, c, f, g }
+    World { e, root, d, sub, c, f, g, memo: None }
 }
 
 impl World {
     fn walk(&self, t: &Task) -> seaccess_objmgr::Result<()> {
-        self.e.om.path_walk(t, &[(&self.root, "/"), (&self.d, "d"), (&self.sub, "sub"), (&self.c, "c")])
+        self.walk_reading(t).0
+    }
+    /// The walk, and how many directories it read.
+    fn walk_reading(&self, t: &Task) -> (seaccess_objmgr::Result<()>, usize) {
+        let chain = Chain { dirs: [(&self.root, "/"), (&self.d, "d"), (&self.sub, "sub"), (&self.c, "c")], memo: self.memo.as_ref(), reads: Cell::new(0) };
+        (self.e.om.path_walk(t, &chain), chain.reads.get())
     }
     fn read(&self, t: &Task, file: &FileSec) -> seaccess_objmgr::Result<()> {
         self.e.om.file_permission(t, file, &self.f, MAY_READ, "/d/sub/c/f")
@@ -69,11 +103,17 @@ impl World {
     }
 }
 
-/// Runs `f` with each of the 8 combinations of fast paths (revalidate, search cache, posix).
+/// Runs `f` with each of the 8 combinations of fast paths (revalidate, search cache, posix),
+/// each with a walk that keeps a memo and with one that does not (a failure's output names
+/// which).
 fn each_combination(f: impl Fn(&World, [bool; 3])) {
-    for bits in 0..8u8 {
+    for bits in 0..16u8 {
         let on = [bits & 1 != 0, bits & 2 != 0, bits & 4 != 0];
-        let w = world();
+        let mut w = world();
+        if bits & 8 != 0 {
+            w.memo = Some(WalkMemo::new());
+        }
+        eprintln!("fast paths {on:?}, walk memo {}", w.memo.is_some());
         let fp = w.e.om.fast_paths();
         fp.set_revalidate(on[0]);
         fp.set_search_cache(on[1]);
@@ -93,7 +133,12 @@ fn warm_operations_skip_the_cache_exactly_when_their_fast_path_is_on() {
         let file = w.warm(&t);
         let om = &w.e.om;
         om.counters().reset();
-        w.walk(&t).unwrap();
+        let (r, reads) = w.walk_reading(&t);
+        r.unwrap();
+        // With the posix switch on, a walk with a memo reads no directory at all; one without
+        // reads each once (a grant each).
+        let want = if !on[2] { None } else if w.memo.is_some() { Some(0) } else { Some(4) };
+        assert!(want.is_none_or(|n| n == reads), "warm walk read {reads} directories, fast paths {on:?}, memo {}", w.memo.is_some());
         w.read(&t, &file).unwrap();
         w.write(&t, &file).unwrap();
         let walk = om.counters().get(Hook::InodePermission);

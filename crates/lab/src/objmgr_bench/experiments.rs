@@ -14,7 +14,7 @@ use std::os::unix::fs::FileExt;
 use std::time::Instant;
 
 use seaccess_objmgr::hooks::fs::oflags::{O_RDONLY, O_RDWR};
-use seaccess_objmgr::hooks::fs::{WalkDirs, MAY_OPEN, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::hooks::fs::{WalkDirs, WalkMemo, MAY_OPEN, MAY_READ, MAY_WRITE};
 use seaccess_objmgr::{FileSec, InodeSec, ObjectManager, Task};
 
 use super::tree::{Entry, Tree};
@@ -78,10 +78,11 @@ fn denied(what: &str, e: &Entry, err: seaccess_objmgr::ObjmgrError) -> LabError 
 
 /// The directories one lookup searches: their blobs in a list of their own (8 bytes a
 /// directory, so a dozen share two cache lines) and their names apart, read only for an
-/// audit record.
+/// audit record; and the walk's memo, as the dentry of the last directory would keep it.
 pub struct Walk<'t> {
     dirs: Vec<&'t InodeSec>,
     names: Vec<&'t str>,
+    memo: WalkMemo,
 }
 
 impl WalkDirs for Walk<'_> {
@@ -95,6 +96,10 @@ impl WalkDirs for Walk<'_> {
     }
     fn name(&self, i: usize) -> &str {
         self.names.get(i).copied().unwrap_or_default()
+    }
+    #[inline(always)]
+    fn memo(&self) -> Option<&WalkMemo> {
+        Some(&self.memo)
     }
 }
 
@@ -116,10 +121,10 @@ impl<'t> Prepared<'t> {
         for d in &tree.dirs {
             let mut w = tree.walk(d)?;
             w.push((tree.sec(d)?, d.name.as_str()));
-            walks.push(Walk { dirs: w.iter().map(|&(s, _)| s).collect(), names: w.iter().map(|&(_, n)| n).collect() });
+            walks.push(Walk { dirs: w.iter().map(|&(s, _)| s).collect(), names: w.iter().map(|&(_, n)| n).collect(), memo: WalkMemo::new() });
         }
         let root = walks.len();
-        walks.push(Walk { dirs: Vec::new(), names: Vec::new() });
+        walks.push(Walk { dirs: Vec::new(), names: Vec::new(), memo: WalkMemo::new() });
         let entries = entries.map(|e| Ok((e, tree.sec(e)?, e.parents.last().copied().unwrap_or(root)))).collect::<Result<_, LabError>>()?;
         Ok(Prepared { entries, walks })
     }
@@ -145,7 +150,7 @@ impl<'t> Prepared<'t> {
     }
 }
 
-static NO_WALK: Walk<'static> = Walk { dirs: Vec::new(), names: Vec::new() };
+static NO_WALK: Walk<'static> = Walk { dirs: Vec::new(), names: Vec::new(), memo: WalkMemo::new() };
 
 fn per_op(start: Instant, n: usize) -> f64 {
     start.elapsed().as_nanos() as f64 / n.max(1) as f64

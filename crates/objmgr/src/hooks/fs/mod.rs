@@ -19,6 +19,7 @@ pub use xattr::{attr, XATTR_NAME_SELINUX};
 pub use file::ioctls;
 pub use label::MountOpts;
 pub use walk::WalkDirs;
+pub use crate::walkmemo::WalkMemo;
 
 use crate::audit::AuditData;
 use crate::blobs::InodeSec;

@@ -10,6 +10,7 @@ use crate::cred::Task;
 use crate::error::Result;
 use crate::fastpath::SearchCache;
 use crate::grant::{self, compact};
+use crate::walkmemo::{self, WalkMemo};
 use crate::ObjectManager;
 
 use super::{dentry, file_mask_to_av, path, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
@@ -26,6 +27,12 @@ pub trait WalkDirs {
     fn dir(&self, i: usize) -> Option<&InodeSec>;
     /// The `i`th directory's own last component, for `name=` in an audit record.
     fn name(&self, i: usize) -> &str;
+    /// The walk's memo, if it keeps one (an object manager that walks the same directories
+    /// again and again: see [`WalkMemo`]); a warm walk with one costs the same at any depth.
+    #[inline(always)]
+    fn memo(&self) -> Option<&WalkMemo> {
+        None
+    }
 }
 
 /// The simplest walk: each directory with its name.
@@ -130,17 +137,27 @@ impl ObjectManager {
     /// component in the audit record (selinux_inode_permission with MAY_EXEC, as may_lookup
     /// asks it). A directory that remembers the task's search costs one load and one
     /// comparison; the credential's epoch is read once for the whole walk, which is one
-    /// operation.
+    /// operation. A walk with a memo that every directory held the search (all three under
+    /// the "nothing beyond POSIX" switch) costs two loads and a comparison.
     #[inline]
     pub fn path_walk<D: WalkDirs + ?Sized>(&self, task: &Task, dirs: &D) -> Result<()> {
         // The warm walk, inlined in the caller: no call, and no result written back.
         if self.fast_paths().posix() {
             let id = self.epoch(task.cred()).0;
+            // Loaded before any grant is (see walkmemo).
+            let generation = walkmemo::generation();
+            let memo = dirs.memo();
+            if memo.is_some_and(|m| m.holds(id, generation)) {
+                return Ok(());
+            }
             for i in 0..dirs.count() {
                 match dirs.dir(i) {
                     Some(d) if d.grant.holds(id, grant::SEARCH) => {}
                     _ => return self.path_walk_from(task, dirs, i, id),
                 }
+            }
+            if let Some(m) = memo {
+                m.record(id, generation);
             }
             return Ok(());
         }
