@@ -30,6 +30,10 @@
 //!   permissive domain's grants, which hold in either mode. The retired entries are computed
 //!   again by the switching thread (refresh), or else missed.
 //! - Nothing else: eviction only makes room.
+//!
+//! Fork: a process that forks while threads use the cache holds [`Avc::fork_guard`] across the
+//! fork; the child's [`ForkGuard::child`] empties the entries being written at the fork and
+//! catches the cache up with its server.
 
 mod stats;
 mod table;
@@ -66,6 +70,34 @@ impl Verdict {
     /// Whether the request goes through.
     pub fn allowed(&self) -> bool {
         !self.enforced
+    }
+}
+
+/// Every lock of an [`Avc`] held at once, for a process about to fork (see [`Avc::fork_guard`]).
+/// Dropping it releases them (in the parent); [`ForkGuard::child`] first repairs what threads
+/// the child does not have left half done.
+pub struct ForkGuard<'a> {
+    avc: &'a Avc,
+    _stats: stats::Held<'a>,
+    _resets: std::sync::MutexGuard<'a, Vec<ResetFn>>,
+}
+
+impl ForkGuard<'_> {
+    /// In the child of the fork, before it starts a thread: every entry a thread of the parent
+    /// was writing at the fork (its seqlock odd) is emptied and released, in both tables and the
+    /// ioctl decision cache, so that a flush does not wait for it forever; and the cache moves
+    /// to the newest policy its server answers with, since the announcement of a change another
+    /// thread was delivering may come late in the child (its decisions were prepared before it
+    /// was published, or are computed on a miss). Then the locks are released.
+    pub fn child(self) {
+        let a = self.avc;
+        for t in &a.tables {
+            t.unstick();
+        }
+        a.xperms.unstick();
+        let seqno = a.server.seqno().0;
+        a.advance(seqno);
+        a.raise_prepared(seqno);
     }
 }
 
@@ -228,6 +260,17 @@ impl Avc {
     #[inline(always)]
     fn state(&self) -> State {
         State(self.state.load(Acquire))
+    }
+
+    /// Holds every lock of the cache until the guard is dropped, for a process that forks while
+    /// other threads may use the cache (a C library's `pthread_atfork` handlers: take it in the
+    /// prepare handler, after the security server's `fork_guard`, since a change holds the
+    /// server's lock while it refreshes the cache; drop it in the parent's, call
+    /// [`ForkGuard::child`] in the child's). Checks are not stopped: they take no lock, and an
+    /// entry one was writing at the fork is repaired in the child. Must not be called from an
+    /// `on_reset` callback (it runs under the resets' lock).
+    pub fn fork_guard(&self) -> ForkGuard<'_> {
+        ForkGuard { avc: self, _stats: self.stats.hold(), _resets: lock(&self.resets) }
     }
 
     /// Enforcing (denials refused) or permissive (denials logged, access granted) for every

@@ -46,6 +46,19 @@ fn free_list() -> std::sync::MutexGuard<'static, Vec<usize>> {
     seaccess_types::lock(&FREE)
 }
 
+fn init_free_list() {
+    FREE_INIT.call_once(|| {
+        *free_list() = (0..OWNED).rev().collect();
+    });
+}
+
+/// The statistics' locks, held across a fork (see `Avc::fork_guard`). Stripes owned by threads
+/// the child does not have stay theirs: the child's threads count in the others, or shared.
+pub(crate) struct Held<'a> {
+    _zero: std::sync::MutexGuard<'a, CacheStats>,
+    _free: std::sync::MutexGuard<'static, Vec<usize>>,
+}
+
 thread_local! {
     /// The stripe number, read on every count: a plain cell with no destructor, so reading it
     /// needs no initialisation check.
@@ -66,9 +79,7 @@ fn stripe() -> usize {
 
 #[cold]
 fn claim() -> usize {
-    FREE_INIT.call_once(|| {
-        *free_list() = (0..OWNED).rev().collect();
-    });
+    init_free_list();
     let n = free_list().pop().unwrap_or(SHARED);
     // A thread being torn down can no longer hold a claim: it counts in the shared stripe.
     let n = if CLAIM.try_with(|c| *c.borrow_mut() = Some(Owned(n))).is_ok() {
@@ -177,6 +188,13 @@ impl Stats {
             hinted: Box::new(std::array::from_fn(|_| Counters::default())),
             zero: std::sync::Mutex::new(CacheStats::default()),
         }
+    }
+
+    /// Holds the statistics' locks; the free list is filled first, so that no thread is inside
+    /// its one-time initialisation at the fork.
+    pub fn hold(&self) -> Held<'_> {
+        init_free_list();
+        Held { _zero: seaccess_types::lock(&self.zero), _free: free_list() }
     }
 
     #[inline(always)]

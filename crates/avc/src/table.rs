@@ -158,6 +158,21 @@ impl Slot {
         (self.sids.load(Relaxed) != 0).then(|| (self.audit_seq.load(Relaxed) >> 32) as u32)
     }
 
+    /// In the child of a fork, whose only thread is the one that forked: if a writer of the
+    /// parent held the slot at the fork (its version odd), that writer is not in the child to
+    /// release it, so the slot is emptied and released here, or a flush would wait on it
+    /// forever. Sound only with no other thread running.
+    fn unstick(&self) {
+        let h = self.head.load(Acquire);
+        if h & 1 == 0 {
+            return;
+        }
+        self.sids.store(0, Relaxed);
+        self.grants.store(0, Relaxed);
+        self.audit_seq.store(0, Relaxed);
+        self.unlock(h - 1, 0, 0);
+    }
+
     /// Empties the slot under its lock, waiting out a writer that holds it, so that a reader
     /// sees the whole entry or none.
     fn clear(&self) {
@@ -212,6 +227,14 @@ impl Table {
 
     pub fn capacity(&self) -> usize {
         self.sets.len() * WAYS
+    }
+
+    /// Empties and releases every slot a writer held at a fork (see [`Slot::unstick`]); only in
+    /// the child, before it runs a second thread.
+    pub fn unstick(&self) {
+        for slot in self.sets.iter().flat_map(|s| s.slots.iter()) {
+            slot.unstick();
+        }
     }
 
     pub fn buckets(&self) -> usize {
@@ -379,6 +402,35 @@ mod tests {
 
     fn dec(allowed: u32, seqno: u32) -> AvDecision {
         AvDecision { allowed: AccessVector(allowed), seqno: Seqno(seqno), ..AvDecision::deny_all(Seqno(seqno)) }
+    }
+
+    // A slot a writer held at a fork stays odd in the child, where that writer does not exist:
+    // a flush would spin on it forever. `unstick` (the child's repair) empties and releases it,
+    // and leaves the other entries alone.
+    #[test]
+    fn a_slot_held_at_a_fork_is_released_in_the_child() {
+        let t = std::sync::Arc::new(Table::new(16));
+        let k = |s: u32| Key::new(Sid(s), Sid(s + 1), ClassId(3));
+        t.insert(k(1), &dec(5, 1), 1);
+        t.insert(k(7), &dec(6, 1), 1);
+        let held = t.sets.iter().flat_map(|s| s.slots.iter()).find(|s| s.sids.load(Relaxed) == k(1).sids).unwrap();
+        // The writer takes the slot and is gone (never releases it).
+        assert!(held.lock().is_some());
+        assert!(t.get(k(1), 1, 0).is_none(), "a held slot is read as a miss");
+        t.unstick();
+        assert!(t.get(k(1), 1, 0).is_none(), "the half-written entry is emptied");
+        assert_eq!(t.get(k(7), 1, 0).map(|d| d.allowed.0), Some(6), "other entries stay");
+        assert_eq!(held.head.load(Relaxed) & 1, 0);
+        t.insert(k(1), &dec(8, 1), 1);
+        assert_eq!(t.get(k(1), 1, 0).map(|d| d.allowed.0), Some(8), "the slot is usable again");
+        // A flush ends, within a deadline.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t2 = t.clone();
+        std::thread::spawn(move || {
+            t2.clear();
+            let _ = tx.send(());
+        });
+        assert!(rx.recv_timeout(std::time::Duration::from_secs(10)).is_ok(), "the flush waited on a slot held at the fork");
     }
 
     #[test]

@@ -83,6 +83,21 @@ impl<const N: usize> Slot<N> {
     fn occupant(&self) -> Option<u32> {
         (self.sids.load(Relaxed) != 0).then(|| (self.meta.load(Relaxed) >> 32) as u32)
     }
+
+    /// Empties and releases the slot if a writer held it at a fork (as the main table's
+    /// `Slot::unstick`); only in the child, before it runs a second thread.
+    fn unstick(&self) {
+        let h = self.head.load(Acquire);
+        if h & 1 == 0 {
+            return;
+        }
+        self.sids.store(0, Relaxed);
+        self.meta.store(0, Relaxed);
+        for w in &self.data {
+            w.store(0, Relaxed);
+        }
+        self.unlock(h - 1, 0);
+    }
 }
 
 #[repr(align(128))]
@@ -149,6 +164,12 @@ impl<const N: usize> Table<N> {
             if same {
                 return;
             }
+        }
+    }
+
+    fn unstick(&self) {
+        for slot in self.sets.iter().flat_map(|s| s.slots.iter()) {
+            slot.unstick();
         }
     }
 
@@ -253,6 +274,12 @@ impl XpermCache {
             },
             tag,
         );
+    }
+
+    /// Empties and releases every slot a writer held at a fork; only in the child.
+    pub fn unstick(&self) {
+        self.drivers.unstick();
+        self.decisions.unstick();
     }
 
     /// Driver maps and driver decisions held for policy `seqno`.

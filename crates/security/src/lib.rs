@@ -5,6 +5,9 @@
 //! boolean commit publishes a whole new generation atomically, with the next seqno. Queries take
 //! SIDs, class numbers and permission bits, and answer in the same terms (see `seaccess-types`).
 //!
+//! A process that forks while other threads use a server holds [`SecurityServer::fork_guard`]
+//! across the fork (from `pthread_atfork` handlers), so that its child inherits no held lock.
+//!
 //! This crate reads policies through `seaccess-policy` and must never depend on the cache, the
 //! object manager or any interface crate.
 
@@ -36,7 +39,7 @@ pub use mapping::ClassMap;
 pub use explain::{DenialReason, Explanation};
 pub use generation::Generation;
 pub use seaccess_policy::FsUseBehavior;
-pub use server::SecurityServer;
+pub use server::{ForkGuard, SecurityServer};
 pub use xperms::XpermKind;
 pub use sidtab::{SidTable, INITIAL_SID_NAMES};
 pub use sockets::{is_kernel_socket_class, KERNEL_SOCKET_CLASSES};

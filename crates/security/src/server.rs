@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use arc_swap::ArcSwap;
 use seaccess_policy::{read_policy, Policy};
@@ -59,6 +59,32 @@ pub struct SecurityServer {
     /// Changes asked for by prepare listeners, made right after the one being prepared.
     deferred: Mutex<VecDeque<Change>>,
     listeners: Arc<Listeners>,
+    /// The SID table every generation of this server shares (a reload and a commit hand it on).
+    sids: Arc<SidTable>,
+}
+
+/// Every lock of a [`SecurityServer`] held at once, for a process about to fork (see
+/// [`SecurityServer::fork_guard`]). Dropping it releases them (in the parent);
+/// [`ForkGuard::child`] first resets what only another thread of the parent could have ended.
+pub struct ForkGuard<'a> {
+    // Fields drop in declaration order: the reverse of the order they were taken in.
+    sids: crate::sidtab::Held<'a>,
+    listeners: crate::listeners::Held<'a>,
+    pending: MutexGuard<'a, Vec<bool>>,
+    deferred: MutexGuard<'a, VecDeque<Change>>,
+    changing: MutexGuard<'a, ()>,
+}
+
+impl ForkGuard<'_> {
+    /// In the child of the fork (its only thread): a change notification another thread was
+    /// delivering at the fork is queued again, to be delivered in full at the child's next
+    /// change (a listener in a child may so be told of one seqno twice, never of none); then
+    /// every lock is released.
+    pub fn child(self) {
+        let ForkGuard { sids, listeners, pending, deferred, changing } = self;
+        listeners.child();
+        drop((sids, pending, deferred, changing));
+    }
 }
 
 impl SecurityServer {
@@ -70,8 +96,10 @@ impl SecurityServer {
 
     pub fn new(policy: Policy) -> SecurityServer {
         let bools: Vec<bool> = policy.bools.iter().map(|b| b.state).collect();
-        let g = Self::generation(policy, Arc::new(SidTable::new()), bools.clone(), Seqno(1));
+        let sids = Arc::new(SidTable::new());
+        let g = Self::generation(policy, sids.clone(), bools.clone(), Seqno(1));
         SecurityServer {
+            sids,
             current: ArcSwap::from_pointee(g),
             pending: Mutex::new(bools),
             changing: Mutex::new(()),
@@ -173,6 +201,25 @@ impl SecurityServer {
     /// change at a time; a change `f` makes is made after the one it prepares.
     pub fn on_policy_prepare(&self, f: impl Fn(&dyn seaccess_types::AccessServer) + Send + Sync + 'static) -> Registration {
         self.listeners.add_prepare(Arc::new(f))
+    }
+
+    /// Holds every lock of the server until the guard is dropped, for a process that forks
+    /// while other threads may be using the server (a C library's `pthread_atfork` handlers:
+    /// take it in the prepare handler; drop it in the parent's, call [`ForkGuard::child`] in
+    /// the child's). A child then never inherits a lock held by a thread it does not have.
+    /// Waits for a change being made (building and preparing a generation) to be published;
+    /// does not wait for change listeners, which run outside every lock (see
+    /// [`ForkGuard::child`]). Must not be called from a prepare listener (its thread holds the
+    /// change lock). Queries are not stopped: they take no lock but the SID table's, held here.
+    pub fn fork_guard(&self) -> ForkGuard<'_> {
+        // The order every path nests them in: a change holds `changing` while it takes the
+        // others, and the listeners' and SID table's locks nest in none of them.
+        let changing = lock(&self.changing);
+        let deferred = lock(&self.deferred);
+        let pending = lock(&self.pending);
+        let listeners = self.listeners.hold();
+        let sids = self.sids.hold();
+        ForkGuard { sids, listeners, pending, deferred, changing }
     }
 
     /// How many listeners are registered: (prepare, change).

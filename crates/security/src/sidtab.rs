@@ -66,6 +66,11 @@ impl SidTable {
         sid
     }
 
+    /// Holds the table's lock (for a fork: see `SecurityServer::fork_guard`).
+    pub(crate) fn hold(&self) -> Held<'_> {
+        Held(write(&self.inner))
+    }
+
     /// The canonical text a dynamic SID stands for (None for initial and unknown SIDs).
     pub(crate) fn text(&self, sid: Sid) -> Option<Arc<str>> {
         read(&self.inner).strs.get(sid.0 as usize).cloned().flatten()
@@ -86,6 +91,9 @@ impl SidTable {
         self.len() == 0
     }
 }
+
+/// The SID table's lock, held (see [`SidTable::hold`]).
+pub(crate) struct Held<'a>(#[allow(dead_code)] RwLockWriteGuard<'a, Registry>);
 
 /// Slots for SIDs: bucket `b` holds 2^(b+6) of them, allocated when first needed, so that the
 /// buckets together cover every 32-bit SID and a slot never moves once made.
