@@ -46,8 +46,8 @@ capi-header: deps
 	cbindgen --quiet --config crates/capi/cbindgen.toml --output crates/capi/include/seaccess.h crates/capi/src/load.rs
 
 # The C programs in tests/capi against libseaccess: libsepol differential, errors, threads,
-# AddressSanitizer, valgrind.
-capi-test: capi oracle
+# fail-closed loading, callbacks, a broken stderr, fork, AddressSanitizer, valgrind.
+capi-test: capi oracle policies
 	bash tests/capi/run.sh
 
 # selinux_check_access and avc_has_perm through libseaccess against libselinux 3.4's own, on the

@@ -7,6 +7,10 @@
 #            security_compute_create/relabel/member;
 #   errors   errno conventions without a policy and for NULL or invalid arguments;
 #   threads  many threads at once answer as one;
+#   failclosed  a named policy that cannot be loaded (missing, corrupt) denies everything;
+#   callbacks   a reload's callbacks see the new policy and may call back in (reload, log);
+#   epipe    the default logger ignores a broken standard error;
+#   fork     children forked while threads intern, audit, reset and reload never hang;
 #   example  README's example, built with pkg-config.
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
@@ -14,6 +18,8 @@ cd "$(dirname "$0")/../.."
 LIB=target/release/libseaccess.so
 ORACLE=target/oracle/sepol-oracle
 POLICIES=(/etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/policy.33)
+# Two test policies differing in one rule (testdata/policies/callbacks_*.cil, make policies).
+A=target/policies/callbacks_a.33 B=target/policies/callbacks_b.33
 COUNT=${CAPI_QUERIES:-3000}
 OUT=target/capi
 mkdir -p "$OUT"
@@ -24,8 +30,8 @@ ok() { pass=$((pass + 1)); echo "ok: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 finish() { echo "capi: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 
-for need in "$LIB" "$ORACLE" "${POLICIES[@]}" crates/capi/include/seaccess.h; do
-  [ -e "$need" ] || bad "$need is missing (make capi oracle deps)"
+for need in "$LIB" "$ORACLE" "${POLICIES[@]}" "$A" "$B" crates/capi/include/seaccess.h; do
+  [ -e "$need" ] || bad "$need is missing (make capi oracle policies deps)"
 done
 for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not installed (make deps)"; done
 [ "$fail" -eq 0 ] || finish
@@ -33,7 +39,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
 LINK=(-L"$PWD/target/release" -lseaccess -Wl,-rpath,"$PWD/target/release")
-for p in answer errors threads; do
+for p in answer errors threads failclosed callbacks epipe fork; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
     || bad "compile $p with -fsanitize=address"
@@ -96,16 +102,38 @@ fi
 head -n 1000 "$T/q.default" > "$T/q1k"
 SEACCESS_POLICY=$pol "$OUT/threads" 8 3 < "$T/q1k" > "$T/t" 2>&1 && ok "threads: $(cat "$T/t")" || { bad "threads"; cat "$T/t"; }
 
+# Fail closed: a mistyped path (the issue's: Debian's policy33) and a corrupt file (the test then
+# writes a good policy over the bad file, which must change nothing, and loads A).
+# failclosed MODE ERRNO: the errno every call needing a policy fails with (ENOENT 2, EINVAL 22).
+failclosed() { # SUFFIX
+  mkdir -p "$T/m$1" && rm -f "$T/m$1/policy33" && head -c 1000 "$A" > "$T/corrupt$1"
+  SEACCESS_POLICY=/etc/selinux/default/policy/policy33 "$OUT/failclosed$1" repro 2 > "$T/f" 2>&1 \
+    && SEACCESS_POLICY=$T/m$1/policy33 "$OUT/failclosed$1" recover 2 "$A" >> "$T/f" 2>&1 \
+    && SEACCESS_POLICY=$T/corrupt$1 "$OUT/failclosed$1" recover 22 "$A" >> "$T/f" 2>&1
+}
+failclosed "" && ok "failclosed: a policy named and not loadable denies everything" || { bad "failclosed"; cat "$T/f"; }
+"$OUT/callbacks" "$A" "$B" > "$T/c" 2>&1 && ok "callbacks: reload callbacks see the new policy, no deadlock" || { bad "callbacks"; cat "$T/c"; }
+"$OUT/epipe" "$A" "$B" > "$T/p" 2>&1 && ok "epipe: a broken standard error changes no answer" || { bad "epipe"; cat "$T/p"; }
+"$OUT/fork" "$A" "$B" 300 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k")" || { bad "fork"; tail -20 "$T/k"; }
+SEACCESS_POLICY=$pol "$OUT/fork" load 50 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k") (during the lazy load)" || { bad "fork during the lazy load"; tail -20 "$T/k"; }
+
 # The same programs under AddressSanitizer and valgrind, on fewer queries.
 head -n 300 "$T/q.default" > "$T/q300"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=1
 SEACCESS_POLICY=$pol "$OUT/answer-asan" av < "$T/q300" > /dev/null 2> "$T/a" && ok "answer under ASan" || { bad "answer under ASan"; tail -30 "$T/a"; }
 "$OUT/errors-asan" "$pol" > "$T/a" 2>&1 && ok "errors under ASan" || { bad "errors under ASan"; tail -30 "$T/a"; }
 SEACCESS_POLICY=$pol "$OUT/threads-asan" 4 1 < "$T/q300" > "$T/a" 2>&1 && ok "threads under ASan" || { bad "threads under ASan"; tail -30 "$T/a"; }
+failclosed -asan && ok "failclosed under ASan" || { bad "failclosed under ASan"; tail -30 "$T/f"; }
+"$OUT/callbacks-asan" "$A" "$B" > "$T/a" 2>&1 && ok "callbacks under ASan" || { bad "callbacks under ASan"; tail -30 "$T/a"; }
+"$OUT/epipe-asan" "$A" "$B" > "$T/a" 2>&1 && ok "epipe under ASan" || { bad "epipe under ASan"; tail -30 "$T/a"; }
+"$OUT/fork-asan" "$A" "$B" 40 > "$T/a" 2>&1 && ok "fork under ASan" || { bad "fork under ASan"; tail -30 "$T/a"; }
+SEACCESS_POLICY=$pol "$OUT/fork-asan" load 20 > "$T/a" 2>&1 && ok "fork during the lazy load under ASan" || { bad "fork during the lazy load under ASan"; tail -30 "$T/a"; }
 unset ASAN_OPTIONS
 VG=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite)
 head -n 100 "$T/q.default" > "$T/q100"
 SEACCESS_POLICY=$pol "${VG[@]}" "$OUT/answer" av < "$T/q100" > /dev/null 2> "$T/v" && ok "answer under valgrind" || { bad "answer under valgrind"; tail -30 "$T/v"; }
 "${VG[@]}" "$OUT/errors" "$pol" > "$T/v" 2>&1 && ok "errors under valgrind" || { bad "errors under valgrind"; tail -30 "$T/v"; }
 SEACCESS_POLICY=$pol "${VG[@]}" "$OUT/threads" 2 1 < "$T/q100" > "$T/v" 2>&1 && ok "threads under valgrind" || { bad "threads under valgrind"; tail -30 "$T/v"; }
+"${VG[@]}" "$OUT/callbacks" "$A" "$B" > "$T/v" 2>&1 && ok "callbacks under valgrind" || { bad "callbacks under valgrind"; tail -30 "$T/v"; }
+"${VG[@]}" "$OUT/epipe" "$A" "$B" > "$T/v" 2>&1 && ok "epipe under valgrind" || { bad "epipe under valgrind"; tail -30 "$T/v"; }
 finish

@@ -302,7 +302,7 @@ pub extern "C" fn avc_has_perm_noaudit(
     avd: *mut AvDecisionC,
 ) -> c_int {
     ffi::guard(-1, || {
-        let k = state::kernel()?;
+        let k = state::for_check_enabled()?;
         let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
             if !avd.is_null() {
@@ -338,7 +338,7 @@ pub extern "C" fn avc_has_perm(
     auditdata: *mut c_void,
 ) -> c_int {
     ffi::guard(-1, || {
-        let k = state::kernel()?;
+        let k = state::for_check_enabled()?;
         let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
             audit_grant(sc, tc, tclass, requested, &d, auditdata);
@@ -454,8 +454,8 @@ pub extern "C" fn avc_netlink_check_nb() -> c_int {
     0
 }
 
-/// libselinux's selinux_check_access: 0 when allowed (or when no policy is loaded: SELinux
-/// disabled), -1 with errno EACCES when denied; an unknown class or permission is allowed when
+/// libselinux's selinux_check_access: 0 when allowed (or when no policy is named: SELinux
+/// disabled), -1 with errno EACCES when denied or when a named policy could not be loaded; an unknown class or permission is allowed when
 /// the policy allows unknown permissions, else EINVAL.
 #[no_mangle]
 pub extern "C" fn selinux_check_access(
@@ -466,7 +466,7 @@ pub extern "C" fn selinux_check_access(
     aux: *mut c_void,
 ) -> c_int {
     ffi::guard(-1, || {
-        let Some(k) = state::enabled() else { return Ok(0) };
+        let Some(k) = state::for_check()? else { return Ok(0) };
         if !AVC_OPEN.load(Relaxed) {
             open(k, None);
         }

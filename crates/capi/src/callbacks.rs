@@ -71,7 +71,8 @@ fn callbacks() -> Callbacks {
 }
 
 /// Writes one log line through the log callback, or to standard error as libselinux's default
-/// does. The line is passed as `"%s"`'s argument, so a `%` in a context is not a format.
+/// does. The line is passed as `"%s"`'s argument, so a `%` in a context is not a format. Called
+/// with no library lock held: the callback may call back into the library.
 pub(crate) fn log(kind: c_int, line: &str) {
     match callbacks().log {
         Some(f) => {
@@ -80,8 +81,36 @@ pub(crate) fn log(kind: c_int, line: &str) {
             // exactly the one NUL-terminated string we pass, which lives across the call.
             unsafe { f(kind, c"%s".as_ptr(), c.as_ptr()) };
         }
-        None => eprint!("{line}"),
+        None => to_stderr(line.as_bytes()),
     }
+}
+
+/// The default logger: the line written to file descriptor 2, write errors ignored, as
+/// libselinux's `fprintf(stderr, ...)` ignores them (a daemon's standard error may be a closed
+/// pipe, with SIGPIPE ignored). Not `eprint!`, which panics on an error and takes the standard
+/// library's stderr lock, which a thread of the parent may hold at a fork.
+fn to_stderr(mut line: &[u8]) {
+    while !line.is_empty() {
+        // SAFETY: writes from a live buffer of exactly `line.len()` bytes; fd 2 is only written.
+        let n = unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+        if n > 0 {
+            line = line.get(n as usize..).unwrap_or_default();
+        } else if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        } else {
+            return;
+        }
+    }
+}
+
+/// The callbacks' locks, held across a fork (see [`crate::fork`]).
+pub(crate) struct Held {
+    _callbacks: std::sync::RwLockWriteGuard<'static, Callbacks>,
+    _events: std::sync::MutexGuard<'static, Vec<AvcEvent>>,
+}
+
+pub(crate) fn hold() -> Held {
+    Held { _callbacks: CALLBACKS.write().unwrap_or_else(std::sync::PoisonError::into_inner), _events: lock(&AVC_EVENTS) }
 }
 
 /// The audit callback's text for `auditdata` (libselinux's avc_suppl_audit), at most `room`
@@ -149,6 +178,7 @@ pub(crate) fn forget_avc_callbacks() {
 #[no_mangle]
 pub extern "C" fn selinux_set_callback(kind: c_int, cb: SelinuxCallback) {
     ffi::guard((), || {
+        crate::fork::register();
         let mut c = CALLBACKS.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         // SAFETY: every member of the union is one function pointer (or NULL), and the type
         // says which one the program stored; Option<fn> has fn's layout, NULL being None.
@@ -197,6 +227,7 @@ pub extern "C" fn avc_add_callback(
 ) -> c_int {
     ffi::guard(-1, || {
         let f = callback.ok_or(EINVAL)?;
+        crate::fork::register();
         lock(&AVC_EVENTS).push(AvcEvent { f, events });
         Ok(0)
     })

@@ -50,7 +50,7 @@ pub extern "C" fn security_compute_av_flags_raw(
     avd: *mut AvDecisionC,
 ) -> c_int {
     ffi::guard(-1, || {
-        let k = state::kernel()?;
+        let k = state::for_check_enabled()?;
         if avd.is_null() {
             return Err(EINVAL);
         }
@@ -69,7 +69,7 @@ pub extern "C" fn security_compute_av_flags(scon: *const c_char, tcon: *const c_
 #[no_mangle]
 pub extern "C" fn security_compute_av_raw(scon: *const c_char, tcon: *const c_char, tclass: u16, _requested: u32, avd: *mut AvDecisionC) -> c_int {
     ffi::guard(-1, || {
-        let k = state::kernel()?;
+        let k = state::for_check_enabled()?;
         if avd.is_null() {
             return Err(EINVAL);
         }
@@ -260,8 +260,10 @@ pub extern "C" fn security_policyvers() -> c_int {
     })
 }
 
-/// 1 once a policy is loaded (or loadable from SEACCESS_POLICY), else 0.
+/// 1 once a policy is loaded (or loadable from SEACCESS_POLICY), and when SEACCESS_POLICY names
+/// a policy that could not be loaded (SELinux is meant to be on, and every check denies); 0
+/// when no policy is named.
 #[no_mangle]
 pub extern "C" fn is_selinux_enabled() -> c_int {
-    ffi::guard(0, || Ok(c_int::from(state::enabled().is_some())))
+    ffi::guard(0, || Ok(c_int::from(state::meant_to_be_on())))
 }

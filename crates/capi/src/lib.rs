@@ -4,8 +4,16 @@
 //!
 //! libselinux is a process-global API, so this library keeps one global "kernel" (a security
 //! server, its access vector cache and its enforcing mode), loaded by [`seaccess_load_policy`]
-//! or, at the first call that needs it, from the `SEACCESS_POLICY` environment variable. Without
-//! one, every call fails as libselinux's does on a kernel without SELinux (mostly ENOENT).
+//! or, at the first call that needs it, from the `SEACCESS_POLICY` environment variable. With no
+//! policy named, every call fails as libselinux's does on a kernel without SELinux (mostly
+//! ENOENT). A named policy that cannot be loaded closes the process instead: every check denies
+//! (EACCES) and every other call fails with the load's errno until a load succeeds (see
+//! `state`); it is never taken for "SELinux disabled".
+//!
+//! No program callback runs with a library lock held, and the cache follows a reload before
+//! the callbacks are told of it. The library is fork-safe: `pthread_atfork` handlers hold
+//! every lock across a fork and repair in the child what other threads left half done (see
+//! `fork`).
 //!
 //! Every exported function runs its body through [`ffi::guard`], which catches panics so that
 //! none crosses into C, and turns errors into libselinux's `-1` and errno. The crate allows
@@ -18,6 +26,7 @@ mod booleans;
 mod callbacks;
 mod compute;
 mod ffi;
+mod fork;
 mod load;
 mod lookup;
 mod memo;

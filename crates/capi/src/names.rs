@@ -14,6 +14,11 @@ use crate::state;
 /// flushed; these stay valid for the process's life, across reloads.
 static NAMES: Mutex<Option<FxHashMap<String, &'static CStr>>> = Mutex::new(None);
 
+/// The names' lock, held across a fork (see [`crate::fork`]).
+pub(crate) fn hold() -> std::sync::MutexGuard<'static, Option<FxHashMap<String, &'static CStr>>> {
+    lock(&NAMES)
+}
+
 fn static_name(s: &str) -> *const c_char {
     let mut m = lock(&NAMES);
     let m = m.get_or_insert_with(FxHashMap::default);

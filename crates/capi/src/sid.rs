@@ -114,6 +114,14 @@ struct Index {
     texts: Vec<CString>,
 }
 
+/// The index's lock, held across a fork (see [`crate::fork`]): no SID is being made at the fork,
+/// so the child finds every SID whole.
+pub(crate) struct Held(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, Option<Index>>);
+
+pub(crate) fn hold() -> Held {
+    Held(INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner))
+}
+
 /// The region, reserved on first use (called under INDEX's write lock).
 fn region() -> Res<usize> {
     let b = BASE.load(Acquire);
@@ -171,6 +179,7 @@ pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
             return Ok((i, at(BASE.load(Acquire), i)));
         }
     }
+    crate::fork::register();
     let mut idx = INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner);
     let index = idx.get_or_insert_with(Index::default);
     if let Some(&i) = index.map.get(ctx) {

@@ -1,0 +1,104 @@
+//! fork: a child forked while other threads are inside the library finds no lock held and
+//! nothing half done. libselinux takes no lock unless the program gives it some, so programs
+//! that fork (daemons, servers forking workers) do not expect a library to hang their child.
+//!
+//! `pthread_atfork` handlers, registered once (when the library is loaded, and at the latest at
+//! the first call that makes state: see [`register`]), hold every lock of the library, and of
+//! the security server and cache it reaches, across the fork: the prepare handler takes them
+//! (waiting for a policy being loaded or a change being built to finish), the parent's handler
+//! releases them, and the child's repairs what another thread of the parent left half done (a
+//! cache entry being written, a change notification being delivered: see
+//! `seaccess_security::ForkGuard::child` and `seaccess_avc::ForkGuard::child`) and then
+//! releases them.
+//!
+//! The locks are taken in the order every path of the library nests them: the load lock, the
+//! server's (its change lock first), the cache's, then the library's own tables, each of which
+//! nests in no other. No program callback runs under any of them, so a callback may fork.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering::*};
+use std::sync::MutexGuard;
+
+use seaccess_types::lock;
+
+use crate::{callbacks, lookup, names, sid, state};
+
+/// What the prepare handler holds until the parent's or the child's handler runs. Fields drop
+/// in declaration order: the reverse of the order they are taken in.
+struct Held {
+    names: MutexGuard<'static, Option<rustc_hash::FxHashMap<String, &'static std::ffi::CStr>>>,
+    sids: sid::Held,
+    callbacks: callbacks::Held,
+    avc: Option<seaccess_avc::ForkGuard<'static>>,
+    server: Option<seaccess_security::ForkGuard<'static>>,
+    loading: MutexGuard<'static, ()>,
+}
+
+thread_local! {
+    /// The forking thread's locks: the handlers of one fork run on the thread that forks (and
+    /// the child's only thread is its copy).
+    static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
+}
+
+static REGISTERED: AtomicBool = AtomicBool::new(false);
+
+/// Registers the handlers, once per process.
+#[inline]
+pub(crate) fn register() {
+    if REGISTERED.load(Relaxed) || REGISTERED.swap(true, AcqRel) {
+        return;
+    }
+    // SAFETY: the three handlers are `extern "C" fn()` that live for the process (this library
+    // is never unloaded while the process runs: it is linked, not dlopen'ed and closed); they
+    // do not panic (a panic cannot unwind out of an `extern "C"` function).
+    unsafe { libc::pthread_atfork(Some(prepare), Some(parent), Some(child)) };
+}
+
+/// Registered when the library is loaded, before any thread can be inside it: a child forked
+/// during the first call (a lazy load of SEACCESS_POLICY) is covered too.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static AT_LOAD: extern "C" fn() = at_load;
+
+#[cfg(target_os = "linux")]
+extern "C" fn at_load() {
+    register();
+}
+
+extern "C" fn prepare() {
+    let loading = lock(&state::LOADING);
+    let k = state::loaded();
+    let server = k.map(|k| k.server.fork_guard());
+    let avc = k.map(|k| k.avc.fork_guard());
+    let held = Held { callbacks: callbacks::hold(), sids: sid::hold(), names: names::hold(), avc, server, loading };
+    let _ = HELD.try_with(|h| {
+        if let Ok(mut h) = h.try_borrow_mut() {
+            *h = Some(held);
+        }
+    });
+}
+
+fn take() -> Option<Held> {
+    HELD.try_with(|h| h.try_borrow_mut().ok().and_then(|mut h| h.take())).ok().flatten()
+}
+
+extern "C" fn parent() {
+    drop(take());
+}
+
+extern "C" fn child() {
+    let Some(Held { names, sids, callbacks, avc, server, loading }) = take() else { return };
+    drop((names, sids, callbacks));
+    if let Some(a) = avc {
+        a.child();
+    }
+    if let Some(s) = server {
+        s.child();
+    }
+    // The name cache's policy, which a notification in flight at the fork may not have told.
+    if let Some(k) = state::loaded() {
+        lookup::policy_changed(k.server.seqno().0);
+    }
+    drop(loading);
+}
