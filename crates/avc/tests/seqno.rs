@@ -234,3 +234,22 @@ fn seqno_order_is_serial_number_arithmetic() {
     assert!(Seqno(2).is_after(Seqno(u32::MAX - 2)));
     assert!(!Seqno(u32::MAX).is_after(Seqno(3)));
 }
+
+// A fork after the server published a policy and before the cache was told of it (another
+// thread was delivering the announcement, and the child does not have that thread): in the
+// child, the cache answers from the new policy at once, not from the old decision it holds.
+#[test]
+fn a_child_forked_before_an_announcement_answers_from_the_new_policy() {
+    let (server, avc) = setup();
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    server.seqno.store(2, SeqCst);
+    // The parent's window, closed by the announcement in the parent: the old decision is hit.
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    // The fork: the prepare handler takes the guard, the child's handler repairs.
+    avc.fork_guard().child();
+    assert_eq!(avc.seqno(), Seqno(2));
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
+    // The announcement, if it comes (the child's next change delivers it again), changes nothing.
+    avc.policy_changed(Seqno(2));
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
+}
