@@ -455,8 +455,9 @@ pub extern "C" fn avc_netlink_check_nb() -> c_int {
 }
 
 /// libselinux's selinux_check_access: 0 when allowed (or when no policy is named: SELinux
-/// disabled), -1 with errno EACCES when denied or when a named policy could not be loaded; an unknown class or permission is allowed when
-/// the policy allows unknown permissions, else EINVAL.
+/// disabled), -1 with errno EACCES when denied or when a named policy could not be loaded; an
+/// unknown class or permission is allowed when the policy allows unknown permissions, else
+/// EINVAL.
 #[no_mangle]
 pub extern "C" fn selinux_check_access(
     scon: *const c_char,
