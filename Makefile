@@ -47,7 +47,7 @@ capi-header: deps
 
 # The C programs in tests/capi against libseaccess: libsepol differential, errors, threads,
 # AddressSanitizer, valgrind.
-capi-test: capi oracle
+capi-test: capi oracle policies
 	bash tests/capi/run.sh
 
 # selinux_check_access and avc_has_perm through libseaccess against libselinux 3.4's own, on the

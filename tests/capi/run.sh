@@ -7,6 +7,8 @@
 #            security_compute_create/relabel/member;
 #   errors   errno conventions without a policy and for NULL or invalid arguments;
 #   threads  many threads at once answer as one;
+#   permissive     empty requests, undefined class numbers and unknown names, enforcing and
+#                  permissive, as libselinux 3.4 answers them;
 #   example  README's example, built with pkg-config.
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
@@ -14,6 +16,9 @@ cd "$(dirname "$0")/../.."
 LIB=target/release/libseaccess.so
 ORACLE=target/oracle/sepol-oracle
 POLICIES=(/etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/policy.33)
+# Test policies from testdata/policies (make policies).
+TP=target/policies
+OWN=("$TP/renumber_a.33" "$TP/renumber_b.33" "$TP/unknown.33" "$TP/example.33")
 COUNT=${CAPI_QUERIES:-3000}
 OUT=target/capi
 mkdir -p "$OUT"
@@ -24,8 +29,8 @@ ok() { pass=$((pass + 1)); echo "ok: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 finish() { echo "capi: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 
-for need in "$LIB" "$ORACLE" "${POLICIES[@]}" crates/capi/include/seaccess.h; do
-  [ -e "$need" ] || bad "$need is missing (make capi oracle deps)"
+for need in "$LIB" "$ORACLE" "${POLICIES[@]}" "${OWN[@]}" crates/capi/include/seaccess.h; do
+  [ -e "$need" ] || bad "$need is missing (make capi oracle deps policies)"
 done
 for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not installed (make deps)"; done
 [ "$fail" -eq 0 ] || finish
@@ -33,7 +38,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
 LINK=(-L"$PWD/target/release" -lseaccess -Wl,-rpath,"$PWD/target/release")
-for p in answer errors threads; do
+for p in answer errors threads permissive; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
     || bad "compile $p with -fsanitize=address"
@@ -96,12 +101,15 @@ fi
 head -n 1000 "$T/q.default" > "$T/q1k"
 SEACCESS_POLICY=$pol "$OUT/threads" 8 3 < "$T/q1k" > "$T/t" 2>&1 && ok "threads: $(cat "$T/t")" || { bad "threads"; cat "$T/t"; }
 
+"$OUT/permissive" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/p" 2>&1 && ok "permissive: empty and unknown requests" || { bad "permissive: empty and unknown requests"; grep -v '^avc: \|^Unknown' "$T/p"; }
+
 # The same programs under AddressSanitizer and valgrind, on fewer queries.
 head -n 300 "$T/q.default" > "$T/q300"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=1
 SEACCESS_POLICY=$pol "$OUT/answer-asan" av < "$T/q300" > /dev/null 2> "$T/a" && ok "answer under ASan" || { bad "answer under ASan"; tail -30 "$T/a"; }
 "$OUT/errors-asan" "$pol" > "$T/a" 2>&1 && ok "errors under ASan" || { bad "errors under ASan"; tail -30 "$T/a"; }
 SEACCESS_POLICY=$pol "$OUT/threads-asan" 4 1 < "$T/q300" > "$T/a" 2>&1 && ok "threads under ASan" || { bad "threads under ASan"; tail -30 "$T/a"; }
+"$OUT/permissive-asan" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/a" 2>&1 && ok "permissive under ASan" || { bad "permissive under ASan"; tail -30 "$T/a"; }
 unset ASAN_OPTIONS
 VG=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite)
 head -n 100 "$T/q.default" > "$T/q100"
