@@ -9,6 +9,8 @@
 #   threads  many threads at once answer as one;
 #   permissive     empty requests, undefined class numbers and unknown names, enforcing and
 #                  permissive, as libselinux 3.4 answers them;
+#   stale_context  a context the reloaded policy no longer defines is EINVAL, seen before or not;
+#   reload_storm   checks racing reloads that renumber classes: no wrong answer;
 #   example  README's example, built with pkg-config.
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
@@ -38,7 +40,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
 LINK=(-L"$PWD/target/release" -lseaccess -Wl,-rpath,"$PWD/target/release")
-for p in answer errors threads permissive; do
+for p in answer errors threads permissive stale_context reload_storm; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
     || bad "compile $p with -fsanitize=address"
@@ -102,6 +104,8 @@ head -n 1000 "$T/q.default" > "$T/q1k"
 SEACCESS_POLICY=$pol "$OUT/threads" 8 3 < "$T/q1k" > "$T/t" 2>&1 && ok "threads: $(cat "$T/t")" || { bad "threads"; cat "$T/t"; }
 
 "$OUT/permissive" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/p" 2>&1 && ok "permissive: empty and unknown requests" || { bad "permissive: empty and unknown requests"; grep -v '^avc: \|^Unknown' "$T/p"; }
+"$OUT/stale_context" "$TP/renumber_a.33" "$TP/example.33" > "$T/p" 2>&1 && ok "stale_context: EINVAL for a context the reload made invalid" || { bad "stale_context"; grep -v '^avc: ' "$T/p"; }
+"$OUT/reload_storm" "$TP/renumber_a.33" "$TP/renumber_b.33" 3 > "$T/p" 2>&1 && ok "$(grep '^reload_storm:' "$T/p")" || { bad "reload_storm"; grep -v '^avc: ' "$T/p" | head -20; }
 
 # The same programs under AddressSanitizer and valgrind, on fewer queries.
 head -n 300 "$T/q.default" > "$T/q300"
@@ -110,6 +114,8 @@ SEACCESS_POLICY=$pol "$OUT/answer-asan" av < "$T/q300" > /dev/null 2> "$T/a" && 
 "$OUT/errors-asan" "$pol" > "$T/a" 2>&1 && ok "errors under ASan" || { bad "errors under ASan"; tail -30 "$T/a"; }
 SEACCESS_POLICY=$pol "$OUT/threads-asan" 4 1 < "$T/q300" > "$T/a" 2>&1 && ok "threads under ASan" || { bad "threads under ASan"; tail -30 "$T/a"; }
 "$OUT/permissive-asan" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/a" 2>&1 && ok "permissive under ASan" || { bad "permissive under ASan"; tail -30 "$T/a"; }
+"$OUT/stale_context-asan" "$TP/renumber_a.33" "$TP/example.33" > "$T/a" 2>&1 && ok "stale_context under ASan" || { bad "stale_context under ASan"; tail -30 "$T/a"; }
+"$OUT/reload_storm-asan" "$TP/renumber_a.33" "$TP/renumber_b.33" 2 > "$T/a" 2>&1 && ok "reload_storm under ASan" || { bad "reload_storm under ASan"; grep -v '^avc: ' "$T/a" | tail -30; }
 unset ASAN_OPTIONS
 VG=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite)
 head -n 100 "$T/q.default" > "$T/q100"

@@ -10,7 +10,6 @@ use seaccess_security::SecurityServer;
 use seaccess_types::{lock, Registration, Seqno};
 
 use crate::callbacks;
-use crate::lookup;
 use crate::ffi::{Errno, Res, EINVAL, ENOENT};
 
 /// The environment variable naming the policy to load at the first call that needs one.
@@ -78,7 +77,6 @@ fn from_env() -> Res<&'static Kernel> {
 fn install(server: SecurityServer) -> &'static Kernel {
     let server = Arc::new(server);
     let policyload = server.on_policy_change(|seqno: Seqno| {
-        lookup::policy_changed(seqno.0);
         callbacks::policy_loaded(seqno.0);
     });
     KERNEL.get_or_init(|| {
