@@ -144,12 +144,13 @@ fn hit(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32) -
     if requested == 0 {
         return None;
     }
-    let ((ss, at), (ts, tat)) = (s.resolved()?, t.resolved()?);
-    if at != tat {
+    // Each SID's word is its generation's seqno above the SID (0: not resolved).
+    let (sw, tw) = (s.resolved_word(), t.resolved_word());
+    if sw == 0 || tw == 0 || (sw ^ tw) >> 32 != 0 {
         return None;
     }
-    let d = k.avc.allowed_hit_as(ss, ts, ClassId(class), AccessVector(requested), thread::id())?;
-    (d.seqno.0 == at).then_some(d)
+    let d = k.avc.allowed_hit_as(Sid(sw as u32), Sid(tw as u32), ClassId(class), AccessVector(requested), thread::id())?;
+    (u64::from(d.seqno.0) == sw >> 32).then_some(d)
 }
 
 /// The audit record of a granted check, if the decision auditallows a requested permission.
@@ -499,36 +500,30 @@ pub extern "C" fn selinux_check_access(
             open(k, None);
         }
         let seed = lookup::key();
-        let q = memo::query(k, seed, scon, tcon, class, perm)?;
-        if let Some((s, t, c, av, at)) = q {
+        if let Some((s, t, c, av, at)) = memo::query(k, seed, scon, tcon, class, perm)? {
             if let Some(d) = hit(k, s, t, c.0, av.0).filter(|d| d.seqno.0 == at) {
                 audit_grant(s, t, c.0, av.0, &d, aux);
                 return Ok(0);
             }
         }
-        check_access_full(k, seed, q, [scon, tcon, class, perm], aux)
+        check_access_full(k, seed, [scon, tcon, class, perm], aux)
     })
 }
 
 /// selinux_check_access past its hit path (a denial, a miss, names or contexts resolved in
 /// another generation than the cache's decision, unknown names): everything resolved in the
-/// current generation, the names' numbers from `q` if they are that generation's.
+/// current generation (through the memos, which a call that came this way has just filled).
 #[cold]
 #[inline(never)]
-fn check_access_full(k: &Kernel, seed: u64, q: Option<memo::Query>, [scon, tcon, class, perm]: [*const c_char; 4], aux: *mut c_void) -> Res<c_int> {
+fn check_access_full(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c_char; 4], aux: *mut c_void) -> Res<c_int> {
     let g = k.server.snapshot();
-    let (s, t, c, av) = match q {
-        Some((s, t, c, av, at)) if at == g.seqno().0 => (s, t, c, av),
-        _ => {
-            let (s, t) = (memo::context(seed, scon)?.1, memo::context(seed, tcon)?.1);
-            match memo::class_perm(&g, seed, class, perm) {
-                Some(((c, av, _), _)) => (s, t, c, av),
-                None => match unknown_class_perm(&g, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
-                    Some((c, av)) => (s, t, c, av),
-                    None => return Ok(0),
-                },
-            }
-        }
+    let (s, t) = (memo::context(seed, scon)?.1, memo::context(seed, tcon)?.1);
+    let (c, av) = match memo::class_perm(&g, seed, class, perm) {
+        Some(((c, av, _), _)) => (c, av),
+        None => match unknown_class_perm(&g, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
+            Some(x) => x,
+            None => return Ok(0),
+        },
     };
     has_perm_in(k, &g, s, t, c.0, av.0, aux)
 }

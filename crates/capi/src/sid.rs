@@ -76,6 +76,12 @@ impl SecurityId {
         }
     }
 
+    /// [`SecurityId::resolved`] as its word: the seqno above the SID, 0 when not resolved.
+    #[inline(always)]
+    pub(crate) fn resolved_word(&self) -> u64 {
+        self.resolved.load(Relaxed)
+    }
+
     /// The seaccess SID of this context in generation `g`; EINVAL when `g`'s policy does not
     /// define the context (what the kernel answers the AVC's security_compute_av with), whether
     /// or not an earlier policy did.
