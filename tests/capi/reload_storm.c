@@ -17,6 +17,7 @@
  * first checked without reloads running, under each policy, so that the storm's expectations
  * are the policies' own. Then, without reloads running, avc_has_perm with numbers from
  * string_to_security_class and string_to_av_perm right after each reload must answer the same.
+ * Every audit record written during the storm must name the class and permission asked for.
  *
  * avc_has_perm during the storm is not checked: its class number and permission bit are the
  * policy's (libselinux's string_to_security_class gives the kernel's numbers when no class map
@@ -29,6 +30,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,13 +55,25 @@ static int failures;
 		}                                                                          \
 	} while (0)
 
-/* Every denial is audited through the log callback: counted here, not printed. */
-static atomic_long logged;
-static int quiet_log(int type, const char *fmt, ...)
+/* Both checks write an audit record through the log callback (the denial, and the grant the
+ * policies auditallow): each must name what was asked, `denied { read } ... tclass=file` or
+ * `granted { fork } ... tclass=process`; one naming the other policy's class is counted. */
+static atomic_long records, misnamed;
+static char first_misnamed[1024];
+static int check_log(int type, const char *fmt, ...)
 {
-	(void)type;
-	(void)fmt;
-	atomic_fetch_add(&logged, 1);
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (type != SELINUX_AVC)
+		return 0;
+	atomic_fetch_add(&records, 1);
+	int denial = strstr(buf, "avc:  denied  { read } for ") == buf && strstr(buf, " tclass=file ");
+	int grant = strstr(buf, "avc:  granted  { fork } for ") == buf && strstr(buf, " tclass=process\n");
+	if (!denial && !grant && atomic_fetch_add(&misnamed, 1) == 0)
+		snprintf(first_misnamed, sizeof first_misnamed, "%s", buf);
 	return 0;
 }
 
@@ -164,7 +178,7 @@ int main(int argc, char **argv)
 	double seconds = argc > 3 ? atof(argv[3]) : 3;
 	alarm((unsigned)seconds + 30);
 	union selinux_callback cb;
-	cb.func_log = quiet_log;
+	cb.func_log = check_log;
 	selinux_set_callback(SELINUX_CB_LOG, cb);
 
 	/* The premise: the two policies number `file` differently, and each answers as its
@@ -204,13 +218,18 @@ int main(int argc, char **argv)
 	EXPECT(checks >= 1000, "the storm checked");
 	EXPECT(grants == 0, "no file read granted during the reloads");
 	EXPECT(denials == 0, "no process fork denied during the reloads");
+	EXPECT(atomic_load(&records) >= checks, "every check wrote its record");
+	EXPECT(atomic_load(&misnamed) == 0, "every record names the class and permission asked for");
+	if (atomic_load(&misnamed))
+		printf("  %ld misnamed records of %ld, the first: %s", atomic_load(&misnamed), atomic_load(&records),
+		       first_misnamed);
 
 	/* Right after each reload, with none running: the numbers are the new policy's. */
 	for (int i = 0; i < 20; i++) {
 		EXPECT(seaccess_reload_policy(pol[i & 1]) == 0, "reload");
 		check_quiet(i & 1 ? "POLICY_B after the storm" : "POLICY_A after the storm");
 	}
-	printf("reload_storm: %ld reloads, %ld checks, %ld wrong grants, %ld wrong denials\n", atomic_load(&reloads), checks,
-	       grants, denials);
+	printf("reload_storm: %ld reloads, %ld checks, %ld wrong grants, %ld wrong denials, %ld of %ld records misnamed\n",
+	       atomic_load(&reloads), checks, grants, denials, atomic_load(&misnamed), atomic_load(&records));
 	return failures ? 1 : 0;
 }

@@ -153,11 +153,28 @@ fn hit(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32) -
     (u64::from(d.seqno.0) == sw >> 32).then_some(d)
 }
 
-/// The audit record of a granted check, if the decision auditallows a requested permission.
+/// The audit record of a granted check, if the decision auditallows a requested permission,
+/// named by the decision's generation. False when that generation is no longer the current
+/// one: the caller then checks the full way, whose decision and record are of one generation.
 #[inline(always)]
-fn audit_grant(s: &SecurityId, t: &SecurityId, class: u16, requested: u32, d: &AvDecision, auditdata: *mut c_void) {
+fn audit_grant(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32, d: &AvDecision, auditdata: *mut c_void) -> bool {
     let a = Audited { allowed: d.allowed.0, auditallow: d.auditallow.0, auditdeny: d.auditdeny.0 };
-    audit::audit(s, t, class, requested, &a, 0, auditdata);
+    if audit::audited(requested, &a, 0).0 == 0 {
+        return true;
+    }
+    record_grant(k, s, t, class, requested, d, &a, auditdata)
+}
+
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn record_grant(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32, d: &AvDecision, a: &Audited, auditdata: *mut c_void) -> bool {
+    let g = k.server.snapshot();
+    if g.seqno() != d.seqno {
+        return false;
+    }
+    audit::audit(Some(&g), s, t, class, requested, a, 0, auditdata);
+    true
 }
 
 /// Marks the AVC open (libselinux's avc_init_internal), following the kernel's mode unless
@@ -364,8 +381,9 @@ pub extern "C" fn avc_has_perm(
         let k = state::kernel()?;
         let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
-            audit_grant(sc, tc, tclass, requested, &d, auditdata);
-            return Ok(0);
+            if audit_grant(k, sc, tc, tclass, requested, &d, auditdata) {
+                return Ok(0);
+            }
         }
         has_perm_full(k, sc, tc, tclass, requested, auditdata)
     })
@@ -387,7 +405,7 @@ fn has_perm_in(k: &Kernel, g: &Generation, sc: &SecurityId, tc: &SecurityId, tcl
         Err(e) => (avd_init(g), Err(e)),
     };
     let result = if rc.is_ok() { 0 } else { -1 };
-    audit::audit(sc, tc, tclass, requested, &d.audited(), result, auditdata);
+    audit::audit(Some(g), sc, tc, tclass, requested, &d.audited(), result, auditdata);
     rc.map(|()| 0)
 }
 
@@ -409,7 +427,9 @@ pub extern "C" fn avc_audit(
         }
         // SAFETY: a non-NULL pointer to the caller's `struct av_decision`, read once.
         let d = unsafe { avd.read() };
-        audit::audit(s, t, tclass, requested, &d.audited(), result, auditdata);
+        // The caller's decision and numbers: named by the current generation.
+        let g = state::enabled().map(|k| k.server.snapshot());
+        audit::audit(g.as_deref(), s, t, tclass, requested, &d.audited(), result, auditdata);
         Ok(())
     })
 }
@@ -502,8 +522,9 @@ pub extern "C" fn selinux_check_access(
         let seed = lookup::key();
         if let Some((s, t, c, av, at)) = memo::query(k, seed, scon, tcon, class, perm)? {
             if let Some(d) = hit(k, s, t, c.0, av.0).filter(|d| d.seqno.0 == at) {
-                audit_grant(s, t, c.0, av.0, &d, aux);
-                return Ok(0);
+                if audit_grant(k, s, t, c.0, av.0, &d, aux) {
+                    return Ok(0);
+                }
             }
         }
         check_access_full(k, seed, [scon, tcon, class, perm], aux)

@@ -6,6 +6,7 @@ use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::Mutex;
 
 use rustc_hash::FxHashMap;
+use seaccess_security::Generation;
 use seaccess_types::{lock, AccessVector, ClassId};
 
 use crate::ffi::{self, Res, EINVAL};
@@ -49,13 +50,11 @@ pub(crate) fn class_name(class: u16) -> Option<String> {
     g.class_name(ClassId(class)).ok().map(String::from)
 }
 
-/// The names of the permissions in `av`, lowest bit first, stopping at the first bit the class
+/// The names generation `g` gives the permissions in `av`, lowest bit first, stopping at the first bit the class
 /// does not name (as libselinux's avc_dump_av); the bits left unnamed.
-pub(crate) fn perm_names(class: u16, av: u32) -> (Vec<String>, u32) {
+pub(crate) fn perm_names(g: &Generation, class: u16, av: u32) -> (Vec<String>, u32) {
     let mut names = Vec::new();
     let mut left = av;
-    let Ok(k) = state::kernel() else { return (names, left) };
-    let g = k.server.snapshot();
     for bit in AccessVector(av).bits() {
         match g.perm_name(ClassId(class), bit) {
             Some(n) => {
