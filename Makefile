@@ -46,7 +46,8 @@ capi-header: deps
 	cbindgen --quiet --config crates/capi/cbindgen.toml --output crates/capi/include/seaccess.h crates/capi/src/load.rs
 
 # The C programs in tests/capi against libseaccess: libsepol differential, errors, threads,
-# fail-closed loading, callbacks, a broken stderr, fork, AddressSanitizer, valgrind.
+# fail-closed loading, callbacks, a broken stderr, fork, permissive and unknown requests, stale
+# contexts, checks racing renumbering reloads, AddressSanitizer, valgrind.
 capi-test: capi oracle policies
 	bash tests/capi/run.sh
 

@@ -11,6 +11,10 @@
 #   callbacks   a reload's callbacks see the new policy and may call back in (reload, log);
 #   epipe    the default logger ignores a broken standard error;
 #   fork     children forked while threads intern, audit, reset and reload never hang;
+#   permissive     empty requests, undefined class numbers and unknown names, enforcing and
+#                  permissive, as libselinux 3.4 answers them;
+#   stale_context  a context the reloaded policy no longer defines is EINVAL, seen before or not;
+#   reload_storm   checks racing reloads that renumber classes: no wrong answer;
 #   example  README's example, built with pkg-config.
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
@@ -18,8 +22,11 @@ cd "$(dirname "$0")/../.."
 LIB=target/release/libseaccess.so
 ORACLE=target/oracle/sepol-oracle
 POLICIES=(/etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/policy.33)
-# Two test policies differing in one rule (testdata/policies/callbacks_*.cil, make policies).
-A=target/policies/callbacks_a.33 B=target/policies/callbacks_b.33
+# Test policies from testdata/policies (make policies); A and B differ in one rule
+# (callbacks_*.cil).
+TP=target/policies
+A=$TP/callbacks_a.33 B=$TP/callbacks_b.33
+OWN=("$A" "$B" "$TP/renumber_a.33" "$TP/renumber_b.33" "$TP/unknown.33" "$TP/example.33")
 COUNT=${CAPI_QUERIES:-3000}
 OUT=target/capi
 mkdir -p "$OUT"
@@ -30,8 +37,8 @@ ok() { pass=$((pass + 1)); echo "ok: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 finish() { echo "capi: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 
-for need in "$LIB" "$ORACLE" "${POLICIES[@]}" "$A" "$B" crates/capi/include/seaccess.h; do
-  [ -e "$need" ] || bad "$need is missing (make capi oracle policies deps)"
+for need in "$LIB" "$ORACLE" "${POLICIES[@]}" "${OWN[@]}" crates/capi/include/seaccess.h; do
+  [ -e "$need" ] || bad "$need is missing (make capi oracle deps policies)"
 done
 for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not installed (make deps)"; done
 [ "$fail" -eq 0 ] || finish
@@ -39,7 +46,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
 LINK=(-L"$PWD/target/release" -lseaccess -Wl,-rpath,"$PWD/target/release")
-for p in answer errors threads failclosed callbacks epipe fork; do
+for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
     || bad "compile $p with -fsanitize=address"
@@ -116,6 +123,9 @@ failclosed "" && ok "failclosed: a policy named and not loadable denies everythi
 "$OUT/epipe" "$A" "$B" > "$T/p" 2>&1 && ok "epipe: a broken standard error changes no answer" || { bad "epipe"; cat "$T/p"; }
 "$OUT/fork" "$A" "$B" 300 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k")" || { bad "fork"; tail -20 "$T/k"; }
 SEACCESS_POLICY=$pol "$OUT/fork" load 50 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k") (during the lazy load)" || { bad "fork during the lazy load"; tail -20 "$T/k"; }
+"$OUT/permissive" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/p" 2>&1 && ok "permissive: empty and unknown requests" || { bad "permissive: empty and unknown requests"; grep -v '^avc: \|^Unknown' "$T/p"; }
+"$OUT/stale_context" "$TP/renumber_a.33" "$TP/example.33" > "$T/p" 2>&1 && ok "stale_context: EINVAL for a context the reload made invalid" || { bad "stale_context"; grep -v '^avc: ' "$T/p"; }
+"$OUT/reload_storm" "$TP/renumber_a.33" "$TP/renumber_b.33" 3 > "$T/p" 2>&1 && ok "$(grep '^reload_storm:' "$T/p")" || { bad "reload_storm"; grep -v '^avc: ' "$T/p" | head -20; }
 
 # The same programs under AddressSanitizer and valgrind, on fewer queries.
 head -n 300 "$T/q.default" > "$T/q300"
@@ -128,6 +138,9 @@ failclosed -asan && ok "failclosed under ASan" || { bad "failclosed under ASan";
 "$OUT/epipe-asan" "$A" "$B" > "$T/a" 2>&1 && ok "epipe under ASan" || { bad "epipe under ASan"; tail -30 "$T/a"; }
 "$OUT/fork-asan" "$A" "$B" 40 > "$T/a" 2>&1 && ok "fork under ASan" || { bad "fork under ASan"; tail -30 "$T/a"; }
 SEACCESS_POLICY=$pol "$OUT/fork-asan" load 20 > "$T/a" 2>&1 && ok "fork during the lazy load under ASan" || { bad "fork during the lazy load under ASan"; tail -30 "$T/a"; }
+"$OUT/permissive-asan" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/a" 2>&1 && ok "permissive under ASan" || { bad "permissive under ASan"; tail -30 "$T/a"; }
+"$OUT/stale_context-asan" "$TP/renumber_a.33" "$TP/example.33" > "$T/a" 2>&1 && ok "stale_context under ASan" || { bad "stale_context under ASan"; tail -30 "$T/a"; }
+"$OUT/reload_storm-asan" "$TP/renumber_a.33" "$TP/renumber_b.33" 2 > "$T/a" 2>&1 && ok "reload_storm under ASan" || { bad "reload_storm under ASan"; grep -v '^avc: ' "$T/a" | tail -30; }
 unset ASAN_OPTIONS
 VG=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite)
 head -n 100 "$T/q.default" > "$T/q100"

@@ -1,8 +1,12 @@
 //! The AVC's audit record in libselinux's text (its avc.c avc_audit, which differs from the
 //! kernel's): `avc:  denied  { read } for <supplement> scontext=... tcontext=... tclass=file
-//! permissive=0`, sent to the log callback with type SELINUX_AVC.
+//! permissive=0`, sent to the log callback with type SELINUX_AVC. The class and permissions are
+//! named by the policy generation the check's decision is of, so that a record written while a
+//! reload renumbers classes names what was decided.
 
 use std::ffi::c_void;
+
+use seaccess_security::Generation;
 
 use crate::callbacks;
 use crate::names;
@@ -33,21 +37,24 @@ pub(crate) fn audited(requested: u32, d: &Audited, result: i32) -> (u32, bool) {
     }
 }
 
-/// Writes the record of one check, if it needs one. The contexts are read only for a record:
-/// most checks write none, and this is on every check's path.
+/// Writes the record of one check, if it needs one, naming the class and permissions as
+/// generation `g` (the decision's) does (none without a policy). The contexts are read only for a record: most checks
+/// write none, and this is on every check's path.
 #[inline(always)]
-pub(crate) fn audit(scon: &SecurityId, tcon: &SecurityId, class: u16, requested: u32, d: &Audited, result: i32, auditdata: *mut c_void) {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn audit(g: Option<&Generation>, scon: &SecurityId, tcon: &SecurityId, class: u16, requested: u32, d: &Audited, result: i32, auditdata: *mut c_void) {
     let (audited, denied) = audited(requested, d, result);
     if audited != 0 {
-        record(scon.text(), tcon.text(), class, audited, denied, result, auditdata);
+        record(g, scon.text(), tcon.text(), class, audited, denied, result, auditdata);
     }
 }
 
 #[cold]
 #[inline(never)]
-fn record(scon: &str, tcon: &str, class: u16, audited: u32, denied: bool, result: i32, auditdata: *mut c_void) {
+#[allow(clippy::too_many_arguments)]
+fn record(g: Option<&Generation>, scon: &str, tcon: &str, class: u16, audited: u32, denied: bool, result: i32, auditdata: *mut c_void) {
     let mut buf = format!("avc:  {} ", if denied { "denied" } else { "granted" });
-    let (names, unnamed) = names::perm_names(class, audited);
+    let (names, unnamed) = g.map_or((Vec::new(), audited), |g| names::perm_names(g, class, audited));
     buf.push_str(" {");
     for n in &names {
         buf.push(' ');
@@ -61,7 +68,7 @@ fn record(scon: &str, tcon: &str, class: u16, audited: u32, denied: bool, result
     buf.push_str(&callbacks::audit_supplement(auditdata, class, room));
     buf.push(' ');
     // glibc prints a NULL %s as "(null)", which is what libselinux writes for an unknown class.
-    let cname = names::class_name(class).unwrap_or_else(|| "(null)".to_owned());
+    let cname = g.and_then(|g| g.class_name(seaccess_types::ClassId(class)).ok()).unwrap_or("(null)");
     buf.push_str(&format!("scontext={scon} tcontext={tcon} tclass={cname}"));
     if denied {
         buf.push_str(&format!(" permissive={}", u8::from(result == 0)));

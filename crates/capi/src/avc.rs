@@ -3,11 +3,26 @@
 //!
 //! `struct avc_entry_ref` is ignored: the seaccess cache's lookup is already lock-free and
 //! cheaper than following a hint, so a reference is neither read nor written.
+//!
+//! One generation per answer: a check takes its decision, its SIDs' validity and (for
+//! selinux_check_access) its class and permission numbers from one policy generation. The hit
+//! path compares seqnos: the decision's (from the cache), each SID's (the generation that
+//! defined its context, [`SecurityId::resolved`]) and the names' ([`crate::lookup`]); any
+//! mismatch, as a reload in between gives, sends the check the full way, which takes a
+//! snapshot of the server's current generation, resolves everything in it, and takes the
+//! cache's decision only if it is of that generation ([`Avc::check_at`]), else asks the
+//! generation itself. So no answer pairs one policy's class numbers or contexts with another's
+//! decision, and a context the current policy does not define is EINVAL however the process
+//! used it before. Numbers a program passes in (avc_has_perm's class and permissions, from
+//! string_to_security_class and string_to_av_perm) are the current policy's, as libselinux's
+//! are the kernel's: a program that keeps them across a reload that renumbers classes gets the
+//! answer for whatever they mean in the new policy, on libselinux as here.
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::Ordering::*;
 
-use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, HandleUnknown, LabelServer, ServerError, Sid};
+use seaccess_security::{Generation, SecurityError};
+use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, ServerError, Sid};
 
 use crate::audit::{self, Audited};
 use crate::callbacks::{self, AVC_OPEN};
@@ -79,63 +94,87 @@ pub struct AvcCacheStats {
 const AVC_OPT_SETENFORCE: c_int = 1;
 
 /// libselinux's avd_init: what a failed check leaves in the caller's decision.
-fn avd_init(k: &Kernel) -> AvDecisionC {
-    AvDecisionC { auditdeny: u32::MAX, seqno: k.server.seqno().0, ..AvDecisionC::default() }
+fn avd_init(g: &Generation) -> AvDecisionC {
+    AvDecisionC { auditdeny: u32::MAX, seqno: g.seqno().0, ..AvDecisionC::default() }
 }
 
-/// libselinux's avc_has_perm_noaudit on seaccess's cache: the decision, and whether the request
-/// goes through (EACCES when denied and enforced). A context the policy does not define is
-/// EINVAL when the cache enforces, and a pass with nothing allowed when it does not (libselinux
-/// ignores the kernel's EINVAL in permissive mode). One cache lookup per check, as libselinux
-/// counts it.
-#[inline(always)]
-pub(crate) fn check(k: &Kernel, s: Res<Sid>, t: Res<Sid>, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
+/// libselinux's avc_has_perm_noaudit on seaccess's cache, for SIDs resolved in generation `g`:
+/// the decision of `g`, and whether the request goes through (EACCES when denied and
+/// enforced). A context `g` does not define is EINVAL when the cache enforces, and a pass with
+/// nothing allowed when it does not (libselinux ignores the kernel's EINVAL in permissive
+/// mode). One cache lookup per check, as libselinux counts it.
+pub(crate) fn check(k: &Kernel, g: &Generation, s: Res<Sid>, t: Res<Sid>, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
     let (Ok(s), Ok(t)) = (s, t) else {
-        return if k.avc.enforcing() { Err(EINVAL) } else { Ok((avd_init(k), Ok(()))) };
+        return if k.avc.enforcing() { Err(EINVAL) } else { Ok((avd_init(g), Ok(()))) };
     };
-    if requested != 0 {
-        match k.avc.verdict_as(s, t, ClassId(class), AccessVector(requested), thread::id()) {
-            Ok(v) => return Ok(((&v.decision).into(), if v.enforced { Err(EACCES) } else { Ok(()) })),
-            Err(ServerError::InvalidClass(_)) => {}
-            Err(_) => return Err(EINVAL),
-        }
-    }
-    check_rest(k, s, t, class, requested)
+    let (d, enforced) = match k.avc.check_at(s, t, ClassId(class), AccessVector(requested), g.seqno()) {
+        Ok(Ok(v)) => (v.decision, v.enforced),
+        // The cache answered from another generation (a reload in between), or found the class
+        // undefined in a newer one: `g` decides.
+        Ok(Err(_)) | Err(ServerError::InvalidClass(_)) => decide_in(k, g, s, t, class, requested)?,
+        Err(_) => return Err(EINVAL),
+    };
+    // An empty request is refused when enforcing (libselinux: `if (!requested || denied)`).
+    let refused = enforced || (requested == 0 && k.avc.enforcing() && !d.flags.permissive());
+    Ok(((&d).into(), if refused { Err(EACCES) } else { Ok(()) }))
 }
 
-/// The hit path of a check: the cached decision when both SIDs are resolved, the cache holds
-/// the triple and its decision allows every requested permission (counted as one lookup).
-/// None sends the check the full way ([`check`]), which counts it instead.
+/// Generation `g`'s own decision, when the cache has none of `g`'s (it is on another
+/// policy), or the class is one `g` does not define: the kernel's answer for an undefined
+/// class number. Whether the denial of a requested permission stands, by the cache's mode.
+#[cold]
+#[inline(never)]
+fn decide_in(k: &Kernel, g: &Generation, s: Sid, t: Sid, class: u16, requested: u32) -> Res<(AvDecision, bool)> {
+    let d = match g.compute_av(s, t, ClassId(class)) {
+        Ok(d) => d,
+        Err(SecurityError::InvalidClass(_)) => crate::compute::unknown_class_decision(g, class),
+        Err(_) => return Err(EINVAL),
+    };
+    let enforced = requested & !d.allowed.0 != 0 && k.avc.enforcing() && !d.flags.permissive();
+    Ok((d, enforced))
+}
+
+/// The hit path of a check: the cached decision when both SIDs are resolved in the generation
+/// the decision is of, the cache holds the triple and its decision allows every requested
+/// permission (counted as one lookup). None sends the check the full way ([`check`]), which
+/// counts it instead (a decision of another generation than the SIDs' is counted twice).
 #[inline(always)]
 fn hit(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32) -> Option<AvDecision> {
     // An empty request is refused when enforcing: the full way decides it.
     if requested == 0 {
         return None;
     }
-    k.avc.allowed_hit_as(s.resolved()?, t.resolved()?, ClassId(class), AccessVector(requested), thread::id())
+    // Each SID's word is its generation's seqno above the SID (0: not resolved).
+    let (sw, tw) = (s.resolved_word(), t.resolved_word());
+    if sw == 0 || tw == 0 || (sw ^ tw) >> 32 != 0 {
+        return None;
+    }
+    let d = k.avc.allowed_hit_as(Sid(sw as u32), Sid(tw as u32), ClassId(class), AccessVector(requested), thread::id())?;
+    (u64::from(d.seqno.0) == sw >> 32).then_some(d)
 }
 
-/// The audit record of a granted check, if the decision auditallows a requested permission.
+/// The audit record of a granted check, if the decision auditallows a requested permission,
+/// named by the decision's generation. False when that generation is no longer the current
+/// one: the caller then checks the full way, whose decision and record are of one generation.
 #[inline(always)]
-fn audit_grant(s: &SecurityId, t: &SecurityId, class: u16, requested: u32, d: &AvDecision, auditdata: *mut c_void) {
+fn audit_grant(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32, d: &AvDecision, auditdata: *mut c_void) -> bool {
     let a = Audited { allowed: d.allowed.0, auditallow: d.auditallow.0, auditdeny: d.auditdeny.0 };
-    audit::audit(s, t, class, requested, &a, 0, auditdata);
+    if audit::audited(requested, &a, 0).0 == 0 {
+        return true;
+    }
+    record_grant(k, s, t, class, requested, d, &a, auditdata)
 }
 
-/// An empty request, or a class the policy does not define.
 #[cold]
 #[inline(never)]
-fn check_rest(k: &Kernel, s: Sid, t: Sid, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
-    let avc = &k.avc;
-    let d = match avc.decide(s, t, ClassId(class)) {
-        Ok(d) => d,
-        Err(ServerError::InvalidClass(_)) => crate::compute::unknown_class_decision(k, class),
-        Err(_) => return Err(EINVAL),
-    };
-    // An empty request is refused when enforcing (libselinux: `if (!requested || denied)`).
-    let denied = requested & !d.allowed.0;
-    let refused = (requested == 0 || denied != 0) && avc.enforcing() && !d.flags.permissive();
-    Ok(((&d).into(), if refused { Err(EACCES) } else { Ok(()) }))
+#[allow(clippy::too_many_arguments)]
+fn record_grant(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32, d: &AvDecision, a: &Audited, auditdata: *mut c_void) -> bool {
+    let g = k.server.snapshot();
+    if g.seqno() != d.seqno {
+        return false;
+    }
+    audit::audit(Some(&g), s, t, class, requested, a, 0, auditdata);
+    true
 }
 
 /// Marks the AVC open (libselinux's avc_init_internal), following the kernel's mode unless
@@ -245,10 +284,10 @@ pub extern "C" fn avc_sid_to_context(sid: *mut SecurityId, ctx: *mut *mut c_char
 /// The context of an initial SID by name (`kernel`, `unlabeled`, ...), as selinuxfs's
 /// initial_contexts directory gives it; ENOENT for a name the policy does not define.
 pub(crate) fn initial_context(name: &str) -> Res<String> {
-    let k = state::kernel()?;
+    let g = state::kernel()?.server.snapshot();
     let n = seaccess_security::INITIAL_SID_NAMES.iter().position(|&x| !x.is_empty() && x == name).ok_or(ENOENT)?;
-    let sid = k.server.initial_sid(n as u32).ok_or(ENOENT)?;
-    k.server.sid_to_context(sid).map_err(|_| ENOENT)
+    let sid = g.initial_sid(n as u32).ok_or(ENOENT)?;
+    g.sid_to_context(sid).map_err(|_| ENOENT)
 }
 
 #[no_mangle]
@@ -317,11 +356,12 @@ pub extern "C" fn avc_has_perm_noaudit(
 #[cold]
 #[inline(never)]
 fn has_perm_noaudit_full(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, avd: *mut AvDecisionC) -> Res<c_int> {
+    let g = k.server.snapshot();
     if !avd.is_null() {
-        ffi::out(avd, avd_init(k))?;
+        ffi::out(avd, avd_init(&g))?;
     }
-    let (s, t) = (sc.resolve(&k.server), tc.resolve(&k.server));
-    let (d, rc) = check(k, s, t, tclass, requested)?;
+    let (s, t) = (sc.resolve(&g), tc.resolve(&g));
+    let (d, rc) = check(k, &g, s, t, tclass, requested)?;
     if !avd.is_null() {
         ffi::out(avd, d)?;
     }
@@ -341,8 +381,9 @@ pub extern "C" fn avc_has_perm(
         let k = state::for_check_enabled()?;
         let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
-            audit_grant(sc, tc, tclass, requested, &d, auditdata);
-            return Ok(0);
+            if audit_grant(k, sc, tc, tclass, requested, &d, auditdata) {
+                return Ok(0);
+            }
         }
         has_perm_full(k, sc, tc, tclass, requested, auditdata)
     })
@@ -352,13 +393,19 @@ pub extern "C" fn avc_has_perm(
 #[cold]
 #[inline(never)]
 fn has_perm_full(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, auditdata: *mut c_void) -> Res<c_int> {
-    let (s, t) = (sc.resolve(&k.server), tc.resolve(&k.server));
-    let (d, rc) = match check(k, s, t, tclass, requested) {
+    has_perm_in(k, &k.server.snapshot(), sc, tc, tclass, requested, auditdata)
+}
+
+/// avc_has_perm with everything resolved in generation `g`: the SIDs' validity, the decision,
+/// and the class and permissions the caller resolved in `g` or passed in.
+fn has_perm_in(k: &Kernel, g: &Generation, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, auditdata: *mut c_void) -> Res<c_int> {
+    let (s, t) = (sc.resolve(g), tc.resolve(g));
+    let (d, rc) = match check(k, g, s, t, tclass, requested) {
         Ok(x) => x,
-        Err(e) => (avd_init(k), Err(e)),
+        Err(e) => (avd_init(g), Err(e)),
     };
     let result = if rc.is_ok() { 0 } else { -1 };
-    audit::audit(sc, tc, tclass, requested, &d.audited(), result, auditdata);
+    audit::audit(Some(g), sc, tc, tclass, requested, &d.audited(), result, auditdata);
     rc.map(|()| 0)
 }
 
@@ -380,7 +427,9 @@ pub extern "C" fn avc_audit(
         }
         // SAFETY: a non-NULL pointer to the caller's `struct av_decision`, read once.
         let d = unsafe { avd.read() };
-        audit::audit(s, t, tclass, requested, &d.audited(), result, auditdata);
+        // The caller's decision and numbers: named by the current generation.
+        let g = state::enabled().map(|k| k.server.snapshot());
+        audit::audit(g.as_deref(), s, t, tclass, requested, &d.audited(), result, auditdata);
         Ok(())
     })
 }
@@ -472,36 +521,51 @@ pub extern "C" fn selinux_check_access(
             open(k, None);
         }
         let seed = lookup::key();
-        let (s, t, c, av) = match memo::query(k, seed, scon, tcon, class, perm)? {
-            Some(x) => x,
-            None => match unknown_class_perm(k, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
-                Some((c, av)) => (memo::context(seed, scon)?.1, memo::context(seed, tcon)?.1, c, av),
-                None => return Ok(0),
-            },
-        };
-        if let Some(d) = hit(k, s, t, c.0, av.0) {
-            audit_grant(s, t, c.0, av.0, &d, aux);
-            return Ok(0);
+        if let Some((s, t, c, av, at)) = memo::query(k, seed, scon, tcon, class, perm)? {
+            if let Some(d) = hit(k, s, t, c.0, av.0).filter(|d| d.seqno.0 == at) {
+                if audit_grant(k, s, t, c.0, av.0, &d, aux) {
+                    return Ok(0);
+                }
+            }
         }
-        has_perm_full(k, s, t, c.0, av.0, aux)
+        check_access_full(k, seed, [scon, tcon, class, perm], aux)
     })
 }
 
-/// The class and permission of names the string cache did not answer: the policy's, if it
-/// has them after all; else the log line and libselinux's answer for an unknown name, None
-/// (the check passes) under allow-unknown policies and EINVAL otherwise.
+/// selinux_check_access past its hit path (a denial, a miss, names or contexts resolved in
+/// another generation than the cache's decision, unknown names): everything resolved in the
+/// current generation (through the memos, which a call that came this way has just filled).
 #[cold]
-fn unknown_class_perm(k: &Kernel, class: &str, perm: &str) -> Res<Option<(ClassId, AccessVector)>> {
+#[inline(never)]
+fn check_access_full(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c_char; 4], aux: *mut c_void) -> Res<c_int> {
+    let g = k.server.snapshot();
+    let (s, t) = (memo::context(seed, scon)?.1, memo::context(seed, tcon)?.1);
+    let (c, av) = match memo::class_perm(&g, seed, class, perm) {
+        Some(((c, av, _), _)) => (c, av),
+        None => match unknown_class_perm(&g, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
+            Some(x) => x,
+            None => return Ok(0),
+        },
+    };
+    has_perm_in(k, &g, s, t, c.0, av.0, aux)
+}
+
+/// The class and permission of names the string cache did not find in generation `g`: `g`'s,
+/// if it has them after all (a name too long to cache); else the log line and libselinux's
+/// answer for an unknown name, None (the check passes) under allow-unknown policies and EINVAL
+/// otherwise.
+#[cold]
+fn unknown_class_perm(g: &Generation, class: &str, perm: &str) -> Res<Option<(ClassId, AccessVector)>> {
     let unknown = |what: String| {
         callbacks::log(callbacks::SELINUX_ERROR, &what);
-        if k.server.handle_unknown() == HandleUnknown::Allow {
+        if g.handle_unknown() == HandleUnknown::Allow {
             Ok(None)
         } else {
             Err(EINVAL)
         }
     };
-    let Ok(c) = crate::names::class_value(class) else { return unknown(format!("Unknown class {class}")) };
-    let Ok(av) = crate::names::perm_value(c, perm) else {
+    let Ok(c) = g.class(class) else { return unknown(format!("Unknown class {class}")) };
+    let Ok(av) = g.perms(c, &[perm]) else {
         return unknown(format!("Unknown permission {perm} for class {class}"));
     };
     Ok(Some((c, av)))

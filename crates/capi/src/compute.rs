@@ -8,8 +8,8 @@
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::Ordering::*;
 
-use seaccess_security::SecurityError;
-use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, HandleUnknown, Sid};
+use seaccess_security::{Generation, SecurityError};
+use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, Sid};
 
 use crate::avc::AvDecisionC;
 use crate::ffi::{self, Res, EACCES, EINVAL, EPERM};
@@ -19,24 +19,26 @@ fn sid_of(k: &Kernel, ctx: *const c_char) -> Res<Sid> {
     k.server.context_to_sid(ffi::str_arg(ctx)?).map_err(|_| EINVAL)
 }
 
-/// What the kernel answers selinuxfs's access file for a class the policy does not define
-/// (services.c, security_compute_av_user): class 0 gets everything when the policy allows
-/// unknown classes and nothing otherwise; a number past the policy's classes gets nothing.
-pub(crate) fn unknown_class_decision(k: &Kernel, class: u16) -> AvDecision {
-    let mut d = AvDecision::deny_all(k.server.seqno());
-    if class == 0 && k.server.handle_unknown() == HandleUnknown::Allow {
+/// What the kernel answers selinuxfs's access file for a class generation `g`'s policy does
+/// not define (services.c, security_compute_av_user): class 0 gets everything when the policy
+/// allows unknown classes and nothing otherwise; a number past the policy's classes gets
+/// nothing.
+pub(crate) fn unknown_class_decision(g: &Generation, class: u16) -> AvDecision {
+    let mut d = AvDecision::deny_all(g.seqno());
+    if class == 0 && g.handle_unknown() == HandleUnknown::Allow {
         d.allowed = AccessVector::ALL;
     }
     d
 }
 
-/// The kernel's decision for a triple.
+/// The kernel's decision for a triple: contexts and decision of one generation.
 pub(crate) fn compute_av(k: &Kernel, scon: *const c_char, tcon: *const c_char, class: u16) -> Res<AvDecision> {
-    let s = sid_of(k, scon)?;
-    let t = sid_of(k, tcon)?;
-    match k.server.compute_av(s, t, ClassId(class)) {
+    let g = k.server.snapshot();
+    let s = g.context_to_sid(ffi::str_arg(scon)?).map_err(|_| EINVAL)?;
+    let t = g.context_to_sid(ffi::str_arg(tcon)?).map_err(|_| EINVAL)?;
+    match g.compute_av(s, t, ClassId(class)) {
         Ok(d) => Ok(d),
-        Err(SecurityError::InvalidClass(_)) => Ok(unknown_class_decision(k, class)),
+        Err(SecurityError::InvalidClass(_)) => Ok(unknown_class_decision(&g, class)),
         Err(_) => Err(EINVAL),
     }
 }
@@ -248,7 +250,7 @@ pub extern "C" fn security_setenforce(value: c_int) -> c_int {
 /// 1 when the policy denies unknown classes and permissions, 0 when it allows them.
 #[no_mangle]
 pub extern "C" fn security_deny_unknown() -> c_int {
-    ffi::guard(-1, || Ok(c_int::from(state::kernel()?.server.handle_unknown() != HandleUnknown::Allow)))
+    ffi::guard(-1, || Ok(c_int::from(state::kernel()?.server.snapshot().handle_unknown() != HandleUnknown::Allow)))
 }
 
 /// The newest policy version seaccess reads (the kernel's POLICYDB_VERSION_MAX).

@@ -21,7 +21,7 @@ use std::sync::MutexGuard;
 
 use seaccess_types::lock;
 
-use crate::{callbacks, lookup, names, sid, state};
+use crate::{callbacks, names, sid, state};
 
 /// What the prepare handler holds until the parent's or the child's handler runs. Fields drop
 /// in declaration order: the reverse of the order they are taken in.
@@ -95,10 +95,6 @@ extern "C" fn child() {
     }
     if let Some(s) = server {
         s.child();
-    }
-    // The name cache's policy, which a notification in flight at the fork may not have told.
-    if let Some(k) = state::loaded() {
-        lookup::policy_changed(k.server.seqno().0);
     }
     drop(loading);
 }

@@ -9,18 +9,21 @@
 //! collision (even one an attacker aims for: the hash is keyed per process) costs a miss, never
 //! a wrong answer. Context slots hold the index of an interned SID, which lives for the
 //! process, so a slot can be overwritten at any time. Name slots are filled once with their
-//! names; their numbers carry the policy seqno they were looked up under and are looked up
-//! again after a policy change, as libselinux flushes its class cache on a policy load.
+//! names; their numbers carry the seqno of the policy generation they were looked up in, and
+//! every answer hands that seqno on with them: a check uses them only with a decision of that
+//! same generation ([`crate::avc`]), and looks them up again in a newer one otherwise, as
+//! libselinux flushes its class cache on a policy load. There is no clock of this cache's own
+//! to keep in step with the server's.
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::OnceLock;
 
-use seaccess_types::{AccessServer, AccessVector, ClassId};
+use seaccess_security::Generation;
+use seaccess_types::{AccessVector, ClassId};
 
 use crate::ffi::{Res, EINVAL};
 use crate::sid::{self, SecurityId};
-use crate::state::Kernel;
 
 const CONTEXT_BITS: u32 = 12;
 const CONTEXT_SLOTS: usize = 1 << CONTEXT_BITS;
@@ -37,8 +40,6 @@ static CONTEXTS: [AtomicU64; CONTEXT_SLOTS] = [const { AtomicU64::new(0) }; CONT
 /// Which slot of a full bucket a miss takes next.
 static VICTIM: AtomicU32 = AtomicU32::new(0);
 static NAMES: [OnceLock<NameEntry>; NAME_SLOTS] = [const { OnceLock::new() }; NAME_SLOTS];
-/// The seqno of the policy the name entries must have been looked up under.
-static SEQNO: AtomicU32 = AtomicU32::new(0);
 
 const CLASS_BYTES: usize = 34;
 const PERM_BYTES: usize = 64 - 8 - CLASS_BYTES;
@@ -158,11 +159,6 @@ fn slot_of(h: u64, bits: u32) -> usize {
     (h >> (64 - bits)) as usize
 }
 
-/// The policy changed: every name entry is stale.
-pub(crate) fn policy_changed(seqno: u32) {
-    SEQNO.store(seqno, Release);
-}
-
 /// The SID of the context whose bytes (without the NUL) are `ctx`, interning it on a miss;
 /// EINVAL if it is not UTF-8. A context may sit in any slot of its bucket, so that contexts a
 /// program uses together do not evict each other. The SID's index comes along, for [`crate::memo`] to remember ([`sid::by_index`]).
@@ -206,8 +202,9 @@ pub(crate) fn load_test_policy(name: &str) -> &'static crate::state::Kernel {
 /// The loaded policy's own numbers for a class and permission name: what a lookup must answer.
 #[cfg(test)]
 pub(crate) fn server_numbers(k: &crate::state::Kernel, class: &str, perm: &str) -> Option<(ClassId, AccessVector)> {
-    let c = k.server.class_id(class)?;
-    Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
+    let g = k.server.snapshot();
+    let c = g.class(class).ok()?;
+    Some((c, g.perms(c, &[perm]).ok()?))
 }
 
 /// Stores hint `v` in the slot of `slots` that `ours` says holds the same key already, else in
@@ -240,73 +237,79 @@ fn context_miss(ctx: &[u8], first: usize, tag: u64) -> Res<(usize, &'static Secu
     Ok((n, s))
 }
 
-/// The class number and permission bit of `perm` in `class` under the kernel's current
-/// policy; None when the policy has no such class or permission (nothing is cached then). The
+/// A class number and permission bit, with the seqno of the policy generation that gave them.
+pub(crate) type Numbers = (ClassId, AccessVector, u32);
+
+/// The class number and permission bit of `perm` in `class` in generation `g`, with `g`'s
+/// seqno; None when `g`'s policy has no such class or permission (nothing is cached then). The
 /// index of the name slot holding the pair (None if none does) comes along, for
 /// [`crate::memo`] to remember ([`class_perm_at`]).
 #[inline]
-pub(crate) fn class_perm(k: &Kernel, seed: u64, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector, Option<usize>)> {
+pub(crate) fn class_perm(g: &Generation, seed: u64, class: &[u8], perm: &[u8]) -> Option<(Numbers, Option<usize>)> {
     let h = slot_of(hash(hash(seed, class), perm), NAME_BITS);
-    let seqno = SEQNO.load(Acquire);
+    let seqno = g.seqno().0;
     for n in 0..NAME_PROBES {
         let i = (h + n) % NAME_SLOTS;
         let Some(slot) = NAMES.get(i) else { break };
-        let Some(e) = slot.get() else { return name_miss(k, class, perm, seqno, Some((i, slot))) };
+        let Some(e) = slot.get() else { return name_miss(g, class, perm, Some((i, slot))) };
         if !same(unpadded(&e.class), class) || !same(unpadded(&e.perm), perm) {
             continue;
         }
-        if let Some((c, av)) = current(e, seqno) {
-            return Some((c, av, Some(i)));
+        if let Some(x) = numbers(e).filter(|x| x.2 == seqno) {
+            return Some((x, Some(i)));
         }
-        return name_miss(k, class, perm, seqno, Some((i, slot)));
+        return name_miss(g, class, perm, Some((i, slot)));
     }
-    name_miss(k, class, perm, seqno, None)
+    name_miss(g, class, perm, None)
 }
 
-/// The numbers of name slot `i` if it holds C strings `class` and `perm` (compared in place,
-/// neither read past its NUL) looked up under the current policy.
+/// The numbers of name slot `i`, with the seqno of the generation they were looked up in, if
+/// the slot holds C strings `class` and `perm` (compared in place, neither read past its NUL).
+/// Whatever that generation: the caller pairs them only with a decision of the same seqno.
 #[inline(always)]
-pub(crate) fn class_perm_at(i: usize, class: *const c_char, perm: *const c_char) -> Option<(ClassId, AccessVector)> {
+pub(crate) fn class_perm_at(i: usize, class: *const c_char, perm: *const c_char) -> Option<Numbers> {
     let e = NAMES.get(i)?.get()?;
     if !crate::ffi::same_c_string(perm, e.perm.as_ptr() as *const c_char) || !crate::ffi::same_c_string(class, e.class.as_ptr() as *const c_char) {
         return None;
     }
-    current(e, SEQNO.load(Acquire))
+    numbers(e)
 }
 
-/// The entry's numbers if they were looked up under policy `seqno`.
+/// The entry's numbers and the seqno they were looked up under, once looked up.
 #[inline(always)]
-fn current(e: &NameEntry, seqno: u32) -> Option<(ClassId, AccessVector)> {
+fn numbers(e: &NameEntry) -> Option<Numbers> {
     let v = e.value.load(Acquire);
-    if v & VALID != 0 && (v >> 32) as u32 == seqno {
+    if v & VALID != 0 {
         let bit = (v & 0xff) as u32;
-        return Some((ClassId(((v >> 8) & 0xffff) as u16), AccessVector::bit(bit)?));
+        return Some((ClassId(((v >> 8) & 0xffff) as u16), AccessVector::bit(bit)?, (v >> 32) as u32));
     }
     None
 }
 
-/// Looks the names up in the policy and records them in `slot` (empty, or holding these
-/// names) under `seqno`, read before the lookup so that a policy change during it leaves the
-/// entry stale rather than wrong.
+/// Looks the names up in generation `g` and records them in `slot` (empty, or holding these
+/// names) with `g`'s seqno, all in one store, so that a reader gets numbers and seqno of one
+/// generation.
 #[cold]
-fn name_miss(k: &Kernel, class: &[u8], perm: &[u8], seqno: u32, slot: Option<(usize, &OnceLock<NameEntry>)>) -> Option<(ClassId, AccessVector, Option<usize>)> {
-    let c = k.server.class_id(std::str::from_utf8(class).ok()?)?;
-    let bit = k.server.perm_bit(c, std::str::from_utf8(perm).ok()?)?;
-    let av = AccessVector::bit(bit)?;
+fn name_miss(g: &Generation, class: &[u8], perm: &[u8], slot: Option<(usize, &OnceLock<NameEntry>)>) -> Option<(Numbers, Option<usize>)> {
+    let seqno = g.seqno().0;
+    let c = g.class(std::str::from_utf8(class).ok()?).ok()?;
+    let av = g.perms(c, &[std::str::from_utf8(perm).ok()?]).ok()?;
+    let bit = av.bits().next()?;
     if let (Some((i, slot)), Some(cb), Some(pb)) = (slot, padded::<CLASS_BYTES>(class), padded::<PERM_BYTES>(perm)) {
         let e = slot.get_or_init(|| NameEntry { class: cb, perm: pb, value: AtomicU64::new(0) });
         if e.class == cb && e.perm == pb {
             e.value.store(u64::from(seqno) << 32 | VALID | u64::from(c.0) << 8 | u64::from(bit), Release);
-            return Some((c, av, Some(i)));
+            return Some(((c, av, seqno), Some(i)));
         }
     }
-    Some((c, av, None))
+    Some(((c, av, seqno), None))
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::panic)]
     use super::*;
+    use crate::state::Kernel;
 
     /// The context tests share the one cache: one at a time, so that one's contexts do not
     /// evict the other's.
@@ -317,7 +320,10 @@ mod tests {
     }
 
     fn cp(k: &Kernel, class: &[u8], perm: &[u8]) -> Option<(ClassId, AccessVector)> {
-        class_perm(k, key(), class, perm).map(|(c, av, _)| (c, av))
+        let g = k.server.snapshot();
+        let ((c, av, seqno), _) = class_perm(&g, key(), class, perm)?;
+        assert_eq!(seqno, g.seqno().0, "numbers of another generation");
+        Some((c, av))
     }
 
     // The hash depends on every byte and on the length, so strings that differ only past the
@@ -416,7 +422,8 @@ mod tests {
         let path = dir.join("example.33");
         assert_eq!(crate::state::load(&path.to_string_lossy()), Ok(()), "{} (make policies)", path.display());
         let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
-        let Some((_, _, Some(i))) = class_perm(k, key(), b"file", b"read") else { panic!("file read not cached") };
+        let g = k.server.snapshot();
+        let Some((_, Some(i))) = class_perm(&g, key(), b"file", b"read") else { panic!("file read not cached") };
         let e = NAMES[i].get().unwrap_or_else(|| panic!("slot {i} empty"));
         let start = e as *const NameEntry as usize;
         for p in [e.class.as_ptr() as usize, e.perm.as_ptr() as usize] {
@@ -425,8 +432,8 @@ mod tests {
         assert_eq!(start % 64, 0);
         assert_eq!(std::mem::size_of::<NameEntry>(), 64);
         let long = [b'x'; 40];
-        assert_eq!(class_perm(k, key(), b"file", &long), None);
-        assert_eq!(class_perm(k, key(), &long, b"read"), None);
+        assert_eq!(class_perm(&g, key(), b"file", &long), None);
+        assert_eq!(class_perm(&g, key(), &long, b"read"), None);
     }
 
     // The longest class and permission names of Debian's policies (netlink_scsitransport_socket
@@ -440,10 +447,11 @@ mod tests {
             assert_eq!(crate::state::load(pol), Ok(()), "{pol}");
             let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
             for (class, perm) in [("netlink_scsitransport_socket", "ioctl"), ("netlink_kobject_uevent_socket", "ioctl"), ("obsolete_netlink_firewall_socket", "ioctl"), ("x_application_data", "paste_after_confirm")] {
-                if k.server.class_id(class).is_none() {
+                let g = k.server.snapshot();
+                if g.class(class).is_err() {
                     continue;
                 }
-                let cached = class_perm(k, key(), class.as_bytes(), perm.as_bytes()).map(|(.., i)| i.is_some());
+                let cached = class_perm(&g, key(), class.as_bytes(), perm.as_bytes()).map(|(_, i)| i.is_some());
                 assert_eq!(cached, Some(true), "{pol}: {class} {perm}");
             }
         }

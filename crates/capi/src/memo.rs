@@ -10,16 +10,19 @@
 //! under an older policy) falls back to the string cache, which refreshes the slot.
 //!
 //! Slots hold indexes, not pointers: a SID's (interned for the process) or a name slot's (filled
-//! once, its numbers tied to the policy's seqno by [`crate::lookup`]), so a slot can be
-//! overwritten at any time by any thread and a policy load needs nothing here.
+//! once, its numbers carrying the seqno of the generation they were looked up in, see
+//! [`crate::lookup`]), so a slot can be overwritten at any time by any thread and a policy load
+//! needs nothing here: the numbers a hit gives come with their seqno, which the check compares
+//! with its decision's.
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 
+use seaccess_security::Generation;
 use seaccess_types::{AccessVector, ClassId};
 
 use crate::ffi::{self, Res};
-use crate::lookup;
+use crate::lookup::{self, Numbers};
 use crate::sid::{self, SecurityId};
 use crate::state::Kernel;
 
@@ -99,34 +102,35 @@ fn context_miss(seed: u64, ctx: *const c_char, pair: Option<&Pair>, tag: u64) ->
     Ok((n, s))
 }
 
-/// The class number and permission bit of C strings `class` and `perm` under the kernel's
-/// current policy, with the index of the name entry holding them (None if none does); None
-/// when either is NULL or the policy has no such class or permission.
+/// The class number and permission bit of C strings `class` and `perm` in generation `g`, with
+/// the index of the name entry holding them (None if none does); None when either is NULL or
+/// `g`'s policy has no such class or permission.
 #[inline(always)]
-pub(crate) fn class_perm(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char) -> Option<(ClassId, AccessVector, Option<usize>)> {
+pub(crate) fn class_perm(g: &Generation, seed: u64, class: *const c_char, perm: *const c_char) -> Option<(Numbers, Option<usize>)> {
     let (pair, tag) = place(&NAMES, mix(mix(seed, class as usize), perm as usize));
     for way in 0..WAYS {
         if let Some(i) = hinted(pair, tag, way) {
-            if let Some((c, av)) = lookup::class_perm_at(i, class, perm) {
-                return Some((c, av, Some(i)));
+            if let Some(x) = lookup::class_perm_at(i, class, perm).filter(|x| x.2 == g.seqno().0) {
+                return Some((x, Some(i)));
             }
         }
     }
-    class_perm_miss(k, seed, class, perm, pair, tag)
+    class_perm_miss(g, seed, class, perm, pair, tag)
 }
 
 #[cold]
 #[inline(never)]
-fn class_perm_miss(k: &Kernel, seed: u64, class: *const c_char, perm: *const c_char, pair: Option<&Pair>, tag: u64) -> Option<(ClassId, AccessVector, Option<usize>)> {
-    let (c, av, i) = lookup::class_perm(k, seed, ffi::bytes_arg(class).ok()?, ffi::bytes_arg(perm).ok()?)?;
+fn class_perm_miss(g: &Generation, seed: u64, class: *const c_char, perm: *const c_char, pair: Option<&Pair>, tag: u64) -> Option<(Numbers, Option<usize>)> {
+    let (x, i) = lookup::class_perm(g, seed, ffi::bytes_arg(class).ok()?, ffi::bytes_arg(perm).ok()?)?;
     if let Some(i) = i {
         remember(pair, tag, i);
     }
-    Some((c, av, i))
+    Some((x, i))
 }
 
-/// What one whole query's arguments resolve to: the two SIDs, the class and the permission.
-pub(crate) type Query = (&'static SecurityId, &'static SecurityId, ClassId, AccessVector);
+/// What one whole query's arguments resolve to: the two SIDs, the class and the permission,
+/// and the seqno of the generation that gave the class and permission their numbers.
+pub(crate) type Query = (&'static SecurityId, &'static SecurityId, ClassId, AccessVector, u32);
 
 /// Slots a query may use: four in half a line, so that a program's queries, many more than its
 /// strings, rarely find their slots full.
@@ -151,8 +155,10 @@ fn field(v: u64, at: u32, bits: u32) -> usize {
 /// selinux_check_access's arguments resolved: from one slot keyed by the four addresses when
 /// each argument still equals the string remembered for it (compared in place, up to its
 /// NUL), so that a repeated query reads one slot line instead of three; else through the memos
-/// by address above, refreshing the slot. Ok(None) when the policy has no such class or
-/// permission (or either is NULL); an error when a context is NULL or not UTF-8.
+/// by address above, refreshing the slot, the names looked up in the current generation. The
+/// numbers may be of an older generation than the current one: they come with its seqno.
+/// Ok(None) when the policy has no such class or permission (or either is NULL); an error when
+/// a context is NULL or not UTF-8.
 #[inline(always)]
 pub(crate) fn query(k: &Kernel, seed: u64, scon: *const c_char, tcon: *const c_char, class: *const c_char, perm: *const c_char) -> Res<Option<Query>> {
     let h = mix(mix(mix(mix(seed, scon as usize), tcon as usize), class as usize), perm as usize);
@@ -168,8 +174,8 @@ pub(crate) fn query(k: &Kernel, seed: u64, scon: *const c_char, tcon: *const c_c
         if !ffi::same_c_string(scon, s.c_text()) || !ffi::same_c_string(tcon, t.c_text()) {
             continue;
         }
-        if let Some((c, av)) = lookup::class_perm_at(field(v, 0, NAME_INDEX_BITS), class, perm) {
-            return Ok(Some((s, t, c, av)));
+        if let Some((c, av, seqno)) = lookup::class_perm_at(field(v, 0, NAME_INDEX_BITS), class, perm) {
+            return Ok(Some((s, t, c, av, seqno)));
         }
     }
     query_miss(k, seed, [scon, tcon, class, perm], pair, tag)
@@ -186,12 +192,13 @@ fn query_miss(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c_char; 
     QUERY_MISSES.fetch_add(1, Relaxed);
     let (si, s) = context(seed, scon)?;
     let (ti, t) = context(seed, tcon)?;
-    let Some((c, av, ni)) = class_perm(k, seed, class, perm) else { return Ok(None) };
+    let g = k.server.snapshot();
+    let Some(((c, av, seqno), ni)) = class_perm(&g, seed, class, perm) else { return Ok(None) };
     if let (Some(pair), Some(ni), true) = (pair, ni, si.max(ti) < 1 << SID_BITS) {
         let v = tag | QUERY_VALID | (si as u64) << 30 | (ti as u64) << 10 | ni as u64;
         lookup::store_hint(pair, |w| w & (QUERY_TAG | QUERY_VALID) == tag | QUERY_VALID, v, &VICTIM);
     }
-    Ok(Some((s, t, c, av)))
+    Ok(Some((s, t, c, av, seqno)))
 }
 
 #[cfg(test)]
@@ -263,7 +270,7 @@ mod tests {
         let ask = |cb: &mut Vec<u8>, pb: &mut Vec<u8>, class: &str, perm: &str| {
             put(cb, class);
             put(pb, perm);
-            class_perm(k, lookup::key(), c, p).map(|(c, av, _)| (c, av))
+            class_perm(&k.server.snapshot(), lookup::key(), c, p).map(|((c, av, _), _)| (c, av))
         };
         let file_read = ask(&mut cb, &mut pb, "file", "read");
         assert_eq!(file_read.map(|(c, _)| c), Some(ClassId(6)));
@@ -279,15 +286,32 @@ mod tests {
         let after = ask(&mut cb, &mut pb, "file", "read");
         assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
         assert_eq!(after, server("file", "read"));
-        assert_eq!(class_perm(k, lookup::key(), std::ptr::null(), p), None);
+        assert_eq!(class_perm(&k.server.snapshot(), lookup::key(), std::ptr::null(), p), None);
     }
 
     /// The query's answer as texts and numbers, to compare with what each part resolves to.
     type Answer = Res<Option<(&'static str, &'static str, ClassId, AccessVector)>>;
 
+    /// The query's answer for the current generation: a remembered answer of an older one (it
+    /// says so by its seqno) is looked up again in the current one, as selinux_check_access
+    /// does ([`crate::avc`]), and asked again.
     fn ask_query(k: &Kernel, bufs: &[Vec<u8>; 4]) -> Answer {
         let [s, t, c, p] = bufs.each_ref().map(|b| b.as_ptr() as *const c_char);
-        query(k, lookup::key(), s, t, c, p).map(|x| x.map(|(s, t, c, av)| (s.text(), t.text(), c, av)))
+        let g = k.server.snapshot();
+        let mut r = query(k, lookup::key(), s, t, c, p);
+        if let Ok(Some((.., at))) = r {
+            if at != g.seqno().0 {
+                let bytes = |b: &Vec<u8>| b[..b.iter().position(|&x| x == 0).unwrap_or(b.len())].to_vec();
+                assert!(lookup::class_perm(&g, lookup::key(), &bytes(&bufs[2]), &bytes(&bufs[3])).is_some());
+                r = query(k, lookup::key(), s, t, c, p);
+            }
+        }
+        r.map(|x| {
+            x.map(|(s, t, c, av, at)| {
+                assert_eq!(at, g.seqno().0, "numbers of another generation after looking them up again");
+                (s.text(), t.text(), c, av)
+            })
+        })
     }
 
     /// What the four strings resolve to one by one: the contexts' texts and the loaded
@@ -327,7 +351,13 @@ mod tests {
         }
         let read = ask_query(k, &bufs);
         assert_eq!(read.map(|x| x.map(|(_, _, c, _)| c)), Ok(Some(ClassId(6))));
+        let before = k.server.seqno().0;
         lookup::load_test_policy("sockets.33");
+        // Before anything is looked up again, the remembered numbers come with the seqno of
+        // the generation that gave them, never with the new one's.
+        let [s, t, c, p] = bufs.each_ref().map(|b| b.as_ptr() as *const c_char);
+        let stale = query(k, lookup::key(), s, t, c, p).map(|x| x.map(|(.., c, _, at)| (c, at)));
+        assert_eq!(stale, Ok(Some((ClassId(6), before))));
         let after = ask_query(k, &bufs);
         assert_eq!(after.map(|x| x.map(|(_, _, c, _)| c)), Ok(Some(ClassId(2))));
         assert_eq!(after, expected(k, ["u:r:q_a_t:s0", "u:r:q_b_t:s0", "file", "read"]));

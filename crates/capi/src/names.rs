@@ -1,11 +1,13 @@
 //! Class and permission names and numbers: the policy's own class values and permission bits
-//! (what the kernel's selinuxfs gives libselinux when no class map is set).
+//! (what the kernel's selinuxfs gives libselinux when no class map is set), each answer from
+//! one snapshot of the current generation.
 
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::Mutex;
 
 use rustc_hash::FxHashMap;
-use seaccess_types::{lock, AccessServer, AccessVector, ClassId};
+use seaccess_security::Generation;
+use seaccess_types::{lock, AccessVector, ClassId};
 
 use crate::ffi::{self, Res, EINVAL};
 use crate::state;
@@ -33,32 +35,35 @@ fn static_name(s: &str) -> *const c_char {
 
 /// The class's number, by name.
 pub(crate) fn class_value(name: &str) -> Res<ClassId> {
-    let k = state::kernel().map_err(|_| EINVAL)?;
-    k.server.class_id(name).ok_or(EINVAL)
+    let g = state::kernel().map_err(|_| EINVAL)?.server.snapshot();
+    g.class(name).map_err(|_| EINVAL)
 }
 
 /// The permission's bit in the class, as an access vector.
 pub(crate) fn perm_value(class: ClassId, name: &str) -> Res<AccessVector> {
-    let k = state::kernel().map_err(|_| EINVAL)?;
-    let bit = k.server.perm_bit(class, name).ok_or(EINVAL)?;
-    AccessVector::bit(bit).ok_or(EINVAL)
+    let g = state::kernel().map_err(|_| EINVAL)?.server.snapshot();
+    let av = g.perms(class, &[name]).map_err(|_| EINVAL)?;
+    if av.is_empty() {
+        return Err(EINVAL);
+    }
+    Ok(av)
 }
 
 /// A class's name, None for an unknown class.
 pub(crate) fn class_name(class: u16) -> Option<String> {
-    state::kernel().ok()?.server.class_name(ClassId(class))
+    let g = state::kernel().ok()?.server.snapshot();
+    g.class_name(ClassId(class)).ok().map(String::from)
 }
 
-/// The names of the permissions in `av`, lowest bit first, stopping at the first bit the class
+/// The names generation `g` gives the permissions in `av`, lowest bit first, stopping at the first bit the class
 /// does not name (as libselinux's avc_dump_av); the bits left unnamed.
-pub(crate) fn perm_names(class: u16, av: u32) -> (Vec<String>, u32) {
+pub(crate) fn perm_names(g: &Generation, class: u16, av: u32) -> (Vec<String>, u32) {
     let mut names = Vec::new();
     let mut left = av;
-    let Ok(k) = state::kernel() else { return (names, left) };
     for bit in AccessVector(av).bits() {
-        match k.server.perm_name(ClassId(class), bit) {
+        match g.perm_name(ClassId(class), bit) {
             Some(n) => {
-                names.push(n);
+                names.push(n.to_owned());
                 left &= !(1u32 << bit);
             }
             None => break,
@@ -88,7 +93,7 @@ pub extern "C" fn security_av_perm_to_string(tclass: u16, av: u32) -> *const c_c
     ffi::guard(std::ptr::null(), || {
         let Ok(k) = state::kernel() else { return Ok(std::ptr::null()) };
         let Some(bit) = AccessVector(av).bits().next() else { return Ok(std::ptr::null()) };
-        Ok(k.server.perm_name(ClassId(tclass), bit).map_or(std::ptr::null(), |n| static_name(&n)))
+        Ok(k.server.snapshot().perm_name(ClassId(tclass), bit).map_or(std::ptr::null(), static_name))
     })
 }
 
@@ -105,9 +110,10 @@ pub extern "C" fn security_av_string(tclass: u16, av: u32, res: *mut *mut c_char
         } else {
             let mut t = String::from("{ ");
             if let Ok(k) = state::kernel() {
+                let g = k.server.snapshot();
                 for bit in AccessVector(av).bits() {
-                    if let Some(n) = k.server.perm_name(ClassId(tclass), bit) {
-                        t.push_str(&n);
+                    if let Some(n) = g.perm_name(ClassId(tclass), bit) {
+                        t.push_str(n);
                         t.push(' ');
                     }
                 }

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::
 use std::sync::RwLock;
 
 use rustc_hash::FxHashMap;
-use seaccess_security::SecurityServer;
+use seaccess_security::Generation;
 use seaccess_types::Sid;
 
 use crate::ffi::{Res, EINVAL, ENOMEM};
@@ -29,10 +29,14 @@ pub struct SecurityId {
     ctx: AtomicPtr<c_char>,
     /// `unsigned int refcnt`: counted by sidget/sidput, which free nothing (as libselinux 3.4).
     refcnt: AtomicU32,
-    /// The seaccess SID of the context, 0 until resolved (or while the policy rejects it).
-    sid: AtomicU32,
-    /// The context's length in bytes, without the NUL.
-    len: AtomicUsize,
+    /// The context's length in bytes, without the NUL (`intern` refuses longer contexts).
+    len: AtomicU32,
+    /// The seaccess SID of the context and the seqno of the policy generation that defined it
+    /// (`seqno << 32 | sid`), one word so that both are read together; 0 until resolved. A
+    /// context is valid only in the generation it was checked under (a reload may drop it, and
+    /// a context spelled as an initial SID's maps to that policy's initial SID), so a check
+    /// takes the SID only with a decision of that same seqno.
+    resolved: AtomicU64,
     /// The context and its NUL when they fit (`ctx` then points here), written before `ctx`
     /// is published and never again.
     inline: [AtomicU64; INLINE_WORDS],
@@ -47,7 +51,7 @@ impl SecurityId {
         if p.is_null() {
             return "";
         }
-        let len = self.len.load(Relaxed);
+        let len = self.len.load(Relaxed) as usize;
         // SAFETY: a non-NULL `ctx` was stored (after `len` and the inline words, with Release)
         // by `intern`: this SID's inline words or the buffer of a CString, either holding a
         // `&str` of `len` bytes and never changed again (INDEX owns the CString for the
@@ -62,25 +66,37 @@ impl SecurityId {
         self.ctx.load(Acquire)
     }
 
-    /// The seaccess SID of this context if it has been resolved.
+    /// The seaccess SID of this context if it has been resolved, with the seqno of the policy
+    /// generation it was resolved under: valid only with a decision of that seqno.
     #[inline(always)]
-    pub fn resolved(&self) -> Option<Sid> {
-        match self.sid.load(Relaxed) {
+    pub fn resolved(&self) -> Option<(Sid, u32)> {
+        match self.resolved.load(Relaxed) {
             0 => None,
-            s => Some(Sid(s)),
+            v => Some((Sid(v as u32), (v >> 32) as u32)),
         }
     }
 
-    /// The seaccess SID of this context; EINVAL when the policy does not define the context
-    /// (what the kernel answers the AVC's security_compute_av with).
+    /// [`SecurityId::resolved`] as its word: the seqno above the SID, 0 when not resolved.
+    #[inline(always)]
+    pub(crate) fn resolved_word(&self) -> u64 {
+        self.resolved.load(Relaxed)
+    }
+
+    /// The seaccess SID of this context in generation `g`; EINVAL when `g`'s policy does not
+    /// define the context (what the kernel answers the AVC's security_compute_av with), whether
+    /// or not an earlier policy did.
     #[inline]
-    pub fn resolve(&self, server: &SecurityServer) -> Res<Sid> {
-        let s = self.sid.load(Relaxed);
-        if s != 0 {
-            return Ok(Sid(s));
+    pub fn resolve(&self, g: &Generation) -> Res<Sid> {
+        let seqno = g.seqno().0;
+        if let Some((sid, at)) = self.resolved() {
+            if at == seqno {
+                return Ok(sid);
+            }
         }
-        let sid = server.context_to_sid(self.text()).map_err(|_| EINVAL)?;
-        self.sid.store(sid.0, Relaxed);
+        let sid = g.context_to_sid(self.text()).map_err(|_| EINVAL)?;
+        // A thread resolving under an older generation may overwrite this with its own: the
+        // next check of the newer one resolves again, never takes the older SID.
+        self.resolved.store(u64::from(seqno) << 32 | u64::from(sid.0), Relaxed);
         Ok(sid)
     }
 
@@ -192,8 +208,9 @@ pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
     if i >= MAX_SIDS {
         return Err(ENOMEM);
     }
+    let len = u32::try_from(ctx.len()).map_err(|_| EINVAL)?;
     let s = at(region()?, i);
-    s.len.store(ctx.len(), Relaxed);
+    s.len.store(len, Relaxed);
     if ctx.len() < INLINE_WORDS * 8 {
         // The slot is fresh (zeroed pages, never reused): the words past the text, its NUL
         // among them, are zero already, but are written anyway so that this does not rest on it.

@@ -15,7 +15,6 @@ use seaccess_security::SecurityServer;
 use seaccess_types::{lock, Registration, Seqno};
 
 use crate::callbacks;
-use crate::lookup;
 use crate::ffi::{Errno, Res, EACCES, EINVAL, ENOENT};
 
 /// The environment variable naming the policy to load at the first call that needs one.
@@ -176,7 +175,6 @@ fn install(server: SecurityServer) -> &'static Kernel {
             if let Some(avc) = weak.upgrade() {
                 avc.policy_changed(seqno);
             }
-            lookup::policy_changed(seqno.0);
             callbacks::policy_loaded(seqno.0);
         });
         Kernel {

@@ -76,6 +76,8 @@ own_policies!(
     mls,
     nonmls,
     permissive,
+    renumber_a,
+    renumber_b,
     transitions,
     unknown,
     unknown_deny,
