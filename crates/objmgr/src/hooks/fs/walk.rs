@@ -108,8 +108,8 @@ impl ObjectManager {
         let cache = task.cred().search_cache();
         if let Some(b) = bits {
             if fast.search_cache() {
-                // The grant is loaded before the SID (see check_inode_noaudit).
-                let seen = inode.grant.load();
+                // The relabels are seen before the SID is read (see check_inode_noaudit).
+                let seen = inode.grant.seen();
                 let (id, seqno) = self.epoch(task.cred());
                 if cache.lookup(inode.sid(), seqno, b) {
                     if fast.posix() {
