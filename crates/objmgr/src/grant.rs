@@ -10,8 +10,8 @@
 //!
 //! The (credential SID, seqno) pair is interned as a 32-bit epoch id ([`Epochs`]; ids are never
 //! reused, and none is given once they run out), which each credential keeps for the seqno it
-//! was interned at, so that the id and the permissions fit one `AtomicU64` and a reader never
-//! sees half of a grant. What ends a grant:
+//! was interned at and for its own SID only ([`CredEpoch`] checks it), so that the id and the
+//! permissions fit one `AtomicU64` and a reader never sees half of a grant. What ends a grant:
 //! - a policy change or boolean commit: a new seqno, so a new epoch id, which no inode holds;
 //! - a credential change or override: another SID, so another epoch id (a new credential of
 //!   the same SID shares its id, as it shares its decisions);
@@ -194,20 +194,33 @@ impl Epochs {
     }
 }
 
-/// A credential's epoch id for the seqno it was interned at: (seqno << 32) | id, 0 when none.
-#[derive(Debug, Default)]
-pub(crate) struct CredEpoch(AtomicU64);
+/// A credential's epoch id for the seqno it was interned at: (seqno << 32) | id, 0 when none;
+/// keyed by the SID it is kept for, which every use checks, so that an id is never read for
+/// another SID whatever state a credential is built from.
+#[derive(Debug)]
+pub(crate) struct CredEpoch {
+    sid: Sid,
+    word: AtomicU64,
+}
 
 impl CredEpoch {
-    /// The id, if it was interned for `seqno`.
-    #[inline(always)]
-    pub(crate) fn get(&self, seqno: Seqno) -> Option<u32> {
-        let e = self.0.load(Relaxed);
-        ((e >> 32) as u32 == seqno.0 && e as u32 != 0).then_some(e as u32)
+    /// An empty one, for `sid`.
+    pub(crate) fn new(sid: Sid) -> CredEpoch {
+        CredEpoch { sid, word: AtomicU64::new(0) }
     }
 
-    pub(crate) fn set(&self, seqno: Seqno, id: u32) {
-        self.0.store((u64::from(seqno.0) << 32) | u64::from(id), Relaxed);
+    /// The id, if it was interned for `sid` under `seqno`.
+    #[inline(always)]
+    pub(crate) fn get(&self, sid: Sid, seqno: Seqno) -> Option<u32> {
+        let e = self.word.load(Relaxed);
+        (self.sid == sid && (e >> 32) as u32 == seqno.0 && e as u32 != 0).then_some(e as u32)
+    }
+
+    /// Keeps `id`, interned for `sid` under `seqno` (not if it is kept for another SID).
+    pub(crate) fn set(&self, sid: Sid, seqno: Seqno, id: u32) {
+        if self.sid == sid {
+            self.word.store((u64::from(seqno.0) << 32) | u64::from(id), Relaxed);
+        }
     }
 }
 
@@ -217,7 +230,7 @@ impl crate::ObjectManager {
     #[inline(always)]
     pub(crate) fn epoch(&self, cred: &crate::Cred) -> (u32, Seqno) {
         let seqno = self.avc().seqno();
-        match cred.epoch.get(seqno) {
+        match cred.epoch.get(cred.sid(), seqno) {
             Some(id) => (id, seqno),
             None => (self.intern_epoch(cred, seqno), seqno),
         }
@@ -226,8 +239,8 @@ impl crate::ObjectManager {
     #[cold]
     #[inline(never)]
     fn intern_epoch(&self, cred: &crate::Cred, seqno: Seqno) -> u32 {
-        let id = self.epochs.intern(cred.sid, seqno);
-        cred.epoch.set(seqno, id);
+        let id = self.epochs.intern(cred.sid(), seqno);
+        cred.epoch.set(cred.sid(), seqno, id);
         id
     }
 
@@ -305,6 +318,18 @@ mod tests {
             g.record(g.seen(), 8, w);
             assert!(g.holds(8, w), "after {n} relabels");
         }
+    }
+
+    #[test]
+    fn a_credentials_epoch_answers_only_for_its_sid() {
+        let e = CredEpoch::new(Sid(5));
+        e.set(Sid(5), Seqno(1), 7);
+        assert_eq!(e.get(Sid(5), Seqno(1)), Some(7));
+        assert_eq!(e.get(Sid(5), Seqno(2)), None);
+        assert_eq!(e.get(Sid(6), Seqno(1)), None, "kept for SID 5");
+        e.set(Sid(6), Seqno(1), 9);
+        assert_eq!(e.get(Sid(5), Seqno(1)), Some(7), "an id of another SID is not kept");
+        assert_eq!(e.get(Sid(6), Seqno(1)), None);
     }
 
     #[test]
