@@ -112,7 +112,7 @@ impl InodeGrant {
     }
 
     /// The relabels so far, to be passed back to [`InodeGrant::record`]: taken before the
-    /// inode's SID is read for the check (the SID load's Acquire keeps the two in order).
+    /// inode's SID is read for the check (this load's Acquire keeps the SID's read after it).
     #[inline(always)]
     pub(crate) fn seen(&self) -> Seen {
         Seen(self.relabels.load(Acquire))
