@@ -140,9 +140,9 @@ impl ObjectManager {
     /// [`ObjectManager::check_inode`] without the audit record: the verdict and the inode SID
     /// it was made for.
     pub(crate) fn check_inode_noaudit(&self, hook: Hook, task: &Task, inode: &InodeSec, perms: u32) -> Result<(Checked, Sid)> {
-        // The grant is loaded before the SID, so that a relabel between the two makes the
-        // record fail (InodeGrant::record).
-        let seen = inode.grant.load();
+        // The relabels are seen before the SID is read, so that a relabel ending after the
+        // read makes the record fail (InodeGrant::record), however many come.
+        let seen = inode.grant.seen();
         let isid = inode.sid();
         let w = self.window();
         let v = self.check_noaudit(hook, task.sid(), isid, inode.class(), perms)?;

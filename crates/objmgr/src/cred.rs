@@ -22,9 +22,91 @@ use crate::error::{ObjmgrError, Result};
 use crate::fastpath::SearchCache;
 use crate::grant::CredEpoch;
 
-/// A credential: the SIDs a task acts with. Immutable; shared by every task holding it.
+/// A credential: the SIDs a task acts with. Immutable (its fields are private; a change is a
+/// new credential, from [`Cred::prepare`]); shared by every task holding it. What it remembers
+/// (its search decisions, its epoch id for inode grants) is made for its own SID and answers
+/// only for that SID, so no credential can use another SID's grants.
+///
+/// The SID cannot be changed in place, not even through the only `Arc`:
+///
+/// ```compile_fail,E0616
+/// use seaccess_objmgr::Cred;
+/// use seaccess_types::Sid;
+///
+/// let mut cred = Cred::new(Sid(1));
+/// if let Some(c) = std::sync::Arc::get_mut(&mut cred) {
+///     c.sid = Sid(2);
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Cred {
+    /// The SID the task acts with (the kernel's tsec->sid).
+    sid: Sid,
+    /// The SID before the last exec (tsec->osid).
+    osid: Sid,
+    /// The SID the next exec asks for (setexeccon), if any.
+    exec_sid: Option<Sid>,
+    /// The SID new files are created with (setfscreatecon), if any.
+    create_sid: Option<Sid>,
+    /// The SID new sockets are created with (setsockcreatecon), if any.
+    sockcreate_sid: Option<Sid>,
+    /// This credential's directory search decisions (a fast path; empty in a new credential,
+    /// so a credential change is seen at once; made for `sid`).
+    search: SearchCache,
+    /// This credential's epoch id for inode grants (a fast path), with its seqno; made for
+    /// `sid`.
+    pub(crate) epoch: CredEpoch,
+}
+
+impl Cred {
+    /// A credential acting as `sid`, with nothing requested for exec or creation.
+    pub fn new(sid: Sid) -> Arc<Cred> {
+        PreparedCred::new(sid).build()
+    }
+
+    /// The SID the task acts with (the kernel's tsec->sid).
+    #[inline(always)]
+    pub fn sid(&self) -> Sid {
+        self.sid
+    }
+
+    /// The SID before the last exec (tsec->osid).
+    pub fn osid(&self) -> Sid {
+        self.osid
+    }
+
+    /// The SID the next exec asks for (setexeccon), if any.
+    pub fn exec_sid(&self) -> Option<Sid> {
+        self.exec_sid
+    }
+
+    /// The SID new files are created with (setfscreatecon), if any.
+    pub fn create_sid(&self) -> Option<Sid> {
+        self.create_sid
+    }
+
+    /// The SID new sockets are created with (setsockcreatecon), if any.
+    pub fn sockcreate_sid(&self) -> Option<Sid> {
+        self.sockcreate_sid
+    }
+
+    /// This credential's directory search decisions.
+    pub fn search_cache(&self) -> &SearchCache {
+        &self.search
+    }
+
+    /// This credential's SIDs, to change and build a new credential from (the kernel's
+    /// prepare_creds). Nothing it remembers goes with them.
+    pub fn prepare(&self) -> PreparedCred {
+        PreparedCred { sid: self.sid, osid: self.osid, exec_sid: self.exec_sid, create_sid: self.create_sid, sockcreate_sid: self.sockcreate_sid }
+    }
+}
+
+/// The SIDs of a credential being prepared (from [`Cred::prepare`] or [`PreparedCred::new`]):
+/// plain values, free to change, with nothing remembered; [`PreparedCred::build`] makes the
+/// credential, whose fast paths start empty and are made for its SID.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PreparedCred {
     /// The SID the task acts with (the kernel's tsec->sid).
     pub sid: Sid,
     /// The SID before the last exec (tsec->osid).
@@ -35,36 +117,19 @@ pub struct Cred {
     pub create_sid: Option<Sid>,
     /// The SID new sockets are created with (setsockcreatecon), if any.
     pub sockcreate_sid: Option<Sid>,
-    /// This credential's directory search decisions (a fast path; empty in a new credential,
-    /// so a credential change is seen at once).
-    pub(crate) search: SearchCache,
-    /// This credential's epoch id for inode grants (a fast path), with its seqno.
-    pub(crate) epoch: CredEpoch,
 }
 
-impl Cred {
-    /// A credential acting as `sid`, with nothing requested for exec or creation.
-    pub fn new(sid: Sid) -> Arc<Cred> {
-        Arc::new(Cred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None, search: SearchCache::new(), epoch: CredEpoch::default() })
+impl PreparedCred {
+    /// Acting as `sid` (before the last exec too), with nothing requested for exec or
+    /// creation.
+    pub fn new(sid: Sid) -> PreparedCred {
+        PreparedCred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None }
     }
 
-    /// This credential's directory search decisions.
-    pub fn search_cache(&self) -> &SearchCache {
-        &self.search
-    }
-
-    /// A copy to change before committing (the kernel's prepare_creds), with a fresh search
-    /// cache.
-    pub fn prepare(&self) -> Cred {
-        Cred {
-            sid: self.sid,
-            osid: self.osid,
-            exec_sid: self.exec_sid,
-            create_sid: self.create_sid,
-            sockcreate_sid: self.sockcreate_sid,
-            search: SearchCache::new(),
-            epoch: CredEpoch::default(),
-        }
+    /// The credential, ready to commit or override with.
+    pub fn build(self) -> Arc<Cred> {
+        let PreparedCred { sid, osid, exec_sid, create_sid, sockcreate_sid } = self;
+        Arc::new(Cred { sid, osid, exec_sid, create_sid, sockcreate_sid, search: SearchCache::new(sid), epoch: CredEpoch::new(sid) })
     }
 }
 
@@ -111,7 +176,7 @@ impl Task {
     /// A task with process id `pid` and command name `comm` (both for audit records), acting
     /// with `cred`.
     pub fn new(pid: u32, comm: &str, cred: Arc<Cred>) -> Task {
-        let objective = Objective { sid: AtomicU32::new(cred.sid.0), cred: ArcSwap::new(cred.clone()) };
+        let objective = Objective { sid: AtomicU32::new(cred.sid().0), cred: ArcSwap::new(cred.clone()) };
         let shared = TaskRef { pid, comm: comm.into(), objective: Arc::new(objective) };
         Task { shared, subjective: cred, overridden: false }
     }
@@ -125,7 +190,7 @@ impl Task {
     /// The subjective SID (the kernel's current_sid): one pointer load.
     #[inline(always)]
     pub fn sid(&self) -> Sid {
-        self.subjective.sid
+        self.subjective.sid()
     }
 
     /// What other tasks see of this one.
@@ -158,7 +223,7 @@ impl Task {
             return Err(ObjmgrError::Invalid("commit_creds while the credentials are overridden".into()));
         }
         self.shared.objective.cred.store(cred.clone());
-        self.shared.objective.sid.store(cred.sid.0, Release);
+        self.shared.objective.sid.store(cred.sid().0, Release);
         self.subjective = cred;
         Ok(())
     }
@@ -225,5 +290,59 @@ mod tests {
         assert_eq!(task.sid(), Sid(10));
         assert!(task.commit_creds(Cred::new(Sid(30))).is_ok());
         assert_eq!((task.sid(), other.sid()), (Sid(30), Sid(30)));
+    }
+
+    /// A credential for `sid` holding `warm`'s remembered state (its search cache and epoch),
+    /// as a change that copied a credential's state into one for another SID would make it.
+    fn with_state_of(sid: Sid, warm: Cred) -> Cred {
+        Cred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None, search: warm.search, epoch: warm.epoch }
+    }
+
+    /// Issue 19, item 3: whatever a credential remembers answers only for the SID it was made
+    /// for. quiet_t may search a_t directories and getattr, read and open b_t files
+    /// (objmgr-files.cil), deny_t may do nothing (both checked against the server below).
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn remembered_grants_never_answer_for_another_sid() {
+        use crate::hooks::fs::{oflags::O_RDONLY, MountOpts, MAY_EXEC, MAY_READ};
+        use crate::{errno, ObjectManager};
+        let (server, avc) = seaccess_testkit::server_with_avc(&seaccess_testkit::compile("objmgr-files", 33), 512);
+        let om = ObjectManager::new(server.clone(), &*server, avc.clone());
+        let sb = om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
+        let d = om.inode_init(&sb, 10, 0o040755, "/d", Some("u:object_r:a_t:s0"));
+        let f = om.inode_init(&sb, 13, 0o100644, "/d/f", Some("u:object_r:b_t:s0"));
+        let sid = |c: &str| server.context_to_sid(c).unwrap();
+        let (quiet, deny, a, b) = (sid("u:r:quiet_t:s0"), sid("u:r:deny_t:s0"), sid("u:object_r:a_t:s0"), sid("u:object_r:b_t:s0"));
+        let asked = [(a, "dir", "search"), (b, "file", "getattr"), (b, "file", "read"), (b, "file", "open")];
+        for (t, class, perm) in asked {
+            assert!(seaccess_testkit::passes(&server, quiet, t, class, perm), "quiet_t {class} {perm}");
+            assert!(!seaccess_testkit::passes(&server, deny, t, class, perm), "deny_t {class} {perm}");
+        }
+        let ops = |task: &Task| {
+            [
+                om.path_walk(task, &[(&d, "d")]),
+                om.inode_permission(task, &d, MAY_EXEC, Some("d")),
+                om.inode_getattr(task, &f, "/d/f"),
+                om.inode_permission(task, &f, MAY_READ, Some("f")),
+                om.file_open(task, &f, "/d/f", O_RDONLY).map(|_| ()),
+            ]
+            .map(|r| r.map_err(|e| e.errno()))
+        };
+        // Each fast path that remembers something in the credential: all of them, and the
+        // search cache alone.
+        let got = [true, false].map(|posix| {
+            om.fast_paths().set_posix(posix);
+            let cred = Cred::new(quiet);
+            {
+                let task = Task::new(1, "q", cred.clone());
+                for _ in 0..3 {
+                    assert_eq!(ops(&task), [Ok(()); 5], "quiet_t, posix {posix}");
+                }
+            }
+            let warm = Arc::try_unwrap(cred).unwrap();
+            let task = Task::new(2, "d", Arc::new(with_state_of(deny, warm)));
+            (posix, ops(&task))
+        });
+        assert_eq!(got, [true, false].map(|posix| (posix, [Err(errno::EACCES); 5])), "deny_t with quiet_t's remembered state (posix on, off)");
     }
 }

@@ -102,17 +102,22 @@ const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 /// auditallow'ed grant always go to the cache and write their record there, and a grant made
 /// only because the mode was permissive is never remembered. The key is the directory's SID,
 /// so a relabel needs no invalidation; the owner is the credential itself (immutable), so a
-/// credential change starts with an empty cache. The seqno is kept in 29 bits: a stale slot
+/// credential change starts with an empty cache, and the cache is made for the credential's
+/// SID, which every lookup and insert checks, so that it never answers for another SID
+/// whatever state a credential is built from. The seqno is kept in 29 bits: a stale slot
 /// could match again only after 2^29 policy changes.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SearchCache {
+    /// The subject SID the decisions are for.
+    owner: Sid,
     slots: [AtomicU64; SLOTS],
     spot: AtomicU32,
 }
 
 impl SearchCache {
-    pub fn new() -> SearchCache {
-        SearchCache::default()
+    /// An empty cache of `owner`'s decisions.
+    pub fn new(owner: Sid) -> SearchCache {
+        SearchCache { owner, slots: Default::default(), spot: AtomicU32::new(0) }
     }
 
     /// The slot bits for our `dir` permissions, or None if they are not all kept here.
@@ -138,10 +143,13 @@ impl SearchCache {
         (u64::from(isid.0) << 32) | ((u64::from(seqno.0) & SEQ_MASK) << 3)
     }
 
-    /// Whether `bits` (from [`SearchCache::bits`]) were granted on a directory of SID `isid`
-    /// under policy `seqno`.
+    /// Whether `bits` (from [`SearchCache::bits`]) were granted to `ssid` on a directory of
+    /// SID `isid` under policy `seqno`.
     #[inline]
-    pub(crate) fn lookup(&self, isid: Sid, seqno: Seqno, bits: u64) -> bool {
+    pub(crate) fn lookup(&self, ssid: Sid, isid: Sid, seqno: Seqno, bits: u64) -> bool {
+        if ssid != self.owner {
+            return false;
+        }
         let tag = Self::tag(isid, seqno);
         let start = self.spot.load(Relaxed) as usize;
         for i in 0..SLOTS {
@@ -158,9 +166,13 @@ impl SearchCache {
         false
     }
 
-    /// Remembers that `bits` were granted on `isid` under `seqno`: added to the slot already
-    /// holding that directory and seqno, else written over the next slot.
-    pub(crate) fn insert(&self, isid: Sid, seqno: Seqno, bits: u64) {
+    /// Remembers that `bits` were granted to `ssid` on `isid` under `seqno`: added to the slot
+    /// already holding that directory and seqno, else written over the next slot; nothing if
+    /// the cache is another SID's.
+    pub(crate) fn insert(&self, ssid: Sid, isid: Sid, seqno: Seqno, bits: u64) {
+        if ssid != self.owner {
+            return;
+        }
         let tag = Self::tag(isid, seqno);
         for slot in &self.slots {
             let v = slot.load(Acquire);
@@ -186,22 +198,25 @@ mod tests {
 
     #[test]
     fn a_slot_answers_only_for_its_directory_seqno_and_permissions() {
-        let c = SearchCache::new();
+        let c = SearchCache::new(Sid(1));
         let search = SearchCache::bits(dir::SEARCH).unwrap_or(0);
         let read = SearchCache::bits(dir::READ).unwrap_or(0);
         assert_eq!(SearchCache::bits(dir::ADD_NAME), None);
-        assert!(!c.lookup(Sid(5), Seqno(1), search));
-        c.insert(Sid(5), Seqno(1), search);
-        assert!(c.lookup(Sid(5), Seqno(1), search));
-        assert!(!c.lookup(Sid(5), Seqno(1), read));
-        assert!(!c.lookup(Sid(5), Seqno(2), search));
-        assert!(!c.lookup(Sid(6), Seqno(1), search));
-        c.insert(Sid(5), Seqno(1), read);
-        assert!(c.lookup(Sid(5), Seqno(1), search | read));
+        assert!(!c.lookup(Sid(1), Sid(5), Seqno(1), search));
+        c.insert(Sid(1), Sid(5), Seqno(1), search);
+        assert!(c.lookup(Sid(1), Sid(5), Seqno(1), search));
+        assert!(!c.lookup(Sid(1), Sid(5), Seqno(1), read));
+        assert!(!c.lookup(Sid(1), Sid(5), Seqno(2), search));
+        assert!(!c.lookup(Sid(1), Sid(6), Seqno(1), search));
+        c.insert(Sid(1), Sid(5), Seqno(1), read);
+        assert!(c.lookup(Sid(1), Sid(5), Seqno(1), search | read));
         for s in 10..14 {
-            c.insert(Sid(s), Seqno(1), search);
+            c.insert(Sid(1), Sid(s), Seqno(1), search);
         }
-        assert!(!c.lookup(Sid(5), Seqno(1), search), "four newer directories pushed it out");
-        assert!(c.lookup(Sid(13), Seqno(1), search) && c.lookup(Sid(10), Seqno(1), search));
+        assert!(!c.lookup(Sid(1), Sid(5), Seqno(1), search), "four newer directories pushed it out");
+        assert!(c.lookup(Sid(1), Sid(13), Seqno(1), search) && c.lookup(Sid(1), Sid(10), Seqno(1), search));
+        assert!(!c.lookup(Sid(2), Sid(13), Seqno(1), search), "the cache is SID 1's");
+        c.insert(Sid(2), Sid(20), Seqno(1), search);
+        assert!(!c.lookup(Sid(1), Sid(20), Seqno(1), search) && !c.lookup(Sid(2), Sid(20), Seqno(1), search));
     }
 }

@@ -8,14 +8,18 @@
 //! one load, one comparison and one mask test, with no cache lookup and no read of the
 //! inode's SID.
 //!
-//! The (credential SID, seqno) pair is interned as a 32-bit epoch id ([`Epochs`]), which each
-//! credential keeps for the seqno it was interned at, so that the id and the permissions fit
-//! one `AtomicU64` and a reader never sees half of a grant. What ends a grant:
+//! The (credential SID, seqno) pair is interned as a 32-bit epoch id ([`Epochs`]; ids are never
+//! reused, and none is given once they run out), which each credential keeps for the seqno it
+//! was interned at and for its own SID only ([`CredEpoch`] checks it), so that the id and the
+//! permissions fit one `AtomicU64` and a reader never sees half of a grant. What ends a grant:
 //! - a policy change or boolean commit: a new seqno, so a new epoch id, which no inode holds;
 //! - a credential change or override: another SID, so another epoch id (a new credential of
 //!   the same SID shares its id, as it shares its decisions);
-//! - a relabel: [`InodeGrant::begin_relabel`] before the SID is stored and
-//!   [`InodeGrant::end_relabel`] after it (see [`crate::InodeSec::set_sid`]);
+//! - a relabel: [`InodeGrant::begin_relabel`] before the SID is stored clears the grant and
+//!   holds recording off, and [`InodeGrant::end_relabel`] after it counts the relabel (see
+//!   [`crate::InodeSec::set_sid`]); a check records only if the inode's relabel count is the
+//!   one it saw before reading the SID. The count has 64 bits, so it cannot come back during
+//!   one check;
 //! - an enforcing switch needs nothing: only grants the policy itself made are remembered,
 //!   and those hold in either mode; a grant read in permissive mode is never remembered.
 //!
@@ -65,19 +69,35 @@ pub(crate) const GETATTR: u16 = match compact(common_file::GETATTR) {
     None => 0,
 };
 
-/// The word's layout: epoch id (bits 32-63; 0 is no one), a relabel in progress (bit 31), a
-/// relabel generation (bits 16-30), the granted permissions (bits 0-15).
-const BUSY: u64 = 1 << 31;
-const GEN_ONE: u64 = 1 << 16;
-const GEN_MASK: u64 = 0x7fff << 16;
+/// The word's layout: epoch id (bits 32-63; 0 is no one), the word taken (bit 31: a relabel
+/// in progress, or a grant being recorded), the granted permissions (bits 0-15).
+const TAKEN: u64 = 1 << 31;
 
 /// One inode's remembered grant.
+///
+/// A check that may record a grant takes [`InodeGrant::seen`] before it reads the inode's SID,
+/// and [`InodeGrant::record`] lands only if no relabel of the inode ended since. Relabels are
+/// counted in 64 bits beside the word, not in the word: at one relabel a nanosecond the count
+/// would come back after 584 years, so it cannot come back during one check (a 15-bit
+/// generation in the word came back after 16,384 relabels, and a check parked that long stored
+/// the old label's grant). Recording and relabelling exclude each other through the word's
+/// taken bit, so the count is compared while no relabel can begin, and a relabel that begins
+/// after the record clears what it stored.
 #[derive(Debug, Default)]
-pub struct InodeGrant(AtomicU64);
+pub struct InodeGrant {
+    word: AtomicU64,
+    /// Relabels ended: bumped by each after its new SID is stored, before the word is given
+    /// back.
+    relabels: AtomicU64,
+}
+
+/// What a check saw of the inode's relabels before it read the SID (from [`InodeGrant::seen`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Seen(u64);
 
 impl InodeGrant {
     pub fn new() -> InodeGrant {
-        InodeGrant(AtomicU64::new(0))
+        InodeGrant::default()
     }
 
     /// Whether epoch `id` was granted every permission of `need` (compacted, not empty) here;
@@ -85,56 +105,67 @@ impl InodeGrant {
     #[inline(always)]
     pub(crate) fn holds(&self, id: u32, need: u16) -> bool {
         // One mask and one comparison: the id's half and the needed bits at once (the walk
-        // hoists both constants out of its loop).
+        // hoists both constants out of its loop). The taken bit is outside the mask: a word
+        // taken by a record still holds what it held.
         let mask = 0xffff_ffff_0000_0000 | u64::from(need);
-        self.0.load(Acquire) & mask == (u64::from(id) << 32) | u64::from(need)
+        self.word.load(Acquire) & mask == (u64::from(id) << 32) | u64::from(need)
     }
 
-    /// The word now, to be passed back to [`InodeGrant::record`]: loaded before the inode's
-    /// SID is read for the check.
+    /// The relabels so far, to be passed back to [`InodeGrant::record`]: taken before the
+    /// inode's SID is read for the check (this load's Acquire keeps the SID's read after it).
     #[inline(always)]
-    pub(crate) fn load(&self) -> u64 {
-        self.0.load(Acquire)
+    pub(crate) fn seen(&self) -> Seen {
+        Seen(self.relabels.load(Acquire))
     }
 
-    /// Remembers that epoch `id` was granted `perms` (compacted), unless the word changed
-    /// since `seen` was loaded (a relabel may have come between, and the grant may be for the
-    /// old SID) or a relabel was in progress then. Permissions granted to the same epoch add
-    /// up.
-    pub(crate) fn record(&self, seen: u64, id: u32, perms: u16) {
-        if seen & BUSY != 0 || id == 0 {
+    /// Remembers that epoch `id` was granted `perms` (compacted), unless a relabel ended since
+    /// `seen` was taken (the grant may be for the old SID) or one is in progress. Permissions
+    /// granted to the same epoch add up. Gives up, remembering nothing, when the word is taken
+    /// (a relabel, or another record): a fast path may always forget.
+    pub(crate) fn record(&self, seen: Seen, id: u32, perms: u16) {
+        if id == 0 {
             return;
         }
-        let new = if (seen >> 32) as u32 == id { seen | u64::from(perms) } else { (u64::from(id) << 32) | (seen & GEN_MASK) | u64::from(perms) };
-        let _ = self.0.compare_exchange(seen, new, AcqRel, Relaxed);
+        let w = self.word.load(Acquire);
+        if w & TAKEN != 0 || self.word.compare_exchange(w, w | TAKEN, AcqRel, Relaxed).is_err() {
+            return;
+        }
+        // The word is ours: no relabel begins until it is given back, and every relabel that
+        // ended did so before we took it (its bump is seen here).
+        let new = if self.relabels.load(Acquire) != seen.0 {
+            w
+        } else if (w >> 32) as u32 == id {
+            w | u64::from(perms)
+        } else {
+            (u64::from(id) << 32) | u64::from(perms)
+        };
+        self.word.store(new, Release);
     }
 
     /// A relabel starts: the grant is gone and nothing is recorded until
     /// [`InodeGrant::end_relabel`], so a check that read the old SID cannot leave a grant
-    /// behind. A new generation, so that a check that loaded the word before cannot record
-    /// either. Waits while another relabel of the inode is in progress: were the two to
+    /// behind. Waits while the word is taken: by another relabel of the inode (were the two to
     /// overlap, the first one's end would reopen recording while the second's SID is still to
-    /// be stored, and a grant for the first's SID could outlive it. Relabels are rare and
-    /// their critical section is two stores, so the wait is a short spin.
+    /// be stored, and a grant for the first's SID could outlive it), or by a record (a load
+    /// and a store). Relabels are rare and both critical sections short, so the wait is a
+    /// short spin.
     pub(crate) fn begin_relabel(&self) {
         loop {
-            let w = self.0.load(Acquire);
-            if w & BUSY != 0 {
-                std::hint::spin_loop();
-                std::thread::yield_now();
-                continue;
-            }
-            let new = ((w & GEN_MASK).wrapping_add(GEN_ONE) & GEN_MASK) | BUSY;
-            if self.0.compare_exchange_weak(w, new, AcqRel, Relaxed).is_ok() {
+            let w = self.word.load(Acquire);
+            if w & TAKEN == 0 && self.word.compare_exchange_weak(w, TAKEN, AcqRel, Relaxed).is_ok() {
                 return;
             }
+            std::hint::spin_loop();
+            std::thread::yield_now();
         }
     }
 
-    /// The new SID is stored: grants may be recorded again (by checks that load the word from
-    /// now on, and so read the new SID).
+    /// The new SID is stored: one more relabel ended, so no check that took
+    /// [`InodeGrant::seen`] before can record; grants may be recorded again (by checks that
+    /// take it from now on, and so read the new SID).
     pub(crate) fn end_relabel(&self) {
-        let _ = self.0.fetch_update(AcqRel, Acquire, |w| Some((w & GEN_MASK).wrapping_add(GEN_ONE) & GEN_MASK));
+        self.relabels.fetch_add(1, AcqRel);
+        self.word.store(0, Release);
     }
 }
 
@@ -163,20 +194,33 @@ impl Epochs {
     }
 }
 
-/// A credential's epoch id for the seqno it was interned at: (seqno << 32) | id, 0 when none.
-#[derive(Debug, Default)]
-pub(crate) struct CredEpoch(AtomicU64);
+/// A credential's epoch id for the seqno it was interned at: (seqno << 32) | id, 0 when none;
+/// keyed by the SID it is kept for, which every use checks, so that an id is never read for
+/// another SID whatever state a credential is built from.
+#[derive(Debug)]
+pub(crate) struct CredEpoch {
+    sid: Sid,
+    word: AtomicU64,
+}
 
 impl CredEpoch {
-    /// The id, if it was interned for `seqno`.
-    #[inline(always)]
-    pub(crate) fn get(&self, seqno: Seqno) -> Option<u32> {
-        let e = self.0.load(Relaxed);
-        ((e >> 32) as u32 == seqno.0 && e as u32 != 0).then_some(e as u32)
+    /// An empty one, for `sid`.
+    pub(crate) fn new(sid: Sid) -> CredEpoch {
+        CredEpoch { sid, word: AtomicU64::new(0) }
     }
 
-    pub(crate) fn set(&self, seqno: Seqno, id: u32) {
-        self.0.store((u64::from(seqno.0) << 32) | u64::from(id), Relaxed);
+    /// The id, if it was interned for `sid` under `seqno`.
+    #[inline(always)]
+    pub(crate) fn get(&self, sid: Sid, seqno: Seqno) -> Option<u32> {
+        let e = self.word.load(Relaxed);
+        (self.sid == sid && (e >> 32) as u32 == seqno.0 && e as u32 != 0).then_some(e as u32)
+    }
+
+    /// Keeps `id`, interned for `sid` under `seqno` (not if it is kept for another SID).
+    pub(crate) fn set(&self, sid: Sid, seqno: Seqno, id: u32) {
+        if self.sid == sid {
+            self.word.store((u64::from(seqno.0) << 32) | u64::from(id), Relaxed);
+        }
     }
 }
 
@@ -186,7 +230,7 @@ impl crate::ObjectManager {
     #[inline(always)]
     pub(crate) fn epoch(&self, cred: &crate::Cred) -> (u32, Seqno) {
         let seqno = self.avc().seqno();
-        match cred.epoch.get(seqno) {
+        match cred.epoch.get(cred.sid(), seqno) {
             Some(id) => (id, seqno),
             None => (self.intern_epoch(cred, seqno), seqno),
         }
@@ -195,8 +239,8 @@ impl crate::ObjectManager {
     #[cold]
     #[inline(never)]
     fn intern_epoch(&self, cred: &crate::Cred, seqno: Seqno) -> u32 {
-        let id = self.epochs.intern(cred.sid, seqno);
-        cred.epoch.set(seqno, id);
+        let id = self.epochs.intern(cred.sid(), seqno);
+        cred.epoch.set(cred.sid(), seqno, id);
         id
     }
 
@@ -233,18 +277,18 @@ mod tests {
         let g = InodeGrant::new();
         let (r, w) = (compact(common_file::READ).unwrap_or(0), compact(common_file::WRITE).unwrap_or(0));
         assert!(!g.holds(0, r), "no one holds epoch 0");
-        let seen = g.load();
+        let seen = g.seen();
         g.record(seen, 7, r);
         assert!(g.holds(7, r) && !g.holds(7, r | w) && !g.holds(8, r));
-        g.record(g.load(), 7, w);
+        g.record(g.seen(), 7, w);
         assert!(g.holds(7, r | w));
-        g.record(g.load(), 8, w);
+        g.record(g.seen(), 8, w);
         assert!(g.holds(8, w) && !g.holds(8, r) && !g.holds(7, w), "another epoch replaces it");
-        // A check that loaded the word before a relabel records nothing, during or after it.
-        let before = g.load();
+        // A check that took its view before a relabel records nothing, during or after it.
+        let before = g.seen();
         g.begin_relabel();
         assert!(!g.holds(8, w));
-        let during = g.load();
+        let during = g.seen();
         g.record(before, 8, w);
         g.record(during, 8, w);
         assert!(!g.holds(8, w));
@@ -252,8 +296,40 @@ mod tests {
         g.record(before, 8, w);
         g.record(during, 8, w);
         assert!(!g.holds(8, w));
-        g.record(g.load(), 8, w);
+        g.record(g.seen(), 8, w);
         assert!(g.holds(8, w));
+    }
+
+    /// Issue 19, items 2 and 10: the view a check took on a cold inode (the word then back to
+    /// what it was after every relabel), before 1, 2, or 16,384 relabels and more, never lets
+    /// its grant land; one taken after them does.
+    #[test]
+    fn a_view_taken_before_any_number_of_relabels_never_records() {
+        let w = compact(common_file::WRITE).unwrap_or(0);
+        for n in [1u32, 2, 16_384, 32_768, 65_536] {
+            let g = InodeGrant::new();
+            let before = g.seen();
+            for _ in 0..n {
+                g.begin_relabel();
+                g.end_relabel();
+            }
+            g.record(before, 8, w);
+            assert!(!g.holds(8, w), "a grant seen before {n} relabels was recorded");
+            g.record(g.seen(), 8, w);
+            assert!(g.holds(8, w), "after {n} relabels");
+        }
+    }
+
+    #[test]
+    fn a_credentials_epoch_answers_only_for_its_sid() {
+        let e = CredEpoch::new(Sid(5));
+        e.set(Sid(5), Seqno(1), 7);
+        assert_eq!(e.get(Sid(5), Seqno(1)), Some(7));
+        assert_eq!(e.get(Sid(5), Seqno(2)), None);
+        assert_eq!(e.get(Sid(6), Seqno(1)), None, "kept for SID 5");
+        e.set(Sid(6), Seqno(1), 9);
+        assert_eq!(e.get(Sid(5), Seqno(1)), Some(7), "an id of another SID is not kept");
+        assert_eq!(e.get(Sid(6), Seqno(1)), None);
     }
 
     #[test]
@@ -288,10 +364,10 @@ mod tests {
         });
         // The second relabel is still in progress: its SID is not stored yet, so no grant may
         // be recorded (a check would have read the first relabel's SID).
-        g.record(g.load(), 8, w);
+        g.record(g.seen(), 8, w);
         assert!(!g.holds(8, w));
         g.end_relabel();
-        g.record(g.load(), 8, w);
+        g.record(g.seen(), 8, w);
         assert!(g.holds(8, w));
     }
 

@@ -36,7 +36,7 @@ pub use check::Checked;
 pub use classes::{Class, ClassDef, CLASSES};
 pub use classmap::{ClassMap, ClassMaps};
 pub use counters::{Counters, Hook};
-pub use cred::{Cred, OverrideGuard, Task, TaskRef};
+pub use cred::{Cred, OverrideGuard, PreparedCred, Task, TaskRef};
 pub use error::{errno, ObjmgrError, Result};
 pub use fastpath::FastPaths;
 pub use walkmemo::WalkMemo;

@@ -358,7 +358,7 @@ fn new_inodes_take_the_creators_fscreate_context_where_files_carry_labels() {
     let d = om.inode_init(&sb, 10, DIR, "/d", Some("u:object_r:a_t:s0"));
     let mut c = e.task("u:r:allow_t:s0").cred().prepare();
     c.create_sid = Some(e.sid("u:object_r:frozen_t:s0"));
-    let t = seaccess_objmgr::Task::new(42, "svc", std::sync::Arc::new(c));
+    let t = seaccess_objmgr::Task::new(42, "svc", c.build());
     let sid = om.inode_create(&t, &d, "x", REG).unwrap();
     assert_eq!(e.ctx(sid), "u:object_r:frozen_t:s0");
     let i = om.inode_post_create(&t, &d, 20, REG, "/d/x", sid);

@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use seaccess_objmgr::hooks::process::{ptrace_mode, sig, ExecOpts};
 use seaccess_objmgr::hooks::fs::MountOpts;
@@ -74,7 +74,7 @@ fn exec_with_a_transition() {
     let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
     assert_eq!(e.records(), vec![rec("process", "transition", APP, NEW, PROG), rec("file", "entrypoint", NEW, EXEC, PROG), rec("process", "noatsecure", APP, NEW, "")]);
     assert!(c.transitions() && !c.secureexec);
-    assert_eq!((e.ctx(c.cred.sid), e.ctx(c.cred.osid)), (NEW.to_string(), APP.to_string()));
+    assert_eq!((e.ctx(c.cred.sid()), e.ctx(c.cred.osid())), (NEW.to_string(), APP.to_string()));
     assert!(e.om.bprm_committing_creds(&t, &c));
     assert_eq!(e.records(), vec![rec("process", "rlimitinh", APP, NEW, "")]);
     let other = t.handle().clone();
@@ -114,11 +114,11 @@ fn exec_with_setexeccon() {
     let mut c = Cred::new(e.sid(APP)).prepare();
     c.exec_sid = Some(e.sid(SET));
     c.sockcreate_sid = Some(e.sid(PEER));
-    let t = Task::new(10, "sh", Arc::new(c));
+    let t = Task::new(10, "sh", c.build());
     let f = inode(&e, EXEC, 7);
     let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
     assert_eq!(e.records(), vec![rec("process", "transition", APP, SET, PROG), rec("file", "entrypoint", SET, EXEC, PROG), rec("process", "noatsecure", APP, SET, "")]);
-    assert_eq!((c.cred.exec_sid, c.cred.sockcreate_sid, c.cred.create_sid), (None, None, None));
+    assert_eq!((c.cred.exec_sid(), c.cred.sockcreate_sid(), c.cred.create_sid()), (None, None, None));
 }
 
 /// A shared or traced exec also asks `process {share}` old → new and `process {ptrace}`
@@ -160,7 +160,7 @@ fn exec_under_no_new_privs_and_nosuid() {
     assert_eq!((r[1].perms.as_str(), r[1].tcontext.as_str()), ("execute_no_trans", EXEC));
     let mut c = t.cred().prepare();
     c.exec_sid = Some(e.sid(SET));
-    let ts = Task::new(11, "sh", Arc::new(c));
+    let ts = Task::new(11, "sh", c.build());
     let err = e.om.bprm_creds_for_exec(&ts, &f_for(&e), "/p", &ExecOpts { nnp: true, ..Default::default() }).unwrap_err();
     assert_eq!(err.errno(), errno::EPERM);
     let err = e.om.bprm_creds_for_exec(&ts, &f_for(&e), "/p", &ExecOpts { nosuid: true, ..Default::default() }).unwrap_err();
@@ -319,7 +319,7 @@ fn debian_exec_and_signals_agree_with_the_security_server() {
             let got = e.om.bprm_creds_for_exec(&t, &f, "/x", &ExecOpts::default());
             assert_eq!(got.is_ok(), expect, "{dom} executing {exe}");
             if let Ok(c) = got {
-                assert_eq!(c.cred.sid, new);
+                assert_eq!(c.cred.sid(), new);
                 assert_eq!(c.secureexec, new != old && !seaccess_testkit::passes(&e.server, old, new, "process", "noatsecure"));
             }
             if expect {

@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use seaccess_objmgr::hooks::socket::{family, ipproto, sock_type, PortRanges, SockAddr, SocketSec};
 use seaccess_objmgr::{errno, Cred, Task};
@@ -65,7 +65,7 @@ fn create_asks_create_of_the_new_socket() {
     // setsockcreatecon wins over the transition.
     let mut c = t.cred().prepare();
     c.sockcreate_sid = Some(e.sid(PEER));
-    let t2 = Task::new(11, "srv2", Arc::new(c));
+    let t2 = Task::new(11, "srv2", c.build());
     let s = e.om.socket_create(&t2, family::INET, sock_type::STREAM, 0, false).unwrap();
     assert_eq!(e.ctx(s.sid()), PEER);
     assert_eq!(e.records(), vec![rec("tcp_socket", "create", APP, PEER, "")]);
@@ -191,7 +191,7 @@ fn unix_stream_connect_asks_connectto_and_sets_peers() {
     let sock_ctx = "u:app_r:set_t:s0-s1:c0";
     let mut c = Cred::new(e.sid(cli_ctx)).prepare();
     c.sockcreate_sid = Some(e.sid(sock_ctx));
-    let cli = Task::new(10, "cli", Arc::new(c));
+    let cli = Task::new(10, "cli", c.build());
     let srv = e.task_as(20, "srv", PEER);
     let l = e.om.socket_create(&srv, family::UNIX, sock_type::STREAM, 0, false).unwrap();
     e.om.socket_bind(&srv, &l, &SockAddr::Unix("/run/srv.sock".into())).unwrap();
@@ -223,7 +223,7 @@ fn unix_datagram_send_asks_sendto_of_the_receiver() {
     // record shows which SID asks: the socket's, not the task's.
     let mut c = Cred::new(e.sid(APP)).prepare();
     c.sockcreate_sid = Some(e.sid(SET));
-    let a = Task::new(10, "a", Arc::new(c));
+    let a = Task::new(10, "a", c.build());
     let b = e.task_as(20, "b", PEER);
     let sa = e.om.socket_create(&a, family::UNIX, sock_type::DGRAM, 0, false).unwrap();
     let sb = e.om.socket_create(&b, family::UNIX, sock_type::DGRAM, 0, false).unwrap();
@@ -242,7 +242,7 @@ fn socketpair_sets_both_peers() {
     let t = e.task_as(10, "t", APP);
     let mut c = t.cred().prepare();
     c.sockcreate_sid = Some(e.sid(PEER));
-    let t2 = Task::new(11, "t2", Arc::new(c));
+    let t2 = Task::new(11, "t2", c.build());
     let a = e.om.socket_create(&t, family::UNIX, sock_type::STREAM, 0, false).unwrap();
     let b = e.om.socket_create(&t2, family::UNIX, sock_type::STREAM, 0, false).unwrap();
     e.records();
@@ -269,7 +269,7 @@ fn kernel_and_init_sockets_skip_sock_has_perm_only() {
     let init = e.server.snapshot().initial_sid(7).unwrap();
     let mut c = t.cred().prepare();
     c.sockcreate_sid = Some(init);
-    let ti = Task::new(12, "ti", Arc::new(c));
+    let ti = Task::new(12, "ti", c.build());
     let s = e.om.socket_create(&ti, family::UNIX, sock_type::STREAM, 0, false).unwrap();
     assert_eq!(e.records().len(), 1, "create is not skipped");
     e.om.socket_sendmsg(&t, &s).unwrap();

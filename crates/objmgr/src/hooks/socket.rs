@@ -78,7 +78,7 @@ impl ObjectManager {
     /// The SID a socket of `class` created by `task` gets (socket_sockcreate_sid): the
     /// task's setsockcreatecon SID, else the transition from the task to itself.
     fn sockcreate_sid(&self, task: &Task, class: Class) -> Result<Sid> {
-        if let Some(s) = task.cred().sockcreate_sid.filter(|s| *s != Sid::NULL) {
+        if let Some(s) = task.cred().sockcreate_sid().filter(|s| *s != Sid::NULL) {
             return Ok(s);
         }
         self.with_policy_class(class, |c| Ok(self.server().transition_sid(task.sid(), task.sid(), c, None)?))

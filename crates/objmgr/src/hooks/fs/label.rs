@@ -231,7 +231,7 @@ impl ObjectManager {
             return Ok(sb.mntpoint_sid);
         }
         if sb.sblabel {
-            if let Some(s) = task.cred().create_sid {
+            if let Some(s) = task.cred().create_sid() {
                 return Ok(s);
             }
         }

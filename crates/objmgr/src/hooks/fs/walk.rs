@@ -108,10 +108,10 @@ impl ObjectManager {
         let cache = task.cred().search_cache();
         if let Some(b) = bits {
             if fast.search_cache() {
-                // The grant is loaded before the SID (see check_inode_noaudit).
-                let seen = inode.grant.load();
+                // The relabels are seen before the SID is read (see check_inode_noaudit).
+                let seen = inode.grant.seen();
                 let (id, seqno) = self.epoch(task.cred());
-                if cache.lookup(inode.sid(), seqno, b) {
+                if cache.lookup(task.sid(), inode.sid(), seqno, b) {
                     if fast.posix() {
                         if let Some(c) = compact(perms) {
                             inode.grant.record(seen, id, c);
@@ -125,7 +125,7 @@ impl ObjectManager {
         let (v, isid) = self.check_inode_noaudit(Hook::InodePermission, task, inode, perms)?;
         if let Some(b) = bits {
             if fast.search_cache() && self.may_remember(w, &v) {
-                cache.insert(isid, v.decision.seqno, b);
+                cache.insert(task.sid(), isid, v.decision.seqno, b);
             }
         }
         let ad = AuditData::Inode { name, dev: &inode.sb.dev, ino: inode.ino };

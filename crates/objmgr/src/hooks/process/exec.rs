@@ -38,7 +38,7 @@ pub struct ExecCreds {
 impl ExecCreds {
     /// Whether the exec changes the task's SID.
     pub fn transitions(&self) -> bool {
-        self.cred.sid != self.cred.osid
+        self.cred.sid() != self.cred.osid()
     }
 }
 
@@ -75,13 +75,13 @@ impl ObjectManager {
             return Err(ObjmgrError::Denied { what: format!("exec of a {} ({path})", inode.class().name()) });
         }
         let old = task.cred();
-        let osid = old.sid;
+        let osid = old.sid();
         let mut new = old.prepare();
         new.osid = osid;
         new.create_sid = None;
         new.sockcreate_sid = None;
         new.exec_sid = None;
-        new.sid = match old.exec_sid.filter(|s| *s != Sid::NULL) {
+        new.sid = match old.exec_sid().filter(|s| *s != Sid::NULL) {
             Some(exec) => {
                 self.check_nnp_nosuid(task, osid, exec, opts)?;
                 exec
@@ -117,7 +117,7 @@ impl ObjectManager {
             // A refusal here is no error: it only turns on AT_SECURE.
             secureexec = self.check_sid(hook, task, osid, new.sid, Class::PROCESS, process::NOATSECURE, &AuditData::None).is_err();
         }
-        Ok(ExecCreds { cred: Arc::new(new), secureexec })
+        Ok(ExecCreds { cred: new.build(), secureexec })
     }
 
     /// Before `task` commits `creds` (selinux_bprm_committing_creds): whether the new
@@ -126,7 +126,7 @@ impl ObjectManager {
     /// SID may not use; open files are the caller's to revalidate.)
     pub fn bprm_committing_creds(&self, task: &Task, creds: &ExecCreds) -> bool {
         let c = &creds.cred;
-        c.sid == c.osid || self.check_sid(Hook::BprmCommittingCreds, task, c.osid, c.sid, Class::PROCESS, process::RLIMITINH, &AuditData::None).is_ok()
+        c.sid() == c.osid() || self.check_sid(Hook::BprmCommittingCreds, task, c.osid(), c.sid(), Class::PROCESS, process::RLIMITINH, &AuditData::None).is_ok()
     }
 
     /// After `task` committed an exec's credential (selinux_bprm_committed_creds): whether
@@ -135,6 +135,6 @@ impl ObjectManager {
     /// without a transition.
     pub fn bprm_committed_creds(&self, task: &Task) -> bool {
         let c = task.cred();
-        c.sid == c.osid || self.check_sid(Hook::BprmCommittingCreds, task, c.osid, c.sid, Class::PROCESS, process::SIGINH, &AuditData::None).is_ok()
+        c.sid() == c.osid() || self.check_sid(Hook::BprmCommittingCreds, task, c.osid(), c.sid(), Class::PROCESS, process::SIGINH, &AuditData::None).is_ok()
     }
 }
