@@ -7,7 +7,7 @@
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::Ordering::*;
 
-use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, HandleUnknown, LabelServer, ServerError, Sid};
+use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, LabelServer, ServerError, Sid};
 
 use crate::audit::{self, Audited};
 use crate::callbacks::{self, AVC_OPEN};
@@ -493,7 +493,7 @@ pub extern "C" fn selinux_check_access(
 fn unknown_class_perm(k: &Kernel, class: &str, perm: &str) -> Res<Option<(ClassId, AccessVector)>> {
     let unknown = |what: String| {
         callbacks::log(callbacks::SELINUX_ERROR, &what);
-        if k.server.handle_unknown() == HandleUnknown::Allow {
+        if k.server.snapshot().handle_unknown() == HandleUnknown::Allow {
             Ok(None)
         } else {
             Err(EINVAL)

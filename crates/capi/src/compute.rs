@@ -9,7 +9,7 @@ use std::ffi::{c_char, c_int};
 use std::sync::atomic::Ordering::*;
 
 use seaccess_security::SecurityError;
-use seaccess_types::{AccessServer, AccessVector, AvDecision, ClassId, HandleUnknown, Sid};
+use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, Sid};
 
 use crate::avc::AvDecisionC;
 use crate::ffi::{self, Res, EACCES, EINVAL, EPERM};
@@ -24,7 +24,7 @@ fn sid_of(k: &Kernel, ctx: *const c_char) -> Res<Sid> {
 /// unknown classes and nothing otherwise; a number past the policy's classes gets nothing.
 pub(crate) fn unknown_class_decision(k: &Kernel, class: u16) -> AvDecision {
     let mut d = AvDecision::deny_all(k.server.seqno());
-    if class == 0 && k.server.handle_unknown() == HandleUnknown::Allow {
+    if class == 0 && k.server.snapshot().handle_unknown() == HandleUnknown::Allow {
         d.allowed = AccessVector::ALL;
     }
     d
@@ -34,7 +34,7 @@ pub(crate) fn unknown_class_decision(k: &Kernel, class: u16) -> AvDecision {
 pub(crate) fn compute_av(k: &Kernel, scon: *const c_char, tcon: *const c_char, class: u16) -> Res<AvDecision> {
     let s = sid_of(k, scon)?;
     let t = sid_of(k, tcon)?;
-    match k.server.compute_av(s, t, ClassId(class)) {
+    match k.server.snapshot().compute_av(s, t, ClassId(class)) {
         Ok(d) => Ok(d),
         Err(SecurityError::InvalidClass(_)) => Ok(unknown_class_decision(k, class)),
         Err(_) => Err(EINVAL),
@@ -248,7 +248,7 @@ pub extern "C" fn security_setenforce(value: c_int) -> c_int {
 /// 1 when the policy denies unknown classes and permissions, 0 when it allows them.
 #[no_mangle]
 pub extern "C" fn security_deny_unknown() -> c_int {
-    ffi::guard(-1, || Ok(c_int::from(state::kernel()?.server.handle_unknown() != HandleUnknown::Allow)))
+    ffi::guard(-1, || Ok(c_int::from(state::kernel()?.server.snapshot().handle_unknown() != HandleUnknown::Allow)))
 }
 
 /// The newest policy version seaccess reads (the kernel's POLICYDB_VERSION_MAX).

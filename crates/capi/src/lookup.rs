@@ -16,7 +16,7 @@ use std::ffi::c_char;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::OnceLock;
 
-use seaccess_types::{AccessServer, AccessVector, ClassId};
+use seaccess_types::{AccessVector, ClassId, PolicyNames};
 
 use crate::ffi::{Res, EINVAL};
 use crate::sid::{self, SecurityId};
@@ -206,8 +206,9 @@ pub(crate) fn load_test_policy(name: &str) -> &'static crate::state::Kernel {
 /// The loaded policy's own numbers for a class and permission name: what a lookup must answer.
 #[cfg(test)]
 pub(crate) fn server_numbers(k: &crate::state::Kernel, class: &str, perm: &str) -> Option<(ClassId, AccessVector)> {
-    let c = k.server.class_id(class)?;
-    Some((c, AccessVector::bit(k.server.perm_bit(c, perm)?)?))
+    let g = k.server.snapshot();
+    let c = g.class_id(class)?;
+    Some((c, AccessVector::bit(g.perm_bit(c, perm)?)?))
 }
 
 /// Stores hint `v` in the slot of `slots` that `ours` says holds the same key already, else in
@@ -290,8 +291,9 @@ fn current(e: &NameEntry, seqno: u32) -> Option<(ClassId, AccessVector)> {
 /// entry stale rather than wrong.
 #[cold]
 fn name_miss(k: &Kernel, class: &[u8], perm: &[u8], seqno: u32, slot: Option<(usize, &OnceLock<NameEntry>)>) -> Option<(ClassId, AccessVector, Option<usize>)> {
-    let c = k.server.class_id(std::str::from_utf8(class).ok()?)?;
-    let bit = k.server.perm_bit(c, std::str::from_utf8(perm).ok()?)?;
+    let g = k.server.snapshot();
+    let c = g.class_id(std::str::from_utf8(class).ok()?)?;
+    let bit = g.perm_bit(c, std::str::from_utf8(perm).ok()?)?;
     let av = AccessVector::bit(bit)?;
     if let (Some((i, slot)), Some(cb), Some(pb)) = (slot, padded::<CLASS_BYTES>(class), padded::<PERM_BYTES>(perm)) {
         let e = slot.get_or_init(|| NameEntry { class: cb, perm: pb, value: AtomicU64::new(0) });
@@ -440,7 +442,7 @@ mod tests {
             assert_eq!(crate::state::load(pol), Ok(()), "{pol}");
             let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
             for (class, perm) in [("netlink_scsitransport_socket", "ioctl"), ("netlink_kobject_uevent_socket", "ioctl"), ("obsolete_netlink_firewall_socket", "ioctl"), ("x_application_data", "paste_after_confirm")] {
-                if k.server.class_id(class).is_none() {
+                if k.server.snapshot().class_id(class).is_none() {
                     continue;
                 }
                 let cached = class_perm(k, key(), class.as_bytes(), perm.as_bytes()).map(|(.., i)| i.is_some());

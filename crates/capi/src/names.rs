@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::Mutex;
 
 use rustc_hash::FxHashMap;
-use seaccess_types::{lock, AccessServer, AccessVector, ClassId};
+use seaccess_types::{lock, AccessVector, ClassId, PolicyNames};
 
 use crate::ffi::{self, Res, EINVAL};
 use crate::state;
@@ -29,19 +29,19 @@ fn static_name(s: &str) -> *const c_char {
 /// The class's number, by name.
 pub(crate) fn class_value(name: &str) -> Res<ClassId> {
     let k = state::kernel().map_err(|_| EINVAL)?;
-    k.server.class_id(name).ok_or(EINVAL)
+    k.server.snapshot().class_id(name).ok_or(EINVAL)
 }
 
 /// The permission's bit in the class, as an access vector.
 pub(crate) fn perm_value(class: ClassId, name: &str) -> Res<AccessVector> {
     let k = state::kernel().map_err(|_| EINVAL)?;
-    let bit = k.server.perm_bit(class, name).ok_or(EINVAL)?;
+    let bit = k.server.snapshot().perm_bit(class, name).ok_or(EINVAL)?;
     AccessVector::bit(bit).ok_or(EINVAL)
 }
 
 /// A class's name, None for an unknown class.
 pub(crate) fn class_name(class: u16) -> Option<String> {
-    state::kernel().ok()?.server.class_name(ClassId(class))
+    PolicyNames::class_name(&*state::kernel().ok()?.server.snapshot(), ClassId(class))
 }
 
 /// The names of the permissions in `av`, lowest bit first, stopping at the first bit the class
@@ -50,8 +50,9 @@ pub(crate) fn perm_names(class: u16, av: u32) -> (Vec<String>, u32) {
     let mut names = Vec::new();
     let mut left = av;
     let Ok(k) = state::kernel() else { return (names, left) };
+    let g = k.server.snapshot();
     for bit in AccessVector(av).bits() {
-        match k.server.perm_name(ClassId(class), bit) {
+        match PolicyNames::perm_name(&*g, ClassId(class), bit) {
             Some(n) => {
                 names.push(n);
                 left &= !(1u32 << bit);
@@ -83,7 +84,7 @@ pub extern "C" fn security_av_perm_to_string(tclass: u16, av: u32) -> *const c_c
     ffi::guard(std::ptr::null(), || {
         let Ok(k) = state::kernel() else { return Ok(std::ptr::null()) };
         let Some(bit) = AccessVector(av).bits().next() else { return Ok(std::ptr::null()) };
-        Ok(k.server.perm_name(ClassId(tclass), bit).map_or(std::ptr::null(), |n| static_name(&n)))
+        Ok(k.server.snapshot().perm_name(ClassId(tclass), bit).map_or(std::ptr::null(), static_name))
     })
 }
 
@@ -100,9 +101,10 @@ pub extern "C" fn security_av_string(tclass: u16, av: u32, res: *mut *mut c_char
         } else {
             let mut t = String::from("{ ");
             if let Ok(k) = state::kernel() {
+                let g = k.server.snapshot();
                 for bit in AccessVector(av).bits() {
-                    if let Some(n) = k.server.perm_name(ClassId(tclass), bit) {
-                        t.push_str(&n);
+                    if let Some(n) = g.perm_name(ClassId(tclass), bit) {
+                        t.push_str(n);
                         t.push(' ');
                     }
                 }

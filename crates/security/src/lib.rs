@@ -5,6 +5,18 @@
 //! boolean commit publishes a whole new generation atomically, with the next seqno. Queries take
 //! SIDs, class numbers and permission bits, and answer in the same terms (see `seaccess-types`).
 //!
+//! # One generation
+//!
+//! A name, number or SID resolved under one policy generation is never used for an answer, a
+//! label or an audit record of another: a reload may renumber every class and permission and
+//! invalidate contexts. So the server itself takes no class or permission number: resolve and
+//! ask through one [`Generation`] ([`SecurityServer::snapshot`]), whose answers are all of its
+//! policy. Through the cache's seam ([`seaccess_types::AccessServer`]) numbers come only from
+//! `names()`, one generation's [`seaccess_types::PolicyNames`] with its seqno, and a decision
+//! (which carries its seqno) answers a request only if the seqnos agree. A
+//! [`Generation::map_classes`] map is answered only by generations of the policy load it was
+//! made from.
+//!
 //! This crate reads policies through `seaccess-policy` and must never depend on the cache, the
 //! object manager or any interface crate.
 
