@@ -34,6 +34,13 @@
 //! Fork: a process that forks while threads use the cache holds [`Avc::fork_guard`] across the
 //! fork; the child's [`ForkGuard::child`] empties the entries being written at the fork and
 //! catches the cache up with its server.
+//!
+//! A decision is named only with its own policy's names: the cache keeps the names
+//! ([`seaccess_types::PolicyNames`]) of the generations its two tables hold, and an audit
+//! record of a decision older than both gives numbers, never another policy's names. Class and
+//! permission numbers a caller resolved are paired only with a decision of the same policy
+//! through [`Avc::check_at`]; the other checks take the caller's numbers as the current
+//! policy's.
 
 mod stats;
 mod table;
@@ -44,7 +51,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwapOption;
 
-use seaccess_types::{lock, AccessServer, AccessVector, AvDecision, ClassId, PolicyEvents, Registration, Seqno, ServerError, Sid, XpermsDecision};
+use seaccess_types::{lock, AccessServer, AccessVector, AvDecision, ClassId, PolicyEvents, PolicyNames, Registration, Seqno, ServerError, Sid, XpermsDecision};
 
 pub use stats::CacheStats;
 use stats::{Counter, Stats};
@@ -205,6 +212,9 @@ fn after(a: u32, b: u32) -> bool {
     Seqno(a).is_after(Seqno(b))
 }
 
+/// One generation's names, as the cache keeps them (a sized handle, for `ArcSwapOption`).
+struct Named(Arc<dyn PolicyNames>);
+
 /// The access vector cache.
 pub struct Avc {
     server: Arc<dyn AccessServer>,
@@ -220,12 +230,19 @@ pub struct Avc {
     audit: ArcSwapOption<AuditFn>,
     resets: Mutex<Vec<ResetFn>>,
     xperms: XpermCache,
+    /// The names of the generations whose decisions the tables hold, by the same parity: an
+    /// audit record names a decision with its own generation's names (see [`Avc::audit`]).
+    /// Keeps the previous generation's name tables alive until the one after next.
+    names: [ArcSwapOption<Named>; 2],
 }
 
 impl Avc {
     /// A cache in front of `server` holding at least `capacity` decisions, enforcing.
     pub fn new(server: Arc<dyn AccessServer>, capacity: usize) -> Avc {
         let latest = server.seqno().0;
+        let first = server.names();
+        let names = [ArcSwapOption::empty(), ArcSwapOption::empty()];
+        names[(first.seqno().0 & 1) as usize].store(Some(Arc::new(Named(first))));
         Avc {
             server,
             tables: [Table::new(capacity), Table::new(capacity)],
@@ -236,7 +253,34 @@ impl Avc {
             audit: ArcSwapOption::empty(),
             resets: Mutex::new(Vec::new()),
             xperms: XpermCache::new(capacity.div_ceil(XPERM_SHARE)),
+            names,
         }
+    }
+
+    /// Keeps `n` as the names of its generation, unless a newer generation of the same parity
+    /// is kept already.
+    fn remember(&self, n: Arc<dyn PolicyNames>) {
+        let at = n.seqno().0;
+        let slot = &self.names[(at & 1) as usize];
+        if slot.load().as_ref().is_some_and(|k| after(k.0.seqno().0, at)) {
+            return;
+        }
+        slot.store(Some(Arc::new(Named(n))));
+    }
+
+    /// The names of generation `at`, if the cache keeps them or the server still has it.
+    fn names_of(&self, at: Seqno) -> Option<Arc<dyn PolicyNames>> {
+        if let Some(k) = self.names[(at.0 & 1) as usize].load_full() {
+            if k.0.seqno() == at {
+                return Some(k.0.clone());
+            }
+        }
+        let now = self.server.names();
+        if now.seqno() != at {
+            return None;
+        }
+        self.remember(now.clone());
+        Some(now)
     }
 
     pub fn capacity(&self) -> usize {
@@ -366,6 +410,10 @@ impl Avc {
         }
         self.advance(seqno.0);
         self.raise_prepared(seqno.0);
+        let names = self.server.names();
+        if names.seqno() == seqno {
+            self.remember(names);
+        }
         for f in lock(&self.resets).iter() {
             f(seqno);
         }
@@ -403,9 +451,12 @@ impl Avc {
     pub fn prepare(&self, next: &dyn AccessServer) {
         let new = next.seqno().0;
         let prev = self.state().seqno();
-        if after(new, prev) && self.refresh.load(Relaxed) {
-            self.refresh_into(next, prev, new);
-            self.raise_prepared(new);
+        if after(new, prev) {
+            self.remember(next.names());
+            if self.refresh.load(Relaxed) {
+                self.refresh_into(next, prev, new);
+                self.raise_prepared(new);
+            }
         }
     }
 
@@ -546,9 +597,7 @@ impl Avc {
     pub fn has_perm(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, aux: Option<&str>) -> Result<(), AvcError> {
         let (d, state) = self.lookup(ssid, tsid, class)?;
         let v = self.verdict(ssid, tsid, class, requested, d, state);
-        if !v.audited.is_empty() {
-            self.audit(ssid, tsid, class, v.audited, !v.denied.is_empty(), !v.enforced, aux);
-        }
+        self.audit(ssid, tsid, class, &v, aux);
         if v.enforced {
             return Err(AvcError::Denied { denied: v.denied });
         }
@@ -561,8 +610,30 @@ impl Avc {
     /// nothing is granted and `Err` carries the seqno of the policy that answered, so that the
     /// caller translates again: a reload never pairs one policy's class numbers with another's
     /// decision. The caller audits [`Verdict::audited`] with [`Avc::audit`].
+    ///
+    /// A caller that resolved under a policy the server has published but whose announcement
+    /// has not reached the cache yet is answered from that policy: the cache moves to it, as a
+    /// miss that meets a newer policy does, rather than answering from the older one until the
+    /// announcement comes.
     #[inline]
     pub fn check_at(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, at: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
+        let (d, state) = self.lookup(ssid, tsid, class)?;
+        if d.seqno != at {
+            return self.check_at_other(ssid, tsid, class, requested, at, d.seqno);
+        }
+        Ok(Ok(self.verdict(ssid, tsid, class, requested, d, state)))
+    }
+
+    /// [`Avc::check_at`] when the cache answered from policy `answered`, not `at`.
+    #[cold]
+    #[inline(never)]
+    fn check_at_other(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, at: Seqno, answered: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
+        // Only to a policy the server has reached: a caller's seqno from elsewhere must not
+        // move the cache past its server.
+        if !after(at.0, answered.0) || after(at.0, self.server.seqno().0) {
+            return Ok(Err(answered));
+        }
+        self.advance(at.0);
         let (d, state) = self.lookup(ssid, tsid, class)?;
         if d.seqno != at {
             return Ok(Err(d.seqno));
@@ -666,7 +737,7 @@ impl Avc {
             Some(a) => format!("{a} {extra}"),
             None => extra,
         };
-        self.audit(ssid, tsid, class, v.audited, !v.denied.is_empty(), v.allowed(), Some(&aux));
+        self.audit(ssid, tsid, class, v, Some(&aux));
     }
 
     #[allow(clippy::type_complexity)]
@@ -769,14 +840,16 @@ impl Avc {
         Ok((x, at.0))
     }
 
-    /// Sends the audit record of a check to the audit callback (kernel text, so that audit2allow
-    /// and audit2why read it): `denied` says whether the record is a denial, `granted` whether
-    /// the request went through all the same (permissive). For callers that check with
+    /// Sends the audit record of a check's verdict, if it asks for one, to the audit callback
+    /// (kernel text, so that audit2allow and audit2why read it), named with the names of the
+    /// decision's own policy (see [`Avc::audit_record`]). For callers that check with
     /// [`Avc::check_at`].
-    #[allow(clippy::too_many_arguments)]
-    pub fn audit(&self, ssid: Sid, tsid: Sid, class: ClassId, audited: AccessVector, denied: bool, granted: bool, aux: Option<&str>) {
+    pub fn audit(&self, ssid: Sid, tsid: Sid, class: ClassId, v: &Verdict, aux: Option<&str>) {
+        if v.audited.is_empty() {
+            return;
+        }
         let Some(f) = self.audit.load_full() else { return };
-        f(&self.audit_record(ssid, tsid, class, audited, denied, granted, aux));
+        f(&self.audit_record(ssid, tsid, class, v.decision.seqno, v.audited, !v.denied.is_empty(), v.allowed(), aux));
     }
 
     /// Sends a record an object manager wrote itself to the audit callback.
@@ -787,14 +860,22 @@ impl Avc {
     }
 
     /// The text of one audit record (kernel format): `avc:  denied  { read write } for  ...
-    /// scontext=... tcontext=... tclass=file permissive=0`.
+    /// scontext=... tcontext=... tclass=file permissive=0`, for a decision of policy `at`.
+    ///
+    /// `class` and the bits of `audited` are numbers of policy `at`, so they are named with
+    /// that policy's names (and the SIDs with its contexts), which the cache keeps for the two
+    /// newest policies it has decisions of, as the kernel formats its record under the policy
+    /// that decided. A decision older than both (two reloads during one check) has no names
+    /// left: its record gives the numbers (`{ 0x1 }`, `tclass=class=2`, `sid=5`), never
+    /// another policy's names.
     #[allow(clippy::too_many_arguments)]
-    pub fn audit_record(&self, ssid: Sid, tsid: Sid, class: ClassId, audited: AccessVector, denied: bool, granted: bool, aux: Option<&str>) -> String {
-        let s = &self.server;
+    pub fn audit_record(&self, ssid: Sid, tsid: Sid, class: ClassId, at: Seqno, audited: AccessVector, denied: bool, granted: bool, aux: Option<&str>) -> String {
+        let names = self.names_of(at);
+        let s = names.as_deref();
         let mut perms = String::new();
         let mut unknown = 0u32;
         for bit in audited.bits() {
-            match s.perm_name(class, bit) {
+            match s.and_then(|s| s.perm_name(class, bit)) {
                 Some(n) => {
                     perms.push(' ');
                     perms.push_str(&n);
@@ -805,7 +886,7 @@ impl Avc {
         if unknown != 0 {
             perms.push_str(&format!(" {unknown:#x}"));
         }
-        let ctx = |sid: Sid| s.sid_to_context(sid).unwrap_or_else(|| format!("sid={}", sid.0));
+        let ctx = |sid: Sid| s.and_then(|s| s.sid_to_context(sid)).unwrap_or_else(|| format!("sid={}", sid.0));
         let mut line = format!("avc:  {}  {{{perms} }} for ", if denied { "denied" } else { "granted" });
         if let Some(a) = aux {
             line.push(' ');
@@ -815,7 +896,7 @@ impl Avc {
             " scontext={} tcontext={} tclass={}",
             ctx(ssid),
             ctx(tsid),
-            s.class_name(class).unwrap_or_else(|| format!("class={}", class.0))
+            s.and_then(|s| s.class_name(class)).unwrap_or_else(|| format!("class={}", class.0))
         ));
         if denied {
             line.push_str(&format!(" permissive={}", u8::from(granted)));

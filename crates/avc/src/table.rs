@@ -538,4 +538,64 @@ mod tests {
         t.grant(k, AccessVector(0x100), 1, None);
         assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(0x12));
     }
+
+    /// A reader sees a whole entry or none: a writer flips one slot between three
+    /// self-consistent entries (two keys of one class under policy 1, and the first key again
+    /// under policy 2, each with its own permissions), while readers check that every entry
+    /// they are given is exactly the one stored for its key and seqno, never one entry's
+    /// permissions with another's key or seqno (a torn read past the seqlock).
+    #[test]
+    fn a_read_racing_a_writer_is_whole_or_none() {
+        use std::sync::atomic::AtomicBool;
+        use std::time::{Duration, Instant};
+        let t = Table::new(4);
+        let (k1, k2) = (Key::new(Sid(1), Sid(2), ClassId(3)), Key::new(Sid(5), Sid(6), ClassId(3)));
+        let entry = |allowed: u32, seqno: u32| AvDecision {
+            allowed: AccessVector(allowed),
+            auditallow: AccessVector(!allowed),
+            auditdeny: AccessVector(allowed.rotate_left(7)),
+            ..AvDecision::deny_all(Seqno(seqno))
+        };
+        let entries = [(k1, entry(0x1111, 1)), (k2, entry(0x2222_0000, 1)), (k1, entry(0x4040_4040, 2))];
+        let stop = AtomicBool::new(false);
+        let deadline = Instant::now() + Duration::from_millis(700);
+        let (reads, torn) = std::thread::scope(|sc| {
+            sc.spawn(|| {
+                let mut i = 0;
+                while !stop.load(Relaxed) {
+                    let (k, d) = &entries[i % entries.len()];
+                    put(&t, 0, 0, *k, d);
+                    i += 1;
+                }
+            });
+            let readers: Vec<_> = (0..2)
+                .map(|_| {
+                    sc.spawn(|| {
+                        let (mut reads, mut torn) = (0u64, Vec::new());
+                        while Instant::now() < deadline {
+                            for (k, want) in &entries {
+                                if let Some((got, _)) = t.sets[0].slots[0].read(*k) {
+                                    reads += 1;
+                                    let whole = entries.iter().any(|(k2, d)| k2 == k && d.seqno == got.seqno && *d == got);
+                                    if !whole && torn.len() < 5 {
+                                        torn.push(format!("{k:?} wanted {want:?} or another whole entry of its key, read {got:?}"));
+                                    }
+                                }
+                            }
+                        }
+                        (reads, torn)
+                    })
+                })
+                .collect();
+            let out = readers.into_iter().map(|r| r.join().unwrap()).fold((0, Vec::new()), |mut acc, (n, tv)| {
+                acc.0 += n;
+                acc.1.extend(tv);
+                acc
+            });
+            stop.store(true, Relaxed);
+            out
+        });
+        assert!(reads > 1000, "only {reads} whole reads: the race did not happen");
+        assert!(torn.is_empty(), "torn reads: {torn:#?}");
+    }
 }

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use seaccess_avc::Avc;
 use seaccess_types::*;
 
+mod common;
+
 /// Every decision allows `s * 1000 + t` (in the low bits) and audits it as allowed: a torn
 /// read mixing two entries would show up as a mismatch between the two words.
 #[derive(Default)]
@@ -38,14 +40,8 @@ impl AccessServer for Fixed {
     fn seqno(&self) -> Seqno {
         Seqno(1)
     }
-    fn sid_to_context(&self, sid: Sid) -> Option<String> {
-        Some(format!("u:r:t{}", sid.0))
-    }
-    fn class_name(&self, _: ClassId) -> Option<String> {
-        Some("file".into())
-    }
-    fn perm_name(&self, _: ClassId, bit: u32) -> Option<String> {
-        Some(format!("p{bit}"))
+    fn names(&self) -> Arc<dyn PolicyNames> {
+        common::names(self.seqno(), "file", None)
     }
 }
 
@@ -87,6 +83,7 @@ fn a_flush_empties_the_cache_and_zeroes_its_statistics() {
 
 #[test]
 fn a_check_racing_flushes_gets_a_whole_answer() {
+    let _deadline = common::deadline("a_check_racing_flushes_gets_a_whole_answer", std::time::Duration::from_secs(60));
     let (_server, avc) = setup();
     let stop = AtomicBool::new(false);
     std::thread::scope(|sc| {
@@ -115,6 +112,7 @@ fn a_check_racing_flushes_gets_a_whole_answer() {
 /// stripe's hash, each with its own hint, and every check counted once as a hit or a miss.
 #[test]
 fn hinted_checks_are_counted_exactly() {
+    let _deadline = common::deadline("hinted_checks_are_counted_exactly", std::time::Duration::from_secs(60));
     let (_server, avc) = setup();
     const THREADS: u64 = 100;
     const CHECKS: u64 = 2000;

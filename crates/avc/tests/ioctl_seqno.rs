@@ -9,6 +9,8 @@ use std::sync::Arc;
 use seaccess_avc::{Avc, AvcError};
 use seaccess_types::*;
 
+mod common;
+
 const IOCTL: AccessVector = AccessVector(1);
 const CMD: u16 = 0x5401;
 
@@ -43,14 +45,8 @@ impl AccessServer for TwoPolicies {
     fn seqno(&self) -> Seqno {
         Seqno(self.seqno.load(SeqCst))
     }
-    fn sid_to_context(&self, sid: Sid) -> Option<String> {
-        Some(format!("u:r:t{}", sid.0))
-    }
-    fn class_name(&self, _: ClassId) -> Option<String> {
-        Some("chr_file".into())
-    }
-    fn perm_name(&self, _: ClassId, _: u32) -> Option<String> {
-        Some("ioctl".into())
+    fn names(&self) -> Arc<dyn PolicyNames> {
+        common::names(self.seqno(), "chr_file", Some("ioctl"))
     }
 }
 

@@ -7,8 +7,17 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::SeqCst};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
+use std::time::Duration;
+
 use seaccess_avc::Avc;
 use seaccess_types::*;
+
+mod common;
+use common::deadline;
+
+/// How long a test waits for another thread's step before it fails: every wait here is on a
+/// step that takes microseconds, so reaching this means the step never comes.
+const STEP: Duration = Duration::from_secs(5);
 
 /// A server whose policy generation is a number: every decision allows exactly the bits of its
 /// seqno, so a decision shows which policy made it.
@@ -30,7 +39,7 @@ impl AccessServer for Scripted {
         let s = self.seqno.load(SeqCst);
         if let Some((started, release)) = self.pause.lock().unwrap().take() {
             started.send(()).unwrap();
-            release.recv().unwrap();
+            release.recv_timeout(STEP).expect("the test never released the paused computation");
         }
         Ok(decision(s))
     }
@@ -43,14 +52,8 @@ impl AccessServer for Scripted {
     fn seqno(&self) -> Seqno {
         Seqno(self.seqno.load(SeqCst))
     }
-    fn sid_to_context(&self, sid: Sid) -> Option<String> {
-        Some(format!("u:r:t{}", sid.0))
-    }
-    fn class_name(&self, _: ClassId) -> Option<String> {
-        Some("file".into())
-    }
-    fn perm_name(&self, _: ClassId, bit: u32) -> Option<String> {
-        Some(format!("p{bit}"))
+    fn names(&self) -> Arc<dyn PolicyNames> {
+        common::names(self.seqno(), "file", None)
     }
 }
 
@@ -66,6 +69,7 @@ const K2: (Sid, Sid, ClassId) = (Sid(3), Sid(4), ClassId(1));
 
 #[test]
 fn a_miss_overtaken_by_a_reload_asks_again() {
+    let _d = deadline("a_miss_overtaken_by_a_reload_asks_again", 3 * STEP);
     let (server, avc) = setup();
     let (started_tx, started_rx) = channel();
     let (release_tx, release_rx) = channel();
@@ -73,7 +77,7 @@ fn a_miss_overtaken_by_a_reload_asks_again() {
     let a = avc.clone();
     let reader = std::thread::spawn(move || a.decide(K.0, K.1, K.2).unwrap());
     // The reader's computation has read policy 1; policy 2 is loaded and announced meanwhile.
-    started_rx.recv().unwrap();
+    started_rx.recv_timeout(STEP).expect("the reader's miss never reached the server");
     server.seqno.store(2, SeqCst);
     avc.policy_changed(Seqno(2));
     release_tx.send(()).unwrap();
@@ -154,6 +158,7 @@ fn a_change_recomputes_cached_decisions_before_readers_see_it() {
 
 #[test]
 fn readers_never_wait_for_a_refresh() {
+    let _d = deadline("readers_never_wait_for_a_refresh", 3 * STEP);
     let (server, avc) = setup();
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
     let (started_tx, started_rx) = channel();
@@ -164,7 +169,7 @@ fn readers_never_wait_for_a_refresh() {
     let writer = std::thread::spawn(move || a.policy_changed(Seqno(2)));
     // The refresh is stuck in its computation; a reader is answered meanwhile, from the policy
     // the cache still announces.
-    started_rx.recv().unwrap();
+    started_rx.recv_timeout(STEP).expect("the change recomputed nothing: no refresh on reload");
     assert_eq!(avc.seqno(), Seqno(1));
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
     release_tx.send(()).unwrap();

@@ -295,7 +295,8 @@ impl ObjectManager {
                 perms.push(' ');
                 perms.push_str(name);
             }
-            let ctx = |s: Sid| self.server.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
+            let names = self.server.names();
+            let ctx = |s: Sid| names.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
             let line = format!(
                 "avc:  denied  {{{perms} }} for  {aux} scontext={} tcontext={} tclass={} permissive={}",
                 ctx(ssid),
@@ -314,7 +315,7 @@ impl ObjectManager {
         // is the decision's only if no reload came between (seqnos only grow).
         let at = self.server.seqno();
         if at == v.decision.seqno {
-            let line = self.avc.audit_record(ssid, tsid, pclass, v.audited, denied, !v.enforced, Some(aux));
+            let line = self.avc.audit_record(ssid, tsid, pclass, v.decision.seqno, v.audited, denied, !v.enforced, Some(aux));
             if self.server.seqno() == at {
                 self.avc.emit_audit_line(&line);
                 return;
@@ -330,7 +331,8 @@ impl ObjectManager {
         }
         named.sort_unstable();
         let perms: String = named.iter().map(|(_, n)| format!(" {n}")).collect();
-        let ctx = |s: Sid| self.server.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
+        let names = self.server.names();
+        let ctx = |s: Sid| names.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
         let mut line = format!(
             "avc:  {}  {{{perms} }} for  {aux} scontext={} tcontext={} tclass={}",
             if denied { "denied" } else { "granted" },

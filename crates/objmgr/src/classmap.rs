@@ -2,16 +2,18 @@
 //! table) found by name in the loaded policy, remade for every policy before it is published
 //! (the kernel's selinux_set_mapping, map_decision and unmap_class).
 //!
-//! A map is made for one policy seqno and is only ever used with decisions of that seqno: the
-//! cache's [`seaccess_avc::Avc::check_at`] refuses a decision of another policy, and the check
-//! translates again with that policy's map. So a reload that renumbers classes never pairs the
-//! old numbers with the new decisions, nor the reverse.
+//! A map is made from one policy generation's names ([`seaccess_types::PolicyNames`]: every
+//! number, its seqno, handle_unknown and capabilities of that one generation) and is only ever
+//! used with decisions of that seqno: the cache's [`seaccess_avc::Avc::check_at`] refuses a
+//! decision of another policy, and the check translates again with that policy's map. So a
+//! reload that renumbers classes never pairs the old numbers with the new decisions, nor the
+//! reverse, even while the map is being made.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
-use seaccess_types::{AccessServer, AccessVector, ClassId, HandleUnknown, PolicyCaps, Seqno};
+use seaccess_types::{AccessServer, AccessVector, ClassId, HandleUnknown, PolicyCaps, PolicyNames, Seqno};
 
 use crate::classes::{Class, ClassDef};
 use crate::error::{ObjmgrError, Result};
@@ -54,8 +56,9 @@ pub struct ClassMap {
 }
 
 impl ClassMap {
-    /// Maps `table` onto the policy `server` answers from (its seqno is the map's).
-    pub fn new(table: &'static [ClassDef], server: &dyn AccessServer) -> ClassMap {
+    /// Maps `table` onto the policy generation `names` is of (its seqno is the map's).
+    pub fn new(table: &'static [ClassDef], names: &dyn PolicyNames) -> ClassMap {
+        let server = names;
         let seqno = server.seqno();
         let handle_unknown = server.handle_unknown();
         let mut rejected = None;
@@ -157,7 +160,8 @@ const KEPT: usize = 4;
 impl ClassMaps {
     /// The table mapped onto the policy `server` answers from now.
     pub fn new(table: &'static [ClassDef], server: &dyn AccessServer) -> ClassMaps {
-        ClassMaps { table, maps: ArcSwap::from_pointee(vec![Arc::new(ClassMap::new(table, server))]), quick: table.iter().map(|_| AtomicU64::new(0)).collect(), caps: AtomicU32::new(server.policy_caps().to_word()) }
+        let names = server.names();
+        ClassMaps { table, maps: ArcSwap::from_pointee(vec![Arc::new(ClassMap::new(table, &*names))]), quick: table.iter().map(|_| AtomicU64::new(0)).collect(), caps: AtomicU32::new(names.policy_caps().to_word()) }
     }
 
     /// The table.
@@ -167,8 +171,13 @@ impl ClassMaps {
 
     /// Maps the table onto a policy about to be published (a prepare listener's job).
     pub fn prepare(&self, next: &dyn AccessServer) {
-        let map = Arc::new(ClassMap::new(self.table, next));
-        self.caps.store(next.policy_caps().to_word(), Release);
+        self.install(&*next.names());
+    }
+
+    /// Keeps a map of the table onto generation `names`.
+    fn install(&self, names: &dyn PolicyNames) {
+        let map = Arc::new(ClassMap::new(self.table, names));
+        self.caps.store(names.policy_caps().to_word(), Release);
         self.maps.rcu(|maps| {
             let mut v: Vec<Arc<ClassMap>> = Vec::with_capacity(KEPT);
             v.push(map.clone());
@@ -228,11 +237,12 @@ impl ClassMaps {
     /// published without a prepare listener having run, as when the object manager started
     /// during a change).
     pub fn catch_up(&self, server: &dyn AccessServer) -> Arc<ClassMap> {
-        let seqno = server.seqno();
+        let names = server.names();
+        let seqno = names.seqno();
         if let Some(m) = self.for_seqno(seqno) {
             return m;
         }
-        self.prepare(server);
+        self.install(&*names);
         self.for_seqno(seqno).unwrap_or_else(|| self.newest())
     }
 }

@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use seaccess_objmgr::hooks::process::{ptrace_mode, sig, ExecOpts};
 use seaccess_objmgr::hooks::fs::MountOpts;
 use seaccess_objmgr::{errno, Class, Cred, InodeSec, ObjectManager, Task};
-use seaccess_types::{AccessServer, Sid};
+use seaccess_types::{PolicyNames, Sid};
 
 mod fs_support;
 mod net_support;

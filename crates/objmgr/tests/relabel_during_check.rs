@@ -22,7 +22,7 @@ use seaccess_avc::Avc;
 use seaccess_objmgr::hooks::fs::{oflags::O_RDONLY, MountOpts, MAY_READ};
 use seaccess_objmgr::{errno, InodeSec, ObjectManager, Task};
 use seaccess_security::SecurityServer;
-use seaccess_types::{AccessServer, AvDecision, ClassId, HandleUnknown, PolicyCaps, Seqno, ServerError, Sid, XpermsDecision};
+use seaccess_types::{AccessServer, AvDecision, ClassId, PolicyNames, Seqno, ServerError, Sid, XpermsDecision};
 
 /// No step of a run may take longer: a check that never parks or never comes back fails the
 /// test instead of hanging it.
@@ -68,26 +68,8 @@ impl AccessServer for Parking {
     fn seqno(&self) -> Seqno {
         AccessServer::seqno(&*self.inner)
     }
-    fn sid_to_context(&self, sid: Sid) -> Option<String> {
-        AccessServer::sid_to_context(&*self.inner, sid)
-    }
-    fn class_name(&self, class: ClassId) -> Option<String> {
-        AccessServer::class_name(&*self.inner, class)
-    }
-    fn perm_name(&self, class: ClassId, bit: u32) -> Option<String> {
-        AccessServer::perm_name(&*self.inner, class, bit)
-    }
-    fn policy_caps(&self) -> PolicyCaps {
-        AccessServer::policy_caps(&*self.inner)
-    }
-    fn class_id(&self, name: &str) -> Option<ClassId> {
-        AccessServer::class_id(&*self.inner, name)
-    }
-    fn perm_bit(&self, class: ClassId, name: &str) -> Option<u32> {
-        AccessServer::perm_bit(&*self.inner, class, name)
-    }
-    fn handle_unknown(&self) -> HandleUnknown {
-        AccessServer::handle_unknown(&*self.inner)
+    fn names(&self) -> Arc<dyn PolicyNames> {
+        AccessServer::names(&*self.inner)
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use seaccess_objmgr::hooks::socket::{family, sock_type, PortRanges, SockAddr};
 use seaccess_objmgr::{Cred, ObjectManager, Task};
-use seaccess_types::{AccessServer, LabelServer};
+use seaccess_types::{LabelServer, PolicyNames};
 
 #[test]
 fn debian_bind_and_connect_agree_with_the_security_server() {

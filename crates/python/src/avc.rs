@@ -6,9 +6,10 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use seaccess_avc::AvcError;
 use seaccess_security::SecurityError;
-use seaccess_types::{Registration, ServerError};
+use seaccess_avc::Verdict;
+use seaccess_types::{ClassId, Registration, ServerError, Sid};
 
-use crate::batch::{Failed, Queries};
+use crate::batch::{Failed, Queries, Resolved};
 use crate::errors::Problem;
 use crate::errors;
 use crate::names::{perm_bits, perm_names, Shared};
@@ -24,15 +25,39 @@ pub struct Avc {
     _following: Registration,
 }
 
-/// An access check's outcome as a bool: a denial is False, a server error is an error (the
-/// security server's own, where the cache's seam carries one).
-fn verdict(r: Result<(), AvcError>) -> Result<bool, Problem> {
-    match r {
-        Ok(()) => Ok(true),
-        Err(AvcError::Denied { .. }) => Ok(false),
-        Err(AvcError::Server(ServerError::InvalidSid(sid))) => Err(SecurityError::InvalidSid(sid).into()),
-        Err(AvcError::Server(ServerError::InvalidClass(c))) => Err(SecurityError::InvalidClass(c.0.into()).into()),
-        Err(e) => Err(Problem::Other(e.to_string())),
+/// How many times one check resolves its names again when the policy changes between
+/// resolving and deciding; past this it fails (with an error, never an answer).
+const RETRIES: usize = 64;
+
+/// A server error as the security server's own, where the cache's seam carries one.
+fn server_problem(e: ServerError) -> Problem {
+    match e {
+        ServerError::InvalidSid(sid) => SecurityError::InvalidSid(sid).into(),
+        ServerError::InvalidClass(c) => SecurityError::InvalidClass(c.0.into()).into(),
+        e => Problem::Other(AvcError::Server(e).to_string()),
+    }
+}
+
+fn changed_too_often() -> Problem {
+    Problem::Other(format!("the policy changed {RETRIES} times during one check"))
+}
+
+impl Avc {
+    /// The check of one resolved query, made only if the cache answers from the generation
+    /// the query was resolved under (`Err(())` otherwise: resolve again), and audited as
+    /// avc_has_perm does: True if allowed, or denied but not enforced.
+    fn check(&self, (s, t, class, av): Resolved, at: seaccess_types::Seqno) -> Result<Result<bool, ()>, Problem> {
+        match self.avc.check_at(s, t, class, av, at).map_err(server_problem)? {
+            Ok(v) => {
+                self.audit(s, t, class, &v);
+                Ok(Ok(v.allowed()))
+            }
+            Err(_) => Ok(Err(())),
+        }
+    }
+
+    fn audit(&self, s: Sid, t: Sid, class: ClassId, v: &Verdict) {
+        self.avc.audit(s, t, class, v, None);
     }
 }
 
@@ -51,30 +76,54 @@ impl Avc {
     }
 
     /// Whether every permission is granted: True if allowed, or denied but not enforced
-    /// (permissive mode or a permissive domain), as avc_has_perm returns 0.
+    /// (permissive mode or a permissive domain), as avc_has_perm returns 0. The names are
+    /// resolved under one policy generation and answered by that generation's decision; a
+    /// reload in between makes the check resolve again.
     fn has_perm(&self, scontext: &str, tcontext: &str, tclass: &str, perms: &Bound<'_, PyAny>) -> PyResult<bool> {
         let names = perm_names(perms)?;
-        let g = self.shared.server.snapshot();
         let run = || -> Result<bool, Problem> {
-            let (s, t) = (self.shared.sid(&g, scontext)?, self.shared.sid(&g, tcontext)?);
-            let class = g.class(tclass)?;
-            let (av, _) = perm_bits(&g, class, &names)?;
-            verdict(self.avc.has_perm(s, t, class, av, None))
+            for _ in 0..RETRIES {
+                let g = self.shared.server.snapshot();
+                let (s, t) = (self.shared.sid(&g, scontext)?, self.shared.sid(&g, tcontext)?);
+                let class = g.class(tclass)?;
+                let (av, _) = perm_bits(&g, class, &names)?;
+                if let Ok(allowed) = self.check((s, t, class, av), g.seqno())? {
+                    return Ok(allowed);
+                }
+            }
+            Err(changed_too_often())
         };
         run().map_err(|e| e.into_py(""))
     }
 
-    /// has_perm for each (scontext, tcontext, tclass, perms), with the interpreter released.
+    /// has_perm for each (scontext, tcontext, tclass, perms), with the interpreter released:
+    /// each query answered by the decision of the generation its names were resolved under
+    /// (after a reload the rest of the batch is resolved under the new one).
     fn has_perm_many(&self, py: Python<'_>, queries: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
         let q = Queries::read(queries, true)?;
-        let (shared, avc) = (&self.shared, &self.avc);
+        let shared = &self.shared;
         py.detach(|| -> Result<Vec<bool>, Failed> {
-            let g = shared.server.snapshot();
-            let resolved = q.resolve(shared, &g)?;
-            drop(g);
-            let mut out = Vec::with_capacity(resolved.len());
-            for (i, (s, t, c, av)) in resolved.into_iter().enumerate() {
-                out.push(verdict(avc.has_perm(s, t, c, av, None)).map_err(|e| Failed::new(i, e))?);
+            let mut out = Vec::with_capacity(q.len());
+            let mut retries = 0;
+            while out.len() < q.len() {
+                let g = shared.server.snapshot();
+                let mut r = q.resolver(shared, &g);
+                while out.len() < q.len() {
+                    let i = out.len();
+                    match self.check(r.item(i)?, g.seqno()).map_err(|e| Failed::new(i, e))? {
+                        Ok(allowed) => {
+                            out.push(allowed);
+                            retries = 0;
+                        }
+                        Err(()) => break,
+                    }
+                }
+                if out.len() < q.len() {
+                    retries += 1;
+                    if retries >= RETRIES {
+                        return Err(Failed::new(out.len(), changed_too_often()));
+                    }
+                }
             }
             Ok(out)
         })

@@ -99,48 +99,76 @@ impl Queries {
     /// Each query in numbers, in order; the first that cannot be resolved fails the batch.
     /// Each distinct string is resolved once, when first used.
     pub(crate) fn resolve(&self, shared: &Shared, g: &Generation) -> Result<Vec<Resolved>, Failed> {
-        let mut sids: Vec<Option<Sid>> = vec![None; self.contexts.list.len()];
-        let mut classes: Vec<Option<ClassId>> = vec![None; self.classes.list.len()];
-        let mut avs: FxHashMap<(u32, u32), AccessVector> = FxHashMap::default();
-        let mut out = Vec::with_capacity(self.items.len());
-        for (i, &[s, t, c, p]) in self.items.iter().enumerate() {
-            let ssid = self.sid(shared, g, &mut sids, s).map_err(|e| Failed::new(i, e))?;
-            let tsid = self.sid(shared, g, &mut sids, t).map_err(|e| Failed::new(i, e))?;
-            let class = match classes.get(c as usize).copied().flatten() {
-                Some(k) => k,
-                None => {
-                    let name = self.classes.list.get(c as usize).map_or("", |b| b);
-                    let k = g.class(name).map_err(|e| Failed::new(i, e))?;
-                    if let Some(slot) = classes.get_mut(c as usize) {
-                        *slot = Some(k);
-                    }
-                    k
-                }
-            };
-            let av = if self.perms.list.is_empty() {
-                AccessVector::NONE
-            } else if let Some(&av) = avs.get(&(c, p)) {
-                av
-            } else {
-                let names: Vec<&str> = self.perms.list.get(p as usize).map_or("", |b| b).split_ascii_whitespace().collect();
-                if names.is_empty() {
-                    return Err(Failed::new(i, SecurityError::UnknownPermission { class: g.class_name(class).unwrap_or("?").into(), perm: String::new() }));
-                }
-                let av = g.perms(class, &names).map_err(|e| Failed::new(i, e))?;
-                avs.insert((c, p), av);
-                av
-            };
-            out.push((ssid, tsid, class, av));
-        }
-        Ok(out)
+        let mut r = self.resolver(shared, g);
+        (0..self.items.len()).map(|i| r.item(i)).collect()
     }
 
-    fn sid(&self, shared: &Shared, g: &Generation, sids: &mut [Option<Sid>], n: u32) -> Result<Sid, SecurityError> {
-        if let Some(sid) = sids.get(n as usize).copied().flatten() {
+    /// A resolver of this batch's queries under generation `g`, one query at a time.
+    pub(crate) fn resolver<'a>(&'a self, shared: &'a Shared, g: &'a Generation) -> Resolver<'a> {
+        Resolver {
+            q: self,
+            shared,
+            g,
+            sids: vec![None; self.contexts.list.len()],
+            classes: vec![None; self.classes.list.len()],
+            avs: FxHashMap::default(),
+        }
+    }
+}
+
+/// The queries of a batch resolved under one generation, each distinct string once, when first
+/// used: every number it gives is of that generation.
+pub(crate) struct Resolver<'a> {
+    q: &'a Queries,
+    shared: &'a Shared,
+    g: &'a Generation,
+    sids: Vec<Option<Sid>>,
+    classes: Vec<Option<ClassId>>,
+    avs: FxHashMap<(u32, u32), AccessVector>,
+}
+
+impl Resolver<'_> {
+    /// Query `i` in numbers.
+    pub(crate) fn item(&mut self, i: usize) -> Result<Resolved, Failed> {
+        let Some(&[s, t, c, p]) = self.q.items.get(i) else {
+            return Err(Failed::new(i, Problem::Other(format!("no query {i}"))));
+        };
+        let g = self.g;
+        let ssid = self.sid(s).map_err(|e| Failed::new(i, e))?;
+        let tsid = self.sid(t).map_err(|e| Failed::new(i, e))?;
+        let class = match self.classes.get(c as usize).copied().flatten() {
+            Some(k) => k,
+            None => {
+                let name = self.q.classes.list.get(c as usize).map_or("", |b| b);
+                let k = g.class(name).map_err(|e| Failed::new(i, e))?;
+                if let Some(slot) = self.classes.get_mut(c as usize) {
+                    *slot = Some(k);
+                }
+                k
+            }
+        };
+        let av = if self.q.perms.list.is_empty() {
+            AccessVector::NONE
+        } else if let Some(&av) = self.avs.get(&(c, p)) {
+            av
+        } else {
+            let names: Vec<&str> = self.q.perms.list.get(p as usize).map_or("", |b| b).split_ascii_whitespace().collect();
+            if names.is_empty() {
+                return Err(Failed::new(i, SecurityError::UnknownPermission { class: g.class_name(class).unwrap_or("?").into(), perm: String::new() }));
+            }
+            let av = g.perms(class, &names).map_err(|e| Failed::new(i, e))?;
+            self.avs.insert((c, p), av);
+            av
+        };
+        Ok((ssid, tsid, class, av))
+    }
+
+    fn sid(&mut self, n: u32) -> Result<Sid, SecurityError> {
+        if let Some(sid) = self.sids.get(n as usize).copied().flatten() {
             return Ok(sid);
         }
-        let sid = shared.sid(g, self.contexts.list.get(n as usize).map_or("", |b| b))?;
-        if let Some(slot) = sids.get_mut(n as usize) {
+        let sid = self.shared.sid(self.g, self.q.contexts.list.get(n as usize).map_or("", |b| b))?;
+        if let Some(slot) = self.sids.get_mut(n as usize) {
             *slot = Some(sid);
         }
         Ok(sid)

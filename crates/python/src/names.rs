@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rustc_hash::FxHashMap;
 use seaccess_security::{Generation, SecurityError, SecurityServer};
-use seaccess_types::{AccessVector, ClassId, Sid};
+use seaccess_types::{AccessVector, ClassId, Seqno, Sid};
 
 /// Past this many remembered context strings the memory is emptied: a caller cycling through
 /// endless distinct contexts pays a parse per call, and nothing grows without bound.
@@ -18,32 +18,52 @@ const MAX_REMEMBERED: usize = 1 << 16;
 /// already parsed (parsing is most of a query's cost for a cache hit).
 pub(crate) struct Shared {
     pub(crate) server: Arc<SecurityServer>,
-    sids: RwLock<FxHashMap<Box<str>, Sid>>,
+    sids: RwLock<Remembered>,
+}
+
+/// The SIDs of context strings parsed under one policy generation. A SID keeps naming the same
+/// text across reloads, but the text may not be valid under another policy, so an entry is
+/// only ever used with the generation that checked it: the map is keyed by its seqno, and
+/// is neither read nor written for any other, whatever order reloads and lookups come in.
+struct Remembered {
+    seqno: Seqno,
+    sids: FxHashMap<Box<str>, Sid>,
 }
 
 impl Shared {
     pub(crate) fn new(server: SecurityServer) -> Shared {
-        Shared { server: Arc::new(server), sids: RwLock::new(FxHashMap::default()) }
+        let seqno = server.seqno();
+        Shared { server: Arc::new(server), sids: RwLock::new(Remembered { seqno, sids: FxHashMap::default() }) }
     }
 
-    /// The SID of a context string. A SID keeps naming the same text across reloads, but the
-    /// text may not be valid under the new policy, so [`Shared::forget`] runs at each reload and
-    /// a string is checked again under the policy it is next used with.
+    /// The SID of a context string under generation `g`: remembered if `g` checked it before,
+    /// else checked and remembered, unless a newer generation's SIDs are remembered by now
+    /// (then `g`'s are not worth keeping). A newer generation's first SID forgets the older
+    /// ones (booleans commits included, which cost a parse per string again).
     pub(crate) fn sid(&self, g: &Generation, s: &str) -> Result<Sid, SecurityError> {
-        if let Some(&sid) = self.sids.read().unwrap_or_else(|e| e.into_inner()).get(s) {
-            return Ok(sid);
+        let at = g.seqno();
+        {
+            let r = self.sids.read().unwrap_or_else(|e| e.into_inner());
+            if r.seqno == at {
+                if let Some(&sid) = r.sids.get(s) {
+                    return Ok(sid);
+                }
+            }
         }
         let sid = g.context_to_sid(s)?;
         let mut w = self.sids.write().unwrap_or_else(|e| e.into_inner());
-        if w.len() >= MAX_REMEMBERED {
-            w.clear();
+        if w.seqno != at {
+            if !at.is_after(w.seqno) {
+                return Ok(sid);
+            }
+            w.seqno = at;
+            w.sids.clear();
         }
-        w.insert(s.into(), sid);
+        if w.sids.len() >= MAX_REMEMBERED {
+            w.sids.clear();
+        }
+        w.sids.insert(s.into(), sid);
         Ok(sid)
-    }
-
-    pub(crate) fn forget(&self) {
-        self.sids.write().unwrap_or_else(|e| e.into_inner()).clear();
     }
 }
 

@@ -46,7 +46,6 @@ impl Policy {
     fn reload(&self, py: Python<'_>, path: PathBuf) -> PyResult<u32> {
         let data = read(py, &path)?;
         let seqno = py.detach(|| self.shared.server.reload(&data)).map_err(|e| errors::security(&e, &path.display().to_string()))?;
-        self.shared.forget();
         Ok(seqno.0)
     }
 

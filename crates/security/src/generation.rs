@@ -31,6 +31,19 @@ impl Generation {
         Generation { c, sids, ctx, bools, enabled, seqno }
     }
 
+    /// This generation again, sharing its tables (the booleans copied): what its
+    /// [`seaccess_types::AccessServer::names`] hands out before it is published in an `Arc`.
+    pub(crate) fn share(&self) -> Generation {
+        Generation {
+            c: self.c.clone(),
+            sids: self.sids.clone(),
+            ctx: self.ctx.clone(),
+            bools: self.bools.clone(),
+            enabled: self.enabled.clone(),
+            seqno: self.seqno,
+        }
+    }
+
     /// The policy's tables. Its rule tables are not among them: the server has taken them
     /// apart into its indexes (their sizes: [`Generation::rule_counts`]), and a generation has
     /// no way to hand out a rule table, emptied or not:

@@ -8,6 +8,18 @@
 //! A process that forks while other threads use a server holds [`SecurityServer::fork_guard`]
 //! across the fork (from `pthread_atfork` handlers), so that its child inherits no held lock.
 //!
+//! # One generation
+//!
+//! A name, number or SID resolved under one policy generation is never used for an answer, a
+//! label or an audit record of another: a reload may renumber every class and permission and
+//! invalidate contexts. So the server itself takes no class or permission number: resolve and
+//! ask through one [`Generation`] ([`SecurityServer::snapshot`]), whose answers are all of its
+//! policy. Through the cache's seam ([`seaccess_types::AccessServer`]) numbers come only from
+//! `names()`, one generation's [`seaccess_types::PolicyNames`] with its seqno, and a decision
+//! (which carries its seqno) answers a request only if the seqnos agree. A
+//! [`Generation::map_classes`] map is answered only by generations of the policy load it was
+//! made from.
+//!
 //! This crate reads policies through `seaccess-policy` and must never depend on the cache, the
 //! object manager or any interface crate.
 

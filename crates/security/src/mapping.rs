@@ -3,9 +3,12 @@
 //! policy does not define are handled as the policy's handle-unknown setting says, as the
 //! kernel's selinux_set_mapping and map_decision do.
 
+use std::sync::Arc;
+
 use seaccess_policy::HandleUnknown;
 use seaccess_types::{AccessVector, AvDecision, ClassId, DecisionFlags, Sid};
 
+use crate::compiled::Compiled;
 use crate::error::{Result, SecurityError};
 use crate::generation::Generation;
 
@@ -15,10 +18,15 @@ struct Mapped {
     perms: Vec<u32>,
 }
 
-/// A class map, valid for the generation it was made from (remake it after a policy load).
+/// A class map: the numbers of the policy it was made from, answered only by generations of
+/// that same policy load (boolean commits keep it; after a reload, map the classes again: a
+/// reload may renumber every class, and a map of another load is refused).
 pub struct ClassMap {
     classes: Vec<Mapped>,
     allow_unknown: bool,
+    /// The policy whose numbers these are (kept alive with the map, so no other policy can
+    /// ever be mistaken for it).
+    policy: Arc<Compiled>,
 }
 
 impl Generation {
@@ -47,12 +55,19 @@ impl Generation {
             }
             classes.push(Mapped { class: class.map(|c| ClassId(c as u16)), perms: bits });
         }
-        Ok(ClassMap { classes, allow_unknown: p.handle_unknown == HandleUnknown::Allow })
+        Ok(ClassMap { classes, allow_unknown: p.handle_unknown == HandleUnknown::Allow, policy: self.c.clone() })
     }
 
     /// The decision for the caller's class number `class` (an index into the map), with bits in
     /// the caller's numbering.
+    /// An error if the map was made from another policy load.
     pub fn compute_av_mapped(&self, ssid: Sid, tsid: Sid, map: &ClassMap, class: usize) -> Result<AvDecision> {
+        if !Arc::ptr_eq(&map.policy, &self.c) {
+            return Err(SecurityError::Mapping(
+                format!("{class} (in the map's numbering)"),
+                "the map was made from another policy load, whose numbers this policy does not share: map the classes again".into(),
+            ));
+        }
         let m = map.classes.get(class).ok_or(SecurityError::InvalidClass(class as u32))?;
         let Some(policy_class) = m.class else {
             // A class the policy lacks: everything or nothing, as handle-unknown says.

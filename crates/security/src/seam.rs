@@ -2,7 +2,9 @@
 //! questions (the kernel's avc.c calling security_compute_av and
 //! security_compute_xperms_decision) and how it follows policy changes (avc_ss_reset).
 
-use seaccess_types::{AvDecision, ClassId, Seqno, Sid, XpermsDecision};
+use std::sync::Arc;
+
+use seaccess_types::{AvDecision, ClassId, PolicyNames, Seqno, Sid, XpermsDecision};
 
 use crate::error::SecurityError;
 use crate::generation::Generation;
@@ -49,8 +51,23 @@ impl seaccess_types::AccessServer for Generation {
         self.seqno
     }
 
-    fn sid_to_context(&self, sid: Sid) -> Option<String> {
-        Generation::sid_to_context(self, sid).ok()
+    fn names(&self) -> Arc<dyn PolicyNames> {
+        Arc::new(self.share())
+    }
+}
+
+/// A generation's names are its own: every number and name it gives is of its seqno.
+impl PolicyNames for Generation {
+    fn seqno(&self) -> Seqno {
+        self.seqno
+    }
+
+    fn class_id(&self, name: &str) -> Option<ClassId> {
+        Generation::class(self, name).ok()
+    }
+
+    fn perm_bit(&self, class: ClassId, name: &str) -> Option<u32> {
+        Generation::perms(self, class, &[name]).ok().and_then(|v| v.bits().next())
     }
 
     fn class_name(&self, class: ClassId) -> Option<String> {
@@ -61,16 +78,12 @@ impl seaccess_types::AccessServer for Generation {
         Generation::perm_name(self, class, bit).map(String::from)
     }
 
+    fn sid_to_context(&self, sid: Sid) -> Option<String> {
+        Generation::sid_to_context(self, sid).ok()
+    }
+
     fn policy_caps(&self) -> seaccess_types::PolicyCaps {
         Generation::policy_caps(self)
-    }
-
-    fn class_id(&self, name: &str) -> Option<ClassId> {
-        Generation::class(self, name).ok()
-    }
-
-    fn perm_bit(&self, class: ClassId, name: &str) -> Option<u32> {
-        Generation::perms(self, class, &[name]).ok().and_then(|v| v.bits().next())
     }
 
     fn handle_unknown(&self) -> seaccess_types::HandleUnknown {
@@ -146,7 +159,9 @@ impl seaccess_types::PolicyEvents for SecurityServer {
     }
 }
 
-/// The seam the access vector cache calls through: the current generation's answers.
+/// The seam the access vector cache calls through: the current generation's answers, each
+/// with its seqno, and the current generation itself as the names (one load: its numbers and
+/// names are all of one seqno).
 impl seaccess_types::AccessServer for SecurityServer {
     fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<AvDecision, seaccess_types::ServerError> {
         seaccess_types::AccessServer::compute_av(&**self.current.load(), ssid, tsid, class)
@@ -175,32 +190,8 @@ impl seaccess_types::AccessServer for SecurityServer {
         self.current.load().seqno
     }
 
-    fn sid_to_context(&self, sid: Sid) -> Option<String> {
-        seaccess_types::AccessServer::sid_to_context(&**self.current.load(), sid)
-    }
-
-    fn class_name(&self, class: ClassId) -> Option<String> {
-        seaccess_types::AccessServer::class_name(&**self.current.load(), class)
-    }
-
-    fn perm_name(&self, class: ClassId, bit: u32) -> Option<String> {
-        seaccess_types::AccessServer::perm_name(&**self.current.load(), class, bit)
-    }
-
-    fn policy_caps(&self) -> seaccess_types::PolicyCaps {
-        self.current.load().policy_caps()
-    }
-
-    fn class_id(&self, name: &str) -> Option<ClassId> {
-        seaccess_types::AccessServer::class_id(&**self.current.load(), name)
-    }
-
-    fn perm_bit(&self, class: ClassId, name: &str) -> Option<u32> {
-        seaccess_types::AccessServer::perm_bit(&**self.current.load(), class, name)
-    }
-
-    fn handle_unknown(&self) -> seaccess_types::HandleUnknown {
-        seaccess_types::AccessServer::handle_unknown(&**self.current.load())
+    fn names(&self) -> Arc<dyn PolicyNames> {
+        self.current.load_full()
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use arc_swap::ArcSwap;
 use seaccess_policy::{read_policy, Policy};
-use seaccess_types::{AvDecision, ClassId, Registration, Seqno, Sid};
+use seaccess_types::{Registration, Seqno, Sid};
 
 use crate::compiled::Compiled;
 use crate::error::{Result, SecurityError};
@@ -227,7 +227,9 @@ impl SecurityServer {
         self.listeners.count()
     }
 
-    /// The current generation; hold it to make several queries against one policy state.
+    /// The current generation; hold it to make several queries against one policy state. The
+    /// server takes no class or permission number: numbers come from a generation and are
+    /// answered by that generation (see the crate's docs, "One generation").
     pub fn snapshot(&self) -> Arc<Generation> {
         self.current.load_full()
     }
@@ -242,10 +244,6 @@ impl SecurityServer {
 
     pub fn sid_to_context(&self, sid: Sid) -> Result<String> {
         self.current.load().sid_to_context(sid)
-    }
-
-    pub fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision> {
-        self.current.load().compute_av(ssid, tsid, class)
     }
 }
 

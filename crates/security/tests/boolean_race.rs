@@ -19,6 +19,7 @@ fn renumbered() -> std::path::PathBuf {
 
 #[test]
 fn set_boolean_racing_reload_writes_the_named_boolean() {
+    let _deadline = seaccess_testkit::deadline("set_boolean_racing_reload_writes_the_named_boolean", std::time::Duration::from_secs(60));
     let a = std::fs::read(compile("booleans", 33)).unwrap();
     let b = std::fs::read(renumbered()).unwrap();
     let s = Arc::new(load(&compile("booleans", 33)));

@@ -68,6 +68,7 @@ fn a_change_listener_may_commit_booleans_and_reload() {
 
 #[test]
 fn concurrent_changes_with_a_committing_listener_are_each_told_once_in_order() {
+    let _deadline = seaccess_testkit::deadline("concurrent_changes_with_a_committing_listener_are_each_told_once_in_order", std::time::Duration::from_secs(60));
     let s = booleans_server();
     let (seen, _r) = recorder(&s);
     let weak = Arc::downgrade(&s);

@@ -218,14 +218,14 @@ fn stale_generations_never_panic() {
         p.call("stale compute_av", || old.compute_av(a, Sid(1), file_old).ok());
         p.call("stale compute_create", || old.compute_create(a, a, file_old, None).ok());
         p.call("new compute_av", || new.compute_av(a, Sid(1), file_old).ok());
-        p.call("server compute_av", || s.compute_av(a, a, ClassId(9999)).ok());
+        p.call("server compute_av", || s.snapshot().compute_av(a, a, ClassId(9999)).ok());
         p.call("server sid_to_context", || s.sid_to_context(a).ok());
     }
     for sid in bad_sids() {
         p.err("server sid_to_context", || s.sid_to_context(sid));
-        p.err("server compute_av", || s.compute_av(sid, Sid(1), file_old));
+        p.err("server compute_av", || s.snapshot().compute_av(sid, Sid(1), file_old));
     }
-    p.err("server compute_av class 0", || s.compute_av(Sid(1), Sid(1), ClassId(0)));
+    p.err("server compute_av class 0", || s.snapshot().compute_av(Sid(1), Sid(1), ClassId(0)));
     p.err("server reload garbage", || s.reload(b"garbage"));
     p.err("server from_bytes garbage", || SecurityServer::from_bytes(&[0xff; 64]));
     p.err("set_boolean unknown", || s.set_boolean("no_such_boolean", true));

@@ -476,7 +476,7 @@ pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess
 /// the domain is permissive: the expected answer of one hook check on a real policy, derived at
 /// test time from the server rather than written down.
 pub fn passes(server: &seaccess_security::SecurityServer, s: seaccess_types::Sid, t: seaccess_types::Sid, class: &str, perm: &str) -> bool {
-    use seaccess_types::AccessServer;
+    use seaccess_types::PolicyNames;
     let g = server.snapshot();
     let c = g.class_id(class).unwrap();
     let bit = g.perm_bit(c, perm).unwrap();
@@ -526,4 +526,25 @@ pub fn compile_conf(name: &str, version: u32) -> PathBuf {
     assert!(st.success(), "checkpolicy failed on {}", src.display());
     std::fs::rename(&tmp, &out).unwrap();
     out
+}
+
+/// A concurrency test's deadline: unless the returned guard is dropped within `limit`, the
+/// whole test process is ended with a message naming `what`, so that a test whose threads wait
+/// forever (a lost wake-up, a lock never released) fails instead of hanging the suite.
+#[must_use = "the deadline is disarmed when the guard is dropped"]
+pub fn deadline(what: &str, limit: std::time::Duration) -> Deadline {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let what = what.to_string();
+    std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(limit) {
+            eprintln!("DEADLINE: {what} did not finish within {limit:?}: ending the test process");
+            std::process::abort();
+        }
+    });
+    Deadline { _done: tx }
+}
+
+/// Disarms its [`deadline`] when dropped (the channel's closing wakes the watchdog).
+pub struct Deadline {
+    _done: std::sync::mpsc::Sender<()>,
 }

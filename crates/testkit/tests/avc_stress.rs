@@ -78,6 +78,7 @@ fn decisions_match_their_generation_through_a_thousand_changes_without_refresh()
 }
 
 fn storm(refresh: bool) {
+    let _deadline = seaccess_testkit::deadline(&format!("the reload storm (refresh {refresh})"), std::time::Duration::from_secs(60));
     let a = std::fs::read(compile("booleans", 33)).unwrap();
     let b = std::fs::read(variant()).unwrap();
     let (server, avc) = server_with_avc(&compile("booleans", 33), CAPACITY);
@@ -196,6 +197,7 @@ fn storm(refresh: bool) {
 /// (or a permissive domain), never by a grant recorded in permissive mode.
 #[test]
 fn no_permissive_grant_answers_after_the_switch_to_enforcing() {
+    let _deadline = seaccess_testkit::deadline("no_permissive_grant_answers_after_the_switch_to_enforcing", std::time::Duration::from_secs(60));
     const SWITCHES: usize = 2000;
     let (server, avc) = server_with_avc(&compile("booleans", 33), 4096);
     let gens = record_generations(&server);

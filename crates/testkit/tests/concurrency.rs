@@ -9,6 +9,7 @@ use seaccess_testkit::*;
 
 #[test]
 fn sids_are_stable_across_threads() {
+    let _deadline = seaccess_testkit::deadline("sids_are_stable_across_threads", std::time::Duration::from_secs(60));
     let server = Arc::new(load(&compile("example", 33)));
     let g = server.snapshot();
     let contexts = contexts(g.policy());
@@ -74,6 +75,7 @@ fn reference_answers(path: &std::path::Path, names: &[String], state: &[bool], q
 
 #[test]
 fn decisions_match_their_generation_during_commits() {
+    let _deadline = seaccess_testkit::deadline("decisions_match_their_generation_during_commits", std::time::Duration::from_secs(60));
     const COMMITS: usize = 200;
     let path = compile("booleans", 33);
     let server = Arc::new(load(&path));

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use seaccess_security::SecurityServer;
-use seaccess_types::{AccessServer, ClassId, PolicyCap, PolicyCaps, Sid};
+use seaccess_types::{AccessServer, ClassId, PolicyCap, PolicyCaps, PolicyNames, Sid};
 use seaccess_testkit::*;
 
 /// The kernel's POLICYDB_CAP_* numbers (policycap.h) and selinuxfs names (policycap_names.h).
@@ -53,8 +53,8 @@ fn declared_capabilities_reach_object_managers() {
     .collect();
     let g = s.snapshot();
     assert_eq!(g.policy_caps(), want);
-    assert_eq!(AccessServer::policy_caps(&*g), want);
-    assert_eq!(AccessServer::policy_caps(&s), want);
+    assert_eq!(PolicyNames::policy_caps(&*g), want);
+    assert_eq!(AccessServer::names(&s).policy_caps(), want);
     assert!(!want.contains(PolicyCap::IoctlSkipCloexec));
     let g = load(&compile("genfs_wildcard", 33)).snapshot();
     assert_eq!(g.policy_caps().iter().collect::<Vec<_>>(), vec![PolicyCap::GenfsSeclabelSymlinks]);

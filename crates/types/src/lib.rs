@@ -266,11 +266,52 @@ impl fmt::Debug for Registration {
     }
 }
 
+/// One policy generation's names and numbers: its classes, permissions and SID contexts, and
+/// what it says about what it does not define, all of policy [`PolicyNames::seqno`].
+///
+/// A class or permission number means something only in the generation that gave it: a reload
+/// may renumber every class. So numbers are only handed out by a value of this trait, with the
+/// seqno they belong to, and are used only with a decision of that same seqno (compare
+/// [`AvDecision::seqno`]; the cache's `check_at` does), and a record or label names a decision
+/// only with the names of the decision's own generation.
+pub trait PolicyNames: Send + Sync {
+    /// The generation these names are of.
+    fn seqno(&self) -> Seqno;
+    /// A class's number by name (the kernel's selinux_set_mapping); None when the policy does
+    /// not define it.
+    fn class_id(&self, name: &str) -> Option<ClassId>;
+    /// A permission's bit (from 0) in a class, by name; None when the class lacks it.
+    fn perm_bit(&self, class: ClassId, name: &str) -> Option<u32>;
+    /// A class's name, for audit records.
+    fn class_name(&self, class: ClassId) -> Option<String>;
+    /// A permission's name (bit counted from 0), for audit records.
+    fn perm_name(&self, class: ClassId, bit: u32) -> Option<String>;
+    /// The context of a SID in this generation, for audit records.
+    fn sid_to_context(&self, sid: Sid) -> Option<String>;
+    /// The policy's capabilities, for object managers deciding which checks to make
+    /// (open_perms, extended_socket_class, ...). The default declares none.
+    fn policy_caps(&self) -> PolicyCaps {
+        PolicyCaps::NONE
+    }
+    /// What the policy says to do with classes and permissions it does not define.
+    fn handle_unknown(&self) -> HandleUnknown {
+        HandleUnknown::Deny
+    }
+}
+
 /// The security server as the access vector cache sees it: the counterpart of the kernel's
-/// security.h. Only SIDs, class numbers and bit vectors cross this seam (names only for audit
-/// records), so the cache never needs to know what a policy is.
+/// security.h. Only SIDs, class numbers and bit vectors cross this seam, so the cache never
+/// needs to know what a policy is.
+///
+/// Each call answers from the generation the server has at that moment, and says which: a
+/// decision carries its seqno, and names and numbers come only through [`AccessServer::names`],
+/// bound to theirs. A caller that resolves names and then asks for a decision must check that
+/// both seqnos agree, and resolve again when they do not (as `Avc::check_at` lets it):
+/// resolving in one call and deciding in another otherwise pairs one policy's class numbers
+/// with another's decision when a reload comes between.
 pub trait AccessServer: Send + Sync {
-    /// The decision for (ssid, tsid, class) under the current policy; its `seqno` says which.
+    /// The decision for (ssid, tsid, class) under the current policy; its `seqno` says which,
+    /// and `class` means what it means in that policy.
     fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError>;
     /// The ioctl drivers with extended-permission rules for this triple, or None when no such
     /// rule covers it (then the base permission alone decides), with the seqno of the
@@ -280,32 +321,9 @@ pub trait AccessServer: Send + Sync {
     fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError>;
     /// The current policy seqno.
     fn seqno(&self) -> Seqno;
-    /// The context of a SID, for audit records.
-    fn sid_to_context(&self, sid: Sid) -> Option<String>;
-    /// A class's name, for audit records.
-    fn class_name(&self, class: ClassId) -> Option<String>;
-    /// A permission's name (bit counted from 0), for audit records.
-    fn perm_name(&self, class: ClassId, bit: u32) -> Option<String>;
-    /// The current policy's capabilities, for object managers deciding which checks to make
-    /// (open_perms, extended_socket_class, ...). The default, for servers without a policy,
-    /// declares none.
-    fn policy_caps(&self) -> PolicyCaps {
-        PolicyCaps::NONE
-    }
-    /// A class's number by name, for object managers' class maps (the kernel's
-    /// selinux_set_mapping); None when the policy does not define it. The default, for servers
-    /// without a policy, knows no class.
-    fn class_id(&self, _name: &str) -> Option<ClassId> {
-        None
-    }
-    /// A permission's bit (from 0) in a class, by name; None when the class lacks it.
-    fn perm_bit(&self, _class: ClassId, _name: &str) -> Option<u32> {
-        None
-    }
-    /// What the policy says to do with classes and permissions it does not define.
-    fn handle_unknown(&self) -> HandleUnknown {
-        HandleUnknown::Deny
-    }
+    /// The names and numbers of the current generation, all of one seqno (the one it reports),
+    /// however the server changes while they are held.
+    fn names(&self) -> std::sync::Arc<dyn PolicyNames>;
 }
 
 /// What a policy says to do with the classes and permissions an object manager enforces but the

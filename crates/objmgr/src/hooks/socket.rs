@@ -227,7 +227,9 @@ impl ObjectManager {
     /// policy has no MLS ranges.
     fn mls_copy(&self, sid: Sid, mls_sid: Sid) -> Result<Sid> {
         let server = self.server();
-        let ctx = |s: Sid| server.sid_to_context(s).ok_or(ObjmgrError::Server(seaccess_types::ServerError::InvalidSid(s)));
+        // Both contexts of one generation.
+        let names = server.names();
+        let ctx = |s: Sid| names.sid_to_context(s).ok_or(ObjmgrError::Server(seaccess_types::ServerError::InvalidSid(s)));
         let (a, b) = (ctx(sid)?, ctx(mls_sid)?);
         let range = |c: &str| c.splitn(4, ':').nth(3).map(str::to_owned);
         let head = |c: &str| c.splitn(4, ':').take(3).collect::<Vec<_>>().join(":");

@@ -105,7 +105,8 @@ impl ObjectManager {
 
     /// The kernel's security_validtrans_handle_fail record.
     fn validatetrans_failed(&self, old: Sid, new: Sid, task: Sid, class: Class) {
-        let ctx = |s: Sid| self.server().sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
+        let names = self.server().names();
+        let ctx = |s: Sid| names.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
         let line = format!(
             "op=security_validate_transition seresult=denied oldcontext={} newcontext={} taskcontext={} tclass={}",
             ctx(old),
