@@ -16,15 +16,7 @@
 #include <selinux/avc.h>
 #include "seaccess.h"
 
-static int failures;
-
-#define EXPECT(cond, what)                                                                  \
-	do {                                                                                \
-		if (!(cond)) {                                                              \
-			printf("FAIL %s:%d: %s (errno %d)\n", __FILE__, __LINE__, what, errno); \
-			failures++;                                                         \
-		}                                                                           \
-	} while (0)
+#include "expect.h"
 
 int main(int argc, char **argv)
 {

@@ -17,15 +17,7 @@
 /* sidget and sidput are deprecated in libselinux, and still part of its API. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-static int failures;
-
-#define EXPECT(cond, what)                                                        \
-	do {                                                                      \
-		if (!(cond)) {                                                    \
-			printf("FAIL %s:%d: %s (errno %d)\n", __FILE__, __LINE__, what, errno); \
-			failures++;                                               \
-		}                                                                 \
-	} while (0)
+#include "expect.h"
 
 /* rc is -1 and errno is e. */
 #define FAILS_WITH(call, e)                                                       \

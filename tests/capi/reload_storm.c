@@ -45,15 +45,7 @@ static const char *DOM = "u:r:dom_t:s0";
 static const char *pol[2];
 static atomic_int stop;
 static atomic_long reloads, reload_errors;
-static int failures;
-
-#define EXPECT(cond, what)                                                                 \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			printf("FAIL %s:%d: %s (errno %d)\n", __FILE__, __LINE__, what, errno); \
-			failures++;                                                        \
-		}                                                                          \
-	} while (0)
+#include "expect.h"
 
 /* Both checks write an audit record through the log callback (the denial, and the grant the
  * policies auditallow): each must name what was asked, `denied { read } ... tclass=file` or
