@@ -6,7 +6,7 @@ REFPOLICY := target/refpolicy
 DEFAULT_POLICY := /etc/selinux/default/policy/policy.33
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build oracle peers policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench
+.PHONY: all deps build oracle peers label-peer policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench
 
 all: build
 
@@ -23,6 +23,10 @@ oracle: deps
 # libselinux's own AVC, measured beside seaccess's by `seaccess bench avc`.
 peers: deps
 	@$(MAKE) -s -C crates/lab/peers/libselinux-avc OUT=$(CURDIR)/target/peers
+
+# libselinux 3.4's own selabel_lookup, which crates/label is compared with (tests/label).
+label-peer: deps
+	@bash tests/label/build.sh target/label >/dev/null
 
 # The project's own test policies, compiled at every version each supports.
 policies: deps
@@ -65,7 +69,7 @@ lint: deps
 
 # Every differential test is required here: a missing oracle, Debian policy or reference policy
 # build fails the run instead of skipping the comparison.
-test: deps oracle peers policies refpolicy lint
+test: deps oracle peers label-peer policies refpolicy lint
 	SEACCESS_REQUIRE_ORACLE=1 $(CARGO) test --release --workspace
 	SEACCESS_REQUIRE_ORACLE=1 bash tests/cli.sh
 	$(MAKE) capi-test

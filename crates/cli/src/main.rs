@@ -7,6 +7,8 @@
 mod avcbench;
 mod batch;
 mod bench;
+mod label;
+mod label_apply;
 mod objbench;
 mod output;
 mod tour;
@@ -71,6 +73,10 @@ enum Cmd {
     /// Benchmarks, printing ratios against the peer measured in the same run.
     #[command(subcommand)]
     Bench(BenchCmd),
+    /// File labels from file_contexts, as matchpathcon prints them ("PATH<TAB>CONTEXT"); with
+    /// --apply writes them (restorecon/setfiles without an SELinux kernel), --check lists
+    /// mislabeled objects, --plan lists what a new file_contexts would relabel.
+    Label(Box<label::LabelArgs>),
 }
 
 #[derive(Subcommand)]
@@ -186,6 +192,7 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Bench(BenchCmd::Engine(a)) => bench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Objmgr(a)) => objbench::run(out, &a).map(|_| true),
+        Cmd::Label(a) => label::run(out, &a),
         Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
     }
 }

@@ -73,6 +73,11 @@ impl Out {
         self.w.write_fmt(args).map_err(CliError::from_stdout)
     }
 
+    /// Bytes as they are (a path need not be UTF-8).
+    pub(crate) fn bytes(&mut self, b: &[u8]) -> Result<(), CliError> {
+        self.w.write_all(b).map_err(CliError::from_stdout)
+    }
+
     pub(crate) fn flush(&mut self) -> Result<(), CliError> {
         self.w.flush().map_err(CliError::from_stdout)
     }

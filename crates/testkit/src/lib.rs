@@ -53,6 +53,17 @@ pub fn refpolicy(kind: &str) -> Option<PathBuf> {
     present(root().join(format!("target/refpolicy/{kind}.bin")), "reference policy build", "run `make refpolicy`")
 }
 
+/// libselinux 3.4's own selabel_lookup answering queries (tests/label/selabel_query.c, built by
+/// `make label-peer`).
+pub fn label_peer() -> Option<PathBuf> {
+    present(root().join("target/label/selabel_query"), "libselinux selabel caller", "run `make label-peer`")
+}
+
+/// Debian's installed file_contexts of this policy flavour ("default" or "mls").
+pub fn debian_file_contexts(flavour: &str) -> Option<PathBuf> {
+    present(PathBuf::from(format!("/etc/selinux/{flavour}/contexts/files/file_contexts")), "Debian file_contexts", "run `make deps`")
+}
+
 /// The source of a test policy.
 pub fn policy_source(name: &str) -> PathBuf {
     root().join("testdata/policies").join(format!("{name}.cil"))

@@ -1,0 +1,355 @@
+//! `seaccess label --apply`, `--check` and `--plan`: restorecon and setfiles without an SELinux
+//! kernel, and the relabel planner.
+//!
+//! A tree is walked once, on one thread (the directory reads), while a pool of threads looks
+//! each object up and reads and writes its label: the lookups and the attribute calls are the
+//! work, and they need no order. The label is the `security.selinux` extended attribute, which
+//! Linux stores whether or not SELinux runs; where the filesystem or the caller's privilege
+//! refuses that namespace, `user.selinux` (what the seaccess mount and library read too).
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
+
+use seaccess_label::{FileContexts, FileKind};
+
+use crate::label::LabelArgs;
+use crate::output::{note, CliError, Out};
+
+const SECURITY: &str = "security.selinux";
+const USER: &str = "user.selinux";
+
+/// One object of a walk: its real path, the path file_contexts is asked about, its type.
+struct Item {
+    path: PathBuf,
+    key: Vec<u8>,
+    kind: FileKind,
+}
+
+/// Each root to walk with the path file_contexts knows it by: itself made absolute without
+/// following its last component (restorecon), or its place under --root (setfiles -r).
+fn roots(a: &LabelArgs) -> Result<Vec<(PathBuf, Vec<u8>)>, CliError> {
+    let mut args: Vec<PathBuf> = crate::label::arg_paths(&a.paths)?.into_iter().map(|p| PathBuf::from(std::ffi::OsStr::from_bytes(&p))).collect();
+    if args.is_empty() {
+        match &a.root {
+            Some(r) => args.push(r.clone()),
+            None => return Err("give the paths to walk (or --root DIR)".into()),
+        }
+    }
+    let abs = |p: &Path| -> Result<PathBuf, CliError> {
+        let name = p.file_name().map(|n| n.to_os_string());
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let dir = std::fs::canonicalize(&parent).map_err(|e| format!("{}: {e}", p.display()))?;
+        Ok(match name {
+            Some(n) if n != ".." && n != "." => dir.join(n),
+            _ => std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        })
+    };
+    let root = a.root.as_deref().map(|r| std::fs::canonicalize(r).map_err(|e| format!("--root {}: {e}", r.display()))).transpose()?;
+    let mut out = Vec::new();
+    for p in args {
+        let real = abs(&p)?;
+        std::fs::symlink_metadata(&real).map_err(|e| format!("{}: {e}", p.display()))?;
+        let key = match &root {
+            None => real.as_os_str().as_bytes().to_vec(),
+            Some(r) => {
+                let rel = real.strip_prefix(r).map_err(|_| format!("{} is not under --root {}", p.display(), r.display()))?;
+                let mut k = b"/".to_vec();
+                k.extend_from_slice(rel.as_os_str().as_bytes());
+                k
+            }
+        };
+        out.push((real, key));
+    }
+    Ok(out)
+}
+
+/// Walks the roots and runs `work` on every object from `threads` threads; what `work` returns
+/// is gathered. Walk errors are reported and counted.
+fn walk<R: Send>(
+    roots: &[(PathBuf, Vec<u8>)],
+    one_fs: bool,
+    threads: usize,
+    errors: &AtomicU64,
+    work: &(dyn Fn(&Item) -> Option<R> + Sync),
+) -> Vec<R> {
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_message("objects");
+        b
+    });
+    let (tx, rx) = mpsc::sync_channel::<Vec<Item>>(threads * 4);
+    let rx = Mutex::new(rx);
+    let results = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut got = Vec::new();
+                    loop {
+                        let batch = match rx.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok(batch) = batch else { break };
+                        got.extend(batch.iter().filter_map(work));
+                    }
+                    got
+                })
+            })
+            .collect();
+        let mut batch = Vec::with_capacity(256);
+        for (root, key) in roots {
+            for e in walkdir::WalkDir::new(root).follow_links(false).same_file_system(one_fs) {
+                let e = match e {
+                    Ok(e) => e,
+                    Err(err) => {
+                        note(&format!("seaccess label: {err}"));
+                        errors.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    }
+                };
+                let rel = e.path().strip_prefix(root).map(|r| r.as_os_str().as_bytes()).unwrap_or_default();
+                let mut k = key.clone();
+                if !rel.is_empty() {
+                    if k.last() != Some(&b'/') {
+                        k.push(b'/');
+                    }
+                    k.extend_from_slice(rel);
+                }
+                let kind = file_kind(e.file_type());
+                batch.push(Item { path: e.into_path(), key: k, kind });
+                if batch.len() == 256 {
+                    if let Some(b) = &bar {
+                        b.inc(256);
+                    }
+                    if tx.send(std::mem::replace(&mut batch, Vec::with_capacity(256))).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        if !batch.is_empty() {
+            let _ = tx.send(batch);
+        }
+        drop(tx);
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    results
+}
+
+fn file_kind(t: std::fs::FileType) -> FileKind {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_symlink() {
+        FileKind::Lnk
+    } else if t.is_dir() {
+        FileKind::Dir
+    } else if t.is_file() {
+        FileKind::File
+    } else if t.is_char_device() {
+        FileKind::Chr
+    } else if t.is_block_device() {
+        FileKind::Blk
+    } else if t.is_socket() {
+        FileKind::Sock
+    } else if t.is_fifo() {
+        FileKind::Fifo
+    } else {
+        FileKind::Any
+    }
+}
+
+/// An object's label: `security.selinux`, else `user.selinux` (without the C string's NUL).
+pub(crate) fn read_label(path: &Path) -> std::io::Result<Option<String>> {
+    for name in [SECURITY, USER] {
+        match xattr::get(path, name) {
+            Ok(Some(mut v)) => {
+                while v.last() == Some(&0) {
+                    v.pop();
+                }
+                return Ok(Some(String::from_utf8_lossy(&v).into_owned()));
+            }
+            Ok(None) => {}
+            Err(e) if e.raw_os_error() == Some(95) => {} // EOPNOTSUPP: no such namespace here
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(None)
+}
+
+/// Writes a label as libselinux's lsetfilecon does (with its NUL): `security.selinux`, or
+/// `user.selinux` where that is refused. Returns the attribute used.
+fn write_label(path: &Path, context: &str) -> std::io::Result<&'static str> {
+    let mut v = context.as_bytes().to_vec();
+    v.push(0);
+    match xattr::set(path, SECURITY, &v) {
+        Ok(()) => Ok(SECURITY),
+        // EPERM, EACCES: no privilege for the security namespace; EOPNOTSUPP: not stored here.
+        Err(e) if matches!(e.raw_os_error(), Some(1 | 13 | 95)) => xattr::set(path, USER, &v).map(|_| USER),
+        Err(e) => Err(e),
+    }
+}
+
+/// restorecon's rule without -F: an object that already has a label keeps its user, role and
+/// level, and only a different type is changed (selinux_restorecon.c's compare_types).
+fn restorecon_target(current: Option<&str>, new: &str, force: bool) -> Option<String> {
+    let Some(cur) = current else { return Some(new.to_string()) };
+    if cur == new {
+        return None;
+    }
+    if force {
+        return Some(new.to_string());
+    }
+    let c: Vec<&str> = cur.splitn(4, ':').collect();
+    let n: Vec<&str> = new.splitn(4, ':').collect();
+    match (c.get(2), n.get(2)) {
+        (Some(ct), Some(nt)) if ct == nt => None,
+        (Some(_), Some(nt)) if c.len() >= 3 => {
+            let mut v = c.clone();
+            v[2] = nt;
+            Some(v.join(":"))
+        }
+        _ => Some(new.to_string()),
+    }
+}
+
+enum Outcome {
+    Line(String),
+    Used(&'static str),
+}
+
+pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<bool, CliError> {
+    let roots = roots(a)?;
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let errors = AtomicU64::new(0);
+    let changed = AtomicU64::new(0);
+    let (check, dry) = (a.check, a.dry_run || a.check);
+    let work = |it: &Item| -> Option<Vec<Outcome>> {
+        let name = it.path.display();
+        let new = match fc.lookup(&it.key, it.kind) {
+            Ok(Some(s)) => s.context.clone(),
+            Ok(None) => return None, // <<none>>: left alone
+            Err(e) => {
+                note(&format!("seaccess label: {name}: {e}"));
+                errors.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+        };
+        let current = match read_label(&it.path) {
+            Ok(c) => c,
+            Err(e) => {
+                note(&format!("seaccess label: reading the label of {name}: {e}"));
+                errors.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+        };
+        if check {
+            if current.as_deref() == Some(&*new) {
+                return None;
+            }
+            changed.fetch_add(1, Ordering::Relaxed);
+            let cur = current.as_deref().unwrap_or("<no label>");
+            return Some(vec![Outcome::Line(format!("{name} has context {cur}, should be {new}"))]);
+        }
+        let target = restorecon_target(current.as_deref(), &new, a.force)?;
+        changed.fetch_add(1, Ordering::Relaxed);
+        let mut res = Vec::new();
+        if !dry {
+            match write_label(&it.path, &target) {
+                Ok(used) => res.push(Outcome::Used(used)),
+                Err(e) => {
+                    note(&format!("seaccess label: could not set context for {name}: {e}"));
+                    errors.fetch_add(1, Ordering::Relaxed);
+                    return None;
+                }
+            }
+        }
+        if a.verbose || dry {
+            let verb = if dry { "Would relabel" } else { "Relabeled" };
+            let cur = current.as_deref().unwrap_or("(null)");
+            res.push(Outcome::Line(format!("{verb} {name} from {cur} to {target}")));
+        }
+        Some(res)
+    };
+    let results = walk(&roots, a.one_fs, threads, &errors, &work);
+    let mut used = BTreeMap::new();
+    for o in results.into_iter().flatten() {
+        match o {
+            Outcome::Line(l) => writeln!(out, "{l}")?,
+            Outcome::Used(u) => *used.entry(u).or_insert(0u64) += 1,
+        }
+    }
+    for (attr, n) in &used {
+        let why = if *attr == USER { " (the filesystem or your privilege refused security.selinux)" } else { "" };
+        note(&format!("seaccess label: wrote {n} labels as {attr}{why}"));
+    }
+    let errs = errors.load(Ordering::Relaxed);
+    if errs > 0 {
+        return Err(format!("{errs} objects could not be labeled (see above)").into());
+    }
+    Ok(!(check && changed.load(Ordering::Relaxed) > 0))
+}
+
+/// `--plan`: the objects whose file_contexts label differs between the old set and the new.
+pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
+    let from = a.from.as_deref().ok_or("--plan needs --from OLD_FILE_CONTEXTS")?;
+    let old = crate::label::open(Some(from), a.from_policy.as_deref())?;
+    let new = crate::label::open(a.file_contexts.as_deref(), a.policy.as_deref())?;
+    let roots = roots(a)?;
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let errors = AtomicU64::new(0);
+    let walked = AtomicU64::new(0);
+    let work = |it: &Item| -> Option<(Option<String>, Option<String>, PathBuf)> {
+        walked.fetch_add(1, Ordering::Relaxed);
+        let ctx = |fc: &FileContexts| match fc.lookup(&it.key, it.kind) {
+            Ok(s) => Some(s.map(|s| s.context.to_string())),
+            Err(e) => {
+                note(&format!("seaccess label: {}: {e}", it.path.display()));
+                errors.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        };
+        let (o, n) = (ctx(&old)?, ctx(&new)?);
+        (o != n).then(|| (o, n, it.path.clone()))
+    };
+    let changes = walk(&roots, a.one_fs, threads, &errors, &work);
+    let mut groups: BTreeMap<(String, String), Vec<PathBuf>> = BTreeMap::new();
+    let none = |c: Option<String>| c.unwrap_or_else(|| "<<none>>".into());
+    for (o, n, p) in changes {
+        groups.entry((none(o), none(n))).or_default().push(p);
+    }
+    let total: usize = groups.values().map(Vec::len).sum();
+    if a.json {
+        let g: Vec<_> = groups
+            .iter_mut()
+            .map(|((o, n), ps)| {
+                ps.sort();
+                serde_json::json!({"from": o, "to": n, "count": ps.len(), "paths": ps.iter().map(|p| p.display().to_string()).collect::<Vec<_>>()})
+            })
+            .collect();
+        let v = serde_json::json!({"walked": walked.load(Ordering::Relaxed), "changes": total, "groups": g});
+        writeln!(out, "{v}")?;
+    } else {
+        for ((o, n), ps) in groups.iter_mut() {
+            ps.sort();
+            writeln!(out, "{o} -> {n}: {} objects", ps.len())?;
+            for p in ps.iter() {
+                writeln!(out, "  {}", p.display())?;
+            }
+        }
+        writeln!(out, "{total} of {} objects would be relabeled", walked.load(Ordering::Relaxed))?;
+    }
+    let errs = errors.load(Ordering::Relaxed);
+    if errs > 0 {
+        return Err(format!("{errs} objects could not be looked up (see above)").into());
+    }
+    Ok(total == 0)
+}

@@ -1,0 +1,234 @@
+//! seaccess's own compiled file_contexts: a set read, validated, ordered and checked once
+//! (`seaccess label --compile`), written to one file that loads without parsing text or
+//! compiling expressions (PCRE2 compiles an expression the first time a lookup needs it).
+//!
+//! Layout, little-endian: the magic `SEACFC\0\0`, a version, then length-prefixed tables (the
+//! source files, both substitution lists, the stems, the contexts, the specifications in
+//! lookup order), and last a 64-bit FNV-1a checksum of everything before it. The loader checks
+//! every length against what is left and every index against its table, so a truncated or
+//! corrupt file is an error naming the byte, never a wrong answer.
+//!
+//! A compiled file holds no expression PCRE2 rejected: the writer only takes a set opened with
+//! [`crate::FileContexts::open_with`], which compiled them all.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{LabelError, Result};
+use crate::spec::{Origin, Spec};
+use crate::subs::Subs;
+use crate::FileContexts;
+
+const MAGIC: &[u8; 8] = b"SEACFC\0\0";
+const VERSION: u32 = 1;
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+struct Out(Vec<u8>);
+
+impl Out {
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn len(&mut self, n: usize) {
+        self.u32(u32::try_from(n).unwrap_or(u32::MAX));
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.len(b.len());
+        self.0.extend_from_slice(b);
+    }
+}
+
+/// The compiled form of an opened set.
+pub fn to_bytes(fc: &FileContexts) -> Vec<u8> {
+    let mut o = Out(Vec::new());
+    o.0.extend_from_slice(MAGIC);
+    o.u32(VERSION);
+    o.len(fc.files().len());
+    for f in fc.files() {
+        o.bytes(f.as_os_str().as_encoded_bytes());
+    }
+    let (subs, dist) = fc.subs();
+    for list in [subs, dist] {
+        let pairs = list.pairs();
+        o.len(pairs.len());
+        for (s, d) in pairs {
+            o.bytes(s);
+            o.bytes(d);
+        }
+    }
+    let stems = fc.stems_in_order();
+    o.len(stems.len());
+    for s in &stems {
+        o.bytes(s);
+    }
+    let mut ctx_ids: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut ctxs: Vec<&str> = Vec::new();
+    for s in fc.specs() {
+        ctx_ids.entry(&s.context).or_insert_with(|| {
+            ctxs.push(&s.context);
+            (ctxs.len() - 1) as u32
+        });
+    }
+    o.len(ctxs.len());
+    for c in &ctxs {
+        o.bytes(c.as_bytes());
+    }
+    o.len(fc.specs().len());
+    for s in fc.specs() {
+        o.bytes(s.regex.as_bytes());
+        o.u32(ctx_ids.get(&*s.context).copied().unwrap_or(0));
+        o.u32(s.mode);
+        o.u32(s.stem as u32);
+        o.u32(u32::from(s.has_meta));
+        o.u32(s.prefix_len);
+        o.u32(u32::from(s.origin.file));
+        o.u32(s.origin.line);
+    }
+    let sum = fnv1a(&o.0);
+    o.0.extend_from_slice(&sum.to_le_bytes());
+    o.0
+}
+
+/// Writes the compiled form atomically (a temporary file renamed over `dest`).
+pub fn write(fc: &FileContexts, dest: &Path) -> Result<()> {
+    let bytes = to_bytes(fc);
+    let mut tmp = dest.as_os_str().to_os_string();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let io = |p: &Path, source| LabelError::Io { path: p.to_path_buf(), source };
+    std::fs::write(&tmp, &bytes).map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, dest).map_err(|e| io(dest, e))
+}
+
+struct In<'a> {
+    b: &'a [u8],
+    at: usize,
+    path: &'a Path,
+}
+
+impl<'a> In<'a> {
+    fn err(&self, msg: &str) -> LabelError {
+        LabelError::Compiled { path: self.path.to_path_buf(), msg: format!("at byte {}: {msg}", self.at) }
+    }
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        match self.at.checked_add(n).filter(|&e| e <= self.b.len()) {
+            Some(e) => {
+                let s = &self.b[self.at..e];
+                self.at = e;
+                Ok(s)
+            }
+            None => Err(self.err(&format!("{what} runs past the end"))),
+        }
+    }
+    fn u32(&mut self, what: &str) -> Result<u32> {
+        let s = self.take(4, what)?;
+        Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    }
+    fn bytes(&mut self, what: &str) -> Result<&'a [u8]> {
+        let n = self.u32(what)? as usize;
+        self.take(n, what)
+    }
+    fn str(&mut self, what: &str) -> Result<Arc<str>> {
+        let b = self.bytes(what)?;
+        match std::str::from_utf8(b) {
+            Ok(s) => Ok(Arc::from(s)),
+            Err(_) => Err(self.err(&format!("{what} is not UTF-8"))),
+        }
+    }
+    /// A count, bounded by what is left so a corrupt count cannot ask for a huge allocation.
+    fn count(&mut self, what: &str, min_item: usize) -> Result<usize> {
+        let n = self.u32(what)? as usize;
+        if n.saturating_mul(min_item) > self.b.len() - self.at {
+            return Err(self.err(&format!("{what} {n} is more than the file holds")));
+        }
+        Ok(n)
+    }
+}
+
+/// Whether the bytes are seaccess's compiled form.
+pub fn is_compiled(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+/// Loads a compiled set from its bytes (`path` names it in errors).
+pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
+    let body_len = bytes.len().checked_sub(8).ok_or_else(|| LabelError::Compiled { path: path.to_path_buf(), msg: "too short".into() })?;
+    let (body, sum) = bytes.split_at(body_len);
+    let mut sb = [0u8; 8];
+    sb.copy_from_slice(sum);
+    if !is_compiled(body) {
+        return Err(LabelError::Compiled { path: path.to_path_buf(), msg: "not a seaccess compiled file_contexts".into() });
+    }
+    if fnv1a(body) != u64::from_le_bytes(sb) {
+        return Err(LabelError::Compiled { path: path.to_path_buf(), msg: "checksum mismatch (the file is damaged)".into() });
+    }
+    let mut r = In { b: body, at: MAGIC.len(), path };
+    let v = r.u32("version")?;
+    if v != VERSION {
+        return Err(r.err(&format!("version {v}, expected {VERSION}")));
+    }
+    let n = r.count("file count", 4)?;
+    let mut files = Vec::with_capacity(n);
+    for _ in 0..n {
+        use std::os::unix::ffi::OsStrExt;
+        files.push(PathBuf::from(std::ffi::OsStr::from_bytes(r.bytes("file name")?)));
+    }
+    let mut lists = Vec::new();
+    for _ in 0..2 {
+        let n = r.count("substitution count", 8)?;
+        let mut pairs = Vec::with_capacity(n);
+        for _ in 0..n {
+            let s = r.bytes("substitution source")?.to_vec();
+            let d = r.bytes("substitution target")?.to_vec();
+            pairs.push((s, d));
+        }
+        lists.push(Subs::from_pairs(pairs));
+    }
+    let dist_subs = lists.pop().unwrap_or_default();
+    let subs = lists.pop().unwrap_or_default();
+    let n = r.count("stem count", 4)?;
+    let mut stems: Vec<Arc<[u8]>> = Vec::with_capacity(n);
+    for _ in 0..n {
+        stems.push(Arc::from(r.bytes("stem")?));
+    }
+    let n = r.count("context count", 4)?;
+    let mut ctxs = Vec::with_capacity(n);
+    for _ in 0..n {
+        ctxs.push(r.str("context")?);
+    }
+    let n = r.count("specification count", 32)?;
+    let mut specs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let regex = r.str("regex")?;
+        let ctx = r.u32("context index")? as usize;
+        let context = ctxs.get(ctx).cloned().ok_or_else(|| r.err("context index out of range"))?;
+        let mode = r.u32("mode")?;
+        let stem = r.u32("stem")? as i32;
+        if stem < -1 || stem >= stems.len() as i32 {
+            return Err(r.err("stem index out of range"));
+        }
+        let has_meta = r.u32("meta flag")? != 0;
+        let prefix_len = r.u32("prefix length")?;
+        let file = u16::try_from(r.u32("file index")?).map_err(|_| r.err("file index out of range"))?;
+        let line = r.u32("line")?;
+        specs.push(Spec { regex, mode, context, stem, has_meta, prefix_len, origin: Origin { file, line } });
+    }
+    if r.at != body.len() {
+        return Err(r.err("bytes left after the last specification"));
+    }
+    Ok(FileContexts::from_parts(specs, stems, subs, dist_subs, files, Vec::new()))
+}
+
+/// Loads a compiled set from a file.
+pub fn load(path: &Path) -> Result<FileContexts> {
+    let bytes = std::fs::read(path).map_err(|source| LabelError::Io { path: path.to_path_buf(), source })?;
+    from_bytes(path, &bytes)
+}

@@ -1,0 +1,173 @@
+//! File labeling for seaccess: the policy's `file_contexts` read and answered as libselinux 3.4's
+//! selabel file backend (label_file.c) answers it, for every path and file type: which of
+//! several matching specifications wins, exact paths over expressions, file-type qualifiers,
+//! `<<none>>`, `.homedirs`, `.local`, the `.subs`/`.subs_dist` substitutions, the compiled
+//! `.bin`, and PCRE2's own regular expressions.
+//!
+//! It is used by whatever labels files (the `seaccess label` command, the enforcing
+//! filesystem, the C library's `selabel_*`/`matchpathcon`), and must never depend on FUSE, the
+//! CLI, the policy reader or the security server: a policy is asked about contexts only through
+//! the caller's validator ([`OpenOptions::validate`]).
+//!
+//! Invariant: a [`FileContexts`] never changes after it is opened, so lookups from any number
+//! of threads need no lock; a changed file_contexts is a new handle.
+
+mod bin;
+pub mod compiled;
+mod error;
+mod lookup;
+mod open;
+pub mod spec;
+mod subs;
+mod text;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use error::{LabelError, Result};
+pub use lookup::compile as compile_regex;
+pub use open::{OpenOptions, Validator};
+pub use spec::{FileKind, Origin, Spec};
+pub use subs::Subs;
+
+use lookup::{Index, Matcher, Table};
+
+/// An opened file_contexts set, ready to answer lookups.
+pub struct FileContexts {
+    table: Table,
+    files: Vec<PathBuf>,
+    notes: Vec<String>,
+}
+
+/// What a handle holds, for `seaccess label --stats` and the benchmark.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stats {
+    pub specs: usize,
+    pub exact: usize,
+    pub under: usize,
+    pub pcre: usize,
+    pub stems: usize,
+    pub trie_nodes: usize,
+}
+
+impl FileContexts {
+    /// Opens the set whose base file is `path` (with its `.homedirs`, `.local`, `.subs` and
+    /// `.subs_dist` beside it), without validating contexts.
+    pub fn open(path: &Path) -> Result<FileContexts> {
+        FileContexts::open_with(path, &OpenOptions::default())
+    }
+
+    pub fn open_with(path: &Path, opts: &OpenOptions<'_>) -> Result<FileContexts> {
+        let loaded = open::open(path, opts)?;
+        let fc = FileContexts::from_parts(loaded.specs, loaded.stems, loaded.subs, loaded.dist_subs, loaded.files, loaded.notes);
+        // Every expression PCRE2 must run is compiled now, so a broken one names its line.
+        for (s, m) in fc.table.specs.iter().zip(&fc.table.matchers) {
+            if m.needs_pcre() {
+                if let Err(msg) = m.prepare(&s.regex) {
+                    return Err(LabelError::Regex {
+                        path: fc.files.get(s.origin.file as usize).cloned().unwrap_or_default(),
+                        line: s.origin.line,
+                        regex: s.regex.to_string(),
+                        msg,
+                    });
+                }
+            }
+        }
+        Ok(fc)
+    }
+
+    pub(crate) fn from_parts(
+        specs: Vec<Spec>,
+        stems: Vec<std::sync::Arc<[u8]>>,
+        subs: Subs,
+        dist_subs: Subs,
+        files: Vec<PathBuf>,
+        notes: Vec<String>,
+    ) -> FileContexts {
+        let matchers: Vec<Matcher> = specs.iter().map(|s| Matcher::new(&s.regex)).collect();
+        let index = Index::build(matchers.iter().map(|m| m.shape.prefix()));
+        let stems: HashMap<_, _> = stems.into_iter().enumerate().map(|(i, s)| (s, i as i32)).collect();
+        FileContexts { table: Table { specs, matchers, index, stems, subs, dist_subs }, files, notes }
+    }
+
+    /// The specification that labels `path` as a file of `kind` (selabel_lookup): `Ok(None)`
+    /// where no specification matches or the matching one says `<<none>>`.
+    pub fn lookup(&self, path: &[u8], kind: FileKind) -> Result<Option<&Spec>> {
+        Ok(self.table.find(path, kind, false)?.map(|i| &self.table.specs[i]).filter(|s| !s.is_none()))
+    }
+
+    /// The context for `path`, or `None` (see [`FileContexts::lookup`]).
+    pub fn context(&self, path: &[u8], kind: FileKind) -> Result<Option<&str>> {
+        Ok(self.lookup(path, kind)?.map(|s| &*s.context))
+    }
+
+    /// selabel_lookup_best_match: the path and its aliases (other names of the same file, such
+    /// as its hard links) are each looked up; an exact path specification of any of them wins
+    /// at once, else the match with the longest fixed prefix, the path's on a tie.
+    pub fn lookup_best_match(&self, path: &[u8], aliases: &[&[u8]], kind: FileKind) -> Result<Option<&Spec>> {
+        let first = self.lookup(path, kind)?;
+        if aliases.is_empty() {
+            return Ok(first);
+        }
+        let mut best: Option<&Spec> = None;
+        let mut best_len = 0u32;
+        for (n, name) in std::iter::once(path).chain(aliases.iter().copied()).enumerate() {
+            let found = if n == 0 { first } else { self.lookup(name, kind)? };
+            let Some(s) = found else { continue };
+            if !s.has_meta {
+                return Ok(Some(s));
+            }
+            // The path's own match is taken even with prefix 0; an alias must be longer.
+            if (n == 0 && best.is_none()) || s.prefix_len > best_len {
+                best = Some(s);
+                best_len = s.prefix_len;
+            }
+        }
+        Ok(best)
+    }
+
+    /// selabel_partial_match: whether a specification matches `path` or could match a path
+    /// below it, so that a walk must go into it. Decided for literal specifications and for
+    /// expressions whose literal prefix extends past the path; an expression the path reaches
+    /// into is an error, not a guess.
+    pub fn partial_match(&self, path: &[u8]) -> Result<bool> {
+        Ok(self.table.find(path, FileKind::Any, true)?.is_some_and(|i| !self.table.specs[i].is_none()))
+    }
+
+    /// Every specification, in the order libselinux tries them from the end.
+    pub fn specs(&self) -> &[Spec] {
+        &self.table.specs
+    }
+
+    /// The files read, in order (each the text or the compiled one that was used).
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// What was read in place of what.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    pub fn stats(&self) -> Stats {
+        let mut st = Stats { specs: self.table.specs.len(), exact: 0, under: 0, pcre: 0, stems: self.table.stems.len(), trie_nodes: self.table.index.node_count() };
+        for m in &self.table.matchers {
+            match m.shape {
+                spec::Shape::Exact(_) => st.exact += 1,
+                spec::Shape::Under(_) => st.under += 1,
+                spec::Shape::Prefix(_) => st.pcre += 1,
+            }
+        }
+        st
+    }
+
+    pub(crate) fn stems_in_order(&self) -> Vec<std::sync::Arc<[u8]>> {
+        let mut v: Vec<_> = self.table.stems.iter().map(|(s, &i)| (i, s.clone())).collect();
+        v.sort_by_key(|(i, _)| *i);
+        v.into_iter().map(|(_, s)| s).collect()
+    }
+
+    pub(crate) fn subs(&self) -> (&Subs, &Subs) {
+        (&self.table.subs, &self.table.dist_subs)
+    }
+}

@@ -1,0 +1,235 @@
+//! Answering a path: label_file.c's lookup_all, lookup_best_match and partial_match, with the
+//! same answer and a fraction of the work.
+//!
+//! libselinux tries every specification from the last to the first, skipping those whose stem
+//! or file type rules them out, and runs PCRE2 on each of the rest until one matches. The
+//! answer is the highest-numbered specification that passes those filters and matches. We
+//! find the same one: a byte trie over each specification's literal prefix yields, in one walk
+//! of the path, exactly the specifications that can match it (a specification whose prefix is
+//! not a prefix of the path cannot), and those are tried highest first with the same filters;
+//! the two common forms (a literal path, a path and everything under it) are decided without
+//! PCRE2. Nothing is skipped that could have matched, so the first match is libselinux's.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use pcre2::bytes::{Regex, RegexBuilder};
+
+use crate::error::{LabelError, Result};
+use crate::spec::{path_stem_len, shape, shape_matches, FileKind, Shape, Spec, S_IFMT};
+use crate::subs::Subs;
+
+/// A node of the prefix trie: its children by byte, and the specifications whose literal
+/// prefix ends here.
+#[derive(Default)]
+struct Node {
+    edges: Vec<(u8, u32)>,
+    specs: Vec<u32>,
+}
+
+pub(crate) struct Index {
+    nodes: Vec<Node>,
+}
+
+impl Index {
+    pub(crate) fn build<'a>(prefixes: impl Iterator<Item = &'a [u8]>) -> Index {
+        let mut nodes = vec![Node::default()];
+        for (id, prefix) in prefixes.enumerate() {
+            let mut at = 0usize;
+            for &b in prefix {
+                at = match nodes[at].edges.binary_search_by_key(&b, |e| e.0) {
+                    Ok(i) => nodes[at].edges[i].1 as usize,
+                    Err(i) => {
+                        nodes.push(Node::default());
+                        let new = nodes.len() - 1;
+                        nodes[at].edges.insert(i, (b, new as u32));
+                        new
+                    }
+                };
+            }
+            nodes[at].specs.push(id as u32);
+        }
+        Index { nodes }
+    }
+
+    /// Every specification whose prefix is a prefix of `key`, highest number first.
+    fn candidates(&self, key: &[u8], out: &mut Vec<u32>) {
+        out.clear();
+        let mut at = 0usize;
+        out.extend_from_slice(&self.nodes[0].specs);
+        for &b in key {
+            let node = &self.nodes[at];
+            match node.edges.binary_search_by_key(&b, |e| e.0) {
+                Ok(i) => at = node.edges[i].1 as usize,
+                Err(_) => break,
+            }
+            out.extend_from_slice(&self.nodes[at].specs);
+        }
+        out.sort_unstable_by(|a, b| b.cmp(a));
+    }
+
+    pub(crate) fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+/// A specification's matcher: its shape, and PCRE2 compiled when the shape cannot decide.
+pub(crate) struct Matcher {
+    pub(crate) shape: Shape,
+    regex: OnceLock<std::result::Result<Regex, String>>,
+}
+
+/// Compiles `^REGEX$` as libselinux does (regex.c's regex_prepare_data: PCRE2_DOTALL only; no
+/// UTF, so bytes are bytes).
+pub fn compile(regex: &str) -> std::result::Result<Regex, String> {
+    let anchored = format!("^{regex}$");
+    RegexBuilder::new().dotall(true).jit_if_available(true).build(&anchored).map_err(|e| e.to_string())
+}
+
+impl Matcher {
+    pub(crate) fn new(regex: &str) -> Matcher {
+        Matcher { shape: shape(regex.as_bytes()), regex: OnceLock::new() }
+    }
+
+    pub(crate) fn needs_pcre(&self) -> bool {
+        matches!(self.shape, Shape::Prefix(_))
+    }
+
+    /// Compiles now (at open), so a broken expression is reported with its line.
+    pub(crate) fn prepare(&self, regex: &str) -> std::result::Result<(), String> {
+        match self.regex.get_or_init(|| compile(regex)) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    fn matches(&self, regex: &str, key: &[u8]) -> Result<bool> {
+        if let Some(m) = shape_matches(&self.shape, key) {
+            return Ok(m);
+        }
+        let re = self.regex.get_or_init(|| compile(regex));
+        let err = |msg: String| LabelError::Match { path: String::from_utf8_lossy(key).into_owned(), regex: regex.to_string(), msg };
+        match re {
+            Ok(re) => re.is_match(key).map_err(|e| err(e.to_string())),
+            Err(e) => Err(err(e.clone())),
+        }
+    }
+}
+
+/// What a lookup reads: the specifications, their matchers and the prefix trie.
+pub(crate) struct Table {
+    pub(crate) specs: Vec<Spec>,
+    pub(crate) matchers: Vec<Matcher>,
+    pub(crate) index: Index,
+    pub(crate) stems: HashMap<Arc<[u8]>, i32>,
+    pub(crate) subs: Subs,
+    pub(crate) dist_subs: Subs,
+}
+
+/// label_file.c's key clean-up: runs of `/` become one, a final `/` goes (but not from `/`),
+/// then the substitutions (`.subs` first, `.subs_dist` on its result; else `.subs_dist`).
+pub(crate) fn clean_key<'k>(key: &'k [u8], subs: &Subs, dist_subs: &Subs) -> Result<std::borrow::Cow<'k, [u8]>> {
+    use std::borrow::Cow;
+    let mut k: Cow<'k, [u8]> = Cow::Borrowed(key);
+    if key.windows(2).any(|w| w == b"//") {
+        let mut out = Vec::with_capacity(key.len());
+        for &c in key {
+            if !(c == b'/' && out.last() == Some(&b'/')) {
+                out.push(c);
+            }
+        }
+        k = Cow::Owned(out);
+    }
+    if k.is_empty() {
+        return Err(LabelError::EmptyPath);
+    }
+    if k.len() > 1 && k.last() == Some(&b'/') {
+        let n = k.len() - 1;
+        k = Cow::Owned(k[..n].to_vec());
+    }
+    let subbed = match subs.apply(&k) {
+        Some(s) => Some(dist_subs.apply(&s).unwrap_or(s)),
+        None => dist_subs.apply(&k),
+    };
+    Ok(match subbed {
+        Some(s) => Cow::Owned(s),
+        None => k,
+    })
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Table {
+    /// The index of the specification that answers `key` (libselinux's lookup_all without
+    /// match_count), or `None`; `<<none>>` is returned as the specification it is.
+    pub(crate) fn find(&self, key: &[u8], kind: FileKind, partial: bool) -> Result<Option<usize>> {
+        if self.specs.is_empty() {
+            return Ok(None);
+        }
+        let key = clean_key(key, &self.subs, &self.dist_subs)?;
+        let stem_len = path_stem_len(&key);
+        let file_stem = if stem_len == 0 { -1 } else { self.stems.get(&key[..stem_len]).copied().unwrap_or(-1) };
+        let mode = kind.mode() & S_IFMT;
+        if partial {
+            return self.find_partial(&key);
+        }
+        SCRATCH.with(|cell| {
+            let mut guard = cell.try_borrow_mut();
+            let mut local = Vec::new();
+            let cands: &mut Vec<u32> = match guard.as_mut() {
+                Ok(v) => v,
+                Err(_) => &mut local,
+            };
+            self.index.candidates(&key, cands);
+            for &i in cands.iter() {
+                let i = i as usize;
+                let s = &self.specs[i];
+                if !(s.stem == -1 || s.stem == file_stem) || !(mode == 0 || s.mode == 0 || mode == s.mode) {
+                    continue;
+                }
+                if self.matchers[i].matches(&s.regex, &key)? {
+                    return Ok(Some(i));
+                }
+            }
+            Ok(None)
+        })
+    }
+
+    /// selabel_partial_match: whether some specification (tried from the last, with no stem or
+    /// type filter) matches the path or could match a longer one. Only the literal shapes and
+    /// expressions whose literal prefix the path does not pass are decided; see
+    /// [`crate::FileContexts::partial_match`].
+    fn find_partial(&self, key: &[u8]) -> Result<Option<usize>> {
+        for i in (0..self.specs.len()).rev() {
+            let m = &self.matchers[i];
+            let prefix = m.shape.prefix();
+            let hit = if key.len() < prefix.len() {
+                // The path stops inside the literal head: a longer path can match when the path
+                // is a prefix of the head.
+                prefix.starts_with(key)
+            } else {
+                match &m.shape {
+                    Shape::Exact(lit) => key == &lit[..] || (key.len() == lit.len() + 1 && key.starts_with(lit) && key[lit.len()] == b'\n'),
+                    Shape::Under(lit) => key.starts_with(lit) && (key.len() == lit.len() || key[lit.len()] == b'/' || (key.len() == lit.len() + 1 && key[lit.len()] == b'\n')),
+                    Shape::Prefix(_) => {
+                        if !key.starts_with(prefix) {
+                            false
+                        } else {
+                            return Err(LabelError::Match {
+                                path: String::from_utf8_lossy(key).into_owned(),
+                                regex: self.specs[i].regex.to_string(),
+                                msg: "partial matching of an expression beyond its literal prefix is not supported".into(),
+                            });
+                        }
+                    }
+                }
+            };
+            if hit {
+                return Ok(Some(i));
+            }
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,202 @@
+//! Opening a file_contexts set as libselinux 3.4's selabel file backend does (label_file.c's
+//! init, process_file, open_file): the substitution files, then the base file, then
+//! `.homedirs` and `.local`, each from its text or its `.bin`, whichever is newer (the `.bin`
+//! when they are the same age); then the exact paths moved after the expressions.
+//!
+//! Two deliberate differences, both towards refusing rather than guessing. libselinux falls
+//! back to an older compiled file when the newer text fails to read, so a typo in an edited
+//! file_contexts is silently replaced by the old rules; we report the typo. And libselinux
+//! compiles an expression only when a lookup first reaches it, so a broken one fails some
+//! lookups later; we compile every one that PCRE2 must run at open and name its line.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{LabelError, Result};
+use crate::spec::{Origin, Spec};
+use crate::subs::Subs;
+use crate::text::RawSpec;
+
+/// Checks a context against a policy: `Err` says why it is invalid.
+pub type Validator<'a> = &'a dyn Fn(&str) -> std::result::Result<(), String>;
+
+/// How to open a set.
+#[derive(Clone, Copy, Default)]
+pub struct OpenOptions<'a> {
+    /// Only the base file: no `.homedirs`, no `.local` (SELABEL_OPT_BASEONLY).
+    pub base_only: bool,
+    /// Validate every context, and refuse duplicate specifications in the base file, as a
+    /// validating selabel_open does (SELABEL_OPT_VALIDATE).
+    pub validate: Option<Validator<'a>>,
+}
+
+/// The specifications of a set, in libselinux's order, with where they came from.
+pub struct Loaded {
+    pub specs: Vec<Spec>,
+    pub stems: Vec<Arc<[u8]>>,
+    pub files: Vec<PathBuf>,
+    pub subs: Subs,
+    pub dist_subs: Subs,
+    /// What was read in place of what (a compiled file that failed and its text read instead).
+    pub notes: Vec<String>,
+}
+
+fn io(path: &Path, source: std::io::Error) -> LabelError {
+    LabelError::Io { path: path.to_path_buf(), source }
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(".");
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// One file of the set: its text and compiled forms, newest first (the compiled one on a tie,
+/// comparing whole seconds as libselinux does). `None` when neither exists.
+fn candidates(base: &Path) -> Result<Option<Vec<PathBuf>>> {
+    let bin = with_suffix(base, "bin");
+    let mut found: Vec<(PathBuf, i64)> = Vec::new();
+    for p in [base.to_path_buf(), bin] {
+        match std::fs::metadata(&p) {
+            Ok(m) => {
+                use std::os::unix::fs::MetadataExt;
+                found.push((p, m.mtime()));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io(&p, e)),
+        }
+    }
+    Ok(match found.as_slice() {
+        [] => None,
+        [(a, _)] => Some(vec![a.clone()]),
+        [(text, t), (bin, b), ..] => Some(if b >= t { vec![bin.clone(), text.clone()] } else { vec![text.clone(), bin.clone()] }),
+    })
+}
+
+/// Reads one file of the set (text or compiled, by its magic number).
+fn read_one(path: &Path, file: u16) -> Result<Vec<RawSpec>> {
+    let bytes = std::fs::read(path).map_err(|e| io(path, e))?;
+    if crate::bin::is_binary(&bytes) {
+        crate::bin::read(path, file, &bytes)
+    } else {
+        crate::text::read(path, file, &bytes)
+    }
+}
+
+/// Opens the set whose base file is `path`.
+pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
+    let dist_subs = Subs::read(&with_suffix(path, "subs_dist"))?;
+    let subs = Subs::read(&with_suffix(path, "subs"))?;
+    let mut loaded = Loaded { specs: Vec::new(), stems: Vec::new(), files: Vec::new(), subs, dist_subs, notes: Vec::new() };
+    let mut raw: Vec<RawSpec> = Vec::new();
+    let parts: &[Option<&str>] = if opts.base_only { &[None] } else { &[None, Some("homedirs"), Some("local")] };
+    for (n, part) in parts.iter().enumerate() {
+        let base = match part {
+            None => path.to_path_buf(),
+            Some(s) => with_suffix(path, s),
+        };
+        let Some(cands) = candidates(&base)? else {
+            if part.is_none() {
+                return Err(io(path, std::io::Error::from(std::io::ErrorKind::NotFound)));
+            }
+            continue;
+        };
+        let mut got = None;
+        let mut first_err = None;
+        for cand in &cands {
+            let file = u16::try_from(loaded.files.len()).unwrap_or(u16::MAX);
+            match read_one(cand, file) {
+                Ok(specs) => {
+                    loaded.files.push(cand.clone());
+                    got = Some(specs);
+                    break;
+                }
+                // Only a compiled file is given up for the text beside it.
+                Err(e @ LabelError::Binary { .. }) if cands.len() > 1 && first_err.is_none() => {
+                    loaded.notes.push(format!("{e}; read {} instead", cands[1].display()));
+                    first_err = Some(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let Some(specs) = got else {
+            return Err(first_err.unwrap_or_else(|| io(&base, std::io::Error::from(std::io::ErrorKind::NotFound))));
+        };
+        if let Some(check) = opts.validate {
+            validate(&loaded.files, &specs, check)?;
+            if n == 0 {
+                no_duplicates(&loaded.files, &specs)?;
+            }
+        }
+        raw.extend(specs);
+    }
+    intern(&mut loaded, raw);
+    Ok(loaded)
+}
+
+fn validate(files: &[PathBuf], specs: &[RawSpec], check: Validator<'_>) -> Result<()> {
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    for s in specs {
+        if &*s.context == "<<none>>" || seen.contains_key(&*s.context) {
+            continue;
+        }
+        if let Err(msg) = check(&s.context) {
+            return Err(LabelError::Context { path: file_of(files, s.origin), line: s.origin.line, context: s.context.to_string(), msg });
+        }
+        seen.insert(&s.context, ());
+    }
+    Ok(())
+}
+
+fn file_of(files: &[PathBuf], o: Origin) -> PathBuf {
+    files.get(o.file as usize).cloned().unwrap_or_default()
+}
+
+/// label_file.c's nodups_specs: the same expression twice with types that overlap.
+fn no_duplicates(files: &[PathBuf], specs: &[RawSpec]) -> Result<()> {
+    let mut by_regex: HashMap<&str, Vec<&RawSpec>> = HashMap::new();
+    for s in specs {
+        let same = by_regex.entry(&s.regex).or_default();
+        if let Some(prev) = same.iter().find(|p| p.mode == 0 || s.mode == 0 || p.mode == s.mode) {
+            let what = if prev.context == s.context { "the same specification twice" } else { "two different specifications" };
+            return Err(LabelError::Duplicate {
+                path: file_of(files, s.origin),
+                msg: format!(
+                    "{what} for {} (line {}: {}, line {}: {})",
+                    s.regex, prev.origin.line, prev.context, s.origin.line, s.context
+                ),
+            });
+        }
+        same.push(s);
+    }
+    Ok(())
+}
+
+/// Gives each specification its stem number and libselinux's place: every expression with a
+/// meta character first, then the exact paths, each group in reading order (sort_specs).
+fn intern(loaded: &mut Loaded, raw: Vec<RawSpec>) {
+    let mut ids: HashMap<Arc<[u8]>, i32> = HashMap::new();
+    let (meta, exact): (Vec<RawSpec>, Vec<RawSpec>) = raw.into_iter().partition(|s| s.has_meta);
+    // Stems are numbered in reading order in libselinux; the number itself is never shown, so
+    // numbering them in sorted order changes nothing but keeps one pass.
+    for r in meta.into_iter().chain(exact) {
+        let stem = match &r.stem {
+            None => -1,
+            Some(s) => *ids.entry(s.clone()).or_insert_with(|| {
+                loaded.stems.push(s.clone());
+                loaded.stems.len() as i32 - 1
+            }),
+        };
+        loaded.specs.push(Spec {
+            regex: r.regex,
+            mode: r.mode,
+            context: r.context,
+            stem,
+            has_meta: r.has_meta,
+            prefix_len: r.prefix_len,
+            origin: r.origin,
+        });
+    }
+}

@@ -1,0 +1,365 @@
+//! One file_contexts specification and what libselinux 3.4 derives from its regular expression
+//! (label_file.h): the file-type qualifier, the "meta characters" test that decides the sort,
+//! the fixed prefix length that best-match compares, and the stem (the first path component
+//! when it is literal) that filters candidates.
+//!
+//! Besides libselinux's own derivations, [`Shape`] says what must be true of a path for the
+//! anchored expression `^REGEX$` to match it, read conservatively from the expression's text:
+//! the literal prefix every match starts with, and for the two forms that make up most of a
+//! policy's specifications (a literal path; a literal path and everything under it) the whole
+//! answer without running PCRE2. Anything the reader does not fully understand leaves a shorter
+//! prefix and PCRE2 decides, so the shortcut can only skip expressions that cannot match.
+
+use std::sync::Arc;
+
+/// The file type of a lookup or a specification's qualifier, as `st_mode & S_IFMT`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FileKind {
+    /// No type: a lookup that matches specifications of every type.
+    Any,
+    File,
+    Dir,
+    Lnk,
+    Chr,
+    Blk,
+    Sock,
+    Fifo,
+}
+
+pub const S_IFMT: u32 = 0o170000;
+
+impl FileKind {
+    pub const ALL: [FileKind; 8] = [
+        FileKind::Any,
+        FileKind::File,
+        FileKind::Dir,
+        FileKind::Lnk,
+        FileKind::Chr,
+        FileKind::Blk,
+        FileKind::Sock,
+        FileKind::Fifo,
+    ];
+
+    /// The `st_mode` type bits (0 for [`FileKind::Any`]).
+    pub fn mode(self) -> u32 {
+        match self {
+            FileKind::Any => 0,
+            FileKind::File => 0o100000,
+            FileKind::Dir => 0o040000,
+            FileKind::Lnk => 0o120000,
+            FileKind::Chr => 0o020000,
+            FileKind::Blk => 0o060000,
+            FileKind::Sock => 0o140000,
+            FileKind::Fifo => 0o010000,
+        }
+    }
+
+    /// The kind of an `st_mode`; a type Linux does not have answers as [`FileKind::Any`].
+    pub fn from_mode(mode: u32) -> FileKind {
+        match mode & S_IFMT {
+            0o100000 => FileKind::File,
+            0o040000 => FileKind::Dir,
+            0o120000 => FileKind::Lnk,
+            0o020000 => FileKind::Chr,
+            0o060000 => FileKind::Blk,
+            0o140000 => FileKind::Sock,
+            0o010000 => FileKind::Fifo,
+            _ => FileKind::Any,
+        }
+    }
+
+    /// The SELinux class name (`file`, `dir`, ...), or `any`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Any => "any",
+            FileKind::File => "file",
+            FileKind::Dir => "dir",
+            FileKind::Lnk => "lnk_file",
+            FileKind::Chr => "chr_file",
+            FileKind::Blk => "blk_file",
+            FileKind::Sock => "sock_file",
+            FileKind::Fifo => "fifo_file",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<FileKind> {
+        FileKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// A file_contexts qualifier (`--`, `-d`, ...): label_file.h's string_to_mode.
+    pub fn from_qualifier(s: &str) -> Option<FileKind> {
+        Some(match s {
+            "--" => FileKind::File,
+            "-d" => FileKind::Dir,
+            "-l" => FileKind::Lnk,
+            "-c" => FileKind::Chr,
+            "-b" => FileKind::Blk,
+            "-s" => FileKind::Sock,
+            "-p" => FileKind::Fifo,
+            _ => return None,
+        })
+    }
+}
+
+/// Where a specification was read: the file's index in the set's list and its line (0 for a
+/// compiled file, which keeps no lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub file: u16,
+    pub line: u32,
+}
+
+/// One specification, as libselinux keeps it after reading.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub regex: Arc<str>,
+    /// The qualifier's `st_mode` bits, 0 for none. A compiled file may hold any value here, and
+    /// libselinux compares it as it is; so do we.
+    pub mode: u32,
+    /// The raw context, or `<<none>>`.
+    pub context: Arc<str>,
+    /// Index into the set's stems, or -1.
+    pub stem: i32,
+    /// label_file.h's hasMetaChars: decides the sort (specifications without come last).
+    pub has_meta: bool,
+    /// label_file.h's prefix_len: the offset of the first meta character (best match).
+    pub prefix_len: u32,
+    pub origin: Origin,
+}
+
+impl Spec {
+    pub fn is_none(&self) -> bool {
+        &*self.context == "<<none>>"
+    }
+}
+
+/// label_file.h's spec_hasMetaChars: (has meta characters, offset of the first one or length).
+pub fn meta_chars(regex: &[u8]) -> (bool, u32) {
+    let mut i = 0;
+    while i < regex.len() {
+        match regex[i] {
+            b'.' | b'^' | b'$' | b'?' | b'*' | b'+' | b'|' | b'[' | b'(' | b'{' => return (true, i as u32),
+            // Skips the escaped character, even past the end, as the C loop does.
+            b'\\' => i += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    (false, regex.len() as u32)
+}
+
+/// label_file.h's get_stem_from_spec: the length of the leading `/component` when nothing in it
+/// is a meta character and another `/` follows, else 0.
+pub fn spec_stem_len(regex: &[u8]) -> usize {
+    let Some(slash) = regex.iter().skip(1).position(|&c| c == b'/').map(|p| p + 1) else { return 0 };
+    if regex[..slash].iter().any(|c| b".^$?*+|[({".contains(c)) {
+        return 0;
+    }
+    slash
+}
+
+/// label_file.c's get_stem_from_file_name: the length of the leading `/component` of a path
+/// that has a second `/`, else 0.
+pub fn path_stem_len(path: &[u8]) -> usize {
+    path.iter().skip(1).position(|&c| c == b'/').map_or(0, |p| p + 1)
+}
+
+/// What the text of `^REGEX$` guarantees about the paths it matches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The expression is this literal string: it matches exactly it, and it followed by one
+    /// newline (PCRE2's `$` also matches before a final newline).
+    Exact(Vec<u8>),
+    /// `LIT(/.*)?`: the literal itself, it with a final newline, and everything under `LIT/`.
+    Under(Vec<u8>),
+    /// Only PCRE2 can tell, but every match starts with this literal prefix.
+    Prefix(Vec<u8>),
+}
+
+impl Shape {
+    pub fn prefix(&self) -> &[u8] {
+        match self {
+            Shape::Exact(p) | Shape::Under(p) | Shape::Prefix(p) => p,
+        }
+    }
+}
+
+/// Reads the literal head of a regular expression: the bytes every match of `^REGEX` must
+/// start with, and whether the head is the whole expression.
+fn literal_head(regex: &[u8]) -> (Vec<u8>, usize) {
+    let mut lit = Vec::with_capacity(regex.len());
+    let mut i = 0;
+    while i < regex.len() {
+        let c = regex[i];
+        match c {
+            b'\\' => match regex.get(i + 1) {
+                // A backslash before any ASCII character that is not a letter or digit matches
+                // that character (PCRE2's rule); anything else is a class, an anchor, a back
+                // reference or a quoting mode: stop there.
+                Some(&n) if n.is_ascii() && !n.is_ascii_alphanumeric() && n != 0 => {
+                    if quantified(regex, i + 2) {
+                        return (lit, regex.len() + 1);
+                    }
+                    lit.push(n);
+                    i += 2;
+                    continue;
+                }
+                _ => return (lit, regex.len() + 1),
+            },
+            b'.' | b'^' | b'$' | b'[' | b'(' | b')' | b'|' | b'?' | b'*' | b'+' | b'{' | b'}' | b']' => {
+                return (lit, i);
+            }
+            // PCRE2 without UTF treats every other byte as itself; a non-ASCII byte is refused
+            // by the readers before it gets here.
+            _ => {
+                if quantified(regex, i + 1) {
+                    return (lit, regex.len() + 1);
+                }
+                lit.push(c);
+            }
+        }
+        i += 1;
+    }
+    (lit, regex.len())
+}
+
+/// Whether the atom ending before `at` is made optional or repeated by what follows it.
+fn quantified(regex: &[u8], at: usize) -> bool {
+    matches!(regex.get(at), Some(b'?' | b'*' | b'+' | b'{'))
+}
+
+/// Whether the expression has an alternation outside every group and class: `^a|b$` is
+/// `(^a)|(b$)`, so no prefix holds for it.
+fn top_level_alternation(regex: &[u8]) -> bool {
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < regex.len() {
+        match regex[i] {
+            b'\\' => {
+                // \Q...\E quotes everything to \E.
+                if regex.get(i + 1) == Some(&b'Q') {
+                    match regex[i + 2..].windows(2).position(|w| w == b"\\E") {
+                        Some(p) => i += 2 + p + 1,
+                        None => return false,
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            b'[' => {
+                // A class: `]` right after `[` or `[^` is a member, not the end.
+                i += 1;
+                if regex.get(i) == Some(&b'^') {
+                    i += 1;
+                }
+                if regex.get(i) == Some(&b']') {
+                    i += 1;
+                }
+                while i < regex.len() && regex[i] != b']' {
+                    if regex[i] == b'\\' {
+                        i += 1;
+                    } else if regex[i] == b'[' && matches!(regex.get(i + 1), Some(b':' | b'.' | b'=')) {
+                        // A POSIX class [:alpha:] inside a class.
+                        let close = regex[i + 1];
+                        match regex[i + 2..].windows(2).position(|w| w[0] == close && w[1] == b']') {
+                            Some(p) => i += 2 + p + 1,
+                            None => return true,
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'|' if depth <= 0 => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The shape of `^REGEX$`. Conservative: when in doubt the prefix is shorter and PCRE2 decides.
+pub fn shape(regex: &[u8]) -> Shape {
+    if top_level_alternation(regex) {
+        return Shape::Prefix(Vec::new());
+    }
+    let (lit, end) = literal_head(regex);
+    if end == regex.len() {
+        return Shape::Exact(lit);
+    }
+    if end < regex.len() && &regex[end..] == b"(/.*)?" {
+        return Shape::Under(lit);
+    }
+    Shape::Prefix(lit)
+}
+
+/// Whether a path matches a shape that needs no PCRE2 (`None` for [`Shape::Prefix`]).
+pub fn shape_matches(shape: &Shape, path: &[u8]) -> Option<bool> {
+    match shape {
+        Shape::Exact(lit) => Some(exact_or_newline(lit, path)),
+        Shape::Under(lit) => Some(
+            exact_or_newline(lit, path) || (path.len() > lit.len() && path.starts_with(lit) && path[lit.len()] == b'/'),
+        ),
+        Shape::Prefix(_) => None,
+    }
+}
+
+fn exact_or_newline(lit: &[u8], path: &[u8]) -> bool {
+    path == lit || (path.len() == lit.len() + 1 && path.starts_with(lit) && path[lit.len()] == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meta_chars_follow_label_file_h() {
+        assert_eq!(meta_chars(b"/etc/passwd"), (false, 11));
+        assert_eq!(meta_chars(b"/usr/lib(/.*)?"), (true, 8));
+        // An escaped dot is not a meta character for the sort, though it is a regex.
+        assert_eq!(meta_chars(b"/etc/a\\.b"), (false, 9));
+        assert_eq!(meta_chars(b"/x\\"), (false, 3));
+    }
+
+    #[test]
+    fn stems_follow_label_file_h() {
+        assert_eq!(spec_stem_len(b"/usr/lib(/.*)?"), 4);
+        assert_eq!(spec_stem_len(b"/usr(/.*)?"), 0);
+        assert_eq!(spec_stem_len(b"/usr"), 0);
+        assert_eq!(spec_stem_len(b"/u.r/lib"), 0);
+        assert_eq!(path_stem_len(b"/usr/lib"), 4);
+        assert_eq!(path_stem_len(b"/usr"), 0);
+        assert_eq!(path_stem_len(b"/"), 0);
+    }
+
+    #[test]
+    fn shapes_are_conservative() {
+        assert_eq!(shape(b"/etc/passwd"), Shape::Exact(b"/etc/passwd".to_vec()));
+        assert_eq!(shape(b"/etc/a\\.b"), Shape::Exact(b"/etc/a.b".to_vec()));
+        assert_eq!(shape(b"/usr/lib(/.*)?"), Shape::Under(b"/usr/lib".to_vec()));
+        // The atom before a quantifier is not part of the prefix.
+        assert_eq!(shape(b"/etc/ab?c"), Shape::Prefix(b"/etc/a".to_vec()));
+        assert_eq!(shape(b"/etc/a\\.?c"), Shape::Prefix(b"/etc/a".to_vec()));
+        assert_eq!(shape(b"/etc/ab{2}"), Shape::Prefix(b"/etc/a".to_vec()));
+        assert_eq!(shape(b"/etc/ab+"), Shape::Prefix(b"/etc/a".to_vec()));
+        // Alternation at the top binds weaker than the anchors.
+        assert_eq!(shape(b"/a|/b"), Shape::Prefix(Vec::new()));
+        assert_eq!(shape(b"/x(a|b)"), Shape::Prefix(b"/x".to_vec()));
+        assert_eq!(shape(b"/x[|]"), Shape::Prefix(b"/x".to_vec()));
+        assert_eq!(shape(b"/x\\d"), Shape::Prefix(b"/x".to_vec()));
+    }
+
+    #[test]
+    fn shapes_answer_as_pcre2_would() {
+        let under = shape(b"/usr/lib(/.*)?");
+        assert_eq!(shape_matches(&under, b"/usr/lib"), Some(true));
+        assert_eq!(shape_matches(&under, b"/usr/lib\n"), Some(true));
+        assert_eq!(shape_matches(&under, b"/usr/lib/a\nb"), Some(true));
+        assert_eq!(shape_matches(&under, b"/usr/lib64"), Some(false));
+        assert_eq!(shape_matches(&under, b"/usr/lib\n\n"), Some(false));
+        let exact = shape(b"/etc/passwd");
+        assert_eq!(shape_matches(&exact, b"/etc/passwd\n"), Some(true));
+        assert_eq!(shape_matches(&exact, b"/etc/passwdx"), Some(false));
+    }
+}
