@@ -72,6 +72,7 @@ lint: deps
 test: deps oracle peers label-peer policies refpolicy lint
 	SEACCESS_REQUIRE_ORACLE=1 $(CARGO) test --release --workspace
 	SEACCESS_REQUIRE_ORACLE=1 bash tests/cli.sh
+	SEACCESS_REQUIRE_ORACLE=1 bash tests/label/cli.sh
 	$(MAKE) capi-test
 	@$(MAKE) -s python-test
 
@@ -84,10 +85,11 @@ python: deps
 python-test: python oracle policies
 	target/venv/bin/python -m pytest -q crates/python/tests
 
-bench: build oracle peers
+bench: build oracle peers label-peer
 	./target/release/seaccess bench engine --policy $(DEFAULT_POLICY)
 	./target/release/seaccess bench avc --policy $(DEFAULT_POLICY)
 	./target/release/seaccess bench objmgr --policy $(DEFAULT_POLICY)
+	./target/release/seaccess bench label
 
 fuzz:
 	bash fuzz/run.sh $(FUZZ_SECONDS)

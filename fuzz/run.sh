@@ -7,12 +7,15 @@ cd "$(dirname "$0")"
 secs=${1:-60}
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 make -C .. policies >/dev/null
-mkdir -p corpus/policy_reader corpus/context_parser
+mkdir -p corpus/policy_reader corpus/context_parser corpus/file_contexts
 cp ../target/policies/* corpus/policy_reader/ 2>/dev/null || true
 [ -e /etc/selinux/default/policy/policy.33 ] && cp /etc/selinux/default/policy/policy.33 corpus/policy_reader/debian-default.33
 printf 'system_u:object_r:etc_t:s0' > corpus/context_parser/seed1
 printf 'staff_u:staff_r:staff_t:s0-s0:c0.c3,c5' > corpus/context_parser/seed2
-for t in policy_reader context_parser; do
+for f in /etc/selinux/*/contexts/files/file_contexts /etc/selinux/*/contexts/files/file_contexts.homedirs.bin /etc/selinux/*/contexts/files/file_contexts.subs_dist; do
+  [ -e "$f" ] && cp "$f" "corpus/file_contexts/$(echo "$f" | tr / _)"
+done
+for t in policy_reader context_parser file_contexts; do
   echo "== fuzzing $t for $secs s"
   cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -max_len=4000000 -rss_limit_mb=2048
 done

@@ -86,7 +86,7 @@ pub(crate) fn default_file_contexts() -> PathBuf {
 }
 
 /// Opens a file_contexts set (or a compiled one), validating against `policy` when given.
-pub(crate) fn open(file: Option<&Path>, policy: Option<&Path>) -> Result<FileContexts, CliError> {
+pub(crate) fn open(file: Option<&Path>, policy: Option<&Path>, check_regexes: bool) -> Result<FileContexts, CliError> {
     let path = file.map(Path::to_path_buf).unwrap_or_else(default_file_contexts);
     let mut head = [0u8; 8];
     let compiled = std::fs::File::open(&path)
@@ -99,12 +99,12 @@ pub(crate) fn open(file: Option<&Path>, policy: Option<&Path>) -> Result<FileCon
         return seaccess_label::compiled::load(&path).map_err(|e| e.to_string().into());
     }
     let fc = match policy {
-        None => FileContexts::open(&path),
+        None => FileContexts::open_with(&path, &OpenOptions { check_regexes, ..Default::default() }),
         Some(p) => {
             let server = crate::load_path(p)?;
             let g = server.snapshot();
             let check = |c: &str| g.context_to_sid(c).map(|_| ()).map_err(|e| e.to_string());
-            FileContexts::open_with(&path, &OpenOptions { validate: Some(&check), ..Default::default() })
+            FileContexts::open_with(&path, &OpenOptions { validate: Some(&check), check_regexes, ..Default::default() })
         }
     };
     let fc = fc.map_err(|e| e.to_string())?;
@@ -148,7 +148,8 @@ pub(crate) fn run(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
     if a.plan {
         return crate::label_apply::plan(out, a);
     }
-    let fc = open(a.file_contexts.as_deref(), a.policy.as_deref())?;
+    // Whatever writes labels or compiles refuses a file with a broken expression up front.
+    let fc = open(a.file_contexts.as_deref(), a.policy.as_deref(), a.apply || a.check || a.compile.is_some())?;
     if let Some(dest) = &a.compile {
         seaccess_label::compiled::write(&fc, dest).map_err(|e| e.to_string())?;
         let st = fc.stats();

@@ -301,8 +301,8 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
 /// `--plan`: the objects whose file_contexts label differs between the old set and the new.
 pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
     let from = a.from.as_deref().ok_or("--plan needs --from OLD_FILE_CONTEXTS")?;
-    let old = crate::label::open(Some(from), a.from_policy.as_deref())?;
-    let new = crate::label::open(a.file_contexts.as_deref(), a.policy.as_deref())?;
+    let old = crate::label::open(Some(from), a.from_policy.as_deref(), true)?;
+    let new = crate::label::open(a.file_contexts.as_deref(), a.policy.as_deref(), true)?;
     let roots = roots(a)?;
     let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let errors = AtomicU64::new(0);

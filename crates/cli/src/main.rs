@@ -9,6 +9,7 @@ mod batch;
 mod bench;
 mod label;
 mod label_apply;
+mod labelbench;
 mod objbench;
 mod output;
 mod tour;
@@ -81,6 +82,9 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum BenchCmd {
+    /// File labeling against libselinux 3.4 (tests/label/selabel_query.c): open time, memory,
+    /// warm lookups, and tree walks, on the same file_contexts and paths.
+    Label(labelbench::LabelBenchArgs),
     /// The policy engine against libsepol (through the sepol-oracle program): load time,
     /// memory, compute_av, and the batch command end to end.
     Engine(bench::BenchArgs),
@@ -193,6 +197,7 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Objmgr(a)) => objbench::run(out, &a).map(|_| true),
         Cmd::Label(a) => label::run(out, &a),
+        Cmd::Bench(BenchCmd::Label(a)) => labelbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
     }
 }

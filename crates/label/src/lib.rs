@@ -60,9 +60,8 @@ impl FileContexts {
     pub fn open_with(path: &Path, opts: &OpenOptions<'_>) -> Result<FileContexts> {
         let loaded = open::open(path, opts)?;
         let fc = FileContexts::from_parts(loaded.specs, loaded.stems, loaded.subs, loaded.dist_subs, loaded.files, loaded.notes);
-        // Every expression PCRE2 must run is compiled now, so a broken one names its line.
         for (s, m) in fc.table.specs.iter().zip(&fc.table.matchers) {
-            if m.needs_pcre() {
+            if opts.check_regexes && m.needs_pcre() {
                 if let Err(msg) = m.prepare(&s.regex) {
                     return Err(LabelError::Regex {
                         path: fc.files.get(s.origin.file as usize).cloned().unwrap_or_default(),
@@ -70,6 +69,34 @@ impl FileContexts {
                         regex: s.regex.to_string(),
                         msg,
                     });
+                }
+            }
+        }
+        Ok(fc)
+    }
+
+    /// One file's bytes (text, libselinux's `.bin` or seaccess's compiled form, told apart by
+    /// their magic numbers) as a set of its own, with no files beside it; `path` names it in
+    /// errors. Expressions are checked as [`OpenOptions::check_regexes`] does.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
+        if compiled::is_compiled(bytes) {
+            return compiled::from_bytes(path, bytes);
+        }
+        let raw = if bin::is_binary(bytes) { bin::read(path, 0, bytes)? } else { text::read(path, 0, bytes)? };
+        let mut loaded = open::Loaded {
+            specs: Vec::new(),
+            stems: Vec::new(),
+            files: vec![path.to_path_buf()],
+            subs: Subs::default(),
+            dist_subs: Subs::default(),
+            notes: Vec::new(),
+        };
+        open::intern(&mut loaded, raw);
+        let fc = FileContexts::from_parts(loaded.specs, loaded.stems, loaded.subs, loaded.dist_subs, loaded.files, loaded.notes);
+        for (s, m) in fc.table.specs.iter().zip(&fc.table.matchers) {
+            if m.needs_pcre() {
+                if let Err(msg) = m.prepare(&s.regex) {
+                    return Err(LabelError::Regex { path: path.to_path_buf(), line: s.origin.line, regex: s.regex.to_string(), msg });
                 }
             }
         }
@@ -87,7 +114,7 @@ impl FileContexts {
         let matchers: Vec<Matcher> = specs.iter().map(|s| Matcher::new(&s.regex)).collect();
         let index = Index::build(matchers.iter().map(|m| m.shape.prefix()));
         let stems: HashMap<_, _> = stems.into_iter().enumerate().map(|(i, s)| (s, i as i32)).collect();
-        FileContexts { table: Table { specs, matchers, index, stems, subs, dist_subs }, files, notes }
+        FileContexts { table: Table { specs, matchers, index, stems, subs, dist_subs, files: files.clone() }, files, notes }
     }
 
     /// The specification that labels `path` as a file of `kind` (selabel_lookup): `Ok(None)`

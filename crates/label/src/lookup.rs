@@ -19,57 +19,66 @@ use crate::error::{LabelError, Result};
 use crate::spec::{path_stem_len, shape, shape_matches, FileKind, Shape, Spec, S_IFMT};
 use crate::subs::Subs;
 
-/// A node of the prefix trie: its children by byte, and the specifications whose literal
-/// prefix ends here.
-#[derive(Default)]
-struct Node {
-    edges: Vec<(u8, u32)>,
-    specs: Vec<u32>,
+/// The specifications' literal prefixes, sorted, each with its nearest ancestor (the longest
+/// other prefix in the set that is a prefix of it) and the specifications that have it.
+///
+/// Why this finds every prefix of a path: take the greatest prefix `P` not above the path in
+/// byte order. Every set member `Q` that is a prefix of the path lies between `Q` and the path
+/// in that order too, so it is a prefix of `P`, and so on `P`'s ancestor chain. The chain is
+/// short (a prefix's ancestors are prefixes of it), and building is one sort.
+pub(crate) struct Index {
+    prefixes: Vec<Box<[u8]>>,
+    parent: Vec<u32>,
+    specs: Vec<Vec<u32>>,
 }
 
-pub(crate) struct Index {
-    nodes: Vec<Node>,
-}
+const NO_PARENT: u32 = u32::MAX;
 
 impl Index {
     pub(crate) fn build<'a>(prefixes: impl Iterator<Item = &'a [u8]>) -> Index {
-        let mut nodes = vec![Node::default()];
-        for (id, prefix) in prefixes.enumerate() {
-            let mut at = 0usize;
-            for &b in prefix {
-                at = match nodes[at].edges.binary_search_by_key(&b, |e| e.0) {
-                    Ok(i) => nodes[at].edges[i].1 as usize,
-                    Err(i) => {
-                        nodes.push(Node::default());
-                        let new = nodes.len() - 1;
-                        nodes[at].edges.insert(i, (b, new as u32));
-                        new
-                    }
-                };
+        let mut all: Vec<(&'a [u8], u32)> = prefixes.enumerate().map(|(i, p)| (p, i as u32)).collect();
+        all.sort_unstable();
+        let mut idx = Index { prefixes: Vec::new(), parent: Vec::new(), specs: Vec::new() };
+        // The chain of the previous prefix, as indexes: each one a prefix of the next.
+        let mut stack: Vec<u32> = Vec::new();
+        for (p, id) in all {
+            if idx.prefixes.last().is_some_and(|last| &**last == p) {
+                if let Some(v) = idx.specs.last_mut() {
+                    v.push(id);
+                }
+                continue;
             }
-            nodes[at].specs.push(id as u32);
+            while let Some(&top) = stack.last() {
+                if p.starts_with(&idx.prefixes[top as usize]) {
+                    break;
+                }
+                stack.pop();
+            }
+            idx.parent.push(stack.last().copied().unwrap_or(NO_PARENT));
+            idx.prefixes.push(p.into());
+            idx.specs.push(vec![id]);
+            stack.push(idx.prefixes.len() as u32 - 1);
         }
-        Index { nodes }
+        idx
     }
 
     /// Every specification whose prefix is a prefix of `key`, highest number first.
     fn candidates(&self, key: &[u8], out: &mut Vec<u32>) {
         out.clear();
-        let mut at = 0usize;
-        out.extend_from_slice(&self.nodes[0].specs);
-        for &b in key {
-            let node = &self.nodes[at];
-            match node.edges.binary_search_by_key(&b, |e| e.0) {
-                Ok(i) => at = node.edges[i].1 as usize,
-                Err(_) => break,
+        let j = self.prefixes.partition_point(|p| &**p <= key);
+        let mut at = if j == 0 { NO_PARENT } else { j as u32 - 1 };
+        while at != NO_PARENT {
+            let i = at as usize;
+            if key.starts_with(&self.prefixes[i]) {
+                out.extend_from_slice(&self.specs[i]);
             }
-            out.extend_from_slice(&self.nodes[at].specs);
+            at = self.parent[i];
         }
         out.sort_unstable_by(|a, b| b.cmp(a));
     }
 
     pub(crate) fn node_count(&self) -> usize {
-        self.nodes.len()
+        self.prefixes.len()
     }
 }
 
@@ -103,15 +112,22 @@ impl Matcher {
         }
     }
 
-    fn matches(&self, regex: &str, key: &[u8]) -> Result<bool> {
+    fn matches(&self, spec: &Spec, files: &[std::path::PathBuf], key: &[u8]) -> Result<bool> {
         if let Some(m) = shape_matches(&self.shape, key) {
             return Ok(m);
         }
-        let re = self.regex.get_or_init(|| compile(regex));
-        let err = |msg: String| LabelError::Match { path: String::from_utf8_lossy(key).into_owned(), regex: regex.to_string(), msg };
-        match re {
-            Ok(re) => re.is_match(key).map_err(|e| err(e.to_string())),
-            Err(e) => Err(err(e.clone())),
+        match self.regex.get_or_init(|| compile(&spec.regex)) {
+            Ok(re) => re.is_match(key).map_err(|e| LabelError::Match {
+                path: String::from_utf8_lossy(key).into_owned(),
+                regex: spec.regex.to_string(),
+                msg: e.to_string(),
+            }),
+            Err(msg) => Err(LabelError::Regex {
+                path: files.get(spec.origin.file as usize).cloned().unwrap_or_default(),
+                line: spec.origin.line,
+                regex: spec.regex.to_string(),
+                msg: msg.clone(),
+            }),
         }
     }
 }
@@ -124,6 +140,7 @@ pub(crate) struct Table {
     pub(crate) stems: HashMap<Arc<[u8]>, i32>,
     pub(crate) subs: Subs,
     pub(crate) dist_subs: Subs,
+    pub(crate) files: Vec<std::path::PathBuf>,
 }
 
 /// label_file.c's key clean-up: runs of `/` become one, a final `/` goes (but not from `/`),
@@ -189,7 +206,7 @@ impl Table {
                 if !(s.stem == -1 || s.stem == file_stem) || !(mode == 0 || s.mode == 0 || mode == s.mode) {
                     continue;
                 }
-                if self.matchers[i].matches(&s.regex, &key)? {
+                if self.matchers[i].matches(s, &self.files, &key)? {
                     return Ok(Some(i));
                 }
             }

@@ -29,6 +29,11 @@ pub struct OpenOptions<'a> {
     /// Validate every context, and refuse duplicate specifications in the base file, as a
     /// validating selabel_open does (SELABEL_OPT_VALIDATE).
     pub validate: Option<Validator<'a>>,
+    /// Compile every expression at open, so a broken one fails the open naming its line (as a
+    /// validating selabel_open does). Otherwise, as libselinux's default open, an expression is
+    /// compiled when a lookup first needs it, and a broken one fails that lookup, naming its
+    /// line. Whatever labels files should set this: it refuses a half-usable file up front.
+    pub check_regexes: bool,
 }
 
 /// The specifications of a set, in libselinux's order, with where they came from.
@@ -176,7 +181,7 @@ fn no_duplicates(files: &[PathBuf], specs: &[RawSpec]) -> Result<()> {
 
 /// Gives each specification its stem number and libselinux's place: every expression with a
 /// meta character first, then the exact paths, each group in reading order (sort_specs).
-fn intern(loaded: &mut Loaded, raw: Vec<RawSpec>) {
+pub(crate) fn intern(loaded: &mut Loaded, raw: Vec<RawSpec>) {
     let mut ids: HashMap<Arc<[u8]>, i32> = HashMap::new();
     let (meta, exact): (Vec<RawSpec>, Vec<RawSpec>) = raw.into_iter().partition(|s| s.has_meta);
     // Stems are numbered in reading order in libselinux; the number itself is never shown, so
