@@ -104,6 +104,13 @@ if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
   setpriv --reuid=nobody --regid=nogroup --clear-groups $BIN label --apply --root "$U" > "$T/u" 2>&1; rc=$?
   expect "an unprivileged --apply writes $attr and says so" '[ $rc -eq 0 ] && grep -q "labels as $attr" "$T/u"'
   expect "$attr holds the label" '[ "$(getfattr --only-values -n $attr "$U/etc/passwd" | tr -d "\0")" = system_u:object_r:etc_t:s0 ]'
+  mkdir -p "$T/ux/etc"; touch "$T/ux/etc/passwd"
+  $BIN label --apply --xattr user.selinux --root "$T/ux" > "$T/ux.out" 2>&1; rc=$?
+  expect "--xattr user.selinux writes only user.selinux" '[ $rc -eq 0 ] && grep -q "labels as user.selinux$" "$T/ux.out" && [ "$(getfattr --only-values -n user.selinux "$T/ux/etc/passwd" | tr -d "\0")" = system_u:object_r:etc_t:s0 ] && ! getfattr -n security.selinux "$T/ux/etc/passwd" >/dev/null 2>&1'
+  $BIN label --check --xattr user.selinux --root "$T/ux" > /dev/null 2>&1; rc=$?
+  expect "--check --xattr user.selinux reads it back" '[ $rc -eq 0 ]'
+  $BIN label --check --xattr security.selinux --root "$T/ux" > /dev/null 2>&1; rc=$?
+  expect "--check --xattr security.selinux does not count user.selinux" '[ $rc -eq 1 ]'
   setpriv --reuid=nobody --regid=nogroup --clear-groups $BIN label --check --root "$U" > /dev/null 2>&1; rc=$?
   expect "--check reads user.selinux back" '[ $rc -eq 0 ]'
 else

@@ -42,6 +42,10 @@ pub(crate) struct LabelArgs {
     /// With --apply: set the whole context, not just the type (restorecon -F).
     #[arg(short = 'F')]
     pub force: bool,
+    /// With --apply and --check: the one attribute to write and read (security.selinux or
+    /// user.selinux); by default security.selinux, falling back to user.selinux where refused.
+    #[arg(long, value_name = "NAME")]
+    pub xattr: Option<String>,
     /// Label a tree that will be mounted elsewhere: the path looked up is the path under DIR.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,

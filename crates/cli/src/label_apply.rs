@@ -167,9 +167,19 @@ fn file_kind(t: std::fs::FileType) -> FileKind {
     }
 }
 
-/// An object's label: `security.selinux`, else `user.selinux` (without the C string's NUL).
-pub(crate) fn read_label(path: &Path) -> std::io::Result<Option<String>> {
-    for name in [SECURITY, USER] {
+/// The attributes a label is read from, in order: the one asked for, or `security.selinux`
+/// and then `user.selinux`.
+fn attrs(only: Option<&'static str>) -> &'static [&'static str] {
+    match only {
+        Some(SECURITY) => &[SECURITY],
+        Some(_) => &[USER],
+        None => &[SECURITY, USER],
+    }
+}
+
+/// An object's label (without the C string's NUL).
+pub(crate) fn read_label(path: &Path, only: Option<&'static str>) -> std::io::Result<Option<String>> {
+    for &name in attrs(only) {
         match xattr::get(path, name) {
             Ok(Some(mut v)) => {
                 while v.last() == Some(&0) {
@@ -186,10 +196,14 @@ pub(crate) fn read_label(path: &Path) -> std::io::Result<Option<String>> {
 }
 
 /// Writes a label as libselinux's lsetfilecon does (with its NUL): `security.selinux`, or
-/// `user.selinux` where that is refused. Returns the attribute used.
-fn write_label(path: &Path, context: &str) -> std::io::Result<&'static str> {
+/// `user.selinux` where that is refused (or only the attribute asked for). Returns the
+/// attribute used.
+fn write_label(path: &Path, context: &str, only: Option<&'static str>) -> std::io::Result<&'static str> {
     let mut v = context.as_bytes().to_vec();
     v.push(0);
+    if let Some(name) = only {
+        return xattr::set(path, name, &v).map(|_| name);
+    }
     match xattr::set(path, SECURITY, &v) {
         Ok(()) => Ok(SECURITY),
         // EPERM, EACCES: no privilege for the security namespace; EOPNOTSUPP: not stored here.
@@ -232,6 +246,12 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
     let errors = AtomicU64::new(0);
     let changed = AtomicU64::new(0);
     let (check, dry) = (a.check, a.dry_run || a.check);
+    let only = match a.xattr.as_deref() {
+        None => None,
+        Some(SECURITY) => Some(SECURITY),
+        Some(USER) => Some(USER),
+        Some(other) => return Err(format!("--xattr {other}: expected {SECURITY} or {USER}").into()),
+    };
     let work = |it: &Item| -> Option<Vec<Outcome>> {
         let name = it.path.display();
         let new = match fc.lookup(&it.key, it.kind) {
@@ -243,7 +263,7 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
                 return None;
             }
         };
-        let current = match read_label(&it.path) {
+        let current = match read_label(&it.path, only) {
             Ok(c) => c,
             Err(e) => {
                 note(&format!("seaccess label: reading the label of {name}: {e}"));
@@ -263,7 +283,7 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
         changed.fetch_add(1, Ordering::Relaxed);
         let mut res = Vec::new();
         if !dry {
-            match write_label(&it.path, &target) {
+            match write_label(&it.path, &target, only) {
                 Ok(used) => res.push(Outcome::Used(used)),
                 Err(e) => {
                     note(&format!("seaccess label: could not set context for {name}: {e}"));
@@ -288,7 +308,7 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
         }
     }
     for (attr, n) in &used {
-        let why = if *attr == USER { " (the filesystem or your privilege refused security.selinux)" } else { "" };
+        let why = if *attr == USER && only.is_none() { " (the filesystem or your privilege refused security.selinux)" } else { "" };
         note(&format!("seaccess label: wrote {n} labels as {attr}{why}"));
     }
     let errs = errors.load(Ordering::Relaxed);

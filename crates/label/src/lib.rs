@@ -17,6 +17,7 @@ pub mod compiled;
 mod error;
 mod lookup;
 mod open;
+mod partial;
 pub mod spec;
 mod subs;
 mod text;
@@ -153,10 +154,9 @@ impl FileContexts {
         Ok(best)
     }
 
-    /// selabel_partial_match: whether a specification matches `path` or could match a path
-    /// below it, so that a walk must go into it. Decided for literal specifications and for
-    /// expressions whose literal prefix extends past the path; an expression the path reaches
-    /// into is an error, not a guess.
+    /// selabel_partial_match: whether a specification matches `path` or could match a longer
+    /// path starting with it (a path below it), so that a walk must go into it. An expression
+    /// whose partial matches cannot be decided (see partial.rs) is an error, not a guess.
     pub fn partial_match(&self, path: &[u8]) -> Result<bool> {
         Ok(self.table.find(path, FileKind::Any, true)?.is_some_and(|i| !self.table.specs[i].is_none()))
     }

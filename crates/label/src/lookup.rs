@@ -16,7 +16,8 @@ use std::sync::{Arc, OnceLock};
 use pcre2::bytes::{Regex, RegexBuilder};
 
 use crate::error::{LabelError, Result};
-use crate::spec::{path_stem_len, shape, shape_matches, FileKind, Shape, Spec, S_IFMT};
+use crate::spec::{literal_tail, path_stem_len, shape, shape_matches, tail_allows, FileKind, Shape, Spec, S_IFMT};
+use crate::partial::{Partial, PartialDfa};
 use crate::subs::Subs;
 
 /// The specifications' literal prefixes, sorted, each with its nearest ancestor (the longest
@@ -85,7 +86,11 @@ impl Index {
 /// A specification's matcher: its shape, and PCRE2 compiled when the shape cannot decide.
 pub(crate) struct Matcher {
     pub(crate) shape: Shape,
+    /// What every match ends with (spec.rs's literal_tail): checked before PCRE2 runs.
+    tail: Box<[u8]>,
     regex: OnceLock<std::result::Result<Regex, String>>,
+    /// Built the first time a partial match needs it.
+    partial: OnceLock<std::result::Result<PartialDfa, String>>,
 }
 
 /// Compiles `^REGEX$` as libselinux does (regex.c's regex_prepare_data: PCRE2_DOTALL only; no
@@ -97,7 +102,9 @@ pub fn compile(regex: &str) -> std::result::Result<Regex, String> {
 
 impl Matcher {
     pub(crate) fn new(regex: &str) -> Matcher {
-        Matcher { shape: shape(regex.as_bytes()), regex: OnceLock::new() }
+        let shape = shape(regex.as_bytes());
+        let tail = if matches!(shape, Shape::Prefix(_)) { literal_tail(regex.as_bytes()).into() } else { Box::default() };
+        Matcher { shape, tail, regex: OnceLock::new(), partial: OnceLock::new() }
     }
 
     pub(crate) fn needs_pcre(&self) -> bool {
@@ -116,7 +123,10 @@ impl Matcher {
         if let Some(m) = shape_matches(&self.shape, key) {
             return Ok(m);
         }
+        // Compiled before the tail is looked at, so a broken expression fails the lookup that
+        // reaches it, as in libselinux, whether or not the tail could match.
         match self.regex.get_or_init(|| compile(&spec.regex)) {
+            Ok(_) if !tail_allows(&self.tail, key) => Ok(false),
             Ok(re) => re.is_match(key).map_err(|e| LabelError::Match {
                 path: String::from_utf8_lossy(key).into_owned(),
                 regex: spec.regex.to_string(),
@@ -214,36 +224,32 @@ impl Table {
         })
     }
 
-    /// selabel_partial_match: whether some specification (tried from the last, with no stem or
-    /// type filter) matches the path or could match a longer one. Only the literal shapes and
-    /// expressions whose literal prefix the path does not pass are decided; see
-    /// [`crate::FileContexts::partial_match`].
+    /// selabel_partial_match's search (lookup_all with partial set): from the last
+    /// specification, with no stem or type filter, the first that matches the path or could
+    /// match a longer one.
     fn find_partial(&self, key: &[u8]) -> Result<Option<usize>> {
         for i in (0..self.specs.len()).rev() {
             let m = &self.matchers[i];
-            let prefix = m.shape.prefix();
-            let hit = if key.len() < prefix.len() {
-                // The path stops inside the literal head: a longer path can match when the path
-                // is a prefix of the head.
-                prefix.starts_with(key)
-            } else {
-                match &m.shape {
-                    Shape::Exact(lit) => key == &lit[..] || (key.len() == lit.len() + 1 && key.starts_with(lit) && key[lit.len()] == b'\n'),
-                    Shape::Under(lit) => key.starts_with(lit) && (key.len() == lit.len() || key[lit.len()] == b'/' || (key.len() == lit.len() + 1 && key[lit.len()] == b'\n')),
-                    Shape::Prefix(_) => {
-                        if !key.starts_with(prefix) {
-                            false
-                        } else {
-                            return Err(LabelError::Match {
-                                path: String::from_utf8_lossy(key).into_owned(),
-                                regex: self.specs[i].regex.to_string(),
-                                msg: "partial matching of an expression beyond its literal prefix is not supported".into(),
-                            });
+            let hit = match &m.shape {
+                Shape::Exact(lit) => lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true),
+                Shape::Under(lit) => lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true),
+                Shape::Prefix(prefix) => {
+                    if !prefix.starts_with(key) && !key.starts_with(prefix) {
+                        false
+                    } else {
+                        let spec = &self.specs[i];
+                        let err = |msg: String| LabelError::Match { path: String::from_utf8_lossy(key).into_owned(), regex: spec.regex.to_string(), msg };
+                        if crate::spec::top_level_alternation(spec.regex.as_bytes()) {
+                            return Err(err("partial matching of an expression with an alternation outside any group is not supported".into()));
+                        }
+                        match m.partial.get_or_init(|| PartialDfa::build(&spec.regex)) {
+                            Ok(dfa) => dfa.run(key).map_err(err)? != Partial::No,
+                            Err(e) => return Err(err(e.clone())),
                         }
                     }
                 }
             };
-            if hit {
+            if hit && !key.is_empty() {
                 return Ok(Some(i));
             }
         }

@@ -230,7 +230,7 @@ fn quantified(regex: &[u8], at: usize) -> bool {
 
 /// Whether the expression has an alternation outside every group and class: `^a|b$` is
 /// `(^a)|(b$)`, so no prefix holds for it.
-fn top_level_alternation(regex: &[u8]) -> bool {
+pub(crate) fn top_level_alternation(regex: &[u8]) -> bool {
     let mut depth = 0i32;
     let mut i = 0;
     while i < regex.len() {
@@ -294,6 +294,52 @@ pub fn shape(regex: &[u8]) -> Shape {
     Shape::Prefix(lit)
 }
 
+/// The literal tail of `^REGEX$`: bytes every match ends with (before PCRE2's optional final
+/// newline), read backwards from the end of the expression up to the first byte that is not a
+/// plain literal. None where an inline option or verb (`(?i)`, `(*CR)`) could change what the
+/// tail matches, or where an alternation outside any group leaves no common end.
+pub fn literal_tail(regex: &[u8]) -> Vec<u8> {
+    // \Q quotes what follows (escapes included), \k<name> and \g<n> end in `>` or `'`.
+    if regex.windows(2).any(|w| matches!(w, b"(?" | b"(*" | b"\\Q" | b"\\k" | b"\\g")) || top_level_alternation(regex) {
+        return Vec::new();
+    }
+    let mut tail = Vec::new();
+    let mut j = regex.len();
+    while j > 0 {
+        let c = regex[j - 1];
+        // How many backslashes stand right before c: an odd number escapes it.
+        let slashes = regex[..j - 1].iter().rev().take_while(|&&b| b == b'\\').count();
+        if slashes % 2 == 1 {
+            if c.is_ascii_alphanumeric() || !c.is_ascii() {
+                // An escape such as \x41, \101, \cA or \12 takes the letters and digits after
+                // it: none of them are literal.
+                while tail.last().is_some_and(|b: &u8| b.is_ascii_alphanumeric()) {
+                    tail.pop();
+                }
+                break;
+            }
+            tail.push(c);
+            j -= 2;
+            continue;
+        }
+        if b".^$[]()|?*+{}\\".contains(&c) || !c.is_ascii() {
+            break;
+        }
+        tail.push(c);
+        j -= 1;
+    }
+    // A literal run that reaches the start is the whole expression, handled as Exact; the byte
+    // before the run may be a quantifier's atom only if it is not itself quantified, which the
+    // stop at `?*+{}` already guarantees.
+    tail.reverse();
+    tail
+}
+
+/// Whether `path` can match an expression whose literal tail is `tail`.
+pub fn tail_allows(tail: &[u8], path: &[u8]) -> bool {
+    path.ends_with(tail) || (path.last() == Some(&b'\n') && path[..path.len() - 1].ends_with(tail))
+}
+
 /// Whether a path matches a shape that needs no PCRE2 (`None` for [`Shape::Prefix`]).
 pub fn shape_matches(shape: &Shape, path: &[u8]) -> Option<bool> {
     match shape {
@@ -348,6 +394,26 @@ mod tests {
         assert_eq!(shape(b"/x(a|b)"), Shape::Prefix(b"/x".to_vec()));
         assert_eq!(shape(b"/x[|]"), Shape::Prefix(b"/x".to_vec()));
         assert_eq!(shape(b"/x\\d"), Shape::Prefix(b"/x".to_vec()));
+    }
+
+    #[test]
+    fn tails_are_conservative() {
+        assert_eq!(literal_tail(b"/usr/lib/[^/]*/colord/colord"), b"/colord/colord".to_vec());
+        assert_eq!(literal_tail(b"/usr/(.*/)?lib(/.*)?"), Vec::<u8>::new());
+        assert_eq!(literal_tail(b"/usr/lib/[^/]*/run-mozilla\\.sh"), b"/run-mozilla.sh".to_vec());
+        // An escaped letter is a class, a quantified atom is not fixed.
+        assert_eq!(literal_tail(b"/a/.*\\d/x"), b"/x".to_vec());
+        assert_eq!(literal_tail(b"/a/.*\\x41"), Vec::<u8>::new());
+        assert_eq!(literal_tail(b"/a/.*\\cA"), Vec::<u8>::new());
+        assert_eq!(literal_tail(b"/a/(b)\\12"), Vec::<u8>::new());
+        assert_eq!(literal_tail(b"/a/.*xy?"), Vec::<u8>::new());
+        assert_eq!(literal_tail(b"/a/.*x\\\\"), b"x\\".to_vec());
+        assert_eq!(literal_tail(b"(?i)/a/.*xyz"), Vec::<u8>::new());
+        assert_eq!(literal_tail(b"/a\\Qa\\.b"), Vec::<u8>::new());
+        assert_eq!(literal_tail(b"/(a)/\\k<x>"), Vec::<u8>::new());
+        assert_eq!(literal_tail(b"/a/.*x|/b"), Vec::<u8>::new());
+        assert!(tail_allows(b"/colord", b"/usr/lib/x/colord/colord\n"));
+        assert!(!tail_allows(b"/colord", b"/usr/lib/x/colord/colordx"));
     }
 
     #[test]

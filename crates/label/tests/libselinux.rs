@@ -3,7 +3,8 @@
 //! tree under /usr /etc /var /opt /srv /home /root, every file type for a sample of them, and
 //! paths made from every specification's fixed prefix; on Debian's default and MLS
 //! file_contexts, each in a copy with `.local`, `.homedirs` and `.subs` beside it, read from the
-//! text and from the compiled `.bin`.
+//! text and from the compiled `.bin`. And context validation against a policy, compared with
+//! `setfiles -c POLICY FILE` (which validates each context with libsepol).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;
@@ -11,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use seaccess_label::{FileContexts, FileKind};
+use seaccess_label::{FileContexts, FileKind, LabelError, OpenOptions};
 
 const ROOTS: &[&str] = &["/usr", "/etc", "/var", "/opt", "/srv", "/home", "/root"];
 
@@ -55,15 +56,39 @@ fn synthetic(fc: &FileContexts) -> Vec<Vec<u8>> {
     out
 }
 
-fn ask(peer: &Path, fc: &Path, queries: &[u8]) -> Vec<Vec<u8>> {
+fn ask_one(peer: &Path, fc: &Path, queries: Vec<u8>) -> Vec<Vec<u8>> {
     let mut child = Command::new(peer).arg(fc).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let q = queries.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&q));
+    let writer = std::thread::spawn(move || stdin.write_all(&queries));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
     assert!(out.status.success(), "selabel_query {}: {}", fc.display(), String::from_utf8_lossy(&out.stderr));
     out.stdout.split(|&c| c == b'\n').filter(|l| !l.is_empty()).map(<[u8]>::to_vec).collect()
+}
+
+/// libselinux's answers, in query order; a long list is split between two processes (the
+/// machines this runs on have two cores, and libselinux takes up to 0.4 ms a lookup).
+fn ask(peer: &Path, fc: &Path, queries: &[u8]) -> Vec<Vec<u8>> {
+    let lines = queries.iter().filter(|&&c| c == b'\n').count();
+    if lines < 20_000 {
+        return ask_one(peer, fc, queries.to_vec());
+    }
+    // Alternate lines, so each process gets its share of the slow /usr paths.
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (i, line) in queries.split_inclusive(|&c| c == b'\n').enumerate() {
+        if i % 2 == 0 { &mut a } else { &mut b }.extend_from_slice(line);
+    }
+    let (pa, fa) = (peer.to_path_buf(), fc.to_path_buf());
+    let first = std::thread::spawn(move || ask_one(&pa, &fa, a));
+    let second = ask_one(peer, fc, b);
+    let first = first.join().unwrap();
+    let mut all = Vec::with_capacity(first.len() + second.len());
+    let mut sec = second.into_iter();
+    for x in first {
+        all.push(x);
+        all.extend(sec.next());
+    }
+    all
 }
 
 fn ours(fc: &FileContexts, path: &[u8], kind: FileKind) -> Vec<u8> {
@@ -225,17 +250,150 @@ fn best_match_and_partial_equal_libselinux() {
         line.extend_from_slice(o.map_or(&b"<<none>>"[..], |s| s.context.as_bytes()));
         assert_eq!(String::from_utf8_lossy(&line), String::from_utf8_lossy(t));
     }
-    // Partial match where the crate decides it (paths the literal prefixes run past).
+    // Partial match (restorecon's question for a directory): the tree's directories, paths cut
+    // short inside a component, and the synthetic paths, sampled.
+    let mut pasked: Vec<Vec<u8>> = Vec::new();
+    for (p, k) in tree.iter().step_by(61) {
+        if *k == FileKind::Dir {
+            pasked.push(p.clone());
+        }
+        pasked.push(p[..(p.len() * 2 / 3).max(1)].to_vec());
+    }
+    pasked.extend(synthetic(&fc).into_iter().step_by(7));
+    pasked.extend(["/", "/usr", "/sys", "/sys/fs", "/proc", "/nonexistent", "/abc/efg"].iter().map(|p| p.as_bytes().to_vec()));
     let mut pq = Vec::new();
-    let mut pasked = Vec::new();
-    for p in ["/", "/usr", "/usr/lib", "/usr/share/doc", "/opt", "/sys", "/sys/fs", "/nonexistent", "/var/lib/xyz"] {
-        pq.extend_from_slice(format!("partial\t{p}\n").as_bytes());
-        pasked.push(p);
+    for p in &pasked {
+        pq.extend_from_slice(b"partial\t");
+        pq.extend_from_slice(p);
+        pq.push(b'\n');
     }
     let theirs = ask(&peer, &fc_path, &pq);
+    assert_eq!(theirs.len(), pasked.len());
+    let mut diffs = Vec::new();
     for (p, t) in pasked.iter().zip(&theirs) {
-        if let Ok(o) = fc.partial_match(p.as_bytes()) {
-            assert_eq!(format!("{p}\t{}", u8::from(o)), String::from_utf8_lossy(t), "partial {p}");
+        let o = fc.partial_match(p).unwrap_or_else(|e| panic!("{}: {e}", String::from_utf8_lossy(p)));
+        let mut line = p.clone();
+        line.extend_from_slice(format!("\t{}", u8::from(o)).as_bytes());
+        if &line != t {
+            diffs.push(String::from_utf8_lossy(t).into_owned());
         }
     }
+    assert!(diffs.is_empty(), "{} partial-match differences of {}; libselinux said: {:#?}", diffs.len(), pasked.len(), &diffs[..diffs.len().min(10)]);
+    eprintln!("{} partial matches answered as libselinux answers them", pasked.len());
+}
+
+/// Contexts taken from Debian's file_contexts and changed one field at a time (user, role, type,
+/// level, range) into ones each policy accepts or refuses: setfiles -c and seaccess must say the
+/// same of every one, and seaccess's error names the file and line.
+fn setfiles_accepts(policy: &Path, fc: &Path) -> bool {
+    let out = Command::new("setfiles").arg("-c").arg(policy).arg(fc).output().expect("setfiles (policycoreutils, make deps)");
+    out.status.success()
+}
+
+/// Variants of real contexts, each changing one field.
+fn variants(flavour: &str) -> Vec<String> {
+    let mls = flavour == "mls";
+    let lvl = |l: &str| if mls { l.to_string() } else { l.replace("s15:c0.c1023", "s0:c0.c1023").replace("s15", "s1") };
+    let mut v = vec![
+        "system_u:object_r:etc_t:s0".to_string(),
+        "system_u:object_r:no_such_type_t:s0".to_string(),
+        "no_such_u:object_r:etc_t:s0".to_string(),
+        "system_u:no_such_r:etc_t:s0".to_string(),
+        "system_u:system_r:etc_t:s0".to_string(),
+        "system_u:staff_r:staff_t:s0".to_string(),
+        "staff_u:staff_r:staff_t:s0".to_string(),
+        "user_u:sysadm_r:sysadm_t:s0".to_string(),
+        "system_u:object_r:etc_t".to_string(),
+        "system_u:object_r:etc_t:s0:c0".to_string(),
+        "system_u:object_r:etc_t:s0-s0:c0.c1023".to_string(),
+        "system_u:object_r:etc_t:s0:c0.c1023".to_string(),
+        "system_u:object_r:etc_t:s0:c1024".to_string(),
+        "system_u:object_r:etc_t:s999".to_string(),
+        "system_u:object_r:etc_t:s0-s0".to_string(),
+        "system_u:object_r:etc_t:s0:c5-s0:c1".to_string(),
+        "user_u:object_r:user_home_t:s0".to_string(),
+        "unconfined_u:object_r:user_home_t:s0".to_string(),
+        "system_u:object_r:bin_t:s0".to_string(),
+        "system_u:object_r:domain:s0".to_string(),
+    ];
+    v.push(lvl("system_u:object_r:etc_t:s15"));
+    v.push(lvl("user_u:object_r:etc_t:s15:c0.c1023"));
+    v.push(lvl("system_u:object_r:etc_t:s0-s15:c0.c1023"));
+    v
+}
+
+#[test]
+fn validation_agrees_with_setfiles_c() {
+    let mut compared = 0;
+    for flavour in ["default", "mls"] {
+        let Some(policy) = seaccess_testkit::debian_policy(flavour) else { return };
+        let server = seaccess_testkit::load(&policy);
+        let g = server.snapshot();
+        let check = |c: &str| g.context_to_sid(c).map(|_| ()).map_err(|e| e.to_string());
+        let dir = std::env::temp_dir().join(format!("seaccess-validate-{flavour}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut accepted = 0;
+        for (i, ctx) in variants(flavour).iter().enumerate() {
+            let fc = dir.join(format!("fc{i}"));
+            std::fs::write(&fc, format!("# one spec\n/x(/.*)?\t{ctx}\n")).unwrap();
+            let theirs = setfiles_accepts(&policy, &fc);
+            let ours = FileContexts::open_with(&fc, &OpenOptions { validate: Some(&check), ..Default::default() });
+            match (&ours, theirs) {
+                (Ok(_), true) => accepted += 1,
+                (Err(LabelError::Context { line: 2, context, .. }), false) if context == ctx => {}
+                _ => panic!("{flavour}: {ctx}: setfiles -c says {}, seaccess says {:?}", if theirs { "valid" } else { "invalid" }, ours.err()),
+            }
+            compared += 1;
+        }
+        assert!(accepted > 3 && accepted < variants(flavour).len() - 3, "{flavour}: {accepted} accepted: the variants must test both sides");
+        // The installed file_contexts validate as a whole, as setfiles -c says they do.
+        let installed = seaccess_testkit::debian_file_contexts(flavour).unwrap();
+        assert!(setfiles_accepts(&policy, &installed));
+        FileContexts::open_with(&installed, &OpenOptions { validate: Some(&check), check_regexes: true, ..Default::default() }).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    eprintln!("{compared} contexts judged as setfiles -c judges them");
+}
+
+/// The shortcuts that decide without PCRE2 (a literal path, a path and everything under it, a
+/// literal tail every match ends with) against PCRE2 itself, compiled as libselinux compiles,
+/// on every specification of Debian's default and MLS sets and paths made around each one,
+/// newlines included (PCRE2's `$` also matches before a final newline).
+#[test]
+fn shortcuts_agree_with_pcre2() {
+    use seaccess_label::spec::{literal_tail, shape, shape_matches, tail_allows, Shape};
+    let mut checked = 0;
+    for flavour in ["default", "mls"] {
+        let Some(path) = seaccess_testkit::debian_file_contexts(flavour) else { return };
+        let fc = FileContexts::open(&path).unwrap();
+        for s in fc.specs() {
+            let re = seaccess_label::compile_regex(&s.regex).unwrap();
+            let sh = shape(s.regex.as_bytes());
+            let tail = literal_tail(s.regex.as_bytes());
+            let lit = sh.prefix().to_vec();
+            let mut keys: Vec<Vec<u8>> = Vec::new();
+            for base in [lit.clone(), lit[..lit.len().saturating_sub(1)].to_vec(), s.regex.as_bytes().to_vec()] {
+                for suffix in [&b""[..], b"\n", b"/", b"/x", b"/x\n", b"x", b"\n\n", b"/a/b.so.1", b".so", b"/bin/java"] {
+                    let mut k = base.clone();
+                    k.extend_from_slice(suffix);
+                    keys.push(k);
+                }
+            }
+            for k in keys {
+                let truth = re.is_match(&k).unwrap();
+                if let Some(m) = shape_matches(&sh, &k) {
+                    assert_eq!(m, truth, "{}: {:?}", s.regex, String::from_utf8_lossy(&k));
+                }
+                if truth {
+                    assert!(k.starts_with(&lit), "{}: a match {:?} outside the prefix {:?}", s.regex, String::from_utf8_lossy(&k), String::from_utf8_lossy(&lit));
+                    assert!(tail_allows(&tail, &k), "{}: a match {:?} without the tail {:?}", s.regex, String::from_utf8_lossy(&k), String::from_utf8_lossy(&tail));
+                }
+                checked += 1;
+            }
+            if matches!(sh, Shape::Exact(_) | Shape::Under(_)) {
+                assert!(re.is_match(&lit).unwrap(), "{}: its own literal {:?} does not match", s.regex, String::from_utf8_lossy(&lit));
+            }
+        }
+    }
+    eprintln!("{checked} paths decided by the shortcuts as PCRE2 decides them");
 }
