@@ -22,11 +22,18 @@ use crate::output::{note, CliError, Out};
 const SECURITY: &str = "security.selinux";
 const USER: &str = "user.selinux";
 
-/// One object of a walk: its real path, the path file_contexts is asked about, its type.
+/// One object of a walk: its real path, the path file_contexts is asked about (`None`: the
+/// real path itself, the common case, without a second copy), its type.
 struct Item {
     path: PathBuf,
-    key: Vec<u8>,
+    key: Option<Vec<u8>>,
     kind: FileKind,
+}
+
+impl Item {
+    fn key(&self) -> &[u8] {
+        self.key.as_deref().unwrap_or_else(|| self.path.as_os_str().as_bytes())
+    }
 }
 
 /// Each root to walk with the path file_contexts knows it by: itself made absolute without
@@ -71,14 +78,15 @@ fn roots(a: &LabelArgs) -> Result<Vec<(PathBuf, Vec<u8>)>, CliError> {
 }
 
 /// Walks the roots and runs `work` on every object from `threads` threads; what `work` returns
-/// is gathered. Walk errors are reported and counted.
+/// is gathered, with the number of objects walked. Walk errors are reported and counted.
 fn walk<R: Send>(
     roots: &[(PathBuf, Vec<u8>)],
     one_fs: bool,
     threads: usize,
     errors: &AtomicU64,
     work: &(dyn Fn(&Item) -> Option<R> + Sync),
-) -> Vec<R> {
+) -> (Vec<R>, u64) {
+    let mut walked = 0u64;
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new_spinner();
         b.set_message("objects");
@@ -114,16 +122,23 @@ fn walk<R: Send>(
                         continue;
                     }
                 };
-                let rel = e.path().strip_prefix(root).map(|r| r.as_os_str().as_bytes()).unwrap_or_default();
-                let mut k = key.clone();
-                if !rel.is_empty() {
-                    if k.last() != Some(&b'/') {
-                        k.push(b'/');
-                    }
-                    k.extend_from_slice(rel);
-                }
                 let kind = file_kind(e.file_type());
-                batch.push(Item { path: e.into_path(), key: k, kind });
+                let path = e.into_path();
+                let key = if key.as_slice() == root.as_os_str().as_bytes() {
+                    None
+                } else {
+                    let rel = path.strip_prefix(root).map(|r| r.as_os_str().as_bytes()).unwrap_or_default();
+                    let mut k = key.clone();
+                    if !rel.is_empty() {
+                        if k.last() != Some(&b'/') {
+                            k.push(b'/');
+                        }
+                        k.extend_from_slice(rel);
+                    }
+                    Some(k)
+                };
+                walked += 1;
+                batch.push(Item { path, key, kind });
                 if batch.len() == 256 {
                     if let Some(b) = &bar {
                         b.inc(256);
@@ -143,7 +158,7 @@ fn walk<R: Send>(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    results
+    (results, walked)
 }
 
 fn file_kind(t: std::fs::FileType) -> FileKind {
@@ -254,7 +269,7 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
     };
     let work = |it: &Item| -> Option<Vec<Outcome>> {
         let name = it.path.display();
-        let new = match fc.lookup(&it.key, it.kind) {
+        let new = match fc.lookup(it.key(), it.kind) {
             Ok(Some(s)) => s.context.clone(),
             Ok(None) => return None, // <<none>>: left alone
             Err(e) => {
@@ -299,7 +314,7 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
         }
         Some(res)
     };
-    let results = walk(&roots, a.one_fs, threads, &errors, &work);
+    let (results, _) = walk(&roots, a.one_fs, threads, &errors, &work);
     let mut used = BTreeMap::new();
     for o in results.into_iter().flatten() {
         match o {
@@ -326,11 +341,9 @@ pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
     let roots = roots(a)?;
     let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let errors = AtomicU64::new(0);
-    let walked = AtomicU64::new(0);
     let work = |it: &Item| -> Option<(Option<String>, Option<String>, PathBuf)> {
-        walked.fetch_add(1, Ordering::Relaxed);
-        let ctx = |fc: &FileContexts| match fc.lookup(&it.key, it.kind) {
-            Ok(s) => Some(s.map(|s| s.context.to_string())),
+        let ctx = |fc: &'_ FileContexts| match fc.lookup(it.key(), it.kind) {
+            Ok(s) => Some(s.map(|s| s.context.clone())),
             Err(e) => {
                 note(&format!("seaccess label: {}: {e}", it.path.display()));
                 errors.fetch_add(1, Ordering::Relaxed);
@@ -338,9 +351,9 @@ pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
             }
         };
         let (o, n) = (ctx(&old)?, ctx(&new)?);
-        (o != n).then(|| (o, n, it.path.clone()))
+        (o != n).then(|| (o.map(|c| c.to_string()), n.map(|c| c.to_string()), it.path.clone()))
     };
-    let changes = walk(&roots, a.one_fs, threads, &errors, &work);
+    let (changes, walked) = walk(&roots, a.one_fs, threads, &errors, &work);
     let mut groups: BTreeMap<(String, String), Vec<PathBuf>> = BTreeMap::new();
     let none = |c: Option<String>| c.unwrap_or_else(|| "<<none>>".into());
     for (o, n, p) in changes {
@@ -355,7 +368,7 @@ pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
                 serde_json::json!({"from": o, "to": n, "count": ps.len(), "paths": ps.iter().map(|p| p.display().to_string()).collect::<Vec<_>>()})
             })
             .collect();
-        let v = serde_json::json!({"walked": walked.load(Ordering::Relaxed), "changes": total, "groups": g});
+        let v = serde_json::json!({"walked": walked, "changes": total, "groups": g});
         writeln!(out, "{v}")?;
     } else {
         for ((o, n), ps) in groups.iter_mut() {
@@ -365,7 +378,7 @@ pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
                 writeln!(out, "  {}", p.display())?;
             }
         }
-        writeln!(out, "{total} of {} objects would be relabeled", walked.load(Ordering::Relaxed))?;
+        writeln!(out, "{total} of {walked} objects would be relabeled")?;
     }
     let errs = errors.load(Ordering::Relaxed);
     if errs > 0 {

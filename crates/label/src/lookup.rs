@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 use pcre2::bytes::{Regex, RegexBuilder};
 
 use crate::error::{LabelError, Result};
-use crate::spec::{literal_tail, path_stem_len, shape, shape_matches, tail_allows, FileKind, Shape, Spec, S_IFMT};
+use crate::spec::{inner_literals, literal_tail, path_stem_len, shape, shape_matches, tail_allows, FileKind, Shape, Spec, S_IFMT};
 use crate::partial::{Partial, PartialDfa};
 use crate::subs::Subs;
 
@@ -86,8 +86,10 @@ impl Index {
 /// A specification's matcher: its shape, and PCRE2 compiled when the shape cannot decide.
 pub(crate) struct Matcher {
     pub(crate) shape: Shape,
-    /// What every match ends with (spec.rs's literal_tail): checked before PCRE2 runs.
+    /// What every match ends with (spec.rs's literal_tail) and contains (inner_literals):
+    /// checked before PCRE2 runs.
     tail: Box<[u8]>,
+    inner: Box<[memchr::memmem::Finder<'static>]>,
     regex: OnceLock<std::result::Result<Regex, String>>,
     /// Built the first time a partial match needs it.
     partial: OnceLock<std::result::Result<PartialDfa, String>>,
@@ -103,8 +105,14 @@ pub fn compile(regex: &str) -> std::result::Result<Regex, String> {
 impl Matcher {
     pub(crate) fn new(regex: &str) -> Matcher {
         let shape = shape(regex.as_bytes());
-        let tail = if matches!(shape, Shape::Prefix(_)) { literal_tail(regex.as_bytes()).into() } else { Box::default() };
-        Matcher { shape, tail, regex: OnceLock::new(), partial: OnceLock::new() }
+        let pcre = matches!(shape, Shape::Prefix(_));
+        let tail = if pcre { literal_tail(regex.as_bytes()).into() } else { Box::default() };
+        let inner = if pcre {
+            inner_literals(regex.as_bytes()).iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect()
+        } else {
+            Box::default()
+        };
+        Matcher { shape, tail, inner, regex: OnceLock::new(), partial: OnceLock::new() }
     }
 
     pub(crate) fn needs_pcre(&self) -> bool {
@@ -127,6 +135,7 @@ impl Matcher {
         // reaches it, as in libselinux, whether or not the tail could match.
         match self.regex.get_or_init(|| compile(&spec.regex)) {
             Ok(_) if !tail_allows(&self.tail, key) => Ok(false),
+            Ok(_) if self.inner.iter().any(|f| f.find(&key[self.shape.prefix().len()..]).is_none()) => Ok(false),
             Ok(re) => re.is_match(key).map_err(|e| LabelError::Match {
                 path: String::from_utf8_lossy(key).into_owned(),
                 regex: spec.regex.to_string(),

@@ -335,6 +335,147 @@ pub fn literal_tail(regex: &[u8]) -> Vec<u8> {
     tail
 }
 
+/// Runs of literal bytes that every match of `^REGEX$` contains, read at the top level of the
+/// expression (outside groups and classes, without the atom a `?`, `*` or `{` makes optional),
+/// each of at least two bytes, the literal head excluded (it is checked as the prefix). Empty
+/// where an inline option, verb, quoting or alternation outside any group could change what
+/// they match (as for [`literal_tail`]).
+pub fn inner_literals(regex: &[u8]) -> Vec<Vec<u8>> {
+    if regex.windows(2).any(|w| matches!(w, b"(?" | b"(*" | b"\\Q" | b"\\k" | b"\\g")) || top_level_alternation(regex) {
+        return Vec::new();
+    }
+    let mut runs: Vec<Vec<u8>> = Vec::new();
+    let mut cur: Vec<u8> = Vec::new();
+    let mut head = true;
+    let mut end_run = |cur: &mut Vec<u8>, head: &mut bool| {
+        if !*head && cur.len() >= 2 {
+            runs.push(std::mem::take(cur));
+        }
+        cur.clear();
+        *head = false;
+    };
+    let mut i = 0;
+    while i < regex.len() {
+        let c = regex[i];
+        match c {
+            b'\\' => match regex.get(i + 1) {
+                Some(&n) if n.is_ascii() && !n.is_ascii_alphanumeric() => {
+                    cur.push(n);
+                    i += 2;
+                    continue;
+                }
+                n => {
+                    end_run(&mut cur, &mut head);
+                    i = skip_escape(regex, i, n.copied());
+                    continue;
+                }
+            },
+            b'[' => {
+                end_run(&mut cur, &mut head);
+                i = skip_class(regex, i);
+                continue;
+            }
+            b'(' => {
+                end_run(&mut cur, &mut head);
+                let mut depth = 0i32;
+                while i < regex.len() {
+                    match regex[i] {
+                        b'\\' => i += 1,
+                        b'[' => {
+                            i = skip_class(regex, i);
+                            continue;
+                        }
+                        b'(' => depth += 1,
+                        b')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            b'?' | b'*' => {
+                cur.pop();
+                end_run(&mut cur, &mut head);
+            }
+            b'{' => {
+                // A counted repeat: the atom before it may be absent ({0,n}), and what is inside
+                // the braces is not matched.
+                cur.pop();
+                end_run(&mut cur, &mut head);
+                match regex[i..].iter().position(|&b| b == b'}') {
+                    Some(p) => i += p,
+                    None => break,
+                }
+            }
+            b'+' | b'.' | b'^' | b'$' | b')' | b'|' | b'}' | b']' => end_run(&mut cur, &mut head),
+            _ if !c.is_ascii() => end_run(&mut cur, &mut head),
+            _ => cur.push(c),
+        }
+        i += 1;
+    }
+    end_run(&mut cur, &mut head);
+    runs
+}
+
+/// The index just past the escape with a letter or digit at `i` (`\\x41`, `\\x{41}`, `\\101`,
+/// `\\12`, `\\cA`, `\\p{L}`, `\\d`): the bytes it takes are not literals.
+fn skip_escape(regex: &[u8], i: usize, letter: Option<u8>) -> usize {
+    let mut j = i + 2;
+    let hex = |b: &u8| b.is_ascii_hexdigit();
+    match letter {
+        Some(b'x') if regex.get(j) == Some(&b'{') => {}
+        Some(b'x') => {
+            while j < regex.len() && j < i + 4 && hex(&regex[j]) {
+                j += 1;
+            }
+            return j;
+        }
+        Some(b'c') => return j + 1,
+        Some(d) if d.is_ascii_digit() => {
+            while j < regex.len() && regex[j].is_ascii_digit() {
+                j += 1;
+            }
+            return j;
+        }
+        _ => {}
+    }
+    if regex.get(j) == Some(&b'{') {
+        match regex[j..].iter().position(|&b| b == b'}') {
+            Some(p) => return j + p + 1,
+            None => return regex.len(),
+        }
+    }
+    j
+}
+
+/// The index just past the class that starts at `i` (`]` first, or after `^`, is a member;
+/// escapes and POSIX classes inside are skipped).
+fn skip_class(regex: &[u8], mut i: usize) -> usize {
+    i += 1;
+    if regex.get(i) == Some(&b'^') {
+        i += 1;
+    }
+    if regex.get(i) == Some(&b']') {
+        i += 1;
+    }
+    while i < regex.len() && regex[i] != b']' {
+        if regex[i] == b'\\' {
+            i += 1;
+        } else if regex[i] == b'[' && matches!(regex.get(i + 1), Some(b':' | b'.' | b'=')) {
+            let close = regex[i + 1];
+            if let Some(p) = regex[i + 2..].windows(2).position(|w| w[0] == close && w[1] == b']') {
+                i += 2 + p + 1;
+            }
+        }
+        i += 1;
+    }
+    i + 1
+}
+
 /// Whether `path` can match an expression whose literal tail is `tail`.
 pub fn tail_allows(tail: &[u8], path: &[u8]) -> bool {
     path.ends_with(tail) || (path.last() == Some(&b'\n') && path[..path.len() - 1].ends_with(tail))
@@ -414,6 +555,21 @@ mod tests {
         assert_eq!(literal_tail(b"/a/.*x|/b"), Vec::<u8>::new());
         assert!(tail_allows(b"/colord", b"/usr/lib/x/colord/colord\n"));
         assert!(!tail_allows(b"/colord", b"/usr/lib/x/colord/colordx"));
+    }
+
+    #[test]
+    fn inner_literals_are_conservative() {
+        let v = |r: &[u8]| inner_literals(r);
+        assert_eq!(v(b"/usr/(.*/)?sbin(/.*)?"), vec![b"sbin".to_vec()]);
+        assert_eq!(v(b"/usr/(.*/)?java/.+\\.jar"), vec![b"java/".to_vec(), b".jar".to_vec()]);
+        // The atom before ? is optional; \x41 is one byte, not "41".
+        assert_eq!(v(b"/a(x)bcd?e"), vec![b"bc".to_vec()]);
+        assert_eq!(v(b"/a(x)\\x41yz"), vec![b"yz".to_vec()]);
+        assert_eq!(v(b"/a(x)[ab]cd[^]x]ef"), vec![b"cd".to_vec(), b"ef".to_vec()]);
+        assert!(v(b"/a(x)bc|de").is_empty());
+        assert!(v(b"(?i)/a(x)bc").is_empty());
+        assert_eq!(v(b"/a(x)b{10}cd"), vec![b"cd".to_vec()]);
+        assert_eq!(v(b"/a(x)\\x{41}yz\\12ab\\cAbc"), vec![b"yz".to_vec(), b"ab".to_vec(), b"bc".to_vec()]);
     }
 
     #[test]

@@ -356,12 +356,12 @@ fn validation_agrees_with_setfiles_c() {
 }
 
 /// The shortcuts that decide without PCRE2 (a literal path, a path and everything under it, a
-/// literal tail every match ends with) against PCRE2 itself, compiled as libselinux compiles,
+/// literal tail every match ends with, literals every match contains) against PCRE2 itself, compiled as libselinux compiles,
 /// on every specification of Debian's default and MLS sets and paths made around each one,
 /// newlines included (PCRE2's `$` also matches before a final newline).
 #[test]
 fn shortcuts_agree_with_pcre2() {
-    use seaccess_label::spec::{literal_tail, shape, shape_matches, tail_allows, Shape};
+    use seaccess_label::spec::{inner_literals, literal_tail, shape, shape_matches, tail_allows, Shape};
     let mut checked = 0;
     for flavour in ["default", "mls"] {
         let Some(path) = seaccess_testkit::debian_file_contexts(flavour) else { return };
@@ -370,6 +370,7 @@ fn shortcuts_agree_with_pcre2() {
             let re = seaccess_label::compile_regex(&s.regex).unwrap();
             let sh = shape(s.regex.as_bytes());
             let tail = literal_tail(s.regex.as_bytes());
+            let inner = inner_literals(s.regex.as_bytes());
             let lit = sh.prefix().to_vec();
             let mut keys: Vec<Vec<u8>> = Vec::new();
             for base in [lit.clone(), lit[..lit.len().saturating_sub(1)].to_vec(), s.regex.as_bytes().to_vec()] {
@@ -387,6 +388,9 @@ fn shortcuts_agree_with_pcre2() {
                 if truth {
                     assert!(k.starts_with(&lit), "{}: a match {:?} outside the prefix {:?}", s.regex, String::from_utf8_lossy(&k), String::from_utf8_lossy(&lit));
                     assert!(tail_allows(&tail, &k), "{}: a match {:?} without the tail {:?}", s.regex, String::from_utf8_lossy(&k), String::from_utf8_lossy(&tail));
+                    for l in &inner {
+                        assert!(k[lit.len()..].windows(l.len()).any(|w| w == &l[..]), "{}: a match {:?} without {:?}", s.regex, String::from_utf8_lossy(&k), String::from_utf8_lossy(l));
+                    }
                 }
                 checked += 1;
             }
