@@ -4,7 +4,11 @@
 //!
 //! Layout, little-endian: the magic `SEACFC\0\0`, a version, then length-prefixed tables (the
 //! source files, both substitution lists, the stems, the contexts, the specifications in
-//! lookup order), and last a 64-bit FNV-1a checksum of everything before it. The loader checks
+//! lookup order with each expression's analysis (shape, literal prefix, tail, inner literals),
+//! the prefix index), and last a 64-bit FNV-1a checksum of everything before it. The analysis
+//! is stored, not redone, which is most of what loading saves: the file is as trusted as the
+//! file_contexts it was made from, and the checksum guards it against damage, not against its
+//! writer. The loader checks
 //! every length against what is left and every index against its table, so a truncated or
 //! corrupt file is an error naming the byte, never a wrong answer.
 //!
@@ -15,16 +19,26 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{LabelError, Result};
-use crate::spec::{Origin, Spec};
+use crate::lookup::{Index, Matcher};
+use crate::spec::{Origin, Shape, Spec};
 use crate::subs::Subs;
 use crate::FileContexts;
 
 const MAGIC: &[u8; 8] = b"SEACFC\0\0";
-const VERSION: u32 = 1;
+const VERSION: u32 = 3;
 
+/// A checksum over 8-byte words (FNV-1a's constants, a word at a time, the tail byte-wise):
+/// against damage, not against an adversary.
 fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        h ^= u64::from_le_bytes(b);
+        h = h.wrapping_mul(0x0100_0000_01b3).rotate_left(29);
+    }
+    for &b in words.remainder() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
@@ -82,7 +96,20 @@ pub fn to_bytes(fc: &FileContexts) -> Vec<u8> {
         o.bytes(c.as_bytes());
     }
     o.len(fc.specs().len());
-    for s in fc.specs() {
+    for (s, m) in fc.specs().iter().zip(fc.matchers()) {
+        let (shape, tail, inner) = m.parts();
+        let kind = match shape {
+            Shape::Exact(_) => 0,
+            Shape::Under(_) => 1,
+            Shape::Prefix(_) => 2,
+        };
+        o.u32(kind);
+        o.bytes(shape.prefix());
+        o.bytes(tail);
+        o.len(inner.len());
+        for l in inner {
+            o.bytes(l);
+        }
         o.bytes(s.regex.as_bytes());
         o.u32(ctx_ids.get(&*s.context).copied().unwrap_or(0));
         o.u32(s.mode);
@@ -91,6 +118,16 @@ pub fn to_bytes(fc: &FileContexts) -> Vec<u8> {
         o.u32(s.prefix_len);
         o.u32(u32::from(s.origin.file));
         o.u32(s.origin.line);
+    }
+    let parts: Vec<_> = fc.index().parts().collect();
+    o.len(parts.len());
+    for (prefix, parent, ids) in parts {
+        o.bytes(prefix);
+        o.u32(parent);
+        o.len(ids.len());
+        for &id in ids {
+            o.u32(id);
+        }
     }
     let sum = fnv1a(&o.0);
     o.0.extend_from_slice(&sum.to_le_bytes());
@@ -118,19 +155,25 @@ impl<'a> In<'a> {
     fn err(&self, msg: &str) -> LabelError {
         LabelError::Compiled { path: self.path.to_path_buf(), msg: format!("at byte {}: {msg}", self.at) }
     }
+    #[inline]
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        match self.at.checked_add(n).filter(|&e| e <= self.b.len()) {
-            Some(e) => {
-                let s = &self.b[self.at..e];
-                self.at = e;
+        match self.b.get(self.at..self.at.saturating_add(n)) {
+            Some(s) => {
+                self.at += n;
                 Ok(s)
             }
             None => Err(self.err(&format!("{what} runs past the end"))),
         }
     }
+    #[inline]
     fn u32(&mut self, what: &str) -> Result<u32> {
-        let s = self.take(4, what)?;
-        Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+        match self.b.get(self.at..self.at.saturating_add(4)) {
+            Some(&[a, b, c, d]) => {
+                self.at += 4;
+                Ok(u32::from_le_bytes([a, b, c, d]))
+            }
+            _ => Err(self.err(&format!("{what} runs past the end"))),
+        }
     }
     fn bytes(&mut self, what: &str) -> Result<&'a [u8]> {
         let n = self.u32(what)? as usize;
@@ -204,9 +247,25 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
     for _ in 0..n {
         ctxs.push(r.str("context")?);
     }
-    let n = r.count("specification count", 32)?;
+    let n = r.count("specification count", 48)?;
     let mut specs = Vec::with_capacity(n);
+    let mut matchers = Vec::with_capacity(n);
     for _ in 0..n {
+        let kind = r.u32("shape")?;
+        let prefix = r.bytes("prefix")?.to_vec();
+        let shape = match kind {
+            0 => Shape::Exact(prefix),
+            1 => Shape::Under(prefix),
+            2 => Shape::Prefix(prefix),
+            _ => return Err(r.err("unknown shape")),
+        };
+        let tail = r.bytes("tail")?.to_vec();
+        let ninner = r.count("inner literal count", 4)?;
+        let mut inner = Vec::with_capacity(ninner);
+        for _ in 0..ninner {
+            inner.push(r.bytes("inner literal")?.to_vec());
+        }
+        matchers.push(Matcher::from_parts(shape, tail, inner));
         let regex = r.str("regex")?;
         let ctx = r.u32("context index")? as usize;
         let context = ctxs.get(ctx).cloned().ok_or_else(|| r.err("context index out of range"))?;
@@ -221,10 +280,38 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         let line = r.u32("line")?;
         specs.push(Spec { regex, mode, context, stem, has_meta, prefix_len, origin: Origin { file, line } });
     }
-    if r.at != body.len() {
-        return Err(r.err("bytes left after the last specification"));
+    let nidx = r.count("index count", 12)?;
+    let mut parts = Vec::with_capacity(nidx);
+    for _ in 0..nidx {
+        let prefix: Box<[u8]> = r.bytes("index prefix")?.into();
+        let parent = r.u32("index ancestor")?;
+        let nids = r.count("index entry size", 4)?;
+        let mut ids = Vec::with_capacity(nids);
+        for _ in 0..nids {
+            ids.push(r.u32("index entry")?);
+        }
+        parts.push((prefix, parent, ids));
     }
-    Ok(FileContexts::from_parts(specs, stems, subs, dist_subs, files, Vec::new()))
+    // Every specification must be in the index once, under its own prefix, or a lookup could
+    // never find it.
+    let mut seen = vec![false; specs.len()];
+    for (prefix, _, ids) in &parts {
+        for &id in ids {
+            let i = id as usize;
+            if i >= seen.len() || seen[i] || matchers[i].parts().0.prefix() != &prefix[..] {
+                return Err(r.err("the index does not list each specification once under its prefix"));
+            }
+            seen[i] = true;
+        }
+    }
+    if seen.iter().any(|s| !s) {
+        return Err(r.err("the index leaves a specification out"));
+    }
+    let index = Index::from_parts(parts, specs.len()).map_err(|e| r.err(&e))?;
+    if r.at != body.len() {
+        return Err(r.err("bytes left after the index"));
+    }
+    Ok(FileContexts::assemble(specs, matchers, index, stems, subs, dist_subs, files, Vec::new()))
 }
 
 /// Loads a compiled set from a file.

@@ -114,8 +114,30 @@ impl FileContexts {
     ) -> FileContexts {
         let matchers: Vec<Matcher> = specs.iter().map(|s| Matcher::new(&s.regex)).collect();
         let index = Index::build(matchers.iter().map(|m| m.shape.prefix()));
+        FileContexts::assemble(specs, matchers, index, stems, subs, dist_subs, files, notes)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn assemble(
+        specs: Vec<Spec>,
+        matchers: Vec<Matcher>,
+        index: Index,
+        stems: Vec<std::sync::Arc<[u8]>>,
+        subs: Subs,
+        dist_subs: Subs,
+        files: Vec<PathBuf>,
+        notes: Vec<String>,
+    ) -> FileContexts {
         let stems: HashMap<_, _> = stems.into_iter().enumerate().map(|(i, s)| (s, i as i32)).collect();
         FileContexts { table: Table { specs, matchers, index, stems, subs, dist_subs, files: files.clone() }, files, notes }
+    }
+
+    pub(crate) fn matchers(&self) -> &[Matcher] {
+        &self.table.matchers
+    }
+
+    pub(crate) fn index(&self) -> &Index {
+        &self.table.index
     }
 
     /// The specification that labels `path` as a file of `kind` (selabel_lookup): `Ok(None)`

@@ -81,6 +81,32 @@ impl Index {
     pub(crate) fn node_count(&self) -> usize {
         self.prefixes.len()
     }
+
+    /// The index's tables, for the compiled form: (prefix, nearest ancestor, specifications).
+    pub(crate) fn parts(&self) -> impl Iterator<Item = (&[u8], u32, &[u32])> {
+        self.prefixes.iter().zip(&self.parent).zip(&self.specs).map(|((p, &a), s)| (&p[..], a, &s[..]))
+    }
+
+    /// An index from the compiled form's tables, checked: prefixes strictly increasing, each
+    /// ancestor earlier and a proper prefix, each specification number below `nspecs`.
+    pub(crate) fn from_parts(parts: Vec<(Box<[u8]>, u32, Vec<u32>)>, nspecs: usize) -> std::result::Result<Index, String> {
+        let mut idx = Index { prefixes: Vec::with_capacity(parts.len()), parent: Vec::with_capacity(parts.len()), specs: Vec::with_capacity(parts.len()) };
+        for (i, (p, a, ids)) in parts.into_iter().enumerate() {
+            if idx.prefixes.last().is_some_and(|last| **last >= *p) {
+                return Err(format!("index entry {i} is out of order"));
+            }
+            if a != NO_PARENT && (a as usize >= i || !p.starts_with(&idx.prefixes[a as usize]) || idx.prefixes[a as usize].len() >= p.len()) {
+                return Err(format!("index entry {i} has a wrong ancestor"));
+            }
+            if ids.iter().any(|&id| id as usize >= nspecs) {
+                return Err(format!("index entry {i} names a specification out of range"));
+            }
+            idx.prefixes.push(p);
+            idx.parent.push(a);
+            idx.specs.push(ids);
+        }
+        Ok(idx)
+    }
 }
 
 /// A specification's matcher: its shape, and PCRE2 compiled when the shape cannot decide.
@@ -113,6 +139,17 @@ impl Matcher {
             Box::default()
         };
         Matcher { shape, tail, inner, regex: OnceLock::new(), partial: OnceLock::new() }
+    }
+
+    /// A matcher from the compiled form's analysis of its expression.
+    pub(crate) fn from_parts(shape: Shape, tail: Vec<u8>, inner: Vec<Vec<u8>>) -> Matcher {
+        let inner = inner.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect();
+        Matcher { shape, tail: tail.into(), inner, regex: OnceLock::new(), partial: OnceLock::new() }
+    }
+
+    /// The analysis the compiled form stores: shape, tail, inner literals.
+    pub(crate) fn parts(&self) -> (&Shape, &[u8], Vec<&[u8]>) {
+        (&self.shape, &self.tail, self.inner.iter().map(|f| f.needle()).collect())
     }
 
     pub(crate) fn needs_pcre(&self) -> bool {
