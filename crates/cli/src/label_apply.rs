@@ -161,7 +161,13 @@ fn walk<R: Send>(
     (results, walked)
 }
 
-fn file_kind(t: std::fs::FileType) -> FileKind {
+/// --threads, or the machine's cores.
+fn threads(a: &LabelArgs) -> usize {
+    a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
+/// The kind of a directory entry, from the type readdir gave (no stat).
+pub(crate) fn file_kind(t: std::fs::FileType) -> FileKind {
     use std::os::unix::fs::FileTypeExt;
     if t.is_symlink() {
         FileKind::Lnk
@@ -257,7 +263,7 @@ enum Outcome {
 
 pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<bool, CliError> {
     let roots = roots(a)?;
-    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let threads = threads(a);
     let errors = AtomicU64::new(0);
     let changed = AtomicU64::new(0);
     let (check, dry) = (a.check, a.dry_run || a.check);
@@ -339,7 +345,7 @@ pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
     let old = crate::label::open(Some(from), a.from_policy.as_deref(), true)?;
     let new = crate::label::open(a.file_contexts.as_deref(), a.policy.as_deref(), true)?;
     let roots = roots(a)?;
-    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let threads = threads(a);
     let errors = AtomicU64::new(0);
     let work = |it: &Item| -> Option<(Option<String>, Option<String>, PathBuf)> {
         let ctx = |fc: &'_ FileContexts| match fc.lookup(it.key(), it.kind) {

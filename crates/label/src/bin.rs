@@ -15,7 +15,6 @@ use crate::text::RawSpec;
 
 pub const MAGIC: u32 = 0xf97c_ff8a;
 const PCRE_VERS: u32 = 2;
-const MODE_VERS: u32 = 3;
 const PREFIX_LEN_VERS: u32 = 4;
 const REGEX_ARCH_VERS: u32 = 5;
 
@@ -111,8 +110,8 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
         let context = r.cstr(n, "context")?;
         let n = r.u32("regex length")?;
         let regex = r.cstr(n, "regex")?;
+        // Before version 3 the mode was a mode_t, which is 4 bytes on Linux too.
         let mode = r.u32("mode")?;
-        let _ = MODE_VERS; // before version 3 the mode was a mode_t, 4 bytes on Linux too
         let stem_id = r.u32("stem id")? as i32;
         let stem = usize::try_from(stem_id).ok().and_then(|i| stems.get(i)).cloned();
         // hasMetaChars is a char in libselinux: the low byte of the stored word decides.

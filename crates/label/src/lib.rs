@@ -36,7 +36,6 @@ use lookup::{Index, Matcher, Table};
 /// An opened file_contexts set, ready to answer lookups.
 pub struct FileContexts {
     table: Table,
-    files: Vec<PathBuf>,
     notes: Vec<String>,
 }
 
@@ -59,19 +58,9 @@ impl FileContexts {
     }
 
     pub fn open_with(path: &Path, opts: &OpenOptions<'_>) -> Result<FileContexts> {
-        let loaded = open::open(path, opts)?;
-        let fc = FileContexts::from_parts(loaded.specs, loaded.stems, loaded.subs, loaded.dist_subs, loaded.files, loaded.notes);
-        for (s, m) in fc.table.specs.iter().zip(&fc.table.matchers) {
-            if opts.check_regexes && m.needs_pcre() {
-                if let Err(msg) = m.prepare(&s.regex) {
-                    return Err(LabelError::Regex {
-                        path: fc.files.get(s.origin.file as usize).cloned().unwrap_or_default(),
-                        line: s.origin.line,
-                        regex: s.regex.to_string(),
-                        msg,
-                    });
-                }
-            }
+        let fc = FileContexts::from_loaded(open::open(path, opts)?);
+        if opts.check_regexes {
+            fc.check_regexes()?;
         }
         Ok(fc)
     }
@@ -93,28 +82,34 @@ impl FileContexts {
             notes: Vec::new(),
         };
         open::intern(&mut loaded, raw);
-        let fc = FileContexts::from_parts(loaded.specs, loaded.stems, loaded.subs, loaded.dist_subs, loaded.files, loaded.notes);
-        for (s, m) in fc.table.specs.iter().zip(&fc.table.matchers) {
-            if m.needs_pcre() {
-                if let Err(msg) = m.prepare(&s.regex) {
-                    return Err(LabelError::Regex { path: path.to_path_buf(), line: s.origin.line, regex: s.regex.to_string(), msg });
-                }
-            }
-        }
+        let fc = FileContexts::from_loaded(loaded);
+        fc.check_regexes()?;
         Ok(fc)
     }
 
-    pub(crate) fn from_parts(
-        specs: Vec<Spec>,
-        stems: Vec<std::sync::Arc<[u8]>>,
-        subs: Subs,
-        dist_subs: Subs,
-        files: Vec<PathBuf>,
-        notes: Vec<String>,
-    ) -> FileContexts {
-        let matchers: Vec<Matcher> = specs.iter().map(|s| Matcher::new(&s.regex)).collect();
+    /// Compiles every expression PCRE2 must run, so a broken one is reported with its file and
+    /// line before anything is labeled.
+    fn check_regexes(&self) -> Result<()> {
+        for (s, m) in self.table.specs.iter().zip(&self.table.matchers) {
+            if m.needs_pcre() {
+                if let Err(msg) = m.prepare(&s.regex) {
+                    return Err(LabelError::Regex {
+                        path: self.table.files.get(s.origin.file as usize).cloned().unwrap_or_default(),
+                        line: s.origin.line,
+                        regex: s.regex.to_string(),
+                        msg,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A set read from its files: each expression analysed, the prefix index built.
+    fn from_loaded(l: open::Loaded) -> FileContexts {
+        let matchers: Vec<Matcher> = l.specs.iter().map(|s| Matcher::new(&s.regex)).collect();
         let index = Index::build(matchers.iter().map(|m| m.shape.prefix()));
-        FileContexts::assemble(specs, matchers, index, stems, subs, dist_subs, files, notes)
+        FileContexts::assemble(l.specs, matchers, index, l.stems, l.subs, l.dist_subs, l.files, l.notes)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -129,7 +124,7 @@ impl FileContexts {
         notes: Vec<String>,
     ) -> FileContexts {
         let stems: HashMap<_, _> = stems.into_iter().enumerate().map(|(i, s)| (s, i as i32)).collect();
-        FileContexts { table: Table { specs, matchers, index, stems, subs, dist_subs, files: files.clone() }, files, notes }
+        FileContexts { table: Table { specs, matchers, index, stems, subs, dist_subs, files }, notes }
     }
 
     pub(crate) fn matchers(&self) -> &[Matcher] {
@@ -190,7 +185,7 @@ impl FileContexts {
 
     /// The files read, in order (each the text or the compiled one that was used).
     pub fn files(&self) -> &[PathBuf] {
-        &self.files
+        &self.table.files
     }
 
     /// What was read in place of what.

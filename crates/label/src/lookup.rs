@@ -242,12 +242,12 @@ impl Table {
             return Ok(None);
         }
         let key = clean_key(key, &self.subs, &self.dist_subs)?;
-        let stem_len = path_stem_len(&key);
-        let file_stem = if stem_len == 0 { -1 } else { self.stems.get(&key[..stem_len]).copied().unwrap_or(-1) };
-        let mode = kind.mode() & S_IFMT;
         if partial {
             return self.find_partial(&key);
         }
+        let stem_len = path_stem_len(&key);
+        let file_stem = if stem_len == 0 { -1 } else { self.stems.get(&key[..stem_len]).copied().unwrap_or(-1) };
+        let mode = kind.mode() & S_IFMT;
         SCRATCH.with(|cell| {
             let mut guard = cell.try_borrow_mut();
             let mut local = Vec::new();
@@ -277,8 +277,7 @@ impl Table {
         for i in (0..self.specs.len()).rev() {
             let m = &self.matchers[i];
             let hit = match &m.shape {
-                Shape::Exact(lit) => lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true),
-                Shape::Under(lit) => lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true),
+                Shape::Exact(lit) | Shape::Under(lit) => lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true),
                 Shape::Prefix(prefix) => {
                     if !prefix.starts_with(key) && !key.starts_with(prefix) {
                         false

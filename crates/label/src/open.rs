@@ -9,7 +9,7 @@
 //! compiles an expression only when a lookup first reaches it, so a broken one fails some
 //! lookups later; we compile every one that PCRE2 must run at open and name its line.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -142,15 +142,15 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
 }
 
 fn validate(files: &[PathBuf], specs: &[RawSpec], check: Validator<'_>) -> Result<()> {
-    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for s in specs {
-        if &*s.context == "<<none>>" || seen.contains_key(&*s.context) {
+        if &*s.context == "<<none>>" || seen.contains(&*s.context) {
             continue;
         }
         if let Err(msg) = check(&s.context) {
             return Err(LabelError::Context { path: file_of(files, s.origin), line: s.origin.line, context: s.context.to_string(), msg });
         }
-        seen.insert(&s.context, ());
+        seen.insert(&s.context);
     }
     Ok(())
 }

@@ -247,27 +247,13 @@ pub(crate) fn top_level_alternation(regex: &[u8]) -> bool {
                 }
             }
             b'[' => {
-                // A class: `]` right after `[` or `[^` is a member, not the end.
-                i += 1;
-                if regex.get(i) == Some(&b'^') {
-                    i += 1;
+                // An unterminated POSIX class inside is a doubt: say yes, and no prefix is read.
+                let (end, clean) = skip_class(regex, i);
+                if !clean {
+                    return true;
                 }
-                if regex.get(i) == Some(&b']') {
-                    i += 1;
-                }
-                while i < regex.len() && regex[i] != b']' {
-                    if regex[i] == b'\\' {
-                        i += 1;
-                    } else if regex[i] == b'[' && matches!(regex.get(i + 1), Some(b':' | b'.' | b'=')) {
-                        // A POSIX class [:alpha:] inside a class.
-                        let close = regex[i + 1];
-                        match regex[i + 2..].windows(2).position(|w| w[0] == close && w[1] == b']') {
-                            Some(p) => i += 2 + p + 1,
-                            None => return true,
-                        }
-                    }
-                    i += 1;
-                }
+                i = end;
+                continue;
             }
             b'(' => depth += 1,
             b')' => depth -= 1,
@@ -372,7 +358,7 @@ pub fn inner_literals(regex: &[u8]) -> Vec<Vec<u8>> {
             },
             b'[' => {
                 end_run(&mut cur, &mut head);
-                i = skip_class(regex, i);
+                i = skip_class(regex, i).0;
                 continue;
             }
             b'(' => {
@@ -382,7 +368,7 @@ pub fn inner_literals(regex: &[u8]) -> Vec<Vec<u8>> {
                     match regex[i] {
                         b'\\' => i += 1,
                         b'[' => {
-                            i = skip_class(regex, i);
+                            i = skip_class(regex, i).0;
                             continue;
                         }
                         b'(' => depth += 1,
@@ -453,8 +439,10 @@ fn skip_escape(regex: &[u8], i: usize, letter: Option<u8>) -> usize {
 }
 
 /// The index just past the class that starts at `i` (`]` first, or after `^`, is a member;
-/// escapes and POSIX classes inside are skipped).
-fn skip_class(regex: &[u8], mut i: usize) -> usize {
+/// escapes and POSIX classes inside are skipped), and whether every POSIX class in it was
+/// terminated (an unterminated `[:` is read as literal members).
+fn skip_class(regex: &[u8], mut i: usize) -> (usize, bool) {
+    let mut clean = true;
     i += 1;
     if regex.get(i) == Some(&b'^') {
         i += 1;
@@ -467,13 +455,14 @@ fn skip_class(regex: &[u8], mut i: usize) -> usize {
             i += 1;
         } else if regex[i] == b'[' && matches!(regex.get(i + 1), Some(b':' | b'.' | b'=')) {
             let close = regex[i + 1];
-            if let Some(p) = regex[i + 2..].windows(2).position(|w| w[0] == close && w[1] == b']') {
-                i += 2 + p + 1;
+            match regex[i + 2..].windows(2).position(|w| w[0] == close && w[1] == b']') {
+                Some(p) => i += 2 + p + 1,
+                None => clean = false,
             }
         }
         i += 1;
     }
-    i + 1
+    (i + 1, clean)
 }
 
 /// Whether `path` can match an expression whose literal tail is `tail`.
