@@ -6,10 +6,11 @@ set -euo pipefail
 # python3-venv, python3-dev: the Python bindings' venv and build (scripts/python-venv.sh);
 # python3-selinux: libselinux's bindings, the Python benchmark's peer.
 # libpcre2-dev: crates/label matches file_contexts with the PCRE2 libselinux uses; attr
-# (getfattr, setfattr): tests/label/cli.sh reads back the labels `seaccess label --apply` writes.
+# (getfattr, setfattr): tests/label/cli.sh reads back the labels `seaccess label --apply` writes;
+# selinux-utils (matchpathcon) and policycoreutils (setfiles -c): the labeling tests' peers.
 # gcc, libc6-dev, make: tools/sepol-oracle. cbindgen, pkg-config: crates/capi (make capi, capi-header).
 # selinux-policy-src, m4, python3, zstd: scripts/build-refpolicy.sh.
-pkgs=(libsepol-dev libselinux1-dev libpcre2-dev attr checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind cbindgen pkg-config
+pkgs=(libsepol-dev libselinux1-dev libpcre2-dev attr selinux-utils policycoreutils checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind cbindgen pkg-config
       gcc libc6-dev make m4 python3 zstd selinux-policy-src python3-venv python3-dev python3-selinux)
 missing=()
 for p in "${pkgs[@]}"; do
