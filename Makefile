@@ -73,6 +73,7 @@ test: deps oracle peers label-peer policies refpolicy lint
 	SEACCESS_REQUIRE_ORACLE=1 $(CARGO) test --release --workspace
 	SEACCESS_REQUIRE_ORACLE=1 bash tests/cli.sh
 	SEACCESS_REQUIRE_ORACLE=1 bash tests/label/cli.sh
+	SEACCESS_REQUIRE_FUSE=$$([ -e /dev/fuse ] && echo 1 || echo 0) bash tests/mount/run.sh
 	$(MAKE) capi-test
 	@$(MAKE) -s python-test
 

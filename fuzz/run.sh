@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 secs=${1:-60}
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 make -C .. policies >/dev/null
-mkdir -p corpus/policy_reader corpus/context_parser corpus/file_contexts
+mkdir -p corpus/policy_reader corpus/context_parser corpus/file_contexts corpus/subjects
 cp ../target/policies/* corpus/policy_reader/ 2>/dev/null || true
 [ -e /etc/selinux/default/policy/policy.33 ] && cp /etc/selinux/default/policy/policy.33 corpus/policy_reader/debian-default.33
 printf 'system_u:object_r:etc_t:s0' > corpus/context_parser/seed1
@@ -15,7 +15,8 @@ printf 'staff_u:staff_r:staff_t:s0-s0:c0.c3,c5' > corpus/context_parser/seed2
 for f in /etc/selinux/*/contexts/files/file_contexts /etc/selinux/*/contexts/files/file_contexts.homedirs.bin /etc/selinux/*/contexts/files/file_contexts.subs_dist; do
   [ -e "$f" ] && cp "$f" "corpus/file_contexts/$(echo "$f" | tr / _)"
 done
-for t in policy_reader context_parser file_contexts; do
+printf 'exe=/usr/sbin/nginx system_u:system_r:httpd_t:s0\nuid=1001 user_u:user_r:user_t:s0 # x\ncgroup=/a.slice c:d:e\ntransition a:b:c:s0\ndefault u:r:t:s0-s0:c0.c3\n' > corpus/subjects/seed1
+for t in policy_reader context_parser file_contexts subjects; do
   echo "== fuzzing $t for $secs s"
   cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -max_len=4000000 -rss_limit_mb=2048
 done

@@ -8,9 +8,10 @@ set -euo pipefail
 # libpcre2-dev: crates/label matches file_contexts with the PCRE2 libselinux uses; attr
 # (getfattr, setfattr): tests/label/cli.sh reads back the labels `seaccess label --apply` writes;
 # selinux-utils (matchpathcon) and policycoreutils (setfiles -c): the labeling tests' peers.
+# fuse3 (fusermount3, /etc/fuse.conf): `seaccess mount`; bindfs: the mount benchmark's peer.
 # gcc, libc6-dev, make: tools/sepol-oracle. cbindgen, pkg-config: crates/capi (make capi, capi-header).
 # selinux-policy-src, m4, python3, zstd: scripts/build-refpolicy.sh.
-pkgs=(libsepol-dev libselinux1-dev libpcre2-dev attr selinux-utils policycoreutils checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind cbindgen pkg-config
+pkgs=(libsepol-dev libselinux1-dev libpcre2-dev attr fuse3 bindfs selinux-utils policycoreutils checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind cbindgen pkg-config
       gcc libc6-dev make m4 python3 zstd selinux-policy-src python3-venv python3-dev python3-selinux)
 missing=()
 for p in "${pkgs[@]}"; do

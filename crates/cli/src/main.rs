@@ -10,6 +10,8 @@ mod bench;
 mod label;
 mod label_apply;
 mod labelbench;
+mod mount;
+mod mountbench;
 mod objbench;
 mod output;
 mod tour;
@@ -78,6 +80,11 @@ enum Cmd {
     /// --apply writes them (restorecon/setfiles without an SELinux kernel), --check lists
     /// mislabeled objects, --plan lists what a new file_contexts would relabel.
     Label(Box<label::LabelArgs>),
+    /// Enforce a policy on a directory tree for real processes: SOURCE mounted at MOUNTPOINT
+    /// through FUSE, every request checked by the kernel's hooks (EACCES and an AVC record on
+    /// a denial). Labels: security.selinux (or user.selinux), else file_contexts, else the
+    /// policy's file SID. Callers' contexts: --subjects. SIGHUP reloads every file.
+    Mount(Box<mount::MountArgs>),
 }
 
 #[derive(Subcommand)]
@@ -95,6 +102,10 @@ enum BenchCmd {
     /// calls alone: a stat-and-open tree walk, one-byte reads and writes, a deep path walk;
     /// fast paths off and on.
     Objmgr(objbench::ObjmgrArgs),
+    /// The file experiments on a real `seaccess mount` (tree walk, one-byte reads and writes,
+    /// path walk): enforcing with and without the fast paths against the same FUSE passthrough
+    /// without checks, and against bindfs.
+    Mount(mountbench::MountBenchArgs),
     /// (For the instruction count) COUNT cache hits and nothing else.
     #[command(hide = true)]
     AvcHits {
@@ -196,7 +207,9 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Bench(BenchCmd::Engine(a)) => bench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Objmgr(a)) => objbench::run(out, &a).map(|_| true),
+        Cmd::Bench(BenchCmd::Mount(a)) => mountbench::run(out, &a).map(|_| true),
         Cmd::Label(a) => label::run(out, &a),
+        Cmd::Mount(a) => mount::run(out, &a),
         Cmd::Bench(BenchCmd::Label(a)) => labelbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
     }

@@ -31,6 +31,7 @@ hooks! {
     FileOpen => "file_open",
     FilePermission => "file_permission",
     FileIoctl => "file_ioctl",
+    FileLock => "file_lock",
     InodeCreate => "inode_create",
     InodeLink => "inode_link",
     InodeUnlink => "inode_unlink",

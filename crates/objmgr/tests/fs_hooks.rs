@@ -118,6 +118,11 @@ fn a_file_used_by_another_sid_asks_fd_use_first() {
     // __file_has_perm: fd {use} when the SID differs from the opener's.
     asks(&e, "read", om.file_permission(&t, &file, &f, MAY_READ, "/d/f"), &["granted fd {use}", "granted file {read}"]);
     asks(&e, "FIONBIO", om.file_ioctl(&t, &file, &f, ioctls::FIONBIO, "/d/f"), &["granted fd {use}"]);
+    // selinux_file_lock / selinux_file_fcntl(F_SETLK...): file_has_perm(FILE__LOCK).
+    asks(&e, "flock", om.file_lock(&t, &file, &f, "/d/f"), &["granted fd {use}", "granted file {lock}"]);
+    let mine = om.file_open(&t, &f, "/d/f", O_RDWR).unwrap();
+    e.take();
+    asks(&e, "flock by the opener", om.file_lock(&t, &mine, &f, "/d/f"), &["granted file {lock}"]);
     om.file_ioctl(&t, &file, &f, 0x8912, "/d/f").unwrap();
     let recs = e.take();
     assert_eq!(recs.iter().map(|r| summary(r)).collect::<Vec<_>>(), ["granted fd {use}", "granted file {ioctl}"]);

@@ -129,6 +129,13 @@ impl ObjectManager {
         Ok(())
     }
 
+    /// flock(2) and fcntl's F_GETLK, F_SETLK, F_SETLKW and their OFD forms on an open file
+    /// (selinux_file_lock, and selinux_file_fcntl's lock commands): both go through
+    /// file_has_perm with `{lock}`, so `fd {use}` first when another SID opened the file.
+    pub fn file_lock(&self, task: &Task, file: &FileSec, inode: &InodeSec, p: &str) -> Result<()> {
+        self.file_has_perm(Hook::FileLock, task, file, inode, inode.sid(), common_file::LOCK, p)
+    }
+
     /// ioctl(2) on an open file (selinux_file_ioctl): `{getattr}` or `{setattr}` for the
     /// attribute commands, `fd {use}` alone for FIONBIO and FIOASYNC, `capability
     /// {sys_tty_config}` for the keyboard table commands, nothing for FIOCLEX/FIONCLEX under the

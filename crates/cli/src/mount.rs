@@ -1,0 +1,162 @@
+//! `seaccess mount`: an enforcing FUSE passthrough of SOURCE at MOUNTPOINT (crates/fs).
+//!
+//! Without --foreground the command starts itself again in the foreground, in its own
+//! process group, waits until the mount is there, says where it is and how to unmount it,
+//! and returns: a threaded process must not fork to go to the background.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use seaccess_fs::{Core, Options};
+
+use crate::output::{CliError, Out};
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct MountArgs {
+    /// The binary policy to enforce.
+    #[arg(long, short = 'p')]
+    policy: PathBuf,
+    /// file_contexts labelling objects that carry no security.selinux (or user.selinux).
+    #[arg(long = "file-contexts", short = 'f')]
+    file_contexts: Option<PathBuf>,
+    /// What file_contexts is asked for: PREFIX joined with the path inside the mount
+    /// (default: SOURCE's absolute path).
+    #[arg(long = "path-prefix")]
+    path_prefix: Option<PathBuf>,
+    /// Which context each caller acts with: exe=, uid=, cgroup=, transition and default
+    /// rules, first match wins (without it every caller is unconfined_t).
+    #[arg(long)]
+    subjects: Option<PathBuf>,
+    /// Booleans to set (name=value lines), committed at start and on every SIGHUP.
+    #[arg(long)]
+    booleans: Option<PathBuf>,
+    /// Log denials and allow them (permissive=1).
+    #[arg(long)]
+    permissive: bool,
+    /// Append AVC records (audit.log's format) here instead of standard error.
+    #[arg(long = "audit-log")]
+    audit_log: Option<PathBuf>,
+    /// Turn off the object manager's fast paths (every check goes to the cache).
+    #[arg(long = "no-fast-paths")]
+    no_fast_paths: bool,
+    /// Stay in the foreground (Ctrl-C or SIGTERM unmounts; SIGHUP reloads).
+    #[arg(long)]
+    foreground: bool,
+    /// Request threads.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    source: PathBuf,
+    mountpoint: PathBuf,
+}
+
+fn abs(p: &Path, what: &str) -> Result<PathBuf, CliError> {
+    std::fs::canonicalize(p).map_err(|e| CliError::from(format!("{what} {}: {e}", p.display())))
+}
+
+/// Whether a seaccess mount is at `mp` (/proc/self/mountinfo, field 5 with octal escapes).
+pub(crate) fn mounted(mp: &Path) -> bool {
+    let want = mp.to_string_lossy().replace(' ', "\\040");
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.split(' ').nth(4) == Some(want.as_str()) && (l.contains(" - fuse seaccess ") || l.contains(" - fuse.seaccess seaccess ")))
+}
+
+pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
+    let source = abs(&a.source, "source")?;
+    let mountpoint = abs(&a.mountpoint, "mount point")?;
+    if !a.foreground {
+        return background(out, &mountpoint);
+    }
+    let opts = Options {
+        path_prefix: a.path_prefix.clone().unwrap_or_else(|| source.clone()),
+        source: source.clone(),
+        mountpoint: mountpoint.clone(),
+        policy: a.policy.clone(),
+        file_contexts: a.file_contexts.clone(),
+        subjects: a.subjects.clone(),
+        booleans: a.booleans.clone(),
+        permissive: a.permissive,
+        audit_log: a.audit_log.clone(),
+        fast_paths: !a.no_fast_paths,
+        checks: true,
+    };
+    let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
+    let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGHUP, signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM])
+        .map_err(|e| CliError::from(format!("signals: {e}")))?;
+    let session = seaccess_fs::fuse::spawn(core.clone(), &mountpoint, a.threads).map_err(|e| CliError::from(format!("mounting {}: {e}", mountpoint.display())))?;
+    let mode = if a.permissive { "permissive" } else { "enforcing" };
+    writeln!(
+        out,
+        "seaccess mount: {} mounted at {} ({mode}, pid {}); unmount with `fusermount3 -u {}` or `kill {}`; `kill -HUP {}` reloads",
+        source.display(),
+        mountpoint.display(),
+        std::process::id(),
+        mountpoint.display(),
+        std::process::id(),
+        std::process::id()
+    )?;
+    out.flush()?;
+    loop {
+        for sig in signals.pending() {
+            if sig == signal_hook::consts::SIGHUP {
+                match core.reload() {
+                    Ok(()) => core.log(&format!("reloaded (policy seqno {})", core.server().seqno().0)),
+                    Err(e) => core.log(&format!("reload failed, the last good policy keeps enforcing: {e}")),
+                }
+            } else {
+                core.log(&format!("unmounting {}", mountpoint.display()));
+                if let Err(e) = session.umount_and_join() {
+                    // Busy: detach it, as `fusermount3 -uz` does.
+                    let _ = std::process::Command::new("fusermount3").arg("-uz").arg(&mountpoint).status();
+                    return Err(CliError::from(format!("unmounting {}: {e}", mountpoint.display())));
+                }
+                return Ok(true);
+            }
+        }
+        if session.guard.is_finished() {
+            core.log(&format!("{} was unmounted", mountpoint.display()));
+            return Ok(true);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Starts this command again with --foreground, detached, and waits for its mount.
+fn background(out: &mut Out, mountpoint: &Path) -> Result<bool, CliError> {
+    let exe = std::env::current_exe().map_err(|e| CliError::from(format!("this program's path: {e}")))?;
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let at = args.iter().position(|x| x == "mount").map_or(args.len(), |i| i + 1);
+    args.insert(at, "--foreground".into());
+    use std::os::unix::process::CommandExt;
+    let mut child = std::process::Command::new(exe)
+        .args(&args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| CliError::from(format!("starting the mount: {e}")))?;
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(30) {
+        if let Ok(Some(st)) = child.try_wait() {
+            return Err(CliError::from(format!("the mount did not start ({st})")));
+        }
+        if mounted(mountpoint) {
+            writeln!(
+                out,
+                "seaccess mount: mounted at {} (pid {}); unmount with `fusermount3 -u {}` or `kill {}`; `kill -HUP {}` reloads",
+                mountpoint.display(),
+                child.id(),
+                mountpoint.display(),
+                child.id(),
+                child.id()
+            )?;
+            return Ok(true);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    Err(CliError::from(format!("{} did not appear within 30 s", mountpoint.display())))
+}

@@ -1,0 +1,255 @@
+//! Open files and directories: open and create (may_open, then selinux_file_open), read and
+//! write (selinux_file_permission), readdir, fallocate and copy_file_range (file_permission
+//! as the VFS asks it), locks (selinux_file_lock / selinux_file_fcntl), ioctl.
+
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::sync::{Arc, Mutex};
+
+use seaccess_objmgr::hooks::fs::{oflags, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
+
+use super::{Core, DirEntry, Handle, Req};
+use crate::error::{FsError, Result};
+use crate::nodes::{name_of, Node};
+
+/// The open flag the kernel adds for an exec (__FMODE_EXEC), which FUSE passes on.
+pub const FMODE_EXEC: i32 = 0o40;
+
+/// may_open's access mask for `flags` (the VFS's ACC_MODE, O_TRUNC asking write, O_APPEND
+/// append; an exec's open asks MAY_EXEC).
+fn acc_mode(flags: i32) -> u32 {
+    if flags & FMODE_EXEC != 0 {
+        return MAY_EXEC;
+    }
+    let mut m = match flags & oflags::O_ACCMODE {
+        oflags::O_RDONLY => MAY_READ,
+        oflags::O_WRONLY => MAY_WRITE,
+        oflags::O_RDWR => MAY_READ | MAY_WRITE,
+        _ => MAY_READ | MAY_WRITE,
+    };
+    if flags & oflags::O_TRUNC != 0 {
+        m |= MAY_WRITE;
+    }
+    if flags & oflags::O_APPEND != 0 {
+        m |= MAY_APPEND;
+    }
+    m
+}
+
+/// The backing file opened as asked, never following a symbolic link and never creating.
+fn open_backing(path: &std::path::Path, flags: i32) -> std::io::Result<std::fs::File> {
+    let acc = flags & oflags::O_ACCMODE;
+    let mut o = std::fs::OpenOptions::new();
+    o.read(acc == oflags::O_RDONLY || acc == oflags::O_RDWR || flags & FMODE_EXEC != 0);
+    o.write(acc == oflags::O_WRONLY || acc == oflags::O_RDWR);
+    // O_APPEND makes every write an append at the file's end, as the caller's descriptor.
+    let keep = libc::O_APPEND | libc::O_NONBLOCK | libc::O_DIRECTORY | libc::O_SYNC | libc::O_DSYNC | libc::O_NOATIME;
+    o.custom_flags((flags & keep) | libc::O_NOFOLLOW);
+    o.open(path)
+}
+
+impl Core {
+    /// OPEN and OPENDIR: may_open's selinux_inode_permission with the access mask, then
+    /// selinux_file_open; the backing file is opened only then. O_TRUNC comes as a SETATTR
+    /// of the size after the open (no atomic_o_trunc), as the kernel's handle_truncate.
+    pub fn open(&self, req: Req, id: u64, flags: i32) -> Result<u64> {
+        let c = self.caller(req.pid)?;
+        let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
+        let n = self.node(id)?;
+        let rel = n.path();
+        let shown = self.shown(&rel);
+        self.gate(|| self.om.inode_permission(t, &n.sec, acc_mode(flags), Some(name_of(&n.path()))))?;
+        let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !FMODE_EXEC))?;
+        let file = open_backing(&self.backing(&rel), flags)?;
+        Ok(self.new_fh(Handle { node: n, fsec, file, shown, entries: Mutex::new(None) }))
+    }
+
+    /// CREATE: the creation checks (may_create), then, as for a file just created, only
+    /// selinux_file_open (may_open asks nothing of a file the open created).
+    #[allow(clippy::too_many_arguments)]
+    pub fn create(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32, flags: i32) -> Result<(Arc<Node>, std::fs::Metadata, u64)> {
+        let perm = mode & 0o7777;
+        let (n, meta, c) = self.create_with(req, parent, name, libc::S_IFREG | perm, |p| {
+            std::fs::OpenOptions::new().write(true).create_new(true).mode(perm).open(p)?;
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(perm))
+        })?;
+        let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
+        let rel = n.path();
+        let shown = self.shown(&rel);
+        let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !(FMODE_EXEC | oflags::O_TRUNC)))?;
+        let file = open_backing(&self.backing(&rel), flags & !oflags::O_TRUNC)?;
+        let fh = self.new_fh(Handle { node: n.clone(), fsec, file, shown, entries: Mutex::new(None) });
+        Ok((n, meta, fh))
+    }
+
+    /// The open file `fh` and the caller, after selinux_file_permission with `mask`.
+    fn file_checked(&self, req: Req, fh: u64, mask: u32) -> Result<Arc<Handle>> {
+        let c = self.caller(req.pid)?;
+        let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
+        let h = self.handle(fh)?;
+        if let Some(why) = h.node.closed() {
+            return Err(FsError::Closed(why));
+        }
+        self.gate(|| self.om.file_permission(t, h.fsec()?, &h.node.sec, mask, &h.shown))?;
+        Ok(h)
+    }
+
+    /// READ: selinux_file_permission with MAY_READ.
+    pub fn read(&self, req: Req, fh: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
+        let h = self.file_checked(req, fh, MAY_READ)?;
+        let mut buf = vec![0u8; size as usize];
+        let mut got = 0;
+        while got < buf.len() {
+            let n = h.file.read_at(buf.get_mut(got..).unwrap_or_default(), offset + got as u64)?;
+            if n == 0 {
+                break;
+            }
+            got += n;
+        }
+        buf.truncate(got);
+        Ok(buf)
+    }
+
+    /// WRITE: selinux_file_permission with MAY_WRITE (an append on a file opened O_APPEND).
+    pub fn write(&self, req: Req, fh: u64, offset: u64, data: &[u8]) -> Result<u32> {
+        let h = self.file_checked(req, fh, MAY_WRITE)?;
+        // pwrite on an O_APPEND descriptor appends, as the caller's write does.
+        h.file.write_all_at(data, offset)?;
+        Ok(u32::try_from(data.len()).unwrap_or(u32::MAX))
+    }
+
+    /// RELEASE and RELEASEDIR: no hook.
+    pub fn release(&self, fh: u64) {
+        seaccess_types::lock(&self.handles).remove(&fh);
+    }
+
+    /// FSYNC: no hook (the kernel's fsync asks nothing of SELinux).
+    pub fn fsync(&self, fh: u64, datasync: bool) -> Result<()> {
+        let h = self.handle(fh)?;
+        if datasync {
+            h.file.sync_data()?;
+        } else {
+            h.file.sync_all()?;
+        }
+        Ok(())
+    }
+
+    /// READDIR: iterate_dir's selinux_file_permission with MAY_READ on each call; the
+    /// entries from `offset` on (read once, at the first call).
+    pub fn readdir(&self, req: Req, fh: u64, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
+        let h = self.file_checked(req, fh, MAY_READ)?;
+        let mut cache = seaccess_types::lock(&h.entries);
+        if cache.is_none() || offset == 0 {
+            let mut v = vec![
+                DirEntry { ino: h.node.id, mode: libc::S_IFDIR, name: ".".into() },
+                DirEntry { ino: 1, mode: libc::S_IFDIR, name: "..".into() },
+            ];
+            for e in std::fs::read_dir(self.backing(&h.node.path()))? {
+                let e = e?;
+                let meta = e.metadata()?;
+                // The kernel learns node ids from LOOKUP; readdir's numbers are the backing
+                // ones, as a passthrough's.
+                v.push(DirEntry { ino: meta.ino(), mode: meta.mode(), name: e.file_name() });
+            }
+            *cache = Some(v);
+        }
+        let all = cache.as_ref().map(|v| v.as_slice()).unwrap_or_default();
+        Ok(all.iter().enumerate().skip(offset as usize).map(|(i, e)| (i as u64 + 1, e.clone())).collect())
+    }
+
+    /// FALLOCATE: vfs_fallocate's selinux_file_permission with MAY_WRITE.
+    pub fn fallocate(&self, req: Req, fh: u64, offset: u64, length: u64, mode: i32) -> Result<()> {
+        let h = self.file_checked(req, fh, MAY_WRITE)?;
+        let m = rustix::fs::FallocateFlags::from_bits_retain(mode as u32);
+        rustix::fs::fallocate(&h.file, m, offset, length)?;
+        Ok(())
+    }
+
+    /// COPY_FILE_RANGE: rw_verify_area's selinux_file_permission, MAY_READ on the source
+    /// and then MAY_WRITE on the destination.
+    #[allow(clippy::too_many_arguments)]
+    pub fn copy_file_range(&self, req: Req, fh_in: u64, off_in: u64, fh_out: u64, off_out: u64, len: u64) -> Result<u64> {
+        let hin = self.file_checked(req, fh_in, MAY_READ)?;
+        let hout = self.file_checked(req, fh_out, MAY_WRITE)?;
+        let (mut oi, mut oo) = (off_in, off_out);
+        let n = rustix::fs::copy_file_range(&hin.file, Some(&mut oi), &hout.file, Some(&mut oo), usize::try_from(len).unwrap_or(usize::MAX))?;
+        Ok(n as u64)
+    }
+
+    /// The lock checks (selinux_file_lock, selinux_file_fcntl for F_GETLK/F_SETLK/F_SETLKW):
+    /// `{lock}` through file_has_perm.
+    fn lock_checked(&self, req: Req, fh: u64) -> Result<Arc<Handle>> {
+        let c = self.caller(req.pid)?;
+        let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
+        let h = self.handle(fh)?;
+        self.gate(|| self.om.file_lock(t, h.fsec()?, &h.node.sec, &h.shown))?;
+        Ok(h)
+    }
+
+    /// GETLK: the first lock that would conflict with `typ` over `start..=end`, as
+    /// (start, end, type, pid); F_UNLCK when none. Locks are open-file-description locks on
+    /// the backing file, one description per open of the mount.
+    pub fn getlk(&self, req: Req, fh: u64, start: u64, end: u64, typ: i32) -> Result<(u64, u64, i32, u32)> {
+        let h = self.lock_checked(req, fh)?;
+        let mut fl = flock(start, end, typ);
+        fcntl_lock(&h.file, libc::F_OFD_GETLK, &mut fl)?;
+        let e = if fl.l_len == 0 { u64::MAX } else { (fl.l_start + fl.l_len - 1) as u64 };
+        Ok((fl.l_start as u64, e, i32::from(fl.l_type), 0))
+    }
+
+    /// SETLK (and flock, which FUSE sends as a lock of the whole file); `wait` for
+    /// F_SETLKW, which blocks the calling thread until the lock is free.
+    pub fn setlk(&self, req: Req, fh: u64, start: u64, end: u64, typ: i32, wait: bool) -> Result<()> {
+        let h = self.lock_checked(req, fh)?;
+        let mut fl = flock(start, end, typ);
+        fcntl_lock(&h.file, if wait { libc::F_OFD_SETLKW } else { libc::F_OFD_SETLK }, &mut fl)
+    }
+
+    /// IOCTL: selinux_file_ioctl; then only the inode flag commands reach the backing file
+    /// (an ioctl's argument is a pointer only the caller's own kernel can follow).
+    pub fn ioctl(&self, req: Req, fh: u64, cmd: u32, input: &[u8]) -> Result<Vec<u8>> {
+        use seaccess_objmgr::hooks::fs::ioctls::{FS_IOC_GETFLAGS, FS_IOC_SETFLAGS};
+        let c = self.caller(req.pid)?;
+        let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
+        let h = self.handle(fh)?;
+        self.gate(|| self.om.file_ioctl(t, h.fsec()?, &h.node.sec, cmd, &h.shown))?;
+        let mut v: libc::c_long = 0;
+        match cmd {
+            FS_IOC_GETFLAGS => {}
+            FS_IOC_SETFLAGS => {
+                let b: [u8; 4] = input.get(..4).and_then(|b| b.try_into().ok()).ok_or_else(|| FsError::errno_of(libc::EINVAL, "FS_IOC_SETFLAGS without its flags"))?;
+                v = libc::c_long::from(i32::from_ne_bytes(b));
+            }
+            _ => return Err(FsError::errno_of(libc::ENOTTY, format!("ioctl {cmd:#x} is not passed to the backing file"))),
+        }
+        // SAFETY: both commands take a pointer to an integer of at least 4 bytes, which `v`
+        // (8 bytes, live for the call) is; the descriptor is open for the call's length.
+        let r = unsafe { libc::ioctl(h.file.as_raw_fd(), cmd as libc::Ioctl, &mut v as *mut libc::c_long) };
+        if r < 0 {
+            return Err(std::io::Error::last_os_error().into());
+        }
+        Ok(if cmd == FS_IOC_GETFLAGS { (v as i32).to_ne_bytes().to_vec() } else { Vec::new() })
+    }
+}
+
+fn flock(start: u64, end: u64, typ: i32) -> libc::flock {
+    // FUSE gives the end inclusive, OFFSET_MAX (or more) for "to the end of the file".
+    let len = if end >= i64::MAX as u64 || end < start { 0 } else { end - start + 1 };
+    libc::flock {
+        l_type: typ as libc::c_short,
+        l_whence: libc::SEEK_SET as libc::c_short,
+        l_start: start as libc::off_t,
+        l_len: len as libc::off_t,
+        l_pid: 0,
+    }
+}
+
+fn fcntl_lock(file: &std::fs::File, cmd: libc::c_int, fl: &mut libc::flock) -> Result<()> {
+    // SAFETY: the lock commands read and write one struct flock through the pointer, which
+    // is a live exclusive borrow; the descriptor is open for the call's length.
+    let r = unsafe { libc::fcntl(file.as_raw_fd(), cmd, fl as *mut libc::flock) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error().into());
+    }
+    Ok(())
+}

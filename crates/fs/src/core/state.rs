@@ -1,0 +1,113 @@
+//! What the mount is started with, and the files it reloads on SIGHUP.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use seaccess_label::FileContexts;
+use seaccess_security::SecurityServer;
+use seaccess_types::Sid;
+
+use crate::error::{FsError, Result};
+use crate::subjects::Subjects;
+
+/// `seaccess mount`'s options.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The backing tree (absolute).
+    pub source: PathBuf,
+    /// Where it is mounted (absolute): audit records name paths under it.
+    pub mountpoint: PathBuf,
+    pub policy: PathBuf,
+    pub file_contexts: Option<PathBuf>,
+    /// What file_contexts is asked for: PREFIX joined with the path inside the mount
+    /// (default: the source's absolute path).
+    pub path_prefix: PathBuf,
+    pub subjects: Option<PathBuf>,
+    /// `name=value` lines (booleans.local's format), committed at start and on each reload.
+    pub booleans: Option<PathBuf>,
+    pub permissive: bool,
+    pub audit_log: Option<PathBuf>,
+    pub fast_paths: bool,
+    /// Run the hooks (always, but for a benchmark's baseline: the same passthrough serving
+    /// every request unchecked).
+    pub checks: bool,
+}
+
+/// What labels subjects and objects, swapped whole on a reload.
+pub struct Labels {
+    pub file_contexts: Option<Arc<FileContexts>>,
+    pub subjects: Option<Subjects>,
+    /// Every caller's SID without a subjects file.
+    pub default_sid: Sid,
+}
+
+/// The unconfined context callers get without a subjects file, where the policy has it.
+pub const UNCONFINED: &str = "unconfined_u:unconfined_r:unconfined_t:s0";
+
+fn config(path: &Path, e: impl std::fmt::Display) -> FsError {
+    FsError::Config { what: format!("{}: {e}", path.display()) }
+}
+
+/// Reads file_contexts and subjects, each context checked against `server`'s policy, and
+/// the booleans file (checked, not applied).
+pub fn load(opts: &Options, server: &SecurityServer) -> Result<Labels> {
+    let file_contexts = match &opts.file_contexts {
+        Some(p) => Some(Arc::new(FileContexts::open(p).map_err(|e| config(p, e))?)),
+        None => None,
+    };
+    let subjects = match &opts.subjects {
+        Some(p) => {
+            let s = Subjects::load(p)?;
+            for r in &s.rules {
+                server.context_to_sid(&r.context).map_err(|e| config(p, format!("line {}: {}: {e}", r.line, r.context)))?;
+            }
+            Some(s)
+        }
+        None => None,
+    };
+    let default_sid = match server.context_to_sid(UNCONFINED) {
+        Ok(s) => s,
+        Err(_) => seaccess_types::LabelServer::initial_sid(server, 1).ok_or_else(|| config(&opts.policy, "the policy has neither unconfined_t nor a kernel initial SID"))?,
+    };
+    if let Some(p) = &opts.booleans {
+        booleans(p, server)?;
+    }
+    Ok(Labels { file_contexts, subjects, default_sid })
+}
+
+/// The booleans file's settings, each name checked against `server`'s policy.
+fn booleans(path: &Path, server: &SecurityServer) -> Result<Vec<(String, bool)>> {
+    let text = std::fs::read_to_string(path).map_err(|e| config(path, e))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let body = line.split('#').next().unwrap_or("").trim();
+        if body.is_empty() {
+            continue;
+        }
+        let Some((name, value)) = body.split_once('=') else {
+            return Err(config(path, format!("line {}: expected name=value", i + 1)));
+        };
+        let (name, value) = (name.trim(), value.trim());
+        let v = match value {
+            "1" | "true" | "on" => true,
+            "0" | "false" | "off" => false,
+            _ => return Err(config(path, format!("line {}: {value:?} is not a boolean value", i + 1))),
+        };
+        server.pending_boolean(name).map_err(|e| config(path, format!("line {}: {e}", i + 1)))?;
+        out.push((name.to_string(), v));
+    }
+    Ok(out)
+}
+
+/// Sets and commits the booleans file's values (one commit: one policy change).
+pub fn apply_booleans(opts: &Options, server: &SecurityServer) -> Result<()> {
+    let Some(p) = &opts.booleans else { return Ok(()) };
+    let values = booleans(p, server)?;
+    for (name, v) in &values {
+        server.set_boolean(name, *v).map_err(|e| config(p, e))?;
+    }
+    if !values.is_empty() {
+        server.commit_booleans();
+    }
+    Ok(())
+}

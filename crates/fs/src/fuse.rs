@@ -1,0 +1,379 @@
+//! The FUSE adapter: each request handed to [`Core`], its answer or errno handed back. The
+//! only module that knows FUSE.
+//!
+//! Timeouts are zero for entries and attributes, and every file is opened for direct I/O:
+//! the kernel's caches would otherwise let one caller's lookup, stat or read serve another
+//! caller, or outlive a revoked permission, without a request reaching the checks.
+
+use std::ffi::OsStr;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, UNIX_EPOCH};
+
+use fuser::{
+    AccessFlags, CopyFileRangeFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags, IoctlFlags, KernelConfig,
+    LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyIoctl, ReplyLock, ReplyOpen,
+    ReplyStatfs, ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
+};
+
+use crate::core::attrs::{SetAttr, SetTime};
+use crate::core::{Core, Req};
+use crate::error::FsError;
+
+const TTL: Duration = Duration::ZERO;
+
+/// The filesystem FUSE serves.
+pub struct SeaccessFs {
+    core: Arc<Core>,
+}
+
+impl SeaccessFs {
+    pub fn new(core: Arc<Core>) -> SeaccessFs {
+        SeaccessFs { core }
+    }
+}
+
+/// Mount options: other users' processes reach the mount, and the kernel's own DAC checks
+/// come first, as on a kernel with SELinux.
+pub fn config(threads: usize) -> fuser::Config {
+    let mut c = fuser::Config::default();
+    c.mount_options = vec![
+        fuser::MountOption::FSName("seaccess".into()),
+        fuser::MountOption::Subtype("seaccess".into()),
+        fuser::MountOption::DefaultPermissions,
+        fuser::MountOption::Dev,
+        fuser::MountOption::Suid,
+    ];
+    c.acl = fuser::SessionACL::All;
+    c.n_threads = Some(threads.max(1));
+    c.clone_fd = true;
+    c
+}
+
+/// Mounts `fs` at `mountpoint` and serves it on background threads until the returned
+/// session is unmounted.
+pub fn spawn(core: Arc<Core>, mountpoint: &Path, threads: usize) -> std::io::Result<fuser::BackgroundSession> {
+    fuser::spawn_mount(SeaccessFs::new(core), mountpoint, &config(threads))
+}
+
+fn who(req: &Request) -> Req {
+    Req { pid: req.pid(), uid: req.uid(), gid: req.gid() }
+}
+
+fn errno(e: &FsError) -> Errno {
+    Errno::from_i32(e.errno())
+}
+
+fn kind(mode: u32) -> FileType {
+    match mode & libc::S_IFMT {
+        libc::S_IFDIR => FileType::Directory,
+        libc::S_IFLNK => FileType::Symlink,
+        libc::S_IFCHR => FileType::CharDevice,
+        libc::S_IFBLK => FileType::BlockDevice,
+        libc::S_IFIFO => FileType::NamedPipe,
+        libc::S_IFSOCK => FileType::Socket,
+        _ => FileType::RegularFile,
+    }
+}
+
+/// The attributes callers see: the backing file's, under the node's id.
+fn attr(id: u64, m: &std::fs::Metadata) -> FileAttr {
+    let t = |s: i64, ns: i64| {
+        if s >= 0 {
+            UNIX_EPOCH + Duration::new(s as u64, ns as u32)
+        } else {
+            UNIX_EPOCH - Duration::new(s.unsigned_abs(), 0) + Duration::new(0, ns as u32)
+        }
+    };
+    FileAttr {
+        ino: INodeNo(id),
+        size: m.size(),
+        blocks: m.blocks(),
+        atime: t(m.atime(), m.atime_nsec()),
+        mtime: t(m.mtime(), m.mtime_nsec()),
+        ctime: t(m.ctime(), m.ctime_nsec()),
+        crtime: UNIX_EPOCH,
+        kind: kind(m.mode()),
+        perm: (m.mode() & 0o7777) as u16,
+        nlink: m.nlink() as u32,
+        uid: m.uid(),
+        gid: m.gid(),
+        rdev: m.rdev() as u32,
+        blksize: m.blksize() as u32,
+        flags: 0,
+    }
+}
+
+fn set_time(t: Option<TimeOrNow>) -> Option<SetTime> {
+    t.map(|t| match t {
+        TimeOrNow::Now => SetTime::Now,
+        TimeOrNow::SpecificTime(s) => SetTime::At(s),
+    })
+}
+
+fn xattr_reply(r: crate::Result<Vec<u8>>, size: u32, reply: ReplyXattr) {
+    match r {
+        Ok(v) if size == 0 => reply.size(v.len() as u32),
+        Ok(v) if v.len() > size as usize => reply.error(Errno::from_i32(libc::ERANGE)),
+        Ok(v) => reply.data(&v),
+        Err(e) => reply.error(errno(&e)),
+    }
+}
+
+fn empty(r: crate::Result<()>, reply: ReplyEmpty) {
+    match r {
+        Ok(()) => reply.ok(),
+        Err(e) => reply.error(errno(&e)),
+    }
+}
+
+fn entry(r: crate::Result<(Arc<crate::nodes::Node>, std::fs::Metadata)>, reply: ReplyEntry) {
+    match r {
+        Ok((n, m)) => reply.entry(&TTL, &attr(n.id, &m), Generation(0)),
+        Err(e) => reply.error(errno(&e)),
+    }
+}
+
+impl Filesystem for SeaccessFs {
+    fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
+        // Locks come to the checks (selinux_file_lock) instead of staying in the kernel.
+        let _ = config.add_capabilities(InitFlags::FUSE_POSIX_LOCKS | InitFlags::FUSE_FLOCK_LOCKS);
+        Ok(())
+    }
+
+    fn lookup(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        entry(self.core.lookup(who(req), parent.0, name), reply);
+    }
+
+    fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
+        self.core.forget(ino.0, nlookup);
+    }
+
+    fn getattr(&self, req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
+        match self.core.getattr(who(req), ino.0, fh.map(|f| f.0)) {
+            Ok(m) => reply.attr(&TTL, &attr(ino.0, &m)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn setattr(
+        &self,
+        req: &Request,
+        ino: INodeNo,
+        mode: Option<u32>,
+        uid: Option<u32>,
+        gid: Option<u32>,
+        size: Option<u64>,
+        atime: Option<TimeOrNow>,
+        mtime: Option<TimeOrNow>,
+        _ctime: Option<std::time::SystemTime>,
+        fh: Option<FileHandle>,
+        _crtime: Option<std::time::SystemTime>,
+        _chgtime: Option<std::time::SystemTime>,
+        _bkuptime: Option<std::time::SystemTime>,
+        _flags: Option<fuser::BsdFileFlags>,
+        reply: ReplyAttr,
+    ) {
+        let a = SetAttr { mode, uid, gid, size, atime: set_time(atime), mtime: set_time(mtime), fh: fh.map(|f| f.0) };
+        match self.core.setattr(who(req), ino.0, &a) {
+            Ok(m) => reply.attr(&TTL, &attr(ino.0, &m)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn readlink(&self, req: &Request, ino: INodeNo, reply: ReplyData) {
+        match self.core.readlink(who(req), ino.0) {
+            Ok(p) => reply.data(p.as_os_str().as_encoded_bytes()),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn mknod(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, rdev: u32, reply: ReplyEntry) {
+        entry(self.core.mknod(who(req), parent.0, name, mode & !(umask & 0o777), rdev), reply);
+    }
+
+    fn mkdir(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, reply: ReplyEntry) {
+        entry(self.core.mkdir(who(req), parent.0, name, mode & !(umask & 0o777)), reply);
+    }
+
+    fn unlink(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        empty(self.core.unlink(who(req), parent.0, name), reply);
+    }
+
+    fn rmdir(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        empty(self.core.rmdir(who(req), parent.0, name), reply);
+    }
+
+    fn symlink(&self, req: &Request, parent: INodeNo, link_name: &OsStr, target: &Path, reply: ReplyEntry) {
+        entry(self.core.symlink(who(req), parent.0, link_name, target), reply);
+    }
+
+    fn rename(&self, req: &Request, parent: INodeNo, name: &OsStr, newparent: INodeNo, newname: &OsStr, flags: RenameFlags, reply: ReplyEmpty) {
+        empty(self.core.rename(who(req), parent.0, name, newparent.0, newname, flags.bits()), reply);
+    }
+
+    fn link(&self, req: &Request, ino: INodeNo, newparent: INodeNo, newname: &OsStr, reply: ReplyEntry) {
+        entry(self.core.link(who(req), ino.0, newparent.0, newname), reply);
+    }
+
+    fn open(&self, req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        match self.core.open(who(req), ino.0, flags.0) {
+            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::FOPEN_DIRECT_IO),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn read(&self, req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, size: u32, _flags: OpenFlags, _lock: Option<LockOwner>, reply: ReplyData) {
+        match self.core.read(who(req), fh.0, offset, size) {
+            Ok(v) => reply.data(&v),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn write(
+        &self,
+        req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        data: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
+        match self.core.write(who(req), fh.0, offset, data) {
+            Ok(n) => reply.written(n),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn flush(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _lock: LockOwner, reply: ReplyEmpty) {
+        reply.ok();
+    }
+
+    fn release(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, _lock: Option<LockOwner>, _flush: bool, reply: ReplyEmpty) {
+        self.core.release(fh.0);
+        reply.ok();
+    }
+
+    fn fsync(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
+        empty(self.core.fsync(fh.0, datasync), reply);
+    }
+
+    fn opendir(&self, req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        match self.core.open(who(req), ino.0, flags.0 | libc::O_DIRECTORY) {
+            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn readdir(&self, req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
+        match self.core.readdir(who(req), fh.0, offset) {
+            Ok(entries) => {
+                for (next, e) in entries {
+                    if reply.add(INodeNo(e.ino), next, kind(e.mode), &e.name) {
+                        break;
+                    }
+                }
+                reply.ok();
+            }
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn releasedir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, reply: ReplyEmpty) {
+        self.core.release(fh.0);
+        reply.ok();
+    }
+
+    fn fsyncdir(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
+        reply.ok();
+    }
+
+    fn statfs(&self, req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
+        match self.core.statfs(who(req)) {
+            Ok(s) => reply.statfs(s.f_blocks, s.f_bfree, s.f_bavail, s.f_files, s.f_ffree, s.f_bsize as u32, s.f_namemax as u32, s.f_frsize as u32),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn setxattr(&self, req: &Request, ino: INodeNo, name: &OsStr, value: &[u8], flags: i32, _position: u32, reply: ReplyEmpty) {
+        empty(self.core.setxattr(who(req), ino.0, &name.to_string_lossy(), value, flags), reply);
+    }
+
+    fn getxattr(&self, req: &Request, ino: INodeNo, name: &OsStr, size: u32, reply: ReplyXattr) {
+        xattr_reply(self.core.getxattr(who(req), ino.0, &name.to_string_lossy()), size, reply);
+    }
+
+    fn listxattr(&self, req: &Request, ino: INodeNo, size: u32, reply: ReplyXattr) {
+        xattr_reply(self.core.listxattr(who(req), ino.0), size, reply);
+    }
+
+    fn removexattr(&self, req: &Request, ino: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        empty(self.core.removexattr(who(req), ino.0, &name.to_string_lossy()), reply);
+    }
+
+    fn access(&self, req: &Request, ino: INodeNo, mask: AccessFlags, reply: ReplyEmpty) {
+        empty(self.core.access(who(req), ino.0, mask.bits() as u32), reply);
+    }
+
+    fn create(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, flags: i32, reply: ReplyCreate) {
+        match self.core.create(who(req), parent.0, name, mode & !(umask & 0o777), flags) {
+            Ok((n, m, fh)) => reply.created(&TTL, &attr(n.id, &m), Generation(0), FileHandle(fh), FopenFlags::FOPEN_DIRECT_IO),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn getlk(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _owner: LockOwner, start: u64, end: u64, typ: i32, _pid: u32, reply: ReplyLock) {
+        match self.core.getlk(who(req), fh.0, start, end, typ) {
+            Ok((s, e, t, p)) => reply.locked(s, e, t, p),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn setlk(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _owner: LockOwner, start: u64, end: u64, typ: i32, _pid: u32, sleep: bool, reply: ReplyEmpty) {
+        let (core, r) = (self.core.clone(), who(req));
+        if !sleep {
+            return empty(core.setlk(r, fh.0, start, end, typ, false), reply);
+        }
+        // A waiting lock must not hold one of the few request threads.
+        let spawned = std::thread::Builder::new().name("seaccess-setlkw".into()).spawn(move || empty(core.setlk(r, fh.0, start, end, typ, true), reply));
+        if spawned.is_err() {
+            // The reply moved into the closure that failed to start; the kernel sees the
+            // request fail when the session ends.
+            self.core.log("cannot start a thread for a waiting lock");
+        }
+    }
+
+    fn ioctl(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _flags: IoctlFlags, cmd: u32, in_data: &[u8], _out_size: u32, reply: ReplyIoctl) {
+        match self.core.ioctl(who(req), fh.0, cmd, in_data) {
+            Ok(v) => reply.ioctl(0, &v),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn fallocate(&self, req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, length: u64, mode: i32, reply: ReplyEmpty) {
+        empty(self.core.fallocate(who(req), fh.0, offset, length, mode), reply);
+    }
+
+    fn copy_file_range(
+        &self,
+        req: &Request,
+        _ino_in: INodeNo,
+        fh_in: FileHandle,
+        offset_in: u64,
+        _ino_out: INodeNo,
+        fh_out: FileHandle,
+        offset_out: u64,
+        len: u64,
+        _flags: CopyFileRangeFlags,
+        reply: ReplyWrite,
+    ) {
+        match self.core.copy_file_range(who(req), fh_in.0, offset_in, fh_out.0, offset_out, len) {
+            Ok(n) => reply.written(u32::try_from(n).unwrap_or(u32::MAX)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+}

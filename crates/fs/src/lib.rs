@@ -1,0 +1,29 @@
+//! `seaccess mount`: SELinux enforced on a real directory tree for real processes, as a FUSE
+//! passthrough. Each request becomes the hooks the kernel's SELinux module runs for the system
+//! call behind it ([`seaccess_objmgr`]'s, which ask the cache), then the system call on the
+//! backing tree; a refusal returns the kernel's errno and writes the kernel's AVC record.
+//!
+//! [`core`] knows nothing of FUSE; [`fuse`] is the adapter, a few lines per request, and the
+//! only module that names the `fuser` crate. Errors become errno values in one place
+//! ([`FsError::errno`]). This crate must never decide an access itself: every decision is a
+//! hook's.
+
+pub mod callers;
+pub mod core;
+mod error;
+pub mod fuse;
+pub mod nodes;
+pub mod subjects;
+
+pub use crate::core::{Core, Options, Req};
+pub use error::{FsError, Result};
+
+/// A read guard, poisoned or not (see [`seaccess_types::lock`]).
+pub(crate) fn lock_read<T>(l: &std::sync::RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A write guard, poisoned or not.
+pub(crate) fn lock_write<T>(l: &std::sync::RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -1,0 +1,212 @@
+//! The mount's nodes: one per backing inode the kernel has been told of, each with the blob
+//! its checks read (the object manager's [`InodeSec`]) and its path inside the mount.
+//!
+//! A node is keyed by the backing file's device and inode numbers, so hard links share one
+//! node and one label, as they share one inode in the kernel. Its path is where it was last
+//! seen (looked up, created or renamed to): it names the backing file and audit records.
+//! Labels are given once, when a node is made (the kernel's inode_doinit_with_dentry), and
+//! change only through a relabel or a reload of file_contexts.
+
+use std::os::unix::fs::MetadataExt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use rustc_hash::FxHashMap;
+use seaccess_objmgr::InodeSec;
+use crate::{lock_read, lock_write};
+
+/// The last component of a node path ("/" for the root), as audit records name it.
+pub fn name_of(path: &str) -> &str {
+    match path.rsplit('/').next() {
+        Some(n) if !n.is_empty() => n,
+        _ => "/",
+    }
+}
+
+/// Where a node's label came from: a relabel or reload only recomputes labels that did not
+/// come from the file itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `security.selinux` or `user.selinux` on the backing file.
+    Xattr,
+    /// file_contexts, or the policy's `file` initial SID where file_contexts has no entry.
+    Computed,
+}
+
+/// One node.
+#[derive(Debug)]
+pub struct Node {
+    /// The FUSE node id (1 for the mount's root).
+    pub id: u64,
+    /// The backing file's device and inode numbers.
+    pub key: (u64, u64),
+    /// Its path relative to the mount's root ("" for the root).
+    path: RwLock<Arc<str>>,
+    pub sec: Arc<InodeSec>,
+    origin: RwLock<Origin>,
+    /// Why every operation on it is refused, when its label cannot be read or is not a
+    /// context of the policy (fail closed); cleared by a relabel or a reload that fixes it.
+    closed: RwLock<Option<String>>,
+    has_closed: AtomicBool,
+    /// The kernel's lookup count (FUSE forget).
+    lookups: AtomicU64,
+}
+
+impl Node {
+    /// The path (shared, not copied: every request reads it).
+    pub fn path(&self) -> Arc<str> {
+        lock_read(&self.path).clone()
+    }
+
+    pub fn set_path(&self, p: String) {
+        *lock_write(&self.path) = p.into();
+    }
+
+    pub fn origin(&self) -> Origin {
+        *lock_read(&self.origin)
+    }
+
+    pub fn set_origin(&self, o: Origin) {
+        *lock_write(&self.origin) = o;
+    }
+
+    /// Why the node is closed, if it is.
+    pub fn closed(&self) -> Option<String> {
+        if !self.has_closed.load(Ordering::Acquire) {
+            return None;
+        }
+        lock_read(&self.closed).clone()
+    }
+
+    pub fn set_closed(&self, why: Option<String>) {
+        let mut c = lock_write(&self.closed);
+        self.has_closed.store(why.is_some(), Ordering::Release);
+        *c = why;
+    }
+}
+
+/// The node table.
+#[derive(Default)]
+pub struct Nodes {
+    inner: RwLock<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    by_id: FxHashMap<u64, Arc<Node>>,
+    by_key: FxHashMap<(u64, u64), u64>,
+    next: u64,
+}
+
+/// A label for a node about to be made: its blob, where it came from, and why it is closed.
+pub struct Label {
+    pub sec: InodeSec,
+    pub origin: Origin,
+    pub closed: Option<String>,
+}
+
+impl Nodes {
+    pub fn get(&self, id: u64) -> Option<Arc<Node>> {
+        lock_read(&self.inner).by_id.get(&id).cloned()
+    }
+
+    /// The node of the backing file `meta` seen at `path`, made with `label` (given the new
+    /// node's id, which is also the inode number callers see) if there is none. The path is updated to `path`; when `lookup` is set
+    /// the kernel's lookup count goes up by one.
+    pub fn get_or_make(&self, meta: &std::fs::Metadata, path: &str, lookup: bool, label: impl FnOnce(u64) -> Label) -> Arc<Node> {
+        let key = (meta.dev(), meta.ino());
+        if let Some(n) = self.find(key) {
+            if &*n.path() != path {
+                n.set_path(path.to_string());
+            }
+            if lookup {
+                n.lookups.fetch_add(1, Ordering::Relaxed);
+            }
+            return n;
+        }
+        let id = if path.is_empty() {
+            1
+        } else {
+            let mut t = lock_write(&self.inner);
+            t.next = t.next.max(1) + 1;
+            t.next
+        };
+        let l = label(id);
+        let mut t = lock_write(&self.inner);
+        if let Some(id) = t.by_key.get(&key) {
+            if let Some(n) = t.by_id.get(id).cloned() {
+                if lookup {
+                    n.lookups.fetch_add(1, Ordering::Relaxed);
+                }
+                return n;
+            }
+        }
+        let n = Arc::new(Node {
+            id,
+            key,
+            path: RwLock::new(path.into()),
+            sec: Arc::new(l.sec),
+            origin: RwLock::new(l.origin),
+            has_closed: AtomicBool::new(l.closed.is_some()),
+            closed: RwLock::new(l.closed),
+            lookups: AtomicU64::new(u64::from(lookup)),
+        });
+        t.by_key.insert(key, id);
+        t.by_id.insert(id, n.clone());
+        n
+    }
+
+    fn find(&self, key: (u64, u64)) -> Option<Arc<Node>> {
+        let t = lock_read(&self.inner);
+        t.by_key.get(&key).and_then(|id| t.by_id.get(id)).cloned()
+    }
+
+    /// The kernel forgot `n` lookups of node `id`: drop it when none are left (never the root).
+    pub fn forget(&self, id: u64, n: u64) {
+        if id == 1 {
+            return;
+        }
+        let mut t = lock_write(&self.inner);
+        let gone = match t.by_id.get(&id) {
+            Some(node) => {
+                let left = node.lookups.load(Ordering::Relaxed).saturating_sub(n);
+                node.lookups.store(left, Ordering::Relaxed);
+                left == 0
+            }
+            None => false,
+        };
+        if gone {
+            if let Some(node) = t.by_id.remove(&id) {
+                if t.by_key.get(&node.key) == Some(&id) {
+                    t.by_key.remove(&node.key);
+                }
+            }
+        }
+    }
+
+    /// Every node whose path is `from` or under it now lives under `to` (a rename).
+    pub fn moved(&self, from: &str, to: &str) {
+        let t = lock_read(&self.inner);
+        for n in t.by_id.values() {
+            let p = n.path();
+            if &*p == from {
+                n.set_path(to.to_string());
+            } else if let Some(rest) = p.strip_prefix(from).filter(|r| r.starts_with('/') && !from.is_empty()) {
+                n.set_path(format!("{to}{rest}"));
+            }
+        }
+    }
+
+    /// Every node (for a reload).
+    pub fn all(&self) -> Vec<Arc<Node>> {
+        lock_read(&self.inner).by_id.values().cloned().collect()
+    }
+
+    pub fn len(&self) -> usize {
+        lock_read(&self.inner).by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
