@@ -35,6 +35,10 @@ pub(crate) struct MountBenchArgs {
     /// Leave bindfs out.
     #[arg(long = "no-bindfs")]
     no_bindfs: bool,
+    /// Leave out the in-process figures of `seaccess bench objmgr` (the same experiments on
+    /// the hooks around direct system calls).
+    #[arg(long = "no-objmgr")]
+    no_objmgr: bool,
 }
 
 /// The 2008 tree's shape: directories, the deepest chain, files.
@@ -94,44 +98,40 @@ fn build(root: &Path, shape: &Shape, ctx: &str) -> Result<Tree, CliError> {
     Ok(Tree { dirs, files, deep })
 }
 
-/// The 2008 walk: every directory opened from the root, every file in it stat'ed and opened
-/// relative to it (as fts walks). Returns the operations (stat + open per file).
-fn tree_walk(root: &Path, t: &Tree) -> Result<usize, CliError> {
-    let mut ops = 0;
-    for (d, files) in t.dirs.iter().zip(&t.files) {
-        let dir: OwnedFd = rustix::fs::open(root.join(d), OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).map_err(|e| io(d, e))?;
-        for f in files {
-            rustix::fs::statat(&dir, f.as_str(), AtFlags::SYMLINK_NOFOLLOW).map_err(|e| io(f, e))?;
-            drop(rustix::fs::openat(&dir, f.as_str(), OFlags::RDONLY, Mode::empty()).map_err(|e| io(f, e))?);
-            ops += 1;
-        }
+/// The 2008 walk, one unit: directory `d` opened from the root, every file in it stat'ed and
+/// opened relative to it (as fts walks). Returns the operations (stat + open per file).
+fn tree_walk(root: &Path, t: &Tree, d: usize) -> Result<usize, CliError> {
+    let (dir, files) = (&t.dirs[d], &t.files[d]);
+    let fd: OwnedFd = rustix::fs::open(root.join(dir), OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).map_err(|e| io(dir, e))?;
+    for f in files {
+        rustix::fs::statat(&fd, f.as_str(), AtFlags::SYMLINK_NOFOLLOW).map_err(|e| io(f, e))?;
+        drop(rustix::fs::openat(&fd, f.as_str(), OFlags::RDONLY, Mode::empty()).map_err(|e| io(f, e))?);
     }
-    Ok(ops)
+    Ok(files.len())
 }
 
-/// The 2007 loop: one-byte reads and writes on one open file.
-fn read_write(root: &Path, t: &Tree, n: usize) -> Result<usize, CliError> {
+/// The 2007 loop, one unit: 500 one-byte reads and writes on one open file.
+fn read_write(root: &Path, t: &Tree, _unit: usize) -> Result<usize, CliError> {
     let f = rustix::fs::open(root.join(&t.deep), OFlags::RDWR, Mode::empty()).map_err(|e| io(&t.deep, e))?;
     let mut b = [0u8; 1];
-    for _ in 0..n {
+    for _ in 0..250 {
         rustix::io::pread(&f, &mut b, 0).map_err(|e| io("read", e))?;
         rustix::io::pwrite(&f, b"x", 0).map_err(|e| io("write", e))?;
     }
-    Ok(2 * n)
+    Ok(500)
 }
 
-/// The 2025 path walk: stat of the deepest file by its whole path, again and again.
-fn path_walk(root: &Path, t: &Tree, n: usize) -> Result<usize, CliError> {
+/// The 2025 path walk, one unit: 20 stats of the deepest file by its whole path.
+fn path_walk(root: &Path, t: &Tree, _unit: usize) -> Result<usize, CliError> {
     let p = root.join(&t.deep);
-    for _ in 0..n {
+    for _ in 0..20 {
         rustix::fs::stat(&p).map_err(|e| io(&t.deep, e))?;
     }
-    Ok(n)
+    Ok(20)
 }
 
 /// One mount under test.
 struct Target {
-    name: &'static str,
     root: PathBuf,
     core: Option<Arc<Core>>,
     session: Option<fuser::BackgroundSession>,
@@ -191,7 +191,7 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
     let mut s = Scratch { dir: base.clone(), targets: Vec::new() };
     let src = base.join("src");
     std::fs::create_dir_all(&src).map_err(|e| io(&src.display().to_string(), e))?;
-    let (shape, loops) = if a.quick { (QUICK, 2_000) } else { (FULL, 20_000) };
+    let (shape, loops) = if a.quick { (QUICK, 5_000) } else { (FULL, 40_000) };
     let tree = build(&src, &shape, &a.object)?;
     let variants: [(&str, bool, bool); 3] = [("no checks", false, false), ("enforcing", true, true), ("fast paths off", true, false)];
     for (name, checks, fast) in variants {
@@ -212,7 +212,7 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
         };
         let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
         let session = seaccess_fs::fuse::spawn(core.clone(), &mp, 2).map_err(|e| io(&format!("mounting {}", mp.display()), e))?;
-        s.targets.push(Target { name, root: mp, core: Some(core), session: Some(session) });
+        s.targets.push(Target { root: mp, core: Some(core), session: Some(session) });
     }
     if !a.no_bindfs {
         let mp = base.join("bindfs");
@@ -223,59 +223,117 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
             .arg(&mp)
             .status();
         match st {
-            Ok(st) if st.success() && wait_mounted(&mp) => s.targets.push(Target { name: "bindfs", root: mp, core: None, session: None }),
+            Ok(st) if st.success() && wait_mounted(&mp) => s.targets.push(Target { root: mp, core: None, session: None }),
             Ok(st) => writeln!(out, "(bindfs left out: it exited with {st})")?,
             Err(e) => writeln!(out, "(bindfs left out: {e}; `make deps` installs it)")?,
         }
     }
     type Exp = fn(&Path, &Tree, usize) -> Result<usize, CliError>;
-    let exps: [(&str, Exp); 3] = [("tree walk (stat+open per file)", |r, t, _| tree_walk(r, t)), ("read/write 1 byte", read_write), ("path walk (stat, depth 14)", path_walk)];
+    // Each experiment is cut into short units (a directory of the walk, 500 reads and writes,
+    // 20 deep stats), and each unit runs on every mount back to back, in an order that
+    // rotates from unit to unit and round to round: a slow moment of the machine spoils one
+    // unit's comparison, not the experiment's. Overheads are medians over units and rounds of
+    // a unit's time on a mount against its time on the mount without checks.
+    let units = [tree.dirs.len(), loops / 500, loops / 400];
+    let exps: [(&str, Exp); 3] = [("tree walk (stat+open per file)", tree_walk), ("read/write 1 byte", read_write), ("path walk (stat, depth 14)", path_walk)];
     let nt = s.targets.len();
-    // times[e][t] per round, in ns per operation; lookups[e][t] per operation.
-    let mut times = vec![vec![Vec::new(); nt]; exps.len()];
+    let mut ratios = vec![vec![Vec::new(); nt]; exps.len()];
+    let mut per_op = vec![vec![Vec::new(); nt]; exps.len()];
     let mut lookups = vec![vec![0.0f64; nt]; exps.len()];
     for (ei, (_, f)) in exps.iter().enumerate() {
         for t in &s.targets {
-            f(&t.root, &tree, loops / 10)?; // warm: callers, nodes, the cache
+            for u in 0..units[ei].min(tree.dirs.len()) {
+                f(&t.root, &tree, u)?; // warm: callers, nodes, the cache
+            }
         }
+        let before: Vec<Option<u64>> = s.targets.iter().map(|t| t.core.as_ref().map(|c| c.object_manager().counters().total())).collect();
+        let mut ops_total = 0usize;
         for r in 0..a.rounds {
-            for k in 0..nt {
-                let ti = (r + k) % nt;
-                let t = &s.targets[ti];
-                let before = t.core.as_ref().map(|c| c.object_manager().counters().total());
-                let start = Instant::now();
-                let ops = f(&t.root, &tree, loops)?;
-                let ns = start.elapsed().as_nanos() as f64 / ops as f64;
-                times[ei][ti].push(ns);
-                if let (Some(b), Some(c)) = (before, &t.core) {
-                    lookups[ei][ti] = (c.object_manager().counters().total() - b) as f64 / ops as f64;
+            for u in 0..units[ei] {
+                let mut ns = vec![0f64; nt];
+                for k in 0..nt {
+                    let ti = (r + u + k) % nt;
+                    let start = Instant::now();
+                    let ops = f(&s.targets[ti].root, &tree, u)?;
+                    ns[ti] = start.elapsed().as_nanos() as f64 / ops as f64;
+                    if ti == 0 {
+                        ops_total += ops;
+                    }
+                }
+                for ti in 0..nt {
+                    ratios[ei][ti].push(ns[ti] / ns[0]);
+                    per_op[ei][ti].push(ns[ti]);
                 }
             }
         }
+        for (ti, t) in s.targets.iter().enumerate() {
+            if let (Some(b), Some(c)) = (before[ti], &t.core) {
+                lookups[ei][ti] = (c.object_manager().counters().total() - b) as f64 / ops_total as f64;
+            }
+        }
     }
-    writeln!(out, "seaccess bench mount: {} directories, {} files; {} rounds, medians; {} request threads per seaccess mount, bindfs --multithreaded", tree.dirs.len(), shape.files, a.rounds, 2)?;
+    writeln!(
+        out,
+        "seaccess bench mount: {} directories, {} files; {} rounds of units run on each mount back to back; medians; {} request threads per seaccess mount, bindfs --multithreaded",
+        tree.dirs.len(),
+        shape.files,
+        a.rounds,
+        2
+    )?;
     writeln!(out, "| experiment | no checks | enforcing (fast paths) | overhead | lookups/op | fast paths off | overhead | lookups/op | bindfs | enforcing vs bindfs |")?;
     writeln!(out, "|---|---|---|---|---|---|---|---|---|---|")?;
     for (ei, (name, _)) in exps.iter().enumerate() {
-        let m: Vec<f64> = (0..nt).map(|t| median(&mut times[ei][t].clone())).collect();
+        let m: Vec<f64> = (0..nt).map(|t| median(&mut per_op[ei][t].clone())).collect();
+        let q: Vec<f64> = (0..nt).map(|t| median(&mut ratios[ei][t].clone())).collect();
         let us = |x: f64| format!("{:.2} µs", x / 1000.0);
-        let pct = |x: f64| format!("{:+.1}%", (x / m[0] - 1.0) * 100.0);
-        let bind = if nt > 3 { (us(m[3]), format!("{:.2}x", m[1] / m[3])) } else { ("-".into(), "-".into()) };
+        let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
+        let bind = if nt > 3 {
+            let vs: Vec<f64> = ratios[ei][1].iter().zip(&ratios[ei][3]).map(|(e, b)| e / b).collect();
+            (us(m[3]), format!("{:.2}x", median(&mut vs.clone())))
+        } else {
+            ("-".into(), "-".into())
+        };
         writeln!(
             out,
             "| {name} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {} | {} |",
             us(m[0]),
             us(m[1]),
-            pct(m[1]),
+            pct(q[1]),
             lookups[ei][1],
             us(m[2]),
-            pct(m[2]),
+            pct(q[2]),
             lookups[ei][2],
             bind.0,
             bind.1
         )?;
     }
     writeln!(out, "(per operation: a tree walk's is one file's stat and open; \"enforcing vs bindfs\" under 1.00x is faster than bindfs)")?;
-    let _ = &s.targets.iter().map(|t| t.name).collect::<Vec<_>>();
+    drop(s);
+    if !a.no_objmgr {
+        let server = Arc::new(crate::load_path(&a.policy)?);
+        let policy = a.policy.to_string_lossy().into_owned();
+        let dir = a.dir.clone().unwrap_or_else(std::env::temp_dir);
+        let cfg = seaccess_lab::objmgr_bench::Config {
+            policy: &policy,
+            rounds: 6,
+            shape: if a.quick { seaccess_lab::objmgr_bench::Shape::QUICK } else { seaccess_lab::objmgr_bench::Shape::FULL },
+            rw_ops: if a.quick { 20_000 } else { 200_000 },
+            subject: None,
+            object: Some(&a.object),
+            dir: &dir,
+            control: false,
+        };
+        let r = seaccess_lab::objmgr_bench::run(server, &cfg).map_err(|e| e.to_string())?;
+        writeln!(out, "in process (`seaccess bench objmgr`, the same tree shape: hooks around direct system calls, no FUSE):")?;
+        writeln!(out, "| experiment | vanilla | fast paths | overhead | lookups/op | fast paths off | overhead | lookups/op |")?;
+        writeln!(out, "|---|---|---|---|---|---|---|---|")?;
+        for (name, f) in [("tree walk", &r.treewalk), ("read/write 1 byte", &r.readwrite), ("path walk", &r.pathwalk)] {
+            writeln!(
+                out,
+                "| {name} | {:.0} ns | {:.0} ns | {:+.2}% | {:.2} | {:.0} ns | {:+.2}% | {:.2} |",
+                f.vanilla_ns, f.fast_ns, f.fast_overhead_pct, f.lookups_per_op_fast, f.slow_ns, f.slow_overhead_pct, f.lookups_per_op_slow
+            )?;
+        }
+    }
     Ok(())
 }

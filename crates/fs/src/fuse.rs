@@ -249,9 +249,8 @@ impl Filesystem for SeaccessFs {
         }
     }
 
-    fn flush(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _lock: LockOwner, reply: ReplyEmpty) {
-        reply.ok();
-    }
+    // No flush: it has no SELinux hook, and locks are the open's own (released with it), so
+    // the default ENOSYS tells the kernel to stop sending one request per close(2).
 
     fn release(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, _lock: Option<LockOwner>, _flush: bool, reply: ReplyEmpty) {
         self.core.release(fh.0);
