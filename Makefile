@@ -91,6 +91,7 @@ bench: build oracle peers label-peer
 	./target/release/seaccess bench avc --policy $(DEFAULT_POLICY)
 	./target/release/seaccess bench objmgr --policy $(DEFAULT_POLICY)
 	./target/release/seaccess bench label
+	./target/release/seaccess bench mount --policy $(DEFAULT_POLICY)
 
 fuzz:
 	bash fuzz/run.sh $(FUZZ_SECONDS)

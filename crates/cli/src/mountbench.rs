@@ -39,6 +39,10 @@ pub(crate) struct MountBenchArgs {
     /// the hooks around direct system calls).
     #[arg(long = "no-objmgr")]
     no_objmgr: bool,
+    /// A control run: the two enforcing mounts run no checks either, so their "overheads" are
+    /// how far from 0 the method lands when nothing differs (this machine's noise, now).
+    #[arg(long)]
+    control: bool,
 }
 
 /// The 2008 tree's shape: directories, the deepest chain, files.
@@ -208,7 +212,7 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
             permissive: false,
             audit_log: None,
             fast_paths: fast,
-            checks,
+            checks: checks && !a.control,
         };
         let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
         let session = seaccess_fs::fuse::spawn(core.clone(), &mp, 2).map_err(|e| io(&format!("mounting {}", mp.display()), e))?;
@@ -280,6 +284,9 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
         a.rounds,
         2
     )?;
+    if a.control {
+        writeln!(out, "CONTROL RUN: the enforcing mounts run no checks; their overheads are the method's noise")?;
+    }
     writeln!(out, "| experiment | no checks | enforcing (fast paths) | overhead | lookups/op | fast paths off | overhead | lookups/op | bindfs | enforcing vs bindfs |")?;
     writeln!(out, "|---|---|---|---|---|---|---|---|---|---|")?;
     for (ei, (name, _)) in exps.iter().enumerate() {

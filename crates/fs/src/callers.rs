@@ -12,14 +12,15 @@
 //! start time is kept too, and checked again whenever an entry is made.
 
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
-use std::sync::{Arc, RwLock, Weak};
+use std::sync::{Arc, Mutex, Weak};
+
+use arc_swap::ArcSwap;
 
 use rustc_hash::FxHashMap;
 use rustix::event::epoll;
 use seaccess_objmgr::Task;
 
 use crate::subjects::CallerInfo;
-use crate::{lock_read, lock_write};
 
 /// A caller: its task (credential, pid and comm for audit records), or why it is refused.
 pub struct Caller {
@@ -82,7 +83,21 @@ fn pidfd_thread(tid: u32) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-type Map = RwLock<FxHashMap<u32, Arc<Caller>>>;
+/// Read on every request, written once per new caller: readers take no lock (a copy of the map
+/// is swapped in on each change, under `write`).
+struct Map {
+    read: ArcSwap<FxHashMap<u32, Arc<Caller>>>,
+    write: Mutex<()>,
+}
+
+impl Map {
+    fn change(&self, f: impl FnOnce(&mut FxHashMap<u32, Arc<Caller>>)) {
+        let _w = seaccess_types::lock(&self.write);
+        let mut m = FxHashMap::clone(&self.read.load());
+        f(&mut m);
+        self.read.store(Arc::new(m));
+    }
+}
 
 /// The callers seen, by thread id.
 pub struct Callers {
@@ -100,7 +115,7 @@ impl Callers {
     /// An empty table with its watcher thread (without one, nothing is kept: every request
     /// computes its caller again).
     pub fn new() -> Callers {
-        let map: Arc<Map> = Arc::default();
+        let map = Arc::new(Map { read: ArcSwap::from_pointee(FxHashMap::default()), write: Mutex::new(()) });
         let epoll = epoll::create(epoll::CreateFlags::CLOEXEC).ok().map(Arc::new);
         if let Some(ep) = &epoll {
             let (ep, weak) = (ep.clone(), Arc::downgrade(&map));
@@ -115,7 +130,7 @@ impl Callers {
     /// The caller with thread id `pid`, computed by `make` (from its /proc information) when
     /// it is not known yet.
     pub fn get(&self, pid: u32, make: impl FnOnce(u32, &ProcInfo) -> std::result::Result<Task, String>) -> Arc<Caller> {
-        if let Some(c) = lock_read(&self.map).get(&pid) {
+        if let Some(c) = self.map.read.load().get(&pid) {
             return c.clone();
         }
         let pidfd = if self.epoll.is_some() { pidfd_thread(pid) } else { None };
@@ -126,22 +141,23 @@ impl Callers {
         let caller = Arc::new(Caller { who, start: info.start, pidfd });
         // Kept only while its pidfd can tell when it ends.
         if let (Some(ep), Some(fd)) = (&self.epoll, &caller.pidfd) {
-            let mut map = lock_write(&self.map);
             let data = epoll::EventData::new_u64(u64::from(pid) << 32 | u64::from(fd.as_raw_fd() as u32));
-            if epoll::add(ep.as_fd(), fd, data, epoll::EventFlags::IN | epoll::EventFlags::ONESHOT).is_ok() {
-                map.insert(pid, caller.clone());
-            }
+            self.map.change(|m| {
+                if epoll::add(ep.as_fd(), fd, data, epoll::EventFlags::IN | epoll::EventFlags::ONESHOT).is_ok() {
+                    m.insert(pid, caller.clone());
+                }
+            });
         }
         caller
     }
 
     /// Forgets every caller (their credentials are computed again at their next request).
     pub fn clear(&self) {
-        lock_write(&self.map).clear();
+        self.map.change(|m| m.clear());
     }
 
     pub fn len(&self) -> usize {
-        lock_read(&self.map).len()
+        self.map.read.load().len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -158,14 +174,15 @@ fn watch(ep: &OwnedFd, map: &Weak<Map>) {
             continue;
         }
         let Some(map) = map.upgrade() else { return };
-        let mut m = lock_write(&map);
-        for e in &events {
-            let d = e.data.u64();
-            let (pid, fd) = ((d >> 32) as u32, d as u32);
-            let same = m.get(&pid).and_then(|c| c.pidfd.as_ref()).is_some_and(|p| p.as_raw_fd() as u32 == fd);
-            if same {
-                m.remove(&pid);
+        map.change(|m| {
+            for e in &events {
+                let d = e.data.u64();
+                let (pid, fd) = ((d >> 32) as u32, d as u32);
+                let same = m.get(&pid).and_then(|c| c.pidfd.as_ref()).is_some_and(|p| p.as_raw_fd() as u32 == fd);
+                if same {
+                    m.remove(&pid);
+                }
             }
-        }
+        });
     }
 }
