@@ -37,10 +37,13 @@ policies: deps
 refpolicy: deps
 	@bash scripts/build-refpolicy.sh $(REFPOLICY)
 
-# libseaccess, the libselinux-compatible C library: target/release/libseaccess.so and .a, and
-# seaccess.pc for building C programs against the build tree (pkg-config --cflags --libs seaccess).
+# libseaccess, the libselinux-compatible C library: target/release/libseaccess.so and .a,
+# target/libselinux/libselinux.so.1 (the same library named and versioned as libselinux 3.4's, for
+# programs built against libselinux: LD_LIBRARY_PATH=target/libselinux), and seaccess.pc for
+# building C programs against the build tree (pkg-config --cflags --libs seaccess).
 capi: deps
 	$(CARGO) build --release -p seaccess-capi
+	@bash tests/capi/dropin.sh
 	@mkdir -p target/pkgconfig
 	@sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@VERSION@|$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)|' \
 		crates/capi/seaccess.pc.in > target/pkgconfig/seaccess.pc

@@ -15,7 +15,10 @@
 #                  permissive, as libselinux 3.4 answers them;
 #   stale_context  a context the reloaded policy no longer defines is EINVAL, seen before or not;
 #   reload_storm   checks racing reloads that renumber classes: no wrong answer;
-#   example  README's example, built with pkg-config.
+#   example  README's example, built with pkg-config;
+#   dropin   target/libselinux/libselinux.so.1 (tests/capi/dropin.sh): its exports carry
+#            libselinux 3.4's versions, and dropin_paths.c, built against Debian's libselinux,
+#            prints the same on it as on libselinux itself.
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -149,4 +152,65 @@ SEACCESS_POLICY=$pol "${VG[@]}" "$OUT/answer" av < "$T/q100" > /dev/null 2> "$T/
 SEACCESS_POLICY=$pol "${VG[@]}" "$OUT/threads" 2 1 < "$T/q100" > "$T/v" 2>&1 && ok "threads under valgrind" || { bad "threads under valgrind"; tail -30 "$T/v"; }
 "${VG[@]}" "$OUT/callbacks" "$A" "$B" > "$T/v" 2>&1 && ok "callbacks under valgrind" || { bad "callbacks under valgrind"; tail -30 "$T/v"; }
 "${VG[@]}" "$OUT/epipe" "$A" "$B" > "$T/v" 2>&1 && ok "epipe under valgrind" || { bad "epipe under valgrind"; tail -30 "$T/v"; }
+# libseaccess in place of libselinux.so.1: every symbol it exports is one of libselinux 3.4's,
+# with that symbol's version; a program built against libselinux answers the same on both.
+SYS=$(ldconfig -p | awk '/libselinux\.so\.1 / {print $NF; exit}')
+if bash tests/capi/dropin.sh 2> "$T/d"; then
+  nm -D --defined-only target/libselinux/libselinux.so.1 | awk '$3 ~ /@/ {print $3}' | sort > "$T/ours"
+  nm -D --defined-only "$SYS" | awk '$3 ~ /@/ {print $3}' | sort > "$T/theirs"
+  extra=$(comm -23 "$T/ours" "$T/theirs")
+  [ -z "$extra" ] && ok "dropin: $(wc -l < "$T/ours") exports, each one of libselinux 3.4's with its version ($(comm -13 "$T/ours" "$T/theirs" | wc -l) of its $(wc -l < "$T/theirs") still missing)" || bad "dropin exports what libselinux does not, or with another version: $extra"
+  if gcc -O2 -Wall -Werror -Wno-deprecated-declarations -o "$OUT/dropin_paths" tests/capi/dropin_paths.c -lselinux 2> "$T/d"; then
+    mkdir -p "$T/files"
+    "$OUT/dropin_paths" "$T/files" > "$T/sys.out" 2>&1
+    LD_LIBRARY_PATH=$PWD/target/libselinux "$OUT/dropin_paths" "$T/files" > "$T/sea.out" 2>&1
+    ldd_ok=$(LD_LIBRARY_PATH=$PWD/target/libselinux ldd "$OUT/dropin_paths" | grep -c "target/libselinux/libselinux.so.1")
+    if [ "$ldd_ok" = 1 ] && cmp -s "$T/sys.out" "$T/sea.out"; then
+      ok "dropin: paths, config, context_t helpers and file labels answer as libselinux ($(wc -l < "$T/sys.out") lines)"
+    else
+      bad "dropin: paths, config and context_t helpers differ from libselinux (loaded: $ldd_ok)"; diff "$T/sys.out" "$T/sea.out" | head -20
+    fi
+  else
+    bad "compile dropin_paths"; cat "$T/d"
+  fi
+  # What needs a policy, against what the seaccess command derives from the same policy.
+  if gcc -O2 -Wall -Werror -o "$OUT/dropin_policy" tests/capi/dropin_policy.c -lselinux 2> "$T/d"; then
+    SEA=./target/release/seaccess
+    U=unconfined_u:unconfined_r:unconfined_t:s0 H=system_u:system_r:httpd_t:s0
+    run_policy() { LD_LIBRARY_PATH=$PWD/target/libselinux SEACCESS_POLICY=$pol "$@" "$OUT/dropin_policy" "$H" 2>&1; }
+    run_policy env -u SEACCESS_SUBJECTS > "$T/p0"
+    printf 'exe=%s %s\ndefault %s\n' "$(readlink -f "$OUT/dropin_policy")" "$H" "$U" > "$T/subjects"
+    run_policy env SEACCESS_SUBJECTS="$T/subjects" > "$T/p1"
+    [ -x "$SEA" ] || cargo build --release -q -p seaccess-cli
+    allowed() { "$SEA" check -p "$pol" "$@" > /dev/null 2>&1; }
+    want_setcon=-1; allowed "$U" "$U" process setcurrent && allowed "$U" "$H" process dyntransition && want_setcon=0
+    mls=$("$SEA" info -p "$pol" | awk '/^mls / {print ($2 == "true")}')
+    rej=$("$SEA" info -p "$pol" | awk '/^handle_unknown / {print ($2 == "Reject")}')
+    line() { grep -q -x -F -- "$2" "$1" || { echo "  $1: no line: $2"; grep -F -- "${2%%=*}" "$1" | head -2; return 1; }; }
+    if line "$T/p0" "getcon=0 $U" && line "$T/p0" "getpidcon_self=0 $U" && line "$T/p0" "getpeercon=0 $U" \
+      && line "$T/p1" "getcon=0 $H" && line "$T/p1" "getpidcon_self=0 $H" && line "$T/p1" "getpidcon_parent=0 $U" \
+      && line "$T/p1" "getprevcon=0 $H" && line "$T/p1" "getpeercon=0 $H" \
+      && line "$T/p0" "getexeccon_unset=0 (null)" && line "$T/p0" "setexeccon_invalid=-1" && line "$T/p0" "setexeccon=0" \
+      && line "$T/p0" "getexeccon=0 $H" && line "$T/p0" "getexeccon_cleared=0 (null)" \
+      && line "$T/p0" "getfscreatecon=0 system_u:object_r:etc_t:s0" \
+      && line "$T/p0" "setcon=$want_setcon" && line "$T/p0" "getcon_after_setcon=0 $([ "$want_setcon" = 0 ] && echo "$H" || echo "$U")" \
+      && line "$T/p0" "is_selinux_mls_enabled=$mls" && line "$T/p0" "security_reject_unknown=$rej" \
+      && line "$T/p0" "security_get_checkreqprot=0" \
+      && line "$T/p0" "mode_to_security_class(reg)==file 1" && line "$T/p0" "mode_to_security_class(dir)==dir 1" \
+      && line "$T/p0" "print_access_vector: { read write } null" \
+      && line "$T/p0" "raw_to_trans=0 system_u:object_r:etc_t:s0" \
+      && line "$T/p0" "status_open=0 updated=0 getenforce=1 after_setenforce0: updated=1 getenforce=0 updated_again=0"; then
+      ok "dropin: process contexts (subjects rules), exec/fscreate attributes, setcon (setcurrent, dyntransition), MLS, handle_unknown, print_access_vector, status page as the policy says"
+    else
+      bad "dropin: policy answers"; cat "$T/p0" "$T/p1" | head -40
+    fi
+    # seaccess run sets the same up.
+    "$SEA" run -p "$pol" --subjects "$T/subjects" -- "$OUT/dropin_policy" "$H" > "$T/p2" 2>&1
+    cmp -s "$T/p1" "$T/p2" && ok "dropin: seaccess run --subjects gives the program the same library, policy and subjects" || { bad "dropin: seaccess run"; diff "$T/p1" "$T/p2" | head; }
+  else
+    bad "compile dropin_policy"; cat "$T/d"
+  fi
+else
+  bad "build target/libselinux/libselinux.so.1"; cat "$T/d"
+fi
 finish

@@ -253,6 +253,28 @@ pub extern "C" fn security_deny_unknown() -> c_int {
     ffi::guard(-1, || Ok(c_int::from(state::kernel()?.server.snapshot().handle_unknown() != HandleUnknown::Allow)))
 }
 
+/// 1 when the policy rejects unknown classes and permissions (handle_unknown reject: it would
+/// not load on a kernel whose classes it lacks), 0 otherwise.
+#[no_mangle]
+pub extern "C" fn security_reject_unknown() -> c_int {
+    ffi::guard(-1, || Ok(c_int::from(state::kernel()?.server.snapshot().handle_unknown() == HandleUnknown::Reject)))
+}
+
+/// checkreqprot: 0, what every kernel since 6.4 has (the value can no longer be set).
+#[no_mangle]
+pub extern "C" fn security_get_checkreqprot() -> c_int {
+    ffi::guard(-1, || {
+        state::kernel()?;
+        Ok(0)
+    })
+}
+
+/// 1 when the loaded policy is an MLS one, 0 when it is not or none is loaded.
+#[no_mangle]
+pub extern "C" fn is_selinux_mls_enabled() -> c_int {
+    ffi::guard(0, || Ok(state::kernel().map_or(0, |k| c_int::from(k.server.snapshot().policy().mls))))
+}
+
 /// The newest policy version seaccess reads (the kernel's POLICYDB_VERSION_MAX).
 #[no_mangle]
 pub extern "C" fn security_policyvers() -> c_int {

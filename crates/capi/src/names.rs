@@ -143,3 +143,60 @@ pub extern "C" fn freeconary(con: *mut *mut c_char) {
         Ok(())
     })
 }
+
+/// Writes ` { read write }` (` null` for an empty vector; an unnamed bit ends the list and the
+/// rest is printed in hex) to the C library's standard output, as libselinux's
+/// print_access_vector does: through stdio, so that it lands in order with the program's own
+/// printf output.
+#[no_mangle]
+pub extern "C" fn print_access_vector(tclass: u16, av: u32) {
+    ffi::guard((), || {
+        let mut text = String::new();
+        if av == 0 {
+            text.push_str(" null");
+        } else {
+            text.push_str(" {");
+            let mut rest = av;
+            for bit in (0..32).map(|i| 1u32 << i) {
+                if rest & bit == 0 {
+                    continue;
+                }
+                let p = security_av_perm_to_string(tclass, bit);
+                if p.is_null() {
+                    break;
+                }
+                text.push(' ');
+                // SAFETY: a name this library interned for the process's life.
+                text.push_str(&unsafe { CStr::from_ptr(p) }.to_string_lossy());
+                rest &= !bit;
+            }
+            if rest != 0 {
+                text.push_str(&format!(" 0x{rest:x}"));
+            }
+            text.push_str(" }");
+        }
+        let c = CString::new(text).map_err(|_| EINVAL)?;
+        // SAFETY: printf with a "%s" format and one NUL-terminated string argument.
+        unsafe { libc::printf(c"%s".as_ptr(), c.as_ptr()) };
+        Ok(())
+    })
+}
+
+/// The class of an inode of mode `m` (libselinux's mode_to_security_class); 0 and EINVAL for
+/// a mode of no file type.
+#[no_mangle]
+pub extern "C" fn mode_to_security_class(m: libc::mode_t) -> u16 {
+    ffi::guard(0, || {
+        let name = match m & libc::S_IFMT {
+            libc::S_IFREG => "file",
+            libc::S_IFDIR => "dir",
+            libc::S_IFCHR => "chr_file",
+            libc::S_IFBLK => "blk_file",
+            libc::S_IFIFO => "fifo_file",
+            libc::S_IFLNK => "lnk_file",
+            libc::S_IFSOCK => "sock_file",
+            _ => return Err(EINVAL),
+        };
+        Ok(class_value(name)?.0)
+    })
+}

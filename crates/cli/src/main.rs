@@ -14,6 +14,7 @@ mod mount;
 mod mountbench;
 mod objbench;
 mod output;
+mod run;
 mod tour;
 
 use std::path::{Path, PathBuf};
@@ -85,6 +86,9 @@ enum Cmd {
     /// a denial). Labels: security.selinux (or user.selinux), else file_contexts, else the
     /// policy's file SID. Callers' contexts: --subjects. SIGHUP reloads every file.
     Mount(Box<mount::MountArgs>),
+    /// Run a program built for libselinux on libseaccess (target/libselinux/libselinux.so.1,
+    /// `make capi`) with a policy: `seaccess run -p POLICY -- getsebool -a`.
+    Run(run::RunArgs),
 }
 
 #[derive(Subcommand)]
@@ -210,6 +214,7 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Bench(BenchCmd::Mount(a)) => mountbench::run(out, &a).map(|_| true),
         Cmd::Label(a) => label::run(out, &a),
         Cmd::Mount(a) => mount::run(out, &a),
+        Cmd::Run(a) => run::run(&a),
         Cmd::Bench(BenchCmd::Label(a)) => labelbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
     }

@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 use rustix::event::epoll;
 use seaccess_objmgr::Task;
 
-use crate::subjects::CallerInfo;
+pub use seaccess_objmgr::subjects::{proc_info, ProcInfo};
 
 /// A caller: its task (credential, pid and comm for audit records), or why it is refused.
 pub struct Caller {
@@ -35,35 +35,6 @@ impl Caller {
     pub fn fixed(task: Task) -> Caller {
         Caller { who: Ok(task), start: 0, pidfd: None }
     }
-}
-
-/// What /proc says about a thread.
-#[derive(Debug, Clone, Default)]
-pub struct ProcInfo {
-    pub info: CallerInfo,
-    pub comm: String,
-    pub start: u64,
-}
-
-/// Reads /proc/`pid`: executable, real uid, cgroup (the unified hierarchy's, else the first
-/// listed), comm and start time. `None` when the thread is gone.
-pub fn proc_info(pid: u32) -> Option<ProcInfo> {
-    let base = format!("/proc/{pid}");
-    let stat = std::fs::read_to_string(format!("{base}/stat")).ok()?;
-    // The fields after the command name, which may itself hold spaces and parentheses.
-    let after = stat.rsplit_once(')')?.1;
-    let start = after.split_whitespace().nth(19)?.parse().ok()?;
-    let status = std::fs::read_to_string(format!("{base}/status")).ok()?;
-    let uid = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok())?;
-    let exe = std::fs::read_link(format!("{base}/exe")).ok().map(|p| p.to_string_lossy().trim_end_matches(" (deleted)").to_string());
-    let cgroups = std::fs::read_to_string(format!("{base}/cgroup")).unwrap_or_default();
-    let cgroup = cgroups
-        .lines()
-        .find_map(|l| l.strip_prefix("0::"))
-        .or_else(|| cgroups.lines().next().and_then(|l| l.splitn(3, ':').nth(2)))
-        .map(str::to_string);
-    let comm = std::fs::read_to_string(format!("{base}/comm")).unwrap_or_default().trim_end_matches('\n').to_string();
-    Some(ProcInfo { info: CallerInfo { exe, uid, cgroup }, comm, start })
 }
 
 /// A pidfd for thread `tid` (PIDFD_THREAD: readable when that thread, not its process, exits).

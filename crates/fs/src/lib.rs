@@ -13,7 +13,8 @@ pub mod core;
 mod error;
 pub mod fuse;
 pub mod nodes;
-pub mod subjects;
+/// The subjects file (shared with libseaccess's getcon): see [`seaccess_objmgr::subjects`].
+pub use seaccess_objmgr::subjects;
 
 pub use crate::core::{Core, Options, Req};
 pub use error::{FsError, Result};

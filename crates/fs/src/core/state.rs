@@ -57,7 +57,7 @@ pub fn load(opts: &Options, server: &SecurityServer) -> Result<Labels> {
     };
     let subjects = match &opts.subjects {
         Some(p) => {
-            let s = Subjects::load(p)?;
+            let s = Subjects::load(p).map_err(|e| FsError::Config { what: e.to_string() })?;
             for r in &s.rules {
                 server.context_to_sid(&r.context).map_err(|e| config(p, format!("line {}: {}: {e}", r.line, r.context)))?;
             }

@@ -13,11 +13,12 @@
 //! path prefix of its cgroup (whole components), `transition` every caller: the context a
 //! process of CONTEXT gets by executing the caller's executable, labelled by file_contexts (a
 //! domain transition), `default` every caller. Parsing knows nothing of policies: the contexts
-//! are checked by the mount when it loads the file.
+//! are checked by whoever loads the file (`seaccess mount`, libseaccess's getcon). The
+//! facts a rule matches are read from /proc ([`proc_info`]).
 
 use std::path::Path;
 
-use crate::error::{FsError, Result};
+use crate::error::{ObjmgrError, Result};
 
 /// What a rule matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,8 +53,8 @@ pub struct Subjects {
     pub rules: Vec<Rule>,
 }
 
-fn bad(file: &str, line: usize, what: impl Into<String>) -> FsError {
-    FsError::Config { what: format!("{file}:{line}: {}", what.into()) }
+fn bad(file: &str, line: usize, what: impl Into<String>) -> ObjmgrError {
+    ObjmgrError::Invalid(format!("{file}:{line}: {}", what.into()))
 }
 
 /// A cgroup prefix matches whole components: `/a/b` matches `/a/b` and `/a/b/c`, not `/a/bc`.
@@ -68,7 +69,7 @@ fn cgroup_under(cgroup: &str, prefix: &str) -> bool {
 impl Subjects {
     /// Reads and parses the file at `path`.
     pub fn load(path: &Path) -> Result<Subjects> {
-        let text = std::fs::read(path).map_err(|e| FsError::Config { what: format!("{}: {e}", path.display()) })?;
+        let text = std::fs::read(path).map_err(|e| ObjmgrError::Invalid(format!("{}: {e}", path.display())))?;
         Subjects::parse(&path.display().to_string(), &text)
     }
 
@@ -125,6 +126,36 @@ impl Subjects {
             Match::Transition | Match::Default => true,
         })
     }
+}
+
+/// What /proc says about a thread.
+#[derive(Debug, Clone, Default)]
+pub struct ProcInfo {
+    pub info: CallerInfo,
+    pub comm: String,
+    /// Its start time (jiffies since boot, /proc/PID/stat field 22).
+    pub start: u64,
+}
+
+/// Reads /proc/`pid`: executable, real uid, cgroup (the unified hierarchy's, else the first
+/// listed), comm and start time. `None` when the thread is gone.
+pub fn proc_info(pid: u32) -> Option<ProcInfo> {
+    let base = format!("/proc/{pid}");
+    let stat = std::fs::read_to_string(format!("{base}/stat")).ok()?;
+    // The fields after the command name, which may itself hold spaces and parentheses.
+    let after = stat.rsplit_once(')')?.1;
+    let start = after.split_whitespace().nth(19)?.parse().ok()?;
+    let status = std::fs::read_to_string(format!("{base}/status")).ok()?;
+    let uid = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok())?;
+    let exe = std::fs::read_link(format!("{base}/exe")).ok().map(|p| p.to_string_lossy().trim_end_matches(" (deleted)").to_string());
+    let cgroups = std::fs::read_to_string(format!("{base}/cgroup")).unwrap_or_default();
+    let cgroup = cgroups
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .or_else(|| cgroups.lines().next().and_then(|l| l.splitn(3, ':').nth(2)))
+        .map(str::to_string);
+    let comm = std::fs::read_to_string(format!("{base}/comm")).unwrap_or_default().trim_end_matches('\n').to_string();
+    Some(ProcInfo { info: CallerInfo { exe, uid, cgroup }, comm, start })
 }
 
 #[cfg(test)]

@@ -1,0 +1,191 @@
+//! Process contexts: getcon, getpidcon, getpeercon, getprevcon, and the attributes a process
+//! sets for its next exec and its new files, sockets and keys (the kernel's
+//! /proc/PID/attr/{current,prev,exec,fscreate,sockcreate,keycreate}).
+//!
+//! A kernel without SELinux has no such attributes, so a process's context comes from the
+//! rules `seaccess mount --subjects` uses (`SEACCESS_SUBJECTS=FILE`, the same parser): the first
+//! rule matching the process's executable, uid or cgroup; a `transition` rule gives what its
+//! context becomes by executing the process's executable as file_contexts labels it. Without
+//! the variable every process is `unconfined_u:unconfined_r:unconfined_t:s0` where the policy
+//! has that context, else the `kernel` initial SID's. `setcon` changes this process's own
+//! context, checked as the kernel's selinux_setprocattr checks it; the other attributes are
+//! this process's, kept as set (validated against the policy).
+
+use std::ffi::{c_char, c_int};
+use std::path::Path;
+use std::sync::Mutex;
+
+use seaccess_objmgr::subjects::{self, Match, Subjects};
+use seaccess_types::lock;
+
+use crate::ffi::{self, Errno, Res, EACCES, EINVAL};
+use crate::state;
+
+/// The environment variable naming a subjects file.
+pub const SUBJECTS_ENV: &str = "SEACCESS_SUBJECTS";
+const UNCONFINED: &str = "unconfined_u:unconfined_r:unconfined_t:s0";
+
+#[derive(Default)]
+struct Attrs {
+    /// setcon's context (the process's own until then).
+    current: Option<String>,
+    exec: Option<String>,
+    fscreate: Option<String>,
+    sockcreate: Option<String>,
+    keycreate: Option<String>,
+}
+
+static ATTRS: Mutex<Option<Attrs>> = Mutex::new(None);
+
+fn with_attrs<T>(f: impl FnOnce(&mut Attrs) -> T) -> T {
+    let mut a = lock(&ATTRS);
+    f(a.get_or_insert_with(Attrs::default))
+}
+
+/// The context a process of `pid` runs in, by the subjects rules (see the module docs).
+fn subject_of(pid: u32) -> Res<String> {
+    let k = state::kernel()?;
+    let g = k.server.snapshot();
+    let Ok(file) = std::env::var(SUBJECTS_ENV) else {
+        if g.context_to_sid(UNCONFINED).is_ok() {
+            return Ok(UNCONFINED.to_string());
+        }
+        return crate::avc::initial_context("kernel");
+    };
+    let rules = Subjects::load(Path::new(&file)).map_err(|_| EINVAL)?;
+    let info = subjects::proc_info(pid).ok_or(Errno(libc::ESRCH))?;
+    let rule = rules.find(&info.info).ok_or(EACCES)?;
+    let sid = g.context_to_sid(&rule.context).map_err(|_| EINVAL)?;
+    if rule.matches != Match::Transition {
+        return Ok(rule.context.clone());
+    }
+    let exe = info.info.exe.as_deref().ok_or(EACCES)?;
+    let fc = seaccess_label::FileContexts::open(Path::new(&crate::paths::under_root("/contexts/files/file_contexts"))).map_err(|_| Errno(libc::ENOENT))?;
+    let exe_ctx = fc.context(exe.as_bytes(), seaccess_label::FileKind::File).map_err(|_| EINVAL)?.ok_or(EACCES)?;
+    let exe_sid = g.context_to_sid(exe_ctx).map_err(|_| EINVAL)?;
+    let class = g.class("process").map_err(|_| EINVAL)?;
+    let new = g.compute_create(sid, exe_sid, class, None).map_err(|_| EINVAL)?;
+    g.sid_to_context(new).map_err(|_| EINVAL)
+}
+
+fn self_pid() -> u32 {
+    std::process::id()
+}
+
+fn current() -> Res<String> {
+    match with_attrs(|a| a.current.clone()) {
+        Some(c) => Ok(c),
+        None => subject_of(self_pid()),
+    }
+}
+
+fn give(con: *mut *mut c_char, v: Option<&str>) -> Res<c_int> {
+    let p = match v {
+        Some(s) => ffi::c_string(s)?,
+        None => std::ptr::null_mut(),
+    };
+    ffi::out(con, p)?;
+    Ok(0)
+}
+
+macro_rules! both {
+    ($raw:ident, $trans:ident, ($($a:ident: $t:ty),*) => $body:expr) => {
+        #[no_mangle]
+        pub extern "C" fn $raw($($a: $t),*) -> c_int {
+            ffi::guard(-1, || $body)
+        }
+        #[no_mangle]
+        pub extern "C" fn $trans($($a: $t),*) -> c_int {
+            $raw($($a),*)
+        }
+    };
+}
+
+both!(getcon_raw, getcon, (con: *mut *mut c_char) => give(con, Some(&current()?)));
+both!(getprevcon_raw, getprevcon, (con: *mut *mut c_char) => give(con, Some(&subject_of(self_pid())?)));
+both!(getpidcon_raw, getpidcon, (pid: libc::pid_t, con: *mut *mut c_char) => {
+    let pid = u32::try_from(pid).map_err(|_| EINVAL)?;
+    let c = if pid == self_pid() { current()? } else { subject_of(pid)? };
+    give(con, Some(&c))
+});
+both!(getpeercon_raw, getpeercon, (fd: c_int, con: *mut *mut c_char) => {
+    let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: SO_PEERCRED writes one struct ucred of `len` bytes into `cred`, which lives for
+    // the call; `fd` is the caller's socket.
+    let r = unsafe { libc::getsockopt(fd, libc::SOL_SOCKET, libc::SO_PEERCRED, &mut cred as *mut libc::ucred as *mut libc::c_void, &mut len) };
+    if r != 0 {
+        return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL)));
+    }
+    let pid = u32::try_from(cred.pid).map_err(|_| Errno(libc::ENOPROTOOPT))?;
+    let c = if pid == self_pid() { current()? } else { subject_of(pid)? };
+    give(con, Some(&c))
+});
+
+/// A context for one of the attributes: NULL clears it; anything else must be a context of
+/// the loaded policy (EINVAL otherwise), as the kernel's selinux_setprocattr requires.
+fn checked(con: *const c_char) -> Res<Option<String>> {
+    let Some(c) = ffi::opt_str_arg(con)? else { return Ok(None) };
+    let c = c.trim_end_matches('\n');
+    if c.is_empty() {
+        return Ok(None);
+    }
+    state::kernel()?.server.snapshot().context_to_sid(c).map_err(|_| EINVAL)?;
+    Ok(Some(c.to_string()))
+}
+
+macro_rules! attr {
+    ($get_raw:ident, $get:ident, $set_raw:ident, $set:ident, $field:ident) => {
+        both!($get_raw, $get, (con: *mut *mut c_char) => {
+            let v = with_attrs(|a| a.$field.clone());
+            give(con, v.as_deref())
+        });
+        #[no_mangle]
+        pub extern "C" fn $set_raw(con: *const c_char) -> c_int {
+            ffi::guard(-1, || {
+                let v = checked(con)?;
+                with_attrs(|a| a.$field = v);
+                Ok(0)
+            })
+        }
+        #[no_mangle]
+        pub extern "C" fn $set(con: *const c_char) -> c_int {
+            $set_raw(con)
+        }
+    };
+}
+
+attr!(getexeccon_raw, getexeccon, setexeccon_raw, setexeccon, exec);
+attr!(getfscreatecon_raw, getfscreatecon, setfscreatecon_raw, setfscreatecon, fscreate);
+attr!(getsockcreatecon_raw, getsockcreatecon, setsockcreatecon_raw, setsockcreatecon, sockcreate);
+attr!(getkeycreatecon_raw, getkeycreatecon, setkeycreatecon_raw, setkeycreatecon, keycreate);
+
+/// setcon: the kernel's selinux_setprocattr for "current": `process {setcurrent}` on itself,
+/// the new context valid, then `process {dyntransition}` from the old context to the new.
+#[no_mangle]
+pub extern "C" fn setcon_raw(con: *const c_char) -> c_int {
+    ffi::guard(-1, || {
+        let new = checked(con)?.ok_or(EINVAL)?;
+        let old = current()?;
+        let k = state::kernel()?;
+        let g = k.server.snapshot();
+        let (o, n) = (g.context_to_sid(&old).map_err(|_| EINVAL)?, g.context_to_sid(&new).map_err(|_| EINVAL)?);
+        let class = g.class("process").map_err(|_| EINVAL)?;
+        let perm = |name: &str| g.perms(class, &[name]).map_err(|_| EINVAL);
+        let allowed = |s, t, p: seaccess_types::AccessVector| -> Res<bool> { Ok(g.compute_av(s, t, class).map_err(|_| EINVAL)?.allowed.0 & p.0 == p.0) };
+        let enforcing = k.enforcing.load(std::sync::atomic::Ordering::Acquire);
+        if !allowed(o, o, perm("setcurrent")?)? && enforcing {
+            return Err(EACCES);
+        }
+        if o != n && !allowed(o, n, perm("dyntransition")?)? && enforcing {
+            return Err(EACCES);
+        }
+        with_attrs(|a| a.current = Some(new));
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn setcon(con: *const c_char) -> c_int {
+    setcon_raw(con)
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Builds target/libselinux/libselinux.so.1: libseaccess (its static archive) linked as a
+# shared library named and versioned as libselinux 3.4's (crates/capi/libselinux.map), for
+# programs built against libselinux to load unchanged (LD_LIBRARY_PATH=target/libselinux).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p target/libselinux
+gcc -shared -o target/libselinux/libselinux.so.1 -Wl,-soname,libselinux.so.1 \
+  -Wl,--version-script=crates/capi/libselinux.map \
+  -Wl,--whole-archive target/release/libseaccess.a -Wl,--no-whole-archive \
+  -lpcre2-8 -lpthread -ldl -lm -lgcc_s

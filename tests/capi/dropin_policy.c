@@ -1,0 +1,74 @@
+/* Run on target/libselinux/libselinux.so.1 with SEACCESS_POLICY (and SEACCESS_SUBJECTS): the
+ * answers that need a policy, printed one a line for run.sh to compare with what the seaccess
+ * command derives from the same policy. Built against Debian's libselinux headers and library,
+ * loaded on libseaccess (LD_LIBRARY_PATH). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <selinux/selinux.h>
+#include <selinux/avc.h>
+
+/* Prints what one getter gave; the call is made first (C leaves argument order open). */
+#define CON(what, call)                                                                       \
+    do {                                                                                      \
+        char *c_ = NULL;                                                                      \
+        int rc_ = call(&c_);                                                                  \
+        printf("%s=%d %s\n", what, rc_, rc_ < 0 ? strerror(errno) : (c_ ? c_ : "(null)"));     \
+        freecon(c_);                                                                          \
+    } while (0)
+
+static int self_pidcon(char **c) { return getpidcon(getpid(), c); }
+static int parent_pidcon(char **c) { return getpidcon(getppid(), c); }
+static int peer_fd = -1;
+static int peercon(char **c) { return getpeercon(peer_fd, c); }
+
+int main(int argc, char **argv) {
+    char *c = NULL;
+    int sv[2], a, b, d;
+    security_class_t file = string_to_security_class("file");
+    CON("getcon", getcon);
+    CON("getpidcon_self", self_pidcon);
+    CON("getpidcon_parent", parent_pidcon);
+    CON("getprevcon", getprevcon);
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0) {
+        peer_fd = sv[0];
+        CON("getpeercon", peercon);
+    }
+    CON("getexeccon_unset", getexeccon);
+    printf("setexeccon_invalid=%d\n", setexeccon("no_u:no_r:no_t:s0"));
+    printf("setexeccon=%d\n", setexeccon(argc > 1 ? argv[1] : "system_u:system_r:httpd_t:s0"));
+    CON("getexeccon", getexeccon);
+    printf("setexeccon_null=%d\n", setexeccon(NULL));
+    CON("getexeccon_cleared", getexeccon);
+    printf("setfscreatecon=%d\n", setfscreatecon("system_u:object_r:etc_t:s0"));
+    CON("getfscreatecon", getfscreatecon);
+    printf("setcon=%d\n", setcon(argc > 1 ? argv[1] : "system_u:system_r:httpd_t:s0"));
+    CON("getcon_after_setcon", getcon);
+    printf("is_selinux_mls_enabled=%d\n", is_selinux_mls_enabled());
+    printf("security_reject_unknown=%d\n", security_reject_unknown());
+    printf("security_get_checkreqprot=%d\n", security_get_checkreqprot());
+    printf("mode_to_security_class(reg)==file %d\n", mode_to_security_class(S_IFREG) == file);
+    printf("mode_to_security_class(dir)==dir %d\n", mode_to_security_class(S_IFDIR) == string_to_security_class("dir"));
+    printf("print_access_vector:");
+    print_access_vector(file, string_to_av_perm(file, "read") | string_to_av_perm(file, "write"));
+    print_access_vector(file, 0);
+    printf("\n");
+    a = selinux_raw_to_trans_context("system_u:object_r:etc_t:s0", &c);
+    printf("raw_to_trans=%d %s\n", a, c);
+    freecon(c);
+    a = selinux_status_open(0);
+    b = selinux_status_updated();
+    d = selinux_status_getenforce();
+    printf("status_open=%d updated=%d getenforce=%d", a, b, d);
+    security_setenforce(0);
+    a = selinux_status_updated();
+    b = selinux_status_getenforce();
+    d = selinux_status_updated();
+    printf(" after_setenforce0: updated=%d getenforce=%d updated_again=%d\n", a, b, d);
+    selinux_status_close();
+    return 0;
+}
