@@ -4,7 +4,9 @@
  * policy type and enforcing mode of /etc/selinux/config, selinux_set_policy_root, the
  * context_t helpers (valid and invalid input), securetty types and selinuxfs; with a scratch
  * directory as its argument, files' labels through getfilecon, lgetfilecon, fgetfilecon and
- * the set counterparts (a missing label, an empty one, a symlink's own). */
+ * the set counterparts (a missing label, an empty one, a symlink's own); labels from
+ * file_contexts (matchpathcon, selabel_lookup, best and partial matches, verify), media,
+ * X and database names. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +17,8 @@
 #include <selinux/context.h>
 #include <selinux/get_context_list.h>
 #include <selinux/get_default_type.h>
+#include <selinux/label.h>
+#include <sys/stat.h>
 
 /* Exported by libselinux, declared in no public header. */
 extern char *selinux_mnt;
@@ -80,6 +84,88 @@ static void files(const char *dir) {
     getters("missing file", "/nonexistent/x", -1);
 }
 
+static void look(struct selabel_handle *h, const char *key, int type) {
+    char *c = NULL;
+    int rc;
+    errno = 0;
+    rc = selabel_lookup(h, &c, key, type);
+    printf("selabel_lookup(%s, %o)=%d errno=%d %s\n", key, type, rc, rc < 0 ? errno : 0, c ? c : "(null)");
+    freecon(c);
+}
+
+static void mpc(const char *path, mode_t mode) {
+    char *c = NULL;
+    int rc;
+    errno = 0;
+    rc = matchpathcon(path, mode, &c);
+    printf("matchpathcon(%s, %o)=%d errno=%d %s\n", path, mode, rc, rc < 0 ? errno : 0, c ? c : "(null)");
+    freecon(c);
+}
+
+static void labels(const char *dir) {
+    static const char *paths[] = {"/etc/passwd", "/etc/shadow", "/usr/bin/ls", "/var/www/html/index.html", "/home/u/.ssh/id_rsa", "/tmp", "/dev/null", "/nonexistent/path", "/usr/lib/x.so", "/bin/sh", "/proc/1/status", "//usr//bin/", NULL};
+    static const mode_t modes[] = {0, S_IFREG, S_IFDIR, S_IFLNK, S_IFCHR, S_IFSOCK};
+    struct selinux_opt base[] = {{SELABEL_OPT_BASEONLY, (char *)1}};
+    struct selabel_handle *h = selabel_open(SELABEL_CTX_FILE, NULL, 0), *hb;
+    const char *aliases[] = {"/usr/bin/ls", "/bin/ls", NULL};
+    char *c = NULL, buf[4096], f[4096];
+    int i, j, rc;
+    for (i = 0; paths[i]; i++)
+        for (j = 0; j < 6; j++) {
+            look(h, paths[i], modes[j]);
+            mpc(paths[i], modes[j]);
+        }
+    rc = selabel_lookup_best_match(h, &c, "/bin/ls", aliases, S_IFREG);
+    printf("best_match=%d %s\n", rc, c ? c : "(null)");
+    freecon(c);
+    c = NULL;
+    for (i = 0; paths[i]; i++)
+        printf("partial(%s)=%d\n", paths[i], selabel_partial_match(h, paths[i]));
+    printf("partial(/var/www)=%d partial(/nonexistent)=%d\n", selabel_partial_match(h, "/var/www"), selabel_partial_match(h, "/nonexistent"));
+    hb = selabel_open(SELABEL_CTX_FILE, base, 1);
+    look(hb, "/home/u/.ssh/id_rsa", 0);
+    /* Only a handle against itself: libselinux compares two handles entry by entry, compiled
+     * expression against compiled expression, and calls different sets incomparable where
+     * seaccess says subset or superset. */
+    printf("cmp(h,h)=%d\n", selabel_cmp(h, h));
+    selabel_close(hb);
+    selabel_close(h);
+    h = selabel_open(SELABEL_CTX_MEDIA, NULL, 0);
+    look(h, "cdrom", 0);
+    look(h, "disk", 0);
+    look(h, "tape", 0);
+    selabel_close(h);
+    h = selabel_open(SELABEL_CTX_X, NULL, 0);
+    look(h, "_SELINUX_CONTEXT", SELABEL_X_PROP);
+    look(h, "CUT_BUFFER0", SELABEL_X_PROP);
+    look(h, "WM_NAME", SELABEL_X_PROP);
+    look(h, "SELinux", SELABEL_X_EXT);
+    look(h, "PRIMARY", SELABEL_X_SELN);
+    look(h, "anything", SELABEL_X_CLIENT);
+    look(h, "X11:KeyPress", SELABEL_X_EVENT);
+    selabel_close(h);
+    h = selabel_open(SELABEL_CTX_DB, NULL, 0);
+    look(h, "postgres", SELABEL_DB_DATABASE);
+    look(h, "postgres.public", SELABEL_DB_SCHEMA);
+    look(h, "postgres.pg_catalog.pg_class", SELABEL_DB_TABLE);
+    look(h, "postgres.public.t", SELABEL_DB_TABLE);
+    selabel_close(h);
+    printf("cmp(a,b)=%d cmp(same rest)=%d cmp(null,x)=%d\n", selinux_file_context_cmp("u:r:a_t:s0", "u:r:b_t:s0"),
+           selinux_file_context_cmp("x_u:object_r:etc_t:s0", "system_u:object_r:etc_t:s0"), selinux_file_context_cmp(NULL, "a:b:c"));
+    snprintf(f, sizeof f, "%s/f", dir);
+    printf("realpath_not_final=%d ", realpath_not_final("/usr/bin/../bin/ls", buf));
+    printf("%s\n", buf);
+    printf("index=%d ", matchpathcon_index("/etc/passwd", S_IFREG, &c));
+    freecon(c);
+    c = NULL;
+    printf("index=%d\n", matchpathcon_index("/etc/shadow", S_IFREG, &c));
+    freecon(c);
+    c = NULL;
+    setfilecon("/dev/null", "system_u:object_r:null_device_t:s0");
+    printf("verify(/etc/passwd)=%d\n", selinux_file_context_verify("/etc/passwd", S_IFREG));
+    matchpathcon_fini();
+}
+
 int main(int argc, char **argv) {
     char *type = NULL;
     int mode = 42;
@@ -142,7 +228,9 @@ int main(int argc, char **argv) {
     free(type);
     selinux_reset_config();
     show("policy_root after reset", selinux_policy_root());
-    if (argc > 1)
+    if (argc > 1) {
         files(argv[1]);
+        labels(argv[1]);
+    }
     return 0;
 }

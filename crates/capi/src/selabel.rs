@@ -1,0 +1,256 @@
+//! selabel_* (label.c and its backends): the file backend answered by seaccess's file_contexts
+//! engine (crates/label: libselinux 3.4's lookups, tested against selabel_lookup), and the
+//! media, X and database backends, whose files are lines of names (with `*` and `?`
+//! wildcards for X and database objects) and contexts.
+
+use std::ffi::{c_char, c_int, c_uint, CStr};
+use std::path::{Path, PathBuf};
+
+use seaccess_label::{FileContexts, FileKind, OpenOptions};
+
+use crate::ffi::{self, Errno, Res, EINVAL, ENOENT};
+use crate::paths::under_root;
+use crate::state;
+
+pub const SELABEL_CTX_FILE: c_uint = 0;
+pub const SELABEL_CTX_MEDIA: c_uint = 1;
+pub const SELABEL_CTX_X: c_uint = 2;
+pub const SELABEL_CTX_DB: c_uint = 3;
+
+const SELABEL_OPT_VALIDATE: c_int = 1;
+const SELABEL_OPT_BASEONLY: c_int = 2;
+const SELABEL_OPT_PATH: c_int = 3;
+
+/// libselinux's `struct selinux_opt`.
+#[repr(C)]
+pub struct SelinuxOpt {
+    pub kind: c_int,
+    pub value: *const c_char,
+}
+
+/// An open handle (`struct selabel_handle *` to C, opaque there).
+pub struct Handle {
+    backend: c_uint,
+    files: Option<FileContexts>,
+    /// Media: (device, context); X and database: (object type number, name pattern, context),
+    /// in file order.
+    names: Vec<(u32, String, String)>,
+}
+
+/// X object types by keyword (SELABEL_X_*), and database ones (SELABEL_DB_*).
+const X_TYPES: &[(&str, u32)] = &[("property", 1), ("extension", 2), ("client", 3), ("event", 4), ("selection", 5), ("poly_property", 6), ("poly_selection", 7)];
+const DB_TYPES: &[(&str, u32)] = &[
+    ("db_database", 1),
+    ("db_schema", 2),
+    ("db_table", 3),
+    ("db_column", 4),
+    ("db_sequence", 5),
+    ("db_view", 6),
+    ("db_procedure", 7),
+    ("db_blob", 8),
+    ("db_tuple", 9),
+    ("db_language", 10),
+    ("db_exception", 11),
+    ("db_datatype", 12),
+];
+
+fn read_names(path: &Path, types: Option<&[(&str, u32)]>) -> Res<Vec<(u32, String, String)>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let body = line.split('#').next().unwrap_or("").trim();
+        if body.is_empty() {
+            continue;
+        }
+        let w: Vec<&str> = body.split_whitespace().collect();
+        match (types, w.as_slice()) {
+            (None, [name, ctx]) => out.push((0, name.to_string(), ctx.to_string())),
+            (Some(t), [kind, name, ctx]) => {
+                let n = t.iter().find(|(k, _)| k == kind).map(|(_, n)| *n).ok_or(EINVAL)?;
+                out.push((n, name.to_string(), ctx.to_string()));
+            }
+            _ => return Err(EINVAL),
+        }
+    }
+    Ok(out)
+}
+
+/// fnmatch(3) without flags, as the X and database backends match names.
+fn fnmatch(pattern: &str, name: &str) -> bool {
+    let (Ok(p), Ok(n)) = (std::ffi::CString::new(pattern), std::ffi::CString::new(name)) else { return false };
+    // SAFETY: two NUL-terminated strings that live for the call.
+    unsafe { libc::fnmatch(p.as_ptr(), n.as_ptr(), 0) == 0 }
+}
+
+impl Handle {
+    fn open(backend: c_uint, opts: &[SelinuxOpt]) -> Res<Handle> {
+        let mut path: Option<PathBuf> = None;
+        let (mut validate, mut base_only) = (false, false);
+        for o in opts {
+            match o.kind {
+                SELABEL_OPT_PATH if !o.value.is_null() => path = Some(PathBuf::from(ffi::str_arg(o.value)?)),
+                SELABEL_OPT_VALIDATE => validate = !o.value.is_null(),
+                SELABEL_OPT_BASEONLY => base_only = !o.value.is_null(),
+                _ => {}
+            }
+        }
+        let mut h = Handle { backend, files: None, names: Vec::new() };
+        match backend {
+            SELABEL_CTX_FILE => {
+                let p = path.unwrap_or_else(|| PathBuf::from(under_root("/contexts/files/file_contexts")));
+                let check = |ctx: &str| -> Result<(), String> {
+                    let k = state::kernel().map_err(|_| "no policy is loaded".to_string())?;
+                    k.server.snapshot().context_to_sid(ctx).map(|_| ()).map_err(|e| e.to_string())
+                };
+                let o = OpenOptions { base_only, validate: if validate { Some(&check) } else { None }, check_regexes: validate };
+                h.files = Some(FileContexts::open_with(&p, &o).map_err(|_| if p.exists() { EINVAL } else { ENOENT })?);
+            }
+            SELABEL_CTX_MEDIA => h.names = read_names(&path.unwrap_or_else(|| PathBuf::from(under_root("/contexts/files/media"))), None)?,
+            SELABEL_CTX_X => h.names = read_names(&path.unwrap_or_else(|| PathBuf::from(under_root("/contexts/x_contexts"))), Some(X_TYPES))?,
+            SELABEL_CTX_DB => h.names = read_names(&path.unwrap_or_else(|| PathBuf::from(under_root("/contexts/sepgsql_contexts"))), Some(DB_TYPES))?,
+            _ => return Err(EINVAL),
+        }
+        Ok(h)
+    }
+
+    /// The context for `key` of `kind` (a file mode's type bits, or an X/database object
+    /// type), or ENOENT.
+    fn lookup(&self, key: &CStr, kind: c_int) -> Res<String> {
+        if let Some(fc) = &self.files {
+            let k = FileKind::from_mode(kind as u32);
+            return fc.context(key.to_bytes(), k).map_err(|_| EINVAL)?.map(str::to_string).ok_or(ENOENT);
+        }
+        let key = key.to_str().map_err(|_| EINVAL)?;
+        let found = match self.backend {
+            SELABEL_CTX_MEDIA => self.names.iter().find(|(_, n, _)| n == key),
+            _ => self.names.iter().find(|(t, n, _)| *t == kind as u32 && fnmatch(n, key)),
+        };
+        found.map(|(_, _, c)| c.clone()).filter(|c| c != "<<none>>").ok_or(ENOENT)
+    }
+}
+
+fn handle<'a>(h: *mut Handle) -> Res<&'a Handle> {
+    if h.is_null() {
+        return Err(EINVAL);
+    }
+    // SAFETY: a handle from selabel_open, live until selabel_close (the caller's contract);
+    // lookups only read it.
+    Ok(unsafe { &*h })
+}
+
+#[no_mangle]
+pub extern "C" fn selabel_open(backend: c_uint, opts: *const SelinuxOpt, nopts: c_uint) -> *mut Handle {
+    ffi::guard(std::ptr::null_mut(), || {
+        let o = if opts.is_null() || nopts == 0 {
+            &[][..]
+        } else {
+            // SAFETY: `opts` points at `nopts` options (the caller's contract).
+            unsafe { std::slice::from_raw_parts(opts, nopts as usize) }
+        };
+        Ok(Box::into_raw(Box::new(Handle::open(backend, o)?)))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn selabel_close(h: *mut Handle) {
+    ffi::guard((), || {
+        if !h.is_null() {
+            // SAFETY: from selabel_open's Box::into_raw, closed once.
+            drop(unsafe { Box::from_raw(h) });
+        }
+        Ok(())
+    })
+}
+
+pub(crate) fn lookup_into(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, kind: c_int) -> Res<c_int> {
+    let h = handle(h)?;
+    if key.is_null() || con.is_null() {
+        return Err(EINVAL);
+    }
+    // SAFETY: a NUL-terminated key that outlives the call, not NULL.
+    let k = unsafe { CStr::from_ptr(key) };
+    let c = h.lookup(k, kind)?;
+    ffi::out(con, ffi::c_string(&c)?)?;
+    Ok(0)
+}
+
+#[no_mangle]
+pub extern "C" fn selabel_lookup_raw(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, kind: c_int) -> c_int {
+    ffi::guard(-1, || lookup_into(h, con, key, kind))
+}
+
+#[no_mangle]
+pub extern "C" fn selabel_lookup(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, kind: c_int) -> c_int {
+    selabel_lookup_raw(h, con, key, kind)
+}
+
+/// The path and its aliases: an exact specification of any wins, else the longest fixed
+/// prefix (file backend only; the others answer as selabel_lookup, as libselinux's do not
+/// have best-match either: ENOTSUP).
+#[no_mangle]
+pub extern "C" fn selabel_lookup_best_match_raw(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, aliases: *const *const c_char, kind: c_int) -> c_int {
+    ffi::guard(-1, || {
+        let hd = handle(h)?;
+        let fc = hd.files.as_ref().ok_or(Errno(libc::ENOTSUP))?;
+        let k = ffi::bytes_arg(key)?;
+        let mut al: Vec<&[u8]> = Vec::new();
+        if !aliases.is_null() {
+            for i in 0.. {
+                // SAFETY: a NULL-terminated array of strings (the caller's contract).
+                let p = unsafe { *aliases.add(i) };
+                if p.is_null() {
+                    break;
+                }
+                al.push(ffi::bytes_arg(p)?);
+            }
+        }
+        let spec = fc.lookup_best_match(k, &al, FileKind::from_mode(kind as u32)).map_err(|_| EINVAL)?.ok_or(ENOENT)?;
+        ffi::out(con, ffi::c_string(&spec.context)?)?;
+        Ok(0)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn selabel_lookup_best_match(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, aliases: *const *const c_char, kind: c_int) -> c_int {
+    selabel_lookup_best_match_raw(h, con, key, aliases, kind)
+}
+
+/// Whether a specification matches `key` or a path below it (file backend).
+#[no_mangle]
+pub extern "C" fn selabel_partial_match(h: *mut Handle, key: *const c_char) -> bool {
+    ffi::guard(false, || {
+        let fc = handle(h)?.files.as_ref().ok_or(Errno(libc::ENOTSUP))?;
+        fc.partial_match(ffi::bytes_arg(key)?).map_err(|_| EINVAL)
+    })
+}
+
+/// Statistics: libselinux logs specifications that matched nothing; this engine does not
+/// count matches, so there is nothing to report.
+#[no_mangle]
+pub extern "C" fn selabel_stats(h: *mut Handle) {
+    ffi::guard((), || handle(h).map(|_| ()))
+}
+
+/// The handles' specifications compared as sets (SELABEL_SUBSET 0, EQUAL 1, SUPERSET 2,
+/// INCOMPARABLE 3).
+#[no_mangle]
+pub extern "C" fn selabel_cmp(a: *mut Handle, b: *mut Handle) -> c_int {
+    ffi::guard(3, || {
+        let set = |h: &Handle| -> std::collections::BTreeSet<(String, u32, String)> {
+            match &h.files {
+                Some(fc) => fc.specs().iter().map(|s| (s.regex.to_string(), s.mode, s.context.to_string())).collect(),
+                None => h.names.iter().map(|(t, n, c)| (n.clone(), *t, c.clone())).collect(),
+            }
+        };
+        let (x, y) = (set(handle(a)?), set(handle(b)?));
+        Ok(if x == y {
+            1
+        } else if x.is_subset(&y) {
+            0
+        } else if x.is_superset(&y) {
+            2
+        } else {
+            3
+        })
+    })
+}
