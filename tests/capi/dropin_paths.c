@@ -166,6 +166,35 @@ static void labels(const char *dir) {
     matchpathcon_fini();
 }
 
+static void users(void) {
+    static const char *names[] = {"root", "sddm", "nobody", "no-such-user", NULL};
+    char *u = NULL, *l = NULL, *t = NULL, *b;
+    int i, rc;
+    for (i = 0; names[i]; i++) {
+        rc = getseuserbyname(names[i], &u, &l);
+        printf("getseuserbyname(%s)=%d %s %s\n", names[i], rc, u ? u : "(null)", l ? l : "(null)");
+        free(u), free(l);
+        u = l = NULL;
+        rc = getseuser(names[i], "sshd", &u, &l);
+        printf("getseuser(%s, sshd)=%d %s %s\n", names[i], rc, u ? u : "(null)", l ? l : "(null)");
+        free(u), free(l);
+        u = l = NULL;
+    }
+    rc = get_default_type("sysadm_r", &t);
+    printf("get_default_type(sysadm_r)=%d %s\n", rc, t ? t : "(null)");
+    free(t);
+    t = NULL;
+    rc = get_default_type("no_r", &t);
+    printf("get_default_type(no_r)=%d %s\n", rc, t ? t : "(null)");
+    free(t);
+    b = selinux_boolean_sub("httpd_enable_cgi");
+    printf("boolean_sub=%s\n", b ? b : "(null)");
+    free(b);
+    printf("customizable(httpd_user_content_t)=%d customizable(etc_t)=%d\n", is_context_customizable("system_u:object_r:httpd_user_content_t:s0"),
+           is_context_customizable("system_u:object_r:etc_t:s0"));
+    printf("passwd_access=%d disable=%d load_booleans=%d\n", selinux_check_passwd_access(1), security_disable(), security_load_booleans(NULL));
+}
+
 int main(int argc, char **argv) {
     char *type = NULL;
     int mode = 42;
@@ -231,6 +260,7 @@ int main(int argc, char **argv) {
     if (argc > 1) {
         files(argv[1]);
         labels(argv[1]);
+        users();
     }
     return 0;
 }

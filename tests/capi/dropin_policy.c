@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <selinux/selinux.h>
 #include <selinux/avc.h>
 
@@ -69,6 +70,28 @@ int main(int argc, char **argv) {
     b = selinux_status_getenforce();
     d = selinux_status_updated();
     printf(" after_setenforce0: updated=%d getenforce=%d updated_again=%d\n", a, b, d);
+    {
+        int fd = avc_netlink_acquire_fd();
+        struct pollfd p = {fd, POLLIN, 0};
+        security_id_t s1, s2, s3;
+        char *cc = NULL;
+        SELboolean bl[1] = {{(char *)"httpd_enable_cgi", 0}};
+        int before = poll(&p, 1, 0);
+        security_setenforce(1);
+        a = poll(&p, 1, 0);
+        avc_netlink_check_nb();
+        b = poll(&p, 1, 0);
+        printf("netlink: before=%d after_setenforce=%d after_check=%d", before, a, b);
+        a = security_set_boolean_list(1, bl, 0);
+        b = poll(&p, 1, 0);
+        printf(" set_boolean_list=%d active=%d readable=%d\n", a, security_get_boolean_active("httpd_enable_cgi"), b);
+        avc_context_to_sid("unconfined_u:unconfined_r:unconfined_t:s0", &s1);
+        avc_context_to_sid("system_u:object_r:tmp_t:s0", &s2);
+        a = avc_compute_create(s1, s2, string_to_security_class("file"), &s3);
+        b = security_compute_create("unconfined_u:unconfined_r:unconfined_t:s0", "system_u:object_r:tmp_t:s0", string_to_security_class("file"), &cc);
+        printf("avc_compute_create=%d same_as_security_compute_create=%d\n", a, b == 0 && a == 0 && strcmp(s3->ctx, cc) == 0);
+        freecon(cc);
+    }
     selinux_status_close();
     return 0;
 }

@@ -498,9 +498,55 @@ pub extern "C" fn avc_netlink_loop() {}
 #[no_mangle]
 pub extern "C" fn avc_netlink_close() {}
 
+/// Takes the notifications that arrived (see [`crate::notify`]); the cache has already
+/// followed each change.
 #[no_mangle]
 pub extern "C" fn avc_netlink_check_nb() -> c_int {
-    0
+    ffi::guard(-1, || {
+        crate::notify::drain();
+        Ok(0)
+    })
+}
+
+/// A descriptor that becomes readable at every policy load, boolean commit and enforcing
+/// switch (an eventfd standing for libselinux's netlink socket); read it with
+/// avc_netlink_check_nb.
+#[no_mangle]
+pub extern "C" fn avc_netlink_acquire_fd() -> c_int {
+    ffi::guard(-1, crate::notify::fd)
+}
+
+#[no_mangle]
+pub extern "C" fn avc_netlink_release_fd() {}
+
+/// The old initialisation (callbacks for memory, logging, threads and locks): the cache opened
+/// as avc_open does; this library allocates and locks by itself, and its log goes through
+/// selinux_set_callback.
+#[no_mangle]
+pub extern "C" fn avc_init(_prefix: *const c_char, _mem: *const c_void, _log: *const c_void, _thread: *const c_void, _lock: *const c_void) -> c_int {
+    avc_open(std::ptr::null(), 0)
+}
+
+fn compute_sid_pair(ssid: *mut SecurityId, tsid: *mut SecurityId, tclass: u16, newsid: *mut *mut SecurityId, member: bool) -> ffi::Res<c_int> {
+    let (s, t) = sid::from_ptrs(ssid, tsid)?;
+    let g = state::kernel()?.server.snapshot();
+    let (a, b) = (g.context_to_sid(s.text()).map_err(|_| EINVAL)?, g.context_to_sid(t.text()).map_err(|_| EINVAL)?);
+    let c = seaccess_types::ClassId(tclass);
+    let r = if member { g.compute_member(a, b, c) } else { g.compute_create(a, b, c, None) };
+    let ctx = g.sid_to_context(r.map_err(|_| EINVAL)?).map_err(|_| EINVAL)?;
+    ffi::out(newsid, sid::as_ptr(sid::intern(&ctx)?))?;
+    Ok(0)
+}
+
+/// security_compute_create on two SIDs (avc_compute_create), the new SID interned.
+#[no_mangle]
+pub extern "C" fn avc_compute_create(ssid: *mut SecurityId, tsid: *mut SecurityId, tclass: u16, newsid: *mut *mut SecurityId) -> c_int {
+    ffi::guard(-1, || compute_sid_pair(ssid, tsid, tclass, newsid, false))
+}
+
+#[no_mangle]
+pub extern "C" fn avc_compute_member(ssid: *mut SecurityId, tsid: *mut SecurityId, tclass: u16, newsid: *mut *mut SecurityId) -> c_int {
+    ffi::guard(-1, || compute_sid_pair(ssid, tsid, tclass, newsid, true))
 }
 
 /// libselinux's selinux_check_access: 0 when allowed (or when no policy is named: SELinux

@@ -20,6 +20,7 @@
 //! unsafe code (rustc counts every exported symbol as such); each unsafe block says why it is
 //! sound in its SAFETY comment.
 
+mod admin;
 mod audit;
 mod avc;
 mod booleans;
@@ -34,9 +35,11 @@ mod lookup;
 mod matchpathcon;
 mod memo;
 mod names;
+mod notify;
 mod paths;
 mod proccon;
 mod selabel;
+mod seusers;
 mod sid;
 mod state;
 mod status;

@@ -176,6 +176,7 @@ fn install(server: SecurityServer) -> &'static Kernel {
                 avc.policy_changed(seqno);
             }
             callbacks::policy_loaded(seqno.0);
+            crate::notify::changed();
         });
         Kernel {
             avc,
@@ -191,8 +192,14 @@ fn install(server: SecurityServer) -> &'static Kernel {
 /// Loads the policy image at `path`, or reloads it if a policy is loaded. A reload holds no
 /// library lock (the server serialises changes), so that the callbacks it runs may load too.
 pub(crate) fn load(path: &str) -> Res<()> {
-    crate::fork::register();
     let data = std::fs::read(path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
+    load_bytes(&data, path)
+}
+
+/// Loads the policy image `data` (named `path` in messages), or reloads it if a policy is
+/// loaded (security_load_policy's write to selinuxfs's `load`).
+pub(crate) fn load_bytes(data: &[u8], path: &str) -> Res<()> {
+    crate::fork::register();
     let failed = |e: seaccess_security::SecurityError| {
         // No lock held: the log callback may call back into the library.
         callbacks::log(callbacks::SELINUX_ERROR, &format!("seaccess: cannot load policy {path}: {e}\n"));
@@ -200,13 +207,13 @@ pub(crate) fn load(path: &str) -> Res<()> {
     };
     let k = match KERNEL.get() {
         Some(k) => k,
-        None => match first_load(&data) {
+        None => match first_load(data) {
             Ok(None) => return Ok(()),
             Ok(Some(k)) => k,
             Err(e) => return Err(failed(e)),
         },
     };
-    k.server.reload(&data).map_err(failed)?;
+    k.server.reload(data).map_err(failed)?;
     Ok(())
 }
 
@@ -231,4 +238,5 @@ pub(crate) fn set_enforcing(k: &Kernel, on: bool) {
         k.avc.set_enforcing(on);
     }
     callbacks::enforcing_changed(on);
+    crate::notify::changed();
 }
