@@ -18,7 +18,9 @@
 #   example  README's example, built with pkg-config;
 #   dropin   target/libselinux/libselinux.so.1 (tests/capi/dropin.sh): its exports carry
 #            libselinux 3.4's versions, and dropin_paths.c, built against Debian's libselinux,
-#            prints the same on it as on libselinux itself.
+#            prints the same on it as on libselinux itself; Debian's selinux-utils programs and
+#            Python's `import selinux`, unmodified, load it and answer as libselinux (labels)
+#            or as the seaccess command (policy answers).
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -216,5 +218,68 @@ if bash tests/capi/dropin.sh 2> "$T/d"; then
   fi
 else
   bad "build target/libselinux/libselinux.so.1"; cat "$T/d"
+fi
+# Debian's own programs (selinux-utils) and Python module, unmodified, on the drop-in.
+if [ -e target/libselinux/libselinux.so.1 ] && command -v matchpathcon > /dev/null; then
+  SEA=./target/release/seaccess
+  on() { LD_LIBRARY_PATH=$PWD/target/libselinux SEACCESS_POLICY=$pol "$@"; }
+  loaderr=0 progs=0
+  for p in $(dpkg -L selinux-utils | grep '/sbin/'); do
+    progs=$((progs + 1))
+    on "$p" < /dev/null > /dev/null 2> "$T/e"
+    if grep -qiE "version information|symbol lookup error|undefined symbol|cannot open shared" "$T/e"; then loaderr=$((loaderr + 1)); echo "  $p: $(head -1 "$T/e")"; fi
+  done
+  [ "$loaderr" = 0 ] && ok "dropin: all $progs selinux-utils programs load it with no loader complaint" || bad "dropin: $loaderr programs cannot load it"
+  same=1
+  for args in "matchpathcon /etc/passwd /usr/bin/ls /var/www/html /home/u/.ssh /nonexistent" "matchpathcon -m dir /etc/passwd" \
+      "selabel_lookup -b file -k /etc/shadow" "selabel_lookup -b x -k WM_NAME -t property" "selabel_lookup -b db -k postgres.public -t db_schema" \
+      "selabel_lookup_best_match -p /bin/ls" "selabel_partial_match -p /var/www" "selabel_partial_match -p /nonexistent" \
+      "selinux_check_securetty_context system_u:object_r:etc_t:s0"; do
+    set -- $args
+    a=$("$@" 2>&1); b=$(on "$@" 2>&1)
+    [ "$a" = "$b" ] || { same=0; echo "  $args: libselinux: $a / seaccess: $b"; }
+  done
+  [ "$same" = 1 ] && ok "dropin: Debian's matchpathcon, selabel_lookup (file, X, database), best and partial match print what they print on libselinux" || bad "dropin: labeling programs differ from libselinux"
+  U=unconfined_u:unconfined_r:unconfined_t:s0
+  agree=1
+  while read -r s t c; do
+    for m in create member relabel; do
+      want=$(echo "$s $t $c" | "$SEA" compute-$m -p "$pol")
+      got=$(on compute_$m "$s" "$t" "$c" 2>&1)
+      [ "$want" = "$got" ] || { agree=0; echo "  compute_$m $s $t $c: $got, seaccess: $want"; }
+    done
+    for perm in read write getattr; do
+      "$SEA" check -p "$pol" "$s" "$t" "$c" "$perm" > /dev/null 2>&1; want=$?
+      on selinux_check_access "$s" "$t" "$c" "$perm" > /dev/null 2>&1; got=$?
+      { [ "$want" = 0 ] && [ "$got" = 0 ]; } || { [ "$want" = 1 ] && [ "$got" != 0 ]; } || { agree=0; echo "  selinux_check_access $s $t $c $perm: $got, seaccess check: $want"; }
+    done
+  done <<EOT
+$U system_u:object_r:tmp_t:s0 file
+$U system_u:object_r:etc_t:s0 dir
+system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file
+system_u:system_r:httpd_t:s0 system_u:object_r:httpd_sys_content_t:s0 file
+system_u:system_r:sshd_t:s0-s0:c0.c1023 system_u:object_r:var_run_t:s0 sock_file
+EOT
+  on getsebool httpd_enable_cgi > "$T/g1" 2>&1
+  on togglesebool httpd_enable_cgi > /dev/null 2>&1
+  [ "$agree" = 1 ] && grep -qx "httpd_enable_cgi --> off" "$T/g1" \
+    && ok "dropin: Debian's compute_create/member/relabel and selinux_check_access answer as seaccess; getsebool reads the policy's boolean" || bad "dropin: Debian's policy programs"
+  if on /usr/bin/python3 -c "
+import selinux, sys
+U='$U'
+assert selinux.is_selinux_enabled() == 1
+assert selinux.matchpathcon('/etc/shadow', 0)[1] == '$(./target/release/seaccess label /etc/shadow | cut -f2)'
+assert selinux.security_compute_create(U, 'system_u:object_r:tmp_t:s0', selinux.string_to_security_class('file'))[1] == '$(echo "$U system_u:object_r:tmp_t:s0 file" | "$SEA" compute-create -p "$pol")'
+assert selinux.getcon()[1] == U
+assert selinux.context_type_get(selinux.context_new('u:r:t:s0')) == 't'
+assert selinux.selinux_check_access(U, 'system_u:object_r:etc_t:s0', 'file', 'read') == 0
+try:
+    selinux.selinux_check_access('system_u:system_r:httpd_t:s0', 'system_u:object_r:shadow_t:s0', 'file', 'read')
+    sys.exit('httpd_t read shadow_t allowed')
+except OSError as e:
+    assert e.errno == 13
+" > "$T/py" 2>&1; then ok "dropin: Python's import selinux works on it: labels, computes, contexts and checks as seaccess answers"; else bad "dropin: import selinux"; tail -5 "$T/py"; fi
+else
+  bad "dropin: target/libselinux/libselinux.so.1 or selinux-utils missing (make capi deps)"
 fi
 finish

@@ -37,6 +37,7 @@ mod memo;
 mod names;
 mod notify;
 mod paths;
+mod pending;
 mod proccon;
 mod selabel;
 mod seusers;

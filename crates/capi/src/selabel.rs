@@ -254,3 +254,16 @@ pub extern "C" fn selabel_cmp(a: *mut Handle, b: *mut Handle) -> c_int {
         })
     })
 }
+
+/// The context of removable media `media` from the media file (`name context` lines; the
+/// first whose name is `media`), malloc'ed.
+#[no_mangle]
+pub extern "C" fn matchmediacon(media: *const c_char, con: *mut *mut c_char) -> c_int {
+    ffi::guard(-1, || {
+        let m = ffi::str_arg(media)?;
+        let names = read_names(Path::new(&under_root("/contexts/files/media")), None)?;
+        let c = names.iter().find(|(_, n, _)| n == m).map(|(_, _, c)| c.clone()).ok_or(ENOENT)?;
+        ffi::out(con, ffi::c_string(&c)?)?;
+        Ok(0)
+    })
+}
