@@ -264,6 +264,30 @@ EOT
   on togglesebool httpd_enable_cgi > /dev/null 2>&1
   [ "$agree" = 1 ] && grep -qx "httpd_enable_cgi --> off" "$T/g1" \
     && ok "dropin: Debian's compute_create/member/relabel and selinux_check_access answer as seaccess; getsebool reads the policy's boolean" || bad "dropin: Debian's policy programs"
+  # A login's contexts: getconlist lists, for a starting context, what the per-user file and
+  # then default_contexts list for its role:type (each with the user and the starting range),
+  # those the policy accepts; derived here from the same files and seaccess check.
+  CTXD=/etc/selinux/default/contexts
+  lst=1
+  for pair in "staff_u system_u:system_r:local_login_t:s0" "user_u system_u:system_r:sshd_t:s0" "unconfined_u system_u:system_r:crond_t:s0"; do
+    set -- $pair
+    user=$1 from=$2 rt=$(echo "$2" | cut -d: -f2,3) range=$(echo "$2" | cut -d: -f4-)
+    want=$(for f in "$CTXD/users/$user" "$CTXD/default_contexts"; do
+        [ -r "$f" ] && awk -v rt="$rt" '{ split($1, a, ":"); if (a[1] ":" a[2] == rt && NF > 1) { for (i = 2; i <= NF; i++) print $i; exit } }' "$f"
+      done | while read -r p; do
+        c="$user:$(echo "$p" | cut -d: -f1,2):$range"
+        "$SEA" check -p "$pol" "$c" "$c" process getattr > /dev/null 2>&1; [ $? -ne 2 ] && echo "$c"
+      done | awk '!seen[$0]++')
+    got=$(on getconlist "$user" "$from" 2>&1)
+    [ -n "$want" ] && [ "$want" = "$got" ] || { lst=0; echo "  getconlist $user $from: $got / derived: $want"; }
+  done
+  users=$(on /usr/bin/python3 -c "import selinux; print('\n'.join(selinux.security_compute_user('system_u:system_r:sshd_t:s0-s0:c0.c1023', 'staff_u')[1]))" 2>&1)
+  n=0 okc=1
+  for c in $users; do
+    n=$((n + 1))
+    "$SEA" check -p "$pol" system_u:system_r:sshd_t:s0-s0:c0.c1023 "$c" process transition > /dev/null 2>&1 || { okc=0; echo "  security_compute_user gave $c, which sshd_t may not transition to"; }
+  done
+  [ "$lst" = 1 ] && [ "$okc" = 1 ] && [ "$n" -gt 0 ] && ok "dropin: Debian's getconlist lists what the configuration and policy give; security_compute_user's $n contexts are each reachable" || bad "dropin: user contexts"
   if on /usr/bin/python3 -c "
 import selinux, sys
 U='$U'

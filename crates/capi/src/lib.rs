@@ -46,6 +46,7 @@ mod state;
 mod status;
 mod thread;
 mod translate;
+mod usercon;
 
 pub use ffi::Errno;
 pub use load::{seaccess_load_policy, seaccess_reload_policy};

@@ -24,16 +24,6 @@ macro_rules! pending {
 }
 
 pending! {
-    security_compute_user_raw(scon: *const c_char, user: *const c_char, con: *mut *mut *mut c_char) -> c_int = -1;
-    security_compute_user(scon: *const c_char, user: *const c_char, con: *mut *mut *mut c_char) -> c_int = -1;
-    get_ordered_context_list(user: *const c_char, from: *const c_char, list: *mut *mut *mut c_char) -> c_int = -1;
-    get_ordered_context_list_with_level(user: *const c_char, level: *const c_char, from: *const c_char, list: *mut *mut *mut c_char) -> c_int = -1;
-    get_default_context(user: *const c_char, from: *const c_char, con: *mut *mut c_char) -> c_int = -1;
-    get_default_context_with_level(user: *const c_char, level: *const c_char, from: *const c_char, con: *mut *mut c_char) -> c_int = -1;
-    get_default_context_with_role(user: *const c_char, role: *const c_char, from: *const c_char, con: *mut *mut c_char) -> c_int = -1;
-    get_default_context_with_rolelevel(user: *const c_char, role: *const c_char, level: *const c_char, from: *const c_char, con: *mut *mut c_char) -> c_int = -1;
-    query_user_context(list: *mut *mut c_char, con: *mut *mut c_char) -> c_int = -1;
-    manual_user_enter_context(user: *const c_char, con: *mut *mut c_char) -> c_int = -1;
     selabel_digest(h: *mut c_void, digest: *mut *mut u8, len: *mut usize, files: *mut *mut *mut c_char, nfiles: *mut usize) -> c_int = -1;
     selabel_get_digests_all_partial_matches(h: *mut c_void, key: *const c_char, calc: *mut *mut u8, xattr: *mut *mut u8, len: *mut usize) -> bool = false;
     selabel_hash_all_partial_matches(h: *mut c_void, key: *const c_char, digest: *mut u8) -> bool = false;

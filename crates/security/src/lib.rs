@@ -42,6 +42,7 @@ mod server;
 mod sidtab;
 mod sockets;
 mod transition;
+mod users;
 mod validatetrans;
 mod xperms;
 
