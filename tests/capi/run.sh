@@ -234,12 +234,13 @@ if [ -e target/libselinux/libselinux.so.1 ] && command -v matchpathcon > /dev/nu
   for args in "matchpathcon /etc/passwd /usr/bin/ls /var/www/html /home/u/.ssh /nonexistent" "matchpathcon -m dir /etc/passwd" \
       "selabel_lookup -b file -k /etc/shadow" "selabel_lookup -b x -k WM_NAME -t property" "selabel_lookup -b db -k postgres.public -t db_schema" \
       "selabel_lookup_best_match -p /bin/ls" "selabel_partial_match -p /var/www" "selabel_partial_match -p /nonexistent" \
-      "selinux_check_securetty_context system_u:object_r:etc_t:s0"; do
+      "selinux_check_securetty_context system_u:object_r:etc_t:s0" \
+      "selabel_digest -b file" "selabel_digest -b file -B" "selabel_digest -b media" "selabel_digest -b x" "selabel_digest -b db"; do
     set -- $args
     a=$("$@" 2>&1); b=$(on "$@" 2>&1)
     [ "$a" = "$b" ] || { same=0; echo "  $args: libselinux: $a / seaccess: $b"; }
   done
-  [ "$same" = 1 ] && ok "dropin: Debian's matchpathcon, selabel_lookup (file, X, database), best and partial match print what they print on libselinux" || bad "dropin: labeling programs differ from libselinux"
+  [ "$same" = 1 ] && ok "dropin: Debian's matchpathcon, selabel_lookup (file, X, database), best and partial match, selabel_digest (every backend) print what they print on libselinux" || bad "dropin: labeling programs differ from libselinux"
   U=unconfined_u:unconfined_r:unconfined_t:s0
   agree=1
   while read -r s t c; do

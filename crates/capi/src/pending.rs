@@ -24,7 +24,6 @@ macro_rules! pending {
 }
 
 pending! {
-    selabel_digest(h: *mut c_void, digest: *mut *mut u8, len: *mut usize, files: *mut *mut *mut c_char, nfiles: *mut usize) -> c_int = -1;
     selabel_get_digests_all_partial_matches(h: *mut c_void, key: *const c_char, calc: *mut *mut u8, xattr: *mut *mut u8, len: *mut usize) -> bool = false;
     selabel_hash_all_partial_matches(h: *mut c_void, key: *const c_char, digest: *mut u8) -> bool = false;
     selinux_restorecon(path: *const c_char, flags: c_uint) -> c_int = -1;

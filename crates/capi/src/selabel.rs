@@ -20,6 +20,7 @@ pub const SELABEL_CTX_DB: c_uint = 3;
 const SELABEL_OPT_VALIDATE: c_int = 1;
 const SELABEL_OPT_BASEONLY: c_int = 2;
 const SELABEL_OPT_PATH: c_int = 3;
+const SELABEL_OPT_DIGEST: c_int = 5;
 
 /// libselinux's `struct selinux_opt`.
 #[repr(C)]
@@ -35,6 +36,9 @@ pub struct Handle {
     /// Media: (device, context); X and database: (object type number, name pattern, context),
     /// in file order.
     names: Vec<(u32, String, String)>,
+    /// With SELABEL_OPT_DIGEST: the SHA-1 of the files read, in order, and their paths (NUL-
+    /// terminated, handed to C by selabel_digest and freed with the handle).
+    digest: Option<([u8; 20], Vec<std::ffi::CString>, Vec<*mut c_char>)>,
 }
 
 /// X object types by keyword (SELABEL_X_*), and database ones (SELABEL_DB_*).
@@ -85,16 +89,18 @@ fn fnmatch(pattern: &str, name: &str) -> bool {
 impl Handle {
     fn open(backend: c_uint, opts: &[SelinuxOpt]) -> Res<Handle> {
         let mut path: Option<PathBuf> = None;
-        let (mut validate, mut base_only) = (false, false);
+        let (mut validate, mut base_only, mut digest) = (false, false, false);
         for o in opts {
             match o.kind {
                 SELABEL_OPT_PATH if !o.value.is_null() => path = Some(PathBuf::from(ffi::str_arg(o.value)?)),
                 SELABEL_OPT_VALIDATE => validate = !o.value.is_null(),
                 SELABEL_OPT_BASEONLY => base_only = !o.value.is_null(),
+                SELABEL_OPT_DIGEST => digest = !o.value.is_null(),
                 _ => {}
             }
         }
-        let mut h = Handle { backend, files: None, names: Vec::new() };
+        let mut h = Handle { backend, files: None, names: Vec::new(), digest: None };
+        let mut read: Vec<PathBuf> = Vec::new();
         match backend {
             SELABEL_CTX_FILE => {
                 let p = path.unwrap_or_else(|| PathBuf::from(under_root("/contexts/files/file_contexts")));
@@ -103,12 +109,40 @@ impl Handle {
                     k.server.snapshot().context_to_sid(ctx).map(|_| ()).map_err(|e| e.to_string())
                 };
                 let o = OpenOptions { base_only, validate: if validate { Some(&check) } else { None }, check_regexes: validate };
-                h.files = Some(FileContexts::open_with(&p, &o).map_err(|_| if p.exists() { EINVAL } else { ENOENT })?);
+                let fc = FileContexts::open_with(&p, &o).map_err(|_| if p.exists() { EINVAL } else { ENOENT })?;
+                // The substitution files are read first, where they exist (selabel_subs_init).
+                for suffix in [".subs_dist", ".subs"] {
+                    let sp = PathBuf::from(format!("{}{suffix}", p.display()));
+                    if sp.is_file() {
+                        read.push(sp);
+                    }
+                }
+                read.extend(fc.files().iter().cloned());
+                h.files = Some(fc);
             }
-            SELABEL_CTX_MEDIA => h.names = read_names(&path.unwrap_or_else(|| PathBuf::from(under_root("/contexts/files/media"))), None)?,
-            SELABEL_CTX_X => h.names = read_names(&path.unwrap_or_else(|| PathBuf::from(under_root("/contexts/x_contexts"))), Some(X_TYPES))?,
-            SELABEL_CTX_DB => h.names = read_names(&path.unwrap_or_else(|| PathBuf::from(under_root("/contexts/sepgsql_contexts"))), Some(DB_TYPES))?,
-            _ => return Err(EINVAL),
+            _ => {
+                let (default, types) = match backend {
+                    SELABEL_CTX_MEDIA => ("/contexts/files/media", None),
+                    SELABEL_CTX_X => ("/contexts/x_contexts", Some(X_TYPES)),
+                    SELABEL_CTX_DB => ("/contexts/sepgsql_contexts", Some(DB_TYPES)),
+                    _ => return Err(EINVAL),
+                };
+                let p = path.unwrap_or_else(|| PathBuf::from(under_root(default)));
+                h.names = read_names(&p, types)?;
+                read.push(p);
+            }
+        }
+        if digest {
+            // libselinux's digest: SHA-1 over the bytes of every file it read, in order.
+            use sha1::Digest;
+            let mut sha = sha1::Sha1::new();
+            let mut names = Vec::new();
+            for f in &read {
+                sha.update(std::fs::read(f).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?);
+                names.push(std::ffi::CString::new(f.to_string_lossy().as_bytes()).map_err(|_| EINVAL)?);
+            }
+            let ptrs = names.iter().map(|c| c.as_ptr() as *mut c_char).collect();
+            h.digest = Some((sha.finalize().into(), names, ptrs));
         }
         Ok(h)
     }
@@ -264,6 +298,20 @@ pub extern "C" fn matchmediacon(media: *const c_char, con: *mut *mut c_char) -> 
         let names = read_names(Path::new(&under_root("/contexts/files/media")), None)?;
         let c = names.iter().find(|(_, n, _)| n == m).map(|(_, _, c)| c.clone()).ok_or(ENOENT)?;
         ffi::out(con, ffi::c_string(&c)?)?;
+        Ok(0)
+    })
+}
+
+/// The SHA-1 of the files the handle was read from and their paths (valid until the handle is
+/// closed); EINVAL unless opened with SELABEL_OPT_DIGEST.
+#[no_mangle]
+pub extern "C" fn selabel_digest(h: *mut Handle, digest: *mut *mut u8, len: *mut usize, files: *mut *mut *mut c_char, nfiles: *mut usize) -> c_int {
+    ffi::guard(-1, || {
+        let (sum, _names, ptrs) = handle(h)?.digest.as_ref().ok_or(EINVAL)?;
+        ffi::out(digest, sum.as_ptr() as *mut u8)?;
+        ffi::out(len, sum.len())?;
+        ffi::out(files, ptrs.as_ptr() as *mut *mut c_char)?;
+        ffi::out(nfiles, ptrs.len())?;
         Ok(0)
     })
 }
