@@ -289,6 +289,27 @@ EOT
     "$SEA" check -p "$pol" system_u:system_r:sshd_t:s0-s0:c0.c1023 "$c" process transition > /dev/null 2>&1 || { okc=0; echo "  security_compute_user gave $c, which sshd_t may not transition to"; }
   done
   [ "$lst" = 1 ] && [ "$okc" = 1 ] && [ "$n" -gt 0 ] && ok "dropin: Debian's getconlist lists what the configuration and policy give; security_compute_user's $n contexts are each reachable" || bad "dropin: user contexts"
+  # restorecon and setfiles (policycoreutils) on a scratch tree outside /tmp (whose paths
+  # file_contexts leaves unlabelled): the changes seaccess label --apply lists.
+  if command -v restorecon > /dev/null && command -v setfiles > /dev/null; then
+    R=$(mktemp -d /srv/seaccess-capi.XXXXXX)
+    mkdir -p "$R/www/html" "$R/etc" && echo hi > "$R/www/html/index.html" && echo x > "$R/etc/f"
+    setfattr -n security.selinux -v system_u:object_r:etc_t:s0 "$R/etc/f"
+    "$SEA" label --apply -n -v "$R" > "$T/want" 2>&1
+    on restorecon -Rnv "$R" > "$T/rc" 2>&1
+    on setfiles -n -v "$CTXD/files/file_contexts" "$R" > "$T/sf" 2>&1
+    on restorecon -R "$R" > /dev/null 2>&1
+    "$SEA" label --check "$R" > "$T/chk" 2>&1; chk=$?
+    n=$(grep -c "^Would relabel" "$T/want")
+    if [ "$n" -ge 5 ] && cmp -s "$T/want" "$T/rc" && cmp -s "$T/want" "$T/sf" && [ "$chk" = 0 ]; then
+      ok "dropin: Debian's restorecon -Rnv and setfiles -n -v list the $n changes seaccess label --apply -n lists; restorecon -R makes them"
+    else
+      bad "dropin: restorecon/setfiles"; diff "$T/want" "$T/rc" | head; diff "$T/want" "$T/sf" | head; cat "$T/chk" | head -3
+    fi
+    rm -rf "$R"
+  else
+    bad "dropin: restorecon or setfiles missing (make deps)"
+  fi
   if on /usr/bin/python3 -c "
 import selinux, sys
 U='$U'

@@ -39,6 +39,7 @@ mod notify;
 mod paths;
 mod pending;
 mod proccon;
+mod restorecon;
 mod selabel;
 mod seusers;
 mod sid;

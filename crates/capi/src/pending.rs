@@ -26,13 +26,6 @@ macro_rules! pending {
 pending! {
     selabel_get_digests_all_partial_matches(h: *mut c_void, key: *const c_char, calc: *mut *mut u8, xattr: *mut *mut u8, len: *mut usize) -> bool = false;
     selabel_hash_all_partial_matches(h: *mut c_void, key: *const c_char, digest: *mut u8) -> bool = false;
-    selinux_restorecon(path: *const c_char, flags: c_uint) -> c_int = -1;
-    selinux_restorecon_parallel(path: *const c_char, flags: c_uint, nthreads: usize) -> c_int = -1;
-    selinux_restorecon_default_handle() -> *mut c_void = std::ptr::null_mut();
-    selinux_restorecon_set_sehandle(h: *mut c_void) -> c_int = 0;
-    selinux_restorecon_set_exclude_list(list: *const *const c_char) -> c_int = 0;
-    selinux_restorecon_set_alt_rootpath(path: *const c_char) -> c_int = -1;
     selinux_restorecon_xattr(path: *const c_char, flags: c_uint, list: *mut c_void) -> c_int = -1;
-    selinux_restorecon_get_skipped_errors() -> libc::c_long = 0;
     selinux_set_mapping(map: *mut c_void) -> c_int = -1;
 }

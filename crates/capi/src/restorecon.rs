@@ -1,0 +1,258 @@
+//! selinux_restorecon (selinux_restorecon.c), what restorecon and setfiles run: each object
+//! under a path given its file_contexts label, restorecon's rules kept: without
+//! SET_SPECFILE_CTX an object that has a label keeps its user, role and range and only a
+//! different type is changed, and a customizable type is left alone; NOCHANGE only reports;
+//! VERBOSE says each change through the log callback ("Relabeled PATH from OLD to NEW").
+//! Unlike libselinux on a kernel without SELinux, which finds no filesystem mounted with
+//! `seclabel` and so skips every one, every filesystem here carries labels in extended
+//! attributes. The SHA-1 digests restorecon can keep on directories (`-D`) are not kept.
+
+use std::ffi::{c_char, c_int, c_uint, CStr, CString};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use seaccess_types::lock;
+
+use crate::callbacks::{self, SELINUX_ERROR, SELINUX_INFO};
+use crate::ffi::{self, Errno, Res, EINVAL};
+use crate::selabel::{self, Handle};
+
+const NOCHANGE: c_uint = 0x2;
+const SET_SPECFILE_CTX: c_uint = 0x4;
+const RECURSE: c_uint = 0x8;
+const VERBOSE: c_uint = 0x10;
+const REALPATH: c_uint = 0x40;
+const XDEV: c_uint = 0x80;
+const ABORT_ON_ERROR: c_uint = 0x200;
+const LOG_MATCHES: c_uint = 0x800;
+const IGNORE_NOENTRY: c_uint = 0x1000;
+const COUNT_ERRORS: c_uint = 0x20000;
+
+struct Settings {
+    /// The handle lookups use (selinux_restorecon_set_sehandle), else one opened on demand.
+    handle: usize,
+    own: bool,
+    exclude: Vec<PathBuf>,
+    alt_root: Option<String>,
+}
+
+static SETTINGS: Mutex<Settings> = Mutex::new(Settings { handle: 0, own: false, exclude: Vec::new(), alt_root: None });
+static SKIPPED: AtomicI64 = AtomicI64::new(0);
+
+fn handle() -> Res<*mut Handle> {
+    let mut s = lock(&SETTINGS);
+    if s.handle == 0 {
+        let h = selabel::selabel_open(selabel::SELABEL_CTX_FILE, std::ptr::null(), 0);
+        if h.is_null() {
+            return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOENT)));
+        }
+        s.handle = h as usize;
+        s.own = true;
+    }
+    Ok(s.handle as *mut Handle)
+}
+
+/// restorecon's rule without -F: keep the current user, role and range, take the new type.
+fn keep_all_but_type(cur: &str, new: &str) -> String {
+    let c: Vec<&str> = cur.splitn(4, ':').collect();
+    let n: Vec<&str> = new.splitn(4, ':').collect();
+    match (c.as_slice(), n.get(2)) {
+        ([u, r, _, rest @ ..], Some(t)) => {
+            let mut s = format!("{u}:{r}:{t}");
+            for x in rest {
+                s.push(':');
+                s.push_str(x);
+            }
+            s
+        }
+        _ => new.to_string(),
+    }
+}
+
+fn c_text(p: *mut c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: a NUL-terminated string this library allocated.
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    crate::names::freecon(p);
+    Some(s)
+}
+
+/// One object: Ok(()) when done or skipped, Err when it failed.
+fn one(h: *mut Handle, path: &Path, meta: &std::fs::Metadata, flags: c_uint, alt: Option<&str>) -> Res<()> {
+    let shown = path.to_string_lossy();
+    let key = match alt {
+        Some(a) => shown.strip_prefix(a).map(|k| if k.is_empty() { "/".to_string() } else { k.to_string() }).unwrap_or_else(|| shown.to_string()),
+        None => shown.to_string(),
+    };
+    let ck = CString::new(key).map_err(|_| EINVAL)?;
+    let mut newp: *mut c_char = std::ptr::null_mut();
+    if selabel::selabel_lookup_raw(h, &mut newp, ck.as_ptr(), meta.mode() as c_int) < 0 {
+        // No specification, or <<none>>: nothing to do.
+        return Ok(());
+    }
+    let new = c_text(newp).ok_or(EINVAL)?;
+    let cp = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| EINVAL)?;
+    let mut curp: *mut c_char = std::ptr::null_mut();
+    let cur = if crate::filecon::lgetfilecon_raw(cp.as_ptr(), &mut curp) < 0 { None } else { c_text(curp) };
+    if flags & LOG_MATCHES != 0 {
+        callbacks::log(SELINUX_INFO, &format!("{shown} matched by {new}\n"));
+    }
+    let mut target = new.clone();
+    if let Some(c) = &cur {
+        if flags & SET_SPECFILE_CTX == 0 {
+            let cc = CString::new(c.as_str()).map_err(|_| EINVAL)?;
+            if c != &new && crate::admin::is_context_customizable(cc.as_ptr()) > 0 {
+                if flags & VERBOSE != 0 {
+                    callbacks::log(SELINUX_INFO, &format!("{shown} not reset as customized by admin to {c}\n"));
+                }
+                return Ok(());
+            }
+            target = keep_all_but_type(c, &new);
+        }
+        if *c == target {
+            return Ok(());
+        }
+    }
+    let mut done = false;
+    if flags & NOCHANGE == 0 {
+        let ct = CString::new(target.as_str()).map_err(|_| EINVAL)?;
+        if crate::filecon::lsetfilecon_raw(cp.as_ptr(), ct.as_ptr()) < 0 {
+            let e = std::io::Error::last_os_error();
+            callbacks::log(SELINUX_ERROR, &format!("Could not set context for {shown}:  {e}\n"));
+            return Err(Errno(e.raw_os_error().unwrap_or(libc::EIO)));
+        }
+        done = true;
+    }
+    if flags & VERBOSE != 0 {
+        let verb = if done { "Relabeled" } else { "Would relabel" };
+        callbacks::log(SELINUX_INFO, &format!("{verb} {shown} from {} to {target}\n", cur.as_deref().unwrap_or("(null)")));
+    }
+    Ok(())
+}
+
+fn walk(h: *mut Handle, path: &Path, dev: u64, flags: c_uint, exclude: &[PathBuf], alt: Option<&str>, errors: &mut u64) -> Res<()> {
+    if exclude.iter().any(|e| path.starts_with(e)) {
+        return Ok(());
+    }
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            *errors += 1;
+            return if flags & ABORT_ON_ERROR != 0 { Err(Errno(e.raw_os_error().unwrap_or(libc::EIO))) } else { Ok(()) };
+        }
+    };
+    if let Err(e) = one(h, path, &meta, flags, alt) {
+        *errors += 1;
+        if flags & ABORT_ON_ERROR != 0 {
+            return Err(e);
+        }
+    }
+    if flags & RECURSE != 0 && meta.is_dir() && !(flags & XDEV != 0 && meta.dev() != dev) {
+        let mut names: Vec<_> = match std::fs::read_dir(path) {
+            Ok(r) => r.flatten().map(|e| e.file_name()).collect(),
+            Err(_) => {
+                *errors += 1;
+                return Ok(());
+            }
+        };
+        names.sort();
+        for n in names {
+            walk(h, &path.join(n), dev, flags, exclude, alt, errors)?;
+        }
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn selinux_restorecon(path: *const c_char, flags: c_uint) -> c_int {
+    ffi::guard(-1, || {
+        let p = ffi::str_arg(path)?;
+        let mut pb = PathBuf::from(p);
+        if flags & REALPATH != 0 {
+            pb = std::fs::canonicalize(&pb).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+        }
+        let meta = match std::fs::symlink_metadata(&pb) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && flags & IGNORE_NOENTRY != 0 => return Ok(0),
+            Err(e) => return Err(Errno(e.raw_os_error().unwrap_or(libc::ENOENT))),
+        };
+        let h = handle()?;
+        let (exclude, alt) = {
+            let s = lock(&SETTINGS);
+            (s.exclude.clone(), s.alt_root.clone())
+        };
+        let mut errors = 0;
+        walk(h, &pb, meta.dev(), flags, &exclude, alt.as_deref(), &mut errors)?;
+        SKIPPED.store(errors as i64, Relaxed);
+        if errors > 0 && flags & COUNT_ERRORS == 0 {
+            return Err(Errno(libc::EIO));
+        }
+        Ok(0)
+    })
+}
+
+/// The same walk (one thread: the object count of a tree this library labels is bound by
+/// the file system, not by lookups).
+#[no_mangle]
+pub extern "C" fn selinux_restorecon_parallel(path: *const c_char, flags: c_uint, _nthreads: usize) -> c_int {
+    selinux_restorecon(path, flags)
+}
+
+#[no_mangle]
+pub extern "C" fn selinux_restorecon_get_skipped_errors() -> libc::c_long {
+    ffi::guard(0, || Ok(SKIPPED.load(Relaxed) as libc::c_long))
+}
+
+/// The handle lookups use from now on (the caller keeps it open).
+#[no_mangle]
+pub extern "C" fn selinux_restorecon_set_sehandle(h: *mut Handle) {
+    ffi::guard((), || {
+        let mut s = lock(&SETTINGS);
+        if s.own && s.handle != 0 {
+            selabel::selabel_close(s.handle as *mut Handle);
+        }
+        s.handle = h as usize;
+        s.own = false;
+        Ok(())
+    })
+}
+
+/// A file backend handle for restorecon (the caller's to close).
+#[no_mangle]
+pub extern "C" fn selinux_restorecon_default_handle() -> *mut Handle {
+    selabel::selabel_open(selabel::SELABEL_CTX_FILE, std::ptr::null(), 0)
+}
+
+/// Paths (and everything under them) the walk leaves alone.
+#[no_mangle]
+pub extern "C" fn selinux_restorecon_set_exclude_list(list: *const *const c_char) {
+    ffi::guard((), || {
+        let mut v = Vec::new();
+        if !list.is_null() {
+            for i in 0.. {
+                // SAFETY: a NULL-terminated array of strings (the caller's contract).
+                let p = unsafe { *list.add(i) };
+                if p.is_null() {
+                    break;
+                }
+                v.push(PathBuf::from(ffi::str_arg(p)?));
+            }
+        }
+        lock(&SETTINGS).exclude = v;
+        Ok(())
+    })
+}
+
+/// A root to strip from each path before it is looked up (labelling an image mounted there).
+#[no_mangle]
+pub extern "C" fn selinux_restorecon_set_alt_rootpath(path: *const c_char) -> c_int {
+    ffi::guard(-1, || {
+        let p = ffi::str_arg(path)?.trim_end_matches('/').to_string();
+        lock(&SETTINGS).alt_root = Some(p);
+        Ok(0)
+    })
+}
