@@ -17,7 +17,7 @@ use seaccess_types::lock;
 
 use crate::callbacks::{self, SELINUX_ERROR, SELINUX_INFO};
 use crate::ffi::{self, Errno, Res, EINVAL};
-use crate::selabel::{self, Handle};
+use crate::selabel::{self, selabel_open, Handle};
 
 const NOCHANGE: c_uint = 0x2;
 const SET_SPECFILE_CTX: c_uint = 0x4;
@@ -224,7 +224,7 @@ pub extern "C" fn selinux_restorecon_set_sehandle(h: *mut Handle) {
 /// A file backend handle for restorecon (the caller's to close).
 #[no_mangle]
 pub extern "C" fn selinux_restorecon_default_handle() -> *mut Handle {
-    selabel::selabel_open(selabel::SELABEL_CTX_FILE, std::ptr::null(), 0)
+    selabel_open(selabel::SELABEL_CTX_FILE, std::ptr::null(), 0)
 }
 
 /// Paths (and everything under them) the walk leaves alone.
