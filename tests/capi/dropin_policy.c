@@ -93,5 +93,18 @@ int main(int argc, char **argv) {
         freecon(cc);
     }
     selinux_status_close();
+    {
+        /* The defaults selinux_get_callback gives where nothing was set: callable, and doing
+         * what libselinux's do (the log formats its arguments onto standard error). */
+        union selinux_callback cb = selinux_get_callback(SELINUX_CB_LOG);
+        union selinux_callback v = selinux_get_callback(SELINUX_CB_VALIDATE);
+        char *good = strdup("system_u:object_r:etc_t:s0"), *bad = strdup("no_u:no_r:no_t:s0");
+        fflush(stdout);
+        cb.func_log(SELINUX_INFO, "default log %s %d\n", "formats", 42);
+        printf("default_validate good=%d bad=%d\n", v.func_validate(&good), v.func_validate(&bad) == 0 ? 0 : -1);
+        printf("default_setenforce=%d default_policyload=%d audit_set=%d\n", selinux_get_callback(SELINUX_CB_SETENFORCE).func_setenforce(1),
+               selinux_get_callback(SELINUX_CB_POLICYLOAD).func_policyload(1), selinux_get_callback(SELINUX_CB_AUDIT).func_audit != NULL);
+        free(good), free(bad);
+    }
     return 0;
 }

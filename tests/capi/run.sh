@@ -205,8 +205,10 @@ if bash tests/capi/dropin.sh 2> "$T/d"; then
       && line "$T/p0" "raw_to_trans=0 system_u:object_r:etc_t:s0" \
       && line "$T/p0" "status_open=0 updated=0 getenforce=1 after_setenforce0: updated=1 getenforce=0 updated_again=0" \
       && line "$T/p0" "netlink: before=0 after_setenforce=1 after_check=0 set_boolean_list=0 active=0 readable=1" \
-      && line "$T/p0" "avc_compute_create=0 same_as_security_compute_create=1"; then
-      ok "dropin: process contexts (subjects rules), exec/fscreate attributes, setcon (setcurrent, dyntransition), MLS, handle_unknown, print_access_vector, status page, netlink descriptor, boolean lists, avc_compute_create as the policy says"
+      && line "$T/p0" "avc_compute_create=0 same_as_security_compute_create=1" \
+      && line "$T/p0" "default log formats 42" && line "$T/p0" "default_validate good=0 bad=-1" \
+      && line "$T/p0" "default_setenforce=0 default_policyload=0 audit_set=1"; then
+      ok "dropin: process contexts (subjects rules), exec/fscreate attributes, setcon (setcurrent, dyntransition), MLS, handle_unknown, print_access_vector, status page, netlink descriptor, boolean lists, avc_compute_create, default callbacks as the policy says"
     else
       bad "dropin: policy answers"; cat "$T/p0" "$T/p1" | head -40
     fi

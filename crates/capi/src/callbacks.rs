@@ -196,18 +196,27 @@ pub extern "C" fn selinux_set_callback(kind: c_int, cb: SelinuxCallback) {
     })
 }
 
-/// libselinux returns its defaults where no callback is set; seaccess's defaults live inside the
-/// library, so an unset callback reads back as NULL.
+extern "C" {
+    // src/defaults.c: libselinux's default callbacks, for selinux_get_callback to hand back.
+    fn seaccess_default_log(kind: c_int, fmt: *const c_char, ...) -> c_int;
+    fn seaccess_default_audit(data: *mut c_void, class: u16, buf: *mut c_char, len: usize) -> c_int;
+    fn seaccess_default_validate(ctx: *mut *mut c_char) -> c_int;
+    fn seaccess_default_setenforce(enforcing: c_int) -> c_int;
+    fn seaccess_default_policyload(seqno: c_int) -> c_int;
+}
+
+/// The callback of `kind`: the program's, or the default libselinux would use (a program may
+/// call what it gets back, or chain its own to it).
 #[no_mangle]
 pub extern "C" fn selinux_get_callback(kind: c_int) -> SelinuxCallback {
     ffi::guard(SelinuxCallback { func_log: None }, || {
         let c = callbacks();
         Ok(match kind {
-            SELINUX_CB_LOG => SelinuxCallback { func_log: c.log },
-            SELINUX_CB_AUDIT => SelinuxCallback { func_audit: c.audit },
-            SELINUX_CB_VALIDATE => SelinuxCallback { func_validate: c.validate },
-            SELINUX_CB_SETENFORCE => SelinuxCallback { func_setenforce: c.setenforce },
-            SELINUX_CB_POLICYLOAD => SelinuxCallback { func_policyload: c.policyload },
+            SELINUX_CB_LOG => SelinuxCallback { func_log: Some(c.log.unwrap_or(seaccess_default_log)) },
+            SELINUX_CB_AUDIT => SelinuxCallback { func_audit: Some(c.audit.unwrap_or(seaccess_default_audit)) },
+            SELINUX_CB_VALIDATE => SelinuxCallback { func_validate: Some(c.validate.unwrap_or(seaccess_default_validate)) },
+            SELINUX_CB_SETENFORCE => SelinuxCallback { func_setenforce: Some(c.setenforce.unwrap_or(seaccess_default_setenforce)) },
+            SELINUX_CB_POLICYLOAD => SelinuxCallback { func_policyload: Some(c.policyload.unwrap_or(seaccess_default_policyload)) },
             _ => return Err(EINVAL),
         })
     })
