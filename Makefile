@@ -86,7 +86,7 @@ python: deps
 
 # The bindings' pytest suite, the differential against libsepol included (needs the oracle and
 # the compiled test policies; a missing one fails the run).
-python-test: python oracle policies
+python-test: python oracle policies capi
 	target/venv/bin/python -m pytest -q crates/python/tests
 
 bench: build oracle peers label-peer
