@@ -21,7 +21,7 @@ pub(crate) fn hold() -> std::sync::MutexGuard<'static, Option<FxHashMap<String, 
     lock(&NAMES)
 }
 
-fn static_name(s: &str) -> *const c_char {
+pub(crate) fn static_name(s: &str) -> *const c_char {
     let mut m = lock(&NAMES);
     let m = m.get_or_insert_with(FxHashMap::default);
     if let Some(c) = m.get(s) {

@@ -7,13 +7,13 @@
 //! stay valid until the next selinux_set_policy_root or selinux_reset_config, so a caller
 //! cannot tell the difference except that old pointers still read their old text.
 
-use std::ffi::{c_char, c_int, CStr, CString};
+use std::ffi::{c_char, c_int};
 use std::sync::Mutex;
 
-use rustc_hash::FxHashMap;
 use seaccess_types::lock;
 
 use crate::ffi::{self, EINVAL};
+use crate::names::static_name;
 
 /// The configuration file libselinux reads (SELINUXCONFIG).
 pub(crate) const CONFIG: &str = "/etc/selinux/config";
@@ -30,7 +30,6 @@ struct Config {
 }
 
 static CONFIG_STATE: Mutex<Option<Config>> = Mutex::new(None);
-static INTERNED: Mutex<Option<FxHashMap<String, &'static CStr>>> = Mutex::new(None);
 
 fn read_config() -> Config {
     let text = std::fs::read_to_string(CONFIG).unwrap_or_default();
@@ -65,19 +64,6 @@ pub(crate) fn policy_root() -> String {
     with_config(|c| c.root.clone())
 }
 
-/// A string for C that lives as long as the process (one copy per distinct text).
-fn interned(s: &str) -> *const c_char {
-    let mut m = lock(&INTERNED);
-    let m = m.get_or_insert_with(FxHashMap::default);
-    if let Some(c) = m.get(s) {
-        return c.as_ptr();
-    }
-    let Ok(c) = CString::new(s) else { return std::ptr::null() };
-    let c: &'static CStr = Box::leak(c.into_boxed_c_str());
-    m.insert(s.to_owned(), c);
-    c.as_ptr()
-}
-
 /// The policy root joined with one of libselinux's file suffixes.
 pub(crate) fn under_root(suffix: &str) -> String {
     format!("{}{suffix}", policy_root())
@@ -89,7 +75,7 @@ macro_rules! root_paths {
             $(#[$m])*
             #[no_mangle]
             pub extern "C" fn $name() -> *const c_char {
-                ffi::guard(std::ptr::null(), || Ok(interned(&under_root($suffix))))
+                ffi::guard(std::ptr::null(), || Ok(static_name(&under_root($suffix))))
             }
         )*
     };
@@ -135,13 +121,13 @@ root_paths! {
 /// The directory every policy lives under.
 #[no_mangle]
 pub extern "C" fn selinux_path() -> *const c_char {
-    ffi::guard(std::ptr::null(), || Ok(interned("/etc/selinux/")))
+    ffi::guard(std::ptr::null(), || Ok(static_name("/etc/selinux/")))
 }
 
 /// The policy root (`/etc/selinux/TYPE`).
 #[no_mangle]
 pub extern "C" fn selinux_policy_root() -> *const c_char {
-    ffi::guard(std::ptr::null(), || Ok(interned(&policy_root())))
+    ffi::guard(std::ptr::null(), || Ok(static_name(&policy_root())))
 }
 
 /// Makes `path` the policy root; its last component is the policy type.
@@ -248,6 +234,7 @@ pub extern "C" fn selinux_check_securetty_context(tty_context: *const c_char) ->
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use std::ffi::{CStr, CString};
 
     fn s(p: *const c_char) -> String {
         // SAFETY: the functions under test return interned NUL-terminated strings.
