@@ -5,6 +5,11 @@ ORACLE := target/oracle/sepol-oracle
 REFPOLICY := target/refpolicy
 DEFAULT_POLICY := /etc/selinux/default/policy/policy.33
 FUZZ_SECONDS ?= 60
+# The Cargo profile `capi`, `python` and their tests build: release, except under `make test`,
+# which builds everything once under `ci` (release optimisation without LTO or debug information,
+# a quarter of the build time; Cargo.toml) and passes PROFILE=ci down.
+PROFILE ?= release
+BUILD := target/$(PROFILE)
 
 .PHONY: all deps build oracle peers label-peer policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench
 
@@ -42,8 +47,8 @@ refpolicy: deps
 # programs built against libselinux: LD_LIBRARY_PATH=target/libselinux), and seaccess.pc for
 # building C programs against the build tree (pkg-config --cflags --libs seaccess).
 capi: deps
-	$(CARGO) build --release -p seaccess-capi
-	@bash tests/capi/dropin.sh
+	$(CARGO) build --profile $(PROFILE) -p seaccess-capi
+	@SEACCESS_BUILD=$(BUILD) bash tests/capi/dropin.sh
 	@mkdir -p target/pkgconfig
 	@sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@VERSION@|$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)|' \
 		crates/capi/seaccess.pc.in > target/pkgconfig/seaccess.pc
@@ -56,7 +61,7 @@ capi-header: deps
 # fail-closed loading, callbacks, a broken stderr, fork, permissive and unknown requests, stale
 # contexts, checks racing renumbering reloads, AddressSanitizer, valgrind.
 capi-test: capi oracle policies
-	bash tests/capi/run.sh
+	SEACCESS_BUILD=$(BUILD) bash tests/capi/run.sh
 
 # selinux_check_access and avc_has_perm through libseaccess against libselinux 3.4's own, on the
 # same queries (not a timed test: prints the times and ratios).
@@ -73,16 +78,16 @@ lint: deps
 # Every differential test is required here: a missing oracle, Debian policy or reference policy
 # build fails the run instead of skipping the comparison.
 test: deps oracle peers label-peer policies refpolicy lint
-	SEACCESS_REQUIRE_ORACLE=1 $(CARGO) test --release --workspace
-	SEACCESS_REQUIRE_ORACLE=1 bash tests/cli.sh
-	SEACCESS_REQUIRE_ORACLE=1 bash tests/label/cli.sh
-	SEACCESS_REQUIRE_FUSE=$$([ -e /dev/fuse ] && echo 1 || echo 0) bash tests/mount/run.sh
-	$(MAKE) capi-test
-	@$(MAKE) -s python-test
+	SEACCESS_REQUIRE_ORACLE=1 $(CARGO) test --profile ci --workspace
+	SEACCESS_BUILD=target/ci SEACCESS_REQUIRE_ORACLE=1 bash tests/cli.sh
+	SEACCESS_BUILD=target/ci SEACCESS_REQUIRE_ORACLE=1 bash tests/label/cli.sh
+	SEACCESS_BUILD=target/ci SEACCESS_REQUIRE_FUSE=$$([ -e /dev/fuse ] && echo 1 || echo 0) bash tests/mount/run.sh
+	$(MAKE) capi-test PROFILE=ci
+	@$(MAKE) -s python-test PROFILE=ci
 
 # The Python bindings, built and installed by pip into target/venv (scripts/python-venv.sh).
 python: deps
-	@bash scripts/python-venv.sh target/venv
+	@SEACCESS_PROFILE=$(PROFILE) bash scripts/python-venv.sh target/venv
 
 # The bindings' pytest suite, the differential against libsepol included (needs the oracle and
 # the compiled test policies; a missing one fails the run).

@@ -21,5 +21,8 @@ if ! "$venv/bin/python" -c 'import maturin, pytest' 2>/dev/null; then
 fi
 # The venv's maturin builds it (no isolated build environment to download again), into the
 # workspace's target/ like every other crate.
-PATH="$venv/bin:$PATH" "${pip[@]}" install --no-build-isolation ./crates/python
+# SEACCESS_PROFILE (`make test` sets ci) picks the Cargo profile, so that the tests reuse what
+# `cargo test` built rather than building everything again under release.
+profile=${SEACCESS_PROFILE:-release}
+PATH="$venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile $profile" "${pip[@]}" install --no-build-isolation ./crates/python
 "$venv/bin/python" -c 'import seaccess; print("python: seaccess installed in '"$venv"'")'

@@ -2,7 +2,10 @@
 # End-to-end tests of the seaccess command as a user runs it. Needs `make build oracle policies`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BIN=./target/release/seaccess
+# The build under test: target/release, or the directory SEACCESS_BUILD names (`make test` sets
+# target/ci, its profile without LTO).
+BUILD=${SEACCESS_BUILD:-target/release}
+BIN=./$BUILD/seaccess
 ORACLE=./target/oracle/sepol-oracle
 POL=/etc/selinux/default/policy/policy.33
 T=$(mktemp -d)
@@ -19,7 +22,7 @@ if [ ! -e "$POL" ]; then
 fi
 expect() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 
-[ -x "$BIN" ] || cargo build --release -q -p seaccess-cli
+[ -x "$BIN" ] || cargo build --profile "${BUILD##*/}" -q -p seaccess-cli
 
 # compute-av answers as libsepol does, line for line, in the selinuxfs access format.
 if [ -x "$ORACLE" ]; then
@@ -115,8 +118,8 @@ expect "bench avc refuses a zero duration" '[ $rc -eq 2 ] && grep -q "seconds" "
 # daemon's prefix, as in /var/log/audit/audit.log).
 DPOL=/etc/selinux/default/policy/policy.33
 if command -v audit2allow > /dev/null && [ -e "$DPOL" ]; then
-  OM=./target/release/examples/object_manager
-  [ -x "$OM" ] || cargo build --release -q -p seaccess-lab --example object_manager
+  OM=./$BUILD/examples/object_manager
+  [ -x "$OM" ] || cargo build --profile "${BUILD##*/}" -q -p seaccess-lab --example object_manager
   $OM "$DPOL" system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file read getattr > "$T/om"; rc=$?
   sed -n 's/^audit: /type=AVC msg=audit(1700000000.123:42): /p' "$T/om" > "$T/avc.log"
   expect "the example object manager runs" '[ $rc -eq 0 ] && grep -q "^lookups hits misses" "$T/om"'

@@ -4,8 +4,9 @@
 # programs built against libselinux to load unchanged (LD_LIBRARY_PATH=target/libselinux).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+BUILD=${SEACCESS_BUILD:-target/release}
 mkdir -p target/libselinux
 gcc -shared -o target/libselinux/libselinux.so.1 -Wl,-soname,libselinux.so.1 \
   -Wl,--version-script=crates/capi/libselinux.map \
-  -Wl,--whole-archive target/release/libseaccess.a -Wl,--no-whole-archive \
+  -Wl,--whole-archive "$BUILD/libseaccess.a" -Wl,--no-whole-archive \
   -lpcre2-8 -lpthread -ldl -lm -lgcc_s

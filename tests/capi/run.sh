@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libseaccess's C tests (make capi-test): the programs in tests/capi, written only against
-# libselinux's headers, compiled once and linked against target/release/libseaccess.so (never
+# libselinux's headers, compiled once and linked against target/release/libseaccess.so (or $SEACCESS_BUILD's) (never
 # libselinux), then run plain, under AddressSanitizer and under valgrind:
 #   answer   vs libsepol (sepol-oracle) on random queries, Debian's default and MLS policies:
 #            security_compute_av, selinux_check_access and avc_has_perm per permission, and
@@ -24,7 +24,10 @@
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-LIB=target/release/libseaccess.so
+# The build under test: target/release, or the directory SEACCESS_BUILD names (`make test` sets
+# target/ci, its profile without LTO).
+BUILD=${SEACCESS_BUILD:-target/release}
+LIB=$BUILD/libseaccess.so
 ORACLE=target/oracle/sepol-oracle
 POLICIES=(/etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/policy.33)
 # Test policies from testdata/policies (make policies); A and B differ in one rule
@@ -50,7 +53,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
-LINK=(-L"$PWD/target/release" -lseaccess -Wl,-rpath,"$PWD/target/release")
+LINK=(-L"$PWD/$BUILD" -lseaccess -Wl,-rpath,"$PWD/$BUILD")
 for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
@@ -179,13 +182,13 @@ if bash tests/capi/dropin.sh 2> "$T/d"; then
   fi
   # What needs a policy, against what the seaccess command derives from the same policy.
   if gcc -O2 -Wall -Werror -o "$OUT/dropin_policy" tests/capi/dropin_policy.c -lselinux 2> "$T/d"; then
-    SEA=./target/release/seaccess
+    SEA=./$BUILD/seaccess
     U=unconfined_u:unconfined_r:unconfined_t:s0 H=system_u:system_r:httpd_t:s0
     run_policy() { LD_LIBRARY_PATH=$PWD/target/libselinux SEACCESS_POLICY=$pol "$@" "$OUT/dropin_policy" "$H" 2>&1; }
     run_policy env -u SEACCESS_SUBJECTS > "$T/p0"
     printf 'exe=%s %s\ndefault %s\n' "$(readlink -f "$OUT/dropin_policy")" "$H" "$U" > "$T/subjects"
     run_policy env SEACCESS_SUBJECTS="$T/subjects" > "$T/p1"
-    [ -x "$SEA" ] || cargo build --release -q -p seaccess-cli
+    [ -x "$SEA" ] || cargo build --profile "${BUILD##*/}" -q -p seaccess-cli
     allowed() { "$SEA" check -p "$pol" "$@" > /dev/null 2>&1; }
     want_setcon=-1; allowed "$U" "$U" process setcurrent && allowed "$U" "$H" process dyntransition && want_setcon=0
     mls=$("$SEA" info -p "$pol" | awk '/^mls / {print ($2 == "true")}')
@@ -223,7 +226,7 @@ else
 fi
 # Debian's own programs (selinux-utils) and Python module, unmodified, on the drop-in.
 if [ -e target/libselinux/libselinux.so.1 ] && command -v matchpathcon > /dev/null; then
-  SEA=./target/release/seaccess
+  SEA=./$BUILD/seaccess
   on() { LD_LIBRARY_PATH=$PWD/target/libselinux SEACCESS_POLICY=$pol "$@"; }
   loaderr=0 progs=0
   for p in $(dpkg -L selinux-utils | grep '/sbin/'); do
@@ -316,7 +319,7 @@ EOT
 import selinux, sys
 U='$U'
 assert selinux.is_selinux_enabled() == 1
-assert selinux.matchpathcon('/etc/shadow', 0)[1] == '$(./target/release/seaccess label /etc/shadow | cut -f2)'
+assert selinux.matchpathcon('/etc/shadow', 0)[1] == '$(./$BUILD/seaccess label /etc/shadow | cut -f2)'
 assert selinux.security_compute_create(U, 'system_u:object_r:tmp_t:s0', selinux.string_to_security_class('file'))[1] == '$(echo "$U system_u:object_r:tmp_t:s0 file" | "$SEA" compute-create -p "$pol")'
 assert selinux.getcon()[1] == U
 assert selinux.context_type_get(selinux.context_new('u:r:t:s0')) == 't'

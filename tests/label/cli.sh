@@ -5,7 +5,10 @@
 # Needs `make build` and Debian's policy and file_contexts (make deps). Run as root.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-BIN=./target/release/seaccess
+# The build under test: target/release, or the directory SEACCESS_BUILD names (`make test` sets
+# target/ci, its profile without LTO).
+BUILD=${SEACCESS_BUILD:-target/release}
+BIN=./$BUILD/seaccess
 FC=/etc/selinux/default/contexts/files/file_contexts
 POL=/etc/selinux/default/policy/policy.33
 T=$(mktemp -d)
@@ -21,7 +24,7 @@ for need in matchpathcon getfattr; do
     echo "label: $pass passed, $fail failed"; exit $((fail > 0))
   fi
 done
-[ -x "$BIN" ] || cargo build --release -q -p seaccess-cli
+[ -x "$BIN" ] || cargo build --profile "${BUILD##*/}" -q -p seaccess-cli
 
 # The same output as matchpathcon, byte for byte: a sample of this machine's tree (lstat
 # types), the same paths with each forced type, and paths that do not exist.

@@ -6,7 +6,10 @@
 # `make build`. Skips (exit 0) where FUSE is missing unless SEACCESS_REQUIRE_FUSE=1.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-BIN=$PWD/target/release/seaccess
+# The build under test: target/release, or the directory SEACCESS_BUILD names (`make test` sets
+# target/ci, its profile without LTO).
+BUILD=${SEACCESS_BUILD:-target/release}
+BIN=$PWD/$BUILD/seaccess
 FC=/etc/selinux/default/contexts/files/file_contexts
 POL=/etc/selinux/default/policy/policy.33
 U=unconfined_u:unconfined_r:unconfined_t:s0   # every caller's context without a subjects file
@@ -25,7 +28,7 @@ skip() {
 command -v fusermount3 >/dev/null || skip "no fusermount3"
 for f in "$POL" "$FC"; do [ -r "$f" ] || skip "no $f (make deps)"; done
 for need in getfattr setfattr audit2why runuser; do command -v $need >/dev/null || skip "no $need (make deps)"; done
-[ -x "$BIN" ] || cargo build --release -q -p seaccess-cli
+[ -x "$BIN" ] || cargo build --profile "${BUILD##*/}" -q -p seaccess-cli
 # A real interpreter binary (not a pyenv shim) that can be copied and mapped by exe=.
 PY=
 for py in /usr/bin/python3 python3; do

@@ -213,8 +213,9 @@ pub extern "C" fn avc_open(opts: *const SelinuxOpt, nopts: c_uint) -> c_int {
     })
 }
 
-/// Closes the AVC: its callbacks are forgotten and its cache emptied. Unlike libselinux's, the
-/// SIDs stay valid (they are interned for the process's life).
+/// Closes the AVC: its callbacks are forgotten, its cache emptied and its SIDs retired (their
+/// memory given back, as libselinux frees them). Where libselinux's freed SIDs are dangling
+/// pointers, ours are refused with EINVAL.
 #[no_mangle]
 pub extern "C" fn avc_destroy() {
     ffi::guard((), || {
@@ -223,6 +224,9 @@ pub extern "C" fn avc_destroy() {
         if let Some(k) = state::enabled() {
             k.reset_cache();
         }
+        // libselinux frees its SIDs here (sidtab_destroy): a long-running program that opens
+        // and destroys the AVC gets its memory back; a SID kept past this is EINVAL.
+        sid::retire();
         Ok(())
     })
 }

@@ -175,7 +175,7 @@ pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<(usize, &'static SecurityId)
             }
             if let Some(n) = (v as u32 as usize).checked_sub(1) {
                 if let Some(s) = sid::by_index(n) {
-                    if same(s.text().as_bytes(), ctx) {
+                    if same(s.bytes(), ctx) {
                         return Ok((n, s));
                     }
                 }

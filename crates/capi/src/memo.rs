@@ -9,7 +9,7 @@
 //! else (another string at that address, two addresses sharing a slot, a class entry looked up
 //! under an older policy) falls back to the string cache, which refreshes the slot.
 //!
-//! Slots hold indexes, not pointers: a SID's (interned for the process) or a name slot's (filled
+//! Slots hold indexes, not pointers: a SID's (whose index may name another context after avc_destroy, which a hit's string compare catches) or a name slot's (filled
 //! once, its numbers carrying the seqno of the generation they were looked up in, see
 //! [`crate::lookup`]), so a slot can be overwritten at any time by any thread and a policy load
 //! needs nothing here: the numbers a hit gives come with their seqno, which the check compares
@@ -138,13 +138,13 @@ const QUERY_WAYS: usize = 4;
 #[repr(align(32))]
 struct Bucket([AtomicU64; QUERY_WAYS]);
 /// Per slot: tag (13 bits) | VALID | source SID index (20) | target SID index (20) | name
-/// entry index (10); 0 is empty.
+/// entry index (10); 0 is empty. A query with a SID past the first 2^20 is not remembered here.
 static QUERIES: [Bucket; 1 << BITS] = [const { Bucket([const { AtomicU64::new(0) }; QUERY_WAYS]) }; 1 << BITS];
 const SID_BITS: u32 = 20;
 const NAME_INDEX_BITS: u32 = 10;
 const QUERY_VALID: u64 = 1 << 50;
 const QUERY_TAG: u64 = !0 << 51;
-const _: () = assert!(2 * SID_BITS + NAME_INDEX_BITS == 50 && sid::MAX_SIDS <= 1 << SID_BITS && lookup::NAME_SLOTS <= 1 << NAME_INDEX_BITS);
+const _: () = assert!(2 * SID_BITS + NAME_INDEX_BITS == 50 && lookup::NAME_SLOTS <= 1 << NAME_INDEX_BITS);
 
 /// The field of `v` at bit `at`, `bits` wide.
 #[inline(always)]

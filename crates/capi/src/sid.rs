@@ -1,14 +1,21 @@
-//! libselinux's userspace SIDs (`security_id_t`): one per context string, interned for the
-//! life of the process, whose public prefix `{ char *ctx; unsigned refcnt; }` programs may read.
-//! Behind the prefix each carries the seaccess SID its context resolves to.
+//! libselinux's userspace SIDs (`security_id_t`): one per context string, interned until
+//! `avc_destroy` (as libselinux's sidtab), whose public prefix `{ char *ctx; unsigned refcnt; }`
+//! programs may read. Behind the prefix each carries the seaccess SID its context resolves to.
 //!
-//! SIDs live side by side in one region of address space reserved at the first one (pages are
-//! touched only as SIDs fill them) and never freed or moved, so a pointer handed out stays
-//! valid, and a pointer passed in is proven ours (else EINVAL) by arithmetic alone: its offset
-//! from the region's start is below the filled part and a multiple of a SID's size. Nothing is
-//! read through a pointer before that.
+//! A table of SIDs is a few chunks of address space, each twice the size of the one before,
+//! mapped when the one before is full (the first holds 512 SIDs in 64 KiB): a process pays for
+//! the SIDs it makes and no more, and the table grows until memory runs out (then ENOMEM). A SID
+//! is never moved, so a pointer handed out stays valid, and a pointer passed in is proven ours
+//! (else EINVAL) by arithmetic alone: it lies in a chunk, at a multiple of a SID's size, below
+//! the filled part. Nothing is read through a pointer before that.
+//!
+//! `avc_destroy` retires the table (libselinux frees its SIDs there): its pages and those of
+//! its long texts are given back to the system, the next SID starts a new table, and a retired
+//! SID's pointer is EINVAL from then on. A retired chunk's address space stays mapped, never
+//! reused: a thread still inside a check with one of its SIDs reads zeroes (an empty SID, which
+//! resolves to nothing), never another context, and a stale pointer can never name a new SID.
 
-use std::ffi::{c_char, CString};
+use std::ffi::c_char;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::RwLock;
 
@@ -19,13 +26,13 @@ use seaccess_types::Sid;
 use crate::ffi::{Res, EINVAL, ENOMEM};
 
 /// `struct security_id` with seaccess's fields after libselinux's public ones. Every field is
-/// an atomic, so the region's zeroed pages are empty SIDs. Aligned to a cache line so that
-/// threads counting references on different SIDs do not share a line. A context short enough
-/// is kept in the SID itself, so that comparing an argument with it reads the line the SID's
-/// lookup already brought in rather than a separate allocation.
+/// an atomic, so zeroed pages are empty SIDs. Aligned to a cache line so that threads counting
+/// references on different SIDs do not share a line. A context short enough is kept in the SID
+/// itself, so that comparing an argument with it reads the line the SID's lookup already brought
+/// in rather than a separate allocation.
 #[repr(C, align(64))]
 pub struct SecurityId {
-    /// `char *ctx`: the context, NUL-terminated, never freed; NULL until the SID is filled.
+    /// `char *ctx`: the context, NUL-terminated; NULL until the SID is filled.
     ctx: AtomicPtr<c_char>,
     /// `unsigned int refcnt`: counted by sidget/sidput, which free nothing (as libselinux 3.4).
     refcnt: AtomicU32,
@@ -46,17 +53,25 @@ pub struct SecurityId {
 const INLINE_WORDS: usize = 13;
 
 impl SecurityId {
-    pub fn text(&self) -> &str {
+    /// The context's bytes, without the NUL; empty while the SID is empty (or retired).
+    #[inline(always)]
+    pub(crate) fn bytes(&self) -> &[u8] {
         let p = self.ctx.load(Acquire);
         if p.is_null() {
-            return "";
+            return &[];
         }
         let len = self.len.load(Relaxed) as usize;
-        // SAFETY: a non-NULL `ctx` was stored (after `len` and the inline words, with Release)
-        // by `intern`: this SID's inline words or the buffer of a CString, either holding a
-        // `&str` of `len` bytes and never changed again (INDEX owns the CString for the
-        // process's life, and moving a CString does not move its buffer).
-        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(p as *const u8, len)) }
+        // SAFETY: a non-NULL `ctx` was stored (after `len` and the text, with Release) by
+        // `intern`: this SID's inline words or a piece of a text chunk, either `len` bytes and a
+        // NUL that stay mapped for the process (chunks are never unmapped; retiring one zeroes
+        // its pages, and zero bytes are still bytes).
+        unsafe { std::slice::from_raw_parts(p as *const u8, len) }
+    }
+
+    /// The context; empty while the SID is empty. Checked as UTF-8 here, not trusted: a thread
+    /// reading a SID while `avc_destroy` retires it may see part of its text zeroed.
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(self.bytes()).unwrap_or("")
     }
 
     /// The context as a NUL-terminated string (NULL while the SID is empty), to compare a C
@@ -93,7 +108,11 @@ impl SecurityId {
                 return Ok(sid);
             }
         }
-        let sid = g.context_to_sid(self.text()).map_err(|_| EINVAL)?;
+        let text = self.text();
+        if text.is_empty() {
+            return Err(EINVAL);
+        }
+        let sid = g.context_to_sid(text).map_err(|_| EINVAL)?;
         // A thread resolving under an older generation may overwrite this with its own: the
         // next check of the newer one resolves again, never takes the older SID.
         self.resolved.store(u64::from(seqno) << 32 | u64::from(sid.0), Relaxed);
@@ -112,22 +131,97 @@ impl SecurityId {
 
 const SIZE: usize = std::mem::size_of::<SecurityId>();
 const _: () = assert!(SIZE == 128, "two cache lines, as INLINE_WORDS assumes");
-/// How many SIDs the region holds (128 MiB of address space, backed only where filled).
-pub(crate) const MAX_SIDS: usize = 1 << 20;
+/// SIDs in the first chunk; chunk `k` holds `FIRST << k`.
+const FIRST: usize = 512;
+/// Chunks a table may have: far more address space than a process has, so that the table ends
+/// where mapping fails (ENOMEM), not here.
+const CHUNKS_MAX: usize = 40;
 
-/// The region's address; 0 until the first SID is made. Written before FILLED first leaves 0.
-static BASE: AtomicUsize = AtomicUsize::new(0);
-/// How many SIDs have been handed out: slots below this are filled.
+/// The current table's chunks (their addresses; 0 past the last one) and how many SIDs it has
+/// handed out (slots below this are filled). A chunk's address is stored before FILLED passes
+/// its first slot.
+static CHUNKS: [AtomicUsize; CHUNKS_MAX] = [const { AtomicUsize::new(0) }; CHUNKS_MAX];
 static FILLED: AtomicUsize = AtomicUsize::new(0);
 static INDEX: RwLock<Option<Index>> = RwLock::new(None);
 
-/// Which SID each context has, and the NUL-terminated copies of contexts too long to be kept
-/// in their SID, owned here for the process's life (and so reachable from a global: leak checkers do not
-/// look into the SID region).
+/// Which SID each context has, and where the texts too long for their SID are kept.
 #[derive(Default)]
 struct Index {
     map: FxHashMap<Box<str>, usize>,
-    texts: Vec<CString>,
+    texts: Texts,
+}
+
+/// The chunk holding slot `i`, and the slot of its first SID.
+#[inline(always)]
+fn chunk_of(i: usize) -> (usize, usize) {
+    let k = (usize::BITS - 1 - (i / FIRST + 1).leading_zeros()) as usize;
+    (k, FIRST * ((1 << k) - 1))
+}
+
+/// Bytes of chunk `k`.
+fn chunk_bytes(k: usize) -> Option<usize> {
+    (FIRST << k).checked_mul(SIZE)
+}
+
+/// A fresh private anonymous mapping of `len` bytes, backed only where written.
+fn map(len: usize) -> Res<usize> {
+    // SAFETY: a new mapping; no existing memory is touched.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED || p.is_null() {
+        return Err(ENOMEM);
+    }
+    Ok(p as usize)
+}
+
+/// Gives the pages of a mapping back to the system, keeping its addresses: what is read there
+/// afterwards is zeroes.
+fn zero(base: usize, len: usize) {
+    // SAFETY: [base, base + len) is a whole mapping made by `map` and never unmapped;
+    // MADV_DONTNEED on private anonymous memory only replaces its pages with zero pages.
+    unsafe { libc::madvise(base as *mut libc::c_void, len, libc::MADV_DONTNEED) };
+}
+
+/// The texts too long to be kept in their SID: NUL-terminated, side by side in chunks of their
+/// own, so that they live exactly as long as the SIDs pointing at them (retired together).
+#[derive(Default)]
+struct Texts {
+    chunks: Vec<(usize, usize)>,
+    used: usize,
+}
+
+impl Texts {
+    const CHUNK: usize = 64 << 10;
+
+    /// A copy of `text` with a NUL after it, at an address that stays mapped for the process.
+    fn store(&mut self, text: &[u8]) -> Res<*mut c_char> {
+        let need = text.len() + 1;
+        let room = self.chunks.last().map_or(0, |&(_, len)| len - self.used);
+        if room < need {
+            let len = need.div_ceil(Self::CHUNK) * Self::CHUNK;
+            self.chunks.try_reserve(1).map_err(|_| ENOMEM)?;
+            self.chunks.push((map(len)?, len));
+            self.used = 0;
+        }
+        let &(base, _) = self.chunks.last().ok_or(ENOMEM)?;
+        let p = (base + self.used) as *mut u8;
+        // SAFETY: [p, p + need) lies in the last chunk (room checked above), is written by no
+        // one else (INDEX's write lock is held) and has never been handed out.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), p, text.len());
+            *p.add(text.len()) = 0;
+        }
+        self.used += need;
+        Ok(p as *mut c_char)
+    }
 }
 
 /// The index's lock, held across a fork (see [`crate::fork`]): no SID is being made at the fork,
@@ -138,47 +232,27 @@ pub(crate) fn hold() -> Held {
     Held(INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner))
 }
 
-/// The region, reserved on first use (called under INDEX's write lock).
-fn region() -> Res<usize> {
-    let b = BASE.load(Acquire);
-    if b != 0 {
-        return Ok(b);
-    }
-    // SAFETY: a fresh private anonymous mapping; no existing memory is touched. MAP_NORESERVE:
-    // pages are committed only when a SID is written into them.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            MAX_SIDS * SIZE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED || p.is_null() {
-        return Err(ENOMEM);
-    }
-    BASE.store(p as usize, Release);
-    Ok(p as usize)
+/// The SID at `addr`, an address in a chunk at a multiple of SIZE from its start.
+#[inline(always)]
+fn at(addr: usize) -> &'static SecurityId {
+    // SAFETY: every caller has checked that `addr` is a SID's place in a chunk (mapped, never
+    // unmapped, page aligned, so the place is SIZE-aligned). Its bytes are zeroes or a SID being
+    // or having been filled, all valid: every field is an atomic, and zero is an empty SID.
+    unsafe { &*(addr as *const SecurityId) }
 }
 
-/// The SID at `i`, which must be below FILLED (or about to be filled under INDEX's lock).
-fn at(base: usize, i: usize) -> &'static SecurityId {
-    // SAFETY: i < MAX_SIDS (checked by every caller through FILLED, which never exceeds it), so
-    // the address is inside the region, which is never unmapped, and SIZE-aligned (the region
-    // is page aligned). Its bytes are zeroes or a filled SID, both valid: every field is an
-    // atomic, and zero is an empty SID.
-    unsafe { &*((base + i * SIZE) as *const SecurityId) }
-}
-
-/// The SID handed out `i`-th, if there is one.
+/// The SID handed out `i`-th in the current table, if there is one.
 #[inline]
 pub(crate) fn by_index(i: usize) -> Option<&'static SecurityId> {
     if i >= FILLED.load(Acquire) {
         return None;
     }
-    Some(at(BASE.load(Relaxed), i))
+    let (k, first) = chunk_of(i);
+    let base = CHUNKS.get(k)?.load(Acquire);
+    if base == 0 {
+        return None;
+    }
+    Some(at(base + (i - first) * SIZE))
 }
 
 /// The SID of context `ctx`, made on first use. Like libselinux's, it does not check the
@@ -192,28 +266,34 @@ pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
     {
         let idx = INDEX.read().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(&i) = idx.as_ref().and_then(|x| x.map.get(ctx)) {
-            return Ok((i, at(BASE.load(Acquire), i)));
+            return by_index(i).map(|s| (i, s)).ok_or(EINVAL);
         }
     }
     crate::fork::register();
     let mut idx = INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner);
     let index = idx.get_or_insert_with(Index::default);
     if let Some(&i) = index.map.get(ctx) {
-        return Ok((i, at(BASE.load(Acquire), i)));
+        return by_index(i).map(|s| (i, s)).ok_or(EINVAL);
     }
     if ctx.as_bytes().contains(&0) {
         return Err(EINVAL);
     }
-    let i = FILLED.load(Acquire);
-    if i >= MAX_SIDS {
-        return Err(ENOMEM);
-    }
     let len = u32::try_from(ctx.len()).map_err(|_| EINVAL)?;
-    let s = at(region()?, i);
+    index.map.try_reserve(1).map_err(|_| ENOMEM)?;
+    let i = FILLED.load(Acquire);
+    let (k, first) = chunk_of(i);
+    let chunk = CHUNKS.get(k).ok_or(ENOMEM)?;
+    let mut base = chunk.load(Acquire);
+    if base == 0 {
+        base = map(chunk_bytes(k).ok_or(ENOMEM)?)?;
+        chunk.store(base, Release);
+    }
+    let s = at(base + (i - first) * SIZE);
     s.len.store(len, Relaxed);
     if ctx.len() < INLINE_WORDS * 8 {
-        // The slot is fresh (zeroed pages, never reused): the words past the text, its NUL
-        // among them, are zero already, but are written anyway so that this does not rest on it.
+        // The slot is fresh (a new chunk's zero pages, never reused): the words past the text,
+        // its NUL among them, are zero already, but are written anyway so that this does not
+        // rest on it.
         for (n, w) in s.inline.iter().enumerate() {
             let mut b = [0u8; 8];
             for (k, x) in b.iter_mut().enumerate() {
@@ -223,42 +303,75 @@ pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
         }
         s.ctx.store(s.inline.as_ptr() as *mut c_char, Release);
     } else {
-        let text = CString::new(ctx).map_err(|_| EINVAL)?;
-        s.ctx.store(text.as_ptr() as *mut c_char, Release);
-        index.texts.push(text);
+        s.ctx.store(index.texts.store(ctx.as_bytes())?, Release);
     }
     index.map.insert(ctx.into(), i);
     FILLED.store(i + 1, Release);
     Ok((i, s))
 }
 
-/// The SID behind a pointer a program passes in, if it is one this library handed out; EINVAL
-/// for NULL or any other pointer, decided without reading through it.
-#[inline(always)]
-pub(crate) fn from_ptr(p: *const SecurityId) -> Res<&'static SecurityId> {
-    let filled = FILLED.load(Acquire);
-    // Wraps for a pointer below the region (NULL among them) to a huge offset, which fails the
-    // bound as one beyond the filled part does; before the first SID, filled is 0.
-    let off = (p as usize).wrapping_sub(BASE.load(Relaxed));
-    if off >= filled * SIZE || off % SIZE != 0 {
-        return Err(EINVAL);
+/// Retires the current table (`avc_destroy`): every SID made so far is EINVAL from now on, its
+/// memory given back; the next SID starts a new table.
+pub(crate) fn retire() {
+    let mut idx = INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some(old) = idx.take() else { return };
+    FILLED.store(0, Release);
+    for (k, chunk) in CHUNKS.iter().enumerate() {
+        let base = chunk.swap(0, AcqRel);
+        if let (true, Some(len)) = (base != 0, chunk_bytes(k)) {
+            zero(base, len);
+        }
     }
-    Ok(at(BASE.load(Relaxed), off / SIZE))
+    for &(base, len) in &old.texts.chunks {
+        zero(base, len);
+    }
 }
 
-/// [`from_ptr`] of two pointers, reading the filled count and the region once.
+/// The SID at address `p` if it is one this table handed out, `filled` its count.
+#[inline(always)]
+fn locate(p: usize, filled: usize) -> Option<&'static SecurityId> {
+    let base = CHUNKS[0].load(Acquire);
+    let off = p.wrapping_sub(base);
+    // Wraps for a pointer below the chunk (NULL among them) to a huge offset, which fails the
+    // bound as one beyond it does.
+    if off < FIRST * SIZE {
+        return (base != 0 && off % SIZE == 0 && off / SIZE < filled).then(|| at(p));
+    }
+    locate_far(p, filled)
+}
+
+/// [`locate`] past the first chunk.
+#[cold]
+#[inline(never)]
+fn locate_far(p: usize, filled: usize) -> Option<&'static SecurityId> {
+    let mut first = FIRST;
+    for (k, chunk) in CHUNKS.iter().enumerate().skip(1) {
+        let base = chunk.load(Acquire);
+        if base == 0 {
+            return None;
+        }
+        let off = p.wrapping_sub(base);
+        if off < chunk_bytes(k)? {
+            return (off % SIZE == 0 && first + off / SIZE < filled).then(|| at(p));
+        }
+        first += FIRST << k;
+    }
+    None
+}
+
+/// The SID behind a pointer a program passes in, if it is one this library handed out (and
+/// `avc_destroy` has not retired since); EINVAL for NULL or any other pointer, decided without
+/// reading through it.
+#[inline(always)]
+pub(crate) fn from_ptr(p: *const SecurityId) -> Res<&'static SecurityId> {
+    locate(p as usize, FILLED.load(Acquire)).ok_or(EINVAL)
+}
+
+/// [`from_ptr`] of two pointers, reading the filled count once.
 #[inline(always)]
 pub(crate) fn from_ptrs(a: *const SecurityId, b: *const SecurityId) -> Res<(&'static SecurityId, &'static SecurityId)> {
     let filled = FILLED.load(Acquire);
-    let base = BASE.load(Relaxed);
-    let ours = |p: *const SecurityId| {
-        let off = (p as usize).wrapping_sub(base);
-        if off >= filled * SIZE || off % SIZE != 0 {
-            return Err(EINVAL);
-        }
-        Ok(at(base, off / SIZE))
-    };
-    Ok((ours(a)?, ours(b)?))
+    Ok((locate(a as usize, filled).ok_or(EINVAL)?, locate(b as usize, filled).ok_or(EINVAL)?))
 }
 
 /// The pointer C programs hold for a SID.
@@ -293,16 +406,57 @@ mod tests {
         assert_eq!(from_ptr(std::ptr::null()).map(|_| ()), Err(EINVAL));
         assert_eq!(from_ptr((a as usize + 8) as *const SecurityId).map(|_| ()), Err(EINVAL));
         assert_eq!(from_ptr((a as usize - 1) as *const SecurityId).map(|_| ()), Err(EINVAL));
-        let past = (BASE.load(Acquire) + count() * SIZE) as *const SecurityId;
-        assert_eq!(from_ptr(past).map(|_| ()), Err(EINVAL));
-        let beyond = (BASE.load(Acquire) + MAX_SIDS * SIZE) as *const SecurityId;
-        assert_eq!(from_ptr(beyond).map(|_| ()), Err(EINVAL));
+        let past = (CHUNKS[0].load(Acquire) + count().min(FIRST) * SIZE) as *const SecurityId;
+        if count() < FIRST {
+            assert_eq!(from_ptr(past).map(|_| ()), Err(EINVAL));
+        }
+        let beyond = (CHUNKS[0].load(Acquire) + FIRST * SIZE) as *const SecurityId;
+        if CHUNKS[1].load(Acquire) == 0 {
+            assert_eq!(from_ptr(beyond).map(|_| ()), Err(EINVAL));
+        }
         let local = 0u64;
         assert_eq!(from_ptr(&local as *const u64 as *const SecurityId).map(|_| ()), Err(EINVAL));
         let heap = Box::new([0u8; 64]);
         assert_eq!(from_ptr(heap.as_ptr() as *const SecurityId).map(|_| ()), Err(EINVAL));
         // A context with a NUL inside is refused.
         assert_eq!(intern("u:r:a\0b:s0").map(|_| ()), Err(EINVAL));
+    }
+
+    // The table grows chunk by chunk: thousands of SIDs, every one found again by its pointer, by
+    // its index and by its context, each pointer distinct; a pointer into the middle of a later
+    // chunk's SID, or just past the filled part, is refused.
+    #[test]
+    fn the_table_grows_past_its_first_chunks() {
+        let made: Vec<(usize, &'static SecurityId)> = (0..3 * FIRST)
+            .map(|n| intern_indexed(&format!("u:r:grows_{n}_t:s0")).unwrap_or_else(|e| panic!("{e:?}")))
+            .collect();
+        assert!(CHUNKS[1].load(Acquire) != 0 && CHUNKS[2].load(Acquire) != 0, "three chunks at least");
+        let mut seen = std::collections::HashSet::new();
+        for (n, (i, s)) in made.iter().enumerate() {
+            let ctx = format!("u:r:grows_{n}_t:s0");
+            assert_eq!(s.text(), ctx);
+            assert!(seen.insert(as_ptr(s) as usize), "{ctx} shares a SID");
+            assert_eq!(from_ptr(as_ptr(s)).map(as_ptr), Ok(as_ptr(s)));
+            assert_eq!(by_index(*i).map(as_ptr), Some(as_ptr(s)));
+            assert_eq!(intern(&ctx).map(as_ptr), Ok(as_ptr(s)));
+            assert_eq!(from_ptr((as_ptr(s) as usize + 64) as *const SecurityId).map(|_| ()), Err(EINVAL));
+        }
+        let (k, first) = chunk_of(count());
+        let next = CHUNKS[k].load(Acquire) + (count() - first) * SIZE;
+        if CHUNKS[k].load(Acquire) != 0 {
+            assert_eq!(from_ptr(next as *const SecurityId).map(|_| ()), Err(EINVAL));
+        }
+    }
+
+    // Slot i lies in chunk k from FIRST * (2^k - 1) on, chunk k holding FIRST << k.
+    #[test]
+    fn slots_map_to_their_chunks() {
+        assert_eq!(chunk_of(0), (0, 0));
+        assert_eq!(chunk_of(FIRST - 1), (0, 0));
+        assert_eq!(chunk_of(FIRST), (1, FIRST));
+        assert_eq!(chunk_of(3 * FIRST - 1), (1, FIRST));
+        assert_eq!(chunk_of(3 * FIRST), (2, 3 * FIRST));
+        assert_eq!(chunk_of(7 * FIRST), (3, 7 * FIRST));
     }
 
     // A context that fits is kept inside its SID (the check's strcmp then reads the SID's own
