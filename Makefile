@@ -50,7 +50,7 @@ capi: deps
 	$(CARGO) build --profile $(PROFILE) -p seaccess-capi
 	@SEACCESS_BUILD=$(BUILD) bash tests/capi/dropin.sh
 	@mkdir -p target/pkgconfig
-	@sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@VERSION@|$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)|' \
+	@sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(BUILD)|' -e 's|@VERSION@|$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)|' \
 		crates/capi/seaccess.pc.in > target/pkgconfig/seaccess.pc
 
 # crates/capi/include/seaccess.h from crates/capi/src/load.rs (a test fails when it is stale).

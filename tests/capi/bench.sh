@@ -58,3 +58,20 @@ for n in check_access has_perm_1_thread has_perm_2_threads; do
   printf '%s %s %s %s %s\n' "$n" "$(median s "$n" 2)" "$(median s "$n" 3)" "$(median l "$n" 2)" "$(median l "$n" 3)"
 done | awk '{ printf "%-19s wall: libseaccess %7.1f ns  libselinux %7.1f ns  %5.1fx   cpu: libseaccess %7.1f ns  libselinux %7.1f ns  %5.1fx\n", $1, $2, $4, $4 / $2, $3, $5, $5 / $3 }'
 echo "bench: both allow the same checks in every run ($s); medians of $RUNS runs"
+
+# selabel_lookup through the C API: tests/capi/bench_label.c built once against Debian's
+# libselinux and run on it and on libseaccess in its place (target/libselinux, from make capi),
+# on the same 4,000 paths (Debian's default file_contexts); both must give the same answers.
+[ -e target/libselinux/libselinux.so.1 ] || { echo "bench: target/libselinux/libselinux.so.1 is missing (make capi)" >&2; exit 1; }
+gcc -O2 -Wall -Werror -o "$OUT/bench_label" tests/capi/bench_label.c -lselinux
+find /etc /usr/bin /usr/lib/systemd /var /usr/share/doc -maxdepth 3 2>/dev/null | head -n 4000 > "$T/paths"
+LROUNDS=${BENCH_LABEL_ROUNDS:-3}
+for i in $(seq "$RUNS"); do
+  LD_LIBRARY_PATH=$PWD/target/libselinux "$OUT/bench_label" "$LROUNDS" < "$T/paths" > "$T/ls$i"
+  "$OUT/bench_label" "$LROUNDS" < "$T/paths" > "$T/ll$i"
+  a=$(grep answers "$T/ls$i"); b=$(grep answers "$T/ll$i")
+  [ "$a" = "$b" ] || { echo "bench: selabel_lookup answers differ: libseaccess $a, libselinux $b" >&2; exit 1; }
+done
+printf '%s %s\n' "$(median ls selabel_lookup 2)" "$(median ll selabel_lookup 2)" \
+  | awk '{ printf "selabel_lookup      wall: libseaccess %7.1f ns  libselinux %9.1f ns  %5.1fx\n", $1, $2, $2 / $1 }'
+echo "bench: both label the same $(grep -o 'of [0-9]*' "$T/ls1" | cut -d' ' -f2) paths alike in every run ($a); medians of $RUNS runs"

@@ -3,6 +3,11 @@
  * (each child runs under alarm(): a hung child dies of SIGALRM and fails the test).
  *
  *   fork POLICY_A POLICY_B FORKS    (SEACCESS_POLICY unset) the storm above
+ *   fork tables POLICY_A POLICY_B FORKS
+ *                                   the storm, with one more thread going through the library's
+ *                                   own tables (status page, process attributes, configuration,
+ *                                   matchpathcon with a fresh handle each pass, restorecon
+ *                                   settings), which each child then uses too
  *   SEACCESS_POLICY=BIG fork load FORKS
  *                                   children forked while another thread loads BIG lazily
  *                                   (the first call that needs a policy)
@@ -28,6 +33,7 @@
 #include <unistd.h>
 #include <selinux/selinux.h>
 #include <selinux/avc.h>
+#include <selinux/restorecon.h>
 #include "seaccess.h"
 
 static const char *S = "system_u:system_r:init_t:s0", *T = "system_u:object_r:shadow_t:s0";
@@ -153,6 +159,44 @@ static void *setter(void *arg)
 	return NULL;
 }
 
+/* matchpathcon is deprecated in favour of selabel_lookup, and still what programs call. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/* The library's own tables, each behind its lock: the status page, the process attributes, the
+ * configuration, matchpathcon's handle and restorecon's settings. */
+static int table_calls(void)
+{
+	int bad = 0;
+	char *con = NULL;
+	selinux_status_open(0);
+	bad += selinux_status_updated() < 0;
+	bad += getcon(&con) != 0;
+	freecon(con);
+	bad += setexeccon(NULL) != 0;
+	bad += selinux_policy_root() == NULL;
+	if (matchpathcon("/etc/passwd", 0, &con) == 0)
+		freecon(con);
+	const char *none[] = {NULL};
+	selinux_restorecon_set_exclude_list(none);
+	return bad;
+}
+
+static atomic_int with_tables;
+
+static void *tables(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		enter();
+		table_calls();
+		/* A fresh handle every pass, whose expressions are compiled again on first use: a
+		 * child forked during a compile must not wait for it. */
+		matchpathcon_fini();
+		leave();
+	}
+	return NULL;
+}
+
 /* Every kind of call, in the child. Returns the number of failed ones. */
 static int child_calls(int reload)
 {
@@ -183,6 +227,8 @@ static int child_calls(int reload)
 	avc_sid_stats();
 	rc = selinux_check_access(ctx, T, "file", "read", NULL);
 	bad += rc == 0; /* child%d_t is no type of either policy */
+	if (atomic_load(&with_tables))
+		bad += table_calls();
 	return bad;
 }
 
@@ -251,8 +297,13 @@ int main(int argc, char **argv)
 		printf("fork load: %d children, %d failed\n", i, failed);
 		return failed ? 1 : 0;
 	}
+	if (argc == 5 && strcmp(argv[1], "tables") == 0) {
+		atomic_store(&with_tables, 1);
+		argv++;
+		argc--;
+	}
 	if (argc != 4 || getenv("SEACCESS_POLICY")) {
-		fprintf(stderr, "usage: fork POLICY_A POLICY_B FORKS | SEACCESS_POLICY=P fork load FORKS\n");
+		fprintf(stderr, "usage: fork [tables] POLICY_A POLICY_B FORKS | SEACCESS_POLICY=P fork load FORKS\n");
 		return 2;
 	}
 	pol[0] = argv[1];
@@ -266,9 +317,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	avc_add_callback(on_reset, AVC_CALLBACK_RESET, NULL, NULL, 0, 0);
-	pthread_t th[6];
-	void *(*fn[6])(void *) = {interner, interner, auditor, resetter, reloader, setter};
-	for (int i = 0; i < 6; i++)
+	pthread_t th[7];
+	void *(*fn[7])(void *) = {interner, interner, auditor, resetter, reloader, setter, tables};
+	int threads = atomic_load(&with_tables) ? 7 : 6;
+	for (int i = 0; i < threads; i++)
 		pthread_create(&th[i], NULL, fn[i], (void *)((unsigned long)i * 1000000));
 	int i;
 	for (i = 0; i < forks && time(NULL) < deadline; i++) {
@@ -276,9 +328,9 @@ int main(int argc, char **argv)
 		failed += pid < 0 || reap(pid, i);
 	}
 	atomic_store(&stop, 1);
-	for (int k = 0; k < 6; k++)
+	for (int k = 0; k < threads; k++)
 		pthread_join(th[k], NULL);
-	printf("fork: %d children, %d failed (parent: %d reload notifications, %d log lines)\n", i, failed,
+	printf("fork%s: %d children, %d failed (parent: %d reload notifications, %d log lines)\n", atomic_load(&with_tables) ? " tables" : "", i, failed,
 	       atomic_load(&loads), atomic_load(&logged));
 	return failed || i < forks ? 1 : 0;
 }

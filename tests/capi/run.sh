@@ -34,7 +34,7 @@ POLICIES=(/etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/policy.3
 # (callbacks_*.cil).
 TP=target/policies
 A=$TP/callbacks_a.33 B=$TP/callbacks_b.33
-OWN=("$A" "$B" "$TP/renumber_a.33" "$TP/renumber_b.33" "$TP/unknown.33" "$TP/example.33")
+OWN=("$A" "$B" "$TP/renumber_a.33" "$TP/renumber_b.33" "$TP/unknown.33" "$TP/unknown_deny.33" "$TP/unknown_reject.33" "$TP/example.33")
 COUNT=${CAPI_QUERIES:-3000}
 OUT=target/capi
 mkdir -p "$OUT"
@@ -54,7 +54,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
 LINK=(-L"$PWD/$BUILD" -lseaccess -Wl,-rpath,"$PWD/$BUILD")
-for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm; do
+for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm mapping; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
     || bad "compile $p with -fsanitize=address"
@@ -130,10 +130,15 @@ failclosed "" && ok "failclosed: a policy named and not loadable denies everythi
 "$OUT/callbacks" "$A" "$B" > "$T/c" 2>&1 && ok "callbacks: reload callbacks see the new policy, no deadlock" || { bad "callbacks"; cat "$T/c"; }
 "$OUT/epipe" "$A" "$B" > "$T/p" 2>&1 && ok "epipe: a broken standard error changes no answer" || { bad "epipe"; cat "$T/p"; }
 "$OUT/fork" "$A" "$B" 300 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k")" || { bad "fork"; tail -20 "$T/k"; }
+"$OUT/fork" tables "$A" "$B" 120 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k") (the library's own tables, a fresh labeling handle each pass)" || { bad "fork tables"; tail -20 "$T/k"; }
 SEACCESS_POLICY=$pol "$OUT/fork" load 50 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k") (during the lazy load)" || { bad "fork during the lazy load"; tail -20 "$T/k"; }
 "$OUT/permissive" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/p" 2>&1 && ok "permissive: empty and unknown requests" || { bad "permissive: empty and unknown requests"; grep -v '^avc: \|^Unknown' "$T/p"; }
 "$OUT/stale_context" "$TP/renumber_a.33" "$TP/example.33" > "$T/p" 2>&1 && ok "stale_context: EINVAL for a context the reload made invalid" || { bad "stale_context"; grep -v '^avc: ' "$T/p"; }
 "$OUT/reload_storm" "$TP/renumber_a.33" "$TP/renumber_b.33" 3 > "$T/p" 2>&1 && ok "$(grep '^reload_storm:' "$T/p")" || { bad "reload_storm"; grep -v '^avc: ' "$T/p" | head -20; }
+MAPPING=("$TP/unknown.33" "$TP/unknown_deny.33" "$TP/unknown_reject.33" "$TP/renumber_a.33" "$TP/renumber_b.33")
+"$OUT/mapping" "${MAPPING[@]}" > "$T/p" 2>&1 \
+  && ok "mapping: selinux_set_mapping's numbering in names, compute_av, the AVC, selinux_check_access, compute_create and records; handle_unknown allow, deny, reject; a renumbering reload" \
+  || { bad "mapping"; cat "$T/p"; }
 
 # The same programs under AddressSanitizer and valgrind, on fewer queries.
 head -n 300 "$T/q.default" > "$T/q300"
@@ -149,6 +154,7 @@ SEACCESS_POLICY=$pol "$OUT/fork-asan" load 20 > "$T/a" 2>&1 && ok "fork during t
 "$OUT/permissive-asan" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/a" 2>&1 && ok "permissive under ASan" || { bad "permissive under ASan"; tail -30 "$T/a"; }
 "$OUT/stale_context-asan" "$TP/renumber_a.33" "$TP/example.33" > "$T/a" 2>&1 && ok "stale_context under ASan" || { bad "stale_context under ASan"; tail -30 "$T/a"; }
 "$OUT/reload_storm-asan" "$TP/renumber_a.33" "$TP/renumber_b.33" 2 > "$T/a" 2>&1 && ok "reload_storm under ASan" || { bad "reload_storm under ASan"; grep -v '^avc: ' "$T/a" | tail -30; }
+"$OUT/mapping-asan" "${MAPPING[@]}" > "$T/a" 2>&1 && ok "mapping under ASan" || { bad "mapping under ASan"; tail -30 "$T/a"; }
 unset ASAN_OPTIONS
 VG=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite)
 head -n 100 "$T/q.default" > "$T/q100"
@@ -294,6 +300,13 @@ EOT
     "$SEA" check -p "$pol" system_u:system_r:sshd_t:s0-s0:c0.c1023 "$c" process transition > /dev/null 2>&1 || { okc=0; echo "  security_compute_user gave $c, which sshd_t may not transition to"; }
   done
   [ "$lst" = 1 ] && [ "$okc" = 1 ] && [ "$n" -gt 0 ] && ok "dropin: Debian's getconlist lists what the configuration and policy give; security_compute_user's $n contexts are each reachable" || bad "dropin: user contexts"
+  # The rest of selinux-utils (and sestatus), each answer derived from the policy, its files or
+  # the real libselinux: tests/capi/dropin_utils.sh.
+  if bash tests/capi/dropin_utils.sh "$pol" "$SEA" > "$T/u" 2>&1; then
+    ok "dropin: Debian's compute_av, validatetrans, getsebool -a, togglesebool, getfilecon, setfilecon, getpidcon, selinuxexeccon, getenforce, setenforce, selinuxenabled, policyvers, getseuser, getdefaultcon, selinux_check_securetty_context, avcstat and sestatus answer as derived ($(tail -n 1 "$T/u"))"
+  else
+    bad "dropin: selinux-utils programs (tests/capi/dropin_utils.sh)"; grep -v '^ok: ' "$T/u" | head -30
+  fi
   # restorecon and setfiles (policycoreutils) on a scratch tree outside /tmp (whose paths
   # file_contexts leaves unlabelled): the changes seaccess label --apply lists.
   if command -v restorecon > /dev/null && command -v setfiles > /dev/null; then
@@ -314,6 +327,37 @@ EOT
     rm -rf "$R"
   else
     bad "dropin: restorecon or setfiles missing (make deps)"
+  fi
+  # The partial-match digests restorecon keeps in security.sehash: selabel_hash_all_partial_matches
+  # and selabel_get_digests_all_partial_matches print on libseaccess what they print on Debian's
+  # libselinux; restorecon_xattr (which refuses to run on libselinux without an SELinux kernel)
+  # lists, on libseaccess, a directory whose kept digest is the one libselinux computes as
+  # matching and another as not, and -d removes only the latter.
+  if gcc -O2 -Wall -Werror -o "$OUT/dropin_digest" tests/capi/dropin_digest.c -lselinux 2> "$T/d" && command -v restorecon_xattr > /dev/null; then
+    R=$(mktemp -d /srv/seaccess-digest.XXXXXX)
+    mkdir -p "$R/www/html" "$R/etc"
+    keys="/etc /var/www /usr/share /home /nonexistent/x /var /run/user/1000 /"
+    "$OUT/dropin_digest" "$R/www" $keys > "$T/dg.sys" 2>&1
+    on "$OUT/dropin_digest" "$R/www" $keys > "$T/dg.sea" 2>&1
+    calc=$(sed -n 's/^digests .* calc=\([0-9a-f]*\)$/\1/p' "$T/dg.sys")
+    wrong=0102030405060708090a0b0c0d0e0f1011121314
+    setfattr -n security.sehash -v "0x$calc" "$R/www" && setfattr -n security.sehash -v "0x$wrong" "$R/etc"
+    "$OUT/dropin_digest" "$R/www" > "$T/dk.sys" 2>&1
+    on "$OUT/dropin_digest" "$R/www" > "$T/dk.sea" 2>&1
+    on restorecon_xattr -r "$R" > "$T/rx" 2>&1
+    on restorecon_xattr -r -d "$R" > /dev/null 2>&1
+    kept_www=$(getfattr --only-values -n security.sehash "$R/www" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+    kept_etc=$(getfattr --only-values -n security.sehash "$R/etc" 2>/dev/null | wc -c)
+    if [ -n "$calc" ] && cmp -s "$T/dg.sys" "$T/dg.sea" && cmp -s "$T/dk.sys" "$T/dk.sea" && grep -q "match=1" "$T/dk.sys" \
+      && grep -qx "$R/www Digest: $calc Match" "$T/rx" && grep -qx "$R/etc Digest: $wrong No Match" "$T/rx" && [ "$(wc -l < "$T/rx")" = 2 ] \
+      && [ "$kept_www" = "$calc" ] && [ "$kept_etc" = 0 ]; then
+      ok "dropin: partial-match digests as libselinux computes them ($(grep -c '^hash' "$T/dg.sys") paths); restorecon_xattr -r lists the matching and the stale one, -d removes only the stale one"
+    else
+      bad "dropin: partial-match digests"; diff "$T/dg.sys" "$T/dg.sea" | head; diff "$T/dk.sys" "$T/dk.sea" | head; cat "$T/rx"; echo "kept: $kept_www $kept_etc"
+    fi
+    rm -rf "$R"
+  else
+    bad "dropin: dropin_digest does not build, or restorecon_xattr is missing (make deps)"; cat "$T/d"
   fi
   if on /usr/bin/python3 -c "
 import selinux, sys

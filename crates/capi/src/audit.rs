@@ -9,6 +9,7 @@ use std::ffi::c_void;
 use seaccess_security::Generation;
 
 use crate::callbacks;
+use crate::mapping::Resolved;
 use crate::names;
 use crate::sid::SecurityId;
 
@@ -38,23 +39,24 @@ pub(crate) fn audited(requested: u32, d: &Audited, result: i32) -> (u32, bool) {
 }
 
 /// Writes the record of one check, if it needs one, naming the class and permissions as
-/// generation `g` (the decision's) does (none without a policy). The contexts are read only for a record: most checks
-/// write none, and this is on every check's path.
+/// generation `g` (the decision's) does (none without a policy), through the program's map `m`
+/// when the numbers are its own (selinux_set_mapping). The contexts are read only for a
+/// record: most checks write none, and this is on every check's path.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn audit(g: Option<&Generation>, scon: &SecurityId, tcon: &SecurityId, class: u16, requested: u32, d: &Audited, result: i32, auditdata: *mut c_void) {
+pub(crate) fn audit(g: Option<&Generation>, m: Option<&Resolved>, scon: &SecurityId, tcon: &SecurityId, class: u16, requested: u32, d: &Audited, result: i32, auditdata: *mut c_void) {
     let (audited, denied) = audited(requested, d, result);
     if audited != 0 {
-        record(g, scon.text(), tcon.text(), class, audited, denied, result, auditdata);
+        record(g, m, scon.text(), tcon.text(), class, audited, denied, result, auditdata);
     }
 }
 
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn record(g: Option<&Generation>, scon: &str, tcon: &str, class: u16, audited: u32, denied: bool, result: i32, auditdata: *mut c_void) {
+fn record(g: Option<&Generation>, m: Option<&Resolved>, scon: &str, tcon: &str, class: u16, audited: u32, denied: bool, result: i32, auditdata: *mut c_void) {
     let mut buf = format!("avc:  {} ", if denied { "denied" } else { "granted" });
-    let (names, unnamed) = g.map_or((Vec::new(), audited), |g| names::perm_names(g, class, audited));
+    let (names, unnamed) = g.map_or((Vec::new(), audited), |g| names::perm_names(g, m, class, audited));
     buf.push_str(" {");
     for n in &names {
         buf.push(' ');
@@ -68,7 +70,7 @@ fn record(g: Option<&Generation>, scon: &str, tcon: &str, class: u16, audited: u
     buf.push_str(&callbacks::audit_supplement(auditdata, class, room));
     buf.push(' ');
     // glibc prints a NULL %s as "(null)", which is what libselinux writes for an unknown class.
-    let cname = g.and_then(|g| g.class_name(seaccess_types::ClassId(class)).ok()).unwrap_or("(null)");
+    let cname = g.and_then(|g| names::class_name_in(g, m, class)).unwrap_or("(null)");
     buf.push_str(&format!("scontext={scon} tcontext={tcon} tclass={cname}"));
     if denied {
         buf.push_str(&format!(" permissive={}", u8::from(result == 0)));

@@ -29,6 +29,7 @@ use crate::callbacks::{self, AVC_OPEN};
 use crate::ffi::{self, Errno, Res, EACCES, EINVAL, ENOENT};
 use crate::sid::{self, SecurityId};
 use crate::lookup;
+use crate::mapping;
 use crate::memo;
 use crate::state::{self, Kernel};
 use crate::thread;
@@ -107,16 +108,67 @@ pub(crate) fn check(k: &Kernel, g: &Generation, s: Res<Sid>, t: Res<Sid>, class:
     let (Ok(s), Ok(t)) = (s, t) else {
         return if k.avc.enforcing() { Err(EINVAL) } else { Ok((avd_init(g), Ok(()))) };
     };
-    let (d, enforced) = match k.avc.check_at(s, t, ClassId(class), AccessVector(requested), g.seqno()) {
-        Ok(Ok(v)) => (v.decision, v.enforced),
-        // The cache answered from another generation (a reload in between), or found the class
-        // undefined in a newer one: `g` decides.
-        Ok(Err(_)) | Err(ServerError::InvalidClass(_)) => decide_in(k, g, s, t, class, requested)?,
-        Err(_) => return Err(EINVAL),
-    };
+    let (d, enforced) = decision(k, g, s, t, class, requested)?;
     // An empty request is refused when enforcing (libselinux: `if (!requested || denied)`).
     let refused = enforced || (requested == 0 && k.avc.enforcing() && !d.flags.permissive());
     Ok(((&d).into(), if refused { Err(EACCES) } else { Ok(()) }))
+}
+
+/// Generation `g`'s decision through the cache, and whether the denial of a requested
+/// permission stands.
+fn decision(k: &Kernel, g: &Generation, s: Sid, t: Sid, class: u16, requested: u32) -> Res<(AvDecision, bool)> {
+    match k.avc.check_at(s, t, ClassId(class), AccessVector(requested), g.seqno()) {
+        Ok(Ok(v)) => Ok((v.decision, v.enforced)),
+        // The cache answered from another generation (a reload in between), or found the class
+        // undefined in a newer one: `g` decides.
+        Ok(Err(_)) | Err(ServerError::InvalidClass(_)) => decide_in(k, g, s, t, class, requested),
+        Err(_) => Err(EINVAL),
+    }
+}
+
+/// A check in the program's own numbering (selinux_set_mapping): the decision for the policy's
+/// class and bits the map gives in generation `g`, through the cache, turned back into the
+/// program's bits (libselinux's map_decision), then granted or refused on those bits as
+/// libselinux's avc_has_perm_noaudit does: refused when a requested bit is not allowed or
+/// nothing is requested, unless permissive. The program's own numbers are written into `avd`
+/// and named in the record.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn has_perm_mapped(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, avd: *mut AvDecisionC, audit: bool, auditdata: *mut c_void) -> Res<c_int> {
+    let g = k.server.snapshot();
+    let m = mapping::current(&g);
+    if !avd.is_null() {
+        ffi::out(avd, avd_init(&g))?;
+    }
+    let checked = match (sc.resolve(&g), tc.resolve(&g)) {
+        (Ok(s), Ok(t)) => {
+            let (kclass, kreq) = m.as_ref().map_or((tclass, requested), |m| (m.unmap_class(tclass), m.unmap_perm(tclass, requested)));
+            decision(k, &g, s, t, kclass, kreq).map(|(d, _)| {
+                let mut c = AvDecisionC::from(&d);
+                if let Some(m) = &m {
+                    m.map_decision(tclass, &mut c);
+                }
+                let refused = (requested == 0 || requested & !c.allowed != 0) && k.avc.enforcing() && !d.flags.permissive();
+                (c, if refused { Err(EACCES) } else { Ok(()) })
+            })
+        }
+        _ if k.avc.enforcing() => Err(EINVAL),
+        _ => Ok((avd_init(&g), Ok(()))),
+    };
+    let (d, rc) = match checked {
+        Ok(x) => x,
+        Err(e) if audit => (avd_init(&g), Err(e)),
+        Err(e) => return Err(e),
+    };
+    if !avd.is_null() {
+        ffi::out(avd, d)?;
+    }
+    if audit {
+        let result = if rc.is_ok() { 0 } else { -1 };
+        audit::audit(Some(&g), m.as_deref(), sc, tc, tclass, requested, &d.audited(), result, auditdata);
+    }
+    rc.map(|()| 0)
 }
 
 /// Generation `g`'s own decision, when the cache has none of `g`'s (it is on another
@@ -173,7 +225,7 @@ fn record_grant(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requeste
     if g.seqno() != d.seqno {
         return false;
     }
-    audit::audit(Some(&g), s, t, class, requested, a, 0, auditdata);
+    audit::audit(Some(&g), None, s, t, class, requested, a, 0, auditdata);
     true
 }
 
@@ -347,6 +399,9 @@ pub extern "C" fn avc_has_perm_noaudit(
     ffi::guard(-1, || {
         let k = state::for_check_enabled()?;
         let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
+        if mapping::active() {
+            return has_perm_mapped(k, sc, tc, tclass, requested, avd, false, std::ptr::null_mut());
+        }
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
             if !avd.is_null() {
                 ffi::out(avd, AvDecisionC::from(&d))?;
@@ -384,6 +439,9 @@ pub extern "C" fn avc_has_perm(
     ffi::guard(-1, || {
         let k = state::for_check_enabled()?;
         let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
+        if mapping::active() {
+            return has_perm_mapped(k, sc, tc, tclass, requested, std::ptr::null_mut(), true, auditdata);
+        }
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
             if audit_grant(k, sc, tc, tclass, requested, &d, auditdata) {
                 return Ok(0);
@@ -409,7 +467,7 @@ fn has_perm_in(k: &Kernel, g: &Generation, sc: &SecurityId, tc: &SecurityId, tcl
         Err(e) => (avd_init(g), Err(e)),
     };
     let result = if rc.is_ok() { 0 } else { -1 };
-    audit::audit(Some(g), sc, tc, tclass, requested, &d.audited(), result, auditdata);
+    audit::audit(Some(g), None, sc, tc, tclass, requested, &d.audited(), result, auditdata);
     rc.map(|()| 0)
 }
 
@@ -433,7 +491,8 @@ pub extern "C" fn avc_audit(
         let d = unsafe { avd.read() };
         // The caller's decision and numbers: named by the current generation.
         let g = state::enabled().map(|k| k.server.snapshot());
-        audit::audit(g.as_deref(), s, t, tclass, requested, &d.audited(), result, auditdata);
+        let m = g.as_deref().filter(|_| mapping::active()).and_then(mapping::current);
+        audit::audit(g.as_deref(), m.as_deref(), s, t, tclass, requested, &d.audited(), result, auditdata);
         Ok(())
     })
 }
@@ -535,7 +594,7 @@ fn compute_sid_pair(ssid: *mut SecurityId, tsid: *mut SecurityId, tclass: u16, n
     let (s, t) = sid::from_ptrs(ssid, tsid)?;
     let g = state::kernel()?.server.snapshot();
     let (a, b) = (g.context_to_sid(s.text()).map_err(|_| EINVAL)?, g.context_to_sid(t.text()).map_err(|_| EINVAL)?);
-    let c = seaccess_types::ClassId(tclass);
+    let c = seaccess_types::ClassId(mapping::kernel_class(&g, tclass));
     let r = if member { g.compute_member(a, b, c) } else { g.compute_create(a, b, c, None) };
     let ctx = g.sid_to_context(r.map_err(|_| EINVAL)?).map_err(|_| EINVAL)?;
     ffi::out(newsid, sid::as_ptr(sid::intern(&ctx)?))?;
@@ -570,6 +629,9 @@ pub extern "C" fn selinux_check_access(
         if !AVC_OPEN.load(Relaxed) {
             open(k, None);
         }
+        if mapping::active() {
+            return check_access_mapped(scon, tcon, class, perm, aux);
+        }
         let seed = lookup::key();
         if let Some((s, t, c, av, at)) = memo::query(k, seed, scon, tcon, class, perm)? {
             if let Some(d) = hit(k, s, t, c.0, av.0).filter(|d| d.seqno.0 == at) {
@@ -598,6 +660,35 @@ fn check_access_full(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c
         },
     };
     has_perm_in(k, &g, s, t, c.0, av.0, aux)
+}
+
+/// selinux_check_access once the program set a map, as libselinux's checkAccess.c: the names
+/// through the program's numbering (string_to_security_class, string_to_av_perm), a name the
+/// map or the policy lacks logged and answered by handle_unknown, then avc_has_perm on the
+/// program's numbers.
+#[cold]
+#[inline(never)]
+fn check_access_mapped(scon: *const c_char, tcon: *const c_char, class: *const c_char, perm: *const c_char, aux: *mut c_void) -> Res<c_int> {
+    let k = state::for_check_enabled()?;
+    let (s, t) = (sid::intern(ffi::str_arg(scon)?)?, sid::intern(ffi::str_arg(tcon)?)?);
+    let (class_name, perm_name) = (ffi::str_arg(class)?, ffi::str_arg(perm)?);
+    let unknown = |what: String| {
+        callbacks::log(callbacks::SELINUX_ERROR, &what);
+        if k.server.snapshot().handle_unknown() == HandleUnknown::Allow {
+            Ok(0)
+        } else {
+            Err(EINVAL)
+        }
+    };
+    let sclass = crate::names::string_to_security_class(class);
+    if sclass == 0 {
+        return unknown(format!("Unknown class {class_name}"));
+    }
+    let av = crate::names::string_to_av_perm(sclass, perm);
+    if av == 0 {
+        return unknown(format!("Unknown permission {perm_name} for class {class_name}"));
+    }
+    has_perm_mapped(k, s, t, sclass, av, std::ptr::null_mut(), true, aux)
 }
 
 /// The class and permission of names the string cache did not find in generation `g`: `g`'s,

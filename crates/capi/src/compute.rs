@@ -13,6 +13,7 @@ use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, Sid};
 
 use crate::avc::AvDecisionC;
 use crate::ffi::{self, Res, EACCES, EINVAL, EPERM};
+use crate::mapping;
 use crate::state::{self, Kernel};
 
 fn sid_of(k: &Kernel, ctx: *const c_char) -> Res<Sid> {
@@ -31,16 +32,25 @@ pub(crate) fn unknown_class_decision(g: &Generation, class: u16) -> AvDecision {
     d
 }
 
-/// The kernel's decision for a triple: contexts and decision of one generation.
-pub(crate) fn compute_av(k: &Kernel, scon: *const c_char, tcon: *const c_char, class: u16) -> Res<AvDecision> {
+/// The kernel's decision for a triple: contexts and decision of one generation. A class in the
+/// program's numbering (selinux_set_mapping) is the policy's class its map names, and the
+/// decision comes back in the program's bits (libselinux's compute_av.c).
+pub(crate) fn compute_av(k: &Kernel, scon: *const c_char, tcon: *const c_char, tclass: u16) -> Res<AvDecisionC> {
     let g = k.server.snapshot();
     let s = g.context_to_sid(ffi::str_arg(scon)?).map_err(|_| EINVAL)?;
     let t = g.context_to_sid(ffi::str_arg(tcon)?).map_err(|_| EINVAL)?;
-    match g.compute_av(s, t, ClassId(class)) {
-        Ok(d) => Ok(d),
-        Err(SecurityError::InvalidClass(_)) => Ok(unknown_class_decision(&g, class)),
-        Err(_) => Err(EINVAL),
+    let m = if mapping::active() { mapping::current(&g) } else { None };
+    let class = m.as_ref().map_or(tclass, |m| m.unmap_class(tclass));
+    let d = match g.compute_av(s, t, ClassId(class)) {
+        Ok(d) => d,
+        Err(SecurityError::InvalidClass(_)) => unknown_class_decision(&g, class),
+        Err(_) => return Err(EINVAL),
+    };
+    let mut c = AvDecisionC::from(&d);
+    if let Some(m) = m {
+        m.map_decision(tclass, &mut c);
     }
+    Ok(c)
 }
 
 #[no_mangle]
@@ -57,7 +67,7 @@ pub extern "C" fn security_compute_av_flags_raw(
             return Err(EINVAL);
         }
         let d = compute_av(k, scon, tcon, tclass)?;
-        ffi::out(avd, (&d).into())?;
+        ffi::out(avd, d)?;
         Ok(0)
     })
 }
@@ -75,8 +85,7 @@ pub extern "C" fn security_compute_av_raw(scon: *const c_char, tcon: *const c_ch
         if avd.is_null() {
             return Err(EINVAL);
         }
-        let d = compute_av(k, scon, tcon, tclass)?;
-        let mut c: AvDecisionC = (&d).into();
+        let mut c = compute_av(k, scon, tcon, tclass)?;
         c.flags = ffi::read(avd)?.flags;
         ffi::out(avd, c)?;
         Ok(0)
@@ -106,7 +115,7 @@ fn compute_sid(scon: *const c_char, tcon: *const c_char, class: u16, rule: Rule,
     let g = k.server.snapshot();
     let s = g.context_to_sid(ffi::str_arg(scon)?).map_err(|_| EINVAL)?;
     let t = g.context_to_sid(ffi::str_arg(tcon)?).map_err(|_| EINVAL)?;
-    let c = ClassId(class);
+    let c = ClassId(mapping::kernel_class(&g, class));
     let r = match rule {
         Rule::Create => g.compute_create(s, t, c, name),
         Rule::Relabel => g.compute_relabel(s, t, c),
@@ -185,7 +194,7 @@ pub extern "C" fn security_validatetrans_raw(scon: *const c_char, tcon: *const c
         let old = g.context_to_sid(ffi::str_arg(scon)?).map_err(|_| EINVAL)?;
         let new = g.context_to_sid(ffi::str_arg(tcon)?).map_err(|_| EINVAL)?;
         let task = g.context_to_sid(ffi::str_arg(newcon)?).map_err(|_| EINVAL)?;
-        match g.validate_transition(old, new, task, ClassId(tclass)) {
+        match g.validate_transition(old, new, task, ClassId(mapping::kernel_class(&g, tclass))) {
             Ok(()) => Ok(0),
             Err(SecurityError::TransitionDenied { .. }) => Err(EPERM),
             Err(_) => Err(EINVAL),

@@ -21,11 +21,12 @@ use std::sync::MutexGuard;
 
 use seaccess_types::lock;
 
-use crate::{callbacks, names, sid, state};
+use crate::{callbacks, mapping, matchpathcon, names, paths, proccon, restorecon, sid, state, status};
 
 /// What the prepare handler holds until the parent's or the child's handler runs. Fields drop
 /// in declaration order: the reverse of the order they are taken in.
 struct Held {
+    tables: Tables,
     names: MutexGuard<'static, Option<rustc_hash::FxHashMap<String, &'static std::ffi::CStr>>>,
     sids: sid::Held,
     callbacks: callbacks::Held,
@@ -33,6 +34,16 @@ struct Held {
     server: Option<seaccess_security::ForkGuard<'static>>,
     loading: MutexGuard<'static, ()>,
 }
+
+/// The library's tables that nest in no other lock, in one value.
+struct Tables(
+    #[allow(dead_code)] mapping::Held,
+    #[allow(dead_code)] matchpathcon::Held,
+    #[allow(dead_code)] restorecon::Held,
+    #[allow(dead_code)] proccon::Held,
+    #[allow(dead_code)] paths::Held,
+    #[allow(dead_code)] status::Held,
+);
 
 thread_local! {
     /// The forking thread's locks: the handlers of one fork run on the thread that forks (and
@@ -71,7 +82,9 @@ extern "C" fn prepare() {
     let k = state::loaded();
     let server = k.map(|k| k.server.fork_guard());
     let avc = k.map(|k| k.avc.fork_guard());
-    let held = Held { callbacks: callbacks::hold(), sids: sid::hold(), names: names::hold(), avc, server, loading };
+    let (callbacks, sids, names) = (callbacks::hold(), sid::hold(), names::hold());
+    let tables = Tables(mapping::hold(), matchpathcon::hold(), restorecon::hold(), proccon::hold(), paths::hold(), status::hold());
+    let held = Held { tables, callbacks, sids, names, avc, server, loading };
     let _ = HELD.try_with(|h| {
         if let Ok(mut h) = h.try_borrow_mut() {
             *h = Some(held);
@@ -88,8 +101,8 @@ extern "C" fn parent() {
 }
 
 extern "C" fn child() {
-    let Some(Held { names, sids, callbacks, avc, server, loading }) = take() else { return };
-    drop((names, sids, callbacks));
+    let Some(Held { tables, names, sids, callbacks, avc, server, loading }) = take() else { return };
+    drop((tables, names, sids, callbacks));
     if let Some(a) = avc {
         a.child();
     }

@@ -27,6 +27,13 @@ struct Global {
 
 static GLOBAL: Mutex<Global> = Mutex::new(Global { handle: 0, flags: 0, contexts: Vec::new(), inodes: FxHashMap::with_hasher(rustc_hash::FxBuildHasher) });
 
+/// matchpathcon's global state's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
+pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, Global>);
+
+pub(crate) fn hold() -> Held {
+    Held(lock(&GLOBAL))
+}
+
 fn open_global(path: *const c_char) -> Res<*mut Handle> {
     let flags = lock(&GLOBAL).flags;
     let one: *const c_char = c"1".as_ptr();

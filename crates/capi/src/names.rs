@@ -3,13 +3,14 @@
 //! one snapshot of the current generation.
 
 use std::ffi::{c_char, c_int, CStr, CString};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 use seaccess_security::Generation;
 use seaccess_types::{lock, AccessVector, ClassId};
 
 use crate::ffi::{self, Res, EINVAL};
+use crate::mapping::{self, Resolved};
 use crate::state;
 
 /// Names handed to C as `const char *`: libselinux's stay valid until the class cache is
@@ -33,35 +34,28 @@ pub(crate) fn static_name(s: &str) -> *const c_char {
     c.as_ptr()
 }
 
-/// The class's number, by name.
-pub(crate) fn class_value(name: &str) -> Res<ClassId> {
-    let g = state::kernel().map_err(|_| EINVAL)?.server.snapshot();
-    g.class(name).map_err(|_| EINVAL)
+/// The name of the lowest permission in `av` of class `tclass`, both in the program's
+/// numbering when it set a map `m` (libselinux's security_av_perm_to_string).
+pub(crate) fn perm_name<'g>(g: &'g Generation, m: Option<&Resolved>, tclass: u16, av: u32) -> Option<&'g str> {
+    let (class, av) = match m {
+        Some(m) => (m.unmap_class(tclass), m.unmap_perm(tclass, av)),
+        None => (tclass, av),
+    };
+    g.perm_name(ClassId(class), AccessVector(av).bits().next()?)
 }
 
-/// The permission's bit in the class, as an access vector.
-pub(crate) fn perm_value(class: ClassId, name: &str) -> Res<AccessVector> {
-    let g = state::kernel().map_err(|_| EINVAL)?.server.snapshot();
-    let av = g.perms(class, &[name]).map_err(|_| EINVAL)?;
-    if av.is_empty() {
-        return Err(EINVAL);
-    }
-    Ok(av)
+/// The name of class `tclass`, in the program's numbering when it set a map `m`.
+pub(crate) fn class_name_in<'g>(g: &'g Generation, m: Option<&Resolved>, tclass: u16) -> Option<&'g str> {
+    g.class_name(ClassId(m.map_or(tclass, |m| m.unmap_class(tclass)))).ok()
 }
 
-/// A class's name, None for an unknown class.
-pub(crate) fn class_name(class: u16) -> Option<String> {
-    let g = state::kernel().ok()?.server.snapshot();
-    g.class_name(ClassId(class)).ok().map(String::from)
-}
-
-/// The names generation `g` gives the permissions in `av`, lowest bit first, stopping at the first bit the class
-/// does not name (as libselinux's avc_dump_av); the bits left unnamed.
-pub(crate) fn perm_names(g: &Generation, class: u16, av: u32) -> (Vec<String>, u32) {
+/// The names generation `g` gives the permissions in `av`, lowest bit first, stopping at the
+/// first bit the class does not name (as libselinux's avc_dump_av); the bits left unnamed.
+pub(crate) fn perm_names(g: &Generation, m: Option<&Resolved>, class: u16, av: u32) -> (Vec<String>, u32) {
     let mut names = Vec::new();
     let mut left = av;
     for bit in AccessVector(av).bits() {
-        match g.perm_name(ClassId(class), bit) {
+        match perm_name(g, m, class, 1 << bit) {
             Some(n) => {
                 names.push(n.to_owned());
                 left &= !(1u32 << bit);
@@ -72,28 +66,55 @@ pub(crate) fn perm_names(g: &Generation, class: u16, av: u32) -> (Vec<String>, u
     (names, left)
 }
 
+/// The current generation and, when the program set one, its map in that generation's numbers.
+fn numbering() -> Res<(Arc<Generation>, Option<Arc<Resolved>>)> {
+    let g = state::kernel().map_err(|_| EINVAL)?.server.snapshot();
+    let m = if mapping::active() { mapping::current(&g) } else { None };
+    Ok((g, m))
+}
+
 #[no_mangle]
 pub extern "C" fn string_to_security_class(name: *const c_char) -> u16 {
-    ffi::guard(0, || Ok(class_value(ffi::str_arg(name)?)?.0))
+    ffi::guard(0, || {
+        let (g, m) = numbering()?;
+        let c = g.class(ffi::str_arg(name)?).map_err(|_| EINVAL)?.0;
+        match m {
+            Some(m) => m.map_class(c).filter(|&c| c != 0).ok_or(EINVAL),
+            None => Ok(c),
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn string_to_av_perm(tclass: u16, name: *const c_char) -> u32 {
-    ffi::guard(0, || Ok(perm_value(ClassId(tclass), ffi::str_arg(name)?)?.0))
+    ffi::guard(0, || {
+        let (g, m) = numbering()?;
+        let class = m.as_ref().map_or(tclass, |m| m.unmap_class(tclass));
+        let av = g.perms(ClassId(class), &[ffi::str_arg(name)?]).map_err(|_| EINVAL)?;
+        if av.is_empty() {
+            return Err(EINVAL);
+        }
+        match m {
+            Some(m) => m.map_perm(tclass, av.0).ok_or(EINVAL),
+            None => Ok(av.0),
+        }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn security_class_to_string(tclass: u16) -> *const c_char {
-    ffi::guard(std::ptr::null(), || Ok(class_name(tclass).map_or(std::ptr::null(), |n| static_name(&n))))
+    ffi::guard(std::ptr::null(), || {
+        let Ok((g, m)) = numbering() else { return Ok(std::ptr::null()) };
+        Ok(class_name_in(&g, m.as_deref(), tclass).map_or(std::ptr::null(), static_name))
+    })
 }
 
 /// The name of the lowest permission in `av` (libselinux's security_av_perm_to_string).
 #[no_mangle]
 pub extern "C" fn security_av_perm_to_string(tclass: u16, av: u32) -> *const c_char {
     ffi::guard(std::ptr::null(), || {
-        let Ok(k) = state::kernel() else { return Ok(std::ptr::null()) };
-        let Some(bit) = AccessVector(av).bits().next() else { return Ok(std::ptr::null()) };
-        Ok(k.server.snapshot().perm_name(ClassId(tclass), bit).map_or(std::ptr::null(), static_name))
+        let Ok((g, m)) = numbering() else { return Ok(std::ptr::null()) };
+        Ok(perm_name(&g, m.as_deref(), tclass, av).map_or(std::ptr::null(), static_name))
     })
 }
 
@@ -109,10 +130,9 @@ pub extern "C" fn security_av_string(tclass: u16, av: u32, res: *mut *mut c_char
             "null".to_owned()
         } else {
             let mut t = String::from("{ ");
-            if let Ok(k) = state::kernel() {
-                let g = k.server.snapshot();
+            if let Ok((g, m)) = numbering() {
                 for bit in AccessVector(av).bits() {
-                    if let Some(n) = g.perm_name(ClassId(tclass), bit) {
+                    if let Some(n) = perm_name(&g, m.as_deref(), tclass, 1 << bit) {
                         t.push_str(n);
                         t.push(' ');
                     }
@@ -197,6 +217,11 @@ pub extern "C" fn mode_to_security_class(m: libc::mode_t) -> u16 {
             libc::S_IFSOCK => "sock_file",
             _ => return Err(EINVAL),
         };
-        Ok(class_value(name)?.0)
+        let (g, m) = numbering()?;
+        let c = g.class(name).map_err(|_| EINVAL)?.0;
+        match m {
+            Some(m) => m.map_class(c).filter(|&c| c != 0).ok_or(EINVAL),
+            None => Ok(c),
+        }
     })
 }

@@ -31,6 +31,13 @@ struct Config {
 
 static CONFIG_STATE: Mutex<Option<Config>> = Mutex::new(None);
 
+/// The configuration's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
+pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, Option<Config>>);
+
+pub(crate) fn hold() -> Held {
+    Held(lock(&CONFIG_STATE))
+}
+
 fn read_config() -> Config {
     let text = std::fs::read_to_string(CONFIG).unwrap_or_default();
     let mut kind = DEFAULT_TYPE.to_string();

@@ -37,6 +37,13 @@ struct Attrs {
 
 static ATTRS: Mutex<Option<Attrs>> = Mutex::new(None);
 
+/// The process attributes's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
+pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, Option<Attrs>>);
+
+pub(crate) fn hold() -> Held {
+    Held(lock(&ATTRS))
+}
+
 fn with_attrs<T>(f: impl FnOnce(&mut Attrs) -> T) -> T {
     let mut a = lock(&ATTRS);
     f(a.get_or_insert_with(Attrs::default))
@@ -52,8 +59,15 @@ fn subject_of(pid: u32) -> Res<String> {
         }
         return crate::avc::initial_context("kernel");
     };
-    let rules = Subjects::load(Path::new(&file)).map_err(|_| EINVAL)?;
-    let info = subjects::proc_info(pid).ok_or(Errno(libc::ESRCH))?;
+    // A rules file that cannot be read or parsed fails every process context closed (EINVAL),
+    // and says why through the log callback: a silent EINVAL from getcon would leave the user
+    // guessing.
+    let rules = Subjects::load(Path::new(&file)).map_err(|e| {
+        crate::callbacks::log(crate::callbacks::SELINUX_ERROR, &format!("seaccess: {SUBJECTS_ENV}={file}: {e}\n"));
+        EINVAL
+    })?;
+    // A process gone meanwhile: what opening its /proc/PID/attr/current gives libselinux.
+    let info = subjects::proc_info(pid).ok_or(Errno(libc::ENOENT))?;
     let rule = rules.find(&info.info).ok_or(EACCES)?;
     let sid = g.context_to_sid(&rule.context).map_err(|_| EINVAL)?;
     if rule.matches != Match::Transition {
@@ -104,7 +118,12 @@ macro_rules! both {
 both!(getcon_raw, getcon, (con: *mut *mut c_char) => give(con, Some(&current()?)));
 both!(getprevcon_raw, getprevcon, (con: *mut *mut c_char) => give(con, Some(&subject_of(self_pid())?)));
 both!(getpidcon_raw, getpidcon, (pid: libc::pid_t, con: *mut *mut c_char) => {
-    let pid = u32::try_from(pid).map_err(|_| EINVAL)?;
+    // libselinux's procattr.c: `if (pid <= 0) return EINVAL`, and a pid with no process fails
+    // opening /proc/PID/attr/current (ENOENT).
+    let pid = u32::try_from(pid).ok().filter(|&p| p > 0).ok_or(EINVAL)?;
+    if pid != self_pid() && !Path::new(&format!("/proc/{pid}")).exists() {
+        return Err(Errno(libc::ENOENT));
+    }
     let c = if pid == self_pid() { current()? } else { subject_of(pid)? };
     give(con, Some(&c))
 });

@@ -5,7 +5,8 @@
 //! VERBOSE says each change through the log callback ("Relabeled PATH from OLD to NEW").
 //! Unlike libselinux on a kernel without SELinux, which finds no filesystem mounted with
 //! `seclabel` and so skips every one, every filesystem here carries labels in extended
-//! attributes. The SHA-1 digests restorecon can keep on directories (`-D`) are not kept.
+//! attributes. The SHA-1 digests restorecon keeps on directories (`-D`) are read, listed and
+//! removed (selinux_restorecon_xattr, restorecon_xattr's library call), not written.
 
 use std::ffi::{c_char, c_int, c_uint, CStr, CString};
 use std::os::unix::fs::MetadataExt;
@@ -36,22 +37,42 @@ struct Settings {
     own: bool,
     exclude: Vec<PathBuf>,
     alt_root: Option<String>,
+    /// selinux_restorecon_xattr's list (its first and last `struct dir_xattr`, 0 for none):
+    /// like libselinux's, one list for the process, which every call extends.
+    xattr_list: usize,
+    xattr_last: usize,
 }
 
-static SETTINGS: Mutex<Settings> = Mutex::new(Settings { handle: 0, own: false, exclude: Vec::new(), alt_root: None });
+static SETTINGS: Mutex<Settings> = Mutex::new(Settings { handle: 0, own: false, exclude: Vec::new(), alt_root: None, xattr_list: 0, xattr_last: 0 });
+
+/// restorecon's settings's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
+pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, Settings>);
+
+pub(crate) fn hold() -> Held {
+    Held(lock(&SETTINGS))
+}
 static SKIPPED: AtomicI64 = AtomicI64::new(0);
 
 fn handle() -> Res<*mut Handle> {
-    let mut s = lock(&SETTINGS);
-    if s.handle == 0 {
-        let h = selabel::selabel_open(selabel::SELABEL_CTX_FILE, std::ptr::null(), 0);
-        if h.is_null() {
-            return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOENT)));
-        }
-        s.handle = h as usize;
-        s.own = true;
+    let h = lock(&SETTINGS).handle;
+    if h != 0 {
+        return Ok(h as *mut Handle);
     }
-    Ok(s.handle as *mut Handle)
+    // Opened with SETTINGS free, so that it stays a lock that nests in no other (opening reads
+    // the configuration under its own lock).
+    let h = selabel::selabel_open(selabel::SELABEL_CTX_FILE, std::ptr::null(), 0);
+    if h.is_null() {
+        return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOENT)));
+    }
+    let mut s = lock(&SETTINGS);
+    if s.handle != 0 {
+        // Another thread set one meanwhile: use it.
+        selabel::selabel_close(h);
+        return Ok(s.handle as *mut Handle);
+    }
+    s.handle = h as usize;
+    s.own = true;
+    Ok(h)
 }
 
 /// restorecon's rule without -F: keep the current user, role and range, take the new type.
@@ -255,4 +276,162 @@ pub extern "C" fn selinux_restorecon_set_alt_rootpath(path: *const c_char) -> c_
         lock(&SETTINGS).alt_root = Some(p);
         Ok(0)
     })
+}
+
+const XATTR_RECURSE: c_uint = 0x1;
+const XATTR_DELETE_NONMATCH: c_uint = 0x2;
+const XATTR_DELETE_ALL: c_uint = 0x4;
+
+/// libselinux's `struct dir_xattr`.
+#[repr(C)]
+pub struct DirXattr {
+    directory: *mut c_char,
+    digest: *mut c_char,
+    result: c_int,
+    next: *mut DirXattr,
+}
+
+/// `enum digest_result`.
+const MATCH: c_int = 0;
+const NOMATCH: c_int = 1;
+const DELETED_MATCH: c_int = 2;
+const DELETED_NOMATCH: c_int = 3;
+const DIGEST_ERROR: c_int = 4;
+
+/// Whether libselinux skips the file system holding `path` for digests: RAM file systems keep
+/// nothing across a boot, so restorecon keeps no digest there.
+fn in_memory(path: &Path) -> bool {
+    // linux/magic.h's RAMFS_MAGIC (libc has TMPFS_MAGIC only).
+    const RAMFS_MAGIC: libc::__fsword_t = 0x8584_58f6;
+    rustix::fs::statfs(path).is_ok_and(|s| s.f_type == libc::TMPFS_MAGIC || s.f_type == RAMFS_MAGIC)
+}
+
+/// A copy of `s` in memory C frees with free(3).
+fn c_strdup(s: &CStr) -> Res<*mut c_char> {
+    // SAFETY: a NUL-terminated string; the copy is checked for NULL.
+    let p = unsafe { libc::strdup(s.as_ptr()) };
+    if p.is_null() {
+        return Err(crate::ffi::ENOMEM);
+    }
+    Ok(p)
+}
+
+/// One directory's entry (selinux_restorecon.c's add_xattr_entry): nothing when it keeps no
+/// digest; else its digest in hex, whether it matches the specifications now, and, as the
+/// flags ask, the attribute removed.
+fn xattr_entry(h: *mut Handle, dir: &Path, delete_nonmatch: bool, delete_all: bool) -> Res<Option<*mut DirXattr>> {
+    let c = CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| EINVAL)?;
+    let mut kept = [0u8; 20];
+    // SAFETY: a NUL-terminated path and a 20-byte buffer.
+    let read = unsafe { libc::getxattr(c.as_ptr(), selabel::SEHASH.as_ptr(), kept.as_mut_ptr().cast(), kept.len()) };
+    if read != 20 {
+        return Ok(None);
+    }
+    let now = selabel::partial_matches_digest(h, c.as_bytes())?;
+    let matched = now == Some(kept);
+    let mut result = if matched { MATCH } else { NOMATCH };
+    if (delete_nonmatch && !matched) || delete_all {
+        result = if matched { DELETED_MATCH } else { DELETED_NOMATCH };
+        // SAFETY: a NUL-terminated path and attribute name.
+        if unsafe { libc::removexattr(c.as_ptr(), selabel::SEHASH.as_ptr()) } != 0 {
+            let e = std::io::Error::last_os_error();
+            callbacks::log(SELINUX_ERROR, &format!("Error: {e} removing xattr \"{}\" from: {}\n", selabel::SEHASH.to_string_lossy(), dir.display()));
+            result = DIGEST_ERROR;
+        }
+    }
+    let hex: String = kept.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = CString::new(hex).map_err(|_| EINVAL)?;
+    // SAFETY: malloc of one struct; NULL is checked before it is written.
+    let e = unsafe { libc::malloc(std::mem::size_of::<DirXattr>()) } as *mut DirXattr;
+    if e.is_null() {
+        return Err(crate::ffi::ENOMEM);
+    }
+    let (directory, digest) = (c_strdup(&c), c_strdup(&hex));
+    let (Ok(directory), Ok(digest)) = (directory, digest) else {
+        // SAFETY: what malloc and strdup gave (free ignores NULL); nothing else holds them.
+        unsafe {
+            libc::free(directory.unwrap_or(std::ptr::null_mut()).cast());
+            libc::free(digest.unwrap_or(std::ptr::null_mut()).cast());
+            libc::free(e.cast());
+        }
+        return Err(crate::ffi::ENOMEM);
+    };
+    // SAFETY: e is a fresh allocation of one DirXattr, written whole before it is linked.
+    unsafe { e.write(DirXattr { directory, digest, result, next: std::ptr::null_mut() }) };
+    Ok(Some(e))
+}
+
+/// Appends entry `e` to the process's list.
+fn link(s: &mut Settings, e: *mut DirXattr) {
+    if s.xattr_list == 0 {
+        s.xattr_list = e as usize;
+    } else {
+        // SAFETY: xattr_last is the list's last entry, made by xattr_entry and never freed by
+        // this library (the list is the process's, as libselinux's).
+        unsafe { (*(s.xattr_last as *mut DirXattr)).next = e };
+    }
+    s.xattr_last = e as usize;
+}
+
+/// restorecon_xattr's call: the directories at `path` (and below, with RECURSE) that keep a
+/// digest, each with whether it matches the specifications now, removing the digests the
+/// flags ask to; RAM file systems and excluded directories are skipped. `*list` is the
+/// process's list (every call extends it), left alone when nothing was found.
+#[no_mangle]
+pub extern "C" fn selinux_restorecon_xattr(path: *const c_char, flags: c_uint, list: *mut *mut *mut DirXattr) -> c_int {
+    ffi::guard(-1, || {
+        let p = PathBuf::from(ffi::str_arg(path)?);
+        let h = handle()?;
+        let meta = match std::fs::symlink_metadata(&p) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => {
+                callbacks::log(SELINUX_ERROR, &format!("lstat({}) failed: {e}\n", p.display()));
+                return Err(Errno(e.raw_os_error().unwrap_or(libc::EIO)));
+            }
+        };
+        let (delete_nonmatch, delete_all) = (flags & XATTR_DELETE_NONMATCH != 0, flags & XATTR_DELETE_ALL != 0);
+        let exclude = lock(&SETTINGS).exclude.clone();
+        let mut dirs = Vec::new();
+        if flags & XATTR_RECURSE == 0 {
+            if !in_memory(&p) && !exclude.iter().any(|e| p.starts_with(e)) {
+                dirs.push(p);
+            }
+        } else if meta.is_dir() {
+            collect_dirs(&p, &exclude, &mut dirs);
+        }
+        // Each entry is made with SETTINGS free (making one may log, through the program's
+        // callback), then linked under it.
+        for d in &dirs {
+            if let Some(e) = xattr_entry(h, d, delete_nonmatch, delete_all)? {
+                link(&mut lock(&SETTINGS), e);
+            }
+        }
+        let mut s = lock(&SETTINGS);
+        if s.xattr_list != 0 && !list.is_null() {
+            // SAFETY: the caller's out-pointer, not NULL; it receives the address of the
+            // process's list head, which lives for the process as libselinux's static does.
+            unsafe { list.write(&mut s.xattr_list as *mut usize as *mut *mut DirXattr) };
+        }
+        Ok(0)
+    })
+}
+
+/// The directories at and below `dir` (not following symbolic links), but those on RAM file
+/// systems and the excluded ones with everything under them.
+fn collect_dirs(dir: &Path, exclude: &[PathBuf], out: &mut Vec<PathBuf>) {
+    if exclude.iter().any(|e| dir.starts_with(e)) {
+        return;
+    }
+    // A RAM file system's directory is left out, not what is mounted below it (libselinux's
+    // walk goes on into it).
+    if !in_memory(dir) {
+        out.push(dir.to_path_buf());
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut names: Vec<_> = rd.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).map(|e| e.file_name()).collect();
+    names.sort();
+    for n in names {
+        collect_dirs(&dir.join(n), exclude, out);
+    }
 }

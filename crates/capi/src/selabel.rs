@@ -253,8 +253,86 @@ pub extern "C" fn selabel_lookup_best_match(h: *mut Handle, con: *mut *mut c_cha
 #[no_mangle]
 pub extern "C" fn selabel_partial_match(h: *mut Handle, key: *const c_char) -> bool {
     ffi::guard(false, || {
-        let fc = handle(h)?.files.as_ref().ok_or(Errno(libc::ENOTSUP))?;
+        // A backend with no partial matching may match anything (libselinux's label.c).
+        let Some(fc) = handle(h)?.files.as_ref() else { return Ok(true) };
         fc.partial_match(ffi::bytes_arg(key)?).map_err(|_| EINVAL)
+    })
+}
+
+/// The name of the attribute restorecon keeps a directory's digest in.
+pub(crate) const SEHASH: &CStr = c"security.sehash";
+
+/// The SHA-1 over every specification `key` matches or may match below it (label_file.c's
+/// hash_all_partial_matches: each one's expression and its NUL, its mode as a `mode_t`, its raw
+/// context and its NUL, from the last specification back); None when none does, or for a
+/// backend other than files (libselinux has no such function for them).
+pub(crate) fn partial_matches_digest(h: *mut Handle, key: &[u8]) -> Res<Option<[u8; 20]>> {
+    let Some(fc) = handle(h)?.files.as_ref() else { return Ok(None) };
+    let specs = fc.partial_matches_all(key).map_err(|_| EINVAL)?;
+    if specs.is_empty() {
+        return Ok(None);
+    }
+    use sha1::Digest;
+    let mut sha = sha1::Sha1::new();
+    for spec in specs {
+        sha.update(spec.regex.as_bytes());
+        sha.update([0]);
+        sha.update((spec.mode as libc::mode_t).to_ne_bytes());
+        sha.update(spec.context.as_bytes());
+        sha.update([0]);
+    }
+    Ok(Some(sha.finalize().into()))
+}
+
+/// 20 bytes and a NUL in memory the caller frees with free(3), as libselinux's calloc'ed ones.
+fn c_digest(d: &[u8; 20]) -> Res<*mut u8> {
+    // SAFETY: calloc of 21 bytes; NULL is checked.
+    let p = unsafe { libc::calloc(1, 21) } as *mut u8;
+    if p.is_null() {
+        return Err(crate::ffi::ENOMEM);
+    }
+    // SAFETY: p holds 21 bytes, the source 20; they do not overlap.
+    unsafe { std::ptr::copy_nonoverlapping(d.as_ptr(), p, 20) };
+    Ok(p)
+}
+
+#[no_mangle]
+pub extern "C" fn selabel_hash_all_partial_matches(h: *mut Handle, key: *const c_char, digest: *mut u8) -> bool {
+    ffi::guard(false, || {
+        if digest.is_null() {
+            return Err(EINVAL);
+        }
+        let Some(d) = partial_matches_digest(h, ffi::bytes_arg(key)?)? else { return Ok(false) };
+        // SAFETY: the caller's buffer of SHA1_HASH_SIZE (20) bytes, not NULL.
+        unsafe { std::ptr::copy_nonoverlapping(d.as_ptr(), digest, 20) };
+        Ok(true)
+    })
+}
+
+/// The digest restorecon kept in `key`'s security.sehash and the one its specifications give
+/// now (each NULL when there is none, else the caller's to free), their length (20), and
+/// whether both exist and are equal (label_file.c's get_digests_all_partial_matches).
+#[no_mangle]
+pub extern "C" fn selabel_get_digests_all_partial_matches(h: *mut Handle, key: *const c_char, calc: *mut *mut u8, xattr: *mut *mut u8, len: *mut usize) -> bool {
+    ffi::guard(false, || {
+        if calc.is_null() || xattr.is_null() || len.is_null() {
+            return Err(EINVAL);
+        }
+        let path = ffi::bytes_arg(key)?;
+        let mut kept = [0u8; 20];
+        // SAFETY: a NUL-terminated path (checked above) and a 20-byte buffer.
+        let read = unsafe { libc::getxattr(key, SEHASH.as_ptr(), kept.as_mut_ptr().cast(), kept.len()) };
+        let now = partial_matches_digest(h, path)?;
+        ffi::out(xattr, std::ptr::null_mut())?;
+        ffi::out(calc, std::ptr::null_mut())?;
+        ffi::out(len, 20)?;
+        if read == 20 {
+            ffi::out(xattr, c_digest(&kept)?)?;
+        }
+        if let Some(d) = &now {
+            ffi::out(calc, c_digest(d)?)?;
+        }
+        Ok(read == 20 && now == Some(kept))
     })
 }
 

@@ -17,6 +17,13 @@ use crate::state;
 /// (open, the (seqno, enforcing) last seen by selinux_status_updated).
 static STATUS: Mutex<(bool, Option<(u32, bool)>)> = Mutex::new((false, None));
 
+/// The status page's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
+pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, (bool, Option<(u32, bool)>)>);
+
+pub(crate) fn hold() -> Held {
+    Held(lock(&STATUS))
+}
+
 fn now() -> ffi::Res<(u32, bool)> {
     let k = state::kernel()?;
     Ok((k.server.seqno().0 as u32, k.enforcing.load(Acquire)))
@@ -37,11 +44,13 @@ pub extern "C" fn selinux_status_open(_fallback: c_int) -> c_int {
 #[no_mangle]
 pub extern "C" fn selinux_status_updated() -> c_int {
     ffi::guard(-1, || {
+        // Read before STATUS is taken: a first call may load the policy, under the load lock.
+        let n = now();
         let mut s = lock(&STATUS);
         if !s.0 {
             return Err(EINVAL);
         }
-        let n = now()?;
+        let n = n?;
         let changed = s.1.is_some_and(|last| last != n);
         s.1 = Some(n);
         Ok(c_int::from(changed))

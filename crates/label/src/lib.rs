@@ -178,6 +178,13 @@ impl FileContexts {
         Ok(self.table.find(path, FileKind::Any, true)?.is_some_and(|i| !self.table.specs[i].is_none()))
     }
 
+    /// selabel_hash_all_partial_matches' specifications: every one that matches `path` or could
+    /// match a path below it, from the last back, stopping at a `<<none>>` one (libselinux's
+    /// lookup_all with a match count keeps the matches before it).
+    pub fn partial_matches_all(&self, path: &[u8]) -> Result<Vec<&Spec>> {
+        Ok(self.table.find_partial_all(path)?.into_iter().filter_map(|i| self.table.specs.get(i)).collect())
+    }
+
     /// Every specification, in the order libselinux tries them from the end.
     pub fn specs(&self) -> &[Spec] {
         &self.table.specs

@@ -11,7 +11,9 @@
 //! PCRE2. Nothing is skipped that could have matched, so the first match is libselinux's.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+
+use once_cell::race::OnceBox;
 
 use pcre2::bytes::{Regex, RegexBuilder};
 
@@ -116,9 +118,12 @@ pub(crate) struct Matcher {
     /// checked before PCRE2 runs.
     tail: Box<[u8]>,
     inner: Box<[memchr::memmem::Finder<'static>]>,
-    regex: OnceLock<std::result::Result<Regex, String>>,
-    /// Built the first time a partial match needs it.
-    partial: OnceLock<std::result::Result<PartialDfa, String>>,
+    /// Compiled the first time a lookup needs it. Two threads may both compile it, one result
+    /// kept: no thread ever waits for another here, so a child forked while a thread of its
+    /// parent compiles finds nothing half done to wait for (a OnceLock would hang it).
+    regex: OnceBox<std::result::Result<Regex, String>>,
+    /// Built the first time a partial match needs it (the same way).
+    partial: OnceBox<std::result::Result<PartialDfa, String>>,
 }
 
 /// Compiles `^REGEX$` as libselinux does (regex.c's regex_prepare_data: PCRE2_DOTALL only; no
@@ -138,13 +143,13 @@ impl Matcher {
         } else {
             Box::default()
         };
-        Matcher { shape, tail, inner, regex: OnceLock::new(), partial: OnceLock::new() }
+        Matcher { shape, tail, inner, regex: OnceBox::new(), partial: OnceBox::new() }
     }
 
     /// A matcher from the compiled form's analysis of its expression.
     pub(crate) fn from_parts(shape: Shape, tail: Vec<u8>, inner: Vec<Vec<u8>>) -> Matcher {
         let inner = inner.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect();
-        Matcher { shape, tail: tail.into(), inner, regex: OnceLock::new(), partial: OnceLock::new() }
+        Matcher { shape, tail: tail.into(), inner, regex: OnceBox::new(), partial: OnceBox::new() }
     }
 
     /// The analysis the compiled form stores: shape, tail, inner literals.
@@ -158,7 +163,7 @@ impl Matcher {
 
     /// Compiles now (at open), so a broken expression is reported with its line.
     pub(crate) fn prepare(&self, regex: &str) -> std::result::Result<(), String> {
-        match self.regex.get_or_init(|| compile(regex)) {
+        match self.regex.get_or_init(|| Box::new(compile(regex))) {
             Ok(_) => Ok(()),
             Err(e) => Err(e.clone()),
         }
@@ -170,7 +175,7 @@ impl Matcher {
         }
         // Compiled before the tail is looked at, so a broken expression fails the lookup that
         // reaches it, as in libselinux, whether or not the tail could match.
-        match self.regex.get_or_init(|| compile(&spec.regex)) {
+        match self.regex.get_or_init(|| Box::new(compile(&spec.regex))) {
             Ok(_) if !tail_allows(&self.tail, key) => Ok(false),
             Ok(_) if self.inner.iter().any(|f| f.find(&key[self.shape.prefix().len()..]).is_none()) => Ok(false),
             Ok(re) => re.is_match(key).map_err(|e| LabelError::Match {
@@ -275,29 +280,54 @@ impl Table {
     /// match a longer one.
     fn find_partial(&self, key: &[u8]) -> Result<Option<usize>> {
         for i in (0..self.specs.len()).rev() {
-            let m = &self.matchers[i];
-            let hit = match &m.shape {
-                Shape::Exact(lit) | Shape::Under(lit) => lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true),
-                Shape::Prefix(prefix) => {
-                    if !prefix.starts_with(key) && !key.starts_with(prefix) {
-                        false
-                    } else {
-                        let spec = &self.specs[i];
-                        let err = |msg: String| LabelError::Match { path: String::from_utf8_lossy(key).into_owned(), regex: spec.regex.to_string(), msg };
-                        if crate::spec::top_level_alternation(spec.regex.as_bytes()) {
-                            return Err(err("partial matching of an expression with an alternation outside any group is not supported".into()));
-                        }
-                        match m.partial.get_or_init(|| PartialDfa::build(&spec.regex)) {
-                            Ok(dfa) => dfa.run(key).map_err(err)? != Partial::No,
-                            Err(e) => return Err(err(e.clone())),
-                        }
-                    }
-                }
-            };
-            if hit && !key.is_empty() {
+            if self.partial_hit(i, key)? && !key.is_empty() {
                 return Ok(Some(i));
             }
         }
         Ok(None)
+    }
+
+    /// lookup_all with partial set and a match count (selabel_hash_all_partial_matches): every
+    /// specification that matches `key` or could match a longer path, from the last one back,
+    /// up to the first `<<none>>` one, where libselinux's search stops and keeps what it found.
+    pub(crate) fn find_partial_all(&self, key: &[u8]) -> Result<Vec<usize>> {
+        let key = clean_key(key, &self.subs, &self.dist_subs)?;
+        let mut found = Vec::new();
+        if key.is_empty() {
+            return Ok(found);
+        }
+        for i in (0..self.specs.len()).rev() {
+            if self.partial_hit(i, &key)? {
+                if self.specs[i].is_none() {
+                    break;
+                }
+                found.push(i);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Whether specification `i` matches `key` or could match a path below it.
+    fn partial_hit(&self, i: usize, key: &[u8]) -> Result<bool> {
+        let m = &self.matchers[i];
+        let hit = match &m.shape {
+            Shape::Exact(lit) | Shape::Under(lit) => lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true),
+            Shape::Prefix(prefix) => {
+                if !prefix.starts_with(key) && !key.starts_with(prefix) {
+                    false
+                } else {
+                    let spec = &self.specs[i];
+                    let err = |msg: String| LabelError::Match { path: String::from_utf8_lossy(key).into_owned(), regex: spec.regex.to_string(), msg };
+                    if crate::spec::top_level_alternation(spec.regex.as_bytes()) {
+                        return Err(err("partial matching of an expression with an alternation outside any group is not supported".into()));
+                    }
+                    match m.partial.get_or_init(|| Box::new(PartialDfa::build(&spec.regex))) {
+                        Ok(dfa) => dfa.run(key).map_err(err)? != Partial::No,
+                        Err(e) => return Err(err(e.clone())),
+                    }
+                }
+            }
+        };
+        Ok(hit)
     }
 }
