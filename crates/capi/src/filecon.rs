@@ -5,13 +5,14 @@
 //! fallback. As libselinux's: the returned length counts the stored NUL, an empty attribute
 //! is ENOTSUP, a missing one ENODATA.
 
-use std::ffi::{c_char, c_int, CStr};
+use std::ffi::{c_char, c_int, CStr, OsStr};
 use std::os::fd::BorrowedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use seaccess_label::xattr::{self, Attrs, Object};
 
 use crate::ffi::{self, Errno, Res, EINVAL};
-
-const SECURITY: &CStr = c"security.selinux";
-const USER: &CStr = c"user.selinux";
 
 /// Which object: a path (following a final symlink or not) or a descriptor.
 #[derive(Clone, Copy)]
@@ -20,45 +21,29 @@ enum Obj<'a> {
     Fd(c_int),
 }
 
-fn io(e: rustix::io::Errno) -> Errno {
-    Errno(e.raw_os_error())
-}
-
-fn get_one(o: Obj, name: &CStr) -> Result<Vec<u8>, rustix::io::Errno> {
-    let mut buf = vec![0u8; 256];
-    loop {
-        let r = match o {
-            Obj::Path(p, true) => rustix::fs::getxattr(p, name, &mut buf[..]),
-            Obj::Path(p, false) => rustix::fs::lgetxattr(p, name, &mut buf[..]),
-            Obj::Fd(fd) => {
-                // SAFETY: the caller's descriptor, open for the call (libselinux's contract).
-                let fd = unsafe { BorrowedFd::borrow_raw(fd) };
-                rustix::fs::fgetxattr(fd, name, &mut buf[..])
+impl Obj<'_> {
+    /// The object for crates/label's rule (security.selinux, else user.selinux).
+    fn with<T>(self, f: impl FnOnce(Object<'_>) -> T) -> T {
+        match self {
+            Obj::Path(p, follow) => {
+                let p = Path::new(OsStr::from_bytes(p.to_bytes()));
+                f(if follow { Object::Path(p) } else { Object::Link(p) })
             }
-        };
-        match r {
-            Ok(n) => {
-                buf.truncate(n);
-                return Ok(buf);
-            }
-            Err(rustix::io::Errno::RANGE) if buf.len() < 1 << 20 => buf.resize(buf.len() * 4, 0),
-            Err(e) => return Err(e),
+            // SAFETY: the caller's descriptor, open for the call (libselinux's contract).
+            Obj::Fd(fd) => f(Object::Fd(unsafe { BorrowedFd::borrow_raw(fd) })),
         }
     }
+}
+
+fn io(e: rustix::io::Errno) -> Errno {
+    Errno(e.raw_os_error())
 }
 
 fn get(o: Obj, con: *mut *mut c_char) -> Res<c_int> {
     if con.is_null() {
         return Err(EINVAL);
     }
-    let v = match get_one(o, SECURITY) {
-        Ok(v) => v,
-        Err(e) if e == rustix::io::Errno::NODATA || e == rustix::io::Errno::NOTSUP => get_one(o, USER).map_err(|e2| {
-            // The fallback's absence says nothing: report the security namespace's answer.
-            if e2 == rustix::io::Errno::NODATA || e2 == rustix::io::Errno::NOTSUP { io(e) } else { io(e2) }
-        })?,
-        Err(e) => return Err(io(e)),
-    };
+    let (v, _) = o.with(|o| xattr::read_raw(o, Attrs::Either)).map_err(io)?;
     if v.is_empty() {
         return Err(Errno(libc::ENOTSUP));
     }
@@ -72,22 +57,7 @@ fn get(o: Obj, con: *mut *mut c_char) -> Res<c_int> {
 
 fn set(o: Obj, context: *const c_char) -> Res<c_int> {
     let c = ffi::bytes_arg(context)?;
-    let mut v = c.to_vec();
-    v.push(0);
-    let put = |name: &CStr| match o {
-        Obj::Path(p, true) => rustix::fs::setxattr(p, name, &v, rustix::fs::XattrFlags::empty()),
-        Obj::Path(p, false) => rustix::fs::lsetxattr(p, name, &v, rustix::fs::XattrFlags::empty()),
-        Obj::Fd(fd) => {
-            // SAFETY: the caller's descriptor, open for the call.
-            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
-            rustix::fs::fsetxattr(fd, name, &v, rustix::fs::XattrFlags::empty())
-        }
-    };
-    match put(SECURITY) {
-        Ok(()) => Ok(0),
-        Err(e) if e == rustix::io::Errno::PERM || e == rustix::io::Errno::ACCESS || e == rustix::io::Errno::NOTSUP => put(USER).map(|_| 0).map_err(|_| io(e)),
-        Err(e) => Err(io(e)),
-    }
+    o.with(|o| xattr::write(o, c, Attrs::Either)).map(|_| 0).map_err(io)
 }
 
 fn path<'a>(p: *const c_char) -> Res<&'a CStr> {

@@ -19,8 +19,7 @@ use seaccess_label::{FileContexts, FileKind};
 use crate::label::LabelArgs;
 use crate::output::{note, CliError, Out};
 
-const SECURITY: &str = "security.selinux";
-const USER: &str = "user.selinux";
+use seaccess_label::xattr::{self, Attrs, Object, SECURITY, USER};
 
 /// One object of a walk: its real path, the path file_contexts is asked about (`None`: the
 /// real path itself, the common case, without a second copy), its type.
@@ -188,49 +187,21 @@ pub(crate) fn file_kind(t: std::fs::FileType) -> FileKind {
     }
 }
 
-/// The attributes a label is read from, in order: the one asked for, or `security.selinux`
-/// and then `user.selinux`.
-fn attrs(only: Option<&'static str>) -> &'static [&'static str] {
-    match only {
-        Some(SECURITY) => &[SECURITY],
-        Some(_) => &[USER],
-        None => &[SECURITY, USER],
-    }
+/// The attributes a label is read from and written to: the one asked for, or
+/// `security.selinux` and then `user.selinux` (crates/label's rule, shared with the mount and
+/// libseaccess).
+fn attrs(only: Option<&'static str>) -> Attrs {
+    only.map_or(Attrs::Either, Attrs::Only)
 }
 
-/// An object's label (without the C string's NUL).
+/// An object's label (without the C string's NUL); a symbolic link's own.
 pub(crate) fn read_label(path: &Path, only: Option<&'static str>) -> std::io::Result<Option<String>> {
-    for &name in attrs(only) {
-        match xattr::get(path, name) {
-            Ok(Some(mut v)) => {
-                while v.last() == Some(&0) {
-                    v.pop();
-                }
-                return Ok(Some(String::from_utf8_lossy(&v).into_owned()));
-            }
-            Ok(None) => {}
-            Err(e) if e.raw_os_error() == Some(95) => {} // EOPNOTSUPP: no such namespace here
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(None)
+    xattr::read(Object::Link(path), attrs(only))
 }
 
-/// Writes a label as libselinux's lsetfilecon does (with its NUL): `security.selinux`, or
-/// `user.selinux` where that is refused (or only the attribute asked for). Returns the
-/// attribute used.
+/// Writes a label as libselinux's lsetfilecon does (with its NUL). Returns the attribute used.
 fn write_label(path: &Path, context: &str, only: Option<&'static str>) -> std::io::Result<&'static str> {
-    let mut v = context.as_bytes().to_vec();
-    v.push(0);
-    if let Some(name) = only {
-        return xattr::set(path, name, &v).map(|_| name);
-    }
-    match xattr::set(path, SECURITY, &v) {
-        Ok(()) => Ok(SECURITY),
-        // EPERM, EACCES: no privilege for the security namespace; EOPNOTSUPP: not stored here.
-        Err(e) if matches!(e.raw_os_error(), Some(1 | 13 | 95)) => xattr::set(path, USER, &v).map(|_| USER),
-        Err(e) => Err(e),
-    }
+    xattr::write(Object::Link(path), context.as_bytes(), attrs(only)).map_err(Into::into)
 }
 
 /// restorecon's rule without -F: an object that already has a label keeps its user, role and

@@ -21,6 +21,7 @@ mod partial;
 pub mod spec;
 mod subs;
 mod text;
+pub mod xattr;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

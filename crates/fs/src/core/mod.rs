@@ -42,8 +42,7 @@ use crate::subjects::Match;
 pub use state::{Labels, Options};
 
 /// The attribute new labels are written to, and the fallback read after it.
-pub const XATTR_SECURITY: &str = "security.selinux";
-pub const XATTR_USER: &str = "user.selinux";
+pub use seaccess_label::xattr::{SECURITY as XATTR_SECURITY, USER as XATTR_USER};
 
 /// Who makes a request: the calling thread and its filesystem user and group ids, as FUSE
 /// gives them.
@@ -360,15 +359,9 @@ impl Core {
     /// Writes `sid`'s context as the backing file's label (with its NUL, as lsetfilecon).
     fn store_label(&self, path: &Path, sid: Sid) -> Result<()> {
         let ctx = self.server.sid_to_context(sid).map_err(|e| FsError::Closed(e.to_string()))?;
-        let mut v = ctx.into_bytes();
-        v.push(0);
-        match xattr::set(path, XATTR_SECURITY, &v) {
-            Ok(()) => Ok(()),
-            // EPERM, EACCES: no privilege for the security namespace; EOPNOTSUPP: not kept
-            // there. The fallback `seaccess label --apply` writes, read back the same way.
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EPERM | libc::EACCES | libc::EOPNOTSUPP)) => Ok(xattr::set(path, XATTR_USER, &v)?),
-            Err(e) => Err(e.into()),
-        }
+        // security.selinux, else the user.selinux fallback, read back the same way.
+        seaccess_label::xattr::write(seaccess_label::xattr::Object::Link(path), ctx.as_bytes(), seaccess_label::xattr::Attrs::Either)?;
+        Ok(())
     }
 
     fn new_fh(&self, h: Handle) -> u64 {
@@ -408,20 +401,8 @@ impl Core {
     }
 }
 
-/// An object's label from its extended attributes (without the C string's NUL).
+/// An object's label from its extended attributes (without the C string's NUL): crates/label's
+/// rule, which `seaccess label --apply` writes by.
 fn read_label(path: &Path) -> std::io::Result<Option<String>> {
-    for name in [XATTR_SECURITY, XATTR_USER] {
-        match xattr::get(path, name) {
-            Ok(Some(mut v)) => {
-                while v.last() == Some(&0) {
-                    v.pop();
-                }
-                return String::from_utf8(v).map(Some).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8"));
-            }
-            Ok(None) => {}
-            Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(None)
+    seaccess_label::xattr::read(seaccess_label::xattr::Object::Link(path), seaccess_label::xattr::Attrs::Either)
 }
