@@ -247,6 +247,18 @@ pub(crate) fn by_index(i: usize) -> Option<&'static SecurityId> {
     if i >= FILLED.load(Acquire) {
         return None;
     }
+    if i < FIRST {
+        // The first chunk, where a program's SIDs nearly always are: no chunk to find.
+        let base = CHUNKS[0].load(Acquire);
+        return (base != 0).then(|| at(base + i * SIZE));
+    }
+    by_index_far(i)
+}
+
+/// [`by_index`] past the first chunk.
+#[cold]
+#[inline(never)]
+fn by_index_far(i: usize) -> Option<&'static SecurityId> {
     let (k, first) = chunk_of(i);
     let base = CHUNKS.get(k)?.load(Acquire);
     if base == 0 {
@@ -371,6 +383,13 @@ pub(crate) fn from_ptr(p: *const SecurityId) -> Res<&'static SecurityId> {
 #[inline(always)]
 pub(crate) fn from_ptrs(a: *const SecurityId, b: *const SecurityId) -> Res<(&'static SecurityId, &'static SecurityId)> {
     let filled = FILLED.load(Acquire);
+    let base = CHUNKS[0].load(Acquire);
+    let (oa, ob) = ((a as usize).wrapping_sub(base), (b as usize).wrapping_sub(base));
+    // Both in the first chunk: one load of its address for the two.
+    if base != 0 && oa < FIRST * SIZE && ob < FIRST * SIZE {
+        let ours = |off: usize| (off % SIZE == 0 && off / SIZE < filled).then(|| at(base + off)).ok_or(EINVAL);
+        return Ok((ours(oa)?, ours(ob)?));
+    }
     Ok((locate(a as usize, filled).ok_or(EINVAL)?, locate(b as usize, filled).ok_or(EINVAL)?))
 }
 
