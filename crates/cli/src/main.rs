@@ -7,6 +7,7 @@
 mod avcbench;
 mod batch;
 mod bench;
+mod lab;
 mod label;
 mod label_apply;
 mod labelbench;
@@ -77,6 +78,9 @@ enum Cmd {
     /// Benchmarks, printing ratios against the peer measured in the same run.
     #[command(subcommand)]
     Bench(BenchCmd),
+    /// The classic SELinux performance experiments (chatroom, hackbench, treewalk, readwrite,
+    /// pathwalk), each as its seed presented it: Markdown tables, JSON and CSV in --out.
+    Lab(lab::LabArgs),
     /// File labels from file_contexts, as matchpathcon prints them ("PATH<TAB>CONTEXT"); with
     /// --apply writes them (restorecon/setfiles without an SELinux kernel), --check lists
     /// mislabeled objects, --plan lists what a new file_contexts would relabel.
@@ -213,6 +217,7 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Bench(BenchCmd::Objmgr(a)) => objbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Mount(a)) => mountbench::run(out, &a).map(|_| true),
         Cmd::Label(a) => label::run(out, &a),
+        Cmd::Lab(a) => lab::run(out, &a),
         Cmd::Mount(a) => mount::run(out, &a),
         Cmd::Run(a) => run::run(&a),
         Cmd::Bench(BenchCmd::Label(a)) => labelbench::run(out, &a).map(|_| true),

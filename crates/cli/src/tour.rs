@@ -55,6 +55,14 @@ fn find_bundled() -> Option<PathBuf> {
     p.exists().then_some(p)
 }
 
+/// Debian's default policy where installed, else the bundled example policy if built.
+pub(crate) fn default_policy() -> Option<PathBuf> {
+    if Path::new(DEBIAN_DEFAULT).exists() {
+        return Some(PathBuf::from(DEBIAN_DEFAULT));
+    }
+    find_bundled()
+}
+
 pub(crate) fn run(out: &mut Out, policy: Option<PathBuf>) -> Result<(), CliError> {
     let path = match policy {
         Some(p) => p,

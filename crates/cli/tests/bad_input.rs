@@ -62,3 +62,14 @@ fn bench_engine_refuses_query_counts_it_cannot_hold_or_divide_by() {
         assert_refused(&["bench", "engine", "-p", &p, "--oracle", "/nonexistent", opt, value], opt);
     }
 }
+
+// `seaccess lab`: an unknown experiment is named, with the ones there are; a results directory
+// that cannot be made is named; both before anything runs.
+#[test]
+fn lab_refuses_unknown_experiments_and_unwritable_results() {
+    let p = policy();
+    assert_refused(&["lab", "-p", &p, "chatroom", "nosuchexperiment"], "nosuchexperiment");
+    let (code, err) = run(&["lab", "-p", &p, "--quick", "--out", "/proc/no/such/dir", "chatroom"]);
+    assert_eq!(code, Some(2), "status {code:?}, stderr {err}");
+    assert!(err.contains("/proc/no/such/dir"), "{err}");
+}

@@ -19,6 +19,13 @@ pub enum LabError {
     /// A hook refused an operation of the file service (`errno`: what the system call returns).
     #[error("{what} (errno {errno})")]
     Refused { what: String, errno: i32 },
+    /// chatroom and hackbench: no candidate domain the policy lets use its own Unix sockets and
+    /// pipes without audit.
+    #[error("no domain the policy lets use its own sockets and pipes without audit: {what}")]
+    Domains { what: String },
+    /// A socket, pipe or thread of chatroom or hackbench failed.
+    #[error("{what}: {source}")]
+    Sys { what: String, source: std::io::Error },
     /// A system call on the object manager benchmark's tree failed.
     #[error("{}: {what}", path.display())]
     Io { path: PathBuf, what: String },

@@ -3,10 +3,14 @@
 //! nothing here is a timed test.
 
 pub mod avc_bench;
+pub mod chatroom;
+pub mod hackbench;
+pub mod mediate;
 pub mod objmgr_bench;
 pub mod designs;
 pub mod file_service;
 mod error;
+pub mod stats;
 
 pub use avc_bench::XorShift;
 pub use error::LabError;

@@ -1,0 +1,222 @@
+//! `seaccess lab`: the classic SELinux performance experiments, each as its seed presented it
+//! (vanilla against enforced, overhead in percent, per design), printed as Markdown tables and
+//! written to a results directory as JSON and CSV. The experiments live in seaccess_lab; this
+//! module picks them, runs them and lays the results out.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use seaccess_lab::chatroom::{self, Chatroom};
+use seaccess_lab::hackbench::{self, Hackbench};
+use seaccess_lab::mediate;
+use seaccess_lab::objmgr_bench::{self, Figures, ObjmgrBench, Shape};
+
+use crate::output::{CliError, Out};
+
+/// The experiments, in the order they ran historically.
+pub(crate) const EXPERIMENTS: &[&str] = &["chatroom", "hackbench", "treewalk", "readwrite", "pathwalk"];
+
+#[derive(clap::Args)]
+pub(crate) struct LabArgs {
+    /// Experiments to run (default: all): chatroom, hackbench, treewalk, readwrite, pathwalk.
+    experiments: Vec<String>,
+    /// The compiled policy (default: Debian's default policy where installed, else the bundled
+    /// example policy).
+    #[arg(long, short = 'p')]
+    policy: Option<PathBuf>,
+    /// Smaller shapes and fewer rounds: every experiment in seconds (for a first look and for
+    /// tests, not for figures).
+    #[arg(long)]
+    quick: bool,
+    /// Where the results are written (JSON and CSV, one file each per experiment).
+    #[arg(long, default_value = "lab-results")]
+    out: PathBuf,
+    /// Print the results as one JSON object instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What a run produced.
+#[derive(Default, serde::Serialize)]
+struct Results {
+    policy: String,
+    quick: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chatroom: Option<Chatroom>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hackbench: Option<Hackbench>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    objmgr: Option<serde_json::Value>,
+}
+
+pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
+    let wanted: Vec<&str> = if a.experiments.is_empty() { EXPERIMENTS.to_vec() } else { a.experiments.iter().map(String::as_str).collect() };
+    if let Some(bad) = wanted.iter().find(|e| !EXPERIMENTS.contains(e)) {
+        return Err(format!("unknown experiment {bad}: expected some of {}", EXPERIMENTS.join(", ")).into());
+    }
+    let path = match &a.policy {
+        Some(p) => p.clone(),
+        None => crate::tour::default_policy().ok_or("no policy given, Debian's default policy is not installed, and the bundled example policy is not built (run `make demo`)")?,
+    };
+    let server = Arc::new(crate::load_path(&path)?);
+    let policy = path.to_string_lossy().into_owned();
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    let mut res = Results { policy: policy.clone(), quick: a.quick, ..Results::default() };
+    let mut text = String::new();
+
+    if wanted.contains(&"chatroom") {
+        let shape = if a.quick { chatroom::Shape::quick() } else { chatroom::Shape::full() };
+        let r = chatroom::run(server.clone(), &policy, &shape, mediate::DOMAINS).map_err(|e| format!("chatroom: {e}"))?;
+        chatroom_table(&mut text, &r);
+        write_csv(&a.out.join("chatroom.csv"), &chatroom_csv(&r))?;
+        write_json(&a.out.join("chatroom.json"), &r)?;
+        res.chatroom = Some(r);
+    }
+    if wanted.contains(&"hackbench") {
+        let shape = if a.quick { hackbench::Shape::quick() } else { hackbench::Shape::full() };
+        let r = hackbench::run(server.clone(), &policy, &shape, mediate::DOMAINS).map_err(|e| format!("hackbench: {e}"))?;
+        hackbench_table(&mut text, &r);
+        write_csv(&a.out.join("hackbench.csv"), &hackbench_csv(&r))?;
+        write_json(&a.out.join("hackbench.json"), &r)?;
+        res.hackbench = Some(r);
+    }
+    let objmgr_wanted: Vec<&str> = wanted.iter().copied().filter(|e| matches!(*e, "treewalk" | "readwrite" | "pathwalk")).collect();
+    if !objmgr_wanted.is_empty() {
+        let dir = std::env::temp_dir();
+        let (shape, rw_ops) = if a.quick { (Shape::QUICK, 20_000) } else { (Shape::FULL, 200_000) };
+        let cfg = objmgr_bench::Config { policy: &policy, rounds: 6, shape, rw_ops, subject: None, object: None, dir: &dir, control: false };
+        let r = objmgr_bench::run(server.clone(), &cfg).map_err(|e| format!("treewalk/readwrite/pathwalk: {e}"))?;
+        objmgr_tables(&mut text, &r, &objmgr_wanted);
+        write_csv(&a.out.join("objmgr.csv"), &objmgr_csv(&r))?;
+        let json: serde_json::Value = serde_json::from_str(&r.to_json()).map_err(|e| e.to_string())?;
+        write_json(&a.out.join("objmgr.json"), &json)?;
+        res.objmgr = Some(json);
+    }
+    write_json(&a.out.join("results.json"), &res)?;
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string(&res).map_err(|e| e.to_string())?)?;
+    } else {
+        write!(out, "{text}")?;
+        writeln!(out, "results: {}", a.out.display())?;
+    }
+    Ok(true)
+}
+
+fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), CliError> {
+    let s = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+    std::fs::write(path, s + "\n").map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+fn write_csv(path: &Path, rows: &[Vec<String>]) -> Result<(), CliError> {
+    let s: String = rows.iter().map(|r| r.join(",") + "\n").collect();
+    std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+/// 2001's table: messages per second per design and room count, the overhead against vanilla
+/// beside each.
+fn chatroom_table(t: &mut String, r: &Chatroom) {
+    let _ = writeln!(
+        t,
+        "## chatroom (2001)\n\n{} clients a room, {} messages of {} bytes each, every message to every other client of its room over Unix stream sockets; 3 threads a client; hooks: sendmsg {{write}}, recvmsg {{read}} as {}; medians of {} rounds. Messages per second (overhead against vanilla).\n",
+        r.shape.clients, r.shape.messages, r.shape.len, r.domain, r.shape.rounds
+    );
+    let names: Vec<&str> = r.rows.first().map(|row| row.rates.iter().map(|x| x.0.as_str()).collect()).unwrap_or_default();
+    let _ = writeln!(t, "| rooms | threads | {} |", names.join(" | "));
+    let _ = writeln!(t, "|---|---|{}", "---|".repeat(names.len()));
+    for row in &r.rows {
+        let cells: Vec<String> = row
+            .rates
+            .iter()
+            .map(|(n, v)| match r.overhead_pct(row.rooms, n).filter(|_| n != "vanilla") {
+                Some(o) => format!("{v:.0} ({o:+.1}%)"),
+                None => format!("{v:.0}"),
+            })
+            .collect();
+        let _ = writeln!(t, "| {} | {} | {} |", row.rooms, row.threads, cells.join(" | "));
+    }
+    let _ = writeln!(t);
+}
+
+fn chatroom_csv(r: &Chatroom) -> Vec<Vec<String>> {
+    let mut rows = vec![vec!["rooms".into(), "threads".into(), "messages".into(), "mediator".into(), "messages_per_s".into(), "overhead_pct".into()]];
+    for row in &r.rows {
+        for (n, v) in &row.rates {
+            let o = r.overhead_pct(row.rooms, n).map_or(String::new(), |o| format!("{o:.3}"));
+            rows.push(vec![row.rooms.to_string(), row.threads.to_string(), row.messages.to_string(), n.clone(), format!("{v:.1}"), o]);
+        }
+    }
+    rows
+}
+
+/// 2004's table: seconds for the run per design and group count, each transport its own
+/// table, the ratio to vanilla beside each.
+fn hackbench_table(t: &mut String, r: &Hackbench) {
+    for transport in ["sockets", "pipes"] {
+        let rows: Vec<_> = r.rows.iter().filter(|x| x.transport.name() == transport).collect();
+        let Some(first) = rows.first() else { continue };
+        let _ = writeln!(
+            t,
+            "## hackbench (2004), {transport}\n\ngroups of {} senders and {} receivers, each sender {} messages of {} bytes to each receiver of its group, a thread each; every write and read checked as {}; medians of {} rounds. Seconds (time against vanilla).\n",
+            r.fds, r.fds, r.loops, r.len, r.domain, r.rounds
+        );
+        let names: Vec<&str> = first.seconds.iter().map(|x| x.0.as_str()).collect();
+        let _ = writeln!(t, "| groups | threads | {} |", names.join(" | "));
+        let _ = writeln!(t, "|---|---|{}", "---|".repeat(names.len()));
+        for row in rows {
+            let cells: Vec<String> = row
+                .seconds
+                .iter()
+                .map(|(n, v)| match Hackbench::ratio(row, n).filter(|_| n != "vanilla") {
+                    Some(x) => format!("{v:.3} ({x:.2}x)"),
+                    None => format!("{v:.3}"),
+                })
+                .collect();
+            let _ = writeln!(t, "| {} | {} | {} |", row.groups, row.threads, cells.join(" | "));
+        }
+        let _ = writeln!(t);
+    }
+}
+
+fn hackbench_csv(r: &Hackbench) -> Vec<Vec<String>> {
+    let mut rows = vec![vec!["transport".into(), "groups".into(), "threads".into(), "messages".into(), "mediator".into(), "seconds".into(), "ratio_to_vanilla".into()]];
+    for row in &r.rows {
+        for (n, v) in &row.seconds {
+            let x = Hackbench::ratio(row, n).map_or(String::new(), |x| format!("{x:.4}"));
+            rows.push(vec![row.transport.name().into(), row.groups.to_string(), row.threads.to_string(), row.messages.to_string(), n.clone(), format!("{v:.6}"), x]);
+        }
+    }
+    rows
+}
+
+/// The object manager's experiments as their seeds presented them: time per operation without
+/// checks, with every fast path off, with them on, and the overheads.
+fn objmgr_tables(t: &mut String, r: &ObjmgrBench, wanted: &[&str]) {
+    let seeds = [
+        ("treewalk", "tree walk (2008): stat and open over the tree", &r.treewalk),
+        ("readwrite", "read/write (2007): 1-byte reads and writes on open files", &r.readwrite),
+        ("pathwalk", "path walk (2025): stat of deep paths", &r.pathwalk),
+    ];
+    for (name, title, f) in seeds.iter().filter(|(n, _, _)| wanted.contains(n)) {
+        let _ = writeln!(t, "## {title}\n\n{} directories, {} files; {} as {} on {}.\n", r.dirs, r.files, name, r.subject, r.object);
+        let _ = writeln!(t, "| variant | ns per operation | overhead | cache lookups per operation |");
+        let _ = writeln!(t, "|---|---|---|---|");
+        let _ = writeln!(t, "| vanilla | {:.1} | | |", f.vanilla_ns);
+        let _ = writeln!(t, "| fast paths off | {:.1} | {:+.2}% | {:.2} |", f.slow_ns, f.slow_overhead_pct, f.lookups_per_op_slow);
+        let _ = writeln!(t, "| fast paths on | {:.1} | {:+.2}% | {:.2} |", f.fast_ns, f.fast_overhead_pct, f.lookups_per_op_fast);
+        let _ = writeln!(t);
+    }
+}
+
+fn objmgr_csv(r: &ObjmgrBench) -> Vec<Vec<String>> {
+    let mut rows = vec![vec!["experiment".into(), "variant".into(), "ns_per_op".into(), "overhead_pct".into(), "lookups_per_op".into()]];
+    let mut add = |name: &str, f: &Figures| {
+        rows.push(vec![name.into(), "vanilla".into(), format!("{:.2}", f.vanilla_ns), String::new(), String::new()]);
+        rows.push(vec![name.into(), "fast_paths_off".into(), format!("{:.2}", f.slow_ns), format!("{:.3}", f.slow_overhead_pct), format!("{:.3}", f.lookups_per_op_slow)]);
+        rows.push(vec![name.into(), "fast_paths_on".into(), format!("{:.2}", f.fast_ns), format!("{:.3}", f.fast_overhead_pct), format!("{:.3}", f.lookups_per_op_fast)]);
+    };
+    add("treewalk", &r.treewalk);
+    add("readwrite", &r.readwrite);
+    add("pathwalk", &r.pathwalk);
+    rows
+}

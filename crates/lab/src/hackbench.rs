@@ -1,0 +1,264 @@
+//! hackbench, as the 2004 RCU work measured the AVC with it: groups of 20 senders and 20
+//! receivers, every sender writing its messages to every receiver of its group, over Unix
+//! stream socket pairs or over pipes, a thread each. Every write and every read is checked by
+//! the hooks through the cache under test (see [`crate::mediate`]); the result is seconds for
+//! the whole run, vanilla against each design, at several group counts.
+
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::Instant;
+
+use seaccess_avc::{Avc, DEFAULT_CAPACITY};
+use seaccess_objmgr::hooks::socket::family;
+use seaccess_objmgr::hooks::fs::MountOpts;
+use seaccess_objmgr::{Cred, ObjectManager, SuperSec, Task};
+use seaccess_security::SecurityServer;
+use seaccess_types::{AccessServer, LabelServer};
+
+use crate::mediate::{self, Endpoint, Mediator};
+use crate::LabError;
+
+/// Over what the messages go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Transport {
+    Sockets,
+    Pipes,
+}
+
+impl Transport {
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Sockets => "sockets",
+            Transport::Pipes => "pipes",
+        }
+    }
+}
+
+/// How big a run is.
+#[derive(Clone, Debug)]
+pub struct Shape {
+    /// Group counts, one table row each per transport.
+    pub groups: Vec<usize>,
+    /// Senders and receivers per group (hackbench: 20 each).
+    pub fds: usize,
+    /// Messages each sender writes to each receiver (hackbench: 100).
+    pub loops: usize,
+    /// Bytes per message (hackbench: 100).
+    pub len: usize,
+    pub rounds: usize,
+}
+
+impl Shape {
+    pub fn full() -> Shape {
+        Shape { groups: vec![2, 4, 8], fds: 20, loops: 100, len: 100, rounds: 3 }
+    }
+    pub fn quick() -> Shape {
+        Shape { groups: vec![1, 2], fds: 20, loops: 100, len: 100, rounds: 3 }
+    }
+}
+
+/// One row: a transport and group count, and each mediator's seconds.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Row {
+    pub transport: Transport,
+    pub groups: usize,
+    pub threads: usize,
+    pub messages: u64,
+    /// (mediator, seconds for the run)
+    pub seconds: Vec<(String, f64)>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Hackbench {
+    pub policy: String,
+    pub domain: String,
+    pub fds: usize,
+    pub loops: usize,
+    pub len: usize,
+    pub rounds: usize,
+    pub rows: Vec<Row>,
+}
+
+impl Hackbench {
+    /// `mediator`'s time over vanilla's for a row (1.0: no cost).
+    pub fn ratio(row: &Row, mediator: &str) -> Option<f64> {
+        let get = |n: &str| row.seconds.iter().find(|x| x.0 == n).map(|x| x.1);
+        let (v, m) = (get("vanilla")?, get(mediator)?);
+        (v > 0.0).then(|| m / v)
+    }
+}
+
+/// A receiver's channel: the senders' write ends (each its own descriptor) and its read end.
+struct Channel {
+    writers: Vec<(Box<dyn Write + Send + Sync>, Endpoint)>,
+    reader: (Box<dyn Read + Send + Sync>, Endpoint),
+}
+
+fn sys(what: &str) -> impl Fn(std::io::Error) -> LabError + '_ {
+    move |e| LabError::Sys { what: what.into(), source: e }
+}
+
+fn objmgr(what: &str, e: impl std::fmt::Display) -> LabError {
+    LabError::Objmgr { what: format!("{what}: {e}") }
+}
+
+/// A receiver's channel over a socket pair: one connected pair, its sending end shared by the
+/// group's senders (hackbench's socketpair per receiver), labelled as socket(2) and connect(2).
+fn socket_channel(om: &ObjectManager, task: &Task, senders: usize) -> Result<Channel, LabError> {
+    let listener = om.socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false).map_err(|e| objmgr("socket", e))?;
+    let out_sec = om.socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false).map_err(|e| objmgr("socket", e))?;
+    let child = om.unix_stream_connect(task, &out_sec, &listener).map_err(|e| objmgr("connect", e))?;
+    let in_sec = om.unix_accept(task, &listener, child).map_err(|e| objmgr("accept", e))?;
+    let (out, inp) = UnixStream::pair().map_err(sys("socketpair"))?;
+    let out_sid = out_sec.sid();
+    let mut writers = Vec::with_capacity(senders);
+    for _ in 0..senders {
+        let w: Box<dyn Write + Send + Sync> = Box::new(out.try_clone().map_err(sys("dup"))?);
+        // Every sender's descriptor is the same socket.
+        let sec = seaccess_objmgr::hooks::socket::SocketSec::new(out_sid, out_sec.class(), family::UNIX, 0, in_sec.sid());
+        writers.push((w, Endpoint::Socket(sec)));
+    }
+    Ok(Channel { writers, reader: (Box::new(inp), Endpoint::Socket(in_sec)) })
+}
+
+/// A receiver's channel over a pipe, labelled as pipefs labels it (the creating task's SID)
+/// and opened as pipe(2) opens its two ends.
+fn pipe_channel(om: &ObjectManager, task: &Task, sb: &Arc<SuperSec>, ino: u64, senders: usize) -> Result<Channel, LabError> {
+    let (r, w) = rustix::pipe::pipe().map_err(|e| sys("pipe")(e.into()))?;
+    let (r, w): (OwnedFd, OwnedFd) = (r, w);
+    let inode = || om.inode_init_as(task, sb, ino, libc::S_IFIFO | 0o600, "pipe:", None);
+    let open = |flags| om.file_open(task, &inode(), "pipe:", flags).map_err(|e| objmgr("open a pipe", e));
+    let mut writers = Vec::with_capacity(senders);
+    let wfile = std::fs::File::from(w);
+    for _ in 0..senders {
+        let d: Box<dyn Write + Send + Sync> = Box::new(wfile.try_clone().map_err(sys("dup"))?);
+        writers.push((d, Endpoint::Pipe { inode: inode(), file: open(libc::O_WRONLY)? }));
+    }
+    let reader: Box<dyn Read + Send + Sync> = Box::new(std::fs::File::from(r));
+    Ok(Channel { writers, reader: (reader, Endpoint::Pipe { inode: inode(), file: open(libc::O_RDONLY)? }) })
+}
+
+/// One run: every group's threads started together; seconds until every receiver has all its
+/// messages, or an error when a check refused.
+fn run_once(groups: &mut [Vec<Channel>], shape: &Shape, m: &dyn Mediator) -> Result<f64, LabError> {
+    let (fds, loops, len) = (shape.fds, shape.loops, shape.len);
+    let refused = AtomicU64::new(0);
+    let threads = groups.len() * fds * 2;
+    let start = Barrier::new(threads + 1);
+    let elapsed = std::thread::scope(|s| -> Result<f64, LabError> {
+        let mut handles = Vec::with_capacity(threads);
+        for group in groups.iter_mut() {
+            // Sender k writes through writers[k] of every channel.
+            let mut per_sender: Vec<Vec<(&mut Box<dyn Write + Send + Sync>, &Endpoint)>> = (0..fds).map(|_| Vec::with_capacity(fds)).collect();
+            let mut readers = Vec::with_capacity(fds);
+            for ch in group.iter_mut() {
+                for (k, (w, e)) in ch.writers.iter_mut().enumerate() {
+                    if let Some(v) = per_sender.get_mut(k) {
+                        v.push((w, &*e));
+                    }
+                }
+                readers.push((&mut ch.reader.0, &ch.reader.1));
+            }
+            for mut outs in per_sender {
+                let (refused, start) = (&refused, &start);
+                handles.push(spawn(s, move || {
+                    let buf = vec![b'h'; len];
+                    start.wait();
+                    for _ in 0..loops {
+                        for (w, e) in outs.iter_mut() {
+                            if !m.send(e) {
+                                refused.fetch_add(1, Ordering::Relaxed);
+                            }
+                            w.write_all(&buf)?;
+                        }
+                    }
+                    Ok(())
+                })?);
+            }
+            for (r, e) in readers {
+                let (refused, start) = (&refused, &start);
+                handles.push(spawn(s, move || {
+                    let mut buf = vec![0u8; len];
+                    start.wait();
+                    for _ in 0..loops * fds {
+                        r.read_exact(&mut buf)?;
+                        if !m.recv(e) {
+                            refused.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    Ok(())
+                })?);
+            }
+        }
+        start.wait();
+        let t0 = Instant::now();
+        for h in handles {
+            h.join().map_err(|_| LabError::Objmgr { what: "a hackbench thread panicked".into() })?.map_err(sys("hackbench"))?;
+        }
+        Ok(t0.elapsed().as_secs_f64())
+    })?;
+    if refused.load(Ordering::Relaxed) > 0 {
+        return Err(LabError::Objmgr { what: format!("{}: {} checks refused", m.name(), refused.load(Ordering::Relaxed)) });
+    }
+    Ok(elapsed)
+}
+
+/// A thread of the run, on a small stack.
+fn spawn<'scope, F>(s: &'scope std::thread::Scope<'scope, '_>, f: F) -> Result<std::thread::ScopedJoinHandle<'scope, std::io::Result<()>>, LabError>
+where
+    F: FnOnce() -> std::io::Result<()> + Send + 'scope,
+{
+    std::thread::Builder::new().stack_size(64 << 10).spawn_scoped(s, f).map_err(sys("thread"))
+}
+
+/// The whole experiment, sockets then pipes: each group count's channels set up once, then
+/// `rounds` rounds of every mediator in turn (the order rotating), fresh caches each round.
+pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[&str]) -> Result<Hackbench, LabError> {
+    let (domain, sid) = mediate::pick_domain(&server, domains)?;
+    let dynserver: Arc<dyn AccessServer> = server.clone();
+    let labels: Arc<dyn LabelServer> = server.clone();
+    let asks = mediate::Asks::new(&server)?;
+    let mut rows = Vec::new();
+    for transport in [Transport::Sockets, Transport::Pipes] {
+        for &ngroups in &shape.groups {
+            let avc = Arc::new(Avc::new(dynserver.clone(), DEFAULT_CAPACITY));
+            let _following = avc.follow(&*server);
+            let om = ObjectManager::new(labels.clone(), &*server, avc);
+            let task = Task::new(std::process::id(), "hackbench", Cred::new(sid));
+            let sb = om.mount("pipefs", "pipefs", &MountOpts::default()).map_err(|e| objmgr("pipefs", e))?;
+            let mut groups: Vec<Vec<Channel>> = (0..ngroups)
+                .map(|g| {
+                    (0..shape.fds)
+                        .map(|i| match transport {
+                            Transport::Sockets => socket_channel(&om, &task, shape.fds),
+                            Transport::Pipes => pipe_channel(&om, &task, &sb, (g * shape.fds + i + 1) as u64, shape.fds),
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                })
+                .collect::<Result<_, _>>()?;
+            let mut secs: Vec<(String, Vec<f64>)> = Vec::new();
+            for round in 0..shape.rounds.max(1) {
+                let designs = mediate::Designs::new(&dynserver);
+                for m in mediate::all(&om, &task, sid, &asks, &designs, round) {
+                    let t = run_once(&mut groups, shape, m.as_ref())?;
+                    match secs.iter_mut().find(|x| x.0 == m.name()) {
+                        Some(x) => x.1.push(t),
+                        None => secs.push((m.name(), vec![t])),
+                    }
+                }
+            }
+            secs.sort_by_key(|x| mediate::ORDER.iter().position(|o| *o == x.0).unwrap_or(mediate::ORDER.len()));
+            rows.push(Row {
+                transport,
+                groups: ngroups,
+                threads: ngroups * shape.fds * 2,
+                messages: (ngroups * shape.fds * shape.fds * shape.loops) as u64,
+                seconds: secs.into_iter().map(|(n, v)| (n, crate::stats::median(v))).collect(),
+            });
+        }
+    }
+    Ok(Hackbench { policy: policy.into(), domain, fds: shape.fds, loops: shape.loops, len: shape.len, rounds: shape.rounds, rows })
+}

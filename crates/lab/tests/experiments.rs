@@ -1,0 +1,62 @@
+//! chatroom and hackbench deliver every message through every mediator, in the shape asked, on
+//! Debian's default policy as a domain it lets use its own sockets and pipes; and refuse to run
+//! (naming each domain tried and why) on a policy that lets none of them. Functional checks
+//! only: the figures are the lab's to print, never asserted.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use seaccess_lab::{chatroom, hackbench, mediate, LabError};
+use seaccess_security::SecurityServer;
+
+fn load(path: &std::path::Path) -> Arc<SecurityServer> {
+    Arc::new(SecurityServer::from_bytes(&std::fs::read(path).unwrap()).unwrap())
+}
+
+#[test]
+fn chatroom_delivers_every_message_through_every_mediator() {
+    let Some(p) = seaccess_testkit::debian_policy("default") else { return };
+    let shape = chatroom::Shape { rooms: vec![1, 3], clients: 4, messages: 7, len: 50, rounds: 2 };
+    let r = chatroom::run(load(&p), "default", &shape, mediate::DOMAINS).unwrap();
+    assert!(mediate::DOMAINS.contains(&r.domain.as_str()));
+    assert_eq!(r.rows.iter().map(|x| x.rooms).collect::<Vec<_>>(), vec![1, 3]);
+    for row in &r.rows {
+        assert_eq!(row.messages, (row.rooms * 4 * 7 * 3) as u64);
+        assert_eq!(row.threads, row.rooms * 4 * 3);
+        assert_eq!(row.rates.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(), mediate::ORDER);
+        assert!(row.rates.iter().all(|x| x.1.is_finite() && x.1 > 0.0), "{row:?}");
+        assert!(r.overhead_pct(row.rooms, "seaccess").is_some_and(f64::is_finite));
+    }
+}
+
+#[test]
+fn hackbench_delivers_every_message_over_sockets_and_pipes() {
+    let Some(p) = seaccess_testkit::debian_policy("default") else { return };
+    let shape = hackbench::Shape { groups: vec![1, 2], fds: 3, loops: 5, len: 40, rounds: 1 };
+    let r = hackbench::run(load(&p), "default", &shape, mediate::DOMAINS).unwrap();
+    let kinds: Vec<(&str, usize)> = r.rows.iter().map(|x| (x.transport.name(), x.groups)).collect();
+    assert_eq!(kinds, vec![("sockets", 1), ("sockets", 2), ("pipes", 1), ("pipes", 2)]);
+    for row in &r.rows {
+        assert_eq!(row.messages, (row.groups * 3 * 3 * 5) as u64);
+        assert_eq!(row.seconds.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(), mediate::ORDER);
+        assert!(row.seconds.iter().all(|x| x.1.is_finite() && x.1 > 0.0), "{row:?}");
+    }
+}
+
+// A policy none of whose candidate domains may use its sockets and pipes silently: the run is
+// refused, each domain named with the reason, rather than measured with checks that fail.
+#[test]
+fn no_allowed_domain_is_refused_with_the_reasons() {
+    let p = seaccess_testkit::root().join("target/policies/example.33");
+    if !p.exists() {
+        assert!(!seaccess_testkit::required(), "{} (make policies)", p.display());
+        return;
+    }
+    let shape = chatroom::Shape { rooms: vec![1], clients: 2, messages: 1, len: 10, rounds: 1 };
+    match chatroom::run(load(&p), "example", &shape, &["system_u:system_r:no_such_t:s0", "user_u:user_r:user_t:s0"]) {
+        Err(LabError::Domains { what }) => {
+            assert!(what.contains("no_such_t") && what.contains("user_t"), "{what}");
+        }
+        other => panic!("expected a refusal, got {:?}", other.map(|r| r.domain)),
+    }
+}
