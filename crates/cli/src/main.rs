@@ -8,6 +8,7 @@ mod avcbench;
 mod batch;
 mod bench;
 mod lab;
+mod lab_report;
 mod label;
 mod label_apply;
 mod labelbench;
