@@ -146,13 +146,13 @@ fn overhead_bars(res: &Results, wanted: &[&str]) -> Vec<crate::lab_report::Bar> 
     use crate::lab_report::Bar;
     let mut v = Vec::new();
     if let Some(c) = &res.chatroom {
-        if let Some(o) = c.rows.last().and_then(|r| c.overhead_pct(r.rooms, "seaccess")) {
+        if let Some(o) = c.rows.last().and_then(|r| c.cpu_overhead_pct(r.rooms, "seaccess")) {
             v.push(Bar { name: "chatroom".into(), ours: o, seed: None });
         }
     }
     if let Some(h) = &res.hackbench {
         for t in ["sockets", "pipes"] {
-            if let Some(x) = h.rows.iter().rfind(|r| r.transport.name() == t).and_then(|r| Hackbench::ratio(r, "seaccess")) {
+            if let Some(x) = h.rows.iter().rfind(|r| r.transport.name() == t).and_then(|r| Hackbench::cpu_ratio(r, "seaccess")) {
                 v.push(Bar { name: format!("hackbench {t}"), ours: (x - 1.0) * 100.0, seed: Some((51.0 / 53.0 - 1.0) * 100.0) });
             }
         }
@@ -182,7 +182,7 @@ fn write_csv(path: &Path, rows: &[Vec<String>]) -> Result<(), CliError> {
 fn chatroom_table(t: &mut String, r: &Chatroom) {
     let _ = writeln!(
         t,
-        "## chatroom (2001)\n\n{} clients a room, {} messages of {} bytes each, every message to every other client of its room over Unix stream sockets; 3 threads a client; hooks: sendmsg {{write}}, recvmsg {{read}} as {}; medians of {} rounds. Messages per second (overhead against vanilla).\n",
+        "## chatroom (2001)\n\n{} clients a room, {} messages of {} bytes each, every message to every other client of its room over Unix stream sockets; 3 threads a client; hooks: sendmsg {{write}}, recvmsg {{read}} as {}; medians of {} rounds. Messages per second of wall time / microseconds of the process's CPU time per message (CPU overhead against vanilla: what the checks cost, which the scheduling of hundreds of threads on few CPUs does not blur as it blurs wall time).\n",
         r.shape.clients, r.shape.messages, r.shape.len, r.domain, r.shape.rounds
     );
     let names: Vec<&str> = r.rows.first().map(|row| row.rates.iter().map(|x| x.0.as_str()).collect()).unwrap_or_default();
@@ -192,22 +192,41 @@ fn chatroom_table(t: &mut String, r: &Chatroom) {
         let cells: Vec<String> = row
             .rates
             .iter()
-            .map(|(n, v)| match r.overhead_pct(row.rooms, n).filter(|_| n != "vanilla") {
-                Some(o) => format!("{v:.0} ({o:+.1}%)"),
-                None => format!("{v:.0}"),
+            .map(|(n, v)| {
+                let cpu = row.cpu_us.iter().find(|x| &x.0 == n).map_or(f64::NAN, |x| x.1);
+                match r.cpu_overhead_pct(row.rooms, n).filter(|_| n != "vanilla") {
+                    Some(o) => format!("{v:.0} / {cpu:.2} ({o:+.1}%)"),
+                    None => format!("{v:.0} / {cpu:.2}"),
+                }
             })
             .collect();
         let _ = writeln!(t, "| {} | {} | {} |", row.rooms, row.threads, cells.join(" | "));
     }
     let _ = writeln!(t);
+    for row in &r.rows {
+        let c = &row.cache;
+        let _ = writeln!(t, "seaccess's cache, {} rooms: {} lookups ({} hits, {} misses, {} reclaims), {:.3} per message", row.rooms, c.lookups, c.hits, c.misses, c.reclaims, c.lookups_per_message);
+    }
+    let _ = writeln!(t);
 }
 
 fn chatroom_csv(r: &Chatroom) -> Vec<Vec<String>> {
-    let mut rows = vec![vec!["rooms".into(), "threads".into(), "messages".into(), "mediator".into(), "messages_per_s".into(), "overhead_pct".into()]];
+    let mut rows = vec![vec![
+        "rooms".into(),
+        "threads".into(),
+        "messages".into(),
+        "mediator".into(),
+        "messages_per_s".into(),
+        "overhead_pct".into(),
+        "cpu_us_per_message".into(),
+        "cpu_overhead_pct".into(),
+    ]];
     for row in &r.rows {
         for (n, v) in &row.rates {
             let o = r.overhead_pct(row.rooms, n).map_or(String::new(), |o| format!("{o:.3}"));
-            rows.push(vec![row.rooms.to_string(), row.threads.to_string(), row.messages.to_string(), n.clone(), format!("{v:.1}"), o]);
+            let cpu = row.cpu_us.iter().find(|x| &x.0 == n).map_or(String::new(), |x| format!("{:.4}", x.1));
+            let co = r.cpu_overhead_pct(row.rooms, n).map_or(String::new(), |o| format!("{o:.3}"));
+            rows.push(vec![row.rooms.to_string(), row.threads.to_string(), row.messages.to_string(), n.clone(), format!("{v:.1}"), o, cpu, co]);
         }
     }
     rows
@@ -221,7 +240,7 @@ fn hackbench_table(t: &mut String, r: &Hackbench) {
         let Some(first) = rows.first() else { continue };
         let _ = writeln!(
             t,
-            "## hackbench (2004), {transport}\n\ngroups of {} senders and {} receivers, each sender {} messages of {} bytes to each receiver of its group, a thread each; every write and read checked as {}; medians of {} rounds. Seconds (time against vanilla).\n",
+            "## hackbench (2004), {transport}\n\ngroups of {} senders and {} receivers, each sender {} messages of {} bytes to each receiver of its group, a thread each; every write and read checked as {}; medians of {} rounds. Seconds of wall time / of the process's CPU time (CPU time against vanilla).\n",
             r.fds, r.fds, r.loops, r.len, r.domain, r.rounds
         );
         let names: Vec<&str> = first.seconds.iter().map(|x| x.0.as_str()).collect();
@@ -231,23 +250,43 @@ fn hackbench_table(t: &mut String, r: &Hackbench) {
             let cells: Vec<String> = row
                 .seconds
                 .iter()
-                .map(|(n, v)| match Hackbench::ratio(row, n).filter(|_| n != "vanilla") {
-                    Some(x) => format!("{v:.3} ({x:.2}x)"),
-                    None => format!("{v:.3}"),
+                .map(|(n, v)| {
+                    let cpu = row.cpu_seconds.iter().find(|x| &x.0 == n).map_or(f64::NAN, |x| x.1);
+                    match Hackbench::cpu_ratio(row, n).filter(|_| n != "vanilla") {
+                        Some(x) => format!("{v:.3} / {cpu:.3} ({x:.3}x)"),
+                        None => format!("{v:.3} / {cpu:.3}"),
+                    }
                 })
                 .collect();
             let _ = writeln!(t, "| {} | {} | {} |", row.groups, row.threads, cells.join(" | "));
+        }
+        let _ = writeln!(t);
+        for row in r.rows.iter().filter(|x| x.transport.name() == transport) {
+            let c = &row.cache;
+            let _ = writeln!(t, "seaccess's cache, {} groups: {} lookups ({} hits, {} misses, {} reclaims), {:.3} per message", row.groups, c.lookups, c.hits, c.misses, c.reclaims, c.lookups_per_message);
         }
         let _ = writeln!(t);
     }
 }
 
 fn hackbench_csv(r: &Hackbench) -> Vec<Vec<String>> {
-    let mut rows = vec![vec!["transport".into(), "groups".into(), "threads".into(), "messages".into(), "mediator".into(), "seconds".into(), "ratio_to_vanilla".into()]];
+    let mut rows = vec![vec![
+        "transport".into(),
+        "groups".into(),
+        "threads".into(),
+        "messages".into(),
+        "mediator".into(),
+        "seconds".into(),
+        "ratio_to_vanilla".into(),
+        "cpu_seconds".into(),
+        "cpu_ratio_to_vanilla".into(),
+    ]];
     for row in &r.rows {
         for (n, v) in &row.seconds {
             let x = Hackbench::ratio(row, n).map_or(String::new(), |x| format!("{x:.4}"));
-            rows.push(vec![row.transport.name().into(), row.groups.to_string(), row.threads.to_string(), row.messages.to_string(), n.clone(), format!("{v:.6}"), x]);
+            let cpu = row.cpu_seconds.iter().find(|y| &y.0 == n).map_or(String::new(), |y| format!("{:.6}", y.1));
+            let cx = Hackbench::cpu_ratio(row, n).map_or(String::new(), |x| format!("{x:.4}"));
+            rows.push(vec![row.transport.name().into(), row.groups.to_string(), row.threads.to_string(), row.messages.to_string(), n.clone(), format!("{v:.6}"), x, cpu, cx]);
         }
     }
     rows

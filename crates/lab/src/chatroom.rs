@@ -51,14 +51,18 @@ impl Shape {
     }
 }
 
-/// One row: a room count, and each mediator's messages per second.
+/// One row: a room count, and each mediator's messages per second and CPU time per message.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Row {
     pub rooms: usize,
     pub threads: usize,
     pub messages: u64,
-    /// (mediator, messages per second)
+    /// (mediator, messages per second of wall time)
     pub rates: Vec<(String, f64)>,
+    /// (mediator, microseconds of the process's CPU time per message delivered)
+    pub cpu_us: Vec<(String, f64)>,
+    /// seaccess's cache during the hooks' runs (all rounds).
+    pub cache: crate::stats::CacheUse,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -78,12 +82,21 @@ pub struct ShapeOut {
 }
 
 impl Chatroom {
-    /// The percentage by which `mediator` is slower than vanilla at `rooms`.
+    /// The percentage by which `mediator`'s throughput falls short of vanilla's at `rooms`
+    /// (vanilla's rate over its own, less one).
     pub fn overhead_pct(&self, rooms: usize, mediator: &str) -> Option<f64> {
         let r = self.rows.iter().find(|r| r.rooms == rooms)?;
         let get = |n: &str| r.rates.iter().find(|x| x.0 == n).map(|x| x.1);
         let (v, m) = (get("vanilla")?, get(mediator)?);
         (m > 0.0).then(|| (v / m - 1.0) * 100.0)
+    }
+
+    /// The percentage of CPU time per message `mediator` adds to vanilla's at `rooms`.
+    pub fn cpu_overhead_pct(&self, rooms: usize, mediator: &str) -> Option<f64> {
+        let r = self.rows.iter().find(|r| r.rooms == rooms)?;
+        let get = |n: &str| r.cpu_us.iter().find(|x| x.0 == n).map(|x| x.1);
+        let (v, m) = (get("vanilla")?, get(mediator)?);
+        (v > 0.0).then(|| (m / v - 1.0) * 100.0)
     }
 }
 
@@ -123,15 +136,16 @@ where
     std::thread::Builder::new().stack_size(64 << 10).spawn_scoped(s, f).map_err(|e| LabError::Sys { what: "thread".into(), source: e })
 }
 
-/// One run: every room's threads started together; messages delivered per second, or an error
-/// when a check refused (the domain was picked so that none does).
-fn run_once(rooms: &[Vec<Conn>], shape: &Shape, m: &dyn Mediator) -> Result<f64, LabError> {
+/// One run: every room's threads started together; messages delivered per second of wall
+/// time and microseconds of CPU time per message, or an error when a check refused (the
+/// domain was picked so that none does).
+fn run_once(rooms: &[Vec<Conn>], shape: &Shape, m: &dyn Mediator) -> Result<(f64, f64), LabError> {
     let (n, msgs, len) = (shape.clients, shape.messages, shape.len);
     let refused = AtomicU64::new(0);
     let threads = rooms.len() * n * 3;
     let start = Barrier::new(threads + 1);
     let io = |e: std::io::Error| LabError::Sys { what: "chat socket".into(), source: e };
-    let elapsed = std::thread::scope(|s| -> Result<f64, LabError> {
+    let elapsed = std::thread::scope(|s| -> Result<(f64, f64), LabError> {
         let mut handles = Vec::with_capacity(threads);
         for conns in rooms {
             for (i, c) in conns.iter().enumerate() {
@@ -187,17 +201,18 @@ fn run_once(rooms: &[Vec<Conn>], shape: &Shape, m: &dyn Mediator) -> Result<f64,
             }
         }
         start.wait();
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), crate::stats::cpu_seconds());
         for h in handles {
             h.join().map_err(|_| LabError::Objmgr { what: "a chat thread panicked".into() })?.map_err(io)?;
         }
-        Ok(t0.elapsed().as_secs_f64())
+        Ok((t0.elapsed().as_secs_f64(), crate::stats::cpu_seconds() - c0))
     })?;
     if refused.load(Ordering::Relaxed) > 0 {
         return Err(LabError::Objmgr { what: format!("{}: {} checks refused", m.name(), refused.load(Ordering::Relaxed)) });
     }
+    let (wall, cpu) = elapsed;
     let delivered = (rooms.len() * n * msgs * (n - 1)) as f64;
-    Ok(delivered / elapsed.max(1e-9))
+    Ok((delivered / wall.max(1e-9), cpu * 1e6 / delivered.max(1.0)))
 }
 
 /// The whole experiment: each room count's rooms set up once, then `rounds` rounds of every
@@ -214,24 +229,35 @@ pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[
         let om = ObjectManager::new(labels.clone(), &*server, avc);
         let task = Task::new(std::process::id(), "chatroom", Cred::new(sid));
         let rooms: Vec<Vec<Conn>> = (0..nrooms).map(|_| room(&om, &task, shape.clients)).collect::<Result<_, _>>()?;
-        let mut rates: Vec<(String, Vec<f64>)> = Vec::new();
+        let mut rates: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+        let mut runs = Vec::new();
         for round in 0..shape.rounds.max(1) {
             let designs = mediate::Designs::new(&dynserver);
             let all = mediate::all(&om, &task, sid, &asks, &designs, round);
             for m in all {
-                let r = run_once(&rooms, shape, m.as_ref())?;
+                let before = om.avc().cache_stats();
+                let (r, c) = run_once(&rooms, shape, m.as_ref())?;
+                if m.name() == "seaccess" {
+                    runs.push((before, om.avc().cache_stats()));
+                }
                 match rates.iter_mut().find(|x| x.0 == m.name()) {
-                    Some(x) => x.1.push(r),
-                    None => rates.push((m.name(), vec![r])),
+                    Some(x) => {
+                        x.1.push(r);
+                        x.2.push(c);
+                    }
+                    None => rates.push((m.name(), vec![r], vec![c])),
                 }
             }
         }
         rates.sort_by_key(|x| mediate::ORDER.iter().position(|o| *o == x.0).unwrap_or(mediate::ORDER.len()));
+        let cpu_us = rates.iter().map(|(n, _, c)| (n.clone(), crate::stats::median(c.clone()))).collect();
         rows.push(Row {
             rooms: nrooms,
             threads: nrooms * shape.clients * 3,
             messages: (nrooms * shape.clients * shape.messages * (shape.clients - 1)) as u64,
-            rates: rates.into_iter().map(|(n, v)| (n, crate::stats::median(v))).collect(),
+            rates: rates.into_iter().map(|(n, v, _)| (n, crate::stats::median(v))).collect(),
+            cpu_us,
+            cache: crate::stats::cache_use(&runs, (nrooms * shape.clients * shape.messages * (shape.clients - 1)) as u64),
         });
     }
     Ok(Chatroom {

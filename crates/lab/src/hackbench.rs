@@ -67,8 +67,12 @@ pub struct Row {
     pub groups: usize,
     pub threads: usize,
     pub messages: u64,
-    /// (mediator, seconds for the run)
+    /// (mediator, seconds of wall time for the run)
     pub seconds: Vec<(String, f64)>,
+    /// (mediator, seconds of the process's CPU time for the run)
+    pub cpu_seconds: Vec<(String, f64)>,
+    /// seaccess's cache during the hooks' runs (all rounds).
+    pub cache: crate::stats::CacheUse,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -86,6 +90,13 @@ impl Hackbench {
     /// `mediator`'s time over vanilla's for a row (1.0: no cost).
     pub fn ratio(row: &Row, mediator: &str) -> Option<f64> {
         let get = |n: &str| row.seconds.iter().find(|x| x.0 == n).map(|x| x.1);
+        let (v, m) = (get("vanilla")?, get(mediator)?);
+        (v > 0.0).then(|| m / v)
+    }
+
+    /// `mediator`'s CPU time over vanilla's for a row.
+    pub fn cpu_ratio(row: &Row, mediator: &str) -> Option<f64> {
+        let get = |n: &str| row.cpu_seconds.iter().find(|x| x.0 == n).map(|x| x.1);
         let (v, m) = (get("vanilla")?, get(mediator)?);
         (v > 0.0).then(|| m / v)
     }
@@ -141,14 +152,14 @@ fn pipe_channel(om: &ObjectManager, task: &Task, sb: &Arc<SuperSec>, ino: u64, s
     Ok(Channel { writers, reader: (reader, Endpoint::Pipe { inode: inode(), file: open(libc::O_RDONLY)? }) })
 }
 
-/// One run: every group's threads started together; seconds until every receiver has all its
-/// messages, or an error when a check refused.
-fn run_once(groups: &mut [Vec<Channel>], shape: &Shape, m: &dyn Mediator) -> Result<f64, LabError> {
+/// One run: every group's threads started together; seconds of wall and of CPU time until
+/// every receiver has all its messages, or an error when a check refused.
+fn run_once(groups: &mut [Vec<Channel>], shape: &Shape, m: &dyn Mediator) -> Result<(f64, f64), LabError> {
     let (fds, loops, len) = (shape.fds, shape.loops, shape.len);
     let refused = AtomicU64::new(0);
     let threads = groups.len() * fds * 2;
     let start = Barrier::new(threads + 1);
-    let elapsed = std::thread::scope(|s| -> Result<f64, LabError> {
+    let elapsed = std::thread::scope(|s| -> Result<(f64, f64), LabError> {
         let mut handles = Vec::with_capacity(threads);
         for group in groups.iter_mut() {
             // Sender k writes through writers[k] of every channel.
@@ -194,11 +205,11 @@ fn run_once(groups: &mut [Vec<Channel>], shape: &Shape, m: &dyn Mediator) -> Res
             }
         }
         start.wait();
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), crate::stats::cpu_seconds());
         for h in handles {
             h.join().map_err(|_| LabError::Objmgr { what: "a hackbench thread panicked".into() })?.map_err(sys("hackbench"))?;
         }
-        Ok(t0.elapsed().as_secs_f64())
+        Ok((t0.elapsed().as_secs_f64(), crate::stats::cpu_seconds() - c0))
     })?;
     if refused.load(Ordering::Relaxed) > 0 {
         return Err(LabError::Objmgr { what: format!("{}: {} checks refused", m.name(), refused.load(Ordering::Relaxed)) });
@@ -239,24 +250,35 @@ pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[
                         .collect::<Result<Vec<_>, _>>()
                 })
                 .collect::<Result<_, _>>()?;
-            let mut secs: Vec<(String, Vec<f64>)> = Vec::new();
+            let mut secs: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+            let mut runs = Vec::new();
             for round in 0..shape.rounds.max(1) {
                 let designs = mediate::Designs::new(&dynserver);
                 for m in mediate::all(&om, &task, sid, &asks, &designs, round) {
-                    let t = run_once(&mut groups, shape, m.as_ref())?;
+                    let before = om.avc().cache_stats();
+                    let (t, c) = run_once(&mut groups, shape, m.as_ref())?;
+                    if m.name() == "seaccess" {
+                        runs.push((before, om.avc().cache_stats()));
+                    }
                     match secs.iter_mut().find(|x| x.0 == m.name()) {
-                        Some(x) => x.1.push(t),
-                        None => secs.push((m.name(), vec![t])),
+                        Some(x) => {
+                            x.1.push(t);
+                            x.2.push(c);
+                        }
+                        None => secs.push((m.name(), vec![t], vec![c])),
                     }
                 }
             }
             secs.sort_by_key(|x| mediate::ORDER.iter().position(|o| *o == x.0).unwrap_or(mediate::ORDER.len()));
+            let cpu_seconds = secs.iter().map(|(n, _, c)| (n.clone(), crate::stats::median(c.clone()))).collect();
             rows.push(Row {
                 transport,
                 groups: ngroups,
                 threads: ngroups * shape.fds * 2,
                 messages: (ngroups * shape.fds * shape.fds * shape.loops) as u64,
-                seconds: secs.into_iter().map(|(n, v)| (n, crate::stats::median(v))).collect(),
+                seconds: secs.into_iter().map(|(n, v, _)| (n, crate::stats::median(v))).collect(),
+                cpu_seconds,
+                cache: crate::stats::cache_use(&runs, (ngroups * shape.fds * shape.fds * shape.loops) as u64),
             });
         }
     }

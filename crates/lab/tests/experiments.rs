@@ -26,6 +26,12 @@ fn chatroom_delivers_every_message_through_every_mediator() {
         assert_eq!(row.rates.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(), mediate::ORDER);
         assert!(row.rates.iter().all(|x| x.1.is_finite() && x.1 > 0.0), "{row:?}");
         assert!(r.overhead_pct(row.rooms, "seaccess").is_some_and(f64::is_finite));
+        // The hooks ran for every send and receive: a client's send, the relay's receive and
+        // its 3 sends per message written, and every delivered message's receive, each one
+        // cache lookup (sockets have no fast path): 2 + 2/3 per delivered message.
+        let want = 2.0 + 2.0 / 3.0;
+        assert!((row.cache.lookups_per_message - want).abs() < 1e-9, "{:?}", row.cache);
+        assert_eq!(row.cache.misses + row.cache.hits, row.cache.lookups);
     }
 }
 
@@ -40,6 +46,10 @@ fn hackbench_delivers_every_message_over_sockets_and_pipes() {
         assert_eq!(row.messages, (row.groups * 3 * 3 * 5) as u64);
         assert_eq!(row.seconds.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(), mediate::ORDER);
         assert!(row.seconds.iter().all(|x| x.1.is_finite() && x.1 > 0.0), "{row:?}");
+        // Sockets: a lookup for each write and each read. Pipes: none, the 2007 revalidation
+        // skip (each end was opened with the permission its reads or writes need).
+        let want = if row.transport.name() == "sockets" { 2.0 } else { 0.0 };
+        assert!((row.cache.lookups_per_message - want).abs() < 1e-9, "{}: {:?}", row.transport.name(), row.cache);
     }
 }
 
