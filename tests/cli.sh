@@ -134,5 +134,22 @@ else
   echo "note: audit2allow or Debian's policy missing; skipping the audit record round trip"
 fi
 
+# The lab as README runs it: `seaccess lab --quick --out DIR` prints the five experiments'
+# tables and writes their results, the plots and index.html.
+if [ -e "$DPOL" ]; then
+  "$BIN" lab --quick --out "$T/lab" > "$T/lab.out" 2> "$T/lab.err"; rc=$?
+  expect "seaccess lab --quick runs every experiment" '[ $rc -eq 0 ]'
+  for title in "## chatroom" "## hackbench (2004), sockets" "## hackbench (2004), pipes" "## tree walk" "## read/write" "## path walk"; do
+    expect "lab prints its $title table" 'grep -q "^$title" "$T/lab.out"'
+  done
+  expect "lab writes index.html with every plot" '(for f in chatroom hackbench-sockets hackbench-pipes overheads; do [ -s "$T/lab/$f.svg" ] && [ -s "$T/lab/$f.png" ] && grep -q "src=\"$f.svg\"" "$T/lab/index.html" || exit 1; done)'
+  expect "lab writes JSON and CSV for each experiment" 'python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(k in r for k in (\"chatroom\",\"hackbench\",\"objmgr\"))" "$T/lab/results.json" && [ -s "$T/lab/chatroom.csv" ] && [ -s "$T/lab/hackbench.csv" ] && [ -s "$T/lab/objmgr.csv" ]'
+  [ $rc -eq 0 ] || cat "$T/lab.err"
+elif [ "$REQUIRED" = 1 ]; then
+  bad "Debian's policy is required for the lab (make deps)"
+else
+  echo "SKIP: Debian's default policy is not installed; seaccess lab not run"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

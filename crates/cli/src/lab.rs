@@ -36,6 +36,10 @@ pub(crate) struct LabArgs {
     /// Print the results as one JSON object instead of tables.
     #[arg(long)]
     json: bool,
+    /// Also count the instructions each mediator spends per checked send or receive, under
+    /// callgrind (valgrind): repeatable where wall time on a shared machine is not.
+    #[arg(long)]
+    callgrind: bool,
 }
 
 /// What a run produced.
@@ -49,6 +53,9 @@ struct Results {
     hackbench: Option<Hackbench>,
     #[serde(skip_serializing_if = "Option::is_none")]
     objmgr: Option<serde_json::Value>,
+    /// (mediator, instructions per checked send or receive), with --callgrind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions_per_check: Option<Vec<(String, f64)>>,
 }
 
 pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
@@ -66,7 +73,8 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
     let mut res = Results { policy: policy.clone(), quick: a.quick, ..Results::default() };
     let mut text = String::new();
     // On a terminal, a bar over the experiments, naming the one running.
-    let steps = wanted.iter().filter(|e| matches!(**e, "chatroom" | "hackbench")).count() + usize::from(wanted.iter().any(|e| matches!(*e, "treewalk" | "readwrite" | "pathwalk")));
+    let steps = wanted.iter().filter(|e| matches!(**e, "chatroom" | "hackbench")).count() + usize::from(wanted.iter().any(|e| matches!(*e, "treewalk" | "readwrite" | "pathwalk")))
+        + usize::from(a.callgrind);
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(steps as u64);
         b.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
@@ -118,6 +126,18 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
         res.objmgr = Some(json);
         done();
     }
+    if a.callgrind {
+        step("callgrind");
+        let rows: Vec<(String, f64)> = mediate::ORDER.iter().map(|m| instructions_per_check(&path, m).map(|n| (m.to_string(), n))).collect::<Result<_, _>>()?;
+        let _ = writeln!(text, "## instructions per checked send or receive (callgrind)\n\none thread, a send and a receive on a socket and on a pipe per round, 100,000 rounds against 20,000 differenced.\n");
+        let _ = writeln!(text, "| mediator | instructions |\n|---|---|");
+        for (m, n) in &rows {
+            let _ = writeln!(text, "| {m} | {n:.1} |");
+        }
+        let _ = writeln!(text);
+        res.instructions_per_check = Some(rows);
+        done();
+    }
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -165,6 +185,37 @@ fn overhead_bars(res: &Results, wanted: &[&str]) -> Vec<crate::lab_report::Bar> 
         }
     }
     v
+}
+
+/// `count` rounds of checks through `mediator` (the hidden `bench lab-checks`, which
+/// --callgrind runs under valgrind).
+pub(crate) fn checks(policy: &Path, mediator: &str, count: u64) -> Result<(), CliError> {
+    let server = Arc::new(crate::load_path(policy)?);
+    mediate::check_loop(server, mediator, count).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Instructions per check through `mediator`: callgrind's totals for two round counts,
+/// differenced (set-up and policy load cancel), over the four checks of a round.
+fn instructions_per_check(policy: &Path, mediator: &str) -> Result<f64, CliError> {
+    let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
+    let total = |count: u64| -> Result<f64, CliError> {
+        let out = std::process::Command::new("valgrind")
+            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+            .arg(&me)
+            .args(["bench", "lab-checks", "--mediator", mediator, "--count", &count.to_string(), "--policy"])
+            .arg(policy)
+            .output()
+            .map_err(|e| format!("--callgrind: valgrind: {e} (make deps installs it)"))?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            return Err(format!("--callgrind: {mediator}: {}", err.lines().last().unwrap_or("failed")).into());
+        }
+        let line = err.lines().find(|l| l.contains("Collected :")).ok_or("--callgrind: no instruction total in valgrind's output")?;
+        line.rsplit(':').next().and_then(|v| v.trim().parse::<f64>().ok()).ok_or_else(|| format!("--callgrind: cannot read {line:?}").into())
+    };
+    let (a, b) = (total(20_000)?, total(100_000)?);
+    Ok((b - a) / (80_000.0 * 4.0))
 }
 
 fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), CliError> {

@@ -123,6 +123,17 @@ enum BenchCmd {
         #[arg(long)]
         count: u64,
     },
+    /// (For the lab's instruction counts) COUNT sends and receives on a socket and a pipe
+    /// through one mediator, and nothing else.
+    #[command(hide = true)]
+    LabChecks {
+        #[arg(long, short = 'p')]
+        policy: PathBuf,
+        #[arg(long)]
+        mediator: String,
+        #[arg(long)]
+        count: u64,
+    },
 }
 
 pub(crate) fn load(args: &PolicyArgs) -> Result<SecurityServer, String> {
@@ -223,6 +234,7 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Run(a) => run::run(&a),
         Cmd::Bench(BenchCmd::Label(a)) => labelbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
+        Cmd::Bench(BenchCmd::LabChecks { policy, mediator, count }) => lab::checks(&policy, &mediator, count).map(|_| true),
     }
 }
 

@@ -196,3 +196,37 @@ pub fn pick_domain(server: &SecurityServer, domains: &[&str]) -> Result<(String,
     }
     Err(LabError::Domains { what: why.join("; ") })
 }
+
+/// `count` rounds of a send and a receive on one socket and on one pipe through the mediator
+/// named `mediator`, on one thread: the checks alone, for callgrind to count (`seaccess lab
+/// --callgrind` runs this twice and differences the totals). Returns how many checks passed.
+pub fn check_loop(server: Arc<SecurityServer>, mediator: &str, count: u64) -> Result<u64, LabError> {
+    use seaccess_avc::{Avc, DEFAULT_CAPACITY};
+    use seaccess_objmgr::hooks::fs::MountOpts;
+    use seaccess_objmgr::hooks::socket::family;
+    use seaccess_objmgr::Cred;
+    use seaccess_types::LabelServer;
+
+    let (_, sid) = pick_domain(&server, DOMAINS)?;
+    let dynserver: Arc<dyn AccessServer> = server.clone();
+    let labels: Arc<dyn LabelServer> = server.clone();
+    let avc = Arc::new(Avc::new(dynserver.clone(), DEFAULT_CAPACITY));
+    let _following = avc.follow(&*server);
+    let om = ObjectManager::new(labels, &*server, avc);
+    let task = Task::new(std::process::id(), "checks", Cred::new(sid));
+    let objmgr = |what: &str, e: seaccess_objmgr::ObjmgrError| LabError::Objmgr { what: format!("{what}: {e}") };
+    let sock = Endpoint::Socket(om.socket_create(&task, family::UNIX, libc::SOCK_STREAM, 0, false).map_err(|e| objmgr("socket", e))?);
+    let sb = om.mount("pipefs", "pipefs", &MountOpts::default()).map_err(|e| objmgr("pipefs", e))?;
+    let inode = om.inode_init_as(&task, &sb, 1, libc::S_IFIFO | 0o600, "pipe:", None);
+    let file = om.file_open(&task, &inode, "pipe:", libc::O_RDWR).map_err(|e| objmgr("open a pipe", e))?;
+    let pipe = Endpoint::Pipe { inode, file };
+    let asks = Asks::new(&server)?;
+    let designs = Designs::new(&dynserver);
+    let all = all(&om, &task, sid, &asks, &designs, 0);
+    let m = all.iter().find(|m| m.name() == mediator).ok_or_else(|| LabError::Objmgr { what: format!("no mediator {mediator}: expected one of {}", ORDER.join(", ")) })?;
+    let mut passed = 0u64;
+    for _ in 0..count {
+        passed += u64::from(m.send(&sock)) + u64::from(m.recv(&sock)) + u64::from(m.send(&pipe)) + u64::from(m.recv(&pipe));
+    }
+    Ok(std::hint::black_box(passed))
+}

@@ -70,9 +70,16 @@ impl ObjectManager {
         if self.skip_sock_check(sock.sid()) {
             return Ok(());
         }
-        let f = sock.audit_fields();
-        let ad = AuditData::Net { laddr: f.laddr, lport: f.lport, faddr: f.faddr, fport: f.fport, path: f.path.as_deref() };
-        self.check(hook, task, sock.sid(), sock.class(), perms, &ad).map(|_| ())
+        // The audit data (the socket's addresses, its path copied out under its lock) is built
+        // only for a record, as the kernel renders its lsm_network_audit only when it audits:
+        // every send and receive asks this, and nearly none is audited.
+        let v = self.check_noaudit(hook, task.sid(), sock.sid(), sock.class(), perms)?;
+        if !v.audited.is_empty() {
+            let f = sock.audit_fields();
+            let ad = AuditData::Net { laddr: f.laddr, lport: f.lport, faddr: f.faddr, fport: f.fport, path: f.path.as_deref() };
+            self.audit(task, task.sid(), sock.sid(), sock.class(), &v, &ad);
+        }
+        self.outcome(sock.class(), &v).map(|_| ())
     }
 
     /// The SID a socket of `class` created by `task` gets (socket_sockcreate_sid): the
