@@ -205,6 +205,12 @@ impl seaccess_types::LabelServer for SecurityServer {
         seaccess_types::LabelServer::initial_sid(&**self.current.load(), n)
     }
 
+    /// Initial SID `n` is always `Sid(n)` here (ocontext.rs: dynamic SIDs start past the
+    /// initial ones), so any other SID is answered without loading the generation.
+    fn is_initial_sid(&self, sid: Sid, n: u32) -> bool {
+        sid.0 == n && seaccess_types::LabelServer::initial_sid(&**self.current.load(), n) == Some(sid)
+    }
+
     fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> std::result::Result<Sid, seaccess_types::ServerError> {
         seaccess_types::LabelServer::transition_sid(&**self.current.load(), ssid, tsid, class, name)
     }

@@ -367,6 +367,12 @@ pub trait LabelServer: AccessServer {
     fn context_to_sid(&self, context: &str) -> Result<Sid, ServerError>;
     /// The SID of initial SID number `n` (1 = kernel, ...), if the policy defines it.
     fn initial_sid(&self, n: u32) -> Option<Sid>;
+    /// Whether `sid` is initial SID number `n` of the current policy: `initial_sid(n) ==
+    /// Some(sid)`, which a server whose SIDs say what they are answers without a lookup (a hook
+    /// asks this of every socket it checks, nearly always of a socket that is no initial SID).
+    fn is_initial_sid(&self, sid: Sid, n: u32) -> bool {
+        self.initial_sid(n) == Some(sid)
+    }
     /// The SID a new object of `class` gets when `ssid` creates it in (or for) `tsid`, with the
     /// new object's last path component when it has one (name-based type transitions).
     fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> Result<Sid, ServerError>;

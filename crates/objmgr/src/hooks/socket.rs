@@ -58,10 +58,10 @@ impl ObjectManager {
         if sid == Sid::NULL {
             return false;
         }
-        if sid == self.initial_or_null(SECINITSID_KERNEL) {
+        if self.server().is_initial_sid(sid, SECINITSID_KERNEL) {
             return true;
         }
-        sid == self.initial_or_null(SECINITSID_INIT) && !self.policy_caps().contains(PolicyCap::UserspaceInitialContext)
+        self.server().is_initial_sid(sid, SECINITSID_INIT) && !self.policy_caps().contains(PolicyCap::UserspaceInitialContext)
     }
 
     /// The kernel's sock_has_perm: the task's SID to the socket's, in the socket's class, with
