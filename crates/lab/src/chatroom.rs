@@ -16,13 +16,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
-use seaccess_avc::{Avc, DEFAULT_CAPACITY};
 use seaccess_objmgr::hooks::socket::family;
-use seaccess_objmgr::{Cred, ObjectManager, Task};
+use seaccess_objmgr::{ObjectManager, Task};
 use seaccess_security::SecurityServer;
-use seaccess_types::{AccessServer, LabelServer};
 
-use crate::mediate::{self, Endpoint, Mediator};
+use crate::mediate::{self, objmgr, spawn, sys, Endpoint, Mediator};
 use crate::LabError;
 
 pub use crate::mediate::DOMAINS;
@@ -108,10 +106,6 @@ struct Conn {
     server_sec: Endpoint,
 }
 
-fn objmgr(what: &str, e: impl std::fmt::Display) -> LabError {
-    LabError::Objmgr { what: format!("{what}: {e}") }
-}
-
 /// Sets up one room: a listening socket and a connected pair per client, labelled and checked
 /// by the object manager's hooks as socket(2), connect(2) and accept(2) are.
 fn room(om: &ObjectManager, task: &Task, clients: usize) -> Result<Vec<Conn>, LabError> {
@@ -122,18 +116,10 @@ fn room(om: &ObjectManager, task: &Task, clients: usize) -> Result<Vec<Conn>, La
             let client_sec = om.socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false).map_err(|e| objmgr("socket", e))?;
             let child = om.unix_stream_connect(task, &client_sec, &listener).map_err(|e| objmgr("connect", e))?;
             let server_sec = om.unix_accept(task, &listener, child).map_err(|e| objmgr("accept", e))?;
-            let (client, server) = UnixStream::pair().map_err(|e| LabError::Sys { what: "socketpair".into(), source: e })?;
+            let (client, server) = UnixStream::pair().map_err(sys("socketpair"))?;
             Ok(Conn { client, client_sec: Endpoint::Socket(client_sec), server, server_sec: Endpoint::Socket(server_sec) })
         })
         .collect()
-}
-
-/// A thread of the run, on a small stack (a full run has 1,800 of them).
-fn spawn<'scope, F>(s: &'scope std::thread::Scope<'scope, '_>, f: F) -> Result<std::thread::ScopedJoinHandle<'scope, std::io::Result<()>>, LabError>
-where
-    F: FnOnce() -> std::io::Result<()> + Send + 'scope,
-{
-    std::thread::Builder::new().stack_size(64 << 10).spawn_scoped(s, f).map_err(|e| LabError::Sys { what: "thread".into(), source: e })
 }
 
 /// One run: every room's threads started together; messages delivered per second of wall
@@ -144,7 +130,7 @@ fn run_once(rooms: &[Vec<Conn>], shape: &Shape, m: &dyn Mediator) -> Result<(f64
     let refused = AtomicU64::new(0);
     let threads = rooms.len() * n * 3;
     let start = Barrier::new(threads + 1);
-    let io = |e: std::io::Error| LabError::Sys { what: "chat socket".into(), source: e };
+    let io = |e| sys("chat socket")(e);
     let elapsed = std::thread::scope(|s| -> Result<(f64, f64), LabError> {
         let mut handles = Vec::with_capacity(threads);
         for conns in rooms {
@@ -219,46 +205,13 @@ fn run_once(rooms: &[Vec<Conn>], shape: &Shape, m: &dyn Mediator) -> Result<(f64
 /// mediator in turn (the order rotating), fresh caches each round.
 pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[&str]) -> Result<Chatroom, LabError> {
     let (domain, sid) = mediate::pick_domain(&server, domains)?;
-    let dynserver: Arc<dyn AccessServer> = server.clone();
-    let labels: Arc<dyn LabelServer> = server.clone();
     let asks = mediate::Asks::new(&server)?;
     let mut rows = Vec::new();
     for &nrooms in &shape.rooms {
-        let avc = Arc::new(Avc::new(dynserver.clone(), DEFAULT_CAPACITY));
-        let _following = avc.follow(&*server);
-        let om = ObjectManager::new(labels.clone(), &*server, avc);
-        let task = Task::new(std::process::id(), "chatroom", Cred::new(sid));
-        let rooms: Vec<Vec<Conn>> = (0..nrooms).map(|_| room(&om, &task, shape.clients)).collect::<Result<_, _>>()?;
-        let mut rates: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
-        let mut runs = Vec::new();
-        for round in 0..shape.rounds.max(1) {
-            let designs = mediate::Designs::new(&dynserver);
-            let all = mediate::all(&om, &task, sid, &asks, &designs, round);
-            for m in all {
-                let before = om.avc().cache_stats();
-                let (r, c) = run_once(&rooms, shape, m.as_ref())?;
-                if m.name() == "seaccess" {
-                    runs.push((before, om.avc().cache_stats()));
-                }
-                match rates.iter_mut().find(|x| x.0 == m.name()) {
-                    Some(x) => {
-                        x.1.push(r);
-                        x.2.push(c);
-                    }
-                    None => rates.push((m.name(), vec![r], vec![c])),
-                }
-            }
-        }
-        rates.sort_by_key(|x| mediate::ORDER.iter().position(|o| *o == x.0).unwrap_or(mediate::ORDER.len()));
-        let cpu_us = rates.iter().map(|(n, _, c)| (n.clone(), crate::stats::median(c.clone()))).collect();
-        rows.push(Row {
-            rooms: nrooms,
-            threads: nrooms * shape.clients * 3,
-            messages: (nrooms * shape.clients * shape.messages * (shape.clients - 1)) as u64,
-            rates: rates.into_iter().map(|(n, v, _)| (n, crate::stats::median(v))).collect(),
-            cpu_us,
-            cache: crate::stats::cache_use(&runs, (nrooms * shape.clients * shape.messages * (shape.clients - 1)) as u64),
-        });
+        let messages = (nrooms * shape.clients * shape.messages * (shape.clients - 1)) as u64;
+        let setup = |om: &ObjectManager, task: &Task| (0..nrooms).map(|_| room(om, task, shape.clients)).collect::<Result<Vec<Vec<Conn>>, _>>();
+        let m = mediate::measure(&server, sid, "chatroom", &asks, shape.rounds, messages, setup, |rooms, m| run_once(rooms, shape, m))?;
+        rows.push(Row { rooms: nrooms, threads: nrooms * shape.clients * 3, messages, rates: m.wall, cpu_us: m.cpu, cache: m.cache });
     }
     Ok(Chatroom {
         policy: policy.into(),

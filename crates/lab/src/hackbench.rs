@@ -5,20 +5,17 @@
 //! the whole run, vanilla against each design, at several group counts.
 
 use std::io::{Read, Write};
-use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
-use seaccess_avc::{Avc, DEFAULT_CAPACITY};
 use seaccess_objmgr::hooks::socket::family;
 use seaccess_objmgr::hooks::fs::MountOpts;
-use seaccess_objmgr::{Cred, ObjectManager, SuperSec, Task};
+use seaccess_objmgr::{ObjectManager, SuperSec, Task};
 use seaccess_security::SecurityServer;
-use seaccess_types::{AccessServer, LabelServer};
 
-use crate::mediate::{self, Endpoint, Mediator};
+use crate::mediate::{self, objmgr, spawn, sys, Endpoint, Mediator};
 use crate::LabError;
 
 /// Over what the messages go.
@@ -108,14 +105,6 @@ struct Channel {
     reader: (Box<dyn Read + Send + Sync>, Endpoint),
 }
 
-fn sys(what: &str) -> impl Fn(std::io::Error) -> LabError + '_ {
-    move |e| LabError::Sys { what: what.into(), source: e }
-}
-
-fn objmgr(what: &str, e: impl std::fmt::Display) -> LabError {
-    LabError::Objmgr { what: format!("{what}: {e}") }
-}
-
 /// A receiver's channel over a socket pair: one connected pair, its sending end shared by the
 /// group's senders (hackbench's socketpair per receiver), labelled as socket(2) and connect(2).
 fn socket_channel(om: &ObjectManager, task: &Task, senders: usize) -> Result<Channel, LabError> {
@@ -139,7 +128,6 @@ fn socket_channel(om: &ObjectManager, task: &Task, senders: usize) -> Result<Cha
 /// and opened as pipe(2) opens its two ends.
 fn pipe_channel(om: &ObjectManager, task: &Task, sb: &Arc<SuperSec>, ino: u64, senders: usize) -> Result<Channel, LabError> {
     let (r, w) = rustix::pipe::pipe().map_err(|e| sys("pipe")(e.into()))?;
-    let (r, w): (OwnedFd, OwnedFd) = (r, w);
     let inode = || om.inode_init_as(task, sb, ino, libc::S_IFIFO | 0o600, "pipe:", None);
     let open = |flags| om.file_open(task, &inode(), "pipe:", flags).map_err(|e| objmgr("open a pipe", e));
     let mut writers = Vec::with_capacity(senders);
@@ -217,69 +205,30 @@ fn run_once(groups: &mut [Vec<Channel>], shape: &Shape, m: &dyn Mediator) -> Res
     Ok(elapsed)
 }
 
-/// A thread of the run, on a small stack.
-fn spawn<'scope, F>(s: &'scope std::thread::Scope<'scope, '_>, f: F) -> Result<std::thread::ScopedJoinHandle<'scope, std::io::Result<()>>, LabError>
-where
-    F: FnOnce() -> std::io::Result<()> + Send + 'scope,
-{
-    std::thread::Builder::new().stack_size(64 << 10).spawn_scoped(s, f).map_err(sys("thread"))
-}
-
 /// The whole experiment, sockets then pipes: each group count's channels set up once, then
 /// `rounds` rounds of every mediator in turn (the order rotating), fresh caches each round.
 pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[&str]) -> Result<Hackbench, LabError> {
     let (domain, sid) = mediate::pick_domain(&server, domains)?;
-    let dynserver: Arc<dyn AccessServer> = server.clone();
-    let labels: Arc<dyn LabelServer> = server.clone();
     let asks = mediate::Asks::new(&server)?;
     let mut rows = Vec::new();
     for transport in [Transport::Sockets, Transport::Pipes] {
         for &ngroups in &shape.groups {
-            let avc = Arc::new(Avc::new(dynserver.clone(), DEFAULT_CAPACITY));
-            let _following = avc.follow(&*server);
-            let om = ObjectManager::new(labels.clone(), &*server, avc);
-            let task = Task::new(std::process::id(), "hackbench", Cred::new(sid));
-            let sb = om.mount("pipefs", "pipefs", &MountOpts::default()).map_err(|e| objmgr("pipefs", e))?;
-            let mut groups: Vec<Vec<Channel>> = (0..ngroups)
-                .map(|g| {
-                    (0..shape.fds)
-                        .map(|i| match transport {
-                            Transport::Sockets => socket_channel(&om, &task, shape.fds),
-                            Transport::Pipes => pipe_channel(&om, &task, &sb, (g * shape.fds + i + 1) as u64, shape.fds),
-                        })
-                        .collect::<Result<Vec<_>, _>>()
-                })
-                .collect::<Result<_, _>>()?;
-            let mut secs: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
-            let mut runs = Vec::new();
-            for round in 0..shape.rounds.max(1) {
-                let designs = mediate::Designs::new(&dynserver);
-                for m in mediate::all(&om, &task, sid, &asks, &designs, round) {
-                    let before = om.avc().cache_stats();
-                    let (t, c) = run_once(&mut groups, shape, m.as_ref())?;
-                    if m.name() == "seaccess" {
-                        runs.push((before, om.avc().cache_stats()));
-                    }
-                    match secs.iter_mut().find(|x| x.0 == m.name()) {
-                        Some(x) => {
-                            x.1.push(t);
-                            x.2.push(c);
-                        }
-                        None => secs.push((m.name(), vec![t], vec![c])),
-                    }
-                }
-            }
-            secs.sort_by_key(|x| mediate::ORDER.iter().position(|o| *o == x.0).unwrap_or(mediate::ORDER.len()));
-            let cpu_seconds = secs.iter().map(|(n, _, c)| (n.clone(), crate::stats::median(c.clone()))).collect();
-            rows.push(Row {
-                transport,
-                groups: ngroups,
-                threads: ngroups * shape.fds * 2,
-                messages: (ngroups * shape.fds * shape.fds * shape.loops) as u64,
-                seconds: secs.into_iter().map(|(n, v, _)| (n, crate::stats::median(v))).collect(),
-                cpu_seconds,
-                cache: crate::stats::cache_use(&runs, (ngroups * shape.fds * shape.fds * shape.loops) as u64),
-            });
+            let messages = (ngroups * shape.fds * shape.fds * shape.loops) as u64;
+            let setup = |om: &ObjectManager, task: &Task| {
+                let sb = om.mount("pipefs", "pipefs", &MountOpts::default()).map_err(|e| objmgr("pipefs", e))?;
+                (0..ngroups)
+                    .map(|g| {
+                        (0..shape.fds)
+                            .map(|i| match transport {
+                                Transport::Sockets => socket_channel(om, task, shape.fds),
+                                Transport::Pipes => pipe_channel(om, task, &sb, (g * shape.fds + i + 1) as u64, shape.fds),
+                            })
+                            .collect::<Result<Vec<_>, _>>()
+                    })
+                    .collect::<Result<Vec<Vec<Channel>>, _>>()
+            };
+            let m = mediate::measure(&server, sid, "hackbench", &asks, shape.rounds, messages, setup, |groups, m| run_once(groups, shape, m))?;
+            rows.push(Row { transport, groups: ngroups, threads: ngroups * shape.fds * 2, messages, seconds: m.wall, cpu_seconds: m.cpu, cache: m.cache });
         }
     }
     Ok(Hackbench { policy: policy.into(), domain, fds: shape.fds, loops: shape.loops, len: shape.len, rounds: shape.rounds, rows })

@@ -230,3 +230,82 @@ pub fn check_loop(server: Arc<SecurityServer>, mediator: &str, count: u64) -> Re
     }
     Ok(std::hint::black_box(passed))
 }
+
+/// A hook's error, named by what was being done.
+pub(crate) fn objmgr(what: &str, e: impl std::fmt::Display) -> LabError {
+    LabError::Objmgr { what: format!("{what}: {e}") }
+}
+
+/// A system call's error, named by what was being done.
+pub(crate) fn sys(what: &str) -> impl Fn(std::io::Error) -> LabError + '_ {
+    move |e| LabError::Sys { what: what.into(), source: e }
+}
+
+/// A thread of a run, on a small stack (a full chatroom run has 1,800 of them).
+pub(crate) fn spawn<'scope, F>(s: &'scope std::thread::Scope<'scope, '_>, f: F) -> Result<std::thread::ScopedJoinHandle<'scope, std::io::Result<()>>, LabError>
+where
+    F: FnOnce() -> std::io::Result<()> + Send + 'scope,
+{
+    std::thread::Builder::new().stack_size(64 << 10).spawn_scoped(s, f).map_err(sys("thread"))
+}
+
+/// One shape of an experiment measured: each mediator's median wall and CPU figure (in the
+/// tables' order), and seaccess's cache use over its runs.
+pub struct Measured {
+    pub wall: Vec<(String, f64)>,
+    pub cpu: Vec<(String, f64)>,
+    pub cache: crate::stats::CacheUse,
+}
+
+/// Measures one shape of chatroom or hackbench: a fresh seaccess cache and object manager
+/// (following the server), a task of `sid`, what `setup` builds with them, then `rounds`
+/// rounds of `run` with every mediator (fresh design caches each round, the order rotating).
+/// `run` gives a (wall, CPU) figure per run; `messages` is how many each run delivers.
+#[allow(clippy::too_many_arguments)]
+pub fn measure<S>(
+    server: &Arc<SecurityServer>,
+    sid: Sid,
+    comm: &str,
+    asks: &Asks,
+    rounds: usize,
+    messages: u64,
+    setup: impl FnOnce(&ObjectManager, &Task) -> Result<S, LabError>,
+    mut run: impl FnMut(&mut S, &dyn Mediator) -> Result<(f64, f64), LabError>,
+) -> Result<Measured, LabError> {
+    use seaccess_avc::{Avc, DEFAULT_CAPACITY};
+    use seaccess_types::LabelServer;
+
+    let dynserver: Arc<dyn AccessServer> = server.clone();
+    let labels: Arc<dyn LabelServer> = server.clone();
+    let avc = Arc::new(Avc::new(dynserver.clone(), DEFAULT_CAPACITY));
+    let _following = avc.follow(&**server);
+    let om = ObjectManager::new(labels, &**server, avc);
+    let task = Task::new(std::process::id(), comm, seaccess_objmgr::Cred::new(sid));
+    let mut state = setup(&om, &task)?;
+    let mut figures: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut runs = Vec::new();
+    for round in 0..rounds.max(1) {
+        let designs = Designs::new(&dynserver);
+        for m in all(&om, &task, sid, asks, &designs, round) {
+            let before = om.avc().cache_stats();
+            let (w, c) = run(&mut state, m.as_ref())?;
+            if m.name() == "seaccess" {
+                runs.push((before, om.avc().cache_stats()));
+            }
+            match figures.iter_mut().find(|x| x.0 == m.name()) {
+                Some(x) => {
+                    x.1.push(w);
+                    x.2.push(c);
+                }
+                None => figures.push((m.name(), vec![w], vec![c])),
+            }
+        }
+    }
+    figures.sort_by_key(|x| ORDER.iter().position(|o| *o == x.0).unwrap_or(ORDER.len()));
+    let median = crate::stats::median;
+    Ok(Measured {
+        cpu: figures.iter().map(|(n, _, c)| (n.clone(), median(c.clone()))).collect(),
+        wall: figures.into_iter().map(|(n, w, _)| (n, median(w))).collect(),
+        cache: crate::stats::cache_use(&runs, messages),
+    })
+}

@@ -25,6 +25,7 @@ pub use tree::Shape;
 
 use experiments::{Calls, Experiment, PathWalk, Prepared, ReadWrite, TreeWalk};
 
+use crate::stats::median;
 use crate::LabError;
 
 /// The labels tried when none is given: a domain and a file type the Debian default policy
@@ -161,17 +162,6 @@ fn pick_labels(server: &SecurityServer, subjects: &[&str], objects: &[&str]) -> 
         }
     }
     Err(LabError::Labels { what: why.join("; ") })
-}
-
-/// The median of `v` (NaN when empty).
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match (v.get(n / 2), n % 2) {
-        (None, _) => f64::NAN,
-        (Some(&m), 1) => m,
-        (Some(&m), _) => (m + v.get(n / 2 - 1).copied().unwrap_or(m)) / 2.0,
-    }
 }
 
 /// Passes of the hooks alone whose fastest is taken, unit by unit.
