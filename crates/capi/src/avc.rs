@@ -491,7 +491,7 @@ pub extern "C" fn avc_audit(
         let d = unsafe { avd.read() };
         // The caller's decision and numbers: named by the current generation.
         let g = state::enabled().map(|k| k.server.snapshot());
-        let m = g.as_deref().filter(|_| mapping::active()).and_then(mapping::current);
+        let m = g.as_deref().and_then(mapping::in_use);
         audit::audit(g.as_deref(), m.as_deref(), s, t, tclass, requested, &d.audited(), result, auditdata);
         Ok(())
     })

@@ -39,7 +39,7 @@ pub(crate) fn compute_av(k: &Kernel, scon: *const c_char, tcon: *const c_char, t
     let g = k.server.snapshot();
     let s = g.context_to_sid(ffi::str_arg(scon)?).map_err(|_| EINVAL)?;
     let t = g.context_to_sid(ffi::str_arg(tcon)?).map_err(|_| EINVAL)?;
-    let m = if mapping::active() { mapping::current(&g) } else { None };
+    let m = mapping::in_use(&g);
     let class = m.as_ref().map_or(tclass, |m| m.unmap_class(tclass));
     let d = match g.compute_av(s, t, ClassId(class)) {
         Ok(d) => d,

@@ -68,6 +68,17 @@ pub(crate) fn active() -> bool {
     ACTIVE.load(Relaxed)
 }
 
+/// The map in generation `g`'s numbers when the program set one: [`current`] behind the one
+/// relaxed load a program without a map pays.
+#[inline]
+pub(crate) fn in_use(g: &Generation) -> Option<Arc<Resolved>> {
+    if active() {
+        current(g)
+    } else {
+        None
+    }
+}
+
 /// The map in generation `g`'s numbers, None when no map is set.
 pub(crate) fn current(g: &Generation) -> Option<Arc<Resolved>> {
     let spec = SPEC.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()?;
@@ -144,10 +155,7 @@ impl Resolved {
 
 /// The policy's class for the program's `tclass` in generation `g`: itself when no map is set.
 pub(crate) fn kernel_class(g: &Generation, tclass: u16) -> u16 {
-    if !active() {
-        return tclass;
-    }
-    current(g).map_or(tclass, |m| m.unmap_class(tclass))
+    in_use(g).map_or(tclass, |m| m.unmap_class(tclass))
 }
 
 /// selinux_set_mapping: the program's numbering from now on (see the module's doc). Resets

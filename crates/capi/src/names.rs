@@ -69,7 +69,7 @@ pub(crate) fn perm_names(g: &Generation, m: Option<&Resolved>, class: u16, av: u
 /// The current generation and, when the program set one, its map in that generation's numbers.
 fn numbering() -> Res<(Arc<Generation>, Option<Arc<Resolved>>)> {
     let g = state::kernel().map_err(|_| EINVAL)?.server.snapshot();
-    let m = if mapping::active() { mapping::current(&g) } else { None };
+    let m = mapping::in_use(&g);
     Ok((g, m))
 }
 

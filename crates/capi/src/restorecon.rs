@@ -321,12 +321,7 @@ fn c_strdup(s: &CStr) -> Res<*mut c_char> {
 /// flags ask, the attribute removed.
 fn xattr_entry(h: *mut Handle, dir: &Path, delete_nonmatch: bool, delete_all: bool) -> Res<Option<*mut DirXattr>> {
     let c = CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| EINVAL)?;
-    let mut kept = [0u8; 20];
-    // SAFETY: a NUL-terminated path and a 20-byte buffer.
-    let read = unsafe { libc::getxattr(c.as_ptr(), selabel::SEHASH.as_ptr(), kept.as_mut_ptr().cast(), kept.len()) };
-    if read != 20 {
-        return Ok(None);
-    }
+    let Some(kept) = selabel::kept_digest(&c) else { return Ok(None) };
     let now = selabel::partial_matches_digest(h, c.as_bytes())?;
     let matched = now == Some(kept);
     let mut result = if matched { MATCH } else { NOMATCH };

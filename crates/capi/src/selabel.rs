@@ -284,6 +284,14 @@ pub(crate) fn partial_matches_digest(h: *mut Handle, key: &[u8]) -> Res<Option<[
     Ok(Some(sha.finalize().into()))
 }
 
+/// The digest restorecon kept in `path`'s security.sehash, if it holds one of SHA-1's size.
+pub(crate) fn kept_digest(path: &CStr) -> Option<[u8; 20]> {
+    let mut kept = [0u8; 20];
+    // SAFETY: a NUL-terminated path and attribute name, and a 20-byte buffer.
+    let read = unsafe { libc::getxattr(path.as_ptr(), SEHASH.as_ptr(), kept.as_mut_ptr().cast(), kept.len()) };
+    (read == 20).then_some(kept)
+}
+
 /// 20 bytes and a NUL in memory the caller frees with free(3), as libselinux's calloc'ed ones.
 fn c_digest(d: &[u8; 20]) -> Res<*mut u8> {
     // SAFETY: calloc of 21 bytes; NULL is checked.
@@ -319,20 +327,20 @@ pub extern "C" fn selabel_get_digests_all_partial_matches(h: *mut Handle, key: *
             return Err(EINVAL);
         }
         let path = ffi::bytes_arg(key)?;
-        let mut kept = [0u8; 20];
-        // SAFETY: a NUL-terminated path (checked above) and a 20-byte buffer.
-        let read = unsafe { libc::getxattr(key, SEHASH.as_ptr(), kept.as_mut_ptr().cast(), kept.len()) };
+        // SAFETY: `key` is a NUL-terminated string (bytes_arg checked it is not NULL), the
+        // caller's for the call.
+        let kept = kept_digest(unsafe { CStr::from_ptr(key) });
         let now = partial_matches_digest(h, path)?;
         ffi::out(xattr, std::ptr::null_mut())?;
         ffi::out(calc, std::ptr::null_mut())?;
         ffi::out(len, 20)?;
-        if read == 20 {
-            ffi::out(xattr, c_digest(&kept)?)?;
+        if let Some(k) = &kept {
+            ffi::out(xattr, c_digest(k)?)?;
         }
         if let Some(d) = &now {
             ffi::out(calc, c_digest(d)?)?;
         }
-        Ok(read == 20 && now == Some(kept))
+        Ok(kept.is_some() && now == kept)
     })
 }
 
