@@ -50,6 +50,9 @@ pub struct ObjectManager {
     fast: FastPaths,
     counters: Counters,
     epochs: grant::Epochs,
+    /// The server's [`LabelServer::initial_sids_numbered`], asked once: a socket check then
+    /// tells an initial SID by its number alone.
+    numbered_initials: bool,
     _prepare: Registration,
 }
 
@@ -66,7 +69,8 @@ impl ObjectManager {
         avc.on_reset(move |_| {
             switches.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         });
-        ObjectManager { server, avc, maps, fast, counters: Counters::default(), epochs: grant::Epochs::default(), _prepare: prepare }
+        let numbered_initials = server.initial_sids_numbered();
+        ObjectManager { server, avc, maps, fast, counters: Counters::default(), epochs: grant::Epochs::default(), numbered_initials, _prepare: prepare }
     }
 
     /// The cache the hooks ask.

@@ -211,6 +211,10 @@ impl seaccess_types::LabelServer for SecurityServer {
         sid.0 == n && seaccess_types::LabelServer::initial_sid(&**self.current.load(), n) == Some(sid)
     }
 
+    fn initial_sids_numbered(&self) -> bool {
+        true
+    }
+
     fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> std::result::Result<Sid, seaccess_types::ServerError> {
         seaccess_types::LabelServer::transition_sid(&**self.current.load(), ssid, tsid, class, name)
     }

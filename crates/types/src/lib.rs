@@ -373,6 +373,12 @@ pub trait LabelServer: AccessServer {
     fn is_initial_sid(&self, sid: Sid, n: u32) -> bool {
         self.initial_sid(n) == Some(sid)
     }
+    /// Whether initial SID `n`, when defined, is always `Sid(n)`, in every policy this server
+    /// will load: then a SID whose number is not `n` is not initial SID `n`, which a caller may
+    /// conclude once, at set-up, without asking per SID.
+    fn initial_sids_numbered(&self) -> bool {
+        false
+    }
     /// The SID a new object of `class` gets when `ssid` creates it in (or for) `tsid`, with the
     /// new object's last path component when it has one (name-based type transitions).
     fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> Result<Sid, ServerError>;

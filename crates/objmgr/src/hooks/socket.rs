@@ -55,7 +55,7 @@ impl ObjectManager {
     /// The kernel's sock_skip_has_perm: sockets of the kernel, and of init where the policy
     /// does not declare userspace_initial_context, are not checked by sock_has_perm.
     fn skip_sock_check(&self, sid: Sid) -> bool {
-        if sid == Sid::NULL {
+        if sid == Sid::NULL || (self.numbered_initials && sid.0 != SECINITSID_KERNEL && sid.0 != SECINITSID_INIT) {
             return false;
         }
         if self.server().is_initial_sid(sid, SECINITSID_KERNEL) {
