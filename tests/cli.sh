@@ -144,6 +144,28 @@ if [ -e "$DPOL" ]; then
   done
   expect "lab writes index.html with every plot" '(for f in chatroom hackbench-sockets hackbench-pipes overheads; do [ -s "$T/lab/$f.svg" ] && [ -s "$T/lab/$f.png" ] && grep -q "src=\"$f.svg\"" "$T/lab/index.html" || exit 1; done)'
   expect "lab writes JSON and CSV for each experiment" 'python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(k in r for k in (\"chatroom\",\"hackbench\",\"objmgr\"))" "$T/lab/results.json" && [ -s "$T/lab/chatroom.csv" ] && [ -s "$T/lab/hackbench.csv" ] && [ -s "$T/lab/objmgr.csv" ]'
+  if [ -e /dev/fuse ]; then
+    expect "lab runs tree walk, read/write and path walk on a FUSE mount too" 'python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert [x[\"name\"] for x in r[\"mount\"][\"rows\"]] == [\"treewalk\",\"readwrite\",\"pathwalk\"]" "$T/lab/results.json" && grep -q "^On a FUSE mount" "$T/lab.out"'
+  else
+    expect "lab says why the mount variants did not run" 'grep -q "SKIP: seaccess lab: treewalk, readwrite, pathwalk on a FUSE mount: no /dev/fuse" "$T/lab.err"'
+  fi
+  if [ -x target/peers/libselinux-avc-peer ]; then
+    expect "lab runs chatroom with libselinux's AVC (the peer) too" 'python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(\"libselinux\" in [n for n, _ in row[\"rates\"]] for row in r[\"chatroom\"][\"rows\"])" "$T/lab/results.json"'
+  elif [ "$REQUIRED" = 1 ]; then
+    bad "the libselinux AVC peer is required for the lab's chatroom (make peers)"
+  else
+    echo "SKIP: target/peers/libselinux-avc-peer not built; the lab's chatroom without libselinux's AVC"
+  fi
+  # --threads: whole rooms of 3 threads a client (10 clients with --quick) and whole groups of
+  # 40 threads, at least one; --rounds: the rounds each row ran.
+  "$BIN" lab chatroom hackbench --quick --threads 20,60,130 --rounds 2 --json --out "$T/lab-threads" > "$T/lab-threads.json" 2> "$T/lab-threads.err"
+  expect "lab --threads sets the rooms and groups, --rounds the rounds" 'python3 -c "
+import json,sys
+r=json.load(open(sys.argv[1]))
+assert [x[\"rooms\"] for x in r[\"chatroom\"][\"rows\"]] == [1,2,4], r[\"chatroom\"][\"rows\"]
+assert [(x[\"transport\"],x[\"groups\"]) for x in r[\"hackbench\"][\"rows\"]] == [(\"Sockets\",1),(\"Sockets\",1),(\"Sockets\",3),(\"Pipes\",1),(\"Pipes\",1),(\"Pipes\",3)]
+assert all(len(runs) == 2 for row in r[\"chatroom\"][\"rows\"] for _, runs in row[\"runs\"])
+" "$T/lab-threads.json"'
   [ $rc -eq 0 ] || cat "$T/lab.err"
 elif [ "$REQUIRED" = 1 ]; then
   bad "Debian's policy is required for the lab (make deps)"

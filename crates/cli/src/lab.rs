@@ -15,6 +15,9 @@ use seaccess_lab::objmgr_bench::{self, Figures, ObjmgrBench, Shape};
 
 use crate::output::{CliError, Out};
 
+/// The files' context on the mount (as `seaccess bench mount`'s default).
+const MOUNT_OBJECT: &str = "unconfined_u:object_r:user_home_t:s0";
+
 /// The experiments, in the order they ran historically.
 pub(crate) const EXPERIMENTS: &[&str] = &["chatroom", "hackbench", "treewalk", "readwrite", "pathwalk"];
 
@@ -30,6 +33,22 @@ pub(crate) struct LabArgs {
     /// tests, not for figures).
     #[arg(long)]
     quick: bool,
+    /// The thread counts chatroom and hackbench run at, comma-separated (default: 2001's 10, 20
+    /// and 30 rooms of 20 clients, 600 to 1,800 threads; hackbench's 2, 4 and 8 groups). Each
+    /// becomes whole rooms of 3 threads a client and whole groups of 40 threads, at least one.
+    #[arg(long, value_delimiter = ',')]
+    threads: Vec<usize>,
+    /// Run on the first N CPUs only (every thread of the run, the mounts' too): one CPU halves
+    /// the spread of chatroom's and hackbench's runs, but cannot show two threads contending.
+    #[arg(long)]
+    cpus: Option<usize>,
+    /// The libselinux AVC peer program (`make peers`): chatroom runs its rooms with libselinux's
+    /// own AVC too, where it is built.
+    #[arg(long, default_value = "target/peers/libselinux-avc-peer")]
+    peer: PathBuf,
+    /// Rounds of chatroom and hackbench (each runs every mediator once, back to back).
+    #[arg(long)]
+    rounds: Option<usize>,
     /// Where the results are written (JSON and CSV, one file each per experiment).
     #[arg(long, default_value = "lab-results")]
     out: PathBuf,
@@ -47,12 +66,21 @@ pub(crate) struct LabArgs {
 struct Results {
     policy: String,
     quick: bool,
+    /// The CPUs the run was kept to (--cpus), when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpus: Option<Vec<usize>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     chatroom: Option<Chatroom>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hackbench: Option<Hackbench>,
     #[serde(skip_serializing_if = "Option::is_none")]
     objmgr: Option<serde_json::Value>,
+    /// The same experiments on a FUSE mount (`seaccess bench mount`), where /dev/fuse exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mount: Option<crate::mountbench::MountRun>,
+    /// Why the mount variants did not run, when they did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mount_skipped: Option<String>,
     /// (mediator, instructions per checked send or receive), with --callgrind.
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions_per_check: Option<Vec<(String, f64)>>,
@@ -69,11 +97,25 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
     };
     let server = Arc::new(crate::load_path(&path)?);
     let policy = path.to_string_lossy().into_owned();
+    let cpus = match a.cpus {
+        Some(n) => Some(seaccess_lab::stats::pin_cpus(n).map_err(|e| format!("--cpus {n}: {e}"))?),
+        None => None,
+    };
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
-    let mut res = Results { policy: policy.clone(), quick: a.quick, ..Results::default() };
+    let mut res = Results { policy: policy.clone(), quick: a.quick, cpus: cpus.clone(), ..Results::default() };
     let mut text = String::new();
+    let online = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let _ = writeln!(
+        text,
+        "seaccess lab{}: policy {policy}; {}.\n",
+        if a.quick { " --quick" } else { "" },
+        match &cpus {
+            Some(c) => format!("kept to CPU {}", c.iter().map(usize::to_string).collect::<Vec<_>>().join(",")),
+            None => format!("{online} CPUs"),
+        }
+    );
     // On a terminal, a bar over the experiments, naming the one running.
-    let steps = wanted.iter().filter(|e| matches!(**e, "chatroom" | "hackbench")).count() + usize::from(wanted.iter().any(|e| matches!(*e, "treewalk" | "readwrite" | "pathwalk")))
+    let steps = wanted.iter().filter(|e| matches!(**e, "chatroom" | "hackbench")).count() + 2 * usize::from(wanted.iter().any(|e| matches!(*e, "treewalk" | "readwrite" | "pathwalk")))
         + usize::from(a.callgrind);
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(steps as u64);
@@ -94,8 +136,16 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
 
     if wanted.contains(&"chatroom") {
         step("chatroom");
-        let shape = if a.quick { chatroom::Shape::quick() } else { chatroom::Shape::full() };
-        let r = chatroom::run(server.clone(), &policy, &shape, mediate::DOMAINS).map_err(|e| format!("chatroom: {e}"))?;
+        let mut shape = if a.quick { chatroom::Shape::quick() } else { chatroom::Shape::full() };
+        if !a.threads.is_empty() {
+            shape.rooms = a.threads.iter().map(|t| (t / (shape.clients * 3)).max(1)).collect();
+        }
+        shape.rounds = a.rounds.unwrap_or(shape.rounds);
+        let peer = a.peer.exists().then_some(a.peer.as_path());
+        if peer.is_none() {
+            crate::output::note(&format!("SKIP: seaccess lab: libselinux's AVC in chatroom: {} is not built (make peers)", a.peer.display()));
+        }
+        let r = chatroom::run(server.clone(), &policy, &shape, mediate::DOMAINS, peer).map_err(|e| format!("chatroom: {e}"))?;
         chatroom_table(&mut text, &r);
         write_csv(&a.out.join("chatroom.csv"), &chatroom_csv(&r))?;
         write_json(&a.out.join("chatroom.json"), &r)?;
@@ -104,7 +154,11 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
     }
     if wanted.contains(&"hackbench") {
         step("hackbench");
-        let shape = if a.quick { hackbench::Shape::quick() } else { hackbench::Shape::full() };
+        let mut shape = if a.quick { hackbench::Shape::quick() } else { hackbench::Shape::full() };
+        if !a.threads.is_empty() {
+            shape.groups = a.threads.iter().map(|t| (t / (shape.fds * 2)).max(1)).collect();
+        }
+        shape.rounds = a.rounds.unwrap_or(shape.rounds);
         let r = hackbench::run(server.clone(), &policy, &shape, mediate::DOMAINS).map_err(|e| format!("hackbench: {e}"))?;
         hackbench_table(&mut text, &r);
         write_csv(&a.out.join("hackbench.csv"), &hackbench_csv(&r))?;
@@ -119,8 +173,35 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
         let (shape, rw_ops) = if a.quick { (Shape::QUICK, 20_000) } else { (Shape::FULL, 200_000) };
         let cfg = objmgr_bench::Config { policy: &policy, rounds: 6, shape, rw_ops, subject: None, object: None, dir: &dir, control: false };
         let r = objmgr_bench::run(server.clone(), &cfg).map_err(|e| format!("treewalk/readwrite/pathwalk: {e}"))?;
-        objmgr_tables(&mut text, &r, &objmgr_wanted);
-        write_csv(&a.out.join("objmgr.csv"), &objmgr_csv(&r))?;
+        done();
+        step("treewalk, readwrite, pathwalk on a FUSE mount");
+        let mount = match crate::mountbench::unavailable() {
+            Some(why) => {
+                res.mount_skipped = Some(why);
+                None
+            }
+            None => {
+                let m = crate::mountbench::MountConfig {
+                    policy: &path,
+                    object: MOUNT_OBJECT,
+                    rounds: if a.quick { 2 } else { 5 },
+                    quick: a.quick,
+                    dir: None,
+                    bindfs: true,
+                    control: false,
+                };
+                Some(crate::mountbench::measure(&m).map_err(|e| match e {
+                    CliError::Message(m) => CliError::Message(format!("treewalk/readwrite/pathwalk on the mount: {m}")),
+                    e => e,
+                })?)
+            }
+        };
+        if let Some(why) = &res.mount_skipped {
+            crate::output::note(&format!("SKIP: seaccess lab: treewalk, readwrite, pathwalk on a FUSE mount: {why}"));
+        }
+        objmgr_tables(&mut text, &r, mount.as_ref(), &objmgr_wanted);
+        write_csv(&a.out.join("objmgr.csv"), &objmgr_csv(&r, mount.as_ref()))?;
+        res.mount = mount;
         let json: serde_json::Value = serde_json::from_str(&r.to_json()).map_err(|e| e.to_string())?;
         write_json(&a.out.join("objmgr.json"), &json)?;
         res.objmgr = Some(json);
@@ -166,13 +247,13 @@ fn overhead_bars(res: &Results, wanted: &[&str]) -> Vec<crate::lab_report::Bar> 
     use crate::lab_report::Bar;
     let mut v = Vec::new();
     if let Some(c) = &res.chatroom {
-        if let Some(o) = c.rows.last().and_then(|r| c.cpu_overhead_pct(r.rooms, "seaccess")) {
+        if let Some(o) = c.rows.last().and_then(|r| c.overhead_pct(r.rooms, "seaccess")) {
             v.push(Bar { name: "chatroom".into(), ours: o, seed: None });
         }
     }
     if let Some(h) = &res.hackbench {
         for t in ["sockets", "pipes"] {
-            if let Some(x) = h.rows.iter().rfind(|r| r.transport.name() == t).and_then(|r| Hackbench::cpu_ratio(r, "seaccess")) {
+            if let Some(x) = h.rows.iter().rfind(|r| r.transport.name() == t).and_then(|r| Hackbench::ratio(r, "seaccess")) {
                 v.push(Bar { name: format!("hackbench {t}"), ours: (x - 1.0) * 100.0, seed: Some((51.0 / 53.0 - 1.0) * 100.0) });
             }
         }
@@ -228,30 +309,41 @@ fn write_csv(path: &Path, rows: &[Vec<String>]) -> Result<(), CliError> {
     std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()).into())
 }
 
-/// 2001's table: messages per second per design and room count, the overhead against vanilla
-/// beside each.
+/// A ratio to vanilla as an overhead in percent, with its 95% interval.
+fn pct_ci(x: f64, ci: Option<(f64, f64)>) -> String {
+    match ci {
+        Some((lo, hi)) => format!("{:+.1}% [{:+.1}, {:+.1}]", (x - 1.0) * 100.0, (lo - 1.0) * 100.0, (hi - 1.0) * 100.0),
+        None => format!("{:+.1}%", (x - 1.0) * 100.0),
+    }
+}
+
+/// A mediator's entry in a (mediator, interval) list.
+fn ci_of(list: &[(String, (f64, f64))], mediator: &str) -> Option<(f64, f64)> {
+    list.iter().find(|x| x.0 == mediator).map(|x| x.1)
+}
+
+/// 2001's table: messages per second per design and room count; then each design's overhead
+/// against vanilla, paired by round, with its interval.
 fn chatroom_table(t: &mut String, r: &Chatroom) {
     let _ = writeln!(
         t,
-        "## chatroom (2001)\n\n{} clients a room, {} messages of {} bytes each, every message to every other client of its room over Unix stream sockets; 3 threads a client; hooks: sendmsg {{write}}, recvmsg {{read}} as {}; medians of {} rounds. Messages per second of wall time / microseconds of the process's CPU time per message (CPU overhead against vanilla: what the checks cost, which the scheduling of hundreds of threads on few CPUs does not blur as it blurs wall time).\n",
+        "## chatroom (2001)\n\n{} clients a room, each run {} messages of {} bytes a client, every message to every other client of its room over Unix stream sockets; 3 threads a client, made once and reused by every run; hooks: sendmsg {{write}}, recvmsg {{read}} as {}. {} rounds, each a run of every mediator back to back in a rotating order. `seaccess` is the object manager's hooks (what an object manager gets); `seaccess_cache` and the designs are the caches alone, asked what the hook asks; `control` is vanilla run again (its overhead is the method's noise); `libselinux`, where the peer is built, is libselinux's AVC (avc_has_perm_noaudit, its global mutex) in the peer program's process, against that process's own unchecked runs.\n",
         r.shape.clients, r.shape.messages, r.shape.len, r.domain, r.shape.rounds
     );
     let names: Vec<&str> = r.rows.first().map(|row| row.rates.iter().map(|x| x.0.as_str()).collect()).unwrap_or_default();
+    let _ = writeln!(t, "Messages per second (median of the rounds):\n");
     let _ = writeln!(t, "| rooms | threads | {} |", names.join(" | "));
     let _ = writeln!(t, "|---|---|{}", "---|".repeat(names.len()));
     for row in &r.rows {
-        let cells: Vec<String> = row
-            .rates
-            .iter()
-            .map(|(n, v)| {
-                let cpu = row.cpu_us.iter().find(|x| &x.0 == n).map_or(f64::NAN, |x| x.1);
-                match r.cpu_overhead_pct(row.rooms, n).filter(|_| n != "vanilla") {
-                    Some(o) => format!("{v:.0} / {cpu:.2} ({o:+.1}%)"),
-                    None => format!("{v:.0} / {cpu:.2}"),
-                }
-            })
-            .collect();
+        let cells: Vec<String> = row.rates.iter().map(|(_, v)| format!("{v:.0}")).collect();
         let _ = writeln!(t, "| {} | {} | {} |", row.rooms, row.threads, cells.join(" | "));
+    }
+    let _ = writeln!(t, "\nOverhead against vanilla: the median over rounds of a run's time over vanilla's run in the same round, [its 95% interval]:\n");
+    let _ = writeln!(t, "| rooms | {} |", names.iter().skip(1).copied().collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(t, "|---|{}", "---|".repeat(names.len().saturating_sub(1)));
+    for row in &r.rows {
+        let cells: Vec<String> = row.wall_ratio.iter().filter(|x| x.0 != "vanilla").map(|(n, x)| pct_ci(*x, ci_of(&row.wall_ratio_ci, n))).collect();
+        let _ = writeln!(t, "| {} | {} |", row.rooms, cells.join(" | "));
     }
     let _ = writeln!(t);
     for row in &r.rows {
@@ -283,36 +375,42 @@ fn chatroom_csv(r: &Chatroom) -> Vec<Vec<String>> {
     rows
 }
 
-/// 2004's table: seconds for the run per design and group count, each transport its own
-/// table, the ratio to vanilla beside each.
+/// 2004's table: seconds per run per design and group count, each transport its own table;
+/// then each design's time over vanilla's, paired by round, with its interval.
 fn hackbench_table(t: &mut String, r: &Hackbench) {
     for transport in ["sockets", "pipes"] {
         let rows: Vec<_> = r.rows.iter().filter(|x| x.transport.name() == transport).collect();
         let Some(first) = rows.first() else { continue };
         let _ = writeln!(
             t,
-            "## hackbench (2004), {transport}\n\ngroups of {} senders and {} receivers, each sender {} messages of {} bytes to each receiver of its group, a thread each; every write and read checked as {}; medians of {} rounds. Seconds of wall time / of the process's CPU time (CPU time against vanilla).\n",
+            "## hackbench (2004), {transport}\n\ngroups of {} senders and {} receivers, each run {} messages of {} bytes from every sender to every receiver of its group, a thread each, made once and reused by every run; every write and read checked as {}. {} rounds, each a run of every mediator back to back in a rotating order.\n",
             r.fds, r.fds, r.loops, r.len, r.domain, r.rounds
         );
         let names: Vec<&str> = first.seconds.iter().map(|x| x.0.as_str()).collect();
+        let _ = writeln!(t, "Milliseconds per run (median of the rounds):\n");
         let _ = writeln!(t, "| groups | threads | {} |", names.join(" | "));
         let _ = writeln!(t, "|---|---|{}", "---|".repeat(names.len()));
-        for row in rows {
-            let cells: Vec<String> = row
-                .seconds
-                .iter()
-                .map(|(n, v)| {
-                    let cpu = row.cpu_seconds.iter().find(|x| &x.0 == n).map_or(f64::NAN, |x| x.1);
-                    match Hackbench::cpu_ratio(row, n).filter(|_| n != "vanilla") {
-                        Some(x) => format!("{v:.3} / {cpu:.3} ({x:.3}x)"),
-                        None => format!("{v:.3} / {cpu:.3}"),
-                    }
-                })
-                .collect();
+        for row in &rows {
+            let cells: Vec<String> = row.seconds.iter().map(|(_, v)| format!("{:.2}", v * 1e3)).collect();
             let _ = writeln!(t, "| {} | {} | {} |", row.groups, row.threads, cells.join(" | "));
         }
+        let _ = writeln!(t, "\nEnforced over vanilla: the median over rounds of a run's time over vanilla's run in the same round, [its 95% interval]:\n");
+        let _ = writeln!(t, "| groups | {} |", names.iter().skip(1).copied().collect::<Vec<_>>().join(" | "));
+        let _ = writeln!(t, "|---|{}", "---|".repeat(names.len().saturating_sub(1)));
+        for row in &rows {
+            let cells: Vec<String> = row
+                .wall_ratio
+                .iter()
+                .filter(|x| x.0 != "vanilla")
+                .map(|(n, x)| match ci_of(&row.wall_ratio_ci, n) {
+                    Some((lo, hi)) => format!("{x:.3}x [{lo:.3}, {hi:.3}]"),
+                    None => format!("{x:.3}x"),
+                })
+                .collect();
+            let _ = writeln!(t, "| {} | {} |", row.groups, cells.join(" | "));
+        }
         let _ = writeln!(t);
-        for row in r.rows.iter().filter(|x| x.transport.name() == transport) {
+        for row in rows {
             let c = &row.cache;
             let _ = writeln!(t, "seaccess's cache, {} groups: {} lookups ({} hits, {} misses, {} reclaims), {:.3} per message", row.groups, c.lookups, c.hits, c.misses, c.reclaims, c.lookups_per_message);
         }
@@ -344,33 +442,77 @@ fn hackbench_csv(r: &Hackbench) -> Vec<Vec<String>> {
 }
 
 /// The object manager's experiments as their seeds presented them: time per operation without
-/// checks, with every fast path off, with them on, and the overheads.
-fn objmgr_tables(t: &mut String, r: &ObjmgrBench, wanted: &[&str]) {
+/// checks, with every fast path off, with them on, and the overheads; in process, and on the
+/// mount where it ran.
+fn objmgr_tables(t: &mut String, r: &ObjmgrBench, mount: Option<&crate::mountbench::MountRun>, wanted: &[&str]) {
     let seeds = [
         ("treewalk", "tree walk (2008): stat and open over the tree", &r.treewalk),
         ("readwrite", "read/write (2007): 1-byte reads and writes on open files", &r.readwrite),
         ("pathwalk", "path walk (2025): stat of deep paths", &r.pathwalk),
     ];
     for (name, title, f) in seeds.iter().filter(|(n, _, _)| wanted.contains(n)) {
-        let _ = writeln!(t, "## {title}\n\n{} directories, {} files; {} as {} on {}.\n", r.dirs, r.files, name, r.subject, r.object);
+        let _ = writeln!(
+            t,
+            "## {title}\n\n{} directories, {} files; {} as {} on {}. In process: the hooks around direct system calls.\n",
+            r.dirs, r.files, name, r.subject, r.object
+        );
         let _ = writeln!(t, "| variant | ns per operation | overhead | cache lookups per operation |");
         let _ = writeln!(t, "|---|---|---|---|");
         let _ = writeln!(t, "| vanilla | {:.1} | | |", f.vanilla_ns);
         let _ = writeln!(t, "| fast paths off | {:.1} | {:+.2}% | {:.2} |", f.slow_ns, f.slow_overhead_pct, f.lookups_per_op_slow);
         let _ = writeln!(t, "| fast paths on | {:.1} | {:+.2}% | {:.2} |", f.fast_ns, f.fast_overhead_pct, f.lookups_per_op_fast);
         let _ = writeln!(t);
+        if let Some(m) = mount.and_then(|m| m.rows.iter().find(|x| x.name == *name).map(|x| (m, x))) {
+            let (run, x) = m;
+            let _ = writeln!(
+                t,
+                "On a FUSE mount (`seaccess mount`, {} request threads; {} directories, {} files; {} rounds; the files {}):\n",
+                run.threads, run.dirs, run.files, run.rounds, MOUNT_OBJECT
+            );
+            let _ = writeln!(t, "| variant | ns per operation | overhead | cache lookups per operation |");
+            let _ = writeln!(t, "|---|---|---|---|");
+            let _ = writeln!(t, "| no checks | {:.1} | | |", x.none_ns);
+            let _ = writeln!(t, "| fast paths off | {:.1} | {:+.2}% | {:.2} |", x.slow_ns, x.slow_overhead_pct, x.lookups_per_op_slow);
+            let _ = writeln!(t, "| fast paths on | {:.1} | {:+.2}% | {:.2} |", x.fast_ns, x.fast_overhead_pct, x.lookups_per_op_fast);
+            if let (Some(b), Some(v)) = (x.bindfs_ns, x.vs_bindfs) {
+                let _ = writeln!(t, "| bindfs (Debian's passthrough FUSE filesystem) | {b:.1} | fast paths on: {v:.2}x of bindfs | |");
+            }
+            let _ = writeln!(t);
+        }
     }
 }
 
-fn objmgr_csv(r: &ObjmgrBench) -> Vec<Vec<String>> {
-    let mut rows = vec![vec!["experiment".into(), "variant".into(), "ns_per_op".into(), "overhead_pct".into(), "lookups_per_op".into()]];
+fn objmgr_csv(r: &ObjmgrBench, mount: Option<&crate::mountbench::MountRun>) -> Vec<Vec<String>> {
+    let mut rows = vec![vec!["experiment".into(), "where".into(), "variant".into(), "ns_per_op".into(), "overhead_pct".into(), "lookups_per_op".into()]];
     let mut add = |name: &str, f: &Figures| {
-        rows.push(vec![name.into(), "vanilla".into(), format!("{:.2}", f.vanilla_ns), String::new(), String::new()]);
-        rows.push(vec![name.into(), "fast_paths_off".into(), format!("{:.2}", f.slow_ns), format!("{:.3}", f.slow_overhead_pct), format!("{:.3}", f.lookups_per_op_slow)]);
-        rows.push(vec![name.into(), "fast_paths_on".into(), format!("{:.2}", f.fast_ns), format!("{:.3}", f.fast_overhead_pct), format!("{:.3}", f.lookups_per_op_fast)]);
+        rows.push(vec![name.into(), "in_process".into(), "vanilla".into(), format!("{:.2}", f.vanilla_ns), String::new(), String::new()]);
+        rows.push(vec![name.into(), "in_process".into(), "fast_paths_off".into(), format!("{:.2}", f.slow_ns), format!("{:.3}", f.slow_overhead_pct), format!("{:.3}", f.lookups_per_op_slow)]);
+        rows.push(vec![name.into(), "in_process".into(), "fast_paths_on".into(), format!("{:.2}", f.fast_ns), format!("{:.3}", f.fast_overhead_pct), format!("{:.3}", f.lookups_per_op_fast)]);
     };
     add("treewalk", &r.treewalk);
     add("readwrite", &r.readwrite);
     add("pathwalk", &r.pathwalk);
+    for x in mount.map(|m| m.rows.as_slice()).unwrap_or_default() {
+        rows.push(vec![x.name.into(), "mount".into(), "no_checks".into(), format!("{:.2}", x.none_ns), String::new(), String::new()]);
+        rows.push(vec![
+            x.name.into(),
+            "mount".into(),
+            "fast_paths_off".into(),
+            format!("{:.2}", x.slow_ns),
+            format!("{:.3}", x.slow_overhead_pct),
+            format!("{:.3}", x.lookups_per_op_slow),
+        ]);
+        rows.push(vec![
+            x.name.into(),
+            "mount".into(),
+            "fast_paths_on".into(),
+            format!("{:.2}", x.fast_ns),
+            format!("{:.3}", x.fast_overhead_pct),
+            format!("{:.3}", x.lookups_per_op_fast),
+        ]);
+        if let Some(b) = x.bindfs_ns {
+            rows.push(vec![x.name.into(), "mount".into(), "bindfs".into(), format!("{b:.2}"), String::new(), String::new()]);
+        }
+    }
     rows
 }

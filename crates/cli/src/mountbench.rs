@@ -184,19 +184,22 @@ fn wait_mounted(mp: &Path) -> bool {
     false
 }
 
-pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
-    if a.rounds == 0 || a.rounds > 100 {
-        return Err(format!("--rounds {}: must be from 1 to 100", a.rounds).into());
+/// Builds the tree, mounts it three ways (and bindfs, when asked and installed) and runs the
+/// three experiments on each, unit by unit in a rotating order. Every mount is gone when this
+/// returns, whichever way.
+pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
+    if cfg.rounds == 0 || cfg.rounds > 100 {
+        return Err(format!("--rounds {}: must be from 1 to 100", cfg.rounds).into());
     }
-    let server = crate::load_path(&a.policy)?;
-    server.context_to_sid(&a.object).map_err(|e| io(&a.object, e))?;
+    let server = crate::load_path(cfg.policy)?;
+    server.context_to_sid(cfg.object).map_err(|e| io(cfg.object, e))?;
     drop(server);
-    let base = a.dir.clone().unwrap_or_else(std::env::temp_dir).join(format!("seaccess-mountbench-{}", std::process::id()));
+    let base = cfg.dir.map_or_else(std::env::temp_dir, Path::to_path_buf).join(format!("seaccess-mountbench-{}", std::process::id()));
     let mut s = Scratch { dir: base.clone(), targets: Vec::new() };
     let src = base.join("src");
     std::fs::create_dir_all(&src).map_err(|e| io(&src.display().to_string(), e))?;
-    let (shape, loops) = if a.quick { (QUICK, 5_000) } else { (FULL, 40_000) };
-    let tree = build(&src, &shape, &a.object)?;
+    let (shape, loops) = if cfg.quick { (QUICK, 5_000) } else { (FULL, 40_000) };
+    let tree = build(&src, &shape, cfg.object)?;
     let variants: [(&str, bool, bool); 3] = [("no checks", false, false), ("enforcing", true, true), ("fast paths off", true, false)];
     for (name, checks, fast) in variants {
         let mp = base.join(name.replace(' ', "-"));
@@ -204,7 +207,7 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
         let opts = Options {
             source: src.clone(),
             mountpoint: mp.clone(),
-            policy: a.policy.clone(),
+            policy: cfg.policy.to_path_buf(),
             file_contexts: None,
             path_prefix: src.clone(),
             subjects: None,
@@ -212,13 +215,14 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
             permissive: false,
             audit_log: None,
             fast_paths: fast,
-            checks: checks && !a.control,
+            checks: checks && !cfg.control,
         };
         let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
         let session = seaccess_fs::fuse::spawn(core.clone(), &mp, 2).map_err(|e| io(&format!("mounting {}", mp.display()), e))?;
         s.targets.push(Target { root: mp, core: Some(core), session: Some(session) });
     }
-    if !a.no_bindfs {
+    let mut bindfs_left_out = (!cfg.bindfs).then(|| "--no-bindfs".to_string());
+    if cfg.bindfs {
         let mp = base.join("bindfs");
         std::fs::create_dir_all(&mp).map_err(|e| io(&mp.display().to_string(), e))?;
         let st = std::process::Command::new("bindfs")
@@ -228,8 +232,8 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
             .status();
         match st {
             Ok(st) if st.success() && wait_mounted(&mp) => s.targets.push(Target { root: mp, core: None, session: None }),
-            Ok(st) => writeln!(out, "(bindfs left out: it exited with {st})")?,
-            Err(e) => writeln!(out, "(bindfs left out: {e}; `make deps` installs it)")?,
+            Ok(st) => bindfs_left_out = Some(format!("it exited with {st}")),
+            Err(e) => bindfs_left_out = Some(format!("{e}; `make deps` installs it")),
         }
     }
     type Exp = fn(&Path, &Tree, usize) -> Result<usize, CliError>;
@@ -239,12 +243,16 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
     // unit's comparison, not the experiment's. Overheads are medians over units and rounds of
     // a unit's time on a mount against its time on the mount without checks.
     let units = [tree.dirs.len(), loops / 500, loops / 400];
-    let exps: [(&str, Exp); 3] = [("tree walk (stat+open per file)", tree_walk), ("read/write 1 byte", read_write), ("path walk (stat, depth 14)", path_walk)];
+    let exps: [(&str, &str, Exp); 3] = [
+        ("treewalk", "tree walk (stat+open per file)", tree_walk),
+        ("readwrite", "read/write 1 byte", read_write),
+        ("pathwalk", "path walk (stat, depth 14)", path_walk),
+    ];
     let nt = s.targets.len();
     let mut ratios = vec![vec![Vec::new(); nt]; exps.len()];
     let mut per_op = vec![vec![Vec::new(); nt]; exps.len()];
     let mut lookups = vec![vec![0.0f64; nt]; exps.len()];
-    for (ei, (_, f)) in exps.iter().enumerate() {
+    for (ei, (_, _, f)) in exps.iter().enumerate() {
         for t in &s.targets {
             for u in 0..units[ei].min(tree.dirs.len()) {
                 f(&t.root, &tree, u)?; // warm: callers, nodes, the cache
@@ -252,7 +260,7 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
         }
         let before: Vec<Option<u64>> = s.targets.iter().map(|t| t.core.as_ref().map(|c| c.object_manager().counters().total())).collect();
         let mut ops_total = 0usize;
-        for r in 0..a.rounds {
+        for r in 0..cfg.rounds {
             for u in 0..units[ei] {
                 let mut ns = vec![0f64; nt];
                 for k in 0..nt {
@@ -276,46 +284,122 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
             }
         }
     }
+    let rows = exps
+        .iter()
+        .enumerate()
+        .map(|(ei, (name, title, _))| {
+            let m: Vec<f64> = (0..nt).map(|t| median(&mut per_op[ei][t].clone())).collect();
+            let q: Vec<f64> = (0..nt).map(|t| median(&mut ratios[ei][t].clone())).collect();
+            let vs = (nt > 3).then(|| {
+                let mut v: Vec<f64> = ratios[ei][1].iter().zip(&ratios[ei][3]).map(|(e, b)| e / b).collect();
+                median(&mut v)
+            });
+            MountRow {
+                name,
+                title,
+                none_ns: m[0],
+                fast_ns: m[1],
+                fast_overhead_pct: (q[1] - 1.0) * 100.0,
+                lookups_per_op_fast: lookups[ei][1],
+                slow_ns: m[2],
+                slow_overhead_pct: (q[2] - 1.0) * 100.0,
+                lookups_per_op_slow: lookups[ei][2],
+                bindfs_ns: (nt > 3).then(|| m[3]),
+                vs_bindfs: vs,
+            }
+        })
+        .collect();
+    drop(s);
+    Ok(MountRun { dirs: tree.dirs.len(), files: shape.files, rounds: cfg.rounds, threads: 2, control: cfg.control, bindfs_left_out, rows })
+}
+
+/// One experiment on the mounts: per operation, the medians on each mount, and the overheads
+/// (medians of a unit's time on a mount against its time on the mount without checks).
+#[derive(Clone, Debug, serde::Serialize)]
+pub(crate) struct MountRow {
+    /// The lab's name: treewalk, readwrite or pathwalk.
+    pub name: &'static str,
+    pub title: &'static str,
+    pub none_ns: f64,
+    pub fast_ns: f64,
+    pub fast_overhead_pct: f64,
+    pub lookups_per_op_fast: f64,
+    pub slow_ns: f64,
+    pub slow_overhead_pct: f64,
+    pub lookups_per_op_slow: f64,
+    /// bindfs's time per operation, and the enforcing mount's against it (under 1: faster).
+    pub bindfs_ns: Option<f64>,
+    pub vs_bindfs: Option<f64>,
+}
+
+/// A run of the three experiments on the mounts.
+#[derive(Clone, Debug, serde::Serialize)]
+pub(crate) struct MountRun {
+    pub dirs: usize,
+    pub files: usize,
+    pub rounds: usize,
+    pub threads: usize,
+    pub control: bool,
+    /// Why bindfs is not in the run, when it is not.
+    pub bindfs_left_out: Option<String>,
+    pub rows: Vec<MountRow>,
+}
+
+/// What a mount run needs.
+pub(crate) struct MountConfig<'a> {
+    pub policy: &'a Path,
+    pub object: &'a str,
+    pub rounds: usize,
+    pub quick: bool,
+    pub dir: Option<&'a Path>,
+    pub bindfs: bool,
+    pub control: bool,
+}
+
+/// Why the mounts cannot be measured here, if they cannot (no /dev/fuse, no fusermount3).
+pub(crate) fn unavailable() -> Option<String> {
+    if !Path::new("/dev/fuse").exists() {
+        return Some("no /dev/fuse".into());
+    }
+    let found = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("fusermount3").exists()));
+    (!found).then(|| "no fusermount3 (`make deps` installs fuse3)".into())
+}
+
+pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
+    let cfg =
+        MountConfig { policy: &a.policy, object: &a.object, rounds: a.rounds, quick: a.quick, dir: a.dir.as_deref(), bindfs: !a.no_bindfs, control: a.control };
+    let r = measure(&cfg)?;
+    if let Some(why) = &r.bindfs_left_out {
+        writeln!(out, "(bindfs left out: {why})")?;
+    }
     writeln!(
         out,
         "seaccess bench mount: {} directories, {} files; {} rounds of units run on each mount back to back; medians; {} request threads per seaccess mount, bindfs --multithreaded",
-        tree.dirs.len(),
-        shape.files,
-        a.rounds,
-        2
+        r.dirs, r.files, r.rounds, r.threads
     )?;
-    if a.control {
+    if r.control {
         writeln!(out, "CONTROL RUN: the enforcing mounts run no checks; their overheads are the method's noise")?;
     }
     writeln!(out, "| experiment | no checks | enforcing (fast paths) | overhead | lookups/op | fast paths off | overhead | lookups/op | bindfs | enforcing vs bindfs |")?;
     writeln!(out, "|---|---|---|---|---|---|---|---|---|---|")?;
-    for (ei, (name, _)) in exps.iter().enumerate() {
-        let m: Vec<f64> = (0..nt).map(|t| median(&mut per_op[ei][t].clone())).collect();
-        let q: Vec<f64> = (0..nt).map(|t| median(&mut ratios[ei][t].clone())).collect();
-        let us = |x: f64| format!("{:.2} µs", x / 1000.0);
-        let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
-        let bind = if nt > 3 {
-            let vs: Vec<f64> = ratios[ei][1].iter().zip(&ratios[ei][3]).map(|(e, b)| e / b).collect();
-            (us(m[3]), format!("{:.2}x", median(&mut vs.clone())))
-        } else {
-            ("-".into(), "-".into())
-        };
+    let us = |x: f64| format!("{:.2} µs", x / 1000.0);
+    for m in &r.rows {
         writeln!(
             out,
-            "| {name} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {} | {} |",
-            us(m[0]),
-            us(m[1]),
-            pct(q[1]),
-            lookups[ei][1],
-            us(m[2]),
-            pct(q[2]),
-            lookups[ei][2],
-            bind.0,
-            bind.1
+            "| {} | {} | {} | {:+.1}% | {:.2} | {} | {:+.1}% | {:.2} | {} | {} |",
+            m.title,
+            us(m.none_ns),
+            us(m.fast_ns),
+            m.fast_overhead_pct,
+            m.lookups_per_op_fast,
+            us(m.slow_ns),
+            m.slow_overhead_pct,
+            m.lookups_per_op_slow,
+            m.bindfs_ns.map_or("-".into(), us),
+            m.vs_bindfs.map_or("-".into(), |x| format!("{x:.2}x"))
         )?;
     }
     writeln!(out, "(per operation: a tree walk's is one file's stat and open; \"enforcing vs bindfs\" under 1.00x is faster than bindfs)")?;
-    drop(s);
     if !a.no_objmgr {
         let server = Arc::new(crate::load_path(&a.policy)?);
         let policy = a.policy.to_string_lossy().into_owned();

@@ -12,15 +12,13 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
-use std::time::Instant;
+use std::sync::Arc;
 
 use seaccess_objmgr::hooks::socket::family;
 use seaccess_objmgr::{ObjectManager, Task};
 use seaccess_security::SecurityServer;
 
-use crate::mediate::{self, objmgr, spawn, sys, Endpoint, Mediator};
+use crate::mediate::{self, objmgr, sys, Endpoint, Mediator};
 use crate::LabError;
 
 pub use crate::mediate::DOMAINS;
@@ -31,7 +29,7 @@ pub struct Shape {
     /// Room counts, one table row each (2001: 10, 20, 30).
     pub rooms: Vec<usize>,
     pub clients: usize,
-    /// Messages each client writes.
+    /// Messages each client writes in a run.
     pub messages: usize,
     /// Bytes per message.
     pub len: usize,
@@ -39,13 +37,15 @@ pub struct Shape {
 }
 
 impl Shape {
-    /// 2001's table: 10, 20 and 30 rooms of 20 clients, 100 messages each.
+    /// 2001's table: 10, 20 and 30 rooms of 20 clients. A run is 10 messages a client (2001's
+    /// 100 in ten runs), so that the mediators alternate every few tenths of a second and 30
+    /// rounds fit in minutes: the figures are medians over rounds of runs seconds apart.
     pub fn full() -> Shape {
-        Shape { rooms: vec![10, 20, 30], clients: 20, messages: 100, len: 100, rounds: 3 }
+        Shape { rooms: vec![10, 20, 30], clients: 20, messages: 10, len: 100, rounds: 30 }
     }
     /// A few seconds: the same shape, smaller.
     pub fn quick() -> Shape {
-        Shape { rooms: vec![2, 4, 6], clients: 10, messages: 100, len: 100, rounds: 3 }
+        Shape { rooms: vec![2, 4, 6], clients: 10, messages: 10, len: 100, rounds: 10 }
     }
 }
 
@@ -59,6 +59,17 @@ pub struct Row {
     pub rates: Vec<(String, f64)>,
     /// (mediator, microseconds of the process's CPU time per message delivered)
     pub cpu_us: Vec<(String, f64)>,
+    /// (mediator, wall time over vanilla's in the same round, less one, in percent: the median
+    /// over rounds)
+    pub overhead_pct: Vec<(String, f64)>,
+    /// (mediator, the same for the process's CPU time)
+    pub cpu_overhead_pct: Vec<(String, f64)>,
+    /// (mediator, the median over rounds of its wall time over vanilla's in the same round)
+    pub wall_ratio: Vec<(String, f64)>,
+    /// (mediator, a 95% interval of the wall-time ratio's median)
+    pub wall_ratio_ci: Vec<(String, (f64, f64))>,
+    /// (mediator, every round's (wall, CPU) seconds)
+    pub runs: Vec<(String, Vec<(f64, f64)>)>,
     /// seaccess's cache during the hooks' runs (all rounds).
     pub cache: crate::stats::CacheUse,
 }
@@ -80,21 +91,17 @@ pub struct ShapeOut {
 }
 
 impl Chatroom {
-    /// The percentage by which `mediator`'s throughput falls short of vanilla's at `rooms`
-    /// (vanilla's rate over its own, less one).
+    /// The percentage by which `mediator`'s run took longer than vanilla's at `rooms` (the
+    /// median over rounds of the two runs of a round compared).
     pub fn overhead_pct(&self, rooms: usize, mediator: &str) -> Option<f64> {
         let r = self.rows.iter().find(|r| r.rooms == rooms)?;
-        let get = |n: &str| r.rates.iter().find(|x| x.0 == n).map(|x| x.1);
-        let (v, m) = (get("vanilla")?, get(mediator)?);
-        (m > 0.0).then(|| (v / m - 1.0) * 100.0)
+        crate::runs::Measured::get(&r.overhead_pct, mediator)
     }
 
-    /// The percentage of CPU time per message `mediator` adds to vanilla's at `rooms`.
+    /// The same for the process's CPU time.
     pub fn cpu_overhead_pct(&self, rooms: usize, mediator: &str) -> Option<f64> {
         let r = self.rows.iter().find(|r| r.rooms == rooms)?;
-        let get = |n: &str| r.cpu_us.iter().find(|x| x.0 == n).map(|x| x.1);
-        let (v, m) = (get("vanilla")?, get(mediator)?);
-        (v > 0.0).then(|| (m / v - 1.0) * 100.0)
+        crate::runs::Measured::get(&r.cpu_overhead_pct, mediator)
     }
 }
 
@@ -122,96 +129,94 @@ fn room(om: &ObjectManager, task: &Task, clients: usize) -> Result<Vec<Conn>, La
         .collect()
 }
 
-/// One run: every room's threads started together; messages delivered per second of wall
-/// time and microseconds of CPU time per message, or an error when a check refused (the
-/// domain was picked so that none does).
-fn run_once(rooms: &[Vec<Conn>], shape: &Shape, m: &dyn Mediator) -> Result<(f64, f64), LabError> {
+/// The run's threads, as the 2001 chat server had them: per client a writer, a reader of every
+/// other client's messages, and the server's relay of its messages to the room. Each call runs
+/// one run's share: `messages` messages written per client.
+fn workers<'s>(rooms: &'s [Vec<Conn>], shape: &Shape) -> Result<Vec<crate::runs::Worker<'s>>, LabError> {
     let (n, msgs, len) = (shape.clients, shape.messages, shape.len);
-    let refused = AtomicU64::new(0);
-    let threads = rooms.len() * n * 3;
-    let start = Barrier::new(threads + 1);
     let io = |e| sys("chat socket")(e);
-    let elapsed = std::thread::scope(|s| -> Result<(f64, f64), LabError> {
-        let mut handles = Vec::with_capacity(threads);
-        for conns in rooms {
-            for (i, c) in conns.iter().enumerate() {
-                let (refused, start) = (&refused, &start);
-                let mut w = c.client.try_clone().map_err(io)?;
-                let mut r = c.client.try_clone().map_err(io)?;
-                let mut relay_in = c.server.try_clone().map_err(io)?;
-                let outs: Vec<(UnixStream, &Endpoint)> =
-                    conns.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, o)| Ok((o.server.try_clone().map_err(io)?, &o.server_sec))).collect::<Result<_, LabError>>()?;
-                // The client's writer.
-                handles.push(spawn(s, move || {
-                    let buf = vec![b'm'; len];
-                    start.wait();
-                    for _ in 0..msgs {
-                        if !m.send(&c.client_sec) {
-                            refused.fetch_add(1, Ordering::Relaxed);
-                        }
-                        w.write_all(&buf)?;
+    let mut v: Vec<crate::runs::Worker<'s>> = Vec::with_capacity(rooms.len() * n * 3);
+    for conns in rooms {
+        for (i, c) in conns.iter().enumerate() {
+            let mut w = c.client.try_clone().map_err(io)?;
+            let mut r = c.client.try_clone().map_err(io)?;
+            let mut relay_in = c.server.try_clone().map_err(io)?;
+            let mut outs: Vec<(UnixStream, &Endpoint)> =
+                conns.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, o)| Ok((o.server.try_clone().map_err(io)?, &o.server_sec))).collect::<Result<_, LabError>>()?;
+            // The client's writer.
+            let buf = vec![b'm'; len];
+            v.push(Box::new(move |m: &dyn Mediator| {
+                let mut refused = 0;
+                for _ in 0..msgs {
+                    refused += u64::from(!m.send(&c.client_sec));
+                    w.write_all(&buf)?;
+                }
+                Ok(refused)
+            }));
+            // The server's relay for this client: each message to every other client.
+            let mut buf = vec![0u8; len];
+            v.push(Box::new(move |m: &dyn Mediator| {
+                let mut refused = 0;
+                for _ in 0..msgs {
+                    relay_in.read_exact(&mut buf)?;
+                    refused += u64::from(!m.recv(&c.server_sec));
+                    for (o, sec) in outs.iter_mut() {
+                        refused += u64::from(!m.send(sec));
+                        o.write_all(&buf)?;
                     }
-                    Ok(())
-                })?);
-                // The server's relay for this client: each message to every other client.
-                let mut outs = outs;
-                handles.push(spawn(s, move || {
-                    let mut buf = vec![0u8; len];
-                    start.wait();
-                    for _ in 0..msgs {
-                        relay_in.read_exact(&mut buf)?;
-                        if !m.recv(&c.server_sec) {
-                            refused.fetch_add(1, Ordering::Relaxed);
-                        }
-                        for (o, sec) in outs.iter_mut() {
-                            if !m.send(sec) {
-                                refused.fetch_add(1, Ordering::Relaxed);
-                            }
-                            o.write_all(&buf)?;
-                        }
-                    }
-                    Ok(())
-                })?);
-                // The client's reader: every other client's messages.
-                handles.push(spawn(s, move || {
-                    let mut buf = vec![0u8; len];
-                    start.wait();
-                    for _ in 0..msgs * (n - 1) {
-                        r.read_exact(&mut buf)?;
-                        if !m.recv(&c.client_sec) {
-                            refused.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                    Ok(())
-                })?);
-            }
+                }
+                Ok(refused)
+            }));
+            // The client's reader: every other client's messages.
+            let mut buf = vec![0u8; len];
+            v.push(Box::new(move |m: &dyn Mediator| {
+                let mut refused = 0;
+                for _ in 0..msgs * (n - 1) {
+                    r.read_exact(&mut buf)?;
+                    refused += u64::from(!m.recv(&c.client_sec));
+                }
+                Ok(refused)
+            }));
         }
-        start.wait();
-        let (t0, c0) = (Instant::now(), crate::stats::cpu_seconds());
-        for h in handles {
-            h.join().map_err(|_| LabError::Objmgr { what: "a chat thread panicked".into() })?.map_err(io)?;
-        }
-        Ok((t0.elapsed().as_secs_f64(), crate::stats::cpu_seconds() - c0))
-    })?;
-    if refused.load(Ordering::Relaxed) > 0 {
-        return Err(LabError::Objmgr { what: format!("{}: {} checks refused", m.name(), refused.load(Ordering::Relaxed)) });
     }
-    let (wall, cpu) = elapsed;
-    let delivered = (rooms.len() * n * msgs * (n - 1)) as f64;
-    Ok((delivered / wall.max(1e-9), cpu * 1e6 / delivered.max(1.0)))
+    Ok(v)
 }
 
 /// The whole experiment: each room count's rooms set up once, then `rounds` rounds of every
-/// mediator in turn (the order rotating), fresh caches each round.
-pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[&str]) -> Result<Chatroom, LabError> {
+/// mediator in turn (the order rotating), fresh caches each round; and, with `peer`, the same
+/// rooms with libselinux's AVC in the peer program's process (a `libselinux` column, its
+/// overhead against the peer's own unchecked runs).
+pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[&str], peer: Option<&std::path::Path>) -> Result<Chatroom, LabError> {
     let (domain, sid) = mediate::pick_domain(&server, domains)?;
     let asks = mediate::Asks::new(&server)?;
     let mut rows = Vec::new();
     for &nrooms in &shape.rooms {
         let messages = (nrooms * shape.clients * shape.messages * (shape.clients - 1)) as u64;
         let setup = |om: &ObjectManager, task: &Task| (0..nrooms).map(|_| room(om, task, shape.clients)).collect::<Result<Vec<Vec<Conn>>, _>>();
-        let m = mediate::measure(&server, sid, "chatroom", &asks, shape.rounds, messages, setup, |rooms, m| run_once(rooms, shape, m))?;
-        rows.push(Row { rooms: nrooms, threads: nrooms * shape.clients * 3, messages, rates: m.wall, cpu_us: m.cpu, cache: m.cache });
+        let m = crate::runs::measure(&server, sid, "chatroom", &asks, shape.rounds, messages, setup, |rooms| workers(rooms, shape))?;
+        let mut row = Row {
+            rooms: nrooms,
+            threads: nrooms * shape.clients * 3,
+            messages,
+            rates: Vec::new(),
+            cpu_us: Vec::new(),
+            overhead_pct: Vec::new(),
+            cpu_overhead_pct: Vec::new(),
+            wall_ratio: Vec::new(),
+            wall_ratio_ci: Vec::new(),
+            runs: Vec::new(),
+            cache: m.cache,
+        };
+        row.add(&m, |_| true);
+        rows.push(row);
+    }
+    if let Some(peer) = peer {
+        for (nrooms, timed) in crate::chatroom_peer::run(peer, &server, sid, shape)? {
+            let m = crate::runs::summarize(&timed, crate::stats::CacheUse::default());
+            if let Some(row) = rows.iter_mut().find(|r| r.rooms == nrooms) {
+                row.add(&m, |n| n == "libselinux");
+            }
+        }
     }
     Ok(Chatroom {
         policy: policy.into(),
@@ -219,4 +224,19 @@ pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[
         shape: ShapeOut { clients: shape.clients, messages: shape.messages, len: shape.len, rounds: shape.rounds },
         rows,
     })
+}
+
+impl Row {
+    /// The figures of `m`'s mediators that `keep` names, appended.
+    fn add(&mut self, m: &crate::runs::Measured, keep: impl Fn(&str) -> bool) {
+        let delivered = self.messages as f64;
+        let pick = |v: &[(String, f64)], f: &dyn Fn(f64) -> f64| v.iter().filter(|(n, _)| keep(n)).map(|(n, x)| (n.clone(), f(*x))).collect::<Vec<_>>();
+        self.rates.extend(pick(&m.wall, &|w| delivered / w.max(1e-9)));
+        self.cpu_us.extend(pick(&m.cpu, &|c| c * 1e6 / delivered.max(1.0)));
+        self.overhead_pct.extend(pick(&m.wall_ratio, &|x| (x - 1.0) * 100.0));
+        self.cpu_overhead_pct.extend(pick(&m.cpu_ratio, &|x| (x - 1.0) * 100.0));
+        self.wall_ratio.extend(pick(&m.wall_ratio, &|x| x));
+        self.wall_ratio_ci.extend(m.wall_ratio_ci.iter().filter(|(n, _)| keep(n)).cloned());
+        self.runs.extend(m.runs.iter().filter(|(n, _)| keep(n)).cloned());
+    }
 }

@@ -6,16 +6,14 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
-use std::time::Instant;
+use std::sync::Arc;
 
 use seaccess_objmgr::hooks::socket::family;
 use seaccess_objmgr::hooks::fs::MountOpts;
 use seaccess_objmgr::{ObjectManager, SuperSec, Task};
 use seaccess_security::SecurityServer;
 
-use crate::mediate::{self, objmgr, spawn, sys, Endpoint, Mediator};
+use crate::mediate::{self, objmgr, sys, Endpoint, Mediator};
 use crate::LabError;
 
 /// Over what the messages go.
@@ -41,7 +39,7 @@ pub struct Shape {
     pub groups: Vec<usize>,
     /// Senders and receivers per group (hackbench: 20 each).
     pub fds: usize,
-    /// Messages each sender writes to each receiver (hackbench: 100).
+    /// Messages each sender writes to each receiver in a run (hackbench: 100).
     pub loops: usize,
     /// Bytes per message (hackbench: 100).
     pub len: usize,
@@ -49,11 +47,14 @@ pub struct Shape {
 }
 
 impl Shape {
+    /// hackbench's groups of 20 and 20 at 2, 4 and 8 groups (80 to 320 threads). A run is 20
+    /// messages from each sender to each receiver (hackbench's 100 in five runs), for the
+    /// reason chatroom's runs are short.
     pub fn full() -> Shape {
-        Shape { groups: vec![2, 4, 8], fds: 20, loops: 100, len: 100, rounds: 3 }
+        Shape { groups: vec![2, 4, 8], fds: 20, loops: 20, len: 100, rounds: 30 }
     }
     pub fn quick() -> Shape {
-        Shape { groups: vec![1, 2], fds: 20, loops: 100, len: 100, rounds: 3 }
+        Shape { groups: vec![1, 2], fds: 20, loops: 10, len: 100, rounds: 10 }
     }
 }
 
@@ -68,6 +69,14 @@ pub struct Row {
     pub seconds: Vec<(String, f64)>,
     /// (mediator, seconds of the process's CPU time for the run)
     pub cpu_seconds: Vec<(String, f64)>,
+    /// (mediator, the median over rounds of its wall time over vanilla's in the same round)
+    pub wall_ratio: Vec<(String, f64)>,
+    /// (mediator, the same for CPU time)
+    pub cpu_ratio: Vec<(String, f64)>,
+    /// (mediator, a 95% interval of the wall-time ratio's median)
+    pub wall_ratio_ci: Vec<(String, (f64, f64))>,
+    /// (mediator, every round's (wall, CPU) seconds)
+    pub runs: Vec<(String, Vec<(f64, f64)>)>,
     /// seaccess's cache during the hooks' runs (all rounds).
     pub cache: crate::stats::CacheUse,
 }
@@ -84,18 +93,15 @@ pub struct Hackbench {
 }
 
 impl Hackbench {
-    /// `mediator`'s time over vanilla's for a row (1.0: no cost).
+    /// `mediator`'s time over vanilla's for a row (1.0: no cost): the median over rounds of
+    /// the two runs of a round compared.
     pub fn ratio(row: &Row, mediator: &str) -> Option<f64> {
-        let get = |n: &str| row.seconds.iter().find(|x| x.0 == n).map(|x| x.1);
-        let (v, m) = (get("vanilla")?, get(mediator)?);
-        (v > 0.0).then(|| m / v)
+        crate::runs::Measured::get(&row.wall_ratio, mediator)
     }
 
-    /// `mediator`'s CPU time over vanilla's for a row.
+    /// The same for the process's CPU time.
     pub fn cpu_ratio(row: &Row, mediator: &str) -> Option<f64> {
-        let get = |n: &str| row.cpu_seconds.iter().find(|x| x.0 == n).map(|x| x.1);
-        let (v, m) = (get("vanilla")?, get(mediator)?);
-        (v > 0.0).then(|| m / v)
+        crate::runs::Measured::get(&row.cpu_ratio, mediator)
     }
 }
 
@@ -140,69 +146,50 @@ fn pipe_channel(om: &ObjectManager, task: &Task, sb: &Arc<SuperSec>, ino: u64, s
     Ok(Channel { writers, reader: (reader, Endpoint::Pipe { inode: inode(), file: open(libc::O_RDONLY)? }) })
 }
 
-/// One run: every group's threads started together; seconds of wall and of CPU time until
-/// every receiver has all its messages, or an error when a check refused.
-fn run_once(groups: &mut [Vec<Channel>], shape: &Shape, m: &dyn Mediator) -> Result<(f64, f64), LabError> {
+/// The run's threads: per group, each sender writing through its descriptor of every channel,
+/// and each receiver reading its channel. Each call runs one run's share: `loops` messages
+/// from every sender to every receiver of its group.
+fn workers<'s>(groups: &'s mut [Vec<Channel>], shape: &Shape) -> Vec<crate::runs::Worker<'s>> {
     let (fds, loops, len) = (shape.fds, shape.loops, shape.len);
-    let refused = AtomicU64::new(0);
-    let threads = groups.len() * fds * 2;
-    let start = Barrier::new(threads + 1);
-    let elapsed = std::thread::scope(|s| -> Result<(f64, f64), LabError> {
-        let mut handles = Vec::with_capacity(threads);
-        for group in groups.iter_mut() {
-            // Sender k writes through writers[k] of every channel.
-            let mut per_sender: Vec<Vec<(&mut Box<dyn Write + Send + Sync>, &Endpoint)>> = (0..fds).map(|_| Vec::with_capacity(fds)).collect();
-            let mut readers = Vec::with_capacity(fds);
-            for ch in group.iter_mut() {
-                for (k, (w, e)) in ch.writers.iter_mut().enumerate() {
-                    if let Some(v) = per_sender.get_mut(k) {
-                        v.push((w, &*e));
+    let mut v: Vec<crate::runs::Worker<'s>> = Vec::with_capacity(groups.len() * fds * 2);
+    for group in groups.iter_mut() {
+        // Sender k writes through writers[k] of every channel.
+        let mut per_sender: Vec<Vec<(&mut Box<dyn Write + Send + Sync>, &Endpoint)>> = (0..fds).map(|_| Vec::with_capacity(fds)).collect();
+        let mut readers = Vec::with_capacity(fds);
+        for ch in group.iter_mut() {
+            for (k, (w, e)) in ch.writers.iter_mut().enumerate() {
+                if let Some(v) = per_sender.get_mut(k) {
+                    v.push((w, &*e));
+                }
+            }
+            readers.push((&mut ch.reader.0, &ch.reader.1));
+        }
+        for mut outs in per_sender {
+            let buf = vec![b'h'; len];
+            v.push(Box::new(move |m: &dyn Mediator| {
+                let mut refused = 0;
+                for _ in 0..loops {
+                    for (w, e) in outs.iter_mut() {
+                        refused += u64::from(!m.send(e));
+                        w.write_all(&buf)?;
                     }
                 }
-                readers.push((&mut ch.reader.0, &ch.reader.1));
-            }
-            for mut outs in per_sender {
-                let (refused, start) = (&refused, &start);
-                handles.push(spawn(s, move || {
-                    let buf = vec![b'h'; len];
-                    start.wait();
-                    for _ in 0..loops {
-                        for (w, e) in outs.iter_mut() {
-                            if !m.send(e) {
-                                refused.fetch_add(1, Ordering::Relaxed);
-                            }
-                            w.write_all(&buf)?;
-                        }
-                    }
-                    Ok(())
-                })?);
-            }
-            for (r, e) in readers {
-                let (refused, start) = (&refused, &start);
-                handles.push(spawn(s, move || {
-                    let mut buf = vec![0u8; len];
-                    start.wait();
-                    for _ in 0..loops * fds {
-                        r.read_exact(&mut buf)?;
-                        if !m.recv(e) {
-                            refused.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                    Ok(())
-                })?);
-            }
+                Ok(refused)
+            }));
         }
-        start.wait();
-        let (t0, c0) = (Instant::now(), crate::stats::cpu_seconds());
-        for h in handles {
-            h.join().map_err(|_| LabError::Objmgr { what: "a hackbench thread panicked".into() })?.map_err(sys("hackbench"))?;
+        for (r, e) in readers {
+            let mut buf = vec![0u8; len];
+            v.push(Box::new(move |m: &dyn Mediator| {
+                let mut refused = 0;
+                for _ in 0..loops * fds {
+                    r.read_exact(&mut buf)?;
+                    refused += u64::from(!m.recv(e));
+                }
+                Ok(refused)
+            }));
         }
-        Ok((t0.elapsed().as_secs_f64(), crate::stats::cpu_seconds() - c0))
-    })?;
-    if refused.load(Ordering::Relaxed) > 0 {
-        return Err(LabError::Objmgr { what: format!("{}: {} checks refused", m.name(), refused.load(Ordering::Relaxed)) });
     }
-    Ok(elapsed)
+    v
 }
 
 /// The whole experiment, sockets then pipes: each group count's channels set up once, then
@@ -227,8 +214,20 @@ pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[
                     })
                     .collect::<Result<Vec<Vec<Channel>>, _>>()
             };
-            let m = mediate::measure(&server, sid, "hackbench", &asks, shape.rounds, messages, setup, |groups, m| run_once(groups, shape, m))?;
-            rows.push(Row { transport, groups: ngroups, threads: ngroups * shape.fds * 2, messages, seconds: m.wall, cpu_seconds: m.cpu, cache: m.cache });
+            let m = crate::runs::measure(&server, sid, "hackbench", &asks, shape.rounds, messages, setup, |groups| Ok(workers(groups, shape)))?;
+            rows.push(Row {
+                transport,
+                groups: ngroups,
+                threads: ngroups * shape.fds * 2,
+                messages,
+                seconds: m.wall,
+                cpu_seconds: m.cpu,
+                wall_ratio: m.wall_ratio,
+                wall_ratio_ci: m.wall_ratio_ci,
+                cpu_ratio: m.cpu_ratio,
+                runs: m.runs,
+                cache: m.cache,
+            });
         }
     }
     Ok(Hackbench { policy: policy.into(), domain, fds: shape.fds, loops: shape.loops, len: shape.len, rounds: shape.rounds, rows })

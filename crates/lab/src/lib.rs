@@ -4,8 +4,10 @@
 
 pub mod avc_bench;
 pub mod chatroom;
+pub mod chatroom_peer;
 pub mod hackbench;
 pub mod mediate;
+pub mod runs;
 pub mod objmgr_bench;
 pub mod designs;
 pub mod file_service;

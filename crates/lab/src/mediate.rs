@@ -32,7 +32,8 @@ pub const DOMAINS: &[&str] = &[
 const NEEDS: &[(&str, &[&str])] = &[("unix_stream_socket", &["create", "connect", "connectto", "listen", "accept", "read", "write"]), ("fifo_file", &["open", "read", "write"])];
 
 /// The mediators' names, in the tables' order.
-pub const ORDER: &[&str] = &["vanilla", "seaccess", "global_mutex", "global_rwlock", "bucket_mutex", "bucket_rwlock", "block_mutex"];
+pub const ORDER: &[&str] =
+    &["vanilla", "control", "seaccess", "seaccess_cache", "global_mutex", "global_rwlock", "bucket_mutex", "bucket_rwlock", "block_mutex"];
 
 /// One end a message goes through.
 pub enum Endpoint {
@@ -47,10 +48,13 @@ pub trait Mediator: Sync {
     fn recv(&self, e: &Endpoint) -> bool;
 }
 
-struct Vanilla;
+/// No check. Runs twice a round: as `vanilla`, the baseline, and as `control`, whose "overhead"
+/// against the baseline is how far from nothing the method lands when nothing differs (the
+/// machine's noise, in the same table).
+struct Vanilla(&'static str);
 impl Mediator for Vanilla {
     fn name(&self) -> String {
-        "vanilla".into()
+        self.0.into()
     }
     fn send(&self, _: &Endpoint) -> bool {
         true
@@ -106,7 +110,9 @@ impl Asks {
     }
 }
 
-/// A comparison design asked what the hook asks.
+/// A comparison design (or seaccess's own cache, as `seaccess_cache`) asked what the hook asks,
+/// without the rest of the hook: the caches compared on the same footing, where `seaccess` is
+/// what an object manager gets, the whole hook.
 struct Design<'a> {
     cache: &'a dyn DecisionCache,
     task: Sid,
@@ -124,7 +130,10 @@ impl Design<'_> {
 }
 impl Mediator for Design<'_> {
     fn name(&self) -> String {
-        self.cache.name().into()
+        match self.cache.name() {
+            "seaccess" => "seaccess_cache".into(),
+            n => n.into(),
+        }
     }
     fn send(&self, e: &Endpoint) -> bool {
         self.allows(e, true)
@@ -134,8 +143,10 @@ impl Mediator for Design<'_> {
     }
 }
 
-/// A fresh instance of every comparison design (caches start empty each round).
+/// A fresh instance of every comparison design and of seaccess's cache (caches start empty
+/// each round).
 pub struct Designs {
+    avc: seaccess_avc::Avc,
     gm: GlobalMutex,
     grw: GlobalRwLock,
     bm: BucketMutex,
@@ -146,6 +157,7 @@ pub struct Designs {
 impl Designs {
     pub fn new(server: &Arc<dyn AccessServer>) -> Designs {
         Designs {
+            avc: seaccess_avc::Avc::new(server.clone(), seaccess_avc::DEFAULT_CAPACITY),
             gm: GlobalMutex::new(server.clone()),
             grw: GlobalRwLock::new(server.clone()),
             bm: BucketMutex::new(server.clone()),
@@ -158,8 +170,17 @@ impl Designs {
 /// Every mediator, the order rotated by `round` so that each runs first as often as the others.
 pub fn all<'a>(om: &'a ObjectManager, task: &'a Task, sid: Sid, asks: &'a Asks, d: &'a Designs, round: usize) -> Vec<Box<dyn Mediator + 'a>> {
     let design = |cache: &'a dyn DecisionCache| -> Box<dyn Mediator + 'a> { Box::new(Design { cache, task: sid, asks }) };
-    let mut v: Vec<Box<dyn Mediator + 'a>> =
-        vec![Box::new(Vanilla), Box::new(Hooks { om, task }), design(&d.gm), design(&d.grw), design(&d.bm), design(&d.brw), design(&d.blk)];
+    let mut v: Vec<Box<dyn Mediator + 'a>> = vec![
+        Box::new(Vanilla("vanilla")),
+        Box::new(Vanilla("control")),
+        Box::new(Hooks { om, task }),
+        design(&d.avc),
+        design(&d.gm),
+        design(&d.grw),
+        design(&d.bm),
+        design(&d.brw),
+        design(&d.blk),
+    ];
     let k = round % v.len();
     v.rotate_left(k);
     v
@@ -247,65 +268,4 @@ where
     F: FnOnce() -> std::io::Result<()> + Send + 'scope,
 {
     std::thread::Builder::new().stack_size(64 << 10).spawn_scoped(s, f).map_err(sys("thread"))
-}
-
-/// One shape of an experiment measured: each mediator's median wall and CPU figure (in the
-/// tables' order), and seaccess's cache use over its runs.
-pub struct Measured {
-    pub wall: Vec<(String, f64)>,
-    pub cpu: Vec<(String, f64)>,
-    pub cache: crate::stats::CacheUse,
-}
-
-/// Measures one shape of chatroom or hackbench: a fresh seaccess cache and object manager
-/// (following the server), a task of `sid`, what `setup` builds with them, then `rounds`
-/// rounds of `run` with every mediator (fresh design caches each round, the order rotating).
-/// `run` gives a (wall, CPU) figure per run; `messages` is how many each run delivers.
-#[allow(clippy::too_many_arguments)]
-pub fn measure<S>(
-    server: &Arc<SecurityServer>,
-    sid: Sid,
-    comm: &str,
-    asks: &Asks,
-    rounds: usize,
-    messages: u64,
-    setup: impl FnOnce(&ObjectManager, &Task) -> Result<S, LabError>,
-    mut run: impl FnMut(&mut S, &dyn Mediator) -> Result<(f64, f64), LabError>,
-) -> Result<Measured, LabError> {
-    use seaccess_avc::{Avc, DEFAULT_CAPACITY};
-    use seaccess_types::LabelServer;
-
-    let dynserver: Arc<dyn AccessServer> = server.clone();
-    let labels: Arc<dyn LabelServer> = server.clone();
-    let avc = Arc::new(Avc::new(dynserver.clone(), DEFAULT_CAPACITY));
-    let _following = avc.follow(&**server);
-    let om = ObjectManager::new(labels, &**server, avc);
-    let task = Task::new(std::process::id(), comm, seaccess_objmgr::Cred::new(sid));
-    let mut state = setup(&om, &task)?;
-    let mut figures: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
-    let mut runs = Vec::new();
-    for round in 0..rounds.max(1) {
-        let designs = Designs::new(&dynserver);
-        for m in all(&om, &task, sid, asks, &designs, round) {
-            let before = om.avc().cache_stats();
-            let (w, c) = run(&mut state, m.as_ref())?;
-            if m.name() == "seaccess" {
-                runs.push((before, om.avc().cache_stats()));
-            }
-            match figures.iter_mut().find(|x| x.0 == m.name()) {
-                Some(x) => {
-                    x.1.push(w);
-                    x.2.push(c);
-                }
-                None => figures.push((m.name(), vec![w], vec![c])),
-            }
-        }
-    }
-    figures.sort_by_key(|x| ORDER.iter().position(|o| *o == x.0).unwrap_or(ORDER.len()));
-    let median = crate::stats::median;
-    Ok(Measured {
-        cpu: figures.iter().map(|(n, _, c)| (n.clone(), median(c.clone()))).collect(),
-        wall: figures.into_iter().map(|(n, w, _)| (n, median(w))).collect(),
-        cache: crate::stats::cache_use(&runs, messages),
-    })
 }

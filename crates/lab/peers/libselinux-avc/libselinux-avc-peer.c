@@ -4,6 +4,10 @@
  * seaccess's AVC can be compared against it in the same run.
  *
  *   libselinux-avc-peer SECONDS THREADS[,THREADS...] < input
+ *   libselinux-avc-peer chatroom ROOMS[,ROOMS...] CLIENTS MESSAGES LEN ROUNDS < input
+ *
+ * The second form runs the lab's chatroom (chatroom.c) with libselinux's AVC
+ * asked at every send and receive.
  *
  * input: one line per working-set triple
  *   SCON TCON CLASS ALLOWED AUDITALLOW AUDITDENY
@@ -50,7 +54,7 @@
 #include <selinux/avc.h>
 #include <selinux/selinux.h>
 
-#define PROG "libselinux-avc-peer"
+#include "peer.h"
 
 /* AVC_CACHE_MAXNODES in libselinux 3.4's avc.c: the most decisions its
  * cache holds (it has 512 hash slots, but only 410 nodes). Not exported, so
@@ -64,21 +68,8 @@
 #define MAX_THREADS 4096	/* per measurement */
 #define MAX_THREAD_COUNTS 64	/* entries in the THREADS list */
 
-struct triple {
-	char *scon;
-	char *tcon;
-	security_id_t ssid;
-	security_id_t tsid;
-	security_class_t tclass;
-	access_vector_t allowed;
-	access_vector_t auditallow;
-	access_vector_t auditdeny;
-	access_vector_t requested;
-	unsigned long line;
-};
-
-static struct triple *triples;
-static size_t ntriples;
+struct triple *triples;
+size_t ntriples;
 
 /* Open-addressing index over triples keyed by (scon, tcon, tclass) string
  * content: the interposed compute function only sees context strings. */
@@ -86,13 +77,12 @@ static size_t *keytab;		/* index + 1; 0 = empty */
 static size_t keytab_mask;
 
 /* Calls that reached the interposed security server: the AVC's misses. */
-static atomic_ulong compute_calls;
+atomic_ulong compute_calls;
 static atomic_ulong compute_unknown;
 
 static atomic_bool stop_flag;
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -120,7 +110,7 @@ static void input_error(unsigned long line, const char *fmt, ...)
 
 static void usage(const char *why)
 {
-	fprintf(stderr, PROG ": %s\nusage: " PROG " SECONDS THREADS[,THREADS...] < triples\n", why);
+	fprintf(stderr, PROG ": %s\nusage: " PROG " SECONDS THREADS[,THREADS...] < triples\n       " PROG " chatroom ROOMS[,ROOMS...] CLIENTS MESSAGES LEN ROUNDS < triples\n", why);
 	exit(2);
 }
 
@@ -570,26 +560,11 @@ static int parse_threads(const char *arg, int *out, int max)
 	return n;
 }
 
-int main(int argc, char **argv)
+void peer_start(FILE *in)
 {
-	int threads[MAX_THREAD_COUNTS], nthreads_list, i;
-	double seconds;
-	char *end;
 	size_t distinct, n;
-	unsigned long warm_misses;
-	uint64_t warm_wrong = 0;
 
-	if (argc != 3)
-		usage("expected two arguments");
-	errno = 0;
-	seconds = strtod(argv[1], &end);
-	if (errno || end == argv[1] || *end || !isfinite(seconds) || seconds <= 0 || seconds > 86400)
-		usage("SECONDS must be a number of seconds > 0");
-	nthreads_list = parse_threads(argv[2], threads, MAX_THREAD_COUNTS);
-	if (nthreads_list <= 0)
-		usage("THREADS must be a comma-separated list of at most 64 thread counts, each in 1..4096");
-
-	read_triples(stdin);
+	read_triples(in);
 	distinct = index_triples();
 	if (distinct > LIBSELINUX_AVC_NODES)
 		fprintf(stderr, PROG ": note: %zu distinct triples exceed the %d entries libselinux 3.4's "
@@ -603,6 +578,30 @@ int main(int argc, char **argv)
 		    avc_context_to_sid(triples[n].tcon, &triples[n].tsid))
 			die("avc_context_to_sid failed for stdin line %lu: %s", triples[n].line, strerror(errno));
 	}
+}
+
+int main(int argc, char **argv)
+{
+	int threads[MAX_THREAD_COUNTS], nthreads_list, i;
+	double seconds;
+	char *end;
+	size_t n;
+	unsigned long warm_misses;
+	uint64_t warm_wrong = 0;
+
+	if (argc >= 2 && strcmp(argv[1], "chatroom") == 0)
+		return chatroom_main(argc - 1, argv + 1);
+	if (argc != 3)
+		usage("expected two arguments");
+	errno = 0;
+	seconds = strtod(argv[1], &end);
+	if (errno || end == argv[1] || *end || !isfinite(seconds) || seconds <= 0 || seconds > 86400)
+		usage("SECONDS must be a number of seconds > 0");
+	nthreads_list = parse_threads(argv[2], threads, MAX_THREAD_COUNTS);
+	if (nthreads_list <= 0)
+		usage("THREADS must be a comma-separated list of at most 64 thread counts, each in 1..4096");
+
+	peer_start(stdin);
 
 	/* Warm the cache, and prove that misses reach our security server
 	 * rather than libselinux's selinuxfs one. */

@@ -41,18 +41,24 @@ struct PeerLine {
     string_keyed: bool,
 }
 
+/// The peer's standard input for `work`: a line per triple, its contexts, class number and
+/// this server's decision (`SCON TCON CLASS ALLOWED AUDITALLOW AUDITDENY`, vectors in hex).
+pub(crate) fn triple_lines(server: &SecurityServer, work: &[Triple]) -> Result<String, seaccess_security::SecurityError> {
+    let g = server.snapshot();
+    let mut input = String::new();
+    for &(s, t, c) in work {
+        let d = g.compute_av(s, t, c)?;
+        let (sc, tc) = (g.sid_to_context(s)?, g.sid_to_context(t)?);
+        input.push_str(&format!("{sc} {tc} {} {:x} {:x} {:x}\n", c.0, d.allowed, d.auditallow, d.auditdeny));
+    }
+    Ok(input)
+}
+
 /// Runs the libselinux AVC peer on `work`, with this server's decisions as the answers to its
 /// misses, for `dur` per thread count.
 pub fn libselinux_peer(peer: &Path, server: &SecurityServer, work: &[Triple], threads: &[usize], dur: Duration) -> Result<PeerRun, LabError> {
     let failed = |what: String| LabError::Peer { program: peer.to_path_buf(), what };
-    let g = server.snapshot();
-    let mut input = String::new();
-    for &(s, t, c) in work {
-        let d = g.compute_av(s, t, c).map_err(|e| failed(format!("its answers: {e}")))?;
-        let sc = g.sid_to_context(s).map_err(|e| failed(format!("its answers: {e}")))?;
-        let tc = g.sid_to_context(t).map_err(|e| failed(format!("its answers: {e}")))?;
-        input.push_str(&format!("{sc} {tc} {} {:x} {:x} {:x}\n", c.0, d.allowed, d.auditallow, d.auditdeny));
-    }
+    let input = triple_lines(server, work).map_err(|e| failed(format!("its answers: {e}")))?;
     let list: Vec<String> = threads.iter().map(|t| t.to_string()).collect();
     let mut child = Command::new(peer)
         .arg(format!("{}", dur.as_secs_f64()))
@@ -73,7 +79,9 @@ pub fn libselinux_peer(peer: &Path, server: &SecurityServer, work: &[Triple], th
     let mut run = PeerRun::default();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         // Anything else the peer prints is not a measurement.
-        let Ok(m) = serde_json::from_str::<PeerLine>(line) else { continue };
+        let Ok(m) = serde_json::from_str::<PeerLine>(line) else {
+            continue;
+        };
         if m.string_keyed {
             run.string_keyed_ns = Some(m.hit_ns);
             continue;
