@@ -247,21 +247,27 @@ fn overhead_bars(res: &Results, wanted: &[&str]) -> Vec<crate::lab_report::Bar> 
     use crate::lab_report::Bar;
     let mut v = Vec::new();
     if let Some(c) = &res.chatroom {
-        if let Some(o) = c.rows.last().and_then(|r| c.overhead_pct(r.rooms, "seaccess")) {
-            v.push(Bar { name: "chatroom".into(), ours: o, seed: None });
+        if let Some(r) = c.rows.last() {
+            if let Some(o) = c.overhead_pct(r.rooms, "seaccess") {
+                let ci = ci_of(&r.wall_ratio_ci, "seaccess").map(|(l, h)| ((l - 1.0) * 100.0, (h - 1.0) * 100.0));
+                v.push(Bar { name: "chatroom".into(), ours: o, ci, seed: None });
+            }
         }
     }
     if let Some(h) = &res.hackbench {
         for t in ["sockets", "pipes"] {
-            if let Some(x) = h.rows.iter().rfind(|r| r.transport.name() == t).and_then(|r| Hackbench::ratio(r, "seaccess")) {
-                v.push(Bar { name: format!("hackbench {t}"), ours: (x - 1.0) * 100.0, seed: Some((51.0 / 53.0 - 1.0) * 100.0) });
+            if let Some(r) = h.rows.iter().rfind(|r| r.transport.name() == t) {
+                if let Some(x) = Hackbench::ratio(r, "seaccess") {
+                    let ci = ci_of(&r.wall_ratio_ci, "seaccess").map(|(l, h)| ((l - 1.0) * 100.0, (h - 1.0) * 100.0));
+                    v.push(Bar { name: format!("hackbench {t}"), ours: (x - 1.0) * 100.0, ci, seed: Some((51.0 / 53.0 - 1.0) * 100.0) });
+                }
             }
         }
     }
     if let Some(o) = &res.objmgr {
         for (name, seed) in [("treewalk", Some(8.4)), ("readwrite", Some(3.6)), ("pathwalk", None)] {
             if let (true, Some(x)) = (wanted.contains(&name), o.get(name).and_then(|e| e.get("fast_overhead_pct")).and_then(serde_json::Value::as_f64)) {
-                v.push(Bar { name: name.into(), ours: x, seed });
+                v.push(Bar { name: name.into(), ours: x, ci: None, seed });
             }
         }
     }

@@ -24,6 +24,8 @@ pub(crate) type Series = (String, Vec<(f64, f64)>);
 pub(crate) struct Bar {
     pub name: String,
     pub ours: f64,
+    /// Our figure's 95% interval (percent), where the experiment gives one.
+    pub ci: Option<(f64, f64)>,
     pub seed: Option<f64>,
 }
 
@@ -82,7 +84,7 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(err)?;
-    let vals = data.iter().flat_map(|b| std::iter::once(b.ours).chain(b.seed));
+    let vals = data.iter().flat_map(|b| [Some(b.ours), b.seed, b.ci.map(|c| c.0), b.ci.map(|c| c.1)].into_iter().flatten());
     let (lo, hi) = vals.fold((0f64, 1f64), |(l, h), v| (l.min(v), h.max(v)));
     let n = data.len().max(1) as f64;
     let names: Vec<String> = data.iter().map(|b| b.name.clone()).collect();
@@ -106,8 +108,11 @@ where
     chart
         .draw_series(data.iter().enumerate().map(|(i, b)| Rectangle::new([(i as f64 - 0.35, 0.0), (i as f64 - 0.02, b.ours)], ours.filled())))
         .map_err(err)?
-        .label("seaccess (this run)")
+        .label("seaccess (this run; whiskers: 95% interval)")
         .legend(move |(a, b)| Rectangle::new([(a, b - 5), (a + 14, b + 5)], ours.filled()));
+    chart
+        .draw_series(data.iter().enumerate().filter_map(|(i, b)| b.ci.map(|(l, h)| ErrorBar::new_vertical(i as f64 - 0.185, l, b.ours, h, BLACK.filled(), 10))))
+        .map_err(err)?;
     chart
         .draw_series(data.iter().enumerate().filter_map(|(i, b)| b.seed.map(|s| Rectangle::new([(i as f64 + 0.02, 0.0), (i as f64 + 0.35, s)], seed.filled()))))
         .map_err(err)?
