@@ -15,9 +15,6 @@ use seaccess_lab::objmgr_bench::{self, Figures, ObjmgrBench, Shape};
 
 use crate::output::{CliError, Out};
 
-/// The files' context on the mount (as `seaccess bench mount`'s default).
-const MOUNT_OBJECT: &str = "unconfined_u:object_r:user_home_t:s0";
-
 /// The experiments, in the order they ran historically.
 pub(crate) const EXPERIMENTS: &[&str] = &["chatroom", "hackbench", "treewalk", "readwrite", "pathwalk"];
 
@@ -181,9 +178,11 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
                 None
             }
             None => {
+                // The subject and files the in-process run chose, so that both ask the same.
                 let m = crate::mountbench::MountConfig {
                     policy: &path,
-                    object: MOUNT_OBJECT,
+                    subject: Some(&r.subject),
+                    object: &r.object,
                     rounds: if a.quick { 2 } else { 5 },
                     quick: a.quick,
                     dir: None,
@@ -472,8 +471,8 @@ fn objmgr_tables(t: &mut String, r: &ObjmgrBench, mount: Option<&crate::mountben
             let (run, x) = m;
             let _ = writeln!(
                 t,
-                "On a FUSE mount (`seaccess mount`, {} request threads; {} directories, {} files; {} rounds; the files {}):\n",
-                run.threads, run.dirs, run.files, run.rounds, MOUNT_OBJECT
+                "On a FUSE mount (`seaccess mount`, {} request threads; {} directories, {} files; {} rounds; the same subject and files):\n",
+                run.threads, run.dirs, run.files, run.rounds
             );
             let _ = writeln!(t, "| variant | ns per operation | overhead | cache lookups per operation |");
             let _ = writeln!(t, "|---|---|---|---|");

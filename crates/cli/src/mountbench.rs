@@ -200,6 +200,14 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
     std::fs::create_dir_all(&src).map_err(|e| io(&src.display().to_string(), e))?;
     let (shape, loops) = if cfg.quick { (QUICK, 5_000) } else { (FULL, 40_000) };
     let tree = build(&src, &shape, cfg.object)?;
+    let subjects = match cfg.subject {
+        Some(ctx) => {
+            let p = base.join("subjects");
+            std::fs::write(&p, format!("default {ctx}\n")).map_err(|e| io(&p.display().to_string(), e))?;
+            Some(p)
+        }
+        None => None,
+    };
     let variants: [(&str, bool, bool); 3] = [("no checks", false, false), ("enforcing", true, true), ("fast paths off", true, false)];
     for (name, checks, fast) in variants {
         let mp = base.join(name.replace(' ', "-"));
@@ -210,7 +218,7 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
             policy: cfg.policy.to_path_buf(),
             file_contexts: None,
             path_prefix: src.clone(),
-            subjects: None,
+            subjects: subjects.clone(),
             booleans: None,
             permissive: false,
             audit_log: None,
@@ -348,6 +356,9 @@ pub(crate) struct MountRun {
 /// What a mount run needs.
 pub(crate) struct MountConfig<'a> {
     pub policy: &'a Path,
+    /// The context every caller of the mounts acts with (a subjects file's `default` rule);
+    /// None: the mount's own default.
+    pub subject: Option<&'a str>,
     pub object: &'a str,
     pub rounds: usize,
     pub quick: bool,
@@ -367,7 +378,7 @@ pub(crate) fn unavailable() -> Option<String> {
 
 pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
     let cfg =
-        MountConfig { policy: &a.policy, object: &a.object, rounds: a.rounds, quick: a.quick, dir: a.dir.as_deref(), bindfs: !a.no_bindfs, control: a.control };
+        MountConfig { policy: &a.policy, subject: None, object: &a.object, rounds: a.rounds, quick: a.quick, dir: a.dir.as_deref(), bindfs: !a.no_bindfs, control: a.control };
     let r = measure(&cfg)?;
     if let Some(why) = &r.bindfs_left_out {
         writeln!(out, "(bindfs left out: {why})")?;

@@ -84,11 +84,12 @@ fn the_objmgr_report_has_every_experiments_figures() {
 #[test]
 fn a_policy_without_the_benchmarks_labels_is_refused_with_the_reason() {
     let dir = scratch("refused");
-    let out = bench(&["--quick", "--rounds", "1"], &seaccess_testkit::compile("example", 33), &dir);
+    // The socket test policy has none of the candidate users or file types.
+    let out = bench(&["--quick", "--rounds", "1"], &seaccess_testkit::compile("sockets", 33), &dir);
     let _ = std::fs::remove_dir_all(&dir);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "accepted: {}", String::from_utf8_lossy(&out.stdout));
-    assert!(err.contains("no subject and file context the policy allows") && err.contains("unconfined_t"), "{err}");
+    assert!(err.contains("no subject and file context the policy allows") && err.contains("unconfined_t") && err.contains("user_t"), "{err}");
 }
 
 #[test]

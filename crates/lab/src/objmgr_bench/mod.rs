@@ -29,9 +29,10 @@ use crate::stats::median;
 use crate::LabError;
 
 /// The labels tried when none is given: a domain and a file type the Debian default policy
-/// allows everything the experiments do (checked at start-up, never assumed).
-pub const SUBJECTS: &[&str] = &["unconfined_u:unconfined_r:unconfined_t:s0", "unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023"];
-pub const OBJECTS: &[&str] = &["unconfined_u:object_r:user_home_t:s0", "system_u:object_r:user_home_t:s0"];
+/// allows everything the experiments do, then a user in their home in the bundled example
+/// policy (checked at start-up, never assumed).
+pub const SUBJECTS: &[&str] = &["unconfined_u:unconfined_r:unconfined_t:s0", "unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023", "user_u:user_r:user_t:s0"];
+pub const OBJECTS: &[&str] = &["unconfined_u:object_r:user_home_t:s0", "system_u:object_r:user_home_t:s0", "user_u:object_r:user_home_t:s0"];
 
 /// The permissions the experiments need: every hook must allow them with nothing to audit,
 /// or the enforcing variants would fail, or measure the audit path instead of the check.
