@@ -21,7 +21,7 @@ use seaccess_types::AccessServer;
 
 pub use measure::{cycle, hit_rate, Row};
 pub use peer::{libselinux_peer, PeerRun};
-pub(crate) use peer::triple_lines;
+pub(crate) use peer::{run_peer, triple_lines};
 pub use stall::ReloadStall;
 pub use workload::{working_set, zipf_stream, Triple, XorShift};
 

@@ -54,20 +54,11 @@ pub(crate) fn triple_lines(server: &SecurityServer, work: &[Triple]) -> Result<S
     Ok(input)
 }
 
-/// Runs the libselinux AVC peer on `work`, with this server's decisions as the answers to its
-/// misses, for `dur` per thread count.
-pub fn libselinux_peer(peer: &Path, server: &SecurityServer, work: &[Triple], threads: &[usize], dur: Duration) -> Result<PeerRun, LabError> {
+/// Runs the peer program with `args`, `input` on its standard input; its standard output, or
+/// an error saying how it failed (its standard error's text when it exited non-zero).
+pub(crate) fn run_peer(peer: &Path, args: &[String], input: String) -> Result<String, LabError> {
     let failed = |what: String| LabError::Peer { program: peer.to_path_buf(), what };
-    let input = triple_lines(server, work).map_err(|e| failed(format!("its answers: {e}")))?;
-    let list: Vec<String> = threads.iter().map(|t| t.to_string()).collect();
-    let mut child = Command::new(peer)
-        .arg(format!("{}", dur.as_secs_f64()))
-        .arg(list.join(","))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| failed(e.to_string()))?;
+    let mut child = Command::new(peer).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| failed(e.to_string()))?;
     let mut stdin = child.stdin.take().ok_or_else(|| failed("no standard input".into()))?;
     // Written from another thread: the peer may answer before it has read everything.
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
@@ -76,8 +67,18 @@ pub fn libselinux_peer(peer: &Path, server: &SecurityServer, work: &[Triple], th
     if !out.status.success() {
         return Err(failed(format!("failed: {}", String::from_utf8_lossy(&out.stderr).trim())));
     }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Runs the libselinux AVC peer on `work`, with this server's decisions as the answers to its
+/// misses, for `dur` per thread count.
+pub fn libselinux_peer(peer: &Path, server: &SecurityServer, work: &[Triple], threads: &[usize], dur: Duration) -> Result<PeerRun, LabError> {
+    let failed = |what: String| LabError::Peer { program: peer.to_path_buf(), what };
+    let input = triple_lines(server, work).map_err(|e| failed(format!("its answers: {e}")))?;
+    let list: Vec<String> = threads.iter().map(|t| t.to_string()).collect();
+    let out = run_peer(peer, &[format!("{}", dur.as_secs_f64()), list.join(",")], input)?;
     let mut run = PeerRun::default();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in out.lines() {
         // Anything else the peer prints is not a measurement.
         let Ok(m) = serde_json::from_str::<PeerLine>(line) else {
             continue;
