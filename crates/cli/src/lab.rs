@@ -11,7 +11,7 @@ use std::sync::Arc;
 use seaccess_lab::chatroom::{self, Chatroom};
 use seaccess_lab::hackbench::{self, Hackbench};
 use seaccess_lab::mediate;
-use seaccess_lab::objmgr_bench::{self, Figures, ObjmgrBench, Shape};
+use seaccess_lab::objmgr_bench::{self, ObjmgrBench, Shape};
 
 use crate::output::{CliError, Out};
 
@@ -489,34 +489,22 @@ fn objmgr_tables(t: &mut String, r: &ObjmgrBench, mount: Option<&crate::mountben
 
 fn objmgr_csv(r: &ObjmgrBench, mount: Option<&crate::mountbench::MountRun>) -> Vec<Vec<String>> {
     let mut rows = vec![vec!["experiment".into(), "where".into(), "variant".into(), "ns_per_op".into(), "overhead_pct".into(), "lookups_per_op".into()]];
-    let mut add = |name: &str, f: &Figures| {
-        rows.push(vec![name.into(), "in_process".into(), "vanilla".into(), format!("{:.2}", f.vanilla_ns), String::new(), String::new()]);
-        rows.push(vec![name.into(), "in_process".into(), "fast_paths_off".into(), format!("{:.2}", f.slow_ns), format!("{:.3}", f.slow_overhead_pct), format!("{:.3}", f.lookups_per_op_slow)]);
-        rows.push(vec![name.into(), "in_process".into(), "fast_paths_on".into(), format!("{:.2}", f.fast_ns), format!("{:.3}", f.fast_overhead_pct), format!("{:.3}", f.lookups_per_op_fast)]);
+    // A variant's row: its time, and for a checking variant its overhead and lookups.
+    let mut row = |name: &str, place: &str, variant: &str, ns: f64, checked: Option<(f64, f64)>| {
+        let (o, l) = checked.map_or((String::new(), String::new()), |(o, l)| (format!("{o:.3}"), format!("{l:.3}")));
+        rows.push(vec![name.into(), place.into(), variant.into(), format!("{ns:.2}"), o, l]);
     };
-    add("treewalk", &r.treewalk);
-    add("readwrite", &r.readwrite);
-    add("pathwalk", &r.pathwalk);
+    for (name, f) in [("treewalk", &r.treewalk), ("readwrite", &r.readwrite), ("pathwalk", &r.pathwalk)] {
+        row(name, "in_process", "vanilla", f.vanilla_ns, None);
+        row(name, "in_process", "fast_paths_off", f.slow_ns, Some((f.slow_overhead_pct, f.lookups_per_op_slow)));
+        row(name, "in_process", "fast_paths_on", f.fast_ns, Some((f.fast_overhead_pct, f.lookups_per_op_fast)));
+    }
     for x in mount.map(|m| m.rows.as_slice()).unwrap_or_default() {
-        rows.push(vec![x.name.into(), "mount".into(), "no_checks".into(), format!("{:.2}", x.none_ns), String::new(), String::new()]);
-        rows.push(vec![
-            x.name.into(),
-            "mount".into(),
-            "fast_paths_off".into(),
-            format!("{:.2}", x.slow_ns),
-            format!("{:.3}", x.slow_overhead_pct),
-            format!("{:.3}", x.lookups_per_op_slow),
-        ]);
-        rows.push(vec![
-            x.name.into(),
-            "mount".into(),
-            "fast_paths_on".into(),
-            format!("{:.2}", x.fast_ns),
-            format!("{:.3}", x.fast_overhead_pct),
-            format!("{:.3}", x.lookups_per_op_fast),
-        ]);
+        row(x.name, "mount", "no_checks", x.none_ns, None);
+        row(x.name, "mount", "fast_paths_off", x.slow_ns, Some((x.slow_overhead_pct, x.lookups_per_op_slow)));
+        row(x.name, "mount", "fast_paths_on", x.fast_ns, Some((x.fast_overhead_pct, x.lookups_per_op_fast)));
         if let Some(b) = x.bindfs_ns {
-            rows.push(vec![x.name.into(), "mount".into(), "bindfs".into(), format!("{b:.2}"), String::new(), String::new()]);
+            row(x.name, "mount", "bindfs", b, None);
         }
     }
     rows

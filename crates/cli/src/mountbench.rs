@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 use seaccess_fs::{Core, Options};
+use seaccess_lab::stats::median;
 
 use crate::output::{CliError, Out};
 
@@ -163,15 +164,6 @@ impl Drop for Scratch {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
 fn wait_mounted(mp: &Path) -> bool {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(10) {
@@ -296,12 +288,9 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
         .iter()
         .enumerate()
         .map(|(ei, (name, title, _))| {
-            let m: Vec<f64> = (0..nt).map(|t| median(&mut per_op[ei][t].clone())).collect();
-            let q: Vec<f64> = (0..nt).map(|t| median(&mut ratios[ei][t].clone())).collect();
-            let vs = (nt > 3).then(|| {
-                let mut v: Vec<f64> = ratios[ei][1].iter().zip(&ratios[ei][3]).map(|(e, b)| e / b).collect();
-                median(&mut v)
-            });
+            let m: Vec<f64> = (0..nt).map(|t| median(per_op[ei][t].clone())).collect();
+            let q: Vec<f64> = (0..nt).map(|t| median(ratios[ei][t].clone())).collect();
+            let vs = (nt > 3).then(|| median(ratios[ei][1].iter().zip(&ratios[ei][3]).map(|(e, b)| e / b).collect()));
             MountRow {
                 name,
                 title,
