@@ -1,6 +1,7 @@
-//! What mediates chatroom's and hackbench's sends and receives: nothing (vanilla), the object
-//! manager's own hooks on seaccess's cache, or a comparison design of [`crate::designs`] asked
-//! what the hook asks. A socket's send is selinux_socket_sendmsg's `{write}` and a receive
+//! What mediates chatroom's and hackbench's sends and receives: nothing (vanilla, and again as
+//! the control), the object manager's own hooks on seaccess's cache, or seaccess's cache or a
+//! comparison design of [`crate::designs`] asked what the hook asks (how runs are timed is
+//! [`crate::runs`]). A socket's send is selinux_socket_sendmsg's `{write}` and a receive
 //! selinux_socket_recvmsg's `{read}` on the socket's SID and class; a pipe's is
 //! selinux_file_permission's `{write}`/`{read}` on the pipe's inode (`fifo_file`). The designs
 //! ask the cache every time; the hooks take their fast paths where the kernel's would (the
