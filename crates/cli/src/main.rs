@@ -4,9 +4,13 @@
 //! lines one to one; a line that cannot be answered prints `error` and is explained on standard
 //! error with its line number.
 
+mod allow;
 mod avcbench;
 mod batch;
 mod bench;
+mod explain;
+mod info;
+mod installed;
 mod lab;
 mod lab_report;
 mod label;
@@ -16,7 +20,9 @@ mod mount;
 mod mountbench;
 mod objbench;
 mod output;
+mod policytest;
 mod run;
+mod search;
 mod tour;
 
 use std::path::{Path, PathBuf};
@@ -35,9 +41,10 @@ struct Cli {
 
 #[derive(clap::Args, Clone)]
 struct PolicyArgs {
-    /// A compiled policy (kernel binary format, e.g. /etc/selinux/default/policy/policy.33).
+    /// A compiled policy (kernel binary format, e.g. /etc/selinux/default/policy/policy.33);
+    /// default: the installed policy (/etc/selinux/config's SELINUXTYPE, highest policy.N).
     #[arg(long, short = 'p')]
-    policy: PathBuf,
+    policy: Option<PathBuf>,
     /// Set a boolean before answering (repeatable), e.g. --bool httpd_enable_homedirs=1.
     #[arg(long = "bool", value_name = "NAME=VALUE")]
     bools: Vec<String>,
@@ -66,10 +73,15 @@ enum Cmd {
         perms: Vec<String>,
     },
     /// A summary of a policy: version, MLS, handle-unknown, symbol and rule counts.
-    Info {
-        #[command(flatten)]
-        policy: PolicyArgs,
-    },
+    Info(info::InfoArgs),
+    /// Why each AVC denial in a kernel log or audit.log happened, as audit2why says it.
+    Explain(explain::ExplainArgs),
+    /// Allow rules for the AVC denials in a kernel log or audit.log, as audit2allow writes them.
+    Allow(allow::AllowArgs),
+    /// The policy's rules, as sesearch finds them.
+    Search(Box<search::SearchArgs>),
+    /// Policy unit tests from a TOML file: expected decisions, contexts and assertions.
+    Test(policytest::TestArgs),
     /// A short guided tour of seaccess on a policy (Debian's default policy, or the bundled
     /// example policy where that is not installed).
     Tour {
@@ -137,7 +149,7 @@ enum BenchCmd {
 }
 
 pub(crate) fn load(args: &PolicyArgs) -> Result<SecurityServer, String> {
-    let server = load_path(&args.policy)?;
+    let server = load_path(&installed::policy_or_installed(args.policy.as_deref())?)?;
     for b in &args.bools {
         let (name, value) = b.split_once('=').ok_or_else(|| format!("--bool {b}: expected NAME=VALUE"))?;
         let value = match value {
@@ -192,27 +204,6 @@ fn check(out: &mut Out, policy: &PolicyArgs, s: &str, t: &str, class: &str, perm
     Ok(all)
 }
 
-fn info(out: &mut Out, policy: &PolicyArgs) -> Result<(), CliError> {
-    let server = load(policy)?;
-    let g = server.snapshot();
-    let p = g.policy();
-    writeln!(out, "version {}", p.version)?;
-    writeln!(out, "mls {}", p.mls)?;
-    writeln!(out, "handle_unknown {:?}", p.handle_unknown)?;
-    writeln!(out, "classes {}", p.classes.len())?;
-    writeln!(out, "types {} ({} attributes)", p.types.len(), p.types.iter().filter(|t| t.attribute).count())?;
-    writeln!(out, "roles {}", p.roles.len())?;
-    writeln!(out, "users {}", p.users.len())?;
-    writeln!(out, "booleans {}", p.bools.len())?;
-    writeln!(out, "sensitivities {}", p.sens.len())?;
-    writeln!(out, "categories {}", p.cat_names.len())?;
-    let (rules, cond_rules) = g.rule_counts();
-    writeln!(out, "rules {rules} unconditional, {cond_rules} conditional")?;
-    writeln!(out, "conditionals {}", g.conditionals().len())?;
-    writeln!(out, "permissive types {}", p.permissive.len())?;
-    Ok(())
-}
-
 /// Runs one subcommand: Ok(true) when it succeeded, Ok(false) when it answered but something
 /// was denied or could not be answered.
 fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
@@ -222,7 +213,11 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::ComputeRelabel(p) => batch::run(out, &p, batch::Mode::Relabel),
         Cmd::ComputeMember(p) => batch::run(out, &p, batch::Mode::Member),
         Cmd::Check { policy, scontext, tcontext, class, perms } => check(out, &policy, &scontext, &tcontext, &class, &perms),
-        Cmd::Info { policy } => info(out, &policy).map(|_| true),
+        Cmd::Info(a) => info::run(out, &a),
+        Cmd::Explain(a) => explain::run(out, &a),
+        Cmd::Allow(a) => allow::run(out, &a),
+        Cmd::Search(a) => search::run(out, &a),
+        Cmd::Test(a) => policytest::run(out, &a),
         Cmd::Tour { policy } => tour::run(out, policy).map(|_| true),
         Cmd::Bench(BenchCmd::Engine(a)) => bench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(out, &a).map(|_| true),

@@ -29,19 +29,6 @@ pub(crate) struct RunArgs {
     command: Vec<String>,
 }
 
-/// The installed policy: /etc/selinux/TYPE/policy/policy.N with the highest N.
-fn installed_policy() -> Option<PathBuf> {
-    let cfg = std::fs::read_to_string("/etc/selinux/config").unwrap_or_default();
-    let kind = cfg.lines().find_map(|l| l.trim().strip_prefix("SELINUXTYPE=")).map(str::trim).filter(|t| !t.is_empty()).unwrap_or("targeted");
-    let dir = Path::new("/etc/selinux").join(kind).join("policy");
-    std::fs::read_dir(&dir)
-        .ok()?
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_prefix("policy.")).and_then(|v| v.parse::<u32>().ok()).map(|v| (v, e.path())))
-        .max_by_key(|(v, _)| *v)
-        .map(|(_, p)| p)
-}
-
 pub(crate) fn run(a: &RunArgs) -> Result<bool, CliError> {
     let lib = match &a.lib {
         Some(l) => l.clone(),
@@ -53,7 +40,7 @@ pub(crate) fn run(a: &RunArgs) -> Result<bool, CliError> {
     if !lib.join("libselinux.so.1").exists() {
         return Err(format!("{}: no libselinux.so.1 (build it with `make capi`)", lib.display()).into());
     }
-    let policy = a.policy.clone().or_else(installed_policy).ok_or("no policy given and none installed (--policy FILE)")?;
+    let policy = a.policy.clone().or_else(crate::installed::installed_policy).ok_or("no policy given and none installed (--policy FILE)")?;
     let lib = std::fs::canonicalize(&lib).map_err(|e| CliError::from(format!("{}: {e}", lib.display())))?;
     let path = match std::env::var_os("LD_LIBRARY_PATH") {
         Some(old) if !old.is_empty() => {

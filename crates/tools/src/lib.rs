@@ -1,10 +1,18 @@
-//! The policy tools' core: what `seaccess explain`, `allow`, `search` and `test` share and
-//! the command line only presents. Today: the audit record reader ([`audit`]), which turns a
-//! kernel log or an audit.log into the AVC records it holds, each with its line, or an error
-//! naming the line. It reads text only: it never depends on the security server, the cache or
-//! the object manager, so that it can be fuzzed alone and used by any front end.
+//! The policy tools' core: what `seaccess explain`, `allow`, `search` and `test` compute and
+//! the command line only presents, so that the C library, the Python bindings and any other front
+//! end give the same answers. It never depends on the cache or the object manager: a tool asks
+//! the security server (or, for rule searches, reads the policy's rules) and nothing else.
+//!
+//! - [`audit`]: a kernel log or an audit.log read into the AVC records it holds, each with its
+//!   line, or an error naming the line (text only, so it fuzzes alone);
+//! - [`explain`]: audit2why's verdict for a denial;
+//! - [`search`]: sesearch's rule queries;
+//! - [`cases`]: policy unit tests read from TOML and run.
 
 pub mod audit;
+pub mod cases;
 mod error;
+pub mod explain;
+pub mod search;
 
 pub use error::ToolsError;

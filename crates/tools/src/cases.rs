@@ -1,0 +1,1 @@
+//! Policy unit tests: cases read from TOML and run against the security server.

@@ -1,0 +1,1 @@
+//! sesearch's rule queries over a policy's rules.
