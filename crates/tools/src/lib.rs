@@ -7,12 +7,14 @@
 //!   line, or an error naming the line (text only, so it fuzzes alone);
 //! - [`explain`]: audit2why's verdict for a denial;
 //! - [`search`]: sesearch's rule queries;
-//! - [`cases`]: policy unit tests read from TOML and run.
+//! - [`cases`]: policy unit tests read from TOML and run;
+//! - [`suggest`]: the nearest names a policy has, for errors that name one it does not.
 
 pub mod audit;
 pub mod cases;
 mod error;
 pub mod explain;
 pub mod search;
+pub mod suggest;
 
 pub use error::ToolsError;

@@ -1,0 +1,76 @@
+//! "Did you mean": the names a policy has nearest to one it does not, for every error that
+//! names an unknown class, permission, type, role, user or boolean.
+
+/// Up to three of `known` nearest to `name` by edit distance, nearest first (ties in the order
+/// given), among those close enough to be a plausible slip: at most a third of the name's
+/// length, and at least one edit. Empty when nothing is that close.
+pub fn nearest<'a, I>(name: &str, known: I) -> Vec<&'a str>
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    let limit = (name.chars().count() / 3).max(1);
+    let mut near: Vec<(usize, usize, &str)> = Vec::new();
+    for (i, k) in known.into_iter().enumerate() {
+        if let Some(d) = distance(name, k, limit) {
+            near.push((d, i, k));
+        }
+    }
+    near.sort();
+    near.into_iter().take(3).map(|(_, _, k)| k).collect()
+}
+
+/// "; did you mean A?" or "; did you mean A, B or C?", or nothing: the tail of an error message.
+pub fn did_you_mean<'a, I>(name: &str, known: I) -> String
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    let near = nearest(name, known);
+    match near.split_last() {
+        None => String::new(),
+        Some((last, [])) => format!("; did you mean {last}?"),
+        Some((last, rest)) => format!("; did you mean {} or {last}?", rest.join(", ")),
+    }
+}
+
+/// The Levenshtein distance between `a` and `b` if it is at most `limit`.
+fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut row_min = cur[0];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+            row_min = row_min.min(cur[j + 1]);
+        }
+        if row_min > limit {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    let d = prev[b.len()];
+    (d <= limit).then_some(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_names_first() {
+        let perms = ["read", "write", "ioctl", "getattr", "setattr", "relabelfrom"];
+        assert_eq!(did_you_mean("reed", perms), "; did you mean read?");
+        assert_eq!(nearest("getatr", perms), vec!["getattr", "setattr"]);
+        assert_eq!(did_you_mean("getatr", perms), "; did you mean getattr or setattr?");
+        assert_eq!(did_you_mean("xyzzy", perms), "");
+        // A name the policy has is not a slip for itself, but an exact match still sorts first.
+        assert_eq!(nearest("read", perms), vec!["read"]);
+        assert_eq!(nearest("htpd_t", ["httpd_t", "sshd_t", "http_port_t"]), vec!["httpd_t"]);
+    }
+}
