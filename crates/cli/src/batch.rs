@@ -6,8 +6,22 @@ use rustc_hash::FxHashMap;
 use seaccess_security::{Generation, SecurityError};
 use seaccess_types::{ClassId, Sid};
 
+use clap::Args;
+use serde_json::json;
+
 use crate::output::{warn, CliError, Out};
 use crate::PolicyArgs;
+
+#[derive(Args)]
+pub(crate) struct BatchArgs {
+    #[command(flatten)]
+    pub(crate) policy: PolicyArgs,
+    /// One JSON object per line instead: {"line": N, ...the answer's fields} (compute-av:
+    /// allowed, auditallow and dontaudit as permission names, seqno, permissive; the others:
+    /// context), or {"line": N, "error": "..."} for a line that cannot be answered.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
 
 #[derive(Copy, Clone, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -69,7 +83,12 @@ impl From<CliError> for LineError {
     }
 }
 
-fn answer(r: &mut Resolver<'_>, mode: Mode, line: &str, out: &mut Out) -> Result<(), LineError> {
+/// The names of a vector's permissions of a class.
+fn names(g: &Generation, class: ClassId, v: u32) -> Vec<&str> {
+    (0..32).filter(|b| v & (1 << b) != 0).filter_map(|b| g.perm_name(class, b)).collect()
+}
+
+fn answer(r: &mut Resolver<'_>, mode: Mode, json: Option<usize>, line: &str, out: &mut Out) -> Result<(), LineError> {
     let mut f = line.split_ascii_whitespace();
     let (Some(s), Some(t), Some(c)) = (f.next(), f.next(), f.next()) else {
         return Err("expected SCON TCON CLASS".into());
@@ -85,6 +104,18 @@ fn answer(r: &mut Resolver<'_>, mode: Mode, line: &str, out: &mut Out) -> Result
     let res = match mode {
         Mode::Av => {
             let d = g.compute_av(ssid, tsid, class).map_err(|e| e.to_string())?;
+            if let Some(n) = json {
+                let v = json!({
+                    "line": n,
+                    "allowed": names(g, class, d.allowed.0),
+                    "auditallow": names(g, class, d.auditallow.0),
+                    "dontaudit": names(g, class, !d.auditdeny.0),
+                    "seqno": d.seqno.0,
+                    "permissive": d.flags.permissive(),
+                });
+                writeln!(out, "{v}")?;
+                return Ok(());
+            }
             writeln!(
                 out,
                 "{:x} {:x} {:x} {:x} {} {:x}",
@@ -98,12 +129,15 @@ fn answer(r: &mut Resolver<'_>, mode: Mode, line: &str, out: &mut Out) -> Result
     };
     let sid = res.map_err(|e| e.to_string())?;
     let ctx = g.sid_to_context(sid).map_err(|e| e.to_string())?;
-    Ok(writeln!(out, "{ctx}")?)
+    match json {
+        Some(n) => Ok(writeln!(out, "{}", json!({"line": n, "context": ctx}))?),
+        None => Ok(writeln!(out, "{ctx}")?),
+    }
 }
 
 /// Answers every line of standard input. Ok(false) when some line could not be answered.
-pub(crate) fn run(out: &mut Out, args: &PolicyArgs, mode: Mode) -> Result<bool, CliError> {
-    let server = crate::load(args)?;
+pub(crate) fn run(out: &mut Out, args: &BatchArgs, mode: Mode) -> Result<bool, CliError> {
+    let server = crate::load(&args.policy)?;
     let g = server.snapshot();
     let mut r = Resolver { g: &g, sids: FxHashMap::default(), classes: FxHashMap::default() };
     let stdin = std::io::stdin();
@@ -119,14 +153,18 @@ pub(crate) fn run(out: &mut Out, args: &PolicyArgs, mode: Mode) -> Result<bool, 
         }
         n += 1;
         let result = match std::str::from_utf8(&buf) {
-            Ok(line) => answer(&mut r, mode, line.trim_end_matches(['\n', '\r']), out),
+            Ok(line) => answer(&mut r, mode, args.json.then_some(n), line.trim_end_matches(['\n', '\r']), out),
             Err(_) => Err("not UTF-8 text".into()),
         };
         match result {
             Ok(()) => {}
             Err(LineError::Query(e)) => {
                 ok = false;
-                writeln!(out, "error")?;
+                if args.json {
+                    writeln!(out, "{}", json!({"line": n, "error": e}))?;
+                } else {
+                    writeln!(out, "error")?;
+                }
                 warn(&format!("line {n}: {e}"));
             }
             Err(LineError::Output(e)) => return Err(e),

@@ -54,21 +54,35 @@ struct PolicyArgs {
 enum Cmd {
     /// Batch: "SCON TCON CLASS" lines in; "ALLOWED DECIDED AUDITALLOW AUDITDENY SEQNO FLAGS" out
     /// (hex, seqno decimal), as the kernel's selinuxfs access file.
-    ComputeAv(PolicyArgs),
-    /// Batch: "SCON TCON CLASS [NAME]" lines in; the new object's or process's context out.
-    ComputeCreate(PolicyArgs),
+    #[command(after_help = "Example:\n  echo 'system_u:system_r:httpd_t:s0 system_u:object_r:etc_t:s0 file' | seaccess compute-av")]
+    ComputeAv(batch::BatchArgs),
+    /// Batch: "SCON TCON CLASS [NAME]" lines in; the new object's or process's context out
+    /// (type_transition, filename transitions with NAME, role and range transitions).
+    #[command(after_help = "Example:\n  echo 'system_u:system_r:httpd_t:s0 system_u:object_r:var_log_t:s0 file access.log' | seaccess compute-create")]
+    ComputeCreate(batch::BatchArgs),
     /// Batch: "SCON TCON CLASS" lines in; the relabel (type_change) context out.
-    ComputeRelabel(PolicyArgs),
+    #[command(after_help = "Example:\n  echo 'user_u:user_r:user_t:s0 system_u:object_r:devpts_t:s0 chr_file' | seaccess compute-relabel")]
+    ComputeRelabel(batch::BatchArgs),
     /// Batch: "SCON TCON CLASS" lines in; the member (type_member) context out.
-    ComputeMember(PolicyArgs),
+    #[command(after_help = "Example:\n  echo 'user_u:user_r:user_t:s0 system_u:object_r:tmp_t:s0 dir' | seaccess compute-member")]
+    ComputeMember(batch::BatchArgs),
     /// Is each permission allowed? One line per permission, with the reason for each denial.
     /// Exits 0 if all are allowed, 1 if any is denied, 2 on error.
+    #[command(after_help = "Example:\n  seaccess check system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file read getattr")]
     Check {
         #[command(flatten)]
         policy: PolicyArgs,
+        /// One JSON object: the query, permissive, and per permission whether it is allowed,
+        /// audited (auditallow) or silenced (dontaudit), with the reasons for a denial.
+        #[arg(long)]
+        json: bool,
+        /// The source (subject) context, e.g. system_u:system_r:httpd_t:s0.
         scontext: String,
+        /// The target (object) context, e.g. system_u:object_r:etc_t:s0.
         tcontext: String,
+        /// The target's security class, e.g. file, dir, tcp_socket, process.
         class: String,
+        /// The permissions to check, e.g. read write (each a permission of CLASS).
         #[arg(required = true)]
         perms: Vec<String>,
     },
@@ -170,7 +184,17 @@ pub(crate) fn load_path(path: &Path) -> Result<SecurityServer, String> {
     SecurityServer::from_bytes(&data).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn check(out: &mut Out, policy: &PolicyArgs, s: &str, t: &str, class: &str, perms: &[String]) -> Result<bool, CliError> {
+/// The check command's question.
+struct CheckQuery<'a> {
+    s: &'a str,
+    t: &'a str,
+    class: &'a str,
+    perms: &'a [String],
+    json: bool,
+}
+
+fn check(out: &mut Out, policy: &PolicyArgs, q: &CheckQuery<'_>) -> Result<bool, CliError> {
+    let CheckQuery { s, t, class, perms, .. } = *q;
     let server = load(policy)?;
     let g = server.snapshot();
     let ssid = g.context_to_sid(s).map_err(|e| e.to_string())?;
@@ -183,6 +207,9 @@ fn check(out: &mut Out, policy: &PolicyArgs, s: &str, t: &str, class: &str, perm
     }
     let ex = g.explain(ssid, tsid, cl).map_err(|e| e.to_string())?;
     let permissive = ex.decision.flags.permissive();
+    if q.json {
+        return check_json(out, q, &ex, &bits);
+    }
     let mut all = true;
     for (name, bit) in bits {
         if ex.decision.allowed.0 & (1 << bit) != 0 {
@@ -204,6 +231,31 @@ fn check(out: &mut Out, policy: &PolicyArgs, s: &str, t: &str, class: &str, perm
     Ok(all)
 }
 
+fn check_json(out: &mut Out, q: &CheckQuery<'_>, ex: &seaccess_security::Explanation, bits: &[(&String, u32)]) -> Result<bool, CliError> {
+    let d = &ex.decision;
+    let has = |v: u32, bit: u32| v & (1 << bit) != 0;
+    let perms: Vec<serde_json::Value> = bits
+        .iter()
+        .map(|(name, bit)| {
+            let reasons: Vec<serde_json::Value> =
+                ex.reasons.iter().filter(|(b, _)| b == bit).map(|(_, r)| serde_json::json!({"kind": r.kind(), "text": r.to_string()})).collect();
+            serde_json::json!({
+                "perm": name,
+                "allowed": has(d.allowed.0, *bit),
+                "auditallow": has(d.auditallow.0, *bit),
+                "dontaudit": !has(d.auditdeny.0, *bit),
+                "reasons": reasons,
+            })
+        })
+        .collect();
+    let all = bits.iter().all(|(_, b)| has(d.allowed.0, *b));
+    let v = serde_json::json!({
+        "scontext": q.s, "tcontext": q.t, "class": q.class, "allowed": all, "permissive": d.flags.permissive(), "seqno": d.seqno.0, "perms": perms,
+    });
+    writeln!(out, "{v}")?;
+    Ok(all)
+}
+
 /// Runs one subcommand: Ok(true) when it succeeded, Ok(false) when it answered but something
 /// was denied or could not be answered.
 fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
@@ -212,7 +264,9 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::ComputeCreate(p) => batch::run(out, &p, batch::Mode::Create),
         Cmd::ComputeRelabel(p) => batch::run(out, &p, batch::Mode::Relabel),
         Cmd::ComputeMember(p) => batch::run(out, &p, batch::Mode::Member),
-        Cmd::Check { policy, scontext, tcontext, class, perms } => check(out, &policy, &scontext, &tcontext, &class, &perms),
+        Cmd::Check { policy, json, scontext, tcontext, class, perms } => {
+            check(out, &policy, &CheckQuery { s: &scontext, t: &tcontext, class: &class, perms: &perms, json })
+        }
         Cmd::Info(a) => info::run(out, &a),
         Cmd::Explain(a) => explain::run(out, &a),
         Cmd::Allow(a) => allow::run(out, &a),

@@ -17,6 +17,8 @@ mod reader;
 mod rules;
 mod validate;
 
+pub mod suggest;
+
 pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result, Section};
 pub use model::*;

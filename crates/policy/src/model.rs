@@ -45,6 +45,11 @@ impl Names {
     pub fn is_empty(&self) -> bool {
         self.by_value.is_empty()
     }
+    /// "; did you mean NAME?" naming the table's names nearest to `name`, or nothing (see
+    /// [`crate::suggest`]): the tail of every error about a name the table does not have.
+    pub fn did_you_mean(&self, name: &str) -> String {
+        crate::suggest::did_you_mean(name, self.by_value.iter().map(|n| &**n).filter(|n| !n.is_empty()))
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -154,7 +154,7 @@ impl Resolver<'_> {
         } else {
             let names: Vec<&str> = self.q.perms.list.get(p as usize).map_or("", |b| b).split_ascii_whitespace().collect();
             if names.is_empty() {
-                return Err(Failed::new(i, SecurityError::UnknownPermission { class: g.class_name(class).unwrap_or("?").into(), perm: String::new() }));
+                return Err(Failed::new(i, SecurityError::UnknownPermission { class: g.class_name(class).unwrap_or("?").into(), perm: String::new(), near: String::new() }));
             }
             let av = g.perms(class, &names).map_err(|e| Failed::new(i, e))?;
             self.avs.insert((c, p), av);

@@ -18,10 +18,10 @@ pub(crate) fn security(e: &SecurityError, at: &str) -> PyErr {
         SecurityError::InvalidContext { .. } | SecurityError::InvalidSid(_) | SecurityError::InvalidComputedContext(_) => {
             ContextError::new_err(msg)
         }
-        SecurityError::UnknownClass(_)
+        SecurityError::UnknownClass(..)
         | SecurityError::UnknownPermission { .. }
         | SecurityError::InvalidClass(_)
-        | SecurityError::UnknownBoolean(_) => UnknownNameError::new_err(msg),
+        | SecurityError::UnknownBoolean(..) => UnknownNameError::new_err(msg),
         _ => Error::new_err(msg),
     }
 }

@@ -22,7 +22,7 @@ impl Generation {
 
     pub fn boolean(&self, name: &str) -> Result<bool> {
         let i = self.bool_index(name)?;
-        self.bools.get(i).copied().ok_or_else(|| SecurityError::UnknownBoolean(name.into()))
+        self.bools.get(i).copied().ok_or_else(|| self.unknown_boolean(name))
     }
 
     /// This generation with one boolean changed, sharing its tables, never published: what a
@@ -31,7 +31,7 @@ impl Generation {
     pub fn with_boolean(&self, name: &str, value: bool) -> Result<Generation> {
         let i = self.bool_index(name)?;
         let mut bools = self.bools.clone();
-        let slot = bools.get_mut(i).ok_or_else(|| SecurityError::UnknownBoolean(name.into()))?;
+        let slot = bools.get_mut(i).ok_or_else(|| self.unknown_boolean(name))?;
         *slot = value;
         Ok(Generation::new(self.c.clone(), self.sids.clone(), self.ctx.clone(), bools, self.seqno))
     }
@@ -40,8 +40,12 @@ impl Generation {
     fn bool_index(&self, name: &str) -> Result<usize> {
         match self.c.policy.bool_names.value(name) {
             Some(v) if v > 0 => Ok(v as usize - 1),
-            _ => Err(SecurityError::UnknownBoolean(name.into())),
+            _ => Err(self.unknown_boolean(name)),
         }
+    }
+
+    fn unknown_boolean(&self, name: &str) -> SecurityError {
+        SecurityError::UnknownBoolean(name.into(), self.c.policy.bool_names.did_you_mean(name))
     }
 }
 
@@ -63,7 +67,7 @@ impl SecurityServer {
     pub fn pending_boolean(&self, name: &str) -> Result<bool> {
         let pending = lock(&self.pending);
         let slot = self.current.load().bool_index(name)?;
-        pending.get(slot).copied().ok_or_else(|| SecurityError::UnknownBoolean(name.into()))
+        pending.get(slot).copied().ok_or_else(|| self.current.load().unknown_boolean(name))
     }
 
     /// Makes every pending boolean value current, all at once, as a new generation with the next

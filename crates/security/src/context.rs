@@ -20,9 +20,9 @@ pub fn parse_context(p: &PolicyTables, s: &str) -> Result<Context> {
         return Err(invalid(s, "expected user:role:type[:range]"));
     };
     let mls = parts.next();
-    let user = p.user_names.value(u).ok_or_else(|| invalid(s, format!("unknown user {u}")))?;
-    let role = p.role_names.value(r).ok_or_else(|| invalid(s, format!("unknown role {r}")))?;
-    let ty = p.type_names.value(t).ok_or_else(|| invalid(s, format!("unknown type {t}")))?;
+    let user = p.user_names.value(u).ok_or_else(|| invalid(s, format!("unknown user {u}{}", p.user_names.did_you_mean(u))))?;
+    let role = p.role_names.value(r).ok_or_else(|| invalid(s, format!("unknown role {r}{}", p.role_names.did_you_mean(r))))?;
+    let ty = p.type_names.value(t).ok_or_else(|| invalid(s, format!("unknown type {t}{}", p.type_names.did_you_mean(t))))?;
     if !matches!(p.types.get((ty as usize).wrapping_sub(1)), Some(d) if !d.attribute) {
         return Err(invalid(s, format!("{t} is an attribute, not a type")));
     }

@@ -6,18 +6,20 @@ use seaccess_types::Sid;
 pub enum SecurityError {
     #[error("invalid context \"{context}\": {reason}")]
     InvalidContext { context: String, reason: String },
-    #[error("unknown class \"{0}\"")]
-    UnknownClass(String),
-    #[error("class {class} has no permission \"{perm}\"")]
-    UnknownPermission { class: String, perm: String },
+    /// The name, and "; did you mean ...?" naming the policy's nearest (or nothing).
+    #[error("unknown class \"{0}\"{1}")]
+    UnknownClass(String, String),
+    #[error("class {class} has no permission \"{perm}\"{near}")]
+    UnknownPermission { class: String, perm: String, near: String },
     #[error("class number {0} is not in the policy")]
     InvalidClass(u32),
     #[error("SID {0} is not in the SID table")]
     InvalidSid(Sid),
     #[error("computed context {0} is not valid in the policy")]
     InvalidComputedContext(String),
-    #[error("unknown boolean \"{0}\"")]
-    UnknownBoolean(String),
+    /// The name, and "; did you mean ...?" naming the policy's nearest (or nothing).
+    #[error("unknown boolean \"{0}\"{1}")]
+    UnknownBoolean(String, String),
     #[error("transition from {old} to {new} by {task} on class {class} denied by validatetrans")]
     TransitionDenied { old: String, new: String, task: String, class: String },
     #[error("the policy defines class {0}, which this object manager requires, differently: {1}")]

@@ -158,7 +158,7 @@ impl Generation {
     pub fn class(&self, name: &str) -> Result<ClassId> {
         match self.c.policy.class_value(name) {
             Some(v) => Ok(ClassId(v as u16)),
-            None => Err(SecurityError::UnknownClass(name.into())),
+            None => Err(SecurityError::UnknownClass(name.into(), self.c.policy.class_names.did_you_mean(name))),
         }
     }
 
@@ -173,7 +173,10 @@ impl Generation {
         for n in names {
             match self.c.policy.perm_bit(class.0.into(), n) {
                 Some(b) => v |= 1 << b,
-                None => return Err(SecurityError::UnknownPermission { class: cname.into(), perm: (*n).into() }),
+                None => {
+                    let near = seaccess_policy::suggest::did_you_mean(n, (0..32).filter_map(|b| self.c.policy.perm_name(class.0.into(), b)));
+                    return Err(SecurityError::UnknownPermission { class: cname.into(), perm: (*n).into(), near });
+                }
             }
         }
         Ok(AccessVector(v))

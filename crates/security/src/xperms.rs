@@ -86,7 +86,7 @@ impl Generation {
             .c
             .policy
             .perm_bit(u32::from(class.0), "ioctl")
-            .ok_or_else(|| SecurityError::UnknownPermission { class: self.class_name(class).unwrap_or("?").into(), perm: "ioctl".into() })?;
+            .ok_or_else(|| SecurityError::UnknownPermission { class: self.class_name(class).unwrap_or("?").into(), perm: "ioctl".into(), near: String::new() })?;
         let base = AccessVector(1 << bit);
         let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
         let drivers = self.ioctl_drivers(ssid, tsid, class)?;

@@ -14,7 +14,6 @@ use seaccess_security::{DenialReason, Generation};
 use seaccess_types::{ClassId, Sid};
 
 use crate::audit::AvcRecord;
-use crate::suggest::did_you_mean;
 use crate::ToolsError;
 
 /// A boolean that would allow the access, and the value it needs.
@@ -77,11 +76,11 @@ pub fn explain(g: &Generation, rec: &AvcRecord) -> Result<Why, ToolsError> {
     let err = |what: String| ToolsError::Record { line: rec.line, what };
     let ssid = sid(g, &rec.scontext).map_err(|e| err(format!("scontext {e}")))?;
     let tsid = sid(g, &rec.tcontext).map_err(|e| err(format!("tcontext {e}")))?;
-    let class = g.class(&rec.tclass).map_err(|_| err(format!("class {} is not in the policy{}", rec.tclass, did_you_mean(&rec.tclass, class_names(g)))))?;
+    let class = g.class(&rec.tclass).map_err(|e| err(e.to_string()))?;
     let mut want = 0u32;
     let mut bits = Vec::with_capacity(rec.perms.len());
     for p in &rec.perms {
-        let v = g.perms(class, &[p.as_str()]).map_err(|_| err(format!("class {} has no permission {p}{}", rec.tclass, did_you_mean(p, perm_names(g, class)))))?;
+        let v = g.perms(class, &[p.as_str()]).map_err(|e| err(e.to_string()))?;
         want |= v.0;
         bits.push((p.clone(), v.0.trailing_zeros()));
     }
@@ -153,15 +152,6 @@ fn verdict(g: &Generation, (ssid, tsid, class): (Sid, Sid, ClassId), want: u32, 
 
 fn sid(g: &Generation, context: &str) -> Result<Sid, String> {
     g.context_to_sid(context).map_err(|e| format!("{context}: {e}"))
-}
-
-fn class_names(g: &Generation) -> impl Iterator<Item = &str> {
-    let p = g.policy();
-    (1..=p.classes.len() as u32).filter_map(move |v| p.class_names.name(v))
-}
-
-fn perm_names(g: &Generation, class: ClassId) -> impl Iterator<Item = &str> {
-    (0..32).filter_map(move |b| g.perm_name(class, b))
 }
 
 /// The allow rule for the record's types, class and permissions, in audit2allow's form.

@@ -17,6 +17,8 @@ pub mod cases;
 mod error;
 pub mod explain;
 pub mod search;
-pub mod suggest;
+
+/// The nearest names a policy has, for errors that name one it does not (the policy crate's).
+pub use seaccess_policy::suggest;
 
 pub use error::ToolsError;

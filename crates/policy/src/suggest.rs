@@ -1,5 +1,6 @@
 //! "Did you mean": the names a policy has nearest to one it does not, for every error that
-//! names an unknown class, permission, type, role, user or boolean.
+//! names an unknown class, permission, type, role, user or boolean, whichever front end (the
+//! command, the C library, the bindings, the tools) reports it.
 
 /// Up to three of `known` nearest to `name` by edit distance, nearest first (ties in the order
 /// given), among those close enough to be a plausible slip: at most a third of the name's
