@@ -47,9 +47,10 @@ fn type_allowed_is_the_rules_share() {
                 // booleans.cil has no constraints, and with one role on both sides no role check
                 // applies: u:R:S to u:R:T decides by the rules alone.
                 let (sn, tn) = (s.name.as_deref().unwrap(), t.name.as_deref().unwrap());
-                let Some((ss, ts)) = ["r", "object_r"].iter().find_map(|r| {
-                    Some((g.context_to_sid(&format!("u:{r}:{sn}:s0")).ok()?, g.context_to_sid(&format!("u:{r}:{tn}:s0")).ok()?))
-                }) else {
+                let Some((ss, ts)) = ["r", "object_r"]
+                    .iter()
+                    .find_map(|r| Some((g.context_to_sid(&format!("u:{r}:{sn}:s0")).ok()?, g.context_to_sid(&format!("u:{r}:{tn}:s0")).ok()?)))
+                else {
                     continue;
                 };
                 let want = g.compute_av(ss, ts, class).unwrap().allowed;
