@@ -62,7 +62,7 @@ fn types(g: &Generation, names: &[Spot<String>], allow_self: bool, bad: &mut Vec
             Some(rest) => (&mut minus, rest),
             None => (&mut plus, n.value.as_str()),
         };
-        let Some(v) = p.type_names.value(name) else {
+        let Some(v) = p.type_names.value(name).filter(|&v| v > 0) else {
             let known = p.type_names.by_value.iter().map(|n| &**n);
             bad.push((n.line, format!("unknown type or attribute \"{name}\"{}", did_you_mean(name, known))));
             ok = false;
