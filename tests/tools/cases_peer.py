@@ -113,6 +113,17 @@ def enabled(rule, values):
     return cond.evaluate(**state) == rule.conditional_block
 
 
+rules_of = {}
+
+
+def allow_rules(c):
+    """The allow rules of class c with their permissions and expanded types, read once."""
+    if c not in rules_of:
+        rules_of[c] = [(r, set(r.perms), {str(x) for x in r.source.expand()}, {str(x) for x in r.target.expand()})
+                       for r in setools.TERuleQuery(se, ruletype=['allow'], tclass=[c]).results()]
+    return rules_of[c]
+
+
 def types_of(names):
     plus, minus = set(), set()
     for n in names:
@@ -161,14 +172,14 @@ def check(kind, i, case, o):
         found = {}
         for c in listed(case['classes']):
             forbidden = set(bits[c]) if '*' in listed(case['perms']) else set(listed(case['perms']))
-            for r in setools.TERuleQuery(se, ruletype=['allow'], tclass=[c]).results():
-                hit = set(r.perms) & forbidden
+            for r, perms, sources, targets in allow_rules(c):
+                hit = perms & forbidden
                 if not hit or not enabled(r, values):
                     continue
-                rs = {str(x) for x in r.source.expand()} & src
+                rs = sources & src
                 if not rs:
                     continue
-                rt = {str(x) for x in r.target.expand()}
+                rt = targets
                 pairs = {(s, t) for s in rs for t in rt & tgt}
                 if to_self:
                     pairs |= {(s, s) for s in rs if s in rt}
