@@ -18,7 +18,7 @@ pub(crate) struct TeResult {
 impl Generation {
     /// The type-enforcement rules alone: every (source attribute, target attribute) pair's
     /// allow, auditallow and dontaudit rules, conditional ones if their branch is enabled.
-    fn te(&self, stype: u32, ttype: u32, class: u32, disabled: Option<&mut Vec<(u32, u32)>>) -> TeResult {
+    pub(crate) fn te(&self, stype: u32, ttype: u32, class: u32, disabled: Option<&mut Vec<(u32, u32)>>) -> TeResult {
         let c = &*self.c;
         let mut r = TeResult { allowed: 0, auditallow: 0, auditdeny: u32::MAX };
         let tattrs = &c.attrs[ttype as usize - 1];

@@ -24,6 +24,7 @@
 //! object manager or any interface crate.
 
 mod av;
+mod bool_values;
 mod booleans;
 mod bounds;
 mod compiled;
@@ -42,6 +43,7 @@ mod server;
 mod sidtab;
 mod sockets;
 mod transition;
+mod type_access;
 mod users;
 mod validatetrans;
 mod xperms;

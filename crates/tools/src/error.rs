@@ -4,4 +4,16 @@ pub enum ToolsError {
     /// An AVC record that cannot be read: its line (1-based) and what is wrong with it.
     #[error("line {line}: {what}")]
     Record { line: usize, what: String },
+    /// A policy unit tests file that cannot be read or run: the file, the line (1-based; 0 for
+    /// the file as a whole) and what is wrong.
+    #[error("{}", at(file, *line, what))]
+    Cases { file: String, line: usize, what: String },
+}
+
+fn at(file: &str, line: usize, what: &str) -> String {
+    if line == 0 {
+        format!("{file}: {what}")
+    } else {
+        format!("{file}:{line}: {what}")
+    }
 }

@@ -1,1 +1,0 @@
-//! Policy unit tests: cases read from TOML and run against the security server.
