@@ -1,7 +1,7 @@
 //! A generation's answers under other boolean values, for questions like "what if this boolean
 //! were on" (policy unit tests' `with_booleans`) that must not change what the server answers.
 
-use crate::error::{Result, SecurityError};
+use crate::error::Result;
 use crate::generation::Generation;
 
 impl Generation {
@@ -16,7 +16,7 @@ impl Generation {
                 Some(v) if v > 0 => bools.get_mut(v as usize - 1),
                 _ => None,
             };
-            *slot.ok_or_else(|| SecurityError::UnknownBoolean((*name).into()))? = *value;
+            *slot.ok_or_else(|| self.unknown_boolean(name))? = *value;
         }
         Ok(Generation::new(self.c.clone(), self.sids.clone(), self.ctx.clone(), bools, self.seqno))
     }

@@ -121,7 +121,7 @@ fn verdict(g: &Generation, (ssid, tsid, class): (Sid, Sid, ClassId), want: u32, 
             if !candidates.contains(&name.as_str()) {
                 continue;
             }
-            let allows = g.with_boolean(name, !value).ok().and_then(|h| h.compute_av(ssid, tsid, class).ok()).is_some_and(|d| d.allowed.0 & want == want);
+            let allows = g.with_booleans(&[(name.as_str(), !value)]).ok().and_then(|h| h.compute_av(ssid, tsid, class).ok()).is_some_and(|d| d.allowed.0 & want == want);
             if allows {
                 fixes.push(BooleanFix { name: name.clone(), value: !value });
             }
