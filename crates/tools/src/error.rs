@@ -4,4 +4,10 @@ pub enum ToolsError {
     /// An AVC record that cannot be read: its line (1-based) and what is wrong with it.
     #[error("line {line}: {what}")]
     Record { line: usize, what: String },
+    /// A name the policy does not have as `what`, with the nearest it has ("; did you mean x?").
+    #[error("unknown {what} {name}{hint}")]
+    Unknown { what: &'static str, name: String, hint: String },
+    /// A search or listing that cannot be run as given: what is wrong with it.
+    #[error("{0}")]
+    Query(String),
 }
