@@ -123,7 +123,7 @@ fn types(p: &PolicyTables, name: Option<&str>) -> Result<Vec<Item>, ToolsError> 
         Some(n) => vec![one_type(p, n, false)?],
         None => (1..=p.types.len() as u32).filter(|v| is_type(p, *v)).collect(),
     };
-    let al = aliases(&p.type_names);
+    let al = aliases(&p.type_names, 512);
     Ok(values
         .into_iter()
         .map(|t| {

@@ -72,10 +72,11 @@ fn symhash(name: &str, size: usize) -> usize {
 }
 
 /// For each value (index = value), its aliases in the order setools lists them: libsepol's hash
-/// table order (slot, then name within a slot), the table sized to the next power of two of the
-/// number of names, as libsepol sizes it when it reads a policy.
-pub(crate) fn aliases(names: &Names) -> Vec<Vec<&str>> {
-    let size = names.by_name.len().next_power_of_two();
+/// table order (slot, then name within a slot). libsepol starts a table at `initial` slots (512
+/// for types) and doubles it as names come, so a policy's table ends at the larger of that and
+/// the next power of two of its number of names.
+pub(crate) fn aliases(names: &Names, initial: usize) -> Vec<Vec<&str>> {
+    let size = names.by_name.len().next_power_of_two().max(initial);
     let mut out: Vec<Vec<&str>> = vec![Vec::new(); names.len() + 1];
     let mut all: Vec<(usize, &str, u32)> = names
         .by_name
