@@ -16,6 +16,7 @@ import difflib
 import json
 import subprocess
 import sys
+import time
 
 
 def seaccess_args(q):
@@ -28,8 +29,13 @@ def seaccess_args(q):
 
 
 def run(cmd):
+    t = time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True)
+    run.times.append((time.perf_counter() - t, cmd))
     return r.returncode, r.stdout, r.stderr
+
+
+run.times = []
 
 
 def show(what, q, want, got):
@@ -69,7 +75,12 @@ def main():
         conditional += sum(1 for line in got if line.endswith(("# enabled", "# disabled")))
     print("search: {} queries, {} finding rules, {} rule lines equal to setools' ({} conditional ones judged enabled or not as setools' rule.enabled() does), {} different".format(
         len(answers), nonempty, rules, conditional, bad))
+    mine = sorted(run.times, key=lambda x: x[0])
+    if mine:
+        print("search: seaccess's wall time per query (2 at a time): median {:.0f} ms, slowest {:.0f} ms ({})".format(
+            1000 * mine[len(mine) // 2][0], 1000 * mine[-1][0], " ".join(mine[-1][1][2:-1])))
     if real:
+        run.times = []
         plain = [q for q in answers if q.get("values") is None and not q["error"]]
         picks = plain[:: max(1, len(plain) // real)][:real]
         same = 0
@@ -83,6 +94,10 @@ def main():
                 print("   sesearch exited {} {}, seaccess {} {}".format(rc1, err1.strip(), rc2, err2.strip()))
                 show("not byte for byte what sesearch prints", q, want.splitlines(), got.splitlines())
         print("search: {} of {} queries printed byte for byte as the real sesearch prints them".format(same, len(picks)))
+        ses = sorted(t for t, cmd in run.times if cmd[0] == "sesearch")
+        if ses and mine:
+            print("search: the real sesearch took {:.0f} to {:.0f} ms a query; the slowest seaccess query is {:.0f}x faster than the fastest sesearch run".format(
+                1000 * ses[0], 1000 * ses[-1], ses[0] / max(mine[-1][0], 1e-6)))
     sys.exit(1 if bad else 0)
 
 

@@ -12,6 +12,8 @@ mod mls;
 mod names;
 mod text;
 
+use std::borrow::Cow;
+
 use regex::Regex;
 use seaccess_policy::{AvKind, AvtabEntry, CondNode, Policy, PolicyTables, RuleKind, TypeRuleKind, XpermsKind, XpermsRuleKind};
 use serde::Serialize;
@@ -138,16 +140,17 @@ pub struct Query {
 }
 
 /// A rule found: its parts, whether it is in effect, and the line sesearch prints for it.
+/// Names are borrowed from the policy: a search may find a hundred thousand rules.
 #[derive(Clone, Debug, Serialize)]
-pub struct Found {
+pub struct Found<'a> {
     pub ruletype: &'static str,
-    pub source: String,
-    pub target: String,
+    pub source: &'a str,
+    pub target: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub class: Option<String>,
+    pub class: Option<&'a str>,
     /// An access vector rule's permissions, sorted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub perms: Vec<String>,
+    pub perms: Vec<&'a str>,
     /// An extended-permission rule's kind (`ioctl`) and its numbers as runs (first, last).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub xperm_type: Option<&'static str>,
@@ -155,9 +158,9 @@ pub struct Found {
     pub xperms: Vec<(u32, u32)>,
     /// The new type, role or range.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub default: Option<String>,
+    pub default: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub filename: Option<String>,
+    pub filename: Option<&'a str>,
     /// The condition, as sesearch prints it, and the branch the rule is in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conditional: Option<String>,
@@ -191,7 +194,7 @@ fn items<'a>(what: &str, s: &'a str) -> Result<Vec<&'a str>, ToolsError> {
 
 /// The rules of `policy` that `q` selects: TE rules, then role rules, then range rules, each
 /// part sorted by its line as sesearch sorts them (repeats kept, as sesearch keeps them).
-pub fn search(policy: &Policy, q: &Query) -> Result<Vec<Found>, ToolsError> {
+pub fn search<'a>(policy: &'a Policy, q: &Query) -> Result<Vec<Found<'a>>, ToolsError> {
     if q.ruletypes.is_empty() {
         return Err(ToolsError::Query("at least one rule type must be given (e.g. -A, --allow, -T, --role_allow)".into()));
     }
@@ -201,21 +204,25 @@ pub fn search(policy: &Policy, q: &Query) -> Result<Vec<Found>, ToolsError> {
     let mut out = Vec::new();
     let wants = |f: Family| q.ruletypes.iter().any(|r| r.family() == f);
     if wants(Family::Te) {
-        let mut te = te_rules(policy, q, &exp, &values)?;
-        te.sort_by(|a, b| a.line.cmp(&b.line));
-        out.extend(te);
+        out.extend(by_line(te_rules(policy, q, &exp, &values)?));
     }
     if wants(Family::Rbac) {
-        let mut r = rbac_rules(p, q, &exp)?;
-        r.sort_by(|a, b| a.line.cmp(&b.line));
-        out.extend(r);
+        out.extend(by_line(rbac_rules(p, q, &exp)?));
     }
     if wants(Family::Mls) {
-        let mut r = mls::range_rules(p, q, &exp)?;
-        r.sort_by(|a, b| a.line.cmp(&b.line));
-        out.extend(r);
+        out.extend(by_line(mls::range_rules(p, q, &exp)?));
     }
     Ok(out)
+}
+
+/// Rules sorted by their lines, as sesearch sorts them; through an index, since moving the
+/// rules themselves at every step of a sort of a hundred thousand of them costs more than the
+/// search.
+fn by_line(v: Vec<Found<'_>>) -> Vec<Found<'_>> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v.get(a).map(|f| &f.line).cmp(&v.get(b).map(|f| &f.line)));
+    let mut slots: Vec<Option<Found>> = v.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots.get_mut(i).and_then(Option::take)).collect()
 }
 
 /// Every boolean's value (index = value - 1): the policy's default unless `overrides` sets it.
@@ -380,8 +387,8 @@ fn xperm_numbers(x: &seaccess_policy::Xperms) -> (&'static str, Vec<u32>) {
     }
 }
 
-fn te_rules(policy: &Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]) -> Result<Vec<Found>, ToolsError> {
-    let p: &PolicyTables = policy;
+fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]) -> Result<Vec<Found<'a>>, ToolsError> {
+    let p: &'a PolicyTables = policy;
     let rules = policy.rules();
     let src = q.source.as_deref().map(|s| type_crit(p, "source", s, q.regex.source)).transpose()?.map(|c| type_hits(p, exp, &c, q.source_direct));
     let tgt = q.target.as_deref().map(|s| type_crit(p, "target", s, q.regex.target)).transpose()?.map(|c| type_hits(p, exp, &c, q.target_direct));
@@ -410,9 +417,9 @@ fn te_rules(policy: &Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]) -> Re
         let class_perms = p.classes.get(usize::from(e.class).wrapping_sub(1));
         let mut f = Found {
             ruletype: rt.name(),
-            source: type_name(p, e.source_type.into()).to_string(),
-            target: type_name(p, e.target_type.into()).to_string(),
-            class: Some(p.class_names.name(e.class.into()).unwrap_or("?").to_string()),
+            source: type_name(p, e.source_type.into()),
+            target: type_name(p, e.target_type.into()),
+            class: Some(p.class_names.name(e.class.into()).unwrap_or("?")),
             perms: Vec::new(),
             xperm_type: None,
             xperms: Vec::new(),
@@ -443,7 +450,7 @@ fn te_rules(policy: &Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]) -> Re
                         return;
                     }
                 }
-                let mut names: Vec<String> = (0..32u32).filter(|b| bits & (1 << b) != 0).filter_map(|b| p.perm_name(e.class.into(), b)).map(str::to_string).collect();
+                let mut names: Vec<&str> = (0..32u32).filter(|b| bits & (1 << b) != 0).filter_map(|b| p.perm_name(e.class.into(), b)).collect();
                 names.sort_unstable();
                 let body = if names.len() == 1 { names.concat() } else { format!("{{ {} }}", names.join(" ")) };
                 f.perms = names;
@@ -453,9 +460,9 @@ fn te_rules(policy: &Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]) -> Re
                 if perms.is_some() || xperms.is_some() || !hit(&dflt, e.data) {
                     return;
                 }
-                let d = type_name(p, e.data).to_string();
-                f.default = Some(d.clone());
-                d
+                let d = type_name(p, e.data);
+                f.default = Some(Cow::Borrowed(d));
+                d.to_string()
             }
             RuleKind::Xperms(_) => {
                 if dflt.is_some() {
@@ -485,7 +492,7 @@ fn te_rules(policy: &Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]) -> Re
                 }
             }
         };
-        let mut line = format!("{} {} {}:{} {body};", rt.keyword(), f.source, f.target, f.class.as_deref().unwrap_or("?"));
+        let mut line = format!("{} {} {}:{} {body};", rt.keyword(), f.source, f.target, f.class.unwrap_or("?"));
         if let Some((i, branch)) = cond {
             let Some(c) = conds.get(i) else { return };
             let expr = cond_texts.get(i).cloned().unwrap_or_default();
@@ -521,8 +528,7 @@ fn te_rules(policy: &Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]) -> Re
                 if !hit(&src, s) {
                     continue;
                 }
-                let (source, target, class, default) =
-                    (type_name(p, s).to_string(), type_name(p, ft.ttype).to_string(), p.class_names.name(ft.class).unwrap_or("?").to_string(), type_name(p, ft.otype).to_string());
+                let (source, target, class, default) = (type_name(p, s), type_name(p, ft.ttype), p.class_names.name(ft.class).unwrap_or("?"), type_name(p, ft.otype));
                 let line = format!("type_transition {source} {target}:{class} {default} {};", ft.name);
                 out.push(Found {
                     ruletype: RuleType::TypeTransition.name(),
@@ -532,8 +538,8 @@ fn te_rules(policy: &Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]) -> Re
                     perms: Vec::new(),
                     xperm_type: None,
                     xperms: Vec::new(),
-                    default: Some(default),
-                    filename: Some(ft.name.to_string()),
+                    default: Some(Cow::Borrowed(default)),
+                    filename: Some(&ft.name),
                     conditional: None,
                     branch: None,
                     enabled: true,
@@ -574,7 +580,7 @@ fn role_hit(p: &PolicyTables, crit: Option<&Crit>, r: u32) -> bool {
     }
 }
 
-fn rbac_rules(p: &PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Result<Vec<Found>, ToolsError> {
+fn rbac_rules<'a>(p: &'a PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Result<Vec<Found<'a>>, ToolsError> {
     let src = q.source.as_deref().map(|s| rbac_crit(p, "source", s, q.regex.source)).transpose()?;
     let tgt = q.target.as_deref().map(|s| rbac_crit(p, "target", s, q.regex.target)).transpose()?;
     let tgt_types = tgt.as_ref().map(|c| type_hits(p, exp, c, q.target_direct));
@@ -584,9 +590,9 @@ fn rbac_rules(p: &PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Result<Vec<Found
         Some(s) => Some(Crit::Role(lookup(&p.role_names, "role", s)?)),
     };
     let classes = class_hits(p, q)?;
-    let role = |r: u32| p.role_names.name(r).unwrap_or("?").to_string();
+    let role = |r: u32| p.role_names.name(r).unwrap_or("?");
     let mut out = Vec::new();
-    let blank = |rt: RuleType, source: String, target: String| Found {
+    let blank = |rt: RuleType, source: &'a str, target: &'a str| Found {
         ruletype: rt.name(),
         source,
         target,
@@ -618,10 +624,10 @@ fn rbac_rules(p: &PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Result<Vec<Found
             if !role_hit(p, src.as_ref(), rt.role) || !tgt_ok || !class_ok || !role_hit(p, dflt.as_ref(), rt.new_role) {
                 continue;
             }
-            let mut f = blank(RuleType::RoleTransition, role(rt.role), type_name(p, rt.ty).to_string());
-            f.class = Some(p.class_names.name(rt.class).unwrap_or("?").to_string());
-            f.default = Some(role(rt.new_role));
-            f.line = format!("role_transition {} {}:{} {};", f.source, f.target, f.class.as_deref().unwrap_or("?"), f.default.as_deref().unwrap_or("?"));
+            let mut f = blank(RuleType::RoleTransition, role(rt.role), type_name(p, rt.ty));
+            f.class = Some(p.class_names.name(rt.class).unwrap_or("?"));
+            f.default = Some(Cow::Borrowed(role(rt.new_role)));
+            f.line = format!("role_transition {} {}:{} {};", f.source, f.target, f.class.unwrap_or("?"), role(rt.new_role));
             out.push(f);
         }
     }

@@ -45,7 +45,7 @@ pub(crate) fn parse_range(p: &PolicyTables, s: &str) -> Result<Range, ToolsError
     Ok(Range { low, high })
 }
 
-pub(super) fn range_rules(p: &PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Result<Vec<Found>, ToolsError> {
+pub(super) fn range_rules<'a>(p: &'a PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Result<Vec<Found<'a>>, ToolsError> {
     if !q.ruletypes.contains(&RuleType::RangeTransition) {
         return Ok(Vec::new());
     }
@@ -59,8 +59,7 @@ pub(super) fn range_rules(p: &PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Resu
         if !hit(&src, r.source_type) || !hit(&tgt, r.target_type) || !hit(&classes, r.class) || dflt.as_ref().is_some_and(|d| *d != r.range) {
             continue;
         }
-        let (source, target, class, range) =
-            (type_name(p, r.source_type).to_string(), type_name(p, r.target_type).to_string(), p.class_names.name(r.class).unwrap_or("?").to_string(), text::range_text(p, &r.range));
+        let (source, target, class, range) = (type_name(p, r.source_type), type_name(p, r.target_type), p.class_names.name(r.class).unwrap_or("?"), text::range_text(p, &r.range));
         let line = format!("range_transition {source} {target}:{class} {range};");
         out.push(Found {
             ruletype: RuleType::RangeTransition.name(),
@@ -70,7 +69,7 @@ pub(super) fn range_rules(p: &PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Resu
             perms: Vec::new(),
             xperm_type: None,
             xperms: Vec::new(),
-            default: Some(range),
+            default: Some(range.into()),
             filename: None,
             conditional: None,
             branch: None,
