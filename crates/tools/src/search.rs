@@ -10,6 +10,7 @@
 pub mod listing;
 mod mls;
 mod names;
+mod rbac;
 mod text;
 
 use std::borrow::Cow;
@@ -207,7 +208,7 @@ pub fn search<'a>(policy: &'a Policy, q: &Query) -> Result<Vec<Found<'a>>, Tools
         out.extend(by_line(te_rules(policy, q, &exp, &values)?));
     }
     if wants(Family::Rbac) {
-        out.extend(by_line(rbac_rules(p, q, &exp)?));
+        out.extend(by_line(rbac::rbac_rules(p, q, &exp)?));
     }
     if wants(Family::Mls) {
         out.extend(by_line(mls::range_rules(p, q, &exp)?));
@@ -306,7 +307,8 @@ fn perm_crit(p: &PolicyTables, q: &Query, classes: Option<&Vec<bool>>) -> Result
     // setools refuses a permission no selected class has (any class, when none is selected).
     for perm in &list {
         if !p.classes.iter().enumerate().any(|(i, c)| selected(i) && c.perms.value(perm).is_some()) {
-            let known: Vec<&str> = p.classes.iter().enumerate().filter(|(i, _)| selected(*i)).flat_map(|(_, c)| c.perms.by_value.iter().map(|s| &**s)).collect();
+            let known: Vec<&str> =
+                p.classes.iter().enumerate().filter(|(i, _)| selected(*i)).flat_map(|(_, c)| c.perms.by_value.iter().map(|s| &**s)).collect();
             let mut known = known;
             known.sort_unstable();
             known.dedup();
@@ -335,7 +337,10 @@ fn xperm_crit(q: &Query) -> Result<Option<Vec<u32>>, ToolsError> {
     let num = |t: &str| {
         let t = t.trim();
         let h = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
-        u32::from_str_radix(h, 16).ok().filter(|v| *v <= 0xffff).ok_or_else(|| ToolsError::Query(format!("-x {s:?}: {t:?} is not an ioctl number (hexadecimal, at most 0xffff)")))
+        u32::from_str_radix(h, 16)
+            .ok()
+            .filter(|v| *v <= 0xffff)
+            .ok_or_else(|| ToolsError::Query(format!("-x {s:?}: {t:?} is not an ioctl number (hexadecimal, at most 0xffff)")))
     };
     let mut v = Vec::new();
     for item in items("extended permission", s)? {
@@ -435,7 +440,8 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
                 if xperms.is_some() || dflt.is_some() {
                     return;
                 }
-                let defined: u32 = class_perms.map(|c| (1..=c.perms.len().min(32) as u32).filter(|v| c.perms.is_defined(*v)).fold(0, |m, v| m | 1 << (v - 1))).unwrap_or(0);
+                let defined: u32 =
+                    class_perms.map(|c| (1..=c.perms.len().min(32) as u32).filter(|v| c.perms.is_defined(*v)).fold(0, |m, v| m | 1 << (v - 1))).unwrap_or(0);
                 let bits = if k == AvKind::AuditDeny { !e.data } else { e.data } & defined;
                 if let Some(pc) = &perms {
                     let (mask, all) = pc.per_class.get(usize::from(e.class)).copied().unwrap_or((0, false));
@@ -528,7 +534,8 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
                 if !hit(&src, s) {
                     continue;
                 }
-                let (source, target, class, default) = (type_name(p, s), type_name(p, ft.ttype), p.class_names.name(ft.class).unwrap_or("?"), type_name(p, ft.otype));
+                let (source, target, class, default) =
+                    (type_name(p, s), type_name(p, ft.ttype), p.class_names.name(ft.class).unwrap_or("?"), type_name(p, ft.otype));
                 let line = format!("type_transition {source} {target}:{class} {default} {};", ft.name);
                 out.push(Found {
                     ruletype: RuleType::TypeTransition.name(),
@@ -546,89 +553,6 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
                     line,
                 });
             }
-        }
-    }
-    Ok(out)
-}
-
-/// A role rule's source or target criterion: a type or attribute if the policy has one of that
-/// name (as setools tries first), else a role.
-fn rbac_crit(p: &PolicyTables, what: &str, s: &str, regex_on: bool) -> Result<Crit, ToolsError> {
-    if regex_on {
-        return Ok(Crit::Regex(regex(what, s)?));
-    }
-    if let Some(v) = p.type_names.value(s).filter(|v| p.type_names.is_defined(*v)) {
-        return Ok(Crit::Type(v));
-    }
-    match p.role_names.value(s).filter(|v| p.role_names.is_defined(*v)) {
-        Some(r) => Ok(Crit::Role(r)),
-        None => {
-            let mut known: Vec<&str> = p.role_names.by_value.iter().chain(p.type_names.by_value.iter()).map(|s| &**s).filter(|s| !s.is_empty()).collect();
-            known.sort_unstable();
-            Err(ToolsError::Unknown { what: "role, type or attribute", name: s.to_string(), hint: crate::suggest::did_you_mean(s, known) })
-        }
-    }
-}
-
-/// Whether role `r` matches a criterion (a role stands for itself alone).
-fn role_hit(p: &PolicyTables, crit: Option<&Crit>, r: u32) -> bool {
-    match crit {
-        None => true,
-        Some(Crit::Role(c)) => *c == r,
-        Some(Crit::Type(_)) => false,
-        Some(Crit::Regex(re)) => p.role_names.name(r).is_some_and(|n| re.is_match(n)),
-    }
-}
-
-fn rbac_rules<'a>(p: &'a PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Result<Vec<Found<'a>>, ToolsError> {
-    let src = q.source.as_deref().map(|s| rbac_crit(p, "source", s, q.regex.source)).transpose()?;
-    let tgt = q.target.as_deref().map(|s| rbac_crit(p, "target", s, q.regex.target)).transpose()?;
-    let tgt_types = tgt.as_ref().map(|c| type_hits(p, exp, c, q.target_direct));
-    let dflt = match q.default.as_deref() {
-        None => None,
-        Some(s) if q.regex.default => Some(Crit::Regex(regex("default", s)?)),
-        Some(s) => Some(Crit::Role(lookup(&p.role_names, "role", s)?)),
-    };
-    let classes = class_hits(p, q)?;
-    let role = |r: u32| p.role_names.name(r).unwrap_or("?");
-    let mut out = Vec::new();
-    let blank = |rt: RuleType, source: &'a str, target: &'a str| Found {
-        ruletype: rt.name(),
-        source,
-        target,
-        class: None,
-        perms: Vec::new(),
-        xperm_type: None,
-        xperms: Vec::new(),
-        default: None,
-        filename: None,
-        conditional: None,
-        branch: None,
-        enabled: true,
-        line: String::new(),
-    };
-    if q.ruletypes.contains(&RuleType::RoleAllow) && classes.is_none() && dflt.is_none() {
-        for ra in &p.role_allows {
-            if !role_hit(p, src.as_ref(), ra.role) || !role_hit(p, tgt.as_ref(), ra.new_role) {
-                continue;
-            }
-            let mut f = blank(RuleType::RoleAllow, role(ra.role), role(ra.new_role));
-            f.line = format!("allow {} {};", f.source, f.target);
-            out.push(f);
-        }
-    }
-    if q.ruletypes.contains(&RuleType::RoleTransition) {
-        for rt in &p.role_trans {
-            let class_ok = classes.as_ref().is_none_or(|h| h.get(rt.class as usize).copied().unwrap_or(false));
-            let tgt_ok = tgt_types.as_ref().is_none_or(|h| h.get(rt.ty as usize).copied().unwrap_or(false));
-            if !role_hit(p, src.as_ref(), rt.role) || !tgt_ok || !class_ok || !role_hit(p, dflt.as_ref(), rt.new_role) {
-                continue;
-            }
-            let mut f = blank(RuleType::RoleTransition, role(rt.role), type_name(p, rt.ty));
-            f.class = Some(p.class_names.name(rt.class).unwrap_or("?"));
-            f.default = Some(Cow::Borrowed(role(rt.new_role)));
-            f.line = format!("role_transition {} {}:{} {};", f.source, f.target, f.class.unwrap_or("?"), role(rt.new_role));
-            out.push(f);
         }
     }
     Ok(out)

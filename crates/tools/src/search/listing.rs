@@ -59,12 +59,33 @@ pub struct Item {
 #[derive(Clone, Debug, Serialize)]
 #[serde(untagged)]
 pub enum Detail {
-    Type { aliases: Vec<String>, attributes: Vec<String>, permissive: bool },
-    Attribute { types: Vec<String> },
-    Role { types: Vec<String> },
-    User { roles: Vec<String>, #[serde(skip_serializing_if = "Option::is_none")] level: Option<String>, #[serde(skip_serializing_if = "Option::is_none")] range: Option<String> },
-    Class { #[serde(skip_serializing_if = "Option::is_none")] common: Option<String>, perms: Vec<String>, inherited: Vec<String> },
-    Bool { state: bool },
+    Type {
+        aliases: Vec<String>,
+        attributes: Vec<String>,
+        permissive: bool,
+    },
+    Attribute {
+        types: Vec<String>,
+    },
+    Role {
+        types: Vec<String>,
+    },
+    User {
+        roles: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        level: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        range: Option<String>,
+    },
+    Class {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        common: Option<String>,
+        perms: Vec<String>,
+        inherited: Vec<String>,
+    },
+    Bool {
+        state: bool,
+    },
 }
 
 /// `{ a b }` for several names, the name alone for one, `{  }` for none, as setools writes sets.
@@ -196,7 +217,9 @@ fn class(p: &PolicyTables, c: u32) -> Item {
     let mut inherited: Vec<String> = common.map(|cm| cm.perms.by_value.iter().filter(|s| !s.is_empty()).map(|s| s.to_string()).collect()).unwrap_or_default();
     inherited.sort_unstable();
     let mut perms: Vec<String> = x
-        .map(|x| x.perms.by_value.iter().filter(|s| !s.is_empty() && inherited.binary_search_by(|i| i.as_str().cmp(s)).is_err()).map(|s| s.to_string()).collect())
+        .map(|x| {
+            x.perms.by_value.iter().filter(|s| !s.is_empty() && inherited.binary_search_by(|i| i.as_str().cmp(s)).is_err()).map(|s| s.to_string()).collect()
+        })
         .unwrap_or_default();
     perms.sort_unstable();
     let mut statement = format!("class {name}\n");

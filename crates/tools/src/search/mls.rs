@@ -59,7 +59,8 @@ pub(super) fn range_rules<'a>(p: &'a PolicyTables, q: &Query, exp: &[Vec<u32>]) 
         if !hit(&src, r.source_type) || !hit(&tgt, r.target_type) || !hit(&classes, r.class) || dflt.as_ref().is_some_and(|d| *d != r.range) {
             continue;
         }
-        let (source, target, class, range) = (type_name(p, r.source_type), type_name(p, r.target_type), p.class_names.name(r.class).unwrap_or("?"), text::range_text(p, &r.range));
+        let (source, target, class, range) =
+            (type_name(p, r.source_type), type_name(p, r.target_type), p.class_names.name(r.class).unwrap_or("?"), text::range_text(p, &r.range));
         let line = format!("range_transition {source} {target}:{class} {range};");
         out.push(Found {
             ruletype: RuleType::RangeTransition.name(),

@@ -78,12 +78,8 @@ fn symhash(name: &str, size: usize) -> usize {
 pub(crate) fn aliases(names: &Names, initial: usize) -> Vec<Vec<&str>> {
     let size = names.by_name.len().next_power_of_two().max(initial);
     let mut out: Vec<Vec<&str>> = vec![Vec::new(); names.len() + 1];
-    let mut all: Vec<(usize, &str, u32)> = names
-        .by_name
-        .iter()
-        .filter(|(n, v)| names.name(**v) != Some(&***n))
-        .map(|(n, v)| (symhash(n, size), &**n, *v))
-        .collect();
+    let mut all: Vec<(usize, &str, u32)> =
+        names.by_name.iter().filter(|(n, v)| names.name(**v) != Some(&***n)).map(|(n, v)| (symhash(n, size), &**n, *v)).collect();
     all.sort_unstable();
     for (_, n, v) in all {
         if let Some(e) = out.get_mut(v as usize) {

@@ -157,8 +157,7 @@ pub(crate) fn range_text(p: &PolicyTables, r: &Range) -> String {
 /// (more than one run).
 pub(crate) fn ioctl_text(values: &[u32]) -> (String, bool) {
     let r = runs(values.iter().copied());
-    let words: Vec<String> =
-        r.iter().map(|&(a, b)| if a == b { format!("{a:#06x}") } else { format!("{a:#06x}-{b:#06x}") }).collect();
+    let words: Vec<String> = r.iter().map(|&(a, b)| if a == b { format!("{a:#06x}") } else { format!("{a:#06x}-{b:#06x}") }).collect();
     (words.join(" "), r.len() > 1)
 }
 
