@@ -72,7 +72,8 @@ for k, key in keys.items():
     print("{}: {} in setools, {} in seaccess, {} different{}".format(key, len(w), len(g), len(diff), ": " + repr(diff[:3]) if diff else ""))
 sys.exit(1 if bad else 0)
 PY
-expect "info: every entry's statement is setools' ($(tr '\n' ' ' < "$T/icmp"))" '[ $? -eq 0 ]'
+rc=$?
+expect "info: every entry's statement is setools' ($(tr '\n' ' ' < "$T/icmp"))" '[ $rc -eq 0 ]'
 
 # By name (aliases naming their type) and whole listings, through the real seinfo byte for byte.
 same=0 n=0
@@ -105,7 +106,8 @@ echo "[$jobs]" > "$T/jobs.json"
 $PY tests/tools/search_oracle.py --many "$T/jobs.json" || bad "setools could not answer on the test policies"
 for name in $NAMES; do
   $PY tests/tools/search_compare.py "$BIN" "$T/$name.33" "$T/$name.a" > "$T/$name.cmp" 2>&1
-  expect "search on test policy $name agrees with setools ($(grep "rule lines" "$T/$name.cmp" | cut -d: -f2-))" '[ $? -eq 0 ] || { cat "$T/$name.cmp"; false; }'
+  rc=$?
+  expect "search on test policy $name agrees with setools ($(grep "rule lines" "$T/$name.cmp" | cut -d: -f2-))" '[ $rc -eq 0 ] || { cat "$T/$name.cmp"; false; }'
   $BIN info "$T/$name.33" -b -c -r -t -a -u --json > "$T/$name.ij"
   $PY - "$T/$name.si" "$T/$name.ij" <<'PY'
 import json, sys
@@ -113,7 +115,8 @@ want, got = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 keys = {"b": "booleans", "c": "classes", "r": "roles", "t": "types", "a": "attributes", "u": "users"}
 sys.exit(any([(i["name"], i["statement"]) for i in want[k]] != [(i["name"], i["statement"]) for i in got[key]] for k, key in keys.items()))
 PY
-  expect "info on test policy $name: every entry's statement is setools'" '[ $? -eq 0 ]'
+  rc=$?
+  expect "info on test policy $name: every entry's statement is setools'" '[ $rc -eq 0 ]'
 done
 for x in "$T/xperms.33" "$T/booleans.33" "$MLS"; do
   q="-A --dontaudit --allowxperm -T --role_trans --range_trans"
