@@ -8,6 +8,12 @@ pub enum ToolsError {
     /// the file as a whole) and what is wrong.
     #[error("{}", at(file, *line, what))]
     Cases { file: String, line: usize, what: String },
+    /// A name the policy does not have as `what`, with the nearest it has ("; did you mean x?").
+    #[error("unknown {what} {name}{hint}")]
+    Unknown { what: &'static str, name: String, hint: String },
+    /// A search or listing that cannot be run as given: what is wrong with it.
+    #[error("{0}")]
+    Query(String),
 }
 
 fn at(file: &str, line: usize, what: &str) -> String {

@@ -83,8 +83,8 @@ pub fn run(g: &Generation, suite: &Suite) -> Result<Vec<Outcome>, Vec<ToolsError
     }
     if !errors.is_empty() {
         errors.sort_by_key(|e| match e {
-            ToolsError::Cases { line, .. } => *line,
-            ToolsError::Record { line, .. } => *line,
+            ToolsError::Cases { line, .. } | ToolsError::Record { line, .. } => *line,
+            ToolsError::Unknown { .. } | ToolsError::Query(_) => 0,
         });
         return Err(errors);
     }
