@@ -101,6 +101,7 @@ bench: build oracle peers label-peer
 	./target/release/seaccess bench objmgr --policy $(DEFAULT_POLICY)
 	./target/release/seaccess bench label
 	./target/release/seaccess bench mount --policy $(DEFAULT_POLICY)
+	bash tests/tools/bench-explain.sh $(DEFAULT_POLICY)
 
 fuzz:
 	bash fuzz/run.sh $(FUZZ_SECONDS)

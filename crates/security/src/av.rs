@@ -74,7 +74,7 @@ impl Generation {
             if k.perms & r.allowed != 0 && !constraint::eval(p, &k.expr, s, t, None) {
                 if let Some(w) = why.as_deref_mut() {
                     for bit in AccessVector(k.perms & r.allowed).bits() {
-                        w.push((bit, self.constraint_reason(i, k)));
+                        w.push((bit, self.constraint_reason(i, k, s, t)));
                     }
                 }
                 r.allowed &= !k.perms;

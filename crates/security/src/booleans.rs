@@ -25,6 +25,17 @@ impl Generation {
         self.bools.get(i).copied().ok_or_else(|| SecurityError::UnknownBoolean(name.into()))
     }
 
+    /// This generation with one boolean changed, sharing its tables, never published: what a
+    /// tool asks "would this boolean allow it?" of (audit2why's check_booleans), without a
+    /// commit that every other caller would see.
+    pub fn with_boolean(&self, name: &str, value: bool) -> Result<Generation> {
+        let i = self.bool_index(name)?;
+        let mut bools = self.bools.clone();
+        let slot = bools.get_mut(i).ok_or_else(|| SecurityError::UnknownBoolean(name.into()))?;
+        *slot = value;
+        Ok(Generation::new(self.c.clone(), self.sids.clone(), self.ctx.clone(), bools, self.seqno))
+    }
+
     /// Where a boolean's value sits in this generation's (and its pending) value list.
     fn bool_index(&self, name: &str) -> Result<usize> {
         match self.c.policy.bool_names.value(name) {

@@ -1,6 +1,7 @@
 //! Constraint expression evaluation, as the kernel's constraint_expr_eval, and their text for
 //! explanations.
 
+use crate::context::level_to_string;
 use seaccess_policy::{level_dom, Comparison, ConstraintExpr, ConstraintOperand, Context, EqOp, Level, LevelPair, NameField, PolicyTables, RelOp};
 
 fn level_eq(a: &Level, b: &Level) -> bool {
@@ -161,6 +162,67 @@ pub(crate) fn describe(p: &PolicyTables, expr: &[ConstraintExpr]) -> String {
         }
     }
     st.pop().unwrap_or_default()
+}
+
+/// The values a constraint expression read from the two contexts, in the order it first reads
+/// them (`u1=user_u u2=system_u t1=httpd_t`): what made it fail, beside the expression.
+pub(crate) fn operands(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t: &Context) -> String {
+    let mut seen: Vec<(&'static str, String)> = Vec::new();
+    let mut add = |name: &'static str, value: String| {
+        if !seen.iter().any(|(n, _)| *n == name) {
+            seen.push((name, value));
+        }
+    };
+    let user = |c: &Context| p.user_names.name(c.user).unwrap_or("?").to_string();
+    let role = |c: &Context| p.role_names.name(c.role).unwrap_or("?").to_string();
+    let ty = |c: &Context| p.type_names.name(c.ty).unwrap_or("?").to_string();
+    let level = |c: &Context, high: bool| match &c.range {
+        Some(r) => level_to_string(p, if high { &r.high } else { &r.low }),
+        None => "?".into(),
+    };
+    for e in expr {
+        match e {
+            ConstraintExpr::Compare(Comparison::User(_)) => {
+                add("u1", user(s));
+                add("u2", user(t));
+            }
+            ConstraintExpr::Compare(Comparison::Role(_)) => {
+                add("r1", role(s));
+                add("r2", role(t));
+            }
+            ConstraintExpr::Compare(Comparison::Type(_)) => {
+                add("t1", ty(s));
+                add("t2", ty(t));
+            }
+            ConstraintExpr::Compare(Comparison::Levels(pair, _)) => {
+                let (a, b): ((&'static str, &Context, bool), (&'static str, &Context, bool)) = match pair {
+                    LevelPair::L1L2 => (("l1", s, false), ("l2", t, false)),
+                    LevelPair::L1H2 => (("l1", s, false), ("h2", t, true)),
+                    LevelPair::H1L2 => (("h1", s, true), ("l2", t, false)),
+                    LevelPair::H1H2 => (("h1", s, true), ("h2", t, true)),
+                    LevelPair::L1H1 => (("l1", s, false), ("h1", s, true)),
+                    LevelPair::L2H2 => (("l2", t, false), ("h2", t, true)),
+                };
+                add(a.0, level(a.1, a.2));
+                add(b.0, level(b.1, b.2));
+            }
+            // The task context (validatetrans's third) is not among a decision's contexts.
+            ConstraintExpr::Names { of: ConstraintOperand::Task, .. } => {}
+            ConstraintExpr::Names { of, field, .. } => {
+                let (n, c) = if matches!(of, ConstraintOperand::Source) { (1, s) } else { (2, t) };
+                match (field, n) {
+                    (NameField::User, 1) => add("u1", user(c)),
+                    (NameField::User, _) => add("u2", user(c)),
+                    (NameField::Role, 1) => add("r1", role(c)),
+                    (NameField::Role, _) => add("r2", role(c)),
+                    (NameField::Type, 1) => add("t1", ty(c)),
+                    (NameField::Type, _) => add("t2", ty(c)),
+                }
+            }
+            ConstraintExpr::Not | ConstraintExpr::And | ConstraintExpr::Or => {}
+        }
+    }
+    seen.into_iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(" ")
 }
 
 fn eq_name(op: EqOp) -> &'static str {

@@ -144,6 +144,12 @@ pub fn range_to_string(p: &PolicyTables, r: &Range) -> String {
     out
 }
 
+pub fn level_to_string(p: &PolicyTables, l: &Level) -> String {
+    let mut out = String::new();
+    push_level(p, l, &mut out);
+    out
+}
+
 fn push_range(p: &PolicyTables, r: &Range, out: &mut String) {
     push_level(p, &r.low, out);
     if r.high != r.low {

@@ -17,8 +17,9 @@ pub enum DenialReason {
     /// Only conditional rules grant it, and their conditions are false now; the booleans named
     /// are those the conditions read.
     BooleanOff { booleans: Vec<String> },
-    /// A constraint (or, when `mls`, an MLS constraint) of the class forbids it.
-    Constraint { index: usize, mls: bool, expression: String },
+    /// A constraint (or, when `mls`, an MLS constraint) of the class forbids it: its expression,
+    /// and the values it read from the two contexts (`u1=user_u u2=system_u`).
+    Constraint { index: usize, mls: bool, expression: String, values: String },
     /// A process transition that changes role, with no role allow rule for the pair.
     RoleAllow { from: String, to: String },
     /// The source type is bounded and its bound does not have the permission.
@@ -48,8 +49,8 @@ impl std::fmt::Display for DenialReason {
             DenialReason::BooleanOff { booleans } => {
                 write!(f, "allowed only by a conditional rule whose condition is false (booleans: {})", booleans.join(", "))
             }
-            DenialReason::Constraint { index, mls, expression } => {
-                write!(f, "{} #{index}: {expression}", if *mls { "mlsconstrain" } else { "constrain" })
+            DenialReason::Constraint { index, mls, expression, values } => {
+                write!(f, "{} #{index}: {expression} is false with {values}", if *mls { "mlsconstrain" } else { "constrain" })
             }
             DenialReason::RoleAllow { from, to } => write!(f, "role change {from} -> {to} has no role allow rule"),
             DenialReason::TypeBounds { bound } => write!(f, "type bounds: its bound {bound} is not allowed this"),
@@ -102,9 +103,10 @@ impl Generation {
     }
 
     /// The reason for the permissions the class's constraint number `index` removes.
-    pub(crate) fn constraint_reason(&self, index: usize, k: &Constraint) -> DenialReason {
+    pub(crate) fn constraint_reason(&self, index: usize, k: &Constraint, s: &Context, t: &Context) -> DenialReason {
         let p = &self.c.policy;
-        DenialReason::Constraint { index, mls: constraint::is_mls(&k.expr), expression: constraint::describe(p, &k.expr) }
+        let (mls, expression, values) = (constraint::is_mls(&k.expr), constraint::describe(p, &k.expr), constraint::operands(p, &k.expr, s, t));
+        DenialReason::Constraint { index, mls, expression, values }
     }
 
     /// The reason for a process transition the role allow rules do not permit.

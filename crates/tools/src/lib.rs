@@ -6,10 +6,12 @@
 //! - [`audit`]: a kernel log or an audit.log read into the AVC records it holds, each with its
 //!   line, or an error naming the line (text only, so it fuzzes alone);
 //! - [`explain`]: audit2why's verdict for a denial;
+//! - [`allow`]: audit2allow's module of allow rules for a log's denials;
 //! - [`search`]: sesearch's rule queries;
 //! - [`cases`]: policy unit tests read from TOML and run;
 //! - [`suggest`]: the nearest names a policy has, for errors that name one it does not.
 
+pub mod allow;
 pub mod audit;
 pub mod cases;
 mod error;

@@ -32,29 +32,41 @@ where
     }
 }
 
-/// The Levenshtein distance between `a` and `b` if it is at most `limit`.
+/// The edit distance between `a` and `b` (insertions, deletions, substitutions and swaps of two
+/// neighbours, the optimal string alignment distance: "fiel" is one swap from "file") if it is at
+/// most `limit`.
 fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     if a.len().abs_diff(b.len()) > limit {
         return None;
     }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        let mut row_min = cur[0];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-            row_min = row_min.min(cur[j + 1]);
+    let width = b.len() + 1;
+    // Three rows of the table: two back, one back, and the one being filled.
+    let mut rows = vec![0usize; 3 * width];
+    for (j, v) in rows[width..2 * width].iter_mut().enumerate() {
+        *v = j;
+    }
+    for i in 1..=a.len() {
+        let (done, cur) = rows.split_at_mut(2 * width);
+        let (back2, back1) = done.split_at(width);
+        cur[0] = i;
+        let mut row_min = i;
+        for j in 1..=b.len() {
+            let same = a[i - 1] == b[j - 1];
+            let mut d = (back1[j - 1] + usize::from(!same)).min(back1[j] + 1).min(cur[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(back2[j - 2] + 1);
+            }
+            cur[j] = d;
+            row_min = row_min.min(d);
         }
         if row_min > limit {
             return None;
         }
-        std::mem::swap(&mut prev, &mut cur);
+        rows.rotate_left(width);
     }
-    let d = prev[b.len()];
+    let d = rows[2 * width - 1];
     (d <= limit).then_some(d)
 }
 
@@ -72,5 +84,8 @@ mod tests {
         // A name the policy has is not a slip for itself, but an exact match still sorts first.
         assert_eq!(nearest("read", perms), vec!["read"]);
         assert_eq!(nearest("htpd_t", ["httpd_t", "sshd_t", "http_port_t"]), vec!["httpd_t"]);
+        // A swap of neighbours is one slip.
+        assert_eq!(did_you_mean("fiel", ["dir", "file", "fifo_file"]), "; did you mean file?");
+        assert_eq!(nearest("ab", ["ba", "abc", "xy"]), vec!["ba", "abc"]);
     }
 }
