@@ -11,6 +11,7 @@ use clap::Args;
 use seaccess_tools::audit;
 use seaccess_tools::diff::candidates::{triples, Scope, Universe};
 use seaccess_tools::diff::decisions::{decision_diff, DecisionChange, DecisionDiff, PermChange};
+use seaccess_tools::diff::expanded::{expanded_diff, ExpandedChange};
 use seaccess_tools::diff::replay::replay;
 use seaccess_tools::diff::{rule_diff, symbol_diff, RuleChanges, Side, SymbolChanges};
 use serde::Serialize;
@@ -26,10 +27,14 @@ Examples:
   ausearch -m avc,user_avc -ts week | seaccess diff old.33 new.33 --replay -
   seaccess diff old.33 new.33 --sample 100000 --seed 7        a random sample of every triple instead
   seaccess diff old.33 new.33 --rules-only --json
+  seaccess diff old.33 new.33 --rules-only --expand           allow rules as sediff compares them
 
 What it prints:
   Rules: each kind's rules added (+) and removed (-), as sesearch writes them (attributes not
-  expanded; a rule whose permissions changed is one removed and one added line).
+  expanded; a rule whose permissions changed is one removed and one added line). With --expand,
+  also allow, auditallow and dontaudit rules as sediff compares them: attributes expanded to
+  types, permissions of each (source, target, class, condition) unioned, each key added (+),
+  removed (-) or modified (*, with +perm and -perm), computed only where a change reaches.
   Symbols: types, attributes (and members), classes, permissions, boolean values, permissive
   types, bounds, constraints and role allow rules that changed.
   Decisions: the (source type, target type, class) triples whose allowed permissions differ,
@@ -47,7 +52,8 @@ What it prints:
   by both sides: the accesses with a permission decided otherwise, with each side's reason.
 
 --json: one object. Without --replay: {\"old\", \"new\", \"rules\": [{\"ruletype\", \"added\",
-\"removed\"}], \"symbols\": {types_added, types_removed, attributes_added, attributes_removed,
+\"removed\"}], \"expanded\" (with --expand): [{ruletype, source, target, class,
+conditional, branch, status, added, removed, kept}], \"symbols\": {types_added, types_removed, attributes_added, attributes_removed,
 memberships [{attribute, added, removed}], classes_added, classes_removed, perms_added,
 perms_removed, booleans [{name, old, new}], permissive_added, permissive_removed, bounds [{name,
 old, new}], constraints, role_allows_added, role_allows_removed}, \"decisions\": {\"scope\",
@@ -97,6 +103,10 @@ pub(crate) struct DiffArgs {
     /// Rules and symbols only, no decisions.
     #[arg(long)]
     rules_only: bool,
+    /// Also the allow, auditallow and dontaudit rules as sediff compares them: attributes
+    /// expanded to types, each (source, target, class, condition) added, removed or modified.
+    #[arg(long)]
+    expand: bool,
     /// Kernel logs or audit logs whose accesses to judge by both policies, `-` for standard input
     /// (repeatable); instead of the rule and decision diff.
     #[arg(long, value_name = "LOG")]
@@ -140,6 +150,8 @@ pub(crate) fn run(out: &mut Out, a: &DiffArgs) -> Result<bool, CliError> {
     }
     let rules = rule_diff(&old, &new);
     let symbols = symbol_diff(&old, &new);
+    let u = Universe::new(&old, &new);
+    let expanded = a.expand.then(|| expanded_diff(&old, &new, &u, &rules, &symbols));
     let decisions = if a.rules_only {
         None
     } else {
@@ -149,15 +161,14 @@ pub(crate) fn run(out: &mut Out, a: &DiffArgs) -> Result<bool, CliError> {
             (None, false) => Scope::Smart,
         };
         let start = Instant::now();
-        let u = Universe::new(&old, &new);
         let set = triples(&old, &new, &u, scope, &rules, &symbols).map_err(|e| e.to_string())?;
         let d = decision_diff(&old, &new, &u, &set);
         Some((scope, d, start.elapsed().as_secs_f64()))
     };
     if a.json {
-        print_json(out, &old_name, &new_name, &rules, &symbols, decisions.as_ref())?;
+        print_json(out, (&old_name, &new_name), &rules, expanded.as_deref(), &symbols, decisions.as_ref())?;
     } else {
-        print_text(out, &old_name, &new_name, &rules, &symbols, decisions.as_ref())?;
+        print_text(out, (&old_name, &new_name), &rules, expanded.as_deref(), &symbols, decisions.as_ref())?;
     }
     Ok(true)
 }
@@ -170,7 +181,7 @@ fn scope_name(s: &Scope) -> String {
     }
 }
 
-fn print_json(out: &mut Out, old: &str, new: &str, rules: &[RuleChanges], symbols: &SymbolChanges, d: Option<&(Scope, DecisionDiff, f64)>) -> Result<(), CliError> {
+fn print_json(out: &mut Out, (old, new): (&str, &str), rules: &[RuleChanges], expanded: Option<&[ExpandedChange]>, symbols: &SymbolChanges, d: Option<&(Scope, DecisionDiff, f64)>) -> Result<(), CliError> {
     #[derive(Serialize)]
     struct Decisions<'a> {
         scope: String,
@@ -183,17 +194,19 @@ fn print_json(out: &mut Out, old: &str, new: &str, rules: &[RuleChanges], symbol
         old: &'a str,
         new: &'a str,
         rules: &'a [RuleChanges],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        expanded: Option<&'a [ExpandedChange]>,
         symbols: &'a SymbolChanges,
         #[serde(skip_serializing_if = "Option::is_none")]
         decisions: Option<Decisions<'a>>,
     }
     let decisions = d.map(|(s, d, secs)| Decisions { scope: scope_name(s), computed: d.computed, seconds: *secs, changes: &d.changes });
-    let text = serde_json::to_string(&Report { old, new, rules, symbols, decisions }).map_err(|e| format!("JSON output: {e}"))?;
+    let text = serde_json::to_string(&Report { old, new, rules, expanded, symbols, decisions }).map_err(|e| format!("JSON output: {e}"))?;
     writeln!(out, "{text}")?;
     Ok(())
 }
 
-fn print_text(out: &mut Out, old: &str, new: &str, rules: &[RuleChanges], symbols: &SymbolChanges, d: Option<&(Scope, DecisionDiff, f64)>) -> Result<(), CliError> {
+fn print_text(out: &mut Out, (old, new): (&str, &str), rules: &[RuleChanges], expanded: Option<&[ExpandedChange]>, symbols: &SymbolChanges, d: Option<&(Scope, DecisionDiff, f64)>) -> Result<(), CliError> {
     writeln!(out, "OLD: {old}\nNEW: {new}")?;
     let counts: Vec<String> = rules.iter().map(|r| format!("{} +{} -{}", r.ruletype, r.added.len(), r.removed.len())).collect();
     writeln!(out, "\nRules: {}", if counts.is_empty() { "no change".to_string() } else { counts.join(", ") })?;
@@ -205,6 +218,17 @@ fn print_text(out: &mut Out, old: &str, new: &str, rules: &[RuleChanges], symbol
                     writeln!(out, "  {sign} {l}")?;
                 }
             }
+        }
+    }
+    if let Some(x) = expanded {
+        writeln!(out, "\nExpanded rules (sediff's view): {}", if x.is_empty() { "no change" } else { "" }.trim_end())?;
+        for c in x {
+            let sign = match c.status {
+                "added" => "+",
+                "removed" => "-",
+                _ => "*",
+            };
+            writeln!(out, "  {sign} {}", c.line())?;
         }
     }
     let sym = symbols.lines();

@@ -3,7 +3,8 @@
 //! Three views, from the cheapest to the one no other tool gives:
 //! - the rules each policy holds, as sesearch writes them, compared as sets of lines (type,
 //!   attribute, role and class names, not values: two policies number them differently), as
-//!   sediff lists rules added and removed, without expanding attributes;
+//!   sediff lists rules added and removed, without expanding attributes; and, on request, the
+//!   access vector rules as sediff compares them, attributes expanded ([`expanded`]);
 //! - what changed in the policy's symbols that decisions read: types, attributes and their
 //!   members, classes and permissions, boolean values, permissive types, bounds, constraints;
 //! - the decisions that change: the engine's allowed vector for (source type, target type,
@@ -17,6 +18,7 @@
 
 pub mod candidates;
 pub mod decisions;
+pub mod expanded;
 pub mod replay;
 mod side;
 
@@ -24,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-pub use side::{Side, RULE_TYPES};
+pub use side::{Side, AV_KINDS, RULE_TYPES};
 
 /// The rules of one kind that one policy has and the other has not.
 #[derive(Clone, Debug, Serialize)]

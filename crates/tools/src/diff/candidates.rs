@@ -120,12 +120,29 @@ pub fn triples(old: &Side, new: &Side, u: &Universe, scope: Scope, rules: &[Rule
 }
 
 /// Adds every triple rule `f` of `side` covers.
-fn expand(side: &Side, u: &Universe, f: &Found, out: &mut HashSet<Triple>) {
+pub(crate) fn expand(side: &Side, u: &Universe, f: &Found, out: &mut HashSet<Triple>) {
     let Some(c) = f.class.as_deref().and_then(|c| u.class(c)) else { return };
     let (Some(src), Some(tgt)) = (side.members.get(&f.source), side.members.get(&f.target)) else { return };
     let tgt: Vec<u32> = tgt.iter().filter_map(|t| u.ty(t)).collect();
     for s in src.iter().filter_map(|s| u.ty(s)) {
         out.extend(tgt.iter().map(|&t| (s, t, c)));
+    }
+}
+
+/// Adds every triple a rule of kind `kind` covers with type `t` as its source or its target.
+pub(crate) fn touch(side: &Side, u: &Universe, kind: &'static str, t: &str, out: &mut HashSet<Triple>) {
+    let (Some(ti), Some(cov)) = (u.ty(t), side.covers.get(t)) else { return };
+    for a in cov {
+        for &i in side.av_from.get(&(kind, a.clone())).map(Vec::as_slice).unwrap_or(&[]) {
+            let Some(f) = side.rules.get(i) else { continue };
+            let (Some(c), Some(tgt)) = (f.class.as_deref().and_then(|c| u.class(c)), side.members.get(&f.target)) else { continue };
+            out.extend(tgt.iter().filter_map(|x| u.ty(x)).map(|x| (ti, x, c)));
+        }
+        for &i in side.av_to.get(&(kind, a.clone())).map(Vec::as_slice).unwrap_or(&[]) {
+            let Some(f) = side.rules.get(i) else { continue };
+            let (Some(c), Some(src)) = (f.class.as_deref().and_then(|c| u.class(c)), side.members.get(&f.source)) else { continue };
+            out.extend(src.iter().filter_map(|x| u.ty(x)).map(|x| (x, ti, c)));
+        }
     }
 }
 
@@ -170,19 +187,7 @@ fn smart(old: &Side, new: &Side, u: &Universe, rules: &[RuleChanges], symbols: &
     }
     for side in sides {
         for t in &touched {
-            let (Some(ti), Some(cov)) = (u.ty(t), side.covers.get(*t)) else { continue };
-            for a in cov {
-                for &i in side.allow_from.get(a).map(Vec::as_slice).unwrap_or(&[]) {
-                    let Some(f) = side.rules.get(i) else { continue };
-                    let (Some(c), Some(tgt)) = (f.class.as_deref().and_then(|c| u.class(c)), side.members.get(&f.target)) else { continue };
-                    out.extend(tgt.iter().filter_map(|x| u.ty(x)).map(|x| (ti, x, c)));
-                }
-                for &i in side.allow_to.get(a).map(Vec::as_slice).unwrap_or(&[]) {
-                    let Some(f) = side.rules.get(i) else { continue };
-                    let (Some(c), Some(src)) = (f.class.as_deref().and_then(|c| u.class(c)), side.members.get(&f.source)) else { continue };
-                    out.extend(src.iter().filter_map(|x| u.ty(x)).map(|x| (x, ti, c)));
-                }
-            }
+            touch(side, u, RuleType::Allow.name(), t, &mut out);
         }
     }
     // Classes whose constraints changed or that one side lacks; process, if role allows changed.

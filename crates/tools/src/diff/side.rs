@@ -29,6 +29,9 @@ pub const RULE_TYPES: [RuleType; 12] = [
     RuleType::RangeTransition,
 ];
 
+/// The access vector rule kinds, which sediff compares with attributes expanded.
+pub const AV_KINDS: [RuleType; 3] = [RuleType::Allow, RuleType::AuditAllow, RuleType::DontAudit];
+
 /// A policy as one side of a diff sees it.
 pub struct Side {
     /// `OLD` or `NEW`, for reasons and messages.
@@ -43,9 +46,10 @@ pub struct Side {
     pub covers: HashMap<String, Vec<String>>,
     /// Allow rules (indexes into `rules`) by (source name, class name).
     pub allow_by_source: HashMap<(String, String), Vec<usize>>,
-    /// Allow rules by source name, and by target name, whatever their class.
-    pub allow_from: HashMap<String, Vec<usize>>,
-    pub allow_to: HashMap<String, Vec<usize>>,
+    /// Access vector rules (allow, auditallow, dontaudit) by (kind, source name), and by (kind,
+    /// target name), whatever their class.
+    pub av_from: HashMap<(&'static str, String), Vec<usize>>,
+    pub av_to: HashMap<(&'static str, String), Vec<usize>>,
     /// Every boolean's value on this side, by name.
     pub bools: HashMap<String, bool>,
     /// The context each type is judged in (see [`Side::context_for`]) and its SID, where valid.
@@ -72,17 +76,19 @@ impl Side {
         let p: &PolicyTables = &policy;
         let (members, covers) = expansions(p);
         let mut allow_by_source: HashMap<(String, String), Vec<usize>> = HashMap::new();
-        let mut allow_from: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut allow_to: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut av_from: HashMap<(&'static str, String), Vec<usize>> = HashMap::new();
+        let mut av_to: HashMap<(&'static str, String), Vec<usize>> = HashMap::new();
         for (i, f) in rules.iter().enumerate() {
             if f.ruletype == RuleType::Allow.name() {
                 allow_by_source.entry((f.source.clone(), f.class.clone().unwrap_or_default())).or_default().push(i);
-                allow_from.entry(f.source.clone()).or_default().push(i);
-                allow_to.entry(f.target.clone()).or_default().push(i);
+            }
+            if AV_KINDS.iter().any(|k| k.name() == f.ruletype) {
+                av_from.entry((f.ruletype, f.source.clone())).or_default().push(i);
+                av_to.entry((f.ruletype, f.target.clone())).or_default().push(i);
             }
         }
         let bools = server.snapshot().booleans().into_iter().collect();
-        let mut side = Side { label, policy, server, rules, members, covers, allow_by_source, allow_from, allow_to, bools, sids: HashMap::new() };
+        let mut side = Side { label, policy, server, rules, members, covers, allow_by_source, av_from, av_to, bools, sids: HashMap::new() };
         side.sids = side.type_sids();
         Ok(side)
     }
