@@ -44,9 +44,9 @@ What it prints:
   the triples some change can reach are computed (rules added or removed, attributes whose
   members changed, boolean values, constraints, bounds, role allows, types added or removed);
   --sample N computes N random triples of every one instead, --all every triple (small policies).
-  Each type is judged in one context: system_u (or the first user with the role) with system_r
-  (or the first other role that has the type; object_r when none has) at the user's default
-  level. Decisions that depend on users, roles or levels through constraints are those of these
+  Each type is judged in one context: the first role that has the type and a user (system_r
+  first, then by name), with that user (system_u first, then by name), else object_r with
+  system_u, at the user's default level. Decisions that depend on users, roles or levels through constraints are those of these
   contexts only; use --replay for real contexts.
   --replay: every AVC record of the logs (granted and denied), each distinct access once, judged
   by both sides: the accesses with a permission decided otherwise, with each side's reason.
@@ -138,8 +138,15 @@ fn sides(a: &DiffArgs) -> Result<(Side, Side, String, String), CliError> {
     let read = |p: &Path| crate::search::read_policy(p);
     let old_policy = read(&old_path)?;
     let new_policy = if new_path == old_path { old_policy.clone() } else { read(&new_path)? };
-    let old = Side::new("OLD", old_policy, &bool_values("--old-bool", &a.old_bools)?).map_err(|e| e.to_string())?;
-    let new = Side::new("NEW", new_policy, &bool_values("--bool", &a.bools)?).map_err(|e| e.to_string())?;
+    let (ob, nb) = (bool_values("--old-bool", &a.old_bools)?, bool_values("--bool", &a.bools)?);
+    // The two sides load on two threads: on Debian's policy each is a second of reading rules.
+    let (old, new) = std::thread::scope(|sc| {
+        let o = sc.spawn(|| Side::new("OLD", old_policy, &ob));
+        let n = Side::new("NEW", new_policy, &nb);
+        (o.join(), n)
+    });
+    let old = old.map_err(|_| "loading OLD failed".to_string())?.map_err(|e| e.to_string())?;
+    let new = new.map_err(|e| e.to_string())?;
     Ok((old, new, old_path.display().to_string(), new_path.display().to_string()))
 }
 

@@ -138,32 +138,33 @@ impl Side {
     }
 
     /// The context type `ty` is judged in: a process's when some role other than object_r may
-    /// have the type (system_r first, then the others by name), an object's (object_r) otherwise,
-    /// with a user that has the role (system_u first) at that user's default level. Decisions
-    /// that depend on user, role or level through constraints are therefore those of these
-    /// contexts only.
+    /// have the type and some user that role (system_r first, then the others by name; system_u
+    /// first, then the others by name), an object's (object_r, system_u first) otherwise, at the
+    /// user's default level. Decisions that depend on user, role or level through constraints
+    /// are therefore those of these contexts only.
     pub fn context_for(&self, ty: &str) -> Option<String> {
         let p = self.tables();
         let t = p.type_names.value(ty)?;
+        let object_r = p.role_names.value("object_r");
         let mut roles: Vec<(u32, &str)> = (1..=p.roles.len() as u32)
             .filter_map(|r| Some((r, p.role_names.name(r)?)))
             .filter(|(r, name)| *name != "object_r" && p.roles.get(*r as usize - 1).is_some_and(|x| x.types.get(t - 1)))
             .collect();
         roles.sort_by_key(|(_, n)| (*n != "system_r", n.to_string()));
-        let role = roles.first().map(|(r, _)| *r).or_else(|| p.role_names.value("object_r"))?;
-        let mut users: Vec<(u32, &str)> = (1..=p.users.len() as u32)
-            .filter_map(|u| Some((u, p.user_names.name(u)?)))
-            .filter(|(u, _)| role == p.role_names.value("object_r").unwrap_or(0) || p.users.get(*u as usize - 1).is_some_and(|x| x.roles.get(role - 1)))
-            .collect();
+        let mut users: Vec<(u32, &str)> = (1..=p.users.len() as u32).filter_map(|u| Some((u, p.user_names.name(u)?))).filter(|(_, n)| !n.is_empty()).collect();
         users.sort_by_key(|(_, n)| (*n != "system_u", n.to_string()));
-        let (u, user) = *users.first()?;
-        let mut ctx = format!("{user}:{}:{ty}", p.role_names.name(role)?);
-        if p.mls {
-            let level = p.users.get(u as usize - 1).map(|x| range_to_string(p, &Range { low: x.default_level.clone(), high: x.default_level.clone() }))?;
-            ctx.push(':');
-            ctx.push_str(&level);
+        for role in roles.iter().map(|(r, _)| *r).chain(object_r) {
+            let has = |u: u32| Some(role) == object_r || p.users.get(u as usize - 1).is_some_and(|x| x.roles.get(role - 1));
+            let Some(&(u, user)) = users.iter().find(|(u, _)| has(*u)) else { continue };
+            let mut ctx = format!("{user}:{}:{ty}", p.role_names.name(role)?);
+            if p.mls {
+                let level = p.users.get(u as usize - 1).map(|x| range_to_string(p, &Range { low: x.default_level.clone(), high: x.default_level.clone() }))?;
+                ctx.push(':');
+                ctx.push_str(&level);
+            }
+            return Some(ctx);
         }
-        Some(ctx)
+        None
     }
 
     fn type_sids(&self) -> HashMap<String, Sid> {
