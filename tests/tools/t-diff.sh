@@ -55,7 +55,8 @@ for l in sed:
         continue
     sign, text = m.groups()
     if section in ("allow", "auditallow", "dontaudit"):
-        r = re.match(r"^(\w+) (\S+) (\S+):(\S+) (\{ [^}]* \}|\S+);(?: \[ (.*) \]:(True|False))?$", text)
+        # sediff writes a modified conditional rule without its branch.
+        r = re.match(r"^(\w+) (\S+) (\S+):(\S+) (\{ [^}]* \}|\S+);(?: \[ (.*) \](?::(True|False))?)?$", text)
         assert r, text
         kw, s, t, c, perms, cond, br = r.groups()
         words = perms.strip("{} ").split()
@@ -73,7 +74,7 @@ for l in sed:
         other.add((section, "-", f"{r.group(1)} {r.group(3)};"))
     else:
         other.add((section, sign, text))
-mine_av = {(x["ruletype"], x["source"], x["target"], x["class"], x.get("conditional"), x.get("branch"),
+mine_av = {(x["ruletype"], x["source"], x["target"], x["class"], x.get("conditional"), None if x["status"] == "modified" else x.get("branch"),
             frozenset(x["added"]), frozenset(x["removed"]), frozenset(x["kept"])) for x in me["expanded"]}
 mine_other = set()
 for r in me["rules"]:
