@@ -178,7 +178,7 @@ def perm(k, p):
     return next(x for x in c["gained"] + c["lost"] if x["perm"] == p)
 w = perm(("httpd_t", "web_t", "file"), "write")
 assert w["old"]["kind"] == "boolean_off" and "allow_web_write" in w["old"]["reason"] and w["new"]["rules"] == ["allow httpd_t web_t:file write; [ allow_web_write ]:True"], w
-w = perm(("user_t", "tmp_t", "file"), "write")
+w = perm(("user_t", "tmp_t", "dir"), "write")
 assert w["old"]["kind"] == "constraint" and w["new"]["decision"] == "allowed", w
 w = perm(("child_t", "web_t", "file"), "open")
 assert w["new"]["kind"] == "type_bounds" and "httpd_t" in w["new"]["reason"] and w["old"]["rules"] == ["allow child_t web_t:file { open read };"], w
@@ -276,7 +276,7 @@ rec() { echo "type=AVC msg=audit(1700000000.$1:$1): avc:  $2  { $3 } for  pid=1 
 {
   rec 101 granted "read open" system_u:system_r:httpd_t:s0 system_u:object_r:etc_t:s0 file
   rec 102 granted "read open" system_u:system_r:httpd_t:s0 system_u:object_r:etc_t:s0 file
-  rec 103 denied write user_u:user_r:user_t:s0 system_u:object_r:tmp_t:s0 file
+  rec 103 denied write user_u:user_r:user_t:s0 system_u:object_r:tmp_t:s0 dir
   rec 104 granted read system_u:system_r:gone_t:s0 system_u:object_r:etc_t:s0 file
   rec 105 denied getattr system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file
   rec 106 granted "read getattr" system_u:system_r:httpd_t:s0 system_u:object_r:web_t:s0 file

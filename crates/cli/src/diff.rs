@@ -188,7 +188,14 @@ fn scope_name(s: &Scope) -> String {
     }
 }
 
-fn print_json(out: &mut Out, (old, new): (&str, &str), rules: &[RuleChanges], expanded: Option<&[ExpandedChange]>, symbols: &SymbolChanges, d: Option<&(Scope, DecisionDiff, f64)>) -> Result<(), CliError> {
+fn print_json(
+    out: &mut Out,
+    (old, new): (&str, &str),
+    rules: &[RuleChanges],
+    expanded: Option<&[ExpandedChange]>,
+    symbols: &SymbolChanges,
+    d: Option<&(Scope, DecisionDiff, f64)>,
+) -> Result<(), CliError> {
     #[derive(Serialize)]
     struct Decisions<'a> {
         scope: String,
@@ -213,7 +220,14 @@ fn print_json(out: &mut Out, (old, new): (&str, &str), rules: &[RuleChanges], ex
     Ok(())
 }
 
-fn print_text(out: &mut Out, (old, new): (&str, &str), rules: &[RuleChanges], expanded: Option<&[ExpandedChange]>, symbols: &SymbolChanges, d: Option<&(Scope, DecisionDiff, f64)>) -> Result<(), CliError> {
+fn print_text(
+    out: &mut Out,
+    (old, new): (&str, &str),
+    rules: &[RuleChanges],
+    expanded: Option<&[ExpandedChange]>,
+    symbols: &SymbolChanges,
+    d: Option<&(Scope, DecisionDiff, f64)>,
+) -> Result<(), CliError> {
     writeln!(out, "OLD: {old}\nNEW: {new}")?;
     let counts: Vec<String> = rules.iter().map(|r| format!("{} +{} -{}", r.ruletype, r.added.len(), r.removed.len())).collect();
     writeln!(out, "\nRules: {}", if counts.is_empty() { "no change".to_string() } else { counts.join(", ") })?;
@@ -355,7 +369,8 @@ fn run_replay(out: &mut Out, a: &DiffArgs, old: &Side, new: &Side, names: (&str,
             accesses: usize,
             changed: &'a [Changed<'a>],
         }
-        let text = serde_json::to_string(&Report { old: names.0, new: names.1, records, accesses: distinct, changed: &changed }).map_err(|e| format!("JSON output: {e}"))?;
+        let text = serde_json::to_string(&Report { old: names.0, new: names.1, records, accesses: distinct, changed: &changed })
+            .map_err(|e| format!("JSON output: {e}"))?;
         writeln!(out, "{text}")?;
     } else {
         writeln!(out, "OLD: {}\nNEW: {}", names.0, names.1)?;

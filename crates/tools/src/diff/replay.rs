@@ -70,17 +70,15 @@ pub fn replay(old: &Side, new: &Side, rec: &AvcRecord) -> Result<Vec<PermChange>
         (Err(e), Err(_)) => return Err(e),
         (Ok(a), Ok(b)) => (a, b),
         (Ok(a), Err(e)) => {
-            let b = a.iter().map(|(p, _)| (p.clone(), Why::Denied { kind: "missing".into(), reason: format!("{} in {}", what(e.clone()), new.label) })).collect();
+            let b =
+                a.iter().map(|(p, _)| (p.clone(), Why::Denied { kind: "missing".into(), reason: format!("{} in {}", what(e.clone()), new.label) })).collect();
             (a, b)
         }
         (Err(e), Ok(b)) => {
-            let a = b.iter().map(|(p, _)| (p.clone(), Why::Denied { kind: "missing".into(), reason: format!("{} in {}", what(e.clone()), old.label) })).collect();
+            let a =
+                b.iter().map(|(p, _)| (p.clone(), Why::Denied { kind: "missing".into(), reason: format!("{} in {}", what(e.clone()), old.label) })).collect();
             (a, b)
         }
     };
-    Ok(a.into_iter()
-        .zip(b)
-        .filter(|((_, x), (_, y))| x.allowed() != y.allowed())
-        .map(|((perm, old), (_, new))| PermChange { perm, old, new })
-        .collect())
+    Ok(a.into_iter().zip(b).filter(|((_, x), (_, y))| x.allowed() != y.allowed()).map(|((perm, old), (_, new))| PermChange { perm, old, new }).collect())
 }
