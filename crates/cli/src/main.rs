@@ -8,6 +8,7 @@ mod allow;
 mod avcbench;
 mod batch;
 mod bench;
+mod diff;
 mod explain;
 mod info;
 mod installed;
@@ -94,6 +95,10 @@ enum Cmd {
     Allow(allow::AllowArgs),
     /// The policy's rules, as sesearch finds them.
     Search(Box<search::SearchArgs>),
+    /// What a policy update changes: rules added and removed, and the access decisions that
+    /// change with the rule, boolean, constraint or bound responsible; --replay LOG judges a
+    /// log's accesses by both policies.
+    Diff(Box<diff::DiffArgs>),
     /// Policy unit tests from a TOML file: expected decisions, contexts and assertions.
     Test(policytest::TestArgs),
     /// A short guided tour of seaccess on a policy (Debian's default policy, or the bundled
@@ -272,6 +277,7 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Allow(a) => allow::run(out, &a),
         Cmd::Search(a) => search::run(out, &a),
         Cmd::Test(a) => policytest::run(out, &a),
+        Cmd::Diff(a) => diff::run(out, &a),
         Cmd::Tour { policy } => tour::run(out, policy).map(|_| true),
         Cmd::Bench(BenchCmd::Engine(a)) => bench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(out, &a).map(|_| true),

@@ -8,12 +8,14 @@
 //! - [`explain`]: audit2why's verdict for a denial;
 //! - [`allow`]: audit2allow's module of allow rules for a log's denials;
 //! - [`search`]: sesearch's rule queries;
+//! - [`diff`]: what a policy update changes: rules, symbols, decisions, a log's accesses;
 //! - [`cases`]: policy unit tests read from TOML and run;
 //! - [`suggest`]: the nearest names a policy has, for errors that name one it does not.
 
 pub mod allow;
 pub mod audit;
 pub mod cases;
+pub mod diff;
 mod error;
 pub mod explain;
 pub mod search;
