@@ -118,11 +118,14 @@ pub(crate) fn run(out: &mut Out, a: &ExplainArgs) -> Result<bool, CliError> {
     let g = server.snapshot();
     let logs = read_logs(&a.logs)?;
     let (denials, all) = explain_logs(&g, &logs);
+    // Each record's line as written, found by number: split once, not once a record.
+    let lines: Vec<Vec<&str>> = if a.json { Vec::new() } else { logs.iter().map(|l| l.text.lines().collect()).collect() };
     for (log, rec, why) in &denials {
         if a.json {
             writeln!(out, "{}", record_json(log, rec, why)?)?;
         } else {
-            let text = log.text.lines().nth(rec.line.saturating_sub(1)).unwrap_or("").trim_end();
+            let of_log = logs.iter().position(|l| std::ptr::eq(l, *log)).and_then(|i| lines.get(i));
+            let text = of_log.and_then(|l| l.get(rec.line.saturating_sub(1))).copied().unwrap_or("").trim_end();
             writeln!(out, "{}: {text}\n\tWas caused by:", log.at(rec.line))?;
             for l in verdict_lines(why) {
                 writeln!(out, "\t\t{l}")?;

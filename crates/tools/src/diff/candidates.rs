@@ -17,8 +17,9 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use super::side::Rule;
 use super::{RuleChanges, Side, SymbolChanges};
-use crate::search::{Found, RuleType};
+use crate::search::RuleType;
 use crate::ToolsError;
 
 /// A triple by its place in the [`Universe`]: (source type, target type, class).
@@ -120,7 +121,7 @@ pub fn triples(old: &Side, new: &Side, u: &Universe, scope: Scope, rules: &[Rule
 }
 
 /// Adds every triple rule `f` of `side` covers.
-pub(crate) fn expand(side: &Side, u: &Universe, f: &Found, out: &mut HashSet<Triple>) {
+pub(crate) fn expand(side: &Side, u: &Universe, f: &Rule, out: &mut HashSet<Triple>) {
     let Some(c) = f.class.as_deref().and_then(|c| u.class(c)) else { return };
     let (Some(src), Some(tgt)) = (side.members.get(&f.source), side.members.get(&f.target)) else { return };
     let tgt: Vec<u32> = tgt.iter().filter_map(|t| u.ty(t)).collect();
@@ -146,7 +147,7 @@ pub(crate) fn touch(side: &Side, u: &Universe, kind: &'static str, t: &str, out:
     }
 }
 
-fn is_allow(f: &Found) -> bool {
+fn is_allow(f: &Rule) -> bool {
     f.ruletype == RuleType::Allow.name()
 }
 

@@ -32,6 +32,41 @@ pub const RULE_TYPES: [RuleType; 12] = [
 /// The access vector rule kinds, which sediff compares with attributes expanded.
 pub const AV_KINDS: [RuleType; 3] = [RuleType::Allow, RuleType::AuditAllow, RuleType::DontAudit];
 
+/// A rule as a diff keeps it: a [`Found`]'s parts by name, owned, since a side keeps its rules
+/// beside the policy they were read from.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    pub ruletype: &'static str,
+    pub source: String,
+    pub target: String,
+    pub class: Option<String>,
+    /// An access vector rule's permissions, sorted.
+    pub perms: Vec<String>,
+    /// The condition, as sesearch prints it, and the branch the rule is in.
+    pub conditional: Option<String>,
+    pub branch: Option<bool>,
+    /// In effect under the side's booleans.
+    pub enabled: bool,
+    /// The line sesearch prints for it.
+    pub line: String,
+}
+
+impl From<Found<'_>> for Rule {
+    fn from(f: Found<'_>) -> Rule {
+        Rule {
+            ruletype: f.ruletype,
+            source: f.source.to_string(),
+            target: f.target.to_string(),
+            class: f.class.map(str::to_string),
+            perms: f.perms.into_iter().map(str::to_string).collect(),
+            conditional: f.conditional,
+            branch: f.branch,
+            enabled: f.enabled,
+            line: f.line,
+        }
+    }
+}
+
 /// A policy as one side of a diff sees it.
 pub struct Side {
     /// `OLD` or `NEW`, for reasons and messages.
@@ -39,7 +74,7 @@ pub struct Side {
     pub policy: Policy,
     pub server: SecurityServer,
     /// Every rule, as `search` finds them (conditional ones judged under this side's booleans).
-    pub rules: Vec<Found>,
+    pub rules: Vec<Rule>,
     /// For each type or attribute name, the type names it stands for.
     pub members: HashMap<String, BTreeSet<String>>,
     /// For each type name, the names that stand for it: itself and its attributes.
@@ -72,7 +107,7 @@ impl Side {
             server.commit_booleans();
         }
         let q = Query { ruletypes: RULE_TYPES.to_vec(), values: overrides.to_vec(), ..Query::default() };
-        let rules = search(&policy, &q)?;
+        let rules: Vec<Rule> = search(&policy, &q)?.into_iter().map(Rule::from).collect();
         let p: &PolicyTables = &policy;
         let (members, covers) = expansions(p);
         let mut allow_by_source: HashMap<(String, String), Vec<usize>> = HashMap::new();
