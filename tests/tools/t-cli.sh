@@ -77,11 +77,11 @@ $BIN check $H system_u:object_r:etc_t:s0 file read > /dev/null 2> "$T/e6"
 expect "check: --policy defaults to the installed policy, named on standard error" 'grep -q "using the installed policy /etc/selinux/default/policy/policy.33" "$T/e6"'
 
 # Help: every command whose answer is data documents --json, every tools command an example.
-for c in check compute-av compute-create compute-relabel compute-member explain allow; do
+for c in check compute-av compute-create compute-relabel compute-member explain allow search info test diff; do
   $BIN $c --help > "$T/h" 2>&1
   expect "$c --help: an example and a description of each argument" 'grep -q "^Example" "$T/h" && ! grep -qE "^  <[A-Z]+>(\.\.\.)?\s*$" "$T/h"'
 done
-for c in check compute-av compute-create compute-relabel compute-member explain; do
+for c in check compute-av compute-create compute-relabel compute-member explain search info test diff; do
   expect "$c --help documents --json" '$BIN $c --help | grep -q -- "--json"'
 done
 
