@@ -173,6 +173,28 @@ pub struct Found<'a> {
     pub line: String,
 }
 
+impl<'a> Found<'a> {
+    /// An unconditional rule of kind `rt` with nothing but its source, target and class: each
+    /// kind of rule fills in the rest.
+    pub(crate) fn new(rt: RuleType, source: &'a str, target: &'a str, class: Option<&'a str>) -> Found<'a> {
+        Found {
+            ruletype: rt.name(),
+            source,
+            target,
+            class,
+            perms: Vec::new(),
+            xperm_type: None,
+            xperms: Vec::new(),
+            default: None,
+            filename: None,
+            conditional: None,
+            branch: None,
+            enabled: true,
+            line: String::new(),
+        }
+    }
+}
+
 /// A name criterion: one type, attribute or role, or a regular expression.
 enum Crit {
     Type(u32),
@@ -420,21 +442,8 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
             }
         }
         let class_perms = p.classes.get(usize::from(e.class).wrapping_sub(1));
-        let mut f = Found {
-            ruletype: rt.name(),
-            source: type_name(p, e.source_type.into()),
-            target: type_name(p, e.target_type.into()),
-            class: Some(p.class_names.name(e.class.into()).unwrap_or("?")),
-            perms: Vec::new(),
-            xperm_type: None,
-            xperms: Vec::new(),
-            default: None,
-            filename: None,
-            conditional: None,
-            branch: None,
-            enabled: true,
-            line: String::new(),
-        };
+        let mut f =
+            Found::new(rt, type_name(p, e.source_type.into()), type_name(p, e.target_type.into()), Some(p.class_names.name(e.class.into()).unwrap_or("?")));
         let body = match e.kind {
             RuleKind::Av(k) => {
                 if xperms.is_some() || dflt.is_some() {
@@ -538,19 +547,10 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
                     (type_name(p, s), type_name(p, ft.ttype), p.class_names.name(ft.class).unwrap_or("?"), type_name(p, ft.otype));
                 let line = format!("type_transition {source} {target}:{class} {default} {};", ft.name);
                 out.push(Found {
-                    ruletype: RuleType::TypeTransition.name(),
-                    source,
-                    target,
-                    class: Some(class),
-                    perms: Vec::new(),
-                    xperm_type: None,
-                    xperms: Vec::new(),
                     default: Some(Cow::Borrowed(default)),
                     filename: Some(&ft.name),
-                    conditional: None,
-                    branch: None,
-                    enabled: true,
                     line,
+                    ..Found::new(RuleType::TypeTransition, source, target, Some(class))
                 });
             }
         }

@@ -62,21 +62,7 @@ pub(super) fn range_rules<'a>(p: &'a PolicyTables, q: &Query, exp: &[Vec<u32>]) 
         let (source, target, class, range) =
             (type_name(p, r.source_type), type_name(p, r.target_type), p.class_names.name(r.class).unwrap_or("?"), text::range_text(p, &r.range));
         let line = format!("range_transition {source} {target}:{class} {range};");
-        out.push(Found {
-            ruletype: RuleType::RangeTransition.name(),
-            source,
-            target,
-            class: Some(class),
-            perms: Vec::new(),
-            xperm_type: None,
-            xperms: Vec::new(),
-            default: Some(range.into()),
-            filename: None,
-            conditional: None,
-            branch: None,
-            enabled: true,
-            line,
-        });
+        out.push(Found { default: Some(range.into()), line, ..Found::new(RuleType::RangeTransition, source, target, Some(class)) });
     }
     Ok(out)
 }

@@ -49,21 +49,7 @@ pub(super) fn rbac_rules<'a>(p: &'a PolicyTables, q: &Query, exp: &[Vec<u32>]) -
     let classes = class_hits(p, q)?;
     let role = |r: u32| p.role_names.name(r).unwrap_or("?");
     let mut out = Vec::new();
-    let blank = |rt: RuleType, source: &'a str, target: &'a str| Found {
-        ruletype: rt.name(),
-        source,
-        target,
-        class: None,
-        perms: Vec::new(),
-        xperm_type: None,
-        xperms: Vec::new(),
-        default: None,
-        filename: None,
-        conditional: None,
-        branch: None,
-        enabled: true,
-        line: String::new(),
-    };
+    let blank = |rt: RuleType, source: &'a str, target: &'a str| Found::new(rt, source, target, None);
     if q.ruletypes.contains(&RuleType::RoleAllow) && classes.is_none() && dflt.is_none() {
         for ra in &p.role_allows {
             if !role_hit(p, src.as_ref(), ra.role) || !role_hit(p, tgt.as_ref(), ra.new_role) {
