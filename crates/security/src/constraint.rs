@@ -129,15 +129,8 @@ pub(crate) fn describe(p: &PolicyTables, expr: &[ConstraintExpr]) -> String {
                     Comparison::Role(op) => ("r1", "r2", rel_name(op)),
                     Comparison::Type(op) => ("t1", "t2", eq_name(op)),
                     Comparison::Levels(pair, op) => {
-                        let (a, b) = match pair {
-                            LevelPair::L1L2 => ("l1", "l2"),
-                            LevelPair::L1H2 => ("l1", "h2"),
-                            LevelPair::H1L2 => ("h1", "l2"),
-                            LevelPair::H1H2 => ("h1", "h2"),
-                            LevelPair::L1H1 => ("l1", "h1"),
-                            LevelPair::L2H2 => ("l2", "h2"),
-                        };
-                        (a, b, rel_name(op))
+                        let [a, b] = level_operands(pair);
+                        (a.name, b.name, rel_name(op))
                     }
                 };
                 st.push(format!("{a} {op} {b}"));
@@ -164,6 +157,29 @@ pub(crate) fn describe(p: &PolicyTables, expr: &[ConstraintExpr]) -> String {
     st.pop().unwrap_or_default()
 }
 
+/// One side of a level comparison: its name in the policy language, and which level it is (the
+/// target's or the source's, the high or the low).
+#[derive(Clone, Copy)]
+struct LevelOperand {
+    name: &'static str,
+    target: bool,
+    high: bool,
+}
+
+/// The two levels a comparison of `pair` compares, for its text and for the values it read.
+fn level_operands(pair: LevelPair) -> [LevelOperand; 2] {
+    let op = |name: &'static str| LevelOperand { name, target: name.ends_with('2'), high: name.starts_with('h') };
+    let (a, b) = match pair {
+        LevelPair::L1L2 => ("l1", "l2"),
+        LevelPair::L1H2 => ("l1", "h2"),
+        LevelPair::H1L2 => ("h1", "l2"),
+        LevelPair::H1H2 => ("h1", "h2"),
+        LevelPair::L1H1 => ("l1", "h1"),
+        LevelPair::L2H2 => ("l2", "h2"),
+    };
+    [op(a), op(b)]
+}
+
 /// The values a constraint expression read from the two contexts, in the order it first reads
 /// them (`u1=user_u u2=system_u t1=httpd_t`): what made it fail, beside the expression.
 pub(crate) fn operands(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t: &Context) -> String {
@@ -176,8 +192,8 @@ pub(crate) fn operands(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t
     let user = |c: &Context| p.user_names.name(c.user).unwrap_or("?").to_string();
     let role = |c: &Context| p.role_names.name(c.role).unwrap_or("?").to_string();
     let ty = |c: &Context| p.type_names.name(c.ty).unwrap_or("?").to_string();
-    let level = |c: &Context, high: bool| match &c.range {
-        Some(r) => level_to_string(p, if high { &r.high } else { &r.low }),
+    let level = |o: LevelOperand| match &(if o.target { t } else { s }).range {
+        Some(r) => level_to_string(p, if o.high { &r.high } else { &r.low }),
         None => "?".into(),
     };
     for e in expr {
@@ -195,29 +211,20 @@ pub(crate) fn operands(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t
                 add("t2", ty(t));
             }
             ConstraintExpr::Compare(Comparison::Levels(pair, _)) => {
-                let (a, b): ((&'static str, &Context, bool), (&'static str, &Context, bool)) = match pair {
-                    LevelPair::L1L2 => (("l1", s, false), ("l2", t, false)),
-                    LevelPair::L1H2 => (("l1", s, false), ("h2", t, true)),
-                    LevelPair::H1L2 => (("h1", s, true), ("l2", t, false)),
-                    LevelPair::H1H2 => (("h1", s, true), ("h2", t, true)),
-                    LevelPair::L1H1 => (("l1", s, false), ("h1", s, true)),
-                    LevelPair::L2H2 => (("l2", t, false), ("h2", t, true)),
-                };
-                add(a.0, level(a.1, a.2));
-                add(b.0, level(b.1, b.2));
+                for o in level_operands(*pair) {
+                    add(o.name, level(o));
+                }
             }
             // The task context (validatetrans's third) is not among a decision's contexts.
             ConstraintExpr::Names { of: ConstraintOperand::Task, .. } => {}
             ConstraintExpr::Names { of, field, .. } => {
-                let (n, c) = if matches!(of, ConstraintOperand::Source) { (1, s) } else { (2, t) };
-                match (field, n) {
-                    (NameField::User, 1) => add("u1", user(c)),
-                    (NameField::User, _) => add("u2", user(c)),
-                    (NameField::Role, 1) => add("r1", role(c)),
-                    (NameField::Role, _) => add("r2", role(c)),
-                    (NameField::Type, 1) => add("t1", ty(c)),
-                    (NameField::Type, _) => add("t2", ty(c)),
-                }
+                let (side, c) = if matches!(of, ConstraintOperand::Source) { (0, s) } else { (1, t) };
+                let (names, value) = match field {
+                    NameField::User => (["u1", "u2"], user(c)),
+                    NameField::Role => (["r1", "r2"], role(c)),
+                    NameField::Type => (["t1", "t2"], ty(c)),
+                };
+                add(names[side], value);
             }
             ConstraintExpr::Not | ConstraintExpr::And | ConstraintExpr::Or => {}
         }
