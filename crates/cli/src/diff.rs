@@ -319,7 +319,7 @@ fn run_replay(out: &mut Out, a: &DiffArgs, old: &Side, new: &Side, names: (&str,
                 Ok(rec) => rec,
                 Err(e) => {
                     ok = false;
-                    warn(&format!("{}{e}", log.name.as_deref().map(|n| format!("{n}: ")).unwrap_or_default()));
+                    warn(&log.prefixed(&e.to_string()));
                     continue;
                 }
             };
@@ -338,7 +338,7 @@ fn run_replay(out: &mut Out, a: &DiffArgs, old: &Side, new: &Side, names: (&str,
                 }
                 Err(e) => {
                     ok = false;
-                    warn(&format!("{}{e}", log.name.as_deref().map(|n| format!("{n}: ")).unwrap_or_default()));
+                    warn(&log.prefixed(&e.to_string()));
                 }
             }
         }

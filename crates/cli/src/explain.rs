@@ -39,6 +39,14 @@ pub(crate) struct Log {
 }
 
 impl Log {
+    /// An error of the tools ("line N: what") with the log's name before it.
+    pub(crate) fn prefixed(&self, e: &str) -> String {
+        match &self.name {
+            Some(n) => format!("{n}: {e}"),
+            None => e.to_string(),
+        }
+    }
+
     /// Where a line is, for messages: `FILE:line N` or `line N`.
     pub(crate) fn at(&self, line: usize) -> String {
         match &self.name {
@@ -80,7 +88,7 @@ pub(crate) fn explain_logs<'a>(g: &Generation, logs: &'a [Log]) -> (Vec<(&'a Log
                 Ok(rec) => rec,
                 Err(e) => {
                     all = false;
-                    warn(&prefixed(log, &e.to_string()));
+                    warn(&log.prefixed(&e.to_string()));
                     continue;
                 }
             };
@@ -94,7 +102,7 @@ pub(crate) fn explain_logs<'a>(g: &Generation, logs: &'a [Log]) -> (Vec<(&'a Log
                     }
                     Err(e) => {
                         all = false;
-                        warn(&prefixed(log, &e.to_string()));
+                        warn(&log.prefixed(&e.to_string()));
                         continue;
                     }
                 },
@@ -103,14 +111,6 @@ pub(crate) fn explain_logs<'a>(g: &Generation, logs: &'a [Log]) -> (Vec<(&'a Log
         }
     }
     (out, all)
-}
-
-/// An error of the tools ("line N: what") with the log's name before it.
-fn prefixed(log: &Log, e: &str) -> String {
-    match &log.name {
-        Some(n) => format!("{n}: {e}"),
-        None => e.to_string(),
-    }
 }
 
 pub(crate) fn run(out: &mut Out, a: &ExplainArgs) -> Result<bool, CliError> {

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::audit::context_type;
 use crate::explain::{Verdict, Why};
 
 /// How to write the module.
@@ -50,11 +51,6 @@ fn space_set(items: &[&str]) -> String {
     }
 }
 
-/// The type of a context (its third field), as sepolgen reads it.
-fn context_type(context: &str) -> String {
-    context.split(':').nth(2).unwrap_or(context).to_string()
-}
-
 /// The module for `denials` (each record's source and target contexts, class and permissions,
 /// with its explanation), in input order. Granted records are the caller's to leave out.
 pub fn module<'a, I>(denials: I, opts: &Options) -> String
@@ -63,7 +59,7 @@ where
 {
     let mut entries: Vec<Entry<'a>> = Vec::new();
     for (scontext, tcontext, class, perms, why) in denials {
-        let (source, mut target) = (context_type(scontext), context_type(tcontext));
+        let (source, mut target) = (context_type(scontext).to_string(), context_type(tcontext).to_string());
         // As sepolgen's AVRule: an access to the source's own type is written `self`.
         if target == source {
             target = "self".into();

@@ -39,6 +39,12 @@ pub struct AvcRecord {
     pub fields: Vec<(String, String)>,
 }
 
+/// The type field of a record's context (`user:role:type[:range]`), as sepolgen reads it: what
+/// audit2allow's rules and a replay's allow rules are written with.
+pub fn context_type(context: &str) -> &str {
+    context.split(':').nth(2).unwrap_or(context)
+}
+
 /// Every AVC record of `text`, in order: each read, or the error for its line. Lines that
 /// hold no AVC message are skipped.
 pub fn read(text: &str) -> Vec<Result<AvcRecord, ToolsError>> {

@@ -5,14 +5,9 @@
 
 use super::decisions::{PermChange, Why};
 use super::Side;
-use crate::audit::AvcRecord;
+use crate::audit::{context_type, AvcRecord};
 use crate::explain::explain;
 use crate::ToolsError;
-
-/// The type field of a context (`user:role:type[:range]`).
-fn type_of(context: &str) -> &str {
-    context.split(':').nth(2).unwrap_or("")
-}
 
 /// What is wrong with a record on one side, without the line (the caller names it).
 fn what(e: ToolsError) -> String {
@@ -31,7 +26,7 @@ fn accounts(side: &Side, rec: &AvcRecord) -> Result<Vec<(String, Why)>, ToolsErr
             perms.push(p.clone());
         }
     }
-    let (s, t) = (type_of(&rec.scontext), type_of(&rec.tcontext));
+    let (s, t) = (context_type(&rec.scontext), context_type(&rec.tcontext));
     let account = |perm: &str, w: &crate::explain::Why| match w.denied.iter().find(|(p, _)| p == perm) {
         Some((_, r)) => Why::Denied { kind: r.kind().into(), reason: r.to_string() },
         None => Why::Allowed { rules: side.granting(s, t, &rec.tclass, perm) },
