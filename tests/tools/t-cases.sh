@@ -15,11 +15,7 @@ EXAMPLE=examples/debian-default.tests.toml
 PY=/usr/bin/python3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
-expect() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-REQUIRED=${SEACCESS_REQUIRE_ORACLE:-1}
+source tests/tools/lib.sh
 
 [ -x "$BIN" ] || cargo build --profile "${BUILD##*/}" -q -p seaccess-cli
 missing=""
@@ -28,16 +24,7 @@ missing=""
 command -v sesearch >/dev/null || missing="$missing sesearch (setools);"
 command -v audit2why >/dev/null || missing="$missing audit2why (policycoreutils-python-utils);"
 $PY -c 'import setools, tomllib' 2>/dev/null || missing="$missing python3-setools for $PY;"
-if [ -n "$missing" ]; then
-  if [ "$REQUIRED" = 1 ]; then
-    bad "the peers are required but missing:$missing"
-  else
-    echo "SKIP: seaccess test against its peers: missing$missing"
-  fi
-  echo "t-cases: $pass passed, $fail failed"
-  [ "$fail" -eq 0 ]
-  exit
-fi
+require_peers t-cases "seaccess test against its peers" "$missing"
 
 # The example passes, and every case agrees with the peers.
 "$BIN" test -p "$POL" "$EXAMPLE" --json --junit "$T/example.xml" > "$T/example.json" 2> "$T/example.err"; rc=$?
@@ -137,5 +124,4 @@ expect "an unknown field: exit 2 with its line" '[ $(err "$T/e5.toml") -eq 2 ] &
 expect "a missing file: exit 2" '[ $(err "$T/none.toml") -eq 2 ] && grep -q "none.toml" "$T/err.txt"'
 expect "--help shows the format and an example" '"$BIN" test --help | grep -q "\[\[neverallow\]\]" && "$BIN" test --help | grep -q "^Example:" && "$BIN" test --help | grep -q -- "--junit <FILE>"'
 
-echo "t-cases: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary t-cases

@@ -9,8 +9,7 @@ ORACLE=./target/oracle/sepol-oracle
 POL=/etc/selinux/default/policy/policy.33
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-expect() { if eval "$2"; then pass=$((pass + 1)); echo "ok: $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+source tests/tools/lib.sh
 [ -e "$POL" ] || { echo "FAIL: Debian's default policy $POL is missing (make deps)"; exit 1; }
 [ -x "$ORACLE" ] || { echo "FAIL: the oracle $ORACLE is missing (make oracle)"; exit 1; }
 H=system_u:system_r:httpd_t:s0
@@ -85,5 +84,4 @@ for c in check compute-av compute-create compute-relabel compute-member explain 
   expect "$c --help documents --json" '$BIN $c --help | grep -q -- "--json"'
 done
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary cli

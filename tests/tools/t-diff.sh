@@ -15,8 +15,7 @@ POL=/etc/selinux/default/policy/policy.33
 PY=/usr/bin/python3 # setools is Debian's python3-setools, for the system's Python
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-expect() { if eval "$2"; then pass=$((pass + 1)); echo "ok: $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+source tests/tools/lib.sh
 for need in sediff secilc checkpolicy "$ORACLE" "$POL"; do
   if ! command -v "$need" >/dev/null && [ ! -e "$need" ]; then
     echo "FAIL: $need is missing (make deps / make oracle)"; exit 1
@@ -364,5 +363,4 @@ expect "errors: a missing log is named (exit 2)" '[ $rc -eq 2 ] && grep -q "none
 $BIN diff --help > "$T/help"
 expect "diff --help shows examples, --replay, --json and the contexts decisions are judged in" 'grep -q "Examples:" "$T/help" && grep -q -- "--replay" "$T/help" && grep -q -- "--json: one object" "$T/help" && grep -q "system_u" "$T/help"'
 
-echo "diff: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary diff

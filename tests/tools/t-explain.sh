@@ -9,8 +9,7 @@ BIN=./${SEACCESS_BUILD:-target/release}/seaccess
 POL=/etc/selinux/default/policy/policy.33
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-expect() { if eval "$2"; then pass=$((pass + 1)); echo "ok: $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+source tests/tools/lib.sh
 if [ ! -e "$POL" ]; then
   echo "FAIL: Debian's default policy $POL is missing (make deps)"; exit 1
 fi
@@ -63,5 +62,4 @@ expect "allow: a module name that is not a name is refused (exit 2)" '[ $rc -eq 
 $BIN explain --help > "$T/help"
 expect "explain --help shows examples and the verdicts" 'grep -q "Examples:" "$T/help" && grep -q "dontaudit, te, boolean" "$T/help"'
 
-echo "explain/allow: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary explain/allow

@@ -17,11 +17,7 @@ MLS=/etc/selinux/mls/policy/policy.33
 PY=/usr/bin/python3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
-expect() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-REQUIRED=${SEACCESS_REQUIRE_ORACLE:-1}
+source tests/tools/lib.sh
 # How many generated queries (a few hundred: each costs setools a pass over the rules).
 COUNT=${SEARCH_QUERIES:-250}
 
@@ -33,16 +29,7 @@ command -v sesearch >/dev/null || missing="$missing sesearch (setools);"
 command -v seinfo >/dev/null || missing="$missing seinfo (setools);"
 command -v secilc >/dev/null || missing="$missing secilc;"
 $PY -c 'import setools' 2>/dev/null || missing="$missing python3-setools for $PY;"
-if [ -n "$missing" ]; then
-  if [ "$REQUIRED" = 1 ]; then
-    bad "the peers are required but missing:$missing"
-  else
-    echo "SKIP: seaccess search and info against setools: missing$missing"
-  fi
-  echo "t-search: $pass passed, $fail failed"
-  [ "$fail" -eq 0 ]
-  exit
-fi
+require_peers t-search "seaccess search and info against setools" "$missing"
 
 # The generated queries: setools' answers, then seaccess's, a dozen also through sesearch.
 if $PY tests/tools/search_oracle.py --generate 24 "$COUNT" "$POL" "$T/answers.json"; then
@@ -167,5 +154,4 @@ for c in "search -A -s shd_t $POL|2 unknown type or attribute shd_t; did you mea
   expect "seaccess $args: exit and message '$want'" '[[ "$got" == "${want%% *} "*"${want#* }"* ]]'
 done
 
-echo "t-search: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary t-search
