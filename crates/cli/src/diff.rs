@@ -135,7 +135,7 @@ fn bool_values(flag: &str, items: &[String]) -> Result<Vec<(String, bool)>, Stri
 fn sides(a: &DiffArgs) -> Result<(Side, Side, String, String), CliError> {
     let old_path = crate::installed::policy_or_installed(a.old.as_deref())?;
     let new_path = a.new.clone().unwrap_or_else(|| old_path.clone());
-    let read = |p: &Path| crate::search::read_policy(p);
+    let read = |p: &Path| crate::read_policy(p);
     let old_policy = read(&old_path)?;
     let new_policy = if new_path == old_path { old_policy.clone() } else { read(&new_path)? };
     let (ob, nb) = (bool_values("--old-bool", &a.old_bools)?, bool_values("--bool", &a.bools)?);

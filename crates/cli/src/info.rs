@@ -87,7 +87,7 @@ pub(crate) fn run(out: &mut Out, a: &InfoArgs) -> Result<bool, CliError> {
     if wanted.is_empty() {
         return summary(out, &PolicyArgs { policy: Some(path), bools: Vec::new() }, a.json).map(|_| true);
     }
-    let policy = crate::search::read_policy(&path)?;
+    let policy = crate::read_policy(&path)?;
     let mut json = serde_json::Map::new();
     for (c, name) in wanted {
         let items = list(&policy, c, name).map_err(|e| e.to_string())?;

@@ -231,19 +231,13 @@ pub(crate) fn policy_path(positional: Option<&Path>, option: Option<&Path>) -> R
     }
 }
 
-/// The policy with its rule tables (the security server keeps none to hand out).
-pub(crate) fn read_policy(path: &Path) -> Result<seaccess_policy::Policy, String> {
-    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    seaccess_policy::read_policy(&data).map_err(|e| format!("{}: {e}", path.display()))
-}
-
 pub(crate) fn run(out: &mut Out, a: &SearchArgs) -> Result<bool, CliError> {
     let q = a.query()?;
     if q.ruletypes.is_empty() {
         return Err("at least one rule type must be given (-A, --allow, --auditallow, --dontaudit, -T, --type_change, --type_member, --role_allow, --role_trans, --range_trans...; see --help)".into());
     }
     let path = policy_path(a.policy_file.as_deref(), a.policy.as_deref())?;
-    let policy = read_policy(&path)?;
+    let policy = crate::read_policy(&path)?;
     let mut found = search(&policy, &q).map_err(|e| e.to_string())?;
     if a.enabled {
         found.retain(|f| f.enabled);
