@@ -185,6 +185,68 @@ perms! {
     }
 }
 
+macro_rules! ipc_perms {
+    ($(#[$m:meta])* $module:ident { $($c:ident = $n:literal),* $(,)? }) => {
+        perms! {
+            $(#[$m])*
+            $module {
+                CREATE = "create", DESTROY = "destroy", GETATTR = "getattr", SETATTR = "setattr", READ = "read",
+                WRITE = "write", ASSOCIATE = "associate", UNIX_READ = "unix_read", UNIX_WRITE = "unix_write",
+                $($c = $n),*
+            }
+        }
+    };
+}
+
+ipc_perms! {
+    /// `sem` (and the permissions every System V IPC class starts with, the kernel's
+    /// COMMON_IPC_PERMS, at the same bits in `msgq` and `shm`).
+    ipc {}
+}
+
+ipc_perms! {
+    /// `msgq`: the IPC permissions, then enqueue.
+    msgq { ENQUEUE = "enqueue" }
+}
+
+ipc_perms! {
+    /// `shm`: the IPC permissions, then lock.
+    shm { LOCK = "lock" }
+}
+
+perms! {
+    /// `msg` (one message on a queue).
+    msg { SEND = "send", RECEIVE = "receive" }
+}
+
+perms! {
+    /// `key` (the kernel's KEY_NEED_* bits are these, in this order).
+    key {
+        VIEW = "view", READ = "read", WRITE = "write", SEARCH = "search", LINK = "link", SETATTR = "setattr",
+        CREATE = "create",
+    }
+}
+
+perms! {
+    /// `binder`.
+    binder { IMPERSONATE = "impersonate", CALL = "call", SET_CONTEXT_MGR = "set_context_mgr", TRANSFER = "transfer" }
+}
+
+perms! {
+    /// `kernel_service` (a task acting as another SID, or creating files as one).
+    kernel_service { USE_AS_OVERRIDE = "use_as_override", CREATE_FILES_AS = "create_files_as" }
+}
+
+perms! {
+    /// `user_namespace`.
+    user_namespace { CREATE = "create" }
+}
+
+perms! {
+    /// `tun_socket`: the socket permissions, then attach_queue.
+    tun_socket: socket_perms { ATTACH_QUEUE = "attach_queue" }
+}
+
 /// The socket classes appended after [`Class::CAP2_USERNS`], in the order of the kernel's
 /// socket_type_to_security_class: the other families' classes, netlink's per protocol, and
 /// those only the extended_socket_class policy capability gives. Each has the socket
@@ -233,6 +295,17 @@ impl Class {
     pub const CAP2_USERNS: Class = Class(24);
     /// The first of [`MORE_SOCKETS`]; the others follow it in that list's order.
     pub const KEY_SOCKET: Class = Class(25);
+    // The classes after the sockets ([`LATER_CLASSES`]).
+    pub const MSG: Class = Class(AFTER_SOCKETS);
+    pub const MSGQ: Class = Class(AFTER_SOCKETS + 1);
+    pub const SEM: Class = Class(AFTER_SOCKETS + 2);
+    pub const SHM: Class = Class(AFTER_SOCKETS + 3);
+    pub const KEY: Class = Class(AFTER_SOCKETS + 4);
+    pub const BINDER: Class = Class(AFTER_SOCKETS + 5);
+    pub const KERNEL_SERVICE: Class = Class(AFTER_SOCKETS + 6);
+    pub const USER_NAMESPACE: Class = Class(AFTER_SOCKETS + 7);
+    /// A tun device's socket class (the tun hooks), not one socket_type_to_security_class gives.
+    pub const TUN_SOCKET: Class = Class(AFTER_SOCKETS + 8);
 
     /// The class of one of the kernel's socket class names, if the table has it.
     pub fn socket_named(name: &str) -> Option<Class> {
@@ -258,7 +331,7 @@ impl Class {
 
     /// Whether the class is a socket class.
     pub fn is_socket(self) -> bool {
-        (Class::SOCKET.0..=Class::PACKET_SOCKET.0).contains(&self.0) || (self.0 >= Class::KEY_SOCKET.0 && usize::from(self.0) < CLASSES.len())
+        (Class::SOCKET.0..=Class::PACKET_SOCKET.0).contains(&self.0) || (Class::KEY_SOCKET.0..AFTER_SOCKETS).contains(&self.0) || self == Class::TUN_SOCKET
     }
 }
 
@@ -273,10 +346,14 @@ const fn sockets<const N: usize>(names: &[&'static str]) -> [ClassDef; N] {
 }
 
 const FIXED: usize = 25;
-const TABLE: [ClassDef; FIXED + MORE_SOCKETS.len()] = {
+/// The number of the first class after [`MORE_SOCKETS`].
+const AFTER_SOCKETS: u16 = (FIXED + MORE_SOCKETS.len()) as u16;
+const ALL: usize = FIXED + MORE_SOCKETS.len() + LATER_CLASSES.len();
+const TABLE: [ClassDef; ALL] = {
     let first = FIXED_CLASSES;
     let more: [ClassDef; MORE_SOCKETS.len()] = sockets(MORE_SOCKETS);
-    let mut out = [const { ClassDef { name: "", perms: &[] } }; FIXED + MORE_SOCKETS.len()];
+    let later = LATER_CLASSES;
+    let mut out = [const { ClassDef { name: "", perms: &[] } }; ALL];
     let mut i = 0;
     while i < FIXED {
         out[i] = ClassDef { name: first[i].name, perms: first[i].perms };
@@ -286,8 +363,26 @@ const TABLE: [ClassDef; FIXED + MORE_SOCKETS.len()] = {
         out[i] = ClassDef { name: more[i - FIXED].name, perms: more[i - FIXED].perms };
         i += 1;
     }
+    while i < ALL {
+        let l = &later[i - FIXED - MORE_SOCKETS.len()];
+        out[i] = ClassDef { name: l.name, perms: l.perms };
+        i += 1;
+    }
     out
 };
+
+/// The classes after the sockets, in number order (System V IPC, keys, binder, ...).
+const LATER_CLASSES: [ClassDef; 9] = [
+    ClassDef { name: "msg", perms: msg::NAMES },
+    ClassDef { name: "msgq", perms: msgq::NAMES },
+    ClassDef { name: "sem", perms: ipc::NAMES },
+    ClassDef { name: "shm", perms: shm::NAMES },
+    ClassDef { name: "key", perms: key::NAMES },
+    ClassDef { name: "binder", perms: binder::NAMES },
+    ClassDef { name: "kernel_service", perms: kernel_service::NAMES },
+    ClassDef { name: "user_namespace", perms: user_namespace::NAMES },
+    ClassDef { name: "tun_socket", perms: tun_socket::NAMES },
+];
 
 /// Every class the hooks enforce, indexed by [`Class`].
 pub static CLASSES: &[ClassDef] = &TABLE;
@@ -360,7 +455,10 @@ mod tests {
         assert_eq!(Class::CAPABILITY.name(), "capability");
         assert_eq!(Class::CAP2_USERNS.name(), "cap2_userns");
         assert_eq!(Class::KEY_SOCKET.name(), "key_socket");
-        assert_eq!(CLASSES.last().map(|c| c.name), Some("mctp_socket"));
+        assert_eq!(Class(AFTER_SOCKETS - 1).name(), "mctp_socket");
+        assert_eq!((Class::MSG.name(), Class::SHM.name(), Class::TUN_SOCKET.name()), ("msg", "shm", "tun_socket"));
+        assert!(Class::TUN_SOCKET.is_socket() && !Class::MSG.is_socket() && !Class::USER_NAMESPACE.is_socket());
+        assert_eq!((msgq::ENQUEUE, shm::LOCK), (1 << 9, 1 << 9));
         assert!(!Class::CAPABILITY2.is_socket() && Class::KEY_SOCKET.is_socket() && Class::PACKET_SOCKET.is_socket());
         assert_eq!(Class::socket_named("netlink_route_socket").map(|c| c.name()), Some("netlink_route_socket"));
         assert_eq!(Class::socket_named("capability2"), None);
