@@ -117,6 +117,10 @@ impl seaccess_types::LabelServer for Generation {
         }
     }
 
+    fn bounded_transition(&self, old: Sid, new: Sid) -> std::result::Result<bool, seaccess_types::ServerError> {
+        Generation::bounded_transition(self, old, new).map_err(server_error)
+    }
+
     fn fs_use(&self, fstype: &str) -> Option<(seaccess_types::FsUse, Sid)> {
         let (b, sid) = Generation::fs_use(self, fstype)?;
         let b = match b {
@@ -225,6 +229,10 @@ impl seaccess_types::LabelServer for SecurityServer {
 
     fn validate_transition(&self, old: Sid, new: Sid, task: Sid, class: ClassId) -> std::result::Result<bool, seaccess_types::ServerError> {
         seaccess_types::LabelServer::validate_transition(&**self.current.load(), old, new, task, class)
+    }
+
+    fn bounded_transition(&self, old: Sid, new: Sid) -> std::result::Result<bool, seaccess_types::ServerError> {
+        seaccess_types::LabelServer::bounded_transition(&**self.current.load(), old, new)
     }
 
     fn fs_use(&self, fstype: &str) -> Option<(seaccess_types::FsUse, Sid)> {

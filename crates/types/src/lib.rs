@@ -387,6 +387,11 @@ pub trait LabelServer: AccessServer {
     /// Whether the policy's validatetrans constraints let `task` relabel an object of `class`
     /// from `old` to `new` (false: they forbid it).
     fn validate_transition(&self, old: Sid, new: Sid, task: Sid, class: ClassId) -> Result<bool, ServerError>;
+    /// Whether a task may go from `old` to `new` where only a bounded transition is allowed (a
+    /// multithreaded setcon, an exec under no_new_privs or nosuid without the process2
+    /// permissions): the same type, or `new`'s type bounded (through its chain of typebounds)
+    /// by `old`'s, as the kernel's security_bounded_transition.
+    fn bounded_transition(&self, old: Sid, new: Sid) -> Result<bool, ServerError>;
     /// How inodes of a filesystem type are labelled, and the filesystem's SID, if an fs_use
     /// statement names the type.
     fn fs_use(&self, fstype: &str) -> Option<(FsUse, Sid)>;
