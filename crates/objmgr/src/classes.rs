@@ -247,6 +247,11 @@ perms! {
     tun_socket: socket_perms { ATTACH_QUEUE = "attach_queue" }
 }
 
+perms! {
+    /// `memprotect` (a mapping below the lowest address user space may map).
+    memprotect { MMAP_ZERO = "mmap_zero" }
+}
+
 /// The socket classes appended after [`Class::CAP2_USERNS`], in the order of the kernel's
 /// socket_type_to_security_class: the other families' classes, netlink's per protocol, and
 /// those only the extended_socket_class policy capability gives. Each has the socket
@@ -306,6 +311,7 @@ impl Class {
     pub const USER_NAMESPACE: Class = Class(AFTER_SOCKETS + 7);
     /// A tun device's socket class (the tun hooks), not one socket_type_to_security_class gives.
     pub const TUN_SOCKET: Class = Class(AFTER_SOCKETS + 8);
+    pub const MEMPROTECT: Class = Class(AFTER_SOCKETS + 9);
 
     /// The class of one of the kernel's socket class names, if the table has it.
     pub fn socket_named(name: &str) -> Option<Class> {
@@ -372,7 +378,7 @@ const TABLE: [ClassDef; ALL] = {
 };
 
 /// The classes after the sockets, in number order (System V IPC, keys, binder, ...).
-const LATER_CLASSES: [ClassDef; 9] = [
+const LATER_CLASSES: [ClassDef; 10] = [
     ClassDef { name: "msg", perms: msg::NAMES },
     ClassDef { name: "msgq", perms: msgq::NAMES },
     ClassDef { name: "sem", perms: ipc::NAMES },
@@ -382,6 +388,7 @@ const LATER_CLASSES: [ClassDef; 9] = [
     ClassDef { name: "kernel_service", perms: kernel_service::NAMES },
     ClassDef { name: "user_namespace", perms: user_namespace::NAMES },
     ClassDef { name: "tun_socket", perms: tun_socket::NAMES },
+    ClassDef { name: "memprotect", perms: memprotect::NAMES },
 ];
 
 /// Every class the hooks enforce, indexed by [`Class`].
