@@ -14,16 +14,28 @@ mod file;
 mod label;
 mod names;
 mod walk;
+mod acl;
+mod fcntl;
+mod mmap;
+mod notify;
+mod secctx;
 
 pub use xattr::{attr, XATTR_NAME_SELINUX};
 pub use file::ioctls;
 pub use label::MountOpts;
 pub use walk::WalkDirs;
+pub use fcntl::fcntl_cmds;
+pub use mmap::{mman, MappedFile, Vma, VmaKind, LSM_MMAP_MIN_ADDR};
+pub use notify::{fsnotify, WatchObject};
 pub use crate::walkmemo::WalkMemo;
 
 use crate::audit::AuditData;
-use crate::blobs::InodeSec;
-use crate::classes::{common_file, dir, Class};
+use crate::blobs::{FileSec, InodeSec};
+use crate::classes::{common_file, dir, fd, Class};
+use crate::counters::Hook;
+use crate::cred::Task;
+use crate::error::Result;
+use crate::ObjectManager;
 
 /// The VFS's permission mask bits (linux/fs.h).
 pub const MAY_EXEC: u32 = 1;
@@ -105,4 +117,19 @@ pub(crate) fn dentry<'a>(inode: &'a InodeSec, name: &'a str) -> AuditData<'a> {
 /// PATH / FILE audit data.
 pub(crate) fn path<'a>(inode: &'a InodeSec, path: &'a str) -> AuditData<'a> {
     AuditData::Path { path, dev: &inode.sb.dev, ino: inode.ino }
+}
+
+impl ObjectManager {
+    /// The kernel's __file_has_perm for the hooks outside file.rs: `fd {use}` when the task is
+    /// not the opener, then `av` on the inode unless it is empty, both with FILE audit data.
+    pub(crate) fn fd_file_has_perm(&self, hook: Hook, task: &Task, file: &FileSec, inode: &InodeSec, av: u32, p: &str) -> Result<()> {
+        let ad = path(inode, p);
+        if task.sid() != file.sid {
+            self.check(hook, task, file.sid, Class::FD, fd::USE, &ad)?;
+        }
+        if av != 0 {
+            self.check(hook, task, inode.sid(), inode.class(), av, &ad)?;
+        }
+        Ok(())
+    }
 }
