@@ -17,6 +17,8 @@ mod walk;
 mod acl;
 mod fcntl;
 mod mmap;
+mod mntopts;
+mod mount;
 mod notify;
 mod secctx;
 
@@ -26,6 +28,8 @@ pub use label::MountOpts;
 pub use walk::WalkDirs;
 pub use fcntl::fcntl_cmds;
 pub use mmap::{mman, MappedFile, Vma, VmaKind, LSM_MMAP_MIN_ADDR};
+pub use mntopts::MntOpts;
+pub use mount::{quota_cmds, MS_REMOUNT};
 pub use notify::{fsnotify, WatchObject};
 pub use crate::walkmemo::WalkMemo;
 
