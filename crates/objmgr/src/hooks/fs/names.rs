@@ -15,8 +15,9 @@ use super::dentry;
 
 impl ObjectManager {
     /// create(2), mkdir(2), mknod(2), symlink(2) of `name` in `dir`, the new inode of `mode`
-    /// (its file type picks the class) (the kernel's may_create, from selinux_inode_create,
-    /// _mkdir, _mknod, _symlink): `dir {add_name search}` on the directory, `{create}` on the
+    /// (its file type picks the class) (selinux_inode_create, selinux_inode_mkdir,
+    /// selinux_inode_mknod, selinux_inode_symlink, each the kernel's may_create):
+    /// `dir {add_name search}` on the directory, `{create}` on the
     /// new label, and that label `filesystem {associate}` with the filesystem. DENTRY audit
     /// data of the new name (no inode yet: no dev= or ino=). Returns the new inode's SID
     /// (see [`ObjectManager::inode_post_create`]).
