@@ -57,7 +57,8 @@ hooks! {
     TaskKill => "task_kill",
     PtraceAccessCheck => "ptrace_access_check",
     Capable => "capable",
-    // Processes and credentials (hooks/process/task.rs, procattr.rs, cred_hooks.rs).
+    // Processes and credentials (hooks/process/task.rs, procattr.rs, cred_hooks.rs, kernel.rs,
+    // uring.rs).
     TaskAlloc => "task_alloc",
     TaskSetpgid => "task_setpgid",
     TaskGetpgid => "task_getpgid",
@@ -80,6 +81,11 @@ hooks! {
     Setselfattr => "setselfattr",
     KernelActAs => "kernel_act_as",
     KernelCreateFilesAs => "kernel_create_files_as",
+    Syslog => "syslog",
+    UringAllowed => "uring_allowed",
+    UringSqpoll => "uring_sqpoll",
+    UringOverrideCreds => "uring_override_creds",
+    UringCmd => "uring_cmd",
     Other => "other",
 }
 

@@ -3,7 +3,8 @@
 //! selinux_capget/capset, selinux_userns_create, selinux_vm_enough_memory,
 //! selinux_task_to_inode, selinux_lsm_getattr/setattr (getprocattr, setprocattr,
 //! getselfattr, setselfattr), selinux_kernel_act_as, selinux_kernel_create_files_as,
-//! selinux_dentry_create_files_as and selinux_dentry_init_security.
+//! selinux_dentry_create_files_as, selinux_dentry_init_security, selinux_syslog and the
+//! io_uring hooks.
 //!
 //! Method as in process_hooks.rs: testdata/policies/objmgr-net.cil allows and auditallows
 //! everything, so each check writes one `granted` record naming exactly what it asked; variants
@@ -14,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use seaccess_objmgr::hooks::fs::MountOpts;
-use seaccess_objmgr::hooks::process::{prlimit_flags, ExecOpts, ProcAttr, SetAttrOpts};
+use seaccess_objmgr::hooks::process::{prlimit_flags, syslog_action, ExecOpts, ProcAttr, SetAttrOpts};
 use seaccess_objmgr::hooks::socket::{family, sock_type};
 use seaccess_objmgr::{errno, Class, Cred, InodeSec, PreparedCred, Task};
 
@@ -57,6 +58,8 @@ const NEW: &str = "u:app_r:new_t:s0";
 const SET: &str = "u:app_r:set_t:s0";
 const EXEC: &str = "u:object_r:exec_t:s0";
 const BIN: &str = "u:object_r:bin_t:s0";
+/// The kernel's initial SID's context (objmgr-net.cil's sidcontext kernel).
+const KERNEL: &str = "u:app_r:kernel_t:s0-s1:c0";
 
 /// An inode labelled `ctx` on a filesystem whose inodes carry labels (rootfs: genfs with
 /// per-file labels, so a fscreate SID is used).
@@ -427,4 +430,64 @@ fn setcon_denied() {
     let r = e.records();
     assert_eq!((r[1].verdict.as_str(), r[1].class.as_str(), r[1].perms.as_str(), r[1].tcontext.as_str()), ("denied", "key", "create", NEW));
     assert_eq!(t.cred().keycreate_sid(), None);
+}
+
+/// selinux_syslog: `system {syslog_read}` for READ_ALL and SIZE_BUFFER, `{syslog_console}` for
+/// CONSOLE_OFF, CONSOLE_ON and CONSOLE_LEVEL, `{syslog_mod}` for every other action (an
+/// unknown one too), from the task to the kernel's initial SID, no audit data.
+#[test]
+fn syslog_actions() {
+    let e = env("all");
+    let t = e.task_as(10, "dmesg", APP);
+    use syslog_action as a;
+    let table = [
+        (a::CLOSE, "syslog_mod"),
+        (a::OPEN, "syslog_mod"),
+        (a::READ, "syslog_mod"),
+        (a::READ_ALL, "syslog_read"),
+        (a::READ_CLEAR, "syslog_mod"),
+        (a::CLEAR, "syslog_mod"),
+        (a::CONSOLE_OFF, "syslog_console"),
+        (a::CONSOLE_ON, "syslog_console"),
+        (a::CONSOLE_LEVEL, "syslog_console"),
+        (a::SIZE_UNREAD, "syslog_mod"),
+        (a::SIZE_BUFFER, "syslog_read"),
+        (77, "syslog_mod"),
+    ];
+    for (action, perm) in table {
+        e.om.syslog(&t, action).unwrap();
+        assert_eq!(e.records(), vec![rec("system", perm, APP, KERNEL, "")], "action {action}");
+    }
+    let e = env("deny");
+    let t = e.task_as(10, "dmesg", APP);
+    assert_eq!(e.om.syslog(&t, a::READ_ALL).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(e.take(), vec![format!("avc:  denied  {{ syslog_read }} for  pid=10 comm=\"dmesg\" scontext={APP} tcontext={KERNEL} tclass=system permissive=0")]);
+}
+
+/// selinux_uring_allowed and _sqpoll: `io_uring {allowed}` / `{sqpoll}` self;
+/// _override_creds: `io_uring {override_creds}` from the task to the personality's SID;
+/// _cmd: `io_uring {cmd}` to the file's inode SID with its `path= dev= ino=`.
+#[test]
+fn io_uring() {
+    let e = env("all");
+    let t = e.task_as(10, "ring", APP);
+    e.om.uring_allowed(&t).unwrap();
+    e.om.uring_sqpoll(&t).unwrap();
+    e.om.uring_override_creds(&t, &Cred::new(e.sid(PEER))).unwrap();
+    let sb = e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
+    let dev = InodeSec::new(sb, 9, Class::CHR_FILE, Some(e.sid(BIN)));
+    e.om.uring_cmd(&t, &dev, "/dev/nvme0n1").unwrap();
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("io_uring", "allowed", APP, APP, ""),
+            rec("io_uring", "sqpoll", APP, APP, ""),
+            rec("io_uring", "override_creds", APP, PEER, ""),
+            rec("io_uring", "cmd", APP, BIN, r#"path="/dev/nvme0n1" dev="sda1" ino=9"#),
+        ]
+    );
+    let e = env("deny");
+    let t = e.task_as(10, "ring", APP);
+    assert_eq!(e.om.uring_override_creds(&t, &Cred::new(e.sid(PEER))).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(e.take(), vec![format!("avc:  denied  {{ override_creds }} for  pid=10 comm=\"ring\" scontext={APP} tcontext={PEER} tclass=io_uring permissive=0")]);
 }

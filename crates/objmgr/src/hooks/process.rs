@@ -3,8 +3,10 @@
 
 pub mod cred_hooks;
 pub mod exec;
+pub mod kernel;
 pub mod procattr;
 pub mod task;
+pub mod uring;
 
 use crate::audit::AuditData;
 use crate::classes::{file, process, Class};
@@ -15,6 +17,7 @@ use crate::ObjectManager;
 
 pub use exec::{ExecCreds, ExecOpts};
 pub use procattr::{ProcAttr, SetAttrOpts};
+pub use kernel::syslog_action;
 pub use task::prlimit_flags;
 
 /// Signal numbers with permissions of their own (signal_to_av).
