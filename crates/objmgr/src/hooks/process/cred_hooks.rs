@@ -1,9 +1,9 @@
-//! Credentials made for acting on someone else's behalf: a service acting as another SID
-//! (selinux_kernel_act_as), creating files with an inode's label (selinux_kernel_create_files_as),
-//! or with the label a file would get from another credential (selinux_dentry_create_files_as,
-//! as overlayfs creates upper files as its mounter); and the label of a file about to be
-//! created, for a server that must send it with the create (selinux_dentry_init_security, as
-//! FUSE's and NFS's labelled creates do).
+//! Credentials made for acting on someone else's behalf, as the kernel's
+//! selinux_kernel_act_as, selinux_kernel_create_files_as and selinux_dentry_create_files_as
+//! make them: a service acting as another SID, creating files with an inode's label, or with
+//! the label a file would get from another credential (as overlayfs creates upper files as its
+//! mounter). And the label of a file about to be created, for a server that must send it with
+//! the create (as FUSE's and NFS's labelled creates do with selinux_dentry_init_security).
 //!
 //! The credential hooks that only copy or read the blob are [`crate::Cred`]'s own functions:
 //! [`crate::Cred::prepare`] copies every SID (cred_prepare, cred_transfer), [`crate::Cred::sid`]
