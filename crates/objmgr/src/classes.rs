@@ -252,6 +252,22 @@ perms! {
     memprotect { MMAP_ZERO = "mmap_zero" }
 }
 
+perms! {
+    /// `system` (the kernel's own object: its log, module and firmware loading).
+    system {
+        IPC_INFO = "ipc_info", SYSLOG_READ = "syslog_read", SYSLOG_MOD = "syslog_mod",
+        SYSLOG_CONSOLE = "syslog_console", MODULE_REQUEST = "module_request", MODULE_LOAD = "module_load",
+        FIRMWARE_LOAD = "firmware_load", KEXEC_IMAGE_LOAD = "kexec_image_load",
+        KEXEC_INITRAMFS_LOAD = "kexec_initramfs_load", POLICY_LOAD = "policy_load",
+        X509_CERTIFICATE_LOAD = "x509_certificate_load",
+    }
+}
+
+perms! {
+    /// `io_uring`.
+    io_uring { OVERRIDE_CREDS = "override_creds", SQPOLL = "sqpoll", CMD = "cmd", ALLOWED = "allowed" }
+}
+
 /// The socket classes appended after [`Class::CAP2_USERNS`], in the order of the kernel's
 /// socket_type_to_security_class: the other families' classes, netlink's per protocol, and
 /// those only the extended_socket_class policy capability gives. Each has the socket
@@ -312,6 +328,8 @@ impl Class {
     /// A tun device's socket class (the tun hooks), not one socket_type_to_security_class gives.
     pub const TUN_SOCKET: Class = Class(AFTER_SOCKETS + 8);
     pub const MEMPROTECT: Class = Class(AFTER_SOCKETS + 9);
+    pub const SYSTEM: Class = Class(AFTER_SOCKETS + 10);
+    pub const IO_URING: Class = Class(AFTER_SOCKETS + 11);
 
     /// The class of one of the kernel's socket class names, if the table has it.
     pub fn socket_named(name: &str) -> Option<Class> {
@@ -378,7 +396,7 @@ const TABLE: [ClassDef; ALL] = {
 };
 
 /// The classes after the sockets, in number order (System V IPC, keys, binder, ...).
-const LATER_CLASSES: [ClassDef; 10] = [
+const LATER_CLASSES: [ClassDef; 12] = [
     ClassDef { name: "msg", perms: msg::NAMES },
     ClassDef { name: "msgq", perms: msgq::NAMES },
     ClassDef { name: "sem", perms: ipc::NAMES },
@@ -389,6 +407,8 @@ const LATER_CLASSES: [ClassDef; 10] = [
     ClassDef { name: "user_namespace", perms: user_namespace::NAMES },
     ClassDef { name: "tun_socket", perms: tun_socket::NAMES },
     ClassDef { name: "memprotect", perms: memprotect::NAMES },
+    ClassDef { name: "system", perms: system::NAMES },
+    ClassDef { name: "io_uring", perms: io_uring::NAMES },
 ];
 
 /// Every class the hooks enforce, indexed by [`Class`].
@@ -465,6 +485,8 @@ mod tests {
         assert_eq!(Class(AFTER_SOCKETS - 1).name(), "mctp_socket");
         assert_eq!((Class::MSG.name(), Class::SHM.name(), Class::TUN_SOCKET.name()), ("msg", "shm", "tun_socket"));
         assert!(Class::TUN_SOCKET.is_socket() && !Class::MSG.is_socket() && !Class::USER_NAMESPACE.is_socket());
+        assert_eq!((Class::SYSTEM.name(), Class::IO_URING.name()), ("system", "io_uring"));
+        assert!(!Class::SYSTEM.is_socket() && !Class::IO_URING.is_socket());
         assert_eq!((msgq::ENQUEUE, shm::LOCK), (1 << 9, 1 << 9));
         assert!(!Class::CAPABILITY2.is_socket() && Class::KEY_SOCKET.is_socket() && Class::PACKET_SOCKET.is_socket());
         assert_eq!(Class::socket_named("netlink_route_socket").map(|c| c.name()), Some("netlink_route_socket"));

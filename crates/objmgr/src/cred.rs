@@ -50,6 +50,8 @@ pub struct Cred {
     create_sid: Option<Sid>,
     /// The SID new sockets are created with (setsockcreatecon), if any.
     sockcreate_sid: Option<Sid>,
+    /// The SID new keys are created with (setkeycreatecon), if any.
+    keycreate_sid: Option<Sid>,
     /// This credential's directory search decisions (a fast path; empty in a new credential,
     /// so a credential change is seen at once; made for `sid`).
     search: SearchCache,
@@ -64,7 +66,8 @@ impl Cred {
         PreparedCred::new(sid).build()
     }
 
-    /// The SID the task acts with (the kernel's tsec->sid).
+    /// The SID the task acts with (the kernel's tsec->sid): what the kernel's
+    /// (selinux_cred_getsecid, selinux_cred_getlsmprop) read of a credential.
     #[inline(always)]
     pub fn sid(&self) -> Sid {
         self.sid
@@ -90,15 +93,22 @@ impl Cred {
         self.sockcreate_sid
     }
 
+    /// The SID new keys are created with (setkeycreatecon), if any.
+    pub fn keycreate_sid(&self) -> Option<Sid> {
+        self.keycreate_sid
+    }
+
     /// This credential's directory search decisions.
     pub fn search_cache(&self) -> &SearchCache {
         &self.search
     }
 
     /// This credential's SIDs, to change and build a new credential from (the kernel's
-    /// prepare_creds). Nothing it remembers goes with them.
+    /// prepare_creds, whose (selinux_cred_prepare, selinux_cred_transfer) copy every SID of
+    /// the security blob: so does this). Nothing it remembers goes with them.
     pub fn prepare(&self) -> PreparedCred {
-        PreparedCred { sid: self.sid, osid: self.osid, exec_sid: self.exec_sid, create_sid: self.create_sid, sockcreate_sid: self.sockcreate_sid }
+        let Cred { sid, osid, exec_sid, create_sid, sockcreate_sid, keycreate_sid, .. } = *self;
+        PreparedCred { sid, osid, exec_sid, create_sid, sockcreate_sid, keycreate_sid }
     }
 }
 
@@ -117,19 +127,21 @@ pub struct PreparedCred {
     pub create_sid: Option<Sid>,
     /// The SID new sockets are created with (setsockcreatecon), if any.
     pub sockcreate_sid: Option<Sid>,
+    /// The SID new keys are created with (setkeycreatecon), if any.
+    pub keycreate_sid: Option<Sid>,
 }
 
 impl PreparedCred {
     /// Acting as `sid` (before the last exec too), with nothing requested for exec or
     /// creation.
     pub fn new(sid: Sid) -> PreparedCred {
-        PreparedCred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None }
+        PreparedCred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None, keycreate_sid: None }
     }
 
     /// The credential, ready to commit or override with.
     pub fn build(self) -> Arc<Cred> {
-        let PreparedCred { sid, osid, exec_sid, create_sid, sockcreate_sid } = self;
-        Arc::new(Cred { sid, osid, exec_sid, create_sid, sockcreate_sid, search: SearchCache::new(sid), epoch: CredEpoch::new(sid) })
+        let PreparedCred { sid, osid, exec_sid, create_sid, sockcreate_sid, keycreate_sid } = self;
+        Arc::new(Cred { sid, osid, exec_sid, create_sid, sockcreate_sid, keycreate_sid, search: SearchCache::new(sid), epoch: CredEpoch::new(sid) })
     }
 }
 
@@ -155,10 +167,16 @@ impl TaskRef {
         self.objective.cred.load_full()
     }
 
-    /// The task's objective SID now (the kernel's task_sid_obj).
+    /// The task's objective SID now (the kernel's task_sid_obj, which its
+    /// (selinux_task_getlsmprop_obj) reads).
     #[inline(always)]
     pub fn sid(&self) -> Sid {
         Sid(self.objective.sid.load(Acquire))
+    }
+
+    /// Whether `other` is a handle on the same task (the kernel's `p == current`).
+    pub fn same_task(&self, other: &TaskRef) -> bool {
+        Arc::ptr_eq(&self.objective, &other.objective)
     }
 }
 
@@ -187,7 +205,8 @@ impl Task {
         &self.subjective
     }
 
-    /// The subjective SID (the kernel's current_sid): one pointer load.
+    /// The subjective SID (the kernel's current_sid, which its
+    /// (selinux_current_getlsmprop_subj) reads): one pointer load.
     #[inline(always)]
     pub fn sid(&self) -> Sid {
         self.subjective.sid()
@@ -204,6 +223,11 @@ impl Task {
 
     pub fn comm(&self) -> &str {
         &self.shared.comm
+    }
+
+    /// Whether the subjective credential is overridden now (a commit would be refused).
+    pub fn overridden(&self) -> bool {
+        self.overridden
     }
 
     /// Acts with `cred` until the guard is dropped (the kernel's override_creds and
@@ -295,7 +319,7 @@ mod tests {
     /// A credential for `sid` holding `warm`'s remembered state (its search cache and epoch),
     /// as a change that copied a credential's state into one for another SID would make it.
     fn with_state_of(sid: Sid, warm: Cred) -> Cred {
-        Cred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None, search: warm.search, epoch: warm.epoch }
+        Cred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None, keycreate_sid: None, search: warm.search, epoch: warm.epoch }
     }
 
     /// Issue 19, item 3: whatever a credential remembers answers only for the SID it was made

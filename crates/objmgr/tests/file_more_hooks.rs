@@ -344,10 +344,10 @@ fn the_label_as_an_attributes_text() {
     e.take();
     // selinux_dentry_init_security / _create_files_as: selinux_determine_inode_label, with
     // the name, and nothing asked.
-    assert_eq!(om.dentry_init_security(&t, &d, "special", REG), Ok(("security.selinux", "u:object_r:c_t:s0".into())));
-    assert_eq!(om.dentry_init_security(&t, &d, "other", REG), Ok(("security.selinux", "u:object_r:b_t:s0".into())));
+    assert_eq!(om.dentry_init_security(&t, &d, "special", REG).map(|(_, c)| c), Ok("u:object_r:c_t:s0".into()));
+    assert_eq!(om.dentry_init_security(&t, &d, "other", REG).map(|(_, c)| c), Ok("u:object_r:b_t:s0".into()));
     let server = e.task("u:r:kernel_t:s0");
     let new = om.dentry_create_files_as(&t, &d, "special", REG, server.cred().prepare()).unwrap();
-    assert_eq!((new.sid, new.create_sid.map(|s| e.ctx(s))), (server.sid(), Some("u:object_r:c_t:s0".into())));
+    assert_eq!((new.sid(), new.create_sid().map(|s| e.ctx(s))), (server.sid(), Some("u:object_r:c_t:s0".into())));
     assert_eq!(e.asked(), Vec::<String>::new());
 }

@@ -1,7 +1,12 @@
 //! Process hooks: exec (the new credential, in [`exec`]), signals, ptrace-like access,
 //! capabilities. Each names the kernel function (hooks.c) it follows.
 
+pub mod cred_hooks;
 pub mod exec;
+pub mod kernel;
+pub mod procattr;
+pub mod task;
+pub mod uring;
 
 use crate::audit::AuditData;
 use crate::classes::{file, process, Class};
@@ -11,6 +16,9 @@ use crate::error::{ObjmgrError, Result};
 use crate::ObjectManager;
 
 pub use exec::{ExecCreds, ExecOpts};
+pub use procattr::{ProcAttr, SetAttrOpts};
+pub use kernel::syslog_action;
+pub use task::prlimit_flags;
 
 /// Signal numbers with permissions of their own (signal_to_av).
 pub mod sig {

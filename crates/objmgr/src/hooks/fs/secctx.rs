@@ -103,25 +103,6 @@ impl ObjectManager {
         name == XATTR_SELINUX_SUFFIX
     }
 
-    /// The label a file of `mode` named `name` about to be created in `dir` by `task` will
-    /// have, as the attribute's name and text, for a client to send with its create request
-    /// (NFS's security label, FUSE's security context) (selinux_dentry_init_security): what
-    /// [`ObjectManager::determine_inode_label`] gives. Nothing is asked.
-    pub fn dentry_init_security(&self, task: &Task, dir: &InodeSec, name: &str, mode: u32) -> Result<(&'static str, String)> {
-        let sid = self.determine_inode_label(task, dir, name, inode_class(mode))?;
-        let ctx = self.server().names().sid_to_context(sid).ok_or_else(|| ObjmgrError::Invalid(format!("SID {} has no context", sid.0)))?;
-        Ok((XATTR_NAME_SELINUX, ctx))
-    }
-
-    /// The credential `new` a filesystem creates a file of `mode` named `name` in `dir` with on
-    /// behalf of `old` (overlayfs, ceph, NFS's server) (selinux_dentry_create_files_as): its
-    /// create SID is the label `old` would give the file
-    /// ([`ObjectManager::determine_inode_label`]). Nothing is asked.
-    pub fn dentry_create_files_as(&self, old: &Task, dir: &InodeSec, name: &str, mode: u32, new: PreparedCred) -> Result<PreparedCred> {
-        let sid = self.determine_inode_label(old, dir, name, inode_class(mode))?;
-        Ok(PreparedCred { create_sid: Some(sid), ..new })
-    }
-
     /// The inode's SID, for audit filter rules and the like (selinux_inode_getlsmprop).
     pub fn inode_getlsmprop(&self, inode: &InodeSec) -> Sid {
         inode.sid()
