@@ -866,7 +866,7 @@ impl Avc {
     /// that policy's names (and the SIDs with its contexts), which the cache keeps for the two
     /// newest policies it has decisions of, as the kernel formats its record under the policy
     /// that decided. A decision older than both (two reloads during one check) has no names
-    /// left: its record gives the numbers (`{ 0x1 }`, `tclass=class=2`, `sid=5`), never
+    /// left: its record gives the numbers (`{ 0x1 }`, `tclass=class=2`, `ssid=5`), never
     /// another policy's names.
     #[allow(clippy::too_many_arguments)]
     pub fn audit_record(&self, ssid: Sid, tsid: Sid, class: ClassId, at: Seqno, audited: AccessVector, denied: bool, granted: bool, aux: Option<&str>) -> String {
@@ -886,21 +886,17 @@ impl Avc {
         if unknown != 0 {
             perms.push_str(&format!(" {unknown:#x}"));
         }
-        let ctx = |sid: Sid| s.and_then(|s| s.sid_to_context(sid)).unwrap_or_else(|| format!("sid={}", sid.0));
+        let (ids, raw) = audit_contexts(s, ssid, tsid);
         let mut line = format!("avc:  {}  {{{perms} }} for ", if denied { "denied" } else { "granted" });
         if let Some(a) = aux {
             line.push(' ');
             line.push_str(a);
         }
-        line.push_str(&format!(
-            " scontext={} tcontext={} tclass={}",
-            ctx(ssid),
-            ctx(tsid),
-            s.and_then(|s| s.class_name(class)).unwrap_or_else(|| format!("class={}", class.0))
-        ));
+        line.push_str(&format!("{ids} tclass={}", s.and_then(|s| s.class_name(class)).unwrap_or_else(|| format!("class={}", class.0))));
         if denied {
             line.push_str(&format!(" permissive={}", u8::from(granted)));
         }
+        line.push_str(&raw);
         line
     }
 
@@ -926,4 +922,35 @@ impl Avc {
         let (entries, buckets_used, longest_chain) = self.table(latest).occupancy(latest);
         HashStats { entries, buckets_used, buckets: self.tables[0].buckets(), longest_chain }
     }
+}
+
+/// The subject and target of an audit record as the kernel's avc_audit_post_callback writes
+/// them, with `names` (None: no names left for the decision's policy): ` scontext=S
+/// tcontext=T`, a SID security_sid_to_context cannot name written ` ssid=N` / ` tsid=N`; and,
+/// to go after `tclass=` and `permissive=`, ` srawcon=` / ` trawcon=` with the text of a SID
+/// kept for a context the policy does not define (security_sid_to_context_inval, as
+/// audit_log_n_untrustedstring writes it), or nothing.
+pub fn audit_contexts(names: Option<&dyn PolicyNames>, ssid: Sid, tsid: Sid) -> (String, String) {
+    let mut ids = String::new();
+    let mut raw = String::new();
+    for (sid, ctx_key, sid_key, raw_key) in [(ssid, "scontext", "ssid", "srawcon"), (tsid, "tcontext", "tsid", "trawcon")] {
+        match names.and_then(|n| n.sid_to_context(sid)) {
+            Some(c) => ids.push_str(&format!(" {ctx_key}={c}")),
+            None => ids.push_str(&format!(" {sid_key}={}", sid.0)),
+        }
+        if let Some(text) = names.and_then(|n| n.sid_to_context_inval(sid)) {
+            raw.push_str(&format!(" {raw_key}="));
+            let b = text.as_bytes();
+            if b.iter().any(|&c| c == b'"' || !(0x21..=0x7e).contains(&c)) {
+                for c in b {
+                    raw.push_str(&format!("{c:02X}"));
+                }
+            } else {
+                raw.push('"');
+                raw.push_str(&text);
+                raw.push('"');
+            }
+        }
+    }
+    (ids, raw)
 }

@@ -23,6 +23,9 @@ pub enum Labeling {
     Genfs,
     /// Every inode has the mount's context= SID.
     Mountpoint,
+    /// The filesystem keeps and reports each inode's label itself (the kernel's
+    /// SECURITY_FS_USE_NATIVE: labeled NFS); an inode it reports none for is unlabeled.
+    Native,
 }
 
 /// A mounted filesystem's blob (superblock_security_struct).
@@ -115,10 +118,11 @@ pub struct FileSec {
     pub isid: Sid,
     /// The policy seqno when the open was checked.
     pub pseqno: Seqno,
-    /// The permissions (our bits of the inode's class) the open checked and granted with
-    /// nothing to audit, under an enforcing decision of policy `pseqno`: what the revalidation
-    /// skip may cover (0: nothing, every read and write is checked). Read-only: the skip
-    /// tests the VFS masks derived from it at the open.
+    /// The permissions (our bits of the inode's class) the open checked and the policy
+    /// granted, audited or not, under an enforcing decision of policy `pseqno` (never a grant
+    /// made only because the mode or the domain is permissive): what the revalidation skip
+    /// covers, silently, as the kernel's (0: nothing, every read and write is checked).
+    /// Read-only: the skip tests the VFS masks derived from it at the open.
     pub granted: u32,
     /// The open flags (O_APPEND turns a write into an append).
     pub flags: i32,

@@ -221,6 +221,22 @@ impl ObjectManager {
         self.outcome(class, c)
     }
 
+    /// avc_audit_required's `auditdeny` argument for access(2) (FILE__AUDIT_ACCESS): a denial
+    /// is not audited, whatever was denied, when the decision's auditdeny lacks the class's
+    /// `audit_access` (a dontaudit rule for it; also when the policy does not define it, which
+    /// the kernel's map_decision leaves out of auditdeny). A class the policy lacks keeps its
+    /// record.
+    pub(crate) fn dontaudit_access(&self, class: Class, v: &mut Checked) {
+        if v.denied.is_empty() || v.unknown_class {
+            return;
+        }
+        let Some(map) = self.maps.for_seqno(v.decision.seqno) else { return };
+        let bit = map.translate(class, crate::classes::common_file::AUDIT_ACCESS).map_or(0, |t| t.perms.0);
+        if v.decision.auditdeny.0 & bit == 0 {
+            v.audited = AccessVector::NONE;
+        }
+    }
+
     /// What a fast path notes before a check whose grant it may remember.
     #[inline(always)]
     pub(crate) fn window(&self) -> Window {
@@ -235,6 +251,21 @@ impl ObjectManager {
     #[inline(always)]
     pub(crate) fn may_remember(&self, w: Window, v: &Checked) -> bool {
         v.clean() && !v.decision.flags.permissive() && w.enforcing && self.avc.enforcing() && self.fast.switches() == w.switches
+    }
+
+    /// Whether an open's grant `v`, checked in window `w`, may be kept for the revalidation
+    /// skip: what [`ObjectManager::may_remember`] asks but an audit record, since the kernel's
+    /// selinux_file_permission skips a read or write of an auditallow'ed open too. Never a
+    /// grant made only because the mode or the domain is permissive.
+    #[inline(always)]
+    pub(crate) fn may_keep_open(&self, w: Window, v: &Checked) -> bool {
+        v.denied.is_empty()
+            && v.unknown == 0
+            && !v.unknown_class
+            && !v.decision.flags.permissive()
+            && w.enforcing
+            && self.avc.enforcing()
+            && self.fast.switches() == w.switches
     }
 
     /// The policy's number for our `class`, from the map of the policy the server answers
@@ -296,14 +327,8 @@ impl ObjectManager {
                 perms.push_str(name);
             }
             let names = self.server.names();
-            let ctx = |s: Sid| names.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
-            let line = format!(
-                "avc:  denied  {{{perms} }} for  {aux} scontext={} tcontext={} tclass={} permissive={}",
-                ctx(ssid),
-                ctx(tsid),
-                class.name(),
-                u8::from(!v.enforced)
-            );
+            let (ids, raw) = seaccess_avc::audit_contexts(Some(&*names), ssid, tsid);
+            let line = format!("avc:  denied  {{{perms} }} for  {aux}{ids} tclass={} permissive={}{raw}", class.name(), u8::from(!v.enforced));
             self.avc.emit_audit_line(&line);
             return;
         }
@@ -332,17 +357,12 @@ impl ObjectManager {
         named.sort_unstable();
         let perms: String = named.iter().map(|(_, n)| format!(" {n}")).collect();
         let names = self.server.names();
-        let ctx = |s: Sid| names.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
-        let mut line = format!(
-            "avc:  {}  {{{perms} }} for  {aux} scontext={} tcontext={} tclass={}",
-            if denied { "denied" } else { "granted" },
-            ctx(ssid),
-            ctx(tsid),
-            class.name()
-        );
+        let (ids, raw) = seaccess_avc::audit_contexts(Some(&*names), ssid, tsid);
+        let mut line = format!("avc:  {}  {{{perms} }} for  {aux}{ids} tclass={}", if denied { "denied" } else { "granted" }, class.name());
         if denied {
             line.push_str(&format!(" permissive={}", u8::from(!v.enforced)));
         }
+        line.push_str(&raw);
         self.avc.emit_audit_line(&line);
     }
 

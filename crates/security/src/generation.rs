@@ -84,6 +84,41 @@ impl Generation {
         Ok(self.intern(self.parse_context(s)?))
     }
 
+    /// The kernel's security_context_to_sid_force: the SID of `s` if this policy defines it,
+    /// else a SID kept for the text as given (its trailing NUL removed), decided as the
+    /// unlabeled initial SID under every policy that does not define it, and as the context
+    /// itself under one that does (each policy parses a SID's text anew: see
+    /// [`Generation::sid_context`]). Only a text that is not a context in any policy's syntax
+    /// (empty, or without `user:role:type`) is refused, as the kernel refuses an empty one.
+    pub fn context_to_sid_force(&self, s: &str) -> Result<Sid> {
+        match self.parse_context(s) {
+            Ok(c) => Ok(self.intern(c)),
+            Err(e) => {
+                let text = s.strip_suffix('\0').unwrap_or(s);
+                if text.is_empty() || text.splitn(4, ':').count() < 3 || text.contains('\0') {
+                    return Err(e);
+                }
+                Ok(self.sids.sid_of(text))
+            }
+        }
+    }
+
+    /// The text of a SID kept for a context this policy does not define (the kernel's
+    /// security_sid_to_context_inval); None for every other SID. Asked only for audit records:
+    /// a SID that maps to the unlabeled SID's context is the only candidate, and its text is
+    /// parsed again to tell.
+    pub fn sid_to_context_inval(&self, sid: Sid) -> Option<String> {
+        if sid.0 == UNLABELED {
+            return None;
+        }
+        let c = self.sid_context(sid).ok()?;
+        if Some(c) != self.ctx.get(Sid(UNLABELED)) {
+            return None;
+        }
+        let text = self.sids.text(sid)?;
+        parse_context(&self.c.policy, &text).is_err().then(|| text.to_string())
+    }
+
     pub fn context_struct_to_sid(&self, c: Context) -> Result<Sid> {
         self.check_context(&c)?;
         Ok(self.intern(c))

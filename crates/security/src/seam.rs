@@ -82,6 +82,10 @@ impl PolicyNames for Generation {
         Generation::sid_to_context(self, sid).ok()
     }
 
+    fn sid_to_context_inval(&self, sid: Sid) -> Option<String> {
+        Generation::sid_to_context_inval(self, sid)
+    }
+
     fn policy_caps(&self) -> seaccess_types::PolicyCaps {
         Generation::policy_caps(self)
     }
@@ -95,6 +99,10 @@ impl PolicyNames for Generation {
 impl seaccess_types::LabelServer for Generation {
     fn context_to_sid(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
         Generation::context_to_sid(self, context).map_err(server_error)
+    }
+
+    fn context_to_sid_force(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
+        Generation::context_to_sid_force(self, context).map_err(server_error)
     }
 
     fn initial_sid(&self, n: u32) -> Option<Sid> {
@@ -127,9 +135,8 @@ impl seaccess_types::LabelServer for Generation {
             crate::FsUseBehavior::Xattr => seaccess_types::FsUse::Xattr,
             crate::FsUseBehavior::Trans => seaccess_types::FsUse::Trans,
             crate::FsUseBehavior::Task => seaccess_types::FsUse::Task,
-            crate::FsUseBehavior::Genfs | crate::FsUseBehavior::None | crate::FsUseBehavior::Native | crate::FsUseBehavior::Unspecified => {
-                seaccess_types::FsUse::Other
-            }
+            crate::FsUseBehavior::Native => seaccess_types::FsUse::Native,
+            crate::FsUseBehavior::Genfs | crate::FsUseBehavior::None | crate::FsUseBehavior::Unspecified => seaccess_types::FsUse::Other,
         };
         Some((b, sid))
     }
@@ -203,6 +210,10 @@ impl seaccess_types::AccessServer for SecurityServer {
 impl seaccess_types::LabelServer for SecurityServer {
     fn context_to_sid(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
         seaccess_types::LabelServer::context_to_sid(&**self.current.load(), context)
+    }
+
+    fn context_to_sid_force(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
+        seaccess_types::LabelServer::context_to_sid_force(&**self.current.load(), context)
     }
 
     fn initial_sid(&self, n: u32) -> Option<Sid> {

@@ -116,7 +116,7 @@ fn audit_records_are_named_by_the_decisions_policy() {
     // in the cache: its record gives numbers only (`{ 0x1 }`, `tclass=class=2`), which name
     // nothing wrongly; under this storm (a reload every few hundred microseconds) that must
     // still be rare.
-    let numbered = |r: &&String| r.contains(" tclass=class=") && r.contains("scontext=sid=");
+    let numbered = |r: &&String| r.contains(" tclass=class=") && r.contains(" ssid=");
     let misnamed: Vec<&String> = log
         .iter()
         .filter(|r| {

@@ -286,8 +286,16 @@ pub trait PolicyNames: Send + Sync {
     fn class_name(&self, class: ClassId) -> Option<String>;
     /// A permission's name (bit counted from 0), for audit records.
     fn perm_name(&self, class: ClassId, bit: u32) -> Option<String>;
-    /// The context of a SID in this generation, for audit records.
+    /// The context of a SID in this generation, for audit records. A SID kept for a context
+    /// this policy does not define ([`LabelServer::context_to_sid_force`]) gives the unlabeled
+    /// initial SID's context, as the kernel's security_sid_to_context does.
     fn sid_to_context(&self, sid: Sid) -> Option<String>;
+    /// The text of a SID kept for a context this policy does not define, None for any other
+    /// SID (the kernel's security_sid_to_context_inval, which audit records add as `srawcon=`
+    /// and `trawcon=`). The default keeps no such SIDs.
+    fn sid_to_context_inval(&self, _sid: Sid) -> Option<String> {
+        None
+    }
     /// The policy's capabilities, for object managers deciding which checks to make
     /// (open_perms, extended_socket_class, ...). The default declares none.
     fn policy_caps(&self) -> PolicyCaps {
@@ -349,9 +357,12 @@ pub enum FsUse {
     Trans,
     /// Every inode takes the SID of the task that creates it.
     Task,
+    /// Labels the filesystem itself keeps and reports (the kernel's SECURITY_FS_USE_NATIVE,
+    /// as NFSv4.2's labeled NFS).
+    Native,
     /// A behaviour by which no inode is labelled from the statement itself (the kernel's
-    /// SECURITY_FS_USE_GENFS, _NONE and _NATIVE, and 0, which policies may hold): inodes get
-    /// the filesystem's SID, or genfscon's where the kernel looks it up.
+    /// SECURITY_FS_USE_GENFS and _NONE, and 0, which policies may hold): inodes get the
+    /// filesystem's SID, or genfscon's where the kernel looks it up.
     Other,
 }
 
@@ -365,6 +376,16 @@ pub trait LabelServer: AccessServer {
     /// The SID of a context given as text (a client's, an attribute's); an error if the current
     /// policy does not define it.
     fn context_to_sid(&self, context: &str) -> Result<Sid, ServerError>;
+    /// The SID of a context given as text, kept even if the current policy does not define it
+    /// (the kernel's security_context_to_sid_force, for a relabel by a task with
+    /// `CAP_MAC_ADMIN`): such an "unmapped" SID keeps its text
+    /// ([`PolicyNames::sid_to_context_inval`] gives it back), is decided as the unlabeled
+    /// initial SID, and becomes the context itself once a loaded policy defines it. The default
+    /// keeps nothing: a context the policy does not define is refused as by
+    /// [`LabelServer::context_to_sid`].
+    fn context_to_sid_force(&self, context: &str) -> Result<Sid, ServerError> {
+        self.context_to_sid(context)
+    }
     /// The SID of initial SID number `n` (1 = kernel, ...), if the policy defines it.
     fn initial_sid(&self, n: u32) -> Option<Sid>;
     /// Whether `sid` is initial SID number `n` of the current policy: `initial_sid(n) ==

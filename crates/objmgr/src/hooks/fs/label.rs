@@ -28,6 +28,9 @@ pub struct MountOpts<'a> {
     pub rootcontext: Option<&'a str>,
     /// fscontext=: the filesystem's SID.
     pub fscontext: Option<&'a str>,
+    /// The filesystem keeps labels itself and asks for native labeling (the kernel's
+    /// SECURITY_LSM_NATIVE_LABELS mount flag, which labeled NFS passes); ignored with context=.
+    pub native_labels: bool,
 }
 
 /// Genfs filesystems whose inodes may carry their own labels (selinux_is_genfs_special_handling).
@@ -85,6 +88,7 @@ impl ObjectManager {
             // fs_use statements naming genfs, none or native: inodes take the filesystem's
             // SID, or genfscon's on the filesystems the kernel looks it up for.
             Some((FsUse::Other, s)) => (Labeling::Genfs, s),
+            Some((FsUse::Native, s)) => (Labeling::Native, s),
             // No genfscon for "/" either: the kernel's SECURITY_FS_USE_NONE, whose inodes get
             // the filesystem's SID (unlabeled), as genfs ones do.
             None => (Labeling::Genfs, self.with_policy_class(Class::DIR, |c| Ok(self.server().genfs_sid(fstype, "/", c)))?.unwrap_or(unlabeled)),
@@ -125,6 +129,15 @@ impl ObjectManager {
             sb_relabel(sid, x)?;
             sid = x;
         }
+        if opts.native_labels && opts.context.is_none() {
+            labeling = Labeling::Native;
+        }
+        // A context= without rootcontext= is the root's context too, checked as rootcontext=
+        // is (selinux_set_mnt_opts sets rootcontext_sid = context_sid).
+        let mut rootcontext = match opts.rootcontext {
+            Some(c) => Some(self.mount_context("rootcontext", c)?),
+            None => None,
+        };
         if let Some(c) = opts.context {
             let x = self.mount_context("context", c)?;
             if opts.fscontext.is_some() {
@@ -133,18 +146,17 @@ impl ObjectManager {
                 sb_relabel(sid, x)?;
                 sid = x;
             }
+            rootcontext = rootcontext.or(Some(x));
             labeling = Labeling::Mountpoint;
             mntpoint_sid = x;
-            root_sid = Some(x);
         }
-        if let Some(c) = opts.rootcontext {
-            let x = self.mount_context("rootcontext", c)?;
+        if let Some(x) = rootcontext {
             inode_relabel(x, sid)?;
             root_sid = Some(x);
         }
         if let Some(c) = opts.defcontext {
-            if labeling != Labeling::Xattr {
-                return Err(ObjmgrError::Invalid(format!("defcontext= on {fstype}, which does not use extended attributes")));
+            if labeling != Labeling::Xattr && labeling != Labeling::Native {
+                return Err(ObjmgrError::Invalid(format!("defcontext= on {fstype}, which neither uses extended attributes nor labels natively")));
             }
             let x = self.mount_context("defcontext", c)?;
             if x != def_sid {
@@ -153,7 +165,7 @@ impl ObjectManager {
             def_sid = x;
         }
         let sblabel = match labeling {
-            Labeling::Xattr | Labeling::Trans | Labeling::Task => true,
+            Labeling::Xattr | Labeling::Trans | Labeling::Task | Labeling::Native => true,
             Labeling::Genfs => genfs_sblabel(fstype, caps),
             Labeling::Mountpoint => false,
         };
@@ -203,13 +215,16 @@ impl ObjectManager {
         match sb.labeling {
             Labeling::Xattr => match xattr {
                 None => sb.def_sid,
-                // security_context_to_sid_default: an invalid context is kept as a raw string
-                // whose decisions are those of the unlabeled SID; here it is the unlabeled SID.
-                Some(ctx) => self.server().context_to_sid(ctx.trim_end_matches('\0')).unwrap_or(unlabeled),
+                // security_context_to_sid_default: an invalid context is kept as an unmapped
+                // SID, decided as the unlabeled SID until a policy defines it.
+                Some(ctx) => self.server().context_to_sid_force(ctx.trim_end_matches('\0')).unwrap_or(unlabeled),
             },
             Labeling::Task => task_sid,
             Labeling::Trans => self.with_policy_class(class, |c| Ok(self.server().transition_sid(task_sid, sb.sid, c, None)?)).unwrap_or(unlabeled),
             Labeling::Mountpoint => sb.mntpoint_sid,
+            // The label the filesystem reports, set as selinux_inode_setsecurity sets it (a
+            // context the policy does not define is refused, leaving the inode unlabeled).
+            Labeling::Native => xattr.and_then(|ctx| self.server().context_to_sid(ctx.trim_end_matches('\0')).ok()).unwrap_or(unlabeled),
             Labeling::Genfs => {
                 let symlinks = self.policy_caps().contains(PolicyCap::GenfsSeclabelSymlinks);
                 if !sb.genfs_paths || (class == Class::LNK_FILE && !symlinks) {

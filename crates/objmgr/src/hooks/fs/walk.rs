@@ -13,7 +13,7 @@ use crate::grant::{self, compact};
 use crate::walkmemo::{self, WalkMemo};
 use crate::ObjectManager;
 
-use super::{dentry, file_mask_to_av, path, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
+use super::{dentry, file_mask_to_av, path, MAY_ACCESS, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
 
 /// The directories a path walk searches, in order, as the object manager holds them. The walk
 /// reads only their blobs; a name is read only for an audit record. So an object manager may
@@ -82,9 +82,12 @@ impl ObjectManager {
     /// The kernel's selinux_inode_permission: `mask` (MAY_* bits; MAY_OPEN and MAY_ACCESS
     /// alone ask nothing) on `inode`, whose entry is named `name` in the audit record if known
     /// (INODE audit data). A clean grant is remembered by the inode (and, on a directory, by
-    /// the credential's search cache); a denial always goes to the cache and is audited.
+    /// the credential's search cache); a denial always goes to the cache and is audited, but
+    /// for access(2) (MAY_ACCESS in `mask`) only if the policy does not dontaudit the class's
+    /// `audit_access` (avc_audit_required with FILE__AUDIT_ACCESS).
     #[inline]
     pub fn inode_permission(&self, task: &Task, inode: &InodeSec, mask: u32, name: Option<&str>) -> Result<()> {
+        let access = mask & MAY_ACCESS != 0;
         let mask = mask & (MAY_READ | MAY_WRITE | MAY_EXEC | MAY_APPEND);
         if mask == 0 {
             return Ok(());
@@ -95,13 +98,14 @@ impl ObjectManager {
                 return Ok(());
             }
         }
-        self.inode_permission_slow(task, inode, perms, name)
+        self.inode_permission_slow(task, inode, perms, name, access)
     }
 
     /// inode_permission with no remembered grant: the credential's search cache for a
-    /// directory, else the cache.
+    /// directory, else the cache. Only grants are remembered, and MAY_ACCESS changes only
+    /// whether a denial is audited, so the fast paths answer an access(2) check as any other.
     #[inline(never)]
-    fn inode_permission_slow(&self, task: &Task, inode: &InodeSec, perms: u32, name: Option<&str>) -> Result<()> {
+    fn inode_permission_slow(&self, task: &Task, inode: &InodeSec, perms: u32, name: Option<&str>, access: bool) -> Result<()> {
         let class = inode.class();
         let fast = self.fast_paths();
         let bits = if class == Class::DIR { SearchCache::bits(perms) } else { None };
@@ -122,7 +126,10 @@ impl ObjectManager {
             }
         }
         let w = self.window();
-        let (v, isid) = self.check_inode_noaudit(Hook::InodePermission, task, inode, perms)?;
+        let (mut v, isid) = self.check_inode_noaudit(Hook::InodePermission, task, inode, perms)?;
+        if access {
+            self.dontaudit_access(class, &mut v);
+        }
         if let Some(b) = bits {
             if fast.search_cache() && self.may_remember(w, &v) {
                 cache.insert(task.sid(), isid, v.decision.seqno, b);
@@ -173,7 +180,7 @@ impl ObjectManager {
             if id != 0 && d.grant.holds(id, grant::SEARCH) {
                 continue;
             }
-            self.inode_permission_slow(task, d, file_mask_to_av(d.class(), MAY_EXEC), Some(dirs.name(i)))?;
+            self.inode_permission_slow(task, d, file_mask_to_av(d.class(), MAY_EXEC), Some(dirs.name(i)), false)?;
         }
         Ok(())
     }

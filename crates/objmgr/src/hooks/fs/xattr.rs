@@ -63,14 +63,24 @@ impl ObjectManager {
         self.check(Hook::InodeSetattr, task, inode.sid(), inode.class(), av, &dentry(inode, name)).map(|_| ())
     }
 
+    /// setxattr(2) (selinux_inode_setxattr) by a task without CAP_MAC_ADMIN: see
+    /// [`ObjectManager::inode_setxattr_caps`].
+    pub fn inode_setxattr(&self, task: &Task, inode: &InodeSec, name: &str, xattr: &str, value: &str) -> Result<()> {
+        self.inode_setxattr_caps(task, inode, name, xattr, value, false)
+    }
+
     /// setxattr(2) (selinux_inode_setxattr): `{setattr}` for any attribute but
     /// `security.selinux`; for that one the relabel checks: `{relabelfrom}` on the current
-    /// label, the value must be a valid context (else EINVAL and an `op=setxattr
-    /// invalid_context=` record), `{relabelto}` on the new label, the policy's validatetrans
-    /// constraints (EPERM, in enforcing mode), and the new label `filesystem {associate}` with
-    /// the filesystem. Only where inodes carry labels (else EOPNOTSUPP). The owner check before
-    /// it is the caller's. Call [`ObjectManager::inode_post_setxattr`] once the value is stored.
-    pub fn inode_setxattr(&self, task: &Task, inode: &InodeSec, name: &str, xattr: &str, value: &str) -> Result<()> {
+    /// label; a value the policy does not define as a context is refused (EINVAL and an
+    /// `op=setxattr invalid_context=` record) unless the task has CAP_MAC_ADMIN
+    /// (`cap_mac_admin`: the POSIX capability in the initial namespace, the caller's to know,
+    /// as has_cap_mac_admin's cap_capable) and `capability2 {mac_admin}` (audited), when it is
+    /// kept unmapped (security_context_to_sid_force: decided as the unlabeled SID); then
+    /// `{relabelto}` on the new label, the policy's validatetrans constraints (EPERM, in
+    /// enforcing mode), and the new label `filesystem {associate}` with the filesystem. Only
+    /// where inodes carry labels (else EOPNOTSUPP). The owner check before it is the caller's.
+    /// Call [`ObjectManager::inode_post_setxattr`] once the value is stored.
+    pub fn inode_setxattr_caps(&self, task: &Task, inode: &InodeSec, name: &str, xattr: &str, value: &str, cap_mac_admin: bool) -> Result<()> {
         let ad = dentry(inode, name);
         if xattr != XATTR_NAME_SELINUX {
             return self.check(Hook::InodeSetxattr, task, inode.sid(), inode.class(), common_file::SETATTR, &ad).map(|_| ());
@@ -83,6 +93,8 @@ impl ObjectManager {
         let ctx = value.trim_end_matches('\0');
         let new = match self.server().context_to_sid(ctx) {
             Ok(s) => s,
+            // has_cap_mac_admin(true): CAP_MAC_ADMIN (capability 33), then its check, audited.
+            Err(_) if cap_mac_admin && self.capable_opts(task, 33, true, true).is_ok() => self.server().context_to_sid_force(ctx)?,
             Err(e) => {
                 // The kernel's AUDIT_SELINUX_ERR record (a task without CAP_MAC_ADMIN).
                 let mut line = String::from("op=setxattr");
@@ -118,7 +130,8 @@ impl ObjectManager {
     }
 
     /// After a `security.selinux` value is stored (selinux_inode_post_setxattr): the inode
-    /// takes the new SID, forgetting every fast-path record made under the old one.
+    /// takes the new SID (security_context_to_sid_force: a context the policy does not define
+    /// is kept unmapped), forgetting every fast-path record made under the old one.
     pub fn inode_post_setxattr(&self, inode: &InodeSec, xattr: &str, value: &str) -> Result<()> {
         if xattr != XATTR_NAME_SELINUX {
             return Ok(());
@@ -126,7 +139,7 @@ impl ObjectManager {
         let ctx = value.trim_end_matches('\0');
         let sid = self
             .server()
-            .context_to_sid(ctx)
+            .context_to_sid_force(ctx)
             .map_err(|e| ObjmgrError::InvalidContext { context: ctx.to_string(), why: e.to_string() })?;
         inode.set_sid(sid);
         Ok(())

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use seaccess_types::{PolicyCap, Sid};
 
 use crate::audit::AuditData;
-use crate::blobs::InodeSec;
-use crate::classes::{file, process, process2, Class};
+use crate::blobs::{FileSec, InodeSec};
+use crate::classes::{common_file, fd, file, process, process2, Class};
+use crate::hooks::fs::file_to_av;
 use crate::counters::Hook;
 use crate::cred::{Cred, Task, TaskRef};
 use crate::error::{ObjmgrError, Result};
@@ -25,6 +26,33 @@ pub struct ExecOpts {
     pub share: bool,
     /// The task's tracer, if it is traced (LSM_UNSAFE_PTRACE with a ptrace parent).
     pub tracer: Option<TaskRef>,
+}
+
+/// An open file of a task about to exec, for [`ObjectManager::flush_unauthorized_files`].
+#[derive(Clone, Copy, Debug)]
+pub struct OpenFile<'a> {
+    /// The descriptor number, given back if the file is to be replaced.
+    pub fd: u32,
+    pub file: &'a FileSec,
+    pub inode: &'a InodeSec,
+    /// The file's path, for `path=` in audit records.
+    pub path: &'a str,
+}
+
+/// FILE audit data of an open file.
+fn path<'a>(f: &OpenFile<'a>) -> AuditData<'a> {
+    AuditData::Path { path: f.path, dev: &f.inode.sb.dev, ino: f.inode.ino }
+}
+
+/// What an exec must do to the task's open files before its new credential is committed
+/// (flush_unauthorized_files).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flush {
+    /// The descriptors to replace with the null device, in the order given.
+    pub replace: Vec<u32>,
+    /// The new credential may not read and write the controlling tty: the task loses it
+    /// (no_tty).
+    pub drop_tty: bool,
 }
 
 /// The credential an exec computed, to commit with [`Task::commit_creds`].
@@ -45,8 +73,8 @@ impl ExecCreds {
 impl ObjectManager {
     /// check_nnp_nosuid: under no_new_privs or a nosuid mount a transition must be allowed
     /// `process2 { nnp_transition nosuid_transition }` (with the nnp_nosuid_transition
-    /// policy capability), else be to a bounded type. The security server's seam answers no
-    /// bounds question, so without that permission the transition is refused.
+    /// policy capability), else be to a type the old one bounds (security_bounded_transition);
+    /// refused, EPERM under no_new_privs, EACCES for nosuid alone.
     fn check_nnp_nosuid(&self, task: &Task, old: Sid, new: Sid, opts: &ExecOpts) -> Result<()> {
         if (!opts.nnp && !opts.nosuid) || old == new {
             return Ok(());
@@ -56,6 +84,9 @@ impl ObjectManager {
             if self.check_sid(Hook::BprmCredsForExec, task, old, new, Class::PROCESS2, perms, &AuditData::None).is_ok() {
                 return Ok(());
             }
+        }
+        if self.server().bounded_transition(old, new)? {
+            return Ok(());
         }
         let what = format!("{} transition from SID {old} to SID {new}", if opts.nnp { "no_new_privs" } else { "nosuid" });
         if opts.nnp {
@@ -122,11 +153,44 @@ impl ObjectManager {
 
     /// Before `task` commits `creds` (selinux_bprm_committing_creds): whether the new
     /// process may inherit the resource limits (`process {rlimitinh}` from the old SID to the
-    /// new). Always true without a transition. (The kernel also revokes open files the new
-    /// SID may not use; open files are the caller's to revalidate.)
+    /// new). Always true without a transition. The open files the new SID may not use, which
+    /// the kernel's hook revokes first, are [`ObjectManager::flush_unauthorized_files`]'s.
     pub fn bprm_committing_creds(&self, task: &Task, creds: &ExecCreds) -> bool {
         let c = &creds.cred;
         c.sid() == c.osid() || self.check_sid(Hook::BprmCommittingCreds, task, c.osid(), c.sid(), Class::PROCESS, process::RLIMITINH, &AuditData::None).is_ok()
+    }
+
+    /// Before `task` commits `creds`, with a transition, the open files the new SID may not
+    /// use, as selinux_bprm_committing_creds's flush_unauthorized_files finds them (nothing
+    /// without a transition): first the controlling tty, `tty` (an open file of it, any
+    /// process's, with its inode and path), which the new SID must be allowed `{read write}`
+    /// on (file_path_has_perm: the inode check alone, PATH audit data), else the task drops
+    /// it; then each of `files` (match_file: file_has_perm with file_to_av, so `fd {use}`
+    /// first when another SID opened it, then read/write/append/ioctl as its open flags say),
+    /// each refused one to be replaced with the null device. The caller opens that device with
+    /// [`ObjectManager::file_open`] under the new credential (`O_RDWR`), as the kernel's
+    /// dentry_open does, and closes the descriptors instead if that is refused.
+    pub fn flush_unauthorized_files(&self, task: &Task, creds: &ExecCreds, tty: Option<OpenFile>, files: &[OpenFile]) -> Flush {
+        let c = &creds.cred;
+        let mut out = Flush::default();
+        if c.sid() == c.osid() {
+            return out;
+        }
+        let sid = c.sid();
+        let hook = Hook::BprmCommittingCreds;
+        if let Some(t) = tty {
+            let rw = common_file::READ | common_file::WRITE;
+            out.drop_tty = self.check_sid(hook, task, sid, t.inode.sid(), t.inode.class(), rw, &path(&t)).is_err();
+        }
+        for f in files {
+            let ad = path(f);
+            let ok = (sid == f.file.sid || self.check_sid(hook, task, sid, f.file.sid, Class::FD, fd::USE, &ad).is_ok())
+                && self.check_sid(hook, task, sid, f.inode.sid(), f.inode.class(), file_to_av(f.file.flags), &ad).is_ok();
+            if !ok {
+                out.replace.push(f.fd);
+            }
+        }
+        out
     }
 
     /// After `task` committed an exec's credential (selinux_bprm_committed_creds): whether
