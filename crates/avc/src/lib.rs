@@ -56,7 +56,7 @@ use seaccess_types::{lock, AccessServer, AccessVector, AvDecision, ClassId, Poli
 pub use stats::CacheStats;
 use stats::{Counter, Stats};
 use table::{Key, Stored, Table};
-use xperms::{flagged, XpKey, XpermCache};
+use xperms::{flagged, XpKey, XpKind, XpermCache};
 
 /// The outcome of one check (see [`Avc::check_at`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -708,7 +708,7 @@ impl Avc {
     /// `requested` is the class's ioctl permission. Once any extended-permission rule covers
     /// the triple, only the commands allowx rules list are allowed.
     pub fn has_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, aux: Option<&str>) -> Result<(), AvcError> {
-        let v = match self.ioctl_verdict(ssid, tsid, class, requested, cmd, None)? {
+        let v = match self.xperm_verdict(XpKind::Ioctl, ssid, tsid, class, requested, cmd, None)? {
             Ok(v) => v,
             // Unreachable: without an expected seqno every answer is taken.
             Err(at) => return Err(AvcError::Server(ServerError::Other(format!("no ioctl decision for policy seqno {at}")))),
@@ -724,7 +724,16 @@ impl Avc {
     /// [`Avc::has_ioctl`] for an object manager's translated class, as [`Avc::check_at`]: made
     /// only if the cache answers from policy `at`, not audited (see [`Avc::audit_ioctl`]).
     pub fn check_ioctl_at(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, at: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
-        self.ioctl_verdict(ssid, tsid, class, requested, cmd, Some(at))
+        self.xperm_verdict(XpKind::Ioctl, ssid, tsid, class, requested, cmd, Some(at))
+    }
+
+    /// The kernel's avc_has_extended_perms for a netlink message of type `msgtype` (AVC_EXT_NLMSG,
+    /// the type's high byte as the driver), as [`Avc::check_ioctl_at`]: `requested` is the
+    /// class's `nlmsg` permission; once any extended-permission rule covers the triple, only the
+    /// message types nlmsg allowx rules list are allowed. Made only if the cache answers from
+    /// policy `at`; not audited (the caller audits with [`Avc::audit`]).
+    pub fn check_nlmsg_at(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, msgtype: u16, at: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
+        self.xperm_verdict(XpKind::Nlmsg, ssid, tsid, class, requested, msgtype, Some(at))
     }
 
     /// The audit record of an ioctl check, if its verdict asks for one (with `ioctlcmd=`).
@@ -740,11 +749,11 @@ impl Avc {
         self.audit(ssid, tsid, class, v, Some(&aux));
     }
 
-    #[allow(clippy::type_complexity)]
-    fn ioctl_verdict(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, at: Option<Seqno>) -> Result<Result<Verdict, Seqno>, ServerError> {
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
+    fn xperm_verdict(&self, kind: XpKind, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, at: Option<Seqno>) -> Result<Result<Verdict, Seqno>, ServerError> {
         let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
         let key = (ssid, tsid, class);
-        let (d, state, covered, xpd) = self.ioctl_decisions(key, driver)?;
+        let (d, state, covered, xpd) = self.xperm_decisions(kind, key, driver)?;
         if at.is_some_and(|at| at != d.seqno) {
             return Ok(Err(d.seqno));
         }
@@ -760,7 +769,7 @@ impl Avc {
             let tag = Self::grant_tag(&d, state);
             self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, tag);
             if xpd.is_some() {
-                self.xperms.grant(key, driver, func, d.seqno.0, tag);
+                self.xperms.grant(key, kind, driver, func, d.seqno.0, tag);
             }
         }
         let audited = if denied.is_empty() {
@@ -788,11 +797,11 @@ impl Avc {
     /// the base decision (the server's change not yet announced) makes the cache move to that
     /// policy and start again.
     #[allow(clippy::type_complexity)]
-    fn ioctl_decisions(&self, key: XpKey, driver: u8) -> Result<(AvDecision, State, bool, Option<XpermsDecision>), ServerError> {
+    fn xperm_decisions(&self, kind: XpKind, key: XpKey, driver: u8) -> Result<(AvDecision, State, bool, Option<XpermsDecision>), ServerError> {
         for _ in 0..MISS_RETRIES {
             let (d, state) = self.lookup(key.0, key.1, key.2)?;
             let seqno = d.seqno.0;
-            let (drivers, at) = self.xperm_drivers(key, seqno)?;
+            let (drivers, at) = self.xperm_drivers(kind, key, seqno)?;
             if at != seqno {
                 self.advance(at);
                 continue;
@@ -801,7 +810,7 @@ impl Avc {
             if !flagged(&drivers, driver) {
                 return Ok((d, state, true, None));
             }
-            let (x, at) = self.xperm_decision(key, driver, seqno, state.tag())?;
+            let (x, at) = self.xperm_decision(kind, key, driver, seqno, state.tag())?;
             if at != seqno {
                 self.advance(at);
                 continue;
@@ -816,26 +825,32 @@ impl Avc {
 
     /// The drivers flagged for a triple under policy `seqno` (None: no extended-permission rule
     /// covers it), cached, with the seqno of the policy that answered.
-    fn xperm_drivers(&self, key: XpKey, seqno: u32) -> Result<(Option<[u32; 8]>, u32), ServerError> {
-        if let Some(d) = self.xperms.drivers(key, seqno) {
+    fn xperm_drivers(&self, kind: XpKind, key: XpKey, seqno: u32) -> Result<(Option<[u32; 8]>, u32), ServerError> {
+        if let Some(d) = self.xperms.drivers(key, kind, seqno) {
             return Ok((d, seqno));
         }
-        let (d, at) = self.server.xperm_drivers(key.0, key.1, key.2)?;
+        let (d, at) = match kind {
+            XpKind::Ioctl => self.server.xperm_drivers(key.0, key.1, key.2)?,
+            XpKind::Nlmsg => self.server.nlmsg_drivers(key.0, key.1, key.2)?,
+        };
         if at.0 == seqno {
-            self.xperms.store_drivers(key, d, seqno);
+            self.xperms.store_drivers(key, kind, d, seqno);
         }
         Ok((d, at.0))
     }
 
     /// One driver's decision under policy `seqno`, cached, with the seqno of the policy that
     /// answered.
-    fn xperm_decision(&self, key: XpKey, driver: u8, seqno: u32, tag: u8) -> Result<(XpermsDecision, u32), ServerError> {
-        if let Some(x) = self.xperms.decision(key, driver, seqno, tag) {
+    fn xperm_decision(&self, kind: XpKind, key: XpKey, driver: u8, seqno: u32, tag: u8) -> Result<(XpermsDecision, u32), ServerError> {
+        if let Some(x) = self.xperms.decision(key, kind, driver, seqno, tag) {
             return Ok((x, seqno));
         }
-        let (x, at) = self.server.compute_xperms(key.0, key.1, key.2, driver)?;
+        let (x, at) = match kind {
+            XpKind::Ioctl => self.server.compute_xperms(key.0, key.1, key.2, driver)?,
+            XpKind::Nlmsg => self.server.compute_nlmsg_xperms(key.0, key.1, key.2, driver)?,
+        };
         if at.0 == seqno {
-            self.xperms.store_decision(key, x, seqno);
+            self.xperms.store_decision(key, kind, x, seqno);
         }
         Ok((x, at.0))
     }

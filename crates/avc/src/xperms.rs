@@ -1,4 +1,4 @@
-//! Extended-permission (ioctl) decisions kept per triple and per driver, as the kernel keeps
+//! Extended-permission (ioctl and netlink message) decisions kept per triple, kind and driver, as the kernel keeps
 //! xperms nodes beside each AVC entry, in the same design as the main table: fixed sets of
 //! seqlock-protected slots, all atomics, read without locks or writes; every entry tagged with
 //! the seqno of the policy that made it, so a policy change retires them all at once without a
@@ -11,6 +11,14 @@ use seaccess_types::{ClassId, Sid, XpermsDecision};
 use crate::table::{seqlock_release, seqlock_take};
 
 pub(crate) type XpKey = (Sid, Sid, ClassId);
+
+/// The kind of extended permission an entry is for (the kernel's AVC_EXT_IOCTL and
+/// AVC_EXT_NLMSG): their driver maps and decisions are apart.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum XpKind {
+    Ioctl = 0,
+    Nlmsg = 1,
+}
 
 const WAYS: usize = 4;
 
@@ -26,7 +34,7 @@ struct Slot<const N: usize> {
     head: AtomicU64,
     /// ssid << 32 | tsid; 0 when empty (SID 0 is never valid).
     sids: AtomicU64,
-    /// class | driver << 16 | seqno << 32.
+    /// class | driver << 16 | kind << 24 | seqno << 32.
     meta: AtomicU64,
     data: [AtomicU64; N],
 }
@@ -41,13 +49,14 @@ impl<const N: usize> Default for Slot<N> {
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 struct Tag {
     sids: u64,
-    /// class | driver << 16 (no seqno).
+    /// class | driver << 16 | kind << 24 (no seqno).
     what: u64,
 }
 
 impl Tag {
-    fn new(key: XpKey, driver: u8) -> Tag {
-        Tag { sids: (u64::from(key.0 .0) << 32) | u64::from(key.1 .0), what: u64::from(key.2 .0) | (u64::from(driver) << 16) }
+    fn new(key: XpKey, kind: XpKind, driver: u8) -> Tag {
+        let what = u64::from(key.2 .0) | (u64::from(driver) << 16) | ((kind as u64) << 24);
+        Tag { sids: (u64::from(key.0 .0) << 32) | u64::from(key.1 .0), what }
     }
     fn meta(self, seqno: u32) -> u64 {
         self.what | (u64::from(seqno) << 32)
@@ -230,42 +239,42 @@ impl XpermCache {
 
     /// The cached driver map of a triple under policy `latest`: Some(None) when no rule covers
     /// the triple, None when not cached.
-    pub fn drivers(&self, key: XpKey, latest: u32) -> Option<Option<[u32; 8]>> {
-        let (w, _) = self.drivers.get(Tag::new(key, 0), latest)?;
+    pub fn drivers(&self, key: XpKey, kind: XpKind, latest: u32) -> Option<Option<[u32; 8]>> {
+        let (w, _) = self.drivers.get(Tag::new(key, kind, 0), latest)?;
         Some((w[4] != 0).then(|| unpack(&w[..4])))
     }
 
-    pub fn store_drivers(&self, key: XpKey, flagged: Option<[u32; 8]>, seqno: u32) {
+    pub fn store_drivers(&self, key: XpKey, kind: XpKind, flagged: Option<[u32; 8]>, seqno: u32) {
         let [a, b, c, d] = pack(&flagged.unwrap_or_default());
-        self.drivers.insert(Tag::new(key, 0), seqno, [a, b, c, d, u64::from(flagged.is_some())]);
+        self.drivers.insert(Tag::new(key, kind, 0), seqno, [a, b, c, d, u64::from(flagged.is_some())]);
     }
 
     /// The cached decision of a driver under policy `latest`, unless it holds a permissive
     /// grant of another mode epoch than `tag`'s (as the main table's entries).
-    pub fn decision(&self, key: XpKey, driver: u8, latest: u32, tag: u8) -> Option<XpermsDecision> {
-        let (w, t) = self.decisions.get(Tag::new(key, driver), latest)?;
+    pub fn decision(&self, key: XpKey, kind: XpKind, driver: u8, latest: u32, tag: u8) -> Option<XpermsDecision> {
+        let (w, t) = self.decisions.get(Tag::new(key, kind, driver), latest)?;
         if t != 0 && t != tag {
             return None;
         }
         Some(XpermsDecision { driver, allowed: unpack(&w[0..4]), auditallow: unpack(&w[4..8]), dontaudit: unpack(&w[8..12]) })
     }
 
-    pub fn store_decision(&self, key: XpKey, xpd: XpermsDecision, seqno: u32) {
+    pub fn store_decision(&self, key: XpKey, kind: XpKind, xpd: XpermsDecision, seqno: u32) {
         let mut w = [0u64; DECISION_WORDS];
         for (i, v) in [&xpd.allowed, &xpd.auditallow, &xpd.dontaudit].into_iter().enumerate() {
             w[4 * i..4 * i + 4].copy_from_slice(&pack(v));
         }
-        self.decisions.insert(Tag::new(key, xpd.driver), seqno, w);
+        self.decisions.insert(Tag::new(key, kind, xpd.driver), seqno, w);
     }
 
     /// A permissive grant of one command: allowed from now on, so it is reported once (the
     /// kernel's avc_xperms_allow_perm), on the driver's decision of policy `latest` only. Only
     /// a driver that has a decision can hold the grant. `tag` as for the main table's grants.
-    pub fn grant(&self, key: XpKey, driver: u8, func: u8, latest: u32, tag: Option<u8>) {
+    pub fn grant(&self, key: XpKey, kind: XpKind, driver: u8, func: u8, latest: u32, tag: Option<u8>) {
         let bit = 1u64 << (u32::from(func & 63));
         let word = usize::from(func >> 6);
         self.decisions.update(
-            Tag::new(key, driver),
+            Tag::new(key, kind, driver),
             latest,
             |data| {
                 if let Some(w) = data.get(word) {
@@ -312,28 +321,34 @@ mod tests {
         xpd.allowed[7] = 1 << 31;
         xpd.auditallow[1] = 1 << 1;
         xpd.dontaudit[0] = 1;
-        c.store_decision(key, xpd, 5);
-        assert_eq!(c.decision(key, 0x89, 5, 0), Some(xpd));
-        assert_eq!(c.decision(key, 0x88, 5, 0), None);
-        assert_eq!(c.decision(key, 0x89, 6, 0), None, "an entry of policy 5 answered for policy 6");
+        c.store_decision(key, XpKind::Ioctl, xpd, 5);
+        assert_eq!(c.decision(key, XpKind::Ioctl, 0x89, 5, 0), Some(xpd));
+        assert_eq!(c.decision(key, XpKind::Ioctl, 0x88, 5, 0), None);
+        assert_eq!(c.decision(key, XpKind::Ioctl, 0x89, 6, 0), None, "an entry of policy 5 answered for policy 6");
         for func in [33u8, 200] {
-            c.grant(key, 0x89, func, 5, Some(3));
+            c.grant(key, XpKind::Ioctl, 0x89, func, 5, Some(3));
         }
-        let got = c.decision(key, 0x89, 5, 3).unwrap();
+        let got = c.decision(key, XpKind::Ioctl, 0x89, 5, 3).unwrap();
         assert!(got.allows(33) && got.allows(200) && got.allows(255) && !got.allows(34) && !got.allows(32));
         assert_eq!((got.auditallow, got.dontaudit), (xpd.auditallow, xpd.dontaudit));
-        assert_eq!(c.decision(key, 0x89, 5, 4), None, "a grant of epoch 3 answered in epoch 4");
+        assert_eq!(c.decision(key, XpKind::Ioctl, 0x89, 5, 4), None, "a grant of epoch 3 answered in epoch 4");
         // A grant on a decision of another policy changes nothing.
-        c.store_decision(key, xpd, 5);
-        c.grant(key, 0x89, 34, 4, None);
-        assert_eq!(c.decision(key, 0x89, 5, 0), Some(xpd));
+        c.store_decision(key, XpKind::Ioctl, xpd, 5);
+        c.grant(key, XpKind::Ioctl, 0x89, 34, 4, None);
+        assert_eq!(c.decision(key, XpKind::Ioctl, 0x89, 5, 0), Some(xpd));
         // Driver maps: none, or some.
-        c.store_drivers(key, None, 5);
-        assert_eq!(c.drivers(key, 5), Some(None));
+        c.store_drivers(key, XpKind::Ioctl, None, 5);
+        assert_eq!(c.drivers(key, XpKind::Ioctl, 5), Some(None));
         let mut map = [0u32; 8];
         map[4] = 1 << 9;
-        c.store_drivers(key, Some(map), 5);
-        assert_eq!(c.drivers(key, 5), Some(Some(map)));
+        c.store_drivers(key, XpKind::Ioctl, Some(map), 5);
+        assert_eq!(c.drivers(key, XpKind::Ioctl, 5), Some(Some(map)));
         assert_eq!(c.live(5), (1, 1));
+        // A netlink message type's entries are apart from the ioctl driver's of the same number.
+        assert_eq!(c.drivers(key, XpKind::Nlmsg, 5), None);
+        assert_eq!(c.decision(key, XpKind::Nlmsg, 0x89, 5, 0), None);
+        c.store_decision(key, XpKind::Nlmsg, XpermsDecision { driver: 0x89, ..Default::default() }, 5);
+        assert!(!c.decision(key, XpKind::Nlmsg, 0x89, 5, 0).unwrap().allows(255));
+        assert!(c.decision(key, XpKind::Ioctl, 0x89, 5, 0).unwrap().allows(255));
     }
 }

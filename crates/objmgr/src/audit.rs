@@ -34,6 +34,12 @@ pub enum AuditData<'a> {
     Cap(u32),
     /// A task acted on (LSM_AUDIT_DATA_TASK): `opid= ocomm=`.
     Task { pid: u32, comm: &'a str },
+    /// A System V IPC object (LSM_AUDIT_DATA_IPC): its key, as `ipc_key=` (the field was
+    /// `key=` until Linux 5.14 renamed it, as it clashed with the audit rule key).
+    Ipc { key: i32 },
+    /// A netlink message checked with an extended permission (LSM_AUDIT_DATA_NLMSGTYPE):
+    /// `nl-msgtype=`.
+    Nlmsg { ty: u16 },
 }
 
 /// Appends ` key=value` with the value as the kernel's audit_log_untrustedstring writes it:
@@ -113,6 +119,13 @@ impl AuditData<'_> {
             AuditData::Task { pid, comm } => {
                 let _ = write!(s, " opid={pid}");
                 untrusted(&mut s, "ocomm", comm);
+            }
+            AuditData::Ipc { key } => {
+                // As capability=, the kernel's format ends with a space.
+                let _ = write!(s, " ipc_key={key} ");
+            }
+            AuditData::Nlmsg { ty } => {
+                let _ = write!(s, " nl-msgtype={ty}");
             }
         }
         s

@@ -253,7 +253,22 @@ perms! {
 }
 
 perms! {
-    /// `system` (the kernel's own object: its log, module and firmware loading).
+    /// `netlink_route_socket`, `netlink_tcpdiag_socket` and `netlink_xfrm_socket`: the socket
+    /// permissions, then what selinux_netlink_send asks of a message (nlmsgtab.c), or `nlmsg`
+    /// as an extended permission under the netlink_xperm policy capability.
+    netlink_msg_socket: socket_perms { NLMSG_READ = "nlmsg_read", NLMSG_WRITE = "nlmsg_write", NLMSG = "nlmsg" }
+}
+
+perms! {
+    /// `netlink_audit_socket`: the socket permissions, then its message permissions.
+    netlink_audit_socket: socket_perms {
+        NLMSG_READ = "nlmsg_read", NLMSG_WRITE = "nlmsg_write", NLMSG_RELAY = "nlmsg_relay",
+        NLMSG_READPRIV = "nlmsg_readpriv", NLMSG_TTY_AUDIT = "nlmsg_tty_audit", NLMSG = "nlmsg",
+    }
+}
+
+perms! {
+    /// `system` (the kernel's own operations; the IPC hooks ask `ipc_info` of the kernel SID).
     system {
         IPC_INFO = "ipc_info", SYSLOG_READ = "syslog_read", SYSLOG_MOD = "syslog_mod",
         SYSLOG_CONSOLE = "syslog_console", MODULE_REQUEST = "module_request", MODULE_LOAD = "module_load",
@@ -271,20 +286,25 @@ perms! {
 /// The socket classes appended after [`Class::CAP2_USERNS`], in the order of the kernel's
 /// socket_type_to_security_class: the other families' classes, netlink's per protocol, and
 /// those only the extended_socket_class policy capability gives. Each has the socket
-/// permissions ([`socket`]); a class's own further permissions (netlink's nlmsg_read, ...)
-/// are no hook's business here.
-const MORE_SOCKETS: &[&str] = &[
-    "key_socket", "appletalk_socket",
-    "netlink_route_socket", "netlink_tcpdiag_socket", "netlink_nflog_socket", "netlink_xfrm_socket",
-    "netlink_selinux_socket", "netlink_iscsi_socket", "netlink_audit_socket", "netlink_fib_lookup_socket",
-    "netlink_connector_socket", "netlink_netfilter_socket", "netlink_dnrt_socket",
-    "netlink_kobject_uevent_socket", "netlink_generic_socket", "netlink_scsitransport_socket",
-    "netlink_rdma_socket", "netlink_crypto_socket",
-    "ax25_socket", "ipx_socket", "netrom_socket", "atmpvc_socket", "x25_socket", "rose_socket",
-    "decnet_socket", "atmsvc_socket", "rds_socket", "irda_socket", "pppox_socket", "llc_socket",
-    "can_socket", "tipc_socket", "bluetooth_socket", "iucv_socket", "rxrpc_socket", "isdn_socket",
-    "phonet_socket", "ieee802154_socket", "caif_socket", "alg_socket", "nfc_socket", "vsock_socket",
-    "kcm_socket", "qipcrtr_socket", "smc_socket", "xdp_socket", "mctp_socket",
+/// permissions ([`socket`]); the netlink classes whose messages selinux_netlink_send checks
+/// have their message permissions after them.
+const MORE_SOCKETS: &[ClassDef] = &[
+    s("key_socket"), s("appletalk_socket"),
+    ClassDef { name: "netlink_route_socket", perms: netlink_msg_socket::NAMES },
+    ClassDef { name: "netlink_tcpdiag_socket", perms: netlink_msg_socket::NAMES },
+    s("netlink_nflog_socket"),
+    ClassDef { name: "netlink_xfrm_socket", perms: netlink_msg_socket::NAMES },
+    s("netlink_selinux_socket"), s("netlink_iscsi_socket"),
+    ClassDef { name: "netlink_audit_socket", perms: netlink_audit_socket::NAMES },
+    s("netlink_fib_lookup_socket"),
+    s("netlink_connector_socket"), s("netlink_netfilter_socket"), s("netlink_dnrt_socket"),
+    s("netlink_kobject_uevent_socket"), s("netlink_generic_socket"), s("netlink_scsitransport_socket"),
+    s("netlink_rdma_socket"), s("netlink_crypto_socket"),
+    s("ax25_socket"), s("ipx_socket"), s("netrom_socket"), s("atmpvc_socket"), s("x25_socket"), s("rose_socket"),
+    s("decnet_socket"), s("atmsvc_socket"), s("rds_socket"), s("irda_socket"), s("pppox_socket"), s("llc_socket"),
+    s("can_socket"), s("tipc_socket"), s("bluetooth_socket"), s("iucv_socket"), s("rxrpc_socket"), s("isdn_socket"),
+    s("phonet_socket"), s("ieee802154_socket"), s("caif_socket"), s("alg_socket"), s("nfc_socket"), s("vsock_socket"),
+    s("kcm_socket"), s("qipcrtr_socket"), s("smc_socket"), s("xdp_socket"), s("mctp_socket"),
 ];
 
 impl Class {
@@ -316,6 +336,11 @@ impl Class {
     pub const CAP2_USERNS: Class = Class(24);
     /// The first of [`MORE_SOCKETS`]; the others follow it in that list's order.
     pub const KEY_SOCKET: Class = Class(25);
+    /// The netlink classes whose messages have permissions of their own (in [`MORE_SOCKETS`]).
+    pub const NETLINK_ROUTE_SOCKET: Class = Class(27);
+    pub const NETLINK_TCPDIAG_SOCKET: Class = Class(28);
+    pub const NETLINK_XFRM_SOCKET: Class = Class(30);
+    pub const NETLINK_AUDIT_SOCKET: Class = Class(33);
     // The classes after the sockets ([`LATER_CLASSES`]).
     pub const MSG: Class = Class(AFTER_SOCKETS);
     pub const MSGQ: Class = Class(AFTER_SOCKETS + 1);
@@ -359,14 +384,9 @@ impl Class {
     }
 }
 
-const fn sockets<const N: usize>(names: &[&'static str]) -> [ClassDef; N] {
-    let mut out = [const { ClassDef { name: "", perms: socket::NAMES } }; N];
-    let mut i = 0;
-    while i < N && i < names.len() {
-        out[i] = ClassDef { name: names[i], perms: socket::NAMES };
-        i += 1;
-    }
-    out
+/// A socket class with the socket permissions alone.
+const fn s(name: &'static str) -> ClassDef {
+    ClassDef { name, perms: socket::NAMES }
 }
 
 const FIXED: usize = 25;
@@ -375,7 +395,7 @@ const AFTER_SOCKETS: u16 = (FIXED + MORE_SOCKETS.len()) as u16;
 const ALL: usize = FIXED + MORE_SOCKETS.len() + LATER_CLASSES.len();
 const TABLE: [ClassDef; ALL] = {
     let first = FIXED_CLASSES;
-    let more: [ClassDef; MORE_SOCKETS.len()] = sockets(MORE_SOCKETS);
+    let more = MORE_SOCKETS;
     let later = LATER_CLASSES;
     let mut out = [const { ClassDef { name: "", perms: &[] } }; ALL];
     let mut i = 0;
@@ -491,6 +511,11 @@ mod tests {
         assert!(!Class::CAPABILITY2.is_socket() && Class::KEY_SOCKET.is_socket() && Class::PACKET_SOCKET.is_socket());
         assert_eq!(Class::socket_named("netlink_route_socket").map(|c| c.name()), Some("netlink_route_socket"));
         assert_eq!(Class::socket_named("capability2"), None);
+        let netlink = [Class::NETLINK_ROUTE_SOCKET, Class::NETLINK_TCPDIAG_SOCKET, Class::NETLINK_XFRM_SOCKET, Class::NETLINK_AUDIT_SOCKET];
+        assert_eq!(netlink.map(Class::name), ["netlink_route_socket", "netlink_tcpdiag_socket", "netlink_xfrm_socket", "netlink_audit_socket"]);
+        assert_eq!(Class::NETLINK_AUDIT_SOCKET.def().map(|d| d.perms.len()), Some(socket::NAMES.len() + 6));
+        assert_eq!(Class::SYSTEM.name(), "system");
+        assert_eq!(netlink_msg_socket::NLMSG_READ, 1 << socket::NAMES.len());
     }
 
     #[test]

@@ -150,7 +150,7 @@ fn field(r: &str, key: &str) -> String {
 #[test]
 fn an_invalid_context_is_kept_unmapped_with_mac_admin() {
     let e = files_variant("objmgr-files-mac-admin", |s| {
-        s.replace("(classorder (file dir lnk_file chr_file blk_file fifo_file sock_file filesystem fd process capability))", "(class capability2 (mac_override mac_admin))\n(classorder (file dir lnk_file chr_file blk_file fifo_file sock_file filesystem fd process capability capability2))")
+        s.replace("(classorder (file dir lnk_file chr_file blk_file fifo_file sock_file filesystem fd process capability memprotect))", "(class capability2 (mac_override mac_admin))\n(classorder (file dir lnk_file chr_file blk_file fifo_file sock_file filesystem fd process capability memprotect capability2))")
             + "\n(allow allow_t anytype (capability2 (all)))\n(auditallow allow_t anytype (capability2 (all)))\n(allow quiet_t b_t (file (relabelfrom)))\n"
     });
     let sb = e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();

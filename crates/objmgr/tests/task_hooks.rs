@@ -278,14 +278,18 @@ fn invalid_attribute_values() {
     assert_eq!(e.take(), vec![format!("avc:  granted  {{ setfscreate }} for  pid=10 comm=\"sh\" scontext={APP} tcontext={APP} tclass=process"), "op=fscreate invalid_context=\"u:object_r:nosuch_t:s0\"".to_string()]);
     e.om.setprocattr(&mut t, "fscreate", "bad context", &none).unwrap_err();
     assert_eq!(e.take()[1], "op=fscreate invalid_context=62616420636F6E74657874");
-    let mac = SetAttrOpts { cap_mac_admin: true, ..Default::default() };
-    assert_eq!(e.om.setprocattr(&mut t, "fscreate", "u:object_r:nosuch_t:s0", &mac).unwrap_err().errno(), errno::EINVAL);
-    assert_eq!(e.records(), vec![rec("process", "setfscreate", APP, APP, ""), rec("capability2", "mac_admin", APP, APP, "capability=33")]);
     assert_eq!(e.om.setprocattr(&mut t, "prev", APP, &none).unwrap_err().errno(), errno::EOPNOTSUPP);
     assert_eq!(e.om.setprocattr(&mut t, "context", APP, &none).unwrap_err().errno(), errno::EINVAL);
     assert_eq!(e.om.setselfattr(&mut t, 99, APP, &none).unwrap_err().errno(), errno::EOPNOTSUPP);
     assert_eq!(e.take(), Vec::<String>::new());
     assert!(std::sync::Arc::ptr_eq(t.cred(), &before), "nothing committed");
+    // With CAP_MAC_ADMIN and `capability2 {mac_admin}` the context is kept unmapped, as
+    // security_context_to_sid_force keeps it: the fscreate SID holds the text.
+    let mac = SetAttrOpts { cap_mac_admin: true, ..Default::default() };
+    e.om.setprocattr(&mut t, "fscreate", "u:object_r:nosuch_t:s0", &mac).unwrap();
+    assert_eq!(e.records(), vec![rec("process", "setfscreate", APP, APP, ""), rec("capability2", "mac_admin", APP, APP, "capability=33")]);
+    let sid = t.cred().create_sid().expect("an fscreate SID");
+    assert_eq!(e.om.server().names().sid_to_context_inval(sid), Some("u:object_r:nosuch_t:s0".to_string()));
 }
 
 /// setcon (`current`, selinux_lsm_setattr): `process {setcurrent}` self, then `process

@@ -47,6 +47,27 @@ impl seaccess_types::AccessServer for Generation {
         Ok((x, self.seqno))
     }
 
+    fn nlmsg_drivers(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> std::result::Result<(Option<[u32; 8]>, Seqno), seaccess_types::ServerError> {
+        let d = self.nlmsg_drivers(ssid, tsid, class).map_err(server_error)?;
+        Ok((d, self.seqno))
+    }
+
+    fn compute_nlmsg_xperms(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        driver: u8,
+    ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
+        let x = Generation::compute_xperms(self, ssid, tsid, class, XpermKind::Nlmsg, driver).map_err(server_error)?;
+        Ok((x, self.seqno))
+    }
+
     fn seqno(&self) -> Seqno {
         self.seqno
     }
@@ -195,6 +216,25 @@ impl seaccess_types::AccessServer for SecurityServer {
         driver: u8,
     ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
         seaccess_types::AccessServer::compute_xperms(&**self.current.load(), ssid, tsid, class, driver)
+    }
+
+    fn nlmsg_drivers(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> std::result::Result<(Option<[u32; 8]>, Seqno), seaccess_types::ServerError> {
+        seaccess_types::AccessServer::nlmsg_drivers(&**self.current.load(), ssid, tsid, class)
+    }
+
+    fn compute_nlmsg_xperms(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        driver: u8,
+    ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
+        seaccess_types::AccessServer::compute_nlmsg_xperms(&**self.current.load(), ssid, tsid, class, driver)
     }
 
     fn seqno(&self) -> Seqno {

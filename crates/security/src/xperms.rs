@@ -73,6 +73,17 @@ impl Generation {
         self.xperm_drivers(ssid, tsid, class, XpermKind::Ioctl).map(Some)
     }
 
+    /// The netlink message-type high bytes flagged for the triple by nlmsg rules, or None when
+    /// no extended-permission rule of any kind covers it (as [`Generation::ioctl_drivers`]).
+    pub fn nlmsg_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Option<[u32; 8]>> {
+        let mut any = false;
+        self.each_xperm(ssid, tsid, class, None, |_, _| any = true)?;
+        if !any {
+            return Ok(None);
+        }
+        self.xperm_drivers(ssid, tsid, class, XpermKind::Nlmsg).map(Some)
+    }
+
     /// The kernel's ioctl decision for command `cmd` (driver in the high byte, function in the
     /// low one), as avc_has_extended_perms makes it: the base `ioctl` permission must be
     /// allowed; once any extended-permission rule (allowx, auditallowx or dontauditx, as

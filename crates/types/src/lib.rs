@@ -327,6 +327,21 @@ pub trait AccessServer: Send + Sync {
     fn xperm_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError>;
     /// The ioctl extended-permission decision for one driver, with the seqno of the computation.
     fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError>;
+    /// The netlink message-type high bytes with nlmsg extended-permission rules for this
+    /// triple, or None when no extended-permission rule of any kind covers it (then the base
+    /// permission alone decides), with the seqno of the computation. A server without netlink
+    /// rules answers with ioctl's coverage and no type flagged: every message type is then
+    /// denied wherever ioctl rules cover the triple, as the kernel's would be.
+    fn nlmsg_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
+        let (d, at) = self.xperm_drivers(ssid, tsid, class)?;
+        Ok((d.map(|_| [0; 8]), at))
+    }
+    /// The netlink-message extended-permission decision for one high byte of the message type,
+    /// with the seqno of the computation (by default: nothing allowed).
+    fn compute_nlmsg_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError> {
+        let _ = (ssid, tsid, class);
+        Ok((XpermsDecision { driver, ..Default::default() }, self.seqno()))
+    }
     /// The current policy seqno.
     fn seqno(&self) -> Seqno;
     /// The names and numbers of the current generation, all of one seqno (the one it reports),

@@ -15,7 +15,7 @@ use crate::cred::{Task, TaskRef};
 use crate::error::{ObjmgrError, Result};
 use crate::ObjectManager;
 
-pub use exec::{ExecCreds, ExecOpts};
+pub use exec::{ExecCreds, ExecOpts, Flush, OpenFile};
 pub use procattr::{ProcAttr, SetAttrOpts};
 pub use kernel::syslog_action;
 pub use task::prlimit_flags;

@@ -4,6 +4,9 @@
 
 pub mod blob;
 pub mod class;
+pub mod more;
+pub mod netlink;
+pub mod tun;
 
 use seaccess_types::{PolicyCap, Sid};
 
@@ -48,7 +51,7 @@ impl PortRanges {
 }
 
 impl ObjectManager {
-    fn initial_or_null(&self, n: u32) -> Sid {
+    pub(crate) fn initial_or_null(&self, n: u32) -> Sid {
         self.server().initial_sid(n).unwrap_or(Sid::NULL)
     }
 
@@ -66,7 +69,7 @@ impl ObjectManager {
 
     /// The kernel's sock_has_perm: the task's SID to the socket's, in the socket's class, with
     /// the socket's addresses in the record.
-    fn sock_has_perm(&self, hook: Hook, task: &Task, sock: &SocketSec, perms: u32) -> Result<()> {
+    pub(crate) fn sock_has_perm(&self, hook: Hook, task: &Task, sock: &SocketSec, perms: u32) -> Result<()> {
         if self.skip_sock_check(sock.sid()) {
             return Ok(());
         }
@@ -91,8 +94,10 @@ impl ObjectManager {
         self.with_policy_class(class, |c| Ok(self.server().transition_sid(task.sid(), task.sid(), c, None)?))
     }
 
-    /// socket(2): selinux_socket_create, then selinux_socket_post_create's labels. A kernel
-    /// socket (`kern`) is not checked and has the kernel initial SID.
+    /// socket(2) (selinux_socket_create, selinux_socket_post_create, selinux_sk_alloc_security):
+    /// `{create}` of the new socket's SID (setsockcreatecon's, else the transition from the task
+    /// to itself) in its class, then the blob with that SID and class and the unlabeled peer
+    /// SID. A kernel socket (`kern`) is not checked and has the kernel initial SID.
     pub fn socket_create(&self, task: &Task, family: u16, ty: i32, protocol: i32, kern: bool) -> Result<SocketSec> {
         let extended = self.policy_caps().contains(PolicyCap::ExtendedSocketClass);
         let class = socket_class(family, ty, protocol, extended);
@@ -103,7 +108,7 @@ impl ObjectManager {
             self.check(Hook::SocketCreate, task, sid, class, sockperm::CREATE, &AuditData::None)?;
             sid
         };
-        // selinux_sk_alloc_security: the peer is unlabeled until something says otherwise.
+        // The peer is unlabeled until something says otherwise (sk_alloc_security).
         Ok(SocketSec::new(sid, class, family, sk_protocol(family, ty, protocol), self.initial_or_null(SECINITSID_UNLABELED)))
     }
 
@@ -112,11 +117,19 @@ impl ObjectManager {
         self.socket_bind_ranges(task, sock, addr, &PortRanges::default())
     }
 
-    /// bind(2) (__selinux_socket_bind): the socket's {bind}; then, for INET sockets,
-    /// {name_bind} from the socket to the port's SID when `ranges` say the port needs it, and
-    /// {node_bind} from the socket to the address's node SID.
+    /// bind(2) (selinux_socket_bind, whose checks are __selinux_socket_bind's): the socket's
+    /// {bind}; then, for INET sockets, {name_bind} from the socket to the port's SID when
+    /// `ranges` say the port needs it, and {node_bind} from the socket to the address's node
+    /// SID.
     pub fn socket_bind_ranges(&self, task: &Task, sock: &SocketSec, addr: &SockAddr, ranges: &PortRanges) -> Result<()> {
-        self.sock_has_perm(Hook::SocketBind, task, sock, sockperm::BIND)?;
+        self.bind_checks(Hook::SocketBind, task, sock, addr, ranges)?;
+        sock.set_local(addr);
+        Ok(())
+    }
+
+    /// __selinux_socket_bind's checks, for bind(2) and for each address of an SCTP bindx.
+    pub(crate) fn bind_checks(&self, hook: Hook, task: &Task, sock: &SocketSec, addr: &SockAddr, ranges: &PortRanges) -> Result<()> {
+        self.sock_has_perm(hook, task, sock, sockperm::BIND)?;
         if matches!(sock.family, family::INET | family::INET6) {
             let SockAddr::Inet(a) = addr else {
                 return Err(ObjmgrError::Invalid(format!("bind of an INET socket to {addr:?}")));
@@ -125,32 +138,38 @@ impl ObjectManager {
             if ranges.asks_name_bind(port) {
                 let psid = self.server().port_sid(u8::try_from(sock.protocol).unwrap_or(0), port);
                 let ad = AuditData::NetAddr { saddr: None, src: Some(port), daddr: None, dest: None };
-                self.check_sid(Hook::SocketBind, task, sock.sid(), psid, sock.class(), sockperm::NAME_BIND, &ad)?;
+                self.check_sid(hook, task, sock.sid(), psid, sock.class(), sockperm::NAME_BIND, &ad)?;
             }
             // tcp, udp and sctp have node_bind at their own bit; every other class uses
             // rawip's, which in our table is the same bit.
             let nsid = self.server().node_sid(a.ip());
             let ip = Some(a.ip()).filter(|i| !i.is_unspecified());
             let ad = AuditData::NetAddr { saddr: ip, src: Some(port).filter(|p| *p != 0), daddr: None, dest: None };
-            self.check_sid(Hook::SocketBind, task, sock.sid(), nsid, sock.class(), tcp_socket::NODE_BIND, &ad)?;
+            self.check_sid(hook, task, sock.sid(), nsid, sock.class(), tcp_socket::NODE_BIND, &ad)?;
         }
-        sock.set_local(addr);
         Ok(())
     }
 
-    /// connect(2) (selinux_socket_connect_helper): the socket's {connect}; nothing more for
-    /// AF_UNSPEC; for TCP and SCTP sockets {name_connect} from the socket to the destination
-    /// port's SID.
+    /// connect(2) (selinux_socket_connect, whose checks are selinux_socket_connect_helper's):
+    /// the socket's {connect}; nothing more for AF_UNSPEC; for TCP and SCTP sockets
+    /// {name_connect} from the socket to the destination port's SID.
     pub fn socket_connect(&self, task: &Task, sock: &SocketSec, addr: &SockAddr) -> Result<()> {
-        self.sock_has_perm(Hook::SocketConnect, task, sock, sockperm::CONNECT)?;
+        self.connect_checks(Hook::SocketConnect, task, sock, addr)?;
+        sock.set_peer(addr);
+        Ok(())
+    }
+
+    /// selinux_socket_connect_helper's checks, for connect(2), a TCP Fast Open sendmsg and each
+    /// address of an SCTP connectx.
+    pub(crate) fn connect_checks(&self, hook: Hook, task: &Task, sock: &SocketSec, addr: &SockAddr) -> Result<()> {
+        self.sock_has_perm(hook, task, sock, sockperm::CONNECT)?;
         if let SockAddr::Inet(a) = addr {
             if matches!(sock.class(), Class::TCP_SOCKET | Class::SCTP_SOCKET) {
                 let psid = self.server().port_sid(u8::try_from(sock.protocol).unwrap_or(0), a.port());
                 let ad = AuditData::NetAddr { saddr: None, src: None, daddr: None, dest: Some(a.port()).filter(|p| *p != 0) };
-                self.check_sid(Hook::SocketConnect, task, sock.sid(), psid, sock.class(), tcp_socket::NAME_CONNECT, &ad)?;
+                self.check_sid(hook, task, sock.sid(), psid, sock.class(), tcp_socket::NAME_CONNECT, &ad)?;
             }
         }
-        sock.set_peer(addr);
         Ok(())
     }
 
@@ -159,9 +178,12 @@ impl ObjectManager {
         self.sock_has_perm(Hook::SocketListen, task, sock, sockperm::LISTEN)
     }
 
-    /// accept(2) on an INET socket (selinux_socket_accept): {accept} on the listening socket;
-    /// the new socket takes the listener's SID and class. Without labelled networking its
-    /// peer SID is unknown (SECSID_NULL), so SO_PEERSEC on it fails as the kernel's does.
+    /// accept(2) on an INET socket (selinux_socket_accept, selinux_inet_conn_request,
+    /// selinux_inet_csk_clone, selinux_sock_graft): {accept} on the listening socket; the new
+    /// socket takes the listener's SID and class (the connection SID inet_conn_request computes
+    /// is the listener's when the packet has no peer label, and sock_graft gives it to the
+    /// socket's inode, which shares this blob). Without labelled networking its peer SID is
+    /// unknown (SECSID_NULL), so SO_PEERSEC on it fails as the kernel's does.
     pub fn socket_accept(&self, task: &Task, listener: &SocketSec) -> Result<SocketSec> {
         self.sock_has_perm(Hook::SocketAccept, task, listener, sockperm::ACCEPT)?;
         let s = SocketSec::new(listener.sid(), listener.class(), listener.family, listener.protocol, Sid::NULL);
@@ -177,7 +199,8 @@ impl ObjectManager {
         Ok(child)
     }
 
-    /// sendmsg(2) (selinux_socket_sendmsg): {write}.
+    /// sendmsg(2) without a destination address (selinux_socket_sendmsg): {write}. With an
+    /// address and flags, see [`ObjectManager::socket_sendmsg_to`].
     pub fn socket_sendmsg(&self, task: &Task, sock: &SocketSec) -> Result<()> {
         self.sock_has_perm(Hook::SocketSendmsg, task, sock, sockperm::WRITE)
     }

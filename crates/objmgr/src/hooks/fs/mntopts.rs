@@ -194,7 +194,8 @@ impl ObjectManager {
             s.map(|s| names.sid_to_context(s).ok_or_else(|| ObjmgrError::Invalid(format!("SID {} has no context", s.0)))).transpose()
         };
         let (fs, c, root, def) = (ctx(opts.fscontext)?, ctx(opts.context)?, ctx(opts.rootcontext)?, ctx(opts.defcontext)?);
-        let m = MountOpts { context: c.as_deref(), defcontext: def.as_deref(), rootcontext: root.as_deref(), fscontext: fs.as_deref() };
+        // Native labeling is a filesystem's flag (SECURITY_LSM_NATIVE_LABELS), never a parsed option.
+        let m = MountOpts { context: c.as_deref(), defcontext: def.as_deref(), rootcontext: root.as_deref(), fscontext: fs.as_deref(), native_labels: false };
         self.mount_as(task, dev, fstype, &m)
     }
 

@@ -5,7 +5,7 @@
 use seaccess_types::Sid;
 
 use crate::blobs::InodeSec;
-use crate::classes::{capability2, inode_class, Class};
+use crate::classes::{capability2, Class};
 use crate::counters::Hook;
 use crate::cred::{PreparedCred, Task};
 use crate::error::{ObjmgrError, Result};

@@ -111,6 +111,7 @@ impl ObjectManager {
         new.osid = osid;
         new.create_sid = None;
         new.sockcreate_sid = None;
+        new.keycreate_sid = None;
         new.exec_sid = None;
         new.sid = match old.exec_sid().filter(|s| *s != Sid::NULL) {
             Some(exec) => {

@@ -219,9 +219,9 @@ impl ObjectManager {
         }
         // has_cap_mac_admin(true): the capability, then `capability2 {mac_admin}`, audited.
         if opts.cap_mac_admin && self.capable(task, CAP_MAC_ADMIN).is_ok() {
-            // The kernel would keep the context unmapped (security_context_to_sid_force);
-            // the labeling seam has no such call, so the value is refused all the same.
-            return Err(err);
+            // Kept unmapped, as security_context_to_sid_force keeps it: decided as unlabeled
+            // until a policy defines it.
+            return self.server().context_to_sid_force(ctx).map(Some).map_err(|e| ObjmgrError::InvalidContext { context: ctx.to_string(), why: e.to_string() });
         }
         // The AUDIT_SELINUX_ERR record, without one trailing NUL.
         let mut line = String::from("op=fscreate");
