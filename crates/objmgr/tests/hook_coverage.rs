@@ -96,7 +96,8 @@ fn implementations() -> BTreeMap<String, Vec<String>> {
         for line in text.lines() {
             let t = line.trim_start();
             if let Some(d) = t.strip_prefix("///") {
-                doc.push_str(d);
+                // One space between lines, so a citation list may break across them.
+                doc.push_str(d.trim());
                 doc.push(' ');
                 continue;
             }

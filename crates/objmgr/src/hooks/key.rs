@@ -52,8 +52,8 @@ impl ObjectManager {
         KeySec { sid: keycreate_sid.filter(|s| *s != Sid::NULL).unwrap_or(cred.sid()) }
     }
 
-    /// An operation needing `need` on `k`, with credential `cred` (usually the task's own;
-    /// selinux_key_permission): `key {view}`, `{read}`, `{write}`, `{search}`, `{link}` or
+    /// An operation needing `need` on `k`, with credential `cred` (selinux_key_permission;
+    /// `cred` is usually the task's own): `key {view}`, `{read}`, `{write}`, `{search}`, `{link}` or
     /// `{setattr}` from the credential's SID, with no audit data. Unlink and the three
     /// overrides ask nothing (the keyring's write and the capability hook decide them); an
     /// unspecified need is refused with EPERM, as the kernel's WARN does.

@@ -182,7 +182,8 @@ impl ObjectManager {
         }))
     }
 
-    /// Labels an existing inode of `sb` (the kernel's inode_doinit_with_dentry): `path` is its
+    /// Labels an existing inode of `sb` as it comes into use (selinux_d_instantiate, which is
+    /// the kernel's inode_doinit_with_dentry): `path` is its
     /// path inside the filesystem (for genfscon), `xattr` its `security.selinux` value if it has
     /// one. Inodes of task- and transition-labelled filesystems are labelled as allocated by
     /// the kernel (its initial SID); [`ObjectManager::inode_init_as`] names the allocating task.
@@ -255,8 +256,8 @@ impl ObjectManager {
     }
 
     /// The blob of an inode just created in `dir` with SID `sid` from
-    /// [`ObjectManager::inode_create`] (the kernel's selinux_inode_init_security where inodes
-    /// carry labels; elsewhere the label inode_doinit_with_dentry gives, `path` being the new
+    /// [`ObjectManager::inode_create`] (selinux_inode_init_security, where inodes carry
+    /// labels; elsewhere the label inode_doinit_with_dentry gives, `path` being the new
     /// inode's path inside the filesystem).
     pub fn inode_post_create(&self, task: &Task, dir: &InodeSec, ino: u64, mode: u32, path: &str, sid: Sid) -> InodeSec {
         let class = inode_class(mode);
