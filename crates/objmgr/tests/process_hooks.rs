@@ -155,7 +155,11 @@ fn exec_under_no_new_privs_and_nosuid() {
     let t = e.task_as(10, "sh", APP);
     let c = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/p", &ExecOpts { nnp: true, ..Default::default() }).unwrap();
     assert!(!c.transitions());
-    let r = e.records();
+    // Refused process2, the fallback to typebounds refuses too, with security_bounded_transition's
+    // record (new_t is not bounded by app_t), and the exec goes on without a transition.
+    let raw = e.take();
+    assert_eq!(raw[1], format!("op=security_bounded_transition seresult=denied oldcontext={APP} newcontext={NEW}"));
+    let r: Vec<Rec> = raw.iter().filter(|l| l.starts_with("avc:")).map(|l| parse(l)).collect();
     assert_eq!((r[0].verdict.as_str(), r[0].perms.as_str()), ("denied", "nnp_transition"));
     assert_eq!((r[1].perms.as_str(), r[1].tcontext.as_str()), ("execute_no_trans", EXEC));
     let mut c = t.cred().prepare();
@@ -165,13 +169,15 @@ fn exec_under_no_new_privs_and_nosuid() {
     assert_eq!(err.errno(), errno::EPERM);
     let err = e.om.bprm_creds_for_exec(&ts, &f_for(&e), "/p", &ExecOpts { nosuid: true, ..Default::default() }).unwrap_err();
     assert_eq!(err.errno(), errno::EACCES);
-    e.records();
+    e.take();
     // Without the policy capability no process2 check is made at all.
     let e = env("no-nnp-cap");
     let t = e.task_as(10, "sh", APP);
     let c = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/p", &ExecOpts { nnp: true, ..Default::default() }).unwrap();
     assert!(!c.transitions());
-    assert_eq!(e.records().iter().map(|r| r.perms.as_str()).collect::<Vec<_>>(), ["execute_no_trans"]);
+    let raw = e.take();
+    assert_eq!(raw[0], format!("op=security_bounded_transition seresult=denied oldcontext={APP} newcontext={NEW}"), "straight to typebounds");
+    assert_eq!(raw[1..].iter().map(|l| parse(l).perms).collect::<Vec<_>>(), ["execute_no_trans"]);
 }
 
 fn f_for(e: &Env) -> InodeSec {

@@ -8,6 +8,8 @@ pub mod procattr;
 pub mod task;
 pub mod uring;
 
+use seaccess_types::Sid;
+
 use crate::audit::AuditData;
 use crate::classes::{file, process, Class};
 use crate::counters::Hook;
@@ -47,6 +49,20 @@ pub fn signal_perm(sig: i32) -> u32 {
 }
 
 impl ObjectManager {
+    /// Whether `new`'s type is `old`'s or bounded by it (security_bounded_transition, asked of
+    /// the server), writing on a refusal the AUDIT_SELINUX_ERR record the kernel's security
+    /// server writes there, for exec under nnp/nosuid and a multithreaded setcon alike.
+    pub(crate) fn bounded_transition(&self, old: Sid, new: Sid) -> Result<bool> {
+        let ok = self.server().bounded_transition(old, new)?;
+        if !ok {
+            let names = self.server().names();
+            if let (Some(o), Some(n)) = (names.sid_to_context(old), names.sid_to_context(new)) {
+                self.avc().emit_audit_line(&format!("op=security_bounded_transition seresult=denied oldcontext={o} newcontext={n}"));
+            }
+        }
+        Ok(ok)
+    }
+
     /// `task` sends signal `sig` to `target` (selinux_task_kill): the signal's `process`
     /// permission to the target's objective SID.
     pub fn task_kill(&self, task: &Task, target: &TaskRef, sig: i32) -> Result<()> {

@@ -85,7 +85,7 @@ impl ObjectManager {
                 return Ok(());
             }
         }
-        if self.server().bounded_transition(old, new)? {
+        if self.bounded_transition(old, new)? {
             return Ok(());
         }
         let what = format!("{} transition from SID {old} to SID {new}", if opts.nnp { "no_new_privs" } else { "nosuid" });

@@ -187,8 +187,7 @@ impl ObjectManager {
             ProcAttr::Current => {
                 let Some(s) = sid else { return Err(ObjmgrError::Invalid("setcon to an empty context".into())) };
                 let old = new.sid;
-                if opts.multithreaded && !self.server().bounded_transition(old, s)? {
-                    self.bounded_transition_denied(old, s);
+                if opts.multithreaded && !self.bounded_transition(old, s)? {
                     return Err(ObjmgrError::NotPermitted(format!("a multithreaded setcon from SID {old} to SID {s}, which its type does not bound")));
                 }
                 self.check_sid(hook, task, old, s, Class::PROCESS, process::DYNTRANSITION, &AuditData::None)?;
@@ -228,13 +227,5 @@ impl ObjectManager {
         untrusted(&mut line, "invalid_context", value.strip_suffix('\0').unwrap_or(value));
         self.avc().emit_audit_line(&line);
         Err(err)
-    }
-
-    /// The record security_bounded_transition writes when it refuses (both contexts known).
-    fn bounded_transition_denied(&self, old: Sid, new: Sid) {
-        let names = self.server().names();
-        if let (Some(o), Some(n)) = (names.sid_to_context(old), names.sid_to_context(new)) {
-            self.avc().emit_audit_line(&format!("op=security_bounded_transition seresult=denied oldcontext={o} newcontext={n}"));
-        }
     }
 }
