@@ -14,6 +14,7 @@ fuzz_target!(|data: &[u8]| {
                 assert!((1..=lines).contains(&line));
                 continue;
             }
+            Err(e) => panic!("not a record error: {e:?}"),
         };
         // Values with white space or quotes cannot be written bare; the required three are
         // checked whenever they can.
