@@ -2,7 +2,8 @@
 //! of the policy that answers, the check, and its audit record (the kernel's avc_has_perm with
 //! the class mapping in between).
 
-use seaccess_types::{AccessVector, AvDecision, HandleUnknown, Sid};
+use seaccess_avc::Verdict;
+use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, Seqno, Sid};
 
 use crate::audit::AuditData;
 use crate::blobs::InodeSec;
@@ -23,6 +24,23 @@ const RETRIES: usize = 8;
 pub(crate) struct Window {
     switches: u64,
     enforcing: bool,
+}
+
+/// What an extended-permission check decides by: an ioctl command or a netlink message type
+/// (the kernel's AVC_EXT_IOCTL and AVC_EXT_NLMSG; the high byte is the driver).
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Xperm {
+    Ioctl(u16),
+    Nlmsg(u16),
+}
+
+impl Xperm {
+    fn what(self) -> &'static str {
+        match self {
+            Xperm::Ioctl(_) => "ioctl",
+            Xperm::Nlmsg(_) => "netlink message",
+        }
+    }
 }
 
 /// The outcome of one check.
@@ -162,21 +180,30 @@ impl ObjectManager {
     /// rules for the command's driver when it has any, and audited with `ioctlcmd=`.
     #[allow(clippy::too_many_arguments)]
     pub fn check_ioctl(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, cmd: u16, ad: &AuditData) -> Result<Checked> {
+        self.check_xperm(hook, task, tsid, class, perms, Xperm::Ioctl(cmd), ad)
+    }
+
+    /// A check decided with extended permissions (avc_has_extended_perms): `perms` of `class`
+    /// for the ioctl command or netlink message type `x`, audited with `ad` (and `ioctlcmd=`
+    /// for an ioctl). A class the policy lacks has no extended permissions to decide by and
+    /// is answered as any check of it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn check_xperm(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, x: Xperm, ad: &AuditData) -> Result<Checked> {
         let ssid = task.sid();
         // The quick translation first (one load, no class map), as check_noaudit takes it.
         if let Some((pclass, at)) = self.maps.quick(class) {
             self.counters.bump(hook);
-            if let Ok(v) = self.avc.check_ioctl_at(ssid, tsid, pclass, AccessVector(perms), cmd, at)? {
+            if let Ok(v) = self.xperm_at(x, ssid, tsid, pclass, AccessVector(perms), at)? {
                 let c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
-                return self.ioctl_outcome(task, tsid, class, &c, cmd, ad);
+                return self.xperm_outcome(task, tsid, class, &c, x, ad);
             }
         }
-        self.check_ioctl_mapped(hook, task, tsid, class, perms, cmd, ad)
+        self.check_xperm_mapped(hook, task, tsid, class, perms, x, ad)
     }
 
     #[cold]
     #[allow(clippy::too_many_arguments)]
-    fn check_ioctl_mapped(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, cmd: u16, ad: &AuditData) -> Result<Checked> {
+    fn check_xperm_mapped(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, x: Xperm, ad: &AuditData) -> Result<Checked> {
         let ssid = task.sid();
         let mut map = self.maps.newest();
         for _ in 0..RETRIES {
@@ -187,7 +214,7 @@ impl ObjectManager {
                 return self.outcome(class, &v);
             };
             self.counters.bump(hook);
-            match self.avc.check_ioctl_at(ssid, tsid, pclass, t.perms, cmd, map.seqno())? {
+            match self.xperm_at(x, ssid, tsid, pclass, t.perms, map.seqno())? {
                 Ok(v) => {
                     self.maps.note_quick(class, &map);
                     let mut c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
@@ -195,7 +222,7 @@ impl ObjectManager {
                         c.unknown = t.unknown;
                         c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
                     }
-                    return self.ioctl_outcome(task, tsid, class, &c, cmd, ad);
+                    return self.xperm_outcome(task, tsid, class, &c, x, ad);
                 }
                 Err(at) => {
                     map = match self.maps.for_seqno(at) {
@@ -206,17 +233,31 @@ impl ObjectManager {
             }
         }
         Err(ObjmgrError::Server(seaccess_types::ServerError::Other(format!(
-            "the policy changed {RETRIES} times during one {} ioctl check",
-            class.name()
+            "the policy changed {RETRIES} times during one {} {} check",
+            class.name(),
+            x.what()
         ))))
     }
 
-    /// An ioctl verdict's record, if it asks for one, and its outcome.
-    fn ioctl_outcome(&self, task: &Task, tsid: Sid, class: Class, c: &Checked, cmd: u16, ad: &AuditData) -> Result<Checked> {
-        if !c.audited.is_empty() {
-            // As the cache's audit_ioctl writes it, named with this decision's map.
-            let aux = format!("{} ioctlcmd={cmd:#x}", ad.render(task.pid(), task.comm()));
-            self.audit_text(task.sid(), tsid, class, c, &aux);
+    /// The cache's extended-permission check of the kind `x` is, made only if it answers from
+    /// policy `at`.
+    fn xperm_at(&self, x: Xperm, ssid: Sid, tsid: Sid, pclass: ClassId, perms: AccessVector, at: Seqno) -> Result<std::result::Result<Verdict, Seqno>> {
+        Ok(match x {
+            Xperm::Ioctl(cmd) => self.avc.check_ioctl_at(ssid, tsid, pclass, perms, cmd, at)?,
+            Xperm::Nlmsg(ty) => self.avc.check_nlmsg_at(ssid, tsid, pclass, perms, ty, at)?,
+        })
+    }
+
+    /// An extended-permission verdict's record, if it asks for one, and its outcome.
+    fn xperm_outcome(&self, task: &Task, tsid: Sid, class: Class, c: &Checked, x: Xperm, ad: &AuditData) -> Result<Checked> {
+        match x {
+            Xperm::Ioctl(cmd) if !c.audited.is_empty() => {
+                // As the cache's audit_ioctl writes it, named with this decision's map.
+                let aux = format!("{} ioctlcmd={cmd:#x}", ad.render(task.pid(), task.comm()));
+                self.audit_text(task.sid(), tsid, class, c, &aux);
+            }
+            Xperm::Ioctl(_) => {}
+            Xperm::Nlmsg(_) => self.audit(task, task.sid(), tsid, class, c, ad),
         }
         self.outcome(class, c)
     }

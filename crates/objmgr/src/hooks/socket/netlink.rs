@@ -4,11 +4,11 @@
 //! netlink_xperm policy capability, the `nlmsg` permission as an extended permission on the
 //! message type.
 
-use seaccess_types::{AccessVector, HandleUnknown, PolicyCap};
+use seaccess_types::{HandleUnknown, PolicyCap};
 
 use super::SocketSec;
 use crate::audit::AuditData;
-use crate::check::Checked;
+use crate::check::Xperm;
 use crate::classes::{netlink_audit_socket as audit, netlink_msg_socket as nl, Class};
 use crate::counters::Hook;
 use crate::cred::Task;
@@ -152,44 +152,6 @@ impl ObjectManager {
         if self.skip_sock_check(sock.sid()) {
             return Ok(());
         }
-        let (hook, ssid, tsid, class) = (Hook::NetlinkSend, task.sid(), sock.sid(), sock.class());
-        let ad = AuditData::Nlmsg { ty };
-        // The quick translation first, as check_noaudit takes it.
-        if let Some((pclass, at)) = self.maps.quick(class) {
-            self.counters.bump(hook);
-            if let Ok(v) = self.avc.check_nlmsg_at(ssid, tsid, pclass, AccessVector(perms), ty, at)? {
-                let c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
-                self.audit(task, ssid, tsid, class, &c, &ad);
-                return self.outcome(class, &c).map(|_| ());
-            }
-        }
-        let mut map = self.maps.newest();
-        for _ in 0..8 {
-            let t = map.translate(class, perms)?;
-            let Some(pclass) = t.class else {
-                // A class the policy lacks: no extended permission to decide by.
-                return self.check(hook, task, tsid, class, perms, &ad).map(|_| ());
-            };
-            self.counters.bump(hook);
-            match self.avc.check_nlmsg_at(ssid, tsid, pclass, t.perms, ty, map.seqno())? {
-                Ok(v) => {
-                    self.maps.note_quick(class, &map);
-                    let mut c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
-                    if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
-                        c.unknown = t.unknown;
-                        c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
-                    }
-                    self.audit(task, ssid, tsid, class, &c, &ad);
-                    return self.outcome(class, &c).map(|_| ());
-                }
-                Err(at) => {
-                    map = match self.maps.for_seqno(at) {
-                        Some(m) => m,
-                        None => self.maps.catch_up(&**self.server()),
-                    };
-                }
-            }
-        }
-        Err(ObjmgrError::Server(seaccess_types::ServerError::Other("the policy changed 8 times during one netlink message check".into())))
+        self.check_xperm(Hook::NetlinkSend, task, sock.sid(), sock.class(), perms, Xperm::Nlmsg(ty), &AuditData::Nlmsg { ty }).map(|_| ())
     }
 }
