@@ -42,6 +42,12 @@ pub use error::{errno, ObjmgrError, Result};
 pub use fastpath::FastPaths;
 pub use walkmemo::WalkMemo;
 
+/// [`ObjectManager::context_of`] with names already taken, for a hook naming several SIDs by
+/// one generation.
+pub(crate) fn context_in(names: &dyn seaccess_types::PolicyNames, sid: seaccess_types::Sid) -> Result<String> {
+    names.sid_to_context(sid).ok_or(ObjmgrError::Server(seaccess_types::ServerError::InvalidSid(sid)))
+}
+
 /// An object manager: the hooks over one cache and one security server.
 pub struct ObjectManager {
     server: Arc<dyn LabelServer>,
@@ -98,6 +104,12 @@ impl ObjectManager {
     #[inline(always)]
     pub fn policy_caps(&self) -> seaccess_types::PolicyCaps {
         self.maps.policy_caps()
+    }
+
+    /// The context text of `sid` under the current policy; a SID the policy cannot name is an
+    /// invalid argument (EINVAL), as security_sid_to_context fails for the kernel's hooks.
+    pub fn context_of(&self, sid: seaccess_types::Sid) -> Result<String> {
+        context_in(&*self.server.names(), sid)
     }
 
     /// The hooks' cache lookup counts.

@@ -73,7 +73,7 @@ impl ObjectManager {
 
     /// keyctl(KEYCTL_GET_SECURITY) (selinux_key_getsecurity): the key's context text. No check.
     pub fn key_getsecurity(&self, k: &KeySec) -> Result<String> {
-        self.server().names().sid_to_context(k.sid).ok_or(ObjmgrError::Server(seaccess_types::ServerError::InvalidSid(k.sid)))
+        self.context_of(k.sid)
     }
 
     /// keyctl(KEYCTL_WATCH_KEY) (selinux_watch_key): `key {view}` from the task's SID.

@@ -259,7 +259,7 @@ impl ObjectManager {
         let server = self.server();
         // Both contexts of one generation.
         let names = server.names();
-        let ctx = |s: Sid| names.sid_to_context(s).ok_or(ObjmgrError::Server(seaccess_types::ServerError::InvalidSid(s)));
+        let ctx = |s: Sid| crate::context_in(&*names, s);
         let (a, b) = (ctx(sid)?, ctx(mls_sid)?);
         let range = |c: &str| c.splitn(4, ':').nth(3).map(str::to_owned);
         let head = |c: &str| c.splitn(4, ':').take(3).collect::<Vec<_>>().join(":");

@@ -191,7 +191,7 @@ impl ObjectManager {
     pub fn sb_set_mnt_opts(&self, task: &Task, dev: &str, fstype: &str, opts: &MntOpts) -> Result<Arc<SuperSec>> {
         let names = self.server().names();
         let ctx = |s: Option<Sid>| -> Result<Option<String>> {
-            s.map(|s| names.sid_to_context(s).ok_or_else(|| ObjmgrError::Invalid(format!("SID {} has no context", s.0)))).transpose()
+            s.map(|s| crate::context_in(&*names, s)).transpose()
         };
         let (fs, c, root, def) = (ctx(opts.fscontext)?, ctx(opts.context)?, ctx(opts.rootcontext)?, ctx(opts.defcontext)?);
         // Native labeling is a filesystem's flag (SECURITY_LSM_NATIVE_LABELS), never a parsed option.
@@ -238,7 +238,7 @@ impl ObjectManager {
         let shown = [("fscontext", mounted.fscontext.map(|_| sb.sid)), ("context", mounted.context.map(|_| sb.mntpoint_sid)), ("defcontext", mounted.defcontext.map(|_| sb.def_sid)), ("rootcontext", mounted.rootcontext.map(|_| root.sid()))];
         for (name, sid) in shown {
             let Some(sid) = sid else { continue };
-            let ctx = names.sid_to_context(sid).ok_or_else(|| ObjmgrError::Invalid(format!("SID {} has no context", sid.0)))?;
+            let ctx = crate::context_in(&*names, sid)?;
             let q = if ctx.contains(',') { "\"" } else { "" };
             out.push_str(&format!(",{name}={q}{}{q}", escape(&ctx)));
         }

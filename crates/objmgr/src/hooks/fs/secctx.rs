@@ -34,7 +34,7 @@ impl ObjectManager {
             self.check_noaudit(Hook::InodeGetsecurity, sid, sid, Class::CAPABILITY2, capability2::MAC_ADMIN)?;
         }
         let sid = inode.sid();
-        self.server().names().sid_to_context(sid).ok_or_else(|| ObjmgrError::Invalid(format!("SID {} has no context", sid.0)))
+        self.context_of(sid)
     }
 
     /// Sets the label of `inode` from the value of `security.<name>` a filesystem supplies

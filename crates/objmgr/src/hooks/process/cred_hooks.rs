@@ -18,7 +18,7 @@ use crate::blobs::InodeSec;
 use crate::classes::{inode_class, kernel_service, Class};
 use crate::counters::Hook;
 use crate::cred::{Cred, PreparedCred, Task};
-use crate::error::{ObjmgrError, Result};
+use crate::error::Result;
 use crate::ObjectManager;
 
 impl ObjectManager {
@@ -62,7 +62,7 @@ impl ObjectManager {
     /// `security.selinux` ([`crate::hooks::fs::XATTR_NAME_SELINUX`]). No check.
     pub fn dentry_init_security(&self, task: &Task, dir: &InodeSec, name: &str, mode: u32) -> Result<(Sid, String)> {
         let sid = self.determine_inode_label(task, dir, name, inode_class(mode))?;
-        let ctx = self.server().names().sid_to_context(sid).ok_or(ObjmgrError::Server(seaccess_types::ServerError::InvalidSid(sid)))?;
+        let ctx = self.context_of(sid)?;
         Ok((sid, ctx))
     }
 }

@@ -128,7 +128,7 @@ impl ObjectManager {
         };
         match sid.filter(|s| *s != Sid::NULL) {
             None => Ok(None),
-            Some(s) => self.server().names().sid_to_context(s).map(Some).ok_or(ObjmgrError::Server(seaccess_types::ServerError::InvalidSid(s))),
+            Some(s) => self.context_of(s).map(Some),
         }
     }
 
