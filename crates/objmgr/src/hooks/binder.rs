@@ -3,7 +3,7 @@
 
 use crate::audit::AuditData;
 use crate::blobs::{FileSec, InodeSec};
-use crate::classes::{binder, fd, Class};
+use crate::classes::{binder, Class};
 use crate::counters::Hook;
 use crate::cred::{Cred, Task};
 use crate::error::Result;
@@ -45,9 +45,6 @@ impl ObjectManager {
         let hook = Hook::BinderTransferFile;
         let sid = to.sid();
         let ad = AuditData::Path { path, dev: &inode.sb.dev, ino: inode.ino };
-        if sid != file.sid {
-            self.check_sid(hook, task, sid, file.sid, Class::FD, fd::USE, &ad)?;
-        }
-        self.check_sid(hook, task, sid, inode.sid(), inode.class(), file_to_av(file.flags), &ad).map(|_| ())
+        self.file_has_perm_as(hook, task, sid, file, inode, inode.sid(), file_to_av(file.flags), &ad)
     }
 }

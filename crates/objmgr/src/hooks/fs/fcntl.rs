@@ -60,9 +60,9 @@ impl ObjectManager {
         let h = Hook::FileFcntl;
         let append = u64::from(oflags::O_APPEND.unsigned_abs());
         match cmd {
-            F_SETFL if file.flags & oflags::O_APPEND != 0 && arg & append == 0 => self.fd_file_has_perm(h, task, file, inode, common_file::WRITE, p),
-            F_SETFL | F_SETOWN | F_SETSIG | F_GETFL | F_GETOWN | F_GETSIG | F_GETOWNER_UIDS => self.fd_file_has_perm(h, task, file, inode, 0, p),
-            F_GETLK | F_SETLK | F_SETLKW | F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW => self.fd_file_has_perm(h, task, file, inode, common_file::LOCK, p),
+            F_SETFL if file.flags & oflags::O_APPEND != 0 && arg & append == 0 => self.file_has_perm(h, task, file, inode, inode.sid(), common_file::WRITE, p),
+            F_SETFL | F_SETOWN | F_SETSIG | F_GETFL | F_GETOWN | F_GETSIG | F_GETOWNER_UIDS => self.file_has_perm(h, task, file, inode, inode.sid(), 0, p),
+            F_GETLK | F_SETLK | F_SETLKW | F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW => self.file_has_perm(h, task, file, inode, inode.sid(), common_file::LOCK, p),
             _ => Ok(()),
         }
     }
@@ -73,7 +73,7 @@ impl ObjectManager {
     /// `{append}`, `{ioctl}` for access mode 3), FILE audit data. There are no BPF objects
     /// here, so bpf_fd_pass asks nothing.
     pub fn file_receive(&self, task: &Task, file: &FileSec, inode: &InodeSec, p: &str) -> Result<()> {
-        self.fd_file_has_perm(Hook::FileReceive, task, file, inode, file_to_av(file.flags), p)
+        self.file_has_perm(Hook::FileReceive, task, file, inode, inode.sid(), file_to_av(file.flags), p)
     }
 
     /// F_SETOWN and the like made `task` the file's owner for SIGIO (selinux_file_set_fowner):

@@ -119,20 +119,6 @@ impl ObjectManager {
         self.file_has_perm(Hook::FilePermission, task, file, inode, isid, av, p)
     }
 
-    /// The kernel's file_has_perm: `fd {use}` if the task is not the opener, then `av` on the
-    /// inode unless it is empty (FILE audit data for both).
-    #[allow(clippy::too_many_arguments)]
-    fn file_has_perm(&self, hook: Hook, task: &Task, file: &FileSec, inode: &InodeSec, isid: seaccess_types::Sid, av: u32, p: &str) -> Result<()> {
-        let ad = path(inode, p);
-        if task.sid() != file.sid {
-            self.check(hook, task, file.sid, Class::FD, fd::USE, &ad)?;
-        }
-        if av != 0 {
-            self.check(hook, task, isid, inode.class(), av, &ad)?;
-        }
-        Ok(())
-    }
-
     /// flock(2) and fcntl's F_GETLK, F_SETLK, F_SETLKW and their OFD forms on an open file
     /// (selinux_file_lock, and selinux_file_fcntl's lock commands): both go through
     /// file_has_perm with `{lock}`, so `fd {use}` first when another SID opened the file.

@@ -97,7 +97,7 @@ impl ObjectManager {
             } else if vma.file.is_none() && vma.kind == VmaKind::Stack {
                 self.check(h, task, sid, Class::PROCESS, process::EXECSTACK, &AuditData::None)?;
             } else if let Some(f) = vma.file.filter(|_| vma.cowed) {
-                self.fd_file_has_perm(h, task, f.file, f.inode, common_file::EXECMOD, f.path)?;
+                self.file_has_perm(h, task, f.file, f.inode, f.inode.sid(), common_file::EXECMOD, f.path)?;
             }
         }
         self.file_map_prot_check(h, task, vma.file, prot, vma.shared)
@@ -119,7 +119,7 @@ impl ObjectManager {
         if exec {
             av |= common_file::EXECUTE;
         }
-        self.fd_file_has_perm(hook, task, f.file, f.inode, av, f.path)
+        self.file_has_perm(hook, task, f.file, f.inode, f.inode.sid(), av, f.path)
     }
 
     /// A mapping at address `addr` (selinux_mmap_addr): below [`LSM_MMAP_MIN_ADDR`],

@@ -33,6 +33,8 @@ pub use mount::{quota_cmds, MS_REMOUNT};
 pub use notify::{fsnotify, WatchObject};
 pub use crate::walkmemo::WalkMemo;
 
+use seaccess_types::Sid;
+
 use crate::audit::AuditData;
 use crate::blobs::{FileSec, InodeSec};
 use crate::classes::{common_file, dir, fd, Class};
@@ -124,15 +126,24 @@ pub(crate) fn path<'a>(inode: &'a InodeSec, path: &'a str) -> AuditData<'a> {
 }
 
 impl ObjectManager {
-    /// The kernel's __file_has_perm for the hooks outside file.rs: `fd {use}` when the task is
-    /// not the opener, then `av` on the inode unless it is empty, both with FILE audit data.
-    pub(crate) fn fd_file_has_perm(&self, hook: Hook, task: &Task, file: &FileSec, inode: &InodeSec, av: u32, p: &str) -> Result<()> {
-        let ad = path(inode, p);
-        if task.sid() != file.sid {
-            self.check(hook, task, file.sid, Class::FD, fd::USE, &ad)?;
+    /// The kernel's file_has_perm: `fd {use}` when the task is not the opener, then `av` on
+    /// the inode (labelled `isid`) unless it is empty, both with FILE audit data.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn file_has_perm(&self, hook: Hook, task: &Task, file: &FileSec, inode: &InodeSec, isid: Sid, av: u32, p: &str) -> Result<()> {
+        self.file_has_perm_as(hook, task, task.sid(), file, inode, isid, av, &path(inode, p))
+    }
+
+    /// The kernel's __file_has_perm with the credential's SID `ssid` (the task's own, a binder
+    /// receiver's, an exec's new one): `fd {use}` from it when it is not the opener's, then `av`
+    /// on the inode (labelled `isid`) unless it is empty, both audited with `ad`; `task` is
+    /// named in the records.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn file_has_perm_as(&self, hook: Hook, task: &Task, ssid: Sid, file: &FileSec, inode: &InodeSec, isid: Sid, av: u32, ad: &AuditData) -> Result<()> {
+        if ssid != file.sid {
+            self.check_sid(hook, task, ssid, file.sid, Class::FD, fd::USE, ad)?;
         }
         if av != 0 {
-            self.check(hook, task, inode.sid(), inode.class(), av, &ad)?;
+            self.check_sid(hook, task, ssid, isid, inode.class(), av, ad)?;
         }
         Ok(())
     }

@@ -8,7 +8,7 @@ use seaccess_types::{PolicyCap, Sid};
 
 use crate::audit::AuditData;
 use crate::blobs::{FileSec, InodeSec};
-use crate::classes::{common_file, fd, file, process, process2, Class};
+use crate::classes::{common_file, file, process, process2, Class};
 use crate::hooks::fs::file_to_av;
 use crate::counters::Hook;
 use crate::cred::{Cred, Task, TaskRef};
@@ -185,9 +185,7 @@ impl ObjectManager {
         }
         for f in files {
             let ad = path(f);
-            let ok = (sid == f.file.sid || self.check_sid(hook, task, sid, f.file.sid, Class::FD, fd::USE, &ad).is_ok())
-                && self.check_sid(hook, task, sid, f.inode.sid(), f.inode.class(), file_to_av(f.file.flags), &ad).is_ok();
-            if !ok {
+            if self.file_has_perm_as(hook, task, sid, f.file, f.inode, f.inode.sid(), file_to_av(f.file.flags), &ad).is_err() {
                 out.replace.push(f.fd);
             }
         }
