@@ -42,8 +42,9 @@ pub(crate) struct LabelArgs {
     /// With --apply: set the whole context, not just the type (restorecon -F).
     #[arg(short = 'F')]
     pub force: bool,
-    /// With --apply and --check: the one attribute to write and read (security.selinux or
-    /// user.selinux); by default security.selinux, falling back to user.selinux where refused.
+    /// With --apply and --check: the one attribute to write and read (security.selinux,
+    /// user.selinux, or trusted.selinux: where `seaccess mount` keeps labels by default); by
+    /// default security.selinux, falling back to user.selinux where refused.
     #[arg(long, value_name = "NAME")]
     pub xattr: Option<String>,
     /// Label a tree that will be mounted elsewhere: the path looked up is the path under DIR.

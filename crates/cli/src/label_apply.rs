@@ -19,7 +19,7 @@ use seaccess_label::{FileContexts, FileKind};
 use crate::label::LabelArgs;
 use crate::output::{note, CliError, Out};
 
-use seaccess_label::xattr::{self, Attrs, Object, SECURITY, USER};
+use seaccess_label::xattr::{self, Attrs, Object, SECURITY, TRUSTED, USER};
 
 /// One object of a walk: its real path, the path file_contexts is asked about (`None`: the
 /// real path itself, the common case, without a second copy), its type.
@@ -242,7 +242,8 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
         None => None,
         Some(SECURITY) => Some(SECURITY),
         Some(USER) => Some(USER),
-        Some(other) => return Err(format!("--xattr {other}: expected {SECURITY} or {USER}").into()),
+        Some(TRUSTED) => Some(TRUSTED),
+        Some(other) => return Err(format!("--xattr {other}: expected {SECURITY}, {USER} or {TRUSTED}").into()),
     };
     let work = |it: &Item| -> Option<Vec<Outcome>> {
         let name = it.path.display();

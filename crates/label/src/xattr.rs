@@ -13,6 +13,9 @@ use rustix::io::Errno;
 pub const SECURITY: &str = "security.selinux";
 /// Where labels are kept where `security.selinux` is refused.
 pub const USER: &str = "user.selinux";
+/// Where `seaccess mount` keeps labels on a kernel without SELinux: only a process with
+/// CAP_SYS_ADMIN can write it, where any file owner can write the other two.
+pub const TRUSTED: &str = "trusted.selinux";
 
 /// The file a label is read from or written to.
 #[derive(Clone, Copy, Debug)]
