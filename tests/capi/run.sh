@@ -15,6 +15,11 @@
 #                  permissive, as libselinux 3.4 answers them;
 #   stale_context  a context the reloaded policy no longer defines is EINVAL, seen before or not;
 #   reload_storm   checks racing reloads that renumber classes: no wrong answer;
+#   mapping_race   selinux_check_access and avc_has_perm while another thread switches
+#                  selinux_set_mapping between two maps: each call reads the map once, and a
+#                  switch never leaves a moment without one (3 s here; for a longer run:
+#                  SEACCESS_POLICY=target/policies/unknown.33 target/capi/mapping_race
+#                  u:r:dom_t:s0 u:object_r:obj_t:s0 60);
 #   example  README's example, built with pkg-config;
 #   dropin   target/libselinux/libselinux.so.1 (tests/capi/dropin.sh): its exports carry
 #            libselinux 3.4's versions, and dropin_paths.c, built against Debian's libselinux,
@@ -54,7 +59,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
 LINK=(-L"$PWD/$BUILD" -lseaccess -Wl,-rpath,"$PWD/$BUILD")
-for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm mapping; do
+for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm mapping mapping_race; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
     || bad "compile $p with -fsanitize=address"
@@ -140,6 +145,16 @@ MAPPING=("$TP/unknown.33" "$TP/unknown_deny.33" "$TP/unknown_reject.33" "$TP/ren
   && ok "mapping: selinux_set_mapping's numbering in names, compute_av, the AVC, selinux_check_access, compute_create and records; handle_unknown allow, deny, reject; a renumbering reload" \
   || { bad "mapping"; cat "$T/p"; }
 
+# The permissions mapping_race picks from the library's answers, confirmed by the seaccess
+# command: D denied and G allowed, so that any grant of D during the race is a wrong one.
+race() { # PROGRAM SECONDS
+  SEACCESS_POLICY=$TP/unknown.33 timeout 120 "$1" u:r:dom_t:s0 u:object_r:obj_t:s0 "$2" > "$T/r" 2>&1 || return 1
+  read -r _ _ d _ _ g _ < "$T/r"; d=${d%,} g=${g%;}
+  ./$BUILD/seaccess check -p "$TP/unknown.33" u:r:dom_t:s0 u:object_r:obj_t:s0 file "$d" > /dev/null 2>&1; [ $? = 1 ] || { echo "seaccess check allows $d" >> "$T/r"; return 1; }
+  ./$BUILD/seaccess check -p "$TP/unknown.33" u:r:dom_t:s0 u:object_r:obj_t:s0 file "$g" > /dev/null 2>&1 || { echo "seaccess check denies $g" >> "$T/r"; return 1; }
+}
+race "$OUT/mapping_race" 3 && ok "$(grep '^mapping_race:' "$T/r")" || { bad "mapping_race: a check mixed two maps or saw none"; cat "$T/r"; }
+
 # The same programs under AddressSanitizer and valgrind, on fewer queries.
 head -n 300 "$T/q.default" > "$T/q300"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=1
@@ -155,6 +170,7 @@ SEACCESS_POLICY=$pol "$OUT/fork-asan" load 20 > "$T/a" 2>&1 && ok "fork during t
 "$OUT/stale_context-asan" "$TP/renumber_a.33" "$TP/example.33" > "$T/a" 2>&1 && ok "stale_context under ASan" || { bad "stale_context under ASan"; tail -30 "$T/a"; }
 "$OUT/reload_storm-asan" "$TP/renumber_a.33" "$TP/renumber_b.33" 2 > "$T/a" 2>&1 && ok "reload_storm under ASan" || { bad "reload_storm under ASan"; grep -v '^avc: ' "$T/a" | tail -30; }
 "$OUT/mapping-asan" "${MAPPING[@]}" > "$T/a" 2>&1 && ok "mapping under ASan" || { bad "mapping under ASan"; tail -30 "$T/a"; }
+race "$OUT/mapping_race-asan" 1 && ok "mapping_race under ASan" || { bad "mapping_race under ASan"; tail -30 "$T/r"; }
 unset ASAN_OPTIONS
 VG=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite)
 head -n 100 "$T/q.default" > "$T/q100"
