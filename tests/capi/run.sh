@@ -124,14 +124,22 @@ SEACCESS_POLICY=$pol "$OUT/threads" 8 3 < "$T/q1k" > "$T/t" 2>&1 && ok "threads:
 
 # Fail closed: a mistyped path (the issue's: Debian's policy33) and a corrupt file (the test then
 # writes a good policy over the bad file, which must change nothing, and loads A).
-# failclosed MODE ERRNO: the errno every call needing a policy fails with (ENOENT 2, EINVAL 22).
+# failclosed MODE ERRNO: the errno every call needing a policy fails with (ENOENT 2, EINVAL 22,
+# EFBIG 27). A policy is a regular file read up to a bound: a FIFO (whose open would wait for a
+# writer), /dev/zero (endless) and a directory are EINVAL and a sparse file past the bound
+# EFBIG, each at once (timeout: a hang fails), the process closed.
 failclosed() { # SUFFIX
-  mkdir -p "$T/m$1" && rm -f "$T/m$1/policy33" && head -c 1000 "$A" > "$T/corrupt$1"
+  mkdir -p "$T/m$1" "$T/dir$1" && rm -f "$T/m$1/policy33" "$T/fifo$1" && head -c 1000 "$A" > "$T/corrupt$1" \
+    && mkfifo "$T/fifo$1" && truncate -s $((256 * 1024 * 1024 + 1)) "$T/huge$1" || return 1
   SEACCESS_POLICY=/etc/selinux/default/policy/policy33 "$OUT/failclosed$1" repro 2 > "$T/f" 2>&1 \
     && SEACCESS_POLICY=$T/m$1/policy33 "$OUT/failclosed$1" recover 2 "$A" >> "$T/f" 2>&1 \
-    && SEACCESS_POLICY=$T/corrupt$1 "$OUT/failclosed$1" recover 22 "$A" >> "$T/f" 2>&1
+    && SEACCESS_POLICY=$T/corrupt$1 "$OUT/failclosed$1" recover 22 "$A" >> "$T/f" 2>&1 \
+    && SEACCESS_POLICY=$T/fifo$1 timeout 30 "$OUT/failclosed$1" repro 22 >> "$T/f" 2>&1 \
+    && SEACCESS_POLICY=/dev/zero timeout 30 "$OUT/failclosed$1" repro 22 >> "$T/f" 2>&1 \
+    && SEACCESS_POLICY=$T/dir$1 timeout 30 "$OUT/failclosed$1" repro 22 >> "$T/f" 2>&1 \
+    && SEACCESS_POLICY=$T/huge$1 timeout 30 "$OUT/failclosed$1" recover 27 "$A" >> "$T/f" 2>&1
 }
-failclosed "" && ok "failclosed: a policy named and not loadable denies everything" || { bad "failclosed"; cat "$T/f"; }
+failclosed "" && ok "failclosed: a policy named and not loadable (missing, corrupt, a FIFO, /dev/zero, a directory, past the size bound) denies everything" || { bad "failclosed"; cat "$T/f"; }
 "$OUT/callbacks" "$A" "$B" > "$T/c" 2>&1 && ok "callbacks: reload callbacks see the new policy, no deadlock" || { bad "callbacks"; cat "$T/c"; }
 "$OUT/epipe" "$A" "$B" > "$T/p" 2>&1 && ok "epipe: a broken standard error changes no answer" || { bad "epipe"; cat "$T/p"; }
 "$OUT/fork" "$A" "$B" 300 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k")" || { bad "fork"; tail -20 "$T/k"; }

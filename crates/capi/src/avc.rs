@@ -158,7 +158,7 @@ fn has_perm_mapped_in(
     auditdata: *mut c_void,
 ) -> Res<c_int> {
     if !avd.is_null() {
-        ffi::out(avd, avd_init(&g))?;
+        ffi::out(avd, avd_init(g))?;
     }
     let checked = match (sc.resolve(g), tc.resolve(g)) {
         (Ok(s), Ok(t)) => {

@@ -154,9 +154,18 @@ fn decided(env: i32) -> Option<Errno> {
 /// The security server of the policy image at `path`, or the errno and the log line's reason
 /// (the file, and why).
 fn read_policy(path: &str) -> Result<SecurityServer, (Errno, String)> {
-    let errno = |e: &std::io::Error| Errno(e.raw_os_error().filter(|&n| n > 0).unwrap_or(libc::EIO));
-    let data = std::fs::read(path).map_err(|e| (errno(&e), format!("{path}: {e}")))?;
+    let data = seaccess_policy::read_file(path).map_err(|e| (file_errno(&e), e.to_string()))?;
     SecurityServer::from_bytes(&data).map_err(|e| (EINVAL, format!("{path}: {e}")))
+}
+
+/// The errno for a policy file that cannot be read: the system's when opening or reading it
+/// failed, EFBIG when it is larger than any policy, EINVAL when it is not a regular file.
+fn file_errno(e: &seaccess_policy::PolicyError) -> Errno {
+    match e {
+        seaccess_policy::PolicyError::Io { source, .. } => Errno(source.raw_os_error().filter(|&n| n > 0).unwrap_or(libc::EIO)),
+        seaccess_policy::PolicyError::TooLarge { .. } => Errno(libc::EFBIG),
+        _ => EINVAL,
+    }
 }
 
 /// Makes `server` the process's kernel (called under LOADING, with no kernel yet). The cache
@@ -192,7 +201,7 @@ fn install(server: SecurityServer) -> &'static Kernel {
 /// Loads the policy image at `path`, or reloads it if a policy is loaded. A reload holds no
 /// library lock (the server serialises changes), so that the callbacks it runs may load too.
 pub(crate) fn load(path: &str) -> Res<()> {
-    let data = std::fs::read(path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
+    let data = seaccess_policy::read_file(path).map_err(|e| file_errno(&e))?;
     load_bytes(&data, path)
 }
 
