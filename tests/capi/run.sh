@@ -25,7 +25,9 @@
 #            libselinux 3.4's versions, and dropin_paths.c, built against Debian's libselinux,
 #            prints the same on it as on libselinux itself; Debian's selinux-utils programs and
 #            Python's `import selinux`, unmodified, load it and answer as libselinux (labels)
-#            or as the seaccess command (policy answers).
+#            or as the seaccess command (policy answers);
+#   secure_env  (tests/capi/secure_env.sh) a set-user-ID root program on the drop-in, run by
+#            nobody, ignores SEACCESS_POLICY and SEACCESS_SUBJECTS; not set-user-ID it honours them.
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,7 +41,7 @@ POLICIES=(/etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/policy.3
 # (callbacks_*.cil).
 TP=target/policies
 A=$TP/callbacks_a.33 B=$TP/callbacks_b.33
-OWN=("$A" "$B" "$TP/renumber_a.33" "$TP/renumber_b.33" "$TP/unknown.33" "$TP/unknown_deny.33" "$TP/unknown_reject.33" "$TP/example.33")
+OWN=("$A" "$B" "$TP/secure_env.33" "$TP/renumber_a.33" "$TP/renumber_b.33" "$TP/unknown.33" "$TP/unknown_deny.33" "$TP/unknown_reject.33" "$TP/example.33")
 COUNT=${CAPI_QUERIES:-3000}
 OUT=target/capi
 mkdir -p "$OUT"
@@ -253,6 +255,13 @@ if bash tests/capi/dropin.sh 2> "$T/d"; then
   fi
 else
   bad "build target/libselinux/libselinux.so.1"; cat "$T/d"
+fi
+# A set-user-ID program on the drop-in ignores its caller's SEACCESS_* variables (AT_SECURE).
+if [ -e target/libselinux/libselinux.so.1 ]; then
+  SEACCESS_BUILD=$BUILD bash tests/capi/secure_env.sh > "$T/se" 2>&1; rc=$?
+  if grep -q '^SKIP' "$T/se"; then cat "$T/se"
+  elif [ $rc = 0 ]; then ok "secure_env: a set-user-ID program ignores SEACCESS_POLICY and SEACCESS_SUBJECTS set by nobody (system policy, default subject, closed without one); not set-user-ID it honours them ($(tail -n 1 "$T/se"))"
+  else bad "secure_env (tests/capi/secure_env.sh)"; grep -v '^ok: ' "$T/se" | head -30; fi
 fi
 # Debian's own programs (selinux-utils) and Python module, unmodified, on the drop-in.
 if [ -e target/libselinux/libselinux.so.1 ] && command -v matchpathcon > /dev/null; then

@@ -16,12 +16,12 @@ use crate::error::{PolicyError, Result};
 
 /// The largest policy file read, in bytes: 256 MiB.
 ///
-/// Real policies are far smaller: Debian's refpolicy (targeted and MLS) is about 2.1 MiB,
-/// Fedora's targeted policy about 4 MiB in version 33 (most of it filename transitions, which
-/// version 34 compacts), Android's under 1 MiB; the kernel itself has no limit but its memory.
-/// Sixty times the largest leaves room for policies built from much larger modules, while a
-/// file past it (which the reader would hold whole, then parse into several times its size) is
-/// refused before it is read.
+/// Real policies are far smaller: Debian's refpolicy (default and MLS, version 33) is about
+/// 2.1 MiB, and distributions' policies are a few MiB (the largest part of a big one is its
+/// filename transitions); the kernel itself has no limit but its memory. A hundred times
+/// Debian's leaves room for policies built from much larger modules, while a file past it
+/// (which the reader would hold whole, then parse into several times its size) is refused
+/// before it is read.
 pub const MAX_POLICY_FILE: u64 = 256 << 20;
 
 /// The bytes of the policy file at `path`: a regular file of at most [`MAX_POLICY_FILE`] bytes.
