@@ -76,7 +76,7 @@ fn source_held(_loading: &MutexGuard<'_, ()>) -> &'static Source {
         match crate::paths::installed_policy() {
             Some(p) => Source::File(PathBuf::from(p)),
             None => Source::Missing(format!(
-                "the system configuration ({}, SELINUXTYPE) names no installed policy under {}/policy",
+                "of this set-user-ID, set-group-ID or capability-raising program: the system configuration ({}, SELINUXTYPE) names no installed policy under {}/policy",
                 crate::paths::CONFIG,
                 crate::paths::policy_root()
             )),
