@@ -83,6 +83,17 @@ $BIN info --policy "$T/trunc" > /dev/null 2> "$T/e1"; rc=$?
 expect "a truncated policy is a clear error" '[ $rc -eq 2 ] && grep -q "byte [0-9]*" "$T/e1"'
 $BIN info --policy /nonexistent > /dev/null 2> "$T/e2"; rc=$?
 expect "a missing policy file is a clear error" '[ $rc -eq 2 ] && grep -q "/nonexistent" "$T/e2"'
+# A policy is a regular file read up to a bound: a FIFO (whose open would wait for a writer),
+# /dev/zero (endless), a directory and a sparse file past the bound are each refused at once
+# with an error naming the path and the reason, never a hang or a read until memory runs out.
+mkfifo "$T/fifo" && truncate -s $((256 * 1024 * 1024 + 1)) "$T/huge" && mkdir -p "$T/adir"
+for bad in "$T/fifo:not a regular file but a FIFO" "/dev/zero:not a regular file but a character device" \
+    "$T/adir:not a regular file but a directory" "$T/huge:larger than a policy may be"; do
+  f=${bad%%:*} why=${bad#*:}
+  timeout 20 $BIN check -p "$f" "$S" "$S" file read > /dev/null 2> "$T/e2f"; rc=$?
+  expect "check -p $(basename "$f"): refused at once ($why)" '[ $rc -eq 2 ] && grep -qF "$f: " "$T/e2f" && grep -qF "$why" "$T/e2f"'
+  [ $rc -eq 2 ] || { echo "  exit $rc"; cat "$T/e2f"; }
+done
 $BIN compute-av < /dev/null > /dev/null 2> "$T/e2b"; rc=$?
 expect "without --policy, the installed policy is used and named on standard error" '[ $rc -eq 0 ] && grep -q "using the installed policy /etc/selinux/" "$T/e2b"'
 $BIN check -p "$POL" --bool nosuchbool=1 "$S" "$S" file read > /dev/null 2> "$T/e3"; rc=$?

@@ -15,12 +15,19 @@
 #                  permissive, as libselinux 3.4 answers them;
 #   stale_context  a context the reloaded policy no longer defines is EINVAL, seen before or not;
 #   reload_storm   checks racing reloads that renumber classes: no wrong answer;
+#   mapping_race   selinux_check_access and avc_has_perm while another thread switches
+#                  selinux_set_mapping between two maps: each call reads the map once, and a
+#                  switch never leaves a moment without one (3 s here; for a longer run:
+#                  SEACCESS_POLICY=target/policies/unknown.33 target/capi/mapping_race
+#                  u:r:dom_t:s0 u:object_r:obj_t:s0 60);
 #   example  README's example, built with pkg-config;
 #   dropin   target/libselinux/libselinux.so.1 (tests/capi/dropin.sh): its exports carry
 #            libselinux 3.4's versions, and dropin_paths.c, built against Debian's libselinux,
 #            prints the same on it as on libselinux itself; Debian's selinux-utils programs and
 #            Python's `import selinux`, unmodified, load it and answer as libselinux (labels)
-#            or as the seaccess command (policy answers).
+#            or as the seaccess command (policy answers);
+#   secure_env  (tests/capi/secure_env.sh) a set-user-ID root program on the drop-in, run by
+#            nobody, ignores SEACCESS_POLICY and SEACCESS_SUBJECTS; not set-user-ID it honours them.
 # A missing library, oracle or Debian policy FAILS the run; nothing is skipped.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,7 +41,7 @@ POLICIES=(/etc/selinux/default/policy/policy.33 /etc/selinux/mls/policy/policy.3
 # (callbacks_*.cil).
 TP=target/policies
 A=$TP/callbacks_a.33 B=$TP/callbacks_b.33
-OWN=("$A" "$B" "$TP/renumber_a.33" "$TP/renumber_b.33" "$TP/unknown.33" "$TP/unknown_deny.33" "$TP/unknown_reject.33" "$TP/example.33")
+OWN=("$A" "$B" "$TP/secure_env.33" "$TP/renumber_a.33" "$TP/renumber_b.33" "$TP/unknown.33" "$TP/unknown_deny.33" "$TP/unknown_reject.33" "$TP/example.33")
 COUNT=${CAPI_QUERIES:-3000}
 OUT=target/capi
 mkdir -p "$OUT"
@@ -54,7 +61,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
 LINK=(-L"$PWD/$BUILD" -lseaccess -Wl,-rpath,"$PWD/$BUILD")
-for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm mapping; do
+for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm mapping mapping_race; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
     || bad "compile $p with -fsanitize=address"
@@ -119,14 +126,22 @@ SEACCESS_POLICY=$pol "$OUT/threads" 8 3 < "$T/q1k" > "$T/t" 2>&1 && ok "threads:
 
 # Fail closed: a mistyped path (the issue's: Debian's policy33) and a corrupt file (the test then
 # writes a good policy over the bad file, which must change nothing, and loads A).
-# failclosed MODE ERRNO: the errno every call needing a policy fails with (ENOENT 2, EINVAL 22).
+# failclosed MODE ERRNO: the errno every call needing a policy fails with (ENOENT 2, EINVAL 22,
+# EFBIG 27). A policy is a regular file read up to a bound: a FIFO (whose open would wait for a
+# writer), /dev/zero (endless) and a directory are EINVAL and a sparse file past the bound
+# EFBIG, each at once (timeout: a hang fails), the process closed.
 failclosed() { # SUFFIX
-  mkdir -p "$T/m$1" && rm -f "$T/m$1/policy33" && head -c 1000 "$A" > "$T/corrupt$1"
+  mkdir -p "$T/m$1" "$T/dir$1" && rm -f "$T/m$1/policy33" "$T/fifo$1" && head -c 1000 "$A" > "$T/corrupt$1" \
+    && mkfifo "$T/fifo$1" && truncate -s $((256 * 1024 * 1024 + 1)) "$T/huge$1" || return 1
   SEACCESS_POLICY=/etc/selinux/default/policy/policy33 "$OUT/failclosed$1" repro 2 > "$T/f" 2>&1 \
     && SEACCESS_POLICY=$T/m$1/policy33 "$OUT/failclosed$1" recover 2 "$A" >> "$T/f" 2>&1 \
-    && SEACCESS_POLICY=$T/corrupt$1 "$OUT/failclosed$1" recover 22 "$A" >> "$T/f" 2>&1
+    && SEACCESS_POLICY=$T/corrupt$1 "$OUT/failclosed$1" recover 22 "$A" >> "$T/f" 2>&1 \
+    && SEACCESS_POLICY=$T/fifo$1 timeout 30 "$OUT/failclosed$1" repro 22 >> "$T/f" 2>&1 \
+    && SEACCESS_POLICY=/dev/zero timeout 30 "$OUT/failclosed$1" repro 22 >> "$T/f" 2>&1 \
+    && SEACCESS_POLICY=$T/dir$1 timeout 30 "$OUT/failclosed$1" repro 22 >> "$T/f" 2>&1 \
+    && SEACCESS_POLICY=$T/huge$1 timeout 30 "$OUT/failclosed$1" recover 27 "$A" >> "$T/f" 2>&1
 }
-failclosed "" && ok "failclosed: a policy named and not loadable denies everything" || { bad "failclosed"; cat "$T/f"; }
+failclosed "" && ok "failclosed: a policy named and not loadable (missing, corrupt, a FIFO, /dev/zero, a directory, past the size bound) denies everything" || { bad "failclosed"; cat "$T/f"; }
 "$OUT/callbacks" "$A" "$B" > "$T/c" 2>&1 && ok "callbacks: reload callbacks see the new policy, no deadlock" || { bad "callbacks"; cat "$T/c"; }
 "$OUT/epipe" "$A" "$B" > "$T/p" 2>&1 && ok "epipe: a broken standard error changes no answer" || { bad "epipe"; cat "$T/p"; }
 "$OUT/fork" "$A" "$B" 300 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k")" || { bad "fork"; tail -20 "$T/k"; }
@@ -139,6 +154,16 @@ MAPPING=("$TP/unknown.33" "$TP/unknown_deny.33" "$TP/unknown_reject.33" "$TP/ren
 "$OUT/mapping" "${MAPPING[@]}" > "$T/p" 2>&1 \
   && ok "mapping: selinux_set_mapping's numbering in names, compute_av, the AVC, selinux_check_access, compute_create and records; handle_unknown allow, deny, reject; a renumbering reload" \
   || { bad "mapping"; cat "$T/p"; }
+
+# The permissions mapping_race picks from the library's answers, confirmed by the seaccess
+# command: D denied and G allowed, so that any grant of D during the race is a wrong one.
+race() { # PROGRAM SECONDS
+  SEACCESS_POLICY=$TP/unknown.33 timeout 120 "$1" u:r:dom_t:s0 u:object_r:obj_t:s0 "$2" > "$T/r" 2>&1 || return 1
+  read -r _ _ d _ _ g _ < "$T/r"; d=${d%,} g=${g%;}
+  ./$BUILD/seaccess check -p "$TP/unknown.33" u:r:dom_t:s0 u:object_r:obj_t:s0 file "$d" > /dev/null 2>&1; [ $? = 1 ] || { echo "seaccess check allows $d" >> "$T/r"; return 1; }
+  ./$BUILD/seaccess check -p "$TP/unknown.33" u:r:dom_t:s0 u:object_r:obj_t:s0 file "$g" > /dev/null 2>&1 || { echo "seaccess check denies $g" >> "$T/r"; return 1; }
+}
+race "$OUT/mapping_race" 3 && ok "$(grep '^mapping_race:' "$T/r")" || { bad "mapping_race: a check mixed two maps or saw none"; cat "$T/r"; }
 
 # The same programs under AddressSanitizer and valgrind, on fewer queries.
 head -n 300 "$T/q.default" > "$T/q300"
@@ -155,6 +180,7 @@ SEACCESS_POLICY=$pol "$OUT/fork-asan" load 20 > "$T/a" 2>&1 && ok "fork during t
 "$OUT/stale_context-asan" "$TP/renumber_a.33" "$TP/example.33" > "$T/a" 2>&1 && ok "stale_context under ASan" || { bad "stale_context under ASan"; tail -30 "$T/a"; }
 "$OUT/reload_storm-asan" "$TP/renumber_a.33" "$TP/renumber_b.33" 2 > "$T/a" 2>&1 && ok "reload_storm under ASan" || { bad "reload_storm under ASan"; grep -v '^avc: ' "$T/a" | tail -30; }
 "$OUT/mapping-asan" "${MAPPING[@]}" > "$T/a" 2>&1 && ok "mapping under ASan" || { bad "mapping under ASan"; tail -30 "$T/a"; }
+race "$OUT/mapping_race-asan" 1 && ok "mapping_race under ASan" || { bad "mapping_race under ASan"; tail -30 "$T/r"; }
 unset ASAN_OPTIONS
 VG=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite)
 head -n 100 "$T/q.default" > "$T/q100"
@@ -229,6 +255,13 @@ if bash tests/capi/dropin.sh 2> "$T/d"; then
   fi
 else
   bad "build target/libselinux/libselinux.so.1"; cat "$T/d"
+fi
+# A set-user-ID program on the drop-in ignores its caller's SEACCESS_* variables (AT_SECURE).
+if [ -e target/libselinux/libselinux.so.1 ]; then
+  SEACCESS_BUILD=$BUILD bash tests/capi/secure_env.sh > "$T/se" 2>&1; rc=$?
+  if grep -q '^SKIP' "$T/se"; then cat "$T/se"
+  elif [ $rc = 0 ]; then ok "secure_env: a set-user-ID program ignores SEACCESS_POLICY and SEACCESS_SUBJECTS set by nobody (system policy, default subject, closed without one); not set-user-ID it honours them ($(tail -n 1 "$T/se"))"
+  else bad "secure_env (tests/capi/secure_env.sh)"; grep -v '^ok: ' "$T/se" | head -30; fi
 fi
 # Debian's own programs (selinux-utils) and Python module, unmodified, on the drop-in.
 if [ -e target/libselinux/libselinux.so.1 ] && command -v matchpathcon > /dev/null; then

@@ -258,3 +258,34 @@ fn a_child_forked_before_an_announcement_answers_from_the_new_policy() {
     avc.policy_changed(Seqno(2));
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
 }
+
+/// check_at for a policy the server has published but not yet announced: the cache moves to it
+/// and answers from it; but when the server has gone on to a newer policy (unannounced too) by
+/// the time the cache asks, that newer policy's decision is not the asked one's. It is refused
+/// with its seqno, so that the caller resolves its class and permissions again in it (the
+/// second seqno comparison in check_at's other-policy path, after the cache moved forward).
+#[test]
+fn check_at_never_answers_for_a_policy_with_a_newer_ones_decision() {
+    // Policy 2 published, not announced, the cache holding policy 1's decision: it moves to 2
+    // and answers from 2.
+    let (server, avc) = setup();
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    server.seqno.store(2, SeqCst);
+    let v = avc.check_at(K.0, K.1, K.2, AccessVector(2), Seqno(2)).unwrap().expect("policy 2's own decision");
+    assert_eq!(v.decision, decision(2));
+    assert_eq!(avc.seqno(), Seqno(2));
+
+    // Policies 2 and then 3 published, neither announced; a caller resolved under 2. The cache
+    // answers from 1, moves to 2, misses, and the server answers from 3.
+    let (server, avc) = setup();
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    server.seqno.store(3, SeqCst);
+    let got = avc.check_at(K.0, K.1, K.2, AccessVector(1), Seqno(2)).unwrap().map(|v| v.decision);
+    assert_eq!(got, Err(Seqno(3)), "policy 3's decision returned as policy 2's");
+    assert_eq!(server.calls.load(SeqCst), 2);
+    assert_eq!(avc.seqno(), Seqno(3));
+    // Asked again under 3, as the caller then does: policy 3's decision, now cached.
+    let v = avc.check_at(K.0, K.1, K.2, AccessVector(1), Seqno(3)).unwrap().expect("policy 3's own decision");
+    assert_eq!(v.decision, decision(3));
+    assert_eq!(server.calls.load(SeqCst), 2);
+}

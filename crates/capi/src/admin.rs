@@ -33,9 +33,8 @@ pub extern "C" fn security_load_policy(data: *mut c_void, len: usize) -> c_int {
 #[no_mangle]
 pub extern "C" fn selinux_mkload_policy(_preservebools: c_int) -> c_int {
     ffi::guard(-1, || {
-        let base = under_root("/policy/policy");
-        let vers = (15..=seaccess_policy::VERSION_MAX).rev().find(|v| std::path::Path::new(&format!("{base}.{v}")).exists()).ok_or(ENOENT)?;
-        state::load(&format!("{base}.{vers}")).map(|_| 0)
+        let path = crate::paths::installed_policy().ok_or(ENOENT)?;
+        state::load(&path).map(|_| 0)
     })
 }
 
@@ -101,12 +100,16 @@ pub extern "C" fn security_set_boolean_list(count: usize, list: *mut SelBoolean,
     })
 }
 
-/// The policy file this process enforces (SEACCESS_POLICY's), or NULL when none is named.
+/// The policy file this process enforces (SEACCESS_POLICY's, or the system's in a
+/// secure-execution process), or NULL when none is named.
 #[no_mangle]
 pub extern "C" fn selinux_current_policy_path() -> *const c_char {
     ffi::guard(std::ptr::null(), || {
         static PATH: std::sync::OnceLock<Option<std::ffi::CString>> = std::sync::OnceLock::new();
-        let p = PATH.get_or_init(|| std::env::var(state::POLICY_ENV).ok().and_then(|v| std::ffi::CString::new(v).ok()));
+        let p = PATH.get_or_init(|| {
+            use std::os::unix::ffi::OsStrExt;
+            state::policy_path().and_then(|p| std::ffi::CString::new(p.as_os_str().as_bytes()).ok())
+        });
         Ok(p.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()))
     })
 }

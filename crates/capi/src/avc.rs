@@ -138,15 +138,34 @@ fn decision(k: &Kernel, g: &Generation, s: Sid, t: Sid, class: u16, requested: u
 fn has_perm_mapped(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, avd: *mut AvDecisionC, audit: bool, auditdata: *mut c_void) -> Res<c_int> {
     let g = k.server.snapshot();
     let m = mapping::current(&g);
+    has_perm_mapped_in(k, &g, m.as_deref(), sc, tc, tclass, requested, avd, audit, auditdata)
+}
+
+/// [`has_perm_mapped`] in generation `g` and the one snapshot `m` of the map the caller took:
+/// the program's numbers are turned into the policy's, the decision back into the program's
+/// and the record named, all by `m`.
+#[allow(clippy::too_many_arguments)]
+fn has_perm_mapped_in(
+    k: &Kernel,
+    g: &Generation,
+    m: Option<&mapping::Resolved>,
+    sc: &SecurityId,
+    tc: &SecurityId,
+    tclass: u16,
+    requested: u32,
+    avd: *mut AvDecisionC,
+    audit: bool,
+    auditdata: *mut c_void,
+) -> Res<c_int> {
     if !avd.is_null() {
-        ffi::out(avd, avd_init(&g))?;
+        ffi::out(avd, avd_init(g))?;
     }
-    let checked = match (sc.resolve(&g), tc.resolve(&g)) {
+    let checked = match (sc.resolve(g), tc.resolve(g)) {
         (Ok(s), Ok(t)) => {
-            let (kclass, kreq) = m.as_ref().map_or((tclass, requested), |m| (m.unmap_class(tclass), m.unmap_perm(tclass, requested)));
-            decision(k, &g, s, t, kclass, kreq).map(|(d, _)| {
+            let (kclass, kreq) = m.map_or((tclass, requested), |m| (m.unmap_class(tclass), m.unmap_perm(tclass, requested)));
+            decision(k, g, s, t, kclass, kreq).map(|(d, _)| {
                 let mut c = AvDecisionC::from(&d);
-                if let Some(m) = &m {
+                if let Some(m) = m {
                     m.map_decision(tclass, &mut c);
                 }
                 let refused = (requested == 0 || requested & !c.allowed != 0) && k.avc.enforcing() && !d.flags.permissive();
@@ -154,11 +173,11 @@ fn has_perm_mapped(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, re
             })
         }
         _ if k.avc.enforcing() => Err(EINVAL),
-        _ => Ok((avd_init(&g), Ok(()))),
+        _ => Ok((avd_init(g), Ok(()))),
     };
     let (d, rc) = match checked {
         Ok(x) => x,
-        Err(e) if audit => (avd_init(&g), Err(e)),
+        Err(e) if audit => (avd_init(g), Err(e)),
         Err(e) => return Err(e),
     };
     if !avd.is_null() {
@@ -166,7 +185,7 @@ fn has_perm_mapped(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, re
     }
     if audit {
         let result = if rc.is_ok() { 0 } else { -1 };
-        audit::audit(Some(&g), m.as_deref(), sc, tc, tclass, requested, &d.audited(), result, auditdata);
+        audit::audit(Some(g), m, sc, tc, tclass, requested, &d.audited(), result, auditdata);
     }
     rc.map(|()| 0)
 }
@@ -665,30 +684,33 @@ fn check_access_full(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c
 /// selinux_check_access once the program set a map, as libselinux's checkAccess.c: the names
 /// through the program's numbering (string_to_security_class, string_to_av_perm), a name the
 /// map or the policy lacks logged and answered by handle_unknown, then avc_has_perm on the
-/// program's numbers.
+/// program's numbers. One generation and one snapshot of the map serve the names, the bits and
+/// the record: libselinux reads its map three times here, and a map switched by another thread
+/// in between resolved the permission by one map and read its bit by the other (a grant of a
+/// permission nobody asked about).
 #[cold]
 #[inline(never)]
 fn check_access_mapped(scon: *const c_char, tcon: *const c_char, class: *const c_char, perm: *const c_char, aux: *mut c_void) -> Res<c_int> {
     let k = state::for_check_enabled()?;
     let (s, t) = (sid::intern(ffi::str_arg(scon)?)?, sid::intern(ffi::str_arg(tcon)?)?);
     let (class_name, perm_name) = (ffi::str_arg(class)?, ffi::str_arg(perm)?);
+    let g = k.server.snapshot();
+    let m = mapping::current(&g);
     let unknown = |what: String| {
         callbacks::log(callbacks::SELINUX_ERROR, &what);
-        if k.server.snapshot().handle_unknown() == HandleUnknown::Allow {
+        if g.handle_unknown() == HandleUnknown::Allow {
             Ok(0)
         } else {
             Err(EINVAL)
         }
     };
-    let sclass = crate::names::string_to_security_class(class);
-    if sclass == 0 {
+    let Ok(sclass) = crate::names::class_number(&g, m.as_deref(), class_name) else {
         return unknown(format!("Unknown class {class_name}"));
-    }
-    let av = crate::names::string_to_av_perm(sclass, perm);
-    if av == 0 {
+    };
+    let Ok(av) = crate::names::perm_bits(&g, m.as_deref(), sclass, perm_name) else {
         return unknown(format!("Unknown permission {perm_name} for class {class_name}"));
-    }
-    has_perm_mapped(k, s, t, sclass, av, std::ptr::null_mut(), true, aux)
+    };
+    has_perm_mapped_in(k, &g, m.as_deref(), s, t, sclass, av, std::ptr::null_mut(), true, aux)
 }
 
 /// The class and permission of names the string cache did not find in generation `g`: `g`'s,

@@ -79,7 +79,10 @@ pub(crate) fn in_use(g: &Generation) -> Option<Arc<Resolved>> {
     }
 }
 
-/// The map in generation `g`'s numbers, None when no map is set.
+/// The map in generation `g`'s numbers, None when no map is set. A call that takes or returns
+/// the program's numbers takes this once and uses the one snapshot for every name and bit it
+/// converts: another thread may switch the map at any time, and names resolved with one map
+/// and bits read with another answer for a permission nobody asked about.
 pub(crate) fn current(g: &Generation) -> Option<Arc<Resolved>> {
     let spec = SPEC.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()?;
     let mut cached = lock(&RESOLVED);
@@ -159,17 +162,33 @@ pub(crate) fn kernel_class(g: &Generation, tclass: u16) -> u16 {
 }
 
 /// selinux_set_mapping: the program's numbering from now on (see the module's doc). Resets
-/// the AVC first, as libselinux does; a NULL table or, under handle_unknown reject, a class or
+/// the AVC, as libselinux does; a NULL table or, under handle_unknown reject, a class or
 /// permission the policy lacks fails with EINVAL and leaves no map.
+///
+/// The new map replaces the old one in one step: libselinux frees the old map first, so that a
+/// check racing the call sees no map and takes the program's numbers for the policy's (a
+/// program numbering class 3 as `file` asking for `write` was granted whatever the policy's
+/// class 3 allows). Here a check sees the old map or the new one, never none, and reads it once
+/// ([`current`] hands out one snapshot).
 #[no_mangle]
 pub extern "C" fn selinux_set_mapping(map: *mut SecurityClassMapping) -> c_int {
     ffi::guard(-1, || {
-        clear();
-        if crate::avc::avc_reset() < 0 {
-            return Err(ffi::Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL)));
-        }
         let g = crate::state::kernel().ok().map(|k| k.server.snapshot());
-        set(g.as_deref(), map)?;
+        let spec = match checked(g.as_deref(), map) {
+            Ok(spec) => spec,
+            Err(e) => {
+                // As libselinux: no map is left, and the cache is reset all the same.
+                clear();
+                crate::avc::avc_reset();
+                return Err(e);
+            }
+        };
+        if crate::avc::avc_reset() < 0 {
+            let e = ffi::Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL));
+            clear();
+            return Err(e);
+        }
+        install(spec);
         Ok(0)
     })
 }
@@ -202,10 +221,10 @@ fn read_table(map: *const SecurityClassMapping) -> Res<Spec> {
     Err(EINVAL)
 }
 
-/// selinux_set_mapping: replaces the map (a failed call leaves none, as libselinux's frees
-/// the old one first). Under handle_unknown reject, a class or permission the policy lacks
-/// fails the call; otherwise each is logged and decided by handle_unknown.
-fn set(g: Option<&Generation>, map: *const SecurityClassMapping) -> Res<()> {
+/// The program's table, checked against generation `g` (none before a policy is loaded).
+/// Under handle_unknown reject, a class or permission the policy lacks fails the call;
+/// otherwise each is logged and decided by handle_unknown.
+fn checked(g: Option<&Generation>, map: *const SecurityClassMapping) -> Res<Arc<Spec>> {
     let spec = Arc::new(read_table(map)?);
     if let Some(g) = g {
         let reject = g.handle_unknown() == HandleUnknown::Reject;
@@ -234,9 +253,13 @@ fn set(g: Option<&Generation>, map: *const SecurityClassMapping) -> Res<()> {
             callbacks::log(callbacks::SELINUX_INFO, &format!("SELinux: the above unknown classes and permissions will be {how}\n"));
         }
     }
+    Ok(spec)
+}
+
+/// Makes `spec` the map, in place of the old one in one write.
+fn install(spec: Arc<Spec>) {
     *SPEC.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(spec);
     ACTIVE.store(true, Release);
-    Ok(())
 }
 
 fn clear() {

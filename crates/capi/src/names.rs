@@ -77,27 +77,39 @@ fn numbering() -> Res<(Arc<Generation>, Option<Arc<Resolved>>)> {
 pub extern "C" fn string_to_security_class(name: *const c_char) -> u16 {
     ffi::guard(0, || {
         let (g, m) = numbering()?;
-        let c = g.class(ffi::str_arg(name)?).map_err(|_| EINVAL)?.0;
-        match m {
-            Some(m) => m.map_class(c).filter(|&c| c != 0).ok_or(EINVAL),
-            None => Ok(c),
-        }
+        class_number(&g, m.as_deref(), ffi::str_arg(name)?)
     })
+}
+
+/// The number of class `name` in generation `g`, in the program's numbering when it set a map
+/// `m` (its first entry naming the class); EINVAL when the policy or the map lacks it.
+pub(crate) fn class_number(g: &Generation, m: Option<&Resolved>, name: &str) -> Res<u16> {
+    let c = g.class(name).map_err(|_| EINVAL)?.0;
+    match m {
+        Some(m) => m.map_class(c).filter(|&c| c != 0).ok_or(EINVAL),
+        None => Ok(c),
+    }
+}
+
+/// The bit(s) of permission `name` of class `tclass` in generation `g`, both in the program's
+/// numbering when it set a map `m`; EINVAL when the policy or the map lacks it.
+pub(crate) fn perm_bits(g: &Generation, m: Option<&Resolved>, tclass: u16, name: &str) -> Res<u32> {
+    let class = m.map_or(tclass, |m| m.unmap_class(tclass));
+    let av = g.perms(ClassId(class), &[name]).map_err(|_| EINVAL)?;
+    if av.is_empty() {
+        return Err(EINVAL);
+    }
+    match m {
+        Some(m) => m.map_perm(tclass, av.0).ok_or(EINVAL),
+        None => Ok(av.0),
+    }
 }
 
 #[no_mangle]
 pub extern "C" fn string_to_av_perm(tclass: u16, name: *const c_char) -> u32 {
     ffi::guard(0, || {
         let (g, m) = numbering()?;
-        let class = m.as_ref().map_or(tclass, |m| m.unmap_class(tclass));
-        let av = g.perms(ClassId(class), &[ffi::str_arg(name)?]).map_err(|_| EINVAL)?;
-        if av.is_empty() {
-            return Err(EINVAL);
-        }
-        match m {
-            Some(m) => m.map_perm(tclass, av.0).ok_or(EINVAL),
-            None => Ok(av.0),
-        }
+        perm_bits(&g, m.as_deref(), tclass, ffi::str_arg(name)?)
     })
 }
 
@@ -176,19 +188,15 @@ pub extern "C" fn print_access_vector(tclass: u16, av: u32) {
             text.push_str(" null");
         } else {
             text.push_str(" {");
-            let mut rest = av;
-            for bit in (0..32).map(|i| 1u32 << i) {
-                if rest & bit == 0 {
-                    continue;
-                }
-                let p = security_av_perm_to_string(tclass, bit);
-                if p.is_null() {
-                    break;
-                }
+            // One generation and one map for every bit: a map switched meanwhile by another
+            // thread does not name half the bits by one numbering and half by the other.
+            let (names, rest) = match numbering() {
+                Ok((g, m)) => perm_names(&g, m.as_deref(), tclass, av),
+                Err(_) => (Vec::new(), av),
+            };
+            for n in &names {
                 text.push(' ');
-                // SAFETY: a name this library interned for the process's life.
-                text.push_str(&unsafe { CStr::from_ptr(p) }.to_string_lossy());
-                rest &= !bit;
+                text.push_str(n);
             }
             if rest != 0 {
                 text.push_str(&format!(" 0x{rest:x}"));

@@ -76,6 +76,14 @@ pub(crate) fn under_root(suffix: &str) -> String {
     format!("{}{suffix}", policy_root())
 }
 
+/// The installed binary policy: `policy/policy.N` under the policy root, the highest N this
+/// library reads (libselinux's selinux_mkload_policy takes the kernel's version and goes down
+/// from it; without a kernel policy version, the highest this library reads is the start).
+pub(crate) fn installed_policy() -> Option<String> {
+    let base = under_root("/policy/policy");
+    (seaccess_policy::VERSION_MIN..=seaccess_policy::VERSION_MAX).rev().map(|v| format!("{base}.{v}")).find(|p| std::path::Path::new(p).exists())
+}
+
 macro_rules! root_paths {
     ($($(#[$m:meta])* $name:ident => $suffix:literal),* $(,)?) => {
         $(

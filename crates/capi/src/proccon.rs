@@ -6,8 +6,9 @@
 //! rules `seaccess mount --subjects` uses (`SEACCESS_SUBJECTS=FILE`, the same parser): the first
 //! rule matching the process's executable, uid or cgroup; a `transition` rule gives what its
 //! context becomes by executing the process's executable as file_contexts labels it. Without
-//! the variable every process is `unconfined_u:unconfined_r:unconfined_t:s0` where the policy
-//! has that context, else the `kernel` initial SID's. `setcon` changes this process's own
+//! the variable, and in a secure-execution process whatever its environment says (see
+//! [`crate::state`]), every process is `unconfined_u:unconfined_r:unconfined_t:s0` where the
+//! policy has that context, else the `kernel` initial SID's. `setcon` changes this process's own
 //! context, checked as the kernel's selinux_setprocattr checks it; the other attributes are
 //! this process's, kept as set (validated against the policy).
 
@@ -53,7 +54,9 @@ fn with_attrs<T>(f: impl FnOnce(&mut Attrs) -> T) -> T {
 fn subject_of(pid: u32) -> Res<String> {
     let k = state::kernel()?;
     let g = k.server.snapshot();
-    let Ok(file) = std::env::var(SUBJECTS_ENV) else {
+    // Not in a secure-execution process (state::env): a setuid program's caller must not
+    // choose the context it runs in.
+    let Some(file) = state::env(SUBJECTS_ENV) else {
         if g.context_to_sid(UNCONFINED).is_ok() {
             return Ok(UNCONFINED.to_string());
         }
@@ -63,7 +66,7 @@ fn subject_of(pid: u32) -> Res<String> {
     // and says why through the log callback: a silent EINVAL from getcon would leave the user
     // guessing.
     let rules = Subjects::load(Path::new(&file)).map_err(|e| {
-        crate::callbacks::log(crate::callbacks::SELINUX_ERROR, &format!("seaccess: {SUBJECTS_ENV}={file}: {e}\n"));
+        crate::callbacks::log(crate::callbacks::SELINUX_ERROR, &format!("seaccess: {SUBJECTS_ENV}={}: {e}\n", Path::new(&file).display()));
         EINVAL
     })?;
     // A process gone meanwhile: what opening its /proc/PID/attr/current gives libselinux.

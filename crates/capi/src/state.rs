@@ -6,9 +6,19 @@
 //! (ENOENT, as libselinux without selinuxfs). Set to a policy that cannot be read or parsed,
 //! the process is closed: checks answer EACCES, other calls the load's errno, the failure is
 //! logged once and the file never read again, until a load ([`load`]) succeeds.
+//!
+//! A secure-execution process (set-user-ID, set-group-ID or with file capabilities: the
+//! kernel's AT_SECURE, what glibc's `secure_getenv` tests) runs with its caller's environment,
+//! so it reads no `SEACCESS_*` variable ([`env`]): its policy is the system's, the one
+//! /etc/selinux/config's SELINUXTYPE names (`policy/policy.N` under its root, the highest N
+//! installed, as libselinux's selinux_mkload_policy finds it), and a configuration that names
+//! no installed policy closes the process as an unloadable SEACCESS_POLICY does. It is never
+//! "SELinux disabled": a caller must not be able to switch a setuid program's checks off.
 
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::*};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use seaccess_avc::{Avc, DEFAULT_CAPACITY};
 use seaccess_security::SecurityServer;
@@ -19,6 +29,73 @@ use crate::ffi::{Errno, Res, EACCES, EINVAL, ENOENT};
 
 /// The environment variable naming the policy to load at the first call that needs one.
 pub const POLICY_ENV: &str = "SEACCESS_POLICY";
+
+/// Whether this process runs in secure-execution mode: the kernel set AT_SECURE because the
+/// exec changed its credentials (set-user-ID, set-group-ID, file capabilities) or an LSM asked
+/// for it. Its environment then comes from a caller who may not be trusted with what the
+/// process can do.
+pub(crate) fn secure_execution() -> bool {
+    // SAFETY: getauxval takes a number and reads the auxiliary vector the kernel gave the
+    // process at exec, which nothing writes afterwards; it has no other effect.
+    unsafe { libc::getauxval(libc::AT_SECURE) != 0 }
+}
+
+/// The `SEACCESS_*` variable `name`, as glibc's secure_getenv gives it: None in a
+/// secure-execution process, whatever its environment holds. Every variable that chooses a
+/// policy or a subject is read through this.
+pub(crate) fn env(name: &str) -> Option<OsString> {
+    if secure_execution() {
+        return None;
+    }
+    std::env::var_os(name)
+}
+
+/// Where the process's policy comes from, decided once.
+enum Source {
+    /// The policy file to load: SEACCESS_POLICY's, or in a secure-execution process the
+    /// system's.
+    File(PathBuf),
+    /// An ordinary process without SEACCESS_POLICY: SELinux disabled.
+    Disabled,
+    /// A secure-execution process whose system configuration names no installed policy: why.
+    Missing(String),
+}
+
+static SOURCE: OnceLock<Source> = OnceLock::new();
+
+/// The policy's source, decided under LOADING (held by the caller), so that no fork happens
+/// while it is decided (the fork handlers take LOADING first).
+fn source_held(_loading: &MutexGuard<'_, ()>) -> &'static Source {
+    SOURCE.get_or_init(|| {
+        if !secure_execution() {
+            return match std::env::var_os(POLICY_ENV) {
+                Some(p) => Source::File(PathBuf::from(p)),
+                None => Source::Disabled,
+            };
+        }
+        match crate::paths::installed_policy() {
+            Some(p) => Source::File(PathBuf::from(p)),
+            None => Source::Missing(format!(
+                "of this set-user-ID, set-group-ID or capability-raising program: the system configuration ({}, SELINUXTYPE) names no installed policy under {}/policy",
+                crate::paths::CONFIG,
+                crate::paths::policy_root()
+            )),
+        }
+    })
+}
+
+/// The policy file the process loads (or loaded) by itself, None when it has none to load
+/// (selinux_current_policy_path).
+pub(crate) fn policy_path() -> Option<&'static PathBuf> {
+    let s = match SOURCE.get() {
+        Some(s) => s,
+        None => source_held(&lock(&LOADING)),
+    };
+    match s {
+        Source::File(p) => Some(p),
+        Source::Disabled | Source::Missing(_) => None,
+    }
+}
 
 pub(crate) struct Kernel {
     pub server: Arc<SecurityServer>,
@@ -115,31 +192,56 @@ fn from_env() -> Res<&'static Kernel> {
     if let Some(e) = decided(ENV.load(Acquire)) {
         return Err(e);
     }
-    let (e, why) = {
-        let _g = lock(&LOADING);
+    let loaded = {
+        let g = lock(&LOADING);
         if let Some(k) = KERNEL.get() {
             return Ok(k);
         }
         if let Some(e) = decided(ENV.load(Acquire)) {
             return Err(e);
         }
-        let Some(path) = std::env::var_os(POLICY_ENV) else {
-            ENV.store(DISABLED, Release);
-            return Err(ENOENT);
+        let loaded = match source_held(&g) {
+            Source::Disabled => {
+                ENV.store(DISABLED, Release);
+                return Err(ENOENT);
+            }
+            Source::Missing(why) => Err((ENOENT, why.clone())),
+            Source::File(path) => read_policy(path).map(install),
         };
-        let path = path.to_string_lossy().into_owned();
-        match read_policy(&path) {
-            Ok(server) => return Ok(install(server)),
+        match loaded {
+            Ok(k) => Ok(k),
             Err((e, why)) => {
                 ENV.store(e.0, Release);
-                (e, why)
+                Err((e, why))
             }
         }
     };
     // Logged once, by the thread that tried, with no lock held: the log callback may call
     // back into the library.
+    ignored_variables();
+    let (e, why) = match loaded {
+        Ok(k) => return Ok(k),
+        Err(x) => x,
+    };
     callbacks::log(callbacks::SELINUX_ERROR, &format!("seaccess: cannot load policy {why}; denying every access until a policy is loaded\n"));
     Err(e)
+}
+
+/// Says, once, that a secure-execution process ignores the `SEACCESS_*` variables its caller
+/// set: a user who sets them sees why they change nothing.
+fn ignored_variables() {
+    if !secure_execution() {
+        return;
+    }
+    let set: Vec<&str> = [POLICY_ENV, crate::proccon::SUBJECTS_ENV].into_iter().filter(|v| std::env::var_os(v).is_some()).collect();
+    if set.is_empty() {
+        return;
+    }
+    let policy = policy_path().map_or_else(|| "none".to_string(), |p| p.display().to_string());
+    callbacks::log(
+        callbacks::SELINUX_INFO,
+        &format!("seaccess: a set-user-ID, set-group-ID or capability-raising program ignores {}; policy: {policy}\n", set.join(" and ")),
+    );
 }
 
 /// What `ENV` says without a load: the error to answer, or None if undecided.
@@ -153,10 +255,19 @@ fn decided(env: i32) -> Option<Errno> {
 
 /// The security server of the policy image at `path`, or the errno and the log line's reason
 /// (the file, and why).
-fn read_policy(path: &str) -> Result<SecurityServer, (Errno, String)> {
-    let errno = |e: &std::io::Error| Errno(e.raw_os_error().filter(|&n| n > 0).unwrap_or(libc::EIO));
-    let data = std::fs::read(path).map_err(|e| (errno(&e), format!("{path}: {e}")))?;
-    SecurityServer::from_bytes(&data).map_err(|e| (EINVAL, format!("{path}: {e}")))
+fn read_policy(path: &std::path::Path) -> Result<SecurityServer, (Errno, String)> {
+    let data = seaccess_policy::read_file(path).map_err(|e| (file_errno(&e), e.to_string()))?;
+    SecurityServer::from_bytes(&data).map_err(|e| (EINVAL, format!("{}: {e}", path.display())))
+}
+
+/// The errno for a policy file that cannot be read: the system's when opening or reading it
+/// failed, EFBIG when it is larger than any policy, EINVAL when it is not a regular file.
+fn file_errno(e: &seaccess_policy::PolicyError) -> Errno {
+    match e {
+        seaccess_policy::PolicyError::Io { source, .. } => Errno(source.raw_os_error().filter(|&n| n > 0).unwrap_or(libc::EIO)),
+        seaccess_policy::PolicyError::TooLarge { .. } => Errno(libc::EFBIG),
+        _ => EINVAL,
+    }
 }
 
 /// Makes `server` the process's kernel (called under LOADING, with no kernel yet). The cache
@@ -192,7 +303,7 @@ fn install(server: SecurityServer) -> &'static Kernel {
 /// Loads the policy image at `path`, or reloads it if a policy is loaded. A reload holds no
 /// library lock (the server serialises changes), so that the callbacks it runs may load too.
 pub(crate) fn load(path: &str) -> Res<()> {
-    let data = std::fs::read(path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
+    let data = seaccess_policy::read_file(path).map_err(|e| file_errno(&e))?;
     load_bytes(&data, path)
 }
 

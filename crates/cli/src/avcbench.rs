@@ -62,7 +62,7 @@ pub(crate) fn run(out: &mut Out, a: &AvcArgs) -> Result<(), CliError> {
     if let Some(t) = a.threads.iter().find(|&&t| t > MAX_THREADS) {
         return Err(format!("--threads {t}: at most {MAX_THREADS}").into());
     }
-    let image = std::fs::read(&a.policy).map_err(|e| format!("{}: {e}", a.policy.display()))?;
+    let image = seaccess_policy::read_file(&a.policy).map_err(|e| e.to_string())?;
     let server = Arc::new(crate::load_path(&a.policy)?);
     let policy = a.policy.to_string_lossy().into_owned();
     let peer = a.peer.exists().then_some(a.peer.as_path());

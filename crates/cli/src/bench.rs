@@ -122,7 +122,7 @@ pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
     let sepol_ns = field(&err, "ns_per_compute_av").ok_or_else(|| format!("unexpected oracle output: {err}"))?;
 
     // 2. seaccess, in this process: load time (best of several), then compute_av without a cache.
-    let data = std::fs::read(&a.policy).map_err(|e| format!("{policy}: {e}"))?;
+    let data = seaccess_policy::read_file(&a.policy).map_err(|e| e.to_string())?;
     let mut best = f64::MAX;
     let mut server = None;
     for _ in 0..5 {

@@ -187,12 +187,12 @@ pub(crate) fn load(args: &PolicyArgs) -> Result<SecurityServer, String> {
 /// The policy with its rule tables, for the tools that read rules (search, info's listings,
 /// diff): the security server keeps none to hand out.
 pub(crate) fn read_policy(path: &Path) -> Result<seaccess_policy::Policy, String> {
-    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let data = seaccess_policy::read_file(path).map_err(|e| e.to_string())?;
     seaccess_policy::read_policy(&data).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 pub(crate) fn load_path(path: &Path) -> Result<SecurityServer, String> {
-    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let data = seaccess_policy::read_file(path).map_err(|e| e.to_string())?;
     SecurityServer::from_bytes(&data).map_err(|e| format!("{}: {e}", path.display()))
 }
 

@@ -21,7 +21,7 @@ fn policy() -> Arc<SecurityServer> {
         .into_iter()
         .find(|p: &std::path::PathBuf| p.exists())
         .expect("no policy: install selinux-policy-default or run `make policies`");
-    Arc::new(SecurityServer::from_bytes(&std::fs::read(path).unwrap()).unwrap())
+    Arc::new(SecurityServer::from_bytes(&seaccess_policy::read_file(path).unwrap()).unwrap())
 }
 
 /// Measures `decide` cycling through the working set.

@@ -90,7 +90,7 @@ impl FileService {
     /// labelled with the context of the longest prefix in `labels` that names it or one of its
     /// directories ("" labels the root and is the fallback).
     pub fn new(root: &Path, policy: &Path, labels: &[(&str, &str)]) -> Result<FileService, LabError> {
-        let bytes = std::fs::read(policy).map_err(|e| io(policy, e))?;
+        let bytes = seaccess_policy::read_file(policy).map_err(|e| LabError::Objmgr { what: e.to_string() })?;
         let server = Arc::new(SecurityServer::from_bytes(&bytes).map_err(|e| LabError::Objmgr { what: format!("{}: {e}", policy.display()) })?);
         let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
         avc.follow(&*server).keep();

@@ -2,10 +2,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 fn main() {
     for path in std::env::args().skip(1) {
-        let data = match std::fs::read(&path) {
+        let data = match seaccess_policy::read_file(&path) {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("{path}: {e}");
+                eprintln!("{e}");
                 continue;
             }
         };

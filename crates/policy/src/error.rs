@@ -25,6 +25,8 @@ pub enum Section {
     RangeTransitions,
     TypeAttributeMap,
     Trailer,
+    /// The file itself, before any of its bytes are read as a policy (see [`crate::read_file`]).
+    File,
 }
 
 impl fmt::Display for Section {
@@ -51,13 +53,14 @@ impl fmt::Display for Section {
             Section::RangeTransitions => "range transitions",
             Section::TypeAttributeMap => "type attribute map",
             Section::Trailer => "end of policy",
+            Section::File => "file",
         };
         f.write_str(s)
     }
 }
 
 /// Why a policy file could not be read. Every variant says where: the section and the byte
-/// offset from the start of the file.
+/// offset from the start of the file, or the file's path when the file itself is the problem.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PolicyError {
@@ -67,6 +70,15 @@ pub enum PolicyError {
     Invalid { section: Section, offset: usize, what: String },
     #[error("header, byte {offset}: policy version {version} is not supported (supported: {min} to {max})")]
     UnsupportedVersion { offset: usize, version: u32, min: u32, max: u32 },
+    /// The policy file could not be opened or read.
+    #[error("{}: {source}", path.display())]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+    /// The policy path names a directory, FIFO, device or socket: a policy is a regular file.
+    #[error("{}: not a regular file but a {kind}: a policy is read from a regular file", path.display())]
+    NotRegularFile { path: std::path::PathBuf, kind: &'static str },
+    /// The policy file is larger than [`crate::MAX_POLICY_FILE`] (or grew past it while read).
+    #[error("{}: {size} bytes or more, larger than a policy may be ({max} bytes at most)", path.display())]
+    TooLarge { path: std::path::PathBuf, size: u64, max: u64 },
 }
 
 impl PolicyError {
@@ -75,15 +87,19 @@ impl PolicyError {
         match self {
             PolicyError::Truncated { section, .. } | PolicyError::Invalid { section, .. } => *section,
             PolicyError::UnsupportedVersion { .. } => Section::Header,
+            PolicyError::Io { .. } | PolicyError::NotRegularFile { .. } | PolicyError::TooLarge { .. } => Section::File,
         }
     }
 
-    /// The byte offset at which the problem was found.
+    /// The byte offset at which the problem was found (0 for the file's own problems, the
+    /// bound for one too large).
     pub fn offset(&self) -> usize {
         match self {
             PolicyError::Truncated { offset, .. }
             | PolicyError::Invalid { offset, .. }
             | PolicyError::UnsupportedVersion { offset, .. } => *offset,
+            PolicyError::Io { .. } | PolicyError::NotRegularFile { .. } => 0,
+            PolicyError::TooLarge { max, .. } => usize::try_from(*max).unwrap_or(usize::MAX),
         }
     }
 }

@@ -6,11 +6,13 @@
 //! allocated, and every symbol index against its table before it is stored, so a hostile file
 //! costs at most memory proportional to its size.
 //!
-//! This crate does no I/O and makes no access decisions: that is the security server's job. It
-//! must never depend on any seaccess crate but `types`.
+//! This crate makes no access decisions: that is the security server's job. Its one I/O is
+//! [`read_file`], the bounded reader every program uses to read a policy from a path. It must
+//! never depend on any seaccess crate but `types`.
 
 mod ebitmap;
 mod error;
+mod file;
 mod model;
 mod read;
 mod reader;
@@ -21,6 +23,7 @@ pub mod suggest;
 
 pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result, Section};
+pub use file::{read_file, MAX_POLICY_FILE};
 pub use model::*;
 pub use rules::*;
 pub use read::{counting_sort, read_policy, section_starts, sort_avtab, version, MAX_INITIAL_SID, MAGIC, VERSION_MAX, VERSION_MIN};

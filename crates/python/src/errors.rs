@@ -48,6 +48,15 @@ impl Problem {
     }
 }
 
+/// The error for a policy file that cannot be read: the OS error when opening or reading it
+/// failed, [`PolicyError`] when it is not a regular file or too large to be a policy.
+pub(crate) fn policy_file(e: &seaccess_security::PolicyError, path: &str) -> PyErr {
+    match e {
+        seaccess_security::PolicyError::Io { source, .. } => io(source, path),
+        e => PolicyError::new_err(e.to_string()),
+    }
+}
+
 /// The OS error for a file that cannot be read, naming the file (Python's own errors do).
 pub(crate) fn io(e: &std::io::Error, path: &str) -> PyErr {
     let msg = format!("{path}: {e}");

@@ -19,9 +19,9 @@ pub struct Policy {
     pub(crate) shared: Arc<Shared>,
 }
 
-/// Reads and parses a policy file with the interpreter released.
+/// Reads a policy file (a regular file, size-bounded) with the interpreter released.
 fn read(py: Python<'_>, path: &PathBuf) -> PyResult<Vec<u8>> {
-    py.detach(|| std::fs::read(path)).map_err(|e| errors::io(&e, &path.display().to_string()))
+    py.detach(|| seaccess_security::read_policy_file(path)).map_err(|e| errors::policy_file(&e, &path.display().to_string()))
 }
 
 #[pymethods]

@@ -41,6 +41,31 @@ def test_missing_file_is_an_os_error_naming_it(tmp_path):
         seaccess.Policy.load(tmp_path / "none")
 
 
+def test_a_policy_path_that_is_no_regular_file_is_refused_at_once(tmp_path):
+    """A FIFO (whose open would wait for a writer), /dev/zero (endless), a directory and a
+    sparse file past the size bound: each a PolicyError naming the path, never a hang."""
+    import os
+    import signal
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge"
+    with open(huge, "wb") as f:
+        f.truncate(256 * 1024 * 1024 + 1)
+    cases = [(fifo, "not a regular file but a FIFO"), ("/dev/zero", "not a regular file but a character device"),
+             (tmp_path, "not a regular file but a directory"), (huge, "larger than a policy may be")]
+    signal.alarm(20)  # a reader that blocks fails the test instead of hanging it
+    try:
+        for path, why in cases:
+            with pytest.raises(seaccess.PolicyError) as e:
+                seaccess.Policy.load(path)
+            assert str(e.value).startswith(f"{path}: ") and why in str(e.value), str(e.value)
+            with pytest.raises(seaccess.PolicyError):
+                seaccess.Policy.load(own_policy("booleans")).reload(path)
+    finally:
+        signal.alarm(0)
+
+
 @pytest.mark.parametrize("ctx", ["bogus", "u:r:no_such_t:s0", "nobody:r:dom_t:s0", "u:r:dom_t:s9"])
 def test_bad_context_everywhere(policy, ctx):
     quoted = re.escape(f'invalid context "{ctx}"')

@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 fn main() {
     let Some(path) = std::env::args().nth(1) else { return };
-    let Ok(d) = std::fs::read(&path) else { return };
+    let Ok(d) = seaccess_policy::read_file(&path) else { return };
     for _ in 0..5 {
         let t = std::time::Instant::now();
         let Ok(p) = seaccess_policy::read_policy(&d) else { return };

@@ -257,7 +257,7 @@ pub fn all_triples(p: &PolicyTables) -> Vec<String> {
 }
 
 pub fn load(path: &Path) -> seaccess_security::SecurityServer {
-    seaccess_security::SecurityServer::from_bytes(&std::fs::read(path).unwrap()).unwrap()
+    seaccess_security::SecurityServer::from_bytes(&seaccess_policy::read_file(path).unwrap()).unwrap()
 }
 
 /// Our answer to one oracle-format query in `mode` (av, create, relabel, member), printed as the

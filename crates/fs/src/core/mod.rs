@@ -119,7 +119,7 @@ impl Core {
     /// Loads the policy, file_contexts, subjects and booleans and labels the root. Any file
     /// that cannot be used is an error here: nothing is mounted.
     pub fn new(opts: Options) -> Result<Core> {
-        let bytes = std::fs::read(&opts.policy).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.policy.display()) })?;
+        let bytes = seaccess_security::read_policy_file(&opts.policy).map_err(|e| FsError::Config { what: e.to_string() })?;
         let server = Arc::new(SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.policy.display()) })?);
         let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
         avc.follow(&*server).keep();
@@ -185,7 +185,7 @@ impl Core {
     /// follow the new subjects, and labels that did not come from the files themselves are
     /// computed again.
     pub fn reload(&self) -> Result<()> {
-        let bytes = std::fs::read(&self.opts.policy).map_err(|e| FsError::Config { what: format!("{}: {e}", self.opts.policy.display()) })?;
+        let bytes = seaccess_security::read_policy_file(&self.opts.policy).map_err(|e| FsError::Config { what: e.to_string() })?;
         // Checked on a scratch server first, so that a policy whose contexts the new subjects
         // or booleans do not fit leaves the running one untouched.
         let scratch = SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config { what: format!("{}: {e}", self.opts.policy.display()) })?;
