@@ -86,6 +86,7 @@ helper() {
 }
 # ends PID SECS: PID (a child of this shell) ends within SECS, else it is killed (status 124).
 ends() {
+  local i
   for ((i = 0; i < $2 * 10; i++)); do kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }; sleep 0.1; done
   kill -9 -- "-$1" "$1" 2>/dev/null
   return 124
