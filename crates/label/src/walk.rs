@@ -76,6 +76,9 @@ pub struct WalkError {
     pub path: PathBuf,
     /// What was being done.
     pub what: &'static str,
+    /// The object was visited, but its entries could not be read (a directory that cannot be
+    /// opened or listed); otherwise the object itself was not reached.
+    pub listing: bool,
     /// Why it failed.
     pub error: std::io::Error,
 }
@@ -204,7 +207,7 @@ type Opened = (Entry, Option<(Arc<Dir>, u64)>, Option<WalkError>);
 /// followed.
 fn open_root(root: &Root) -> Result<Opened, WalkError> {
     let p = &root.path;
-    let fail = |what: &'static str, e: Errno| WalkError { path: p.clone(), what, error: e.into() };
+    let fail = |what: &'static str, e: Errno| WalkError { path: p.clone(), what, listing: false, error: e.into() };
     let Some(name) = p.file_name() else {
         // `/`, or a path ending in `..`: no name to refuse to follow; the directory as named.
         let fd = rfs::open(p, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).map_err(|e| fail("opening", e))?;
@@ -223,6 +226,7 @@ fn open_root(root: &Root) -> Result<Opened, WalkError> {
             let rel = parent.strip_prefix(base).map_err(|_| WalkError {
                 path: p.clone(),
                 what: "opening",
+                listing: false,
                 error: std::io::Error::other(format!("not under {}", base.display())),
             })?;
             let rel = if rel.as_os_str().is_empty() { Path::new(".") } else { rel };
@@ -245,7 +249,7 @@ fn open_root(root: &Root) -> Result<Opened, WalkError> {
             Err(Errno::LOOP | Errno::NOTDIR) => {
                 kind = kind_of(FileType::from_raw_mode(rfs::statat(&pfd, &name, AtFlags::SYMLINK_NOFOLLOW).map_err(|e| fail("reading the status", e))?.st_mode));
             }
-            Err(e) => late = Some(fail("opening the directory", e)),
+            Err(e) => late = Some(WalkError { listing: true, ..fail("opening the directory", e) }),
         }
     }
     let parent = Arc::new(Dir { fd: pfd, path: bytes(parent), key: Box::default() });
@@ -313,7 +317,7 @@ fn run(roots: &[Root], opts: Options, visit: &mut dyn FnMut(Entry) -> Flow, fail
                     Err(e) => {
                         let path = PathBuf::from(OsStr::from_bytes(&frame.dir.path));
                         stack.pop();
-                        if fail(WalkError { path, what: "reading the directory", error: e.into() }) == Flow::Stop {
+                        if fail(WalkError { path, what: "reading the directory", listing: true, error: e.into() }) == Flow::Stop {
                             return;
                         }
                         continue;
@@ -354,7 +358,7 @@ fn step(
     let kind = if listed == FileType::Unknown {
         match stat_kind(&dir, &name) {
             Ok(k) => k,
-            Err(e) => return (fail(WalkError { path: path(&dir, &name), what: "reading the status", error: e.into() }), None),
+            Err(e) => return (fail(WalkError { path: path(&dir, &name), what: "reading the status", listing: false, error: e.into() }), None),
         }
     } else {
         kind_of(listed)
@@ -367,7 +371,7 @@ fn step(
             let other_fs = match opts.one_fs.then(|| rfs::fstat(&fd)) {
                 None => false,
                 Some(Ok(st)) => st.st_dev != dev,
-                Some(Err(e)) => return (fail(WalkError { path: path(&dir, &name), what: "reading the status", error: e.into() }), None),
+                Some(Err(e)) => return (fail(WalkError { path: path(&dir, &name), what: "reading the status", listing: false, error: e.into() }), None),
             };
             let child = Arc::new(Dir { fd, path: join(&dir.path, name.to_bytes()).into(), key: join(&dir.key, name.to_bytes()).into() });
             match visit(Entry { place: Place::Itself(child.clone()), kind: FileKind::Dir }) {
@@ -379,9 +383,9 @@ fn step(
         // Replaced since the listing (by a link, a file): what is there now, not followed.
         Err(Errno::LOOP | Errno::NOTDIR) => match stat_kind(&dir, &name) {
             Ok(kind) => (visit(Entry { place: Place::In(dir, name), kind }), None),
-            Err(e) => (fail(WalkError { path: path(&dir, &name), what: "reading the status", error: e.into() }), None),
+            Err(e) => (fail(WalkError { path: path(&dir, &name), what: "reading the status", listing: false, error: e.into() }), None),
         },
-        Err(Errno::NOENT) => (fail(WalkError { path: path(&dir, &name), what: "opening the directory", error: Errno::NOENT.into() }), None),
+        Err(Errno::NOENT) => (fail(WalkError { path: path(&dir, &name), what: "opening the directory", listing: false, error: Errno::NOENT.into() }), None),
         // Unreadable (no permission, no descriptor left): labelled by its name, its entries
         // not reached, and said so.
         Err(e) => {
@@ -390,7 +394,7 @@ fn step(
             if flow == Flow::Stop {
                 return (flow, None);
             }
-            (fail(WalkError { path: p, what: "opening the directory", error: e.into() }), None)
+            (fail(WalkError { path: p, what: "opening the directory", listing: true, error: e.into() }), None)
         }
     }
 }
