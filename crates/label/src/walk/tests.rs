@@ -288,6 +288,13 @@ fn both_attribute_routes_stay_in_the_held_directory() {
     assert_eq!(user_label(&t.join("d.real/f")).as_deref(), Some(&b"sys\0"[..]));
     assert_eq!(user_label(&out.join("f")), None);
     assert!(rustix::fs::getxattr(out.join("f"), "user.test", &mut buf[..]).is_err());
+    // A link in the held directory is the object itself, never what it names: Linux keeps no
+    // user attributes on links (EPERM), so a write that followed it would have succeeded on
+    // the file outside.
+    symlink(out.join("f"), t.join("d.real/l")).unwrap();
+    assert_eq!(crate::xattrat::set(fd.as_fd(), c"l", c"user.selinux", b"x\0"), Err(Errno::PERM));
+    assert_eq!(crate::xattrat::set_proc(fd.as_fd(), c"l", c"user.selinux", b"x\0"), Err(Errno::PERM));
+    assert_eq!(user_label(&out.join("f")), None);
     std::fs::remove_dir_all(&t).unwrap();
 }
 
