@@ -7,6 +7,11 @@
 //! `seclabel` and so skips every one, every filesystem here carries labels in extended
 //! attributes. The SHA-1 digests restorecon keeps on directories (`-D`) are read, listed and
 //! removed (selinux_restorecon_xattr, restorecon_xattr's library call), not written.
+//!
+//! Both walk with crates/label's descriptor walk, as `seaccess label --apply` does: restorecon
+//! runs as root over trees other users own, and a walk by path strings followed a directory
+//! swapped for a link out of the tree (issue 34). Beneath the path given nothing is resolved by
+//! path: each object is a name in a directory held open, or a directory's own descriptor.
 
 use std::ffi::{c_char, c_int, c_uint, CStr, CString};
 use std::os::fd::BorrowedFd;
