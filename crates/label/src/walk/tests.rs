@@ -325,3 +325,25 @@ fn a_root_beneath_a_directory_follows_no_link_to_reach_it() {
     assert_eq!(visited(&[top]).len(), 4);
     std::fs::remove_dir_all(&t).unwrap();
 }
+
+// Where the listing gives no type (DT_UNKNOWN: some file systems), fstatat says, not following:
+// a directory is opened and gone into, a link is a link.
+#[test]
+fn an_entry_without_a_listed_type_is_typed_by_fstatat() {
+    let t = scratch("unknown");
+    std::fs::create_dir_all(t.join("d")).unwrap();
+    symlink(t.join("d"), t.join("l")).unwrap();
+    let fd = rfs::open(&t, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+    let dir = Arc::new(Dir { fd, path: bytes(&t), key: b"/".as_slice().into() });
+    let mut seen = Vec::new();
+    for name in [c"d", c"l"] {
+        let (flow, child) = step(dir.clone(), name.to_owned(), FileType::Unknown, Options::default(), 0, &mut |e| {
+            seen.push((e.key().into_owned(), e.kind()));
+            Flow::Continue
+        }, &mut |e| panic!("{e}"));
+        assert_eq!(flow, Flow::Continue);
+        assert_eq!(child.is_some(), name == c"d");
+    }
+    assert_eq!(seen, vec![(b"/d".to_vec(), FileKind::Dir), (b"/l".to_vec(), FileKind::Lnk)]);
+    std::fs::remove_dir_all(&t).unwrap();
+}
