@@ -131,6 +131,18 @@ setfattr -n trusted.selinux -v system_u:object_r:tmp_t:s0 "$T/tr/etc/passwd"
 $BIN label --check --xattr trusted.selinux --root "$T/tr" > "$T/tr.c" 2>&1; rc=$?
 expect "--check --xattr trusted.selinux sees a wrong one" '[ $rc -eq 1 ] && grep -q "etc/passwd has context system_u:object_r:tmp_t:s0" "$T/tr.c"'
 
+# A directory the walker may not read (root without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH,
+# a directory of mode 000): labelled by its name, the rest of the tree too, and the run fails
+# saying which directory it could not go into.
+L=$T/locked; mkdir -p "$L/etc/shut/in"; touch "$L/etc/passwd"; chmod 000 "$L/etc/shut"
+if command -v setpriv >/dev/null; then
+  setpriv --bounding-set=-dac_override,-dac_read_search -- $BIN label --apply --xattr security.selinux --root "$L" > "$T/l.out" 2>&1; rc=$?
+  chmod 755 "$L/etc/shut"
+  expect "an unreadable directory is labelled, reported, and the run fails" '[ $rc -eq 2 ] && grep -q "$L/etc/shut: opening the directory: Permission denied" "$T/l.out" && [ -n "$(getfattr --only-values -n security.selinux "$L/etc/shut" 2>/dev/null)" ] && [ -n "$(getfattr --only-values -n security.selinux "$L/etc/passwd" 2>/dev/null)" ] && [ -z "$(getfattr --only-values -n security.selinux "$L/etc/shut/in" 2>/dev/null)" ]'
+else
+  echo "SKIP: no setpriv: the unreadable directory is not tried"
+fi
+
 # -x: a file system mounted inside the tree is labelled at its mount point and not gone into.
 mkdir -p "$T/xd/etc" "$T/xd/mnt"; touch "$T/xd/etc/passwd"
 if mount -t tmpfs -o size=1m seaccess-x "$T/xd/mnt" 2>/dev/null; then

@@ -297,7 +297,8 @@ fn run(roots: &[Root], opts: Options, visit: &mut dyn FnMut(Entry) -> Flow, fail
             }
         };
         let flow = visit(entry);
-        if let Some(e) = late {
+        // Entries that could not be read matter only to a walk that was to go into them.
+        if let Some(e) = late.filter(|_| flow == Flow::Continue) {
             if fail(e) == Flow::Stop {
                 return;
             }
@@ -390,11 +391,10 @@ fn step(
         // not reached, and said so.
         Err(e) => {
             let p = path(&dir, &name);
-            let flow = visit(Entry { place: Place::In(dir, name), kind });
-            if flow == Flow::Stop {
-                return (flow, None);
+            match visit(Entry { place: Place::In(dir, name), kind }) {
+                Flow::Continue => (fail(WalkError { path: p, what: "opening the directory", listing: true, error: e.into() }), None),
+                flow => (flow, None),
             }
-            (fail(WalkError { path: p, what: "opening the directory", listing: true, error: e.into() }), None)
         }
     }
 }
