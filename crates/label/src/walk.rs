@@ -92,7 +92,7 @@ impl std::fmt::Display for WalkError {
 impl std::error::Error for WalkError {}
 
 /// A directory the walk holds open: read for its entries, and the base of every call on them.
-pub struct Dir {
+struct Dir {
     fd: OwnedFd,
     path: Box<[u8]>,
     key: Box<[u8]>,
