@@ -40,9 +40,11 @@ done
 touch "$A/stop"; wait $sw
 getfattr -R -h -d -m - --absolute-names "$A/out" > "$A/after" 2> /dev/null
 changed=$(diff "$A/before" "$A/after" | grep -c '^>')
-inside=$(getfattr -h --only-values -n security.selinux "$A/root/pub/d1/f1" 2> /dev/null | tr -d '\0')
-if [ "$timedout" = 0 ] && [ "$changed" = 0 ] && [ "$(cat "$A/swaps")" -gt 1000 ] 2> /dev/null && [ "$inside" = system_u:object_r:var_t:s0 ]; then
-  echo "ok: restorecon -RF while nobody swapped its directories for links $(cat "$A/swaps") times: nothing outside relabelled ($(grep -c "^# file" "$A/labels") labels compared), the tree labelled"
+# The runs did label the tree (a directory swapped at the wrong moment in every run may be
+# missed: it is then a link, labelled as one).
+inside=$(getfattr -R -h -n security.selinux --absolute-names "$A/root/pub" 2> /dev/null | grep -c '^security.selinux="system_u:object_r:var_t:s0"')
+if [ "$timedout" = 0 ] && [ "$changed" = 0 ] && [ "$(cat "$A/swaps")" -gt 1000 ] 2> /dev/null && [ "$inside" -gt 250 ]; then
+  echo "ok: restorecon -RF while nobody swapped its directories for links $(cat "$A/swaps") times: nothing outside relabelled ($(grep -c "^# file" "$A/labels") labels compared), $inside objects inside labelled"
 else
   echo "FAIL: restorecon -RF under the swap race: $changed labels outside changed (timed out: $timedout; swaps: $(cat "$A/swaps"); inside: $inside)"
   exit 1

@@ -196,7 +196,10 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v runuser >/dev/n
   getfattr -R -h -d -m - --absolute-names "$A/out" > "$A/after" 2>/dev/null
   swaps=$(cat "$A/swaps")
   expect "the race ran: nobody made $swaps swaps, every run ended in time" '[ "$swaps" -gt 1000 ] 2>/dev/null && [ $late = 0 ]'
-  expect "--apply -F under the race relabels nothing outside --root ($(grep -c '^# file' "$A/labels") labels compared byte for byte)" 'cmp -s "$A/before" "$A/after" && [ "$(getfattr --only-values -n security.selinux "$A/root/pub/d1/f1" | tr -d "\0")" = "$($BIN label -f "$FC" /pub/d1/f1 | cut -f2)" ]'
+  # (And the runs did label the tree: a directory swapped at the wrong moment in every run may
+  # be missed, being then a link, labelled as one.)
+  inside=$(getfattr -R -h -n security.selinux --absolute-names "$A/root/pub" 2>/dev/null | grep -c "^security.selinux=\"$($BIN label -f "$FC" /pub/d1/f1 | cut -f2)\"")
+  expect "--apply -F under the race relabels nothing outside --root ($(grep -c '^# file' "$A/labels") labels compared byte for byte; $inside inside labelled)" 'cmp -s "$A/before" "$A/after" && [ "$inside" -gt 250 ]'
   expect "--check under the race reads no label outside --root" '! grep -q shadow_t "$A/check"'
   expect "--plan under the race walks nothing outside --root" '! grep -q secret "$A/plan" && grep -q "^  $A/root/pub/[dl][0-9]*/f1$" "$A/plan"'
 else
