@@ -7,13 +7,21 @@
 //! `seclabel` and so skips every one, every filesystem here carries labels in extended
 //! attributes. The SHA-1 digests restorecon keeps on directories (`-D`) are read, listed and
 //! removed (selinux_restorecon_xattr, restorecon_xattr's library call), not written.
+//!
+//! Both walk with crates/label's descriptor walk, as `seaccess label --apply` does: restorecon
+//! runs as root over trees other users own, and a walk by path strings followed a directory
+//! swapped for a link out of the tree (issue 34). Beneath the path given nothing is resolved by
+//! path: each object is a name in a directory held open, or a directory's own descriptor.
 
 use std::ffi::{c_char, c_int, c_uint, CStr, CString};
-use std::os::unix::fs::MetadataExt;
+use std::os::fd::BorrowedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::Mutex;
 
+use seaccess_label::walk::{self, Entry, Flow, Root};
+use seaccess_label::xattr::Attrs;
 use seaccess_types::lock;
 
 use crate::callbacks::{self, SELINUX_ERROR, SELINUX_INFO};
@@ -102,23 +110,19 @@ fn c_text(p: *mut c_char) -> Option<String> {
     Some(s)
 }
 
-/// One object: Ok(()) when done or skipped, Err when it failed.
-fn one(h: *mut Handle, path: &Path, meta: &std::fs::Metadata, flags: c_uint, alt: Option<&str>) -> Res<()> {
-    let shown = path.to_string_lossy();
-    let key = match alt {
-        Some(a) => shown.strip_prefix(a).map(|k| if k.is_empty() { "/".to_string() } else { k.to_string() }).unwrap_or_else(|| shown.to_string()),
-        None => shown.to_string(),
-    };
-    let ck = CString::new(key).map_err(|_| EINVAL)?;
+/// One object: Ok(()) when done or skipped, Err when it failed. Its label is read and written
+/// through the walk's descriptors (a name in a directory held open, or a directory's own
+/// descriptor), never by path.
+fn one(h: *mut Handle, e: &Entry, shown: &str, flags: c_uint) -> Res<()> {
+    let ck = CString::new(e.key().into_owned()).map_err(|_| EINVAL)?;
     let mut newp: *mut c_char = std::ptr::null_mut();
-    if selabel::selabel_lookup_raw(h, &mut newp, ck.as_ptr(), meta.mode() as c_int) < 0 {
+    if selabel::selabel_lookup_raw(h, &mut newp, ck.as_ptr(), e.kind().mode() as c_int) < 0 {
         // No specification, or <<none>>: nothing to do.
         return Ok(());
     }
     let new = c_text(newp).ok_or(EINVAL)?;
-    let cp = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| EINVAL)?;
-    let mut curp: *mut c_char = std::ptr::null_mut();
-    let cur = if crate::filecon::lgetfilecon_raw(cp.as_ptr(), &mut curp) < 0 { None } else { c_text(curp) };
+    // As lgetfilecon_raw: an empty or unreadable label is no label.
+    let cur = e.read_label(Attrs::Either).ok().flatten().filter(|c| !c.is_empty());
     if flags & LOG_MATCHES != 0 {
         callbacks::log(SELINUX_INFO, &format!("{shown} matched by {new}\n"));
     }
@@ -140,11 +144,13 @@ fn one(h: *mut Handle, path: &Path, meta: &std::fs::Metadata, flags: c_uint, alt
     }
     let mut done = false;
     if flags & NOCHANGE == 0 {
-        let ct = CString::new(target.as_str()).map_err(|_| EINVAL)?;
-        if crate::filecon::lsetfilecon_raw(cp.as_ptr(), ct.as_ptr()) < 0 {
-            let e = std::io::Error::last_os_error();
-            callbacks::log(SELINUX_ERROR, &format!("Could not set context for {shown}:  {e}\n"));
-            return Err(Errno(e.raw_os_error().unwrap_or(libc::EIO)));
+        if target.as_bytes().contains(&0) {
+            return Err(EINVAL);
+        }
+        if let Err(errno) = e.write_label(target.as_bytes(), Attrs::Either) {
+            let err = std::io::Error::from(errno);
+            callbacks::log(SELINUX_ERROR, &format!("Could not set context for {shown}:  {err}\n"));
+            return Err(Errno(errno.raw_os_error()));
         }
         done = true;
     }
@@ -155,37 +161,57 @@ fn one(h: *mut Handle, path: &Path, meta: &std::fs::Metadata, flags: c_uint, alt
     Ok(())
 }
 
-fn walk(h: *mut Handle, path: &Path, dev: u64, flags: c_uint, exclude: &[PathBuf], alt: Option<&str>, errors: &mut u64) -> Res<()> {
-    if exclude.iter().any(|e| path.starts_with(e)) {
-        return Ok(());
+/// The key file_contexts is asked about for `path`: itself, or with the alternate root cut off.
+fn key_of(path: &str, alt: Option<&str>) -> Vec<u8> {
+    match alt {
+        Some(a) => path.strip_prefix(a).map(|k| if k.is_empty() { "/".to_string() } else { k.to_string() }).unwrap_or_else(|| path.to_string()).into_bytes(),
+        None => path.as_bytes().to_vec(),
     }
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) => {
-            *errors += 1;
-            return if flags & ABORT_ON_ERROR != 0 { Err(Errno(e.raw_os_error().unwrap_or(libc::EIO))) } else { Ok(()) };
-        }
-    };
-    if let Err(e) = one(h, path, &meta, flags, alt) {
-        *errors += 1;
-        if flags & ABORT_ON_ERROR != 0 {
-            return Err(e);
-        }
-    }
-    if flags & RECURSE != 0 && meta.is_dir() && !(flags & XDEV != 0 && meta.dev() != dev) {
-        let mut names: Vec<_> = match std::fs::read_dir(path) {
-            Ok(r) => r.flatten().map(|e| e.file_name()).collect(),
-            Err(_) => {
-                *errors += 1;
-                return Ok(());
+}
+
+/// Walks `path` (crates/label's descriptor walk: no link beneath it followed, each object acted
+/// on through a directory held open), giving each object outside the excluded paths its label.
+/// Errors are counted in `errors`; with ABORT_ON_ERROR the first one ends the walk and is
+/// returned (a directory that cannot be read is counted, never an abort, as before).
+fn walk(h: *mut Handle, path: &Path, flags: c_uint, exclude: &[PathBuf], alt: Option<&str>, errors: &mut u64) -> Res<()> {
+    let root = Root { path: path.to_path_buf(), key: key_of(&path.to_string_lossy(), alt), beneath: None };
+    let opts = walk::Options { one_fs: flags & XDEV != 0, sorted: true };
+    let abort = flags & ABORT_ON_ERROR != 0;
+    // Shared by the two callbacks.
+    let (first, count) = (std::cell::Cell::new(None), std::cell::Cell::new(0u64));
+    walk::walk(
+        std::slice::from_ref(&root),
+        opts,
+        &mut |e| {
+            let p = e.path();
+            if exclude.iter().any(|x| p.starts_with(x)) {
+                return Flow::Prune;
             }
-        };
-        names.sort();
-        for n in names {
-            walk(h, &path.join(n), dev, flags, exclude, alt, errors)?;
-        }
-    }
-    Ok(())
+            if let Err(err) = one(h, &e, &p.to_string_lossy(), flags) {
+                count.set(count.get() + 1);
+                if abort {
+                    first.set(Some(err));
+                    return Flow::Stop;
+                }
+            }
+            if flags & RECURSE == 0 {
+                Flow::Prune
+            } else {
+                Flow::Continue
+            }
+        },
+        &mut |err| {
+            count.set(count.get() + 1);
+            callbacks::log(SELINUX_ERROR, &format!("{err}\n"));
+            if abort && !err.listing {
+                first.set(Some(Errno(err.error.raw_os_error().unwrap_or(libc::EIO))));
+                return Flow::Stop;
+            }
+            Flow::Continue
+        },
+    );
+    *errors += count.get();
+    first.into_inner().map_or(Ok(()), Err)
 }
 
 #[no_mangle]
@@ -196,18 +222,18 @@ pub extern "C" fn selinux_restorecon(path: *const c_char, flags: c_uint) -> c_in
         if flags & REALPATH != 0 {
             pb = std::fs::canonicalize(&pb).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
         }
-        let meta = match std::fs::symlink_metadata(&pb) {
-            Ok(m) => m,
+        match std::fs::symlink_metadata(&pb) {
+            Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && flags & IGNORE_NOENTRY != 0 => return Ok(0),
             Err(e) => return Err(Errno(e.raw_os_error().unwrap_or(libc::ENOENT))),
-        };
+        }
         let h = handle()?;
         let (exclude, alt) = {
             let s = lock(&SETTINGS);
             (s.exclude.clone(), s.alt_root.clone())
         };
         let mut errors = 0;
-        walk(h, &pb, meta.dev(), flags, &exclude, alt.as_deref(), &mut errors)?;
+        walk(h, &pb, flags, &exclude, alt.as_deref(), &mut errors)?;
         SKIPPED.store(errors as i64, Relaxed);
         if errors > 0 && flags & COUNT_ERRORS == 0 {
             return Err(Errno(libc::EIO));
@@ -298,12 +324,25 @@ const DELETED_MATCH: c_int = 2;
 const DELETED_NOMATCH: c_int = 3;
 const DIGEST_ERROR: c_int = 4;
 
-/// Whether libselinux skips the file system holding `path` for digests: RAM file systems keep
-/// nothing across a boot, so restorecon keeps no digest there.
-fn in_memory(path: &Path) -> bool {
+/// Whether libselinux skips a file system for digests: RAM file systems keep nothing across a
+/// boot, so restorecon keeps no digest there.
+fn is_in_memory(s: &rustix::fs::StatFs) -> bool {
     // linux/magic.h's RAMFS_MAGIC (libc has TMPFS_MAGIC only).
     const RAMFS_MAGIC: libc::__fsword_t = 0x8584_58f6;
-    rustix::fs::statfs(path).is_ok_and(|s| s.f_type == libc::TMPFS_MAGIC || s.f_type == RAMFS_MAGIC)
+    s.f_type == libc::TMPFS_MAGIC || s.f_type == RAMFS_MAGIC
+}
+
+/// Whether the file system holding `path` (the caller's, followed) is a RAM one.
+fn in_memory(path: &Path) -> bool {
+    rustix::fs::statfs(path).is_ok_and(|s| is_in_memory(&s))
+}
+
+/// A directory whose digest is read and perhaps removed: the caller's path (followed, as
+/// libselinux's getxattr), or a directory the walk holds open.
+#[derive(Clone, Copy)]
+enum DigestOf<'a> {
+    Path(&'a CStr),
+    Fd(BorrowedFd<'a>),
 }
 
 /// A copy of `s` in memory C frees with free(3).
@@ -318,18 +357,29 @@ fn c_strdup(s: &CStr) -> Res<*mut c_char> {
 
 /// One directory's entry (selinux_restorecon.c's add_xattr_entry): nothing when it keeps no
 /// digest; else its digest in hex, whether it matches the specifications now, and, as the
-/// flags ask, the attribute removed.
-fn xattr_entry(h: *mut Handle, dir: &Path, delete_nonmatch: bool, delete_all: bool) -> Res<Option<*mut DirXattr>> {
+/// flags ask, the attribute removed. `dir` is the directory's path (its key and its name in the
+/// list); `at` how its attribute is reached.
+fn xattr_entry(h: *mut Handle, dir: &Path, at: DigestOf<'_>, delete_nonmatch: bool, delete_all: bool) -> Res<Option<*mut DirXattr>> {
     let c = CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| EINVAL)?;
-    let Some(kept) = selabel::kept_digest(&c) else { return Ok(None) };
+    let kept = match at {
+        DigestOf::Path(p) => selabel::kept_digest(p),
+        DigestOf::Fd(fd) => {
+            let mut kept = [0u8; 20];
+            (rustix::fs::fgetxattr(fd, selabel::SEHASH, &mut kept[..]) == Ok(20)).then_some(kept)
+        }
+    };
+    let Some(kept) = kept else { return Ok(None) };
     let now = selabel::partial_matches_digest(h, c.as_bytes())?;
     let matched = now == Some(kept);
     let mut result = if matched { MATCH } else { NOMATCH };
     if (delete_nonmatch && !matched) || delete_all {
         result = if matched { DELETED_MATCH } else { DELETED_NOMATCH };
-        // SAFETY: a NUL-terminated path and attribute name.
-        if unsafe { libc::removexattr(c.as_ptr(), selabel::SEHASH.as_ptr()) } != 0 {
-            let e = std::io::Error::last_os_error();
+        let removed = match at {
+            DigestOf::Path(p) => rustix::fs::removexattr(p, selabel::SEHASH),
+            DigestOf::Fd(fd) => rustix::fs::fremovexattr(fd, selabel::SEHASH),
+        };
+        if let Err(errno) = removed {
+            let e = std::io::Error::from(errno);
             callbacks::log(SELINUX_ERROR, &format!("Error: {e} removing xattr \"{}\" from: {}\n", selabel::SEHASH.to_string_lossy(), dir.display()));
             result = DIGEST_ERROR;
         }
@@ -387,20 +437,17 @@ pub extern "C" fn selinux_restorecon_xattr(path: *const c_char, flags: c_uint, l
         };
         let (delete_nonmatch, delete_all) = (flags & XATTR_DELETE_NONMATCH != 0, flags & XATTR_DELETE_ALL != 0);
         let exclude = lock(&SETTINGS).exclude.clone();
-        let mut dirs = Vec::new();
-        if flags & XATTR_RECURSE == 0 {
-            if !in_memory(&p) && !exclude.iter().any(|e| p.starts_with(e)) {
-                dirs.push(p);
-            }
-        } else if meta.is_dir() {
-            collect_dirs(&p, &exclude, &mut dirs);
-        }
         // Each entry is made with SETTINGS free (making one may log, through the program's
         // callback), then linked under it.
-        for d in &dirs {
-            if let Some(e) = xattr_entry(h, d, delete_nonmatch, delete_all)? {
-                link(&mut lock(&SETTINGS), e);
+        if flags & XATTR_RECURSE == 0 {
+            if !in_memory(&p) && !exclude.iter().any(|e| p.starts_with(e)) {
+                let c = CString::new(p.as_os_str().as_encoded_bytes()).map_err(|_| EINVAL)?;
+                if let Some(e) = xattr_entry(h, &p, DigestOf::Path(&c), delete_nonmatch, delete_all)? {
+                    link(&mut lock(&SETTINGS), e);
+                }
             }
+        } else if meta.is_dir() {
+            digests_below(h, &p, &exclude, delete_nonmatch, delete_all)?;
         }
         let mut s = lock(&SETTINGS);
         if s.xattr_list != 0 && !list.is_null() {
@@ -412,21 +459,39 @@ pub extern "C" fn selinux_restorecon_xattr(path: *const c_char, flags: c_uint, l
     })
 }
 
-/// The directories at and below `dir` (not following symbolic links), but those on RAM file
-/// systems and the excluded ones with everything under them.
-fn collect_dirs(dir: &Path, exclude: &[PathBuf], out: &mut Vec<PathBuf>) {
-    if exclude.iter().any(|e| dir.starts_with(e)) {
-        return;
-    }
-    // A RAM file system's directory is left out, not what is mounted below it (libselinux's
-    // walk goes on into it).
-    if !in_memory(dir) {
-        out.push(dir.to_path_buf());
-    }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut names: Vec<_> = rd.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).map(|e| e.file_name()).collect();
-    names.sort();
-    for n in names {
-        collect_dirs(&dir.join(n), exclude, out);
-    }
+/// The directories at and below `dir`, walked through descriptors (crates/label's walk: no
+/// link followed, each digest read and removed through the directory's own descriptor), but
+/// those on RAM file systems and the excluded ones with everything under them; each one's entry
+/// linked to the process's list.
+fn digests_below(h: *mut Handle, dir: &Path, exclude: &[PathBuf], delete_nonmatch: bool, delete_all: bool) -> Res<()> {
+    let root = Root { path: dir.to_path_buf(), key: dir.as_os_str().as_bytes().to_vec(), beneath: None };
+    let mut failed = None;
+    walk::walk(
+        std::slice::from_ref(&root),
+        walk::Options { one_fs: false, sorted: true },
+        &mut |e| {
+            let Some(fd) = e.dir_fd() else { return Flow::Continue };
+            let p = e.path();
+            if exclude.iter().any(|x| p.starts_with(x)) {
+                return Flow::Prune;
+            }
+            // A RAM file system's directory is left out, not what is mounted below it
+            // (libselinux's walk goes on into it).
+            if rustix::fs::fstatfs(fd).is_ok_and(|s| is_in_memory(&s)) {
+                return Flow::Continue;
+            }
+            match xattr_entry(h, &p, DigestOf::Fd(fd), delete_nonmatch, delete_all) {
+                Ok(Some(x)) => link(&mut lock(&SETTINGS), x),
+                Ok(None) => {}
+                Err(err) => {
+                    failed = Some(err);
+                    return Flow::Stop;
+                }
+            }
+            Flow::Continue
+        },
+        // Unreadable directories are passed over, as before (libselinux's fts skips them).
+        &mut |_| Flow::Continue,
+    );
+    failed.map_or(Ok(()), Err)
 }

@@ -3,41 +3,31 @@
 //!
 //! A tree is walked once, on one thread (the directory reads), while a pool of threads looks
 //! each object up and reads and writes its label: the lookups and the attribute calls are the
-//! work, and they need no order. The label is the `security.selinux` extended attribute, which
-//! Linux stores whether or not SELinux runs; where the filesystem or the caller's privilege
-//! refuses that namespace, `user.selinux` (what the seaccess mount and library read too).
+//! work, and they need no order. The walk (crates/label's walk.rs) goes through directory
+//! descriptors: no component beneath a root is resolved by path, so whoever owns a directory
+//! in the tree cannot make the walk act outside it by swapping that directory for a link. The
+//! label is the `security.selinux` extended attribute, which Linux stores whether or not
+//! SELinux runs; where the filesystem or the caller's privilege refuses that namespace,
+//! `user.selinux` (what the seaccess mount and library read too).
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Mutex};
 
+use seaccess_label::walk::{self, Entry, Root};
 use seaccess_label::{FileContexts, FileKind};
 
 use crate::label::LabelArgs;
 use crate::output::{note, CliError, Out};
 
-use seaccess_label::xattr::{self, Attrs, Object, SECURITY, TRUSTED, USER};
-
-/// One object of a walk: its real path, the path file_contexts is asked about (`None`: the
-/// real path itself, the common case, without a second copy), its type.
-struct Item {
-    path: PathBuf,
-    key: Option<Vec<u8>>,
-    kind: FileKind,
-}
-
-impl Item {
-    fn key(&self) -> &[u8] {
-        self.key.as_deref().unwrap_or_else(|| self.path.as_os_str().as_bytes())
-    }
-}
+use seaccess_label::xattr::{Attrs, SECURITY, TRUSTED, USER};
 
 /// Each root to walk with the path file_contexts knows it by: itself made absolute without
-/// following its last component (restorecon), or its place under --root (setfiles -r).
-fn roots(a: &LabelArgs) -> Result<Vec<(PathBuf, Vec<u8>)>, CliError> {
+/// following its last component (restorecon), or its place under --root (setfiles -r), which
+/// it is then opened beneath.
+fn roots(a: &LabelArgs) -> Result<Vec<Root>, CliError> {
     let mut args: Vec<PathBuf> = crate::label::arg_paths(&a.paths)?.into_iter().map(|p| PathBuf::from(std::ffi::OsStr::from_bytes(&p))).collect();
     if args.is_empty() {
         match &a.root {
@@ -71,93 +61,41 @@ fn roots(a: &LabelArgs) -> Result<Vec<(PathBuf, Vec<u8>)>, CliError> {
                 k
             }
         };
-        out.push((real, key));
+        out.push(Root { path: real, key, beneath: root.clone() });
     }
     Ok(out)
 }
 
 /// Walks the roots and runs `work` on every object from `threads` threads; what `work` returns
 /// is gathered, with the number of objects walked. Walk errors are reported and counted.
-fn walk<R: Send>(
-    roots: &[(PathBuf, Vec<u8>)],
-    one_fs: bool,
-    threads: usize,
-    errors: &AtomicU64,
-    work: &(dyn Fn(&Item) -> Option<R> + Sync),
-) -> (Vec<R>, u64) {
-    let mut walked = 0u64;
+fn walk<R: Send>(roots: &[Root], one_fs: bool, threads: usize, errors: &AtomicU64, work: &(dyn Fn(&Entry) -> Option<R> + Sync)) -> (Vec<R>, u64) {
+    // A deep tree keeps its open ancestors, and the queue its batches' directories.
+    walk::raise_fd_limit();
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new_spinner();
         b.set_message("objects");
         b
     });
-    let (tx, rx) = mpsc::sync_channel::<Vec<Item>>(threads * 4);
-    let rx = Mutex::new(rx);
-    let results = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut got = Vec::new();
-                    loop {
-                        let batch = match rx.lock() {
-                            Ok(r) => r.recv(),
-                            Err(_) => break,
-                        };
-                        let Ok(batch) = batch else { break };
-                        got.extend(batch.iter().filter_map(work));
-                    }
-                    got
-                })
-            })
-            .collect();
-        let mut batch = Vec::with_capacity(256);
-        for (root, key) in roots {
-            for e in walkdir::WalkDir::new(root).follow_links(false).same_file_system(one_fs) {
-                let e = match e {
-                    Ok(e) => e,
-                    Err(err) => {
-                        note(&format!("seaccess label: {err}"));
-                        errors.fetch_add(1, Ordering::Relaxed);
-                        continue;
-                    }
-                };
-                let kind = file_kind(e.file_type());
-                let path = e.into_path();
-                let key = if key.as_slice() == root.as_os_str().as_bytes() {
-                    None
-                } else {
-                    let rel = path.strip_prefix(root).map(|r| r.as_os_str().as_bytes()).unwrap_or_default();
-                    let mut k = key.clone();
-                    if !rel.is_empty() {
-                        if k.last() != Some(&b'/') {
-                            k.push(b'/');
-                        }
-                        k.extend_from_slice(rel);
-                    }
-                    Some(k)
-                };
-                walked += 1;
-                batch.push(Item { path, key, kind });
-                if batch.len() == 256 {
-                    if let Some(b) = &bar {
-                        b.inc(256);
-                    }
-                    if tx.send(std::mem::replace(&mut batch, Vec::with_capacity(256))).is_err() {
-                        break;
-                    }
-                }
+    let opts = walk::Options { one_fs, sorted: false };
+    let got = walk::walk_parallel(
+        roots,
+        opts,
+        threads,
+        work,
+        &mut |e| {
+            note(&format!("seaccess label: {e}"));
+            errors.fetch_add(1, Ordering::Relaxed);
+        },
+        &mut |n| {
+            if let Some(b) = &bar {
+                b.inc(n);
             }
-        }
-        if !batch.is_empty() {
-            let _ = tx.send(batch);
-        }
-        drop(tx);
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    });
+        },
+    );
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    (results, walked)
+    got
 }
 
 /// --threads, or the machine's cores.
@@ -192,16 +130,6 @@ pub(crate) fn file_kind(t: std::fs::FileType) -> FileKind {
 /// libseaccess).
 fn attrs(only: Option<&'static str>) -> Attrs {
     only.map_or(Attrs::Either, Attrs::Only)
-}
-
-/// An object's label (without the C string's NUL); a symbolic link's own.
-pub(crate) fn read_label(path: &Path, only: Option<&'static str>) -> std::io::Result<Option<String>> {
-    xattr::read(Object::Link(path), attrs(only))
-}
-
-/// Writes a label as libselinux's lsetfilecon does (with its NUL). Returns the attribute used.
-fn write_label(path: &Path, context: &str, only: Option<&'static str>) -> std::io::Result<&'static str> {
-    xattr::write(Object::Link(path), context.as_bytes(), attrs(only)).map_err(Into::into)
 }
 
 /// restorecon's rule without -F: an object that already has a label keeps its user, role and
@@ -245,9 +173,10 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
         Some(TRUSTED) => Some(TRUSTED),
         Some(other) => return Err(format!("--xattr {other}: expected {SECURITY}, {USER} or {TRUSTED}").into()),
     };
-    let work = |it: &Item| -> Option<Vec<Outcome>> {
-        let name = it.path.display();
-        let new = match fc.lookup(it.key(), it.kind) {
+    let work = |it: &Entry| -> Option<Vec<Outcome>> {
+        let path = it.path();
+        let name = path.display();
+        let new = match fc.lookup(&it.key(), it.kind()) {
             Ok(Some(s)) => s.context.clone(),
             Ok(None) => return None, // <<none>>: left alone
             Err(e) => {
@@ -256,7 +185,7 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
                 return None;
             }
         };
-        let current = match read_label(&it.path, only) {
+        let current = match it.read_label(attrs(only)) {
             Ok(c) => c,
             Err(e) => {
                 note(&format!("seaccess label: reading the label of {name}: {e}"));
@@ -276,7 +205,7 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
         changed.fetch_add(1, Ordering::Relaxed);
         let mut res = Vec::new();
         if !dry {
-            match write_label(&it.path, &target, only) {
+            match it.write_label(target.as_bytes(), attrs(only)).map_err(std::io::Error::from) {
                 Ok(used) => res.push(Outcome::Used(used)),
                 Err(e) => {
                     note(&format!("seaccess label: could not set context for {name}: {e}"));
@@ -319,17 +248,18 @@ pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
     let roots = roots(a)?;
     let threads = threads(a);
     let errors = AtomicU64::new(0);
-    let work = |it: &Item| -> Option<(Option<String>, Option<String>, PathBuf)> {
-        let ctx = |fc: &'_ FileContexts| match fc.lookup(it.key(), it.kind) {
+    let work = |it: &Entry| -> Option<(Option<String>, Option<String>, PathBuf)> {
+        let key = it.key();
+        let ctx = |fc: &'_ FileContexts| match fc.lookup(&key, it.kind()) {
             Ok(s) => Some(s.map(|s| s.context.clone())),
             Err(e) => {
-                note(&format!("seaccess label: {}: {e}", it.path.display()));
+                note(&format!("seaccess label: {}: {e}", it.path().display()));
                 errors.fetch_add(1, Ordering::Relaxed);
                 None
             }
         };
         let (o, n) = (ctx(&old)?, ctx(&new)?);
-        (o != n).then(|| (o.map(|c| c.to_string()), n.map(|c| c.to_string()), it.path.clone()))
+        (o != n).then(|| (o.map(|c| c.to_string()), n.map(|c| c.to_string()), it.path()))
     };
     let (changes, walked) = walk(&roots, a.one_fs, threads, &errors, &work);
     let mut groups: BTreeMap<(String, String), Vec<PathBuf>> = BTreeMap::new();

@@ -21,7 +21,9 @@ mod partial;
 pub mod spec;
 mod subs;
 mod text;
+pub mod walk;
 pub mod xattr;
+mod xattrat;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -4,10 +4,12 @@
 //! by `seaccess label --apply`, the mount and libseaccess's getfilecon/setfilecon family, so
 //! that what one writes the others read.
 
+use std::ffi::CStr;
 use std::os::fd::BorrowedFd;
 use std::path::Path;
 
 use rustix::io::Errno;
+use rustix::path::Arg;
 
 /// The attribute an SELinux kernel keeps labels in.
 pub const SECURITY: &str = "security.selinux";
@@ -26,6 +28,11 @@ pub enum Object<'a> {
     Link(&'a Path),
     /// An open file (fgetfilecon, fsetfilecon).
     Fd(BorrowedFd<'a>),
+    /// One name in a directory held open, a symbolic link there labelled itself: nothing on
+    /// the way is resolved by path, so a component swapped for a link cannot lead elsewhere
+    /// (getxattrat/setxattrat, or `/proc/self/fd/DIR/NAME` before Linux 6.13). `name` is
+    /// one component: no `/`.
+    At(BorrowedFd<'a>, &'a CStr),
 }
 
 /// Which attributes to use.
@@ -47,6 +54,7 @@ fn get(o: Object<'_>, name: &str) -> Result<Vec<u8>, Errno> {
             Object::Path(p) => rustix::fs::getxattr(p, name, &mut buf[..]),
             Object::Link(p) => rustix::fs::lgetxattr(p, name, &mut buf[..]),
             Object::Fd(fd) => rustix::fs::fgetxattr(fd, name, &mut buf[..]),
+            Object::At(dir, entry) => name.into_with_c_str(|n| crate::xattrat::get(dir, entry, n, &mut buf[..])),
         };
         match r {
             Ok(n) => {
@@ -65,6 +73,7 @@ fn set(o: Object<'_>, name: &str, value: &[u8]) -> Result<(), Errno> {
         Object::Path(p) => rustix::fs::setxattr(p, name, value, f),
         Object::Link(p) => rustix::fs::lsetxattr(p, name, value, f),
         Object::Fd(fd) => rustix::fs::fsetxattr(fd, name, value, f),
+        Object::At(dir, entry) => name.into_with_c_str(|n| crate::xattrat::set(dir, entry, n, value)),
     }
 }
 
