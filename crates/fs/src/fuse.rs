@@ -6,7 +6,6 @@
 //! caller, or outlive a revoked permission, without a request reaching the checks.
 
 use std::ffi::OsStr;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
@@ -17,6 +16,7 @@ use fuser::{
     ReplyStatfs, ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
 };
 
+use crate::backing::Stat;
 use crate::core::attrs::{SetAttr, SetTime};
 use crate::core::{Core, Req};
 use crate::error::FsError;
@@ -78,29 +78,31 @@ fn kind(mode: u32) -> FileType {
 }
 
 /// The attributes callers see: the backing file's, under the node's id.
-fn attr(id: u64, m: &std::fs::Metadata) -> FileAttr {
-    let t = |s: i64, ns: i64| {
-        if s >= 0 {
-            UNIX_EPOCH + Duration::new(s as u64, ns as u32)
+fn attr(id: u64, m: &Stat) -> FileAttr {
+    let t = |ts: rustix::fs::StatxTimestamp| {
+        let ns = Duration::new(0, ts.tv_nsec);
+        if ts.tv_sec >= 0 {
+            UNIX_EPOCH + Duration::new(ts.tv_sec.unsigned_abs(), 0) + ns
         } else {
-            UNIX_EPOCH - Duration::new(s.unsigned_abs(), 0) + Duration::new(0, ns as u32)
+            UNIX_EPOCH - Duration::new(ts.tv_sec.unsigned_abs(), 0) + ns
         }
     };
+    let mode = u32::from(m.stx_mode);
     FileAttr {
         ino: INodeNo(id),
-        size: m.size(),
-        blocks: m.blocks(),
-        atime: t(m.atime(), m.atime_nsec()),
-        mtime: t(m.mtime(), m.mtime_nsec()),
-        ctime: t(m.ctime(), m.ctime_nsec()),
+        size: m.stx_size,
+        blocks: m.stx_blocks,
+        atime: t(m.stx_atime),
+        mtime: t(m.stx_mtime),
+        ctime: t(m.stx_ctime),
         crtime: UNIX_EPOCH,
-        kind: kind(m.mode()),
-        perm: (m.mode() & 0o7777) as u16,
-        nlink: m.nlink() as u32,
-        uid: m.uid(),
-        gid: m.gid(),
-        rdev: m.rdev() as u32,
-        blksize: m.blksize() as u32,
+        kind: kind(mode),
+        perm: (mode & 0o7777) as u16,
+        nlink: m.stx_nlink,
+        uid: m.stx_uid,
+        gid: m.stx_gid,
+        rdev: rustix::fs::makedev(m.stx_rdev_major, m.stx_rdev_minor) as u32,
+        blksize: m.stx_blksize,
         flags: 0,
     }
 }
@@ -128,7 +130,7 @@ fn empty(r: crate::Result<()>, reply: ReplyEmpty) {
     }
 }
 
-fn entry(r: crate::Result<(Arc<crate::nodes::Node>, std::fs::Metadata)>, reply: ReplyEntry) {
+fn entry(r: crate::Result<(Arc<crate::nodes::Node>, Stat)>, reply: ReplyEntry) {
     match r {
         Ok((n, m)) => reply.entry(&TTL, &attr(n.id, &m), Generation(0)),
         Err(e) => reply.error(errno(&e)),

@@ -1,13 +1,19 @@
-//! The mount's nodes: one per backing inode the kernel has been told of, each with the blob
-//! its checks read (the object manager's [`InodeSec`]) and its path inside the mount.
+//! The mount's nodes: one per backing inode the kernel has been told of, each with an O_PATH
+//! descriptor of that inode, the blob its checks read (the object manager's [`InodeSec`]) and
+//! its path inside the mount.
 //!
-//! A node is keyed by the backing file's device and inode numbers, so hard links share one
-//! node and one label, as they share one inode in the kernel. Its path is where it was last
-//! seen (looked up, created or renamed to): it names the backing file and audit records.
-//! Labels are given once, when a node is made (the kernel's inode_doinit_with_dentry), and
-//! change only through a relabel or a reload of file_contexts.
+//! Every operation on a node acts through its descriptor (see [`crate::backing`]), held from
+//! the moment the node is made until the kernel forgets it, an unlinked node's too: such a
+//! node has no name on the tree, and nothing reaches it but the descriptor. A node is keyed
+//! by the backing file's device and inode numbers, so hard links share one node and one
+//! label, as they share one inode in the kernel. The key is sound because the descriptor
+//! pins the inode: its number cannot be given to another file while the node holds it, so
+//! an entry of the table never names a newer file. Its path is text only, where it was last
+//! seen (looked up, created or renamed to), for file_contexts and audit records: nothing
+//! resolves it. Labels are given once, when a node is made (the kernel's
+//! inode_doinit_with_dentry), and change only through a relabel or a reload of file_contexts.
 
-use std::os::unix::fs::MetadataExt;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -27,7 +33,7 @@ pub fn name_of(path: &str) -> &str {
 /// come from the file itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
-    /// `security.selinux` or `user.selinux` on the backing file.
+    /// The store attribute on the backing file (see [`crate::core::store`]).
     Xattr,
     /// file_contexts, or the policy's `file` initial SID where file_contexts has no entry.
     Computed,
@@ -40,7 +46,12 @@ pub struct Node {
     pub id: u64,
     /// The backing file's device and inode numbers.
     pub key: (u64, u64),
-    /// Its path relative to the mount's root ("" for the root).
+    /// Its file type (S_IFMT bits), which an inode keeps for life.
+    pub kind: u32,
+    /// The backing inode (O_PATH | O_NOFOLLOW), held while the node lives.
+    fd: OwnedFd,
+    /// Its path relative to the mount's root ("" for the root): text for file_contexts and
+    /// audit records, never resolved.
     path: RwLock<Arc<str>>,
     pub sec: Arc<InodeSec>,
     origin: RwLock<Origin>,
@@ -53,6 +64,11 @@ pub struct Node {
 }
 
 impl Node {
+    /// The backing inode's descriptor, which every operation on the node goes through.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
     /// The path (shared, not copied: every request reads it).
     pub fn path(&self) -> Arc<str> {
         lock_read(&self.path).clone()
@@ -110,11 +126,15 @@ impl Nodes {
         lock_read(&self.inner).by_id.get(&id).cloned()
     }
 
-    /// The node of the backing file `meta` seen at `path`, made with `label` (given the new
-    /// node's id, which is also the inode number callers see) if there is none. The path is updated to `path`; when `lookup` is set
-    /// the kernel's lookup count goes up by one.
-    pub fn get_or_make(&self, meta: &std::fs::Metadata, path: &str, lookup: bool, label: impl FnOnce(u64) -> Label) -> Arc<Node> {
-        let key = (meta.dev(), meta.ino());
+    /// The node of the backing inode `fd` holds (its attributes `st`) seen at `path`, made
+    /// with `label` (given the new node's id, which is also the inode number callers see, and
+    /// the descriptor) if there is none; a node already there keeps its own descriptor of the
+    /// same inode and `fd` is closed. The path is updated to `path`; when `lookup` is set the
+    /// kernel's lookup count goes up by one.
+    pub fn get_or_make(&self, fd: OwnedFd, st: &crate::backing::Stat, path: &str, lookup: bool, label: impl FnOnce(u64, BorrowedFd<'_>) -> Label) -> Arc<Node> {
+        // The same key is the same inode: a node in the table pins its inode, and `fd` pins
+        // this one, so neither number can have been reused for the other.
+        let key = crate::backing::key(st);
         if let Some(n) = self.find(key) {
             if &*n.path() != path {
                 n.set_path(path.to_string());
@@ -131,7 +151,7 @@ impl Nodes {
             t.next = t.next.max(1) + 1;
             t.next
         };
-        let l = label(id);
+        let l = label(id, fd.as_fd());
         let mut t = lock_write(&self.inner);
         if let Some(id) = t.by_key.get(&key) {
             if let Some(n) = t.by_id.get(id).cloned() {
@@ -144,6 +164,8 @@ impl Nodes {
         let n = Arc::new(Node {
             id,
             key,
+            kind: crate::backing::kind(st),
+            fd,
             path: RwLock::new(path.into()),
             sec: Arc::new(l.sec),
             origin: RwLock::new(l.origin),
