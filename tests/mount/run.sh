@@ -376,7 +376,7 @@ for a in security.selinux user.selinux; do
   echo forged > "$f"; chown nobody "$f"
   timeout 10 runuser -u nobody -- setfattr -h -n "$a" -v "$L_SHADOW" "$f" 2> "$T/e"; rc=$?
   got=$(mlabel "$M/tmp/${f##*/}")
-  expect "nobody's own $a=$L_SHADOW on its backing file (setfattr succeeds) is not enforced: the mount shows ${got:-nothing}${INIT_FILE:+, the file initial SID}" \
+  expect "nobody's own $a=$L_SHADOW on its backing file (setfattr succeeds) is not enforced: the mount shows ${got:-nothing}${INIT_FILE:+ (want the file initial SID $INIT_FILE)}" \
     '[ $rc -eq 0 ] && [ "$(label_of "$f" "$a")" = "$L_SHADOW" ] && [ -n "$got" ] && [ "$got" != "$L_SHADOW" ] && { [ -z "$INIT_FILE" ] || [ "$got" = "$INIT_FILE" ]; }'
 done
 
