@@ -99,9 +99,13 @@ pub fn rename(from: BorrowedFd<'_>, old: &str, to: BorrowedFd<'_>, new: &str, fl
 
 /// The object just made as `name` in `dir`, which must be of file type `kind`: a name the
 /// caller's kernel holds locked through the mount, so only a change made directly on the
-/// backing tree can have put another object there, and that one is inside the tree too.
+/// backing tree can have put another object there, and that one is inside the tree too. One
+/// that cannot be opened (no descriptor left) is removed again: never an object the server
+/// cannot label.
 pub fn made(dir: BorrowedFd<'_>, name: &str, kind: u32) -> std::io::Result<OwnedFd> {
-    let fd = resolve(dir, name)?;
+    let fd = resolve(dir, name).inspect_err(|_| {
+        let _ = unlink(dir, name, kind == libc::S_IFDIR);
+    })?;
     if self::kind(&stat(fd.as_fd())?) != kind {
         return Err(std::io::Error::other(format!("{name} was replaced as it was made")));
     }
@@ -129,16 +133,23 @@ pub fn statfs(fd: BorrowedFd<'_>) -> std::io::Result<rustix::fs::StatVfs> {
     Ok(rustix::fs::fstatvfs(fd)?)
 }
 
-/// Raises the soft limit on open descriptors to the hard one: the server holds a descriptor
-/// per node the kernel knows, and one per open file.
-pub fn raise_nofile() -> std::io::Result<()> {
-    use rustix::process::{getrlimit, setrlimit, Resource};
-    let mut l = getrlimit(Resource::Nofile);
-    if l.current != l.maximum {
-        l.current = l.maximum;
-        setrlimit(Resource::Nofile, l)?;
+/// Raises the limit on open descriptors as far as it goes: the server holds a descriptor per
+/// node the kernel knows (the kernel keeps an inode, and so its node, until it forgets it),
+/// and one per open file. With CAP_SYS_RESOURCE the hard limit itself goes up to
+/// fs.nr_open, as virtiofsd raises it; without, the soft limit goes up to the hard one.
+/// The limit reached.
+pub fn raise_nofile() -> std::io::Result<u64> {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let l = getrlimit(Resource::Nofile);
+    let hard = l.maximum.unwrap_or(u64::MAX);
+    let nr_open = std::fs::read_to_string("/proc/sys/fs/nr_open").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(0);
+    if nr_open > hard && setrlimit(Resource::Nofile, Rlimit { current: Some(nr_open), maximum: Some(nr_open) }).is_ok() {
+        return Ok(nr_open);
     }
-    Ok(())
+    if l.current != l.maximum {
+        setrlimit(Resource::Nofile, Rlimit { current: l.maximum, maximum: l.maximum })?;
+    }
+    Ok(hard)
 }
 
 /// A directory entry as getdents gives it.
@@ -263,7 +274,10 @@ impl Backing {
     /// descriptor of exactly the file made.
     pub fn create(&self, dir: BorrowedFd<'_>, name: &str, perm: u32) -> std::io::Result<OwnedFd> {
         let f = rustix::fs::openat(dir, name, OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY, Mode::from_raw_mode(perm))?;
-        self.path_of(f.as_fd())
+        // Removed again if it cannot be held (no descriptor left): never an unlabelled file.
+        self.path_of(f.as_fd()).inspect_err(|_| {
+            let _ = unlink(dir, name, false);
+        })
     }
 
     /// Sets the permission bits of the object `fd` holds (fchmodat2 on the descriptor, else

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod escape;
+mod limits;
 mod store;
 
 use std::path::{Path, PathBuf};
