@@ -130,17 +130,16 @@ impl Nodes {
     /// with `label` (given the new node's id, which is also the inode number callers see, and
     /// the descriptor) if there is none; a node already there keeps its own descriptor of the
     /// same inode and `fd` is closed. The path is updated to `path`; when `lookup` is set the
-    /// kernel's lookup count goes up by one.
+    /// kernel's lookup count goes up by one. Without `lookup` (an object resolved for the
+    /// core's own checks, which the kernel is not told of) a node made for it is not kept in
+    /// the table: it, and its descriptor, last as long as the caller holds it.
     pub fn get_or_make(&self, fd: OwnedFd, st: &crate::backing::Stat, path: &str, lookup: bool, label: impl FnOnce(u64, BorrowedFd<'_>) -> Label) -> Arc<Node> {
         // The same key is the same inode: a node in the table pins its inode, and `fd` pins
         // this one, so neither number can have been reused for the other.
         let key = crate::backing::key(st);
-        if let Some(n) = self.find(key) {
+        if let Some(n) = self.find(key, lookup) {
             if &*n.path() != path {
                 n.set_path(path.to_string());
-            }
-            if lookup {
-                n.lookups.fetch_add(1, Ordering::Relaxed);
             }
             return n;
         }
@@ -152,6 +151,23 @@ impl Nodes {
             t.next
         };
         let l = label(id, fd.as_fd());
+        let node = |fd: OwnedFd, l: Label| {
+            Arc::new(Node {
+                id,
+                key,
+                kind: crate::backing::kind(st),
+                fd,
+                path: RwLock::new(path.into()),
+                sec: Arc::new(l.sec),
+                origin: RwLock::new(l.origin),
+                has_closed: AtomicBool::new(l.closed.is_some()),
+                closed: RwLock::new(l.closed),
+                lookups: AtomicU64::new(u64::from(lookup)),
+            })
+        };
+        if !lookup {
+            return node(fd, l);
+        }
         let mut t = lock_write(&self.inner);
         if let Some(id) = t.by_key.get(&key) {
             if let Some(n) = t.by_id.get(id).cloned() {
@@ -161,26 +177,21 @@ impl Nodes {
                 return n;
             }
         }
-        let n = Arc::new(Node {
-            id,
-            key,
-            kind: crate::backing::kind(st),
-            fd,
-            path: RwLock::new(path.into()),
-            sec: Arc::new(l.sec),
-            origin: RwLock::new(l.origin),
-            has_closed: AtomicBool::new(l.closed.is_some()),
-            closed: RwLock::new(l.closed),
-            lookups: AtomicU64::new(u64::from(lookup)),
-        });
+        let n = node(fd, l);
         t.by_key.insert(key, id);
         t.by_id.insert(id, n.clone());
         n
     }
 
-    fn find(&self, key: (u64, u64)) -> Option<Arc<Node>> {
+    /// The node of `key`, its lookup count up by one if `lookup` (under the table's lock, so
+    /// that a FORGET cannot drop it in between).
+    fn find(&self, key: (u64, u64), lookup: bool) -> Option<Arc<Node>> {
         let t = lock_read(&self.inner);
-        t.by_key.get(&key).and_then(|id| t.by_id.get(id)).cloned()
+        let n = t.by_key.get(&key).and_then(|id| t.by_id.get(id)).cloned()?;
+        if lookup {
+            n.lookups.fetch_add(1, Ordering::Relaxed);
+        }
+        Some(n)
     }
 
     /// The kernel forgot `n` lookups of node `id`: drop it when none are left (never the root).

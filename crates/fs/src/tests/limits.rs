@@ -56,3 +56,22 @@ fn an_object_the_server_cannot_hold_is_removed_again() {
     let left: Vec<_> = std::fs::read_dir(s.src()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(left.is_empty(), "objects the server could not hold were left behind: {left:?}");
 }
+
+// A name resolved only for the checks of an unlink, rmdir or rename (the kernel looks such a
+// name up itself first; here it never did) leaves no node behind, and so no descriptor holding
+// a removed file's storage for as long as the mount lives.
+#[test]
+fn a_name_resolved_for_the_checks_alone_is_not_kept() {
+    let Some(pol) = super::ready("transient") else { return };
+    let s = Scratch::new("transient");
+    for f in ["a", "b"] {
+        std::fs::write(s.src().join(f), f).unwrap();
+    }
+    std::fs::create_dir(s.src().join("d")).unwrap();
+    let core = s.core(&pol);
+    let (r, before) = (req(), core.sizes().1);
+    core.unlink(r, 1, OsStr::new("a")).unwrap();
+    core.rmdir(r, 1, OsStr::new("d")).unwrap();
+    core.rename(r, 1, OsStr::new("b"), 1, OsStr::new("c"), 0).unwrap();
+    assert_eq!(core.sizes().1, before, "nodes were kept for names the kernel never looked up");
+}
