@@ -380,6 +380,19 @@ for a in security.selinux user.selinux; do
     '[ $rc -eq 0 ] && [ "$(label_of "$f" "$a")" = "$L_SHADOW" ] && [ -n "$got" ] && [ "$got" != "$L_SHADOW" ] && { [ -z "$INIT_FILE" ] || [ "$got" = "$INIT_FILE" ]; }'
 done
 
+# 15. The server's descriptors stay bounded: above --max-nodes it asks the kernel to forget
+# the least used nodes (FUSE_NOTIFY_PRUNE), each of which holds a descriptor. -------------
+mkdir -p "$T/many"; for i in $(seq 1000); do : > "$T/many/f$i"; done
+start many "$T/many" "$T/mnt8" --policy "$POL" --max-nodes 200; rc=$?
+P8=$MPID
+walked=$(cd "$T/mnt8" && timeout 60 stat -c %i f* 2>/dev/null | wc -l)
+sleep 0.5
+fds=$(ls "/proc/$P8/fd" 2>/dev/null | wc -l)
+expect "1000 files stat'ed through a mount with --max-nodes 200: every stat answered, the server holds $fds descriptors (200 nodes at most, and its own)" \
+  '[ $rc -eq 0 ] && [ "$walked" = 1000 ] && [ "$fds" -gt 0 ] && [ "$fds" -le 260 ]'
+kill -TERM "$P8"
+for _ in $(seq 100); do kill -0 "$P8" 2>/dev/null || break; sleep 0.1; done
+
 # 8. A corrupt policy on SIGHUP: the last good one keeps enforcing. ----------------------
 head -c 100000 "$POL" > "$T/policy"; printf 'garbage' >> "$T/policy"
 hup main "$MAIN"; rc=$?

@@ -14,7 +14,7 @@
 //! inode_doinit_with_dentry), and change only through a relabel or a reload of file_contexts.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use rustc_hash::FxHashMap;
@@ -28,6 +28,10 @@ pub fn name_of(path: &str) -> &str {
         _ => "/",
     }
 }
+
+/// Nodes alive in this process, in every table (each holds a descriptor, and descriptors are
+/// the process's).
+static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 /// Where a node's label came from: a relabel or reload only recomputes labels that did not
 /// come from the file itself.
@@ -61,6 +65,14 @@ pub struct Node {
     has_closed: AtomicBool,
     /// The kernel's lookup count (FUSE forget).
     lookups: AtomicU64,
+    /// The table's epoch when it was last used (see [`Nodes::least_used`]).
+    used: AtomicU64,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Node {
@@ -105,6 +117,8 @@ impl Node {
 #[derive(Default)]
 pub struct Nodes {
     inner: RwLock<Table>,
+    /// Advanced at each [`Nodes::least_used`]: a node's `used` is the epoch of its last use.
+    epoch: AtomicU64,
 }
 
 #[derive(Default)]
@@ -122,8 +136,47 @@ pub struct Label {
 }
 
 impl Nodes {
+    /// Node `id`, marked used now.
     pub fn get(&self, id: u64) -> Option<Arc<Node>> {
-        lock_read(&self.inner).by_id.get(&id).cloned()
+        let n = lock_read(&self.inner).by_id.get(&id).cloned()?;
+        self.touch(&n);
+        Some(n)
+    }
+
+    fn touch(&self, n: &Node) {
+        let e = self.epoch.load(Ordering::Relaxed);
+        // Written only when it changes: most requests leave the node's line alone.
+        if n.used.load(Ordering::Relaxed) != e {
+            n.used.store(e, Ordering::Relaxed);
+        }
+    }
+
+    /// How many nodes this process has alive, in every table (descriptors are the process's).
+    pub fn live() -> usize {
+        LIVE.load(Ordering::Relaxed)
+    }
+
+    /// When `live` nodes (see [`Nodes::live`]) are more than `high`, the ids of this table's
+    /// least recently used ones, as many as are beyond `keep`, for the kernel to be asked to
+    /// forget (it keeps its inodes of them until memory runs short otherwise, and each node
+    /// holds a descriptor). Never the root, nor a node held elsewhere (an open file, a
+    /// request under way), which the kernel cannot forget either. Each call starts a new
+    /// epoch of use.
+    pub fn least_used(&self, live: usize, high: usize, keep: usize) -> Vec<u64> {
+        self.epoch.fetch_add(1, Ordering::Relaxed);
+        if live <= high {
+            return Vec::new();
+        }
+        let t = lock_read(&self.inner);
+        let mut v: Vec<(u64, u64)> = t.by_id.values().filter(|n| n.id != 1 && Arc::strong_count(n) == 1).map(|n| (n.used.load(Ordering::Relaxed), n.id)).collect();
+        let excess = live.saturating_sub(keep).min(v.len());
+        if excess == 0 {
+            return Vec::new();
+        }
+        // The `excess` oldest first, in no order among themselves.
+        v.select_nth_unstable(excess - 1);
+        v.truncate(excess);
+        v.into_iter().map(|(_, id)| id).collect()
     }
 
     /// The node of the backing inode `fd` holds (its attributes `st`) seen at `path`, made
@@ -138,6 +191,7 @@ impl Nodes {
         // this one, so neither number can have been reused for the other.
         let key = crate::backing::key(st);
         if let Some(n) = self.find(key, lookup) {
+            self.touch(&n);
             if &*n.path() != path {
                 n.set_path(path.to_string());
             }
@@ -152,6 +206,7 @@ impl Nodes {
         };
         let l = label(id, fd.as_fd());
         let node = |fd: OwnedFd, l: Label| {
+            LIVE.fetch_add(1, Ordering::Relaxed);
             Arc::new(Node {
                 id,
                 key,
@@ -163,6 +218,7 @@ impl Nodes {
                 has_closed: AtomicBool::new(l.closed.is_some()),
                 closed: RwLock::new(l.closed),
                 lookups: AtomicU64::new(u64::from(lookup)),
+                used: AtomicU64::new(self.epoch.load(Ordering::Relaxed)),
             })
         };
         if !lookup {

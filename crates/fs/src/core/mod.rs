@@ -117,6 +117,8 @@ pub struct Core {
     store: Store,
     /// /proc/self/fd, for what acts on a node through its magic link.
     backing: Backing,
+    /// Nodes above which the kernel is asked to forget some (see [`Core::to_forget`]).
+    max_nodes: usize,
     callers: Callers,
     nodes: Nodes,
     handles: Mutex<FxHashMap<u64, Arc<Handle>>>,
@@ -134,8 +136,10 @@ impl Core {
         let store = Store::choose(&opts)?;
         let root = crate::backing::open_root(&opts.source).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.source.display()) })?;
         let backing = Backing::new().map_err(|e| FsError::Config { what: format!("/proc/self/fd: {e}") })?;
-        // A descriptor per node the kernel knows: as many as the hard limit allows.
-        crate::backing::raise_nofile().map_err(|e| FsError::Config { what: format!("raising RLIMIT_NOFILE: {e}") })?;
+        // A descriptor per node the kernel knows: as many as the process may have, half of
+        // them for nodes (the rest for open files, callers and the process's own).
+        let limit = crate::backing::raise_nofile().map_err(|e| FsError::Config { what: format!("raising RLIMIT_NOFILE: {e}") })?;
+        let max_nodes = opts.max_nodes.unwrap_or(usize::try_from(limit / 2).unwrap_or(usize::MAX)).max(1);
         let bytes = std::fs::read(&opts.policy).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.policy.display()) })?;
         let server = Arc::new(SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.policy.display()) })?);
         let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
@@ -167,6 +171,7 @@ impl Core {
             labels: ArcSwap::from_pointee(labels),
             store,
             backing,
+            max_nodes,
             callers: Callers::new(),
             nodes: Nodes::default(),
             handles: Mutex::new(FxHashMap::default()),
@@ -178,9 +183,24 @@ impl Core {
         Ok(core)
     }
 
+    /// The node table (tests look at it).
+    #[cfg(test)]
+    pub(crate) fn nodes(&self) -> &Nodes {
+        &self.nodes
+    }
+
     /// The attribute labels are kept in on the backing tree.
     pub fn store(&self) -> Store {
         self.store
+    }
+
+    /// The nodes the kernel should be asked to forget (FUSE_NOTIFY_PRUNE), the least recently
+    /// used, when more than `max_nodes` are alive: the kernel keeps the inodes it looked up
+    /// until memory runs short, and each node holds a descriptor, so without this a tree
+    /// walked far enough uses up the process's descriptors. Down to three quarters of the
+    /// bound; call it every so often (each call starts a new epoch of use).
+    pub fn to_forget(&self) -> Vec<u64> {
+        self.nodes.least_used(Nodes::live(), self.max_nodes, self.max_nodes / 4 * 3)
     }
 
     pub fn options(&self) -> &Options {

@@ -38,6 +38,9 @@ pub struct Options {
     /// Accept `security.selinux` or `user.selinux` on a tree not mounted over itself, where
     /// any file owner can write them around the mount.
     pub unsafe_xattr: bool,
+    /// Above this many nodes alive in the process, the kernel is asked to forget the least
+    /// recently used (None: half the descriptor limit, each node holding a descriptor).
+    pub max_nodes: Option<usize>,
 }
 
 /// What labels subjects and objects, swapped whole on a reload.

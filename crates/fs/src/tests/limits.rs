@@ -75,3 +75,33 @@ fn a_name_resolved_for_the_checks_alone_is_not_kept() {
     core.rename(r, 1, OsStr::new("b"), 1, OsStr::new("c"), 0).unwrap();
     assert_eq!(core.sizes().1, before, "nodes were kept for names the kernel never looked up");
 }
+
+// The nodes offered to the kernel to forget are the least recently used, beyond what is kept,
+// and only once the process has more than the bound alive; never the root, nor a node held by
+// an open file.
+#[test]
+fn the_least_used_nodes_are_forgotten_first() {
+    let Some(pol) = super::ready("least_used") else { return };
+    let s = Scratch::new("least_used");
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+    for f in names {
+        std::fs::write(s.src().join(f), f).unwrap();
+    }
+    let core = s.core(&pol);
+    let r = req();
+    let ids: Vec<u64> = names.iter().map(|f| core.lookup(r, 1, OsStr::new(f)).unwrap().0.id).collect();
+    assert!(core.nodes().least_used(11, 11, 0).is_empty(), "nothing to forget at the bound");
+    for id in &ids[..3] {
+        core.getattr(r, *id, None).unwrap(); // a, b, c: used in the new epoch
+    }
+    let fh = core.open(r, ids[3], libc::O_RDONLY).unwrap(); // d: held open
+    let mut old = core.nodes().least_used(11, 5, 8);
+    old.sort_unstable();
+    assert_eq!(old.len(), 3);
+    assert!(old.iter().all(|id| ids[4..].contains(id)), "not the least used: {old:?} of {ids:?}");
+    let mut all = core.nodes().least_used(11, 5, 0);
+    all.sort_unstable();
+    let want: Vec<u64> = ids.iter().copied().filter(|id| *id != ids[3]).collect();
+    assert_eq!(all, want, "the root or a node held open offered");
+    core.release(fh);
+}

@@ -97,6 +97,7 @@ impl Scratch {
             checks: true,
             xattr: None,
             unsafe_xattr: false,
+            max_nodes: None,
         }
     }
 
