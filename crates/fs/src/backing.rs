@@ -29,7 +29,7 @@ use rustix::io::Errno;
 /// A backing object's attributes (statx's basic ones).
 pub type Stat = Statx;
 
-/// The file type bits of `st` (S_IFMT), as the other mode bits' neighbours.
+/// The file type bits (S_IFMT) of `st`'s mode.
 pub fn kind(st: &Stat) -> u32 {
     u32::from(st.stx_mode) & libc::S_IFMT
 }
@@ -155,9 +155,11 @@ pub fn raise_nofile() -> std::io::Result<u64> {
 /// A directory entry as getdents gives it.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// The backing inode number (not a node id: the kernel learns those from LOOKUP).
     pub ino: u64,
     /// Its file type bits (S_IFMT; 0 when neither getdents nor the entry itself tells).
     pub kind: u32,
+    /// Its name in the directory.
     pub name: std::ffi::OsString,
 }
 
