@@ -54,7 +54,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 # Helpers. -------------------------------------------------------------------------------
-label_of() { getfattr -h --absolute-names --only-values -n security.selinux -- "$1" 2>/dev/null | tr -d '\0'; }
+# A backing object's label, in the mount's store (trusted.selinux unless the mount says otherwise).
+label_of() { getfattr -h --absolute-names --only-values -n "${2:-trusted.selinux}" -- "$1" 2>/dev/null | tr -d '\0'; }
 mlabel() { timeout 10 getfattr -h --absolute-names --only-values -n security.selinux -- "$1" 2>/dev/null | tr -d '\0'; }
 fclabel() { "$BIN" label -f "${3:-$FC}" --type "${2:-file}" "$1" | cut -f2; }
 create_ctx() { echo "$*" | "$BIN" compute-create -p "$POL"; }
@@ -163,7 +164,7 @@ unc() { timeout 10 "$PY" "$T/op.py" "$@" 2>/dev/null; }            # as unconfin
 sha() { echo "OK $(sha256sum < "$1" | cut -d' ' -f1)"; }
 expect "a copied python3 runs the helper" '[ "$("$T/bin/webpy" "$T/op.py" read "$T/op.py")" = "$(sha "$T/op.py")" ]'
 
-# 1. The tree, labeled as if it were "/". ------------------------------------------------
+# 1. The tree, labeled as if it were "/", in the mount's store (trusted.selinux). ---------
 S=$T/src
 mkdir -p "$S/var/www/html" "$S/etc" "$S/home/alice" "$S/tmp"
 echo '<h1>hello</h1>' > "$S/var/www/html/index.html"
@@ -172,17 +173,17 @@ echo 'bogus' > "$S/var/www/html/bogus.html"; echo 'binary' > "$S/var/www/html/bi
 echo 'root:$6$secret:19000::::::' > "$S/etc/shadow"; chmod 644 "$S/etc/shadow"
 echo 'alice notes' > "$S/home/alice/notes.txt"
 cp -r "$S" "$T/src2" # the same tree without labels (cp -r keeps no attributes)
-"$BIN" label --apply --root "$S" -f "$FC" "$S" > "$T/label.out" 2>&1; rc=$?
+"$BIN" label --apply --xattr trusted.selinux --root "$S" -f "$FC" "$S" > "$T/label.out" 2>&1; rc=$?
 L_INDEX=$(fclabel /var/www/html/index.html) L_SHADOW=$(fclabel /etc/shadow) L_NOTES=$(fclabel /home/alice/notes.txt)
 L_HTML=$(fclabel /var/www/html dir) L_ALICE=$(fclabel /home/alice dir) L_TMP=$(fclabel /tmp dir) L_ROOT=$(fclabel / dir)
-expect "label --apply --root sets security.selinux from file_contexts (index.html $L_INDEX, shadow $L_SHADOW, notes.txt $L_NOTES, / $L_ROOT)" \
+expect "label --apply --xattr trusted.selinux --root sets trusted.selinux from file_contexts (index.html $L_INDEX, shadow $L_SHADOW, notes.txt $L_NOTES, / $L_ROOT)" \
   '[ $rc -eq 0 ] && [ -n "$L_INDEX" ] && [ "$(label_of "$S/var/www/html/index.html")" = "$L_INDEX" ] && [ "$(label_of "$S/etc/shadow")" = "$L_SHADOW" ] &&
    [ "$(label_of "$S/home/alice/notes.txt")" = "$L_NOTES" ] && [ "$(label_of "$S/tmp")" = "$L_TMP" ] && [ "$(label_of "$S")" = "$L_ROOT" ]'
 expect "the copy carries no labels" '[ -z "$(getfattr -R -h -d -m - "$T/src2" 2>/dev/null)" ]'
 # A label the policy does not know, set on the backing file before the mount sees it.
 BOGUS=system_u:object_r:no_such_type_t:s0
-setfattr -h -n security.selinux -v "$BOGUS" "$S/var/www/html/bogus.html"
-setfattr -h -n security.selinux -v 0xff80fe00 "$S/var/www/html/binary.html"   # not text
+setfattr -h -n trusted.selinux -v "$BOGUS" "$S/var/www/html/bogus.html"
+setfattr -h -n trusted.selinux -v 0xff80fe00 "$S/var/www/html/binary.html"   # not text
 # An object without a label, under the default prefix (SOURCE's own path, which file_contexts
 # leaves unlabeled): the policy's file initial SID.
 echo 'no label' > "$S/var/www/html/nolabel.html"
@@ -355,6 +356,43 @@ expect "a uid=$(id -u nobody) rule (after SIGHUP) gives nobody's cat $NTP: EACCE
   '[ $rc -eq 0 ] && [[ $out == *"Permission denied"* ]] && avc "$NTP" "$L_SHADOW" file 0 shadow'
 expect "... and root's cat stays unconfined_t" '[ "$(timeout 10 cat "$M/etc/shadow")" = "$(cat "$S/etc/shadow")" ]'
 
+# 14. The label store: trusted.selinux, shown as security.selinux, no attribute of its own. -
+F=$S/var/www/html/other.html FM=$M/var/www/html/other.html
+want=$(label_of "$F")
+timeout 10 getfattr -n trusted.selinux "$FM" > /dev/null 2> "$T/e"; rc=$?
+expect "getfattr trusted.selinux through the mount, as root: no such attribute" '[ $rc -ne 0 ] && grep -q "No such attribute" "$T/e"'
+timeout 10 setfattr -n trusted.selinux -v "$L_SHADOW" "$FM" 2> "$T/e"; rc=$?
+expect "setfattr trusted.selinux through the mount, as root: EPERM, the label stays $want on the backing file and the mount" \
+  '[ $rc -ne 0 ] && grep -q "Operation not permitted" "$T/e" && [ -n "$want" ] && [ "$(label_of "$F")" = "$want" ] && [ "$(mlabel "$FM")" = "$want" ]'
+timeout 10 setfattr -x trusted.selinux "$FM" 2> "$T/e"; rc=$?
+expect "setfattr -x trusted.selinux through the mount: EPERM, the label stays" '[ $rc -ne 0 ] && grep -q "Operation not permitted" "$T/e" && [ "$(label_of "$F")" = "$want" ]'
+timeout 10 getfattr -h --absolute-names -d -m - "$FM" > "$T/e" 2>&1
+expect "getfattr -d -m - through the mount lists security.selinux once, trusted.selinux never" \
+  '[ "$(grep -c "^security\.selinux=" "$T/e")" = 1 ] && ! grep -q "^trusted\.selinux" "$T/e"'
+# What any owner can write where the kernel has no SELinux is not read: nobody labels its own
+# backing file (outside the mount) $L_SHADOW in security.selinux or user.selinux.
+for a in security.selinux user.selinux; do
+  f=$S/tmp/forged-${a%%.*}
+  echo forged > "$f"; chown nobody "$f"
+  timeout 10 runuser -u nobody -- setfattr -h -n "$a" -v "$L_SHADOW" "$f" 2> "$T/e"; rc=$?
+  got=$(mlabel "$M/tmp/${f##*/}")
+  expect "nobody's own $a=$L_SHADOW on its backing file (setfattr succeeds) is not enforced: the mount shows ${got:-nothing}${INIT_FILE:+ (want the file initial SID $INIT_FILE)}" \
+    '[ $rc -eq 0 ] && [ "$(label_of "$f" "$a")" = "$L_SHADOW" ] && [ -n "$got" ] && [ "$got" != "$L_SHADOW" ] && { [ -z "$INIT_FILE" ] || [ "$got" = "$INIT_FILE" ]; }'
+done
+
+# 15. The server's descriptors stay bounded: above --max-nodes it asks the kernel to forget
+# the least used nodes (FUSE_NOTIFY_PRUNE), each of which holds a descriptor. -------------
+mkdir -p "$T/many"; for i in $(seq 1000); do : > "$T/many/f$i"; done
+start many "$T/many" "$T/mnt8" --policy "$POL" --max-nodes 200; rc=$?
+P8=$MPID
+walked=$(cd "$T/mnt8" && timeout 60 stat -c %i f* 2>/dev/null | wc -l)
+sleep 0.5
+fds=$(ls "/proc/$P8/fd" 2>/dev/null | wc -l)
+expect "1000 files stat'ed through a mount with --max-nodes 200: every stat answered, the server holds $fds descriptors (200 nodes at most, and its own)" \
+  '[ $rc -eq 0 ] && [ "$walked" = 1000 ] && [ "$fds" -gt 0 ] && [ "$fds" -le 260 ]'
+kill -TERM "$P8"
+for _ in $(seq 100); do kill -0 "$P8" 2>/dev/null || break; sleep 0.1; done
+
 # 8. A corrupt policy on SIGHUP: the last good one keeps enforcing. ----------------------
 head -c 100000 "$POL" > "$T/policy"; printf 'garbage' >> "$T/policy"
 hup main "$MAIN"; rc=$?
@@ -438,6 +476,39 @@ for s in "$T/subjdir" "$T/missing" "$T/subjbad"; do
   expect "--subjects ${s#$T/} that cannot be used: seaccess mount exits non-zero, names it, and nothing is mounted" \
     '[ $rc -ne 0 ] && grep -q "${s#$T/}" "$T/m5.err" && ! is_mounted "$T/mnt5"'
 done
+
+# 14b. Where labels are kept: security.selinux for a tree mounted over itself; --xattr. ----
+S3=$T/src3
+cp -r "$T/src2" "$S3"
+"$BIN" label --apply --root "$S3" -f "$FC" "$S3" > /dev/null 2>&1   # security.selinux, label's default
+setfattr -h -n trusted.selinux -v "$L_SHADOW" "$S3/var/www/html/index.html"   # not the store there
+LOG=$T/audit5.log
+start self "$S3" "$S3" --policy "$POL" --subjects "$T/subjects" --audit-log "$LOG"; rc=$?
+P5=$MPID
+expect "seaccess mount DIR DIR (over itself) reads security.selinux: index.html is $L_INDEX, not trusted.selinux's $L_SHADOW" \
+  '[ $rc -eq 0 ] && [ "$(mlabel "$S3/var/www/html/index.html")" = "$L_INDEX" ] && [ "$(mlabel "$S3/etc/shadow")" = "$L_SHADOW" ]'
+mark
+out=$(timeout 10 "$T/bin/webcat" "$S3/etc/shadow" 2>&1); rc=$?
+expect "... and enforces them on the tree's own path: httpd_t gets EACCES on $S3/etc/shadow, with its record" '[ $rc -ne 0 ] && avc "$H" "$L_SHADOW" file 0 shadow'
+timeout 10 setfattr -n security.selinux -v "$RW" "$S3/var/www/html/other.html"; rc=$?
+timeout 10 fusermount3 -u "$S3"
+for _ in $(seq 100); do kill -0 "$P5" 2>/dev/null || break; sleep 0.1; done
+expect "... a relabel through it wrote security.selinux on the tree beneath (read once unmounted)" \
+  '[ $rc -eq 0 ] && ! is_mounted "$S3" && [ "$(label_of "$S3/var/www/html/other.html" security.selinux)" = "$RW" ]'
+for a in security.selinux user.selinux; do
+  mkdir -p "$T/mnt6"
+  timeout 30 "$BIN" mount --policy "$POL" --xattr "$a" "$S3" "$T/mnt6" > "$T/m6.out" 2> "$T/m6.err"; rc=$?
+  pid=$(sed -n 's/.*(pid \([0-9][0-9]*\)).*/\1/p' "$T/m6.out"); [ -n "$pid" ] && PIDS+=("$pid")
+  is_mounted "$T/mnt6" && MPS+=("$T/mnt6")
+  expect "--xattr $a on a tree not mounted over itself: refused, the error says why and names --unsafe-xattr, nothing is mounted" \
+    '[ $rc -ne 0 ] && grep -q "any file owner can write $a" "$T/m6.err" && grep -q -- "--unsafe-xattr" "$T/m6.err" && ! is_mounted "$T/mnt6"'
+done
+expect "seaccess mount --help says why --unsafe-xattr is unsafe" '"$BIN" mount --help | tr -s " \n" " " | grep -q "any file owner can write those attributes outside the mount"'
+start unsafe "$S3" "$T/mnt7" --policy "$POL" --xattr security.selinux --unsafe-xattr; rc=$?
+P7=$MPID
+expect "--xattr security.selinux --unsafe-xattr mounts it and reads security.selinux" '[ $rc -eq 0 ] && [ "$(mlabel "$T/mnt7/var/www/html/index.html")" = "$L_INDEX" ]'
+kill -TERM "$P7"
+for _ in $(seq 100); do kill -0 "$P7" 2>/dev/null || break; sleep 0.1; done
 
 # 5. audit2why on everything logged agrees with seaccess check. --------------------------
 cat "$T"/audit*.log > "$T/all.log"

@@ -18,7 +18,7 @@ pub(crate) struct MountArgs {
     /// The binary policy to enforce.
     #[arg(long, short = 'p')]
     policy: PathBuf,
-    /// file_contexts labelling objects that carry no security.selinux (or user.selinux).
+    /// file_contexts labelling objects that carry no label in the store attribute (--xattr).
     #[arg(long = "file-contexts", short = 'f')]
     file_contexts: Option<PathBuf>,
     /// What file_contexts is asked for: PREFIX joined with the path inside the mount
@@ -47,6 +47,22 @@ pub(crate) struct MountArgs {
     /// Request threads.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// The attribute objects' labels are kept in on SOURCE: trusted.selinux (the default;
+    /// only CAP_SYS_ADMIN writes it), security.selinux (the default when SOURCE is
+    /// MOUNTPOINT, mounted over itself) or user.selinux. Through the mount it is
+    /// security.selinux.
+    #[arg(long, value_name = "NAME")]
+    xattr: Option<String>,
+    /// Keep labels in security.selinux or user.selinux on a tree not mounted over itself.
+    /// Unsafe: on a kernel without SELinux any file owner can write those attributes outside
+    /// the mount (setfattr -n security.selinux on its own file succeeds), and the mount would
+    /// enforce the forged label.
+    #[arg(long = "unsafe-xattr")]
+    unsafe_xattr: bool,
+    /// Above this many nodes (each holding a descriptor of its file) the kernel is asked to
+    /// forget the least recently used (default: half the open-file limit).
+    #[arg(long = "max-nodes", value_name = "N")]
+    max_nodes: Option<usize>,
     source: PathBuf,
     mountpoint: PathBuf,
 }
@@ -82,6 +98,9 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
         audit_log: a.audit_log.clone(),
         fast_paths: !a.no_fast_paths,
         checks: true,
+        xattr: a.xattr.clone(),
+        unsafe_xattr: a.unsafe_xattr,
+        max_nodes: a.max_nodes,
     };
     let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
     let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGHUP, signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM])

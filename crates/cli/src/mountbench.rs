@@ -67,7 +67,10 @@ fn io(what: &str, e: impl std::fmt::Display) -> CliError {
     CliError::from(format!("{what}: {e}"))
 }
 
-/// Builds the tree under `root`, every object labelled `ctx` (security.selinux).
+/// Where the mounts read labels: their default store on a tree not mounted over itself.
+const STORE: &str = seaccess_label::xattr::TRUSTED;
+
+/// Builds the tree under `root`, every object labelled `ctx` (in the mounts' store).
 fn build(root: &Path, shape: &Shape, ctx: &str) -> Result<Tree, CliError> {
     let mut dirs = vec![String::new()];
     // The deepest chain first, then the rest spread under the chain's directories.
@@ -86,7 +89,7 @@ fn build(root: &Path, shape: &Shape, ctx: &str) -> Result<Tree, CliError> {
     for (i, d) in dirs.iter().enumerate() {
         let p = root.join(d);
         std::fs::create_dir_all(&p).map_err(|e| io(&p.display().to_string(), e))?;
-        xattr::set(&p, "security.selinux", &label).map_err(|e| io(&p.display().to_string(), e))?;
+        xattr::set(&p, STORE, &label).map_err(|e| io(&p.display().to_string(), e))?;
         let _ = i;
     }
     for f in 0..shape.files {
@@ -94,12 +97,12 @@ fn build(root: &Path, shape: &Shape, ctx: &str) -> Result<Tree, CliError> {
         let name = format!("f{f}");
         let p = root.join(&dirs[d]).join(&name);
         std::fs::write(&p, b"x").map_err(|e| io(&p.display().to_string(), e))?;
-        xattr::set(&p, "security.selinux", &label).map_err(|e| io(&p.display().to_string(), e))?;
+        xattr::set(&p, STORE, &label).map_err(|e| io(&p.display().to_string(), e))?;
         files[d].push(name);
     }
     let deep = format!("{}/f-deep", dirs[shape.depth - 1]);
     std::fs::write(root.join(&deep), b"x").map_err(|e| io(&deep, e))?;
-    xattr::set(root.join(&deep), "security.selinux", &label).map_err(|e| io(&deep, e))?;
+    xattr::set(root.join(&deep), STORE, &label).map_err(|e| io(&deep, e))?;
     Ok(Tree { dirs, files, deep })
 }
 
@@ -216,6 +219,9 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
             audit_log: None,
             fast_paths: fast,
             checks: checks && !cfg.control,
+            xattr: None,
+            unsafe_xattr: false,
+            max_nodes: None,
         };
         let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
         let session = seaccess_fs::fuse::spawn(core.clone(), &mp, 2).map_err(|e| io(&format!("mounting {}", mp.display()), e))?;

@@ -6,9 +6,9 @@
 //! caller, or outlive a revoked permission, without a request reaching the checks.
 
 use std::ffi::OsStr;
-use std::os::unix::fs::MetadataExt;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, UNIX_EPOCH};
 
 use fuser::{
@@ -17,6 +17,7 @@ use fuser::{
     ReplyStatfs, ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
 };
 
+use crate::backing::Stat;
 use crate::core::attrs::{SetAttr, SetTime};
 use crate::core::{Core, Req};
 use crate::error::FsError;
@@ -52,9 +53,53 @@ pub fn config(threads: usize) -> fuser::Config {
 }
 
 /// Mounts `fs` at `mountpoint` and serves it on background threads until the returned
-/// session is unmounted.
+/// session is unmounted; a thread of its own asks the kernel to forget nodes the core can
+/// spare ([`Core::to_forget`]).
 pub fn spawn(core: Arc<Core>, mountpoint: &Path, threads: usize) -> std::io::Result<fuser::BackgroundSession> {
-    fuser::spawn_mount(SeaccessFs::new(core), mountpoint, &config(threads))
+    let session = fuser::Session::new(SeaccessFs::new(core.clone()), mountpoint, &config(threads))?;
+    let dev = session.as_fd().try_clone_to_owned()?;
+    let bg = session.spawn()?;
+    let weak = Arc::downgrade(&core);
+    std::thread::Builder::new().name("seaccess-prune".into()).spawn(move || prune(&weak, &dev))?;
+    Ok(bg)
+}
+
+/// How often the node count is looked at.
+const PRUNE_EVERY: Duration = Duration::from_millis(100);
+/// FUSE_NOTIFY_PRUNE (protocol 7.45, Linux 6.16): the kernel evicts those of the inodes named
+/// that nothing uses, and sends their FORGET.
+const FUSE_NOTIFY_PRUNE: i32 = 9;
+/// Node ids per notification.
+const PRUNE_BATCH: usize = 512;
+
+/// Asks the kernel to forget the nodes the core can spare, as long as the core lives and the
+/// kernel takes the notifications.
+fn prune(core: &Weak<Core>, dev: &OwnedFd) {
+    loop {
+        std::thread::sleep(PRUNE_EVERY);
+        let Some(core) = core.upgrade() else { return };
+        for ids in core.to_forget().chunks(PRUNE_BATCH) {
+            // fuse_out_header (unique 0: a notification, its code in `error`), then
+            // fuse_notify_prune_out and the ids.
+            let len = 32 + 8 * ids.len();
+            let mut msg = Vec::with_capacity(len);
+            msg.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_ne_bytes());
+            msg.extend_from_slice(&FUSE_NOTIFY_PRUNE.to_ne_bytes());
+            msg.extend_from_slice(&0u64.to_ne_bytes());
+            msg.extend_from_slice(&u32::try_from(ids.len()).unwrap_or(0).to_ne_bytes());
+            msg.extend_from_slice(&[0u8; 12]);
+            ids.iter().for_each(|id| msg.extend_from_slice(&id.to_ne_bytes()));
+            match rustix::io::write(dev.as_fd(), &msg) {
+                Ok(_) => {}
+                // The mount is gone.
+                Err(rustix::io::Errno::NODEV | rustix::io::Errno::NOTCONN | rustix::io::Errno::BADF) => return,
+                Err(e) => {
+                    core.log(&format!("the kernel does not take FUSE_NOTIFY_PRUNE ({e}): nodes are kept until it forgets them"));
+                    return;
+                }
+            }
+        }
+    }
 }
 
 fn who(req: &Request) -> Req {
@@ -78,29 +123,31 @@ fn kind(mode: u32) -> FileType {
 }
 
 /// The attributes callers see: the backing file's, under the node's id.
-fn attr(id: u64, m: &std::fs::Metadata) -> FileAttr {
-    let t = |s: i64, ns: i64| {
-        if s >= 0 {
-            UNIX_EPOCH + Duration::new(s as u64, ns as u32)
+fn attr(id: u64, m: &Stat) -> FileAttr {
+    let t = |ts: rustix::fs::StatxTimestamp| {
+        let ns = Duration::new(0, ts.tv_nsec);
+        if ts.tv_sec >= 0 {
+            UNIX_EPOCH + Duration::new(ts.tv_sec.unsigned_abs(), 0) + ns
         } else {
-            UNIX_EPOCH - Duration::new(s.unsigned_abs(), 0) + Duration::new(0, ns as u32)
+            UNIX_EPOCH - Duration::new(ts.tv_sec.unsigned_abs(), 0) + ns
         }
     };
+    let mode = u32::from(m.stx_mode);
     FileAttr {
         ino: INodeNo(id),
-        size: m.size(),
-        blocks: m.blocks(),
-        atime: t(m.atime(), m.atime_nsec()),
-        mtime: t(m.mtime(), m.mtime_nsec()),
-        ctime: t(m.ctime(), m.ctime_nsec()),
+        size: m.stx_size,
+        blocks: m.stx_blocks,
+        atime: t(m.stx_atime),
+        mtime: t(m.stx_mtime),
+        ctime: t(m.stx_ctime),
         crtime: UNIX_EPOCH,
-        kind: kind(m.mode()),
-        perm: (m.mode() & 0o7777) as u16,
-        nlink: m.nlink() as u32,
-        uid: m.uid(),
-        gid: m.gid(),
-        rdev: m.rdev() as u32,
-        blksize: m.blksize() as u32,
+        kind: kind(mode),
+        perm: (mode & 0o7777) as u16,
+        nlink: m.stx_nlink,
+        uid: m.stx_uid,
+        gid: m.stx_gid,
+        rdev: rustix::fs::makedev(m.stx_rdev_major, m.stx_rdev_minor) as u32,
+        blksize: m.stx_blksize,
         flags: 0,
     }
 }
@@ -128,7 +175,7 @@ fn empty(r: crate::Result<()>, reply: ReplyEmpty) {
     }
 }
 
-fn entry(r: crate::Result<(Arc<crate::nodes::Node>, std::fs::Metadata)>, reply: ReplyEntry) {
+fn entry(r: crate::Result<(Arc<crate::nodes::Node>, Stat)>, reply: ReplyEntry) {
     match r {
         Ok((n, m)) => reply.entry(&TTL, &attr(n.id, &m), Generation(0)),
         Err(e) => reply.error(errno(&e)),

@@ -4,10 +4,12 @@
 //! backing tree; a refusal returns the kernel's errno and writes the kernel's AVC record.
 //!
 //! [`core`] knows nothing of FUSE; [`fuse`] is the adapter, a few lines per request, and the
-//! only module that names the `fuser` crate. Errors become errno values in one place
+//! only module that names the `fuser` crate. [`backing`] holds every system call on the
+//! backing tree, all on descriptors. Errors become errno values in one place
 //! ([`FsError::errno`]). This crate must never decide an access itself: every decision is a
 //! hook's.
 
+pub mod backing;
 pub mod callers;
 pub mod core;
 mod error;
@@ -28,3 +30,6 @@ pub(crate) fn lock_read<T>(l: &std::sync::RwLock<T>) -> std::sync::RwLockReadGua
 pub(crate) fn lock_write<T>(l: &std::sync::RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     l.write().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests;

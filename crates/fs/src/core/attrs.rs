@@ -1,12 +1,15 @@
 //! Attributes: getattr (stat), setattr (chmod, chown, utimes, truncate), the extended
-//! attribute calls with relabeling through `security.selinux`, statfs, access.
+//! attribute calls with relabeling through `security.selinux`, statfs, access. Each acts on
+//! the node's own descriptor (see [`crate::backing`]).
 
-use std::os::unix::fs::MetadataExt;
+use std::os::fd::AsFd;
 use std::time::SystemTime;
 
+use rustix::fs::OFlags;
 use seaccess_objmgr::hooks::fs::{attr, MAY_ACCESS, MAY_READ, MAY_WRITE, XATTR_NAME_SELINUX};
 
-use super::{Core, Req, XATTR_USER};
+use super::{Core, Req};
+use crate::backing::{self, Stat};
 use crate::error::{FsError, Result};
 use crate::nodes::name_of;
 
@@ -77,63 +80,62 @@ fn timespec(t: Option<SetTime>) -> rustix::fs::Timespec {
     }
 }
 
-/// The name `security.selinux` arrives as, and `user.selinux`, which holds labels where the
-/// backing tree refuses the security namespace and so is not an attribute of its own here.
+/// The name the label goes by through the mount, whatever attribute stores it.
 fn is_label(name: &str) -> bool {
     name == XATTR_NAME_SELINUX
 }
 
 impl Core {
     /// GETATTR: `{getattr}` (selinux_inode_getattr), then the backing file's attributes.
-    pub fn getattr(&self, req: Req, id: u64, fh: Option<u64>) -> Result<std::fs::Metadata> {
+    pub fn getattr(&self, req: Req, id: u64, fh: Option<u64>) -> Result<Stat> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
-        let rel = n.path();
-        self.gate(|| self.om.inode_getattr(t, &n.sec, &self.shown(&rel)))?;
+        self.gate(|| self.om.inode_getattr(t, &n.sec, &self.shown(&n.path())))?;
         if let Some(h) = fh.and_then(|f| self.handle(f).ok()) {
-            return Ok(h.file.metadata()?);
+            return Ok(backing::stat(h.file.as_fd())?);
         }
-        Ok(std::fs::symlink_metadata(self.backing(&rel))?)
+        Ok(backing::stat(n.fd())?)
     }
 
     /// SETATTR: selinux_inode_setattr with the request's ia_valid, then the changes in the
     /// order chown(2) and chmod(2) make them (owner first, so that a mode is not cleared
     /// after it is set), the size, the times.
-    pub fn setattr(&self, req: Req, id: u64, a: &SetAttr) -> Result<std::fs::Metadata> {
+    pub fn setattr(&self, req: Req, id: u64, a: &SetAttr) -> Result<Stat> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
-        let path = self.backing(&n.path());
         if a.size.is_some() && a.fh.is_none() {
             // truncate(2) by path: do_sys_truncate's path_permission(MAY_WRITE) first.
             self.gate(|| self.om.inode_permission(t, &n.sec, MAY_WRITE, Some(name_of(&n.path()))))?;
         }
         self.gate(|| self.om.inode_setattr(t, &n.sec, name_of(&n.path()), a.ia_valid()))?;
         if a.uid.is_some() || a.gid.is_some() {
-            std::os::unix::fs::lchown(&path, a.uid, a.gid)?;
+            backing::chown(n.fd(), a.uid, a.gid)?;
         }
         if let Some(m) = a.mode {
-            rustix::fs::chmod(&path, rustix::fs::Mode::from_raw_mode(m & 0o7777))?;
+            self.backing.chmod(n.fd(), m)?;
         }
         if let Some(size) = a.size {
             match a.fh.and_then(|f| self.handle(f).ok()) {
                 Some(h) => h.file.set_len(size)?,
-                None => {
-                    use std::os::unix::fs::OpenOptionsExt;
-                    std::fs::OpenOptions::new().write(true).custom_flags(libc::O_NOFOLLOW).open(&path)?.set_len(size)?
-                }
+                // truncate(2)'s answers for what is not a regular file (do_sys_truncate), then
+                // our own inode reopened for writing.
+                None if n.kind == libc::S_IFDIR => return Err(FsError::errno_of(libc::EISDIR, "truncating a directory")),
+                None if n.kind != libc::S_IFREG => return Err(FsError::errno_of(libc::EINVAL, "truncating what is not a regular file")),
+                None => self.backing.reopen(n.fd(), n.kind, OFlags::WRONLY)?.set_len(size)?,
             }
         }
         if a.atime.is_some() || a.mtime.is_some() {
             let ts = rustix::fs::Timestamps { last_access: timespec(a.atime), last_modification: timespec(a.mtime) };
-            rustix::fs::utimensat(rustix::fs::CWD, &path, &ts, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
+            backing::utimens(n.fd(), &ts)?;
         }
-        Ok(std::fs::symlink_metadata(&path)?)
+        Ok(backing::stat(n.fd())?)
     }
 
     /// GETXATTR: `{getattr}` (selinux_inode_getxattr). `security.selinux` is the node's
-    /// label as the checks see it (selinux_inode_getsecurity: the context with its NUL).
+    /// label as the checks see it (selinux_inode_getsecurity: the context with its NUL); the
+    /// store under its own name is absent.
     pub fn getxattr(&self, req: Req, id: u64, name: &str) -> Result<Vec<u8>> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
@@ -145,51 +147,47 @@ impl Core {
             v.push(0);
             return Ok(v);
         }
-        if name == XATTR_USER {
-            return Err(FsError::errno_of(libc::ENODATA, "user.selinux holds labels and is shown as security.selinux"));
+        if self.store.hidden(name) {
+            return Err(FsError::errno_of(libc::ENODATA, format!("{name} holds labels and is shown as {XATTR_NAME_SELINUX}")));
         }
-        xattr::get(self.backing(&n.path()), name)?.ok_or_else(|| FsError::errno_of(libc::ENODATA, format!("no attribute {name}")))
+        Ok(self.backing.get_xattr(n.fd(), name)?)
     }
 
-    /// LISTXATTR: `{getattr}` (selinux_inode_listxattr); `security.selinux` always, never
-    /// `user.selinux`.
+    /// LISTXATTR: `{getattr}` (selinux_inode_listxattr); `security.selinux` once, always (the
+    /// label, whichever attribute stores it), never the store under its own name.
     pub fn listxattr(&self, req: Req, id: u64) -> Result<Vec<u8>> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_listxattr(t, &n.sec, name_of(&n.path())))?;
         let mut out = Vec::new();
-        let mut label = false;
-        for a in xattr::list(self.backing(&n.path()))? {
-            let s = a.to_string_lossy();
-            if s == XATTR_USER {
+        for a in self.backing.list_xattr(n.fd())?.split(|b| *b == 0).filter(|a| !a.is_empty()) {
+            let s = String::from_utf8_lossy(a);
+            if is_label(&s) || self.store.hidden(&s) {
                 continue;
             }
-            label |= is_label(&s);
-            out.extend_from_slice(a.as_encoded_bytes());
+            out.extend_from_slice(a);
             out.push(0);
         }
-        if !label {
-            out.extend_from_slice(XATTR_NAME_SELINUX.as_bytes());
-            out.push(0);
-        }
+        out.extend_from_slice(XATTR_NAME_SELINUX.as_bytes());
+        out.push(0);
         Ok(out)
     }
 
     /// SETXATTR: selinux_inode_setxattr (for `security.selinux`, after the owner check the
     /// VFS leaves to it: relabelfrom, the context's validity (EINVAL), relabelto, validatetrans
-    /// and associate), the backing attribute, then selinux_inode_post_setxattr.
+    /// and associate), the store attribute, then selinux_inode_post_setxattr. The store under
+    /// its own name is refused (EPERM): labels change only through the checks.
     pub fn setxattr(&self, req: Req, id: u64, name: &str, value: &[u8], flags: i32) -> Result<()> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
-        let path = self.backing(&n.path());
-        if name == XATTR_USER {
-            return Err(FsError::errno_of(libc::EPERM, "user.selinux holds labels: set security.selinux"));
+        if self.store.hidden(name) {
+            return Err(FsError::errno_of(libc::EPERM, format!("{name} holds labels: set {XATTR_NAME_SELINUX}")));
         }
         if is_label(name) {
             // inode_owner_or_capable (the capability itself is the caller's kernel's).
-            let owner = std::fs::symlink_metadata(&path)?.uid();
+            let owner = backing::stat(n.fd())?.stx_uid;
             if req.uid != 0 && req.uid != owner {
                 return Err(FsError::errno_of(libc::EPERM, "only the owner relabels"));
             }
@@ -200,30 +198,31 @@ impl Core {
             let ctx = std::str::from_utf8(v).map_err(|_| FsError::errno_of(libc::EINVAL, "a context is text"))?;
             self.gate(|| self.om.inode_setxattr(t, &n.sec, name_of(&n.path()), name, ctx))?;
             let sid = self.server.context_to_sid(ctx).map_err(|e| FsError::errno_of(libc::EINVAL, e.to_string()))?;
-            self.store_label(&path, sid)?;
+            self.store_label(n.fd(), sid)?;
             self.om.inode_post_setxattr(&n.sec, name, ctx)?;
             n.set_origin(crate::nodes::Origin::Xattr);
             return Ok(());
         }
         self.xattr_permission(t, &n, name, MAY_WRITE)?;
         self.gate(|| self.om.inode_setxattr(t, &n.sec, name_of(&n.path()), name, ""))?;
-        let f = rustix::fs::XattrFlags::from_bits_retain(flags as u32);
-        rustix::fs::lsetxattr(&path, name, value, f)?;
-        Ok(())
+        Ok(self.backing.set_xattr(n.fd(), name, value, flags as u32)?)
     }
 
-    /// REMOVEXATTR: selinux_inode_removexattr (`security.selinux` is never removed).
+    /// REMOVEXATTR: selinux_inode_removexattr (`security.selinux` is never removed, checks
+    /// or not; nor is the store under its own name: EPERM).
     pub fn removexattr(&self, req: Req, id: u64, name: &str) -> Result<()> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
-        if name == XATTR_USER {
-            return Err(FsError::errno_of(libc::EPERM, "user.selinux holds labels"));
+        if self.store.hidden(name) {
+            return Err(FsError::errno_of(libc::EPERM, format!("{name} holds labels")));
         }
         self.xattr_permission(t, &n, name, MAY_WRITE)?;
         self.gate(|| self.om.inode_removexattr(t, &n.sec, name_of(&n.path()), name))?;
-        xattr::remove(self.backing(&n.path()), name)?;
-        Ok(())
+        if is_label(name) {
+            return Err(FsError::errno_of(libc::EACCES, "the label is never removed"));
+        }
+        Ok(self.backing.remove_xattr(n.fd(), name)?)
     }
 
     /// The VFS's xattr_permission: security.*, system.* and trusted.* names are left to the
@@ -242,7 +241,7 @@ impl Core {
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let root = self.node(1)?;
         self.gate(|| self.om.sb_statfs(t, &root.sec))?;
-        Ok(rustix::fs::statvfs(&self.opts.source)?)
+        Ok(backing::statfs(root.fd())?)
     }
 
     /// ACCESS (sent only without default_permissions): selinux_inode_permission with

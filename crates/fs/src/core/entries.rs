@@ -1,12 +1,15 @@
 //! Names: lookup (the walk's search), create, mkdir, mknod, symlink, link, unlink, rmdir,
-//! rename, readlink. Each checks, in the kernel's order, before the backing tree is touched.
+//! rename, readlink. Each checks, in the kernel's order, before the backing tree is touched;
+//! each acts relative to its directories' descriptors, on one component, the object it
+//! checked found by the one resolver ([`crate::backing::resolve`]).
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::Arc;
 
 use seaccess_objmgr::hooks::fs::{MAY_EXEC, MAY_WRITE};
 
 use super::{Core, Req};
+use crate::backing::{self, Stat};
 use crate::error::{FsError, Result};
 use crate::nodes::{name_of, Label, Node, Origin};
 
@@ -26,66 +29,85 @@ fn component(name: &std::ffi::OsStr) -> Result<&str> {
 impl Core {
     /// LOOKUP: `dir {search}` on the directory looked in (may_lookup, selinux_inode_permission
     /// with MAY_EXEC), then the entry. A name whose label cannot be given is refused.
-    pub fn lookup(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<(Arc<Node>, std::fs::Metadata)> {
+    pub fn lookup(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<(Arc<Node>, Stat)> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
         self.gate(|| self.om.inode_permission(t, &dir.sec, MAY_EXEC, Some(name_of(&dir.path()))))?;
-        let rel = Core::child(&dir.path(), name);
-        let meta = std::fs::symlink_metadata(self.backing(&rel))?;
-        let n = self.nodes.get_or_make(&meta, &rel, true, |id| self.label(id, &rel, &meta));
+        let (n, st) = self.resolve_child(&dir, name, true)?;
         if let Some(why) = n.closed() {
-            self.log(&format!("{}: {why}", self.shown(&rel)));
+            self.log(&format!("{}: {why}", self.shown(&n.path())));
             return Err(FsError::Closed(why));
         }
-        Ok((n, meta))
+        Ok((n, st))
     }
 
-    /// The checks of creating `name` of `mode` in `dir` (may_create), then `make` on the
-    /// backing path; the new object is given the caller's ids and its label. If the label
-    /// cannot be written the object is removed again: never an unlabelled object.
+    /// The checks of creating `name` of `mode` in `dir` (may_create), then `make` in the
+    /// directory's descriptor, which gives the new object's O_PATH descriptor; the object is
+    /// given the caller's ids, its permissions and its label through that descriptor. If any
+    /// of that fails the object is removed again: never an unlabelled object.
     pub(super) fn create_with(
         &self,
         req: Req,
         parent: u64,
         name: &std::ffi::OsStr,
         mode: u32,
-        make: impl FnOnce(&std::path::Path) -> std::io::Result<()>,
-    ) -> Result<(Arc<Node>, std::fs::Metadata, Arc<crate::callers::Caller>)> {
+        make: impl FnOnce(BorrowedFd<'_>, &str) -> std::io::Result<OwnedFd>,
+    ) -> Result<(Arc<Node>, Stat, Arc<crate::callers::Caller>)> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
         self.may_change(t, &dir)?;
         let sid = if self.opts.checks { self.om.inode_create(t, &dir.sec, name, mode)? } else { seaccess_types::Sid::NULL };
-        let rel = Core::child(&dir.path(), name);
-        let path = self.backing(&rel);
-        make(&path)?;
-        let finish = || -> Result<std::fs::Metadata> {
-            // The directory's set-group-ID bit gives its group, as the kernel's inode_init_owner.
-            let dmeta = std::fs::symlink_metadata(self.backing(&dir.path()))?;
-            let gid = if dmeta.mode() & libc::S_ISGID != 0 { dmeta.gid() } else { req.gid };
-            std::os::unix::fs::lchown(&path, Some(req.uid), Some(gid))?;
-            if self.opts.checks {
-                self.store_label(&path, sid)?;
+        let fd = make(dir.fd(), name)?;
+        let kind = mode & libc::S_IFMT;
+        let finish = || -> Result<Stat> {
+            // inode_init_owner: the directory's set-group-ID bit gives its group, and a new
+            // directory keeps the bit.
+            let d = backing::stat(dir.fd())?;
+            let sgid = u32::from(d.stx_mode) & libc::S_ISGID != 0;
+            backing::chown(fd.as_fd(), Some(req.uid), Some(if sgid { d.stx_gid } else { req.gid }))?;
+            // After the owner (a chown clears set-user-ID), and whatever this process's umask
+            // took away. A symbolic link's permissions are not its own.
+            if kind != libc::S_IFLNK {
+                let dir_sgid = if kind == libc::S_IFDIR && sgid { libc::S_ISGID } else { 0 };
+                self.backing.chmod(fd.as_fd(), (mode & 0o7777) | dir_sgid)?;
             }
-            Ok(std::fs::symlink_metadata(&path)?)
+            if self.opts.checks {
+                self.store_label(fd.as_fd(), sid)?;
+            }
+            Ok(backing::stat(fd.as_fd())?)
         };
-        let meta = match finish() {
-            Ok(m) => m,
+        let st = match finish() {
+            Ok(st) => st,
             Err(e) => {
-                let _ = if mode & libc::S_IFMT == libc::S_IFDIR { std::fs::remove_dir(&path) } else { std::fs::remove_file(&path) };
+                self.remove_made(dir.fd(), name, fd.as_fd(), kind == libc::S_IFDIR);
                 return Err(e);
             }
         };
+        let rel = Core::child(&dir.path(), name);
         let abs = format!("/{rel}");
-        let n = self.nodes.get_or_make(&meta, &rel, true, |id| Label {
-            sec: self.om.inode_post_create(t, &dir.sec, id, meta.mode(), &abs, sid),
+        let smode = u32::from(st.stx_mode);
+        let n = self.nodes.get_or_make(fd, &st, &rel, true, |id, _| Label {
+            sec: self.om.inode_post_create(t, &dir.sec, id, smode, &abs, sid),
             origin: Origin::Xattr,
             closed: None,
         });
-        Ok((n, meta, c))
+        Ok((n, st, c))
+    }
+
+    /// Removes `name` from `dir` if it still names the object `fd` holds (one made by a
+    /// create that failed after it).
+    fn remove_made(&self, dir: BorrowedFd<'_>, name: &str, fd: BorrowedFd<'_>, is_dir: bool) {
+        let same = match (backing::resolve(dir, name).and_then(|f| backing::stat(f.as_fd())), backing::stat(fd)) {
+            (Ok(a), Ok(b)) => backing::key(&a) == backing::key(&b),
+            _ => false,
+        };
+        if !same || backing::unlink(dir, name, is_dir).is_err() {
+            self.log(&format!("{name}: a new object whose label could not be written could not be removed"));
+        }
     }
 
     /// may_create and may_delete's inode_permission on the directory (MAY_WRITE | MAY_EXEC:
@@ -96,29 +118,31 @@ impl Core {
     }
 
     /// MKDIR.
-    pub fn mkdir(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32) -> Result<(Arc<Node>, std::fs::Metadata)> {
+    pub fn mkdir(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32) -> Result<(Arc<Node>, Stat)> {
         let perm = mode & 0o7777;
-        let (n, m, _) = self.create_with(req, parent, name, libc::S_IFDIR | perm, |p| {
-            std::fs::create_dir(p)?;
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(perm))
+        let (n, st, _) = self.create_with(req, parent, name, libc::S_IFDIR | perm, |d, name| {
+            backing::mkdir(d, name, perm)?;
+            backing::made(d, name, libc::S_IFDIR)
         })?;
-        Ok((n, m))
+        Ok((n, st))
     }
 
     /// MKNOD (regular files, FIFOs, sockets and devices).
-    pub fn mknod(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32, rdev: u32) -> Result<(Arc<Node>, std::fs::Metadata)> {
-        let (n, m, _) = self.create_with(req, parent, name, mode, |p| {
-            let kind = rustix::fs::FileType::from_raw_mode(mode);
-            rustix::fs::mknodat(rustix::fs::CWD, p, kind, rustix::fs::Mode::from_raw_mode(mode & 0o7777), u64::from(rdev))?;
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode & 0o7777))
+    pub fn mknod(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32, rdev: u32) -> Result<(Arc<Node>, Stat)> {
+        let (n, st, _) = self.create_with(req, parent, name, mode, |d, name| {
+            backing::mknod(d, name, mode, u64::from(rdev))?;
+            backing::made(d, name, mode & libc::S_IFMT)
         })?;
-        Ok((n, m))
+        Ok((n, st))
     }
 
     /// SYMLINK.
-    pub fn symlink(&self, req: Req, parent: u64, name: &std::ffi::OsStr, target: &std::path::Path) -> Result<(Arc<Node>, std::fs::Metadata)> {
-        let (n, m, _) = self.create_with(req, parent, name, libc::S_IFLNK | 0o777, |p| std::os::unix::fs::symlink(target, p))?;
-        Ok((n, m))
+    pub fn symlink(&self, req: Req, parent: u64, name: &std::ffi::OsStr, target: &std::path::Path) -> Result<(Arc<Node>, Stat)> {
+        let (n, st, _) = self.create_with(req, parent, name, libc::S_IFLNK | 0o777, |d, name| {
+            backing::symlink(d, name, target)?;
+            backing::made(d, name, libc::S_IFLNK)
+        })?;
+        Ok((n, st))
     }
 
     /// READLINK: `lnk_file {read}` (selinux_inode_readlink).
@@ -127,11 +151,11 @@ impl Core {
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_readlink(t, &n.sec, name_of(&n.path())))?;
-        Ok(std::fs::read_link(self.backing(&n.path()))?)
+        Ok(backing::readlink(n.fd())?)
     }
 
     /// LINK: selinux_inode_link (may_link with MAY_LINK).
-    pub fn link(&self, req: Req, id: u64, newparent: u64, newname: &std::ffi::OsStr) -> Result<(Arc<Node>, std::fs::Metadata)> {
+    pub fn link(&self, req: Req, id: u64, newparent: u64, newname: &std::ffi::OsStr) -> Result<(Arc<Node>, Stat)> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
@@ -139,14 +163,17 @@ impl Core {
         let name = component(newname)?;
         self.may_change(t, &dir)?;
         self.gate(|| self.om.inode_link(t, &n.sec, name_of(&n.path()), &dir.sec))?;
+        // The node's own inode (an unlinked one has no name left to link: ENOENT).
+        backing::link(n.fd(), dir.fd(), name)?;
+        let st = backing::stat(n.fd())?;
         let rel = Core::child(&dir.path(), name);
-        std::fs::hard_link(self.backing(&n.path()), self.backing(&rel))?;
-        let meta = std::fs::symlink_metadata(self.backing(&rel))?;
-        let n = self.nodes.get_or_make(&meta, &rel, true, |id| self.label(id, &rel, &meta));
-        Ok((n, meta))
+        let n = self.nodes.get_or_make(n.fd().try_clone_to_owned()?, &st, &rel, true, |id, fd| self.label(id, &rel, fd, &st));
+        Ok((n, st))
     }
 
-    /// UNLINK: selinux_inode_unlink.
+    /// UNLINK: selinux_inode_unlink. The victim is found by the resolver first, for its
+    /// label; the name is then removed relative to the same directory's descriptor (the
+    /// caller's kernel holds that directory locked, so it is the name checked).
     pub fn unlink(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<()> {
         let c = self.caller(req.pid)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
@@ -155,7 +182,7 @@ impl Core {
         let (victim, _) = self.existing(&dir, name)?;
         self.may_change(t, &dir)?;
         self.gate(|| self.om.inode_unlink(t, &dir.sec, &victim.sec, name))?;
-        Ok(std::fs::remove_file(self.backing(&Core::child(&dir.path(), name)))?)
+        Ok(backing::unlink(dir.fd(), name, false)?)
     }
 
     /// RMDIR: selinux_inode_rmdir.
@@ -167,7 +194,7 @@ impl Core {
         let (victim, _) = self.existing(&dir, name)?;
         self.may_change(t, &dir)?;
         self.gate(|| self.om.inode_rmdir(t, &dir.sec, &victim.sec, name))?;
-        Ok(std::fs::remove_dir(self.backing(&Core::child(&dir.path(), name)))?)
+        Ok(backing::unlink(dir.fd(), name, true)?)
     }
 
     /// RENAME, with renameat2's flags: selinux_inode_rename (may_rename); for an exchange the
@@ -206,9 +233,8 @@ impl Core {
             return Err(FsError::errno_of(libc::EEXIST, format!("{nname} exists")));
         }
         self.gate(|| self.om.inode_rename(t, &od.sec, &moving.sec, oname, &nd.sec, nname, victim.as_ref().map(|v| &*v.sec)))?;
+        backing::rename(od.fd(), oname, nd.fd(), nname, flags)?;
         let (from, to) = (Core::child(&od.path(), oname), Core::child(&nd.path(), nname));
-        let rflags = rustix::fs::RenameFlags::from_bits_retain(flags);
-        rustix::fs::renameat_with(rustix::fs::CWD, self.backing(&from), rustix::fs::CWD, self.backing(&to), rflags)?;
         if flags & RENAME_EXCHANGE != 0 {
             let tmp = format!("{to}\0");
             self.nodes.moved(&to, &tmp);

@@ -2,13 +2,15 @@
 //! write (selinux_file_permission), readdir, fallocate and copy_file_range (file_permission
 //! as the VFS asks it), locks (selinux_file_lock / selinux_file_fcntl), ioctl.
 
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::fs::FileExt;
 use std::sync::{Arc, Mutex};
 
+use rustix::fs::OFlags;
 use seaccess_objmgr::hooks::fs::{oflags, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
 
 use super::{Core, DirEntry, Handle, Req};
+use crate::backing;
 use crate::error::{FsError, Result};
 use crate::nodes::{name_of, Node};
 
@@ -36,16 +38,23 @@ fn acc_mode(flags: i32) -> u32 {
     m
 }
 
-/// The backing file opened as asked, never following a symbolic link and never creating.
-fn open_backing(path: &std::path::Path, flags: i32) -> std::io::Result<std::fs::File> {
+/// The flags a node's inode is reopened with for the caller's open: its access mode (read for
+/// an exec) and the flags an open file keeps. Never O_CREAT or O_EXCL (the object exists),
+/// O_TRUNC (a SETATTR of the size does it), O_NOFOLLOW (the magic link reopened must be
+/// followed, to our inode and no further), O_PATH or O_TMPFILE; O_DIRECTORY comes from the
+/// node's type.
+fn reopen_flags(flags: i32) -> OFlags {
     let acc = flags & oflags::O_ACCMODE;
-    let mut o = std::fs::OpenOptions::new();
-    o.read(acc == oflags::O_RDONLY || acc == oflags::O_RDWR || flags & FMODE_EXEC != 0);
-    o.write(acc == oflags::O_WRONLY || acc == oflags::O_RDWR);
+    let read = acc != oflags::O_WRONLY || flags & FMODE_EXEC != 0;
+    let write = acc != oflags::O_RDONLY;
+    let mode = match (read, write) {
+        (true, true) => OFlags::RDWR,
+        (false, true) => OFlags::WRONLY,
+        _ => OFlags::RDONLY,
+    };
     // O_APPEND makes every write an append at the file's end, as the caller's descriptor.
-    let keep = libc::O_APPEND | libc::O_NONBLOCK | libc::O_DIRECTORY | libc::O_SYNC | libc::O_DSYNC | libc::O_NOATIME;
-    o.custom_flags((flags & keep) | libc::O_NOFOLLOW);
-    o.open(path)
+    let keep = libc::O_APPEND | libc::O_NONBLOCK | libc::O_SYNC | libc::O_DSYNC | libc::O_NOATIME;
+    mode | OFlags::from_bits_retain((flags & keep) as u32)
 }
 
 impl Core {
@@ -60,26 +69,23 @@ impl Core {
         let shown = self.shown(&rel);
         self.gate(|| self.om.inode_permission(t, &n.sec, acc_mode(flags), Some(name_of(&n.path()))))?;
         let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !FMODE_EXEC))?;
-        let file = open_backing(&self.backing(&rel), flags)?;
+        // Only a regular file or a directory: never a FIFO or a device.
+        let file = self.backing.reopen(n.fd(), n.kind, reopen_flags(flags))?;
         Ok(self.new_fh(Handle { node: n, fsec, file, shown, entries: Mutex::new(None) }))
     }
 
     /// CREATE: the creation checks (may_create), then, as for a file just created, only
     /// selinux_file_open (may_open asks nothing of a file the open created).
     #[allow(clippy::too_many_arguments)]
-    pub fn create(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32, flags: i32) -> Result<(Arc<Node>, std::fs::Metadata, u64)> {
+    pub fn create(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32, flags: i32) -> Result<(Arc<Node>, backing::Stat, u64)> {
         let perm = mode & 0o7777;
-        let (n, meta, c) = self.create_with(req, parent, name, libc::S_IFREG | perm, |p| {
-            std::fs::OpenOptions::new().write(true).create_new(true).mode(perm).open(p)?;
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(perm))
-        })?;
+        let (n, st, c) = self.create_with(req, parent, name, libc::S_IFREG | perm, |d, name| self.backing.create(d, name, perm))?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
-        let rel = n.path();
-        let shown = self.shown(&rel);
+        let shown = self.shown(&n.path());
         let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !(FMODE_EXEC | oflags::O_TRUNC)))?;
-        let file = open_backing(&self.backing(&rel), flags & !oflags::O_TRUNC)?;
+        let file = self.backing.reopen(n.fd(), n.kind, reopen_flags(flags))?;
         let fh = self.new_fh(Handle { node: n.clone(), fsec, file, shown, entries: Mutex::new(None) });
-        Ok((n, meta, fh))
+        Ok((n, st, fh))
     }
 
     /// The open file `fh` and the caller, after selinux_file_permission with `mask`.
@@ -135,7 +141,8 @@ impl Core {
     }
 
     /// READDIR: iterate_dir's selinux_file_permission with MAY_READ on each call; the
-    /// entries from `offset` on (read once, at the first call).
+    /// entries from `offset` on (read once, at the first call, from the open directory's own
+    /// descriptor: an unlinked directory has none).
     pub fn readdir(&self, req: Req, fh: u64, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
         let h = self.file_checked(req, fh, MAY_READ)?;
         let mut cache = seaccess_types::lock(&h.entries);
@@ -144,13 +151,9 @@ impl Core {
                 DirEntry { ino: h.node.id, mode: libc::S_IFDIR, name: ".".into() },
                 DirEntry { ino: 1, mode: libc::S_IFDIR, name: "..".into() },
             ];
-            for e in std::fs::read_dir(self.backing(&h.node.path()))? {
-                let e = e?;
-                let meta = e.metadata()?;
-                // The kernel learns node ids from LOOKUP; readdir's numbers are the backing
-                // ones, as a passthrough's.
-                v.push(DirEntry { ino: meta.ino(), mode: meta.mode(), name: e.file_name() });
-            }
+            // The kernel learns node ids from LOOKUP; readdir's numbers are the backing ones,
+            // as a passthrough's.
+            v.extend(backing::read_dir(h.file.as_fd())?.into_iter().map(|e| DirEntry { ino: e.ino, mode: e.kind, name: e.name }));
             *cache = Some(v);
         }
         let all = cache.as_ref().map(|v| v.as_slice()).unwrap_or_default();

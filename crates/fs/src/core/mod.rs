@@ -14,15 +14,22 @@
 //!   MAY_EXEC); the transition an exec makes is the kernel's, not ours;
 //! - every open file is opened for direct I/O, so each read(2) and write(2) is a request and
 //!   is checked (with the revalidation skip, as selinux_file_permission).
+//!
+//! The backing tree is reached only through descriptors ([`crate::backing`]): each node holds
+//! one of its inode, names are resolved one component at a time beneath their parent's, and
+//! no path string is ever resolved. The caller's kernel holds the directory locks across a
+//! create, unlink or rename through the mount, so a name cannot change under one request made
+//! there; what is changed around the mount, directly on the backing tree, can only make an
+//! operation act on another object inside the tree, never on one outside it.
 
 pub mod attrs;
 mod entries;
 mod files;
 mod state;
+pub mod store;
 
 use std::io::Write;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -34,15 +41,14 @@ use seaccess_objmgr::{FileSec, Labeling, ObjectManager, SuperSec, Task};
 use seaccess_security::SecurityServer;
 use seaccess_types::{lock, Sid};
 
+use crate::backing::{Backing, Stat};
 use crate::callers::{Caller, Callers, ProcInfo};
 use crate::error::{FsError, Result};
 use crate::nodes::{Label, Node, Nodes, Origin};
 use crate::subjects::Match;
 
 pub use state::{Labels, Options};
-
-/// The attribute new labels are written to, and the fallback read after it.
-pub use seaccess_label::xattr::{SECURITY as XATTR_SECURITY, USER as XATTR_USER};
+pub use store::Store;
 
 /// Who makes a request: the calling thread and its filesystem user and group ids, as FUSE
 /// gives them.
@@ -71,7 +77,7 @@ impl Handle {
     }
 }
 
-/// A directory entry as readdir gives it.
+/// A directory entry as readdir gives it (its mode is its file type bits).
 #[derive(Debug, Clone)]
 pub struct DirEntry {
     pub ino: u64,
@@ -107,6 +113,12 @@ pub struct Core {
     om: ObjectManager,
     sb: Arc<SuperSec>,
     labels: ArcSwap<Labels>,
+    /// The attribute labels are kept in.
+    store: Store,
+    /// /proc/self/fd, for what acts on a node through its magic link.
+    backing: Backing,
+    /// Nodes above which the kernel is asked to forget some (see [`Core::to_forget`]).
+    max_nodes: usize,
     callers: Callers,
     nodes: Nodes,
     handles: Mutex<FxHashMap<u64, Arc<Handle>>>,
@@ -116,9 +128,18 @@ pub struct Core {
 }
 
 impl Core {
-    /// Loads the policy, file_contexts, subjects and booleans and labels the root. Any file
-    /// that cannot be used is an error here: nothing is mounted.
+    /// Loads the policy, file_contexts, subjects and booleans, opens SOURCE and labels the
+    /// root. Any file or option that cannot be used is an error here: nothing is mounted.
+    /// Call it before mounting: SOURCE is held from here on, so a tree mounted over itself is
+    /// reached beneath its mount.
     pub fn new(opts: Options) -> Result<Core> {
+        let store = Store::choose(&opts)?;
+        let root = crate::backing::open_root(&opts.source).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.source.display()) })?;
+        let backing = Backing::new().map_err(|e| FsError::Config { what: format!("/proc/self/fd: {e}") })?;
+        // A descriptor per node the kernel knows: as many as the process may have, half of
+        // them for nodes (the rest for open files, callers and the process's own).
+        let limit = crate::backing::raise_nofile().map_err(|e| FsError::Config { what: format!("raising RLIMIT_NOFILE: {e}") })?;
+        let max_nodes = opts.max_nodes.unwrap_or(usize::try_from(limit / 2).unwrap_or(usize::MAX)).max(1);
         let bytes = seaccess_security::read_policy_file(&opts.policy).map_err(|e| FsError::Config { what: e.to_string() })?;
         let server = Arc::new(SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.policy.display()) })?);
         let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
@@ -148,18 +169,38 @@ impl Core {
             om,
             sb,
             labels: ArcSwap::from_pointee(labels),
+            store,
+            backing,
+            max_nodes,
             callers: Callers::new(),
             nodes: Nodes::default(),
             handles: Mutex::new(FxHashMap::default()),
             next_fh: AtomicU64::new(1),
             unchecked: Arc::new(Caller::fixed(Task::new(0, "unchecked", seaccess_objmgr::Cred::new(Sid::NULL)))),
         };
-        let meta = std::fs::symlink_metadata(&core.opts.source)?;
-        if !meta.is_dir() {
-            return Err(FsError::Config { what: format!("{}: not a directory", core.opts.source.display()) });
-        }
-        core.nodes.get_or_make(&meta, "", true, |id| core.label(id, "", &meta));
+        let st = crate::backing::stat(root.as_fd())?;
+        core.nodes.get_or_make(root, &st, "", true, |id, fd| core.label(id, "", fd, &st));
         Ok(core)
+    }
+
+    /// The node table (tests look at it).
+    #[cfg(test)]
+    pub(crate) fn nodes(&self) -> &Nodes {
+        &self.nodes
+    }
+
+    /// The attribute labels are kept in on the backing tree.
+    pub fn store(&self) -> Store {
+        self.store
+    }
+
+    /// The nodes the kernel should be asked to forget (FUSE_NOTIFY_PRUNE), the least recently
+    /// used, when more than `max_nodes` are alive: the kernel keeps the inodes it looked up
+    /// until memory runs short, and each node holds a descriptor, so without this a tree
+    /// walked far enough uses up the process's descriptors. Down to three quarters of the
+    /// bound; call it every so often (each call starts a new epoch of use).
+    pub fn to_forget(&self) -> Vec<u64> {
+        self.nodes.least_used(Nodes::live(), self.max_nodes, self.max_nodes / 4 * 3)
     }
 
     pub fn options(&self) -> &Options {
@@ -196,8 +237,8 @@ impl Core {
         self.callers.clear();
         for n in self.nodes.all() {
             if n.origin() == Origin::Computed || n.closed().is_some() {
-                if let Ok(meta) = std::fs::symlink_metadata(self.backing(&n.path())) {
-                    let l = self.label(n.id, &n.path(), &meta);
+                if let Ok(st) = crate::backing::stat(n.fd()) {
+                    let l = self.label(n.id, &n.path(), n.fd(), &st);
                     n.sec.set_sid(l.sec.sid());
                     n.set_origin(l.origin);
                     n.set_closed(l.closed);
@@ -210,15 +251,6 @@ impl Core {
     /// Writes a line to standard error (what is not an AVC record: a closed node, a reload).
     pub fn log(&self, msg: &str) {
         let _ = writeln!(std::io::stderr(), "seaccess mount: {msg}");
-    }
-
-    /// The backing path of a node path.
-    fn backing(&self, rel: &str) -> PathBuf {
-        if rel.is_empty() {
-            self.opts.source.clone()
-        } else {
-            self.opts.source.join(rel)
-        }
     }
 
     /// The path callers see, for `path=` in audit records.
@@ -316,19 +348,19 @@ impl Core {
         Ok(n)
     }
 
-    /// The label of the backing file `meta` at node path `rel`: its `security.selinux` (or
-    /// `user.selinux`) attribute, else file_contexts for PREFIX/`rel`, else the policy's
-    /// `file` initial SID. An attribute that cannot be read, or a context the policy does not
-    /// know, closes the node.
-    fn label(&self, id: u64, rel: &str, meta: &std::fs::Metadata) -> Label {
-        let path = self.backing(rel);
+    /// The label of the backing inode `fd` (attributes `st`) at node path `rel`: its store
+    /// attribute, else file_contexts for PREFIX/`rel`, else the policy's `file` initial SID
+    /// (inode_doinit_with_dentry). An attribute that cannot be read, or a context the policy
+    /// does not know, closes the node.
+    fn label(&self, id: u64, rel: &str, fd: BorrowedFd<'_>, st: &Stat) -> Label {
         let abs = format!("/{rel}");
-        let mk = |ctx: Option<&str>| self.om.inode_init(&self.sb, id, meta.mode(), &abs, ctx);
+        let mode = u32::from(st.stx_mode);
+        let mk = |ctx: Option<&str>| self.om.inode_init(&self.sb, id, mode, &abs, ctx);
         if !self.opts.checks {
             return Label { sec: mk(None), origin: Origin::Computed, closed: None };
         }
         let closed = |why: String| Label { sec: mk(None), origin: Origin::Xattr, closed: Some(why) };
-        match read_label(&path) {
+        match self.read_label(fd) {
             Err(e) => return closed(format!("its label cannot be read: {e}")),
             Ok(Some(ctx)) => {
                 return match self.server.context_to_sid(&ctx) {
@@ -342,7 +374,7 @@ impl Core {
         if let Some(fc) = &labels.file_contexts {
             let prefix = self.opts.path_prefix.to_string_lossy();
             let key = if rel.is_empty() { prefix.to_string() } else { format!("{}/{rel}", prefix.trim_end_matches('/')) };
-            match fc.context(key.as_bytes(), seaccess_label::FileKind::from_mode(meta.mode())) {
+            match fc.context(key.as_bytes(), seaccess_label::FileKind::from_mode(mode)) {
                 Err(e) => return Label { sec: mk(None), origin: Origin::Computed, closed: Some(format!("file_contexts: {e}")) },
                 Ok(Some(ctx)) => {
                     return match self.server.context_to_sid(ctx) {
@@ -356,12 +388,28 @@ impl Core {
         Label { sec: mk(None), origin: Origin::Computed, closed: None }
     }
 
-    /// Writes `sid`'s context as the backing file's label (with its NUL, as lsetfilecon).
-    fn store_label(&self, path: &Path, sid: Sid) -> Result<()> {
+    /// The label in the store attribute of the inode `fd` holds, without the C string's NUL
+    /// (None when it has none). A value that is not UTF-8 is an error, never a guess.
+    fn read_label(&self, fd: BorrowedFd<'_>) -> std::io::Result<Option<String>> {
+        let mut v = match self.backing.get_xattr(fd, self.store.name()) {
+            Ok(v) => v,
+            // No label there, or a file system that keeps no such attribute.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENODATA | libc::EOPNOTSUPP)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        while v.last() == Some(&0) {
+            v.pop();
+        }
+        String::from_utf8(v).map(Some).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "the label is not UTF-8"))
+    }
+
+    /// Writes `sid`'s context to the store attribute of the inode `fd` holds (with its NUL,
+    /// as lsetfilecon).
+    fn store_label(&self, fd: BorrowedFd<'_>, sid: Sid) -> Result<()> {
         let ctx = self.server.sid_to_context(sid).map_err(|e| FsError::Closed(e.to_string()))?;
-        // security.selinux, else the user.selinux fallback, read back the same way.
-        seaccess_label::xattr::write(seaccess_label::xattr::Object::Link(path), ctx.as_bytes(), seaccess_label::xattr::Attrs::Either)?;
-        Ok(())
+        let mut v = ctx.into_bytes();
+        v.push(0);
+        Ok(self.backing.set_xattr(fd, self.store.name(), &v, 0)?)
     }
 
     fn new_fh(&self, h: Handle) -> u64 {
@@ -388,21 +436,23 @@ impl Core {
         }
     }
 
-    /// The node of `name` in `dir` as it is now on the backing tree (made, unlabelled until
-    /// now, if the kernel never looked it up), refused if closed.
-    fn existing(&self, dir: &Node, name: &str) -> Result<(Arc<Node>, std::fs::Metadata)> {
+    /// The node of `name` in `dir` as it is now on the backing tree (resolved beneath `dir`'s
+    /// descriptor; made, labelled, if the kernel never looked it up), and its attributes;
+    /// `lookup` counts a kernel lookup. Not refused when closed: the caller decides.
+    fn resolve_child(&self, dir: &Node, name: &str, lookup: bool) -> Result<(Arc<Node>, Stat)> {
+        let fd = crate::backing::resolve(dir.fd(), name)?;
+        let st = crate::backing::stat(fd.as_fd())?;
         let rel = Core::child(&dir.path(), name);
-        let meta = std::fs::symlink_metadata(self.backing(&rel))?;
-        let n = self.nodes.get_or_make(&meta, &rel, false, |id| self.label(id, &rel, &meta));
-        if let Some(why) = n.closed() {
-            return Err(FsError::Closed(format!("{}: {why}", self.shown(&rel))));
-        }
-        Ok((n, meta))
+        let n = self.nodes.get_or_make(fd, &st, &rel, lookup, |id, fd| self.label(id, &rel, fd, &st));
+        Ok((n, st))
     }
-}
 
-/// An object's label from its extended attributes (without the C string's NUL): crates/label's
-/// rule, which `seaccess label --apply` writes by.
-fn read_label(path: &Path) -> std::io::Result<Option<String>> {
-    seaccess_label::xattr::read(seaccess_label::xattr::Object::Link(path), seaccess_label::xattr::Attrs::Either)
+    /// The node of `name` in `dir` as it is now on the backing tree, refused if closed.
+    fn existing(&self, dir: &Node, name: &str) -> Result<(Arc<Node>, Stat)> {
+        let (n, st) = self.resolve_child(dir, name, false)?;
+        if let Some(why) = n.closed() {
+            return Err(FsError::Closed(format!("{}: {why}", self.shown(&n.path()))));
+        }
+        Ok((n, st))
+    }
 }

@@ -31,6 +31,16 @@ pub struct Options {
     /// Run the hooks (always, but for a benchmark's baseline: the same passthrough serving
     /// every request unchecked).
     pub checks: bool,
+    /// The attribute labels are kept in: `trusted.selinux`, `security.selinux` or
+    /// `user.selinux` (None: `trusted.selinux`, or `security.selinux` when `source` is
+    /// `mountpoint`). See [`crate::core::store`].
+    pub xattr: Option<String>,
+    /// Accept `security.selinux` or `user.selinux` on a tree not mounted over itself, where
+    /// any file owner can write them around the mount.
+    pub unsafe_xattr: bool,
+    /// Above this many nodes alive in the process, the kernel is asked to forget the least
+    /// recently used (None: half the descriptor limit, each node holding a descriptor).
+    pub max_nodes: Option<usize>,
 }
 
 /// What labels subjects and objects, swapped whole on a reload.
