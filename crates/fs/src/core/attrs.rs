@@ -86,7 +86,7 @@ fn is_label(name: &str) -> bool {
 impl Core {
     /// GETATTR: `{getattr}` (selinux_inode_getattr), then the backing file's attributes.
     pub fn getattr(&self, req: Req, id: u64, fh: Option<u64>) -> Result<std::fs::Metadata> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         let rel = n.path();
@@ -101,7 +101,7 @@ impl Core {
     /// order chown(2) and chmod(2) make them (owner first, so that a mode is not cleared
     /// after it is set), the size, the times.
     pub fn setattr(&self, req: Req, id: u64, a: &SetAttr) -> Result<std::fs::Metadata> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         let path = self.backing(&n.path());
@@ -135,7 +135,7 @@ impl Core {
     /// GETXATTR: `{getattr}` (selinux_inode_getxattr). `security.selinux` is the node's
     /// label as the checks see it (selinux_inode_getsecurity: the context with its NUL).
     pub fn getxattr(&self, req: Req, id: u64, name: &str) -> Result<Vec<u8>> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.xattr_permission(t, &n, name, MAY_READ)?;
@@ -154,7 +154,7 @@ impl Core {
     /// LISTXATTR: `{getattr}` (selinux_inode_listxattr); `security.selinux` always, never
     /// `user.selinux`.
     pub fn listxattr(&self, req: Req, id: u64) -> Result<Vec<u8>> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_listxattr(t, &n.sec, name_of(&n.path())))?;
@@ -180,7 +180,7 @@ impl Core {
     /// VFS leaves to it: relabelfrom, the context's validity (EINVAL), relabelto, validatetrans
     /// and associate), the backing attribute, then selinux_inode_post_setxattr.
     pub fn setxattr(&self, req: Req, id: u64, name: &str, value: &[u8], flags: i32) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         let path = self.backing(&n.path());
@@ -214,7 +214,7 @@ impl Core {
 
     /// REMOVEXATTR: selinux_inode_removexattr (`security.selinux` is never removed).
     pub fn removexattr(&self, req: Req, id: u64, name: &str) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         if name == XATTR_USER {
@@ -238,7 +238,7 @@ impl Core {
 
     /// STATFS: `filesystem {getattr}` (selinux_sb_statfs).
     pub fn statfs(&self, req: Req) -> Result<rustix::fs::StatVfs> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let root = self.node(1)?;
         self.gate(|| self.om.sb_statfs(t, &root.sec))?;
@@ -248,7 +248,7 @@ impl Core {
     /// ACCESS (sent only without default_permissions): selinux_inode_permission with
     /// MAY_ACCESS, which changes only what is audited.
     pub fn access(&self, req: Req, id: u64, mask: u32) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_permission(t, &n.sec, (mask & 7) | MAY_ACCESS, Some(name_of(&n.path()))))?;

@@ -27,7 +27,7 @@ impl Core {
     /// LOOKUP: `dir {search}` on the directory looked in (may_lookup, selinux_inode_permission
     /// with MAY_EXEC), then the entry. A name whose label cannot be given is refused.
     pub fn lookup(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<(Arc<Node>, std::fs::Metadata)> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
@@ -53,7 +53,7 @@ impl Core {
         mode: u32,
         make: impl FnOnce(&std::path::Path) -> std::io::Result<()>,
     ) -> Result<(Arc<Node>, std::fs::Metadata, Arc<crate::callers::Caller>)> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
@@ -123,7 +123,7 @@ impl Core {
 
     /// READLINK: `lnk_file {read}` (selinux_inode_readlink).
     pub fn readlink(&self, req: Req, id: u64) -> Result<std::path::PathBuf> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_readlink(t, &n.sec, name_of(&n.path())))?;
@@ -132,7 +132,7 @@ impl Core {
 
     /// LINK: selinux_inode_link (may_link with MAY_LINK).
     pub fn link(&self, req: Req, id: u64, newparent: u64, newname: &std::ffi::OsStr) -> Result<(Arc<Node>, std::fs::Metadata)> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         let dir = self.node(newparent)?;
@@ -148,7 +148,7 @@ impl Core {
 
     /// UNLINK: selinux_inode_unlink.
     pub fn unlink(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
@@ -160,7 +160,7 @@ impl Core {
 
     /// RMDIR: selinux_inode_rmdir.
     pub fn rmdir(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
@@ -173,7 +173,7 @@ impl Core {
     /// RENAME, with renameat2's flags: selinux_inode_rename (may_rename); for an exchange the
     /// LSM layer asks it twice, the new name's move first (security_inode_rename).
     pub fn rename(&self, req: Req, parent: u64, name: &std::ffi::OsStr, newparent: u64, newname: &std::ffi::OsStr, flags: u32) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         if flags & !(RENAME_NOREPLACE | RENAME_EXCHANGE) != 0 || flags == RENAME_NOREPLACE | RENAME_EXCHANGE {
             return Err(FsError::errno_of(libc::EINVAL, format!("rename flags {flags:#x}")));
