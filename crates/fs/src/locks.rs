@@ -25,6 +25,23 @@ use crate::error::{FsError, Result};
 /// How a wait is answered (the FUSE reply, moved in).
 pub type Done = Box<dyn FnOnce(Result<()>) + Send>;
 
+/// What a wait locks: an open file of the mount ([`Handle`]; a plain file in tests).
+pub trait Lockable: Send + Sync {
+    fn file(&self) -> &std::fs::File;
+}
+
+impl Lockable for Handle {
+    fn file(&self) -> &std::fs::File {
+        &self.file
+    }
+}
+
+impl Lockable for std::fs::File {
+    fn file(&self) -> &std::fs::File {
+        self
+    }
+}
+
 /// Waits one uid may have pending. A waiting lock is one blocked thread of the caller; 128
 /// covers a pool of workers contending for one file (a web server's, a database's), and is
 /// what one user can make the waiter thread poll.
@@ -39,7 +56,7 @@ const BACKOFF_FIRST: Duration = Duration::from_millis(1);
 pub const BACKOFF_MAX: Duration = Duration::from_millis(50);
 
 struct Wait {
-    handle: Weak<Handle>,
+    handle: Weak<dyn Lockable>,
     fl: libc::flock,
     tid: u32,
     uid: u32,
@@ -86,7 +103,7 @@ impl Waits {
 
     /// Waits for lock `fl` on `h`'s file for the caller `req`, answering through `done`;
     /// ENOLCK at once when the caller's uid, or everyone, has as many waits as allowed.
-    pub fn add(&self, h: &Arc<Handle>, fl: libc::flock, req: Req, done: Done) {
+    pub fn add<L: Lockable + 'static>(&self, h: &Arc<L>, fl: libc::flock, req: Req, done: Done) {
         let refused = {
             let mut st = lock(&self.shared.state);
             let mine = st.per_uid.get(&req.uid).copied().unwrap_or(0);
@@ -99,7 +116,8 @@ impl Waits {
             } else {
                 *st.per_uid.entry(req.uid).or_insert(0) += 1;
                 let next = Instant::now() + BACKOFF_FIRST;
-                st.waits.push(Wait { handle: Arc::downgrade(h), fl, tid: req.pid, uid: req.uid, done, next, backoff: BACKOFF_FIRST });
+                let weak: Weak<dyn Lockable> = Arc::downgrade(h) as Weak<dyn Lockable>;
+                st.waits.push(Wait { handle: weak, fl, tid: req.pid, uid: req.uid, done, next, backoff: BACKOFF_FIRST });
                 self.shared.wake.notify_one();
                 return;
             }
@@ -149,7 +167,7 @@ fn try_once(w: &Wait) -> Try {
         return interrupted("its file was released".into());
     };
     let mut fl = w.fl;
-    match fcntl_lock(&h.file, libc::F_OFD_SETLK, &mut fl) {
+    match fcntl_lock(h.file(), libc::F_OFD_SETLK, &mut fl) {
         Ok(()) => Try::Answer(Ok(())),
         Err(e) if conflict(&e) => Try::Again,
         Err(e) => Try::Answer(Err(e)),
@@ -260,3 +278,7 @@ pub fn fcntl_lock(file: &std::fs::File, cmd: libc::c_int, fl: &mut libc::flock) 
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "locks_tests.rs"]
+mod tests;
