@@ -131,6 +131,10 @@ out=$(timeout 10 sh -c 'cd "$1" && read -r line < etc/shadow && echo "sh read ${
 expect "one process: its shell reads shadow as $U, then exec setpriv --reuid=65534 cat is denied (EACCES, record for $NTP)" \
   '[[ $out == "sh read root"* ]] && [[ $out == *"Permission denied"* ]] && [[ $out != *secret* ]] && avc "$NTP" "$L_SHADOW" file'
 mark
+out=$(timeout 10 setpriv --euid=65534 cat "$M/etc/shadow" 2>&1)
+expect "real uid 0, effective (so filesystem) uid 65534: the uid= rule matches the uid the request carries (EACCES, record for $NTP)" \
+  '[[ $out == *"Permission denied"* ]] && [[ $out != *secret* ]] && avc "$NTP" "$L_SHADOW" file'
+mark
 out=$(timeout 10 "$PY" -c '
 import os, sys
 def rd():

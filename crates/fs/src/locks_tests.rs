@@ -69,8 +69,17 @@ fn a_caller_with_a_signal_it_would_take_is_answered_eintr() {
     let w = Waits::new();
     let (p, _holder) = locked("signal");
     let f = Arc::new(open(&p));
-    let mut child = std::process::Command::new("/bin/sleep").arg("100").spawn().unwrap();
-    let pid = child.id();
+    /// Killed however the test ends (a stopped child left behind would hold the test's
+    /// output open).
+    struct Child(std::process::Child);
+    impl Drop for Child {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Child(std::process::Command::new("/bin/sleep").arg("100").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap());
+    let pid = child.0.id();
     let kill = |sig| rustix::process::kill_process(rustix::process::Pid::from_raw(pid as i32).unwrap(), sig).unwrap();
     kill(rustix::process::Signal::STOP);
     std::thread::sleep(Duration::from_millis(50));
@@ -81,7 +90,7 @@ fn a_caller_with_a_signal_it_would_take_is_answered_eintr() {
     assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()), Some(libc::EINTR));
     assert_eq!(w.pending(), 0);
     kill(rustix::process::Signal::KILL);
-    child.wait().unwrap();
+    child.0.wait().unwrap();
     // Gone (exited and reaped): answered too.
     let rx = wait_on(&w, &f, pid, 0);
     assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()), Some(libc::EINTR));
