@@ -239,8 +239,10 @@ impl Callers {
         Callers { shared: Arc::new(Shared { table: Mutex::new(table), creds: Mutex::new(FxHashMap::default()), cgroup_of }) }
     }
 
-    /// A thread that drains the socket whenever events wait, so that they do not pile up
-    /// (and overflow into a loss) while the mount is idle.
+    /// A thread that drains the socket when events wait, so that they do not pile up (and
+    /// overflow into a loss) while the mount is idle. It drains at most every 100 ms: requests
+    /// drain for themselves, and the queue holds far more than a busy system makes in that
+    /// time, so waking for each exec on the system would only cost the request threads.
     fn spawn_drainer(&self, fd: OwnedFd) {
         let weak: Weak<Shared> = Arc::downgrade(&self.shared);
         let spawned = std::thread::Builder::new().name("seaccess-events".into()).spawn(move || loop {
@@ -249,6 +251,8 @@ impl Callers {
             let _ = rustix::event::poll(&mut p, Some(&second));
             let Some(shared) = weak.upgrade() else { return };
             lock(&shared.table).drain();
+            drop(shared);
+            std::thread::sleep(std::time::Duration::from_millis(100));
         });
         if spawned.is_err() {
             eprintln!("seaccess mount: no thread to drain process events while idle; requests drain them");
