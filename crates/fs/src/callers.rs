@@ -38,7 +38,7 @@ use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex, Weak};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use seaccess_objmgr::{Cred, Task};
 use seaccess_types::{lock, Sid};
 
@@ -93,7 +93,9 @@ struct Table {
     /// None: no events, so nothing is kept.
     source: Option<Box<dyn EventSource>>,
     by_tid: FxHashMap<u32, Entry>,
-    by_tgid: FxHashMap<u32, Vec<u32>>,
+    /// The threads kept of each group (a set: a group of thousands of threads exits one
+    /// event at a time).
+    by_tgid: FxHashMap<u32, FxHashSet<u32>>,
     per_uid: FxHashMap<u32, usize>,
     /// Events applied so far (and clears).
     epoch: u64,
@@ -105,7 +107,7 @@ impl Table {
     fn remove(&mut self, tid: u32) {
         if let Some(e) = self.by_tid.remove(&tid) {
             if let Some(v) = self.by_tgid.get_mut(&e.tgid) {
-                v.retain(|&t| t != tid);
+                v.remove(&tid);
                 if v.is_empty() {
                     self.by_tgid.remove(&e.tgid);
                 }
@@ -184,7 +186,7 @@ impl Table {
             return;
         }
         *self.per_uid.entry(e.uid).or_insert(0) += 1;
-        self.by_tgid.entry(e.tgid).or_default().push(tid);
+        self.by_tgid.entry(e.tgid).or_default().insert(tid);
         self.by_tid.insert(tid, e);
     }
 }
