@@ -247,9 +247,32 @@ if [ -n "${THREADS_PID:-}" ] && kill -0 "$THREADS_PID" 2>/dev/null; then
   echo go >&"${THREADS[1]}"
   read -r -t 60 -u "${THREADS[0]}" d
 fi
+[ -n "${THREADS_PID:-}" ] && wait "$THREADS_PID" 2>/dev/null
 echo "  (threads said: $r / $d; root read: $rd, created $created)"
 expect "$N threads of nobody each made a request; the server's descriptors went from $before to $during" '[ "$r" = ready ] && [ "$during" -le $((before + 8)) ]'
 expect "... and root read and created meanwhile" '[ "$rd" = "$want" ] && [ $created -eq 5 ] && [ "$d" = done ]'
+
+# One user's open files hold at most a quarter of the server's descriptors (EMFILE beyond).
+prlimit --pid "$MAIN" --nofile=1024:1024
+coproc OPENS { exec timeout 60 runuser -u nobody -- "$PY" -c '
+import errno, os, resource, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+fds, errs = [], {}
+for _ in range(1100):
+    try:
+        fds.append(os.open(sys.argv[1], os.O_RDONLY))
+    except OSError as e:
+        errs[errno.errorcode[e.errno]] = errs.get(errno.errorcode[e.errno], 0) + 1
+print(len(fds), " ".join(f"{k}={v}" for k, v in sorted(errs.items())), flush=True)
+sys.stdin.readline()' "$M/etc/shadow" 2>&1; }
+o= ; read -r -t 50 -u "${OPENS[0]}" o
+held=$(fds "$MAIN")
+rd=$(timeout 10 cat "$M/etc/shadow" | head -n 1)
+timeout 10 sh -c 'echo x > "$1"' sh "$M/pub/root-open"; cr=$?
+[ -n "${OPENS_PID:-}" ] && kill -0 "$OPENS_PID" 2>/dev/null && echo done >&"${OPENS[1]}"
+wait "$OPENS_PID" 2>/dev/null
+expect "the server limited to 1024 descriptors: nobody's 1100 opens get 256, then EMFILE ($o; the server holds $held)" '[ "$o" = "256 EMFILE=844" ] && [ "$held" -lt 1024 ]'
+expect "... while root reads and creates" '[ "$rd" = "$want" ] && [ $cr -eq 0 ]'
 
 # 4. Lock waiters: bounded per uid, answered as soon as they are killed (item 6). ------------
 F=$M/pub/lockfile

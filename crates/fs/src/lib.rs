@@ -8,6 +8,7 @@
 //! ([`FsError::errno`]). This crate must never decide an access itself: every decision is a
 //! hook's.
 
+pub mod budget;
 pub mod callers;
 pub mod connector;
 pub mod core;

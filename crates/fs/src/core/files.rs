@@ -54,6 +54,9 @@ impl Core {
     /// selinux_file_open; the backing file is opened only then. O_TRUNC comes as a SETATTR
     /// of the size after the open (no atomic_o_trunc), as the kernel's handle_truncate.
     pub fn open(&self, req: Req, id: u64, flags: i32) -> Result<u64> {
+        // The descriptor first, as open(2) takes one before it resolves anything: EMFILE
+        // beyond the uid's share (crate::budget).
+        let slot = self.budget.take(req.uid)?;
         let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
@@ -62,13 +65,14 @@ impl Core {
         self.gate(|| self.om.inode_permission(t, &n.sec, acc_mode(flags), Some(name_of(&n.path()))))?;
         let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !FMODE_EXEC))?;
         let file = open_backing(&self.backing(&rel), flags)?;
-        Ok(self.new_fh(Handle { node: n, fsec, file, shown, entries: Mutex::new(None) }))
+        Ok(self.new_fh(Handle { node: n, fsec, file, shown, entries: Mutex::new(None) }, slot))
     }
 
     /// CREATE: the creation checks (may_create), then, as for a file just created, only
     /// selinux_file_open (may_open asks nothing of a file the open created).
     #[allow(clippy::too_many_arguments)]
     pub fn create(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32, flags: i32) -> Result<(Arc<Node>, std::fs::Metadata, u64)> {
+        let slot = self.budget.take(req.uid)?;
         let perm = mode & 0o7777;
         let (n, meta, c) = self.create_with(req, parent, name, libc::S_IFREG | perm, |p| {
             std::fs::OpenOptions::new().write(true).create_new(true).mode(perm).open(p)?;
@@ -79,7 +83,7 @@ impl Core {
         let shown = self.shown(&rel);
         let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !(FMODE_EXEC | oflags::O_TRUNC)))?;
         let file = open_backing(&self.backing(&rel), flags & !oflags::O_TRUNC)?;
-        let fh = self.new_fh(Handle { node: n.clone(), fsec, file, shown, entries: Mutex::new(None) });
+        let fh = self.new_fh(Handle { node: n.clone(), fsec, file, shown, entries: Mutex::new(None) }, slot);
         Ok((n, meta, fh))
     }
 
@@ -122,6 +126,7 @@ impl Core {
     /// RELEASE and RELEASEDIR: no hook.
     pub fn release(&self, fh: u64) {
         seaccess_types::lock(&self.handles).remove(&fh);
+        seaccess_types::lock(&self.slots).remove(&fh);
         // Its locks went with it: a waiter may get one now.
         self.waits.poke();
     }

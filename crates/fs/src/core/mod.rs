@@ -114,6 +114,10 @@ pub struct Core {
     unchecked: Arc<Caller>,
     /// Lock requests waiting for a lock (SETLKW).
     waits: crate::locks::Waits,
+    /// Each uid's share of the server's descriptors for open files, and each open file's
+    /// place in it (by file handle).
+    budget: crate::budget::Budget,
+    slots: Mutex<FxHashMap<u64, crate::budget::Slot>>,
 }
 
 impl Core {
@@ -155,6 +159,8 @@ impl Core {
             next_fh: AtomicU64::new(1),
             unchecked: Arc::new(Caller::fixed(Task::new(0, "unchecked", seaccess_objmgr::Cred::new(Sid::NULL)))),
             waits: crate::locks::Waits::new(),
+            budget: crate::budget::Budget::new(),
+            slots: Mutex::new(FxHashMap::default()),
         };
         if core.opts.checks {
             crate::who::warn_forgeable(&core.labels.load(), &|m| core.log(m));
@@ -326,9 +332,10 @@ impl Core {
         Ok(())
     }
 
-    fn new_fh(&self, h: Handle) -> u64 {
+    fn new_fh(&self, h: Handle, slot: crate::budget::Slot) -> u64 {
         let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
         lock(&self.handles).insert(fh, Arc::new(h));
+        lock(&self.slots).insert(fh, slot);
         fh
     }
 
