@@ -49,6 +49,7 @@ pub use seaccess_objmgr::subjects::{proc_info, ProcInfo};
 
 /// A caller: its task (credential, pid and comm for audit records), or why it is refused.
 pub struct Caller {
+    /// The task it acts as, or why it is refused (every request of it fails closed).
     pub who: std::result::Result<Task, String>,
 }
 
@@ -61,6 +62,7 @@ impl Caller {
 
 /// What computing a caller gives the table.
 pub struct Computed {
+    /// The caller, or why it is refused.
     pub caller: Arc<Caller>,
     /// The thread's group; None when the thread could not be read (then nothing is kept).
     pub tgid: Option<u32>,

@@ -27,6 +27,7 @@ pub type Done = Box<dyn FnOnce(Result<()>) + Send>;
 
 /// What a wait locks: an open file of the mount ([`Handle`]; a plain file in tests).
 pub trait Lockable: Send + Sync {
+    /// The open file a lock is taken on.
     fn file(&self) -> &std::fs::File;
 }
 

@@ -39,7 +39,9 @@ use crate::error::{ObjmgrError, Result};
 /// A file's identity: its device and inode number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FileId {
+    /// st_dev.
     pub dev: u64,
+    /// st_ino.
     pub ino: u64,
 }
 
@@ -53,7 +55,9 @@ impl FileId {
 /// An `exe=` rule's program: its path as written and the file it named at load.
 #[derive(Debug, Clone)]
 pub struct Program {
+    /// The path as the rule wrote it.
     pub path: String,
+    /// The file it named when the rules were loaded.
     pub id: FileId,
     /// An O_PATH descriptor of the file: while it is open the inode lives on, so its number
     /// names no other file of the device, even after the program is replaced or removed.
@@ -106,7 +110,9 @@ pub struct CallerInfo {
     /// Its executable's identity; None when it cannot be read or cannot be trusted (see the
     /// module docs), and then no `exe=` rule matches.
     pub exe: Option<FileId>,
+    /// The uid `uid=` rules match (see the module docs for which).
     pub uid: u32,
+    /// Its cgroup path (the unified hierarchy's), for `cgroup=` rules.
     pub cgroup: Option<String>,
 }
 
@@ -114,6 +120,7 @@ pub struct CallerInfo {
 /// answer must watch.
 #[derive(Debug, Clone, Copy)]
 pub struct Found<'a> {
+    /// The first rule that matches, if any.
     pub rule: Option<&'a Rule>,
     /// A `cgroup=` rule was at or before the rule found (or no rule was found and the file
     /// has one): a move to another cgroup can change the answer.
@@ -123,6 +130,7 @@ pub struct Found<'a> {
 /// The parsed rules, in file order.
 #[derive(Debug, Clone, Default)]
 pub struct Subjects {
+    /// The rules, in file order.
     pub rules: Vec<Rule>,
 }
 
@@ -228,6 +236,7 @@ pub struct ProcInfo {
     /// Its executable, real uid (from /proc: the mount puts the request's uid in its place)
     /// and cgroup.
     pub info: CallerInfo,
+    /// The thread's command name (audit records show it).
     pub comm: String,
     /// Its thread group (the process).
     pub tgid: u32,
