@@ -549,6 +549,11 @@ expect "audit2why's verdict on each denial agrees with seaccess check ($(tail -n
 [ $rc -eq 0 ] || head -n 20 "$T/why.check"
 expect "audit2why explains the boolean denial with $BOOL" 'grep -q "The boolean $BOOL was set incorrectly" "$T/why"'
 
+# 14. Callers decided as they are at each request, the executable by identity, one user's
+# threads and lock waits bounded (issue 34 items 3, 4, 6): their own mounts.
+SEACCESS_BUILD=$BUILD bash tests/mount/callers.sh; rc=$?
+expect "tests/mount/callers.sh passes" '[ $rc -eq 0 ]'
+
 for mp in "${MPS[@]}"; do
   for _ in $(seq 50); do is_mounted "$mp" || break; sleep 0.1; done
 done

@@ -76,7 +76,9 @@ fn subject_of(pid: u32) -> Res<String> {
     if rule.matches != Match::Transition {
         return Ok(rule.context.clone());
     }
-    let exe = info.info.exe.as_deref().ok_or(EACCES)?;
+    // The path /proc names, only where it reaches the very file the process runs (a path its
+    // own mount namespace gave would label another file): subjects::exe_path.
+    let exe = subjects::exe_path(pid, info.info.exe.ok_or(EACCES)?).map_err(|_| EACCES)?;
     let fc = seaccess_label::FileContexts::open(Path::new(&crate::paths::under_root("/contexts/files/file_contexts"))).map_err(|_| Errno(libc::ENOENT))?;
     let exe_ctx = fc.context(exe.as_bytes(), seaccess_label::FileKind::File).map_err(|_| EINVAL)?.ok_or(EACCES)?;
     let exe_sid = g.context_to_sid(exe_ctx).map_err(|_| EINVAL)?;

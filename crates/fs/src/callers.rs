@@ -1,79 +1,210 @@
-//! Who is calling: the context each process that uses the mount acts with, computed once per
-//! process and kept while the process lives.
+//! Who is calling: the credential each thread that uses the mount acts with, decided on the
+//! caller as it is at the request, and kept between its requests only while the kernel has
+//! said nothing that could change it.
 //!
-//! A FUSE request names its caller by thread id only. The first request from a thread reads
-//! its executable, uid, cgroup and name from /proc and computes its credential (the subjects
-//! file's rules, in the mount); the credential is then kept under that id. Pid reuse must
-//! never hand one process's credential to another, so each entry holds a pidfd for the very
-//! thread it describes (opened before /proc is read, so what is read is that thread's), and a
-//! watcher thread drops the entry as soon as the pidfd reports the thread's exit. The id can
-//! name another thread only after the old one exited and was reaped, and the allocator has
-//! come round to it again (pid_max ids later); the watcher wakes on the exit itself. Its
-//! start time is kept too, and checked again whenever an entry is made.
+//! A FUSE request names its calling thread (the thread id, which /proc serves) and carries the
+//! filesystem uid and gid the kernel checks it with. The credential is computed from the
+//! subjects file with that uid and the thread's executable and cgroup from /proc
+//! ([`crate::who`]). While a thread waits for our answer it cannot exec, exit or change its
+//! ids (a synchronous request holds it in the kernel until we reply), so what /proc shows
+//! during the request is the caller as it is. Between requests it can, so a computed
+//! credential is kept under the thread id only as long as nothing could have changed it:
+//!
+//! - the uid and gid: an entry records the ids it was computed for and serves only a request
+//!   that carries the same ones (a setuid, an io_uring personality, a setfsuid all show in
+//!   the request itself);
+//! - exec, exit and id changes: the proc connector ([`crate::connector`]) queues an event into
+//!   our socket inside the system call, before the thread runs on, so the event is in the
+//!   socket before any request the thread makes afterwards is on /dev/fuse. Every lookup
+//!   first drains the socket under the table's lock, and applies each event (an exec drops
+//!   the whole thread group: the other threads are gone and one may have taken the group's
+//!   id; an exit, an id change or a new name drops the thread; a lost event drops everything)
+//!   before any thread can look anything up. Thread ids are reused only after the exit event,
+//!   so an entry never outlives its thread;
+//! - the cgroup: nothing announces a move, so a thread whose rule depended on its cgroup (a
+//!   `cgroup=` rule at or before the rule it got) has its cgroup read again at each request;
+//! - a computation that raced an event: it read /proc before another thread applied an event
+//!   for the same thread (or group), so what it read may be from before the change. The table
+//!   counts applied events (the epoch) and keeps the last few; an insertion made after an
+//!   event for that thread, or after more events than are kept, is dropped (the request
+//!   itself still gets the credential: the thread was as read when it asked).
+//!
+//! Where the connector cannot be opened (no CAP_NET_ADMIN, another user or pid namespace, a
+//! kernel without it) nothing is kept: every request computes its caller. No descriptor is
+//! held per caller, and the table is bounded, in all and per uid: beyond that a caller is
+//! computed at every request, never refused for it.
 
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+use std::collections::VecDeque;
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex, Weak};
 
-use arc_swap::ArcSwap;
+use rustc_hash::{FxHashMap, FxHashSet};
+use seaccess_objmgr::{Cred, Task};
+use seaccess_types::{lock, Sid};
 
-use rustc_hash::FxHashMap;
-use rustix::event::epoll;
-use seaccess_objmgr::Task;
+use crate::connector::{Connector, Event, EventSource};
+use crate::core::Req;
 
 pub use seaccess_objmgr::subjects::{proc_info, ProcInfo};
 
 /// A caller: its task (credential, pid and comm for audit records), or why it is refused.
 pub struct Caller {
+    /// The task it acts as, or why it is refused (every request of it fails closed).
     pub who: std::result::Result<Task, String>,
-    /// The thread's start time (jiffies since boot, /proc/PID/stat field 22).
-    pub start: u64,
-    pidfd: Option<OwnedFd>,
 }
 
 impl Caller {
     /// A caller that is not looked up (every request of a mount without checks).
     pub fn fixed(task: Task) -> Caller {
-        Caller { who: Ok(task), start: 0, pidfd: None }
+        Caller { who: Ok(task) }
     }
 }
 
-/// A pidfd for thread `tid` (PIDFD_THREAD: readable when that thread, not its process, exits).
-fn pidfd_thread(tid: u32) -> Option<OwnedFd> {
-    const PIDFD_THREAD: libc::c_long = libc::O_EXCL as libc::c_long;
-    let tid = libc::pid_t::try_from(tid).ok()?;
-    // SAFETY: pidfd_open takes two integers and returns a new file descriptor or -1; nothing
-    // of ours is passed by pointer.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, tid as libc::c_long, PIDFD_THREAD) };
-    if fd < 0 {
-        // Kernels before 6.9 have no PIDFD_THREAD: a process's pidfd works for its leader.
-        let pid = rustix::process::Pid::from_raw(tid)?;
-        return rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok();
-    }
-    let fd = i32::try_from(fd).ok()?;
-    // SAFETY: `fd` was just returned by pidfd_open, is open, and nothing else owns it.
-    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+/// What computing a caller gives the table.
+pub struct Computed {
+    /// The caller, or why it is refused.
+    pub caller: Arc<Caller>,
+    /// The thread's group; None when the thread could not be read (then nothing is kept).
+    pub tgid: Option<u32>,
+    /// The cgroup the decision read, when a `cgroup=` rule was at or before the rule found:
+    /// the entry serves only while the thread is still there.
+    pub cgroup: Option<Option<String>>,
 }
 
-/// Read on every request, written once per new caller: readers take no lock (a copy of the map
-/// is swapped in on each change, under `write`).
-struct Map {
-    read: ArcSwap<FxHashMap<u32, Arc<Caller>>>,
-    write: Mutex<()>,
+/// Entries in all: a thread id space's worth of threads on most systems (pid_max is 32768
+/// unless raised); about 200 bytes each.
+pub const MAX_ENTRIES: usize = 65_536;
+/// Entries one uid may hold: a quarter, so that a user with many threads cannot take the
+/// cache from the others (its threads beyond it are computed at each request).
+pub const MAX_PER_UID: usize = MAX_ENTRIES / 4;
+/// Applied events remembered to judge an insertion that raced them.
+const RECENT: usize = 4096;
+/// Events applied in one drain before the table gives up and forgets everything (a fork
+/// storm must not hold a request for long; what was not read can only drop entries).
+const DRAIN_MAX: usize = 8192;
+
+struct Entry {
+    caller: Arc<Caller>,
+    tgid: u32,
+    uid: u32,
+    gid: u32,
+    cgroup: Option<Option<String>>,
 }
 
-impl Map {
-    fn change(&self, f: impl FnOnce(&mut FxHashMap<u32, Arc<Caller>>)) {
-        let _w = seaccess_types::lock(&self.write);
-        let mut m = FxHashMap::clone(&self.read.load());
-        f(&mut m);
-        self.read.store(Arc::new(m));
+struct Table {
+    /// None: no events, so nothing is kept.
+    source: Option<Box<dyn EventSource>>,
+    by_tid: FxHashMap<u32, Entry>,
+    /// The threads kept of each group (a set: a group of thousands of threads exits one
+    /// event at a time).
+    by_tgid: FxHashMap<u32, FxHashSet<u32>>,
+    per_uid: FxHashMap<u32, usize>,
+    /// Events applied so far (and clears).
+    epoch: u64,
+    /// The last events applied, with the epoch each made.
+    recent: VecDeque<(u64, Event)>,
+}
+
+impl Table {
+    fn remove(&mut self, tid: u32) {
+        if let Some(e) = self.by_tid.remove(&tid) {
+            if let Some(v) = self.by_tgid.get_mut(&e.tgid) {
+                v.remove(&tid);
+                if v.is_empty() {
+                    self.by_tgid.remove(&e.tgid);
+                }
+            }
+            if let Some(n) = self.per_uid.get_mut(&e.uid) {
+                *n -= 1;
+                if *n == 0 {
+                    self.per_uid.remove(&e.uid);
+                }
+            }
+        }
     }
+
+    fn apply(&mut self, ev: Event) {
+        match ev {
+            Event::Exec { tgid } => {
+                for tid in self.by_tgid.remove(&tgid).unwrap_or_default() {
+                    // Keep by_tgid out of remove's way: it is gone already.
+                    if let Some(e) = self.by_tid.remove(&tid) {
+                        if let Some(n) = self.per_uid.get_mut(&e.uid) {
+                            *n -= 1;
+                            if *n == 0 {
+                                self.per_uid.remove(&e.uid);
+                            }
+                        }
+                    }
+                }
+            }
+            Event::Exit { tid } | Event::Ids { tid } | Event::Comm { tid } => self.remove(tid),
+            Event::Lost => {
+                self.by_tid.clear();
+                self.by_tgid.clear();
+                self.per_uid.clear();
+            }
+        }
+        self.epoch += 1;
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((self.epoch, ev));
+    }
+
+    /// Applies every event queued now.
+    fn drain(&mut self) {
+        let mut n = 0;
+        while let Some(ev) = self.source.as_mut().and_then(|s| s.next()) {
+            self.apply(ev);
+            n += 1;
+            if n == DRAIN_MAX {
+                self.apply(Event::Lost);
+                return;
+            }
+        }
+    }
+
+    /// Whether an entry for `tid` of `tgid`, computed from what /proc showed after `since`,
+    /// is still good: no event applied since concerns it.
+    fn still_good(&self, since: u64, tid: u32, tgid: u32) -> bool {
+        if self.epoch == since {
+            return true;
+        }
+        match self.recent.front() {
+            Some(&(first, _)) if first <= since + 1 => {}
+            _ => return false,
+        }
+        self.recent.iter().filter(|(e, _)| *e > since).all(|(_, ev)| match *ev {
+            Event::Exec { tgid: g } => g != tgid,
+            Event::Exit { tid: t } | Event::Ids { tid: t } | Event::Comm { tid: t } => t != tid,
+            Event::Lost => false,
+        })
+    }
+
+    fn insert(&mut self, tid: u32, e: Entry) {
+        self.remove(tid);
+        if self.by_tid.len() >= MAX_ENTRIES || self.per_uid.get(&e.uid).copied().unwrap_or(0) >= MAX_PER_UID {
+            return;
+        }
+        *self.per_uid.entry(e.uid).or_insert(0) += 1;
+        self.by_tgid.entry(e.tgid).or_default().insert(tid);
+        self.by_tid.insert(tid, e);
+    }
+}
+
+struct Shared {
+    table: Mutex<Table>,
+    /// One credential per SID, shared by the callers that have it (its decision caches warm
+    /// for all of them); forgotten with the table on a reload.
+    creds: Mutex<FxHashMap<Sid, Arc<Cred>>>,
+    /// How a thread's cgroup is read (a test's fake, else /proc).
+    cgroup_of: fn(u32) -> Option<String>,
 }
 
 /// The callers seen, by thread id.
 pub struct Callers {
-    map: Arc<Map>,
-    epoll: Option<Arc<OwnedFd>>,
+    shared: Arc<Shared>,
 }
 
 impl Default for Callers {
@@ -82,78 +213,129 @@ impl Default for Callers {
     }
 }
 
+/// Credentials kept per SID at most (more distinct SIDs than rules and transitions give is
+/// not expected; beyond it a credential is made for each caller).
+const MAX_CREDS: usize = 4096;
+
 impl Callers {
-    /// An empty table with its watcher thread (without one, nothing is kept: every request
-    /// computes its caller again).
+    /// The table, fed by the proc connector. Without one (said once on standard error)
+    /// nothing is kept.
     pub fn new() -> Callers {
-        let map = Arc::new(Map { read: ArcSwap::from_pointee(FxHashMap::default()), write: Mutex::new(()) });
-        let epoll = epoll::create(epoll::CreateFlags::CLOEXEC).ok().map(Arc::new);
-        if let Some(ep) = &epoll {
-            let (ep, weak) = (ep.clone(), Arc::downgrade(&map));
-            let spawned = std::thread::Builder::new().name("seaccess-callers".into()).spawn(move || watch(&ep, &weak));
-            if spawned.is_err() {
-                return Callers { map, epoll: None };
+        match Connector::open() {
+            Ok(c) => {
+                let wake = rustix::io::dup(c.fd()).ok();
+                let callers = Callers::with_source(Some(Box::new(c)), seaccess_objmgr::subjects::proc_cgroup);
+                if let Some(fd) = wake {
+                    callers.spawn_drainer(fd);
+                }
+                callers
+            }
+            Err(why) => {
+                eprintln!("seaccess mount: callers are not cached (every request reads its caller from /proc): {why}");
+                Callers::with_source(None, seaccess_objmgr::subjects::proc_cgroup)
             }
         }
-        Callers { map, epoll }
     }
 
-    /// The caller with thread id `pid`, computed by `make` (from its /proc information) when
-    /// it is not known yet.
-    pub fn get(&self, pid: u32, make: impl FnOnce(u32, &ProcInfo) -> std::result::Result<Task, String>) -> Arc<Caller> {
-        if let Some(c) = self.map.read.load().get(&pid) {
+    /// A table fed by `source` (None: nothing is kept), reading cgroups with `cgroup_of`.
+    pub fn with_source(source: Option<Box<dyn EventSource>>, cgroup_of: fn(u32) -> Option<String>) -> Callers {
+        let table = Table { source, by_tid: FxHashMap::default(), by_tgid: FxHashMap::default(), per_uid: FxHashMap::default(), epoch: 0, recent: VecDeque::new() };
+        Callers { shared: Arc::new(Shared { table: Mutex::new(table), creds: Mutex::new(FxHashMap::default()), cgroup_of }) }
+    }
+
+    /// A thread that drains the socket when events wait, so that they do not pile up (and
+    /// overflow into a loss) while the mount is idle. It drains at most every 100 ms: requests
+    /// drain for themselves, and the queue holds far more than a busy system makes in that
+    /// time, so waking for each exec on the system would only cost the request threads.
+    fn spawn_drainer(&self, fd: OwnedFd) {
+        let weak: Weak<Shared> = Arc::downgrade(&self.shared);
+        let spawned = std::thread::Builder::new().name("seaccess-events".into()).spawn(move || loop {
+            let mut p = [rustix::event::PollFd::new(&fd, rustix::event::PollFlags::IN)];
+            let second = rustix::event::Timespec { tv_sec: 1, tv_nsec: 0 };
+            let _ = rustix::event::poll(&mut p, Some(&second));
+            let Some(shared) = weak.upgrade() else { return };
+            lock(&shared.table).drain();
+            drop(shared);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        });
+        if spawned.is_err() {
+            eprintln!("seaccess mount: no thread to drain process events while idle; requests drain them");
+        }
+    }
+
+    /// The caller `req` names, from the table, else computed by `compute` (which reads the
+    /// thread from /proc).
+    pub fn get(&self, req: Req, compute: impl FnOnce() -> Computed) -> Arc<Caller> {
+        let since = {
+            let mut t = lock(&self.shared.table);
+            if t.source.is_none() {
+                drop(t);
+                return compute().caller;
+            }
+            t.drain();
+            if let Some(e) = t.by_tid.get(&req.pid).filter(|e| e.uid == req.uid && e.gid == req.gid) {
+                match &e.cgroup {
+                    None => return e.caller.clone(),
+                    Some(cg) => {
+                        let (cg, caller) = (cg.clone(), e.caller.clone());
+                        drop(t);
+                        if (self.shared.cgroup_of)(req.pid) == cg {
+                            return caller;
+                        }
+                        t = lock(&self.shared.table);
+                        t.drain();
+                    }
+                }
+            }
+            t.epoch
+        };
+        let c = compute();
+        if let Some(tgid) = c.tgid {
+            let mut t = lock(&self.shared.table);
+            t.drain();
+            if t.still_good(since, req.pid, tgid) {
+                t.insert(req.pid, Entry { caller: c.caller.clone(), tgid, uid: req.uid, gid: req.gid, cgroup: c.cgroup });
+            }
+        }
+        c.caller
+    }
+
+    /// The one credential for `sid`.
+    pub fn cred(&self, sid: Sid) -> Arc<Cred> {
+        let mut m = lock(&self.shared.creds);
+        if let Some(c) = m.get(&sid) {
             return c.clone();
         }
-        let pidfd = if self.epoll.is_some() { pidfd_thread(pid) } else { None };
-        let Some(info) = proc_info(pid) else {
-            return Arc::new(Caller { who: Err(format!("pid {pid} has no /proc entry (gone, or in another pid namespace)")), start: 0, pidfd: None });
-        };
-        let who = make(pid, &info);
-        let caller = Arc::new(Caller { who, start: info.start, pidfd });
-        // Kept only while its pidfd can tell when it ends.
-        if let (Some(ep), Some(fd)) = (&self.epoll, &caller.pidfd) {
-            let data = epoll::EventData::new_u64(u64::from(pid) << 32 | u64::from(fd.as_raw_fd() as u32));
-            self.map.change(|m| {
-                if epoll::add(ep.as_fd(), fd, data, epoll::EventFlags::IN | epoll::EventFlags::ONESHOT).is_ok() {
-                    m.insert(pid, caller.clone());
-                }
-            });
+        let c = Cred::new(sid);
+        if m.len() < MAX_CREDS {
+            m.insert(sid, c.clone());
         }
-        caller
+        c
     }
 
-    /// Forgets every caller (their credentials are computed again at their next request).
+    /// Forgets every caller (their credentials are computed again at their next request); a
+    /// computation under way is not kept either.
     pub fn clear(&self) {
-        self.map.change(|m| m.clear());
+        lock(&self.shared.table).apply(Event::Lost);
+        lock(&self.shared.creds).clear();
     }
 
+    /// How many callers are kept.
     pub fn len(&self) -> usize {
-        self.map.read.load().len()
+        lock(&self.shared.table).by_tid.len()
     }
 
+    /// Whether none is.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
 
-/// The watcher: drops a caller when its pidfd reports its exit.
-fn watch(ep: &OwnedFd, map: &Weak<Map>) {
-    let mut events = Vec::with_capacity(64);
-    loop {
-        events.clear();
-        if epoll::wait(ep.as_fd(), rustix::buffer::spare_capacity(&mut events), None).is_err() {
-            continue;
-        }
-        let Some(map) = map.upgrade() else { return };
-        map.change(|m| {
-            for e in &events {
-                let d = e.data.u64();
-                let (pid, fd) = ((d >> 32) as u32, d as u32);
-                let same = m.get(&pid).and_then(|c| c.pidfd.as_ref()).is_some_and(|p| p.as_raw_fd() as u32 == fd);
-                if same {
-                    m.remove(&pid);
-                }
-            }
-        });
+    /// Whether callers are kept at all (the connector is there).
+    pub fn caching(&self) -> bool {
+        lock(&self.shared.table).source.is_some()
     }
 }
+
+#[cfg(test)]
+#[path = "callers_tests.rs"]
+mod tests;

@@ -380,17 +380,9 @@ impl Filesystem for SeaccessFs {
     }
 
     fn setlk(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _owner: LockOwner, start: u64, end: u64, typ: i32, _pid: u32, sleep: bool, reply: ReplyEmpty) {
-        let (core, r) = (self.core.clone(), who(req));
-        if !sleep {
-            return empty(core.setlk(r, fh.0, start, end, typ, false), reply);
-        }
-        // A waiting lock must not hold one of the few request threads.
-        let spawned = std::thread::Builder::new().name("seaccess-setlkw".into()).spawn(move || empty(core.setlk(r, fh.0, start, end, typ, true), reply));
-        if spawned.is_err() {
-            // The reply moved into the closure that failed to start; the kernel sees the
-            // request fail when the session ends.
-            self.core.log("cannot start a thread for a waiting lock");
-        }
+        // A waiting lock holds no request thread: the core answers when it is taken, or
+        // when the caller is signalled (see crate::locks).
+        self.core.setlk(who(req), fh.0, start, end, typ, sleep, Box::new(move |r| empty(r, reply)));
     }
 
     fn ioctl(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _flags: IoctlFlags, cmd: u32, in_data: &[u8], _out_size: u32, reply: ReplyIoctl) {

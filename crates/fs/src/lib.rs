@@ -10,13 +10,17 @@
 //! hook's.
 
 pub mod backing;
+pub mod budget;
 pub mod callers;
+pub mod connector;
 pub mod core;
 mod error;
 pub mod fuse;
+pub mod locks;
 pub mod nodes;
 /// The subjects file (shared with libseaccess's getcon): see [`seaccess_objmgr::subjects`].
 pub use seaccess_objmgr::subjects;
+pub mod who;
 
 pub use crate::core::{Core, Options, Req};
 pub use error::{FsError, Result};

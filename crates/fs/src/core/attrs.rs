@@ -88,7 +88,7 @@ fn is_label(name: &str) -> bool {
 impl Core {
     /// GETATTR: `{getattr}` (selinux_inode_getattr), then the backing file's attributes.
     pub fn getattr(&self, req: Req, id: u64, fh: Option<u64>) -> Result<Stat> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_getattr(t, &n.sec, &self.shown(&n.path())))?;
@@ -102,7 +102,7 @@ impl Core {
     /// order chown(2) and chmod(2) make them (owner first, so that a mode is not cleared
     /// after it is set), the size, the times.
     pub fn setattr(&self, req: Req, id: u64, a: &SetAttr) -> Result<Stat> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         if a.size.is_some() && a.fh.is_none() {
@@ -137,7 +137,7 @@ impl Core {
     /// label as the checks see it (selinux_inode_getsecurity: the context with its NUL); the
     /// store under its own name is absent.
     pub fn getxattr(&self, req: Req, id: u64, name: &str) -> Result<Vec<u8>> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.xattr_permission(t, &n, name, MAY_READ)?;
@@ -156,7 +156,7 @@ impl Core {
     /// LISTXATTR: `{getattr}` (selinux_inode_listxattr); `security.selinux` once, always (the
     /// label, whichever attribute stores it), never the store under its own name.
     pub fn listxattr(&self, req: Req, id: u64) -> Result<Vec<u8>> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_listxattr(t, &n.sec, name_of(&n.path())))?;
@@ -179,7 +179,7 @@ impl Core {
     /// and associate), the store attribute, then selinux_inode_post_setxattr. The store under
     /// its own name is refused (EPERM): labels change only through the checks.
     pub fn setxattr(&self, req: Req, id: u64, name: &str, value: &[u8], flags: i32) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         if self.store.hidden(name) {
@@ -211,7 +211,7 @@ impl Core {
     /// REMOVEXATTR: selinux_inode_removexattr (`security.selinux` is never removed, checks
     /// or not; nor is the store under its own name: EPERM).
     pub fn removexattr(&self, req: Req, id: u64, name: &str) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         if self.store.hidden(name) {
@@ -237,7 +237,7 @@ impl Core {
 
     /// STATFS: `filesystem {getattr}` (selinux_sb_statfs).
     pub fn statfs(&self, req: Req) -> Result<rustix::fs::StatVfs> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let root = self.node(1)?;
         self.gate(|| self.om.sb_statfs(t, &root.sec))?;
@@ -247,7 +247,7 @@ impl Core {
     /// ACCESS (sent only without default_permissions): selinux_inode_permission with
     /// MAY_ACCESS, which changes only what is audited.
     pub fn access(&self, req: Req, id: u64, mask: u32) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_permission(t, &n.sec, (mask & 7) | MAY_ACCESS, Some(name_of(&n.path()))))?;

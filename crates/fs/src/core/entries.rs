@@ -30,7 +30,7 @@ impl Core {
     /// LOOKUP: `dir {search}` on the directory looked in (may_lookup, selinux_inode_permission
     /// with MAY_EXEC), then the entry. A name whose label cannot be given is refused.
     pub fn lookup(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<(Arc<Node>, Stat)> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
@@ -55,7 +55,7 @@ impl Core {
         mode: u32,
         make: impl FnOnce(BorrowedFd<'_>, &str) -> std::io::Result<OwnedFd>,
     ) -> Result<(Arc<Node>, Stat, Arc<crate::callers::Caller>)> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
@@ -147,7 +147,7 @@ impl Core {
 
     /// READLINK: `lnk_file {read}` (selinux_inode_readlink).
     pub fn readlink(&self, req: Req, id: u64) -> Result<std::path::PathBuf> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_readlink(t, &n.sec, name_of(&n.path())))?;
@@ -156,7 +156,7 @@ impl Core {
 
     /// LINK: selinux_inode_link (may_link with MAY_LINK).
     pub fn link(&self, req: Req, id: u64, newparent: u64, newname: &std::ffi::OsStr) -> Result<(Arc<Node>, Stat)> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         let dir = self.node(newparent)?;
@@ -175,7 +175,7 @@ impl Core {
     /// label; the name is then removed relative to the same directory's descriptor (the
     /// caller's kernel holds that directory locked, so it is the name checked).
     pub fn unlink(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
@@ -187,7 +187,7 @@ impl Core {
 
     /// RMDIR: selinux_inode_rmdir.
     pub fn rmdir(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
@@ -200,7 +200,7 @@ impl Core {
     /// RENAME, with renameat2's flags: selinux_inode_rename (may_rename); for an exchange the
     /// LSM layer asks it twice, the new name's move first (security_inode_rename).
     pub fn rename(&self, req: Req, parent: u64, name: &std::ffi::OsStr, newparent: u64, newname: &std::ffi::OsStr, flags: u32) -> Result<()> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         if flags & !(RENAME_NOREPLACE | RENAME_EXCHANGE) != 0 || flags == RENAME_NOREPLACE | RENAME_EXCHANGE {
             return Err(FsError::errno_of(libc::EINVAL, format!("rename flags {flags:#x}")));

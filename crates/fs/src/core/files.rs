@@ -12,6 +12,7 @@ use seaccess_objmgr::hooks::fs::{oflags, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRI
 use super::{Core, DirEntry, Handle, Req};
 use crate::backing;
 use crate::error::{FsError, Result};
+use crate::locks;
 use crate::nodes::{name_of, Node};
 
 /// The open flag the kernel adds for an exec (__FMODE_EXEC), which FUSE passes on.
@@ -62,7 +63,10 @@ impl Core {
     /// selinux_file_open; the backing file is opened only then. O_TRUNC comes as a SETATTR
     /// of the size after the open (no atomic_o_trunc), as the kernel's handle_truncate.
     pub fn open(&self, req: Req, id: u64, flags: i32) -> Result<u64> {
-        let c = self.caller(req.pid)?;
+        // The descriptor first, as open(2) takes one before it resolves anything: EMFILE
+        // beyond the uid's share (crate::budget).
+        let slot = self.budget.take(req.uid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         let rel = n.path();
@@ -71,26 +75,27 @@ impl Core {
         let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !FMODE_EXEC))?;
         // Only a regular file or a directory: never a FIFO or a device.
         let file = self.backing.reopen(n.fd(), n.kind, reopen_flags(flags))?;
-        Ok(self.new_fh(Handle { node: n, fsec, file, shown, entries: Mutex::new(None) }))
+        Ok(self.new_fh(Handle { node: n, fsec, file, shown, entries: Mutex::new(None) }, slot))
     }
 
     /// CREATE: the creation checks (may_create), then, as for a file just created, only
     /// selinux_file_open (may_open asks nothing of a file the open created).
     #[allow(clippy::too_many_arguments)]
     pub fn create(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32, flags: i32) -> Result<(Arc<Node>, backing::Stat, u64)> {
+        let slot = self.budget.take(req.uid)?;
         let perm = mode & 0o7777;
         let (n, st, c) = self.create_with(req, parent, name, libc::S_IFREG | perm, |d, name| self.backing.create(d, name, perm))?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let shown = self.shown(&n.path());
         let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !(FMODE_EXEC | oflags::O_TRUNC)))?;
         let file = self.backing.reopen(n.fd(), n.kind, reopen_flags(flags))?;
-        let fh = self.new_fh(Handle { node: n.clone(), fsec, file, shown, entries: Mutex::new(None) });
+        let fh = self.new_fh(Handle { node: n.clone(), fsec, file, shown, entries: Mutex::new(None) }, slot);
         Ok((n, st, fh))
     }
 
     /// The open file `fh` and the caller, after selinux_file_permission with `mask`.
     fn file_checked(&self, req: Req, fh: u64, mask: u32) -> Result<Arc<Handle>> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let h = self.handle(fh)?;
         if let Some(why) = h.node.closed() {
@@ -127,6 +132,9 @@ impl Core {
     /// RELEASE and RELEASEDIR: no hook.
     pub fn release(&self, fh: u64) {
         seaccess_types::lock(&self.handles).remove(&fh);
+        seaccess_types::lock(&self.slots).remove(&fh);
+        // Its locks went with it: a waiter may get one now.
+        self.waits.poke();
     }
 
     /// FSYNC: no hook (the kernel's fsync asks nothing of SELinux).
@@ -182,7 +190,7 @@ impl Core {
     /// The lock checks (selinux_file_lock, selinux_file_fcntl for F_GETLK/F_SETLK/F_SETLKW):
     /// `{lock}` through file_has_perm.
     fn lock_checked(&self, req: Req, fh: u64) -> Result<Arc<Handle>> {
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let h = self.handle(fh)?;
         self.gate(|| self.om.file_lock(t, h.fsec()?, &h.node.sec, &h.shown))?;
@@ -194,25 +202,40 @@ impl Core {
     /// the backing file, one description per open of the mount.
     pub fn getlk(&self, req: Req, fh: u64, start: u64, end: u64, typ: i32) -> Result<(u64, u64, i32, u32)> {
         let h = self.lock_checked(req, fh)?;
-        let mut fl = flock(start, end, typ);
-        fcntl_lock(&h.file, libc::F_OFD_GETLK, &mut fl)?;
+        let mut fl = locks::flock(start, end, typ);
+        locks::fcntl_lock(&h.file, libc::F_OFD_GETLK, &mut fl)?;
         let e = if fl.l_len == 0 { u64::MAX } else { (fl.l_start + fl.l_len - 1) as u64 };
         Ok((fl.l_start as u64, e, i32::from(fl.l_type), 0))
     }
 
-    /// SETLK (and flock, which FUSE sends as a lock of the whole file); `wait` for
-    /// F_SETLKW, which blocks the calling thread until the lock is free.
-    pub fn setlk(&self, req: Req, fh: u64, start: u64, end: u64, typ: i32, wait: bool) -> Result<()> {
-        let h = self.lock_checked(req, fh)?;
-        let mut fl = flock(start, end, typ);
-        fcntl_lock(&h.file, if wait { libc::F_OFD_SETLKW } else { libc::F_OFD_SETLK }, &mut fl)
+    /// SETLK (and flock, which FUSE sends as a lock of the whole file), answered through
+    /// `done`. With `wait` (F_SETLKW) a lock held by another open waits in [`locks::Waits`]:
+    /// no server thread blocks, the wait is bounded per uid (ENOLCK beyond) and ends with
+    /// EINTR when the caller is signalled or gone.
+    #[allow(clippy::too_many_arguments)]
+    pub fn setlk(&self, req: Req, fh: u64, start: u64, end: u64, typ: i32, wait: bool, done: locks::Done) {
+        let h = match self.lock_checked(req, fh) {
+            Ok(h) => h,
+            Err(e) => return done(Err(e)),
+        };
+        let mut fl = locks::flock(start, end, typ);
+        match locks::fcntl_lock(&h.file, libc::F_OFD_SETLK, &mut fl) {
+            Err(e) if wait && locks::conflict(&e) => self.waits.add(&h, locks::flock(start, end, typ), req, done),
+            r => {
+                // A release or a downgrade may let a waiter through.
+                if r.is_ok() && typ != libc::F_WRLCK {
+                    self.waits.poke();
+                }
+                done(r)
+            }
+        }
     }
 
     /// IOCTL: selinux_file_ioctl; then only the inode flag commands reach the backing file
     /// (an ioctl's argument is a pointer only the caller's own kernel can follow).
     pub fn ioctl(&self, req: Req, fh: u64, cmd: u32, input: &[u8]) -> Result<Vec<u8>> {
         use seaccess_objmgr::hooks::fs::ioctls::{FS_IOC_GETFLAGS, FS_IOC_SETFLAGS};
-        let c = self.caller(req.pid)?;
+        let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let h = self.handle(fh)?;
         self.gate(|| self.om.file_ioctl(t, h.fsec()?, &h.node.sec, cmd, &h.shown))?;
@@ -233,26 +256,4 @@ impl Core {
         }
         Ok(if cmd == FS_IOC_GETFLAGS { (v as i32).to_ne_bytes().to_vec() } else { Vec::new() })
     }
-}
-
-fn flock(start: u64, end: u64, typ: i32) -> libc::flock {
-    // FUSE gives the end inclusive, OFFSET_MAX (or more) for "to the end of the file".
-    let len = if end >= i64::MAX as u64 || end < start { 0 } else { end - start + 1 };
-    libc::flock {
-        l_type: typ as libc::c_short,
-        l_whence: libc::SEEK_SET as libc::c_short,
-        l_start: start as libc::off_t,
-        l_len: len as libc::off_t,
-        l_pid: 0,
-    }
-}
-
-fn fcntl_lock(file: &std::fs::File, cmd: libc::c_int, fl: &mut libc::flock) -> Result<()> {
-    // SAFETY: the lock commands read and write one struct flock through the pointer, which
-    // is a live exclusive borrow; the descriptor is open for the call's length.
-    let r = unsafe { libc::fcntl(file.as_raw_fd(), cmd, fl as *mut libc::flock) };
-    if r < 0 {
-        return Err(std::io::Error::last_os_error().into());
-    }
-    Ok(())
 }

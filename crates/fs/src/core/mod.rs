@@ -42,10 +42,9 @@ use seaccess_security::SecurityServer;
 use seaccess_types::{lock, Sid};
 
 use crate::backing::{Backing, Stat};
-use crate::callers::{Caller, Callers, ProcInfo};
+use crate::callers::{Caller, Callers};
 use crate::error::{FsError, Result};
 use crate::nodes::{Label, Node, Nodes, Origin};
-use crate::subjects::Match;
 
 pub use state::{Labels, Options};
 pub use store::Store;
@@ -125,6 +124,12 @@ pub struct Core {
     next_fh: AtomicU64,
     /// Every caller of a mount without checks.
     unchecked: Arc<Caller>,
+    /// Lock requests waiting for a lock (SETLKW).
+    waits: crate::locks::Waits,
+    /// Each uid's share of the server's descriptors for open files, and each open file's
+    /// place in it (by file handle).
+    budget: crate::budget::Budget,
+    slots: Mutex<FxHashMap<u64, crate::budget::Slot>>,
 }
 
 impl Core {
@@ -177,7 +182,13 @@ impl Core {
             handles: Mutex::new(FxHashMap::default()),
             next_fh: AtomicU64::new(1),
             unchecked: Arc::new(Caller::fixed(Task::new(0, "unchecked", seaccess_objmgr::Cred::new(Sid::NULL)))),
+            waits: crate::locks::Waits::new(),
+            budget: crate::budget::Budget::new(),
+            slots: Mutex::new(FxHashMap::default()),
         };
+        if core.opts.checks {
+            crate::who::warn_forgeable(&core.labels.load(), &|m| core.log(m));
+        }
         let st = crate::backing::stat(root.as_fd())?;
         core.nodes.get_or_make(root, &st, "", true, |id, fd| core.label(id, "", fd, &st));
         Ok(core)
@@ -281,62 +292,19 @@ impl Core {
         Ok(None)
     }
 
-    /// The caller with thread id `pid`, or why it is refused.
-    fn caller(&self, pid: u32) -> Result<Arc<Caller>> {
+    /// The caller `req` names, or why it is refused (see [`crate::callers`] and [`crate::who`]).
+    fn caller(&self, req: Req) -> Result<Arc<Caller>> {
         if !self.opts.checks {
             return Ok(self.unchecked.clone());
         }
-        if pid == 0 {
+        if req.pid == 0 {
             return Err(FsError::Closed("a request with no calling process".into()));
         }
-        let c = self.callers.get(pid, |pid, info| self.resolve(pid, info));
+        let c = self.callers.get(req, || crate::who::compute(&self.labels.load(), &self.server, &self.callers, req, &|m| self.log(m)));
         if let Err(why) = &c.who {
             return Err(FsError::Closed(why.clone()));
         }
         Ok(c)
-    }
-
-    /// The credential of a new caller: the subjects file's first matching rule, or the
-    /// default context without one.
-    fn resolve(&self, pid: u32, info: &ProcInfo) -> std::result::Result<Task, String> {
-        let labels = self.labels.load();
-        let sid = match &labels.subjects {
-            None => labels.default_sid,
-            Some(s) => {
-                let Some(rule) = s.find(&info.info) else {
-                    let why = format!("no subjects rule matches pid {pid} ({}, exe {:?}, uid {}, cgroup {:?})", info.comm, info.info.exe, info.info.uid, info.info.cgroup);
-                    self.log(&why);
-                    return Err(why);
-                };
-                let sid = self.server.context_to_sid(&rule.context).map_err(|e| format!("subjects line {}: {e}", rule.line))?;
-                if rule.matches == Match::Transition {
-                    self.exec_transition(sid, info).map_err(|e| {
-                        let why = format!("subjects line {}: pid {pid} ({}): {e}", rule.line, info.comm);
-                        self.log(&why);
-                        why
-                    })?
-                } else {
-                    sid
-                }
-            }
-        };
-        Ok(Task::new(pid, &info.comm, seaccess_objmgr::Cred::new(sid)))
-    }
-
-    /// The SID a process of `sid` gets by executing the caller's executable, labelled by
-    /// file_contexts (security_transition_sid for class process; no rule keeps `sid`).
-    fn exec_transition(&self, sid: Sid, info: &ProcInfo) -> std::result::Result<Sid, String> {
-        let exe = info.info.exe.as_deref().ok_or("its executable cannot be read")?;
-        let labels = self.labels.load();
-        let fc = labels.file_contexts.as_ref().ok_or("a transition rule needs --file-contexts")?;
-        let ctx = fc
-            .context(exe.as_bytes(), seaccess_label::FileKind::File)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("{exe} has no file context"))?;
-        let exe_sid = self.server.context_to_sid(ctx).map_err(|e| format!("{exe}: {e}"))?;
-        let g = self.server.snapshot();
-        let class = g.class("process").map_err(|e| e.to_string())?;
-        g.compute_create(sid, exe_sid, class, None).map_err(|e| e.to_string())
     }
 
     /// The node `id`, refused if its label could not be given.
@@ -412,9 +380,10 @@ impl Core {
         Ok(self.backing.set_xattr(fd, self.store.name(), &v, 0)?)
     }
 
-    fn new_fh(&self, h: Handle) -> u64 {
+    fn new_fh(&self, h: Handle, slot: crate::budget::Slot) -> u64 {
         let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
         lock(&self.handles).insert(fh, Arc::new(h));
+        lock(&self.slots).insert(fh, slot);
         fh
     }
 
