@@ -83,6 +83,7 @@ test: deps oracle peers label-peer policies refpolicy lint
 	SEACCESS_BUILD=target/ci SEACCESS_REQUIRE_ORACLE=1 bash tests/label/cli.sh
 	SEACCESS_BUILD=target/ci bash tests/tools/run.sh
 	SEACCESS_BUILD=target/ci SEACCESS_REQUIRE_FUSE=$$([ -e /dev/fuse ] && echo 1 || echo 0) bash tests/mount/run.sh
+	SEACCESS_BUILD=target/ci SEACCESS_REQUIRE_FUSE=$$([ -e /dev/fuse ] && echo 1 || echo 0) bash tests/mount/attacks.sh
 	$(MAKE) capi-test PROFILE=ci
 	@$(MAKE) -s python-test PROFILE=ci
 

@@ -15,7 +15,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${SEACCESS_BUILD:-target/release}
-BIN=$PWD/$BUILD/seaccess
+case $BUILD in /*) BIN=$BUILD/seaccess ;; *) BIN=$PWD/$BUILD/seaccess ;; esac
 FC=/etc/selinux/default/contexts/files/file_contexts
 POL=/etc/selinux/default/policy/policy.33
 SUITE=attacks

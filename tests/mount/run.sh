@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 # The build under test: target/release, or the directory SEACCESS_BUILD names (`make test` sets
 # target/ci, its profile without LTO).
 BUILD=${SEACCESS_BUILD:-target/release}
-BIN=$PWD/$BUILD/seaccess
+case $BUILD in /*) BIN=$BUILD/seaccess ;; *) BIN=$PWD/$BUILD/seaccess ;; esac
 FC=/etc/selinux/default/contexts/files/file_contexts
 POL=/etc/selinux/default/policy/policy.33
 U=unconfined_u:unconfined_r:unconfined_t:s0   # every caller's context without a subjects file
