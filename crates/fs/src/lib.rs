@@ -14,6 +14,7 @@ pub mod callers;
 pub mod core;
 mod error;
 pub mod fuse;
+pub mod hot;
 pub mod nodes;
 /// The subjects file (shared with libseaccess's getcon): see [`seaccess_objmgr::subjects`].
 pub use seaccess_objmgr::subjects;
