@@ -202,8 +202,8 @@ fn the_hot_budget_holds_under_a_long_walk() {
 // them all, over and over; every stat answers for its own inode.
 //
 // Break tried: Node::fd handing out a dup of the slot's descriptor made after the node's lock
-// was released (the descriptor may be closed, and its number reused, in between): stats
-// failed with EBADF or answered for another inode.
+// was released (the descriptor may be closed, and its number reused, in between): a stat
+// answered for another inode (EBADF with a yield in that window).
 #[test]
 fn cooling_never_closes_a_descriptor_in_use() {
     let Some(pol) = super::ready("cold_race") else { return };
@@ -252,8 +252,8 @@ fn cooling_never_closes_a_descriptor_in_use() {
 // the budget (none can be reopened), and the kernel is asked to forget the least used of them
 // (Core::to_forget); where it gives handles, it is never asked (nodes are cooled instead).
 //
-// Break tried: Tree::new taking ramfs for a tree with handles: lookups over the budget cooled
-// nodes that could not be reopened (ESTALE), and to_forget offered nothing.
+// Break tried: Nodes::least_used offering nodes with a handle too: the ext4 tree's nodes were
+// offered to be forgotten.
 #[test]
 fn without_handles_nodes_are_pinned_and_forgotten() {
     let Some(pol) = super::ready("cold_pinned") else { return };
