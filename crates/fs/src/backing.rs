@@ -18,6 +18,9 @@
 //!   directory descriptor instead.
 //! - Only regular files and directories are opened for I/O ([`Backing::reopen`]): the server
 //!   never opens a FIFO (which would block a request thread) or a device.
+//! - A node that gave up its descriptor opens its inode again by file handle ([`open_handle`],
+//!   see [`crate::hot`]): the file system decodes the handle to that inode generation or
+//!   answers ESTALE, and no name is resolved on the way.
 
 use std::ffi::{CStr, CString};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
