@@ -139,9 +139,9 @@ impl Node {
         self.handle.is_some() && self.id != 1
     }
 
-    /// Gives up the descriptor, unless the node was used since the clock's hand last passed
-    /// it and `clock` is set (then only that mark is cleared). For the clock, which has just
-    /// taken the node out of its ring (under the ring's lock).
+    /// Gives up the descriptor. With `clock`, for the clock's hand, which has just taken the
+    /// node out of its ring (under the ring's lock): not if the node was used since the hand
+    /// last passed it (then only that mark is cleared). Without, at once (tests).
     pub(crate) fn cool(&self, clock: bool) -> Cool {
         let mut slot = lock(&self.fd);
         if slot.is_none() {
@@ -255,11 +255,6 @@ impl Nodes {
     /// Whether its nodes can be cooled (see [`crate::hot`]).
     pub fn has_handles(&self) -> bool {
         self.tree.has_handles()
-    }
-
-    /// Node descriptors held in the process now, in this table's pool.
-    pub fn held(&self) -> usize {
-        self.tree.hot.held()
     }
 
     /// Node `id`, marked used now.
