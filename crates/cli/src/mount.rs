@@ -59,10 +59,12 @@ pub(crate) struct MountArgs {
     /// enforce the forged label.
     #[arg(long = "unsafe-xattr")]
     unsafe_xattr: bool,
-    /// Above this many nodes (each holding a descriptor of its file) the kernel is asked to
-    /// forget the least recently used (default: half the open-file limit).
-    #[arg(long = "max-nodes", value_name = "N")]
-    max_nodes: Option<usize>,
+    /// Descriptors of files the server keeps open for the nodes the kernel knows, all mounts
+    /// of the process together (default: half the open-file limit). Beyond it the least
+    /// recently used nodes close theirs and open their file again by file handle at their
+    /// next use; on a file system without file handles the kernel is asked to forget them.
+    #[arg(long = "max-node-fds", alias = "max-nodes", value_name = "N")]
+    max_node_fds: Option<usize>,
     source: PathBuf,
     mountpoint: PathBuf,
 }
@@ -100,7 +102,7 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
         checks: true,
         xattr: a.xattr.clone(),
         unsafe_xattr: a.unsafe_xattr,
-        max_nodes: a.max_nodes,
+        max_node_fds: a.max_node_fds,
     };
     let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
     let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGHUP, signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM])

@@ -221,7 +221,7 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
             checks: checks && !cfg.control,
             xattr: None,
             unsafe_xattr: false,
-            max_nodes: None,
+            max_node_fds: None,
         };
         let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
         let session = seaccess_fs::fuse::spawn(core.clone(), &mp, 2).map_err(|e| io(&format!("mounting {}", mp.display()), e))?;

@@ -18,6 +18,9 @@
 //!   directory descriptor instead.
 //! - Only regular files and directories are opened for I/O ([`Backing::reopen`]): the server
 //!   never opens a FIFO (which would block a request thread) or a device.
+//! - A node that gave up its descriptor opens its inode again by file handle ([`open_handle`],
+//!   see [`crate::hot`]): the file system decodes the handle to that inode generation or
+//!   answers ESTALE, and no name is resolved on the way.
 
 use std::ffi::{CStr, CString};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
@@ -131,6 +134,63 @@ pub fn symlink(dir: BorrowedFd<'_>, name: &str, target: &std::path::Path) -> std
 /// The file system statistics of the tree `fd` is in.
 pub fn statfs(fd: BorrowedFd<'_>) -> std::io::Result<rustix::fs::StatVfs> {
     Ok(rustix::fs::fstatvfs(fd)?)
+}
+
+/// A file handle (name_to_handle_at): the file system's own name for one inode, and for one
+/// generation of it. Opened again ([`open_handle`]) it gives that inode or ESTALE once the
+/// inode is freed, never another file, whatever has become of its names meanwhile: decoding
+/// a handle resolves no path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHandle {
+    kind: i32,
+    bytes: Box<[u8]>,
+}
+
+/// The kernel's MAX_HANDLE_SZ.
+const MAX_HANDLE_SZ: usize = 128;
+
+/// struct file_handle with room for the longest handle.
+#[repr(C)]
+struct RawHandle {
+    bytes: u32,
+    kind: i32,
+    f: [u8; MAX_HANDLE_SZ],
+}
+
+/// The file handle of the object `fd` holds (a symbolic link itself), and the id of the mount
+/// `fd` is on; EOPNOTSUPP where the file system gives none.
+pub fn handle_of(fd: BorrowedFd<'_>) -> std::io::Result<(FileHandle, i32)> {
+    let mut raw = RawHandle { bytes: MAX_HANDLE_SZ as u32, kind: 0, f: [0; MAX_HANDLE_SZ] };
+    let mut mnt: libc::c_int = 0;
+    // SAFETY: name_to_handle_at reads the empty NUL-terminated name and writes at most
+    // `raw.bytes` bytes after the header of `raw` (a struct file_handle with that much room)
+    // and one int at `mnt`; both are live exclusive borrows for the call.
+    let r = unsafe { libc::name_to_handle_at(fd.as_raw_fd(), c"".as_ptr(), (&raw mut raw).cast::<libc::file_handle>(), &mut mnt, libc::AT_EMPTY_PATH) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let n = (raw.bytes as usize).min(MAX_HANDLE_SZ);
+    Ok((FileHandle { kind: raw.kind, bytes: raw.f.get(..n).unwrap_or_default().into() }, mnt))
+}
+
+/// The object `h` names, as an O_PATH descriptor (a symbolic link itself, never its target),
+/// decoded on the file system of `mount`, an open directory (open_by_handle_at takes no O_PATH
+/// descriptor there); ESTALE when that inode is gone. Needs CAP_DAC_READ_SEARCH.
+pub fn open_handle(mount: BorrowedFd<'_>, h: &FileHandle) -> std::io::Result<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let mut raw = RawHandle { bytes: 0, kind: h.kind, f: [0; MAX_HANDLE_SZ] };
+    let n = h.bytes.len().min(MAX_HANDLE_SZ);
+    raw.f.get_mut(..n).unwrap_or_default().copy_from_slice(h.bytes.get(..n).unwrap_or_default());
+    raw.bytes = n as u32;
+    let flags = libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: open_by_handle_at reads the header and `raw.bytes` bytes of `raw`, a live
+    // struct file_handle of that size, and takes the descriptor and flags by value.
+    let r = unsafe { libc::open_by_handle_at(mount.as_raw_fd(), (&raw mut raw).cast::<libc::file_handle>(), flags) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `r` is a descriptor the call just opened, owned by nothing else.
+    Ok(unsafe { OwnedFd::from_raw_fd(r) })
 }
 
 /// Raises the limit on open descriptors as far as it goes: the server holds a descriptor per

@@ -53,14 +53,18 @@ pub fn config(threads: usize) -> fuser::Config {
 }
 
 /// Mounts `fs` at `mountpoint` and serves it on background threads until the returned
-/// session is unmounted; a thread of its own asks the kernel to forget nodes the core can
-/// spare ([`Core::to_forget`]).
+/// session is unmounted. Where the backing file system gives no file handles, so that nodes
+/// keep their descriptors for life, a thread of its own asks the kernel to forget nodes the
+/// core can spare ([`Core::to_forget`]); elsewhere nodes give up their descriptors themselves
+/// (see [`crate::hot`]).
 pub fn spawn(core: Arc<Core>, mountpoint: &Path, threads: usize) -> std::io::Result<fuser::BackgroundSession> {
     let session = fuser::Session::new(SeaccessFs::new(core.clone()), mountpoint, &config(threads))?;
     let dev = session.as_fd().try_clone_to_owned()?;
     let bg = session.spawn()?;
-    let weak = Arc::downgrade(&core);
-    std::thread::Builder::new().name("seaccess-prune".into()).spawn(move || prune(&weak, &dev))?;
+    if core.pins_nodes() {
+        let weak = Arc::downgrade(&core);
+        std::thread::Builder::new().name("seaccess-prune".into()).spawn(move || prune(&weak, &dev))?;
+    }
     Ok(bg)
 }
 

@@ -16,6 +16,7 @@ pub mod connector;
 pub mod core;
 mod error;
 pub mod fuse;
+pub mod hot;
 pub mod locks;
 pub mod nodes;
 /// The subjects file (shared with libseaccess's getcon): see [`seaccess_objmgr::subjects`].

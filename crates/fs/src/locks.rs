@@ -8,7 +8,7 @@
 //! would take (pending, not blocked; SIGKILL always), or is gone: what the kernel would have
 //! done on an interrupt (fuse_setlk turns EINTR into ERESTARTSYS, so a caller whose signal is
 //! handled with SA_RESTART asks again). A uid holds at most [`WAITS_PER_UID`] waits and all
-//! uids [`WAITS_MAX`]; beyond that a SETLKW gets ENOLCK at once (never a thread or a slot of
+//! uids [`WAITS_MAX`], of which root's share is root's alone; beyond that a SETLKW gets ENOLCK at once (never a thread or a slot of
 //! another uid's). A wait holds only a weak reference to its open file: once the file is
 //! released the wait ends (EINTR) at its next try, and never takes a lock for a closed file.
 
@@ -49,7 +49,8 @@ impl Lockable for std::fs::File {
 pub const WAITS_PER_UID: usize = 128;
 /// Waits pending in all: each costs the waiter thread a /proc read and an fcntl per try, and
 /// tries back off to one every [`BACKOFF_MAX`], so 1024 waits are at most about 20,000 small
-/// system calls a second. Eight uids at their bound are needed to fill it.
+/// system calls a second. The uids other than root share all but root's [`WAITS_PER_UID`]:
+/// seven of them at their bound fill it, and root's waits are still taken.
 pub const WAITS_MAX: usize = 1024;
 /// The first retry comes after this, each next one twice as late, up to [`BACKOFF_MAX`].
 const BACKOFF_FIRST: Duration = Duration::from_millis(1);
@@ -112,8 +113,10 @@ impl Waits {
                 Some("no thread serves waiting locks".to_string())
             } else if mine >= WAITS_PER_UID {
                 Some(format!("uid {} already has {mine} waiting locks", req.uid))
-            } else if st.waits.len() >= WAITS_MAX {
-                Some(format!("{WAITS_MAX} locks are waiting"))
+            } else if req.uid != 0 && st.waits.len() - st.per_uid.get(&0).copied().unwrap_or(0) >= WAITS_MAX - WAITS_PER_UID {
+                // Root's share is never taken by the others: the system's own services keep
+                // their waits whatever users do.
+                Some(format!("users other than root have {} locks waiting", WAITS_MAX - WAITS_PER_UID))
             } else {
                 *st.per_uid.entry(req.uid).or_insert(0) += 1;
                 let next = Instant::now() + BACKOFF_FIRST;

@@ -130,8 +130,9 @@ fn a_blocked_signal_does_not_interrupt() {
     std::fs::remove_file(p).unwrap();
 }
 
-/// Breaks tried: the per-uid test removed (the 129th wait of one uid accepted), and the total
-/// test removed (a 1025th wait accepted).
+/// Breaks tried: the per-uid test removed (the 129th wait of one uid accepted), the total
+/// test removed (a wait beyond the others' share accepted), and root held to the others'
+/// total (root's waits refused once users fill theirs).
 #[test]
 fn waits_are_bounded_per_uid_and_in_all() {
     let w = Waits::new();
@@ -146,15 +147,23 @@ fn waits_are_bounded_per_uid_and_in_all() {
     let other = wait_on(&w, &f, me(), 0);
     assert!(other.recv_timeout(Duration::from_millis(100)).is_err(), "another uid still waits");
     keep.push(other);
+    // The uids other than root fill all but root's share.
     let mut uid = 2000;
-    while w.pending() < WAITS_MAX {
-        for _ in 0..WAITS_PER_UID.min(WAITS_MAX - w.pending()) {
+    while w.pending() < WAITS_MAX - WAITS_PER_UID + 1 {
+        for _ in 0..WAITS_PER_UID.min(WAITS_MAX - WAITS_PER_UID + 1 - w.pending()) {
             keep.push(wait_on(&w, &f, me(), uid));
         }
         uid += 1;
     }
     let full = wait_on(&w, &f, me(), 99_999);
-    assert_eq!(errno_of(full.recv_timeout(Duration::from_secs(1)).unwrap()), Some(libc::ENOLCK), "beyond the total");
+    assert_eq!(errno_of(full.recv_timeout(Duration::from_secs(1)).unwrap()), Some(libc::ENOLCK), "beyond the others' share");
+    // Root still has the rest of its own.
+    for _ in 1..WAITS_PER_UID {
+        keep.push(wait_on(&w, &f, me(), 0));
+    }
+    assert_eq!(w.pending(), WAITS_MAX, "root's share was root's");
+    let root_over = wait_on(&w, &f, me(), 0);
+    assert_eq!(errno_of(root_over.recv_timeout(Duration::from_secs(1)).unwrap()), Some(libc::ENOLCK), "root beyond its bound");
     assert!(keep.iter().all(|rx| rx.try_recv().is_err()), "the accepted ones still wait");
     drop(w);
     for rx in keep {

@@ -95,7 +95,7 @@ impl Core {
         if let Some(h) = fh.and_then(|f| self.handle(f).ok()) {
             return Ok(backing::stat(h.file.as_fd())?);
         }
-        Ok(backing::stat(n.fd())?)
+        Ok(backing::stat(n.fd()?.as_fd())?)
     }
 
     /// SETATTR: selinux_inode_setattr with the request's ia_valid, then the changes in the
@@ -110,11 +110,12 @@ impl Core {
             self.gate(|| self.om.inode_permission(t, &n.sec, MAY_WRITE, Some(name_of(&n.path()))))?;
         }
         self.gate(|| self.om.inode_setattr(t, &n.sec, name_of(&n.path()), a.ia_valid()))?;
+        let fd = n.fd()?;
         if a.uid.is_some() || a.gid.is_some() {
-            backing::chown(n.fd(), a.uid, a.gid)?;
+            backing::chown(fd.as_fd(), a.uid, a.gid)?;
         }
         if let Some(m) = a.mode {
-            self.backing.chmod(n.fd(), m)?;
+            self.backing.chmod(fd.as_fd(), m)?;
         }
         if let Some(size) = a.size {
             match a.fh.and_then(|f| self.handle(f).ok()) {
@@ -123,14 +124,14 @@ impl Core {
                 // our own inode reopened for writing.
                 None if n.kind == libc::S_IFDIR => return Err(FsError::errno_of(libc::EISDIR, "truncating a directory")),
                 None if n.kind != libc::S_IFREG => return Err(FsError::errno_of(libc::EINVAL, "truncating what is not a regular file")),
-                None => self.backing.reopen(n.fd(), n.kind, OFlags::WRONLY)?.set_len(size)?,
+                None => self.backing.reopen(fd.as_fd(), n.kind, OFlags::WRONLY)?.set_len(size)?,
             }
         }
         if a.atime.is_some() || a.mtime.is_some() {
             let ts = rustix::fs::Timestamps { last_access: timespec(a.atime), last_modification: timespec(a.mtime) };
-            backing::utimens(n.fd(), &ts)?;
+            backing::utimens(fd.as_fd(), &ts)?;
         }
-        Ok(backing::stat(n.fd())?)
+        Ok(backing::stat(fd.as_fd())?)
     }
 
     /// GETXATTR: `{getattr}` (selinux_inode_getxattr). `security.selinux` is the node's
@@ -150,7 +151,7 @@ impl Core {
         if self.store.hidden(name) {
             return Err(FsError::errno_of(libc::ENODATA, format!("{name} holds labels and is shown as {XATTR_NAME_SELINUX}")));
         }
-        Ok(self.backing.get_xattr(n.fd(), name)?)
+        Ok(self.backing.get_xattr(n.fd()?.as_fd(), name)?)
     }
 
     /// LISTXATTR: `{getattr}` (selinux_inode_listxattr); `security.selinux` once, always (the
@@ -161,7 +162,7 @@ impl Core {
         let n = self.node(id)?;
         self.gate(|| self.om.inode_listxattr(t, &n.sec, name_of(&n.path())))?;
         let mut out = Vec::new();
-        for a in self.backing.list_xattr(n.fd())?.split(|b| *b == 0).filter(|a| !a.is_empty()) {
+        for a in self.backing.list_xattr(n.fd()?.as_fd())?.split(|b| *b == 0).filter(|a| !a.is_empty()) {
             let s = String::from_utf8_lossy(a);
             if is_label(&s) || self.store.hidden(&s) {
                 continue;
@@ -187,7 +188,7 @@ impl Core {
         }
         if is_label(name) {
             // inode_owner_or_capable (the capability itself is the caller's kernel's).
-            let owner = backing::stat(n.fd())?.stx_uid;
+            let owner = backing::stat(n.fd()?.as_fd())?.stx_uid;
             if req.uid != 0 && req.uid != owner {
                 return Err(FsError::errno_of(libc::EPERM, "only the owner relabels"));
             }
@@ -198,14 +199,14 @@ impl Core {
             let ctx = std::str::from_utf8(v).map_err(|_| FsError::errno_of(libc::EINVAL, "a context is text"))?;
             self.gate(|| self.om.inode_setxattr(t, &n.sec, name_of(&n.path()), name, ctx))?;
             let sid = self.server.context_to_sid(ctx).map_err(|e| FsError::errno_of(libc::EINVAL, e.to_string()))?;
-            self.store_label(n.fd(), sid)?;
+            self.store_label(n.fd()?.as_fd(), sid)?;
             self.om.inode_post_setxattr(&n.sec, name, ctx)?;
             n.set_origin(crate::nodes::Origin::Xattr);
             return Ok(());
         }
         self.xattr_permission(t, &n, name, MAY_WRITE)?;
         self.gate(|| self.om.inode_setxattr(t, &n.sec, name_of(&n.path()), name, ""))?;
-        Ok(self.backing.set_xattr(n.fd(), name, value, flags as u32)?)
+        Ok(self.backing.set_xattr(n.fd()?.as_fd(), name, value, flags as u32)?)
     }
 
     /// REMOVEXATTR: selinux_inode_removexattr (`security.selinux` is never removed, checks
@@ -222,7 +223,7 @@ impl Core {
         if is_label(name) {
             return Err(FsError::errno_of(libc::EACCES, "the label is never removed"));
         }
-        Ok(self.backing.remove_xattr(n.fd(), name)?)
+        Ok(self.backing.remove_xattr(n.fd()?.as_fd(), name)?)
     }
 
     /// The VFS's xattr_permission: security.*, system.* and trusted.* names are left to the
@@ -241,7 +242,7 @@ impl Core {
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let root = self.node(1)?;
         self.gate(|| self.om.sb_statfs(t, &root.sec))?;
-        Ok(backing::statfs(root.fd())?)
+        Ok(backing::statfs(root.fd()?.as_fd())?)
     }
 
     /// ACCESS (sent only without default_permissions): selinux_inode_permission with

@@ -61,12 +61,13 @@ impl Core {
         let name = component(name)?;
         self.may_change(t, &dir)?;
         let sid = if self.opts.checks { self.om.inode_create(t, &dir.sec, name, mode)? } else { seaccess_types::Sid::NULL };
-        let fd = make(dir.fd(), name)?;
+        let dfd = dir.fd()?;
+        let fd = make(dfd.as_fd(), name)?;
         let kind = mode & libc::S_IFMT;
         let finish = || -> Result<Stat> {
             // inode_init_owner: the directory's set-group-ID bit gives its group, and a new
             // directory keeps the bit.
-            let d = backing::stat(dir.fd())?;
+            let d = backing::stat(dfd.as_fd())?;
             let sgid = u32::from(d.stx_mode) & libc::S_ISGID != 0;
             backing::chown(fd.as_fd(), Some(req.uid), Some(if sgid { d.stx_gid } else { req.gid }))?;
             // After the owner (a chown clears set-user-ID), and whatever this process's umask
@@ -83,7 +84,7 @@ impl Core {
         let st = match finish() {
             Ok(st) => st,
             Err(e) => {
-                self.remove_made(dir.fd(), name, fd.as_fd(), kind == libc::S_IFDIR);
+                self.remove_made(dfd.as_fd(), name, fd.as_fd(), kind == libc::S_IFDIR);
                 return Err(e);
             }
         };
@@ -151,7 +152,7 @@ impl Core {
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         self.gate(|| self.om.inode_readlink(t, &n.sec, name_of(&n.path())))?;
-        Ok(backing::readlink(n.fd())?)
+        Ok(backing::readlink(n.fd()?.as_fd())?)
     }
 
     /// LINK: selinux_inode_link (may_link with MAY_LINK).
@@ -164,10 +165,11 @@ impl Core {
         self.may_change(t, &dir)?;
         self.gate(|| self.om.inode_link(t, &n.sec, name_of(&n.path()), &dir.sec))?;
         // The node's own inode (an unlinked one has no name left to link: ENOENT).
-        backing::link(n.fd(), dir.fd(), name)?;
-        let st = backing::stat(n.fd())?;
+        let fd = n.fd()?;
+        backing::link(fd.as_fd(), dir.fd()?.as_fd(), name)?;
+        let st = backing::stat(fd.as_fd())?;
         let rel = Core::child(&dir.path(), name);
-        let n = self.nodes.get_or_make(n.fd().try_clone_to_owned()?, &st, &rel, true, |id, fd| self.label(id, &rel, fd, &st));
+        let n = self.nodes.get_or_make(fd.try_clone()?, &st, &rel, true, |id, fd| self.label(id, &rel, fd, &st));
         Ok((n, st))
     }
 
@@ -182,7 +184,7 @@ impl Core {
         let (victim, _) = self.existing(&dir, name)?;
         self.may_change(t, &dir)?;
         self.gate(|| self.om.inode_unlink(t, &dir.sec, &victim.sec, name))?;
-        Ok(backing::unlink(dir.fd(), name, false)?)
+        Ok(backing::unlink(dir.fd()?.as_fd(), name, false)?)
     }
 
     /// RMDIR: selinux_inode_rmdir.
@@ -194,7 +196,7 @@ impl Core {
         let (victim, _) = self.existing(&dir, name)?;
         self.may_change(t, &dir)?;
         self.gate(|| self.om.inode_rmdir(t, &dir.sec, &victim.sec, name))?;
-        Ok(backing::unlink(dir.fd(), name, true)?)
+        Ok(backing::unlink(dir.fd()?.as_fd(), name, true)?)
     }
 
     /// RENAME, with renameat2's flags: selinux_inode_rename (may_rename); for an exchange the
@@ -233,7 +235,7 @@ impl Core {
             return Err(FsError::errno_of(libc::EEXIST, format!("{nname} exists")));
         }
         self.gate(|| self.om.inode_rename(t, &od.sec, &moving.sec, oname, &nd.sec, nname, victim.as_ref().map(|v| &*v.sec)))?;
-        backing::rename(od.fd(), oname, nd.fd(), nname, flags)?;
+        backing::rename(od.fd()?.as_fd(), oname, nd.fd()?.as_fd(), nname, flags)?;
         let (from, to) = (Core::child(&od.path(), oname), Core::child(&nd.path(), nname));
         if flags & RENAME_EXCHANGE != 0 {
             let tmp = format!("{to}\0");

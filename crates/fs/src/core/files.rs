@@ -74,7 +74,7 @@ impl Core {
         self.gate(|| self.om.inode_permission(t, &n.sec, acc_mode(flags), Some(name_of(&n.path()))))?;
         let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !FMODE_EXEC))?;
         // Only a regular file or a directory: never a FIFO or a device.
-        let file = self.backing.reopen(n.fd(), n.kind, reopen_flags(flags))?;
+        let file = self.backing.reopen(n.fd()?.as_fd(), n.kind, reopen_flags(flags))?;
         Ok(self.new_fh(Handle { node: n, fsec, file, shown, entries: Mutex::new(None) }, slot))
     }
 
@@ -88,7 +88,7 @@ impl Core {
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let shown = self.shown(&n.path());
         let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !(FMODE_EXEC | oflags::O_TRUNC)))?;
-        let file = self.backing.reopen(n.fd(), n.kind, reopen_flags(flags))?;
+        let file = self.backing.reopen(n.fd()?.as_fd(), n.kind, reopen_flags(flags))?;
         let fh = self.new_fh(Handle { node: n.clone(), fsec, file, shown, entries: Mutex::new(None) }, slot);
         Ok((n, st, fh))
     }

@@ -116,8 +116,8 @@ pub struct Core {
     store: Store,
     /// /proc/self/fd, for what acts on a node through its magic link.
     backing: Backing,
-    /// Nodes above which the kernel is asked to forget some (see [`Core::to_forget`]).
-    max_nodes: usize,
+    /// Node descriptors the process keeps at most (see [`crate::hot`] and [`Core::to_forget`]).
+    node_fds: usize,
     callers: Callers,
     nodes: Nodes,
     handles: Mutex<FxHashMap<u64, Arc<Handle>>>,
@@ -138,13 +138,20 @@ impl Core {
     /// Call it before mounting: SOURCE is held from here on, so a tree mounted over itself is
     /// reached beneath its mount.
     pub fn new(opts: Options) -> Result<Core> {
+        Core::with_pool(opts, crate::hot::Hot::process())
+    }
+
+    /// [`Core::new`] with its node descriptors counted in `hot` (the process's pool in
+    /// production; a test's own, so that tests running at once do not share a budget).
+    pub(crate) fn with_pool(opts: Options, hot: Arc<crate::hot::Hot>) -> Result<Core> {
         let store = Store::choose(&opts)?;
         let root = crate::backing::open_root(&opts.source).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.source.display()) })?;
         let backing = Backing::new().map_err(|e| FsError::Config { what: format!("/proc/self/fd: {e}") })?;
-        // A descriptor per node the kernel knows: as many as the process may have, half of
-        // them for nodes (the rest for open files, callers and the process's own).
+        // Node descriptors: half of what the process may have (the rest for open files, the
+        // FUSE channels and the process's own), shared by every mount of the process.
         let limit = crate::backing::raise_nofile().map_err(|e| FsError::Config { what: format!("raising RLIMIT_NOFILE: {e}") })?;
-        let max_nodes = opts.max_nodes.unwrap_or(usize::try_from(limit / 2).unwrap_or(usize::MAX)).max(1);
+        let node_fds = opts.max_node_fds.unwrap_or(usize::try_from(limit / 2).unwrap_or(usize::MAX)).max(1);
+        let (tree, pinned) = crate::hot::Tree::new(root.as_fd(), &backing, hot, node_fds);
         let bytes = seaccess_security::read_policy_file(&opts.policy).map_err(|e| FsError::Config { what: e.to_string() })?;
         let server = Arc::new(SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.policy.display()) })?);
         let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
@@ -176,18 +183,21 @@ impl Core {
             labels: ArcSwap::from_pointee(labels),
             store,
             backing,
-            max_nodes,
+            node_fds,
             callers: Callers::new(),
-            nodes: Nodes::default(),
+            nodes: Nodes::new(tree),
             handles: Mutex::new(FxHashMap::default()),
             next_fh: AtomicU64::new(1),
             unchecked: Arc::new(Caller::fixed(Task::new(0, "unchecked", seaccess_objmgr::Cred::new(Sid::NULL)))),
             waits: crate::locks::Waits::new(),
-            budget: crate::budget::Budget::new(),
+            budget: crate::budget::Budget::new(node_fds),
             slots: Mutex::new(FxHashMap::default()),
         };
         if core.opts.checks {
             crate::who::warn_forgeable(&core.labels.load(), &|m| core.log(m));
+        }
+        if let Some(why) = pinned {
+            core.log(&format!("{}: {why}; above {node_fds} the kernel is asked to forget the least used", core.opts.source.display()));
         }
         let st = crate::backing::stat(root.as_fd())?;
         core.nodes.get_or_make(root, &st, "", true, |id, fd| core.label(id, "", fd, &st));
@@ -205,13 +215,21 @@ impl Core {
         self.store
     }
 
+    /// Whether this mount's nodes keep their descriptors for life (its file system gives no
+    /// file handles): then only [`Core::to_forget`] bounds them.
+    pub fn pins_nodes(&self) -> bool {
+        !self.nodes.has_handles()
+    }
+
     /// The nodes the kernel should be asked to forget (FUSE_NOTIFY_PRUNE), the least recently
-    /// used, when more than `max_nodes` are alive: the kernel keeps the inodes it looked up
-    /// until memory runs short, and each node holds a descriptor, so without this a tree
-    /// walked far enough uses up the process's descriptors. Down to three quarters of the
-    /// bound; call it every so often (each call starts a new epoch of use).
+    /// used pinned ones, when more than the node descriptor budget are alive: the kernel keeps
+    /// the inodes it looked up until memory runs short, and a pinned node cannot give up its
+    /// descriptor (one with a handle is cooled instead, see [`crate::hot`]), so without this a
+    /// tree without handles walked far enough uses up the process's descriptors. Down to
+    /// three quarters of the budget; call it every so often (each call starts a new epoch of
+    /// use).
     pub fn to_forget(&self) -> Vec<u64> {
-        self.nodes.least_used(Nodes::live(), self.max_nodes, self.max_nodes / 4 * 3)
+        self.nodes.least_used(Nodes::pinned(), self.node_fds, self.node_fds / 4 * 3)
     }
 
     pub fn options(&self) -> &Options {
@@ -248,8 +266,10 @@ impl Core {
         self.callers.clear();
         for n in self.nodes.all() {
             if n.origin() == Origin::Computed || n.closed().is_some() {
-                if let Ok(st) = crate::backing::stat(n.fd()) {
-                    let l = self.label(n.id, &n.path(), n.fd(), &st);
+                // A cold node is opened again for it (a node whose inode is gone keeps its label).
+                let Ok(fd) = n.fd() else { continue };
+                if let Ok(st) = crate::backing::stat(fd.as_fd()) {
+                    let l = self.label(n.id, &n.path(), fd.as_fd(), &st);
                     n.sec.set_sid(l.sec.sid());
                     n.set_origin(l.origin);
                     n.set_closed(l.closed);
@@ -408,8 +428,8 @@ impl Core {
     /// The node of `name` in `dir` as it is now on the backing tree (resolved beneath `dir`'s
     /// descriptor; made, labelled, if the kernel never looked it up), and its attributes;
     /// `lookup` counts a kernel lookup. Not refused when closed: the caller decides.
-    fn resolve_child(&self, dir: &Node, name: &str, lookup: bool) -> Result<(Arc<Node>, Stat)> {
-        let fd = crate::backing::resolve(dir.fd(), name)?;
+    fn resolve_child(&self, dir: &Arc<Node>, name: &str, lookup: bool) -> Result<(Arc<Node>, Stat)> {
+        let fd = crate::backing::resolve(dir.fd()?.as_fd(), name)?;
         let st = crate::backing::stat(fd.as_fd())?;
         let rel = Core::child(&dir.path(), name);
         let n = self.nodes.get_or_make(fd, &st, &rel, lookup, |id, fd| self.label(id, &rel, fd, &st));
@@ -417,7 +437,7 @@ impl Core {
     }
 
     /// The node of `name` in `dir` as it is now on the backing tree, refused if closed.
-    fn existing(&self, dir: &Node, name: &str) -> Result<(Arc<Node>, Stat)> {
+    fn existing(&self, dir: &Arc<Node>, name: &str) -> Result<(Arc<Node>, Stat)> {
         let (n, st) = self.resolve_child(dir, name, false)?;
         if let Some(why) = n.closed() {
             return Err(FsError::Closed(format!("{}: {why}", self.shown(&n.path()))));

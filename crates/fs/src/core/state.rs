@@ -38,9 +38,11 @@ pub struct Options {
     /// Accept `security.selinux` or `user.selinux` on a tree not mounted over itself, where
     /// any file owner can write them around the mount.
     pub unsafe_xattr: bool,
-    /// Above this many nodes alive in the process, the kernel is asked to forget the least
-    /// recently used (None: half the descriptor limit, each node holding a descriptor).
-    pub max_nodes: Option<usize>,
+    /// Node descriptors the process keeps at most, all its mounts together (None: half the
+    /// descriptor limit). Beyond it the least recently used nodes give theirs up and open
+    /// their inode again by file handle at their next use; where the file system gives no
+    /// handles, the kernel is asked to forget them instead (see [`crate::hot`]).
+    pub max_node_fds: Option<usize>,
 }
 
 /// What labels subjects and objects, swapped whole on a reload.

@@ -21,16 +21,17 @@ fn os(s: &str) -> &OsStr {
 /// on the backing tree, `pub/d` made a symbolic link to `outside/`, which holds a root-owned
 /// 0600 `victim` with an attribute. Under the old path-based server every later operation on
 /// the victim's node resolved `pub/d/victim` again and landed on `outside/victim`.
-struct Attack {
-    s: Scratch,
-    core: Core,
-    victim: Arc<Node>,
+pub(super) struct Attack {
+    pub s: Scratch,
+    pub core: Core,
+    pub victim: Arc<Node>,
     /// `pub/d`, opened before it was removed.
-    dir_fh: u64,
-    before: String,
+    pub dir_fh: u64,
+    /// `outside/` before the attack.
+    pub before: String,
 }
 
-fn attack(name: &str) -> Option<Attack> {
+pub(super) fn attack(name: &str) -> Option<Attack> {
     let pol = super::ready(name)?;
     let s = Scratch::new(name);
     let (src, out) = (s.src(), s.outside());

@@ -6,14 +6,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod cold;
 mod escape;
 mod limits;
 mod store;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::core::{Core, Options, Req};
+use crate::hot::Hot;
 
 /// The policy the tests load: Debian's, which has `fs_use_xattr ext4`.
 const POLICY: &str = "/etc/selinux/default/policy/policy.33";
@@ -97,13 +99,22 @@ impl Scratch {
             checks: true,
             xattr: None,
             unsafe_xattr: false,
-            max_nodes: None,
+            max_node_fds: None,
         }
     }
 
     /// A permissive core over `src/`, mounted (as far as it knows) at `mnt/`.
     pub fn core(&self, policy: &Path) -> Core {
         Core::new(self.options(policy, &self.dir.join("mnt"))).unwrap()
+    }
+
+    /// The same, its node descriptors counted in a pool of its own (not the process's, which
+    /// the tests running at once share), at most `budget` of them.
+    pub fn core_with(&self, policy: &Path, budget: usize) -> (Core, Arc<Hot>) {
+        let mut o = self.options(policy, &self.dir.join("mnt"));
+        o.max_node_fds = Some(budget);
+        let hot = Arc::new(Hot::default());
+        (Core::with_pool(o, hot.clone()).unwrap(), hot)
     }
 }
 
