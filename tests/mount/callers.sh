@@ -257,6 +257,7 @@ expect "... and root read and created meanwhile" '[ "$rd" = "$want" ] && [ $crea
 # The soft limit only: the hard one could not be raised back without CAP_SYS_RESOURCE.
 ORIG_NOFILE=$(prlimit --pid "$MAIN" --nofile --output SOFT --noheadings | tr -d ' ')
 prlimit --pid "$MAIN" --nofile=1024:
+sleep 1.1 # the server reads its limit again at most once a second
 coproc OPENS { exec timeout 60 runuser -u nobody -- "$PY" -c '
 import errno, os, resource, sys
 resource.setrlimit(resource.RLIMIT_NOFILE, (4096, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
@@ -277,6 +278,7 @@ wait "$OPENS_PID" 2>/dev/null
 expect "the server limited to 1024 descriptors: nobody's 1100 opens get a quarter of (1024 - 512 - 256) = 64, then EMFILE ($o; the server holds $held)" '[ "$o" = "64 EMFILE=1036" ] && [ "$held" -lt 1024 ]'
 expect "... while root reads and creates" '[ "$rd" = "$want" ] && [ $cr -eq 0 ]'
 prlimit --pid "$MAIN" --nofile="$ORIG_NOFILE":
+sleep 1.1
 
 # 4. Lock waiters: bounded per uid, answered as soon as they are killed (item 6). ------------
 F=$M/pub/lockfile

@@ -3,7 +3,7 @@
 //! Every open of the mount holds a descriptor of the backing file in the server for as long as
 //! the caller keeps it open. Without a bound one user opening a file a thousand times over
 //! takes every descriptor the server may have, and then root's opens, creates and listings
-//! fail too. The server's descriptor limit (read at each open: an administrator may change it
+//! fail too. The server's descriptor limit (read again at most once a second: an administrator may change it
 //! under a running server with prlimit) is cut in three: the nodes' descriptors (their own
 //! budget, [`crate::hot`]), a reserve for the server itself (the FUSE channels, the proc
 //! connector, the audit log, a reload's reads), and the pool of open files. In the pool a uid
@@ -13,7 +13,9 @@
 //! unprivileged uids at their share refuse a fifth; root, which the system's own services run
 //! as, keeps its quarter whatever they do.)
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 use seaccess_types::lock;
@@ -38,7 +40,17 @@ pub struct Budget {
     held: Arc<Mutex<Held>>,
     /// The nodes' descriptors, which the pool leaves aside.
     node_fds: usize,
+    /// The descriptor limit last read, and when (ms since the budget was made, plus one: 0 is
+    /// "never"): read again at most every [`LIMIT_EVERY_MS`], not at each open (a system call
+    /// on every open was a measurable part of the mount's cost).
+    limit: AtomicU64,
+    read_at: AtomicU64,
+    start: Option<Instant>,
 }
+
+/// How often the descriptor limit is read again (an administrator's prlimit under a running
+/// server takes effect within this).
+const LIMIT_EVERY_MS: u64 = 1000;
 
 /// One open file's place in its uid's share, given back when dropped.
 pub struct Slot {
@@ -77,14 +89,28 @@ pub fn share(pool: usize) -> usize {
 impl Budget {
     /// An empty budget beside `node_fds` node descriptors.
     pub fn new(node_fds: usize) -> Budget {
-        Budget { held: Arc::default(), node_fds }
+        Budget { node_fds, start: Some(Instant::now()), ..Budget::default() }
+    }
+
+    /// The process's descriptor limit, read at most every [`LIMIT_EVERY_MS`].
+    fn limit(&self) -> u64 {
+        let now = self.start.map_or(0, |s| u64::try_from(s.elapsed().as_millis()).unwrap_or(u64::MAX)) + 1;
+        // Acquire/Release pair: whoever sees the new time sees the limit stored before it (a
+        // zero limit read first would refuse every open).
+        let at = self.read_at.load(Ordering::Acquire);
+        if at != 0 && now.saturating_sub(at) < LIMIT_EVERY_MS {
+            return self.limit.load(Ordering::Relaxed);
+        }
+        let l = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+        self.limit.store(l, Ordering::Relaxed);
+        self.read_at.store(now, Ordering::Release);
+        l
     }
 
     /// A place for one more open file of `uid`, or EMFILE when it holds its share already
     /// (or, for a uid other than root, when the others hold all but root's share).
     pub fn take(&self, uid: u32) -> Result<Slot> {
-        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
-        self.take_within(uid, pool(limit, self.node_fds))
+        self.take_within(uid, pool(self.limit(), self.node_fds))
     }
 
     fn take_within(&self, uid: u32, pool: usize) -> Result<Slot> {
