@@ -15,12 +15,17 @@
 //!   the request itself);
 //! - exec, exit and id changes: the proc connector ([`crate::connector`]) queues an event into
 //!   our socket inside the system call, before the thread runs on, so the event is in the
-//!   socket before any request the thread makes afterwards is on /dev/fuse. Every lookup
-//!   first drains the socket under the table's lock, and applies each event (an exec drops
+//!   socket before any request the thread makes afterwards is on /dev/fuse. Where the rules
+//!   read the executable, every lookup first drains the socket under the table's lock, and
+//!   applies each event (an exec drops
 //!   the whole thread group: the other threads are gone and one may have taken the group's
 //!   id; an exit, an id change or a new name drops the thread; a lost event drops everything)
 //!   before any thread can look anything up. Thread ids are reused only after the exit event,
-//!   so an entry never outlives its thread;
+//!   so an entry never outlives its thread. Where they do not (uid= and cgroup= rules only,
+//!   or no subjects file), the credential is a function of the request's ids and the cgroup
+//!   read at the request, so an entry serves without that system call per request; events
+//!   then reach the table through the events thread, as soon as they are queued, and only the
+//!   name in audit records (pid and comm) can lag an exec or rename by that long;
 //! - the cgroup: nothing announces a move, so a thread whose rule depended on its cgroup (a
 //!   `cgroup=` rule at or before the rule it got) has its cgroup read again at each request;
 //! - a computation that raced an event: it read /proc before another thread applied an event
@@ -243,10 +248,10 @@ impl Callers {
         Callers { shared: Arc::new(Shared { table: Mutex::new(table), creds: Mutex::new(FxHashMap::default()), cgroup_of }) }
     }
 
-    /// A thread that drains the socket when events wait, so that they do not pile up (and
-    /// overflow into a loss) while the mount is idle. It drains at most every 100 ms: requests
-    /// drain for themselves, and the queue holds far more than a busy system makes in that
-    /// time, so waking for each exec on the system would only cost the request threads.
+    /// A thread that drains the socket as soon as events wait: so that they do not pile up
+    /// (and overflow into a loss) while the mount is idle, and so that entries served without
+    /// draining first ([`Callers::get_by_ids`]) name their thread as it is in audit records.
+    /// Requests that need the events drain for themselves.
     fn spawn_drainer(&self, fd: OwnedFd) {
         let weak: Weak<Shared> = Arc::downgrade(&self.shared);
         let spawned = std::thread::Builder::new().name("seaccess-events".into()).spawn(move || loop {
@@ -256,7 +261,9 @@ impl Callers {
             let Some(shared) = weak.upgrade() else { return };
             lock(&shared.table).drain();
             drop(shared);
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            // At most a thousand wake-ups a second, whatever the system execs (and however a
+            // broken socket answers).
+            std::thread::sleep(std::time::Duration::from_millis(1));
         });
         if spawned.is_err() {
             eprintln!("seaccess mount: no thread to drain process events while idle; requests drain them");
@@ -264,15 +271,33 @@ impl Callers {
     }
 
     /// The caller `req` names, from the table, else computed by `compute` (which reads the
-    /// thread from /proc).
+    /// thread from /proc). Events queued are applied first: for a subjects file whose
+    /// rules read the executable (`exe=`, `transition`), which only an exec changes.
     pub fn get(&self, req: Req, compute: impl FnOnce() -> Computed) -> Arc<Caller> {
+        self.get_with(req, true, compute)
+    }
+
+    /// As [`Callers::get`], for a subjects file whose rules read only the request's uid and the
+    /// thread's cgroup (or no subjects file): the credential is a function of what the request
+    /// carries and the cgroup read again at each request, so a kept entry serves without
+    /// applying queued events first, which costs a system call per request (some 5% of a
+    /// request's round trip). What an entry may still hold from before an exec or a rename
+    /// is the name audit records give (pid and comm), until the events thread applies the
+    /// event, as soon as it is queued.
+    pub fn get_by_ids(&self, req: Req, compute: impl FnOnce() -> Computed) -> Arc<Caller> {
+        self.get_with(req, false, compute)
+    }
+
+    fn get_with(&self, req: Req, events_first: bool, compute: impl FnOnce() -> Computed) -> Arc<Caller> {
         let since = {
             let mut t = lock(&self.shared.table);
             if t.source.is_none() {
                 drop(t);
                 return compute().caller;
             }
-            t.drain();
+            if events_first {
+                t.drain();
+            }
             if let Some(e) = t.by_tid.get(&req.pid).filter(|e| e.uid == req.uid && e.gid == req.gid) {
                 match &e.cgroup {
                     None => return e.caller.clone(),

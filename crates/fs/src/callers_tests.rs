@@ -362,3 +362,23 @@ fn the_real_connector_drops_a_child_that_execs() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// Break tried: get_by_ids draining too (the cost it exists to save), and get not draining
+/// (an exec'd thread keeps the credential its old executable got). A queued exec is applied
+/// by get before it looks; get_by_ids serves the kept entry with the event still queued, for
+/// the same request ids only, and a later get applies it.
+#[test]
+fn by_ids_serves_without_draining_and_get_drains() {
+    let (c, f) = table();
+    let k = Counter::new();
+    c.get(req(50, 0), || k.compute(req(50, 0), 50));
+    f.push(Event::Exec { tgid: 50 });
+    c.get_by_ids(req(50, 0), || k.compute(req(50, 0), 50));
+    assert_eq!(k.count(), 1, "get_by_ids serves the entry without applying the queued exec");
+    assert_eq!(f.0.lock().unwrap().len(), 1, "the exec is still queued");
+    c.get(req(50, 0), || k.compute(req(50, 0), 50));
+    assert_eq!(k.count(), 2, "get applies the exec first, so the thread is computed again");
+    assert!(f.0.lock().unwrap().is_empty());
+    c.get_by_ids(req(50, 65534), || k.compute(req(50, 65534), 50));
+    assert_eq!(k.count(), 3, "get_by_ids serves only the ids an entry was computed for");
+}

@@ -371,6 +371,16 @@ mod tests {
         assert!(f.rule.is_none() && f.read_cgroup, "no rule now; a move into /x would give one");
     }
 
+    /// The mount drains process events before each lookup only where this says so: a rule
+    /// that reads the executable left out lets an exec'd caller keep its old credential.
+    #[test]
+    fn which_files_read_the_executable() {
+        let reads = |t: &str| Subjects::parse("s", t.as_bytes()).unwrap().reads_exe();
+        assert!(!reads("uid=7 a:b:c\ncgroup=/x d:e:f\ndefault j:k:l\n"));
+        assert!(reads("uid=7 a:b:c\ntransition a:b:c\n"));
+        assert!(reads("exe=/bin/sh a:b:c\n"));
+    }
+
     #[test]
     fn this_process_as_proc_shows_it() {
         let me = proc_info(std::process::id()).unwrap();

@@ -320,7 +320,10 @@ impl Core {
         if req.pid == 0 {
             return Err(FsError::Closed("a request with no calling process".into()));
         }
-        let c = self.callers.get(req, || crate::who::compute(&self.labels.load(), &self.server, &self.callers, req, &|m| self.log(m)));
+        let labels = self.labels.load();
+        let compute = || crate::who::compute(&labels, &self.server, &self.callers, req, &|m| self.log(m));
+        // Only an exec changes what exe= and transition rules read; the rest the request carries.
+        let c = if labels.subjects.as_ref().is_some_and(|s| s.reads_exe()) { self.callers.get(req, compute) } else { self.callers.get_by_ids(req, compute) };
         if let Err(why) = &c.who {
             return Err(FsError::Closed(why.clone()));
         }
