@@ -69,7 +69,11 @@ struct Wait {
 
 #[derive(Default)]
 struct State {
+    /// The waits not being tried now (the waiter thread takes the due ones out meanwhile).
     waits: Vec<Wait>,
+    /// Waits accepted and not answered yet, in all and per uid: these, not `waits`, are what
+    /// the bounds count, so a wait being tried still counts.
+    total: usize,
     per_uid: FxHashMap<u32, usize>,
     /// A lock was released: try every wait now.
     poked: bool,
@@ -113,12 +117,13 @@ impl Waits {
                 Some("no thread serves waiting locks".to_string())
             } else if mine >= WAITS_PER_UID {
                 Some(format!("uid {} already has {mine} waiting locks", req.uid))
-            } else if req.uid != 0 && st.waits.len() - st.per_uid.get(&0).copied().unwrap_or(0) >= WAITS_MAX - WAITS_PER_UID {
+            } else if req.uid != 0 && st.total - st.per_uid.get(&0).copied().unwrap_or(0) >= WAITS_MAX - WAITS_PER_UID {
                 // Root's share is never taken by the others: the system's own services keep
                 // their waits whatever users do.
                 Some(format!("users other than root have {} locks waiting", WAITS_MAX - WAITS_PER_UID))
             } else {
                 *st.per_uid.entry(req.uid).or_insert(0) += 1;
+                st.total += 1;
                 let next = Instant::now() + BACKOFF_FIRST;
                 let weak: Weak<dyn Lockable> = Arc::downgrade(h) as Weak<dyn Lockable>;
                 st.waits.push(Wait { handle: weak, fl, tid: req.pid, uid: req.uid, done, next, backoff: BACKOFF_FIRST });
@@ -142,7 +147,7 @@ impl Waits {
 
     /// How many waits are pending.
     pub fn pending(&self) -> usize {
-        lock(&self.shared.state).waits.len()
+        lock(&self.shared.state).total
     }
 }
 
@@ -227,6 +232,7 @@ fn serve(shared: &Shared) {
             let mut st = lock(&shared.state);
             st.waits.extend(again);
             for (w, _) in &answers {
+                st.total = st.total.saturating_sub(1);
                 if let Some(n) = st.per_uid.get_mut(&w.uid) {
                     *n -= 1;
                     if *n == 0 {

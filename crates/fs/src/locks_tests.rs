@@ -191,3 +191,52 @@ fn a_released_file_ends_its_wait() {
     fcntl_lock(&other, libc::F_OFD_SETLK, &mut fl).unwrap();
     std::fs::remove_file(p).unwrap();
 }
+
+/// A file whose lock attempts stall until the test lets them go: the waiter thread is then
+/// in the middle of a try, holding the due waits outside the state.
+struct Stalling {
+    file: std::fs::File,
+    entered: std::sync::mpsc::SyncSender<()>,
+    go: std::sync::Mutex<Receiver<()>>,
+}
+
+impl Lockable for Stalling {
+    fn file(&self) -> &std::fs::File {
+        let _ = self.entered.try_send(());
+        let _ = self.go.lock().unwrap().recv_timeout(Duration::from_secs(10));
+        &self.file
+    }
+}
+
+/// Break tried: the bounds (and pending) counting the waits in the state's list, which the
+/// waiter thread empties of the due ones while it tries them: then a user's waits being tried
+/// do not count, and the others' bound lets more in (this test's uid 2000 got a wait past
+/// the bound while uid 1000's were being tried; the bounds test failed now and then under load).
+#[test]
+fn waits_being_tried_still_count() {
+    let w = Waits::new();
+    let (p, _holder) = locked("tried");
+    let (entered_tx, entered_rx) = std::sync::mpsc::sync_channel(1);
+    let (go_tx, go_rx) = channel();
+    let f = Arc::new(Stalling { file: open(&p), entered: entered_tx, go: std::sync::Mutex::new(go_rx) });
+    let mut keep = Vec::new();
+    let mut uid = 1000;
+    while w.pending() < WAITS_MAX - WAITS_PER_UID {
+        for _ in 0..WAITS_PER_UID.min(WAITS_MAX - WAITS_PER_UID - w.pending()) {
+            let (tx, rx) = channel();
+            w.add(&f, flock(0, u64::MAX, libc::F_WRLCK), Req { pid: me(), uid, gid: uid }, Box::new(move |r| drop(tx.send(r))));
+            keep.push(rx);
+        }
+        uid += 1;
+    }
+    entered_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(w.pending(), WAITS_MAX - WAITS_PER_UID, "the waits being tried are pending");
+    let (tx, rx) = channel();
+    w.add(&f, flock(0, u64::MAX, libc::F_WRLCK), Req { pid: me(), uid: 99_999, gid: 99_999 }, Box::new(move |r| drop(tx.send(r))));
+    assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(1)).unwrap()), Some(libc::ENOLCK), "the others' bound holds while their waits are tried");
+    for _ in 0..WAITS_MAX * 4 {
+        let _ = go_tx.send(());
+    }
+    drop(w);
+    std::fs::remove_file(p).unwrap();
+}
