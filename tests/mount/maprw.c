@@ -6,6 +6,9 @@
  *   maprw wmap-ro FILE            open O_RDONLY, then ask a MAP_SHARED PROT_WRITE map of it
  *   maprw seen FILE TEXT          open O_RDWR, map it shared read-only, pwrite TEXT at 0 through
  *                                 the descriptor, print what the map shows at 0 afterwards
+ *   maprw late FILE               open O_RDONLY, print "OPEN", wait for a line on standard input,
+ *                                 then map it shared read-only and print its bytes ("SIGBUS" if
+ *                                 reading the map faults)
  *
  * Prints "OK" (or the bytes), else "STEP ERRNAME" (the failing call and errno's name) and exits 1.
  * Build: cc -O2 -o maprw maprw.c
@@ -13,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +30,20 @@ static int fail(const char *step) {
 	return 1;
 }
 
+static void on_sigbus(int sig) {
+	(void)sig;
+	static const char msg[] = "SIGBUS\n";
+	(void)!write(1, msg, sizeof msg - 1);
+	_exit(1);
+}
+
 static void *map(int fd, size_t len, int prot) {
 	return mmap(NULL, len, prot, MAP_SHARED, fd, 0);
 }
 
 int main(int argc, char **argv) {
 	if (argc < 3) {
-		fprintf(stderr, "usage: maprw write|read|wmap-ro|seen FILE [ARGS]\n");
+		fprintf(stderr, "usage: maprw write|read|wmap-ro|seen|late FILE [ARGS]\n");
 		return 2;
 	}
 	const char *op = argv[1], *path = argv[2];
@@ -73,6 +84,21 @@ int main(int argc, char **argv) {
 			return fail("mmap");
 		fwrite(p, 1, len, stdout);
 		munmap(p, len);
+		return 0;
+	}
+	if (!strcmp(op, "late")) {
+		char line[16];
+		puts("OPEN");
+		fflush(stdout);
+		if (!fgets(line, sizeof line, stdin)) {
+			errno = EPIPE;
+			return fail("stdin");
+		}
+		signal(SIGBUS, on_sigbus);
+		char *p = map(fd, len, PROT_READ);
+		if (p == MAP_FAILED)
+			return fail("mmap");
+		fwrite(p, 1, len, stdout);
 		return 0;
 	}
 	if (!strcmp(op, "wmap-ro")) {

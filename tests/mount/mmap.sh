@@ -55,6 +55,7 @@ mkdir -p "$S/var/www/html" "$S/etc"
 # Two pages and a half of known bytes: a store through the map lands on the second page.
 python3 -c 'import sys; sys.stdout.write("".join("%07d\n" % i for i in range(1280)))' > "$S/var/www/html/data.txt"
 echo '<h1>hello</h1>' > "$S/var/www/html/index.html"
+echo 'late page' > "$S/var/www/html/late.html"
 echo 'root:$6$secret:19000::::::' > "$S/etc/shadow"; chmod 644 "$S/etc/shadow"
 cp -r "$S" "$T/bsrc"   # the reference's tree
 printf 'exe=%s %s\ndefault %s\n' "$T/bin/webmap" "$H" "$U" > "$T/subjects"
@@ -111,6 +112,30 @@ expect "httpd_t cannot map index.html to write it: its O_RDWR open is refused (g
 out=$(web wmap-ro "$M/var/www/html/index.html")
 expect "... nor through its open for reading: the kernel refuses a writable shared map of it (got: $out)" \
   '[ "$out" = "mmap EACCES" ] && [ "$(sha256sum < "$S/var/www/html/index.html")" = "$before" ]'
+
+# 4b. A map made after a revocation: the mount never sees the mmap (the kernel would check
+# { map read } there), but each page the map faults in is a READ of the caller, checked then
+# (selinux_file_permission on the relabeled inode): the map faults instead of reading.
+allowed "$U" "$L_INDEX" file relabelfrom && allowed "$U" "$L_SHADOW" file relabelto; rc=$?
+expect "seaccess check: unconfined_t may relabel $L_INDEX to $L_SHADOW" '[ $rc -eq 0 ]'
+# late FILE: webmap opens FILE, then maps and reads it once this shell says so ($1 run between).
+late() {
+  local l1= l2= in out pid
+  # Bash unsets LATE and LATE_PID once the program has ended: taken at once.
+  coproc LATE { exec timeout 20 "$T/bin/webmap" late "$1" 2>/dev/null; }
+  in=${LATE[0]} out=${LATE[1]} pid=$LATE_PID
+  read -r -t 10 -u "$in" l1
+  "${@:2}"
+  echo go >&"$out"; read -r -t 10 -u "$in" l2
+  eval "exec $out>&- $in<&-"; wait "$pid" 2>/dev/null
+  LATE_OUT="$l1 $l2"
+}
+late "$M/var/www/html/late.html" true
+expect "httpd_t opens late.html, maps and reads it afterwards (got: $LATE_OUT)" '[ "$LATE_OUT" = "OPEN late page" ]'
+mark
+late "$M/var/www/html/late.html" timeout 10 setfattr -n security.selinux -v "$L_SHADOW" "$M/var/www/html/late.html"
+expect "late.html relabeled $L_SHADOW between httpd_t's open and its mmap: reading the map faults (got: $LATE_OUT), with a { read } record" \
+  '[ "$LATE_OUT" = "OPEN SIGBUS" ] && [ "$(mlabel "$M/var/www/html/late.html")" = "$L_SHADOW" ] && avc "$H" "$L_SHADOW" file 0 late.html && since | grep -q "{ read }"'
 
 # 5. sqlite in WAL mode: its index (DB-shm) is a shared map, written through and read by each
 # connection; on a mount without shared maps it says "disk I/O error".
