@@ -13,9 +13,10 @@ set -euo pipefail
 # selinux-policy-src, m4, python3, zstd: scripts/build-refpolicy.sh. fonts-dejavu-core: the
 # lab's PNG plots (seaccess lab). policycoreutils-python-utils (audit2why, audit2allow),
 # checkmodule (checkpolicy), semodule_package (semodule-utils: seaccess allow -M) and setools
-# (sesearch, seinfo): the policy tools' peers (tests/tools).
+# (sesearch, seinfo): the policy tools' peers (tests/tools). sqlite3: sqlite in WAL mode on the
+# mount (tests/mount/mmap.sh; its index is a shared memory map).
 pkgs=(libsepol-dev libselinux1-dev libpcre2-dev attr fuse3 bindfs selinux-utils policycoreutils checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind cbindgen pkg-config
-      gcc libc6-dev make m4 python3 zstd selinux-policy-src python3-venv python3-dev python3-selinux fonts-dejavu-core setools semodule-utils)
+      gcc libc6-dev make m4 python3 zstd selinux-policy-src python3-venv python3-dev python3-selinux fonts-dejavu-core setools semodule-utils sqlite3)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

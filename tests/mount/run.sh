@@ -555,6 +555,9 @@ expect "audit2why explains the boolean denial with $BOOL" 'grep -q "The boolean 
 # threads and lock waits bounded (issue 34 items 3, 4, 6): their own mounts.
 SEACCESS_BUILD=$BUILD bash tests/mount/callers.sh; rc=$?
 expect "tests/mount/callers.sh passes" '[ $rc -eq 0 ]'
+# Shared memory maps and sqlite in WAL mode (issue 35 item 7): their own mount.
+SEACCESS_BUILD=$BUILD bash tests/mount/mmap.sh; rc=$?
+expect "tests/mount/mmap.sh passes" '[ $rc -eq 0 ]'
 
 for mp in "${MPS[@]}"; do
   for _ in $(seq 50); do is_mounted "$mp" || break; sleep 0.1; done

@@ -3,7 +3,9 @@
 //!
 //! Timeouts are zero for entries and attributes, and every file is opened for direct I/O:
 //! the kernel's caches would otherwise let one caller's lookup, stat or read serve another
-//! caller, or outlive a revoked permission, without a request reaching the checks.
+//! caller, or outlive a revoked permission, without a request reaching the checks. Shared
+//! maps of those files are allowed (FUSE_DIRECT_IO_ALLOW_MMAP): the pages of a map are
+//! cached, as a kernel checks a mapping once, at mmap, and never its loads and stores.
 
 use std::ffi::OsStr;
 use std::os::fd::{AsFd, OwnedFd};
@@ -190,6 +192,14 @@ impl Filesystem for SeaccessFs {
     fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
         // Locks come to the checks (selinux_file_lock) instead of staying in the kernel.
         let _ = config.add_capabilities(InitFlags::FUSE_POSIX_LOCKS | InitFlags::FUSE_FLOCK_LOCKS);
+        // MAP_SHARED of a file opened for direct I/O (Linux 6.6; ENODEV without it, which
+        // sqlite's WAL index cannot live with). read(2) and write(2) still bypass the page
+        // cache, so each is a request and is checked; only the map's own pages are cached,
+        // filled by READs of the faulting caller and written back by WRITEs with no caller
+        // (see `write` below), as a kernel checks a mapping at mmap only.
+        if config.add_capabilities(InitFlags::FUSE_DIRECT_IO_ALLOW_MMAP).is_err() {
+            self.core.log("the kernel does not take FUSE_DIRECT_IO_ALLOW_MMAP (Linux 6.6): shared maps of files on the mount fail with ENODEV");
+        }
         Ok(())
     }
 
@@ -289,12 +299,21 @@ impl Filesystem for SeaccessFs {
         fh: FileHandle,
         offset: u64,
         data: &[u8],
-        _write_flags: WriteFlags,
+        write_flags: WriteFlags,
         _flags: OpenFlags,
         _lock: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
-        match self.core.write(who(req), fh.0, offset, data) {
+        // The kernel writing back a shared map's dirty pages: FUSE_WRITE_CACHE, sent with no
+        // credentials (pid 0), on the handle of an open that mapped the file shared and
+        // writable. A caller's own write always carries its pid (every file is opened for
+        // direct I/O, so no write of a caller goes through the cache).
+        let r = if write_flags.contains(WriteFlags::FUSE_WRITE_CACHE) && req.pid() == 0 {
+            self.core.writeback(fh.0, offset, data)
+        } else {
+            self.core.write(who(req), fh.0, offset, data)
+        };
+        match r {
             Ok(n) => reply.written(n),
             Err(e) => reply.error(errno(&e)),
         }

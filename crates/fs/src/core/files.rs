@@ -129,6 +129,26 @@ impl Core {
         Ok(u32::try_from(data.len()).unwrap_or(u32::MAX))
     }
 
+    /// WRITE of a shared map's dirty pages by the kernel (FUSE_WRITE_CACHE, no calling
+    /// process): no hook, as the kernel's own writeback asks nothing of SELinux; what a
+    /// process may store through a map was checked at its mmap (selinux_mmap_file,
+    /// file_map_prot_check: `{write}` for MAP_SHARED with PROT_WRITE), which the mount cannot
+    /// see, and at the open (selinux_file_open), which it checked. The kernel writes back
+    /// only through an open that mapped the file shared and writable, so an open for reading
+    /// only, or a node closed since, is refused (fail closed) and the pages are not written.
+    pub fn writeback(&self, fh: u64, offset: u64, data: &[u8]) -> Result<u32> {
+        let h = self.handle(fh)?;
+        if let Some(why) = h.node.closed() {
+            return Err(FsError::Closed(why));
+        }
+        let acc = rustix::fs::fcntl_getfl(&h.file)? & OFlags::RWMODE;
+        if acc == OFlags::RDONLY {
+            return Err(FsError::errno_of(libc::EBADF, format!("{}: a write-back through an open for reading", h.shown)));
+        }
+        h.file.write_all_at(data, offset)?;
+        Ok(u32::try_from(data.len()).unwrap_or(u32::MAX))
+    }
+
     /// RELEASE and RELEASEDIR: no hook.
     pub fn release(&self, fh: u64) {
         seaccess_types::lock(&self.handles).remove(&fh);

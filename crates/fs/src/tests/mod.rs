@@ -10,6 +10,7 @@ mod cold;
 mod escape;
 mod limits;
 mod store;
+mod writeback;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
