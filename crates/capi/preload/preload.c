@@ -18,7 +18,9 @@
  * - an exec (execve, execv, execvp, execvpe, the execl family, fexecve, posix_spawn,
  *   posix_spawnp): selinux_bprm_creds_for_exec's checks, a refusal failing the exec with EACCES,
  *   then the exec with SEACCESS_CONTEXT (the new context) and SEACCESS_PREVCON in the program's
- *   environment, which libseaccess reads as the process's context. system() and popen() exec
+ *   environment, which libseaccess reads as the process's context (before the subjects rules).
+ *   An exec that keeps the context of a process no exec changed leaves the environment alone,
+ *   so the subjects rules (`exe=`) still give programs their contexts. system() and popen() exec
  *   the shell inside the C library, out of reach: they fail with ENOTSUP when that exec would
  *   change the context or an exec context is set, rather than run the shell in the wrong one.
  *
@@ -305,6 +307,16 @@ static int prepare_exec(const char *path, char *const envp[], char ***out) {
 	busy = 0;
 	if (r < 0) return -1;
 	if (!con) return 0;
+	/* An exec that keeps the context, in a process whose context no exec changed: the program
+	 * gets its context as the first one did (the subjects rules), not this one's. */
+	int carried = 0;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], "SEACCESS_CONTEXT=", 17) == 0) carried = 1;
+	if (!carried && strcmp(con, prev) == 0) {
+		freecon(con);
+		freecon(prev);
+		return 0;
+	}
 	*out = with_context(envp, con, prev);
 	freecon(con);
 	freecon(prev);
