@@ -4,6 +4,11 @@
 //! --apply` and `seaccess mount` write where the security namespace is refused) as the
 //! fallback. As libselinux's: the returned length counts the stored NUL, an empty attribute
 //! is ENOTSUP, a missing one ENODATA.
+//!
+//! Setting a label is the kernel's setxattr of `security.selinux`: with a policy loaded, the
+//! caller's context must pass selinux_inode_setxattr's checks first (crates/capi/src/objects.rs:
+//! an undefined context is EINVAL with the kernel's SELINUX_ERR record, a relabel the policy
+//! refuses EACCES with its AVC record), and nothing is written otherwise.
 
 use std::ffi::{c_char, c_int, CStr, OsStr};
 use std::os::fd::BorrowedFd;
@@ -57,6 +62,12 @@ fn get(o: Obj, con: *mut *mut c_char) -> Res<c_int> {
 
 fn set(o: Obj, context: *const c_char) -> Res<c_int> {
     let c = ffi::bytes_arg(context)?;
+    let target = match o {
+        Obj::Path(p, follow) => crate::objects::Target::Path(p, follow),
+        // SAFETY: the caller's descriptor, open for the call (libselinux's contract).
+        Obj::Fd(fd) => crate::objects::Target::Fd(unsafe { BorrowedFd::borrow_raw(fd) }),
+    };
+    crate::objects::check_relabel(target, c)?;
     o.with(|o| xattr::write(o, c, Attrs::Either)).map(|_| 0).map_err(io)
 }
 

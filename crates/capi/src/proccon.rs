@@ -11,6 +11,13 @@
 //! policy has that context, else the `kernel` initial SID's. `setcon` changes this process's own
 //! context, checked as the kernel's selinux_setprocattr checks it; the other attributes are
 //! this process's, kept as set (validated against the policy).
+//!
+//! Under `seaccess run` the interposer it preloads (crates/capi/preload) makes the exec and
+//! fscreate attributes take effect: an exec is checked and its new context handed to the
+//! program in `SEACCESS_CONTEXT` ([`CONTEXT_ENV`], which then comes before the subjects
+//! rules), and a creation is checked and labelled (crates/capi/src/objects.rs). Without the
+//! interposer nothing would apply them, so setexeccon, setexecfilecon and setfscreatecon of a
+//! context fail with ENOTSUP instead of being remembered and ignored.
 
 use std::ffi::{c_char, c_int};
 use std::path::Path;
@@ -24,6 +31,12 @@ use crate::state;
 
 /// The environment variable naming a subjects file.
 pub const SUBJECTS_ENV: &str = "SEACCESS_SUBJECTS";
+/// The context this process runs in after an exec under `seaccess run`: the interposer
+/// (crates/capi/preload) puts it in the environment of the program it executes, the context
+/// [`crate::objects::exec`] checked and computed. Not in a secure-execution process.
+pub const CONTEXT_ENV: &str = "SEACCESS_CONTEXT";
+/// The context before that exec (getprevcon), set beside [`CONTEXT_ENV`].
+pub const PREV_ENV: &str = "SEACCESS_PREVCON";
 const UNCONFINED: &str = "unconfined_u:unconfined_r:unconfined_t:s0";
 
 #[derive(Default)]
@@ -91,11 +104,61 @@ fn self_pid() -> u32 {
     std::process::id()
 }
 
+/// A context the interposer left in the environment at exec (see [`CONTEXT_ENV`]), checked
+/// against the policy: one it does not define fails closed (EINVAL, and a log line saying
+/// which), never falling back to another context.
+fn from_env(name: &str) -> Res<Option<String>> {
+    let Some(v) = state::env(name) else { return Ok(None) };
+    let c = v.to_str().ok_or(EINVAL)?.to_string();
+    if state::kernel()?.server.snapshot().context_to_sid(&c).is_err() {
+        crate::callbacks::log(crate::callbacks::SELINUX_ERROR, &format!("seaccess: {name}={c}: not a context of the loaded policy\n"));
+        return Err(EINVAL);
+    }
+    Ok(Some(c))
+}
+
 fn current() -> Res<String> {
     match with_attrs(|a| a.current.clone()) {
         Some(c) => Ok(c),
-        None => subject_of(self_pid()),
+        None => match from_env(CONTEXT_ENV)? {
+            Some(c) => Ok(c),
+            None => subject_of(self_pid()),
+        },
     }
+}
+
+/// The hooks' task (crates/capi/src/objects.rs): this process's context, and its exec and
+/// fscreate attributes.
+pub(crate) fn task_contexts() -> Res<(String, Option<String>, Option<String>)> {
+    let (exec, fscreate) = with_attrs(|a| (a.exec.clone(), a.fscreate.clone()));
+    Ok((current()?, exec, fscreate))
+}
+
+/// Whether setfscreatecon asked for a context (no policy load: the creations' fast path).
+pub(crate) fn fscreate_set() -> bool {
+    with_attrs(|a| a.fscreate.is_some())
+}
+
+/// Whether the interposer of `seaccess run` (crates/capi/preload) is in front of the C
+/// library in this process: only then does a creation or an exec see the attributes.
+static INTERPOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The interposer says it is loaded (its constructor).
+pub(crate) fn interposed() {
+    INTERPOSED.store(true, std::sync::atomic::Ordering::Release);
+}
+
+/// An exec or fscreate context is asked for: refused (ENOTSUP, with a log line) where no
+/// interposer would apply it, rather than kept and ignored by the creation or exec it names.
+fn applied(what: &str) -> Res<()> {
+    if INTERPOSED.load(std::sync::atomic::Ordering::Acquire) {
+        return Ok(());
+    }
+    crate::callbacks::log(
+        crate::callbacks::SELINUX_ERROR,
+        &format!("seaccess: {what}: nothing would apply it: this program runs without the interposer `seaccess run` preloads (libseaccess-preload.so)\n"),
+    );
+    Err(Errno(libc::ENOTSUP))
 }
 
 fn give(con: *mut *mut c_char, v: Option<&str>) -> Res<c_int> {
@@ -121,7 +184,13 @@ macro_rules! both {
 }
 
 both!(getcon_raw, getcon, (con: *mut *mut c_char) => give(con, Some(&current()?)));
-both!(getprevcon_raw, getprevcon, (con: *mut *mut c_char) => give(con, Some(&subject_of(self_pid())?)));
+both!(getprevcon_raw, getprevcon, (con: *mut *mut c_char) => {
+    let prev = match from_env(PREV_ENV)? {
+        Some(c) => c,
+        None => subject_of(self_pid())?,
+    };
+    give(con, Some(&prev))
+});
 both!(getpidcon_raw, getpidcon, (pid: libc::pid_t, con: *mut *mut c_char) => {
     // libselinux's procattr.c: `if (pid <= 0) return EINVAL`, and a pid with no process fails
     // opening /proc/PID/attr/current (ENOENT).
@@ -159,7 +228,7 @@ fn checked(con: *const c_char) -> Res<Option<String>> {
 }
 
 macro_rules! attr {
-    ($get_raw:ident, $get:ident, $set_raw:ident, $set:ident, $field:ident) => {
+    ($get_raw:ident, $get:ident, $set_raw:ident, $set:ident, $field:ident, $applied:expr) => {
         both!($get_raw, $get, (con: *mut *mut c_char) => {
             let v = with_attrs(|a| a.$field.clone());
             give(con, v.as_deref())
@@ -168,6 +237,9 @@ macro_rules! attr {
         pub extern "C" fn $set_raw(con: *const c_char) -> c_int {
             ffi::guard(-1, || {
                 let v = checked(con)?;
+                if v.is_some() && $applied {
+                    applied(stringify!($set))?;
+                }
                 with_attrs(|a| a.$field = v);
                 Ok(0)
             })
@@ -179,10 +251,10 @@ macro_rules! attr {
     };
 }
 
-attr!(getexeccon_raw, getexeccon, setexeccon_raw, setexeccon, exec);
-attr!(getfscreatecon_raw, getfscreatecon, setfscreatecon_raw, setfscreatecon, fscreate);
-attr!(getsockcreatecon_raw, getsockcreatecon, setsockcreatecon_raw, setsockcreatecon, sockcreate);
-attr!(getkeycreatecon_raw, getkeycreatecon, setkeycreatecon_raw, setkeycreatecon, keycreate);
+attr!(getexeccon_raw, getexeccon, setexeccon_raw, setexeccon, exec, true);
+attr!(getfscreatecon_raw, getfscreatecon, setfscreatecon_raw, setfscreatecon, fscreate, true);
+attr!(getsockcreatecon_raw, getsockcreatecon, setsockcreatecon_raw, setsockcreatecon, sockcreate, false);
+attr!(getkeycreatecon_raw, getkeycreatecon, setkeycreatecon_raw, setkeycreatecon, keycreate, false);
 
 /// setcon: the kernel's selinux_setprocattr for "current": `process {setcurrent}` on itself,
 /// the new context valid, then `process {dyntransition}` from the old context to the new.
@@ -243,6 +315,7 @@ pub extern "C" fn setexecfilecon(filename: *const c_char, fallback: *const c_cha
             new = parts.join(":");
         }
         g.context_to_sid(&new).map_err(|_| EINVAL)?;
+        applied("setexecfilecon")?;
         with_attrs(|a| a.exec = Some(new));
         Ok(0)
     })
