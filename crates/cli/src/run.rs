@@ -97,18 +97,17 @@ fn absolute(p: &Path) -> Result<PathBuf, CliError> {
 
 pub(crate) fn run(a: &RunArgs) -> Result<bool, CliError> {
     let lib = lib_dir(a)?;
-    let policy = a.policy.clone().or_else(crate::installed::installed_policy).ok_or("no policy given and none installed (--policy FILE)")?;
     let (prog, args) = a.command.split_first().ok_or("no command")?;
     if a.no_session {
+        let policy = a.policy.clone().or_else(crate::installed::installed_policy).ok_or("no policy given and none installed (--policy FILE)")?;
         let mut cmd = std::process::Command::new(prog);
         cmd.args(args).envs(environment(&lib, &policy, a.subjects.as_deref(), None));
         let e = cmd.exec();
         return Err(format!("{prog}: {e}").into());
     }
-    // Read before the namespace hides the host's policy root behind the copy.
-    let image = seaccess_policy::read_file(&policy).map_err(|e| CliError::from(e.to_string()))?;
     let subjects = a.subjects.as_deref().map(absolute).transpose()?;
-    let session = Session::start(&image, subjects.as_deref(), a.policy_root.as_deref(), a.audit_log.as_deref())?;
+    let policy = a.policy.as_deref().map(absolute).transpose()?;
+    let session = Session::start(policy.as_deref(), subjects.as_deref(), a.policy_root.as_deref(), a.audit_log.as_deref())?;
     let env = environment(&lib, &session.dir.join(seaccess_types::session::POLICY_FILE), subjects.as_deref(), Some(&SessionEnv { dir: &session.dir }));
     session.wrap_load_policy(&env)?;
     let code = supervise(prog, args, &env);

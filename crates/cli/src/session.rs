@@ -52,7 +52,7 @@ fn io<E: std::fmt::Display>(what: impl std::fmt::Display) -> impl FnOnce(E) -> C
 
 impl Session {
     /// Makes the namespace and the session for the policy image `policy`.
-    pub(crate) fn start(policy: &[u8], subjects: Option<&Path>, policy_root: Option<&Path>, audit_log: Option<&Path>) -> Result<Session, CliError> {
+    pub(crate) fn start(policy: Option<&Path>, subjects: Option<&Path>, policy_root: Option<&Path>, audit_log: Option<&Path>) -> Result<Session, CliError> {
         let uid = rustix::process::getuid().as_raw();
         let gid = rustix::process::getgid().as_raw();
         enter_namespace(uid, gid)?;
@@ -61,6 +61,11 @@ impl Session {
         let mut s = Session { dir: dir.clone(), fuse: None };
         mount::mount("seaccess-session", &dir, "tmpfs", MountFlags::NOSUID | MountFlags::NODEV, Some(c"mode=0755")).map_err(|e| CliError::from(format!("seaccess run: a tmpfs at {}: {e}", dir.display())))?;
         private_roots(&dir, policy_root)?;
+        // Read in the session's view: the installed policy is the copy's (what `setsebool -P`
+        // or `semodule` rebuilt in a kept --policy-root).
+        let path = policy.map(Path::to_path_buf).or_else(crate::installed::installed_policy).ok_or("seaccess run: no policy given and none installed (--policy FILE)")?;
+        let policy = seaccess_policy::read_file(&path).map_err(|e| CliError::from(e.to_string()))?;
+        let policy = &policy[..];
         let rules = match subjects {
             Some(p) => Some(seaccess_fs::subjects::Subjects::load(p).map_err(|e| CliError::from(format!("{}: {e}", p.display())))?),
             None => None,
