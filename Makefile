@@ -86,6 +86,7 @@ test: deps oracle peers label-peer policies refpolicy lint
 	SEACCESS_BUILD=target/ci SEACCESS_REQUIRE_FUSE=$$([ -e /dev/fuse ] && echo 1 || echo 0) bash tests/mount/attacks.sh
 	$(MAKE) capi-test PROFILE=ci
 	SEACCESS_BUILD=target/ci bash tests/run/labels.sh
+	SEACCESS_BUILD=target/ci bash tests/run/session.sh
 	@$(MAKE) -s python-test PROFILE=ci
 
 # The Python bindings, built and installed by pip into target/venv (scripts/python-venv.sh).

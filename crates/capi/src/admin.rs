@@ -24,7 +24,7 @@ pub extern "C" fn security_load_policy(data: *mut c_void, len: usize) -> c_int {
         }
         // SAFETY: `data` holds `len` bytes (the caller's contract), read for the call only.
         let bytes = unsafe { std::slice::from_raw_parts(data as *const u8, len) };
-        state::load_bytes(bytes, "security_load_policy").map(|_| 0)
+        load_image(bytes, "security_load_policy")
     })
 }
 
@@ -34,8 +34,22 @@ pub extern "C" fn security_load_policy(data: *mut c_void, len: usize) -> c_int {
 pub extern "C" fn selinux_mkload_policy(_preservebools: c_int) -> c_int {
     ffi::guard(-1, || {
         let path = crate::paths::installed_policy().ok_or(ENOENT)?;
+        if crate::session::active() {
+            let data = std::fs::read(&path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
+            return load_image(&data, &path);
+        }
         state::load(&path).map(|_| 0)
     })
+}
+
+/// Loads a policy image: in a `seaccess run` session into the session (its view's `load`,
+/// checked by the supervisor as sel_write_load checks `security { load_policy }`; every process
+/// of the session then loads it), else into this process.
+fn load_image(data: &[u8], name: &str) -> ffi::Res<c_int> {
+    if let Some(r) = crate::session::write("load", data) {
+        return r.map(|_| 0);
+    }
+    state::load_bytes(data, name).map(|_| 0)
 }
 
 /// An init's first policy load needs a kernel with SELinux: as libselinux on a kernel without
@@ -80,6 +94,9 @@ pub extern "C" fn security_set_boolean_list(count: usize, list: *mut SelBoolean,
             // SAFETY: `list` holds `count` entries (the caller's contract).
             unsafe { std::slice::from_raw_parts_mut(list, count) }
         };
+        if crate::session::active() {
+            return set_list_in_session(items, permanent);
+        }
         let mut before = Vec::new();
         for b in items.iter_mut() {
             b.value = c_int::from(b.value != 0);
@@ -98,6 +115,31 @@ pub extern "C" fn security_set_boolean_list(count: usize, list: *mut SelBoolean,
         k.server.commit_booleans();
         Ok(if permanent != 0 { -1 } else { 0 })
     })
+}
+
+/// libselinux's security_set_boolean_list over selinuxfs: each value written, the ones already
+/// written put back to their active values when one fails, then one commit.
+fn set_list_in_session(items: &mut [SelBoolean], permanent: c_int) -> ffi::Res<c_int> {
+    use crate::booleans::{security_commit_booleans, security_get_boolean_active, security_set_boolean};
+    for (i, b) in items.iter().enumerate() {
+        if security_set_boolean(b.name, c_int::from(b.value != 0)) < 0 {
+            let e = Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(EINVAL.0));
+            for done in &items[..i] {
+                let v = security_get_boolean_active(done.name);
+                if v >= 0 {
+                    security_set_boolean(done.name, v);
+                }
+            }
+            return Err(e);
+        }
+    }
+    for b in items.iter_mut() {
+        b.value = c_int::from(b.value != 0);
+    }
+    if security_commit_booleans() < 0 {
+        return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(EINVAL.0)));
+    }
+    Ok(if permanent != 0 { -1 } else { 0 })
 }
 
 /// The policy file this process enforces (SEACCESS_POLICY's, or the system's in a

@@ -251,6 +251,11 @@ pub extern "C" fn security_getenforce() -> c_int {
 pub extern "C" fn security_setenforce(value: c_int) -> c_int {
     ffi::guard(-1, || {
         let k = state::kernel()?;
+        // A session's mode is the session's: written to its view's `enforce`, where the
+        // supervisor checks `security { setenforce }` (sel_write_enforce).
+        if let Some(r) = crate::session::write("enforce", if value != 0 { b"1" } else { b"0" }) {
+            return r.map(|_| 0);
+        }
         state::set_enforcing(k, value != 0);
         Ok(0)
     })

@@ -43,6 +43,7 @@ mod paths;
 mod proccon;
 mod restorecon;
 mod selabel;
+mod session;
 mod seusers;
 mod sid;
 mod state;

@@ -140,10 +140,13 @@ const DISABLED: i32 = -1;
 /// named policy's failed load (the process is then closed, see [`for_check`]).
 #[inline]
 pub(crate) fn kernel() -> Res<&'static Kernel> {
-    match KERNEL.get() {
-        Some(k) => Ok(k),
-        None => from_env(),
-    }
+    let k = match KERNEL.get() {
+        Some(k) => k,
+        None => from_env()?,
+    };
+    // In a `seaccess run` session, the session's mode and booleans (one load when unchanged).
+    crate::session::sync(k);
+    Ok(k)
 }
 
 /// The kernel for an access check (selinux_check_access, avc_has_perm, security_compute_av):
@@ -153,14 +156,16 @@ pub(crate) fn kernel() -> Res<&'static Kernel> {
 /// closed, never open.
 #[inline]
 pub(crate) fn for_check() -> Res<Option<&'static Kernel>> {
-    match KERNEL.get() {
-        Some(k) => Ok(Some(k)),
+    let k = match KERNEL.get() {
+        Some(k) => k,
         None => match from_env() {
-            Ok(k) => Ok(Some(k)),
-            Err(_) if ENV.load(Acquire) == DISABLED => Ok(None),
-            Err(_) => Err(EACCES),
+            Ok(k) => k,
+            Err(_) if ENV.load(Acquire) == DISABLED => return Ok(None),
+            Err(_) => return Err(EACCES),
         },
-    }
+    };
+    crate::session::sync(k);
+    Ok(Some(k))
 }
 
 /// [`for_check`] for the checks that fail with ENOENT when SELinux is disabled.

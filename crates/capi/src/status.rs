@@ -3,7 +3,8 @@
 //! load count (the policy seqno, which a reload and a boolean commit both advance, as the
 //! kernel's selinux_status_update_policyload sets it), handle-unknown, and whether any of them
 //! changed since the last look. The library's cache follows every change itself, so there is
-//! nothing for the page to drive.
+//! nothing for the page to drive. In a `seaccess run` session the figures are the session's
+//! page's (see [`crate::session`]), which every process of the session maps.
 
 use std::ffi::c_int;
 use std::sync::atomic::Ordering::Acquire;
@@ -26,6 +27,10 @@ pub(crate) fn hold() -> Held {
 
 fn now() -> ffi::Res<(u32, bool)> {
     let k = state::kernel()?;
+    // In a session, the session's page: its policy load count is the supervisor's.
+    if let Some((load, enforcing, _)) = crate::session::status() {
+        return Ok((load, enforcing));
+    }
     Ok((k.server.seqno().0 as u32, k.enforcing.load(Acquire)))
 }
 

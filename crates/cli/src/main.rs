@@ -24,6 +24,9 @@ mod output;
 mod policytest;
 mod run;
 mod search;
+mod selinuxfs;
+mod session;
+mod session_state;
 mod tour;
 
 use std::path::{Path, PathBuf};

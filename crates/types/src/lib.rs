@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+pub mod session;
+
 /// A security identifier: a small integer standing for one security context in one SID table.
 ///
 /// SID 0 is never valid (the kernel's `SECSID_NULL`); initial SIDs keep the numbers the policy

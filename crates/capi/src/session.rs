@@ -1,0 +1,340 @@
+//! A `seaccess run` session: the state every process of one session shares, as processes on
+//! one kernel share the kernel's (the enforcing mode, the booleans' pending and active values,
+//! the policy loaded).
+//!
+//! The session's supervisor owns that state. It publishes it in a page (the session
+//! directory's `state`, laid out in seaccess_types::session) that this library maps read-only,
+//! as libselinux maps selinuxfs's `status`: a check compares one word, the page's sequence,
+//! with the last one this process applied ([`sync`]), and only a change costs more. Changes go
+//! the other way through the session's selinuxfs view (`enforce`, `booleans/NAME`,
+//! `commit_pending_bools`, `load`), which the supervisor serves and where it checks the
+//! writer's context as selinuxfs's sel_write_enforce, sel_write_bool, sel_commit_bools_write
+//! and sel_write_load do: this library writes those files as libselinux does, and never the
+//! page. A process that cannot change the page cannot change the session's state by another
+//! route than the checked one.
+//!
+//! The process's cache statistics go to a second file (`avc_stats`), one line a process, which
+//! the view's `avc/cache_stats` sums, as the kernel's gives one line a CPU.
+
+use std::ffi::{c_char, CString};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::*};
+use std::sync::{Mutex, OnceLock};
+
+use seaccess_types::session as layout;
+
+use crate::ffi::{Errno, Res, EINVAL};
+use crate::state::{self, Kernel};
+
+/// The session directory (`state`, `avc_stats`, `policy`).
+pub const SESSION_ENV: &str = "SEACCESS_SESSION";
+/// Where the session's selinuxfs view is mounted (what `selinux_mnt` says).
+pub const SELINUXFS_ENV: &str = "SEACCESS_SELINUXFS";
+
+/// A read-only shared mapping of the session's state page.
+struct Page {
+    base: *const u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is never unmapped (it lives for the process) and is only read through
+// atomics, so that sharing the pointer between threads is sound.
+unsafe impl Send for Page {}
+// SAFETY: as for Send.
+unsafe impl Sync for Page {}
+
+impl Page {
+    fn word(&self, at: usize) -> u32 {
+        if at + 4 > self.len {
+            return 0;
+        }
+        // SAFETY: `at` is a 4-aligned offset inside the mapping (checked above; the layout's
+        // offsets are multiples of 4 and the mapping is page-aligned); the supervisor writes the
+        // word while we read it, which an atomic load allows.
+        unsafe { (*(self.base.add(at) as *const AtomicU32)).load(Acquire) }
+    }
+
+    fn byte(&self, at: usize) -> u8 {
+        if at >= self.len {
+            return 0;
+        }
+        // SAFETY: `at` is inside the mapping (checked above); read atomically as for `word`.
+        unsafe { (*(self.base.add(at) as *const AtomicU8)).load(Acquire) }
+    }
+
+    fn nbools(&self) -> usize {
+        (self.word(layout::NBOOLS) as usize).min(self.len.saturating_sub(layout::BOOLS_AT) / layout::BOOL_SIZE)
+    }
+
+    fn bool_name(&self, i: usize) -> String {
+        let at = layout::BOOLS_AT + i * layout::BOOL_SIZE;
+        let name: Vec<u8> = (0..layout::NAME_LEN).map(|j| self.byte(at + j)).take_while(|&b| b != 0).collect();
+        String::from_utf8_lossy(&name).into_owned()
+    }
+
+    /// The index of boolean `name`, if the page has it.
+    fn find(&self, name: &str) -> Option<usize> {
+        (0..self.nbools()).find(|&i| self.bool_name(i) == name)
+    }
+
+    /// The fields under the kernel's sequence protocol: read again while the writer is inside
+    /// a change (odd sequence) or finished one meanwhile.
+    fn snapshot(&self, with_bools: bool) -> Snapshot {
+        loop {
+            let s1 = self.word(layout::SEQUENCE);
+            if s1 & 1 == 1 {
+                std::hint::spin_loop();
+                continue;
+            }
+            let snap = Snapshot {
+                sequence: s1,
+                enforcing: self.word(layout::ENFORCING) != 0,
+                policyload: self.word(layout::POLICYLOAD),
+                policy_gen: self.word(layout::POLICY_GEN),
+                active: if with_bools {
+                    (0..self.nbools()).map(|i| (self.bool_name(i), self.byte(layout::BOOLS_AT + i * layout::BOOL_SIZE + layout::NAME_LEN) != 0)).collect()
+                } else {
+                    Vec::new()
+                },
+            };
+            if self.word(layout::SEQUENCE) == s1 {
+                return snap;
+            }
+        }
+    }
+}
+
+struct Snapshot {
+    sequence: u32,
+    enforcing: bool,
+    policyload: u32,
+    policy_gen: u32,
+    active: Vec<(String, bool)>,
+}
+
+struct Session {
+    dir: PathBuf,
+    selinuxfs: PathBuf,
+    page: Page,
+}
+
+static SESSION: OnceLock<Option<Session>> = OnceLock::new();
+
+fn map(path: &std::path::Path, write: bool) -> Option<(*mut u8, usize)> {
+    let f = std::fs::OpenOptions::new().read(true).write(write).open(path).ok()?;
+    let len = usize::try_from(f.metadata().ok()?.len()).ok().filter(|&l| l > 0)?;
+    let prot = if write { libc::PROT_READ | libc::PROT_WRITE } else { libc::PROT_READ };
+    use std::os::fd::AsRawFd;
+    // SAFETY: a fresh shared mapping of `len` bytes of an open file; the kernel chooses the
+    // address; the descriptor may be closed afterwards (the mapping keeps the file).
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, f.as_raw_fd(), 0) };
+    (p != libc::MAP_FAILED).then_some((p as *mut u8, len))
+}
+
+fn open_session() -> Option<Session> {
+    let dir = PathBuf::from(state::env(SESSION_ENV)?);
+    let selinuxfs = PathBuf::from(state::env(SELINUXFS_ENV)?);
+    let Some((base, len)) = map(&dir.join(layout::STATE_FILE), false) else {
+        crate::callbacks::log(
+            crate::callbacks::SELINUX_ERROR,
+            &format!("seaccess: {SESSION_ENV}={}: no session state page there; this process keeps its own state\n", dir.display()),
+        );
+        return None;
+    };
+    let page = Page { base, len };
+    if page.word(layout::MAGIC_AT) != layout::MAGIC {
+        crate::callbacks::log(crate::callbacks::SELINUX_ERROR, &format!("seaccess: {}: not a session state page\n", dir.join(layout::STATE_FILE).display()));
+        return None;
+    }
+    Some(Session { dir, selinuxfs, page })
+}
+
+fn session() -> Option<&'static Session> {
+    SESSION.get_or_init(open_session).as_ref()
+}
+
+/// Whether this process belongs to a session.
+pub(crate) fn active() -> bool {
+    session().is_some()
+}
+
+/// The sequence this process last applied (u32::MAX: none yet; the page's is always even).
+static SEEN: AtomicU32 = AtomicU32::new(u32::MAX);
+/// (policyload, policy_gen) last applied.
+static APPLIED: Mutex<Option<(u32, u32)>> = Mutex::new(None);
+
+thread_local! {
+    static CALLS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+/// Checks between two publications of this process's cache statistics.
+const PUBLISH_EVERY: u32 = 1024;
+
+/// Brings this process's kernel to the session's state, if it changed since the last look: one
+/// atomic load when it did not.
+#[inline]
+pub(crate) fn sync(k: &Kernel) {
+    let Some(s) = session() else { return };
+    let seq = s.page.word(layout::SEQUENCE);
+    if seq != SEEN.load(Acquire) {
+        sync_slow(k, s);
+    }
+    let n = CALLS.with(|c| {
+        let n = c.get().wrapping_add(1);
+        c.set(n);
+        n
+    });
+    if n % PUBLISH_EVERY == 0 {
+        publish(k);
+    }
+}
+
+#[cold]
+fn sync_slow(k: &Kernel, s: &Session) {
+    // One thread applies; the others (and a callback that calls back in while it applies) go
+    // on with the state as it was a moment ago, as a check racing a change does on a kernel.
+    let Ok(mut applied) = APPLIED.try_lock() else { return };
+    let snap = s.page.snapshot(true);
+    let (load, gen) = applied.unwrap_or((u32::MAX, u32::MAX));
+    if gen != snap.policy_gen && gen != u32::MAX {
+        // Another process loaded a policy into the session: load the session's image.
+        let _ = state::load(&s.dir.join(layout::POLICY_FILE).to_string_lossy());
+    }
+    if load != snap.policyload || gen != snap.policy_gen {
+        let mut changed = false;
+        for (name, v) in &snap.active {
+            if k.server.pending_boolean(name).is_ok_and(|p| p != *v) || k.server.snapshot().boolean(name).is_ok_and(|a| a != *v) {
+                changed |= k.server.set_boolean(name, *v).is_ok();
+            }
+        }
+        if changed {
+            k.server.commit_booleans();
+        }
+    }
+    *applied = Some((snap.policyload, snap.policy_gen));
+    drop(applied);
+    if k.enforcing.load(Acquire) != snap.enforcing {
+        state::set_enforcing(k, snap.enforcing);
+    }
+    SEEN.store(snap.sequence, Release);
+    publish(k);
+}
+
+/// The session page's (policyload, enforcing, deny_unknown), for the status page calls.
+pub(crate) fn status() -> Option<(u32, bool, bool)> {
+    let s = session()?;
+    let snap = s.page.snapshot(false);
+    Some((snap.policyload, snap.enforcing, s.page.word(layout::DENY_UNKNOWN) != 0))
+}
+
+/// The pending value of boolean `name` in the session (ENOENT for a name it lacks), None
+/// outside a session.
+pub(crate) fn pending(name: &str) -> Option<Res<bool>> {
+    let s = session()?;
+    Some(s.page.find(name).map(|i| s.page.byte(layout::BOOLS_AT + i * layout::BOOL_SIZE + layout::NAME_LEN + 1) != 0).ok_or(crate::ffi::ENOENT))
+}
+
+/// Writes `data` to the view's file `rel` (`enforce`, `booleans/NAME`...), as libselinux writes
+/// selinuxfs: the supervisor checks the write and answers its errno (EACCES for a denial).
+/// The page shows the change before the write returns.
+pub(crate) fn write(rel: &str, data: &[u8]) -> Option<Res<()>> {
+    let s = session()?;
+    let path = s.selinuxfs.join(rel);
+    let r = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).open(&path)?;
+        f.write_all(data)?;
+        // The view applies a policy image when it is synced (it arrives in pieces).
+        f.sync_all()
+    })();
+    Some(r.map_err(|e| Errno(e.raw_os_error().unwrap_or(EINVAL.0))))
+}
+
+/// The statistics slot this process writes, and the pid that claimed it (a forked child
+/// claims its own).
+static SLOT: Mutex<Option<(usize, u32)>> = Mutex::new(None);
+static STATS: OnceLock<Option<(usize, usize)>> = OnceLock::new();
+
+fn stats_map() -> Option<(*const AtomicU64, usize)> {
+    let s = session()?;
+    let (p, len) = (*STATS.get_or_init(|| map(&s.dir.join(layout::STATS_FILE), true).map(|(p, l)| (p as usize, l))))?;
+    Some((p as *const AtomicU64, len / 8))
+}
+
+fn slot_word(base: *const AtomicU64, words: usize, slot: usize, i: usize) -> Option<&'static AtomicU64> {
+    let at = slot * (layout::STATS_SLOT_SIZE / 8) + i;
+    // SAFETY: `at` is inside the mapping (checked), which lives for the process and is only
+    // accessed through atomics.
+    (at < words).then(|| unsafe { &*base.add(at) })
+}
+
+/// Writes this process's cache statistics to its line of the session's statistics.
+pub(crate) fn publish(k: &Kernel) {
+    let Some((base, words)) = stats_map() else { return };
+    let pid = std::process::id();
+    let Ok(mut slot) = SLOT.try_lock() else { return };
+    let idx = match *slot {
+        Some((i, p)) if p == pid => i,
+        _ => {
+            let Some(i) = (1..layout::STATS_SLOTS).find(|&i| slot_word(base, words, i, 0).is_some_and(|w| w.compare_exchange(0, u64::from(pid), AcqRel, Relaxed).is_ok())) else {
+                return;
+            };
+            if slot.is_none() {
+                // SAFETY: registers a plain extern "C" function that lives for the process.
+                unsafe { libc::atexit(retire) };
+            }
+            *slot = Some((i, pid));
+            i
+        }
+    };
+    let c = k.avc.cache_stats();
+    for (i, v) in [c.lookups, c.hits, c.misses, c.allocations, c.reclaims, c.frees].into_iter().enumerate() {
+        if let Some(w) = slot_word(base, words, idx, i + 1) {
+            w.store(v, Relaxed);
+        }
+    }
+}
+
+/// At exit: this process's figures move to the retired line and its slot is freed (the
+/// kernel's counters do not go down when a process ends).
+extern "C" fn retire() {
+    let _ = std::panic::catch_unwind(|| {
+        if let Some(k) = state::loaded() {
+            publish(k);
+        }
+        let Some((base, words)) = stats_map() else { return };
+        let Ok(slot) = SLOT.lock() else { return };
+        let Some((idx, pid)) = *slot else { return };
+        if pid != std::process::id() {
+            return;
+        }
+        for i in 1..7 {
+            if let (Some(w), Some(r)) = (slot_word(base, words, idx, i), slot_word(base, words, layout::STATS_RETIRED, i)) {
+                r.fetch_add(w.swap(0, AcqRel), AcqRel);
+            }
+        }
+        if let Some(w) = slot_word(base, words, idx, 0) {
+            w.store(0, Release);
+        }
+    });
+}
+
+/// Sets `selinux_mnt` to the session's view when the library is loaded, before `main`: programs
+/// read the variable itself (avcstat, sestatus), as libselinux's constructor sets it.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static SET_SELINUX_MNT: extern "C" fn() = set_selinux_mnt;
+
+#[cfg(target_os = "linux")]
+extern "C" fn set_selinux_mnt() {
+    let _ = std::panic::catch_unwind(|| {
+        let Some(mnt) = state::env(SELINUXFS_ENV) else { return };
+        if state::env(SESSION_ENV).is_none() {
+            return;
+        }
+        if let Ok(c) = CString::new(mnt.as_bytes()) {
+            crate::paths::set_selinuxmnt(c.as_ptr() as *const c_char);
+        }
+    });
+}

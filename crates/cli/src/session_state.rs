@@ -1,0 +1,348 @@
+//! The state a `seaccess run` session's processes share, owned by the supervisor: the policy,
+//! the enforcing mode, the booleans' pending and active values. Each change is checked against
+//! the writer's context as selinuxfs checks it (selinuxfs.c's sel_write_enforce,
+//! sel_write_bool, sel_commit_bools_write, sel_write_load: `security { setenforce }`,
+//! `security { setbool }`, `security { load_policy }` on the `security` initial SID, through an
+//! access vector cache that follows the session's own mode, so that a permissive session
+//! allows and logs, as avc_has_perm does), then published in the state page that every
+//! process maps read-only (layout: seaccess_types::session).
+//!
+//! The page is written with positioned writes: this crate has no unsafe code, so no mapping
+//! of its own. Each field is one aligned 4-byte write, and readers take them under the
+//! kernel's sequence protocol (odd while a change is written).
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use seaccess_avc::{Avc, DEFAULT_CAPACITY};
+use seaccess_fs::subjects::{self, Match, Subjects};
+use seaccess_security::SecurityServer;
+use seaccess_types::session as layout;
+use seaccess_types::{lock, Registration, Sid};
+
+/// The kernel's SECINITSID_SECURITY: the object selinuxfs's writes are checked against.
+const SECINITSID_SECURITY: u32 = 2;
+/// The context of a process no rule names (as libseaccess's getcon without subjects).
+const UNCONFINED: &str = "unconfined_u:unconfined_r:unconfined_t:s0";
+
+/// Where records go: the audit log (audit.log's format) or standard error.
+pub(crate) struct AuditLog {
+    file: Mutex<Option<File>>,
+    serial: std::sync::atomic::AtomicU64,
+}
+
+impl AuditLog {
+    pub(crate) fn new(path: Option<&Path>) -> std::io::Result<AuditLog> {
+        let file = match path {
+            Some(p) => Some(std::fs::OpenOptions::new().create(true).append(true).open(p)?),
+            None => None,
+        };
+        Ok(AuditLog { file: Mutex::new(file), serial: 0.into() })
+    }
+
+    /// One record of audit type `kind` (AVC, MAC_STATUS, MAC_CONFIG_CHANGE, MAC_POLICY_LOAD).
+    pub(crate) fn write(&self, kind: &str, record: &str) {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let n = self.serial.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let line = format!("type={kind} msg=audit({}.{:03}:{n}): {record}\n", now.as_secs(), now.subsec_millis());
+        let mut f = lock(&self.file);
+        if f.as_mut().map(|f| f.write_all(line.as_bytes()).is_ok()) != Some(true) {
+            let _ = std::io::stderr().write_all(line.as_bytes());
+        }
+    }
+}
+
+struct Inner {
+    server: Arc<SecurityServer>,
+    avc: Arc<Avc>,
+    _following: Registration,
+    sequence: u32,
+    enforcing: bool,
+    /// The booleans in the page's order (the policy's, sorted by name).
+    names: Vec<String>,
+    pending: Vec<bool>,
+    pending_seq: u32,
+    policy_gen: u32,
+}
+
+/// The session's state and its page.
+pub(crate) struct SessionState {
+    inner: Mutex<Inner>,
+    page: File,
+    dir: PathBuf,
+    subjects: Option<Subjects>,
+    pub(crate) log: Arc<AuditLog>,
+}
+
+/// Why a write to the view failed: its errno.
+pub(crate) type Errno = i32;
+
+fn cache(server: &Arc<SecurityServer>, log: &Arc<AuditLog>, enforcing: bool) -> (Arc<Avc>, Registration) {
+    let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
+    let following = avc.follow(&**server);
+    avc.set_enforcing(enforcing);
+    let l = log.clone();
+    avc.set_audit_callback(move |r| l.write("AVC", r));
+    (avc, following)
+}
+
+impl SessionState {
+    /// The state of a new session in `dir`: the policy image `data` (written to `dir/policy`,
+    /// which the processes load), enforcing, the policy's boolean defaults.
+    pub(crate) fn create(dir: &Path, data: &[u8], subjects: Option<Subjects>, log: Arc<AuditLog>) -> Result<SessionState, String> {
+        let server = Arc::new(SecurityServer::from_bytes(data).map_err(|e| format!("the policy: {e}"))?);
+        write_file(&dir.join(layout::POLICY_FILE), data)?;
+        let (avc, following) = cache(&server, &log, true);
+        let page_path = dir.join(layout::STATE_FILE);
+        let page = File::create(&page_path).map_err(|e| format!("{}: {e}", page_path.display()))?;
+        let stats = dir.join(layout::STATS_FILE);
+        let f = File::create(&stats).map_err(|e| format!("{}: {e}", stats.display()))?;
+        f.set_len((layout::STATS_SLOTS * layout::STATS_SLOT_SIZE) as u64).map_err(|e| format!("{}: {e}", stats.display()))?;
+        // Every process of the session, whatever its user, writes its own line (the figures are
+        // statistics: a forged line misleads avcstat, nothing else).
+        set_mode(&stats, 0o666)?;
+        set_mode(&page_path, 0o644)?;
+        set_mode(&dir.join(layout::POLICY_FILE), 0o644)?;
+        let mut names: Vec<String> = server.snapshot().booleans().into_iter().map(|(n, _)| n).collect();
+        names.sort();
+        let pending = names.iter().map(|n| server.pending_boolean(n).unwrap_or(false)).collect();
+        let inner = Inner { server, avc, _following: following, sequence: 0, enforcing: true, names, pending, pending_seq: 0, policy_gen: 0 };
+        let s = SessionState { inner: Mutex::new(inner), page, dir: dir.to_path_buf(), subjects, log };
+        {
+            let mut i = lock(&s.inner);
+            s.publish(&mut i).map_err(|e| format!("{}: {e}", page_path.display()))?;
+        }
+        Ok(s)
+    }
+
+    /// The whole page, under the sequence protocol.
+    fn publish(&self, i: &mut Inner) -> std::io::Result<()> {
+        let g = i.server.snapshot();
+        let size = layout::size(i.names.len());
+        let mut b = vec![0u8; size];
+        let put = |b: &mut [u8], at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+        put(&mut b, layout::VERSION, layout::STATUS_VERSION);
+        put(&mut b, layout::ENFORCING, u32::from(i.enforcing));
+        put(&mut b, layout::POLICYLOAD, i.server.seqno().0);
+        put(&mut b, layout::DENY_UNKNOWN, u32::from(g.handle_unknown() != seaccess_types::HandleUnknown::Allow));
+        put(&mut b, layout::MAGIC_AT, layout::MAGIC);
+        put(&mut b, layout::NBOOLS, i.names.len() as u32);
+        put(&mut b, layout::PENDING_SEQ, i.pending_seq);
+        put(&mut b, layout::POLICY_GEN, i.policy_gen);
+        put(&mut b, layout::REJECT_UNKNOWN, u32::from(g.handle_unknown() == seaccess_types::HandleUnknown::Reject));
+        put(&mut b, layout::MLS, u32::from(g.policy().mls));
+        for (k, name) in i.names.iter().enumerate() {
+            let at = layout::BOOLS_AT + k * layout::BOOL_SIZE;
+            let n = name.as_bytes();
+            let len = n.len().min(layout::NAME_LEN - 1);
+            b[at..at + len].copy_from_slice(&n[..len]);
+            b[at + layout::NAME_LEN] = u8::from(g.boolean(name).unwrap_or(false));
+            b[at + layout::NAME_LEN + 1] = u8::from(i.pending.get(k).copied().unwrap_or(false));
+        }
+        // Odd while the rest is written, even (advanced by two) once it is.
+        self.page.write_all_at(&(i.sequence.wrapping_add(1)).to_ne_bytes(), layout::SEQUENCE as u64)?;
+        put(&mut b, layout::SEQUENCE, i.sequence.wrapping_add(1));
+        self.page.write_all_at(&b[layout::ENFORCING..], layout::ENFORCING as u64)?;
+        self.page.set_len(size as u64)?;
+        i.sequence = i.sequence.wrapping_add(2);
+        self.page.write_all_at(&i.sequence.to_ne_bytes(), layout::SEQUENCE as u64)?;
+        self.page.write_all_at(&layout::STATUS_VERSION.to_ne_bytes(), layout::VERSION as u64)?;
+        Ok(())
+    }
+
+    /// The context process `pid` runs in, by the session's subjects rules (what libseaccess's
+    /// getcon gives it): EACCES when no rule gives it one.
+    fn context_of(&self, g: &seaccess_security::Generation, pid: u32) -> Result<String, Errno> {
+        let Some(rules) = &self.subjects else {
+            return Ok(UNCONFINED.to_string());
+        };
+        let info = subjects::proc_info(pid).ok_or(libc_errno::ESRCH)?;
+        let rule = rules.find(&info.info).ok_or(libc_errno::EACCES)?;
+        if rule.matches != Match::Transition {
+            return Ok(rule.context.clone());
+        }
+        let sid = g.context_to_sid(&rule.context).map_err(|_| libc_errno::EACCES)?;
+        let exe = subjects::exe_path(pid, info.info.exe.ok_or(libc_errno::EACCES)?).map_err(|_| libc_errno::EACCES)?;
+        let fc = seaccess_label::FileContexts::open(Path::new("/etc/selinux").join(policy_type()).join("contexts/files/file_contexts").as_path()).map_err(|_| libc_errno::EACCES)?;
+        let exe_ctx = fc.context(exe.as_bytes(), seaccess_label::FileKind::File).ok().flatten().ok_or(libc_errno::EACCES)?;
+        let exe_sid = g.context_to_sid(exe_ctx).map_err(|_| libc_errno::EACCES)?;
+        let class = g.class("process").map_err(|_| libc_errno::EACCES)?;
+        let new = g.compute_create(sid, exe_sid, class, None).map_err(|_| libc_errno::EACCES)?;
+        g.sid_to_context(new).map_err(|_| libc_errno::EACCES)
+    }
+
+    /// avc_has_perm(current_sid(), SECINITSID_SECURITY, SECCLASS_SECURITY, perm): Ok when
+    /// allowed (or denied in a permissive session or domain, with its record), EACCES with
+    /// its AVC record when refused; a caller without a context is refused.
+    fn check(&self, i: &Inner, pid: u32, perm: &str) -> Result<(), Errno> {
+        let g = i.server.snapshot();
+        let ctx = self.context_of(&g, pid)?;
+        let ssid = g.context_to_sid(&ctx).map_err(|_| libc_errno::EACCES)?;
+        let tsid = g.initial_sid(SECINITSID_SECURITY).unwrap_or(Sid(SECINITSID_SECURITY));
+        let class = g.class("security").map_err(|_| libc_errno::EACCES)?;
+        let av = g.perms(class, &[perm]).map_err(|_| libc_errno::EACCES)?;
+        let aux = format!("pid={pid} comm=\"{}\"", comm(pid));
+        i.avc.has_perm(ssid, tsid, class, av, Some(&aux)).map_err(|_| libc_errno::EACCES)
+    }
+
+    /// The auid/ses part of the kernel's records (unset: this kernel has no audit login ids).
+    fn ids(pid: u32) -> String {
+        let read = |f: &str| std::fs::read_to_string(format!("/proc/{pid}/{f}")).map(|s| s.trim().to_string()).unwrap_or_else(|_| "4294967295".into());
+        format!("auid={} ses={}", read("loginuid"), read("sessionid"))
+    }
+
+    /// `enforce` read.
+    pub(crate) fn enforcing(&self) -> bool {
+        lock(&self.inner).enforcing
+    }
+
+    /// sel_write_enforce: a value that changes the mode needs `setenforce`.
+    pub(crate) fn set_enforcing(&self, pid: u32, on: bool) -> Result<(), Errno> {
+        let mut i = lock(&self.inner);
+        if i.enforcing == on {
+            return Ok(());
+        }
+        self.check(&i, pid, "setenforce")?;
+        self.log.write(
+            "MAC_STATUS",
+            &format!("enforcing={} old_enforcing={} {} enabled=1 old-enabled=1 lsm=selinux res=1", u8::from(on), u8::from(i.enforcing), Self::ids(pid)),
+        );
+        i.enforcing = on;
+        i.avc.set_enforcing(on);
+        self.publish(&mut i).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
+    }
+
+    /// The booleans' names, sorted.
+    pub(crate) fn boolean_names(&self) -> Vec<String> {
+        lock(&self.inner).names.clone()
+    }
+
+    /// `booleans/NAME` read: "active pending".
+    pub(crate) fn boolean(&self, k: usize) -> Option<(bool, bool)> {
+        let i = lock(&self.inner);
+        let name = i.names.get(k)?;
+        Some((i.server.snapshot().boolean(name).ok()?, *i.pending.get(k)?))
+    }
+
+    /// sel_write_bool: `setbool`, then the pending value.
+    pub(crate) fn set_pending(&self, pid: u32, k: usize, v: bool) -> Result<(), Errno> {
+        let mut i = lock(&self.inner);
+        self.check(&i, pid, "setbool")?;
+        let p = i.pending.get_mut(k).ok_or(libc_errno::EINVAL)?;
+        *p = v;
+        i.pending_seq = i.pending_seq.wrapping_add(1);
+        let at = layout::BOOLS_AT + k * layout::BOOL_SIZE + layout::NAME_LEN + 1;
+        self.page.write_all_at(&[u8::from(v)], at as u64).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))?;
+        self.page.write_all_at(&i.pending_seq.to_ne_bytes(), layout::PENDING_SEQ as u64).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
+    }
+
+    /// sel_commit_bools_write's check alone (a write of 0 commits nothing but is checked).
+    pub(crate) fn check_setbool(&self, pid: u32) -> Result<(), Errno> {
+        let i = lock(&self.inner);
+        self.check(&i, pid, "setbool")
+    }
+
+    /// sel_commit_bools_write: `setbool`, then every pending value made active (security_set_bools:
+    /// one record per boolean that changes, a new policy load count).
+    pub(crate) fn commit(&self, pid: u32) -> Result<(), Errno> {
+        let mut i = lock(&self.inner);
+        self.check(&i, pid, "setbool")?;
+        let g = i.server.snapshot();
+        for (name, v) in i.names.iter().zip(&i.pending) {
+            let old = g.boolean(name).unwrap_or(false);
+            if old != *v {
+                self.log.write("MAC_CONFIG_CHANGE", &format!("bool={name} val={} old_val={} {}", u8::from(*v), u8::from(old), Self::ids(pid)));
+            }
+            let _ = i.server.set_boolean(name, *v);
+        }
+        i.server.commit_booleans();
+        self.publish(&mut i).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
+    }
+
+    /// sel_write_load: `load_policy`, then the new policy for every process of the session
+    /// (booleans kept by name, as the kernel keeps them across a load).
+    pub(crate) fn load(&self, pid: u32, data: &[u8]) -> Result<(), Errno> {
+        let mut i = lock(&self.inner);
+        self.check(&i, pid, "load_policy")?;
+        i.server.reload(data).map_err(|e| {
+            self.log.write("SELINUX_ERR", &format!("seaccess run: policy load by pid {pid} refused: {e}"));
+            libc_errno::EINVAL
+        })?;
+        write_file(&self.dir.join(layout::POLICY_FILE), data).map_err(|_| libc_errno::EIO)?;
+        let mut names: Vec<String> = i.server.snapshot().booleans().into_iter().map(|(n, _)| n).collect();
+        names.sort();
+        i.pending = names.iter().map(|n| i.server.pending_boolean(n).unwrap_or(false)).collect();
+        i.names = names;
+        i.policy_gen = i.policy_gen.wrapping_add(1);
+        self.log.write("MAC_POLICY_LOAD", &format!("policy loaded {} lsm=selinux res=1", Self::ids(pid)));
+        self.publish(&mut i).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
+    }
+
+    /// The figures of selinuxfs's `status` page (struct selinux_status_t).
+    pub(crate) fn status_bytes(&self) -> Vec<u8> {
+        let mut b = vec![0u8; 20];
+        let _ = self.page.read_exact_at(&mut b, 0);
+        b
+    }
+
+    /// policyvers, mls, deny_unknown, reject_unknown.
+    pub(crate) fn facts(&self) -> (bool, bool, bool) {
+        let g = lock(&self.inner).server.snapshot();
+        let hu = g.handle_unknown();
+        (g.policy().mls, hu != seaccess_types::HandleUnknown::Allow, hu == seaccess_types::HandleUnknown::Reject)
+    }
+
+    /// The policy image the session enforces.
+    pub(crate) fn policy_image(&self) -> Vec<u8> {
+        std::fs::read(self.dir.join(layout::POLICY_FILE)).unwrap_or_default()
+    }
+
+    /// avc/cache_stats: one line a process of the session (and one for those that exited).
+    pub(crate) fn cache_stats(&self) -> String {
+        let mut out = String::from("lookups hits misses allocations reclaims frees\n");
+        let Ok(b) = std::fs::read(self.dir.join(layout::STATS_FILE)) else { return out };
+        for (k, slot) in b.chunks_exact(layout::STATS_SLOT_SIZE).enumerate() {
+            let w: Vec<u64> = slot.chunks_exact(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]))).collect();
+            // The retired line always, a process's while it holds its slot.
+            if k != layout::STATS_RETIRED && w.first() == Some(&0) {
+                continue;
+            }
+            let line: Vec<String> = w.iter().skip(1).take(6).map(u64::to_string).collect();
+            out.push_str(&line.join(" "));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// SELINUXTYPE of the policy root the session sees.
+fn policy_type() -> String {
+    let text = std::fs::read_to_string("/etc/selinux/config").unwrap_or_default();
+    text.lines().find_map(|l| l.trim().strip_prefix("SELINUXTYPE=").map(|v| v.trim().to_string())).filter(|v| !v.is_empty()).unwrap_or_else(|| "targeted".into())
+}
+
+fn comm(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+fn write_file(path: &Path, data: &[u8]) -> Result<(), String> {
+    // A new file renamed into place: a process loading the old image reads it whole.
+    let tmp = path.with_extension("new");
+    std::fs::write(&tmp, data).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The errnos the view answers (the values of Linux's asm-generic/errno-base.h).
+pub(crate) mod libc_errno {
+    pub const ESRCH: i32 = 3;
+    pub const EIO: i32 = 5;
+    pub const EACCES: i32 = 13;
+    pub const EINVAL: i32 = 22;
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# `seaccess run` sessions with Debian's own programs: one enforcing mode and one set of booleans
+# for every process of a session (setenforce/getenforce, setsebool/getsebool, selinuxfs's files,
+# another process's status page and cache), each change checked against the caller's context
+# (the decision derived with `seaccess check`), sestatus and avcstat on the session's selinuxfs,
+# semanage fcontext -a then restorecon then ls -Z on a private policy root, setsebool -P kept
+# with --policy-root, and the host's /etc/selinux and /var/lib/selinux byte- and time-identical
+# after the whole suite.
+#
+# Runs as root (the session's mount namespace). Every session runs under `timeout`.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${SEACCESS_BUILD:-target/release}
+BIN=$BUILD/seaccess
+SUITE=session
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+expect() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+summary() { echo "$SUITE: $pass passed, $fail failed"; exit $((fail > 0)); }
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: the session suite runs as root"; exit 0; }
+[ -x "$BIN" ] || { echo "FAIL: no $BIN (cargo build)"; exit 1; }
+[ -e target/libselinux/libselinux.so.1 ] || { echo "FAIL: no target/libselinux/libselinux.so.1 (make capi)"; exit 1; }
+for p in setenforce getenforce setsebool getsebool sestatus avcstat semanage restorecon selinux_check_access; do
+  command -v "$p" > /dev/null || { echo "FAIL: Debian's $p is missing (make deps)"; exit 1; }
+done
+POL=/etc/selinux/default/policy/policy.33
+[ -e "$POL" ] || { echo "FAIL: no $POL (make deps)"; exit 1; }
+
+T=$(mktemp -d /tmp/seaccess-session-test.XXXXXX)
+LOG=$T/audit.log
+trap 'rm -rf "$T"' EXIT
+
+# The host's policy roots: every file's bytes, every entry's mode, size and mtime.
+snapshot() {
+  find /etc/selinux /var/lib/selinux -printf '%p %y %m %s %T@\n' 2>/dev/null | sort
+  find /etc/selinux /var/lib/selinux -type f -exec sha256sum {} + 2>/dev/null | sort
+}
+snapshot > "$T/host.before"
+
+# run ARGS... -- COMMAND: a session with the suite's audit log, under a deadline.
+run() { timeout 120 "$BIN" run --audit-log "$LOG" "$@"; }
+
+U=unconfined_u:unconfined_r:unconfined_t:s0
+USER_T=user_u:user_r:user_t:s0
+SECURITY=$(python3 -c 'import setools, sys; p = setools.SELinuxPolicy(sys.argv[1]); print(next(str(s.context) for s in p.initialsids() if str(s) == "security"))' "$POL" 2>/dev/null)
+[ -n "$SECURITY" ] || SECURITY=system_u:object_r:security_t:s0
+# line N: line N of $out.
+line() { echo "$out" | sed -n "${1}p"; }
+# allowed SCON TCON CLASS PERM [--bool ...]: `seaccess check` allows it.
+allowed() { "$BIN" check -p "$POL" "$@" > /dev/null 2>&1; }
+
+# A copy of setenforce/setsebool that the subjects file runs as user_t (a root process: DAC
+# lets it write selinuxfs, so only the policy stands in its way, as on an SELinux host).
+mkdir -p "$T/bin"
+cp /usr/sbin/setenforce "$T/bin/setenforce-user"
+cp /usr/sbin/setsebool "$T/bin/setsebool-user"
+cat > "$T/subjects" <<EOF
+exe=$T/bin/setenforce-user $USER_T
+exe=$T/bin/setsebool-user $USER_T
+default $U
+EOF
+
+# 1. One enforcing mode for the session. -----------------------------------------------------
+out=$(run -- sh -c 'getenforce; setenforce 0; echo "rc=$?"; getenforce; cat /sys/fs/selinux/enforce; echo; setenforce 1; getenforce')
+expect "a session starts enforcing; setenforce 0 by one process is seen by getenforce in the next; setenforce 1 back (got: $(echo $out))" \
+  '[ "$(echo $out)" = "Enforcing rc=0 Permissive 0 Enforcing" ]'
+out=$(run -- getenforce)
+expect "the mode is the session's: the next session starts enforcing ($out)" '[ "$out" = Enforcing ]'
+out=$(run -- sh -c 'echo 0 > /sys/fs/selinux/enforce && getenforce')
+expect "a write to the view's enforce is setenforce ($out)" '[ "$out" = Permissive ]'
+grep -q "type=MAC_STATUS .*enforcing=0 old_enforcing=1" "$LOG"
+expect "the switch is recorded (MAC_STATUS enforcing=0 old_enforcing=1)" '[ $? -eq 0 ]'
+
+# 2. setenforce checked against the caller's context (sel_write_enforce). ----------------------
+: > "$LOG"
+if allowed "$USER_T" "$SECURITY" security setenforce; then want=0; else want=1; fi
+out=$(run --subjects "$T/subjects" -- sh -c "$T/bin/setenforce-user 0 2>/dev/null; echo \"rc=\$?\"; getenforce")
+if [ $want = 1 ]; then
+  expect "user_t may not setenforce (seaccess check denies it): refused, still Enforcing ($(echo $out))" '[ "$(line 1)" != rc=0 ] && [ "$(line 2)" = Enforcing ]'
+  expect "the refusal's AVC record names setenforce, user_t and the security initial SID" \
+    'grep -q "avc:  denied  { setenforce } for .*scontext=$USER_T tcontext=$SECURITY tclass=security permissive=0" "$LOG"'
+else
+  expect "user_t may setenforce (seaccess check allows it): done ($(echo $out))" '[ "$(echo $out)" = "rc=0 Permissive" ]'
+fi
+out=$(run --subjects "$T/subjects" -- sh -c "setenforce 0; $T/bin/setenforce-user 1 2>/dev/null; echo \"rc=\$?\"; getenforce")
+expect "in a permissive session the same refusal is only logged, as avc_has_perm does ($(echo $out))" \
+  '[ $want = 0 ] || { [ "$(echo $out)" = "rc=0 Enforcing" ] && grep -q "denied  { setenforce } .*permissive=1" "$LOG"; }'
+
+# 3. One set of booleans (pending and active, committed as selinuxfs commits). ----------------
+B=httpd_can_network_connect
+H=system_u:system_r:httpd_t:s0 PORT=system_u:object_r:unreserved_port_t:s0
+out=$(run -- sh -c "getsebool $B; setsebool $B on; echo \"rc=\$?\"; getsebool $B")
+expect "setsebool $B on, then getsebool in the next process says on ($(echo $out))" \
+  '[ "$(echo $out)" = "$B --> off rc=0 $B --> on" ]'
+out=$(run -- sh -c "cd /sys/fs/selinux; cat booleans/$B; echo; echo 1 > booleans/$B; cat booleans/$B; echo; getsebool $B; echo 1 > commit_pending_bools; cat booleans/$B")
+expect "a pending value stays pending until commit_pending_bools ($(echo $out))" \
+  '[ "$(echo $out)" = "0 0 0 1 $B --> off pending: on 1 1" ]'
+: > "$LOG"
+if allowed "$USER_T" "$SECURITY" security setbool; then want=0; else want=1; fi
+out=$(run --subjects "$T/subjects" -- sh -c "$T/bin/setsebool-user $B on 2>/dev/null; echo \"rc=\$?\"; getsebool $B")
+expect "user_t setsebool (seaccess check: $([ $want = 1 ] && echo denied || echo allowed)): $(echo $out)" \
+  '{ [ $want = 1 ] && [ "$(line 1)" != rc=0 ] && [ "$(line 2)" = "$B --> off" ] && grep -q "denied  { setbool } for .*scontext=$USER_T" "$LOG"; } || { [ $want = 0 ] && [ "$(echo $out)" = "rc=0 $B --> on" ]; }'
+
+# Another process's status page and cache follow a commit (one process, two looks).
+allowed --bool $B=0 $H $PORT tcp_socket name_connect && before=1 || before=0
+allowed --bool $B=1 $H $PORT tcp_socket name_connect && after=1 || after=0
+cat > "$T/watch.py" <<EOF
+import selinux, subprocess, sys
+def allowed():
+    try:
+        return selinux.selinux_check_access("$H", "$PORT", "tcp_socket", "name_connect") == 0
+    except PermissionError:
+        return False
+selinux.selinux_status_open(0)
+load0 = selinux.selinux_status_policyload()
+a0 = allowed()
+subprocess.run(["setsebool", "$B", "on"], check=True)
+updated = selinux.selinux_status_updated()
+load1 = selinux.selinux_status_policyload()
+a1 = allowed()
+print(int(a0), int(a1), updated, int(load1 != load0))
+EOF
+out=$(run -- /usr/bin/python3 "$T/watch.py" 2>"$T/watch.err" || cat "$T/watch.err")
+expect "a running process's check follows another's setsebool ($before then $after, from seaccess check --bool), and its status page reports the new policy load (got $out)" \
+  '[ "$out" = "$before $after 1 1" ] && [ $before != $after ]'
+
+# 4. sestatus and avcstat on the session's selinuxfs. ----------------------------------------
+MLS=$("$BIN" info -p "$POL" | awk '$1 == "mls" { print ($2 == "true") ? "enabled" : "disabled" }')
+HU=$("$BIN" info -p "$POL" | awk '$1 == "handle_unknown" { print ($2 == "Allow") ? "allowed" : "denied" }')
+out=$(run -- sh -c 'sestatus; setenforce 0; sestatus')
+field() { echo "$out" | awk -F':  +' -v k="$1" '$1 == k { print $2 }' | sed -n "${2:-1}p"; }
+expect "sestatus: enabled, selinuxfs at /sys/fs/selinux" '[ "$(field "SELinux status")" = enabled ] && [ "$(field "SELinuxfs mount")" = /sys/fs/selinux ]'
+expect "sestatus: the current mode follows setenforce ($(field "Current mode") then $(field "Current mode" 2))" \
+  '[ "$(field "Current mode")" = enforcing ] && [ "$(field "Current mode" 2)" = permissive ]'
+expect "sestatus: MLS $MLS and deny_unknown $HU, as the policy says (seaccess info)" \
+  '[ "$(field "Policy MLS status")" = "$MLS" ] && [ "$(field "Policy deny_unknown status")" = "$HU" ]'
+out=$(run -- sh -c "avcstat -c; selinux_check_access $U $U process fork; selinux_check_access $U $U process fork; avcstat -c")
+first=$(echo "$out" | sed -n 2p | awk '{print $1}') second=$(echo "$out" | sed -n 4p | awk '{print $1, $3}')
+expect "avcstat reads the session's cache_stats: 0 lookups, then 2 lookups and 2 misses after two one-check processes (got: $first; $second)" \
+  '[ "$first" = 0 ] && [ "$second" = "2 2" ]'
+
+# 5. A private policy root: semanage, restorecon, ls -Z; setsebool -P kept with --policy-root. --
+W=$T/www
+mkdir -p "$W" && echo hi > "$W/index.html"
+out=$(run -- sh -c "semanage fcontext -a -t httpd_sys_content_t '$W(/.*)?' && restorecon -R '$W' && ls -Z '$W/index.html'" 2>"$T/semanage.err")
+rc=$?
+expect "semanage fcontext -a, restorecon, ls -Z in one session: the new type ($out)" \
+  '[ $rc -eq 0 ] && [ "$(echo "$out" | cut -d: -f3)" = httpd_sys_content_t ]'
+expect "libsemanage's policy reload reached the session (no load_policy error)" '! grep -q "load_policy" "$T/semanage.err"'
+KEEP=$T/root
+run --policy-root "$KEEP" -- setsebool -P $B on 2>/dev/null
+rc=$?
+out1=$(run --policy-root "$KEEP" -- getsebool $B) out2=$(run -- getsebool $B)
+expect "setsebool -P works on the copy: kept in --policy-root for the next session ($out1), not on the host ($out2)" \
+  '[ $rc -eq 0 ] && [ "$out1" = "$B --> on" ] && [ "$out2" = "$B --> off" ]'
+expect "--policy-root holds a whole policy root" '[ -e "$KEEP/etc/selinux/config" ] && [ -d "$KEEP/var/lib/selinux" ]'
+
+# 6. No session left behind, and the host's policy roots untouched. ---------------------------
+expect "no session directory is left in /tmp" '! ls -d /tmp/seaccess-run.* > /dev/null 2>&1'
+snapshot > "$T/host.after"
+expect "the host's /etc/selinux and /var/lib/selinux are byte- and time-identical after the suite" 'diff -q "$T/host.before" "$T/host.after" > /dev/null'
+summary
