@@ -32,7 +32,9 @@ trap 'exit 130' INT TERM HUP
 # Helpers. --------------------------------------------------------------------------------
 label() { getfattr -h --absolute-names --only-values -n "${2:-security.selinux}" -- "$1" 2>/dev/null | tr -d '\0'; }
 run() { timeout 20 "$BIN" run -p "$POL" -- "$@"; }
-asuser() { timeout 20 runuser -u nobody -- "$BIN" run -p "$POL" --subjects "$T/subjects" -- "$@"; }
+# --no-session: a session's selinuxfs view needs /dev/fuse, which only root may open here; the
+# labels interposer is the same with or without a session.
+asuser() { timeout 20 runuser -u nobody -- "$BIN" run --no-session -p "$POL" --subjects "$T/subjects" -- "$@"; }
 allowed() { "$BIN" check -p "$POL" "$@" > /dev/null 2>&1; }
 valid() { "$BIN" check -p "$POL" "$1" "$1" file read > /dev/null 2>&1; [ $? -ne 2 ]; }
 create_of() { echo "$1 $2 $3 $4" | "$BIN" compute-create -p "$POL" 2>/dev/null; }

@@ -59,7 +59,10 @@ impl Session {
         let dir = make_dir()?;
         // Dropped on an error below: what was made is undone.
         let mut s = Session { dir: dir.clone(), fuse: None };
-        mount::mount("seaccess-session", &dir, "tmpfs", MountFlags::NOSUID | MountFlags::NODEV, Some(c"mode=0755")).map_err(|e| CliError::from(format!("seaccess run: a tmpfs at {}: {e}", dir.display())))?;
+        // Not nosuid: the load_policy wrapper bound over /usr/sbin/load_policy lives here, and an
+        // exec from a nosuid mount is refused a domain transition (nosuid_transition), which
+        // semanage's exec of load_policy makes on the host's root file system.
+        mount::mount("seaccess-session", &dir, "tmpfs", MountFlags::NODEV, Some(c"mode=0755")).map_err(|e| CliError::from(format!("seaccess run: a tmpfs at {}: {e}", dir.display())))?;
         private_roots(&dir, policy_root)?;
         // Read in the session's view: the installed policy is the copy's (what `setsebool -P`
         // or `semodule` rebuilt in a kept --policy-root).
@@ -77,7 +80,12 @@ impl Session {
         config.mount_options = vec![fuser::MountOption::FSName("selinuxfs".into()), fuser::MountOption::Subtype("seaccess".into()), fuser::MountOption::DefaultPermissions];
         config.acl = fuser::SessionACL::All;
         config.n_threads = Some(2);
-        let fs = fuser::Session::new(View::new(state, uid, gid), SELINUXMNT, &config).map_err(io(format!("the selinuxfs view at {SELINUXMNT}")))?;
+        let fs = fuser::Session::new(View::new(state, uid, gid), SELINUXMNT, &config).map_err(|e| {
+            CliError::from(format!(
+                "seaccess run: the session's selinuxfs view at {SELINUXMNT} (FUSE): {e}{}; --no-session runs the program without a session",
+                if rustix::fs::access("/dev/fuse", rustix::fs::Access::READ_OK | rustix::fs::Access::WRITE_OK).is_err() { " (this user may not open /dev/fuse)" } else { "" }
+            ))
+        })?;
         s.fuse = Some(fs.spawn().map_err(io("the selinuxfs view's threads"))?);
         Ok(s)
     }
@@ -163,6 +171,15 @@ fn make_dir() -> Result<PathBuf, CliError> {
 /// The copies of /etc/selinux and /var/lib/selinux bound over them: in `keep` (made there
 /// from the host's when it has none yet, reused as it is otherwise), else in the session.
 fn private_roots(dir: &Path, keep: Option<&Path>) -> Result<(), CliError> {
+    // A user other than root cannot write the host's policy roots (root's, 0755 and 0700) nor
+    // read all of /var/lib/selinux: the host is safe from its programs as it is, and semanage
+    // fails for it as it does on the host. Only a kept copy is made, and only by root.
+    if rustix::process::getuid().as_raw() != 0 {
+        if keep.is_some() {
+            return Err("seaccess run: --policy-root copies /var/lib/selinux, which only root can read: run the session as root".into());
+        }
+        return Ok(());
+    }
     let base = match keep {
         Some(k) => {
             std::fs::create_dir_all(k).map_err(io(k.display()))?;
