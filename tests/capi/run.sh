@@ -250,8 +250,9 @@ if bash tests/capi/dropin.sh 2> "$T/d"; then
       bad "dropin: policy answers"; cat "$T/p0" "$T/p1" | head -40
     fi
     # seaccess run sets the same up.
-    "$SEA" run -p "$pol" --subjects "$T/subjects" -- "$OUT/dropin_policy" "$H" > "$T/p2" 2>&1
-    cmp -s "$T/p1" "$T/p2" && ok "dropin: seaccess run --subjects gives the program the same library, policy and subjects" || { bad "dropin: seaccess run"; diff "$T/p1" "$T/p2" | head; }
+    # --no-session: the environment alone (a session shares the mode and booleans, tests/run/session.sh).
+    "$SEA" run --no-session -p "$pol" --subjects "$T/subjects" -- "$OUT/dropin_policy" "$H" > "$T/p2" 2>&1
+    cmp -s "$T/p1" "$T/p2" && ok "dropin: seaccess run --no-session --subjects gives the program the same library, policy and subjects" || { bad "dropin: seaccess run"; diff "$T/p1" "$T/p2" | head; }
   else
     bad "compile dropin_policy"; cat "$T/d"
   fi
