@@ -39,6 +39,7 @@ mod names;
 mod notify;
 mod paths;
 mod proccon;
+mod publish;
 mod restorecon;
 mod selabel;
 mod seusers;

@@ -168,6 +168,7 @@ macro_rules! attr {
         pub extern "C" fn $set_raw(con: *const c_char) -> c_int {
             ffi::guard(-1, || {
                 let v = checked(con)?;
+                crate::publish::attr(stringify!($field), v.as_deref())?;
                 with_attrs(|a| a.$field = v);
                 Ok(0)
             })

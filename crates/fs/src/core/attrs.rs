@@ -179,7 +179,12 @@ impl Core {
     /// VFS leaves to it: relabelfrom, the context's validity (EINVAL), relabelto, validatetrans
     /// and associate), the store attribute, then selinux_inode_post_setxattr. The store under
     /// its own name is refused (EPERM): labels change only through the checks.
+    /// [`crate::published::FSCREATE_XATTR`], on any node, is the caller's fscreate context
+    /// (see [`crate::published`]), never an attribute of the node.
     pub fn setxattr(&self, req: Req, id: u64, name: &str, value: &[u8], flags: i32) -> Result<()> {
+        if name == crate::published::FSCREATE_XATTR {
+            return self.publish_fscreate(req, value);
+        }
         let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
