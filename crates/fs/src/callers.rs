@@ -210,11 +210,14 @@ impl Table {
     }
 }
 
+/// A shared credential's SID and create SID.
+type CredKey = (Sid, Option<Sid>);
+
 struct Shared {
     table: Mutex<Table>,
     /// One credential per SID, shared by the callers that have it (its decision caches warm
     /// for all of them); forgotten with the table on a reload.
-    creds: Mutex<FxHashMap<(Sid, Option<Sid>), Arc<Cred>>>,
+    creds: Mutex<FxHashMap<CredKey, Arc<Cred>>>,
     /// How a thread's cgroup is read (a test's fake, else /proc).
     cgroup_of: fn(u32) -> Option<String>,
 }
