@@ -180,10 +180,17 @@ expect "a thread made while its process has a context, whose creator the kernel 
   '[ "$out" = "EIO OK OK" ] && [ ! -e "$S/tmp/n1" ] && both tmp/n2 "$D_DIR" && both tmp/n3 "$C_ETC" && grep -q "fscreate context is not known" "$T/main.err"'
 
 # 4. The channel cannot be forged: nobody sets only its own thread's context. ------------
-# A victim (root, started first) waits, then creates; nobody publishes meanwhile, naming the
-# victim every way it can think of, through every node it reaches.
-coproc VICTIM { exec timeout 30 "$PY" -c 'import os, sys; print(os.getpid(), flush=True); sys.stdin.readline(); os.mkdir(sys.argv[1]); print("OK", flush=True)' "$M/pub/v1"; }
-read -r -t 10 -u "${VICTIM[0]}" vpid
+# A victim (root, started first) waits; nobody publishes, naming the victim every way it can
+# think of, through every node it reaches, and stays alive with what it published while the
+# victim creates; then nobody creates.
+timeout 30 "$PY" -c 'import os, sys, time
+print(os.getpid(), flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+os.mkdir(sys.argv[1]); print("OK", flush=True)' "$M/pub/v1" "$T/victim.go" > "$T/victim.out" 2>&1 &
+VPID=$!
+for _ in $(seq 100); do [ -s "$T/victim.out" ] && break; sleep 0.1; done
+vpid=$(head -n 1 "$T/victim.out")
 cat > "$T/forge.py" <<'EOF'
 import os, sys
 m, name, ctx, victim = sys.argv[1:]
@@ -195,16 +202,20 @@ for node in (m, m + "/pub", m + "/tmp"):
             took.append(repr(v))
         except OSError:
             pass
+print("published", len(took), flush=True)
+sys.stdin.readline()
 os.mkdir(m + "/pub/mine")
-print(" ".join(took))
+print("OK", flush=True)
 EOF
-out=$(timeout 10 runuser -u nobody -- "$PY" "$T/forge.py" "$M" $NAME "$C_ETC" "$vpid" 2>&1)
-echo go >&"${VICTIM[1]}"; read -r -t 10 -u "${VICTIM[0]}" vres
-wait "$VICTIM_PID" 2>/dev/null
+coproc FORGER { exec timeout 30 runuser -u nobody -- "$PY" "$T/forge.py" "$M" $NAME "$C_ETC" "$vpid" 2>&1; }
+read -r -t 10 -u "${FORGER[0]}" fpub
+touch "$T/victim.go"; wait "$VPID"; vres=$(sed -n 2p "$T/victim.out")
+echo go >&"${FORGER[1]}"; read -r -t 10 -u "${FORGER[0]}" fres
+wait "$FORGER_PID" 2>/dev/null
 D_PUB=$(default_of "$U" pub dir v1)
-expect "nobody's attempts to name the victim (pid $vpid) are refused or set its own thread's: nobody's own mkdir is $C_ETC" \
-  '[ -n "$vpid" ] && both pub/mine "$C_ETC"'
-expect "... and the victim creates with the policy's $D_PUB" '[ "$vres" = OK ] && both pub/v1 "$D_PUB" && [ "$D_PUB" != "$C_ETC" ]'
+expect "nobody's attempts to name the victim (pid $vpid) set its own thread's context only ($fpub): nobody's own mkdir is $C_ETC" \
+  '[ -n "$vpid" ] && [[ $fpub == "published "[1-9]* ]] && [ "$fres" = OK ] && both pub/mine "$C_ETC"'
+expect "... and the victim, creating while nobody holds its context, gets the policy's $D_PUB" '[ "$vres" = OK ] && both pub/v1 "$D_PUB" && [ "$D_PUB" != "$C_ETC" ]'
 
 # 5. The label through setxattr (item 2): relabelto and associate refused as the kernel does. -
 expect "seaccess check: unconfined_t may relabel tmp files from $D_FILE, not to $H; $CA may not be associated" \
