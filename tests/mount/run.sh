@@ -559,6 +559,11 @@ expect "tests/mount/callers.sh passes" '[ $rc -eq 0 ]'
 SEACCESS_BUILD=$BUILD bash tests/mount/mmap.sh; rc=$?
 expect "tests/mount/mmap.sh passes" '[ $rc -eq 0 ]'
 
+# Labels programs ask for (setfscreatecon through libseaccess) on the mount, and the channel
+# that brings them there attacked (issue 35 item 1 on the mount): its own mount.
+SEACCESS_BUILD=$BUILD bash tests/mount/fscreate.sh; rc=$?
+expect "tests/mount/fscreate.sh passes" '[ $rc -eq 0 ]'
+
 for mp in "${MPS[@]}"; do
   for _ in $(seq 50); do is_mounted "$mp" || break; sleep 0.1; done
 done

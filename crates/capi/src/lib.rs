@@ -41,6 +41,7 @@ mod notify;
 mod objects;
 mod paths;
 mod proccon;
+mod publish;
 mod restorecon;
 mod selabel;
 mod session;

@@ -240,6 +240,7 @@ macro_rules! attr {
                 if v.is_some() && $applied {
                     applied(stringify!($set))?;
                 }
+                crate::publish::attr(stringify!($field), v.as_deref())?;
                 with_attrs(|a| a.$field = v);
                 Ok(0)
             })

@@ -49,6 +49,7 @@ use seaccess_types::{lock, Sid};
 
 use crate::connector::{Connector, Event, EventSource};
 use crate::core::Req;
+use crate::published::{Attr, Published};
 
 pub use seaccess_objmgr::subjects::{proc_info, ProcInfo};
 
@@ -108,6 +109,8 @@ struct Table {
     epoch: u64,
     /// The last events applied, with the epoch each made.
     recent: VecDeque<(u64, Event)>,
+    /// The fscreate contexts threads published, fed the same events.
+    published: Published,
 }
 
 impl Table {
@@ -129,7 +132,15 @@ impl Table {
     }
 
     fn apply(&mut self, ev: Event) {
+        self.published.apply(&ev);
+        self.apply_callers(ev);
+    }
+
+    /// An event's effect on the callers kept (a fork changes none: a new thread is computed
+    /// at its first request).
+    fn apply_callers(&mut self, ev: Event) {
         match ev {
+            Event::Fork { .. } => return,
             Event::Exec { tgid } => {
                 for tid in self.by_tgid.remove(&tgid).unwrap_or_default() {
                     // Keep by_tgid out of remove's way: it is gone already.
@@ -183,6 +194,7 @@ impl Table {
         self.recent.iter().filter(|(e, _)| *e > since).all(|(_, ev)| match *ev {
             Event::Exec { tgid: g } => g != tgid,
             Event::Exit { tid: t } | Event::Ids { tid: t } | Event::Comm { tid: t } => t != tid,
+            Event::Fork { .. } => true,
             Event::Lost => false,
         })
     }
@@ -198,11 +210,14 @@ impl Table {
     }
 }
 
+/// A shared credential's SID and create SID.
+type CredKey = (Sid, Option<Sid>);
+
 struct Shared {
     table: Mutex<Table>,
     /// One credential per SID, shared by the callers that have it (its decision caches warm
     /// for all of them); forgotten with the table on a reload.
-    creds: Mutex<FxHashMap<Sid, Arc<Cred>>>,
+    creds: Mutex<FxHashMap<CredKey, Arc<Cred>>>,
     /// How a thread's cgroup is read (a test's fake, else /proc).
     cgroup_of: fn(u32) -> Option<String>,
 }
@@ -244,7 +259,15 @@ impl Callers {
 
     /// A table fed by `source` (None: nothing is kept), reading cgroups with `cgroup_of`.
     pub fn with_source(source: Option<Box<dyn EventSource>>, cgroup_of: fn(u32) -> Option<String>) -> Callers {
-        let table = Table { source, by_tid: FxHashMap::default(), by_tgid: FxHashMap::default(), per_uid: FxHashMap::default(), epoch: 0, recent: VecDeque::new() };
+        let table = Table {
+            source,
+            by_tid: FxHashMap::default(),
+            by_tgid: FxHashMap::default(),
+            per_uid: FxHashMap::default(),
+            epoch: 0,
+            recent: VecDeque::new(),
+            published: Published::default(),
+        };
         Callers { shared: Arc::new(Shared { table: Mutex::new(table), creds: Mutex::new(FxHashMap::default()), cgroup_of }) }
     }
 
@@ -327,21 +350,61 @@ impl Callers {
 
     /// The one credential for `sid`.
     pub fn cred(&self, sid: Sid) -> Arc<Cred> {
+        self.cred_creating(sid, None)
+    }
+
+    /// The one credential for `sid` creating files with `create` (setfscreatecon's SID).
+    pub fn cred_creating(&self, sid: Sid, create: Option<Sid>) -> Arc<Cred> {
         let mut m = lock(&self.shared.creds);
-        if let Some(c) = m.get(&sid) {
+        if let Some(c) = m.get(&(sid, create)) {
             return c.clone();
         }
-        let c = Cred::new(sid);
+        let mut p = seaccess_objmgr::PreparedCred::new(sid);
+        p.create_sid = create;
+        let c = p.build();
         if m.len() < MAX_CREDS {
-            m.insert(sid, c.clone());
+            m.insert((sid, create), c.clone());
         }
         c
+    }
+
+    /// Thread `req.pid` of group `tgid` sets its fscreate SID (None clears it), as the request's
+    /// uid (see [`crate::published`]). Events queued before the request are applied first (a
+    /// fork before it copies the old value, an exec before it clears before this sets).
+    /// Refused without the proc connector (EOPNOTSUPP: nothing could be forgotten at exec) and
+    /// beyond the uid's share (ENOSPC).
+    pub fn publish(&self, req: Req, tgid: u32, sid: Option<Sid>) -> crate::error::Result<()> {
+        use crate::error::FsError;
+        let mut t = lock(&self.shared.table);
+        if t.source.is_none() {
+            return Err(FsError::errno_of(libc::EOPNOTSUPP, "the proc connector is not there, so a published context could not be forgotten at exec or exit"));
+        }
+        t.drain();
+        t.published.set(req.pid, tgid, req.uid, sid).map_err(|why| FsError::errno_of(libc::ENOSPC, why))
+    }
+
+    /// Thread `tid`'s published fscreate context, after every event queued (its exec or exit,
+    /// the fork that made it) is applied.
+    pub fn published(&self, tid: u32) -> Option<Attr> {
+        let mut t = lock(&self.shared.table);
+        if t.published.is_empty() {
+            return None;
+        }
+        t.drain();
+        t.published.get(tid).cloned()
+    }
+
+    /// How many threads have a published context.
+    pub fn published_len(&self) -> usize {
+        lock(&self.shared.table).published.len()
     }
 
     /// Forgets every caller (their credentials are computed again at their next request); a
     /// computation under way is not kept either.
     pub fn clear(&self) {
-        lock(&self.shared.table).apply(Event::Lost);
+        // Published contexts stay: a reload keeps every SID (the kernel's credentials keep
+        // their create SIDs across a policy load too).
+        lock(&self.shared.table).apply_callers(Event::Lost);
         lock(&self.shared.creds).clear();
     }
 

@@ -35,6 +35,11 @@ pub enum Event {
     Ids { tid: u32 },
     /// A thread's command name changed (audit records name it).
     Comm { tid: u32 },
+    /// A task was created: `child` of group `child_tgid`. For a new process `parent` is the
+    /// thread that forked it (its real_parent); for a new thread the kernel names the
+    /// process's parent instead (CLONE_THREAD shares real_parent), so a thread's creator is
+    /// not known. Only published task attributes ([`crate::published`]) use it.
+    Fork { parent: u32, child: u32, child_tgid: u32 },
     /// Events may have been missed: nothing known can be trusted.
     Lost,
 }
@@ -222,7 +227,9 @@ impl Connector {
                         // pid, tgid, 16 bytes of name.
                         what::COMM => word(5).and(word(0)).map(|tid| Some(Event::Comm { tid }))?,
                         what::SID => word(1).map(|_| None)?,
-                        what::FORK | what::PTRACE | what::COREDUMP => word(3).map(|_| None)?,
+                        // parent pid and tgid, child pid and tgid.
+                        what::FORK => Some(Event::Fork { parent: word(0)?, child: word(2)?, child_tgid: word(3)? }),
+                        what::PTRACE | what::COREDUMP => word(3).map(|_| None)?,
                         _ => return Err(()),
                     };
                     // Kernels since 6.6 send acknowledgements through send_msg too, numbered
@@ -315,7 +322,7 @@ mod tests {
         assert_eq!(parse(&mut c, &message(10, what::EXEC, 0, &[55, 50])), Ok(vec![Event::Lost, Event::Exec { tgid: 50 }]));
         assert_eq!(parse(&mut c, &message(11, what::EXIT, 0, &[56, 50, 0, 17, 1, 1])), Ok(vec![Event::Exit { tid: 56 }]));
         assert_eq!(parse(&mut c, &message(12, what::UID, 0, &[57, 50, 0, 0])), Ok(vec![Event::Ids { tid: 57 }]));
-        assert_eq!(parse(&mut c, &message(13, what::FORK, 0, &[1, 1, 2, 2])), Ok(vec![]));
+        assert_eq!(parse(&mut c, &message(13, what::FORK, 0, &[1, 1, 2, 2])), Ok(vec![Event::Fork { parent: 1, child: 2, child_tgid: 2 }]));
         // Another CPU numbers its own.
         assert_eq!(parse(&mut c, &message(500, what::GID, 1, &[58, 50, 0, 0])), Ok(vec![Event::Lost, Event::Ids { tid: 58 }]));
         assert_eq!(parse(&mut c, &message(14, what::COMM, 0, &[59, 50, 0, 0, 0, 0])), Ok(vec![Event::Comm { tid: 59 }]));

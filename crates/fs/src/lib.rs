@@ -19,6 +19,7 @@ pub mod fuse;
 pub mod hot;
 pub mod locks;
 pub mod nodes;
+pub mod published;
 /// The subjects file (shared with libseaccess's getcon): see [`seaccess_objmgr::subjects`].
 pub use seaccess_objmgr::subjects;
 pub mod who;

@@ -80,6 +80,9 @@ fn timespec(t: Option<SetTime>) -> rustix::fs::Timespec {
     }
 }
 
+/// Where libseaccess keeps a label when security.selinux is refused.
+const USER_SELINUX: &str = "user.selinux";
+
 /// The name the label goes by through the mount, whatever attribute stores it.
 fn is_label(name: &str) -> bool {
     name == XATTR_NAME_SELINUX
@@ -179,12 +182,24 @@ impl Core {
     /// VFS leaves to it: relabelfrom, the context's validity (EINVAL), relabelto, validatetrans
     /// and associate), the store attribute, then selinux_inode_post_setxattr. The store under
     /// its own name is refused (EPERM): labels change only through the checks.
+    /// [`crate::published::FSCREATE_XATTR`], on any node, is the caller's fscreate context
+    /// (see [`crate::published`]), never an attribute of the node; `user.selinux` is refused
+    /// (EPERM), so that a relabel refused here is not written there instead.
     pub fn setxattr(&self, req: Req, id: u64, name: &str, value: &[u8], flags: i32) -> Result<()> {
+        if name == crate::published::FSCREATE_XATTR {
+            return self.publish_fscreate(req, value);
+        }
         let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         if self.store.hidden(name) {
             return Err(FsError::errno_of(libc::EPERM, format!("{name} holds labels: set {XATTR_NAME_SELINUX}")));
+        }
+        // Not a label here either: a library that takes a refused relabel (EACCES) for a
+        // kernel without SELinux and writes its label there instead (libseaccess does) must
+        // see the refusal, not a success that changed nothing the mount enforces.
+        if name == USER_SELINUX {
+            return Err(FsError::errno_of(libc::EPERM, format!("{USER_SELINUX} is not a label on this mount: set {XATTR_NAME_SELINUX}")));
         }
         if is_label(name) {
             // inode_owner_or_capable (the capability itself is the caller's kernel's).

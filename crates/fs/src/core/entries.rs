@@ -43,7 +43,8 @@ impl Core {
         Ok((n, st))
     }
 
-    /// The checks of creating `name` of `mode` in `dir` (may_create), then `make` in the
+    /// The checks of creating `name` of `mode` in `dir` (may_create, with the thread's
+    /// published fscreate context: [`Core::creating_task`]), then `make` in the
     /// directory's descriptor, which gives the new object's O_PATH descriptor; the object is
     /// given the caller's ids, its permissions and its label through that descriptor. If any
     /// of that fails the object is removed again: never an unlabelled object.
@@ -56,7 +57,10 @@ impl Core {
         make: impl FnOnce(BorrowedFd<'_>, &str) -> std::io::Result<OwnedFd>,
     ) -> Result<(Arc<Node>, Stat, Arc<crate::callers::Caller>)> {
         let c = self.caller(req)?;
-        let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
+        let caller = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
+        // With the thread's published fscreate context as its create SID, if it has one.
+        let creating = self.creating_task(req, caller)?;
+        let t = creating.as_ref().unwrap_or(caller);
         let dir = self.node(parent)?;
         let name = component(name)?;
         self.may_change(t, &dir)?;

@@ -25,6 +25,7 @@
 pub mod attrs;
 mod entries;
 mod files;
+mod fscreate;
 mod state;
 pub mod store;
 
