@@ -61,7 +61,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
 LINK=(-L"$PWD/$BUILD" -lseaccess -Wl,-rpath,"$PWD/$BUILD")
-for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm mapping mapping_race; do
+for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm mapping mapping_race thread_attrs; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
     || bad "compile $p with -fsanitize=address"
@@ -164,6 +164,8 @@ race() { # PROGRAM SECONDS
   ./$BUILD/seaccess check -p "$TP/unknown.33" u:r:dom_t:s0 u:object_r:obj_t:s0 file "$g" > /dev/null 2>&1 || { echo "seaccess check denies $g" >> "$T/r"; return 1; }
 }
 race "$OUT/mapping_race" 3 && ok "$(grep '^mapping_race:' "$T/r")" || { bad "mapping_race: a check mixed two maps or saw none"; cat "$T/r"; }
+out=$(SEACCESS_POLICY=$pol timeout 60 "$OUT/thread_attrs" system_u:object_r:etc_t:s0 system_u:system_r:httpd_t:s0 2>&1) \
+  && ok "$out" || { bad "thread_attrs: a thread's attributes are not its own"; echo "$out"; }
 
 # The same programs under AddressSanitizer and valgrind, on fewer queries.
 head -n 300 "$T/q.default" > "$T/q300"

@@ -9,8 +9,10 @@
 //! the variable, and in a secure-execution process whatever its environment says (see
 //! [`crate::state`]), every process is `unconfined_u:unconfined_r:unconfined_t:s0` where the
 //! policy has that context, else the `kernel` initial SID's. `setcon` changes this process's own
-//! context, checked as the kernel's selinux_setprocattr checks it; the other attributes are
-//! this process's, kept as set (validated against the policy).
+//! context (one context a process: the library does not keep one a thread, as the kernel's
+//! credentials would), checked as the kernel's selinux_setprocattr checks it; the other
+//! attributes are the calling thread's, as on Linux, kept as set (validated against the
+//! policy).
 //!
 //! Under `seaccess run` the interposer it preloads (crates/capi/preload) makes the exec and
 //! fscreate attributes take effect: an exec is checked and its new context handed to the
@@ -39,28 +41,43 @@ pub const CONTEXT_ENV: &str = "SEACCESS_CONTEXT";
 pub const PREV_ENV: &str = "SEACCESS_PREVCON";
 const UNCONFINED: &str = "unconfined_u:unconfined_r:unconfined_t:s0";
 
+/// The attributes a thread sets for what it does next, each its own as on Linux
+/// (/proc/thread-self/attr/{exec,fscreate,sockcreate,keycreate}, which libselinux writes): a
+/// thread's setfscreatecon is not another thread's (the mount keys the published fscreate by
+/// thread too), a forked child starts with the forking thread's, and an exec starts afresh.
 #[derive(Default)]
 struct Attrs {
-    /// setcon's context (the process's own until then).
-    current: Option<String>,
     exec: Option<String>,
     fscreate: Option<String>,
     sockcreate: Option<String>,
     keycreate: Option<String>,
 }
 
-static ATTRS: Mutex<Option<Attrs>> = Mutex::new(None);
-
-/// The process attributes's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
-pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, Option<Attrs>>);
-
-pub(crate) fn hold() -> Held {
-    Held(lock(&ATTRS))
+thread_local! {
+    static THREAD: std::cell::RefCell<Attrs> = std::cell::RefCell::new(Attrs::default());
 }
 
+/// setcon's context, the process's own until then (see the module docs).
+static CURRENT: Mutex<Option<String>> = Mutex::new(None);
+
+/// The process context's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
+pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, Option<String>>);
+
+pub(crate) fn hold() -> Held {
+    Held(lock(&CURRENT))
+}
+
+/// `f` on the calling thread's attributes. The closures given here take no other borrow of
+/// them, so the borrow cannot fail; in a thread's own destructors, after its storage is gone,
+/// `f` sees none set and what it sets is dropped with the thread.
 fn with_attrs<T>(f: impl FnOnce(&mut Attrs) -> T) -> T {
-    let mut a = lock(&ATTRS);
-    f(a.get_or_insert_with(Attrs::default))
+    // Checked first, so that `with` and `borrow_mut` below (on this thread, nothing between)
+    // cannot panic.
+    if THREAD.try_with(|a| a.try_borrow_mut().is_ok()).unwrap_or(false) {
+        THREAD.with(|a| f(&mut a.borrow_mut()))
+    } else {
+        f(&mut Attrs::default())
+    }
 }
 
 /// The context a process of `pid` runs in, by the subjects rules (see the module docs).
@@ -118,7 +135,7 @@ fn from_env(name: &str) -> Res<Option<String>> {
 }
 
 fn current() -> Res<String> {
-    match with_attrs(|a| a.current.clone()) {
+    match lock(&CURRENT).clone() {
         Some(c) => Ok(c),
         None => match from_env(CONTEXT_ENV)? {
             Some(c) => Ok(c),
@@ -277,7 +294,7 @@ pub extern "C" fn setcon_raw(con: *const c_char) -> c_int {
         if o != n && !allowed(o, n, perm("dyntransition")?)? && enforcing {
             return Err(EACCES);
         }
-        with_attrs(|a| a.current = Some(new));
+        *lock(&CURRENT) = Some(new);
         Ok(0)
     })
 }
