@@ -78,6 +78,7 @@ lint: deps
 # Every differential test is required here: a missing oracle, Debian policy or reference policy
 # build fails the run instead of skipping the comparison.
 test: deps oracle peers label-peer policies refpolicy lint
+	bash tests/run/host_roots.sh save target/host-roots.before
 	SEACCESS_REQUIRE_ORACLE=1 $(CARGO) test --profile ci --workspace
 	SEACCESS_BUILD=target/ci SEACCESS_REQUIRE_ORACLE=1 bash tests/cli.sh
 	SEACCESS_BUILD=target/ci SEACCESS_REQUIRE_ORACLE=1 bash tests/label/cli.sh
@@ -88,6 +89,7 @@ test: deps oracle peers label-peer policies refpolicy lint
 	SEACCESS_BUILD=target/ci bash tests/run/labels.sh
 	SEACCESS_BUILD=target/ci bash tests/run/session.sh
 	@$(MAKE) -s python-test PROFILE=ci
+	bash tests/run/host_roots.sh compare target/host-roots.before
 
 # The Python bindings, built and installed by pip into target/venv (scripts/python-venv.sh).
 python: deps
