@@ -84,6 +84,22 @@ if [ $want = 1 ]; then
 else
   expect "user_t may setenforce (seaccess check allows it): done ($(echo $out))" '[ "$(echo $out)" = "rc=0 Permissive" ]'
 fi
+# The writer's context is the one its exec gave it (the labels interposer's type transition),
+# not the subjects file's: a copy of setenforce labelled auditctl_exec_t, exec'd from an
+# unconfined shell, runs in the domain compute-create gives, and is checked as that domain.
+EXE_T=system_u:object_r:auditctl_exec_t:s0
+cp /usr/sbin/setenforce "$T/bin/setenforce-exec"
+setfattr -n security.selinux -v "$EXE_T" "$T/bin/setenforce-exec"
+DOM=$(echo "$U $EXE_T process" | "$BIN" compute-create -p "$POL" 2>/dev/null)
+if [ -n "$DOM" ] && [ "$DOM" != "$U" ] && allowed "$U" "$EXE_T" file execute && allowed "$U" "$DOM" process transition && allowed "$DOM" "$EXE_T" file entrypoint; then
+  : > "$LOG"
+  if allowed "$DOM" "$SECURITY" security setenforce; then want="rc=0 Permissive"; else want="refused Enforcing"; fi
+  out=$(run -- sh -c "$T/bin/setenforce-exec 0 2>/dev/null && echo rc=0 || echo refused; getenforce")
+  expect "setenforce exec'd into $DOM (the exec's transition, not the subjects file's $U) is checked as $DOM: $want ($(echo $out))" \
+    '[ "$(echo $out)" = "$want" ] && { [ "$want" = "rc=0 Permissive" ] || grep -q "denied  { setenforce } for .*scontext=$DOM " "$LOG"; }'
+else
+  bad "the exec-transition setenforce test: no transition from $U on $EXE_T in this policy (compute-create gave ${DOM:-nothing})"
+fi
 out=$(run --subjects "$T/subjects" -- sh -c "setenforce 0; $T/bin/setenforce-user 1 2>/dev/null; echo \"rc=\$?\"; getenforce")
 expect "in a permissive session the same refusal is only logged, as avc_has_perm does ($(echo $out))" \
   '[ $want = 0 ] || { [ "$(echo $out)" = "rc=0 Enforcing" ] && grep -q "denied  { setenforce } .*permissive=1" "$LOG"; }'

@@ -153,9 +153,13 @@ impl SessionState {
         Ok(())
     }
 
-    /// The context process `pid` runs in, by the session's subjects rules (what libseaccess's
-    /// getcon gives it): EACCES when no rule gives it one.
+    /// The context process `pid` runs in, as libseaccess's getcon gives it: the one the labels
+    /// interposer handed it at its last exec (an exec context or a type transition), else the
+    /// session's subjects rules; EACCES when no rule gives it one.
     fn context_of(&self, g: &seaccess_security::Generation, pid: u32) -> Result<String, Errno> {
+        if let Some(c) = exec_context(pid) {
+            return Ok(c);
+        }
         let Some(rules) = &self.subjects else {
             return Ok(UNCONFINED.to_string());
         };
@@ -345,4 +349,21 @@ pub(crate) mod libc_errno {
     pub const EIO: i32 = 5;
     pub const EACCES: i32 = 13;
     pub const EINVAL: i32 = 22;
+}
+
+/// `SEACCESS_CONTEXT` in the environment process `pid` started with, where the labels
+/// interposer puts the context an exec gave it (crates/capi/preload; libseaccess's getcon reads
+/// it first). Not for a secure-execution process (AT_SECURE in its auxiliary vector, or a
+/// vector that cannot be read): its environment is its caller's, as libseaccess ignores it
+/// there too.
+fn exec_context(pid: u32) -> Option<String> {
+    let auxv = std::fs::read(format!("/proc/{pid}/auxv")).ok()?;
+    let word = |b: &[u8]| <[u8; 8]>::try_from(b).ok().map(u64::from_ne_bytes);
+    const AT_SECURE: u64 = 23;
+    if auxv.chunks_exact(16).any(|p| word(&p[..8]) == Some(AT_SECURE) && word(&p[8..]) != Some(0)) {
+        return None;
+    }
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let v = env.split(|b| *b == 0).find_map(|kv| kv.strip_prefix(b"SEACCESS_CONTEXT=".as_slice()))?;
+    std::str::from_utf8(v).ok().map(str::to_string)
 }
