@@ -17,15 +17,10 @@ U=unconfined_u:unconfined_r:unconfined_t:s0   # the default rule's, and the priv
 H=system_u:system_r:httpd_t:s0                 # the web interpreter's exe= rule
 NTP=system_u:system_r:ntpd_t:s0                # uid 65534's rule
 INITRC=system_u:system_r:initrc_t:s0           # the transition rule's
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
-expect() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-summary() { echo "mount callers: $pass passed, $fail failed"; exit $((fail > 0)); }
-skip() {
-  if [ "${SEACCESS_REQUIRE_FUSE:-0}" = 1 ]; then bad "$1 (SEACCESS_REQUIRE_FUSE=1)"; else echo "SKIP: $1"; fi
-  summary
-}
+SUITE="mount callers"
+# ok/bad/expect/summary/skip and the label, log and policy helpers; start and avc are this
+# suite's own (defined below, after it).
+. tests/mount/lib.sh
 [ "$(id -u)" = 0 ] || skip "not root"
 [ -c /dev/fuse ] || skip "no /dev/fuse"
 command -v fusermount3 >/dev/null || skip "no fusermount3"
@@ -55,7 +50,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-is_mounted() { grep -qs " $1 fuse" /proc/mounts; }
 start() {
   local name=$1 src=$2 mp=$3; shift 3
   mkdir -p "$mp"; MPS+=("$mp"); MPID=
@@ -64,8 +58,6 @@ start() {
   [ -n "$MPID" ] && PIDS+=("$MPID")
   [ $rc -eq 0 ] && [ -n "$MPID" ] && is_mounted "$mp"
 }
-mark() { MARK=$(cat "$LOG" 2>/dev/null | wc -l); }
-since() { tail -n +$((MARK + 1)) "$LOG" 2>/dev/null; }
 # avc SCON TCON CLASS: a denial since the mark for exactly these, that seaccess check agrees with.
 avc() {
   local line perms
@@ -77,9 +69,6 @@ avc() {
   done < <(since)
   return 1
 }
-no_avc() { ! since | grep -q '^type=AVC '; }
-fclabel() { "$BIN" label -f "${3:-$FC}" --type "${2:-file}" "$1" | cut -f2; }
-allowed() { "$BIN" check -p "$POL" "$@" > /dev/null 2>&1; }
 # fds PID: the descriptors a process holds.
 fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 # inserver N NAME USER: wait (10 s) until N processes NAME of USER wait for the server's answer
