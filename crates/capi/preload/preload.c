@@ -400,38 +400,32 @@ int fexecve(int fd, char *const argv[], char *const envp[]) {
 	argv[0] = (char *)first; \
 	va_start(ap, first); \
 	for (size_t i = 1; i <= n; i++) argv[i] = i < n ? va_arg(ap, char *) : NULL; \
-	if (i_want_env) { (void)va_arg(ap, char *); envp = va_arg(ap, char **); } \
+	if (last_is_env) { (void)va_arg(ap, char *); envp = va_arg(ap, char **); } \
 	va_end(ap);
 
-int execl(const char *path, const char *arg, ...) {
-	int i_want_env = 0;
-	char **envp = environ;
-	ARGS(arg, 0)
-	int r = execve(path, argv, envp);
+/* exec(p, argv, envp) (our checked execve or execvpe), the array freed when it returns. */
+static int exec_array(int (*exec)(const char *, char *const[], char *const[]), const char *p, char **argv, char **envp) {
+	int r = exec(p, argv, envp);
 	int e = errno;
 	free(argv);
 	errno = e;
 	return r;
+}
+
+int execl(const char *path, const char *arg, ...) {
+	char **envp = environ;
+	ARGS(arg, 0)
+	return exec_array(execve, path, argv, envp);
 }
 int execlp(const char *file, const char *arg, ...) {
-	int i_want_env = 0;
 	char **envp = environ;
 	ARGS(arg, 0)
-	int r = execvpe(file, argv, envp);
-	int e = errno;
-	free(argv);
-	errno = e;
-	return r;
+	return exec_array(execvpe, file, argv, envp);
 }
 int execle(const char *path, const char *arg, ...) {
-	int i_want_env = 1;
 	char **envp = environ;
 	ARGS(arg, 1)
-	int r = execve(path, argv, envp);
-	int e = errno;
-	free(argv);
-	errno = e;
-	return r;
+	return exec_array(execve, path, argv, envp);
 }
 
 typedef int (*spawn_t)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[], char *const[]);
