@@ -35,7 +35,6 @@ struct Held {
 }
 
 /// Open files held against the pool.
-#[derive(Default)]
 pub struct Budget {
     held: Arc<Mutex<Held>>,
     /// The nodes' descriptors, which the pool leaves aside.
@@ -45,7 +44,7 @@ pub struct Budget {
     /// on every open was a measurable part of the mount's cost).
     limit: AtomicU64,
     read_at: AtomicU64,
-    start: Option<Instant>,
+    start: Instant,
 }
 
 /// How often the descriptor limit is read again (an administrator's prlimit under a running
@@ -89,12 +88,12 @@ pub fn share(pool: usize) -> usize {
 impl Budget {
     /// An empty budget beside `node_fds` node descriptors.
     pub fn new(node_fds: usize) -> Budget {
-        Budget { node_fds, start: Some(Instant::now()), ..Budget::default() }
+        Budget { held: Arc::default(), node_fds, limit: AtomicU64::new(0), read_at: AtomicU64::new(0), start: Instant::now() }
     }
 
     /// The process's descriptor limit, read at most every [`LIMIT_EVERY_MS`].
     fn limit(&self) -> u64 {
-        let now = self.start.map_or(0, |s| u64::try_from(s.elapsed().as_millis()).unwrap_or(u64::MAX)) + 1;
+        let now = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX).saturating_add(1);
         // Acquire/Release pair: whoever sees the new time sees the limit stored before it (a
         // zero limit read first would refuse every open).
         let at = self.read_at.load(Ordering::Acquire);
@@ -146,7 +145,7 @@ mod tests {
     /// Break tried: `take_within` never refusing: one uid's 65th open file is granted.
     #[test]
     fn a_uid_holds_at_most_its_share_and_gets_it_back() {
-        let b = Budget::default();
+        let b = Budget::new(0);
         let mine: Vec<Slot> = (0..64).map(|_| b.take_within(65534, 256).unwrap()).collect();
         assert_eq!(b.take_within(65534, 256).err().map(|e| e.errno()), Some(libc::EMFILE));
         let root = b.take_within(0, 256).unwrap();
@@ -165,7 +164,7 @@ mod tests {
     /// take root's quarter) and root held to a quarter like the others.
     #[test]
     fn root_keeps_its_quarter_whatever_the_others_hold() {
-        let b = Budget::default();
+        let b = Budget::new(0);
         let others: Vec<Slot> = (1..=3u32).flat_map(|u| (0..64).map(move |_| u)).map(|u| b.take_within(u, 256).unwrap()).collect();
         assert_eq!(b.take_within(4, 256).err().map(|e| e.errno()), Some(libc::EMFILE), "a fourth uid would take root's quarter");
         let root: Vec<Slot> = (0..64).map(|_| b.take_within(0, 256).unwrap()).collect();
