@@ -77,7 +77,7 @@ fn exec_transition(labels: &Labels, server: &SecurityServer, sid: Sid, tid: u32,
 /// one (sharing its memory) rename the executable both show, with prctl(PR_SET_MM_MAP), to
 /// any program it may read and execute.
 pub fn warn_forgeable(labels: &Labels, log: &dyn Fn(&str)) {
-    let reads_exe = labels.subjects.as_ref().is_some_and(|s| s.reads_exe());
+    let reads_exe = labels.reads_exe;
     let userns = std::fs::read_to_string("/proc/sys/user/max_user_namespaces").ok().and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(1);
     if reads_exe && userns > 0 {
         log(&format!(

@@ -324,7 +324,7 @@ impl Core {
         let labels = self.labels.load();
         let compute = || crate::who::compute(&labels, &self.server, &self.callers, req, &|m| self.log(m));
         // Only an exec changes what exe= and transition rules read; the rest the request carries.
-        let c = if labels.subjects.as_ref().is_some_and(|s| s.reads_exe()) { self.callers.get(req, compute) } else { self.callers.get_by_ids(req, compute) };
+        let c = if labels.reads_exe { self.callers.get(req, compute) } else { self.callers.get_by_ids(req, compute) };
         if let Err(why) = &c.who {
             return Err(FsError::Closed(why.clone()));
         }

@@ -51,6 +51,10 @@ pub struct Labels {
     pub subjects: Option<Subjects>,
     /// Every caller's SID without a subjects file.
     pub default_sid: Sid,
+    /// Whether a subjects rule reads the executable (`exe=`, `transition`): then callers are
+    /// looked up after the process events (an exec changes what they read). Read once here, not
+    /// at each request.
+    pub reads_exe: bool,
 }
 
 /// The unconfined context callers get without a subjects file, where the policy has it.
@@ -84,7 +88,8 @@ pub fn load(opts: &Options, server: &SecurityServer) -> Result<Labels> {
     if let Some(p) = &opts.booleans {
         booleans(p, server)?;
     }
-    Ok(Labels { file_contexts, subjects, default_sid })
+    let reads_exe = subjects.as_ref().is_some_and(Subjects::reads_exe);
+    Ok(Labels { file_contexts, subjects, default_sid, reads_exe })
 }
 
 /// The booleans file's settings, each name checked against `server`'s policy.
