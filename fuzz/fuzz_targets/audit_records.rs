@@ -18,8 +18,14 @@ fuzz_target!(|data: &[u8]| {
         };
         // Values with white space or quotes cannot be written bare; the required three are
         // checked whenever they can.
-        let plain = |v: &str| !v.is_empty() && !v.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'');
-        if !(plain(&r.scontext) && plain(&r.tcontext) && plain(&r.tclass) && r.perms.iter().all(|p| plain(p) && !p.contains(['{', '}']))) {
+        let plain = |v: &str| {
+            !v.is_empty() && !v.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+        };
+        if !(plain(&r.scontext)
+            && plain(&r.tcontext)
+            && plain(&r.tclass)
+            && r.perms.iter().all(|p| plain(p) && !p.contains(['{', '}'])))
+        {
             continue;
         }
         let line = format!(
@@ -29,12 +35,31 @@ fuzz_target!(|data: &[u8]| {
             r.scontext,
             r.tcontext,
             r.tclass,
-            r.permissive.map_or(String::new(), |p| format!(" permissive={}", u8::from(p)))
+            r.permissive
+                .map_or(String::new(), |p| format!(" permissive={}", u8::from(p)))
         );
         let back = match audit::read_line(1, &line) {
             Some(Ok(b)) => b,
             other => panic!("{line:?}: {other:?}"),
         };
-        assert_eq!((back.denied, &back.perms, &back.scontext, &back.tcontext, &back.tclass, back.permissive), (r.denied, &r.perms, &r.scontext, &r.tcontext, &r.tclass, r.permissive), "{line:?}");
+        assert_eq!(
+            (
+                back.denied,
+                &back.perms,
+                &back.scontext,
+                &back.tcontext,
+                &back.tclass,
+                back.permissive
+            ),
+            (
+                r.denied,
+                &r.perms,
+                &r.scontext,
+                &r.tcontext,
+                &r.tclass,
+                r.permissive
+            ),
+            "{line:?}"
+        );
     }
 });

@@ -10,14 +10,21 @@ static SERVER: OnceLock<SecurityServer> = OnceLock::new();
 
 fuzz_target!(|data: &[u8]| {
     let server = SERVER.get_or_init(|| {
-        let path = std::env::var("SEACCESS_FUZZ_POLICY").unwrap_or_else(|_| "../target/policies/example.33".into());
+        let path = std::env::var("SEACCESS_FUZZ_POLICY")
+            .unwrap_or_else(|_| "../target/policies/example.33".into());
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         SecurityServer::from_bytes(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
     });
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let g = server.snapshot();
     if let Ok(sid) = g.context_to_sid(text) {
         let back = g.sid_to_context(sid).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(g.context_to_sid(&back).ok(), Some(sid), "{text:?} printed as {back:?}");
+        assert_eq!(
+            g.context_to_sid(&back).ok(),
+            Some(sid),
+            "{text:?} printed as {back:?}"
+        );
     }
 });

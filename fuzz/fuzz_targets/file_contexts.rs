@@ -7,15 +7,25 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use seaccess_label::{compiled, FileContexts, FileKind, Subs};
 
-const PATHS: &[&[u8]] = &[b"/", b"/etc/passwd", b"/usr/lib/x.so", b"//a//b/", b"/home/u/.ssh", b"/a\n"];
+const PATHS: &[&[u8]] = &[
+    b"/",
+    b"/etc/passwd",
+    b"/usr/lib/x.so",
+    b"//a//b/",
+    b"/home/u/.ssh",
+    b"/a\n",
+];
 
 fuzz_target!(|data: &[u8]| {
     let subs = Subs::parse(data);
     for p in PATHS {
         let _ = subs.apply(p);
     }
-    let Ok(fc) = FileContexts::from_bytes(Path::new("fuzz"), data) else { return };
-    let back = compiled::from_bytes(Path::new("fuzz.compiled"), &compiled::to_bytes(&fc)).unwrap_or_else(|e| panic!("{e}"));
+    let Ok(fc) = FileContexts::from_bytes(Path::new("fuzz"), data) else {
+        return;
+    };
+    let back = compiled::from_bytes(Path::new("fuzz.compiled"), &compiled::to_bytes(&fc))
+        .unwrap_or_else(|e| panic!("{e}"));
     for p in PATHS {
         for k in FileKind::ALL {
             let a = fc.context(p, k).map_err(|e| e.to_string());

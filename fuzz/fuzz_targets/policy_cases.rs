@@ -5,7 +5,9 @@ use libfuzzer_sys::fuzz_target;
 use seaccess_tools::cases::{self, Query};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let lines = text.split('\n').count();
     let within = |l: usize| (1..=lines).contains(&l);
     match cases::read("f.toml", text) {
@@ -15,9 +17,36 @@ fuzz_target!(|data: &[u8]| {
                 assert!(within(c.line), "case line {} of {lines}", c.line);
                 assert!(c.booleans.iter().all(|(b, _)| within(b.line)));
                 let spots: Vec<_> = match &c.query {
-                    Query::Access { scontext, tcontext, class, perms } => [scontext, tcontext, class].into_iter().chain(perms).collect(),
-                    Query::Label { scontext, tcontext, class, name, expect } => [scontext, tcontext, class, expect].into_iter().chain(name).collect(),
-                    Query::Neverallow { source, target, classes, perms } => source.iter().chain(target).chain(classes).chain(perms).collect(),
+                    Query::Access {
+                        scontext,
+                        tcontext,
+                        class,
+                        perms,
+                    } => [scontext, tcontext, class]
+                        .into_iter()
+                        .chain(perms)
+                        .collect(),
+                    Query::Label {
+                        scontext,
+                        tcontext,
+                        class,
+                        name,
+                        expect,
+                    } => [scontext, tcontext, class, expect]
+                        .into_iter()
+                        .chain(name)
+                        .collect(),
+                    Query::Neverallow {
+                        source,
+                        target,
+                        classes,
+                        perms,
+                    } => source
+                        .iter()
+                        .chain(target)
+                        .chain(classes)
+                        .chain(perms)
+                        .collect(),
                 };
                 assert!(spots.iter().all(|s| within(s.line)), "{c:?}");
             }

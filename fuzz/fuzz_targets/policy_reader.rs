@@ -10,8 +10,17 @@ fuzz_target!(|data: &[u8]| {
         let n = g.policy().ocontexts.initial_sids.len() as u32;
         for s in 1..=n.min(4) {
             for c in 1..=(g.policy().classes.len() as u16).min(4) {
-                let _ = g.compute_av(seaccess_types::Sid(s), seaccess_types::Sid(1), seaccess_types::ClassId(c));
-                let _ = g.compute_create(seaccess_types::Sid(s), seaccess_types::Sid(1), seaccess_types::ClassId(c), Some("x"));
+                let _ = g.compute_av(
+                    seaccess_types::Sid(s),
+                    seaccess_types::Sid(1),
+                    seaccess_types::ClassId(c),
+                );
+                let _ = g.compute_create(
+                    seaccess_types::Sid(s),
+                    seaccess_types::Sid(1),
+                    seaccess_types::ClassId(c),
+                    Some("x"),
+                );
             }
         }
     }

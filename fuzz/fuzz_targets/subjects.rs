@@ -6,7 +6,9 @@ use libfuzzer_sys::fuzz_target;
 use seaccess_fs::subjects::{CallerInfo, FileId, Match, Subjects};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(s) = Subjects::parse("fuzz", data) else { return };
+    let Ok(s) = Subjects::parse("fuzz", data) else {
+        return;
+    };
     let mut text = String::new();
     for r in &s.rules {
         let m = match &r.matches {
@@ -19,8 +21,24 @@ fuzz_target!(|data: &[u8]| {
         text.push_str(&format!("{m} {}\n", r.context));
     }
     let back = Subjects::parse("fuzz", text.as_bytes()).unwrap_or_else(|e| panic!("{e}: {text:?}"));
-    assert_eq!(s.rules.iter().map(|r| (&r.matches, &r.context)).collect::<Vec<_>>(), back.rules.iter().map(|r| (&r.matches, &r.context)).collect::<Vec<_>>());
-    for who in [CallerInfo::default(), CallerInfo { exe: Some(FileId { dev: 1, ino: 2 }), uid: 1001, cgroup: Some("/system.slice/a.service".into()) }] {
+    assert_eq!(
+        s.rules
+            .iter()
+            .map(|r| (&r.matches, &r.context))
+            .collect::<Vec<_>>(),
+        back.rules
+            .iter()
+            .map(|r| (&r.matches, &r.context))
+            .collect::<Vec<_>>()
+    );
+    for who in [
+        CallerInfo::default(),
+        CallerInfo {
+            exe: Some(FileId { dev: 1, ino: 2 }),
+            uid: 1001,
+            cgroup: Some("/system.slice/a.service".into()),
+        },
+    ] {
         let _ = s.find(&who);
     }
 });

@@ -51,7 +51,10 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwapOption;
 
-use seaccess_types::{lock, AccessServer, AccessVector, AvDecision, ClassId, PolicyEvents, PolicyNames, Registration, Seqno, ServerError, Sid, XpermsDecision};
+use seaccess_types::{
+    lock, AccessServer, AccessVector, AvDecision, ClassId, PolicyEvents, PolicyNames, Registration,
+    Seqno, ServerError, Sid, XpermsDecision,
+};
 
 pub use stats::CacheStats;
 use stats::{Counter, Stats};
@@ -262,7 +265,11 @@ impl Avc {
     fn remember(&self, n: Arc<dyn PolicyNames>) {
         let at = n.seqno().0;
         let slot = &self.names[(at & 1) as usize];
-        if slot.load().as_ref().is_some_and(|k| after(k.0.seqno().0, at)) {
+        if slot
+            .load()
+            .as_ref()
+            .is_some_and(|k| after(k.0.seqno().0, at))
+        {
             return;
         }
         slot.store(Some(Arc::new(Named(n))));
@@ -314,7 +321,11 @@ impl Avc {
     /// entry one was writing at the fork is repaired in the child. Must not be called from an
     /// `on_reset` callback (it runs under the resets' lock).
     pub fn fork_guard(&self) -> ForkGuard<'_> {
-        ForkGuard { avc: self, _stats: self.stats.hold(), _resets: lock(&self.resets) }
+        ForkGuard {
+            avc: self,
+            _stats: self.stats.hold(),
+            _resets: lock(&self.resets),
+        }
     }
 
     /// Enforcing (denials refused) or permissive (denials logged, access granted) for every
@@ -405,7 +416,10 @@ impl Avc {
     /// storm of cache-line transfers and then a miss for each triple; readers here never wait.
     pub fn policy_changed(&self, seqno: Seqno) {
         let prev = self.state().seqno();
-        if after(seqno.0, prev) && after(seqno.0, self.prepared.load(Acquire)) && self.refresh.load(Relaxed) {
+        if after(seqno.0, prev)
+            && after(seqno.0, self.prepared.load(Acquire))
+            && self.refresh.load(Relaxed)
+        {
             self.refresh_into(&*self.server, prev, seqno.0);
         }
         self.advance(seqno.0);
@@ -479,7 +493,9 @@ impl Avc {
         let to = self.table(new);
         for key in self.table(prev).live_keys(prev) {
             let (s, t, c) = key.parts();
-            let Ok(d) = server.compute_av(s, t, c) else { continue };
+            let Ok(d) = server.compute_av(s, t, c) else {
+                continue;
+            };
             if after(d.seqno.0, new) {
                 break;
             }
@@ -513,7 +529,10 @@ impl Avc {
         // the hit a third more instructions (callgrind), and a bare decision needs no mode.
         let key = Key::new(ssid, tsid, class);
         let state = self.state();
-        if let Some(d) = self.table(state.seqno()).get(key, state.seqno(), state.tag()) {
+        if let Some(d) = self
+            .table(state.seqno())
+            .get(key, state.seqno(), state.tag())
+        {
             self.stats.bump(Counter::Hit, 1);
             return Ok(d);
         }
@@ -522,23 +541,43 @@ impl Avc {
 
     /// The decision and the state it was looked up under (whose mode the check must apply).
     #[inline(always)]
-    fn lookup(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(AvDecision, State), ServerError> {
+    fn lookup(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> Result<(AvDecision, State), ServerError> {
         self.lookup_counted(ssid, tsid, class, |s| s.bump(Counter::Hit, 1))
     }
 
     /// [`Avc::lookup`], counting a hit for the thread of identity `thread` ([`Avc::verdict_as`]).
     #[inline(always)]
-    fn lookup_as(&self, ssid: Sid, tsid: Sid, class: ClassId, thread: u64) -> Result<(AvDecision, State), ServerError> {
+    fn lookup_as(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        thread: u64,
+    ) -> Result<(AvDecision, State), ServerError> {
         self.lookup_counted(ssid, tsid, class, |s| s.bump_as(thread, Counter::Hit, 1))
     }
 
     /// The lookup itself, with the way a hit is counted (inlined into each caller, so the
     /// closure costs nothing).
     #[inline(always)]
-    fn lookup_counted(&self, ssid: Sid, tsid: Sid, class: ClassId, count_hit: impl FnOnce(&Stats)) -> Result<(AvDecision, State), ServerError> {
+    fn lookup_counted(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        count_hit: impl FnOnce(&Stats),
+    ) -> Result<(AvDecision, State), ServerError> {
         let key = Key::new(ssid, tsid, class);
         let state = self.state();
-        if let Some(d) = self.table(state.seqno()).get(key, state.seqno(), state.tag()) {
+        if let Some(d) = self
+            .table(state.seqno())
+            .get(key, state.seqno(), state.tag())
+        {
             count_hit(&self.stats);
             return Ok((d, state));
         }
@@ -547,7 +586,13 @@ impl Avc {
 
     #[cold]
     #[inline(never)]
-    fn miss(&self, key: Key, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(AvDecision, State), ServerError> {
+    fn miss(
+        &self,
+        key: Key,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> Result<(AvDecision, State), ServerError> {
         self.stats.bump(Counter::Miss, 1);
         for _ in 0..MISS_RETRIES {
             let d = self.server.compute_av(ssid, tsid, class)?;
@@ -582,7 +627,13 @@ impl Avc {
     /// The kernel's avc_has_perm_noaudit: Ok with the decision if every requested permission
     /// is allowed, or if denied but not enforced (permissive mode or a permissive domain: the
     /// permissions are then granted in the cache, so the denial is reported once).
-    pub fn has_perm_noaudit(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector) -> Result<AvDecision, AvcError> {
+    pub fn has_perm_noaudit(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+    ) -> Result<AvDecision, AvcError> {
         let (d, state) = self.lookup(ssid, tsid, class)?;
         let v = self.verdict(ssid, tsid, class, requested, d, state);
         if v.enforced {
@@ -594,7 +645,14 @@ impl Avc {
     /// The kernel's avc_has_perm: the check, then an audit record if the decision asks for one
     /// (a denial not dontaudit'ed, or a grant auditallow'ed). `aux` is extra text for the
     /// record, such as `pid=1234 comm="cat" name="shadow"`.
-    pub fn has_perm(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, aux: Option<&str>) -> Result<(), AvcError> {
+    pub fn has_perm(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        aux: Option<&str>,
+    ) -> Result<(), AvcError> {
         let (d, state) = self.lookup(ssid, tsid, class)?;
         let v = self.verdict(ssid, tsid, class, requested, d, state);
         self.audit(ssid, tsid, class, &v, aux);
@@ -616,7 +674,14 @@ impl Avc {
     /// miss that meets a newer policy does, rather than answering from the older one until the
     /// announcement comes.
     #[inline]
-    pub fn check_at(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, at: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
+    pub fn check_at(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        at: Seqno,
+    ) -> Result<Result<Verdict, Seqno>, ServerError> {
         let (d, state) = self.lookup(ssid, tsid, class)?;
         if d.seqno != at {
             return self.check_at_other(ssid, tsid, class, requested, at, d.seqno);
@@ -627,7 +692,15 @@ impl Avc {
     /// [`Avc::check_at`] when the cache answered from policy `answered`, not `at`.
     #[cold]
     #[inline(never)]
-    fn check_at_other(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, at: Seqno, answered: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
+    fn check_at_other(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        at: Seqno,
+        answered: Seqno,
+    ) -> Result<Result<Verdict, Seqno>, ServerError> {
         // Only to a policy the server has reached: a caller's seqno from elsewhere must not
         // move the cache past its server.
         if !after(at.0, answered.0) || after(at.0, self.server.seqno().0) {
@@ -651,17 +724,37 @@ impl Avc {
     /// A permission denied but not enforced (permissive mode or domain) is granted in the
     /// cache, so that the denial is reported once, as by [`Avc::has_perm_noaudit`].
     #[inline]
-    pub fn verdict_as(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, thread: u64) -> Result<Verdict, ServerError> {
+    pub fn verdict_as(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        thread: u64,
+    ) -> Result<Verdict, ServerError> {
         let (d, state) = self.lookup_as(ssid, tsid, class, thread)?;
         Ok(self.verdict(ssid, tsid, class, requested, d, state))
     }
 
     /// The verdict of decision `d` (looked up under `state`) on `requested`.
     #[inline(always)]
-    fn verdict(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, d: AvDecision, state: State) -> Verdict {
+    fn verdict(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        d: AvDecision,
+        state: State,
+    ) -> Verdict {
         let denied = requested & !d.allowed;
         if denied.is_empty() {
-            return Verdict { decision: d, denied, enforced: false, audited: requested & d.auditallow };
+            return Verdict {
+                decision: d,
+                denied,
+                enforced: false,
+                audited: requested & d.auditallow,
+            };
         }
         self.denial(ssid, tsid, class, d, state, denied)
     }
@@ -672,10 +765,19 @@ impl Avc {
     /// usual way and that check is counted. The hit path of a check made from a shared
     /// library, which must be short enough to inline into the caller.
     #[inline(always)]
-    pub fn allowed_hit_as(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, thread: u64) -> Option<AvDecision> {
+    pub fn allowed_hit_as(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        thread: u64,
+    ) -> Option<AvDecision> {
         let key = Key::new(ssid, tsid, class);
         let state = self.state();
-        let d = self.table(state.seqno()).get(key, state.seqno(), state.tag())?;
+        let d = self
+            .table(state.seqno())
+            .get(key, state.seqno(), state.tag())?;
         if !(requested & !d.allowed).is_empty() {
             return None;
         }
@@ -685,12 +787,30 @@ impl Avc {
 
     /// The verdict on a request some of whose permissions `d` denies.
     #[cold]
-    fn denial(&self, ssid: Sid, tsid: Sid, class: ClassId, d: AvDecision, state: State, denied: AccessVector) -> Verdict {
+    fn denial(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        d: AvDecision,
+        state: State,
+        denied: AccessVector,
+    ) -> Verdict {
         let enforced = state.enforcing() && !d.flags.permissive();
         if !enforced {
-            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, Self::grant_tag(&d, state));
+            self.table(d.seqno.0).grant(
+                Key::new(ssid, tsid, class),
+                denied,
+                d.seqno.0,
+                Self::grant_tag(&d, state),
+            );
         }
-        Verdict { decision: d, denied, enforced, audited: denied & d.auditdeny }
+        Verdict {
+            decision: d,
+            denied,
+            enforced,
+            audited: denied & d.auditdeny,
+        }
     }
 
     /// Empties the cache and zeroes its statistics (libselinux's avc_reset), in place: the
@@ -707,11 +827,23 @@ impl Avc {
     /// The kernel's avc_has_extended_perms for an ioctl command (driver in the high byte):
     /// `requested` is the class's ioctl permission. Once any extended-permission rule covers
     /// the triple, only the commands allowx rules list are allowed.
-    pub fn has_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, aux: Option<&str>) -> Result<(), AvcError> {
+    pub fn has_ioctl(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        cmd: u16,
+        aux: Option<&str>,
+    ) -> Result<(), AvcError> {
         let v = match self.xperm_verdict(XpKind::Ioctl, ssid, tsid, class, requested, cmd, None)? {
             Ok(v) => v,
             // Unreachable: without an expected seqno every answer is taken.
-            Err(at) => return Err(AvcError::Server(ServerError::Other(format!("no ioctl decision for policy seqno {at}")))),
+            Err(at) => {
+                return Err(AvcError::Server(ServerError::Other(format!(
+                    "no ioctl decision for policy seqno {at}"
+                ))))
+            }
         };
         self.audit_ioctl(ssid, tsid, class, &v, cmd, aux);
         if v.allowed() {
@@ -723,7 +855,15 @@ impl Avc {
 
     /// [`Avc::has_ioctl`] for an object manager's translated class, as [`Avc::check_at`]: made
     /// only if the cache answers from policy `at`, not audited (see [`Avc::audit_ioctl`]).
-    pub fn check_ioctl_at(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, at: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
+    pub fn check_ioctl_at(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        cmd: u16,
+        at: Seqno,
+    ) -> Result<Result<Verdict, Seqno>, ServerError> {
         self.xperm_verdict(XpKind::Ioctl, ssid, tsid, class, requested, cmd, Some(at))
     }
 
@@ -732,12 +872,36 @@ impl Avc {
     /// class's `nlmsg` permission; once any extended-permission rule covers the triple, only the
     /// message types nlmsg allowx rules list are allowed. Made only if the cache answers from
     /// policy `at`; not audited (the caller audits with [`Avc::audit`]).
-    pub fn check_nlmsg_at(&self, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, msgtype: u16, at: Seqno) -> Result<Result<Verdict, Seqno>, ServerError> {
-        self.xperm_verdict(XpKind::Nlmsg, ssid, tsid, class, requested, msgtype, Some(at))
+    pub fn check_nlmsg_at(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        msgtype: u16,
+        at: Seqno,
+    ) -> Result<Result<Verdict, Seqno>, ServerError> {
+        self.xperm_verdict(
+            XpKind::Nlmsg,
+            ssid,
+            tsid,
+            class,
+            requested,
+            msgtype,
+            Some(at),
+        )
     }
 
     /// The audit record of an ioctl check, if its verdict asks for one (with `ioctlcmd=`).
-    pub fn audit_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, v: &Verdict, cmd: u16, aux: Option<&str>) {
+    pub fn audit_ioctl(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        v: &Verdict,
+        cmd: u16,
+        aux: Option<&str>,
+    ) {
         if v.audited.is_empty() {
             return;
         }
@@ -750,7 +914,16 @@ impl Avc {
     }
 
     #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-    fn xperm_verdict(&self, kind: XpKind, ssid: Sid, tsid: Sid, class: ClassId, requested: AccessVector, cmd: u16, at: Option<Seqno>) -> Result<Result<Verdict, Seqno>, ServerError> {
+    fn xperm_verdict(
+        &self,
+        kind: XpKind,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        cmd: u16,
+        at: Option<Seqno>,
+    ) -> Result<Result<Verdict, Seqno>, ServerError> {
         let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
         let key = (ssid, tsid, class);
         let (d, state, covered, xpd) = self.xperm_decisions(kind, key, driver)?;
@@ -767,7 +940,8 @@ impl Avc {
             // Granted from now on, so the denial is reported once (the kernel's
             // AVC_CALLBACK_GRANT with AVC_EXTENDED_PERMS).
             let tag = Self::grant_tag(&d, state);
-            self.table(d.seqno.0).grant(Key::new(ssid, tsid, class), denied, d.seqno.0, tag);
+            self.table(d.seqno.0)
+                .grant(Key::new(ssid, tsid, class), denied, d.seqno.0, tag);
             if xpd.is_some() {
                 self.xperms.grant(key, kind, driver, func, d.seqno.0, tag);
             }
@@ -787,7 +961,12 @@ impl Avc {
                 a
             }
         };
-        Ok(Ok(Verdict { decision: d, denied, enforced, audited }))
+        Ok(Ok(Verdict {
+            decision: d,
+            denied,
+            enforced,
+            audited,
+        }))
     }
 
     /// The drivers flagged for a triple (None: no extended-permission rule covers it), cached.
@@ -797,7 +976,12 @@ impl Avc {
     /// the base decision (the server's change not yet announced) makes the cache move to that
     /// policy and start again.
     #[allow(clippy::type_complexity)]
-    fn xperm_decisions(&self, kind: XpKind, key: XpKey, driver: u8) -> Result<(AvDecision, State, bool, Option<XpermsDecision>), ServerError> {
+    fn xperm_decisions(
+        &self,
+        kind: XpKind,
+        key: XpKey,
+        driver: u8,
+    ) -> Result<(AvDecision, State, bool, Option<XpermsDecision>), ServerError> {
         for _ in 0..MISS_RETRIES {
             let (d, state) = self.lookup(key.0, key.1, key.2)?;
             let seqno = d.seqno.0;
@@ -806,7 +990,9 @@ impl Avc {
                 self.advance(at);
                 continue;
             }
-            let Some(drivers) = drivers else { return Ok((d, state, false, None)) };
+            let Some(drivers) = drivers else {
+                return Ok((d, state, false, None));
+            };
             if !flagged(&drivers, driver) {
                 return Ok((d, state, true, None));
             }
@@ -825,7 +1011,12 @@ impl Avc {
 
     /// The drivers flagged for a triple under policy `seqno` (None: no extended-permission rule
     /// covers it), cached, with the seqno of the policy that answered.
-    fn xperm_drivers(&self, kind: XpKind, key: XpKey, seqno: u32) -> Result<(Option<[u32; 8]>, u32), ServerError> {
+    fn xperm_drivers(
+        &self,
+        kind: XpKind,
+        key: XpKey,
+        seqno: u32,
+    ) -> Result<(Option<[u32; 8]>, u32), ServerError> {
         if let Some(d) = self.xperms.drivers(key, kind, seqno) {
             return Ok((d, seqno));
         }
@@ -841,13 +1032,22 @@ impl Avc {
 
     /// One driver's decision under policy `seqno`, cached, with the seqno of the policy that
     /// answered.
-    fn xperm_decision(&self, kind: XpKind, key: XpKey, driver: u8, seqno: u32, tag: u8) -> Result<(XpermsDecision, u32), ServerError> {
+    fn xperm_decision(
+        &self,
+        kind: XpKind,
+        key: XpKey,
+        driver: u8,
+        seqno: u32,
+        tag: u8,
+    ) -> Result<(XpermsDecision, u32), ServerError> {
         if let Some(x) = self.xperms.decision(key, kind, driver, seqno, tag) {
             return Ok((x, seqno));
         }
         let (x, at) = match kind {
             XpKind::Ioctl => self.server.compute_xperms(key.0, key.1, key.2, driver)?,
-            XpKind::Nlmsg => self.server.compute_nlmsg_xperms(key.0, key.1, key.2, driver)?,
+            XpKind::Nlmsg => self
+                .server
+                .compute_nlmsg_xperms(key.0, key.1, key.2, driver)?,
         };
         if at.0 == seqno {
             self.xperms.store_decision(key, kind, x, seqno);
@@ -863,8 +1063,19 @@ impl Avc {
         if v.audited.is_empty() {
             return;
         }
-        let Some(f) = self.audit.load_full() else { return };
-        f(&self.audit_record(ssid, tsid, class, v.decision.seqno, v.audited, !v.denied.is_empty(), v.allowed(), aux));
+        let Some(f) = self.audit.load_full() else {
+            return;
+        };
+        f(&self.audit_record(
+            ssid,
+            tsid,
+            class,
+            v.decision.seqno,
+            v.audited,
+            !v.denied.is_empty(),
+            v.allowed(),
+            aux,
+        ));
     }
 
     /// Sends a record an object manager wrote itself to the audit callback.
@@ -884,7 +1095,17 @@ impl Avc {
     /// left: its record gives the numbers (`{ 0x1 }`, `tclass=class=2`, `ssid=5`), never
     /// another policy's names.
     #[allow(clippy::too_many_arguments)]
-    pub fn audit_record(&self, ssid: Sid, tsid: Sid, class: ClassId, at: Seqno, audited: AccessVector, denied: bool, granted: bool, aux: Option<&str>) -> String {
+    pub fn audit_record(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        at: Seqno,
+        audited: AccessVector,
+        denied: bool,
+        granted: bool,
+        aux: Option<&str>,
+    ) -> String {
         let names = self.names_of(at);
         let s = names.as_deref();
         let mut perms = String::new();
@@ -902,12 +1123,19 @@ impl Avc {
             perms.push_str(&format!(" {unknown:#x}"));
         }
         let (ids, raw) = audit_contexts(s, ssid, tsid);
-        let mut line = format!("avc:  {}  {{{perms} }} for ", if denied { "denied" } else { "granted" });
+        let mut line = format!(
+            "avc:  {}  {{{perms} }} for ",
+            if denied { "denied" } else { "granted" }
+        );
         if let Some(a) = aux {
             line.push(' ');
             line.push_str(a);
         }
-        line.push_str(&format!("{ids} tclass={}", s.and_then(|s| s.class_name(class)).unwrap_or_else(|| format!("class={}", class.0))));
+        line.push_str(&format!(
+            "{ids} tclass={}",
+            s.and_then(|s| s.class_name(class))
+                .unwrap_or_else(|| format!("class={}", class.0))
+        ));
         if denied {
             line.push_str(&format!(" permissive={}", u8::from(granted)));
         }
@@ -935,7 +1163,12 @@ impl Avc {
     pub fn hash_stats(&self) -> HashStats {
         let latest = self.state().seqno();
         let (entries, buckets_used, longest_chain) = self.table(latest).occupancy(latest);
-        HashStats { entries, buckets_used, buckets: self.tables[0].buckets(), longest_chain }
+        HashStats {
+            entries,
+            buckets_used,
+            buckets: self.tables[0].buckets(),
+            longest_chain,
+        }
     }
 }
 
@@ -948,7 +1181,10 @@ impl Avc {
 pub fn audit_contexts(names: Option<&dyn PolicyNames>, ssid: Sid, tsid: Sid) -> (String, String) {
     let mut ids = String::new();
     let mut raw = String::new();
-    for (sid, ctx_key, sid_key, raw_key) in [(ssid, "scontext", "ssid", "srawcon"), (tsid, "tcontext", "tsid", "trawcon")] {
+    for (sid, ctx_key, sid_key, raw_key) in [
+        (ssid, "scontext", "ssid", "srawcon"),
+        (tsid, "tcontext", "tsid", "trawcon"),
+    ] {
         match names.and_then(|n| n.sid_to_context(sid)) {
             Some(c) => ids.push_str(&format!(" {ctx_key}={c}")),
             None => ids.push_str(&format!(" {sid_key}={}", sid.0)),

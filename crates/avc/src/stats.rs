@@ -194,7 +194,10 @@ impl Stats {
     /// its one-time initialisation at the fork.
     pub fn hold(&self) -> Held<'_> {
         init_free_list();
-        Held { _zero: seaccess_types::lock(&self.zero), _free: free_list() }
+        Held {
+            _zero: seaccess_types::lock(&self.zero),
+            _free: free_list(),
+        }
     }
 
     #[inline(always)]
@@ -237,8 +240,14 @@ impl Stats {
                 return c.add_owned(which, n);
             }
         }
-        for c in [self.hinted.get(i), self.hinted.get(i ^ 1)].into_iter().flatten() {
-            if c.owner.compare_exchange(0, thread, Relaxed, Relaxed).is_ok() {
+        for c in [self.hinted.get(i), self.hinted.get(i ^ 1)]
+            .into_iter()
+            .flatten()
+        {
+            if c.owner
+                .compare_exchange(0, thread, Relaxed, Relaxed)
+                .is_ok()
+            {
                 c.add_owned(which, n);
                 return;
             }

@@ -39,11 +39,18 @@ pub(crate) struct Key {
 impl Key {
     #[inline(always)]
     pub fn new(ssid: Sid, tsid: Sid, class: ClassId) -> Key {
-        Key { sids: (u64::from(ssid.0) << 32) | u64::from(tsid.0), class: class.0 }
+        Key {
+            sids: (u64::from(ssid.0) << 32) | u64::from(tsid.0),
+            class: class.0,
+        }
     }
     /// (source, target, class).
     pub fn parts(&self) -> (Sid, Sid, ClassId) {
-        (Sid((self.sids >> 32) as u32), Sid(self.sids as u32), ClassId(self.class))
+        (
+            Sid((self.sids >> 32) as u32),
+            Sid(self.sids as u32),
+            ClassId(self.class),
+        )
     }
 
     #[inline(always)]
@@ -128,8 +135,14 @@ impl Slot {
 
     fn fill(&self, key: Key, d: &AvDecision) {
         self.sids.store(key.sids, Relaxed);
-        self.grants.store(u64::from(d.allowed.0) | (u64::from(d.auditallow.0) << 32), Relaxed);
-        self.audit_seq.store(u64::from(d.auditdeny.0) | (u64::from(d.seqno.0) << 32), Relaxed);
+        self.grants.store(
+            u64::from(d.allowed.0) | (u64::from(d.auditallow.0) << 32),
+            Relaxed,
+        );
+        self.audit_seq.store(
+            u64::from(d.auditdeny.0) | (u64::from(d.seqno.0) << 32),
+            Relaxed,
+        );
     }
 
     /// The key of the slot's entry if it is one of policy `seqno`, read consistently.
@@ -139,7 +152,10 @@ impl Slot {
         let a = self.audit_seq.load(Relaxed);
         fence(Acquire);
         (h & 1 == 0 && sids != 0 && (a >> 32) as u32 == seqno && self.head.load(Relaxed) == h)
-            .then_some(Key { sids, class: (h >> 32) as u16 })
+            .then_some(Key {
+                sids,
+                class: (h >> 32) as u16,
+            })
     }
 
     /// The key of the slot's entry if it is one of policy `seqno` carrying a grant tag other
@@ -222,7 +238,11 @@ impl Table {
     pub fn new(capacity: usize) -> Table {
         let nsets = capacity.div_ceil(WAYS).max(1).next_power_of_two();
         let sets: Box<[Set]> = (0..nsets).map(|_| Set::default()).collect();
-        Table { sets, mask: nsets - 1, next_victim: AtomicU32::new(0) }
+        Table {
+            sets,
+            mask: nsets - 1,
+            next_victim: AtomicU32::new(0),
+        }
     }
 
     pub fn capacity(&self) -> usize {
@@ -291,14 +311,27 @@ impl Table {
 
     /// How full a set is with entries of `latest` (free and stale slots do not count).
     fn load(&self, set: usize, latest: u32) -> usize {
-        self.sets[set].slots.iter().filter(|s| s.occupant() == Some(latest)).count()
+        self.sets[set]
+            .slots
+            .iter()
+            .filter(|s| s.occupant() == Some(latest))
+            .count()
     }
 
     pub fn insert(&self, key: Key, d: &AvDecision, latest: u32) -> Stored {
         let (a, b) = self.sets_of(key);
         // Where the key already is, else the emptier of its two sets.
-        let in_b = self.sets[b].slots.iter().any(|s| s.sids.load(Relaxed) == key.sids && s.class() == key.class);
-        let set = if in_b || (self.load(b, latest) < self.load(a, latest) && !self.sets[a].slots.iter().any(|s| s.sids.load(Relaxed) == key.sids && s.class() == key.class)) {
+        let in_b = self.sets[b]
+            .slots
+            .iter()
+            .any(|s| s.sids.load(Relaxed) == key.sids && s.class() == key.class);
+        let set = if in_b
+            || (self.load(b, latest) < self.load(a, latest)
+                && !self.sets[a]
+                    .slots
+                    .iter()
+                    .any(|s| s.sids.load(Relaxed) == key.sids && s.class() == key.class))
+        {
             &self.sets[b]
         } else {
             &self.sets[a]
@@ -309,24 +342,35 @@ impl Table {
         for (i, slot) in set.slots.iter().enumerate() {
             if slot.sids.load(Relaxed) == key.sids && slot.class() == key.class {
                 // The key's own slot: an update, or a new entry where the old one is dead.
-                let what = if slot.occupant() == Some(latest) { Stored::Updated } else { Stored::Fresh { freed_stale: true } };
+                let what = if slot.occupant() == Some(latest) {
+                    Stored::Updated
+                } else {
+                    Stored::Fresh { freed_stale: true }
+                };
                 pick = Some((i, what));
                 break;
             }
             if fresh.is_none() {
                 match slot.occupant() {
                     None => fresh = Some((i, Stored::Fresh { freed_stale: false })),
-                    Some(s) if s != latest => fresh = Some((i, Stored::Fresh { freed_stale: true })),
+                    Some(s) if s != latest => {
+                        fresh = Some((i, Stored::Fresh { freed_stale: true }))
+                    }
                     _ => {}
                 }
             }
         }
         let (i, what) = match pick.or(fresh) {
             Some(p) => p,
-            None => ((self.next_victim.fetch_add(1, Relaxed) as usize) % WAYS, Stored::Evicted),
+            None => (
+                (self.next_victim.fetch_add(1, Relaxed) as usize) % WAYS,
+                Stored::Evicted,
+            ),
         };
         let slot = &set.slots[i];
-        let Some(h) = slot.lock() else { return Stored::Skipped };
+        let Some(h) = slot.lock() else {
+            return Stored::Skipped;
+        };
         slot.fill(key, d);
         // A fresh decision holds no grant: the tag is cleared.
         slot.unlock(h, key.class, d.flags.0 as u16 & FLAGS);
@@ -366,12 +410,22 @@ impl Table {
     /// The keys of the entries of policy `seqno` holding a permissive grant of a tag other
     /// than `keep`: those a mode switch has made unanswerable.
     pub fn tagged_keys(&self, seqno: u32, keep: u8) -> Vec<Key> {
-        self.sets.iter().flat_map(|set| set.slots.iter().filter_map(|s| s.tagged_key_of(seqno, keep))).collect()
+        self.sets
+            .iter()
+            .flat_map(|set| {
+                set.slots
+                    .iter()
+                    .filter_map(|s| s.tagged_key_of(seqno, keep))
+            })
+            .collect()
     }
 
     /// The keys of the entries of policy `seqno`.
     pub fn live_keys(&self, seqno: u32) -> Vec<Key> {
-        self.sets.iter().flat_map(|set| set.slots.iter().filter_map(|s| s.key_of(seqno))).collect()
+        self.sets
+            .iter()
+            .flat_map(|set| set.slots.iter().filter_map(|s| s.key_of(seqno)))
+            .collect()
     }
 
     /// Empties every slot (a flush): the entries are gone, not merely retired, whatever their
@@ -386,7 +440,11 @@ impl Table {
     pub fn occupancy(&self, latest: u32) -> (usize, usize, usize) {
         let (mut entries, mut used, mut longest) = (0, 0, 0);
         for set in self.sets.iter() {
-            let n = set.slots.iter().filter(|s| s.occupant() == Some(latest)).count();
+            let n = set
+                .slots
+                .iter()
+                .filter(|s| s.occupant() == Some(latest))
+                .count();
             entries += n;
             used += usize::from(n > 0);
             longest = longest.max(n);
@@ -401,7 +459,11 @@ mod tests {
     use super::*;
 
     fn dec(allowed: u32, seqno: u32) -> AvDecision {
-        AvDecision { allowed: AccessVector(allowed), seqno: Seqno(seqno), ..AvDecision::deny_all(Seqno(seqno)) }
+        AvDecision {
+            allowed: AccessVector(allowed),
+            seqno: Seqno(seqno),
+            ..AvDecision::deny_all(Seqno(seqno))
+        }
     }
 
     // A slot a writer held at a fork stays odd in the child, where that writer does not exist:
@@ -413,16 +475,32 @@ mod tests {
         let k = |s: u32| Key::new(Sid(s), Sid(s + 1), ClassId(3));
         t.insert(k(1), &dec(5, 1), 1);
         t.insert(k(7), &dec(6, 1), 1);
-        let held = t.sets.iter().flat_map(|s| s.slots.iter()).find(|s| s.sids.load(Relaxed) == k(1).sids).unwrap();
+        let held = t
+            .sets
+            .iter()
+            .flat_map(|s| s.slots.iter())
+            .find(|s| s.sids.load(Relaxed) == k(1).sids)
+            .unwrap();
         // The writer takes the slot and is gone (never releases it).
         assert!(held.lock().is_some());
         assert!(t.get(k(1), 1, 0).is_none(), "a held slot is read as a miss");
         t.unstick();
-        assert!(t.get(k(1), 1, 0).is_none(), "the half-written entry is emptied");
-        assert_eq!(t.get(k(7), 1, 0).map(|d| d.allowed.0), Some(6), "other entries stay");
+        assert!(
+            t.get(k(1), 1, 0).is_none(),
+            "the half-written entry is emptied"
+        );
+        assert_eq!(
+            t.get(k(7), 1, 0).map(|d| d.allowed.0),
+            Some(6),
+            "other entries stay"
+        );
         assert_eq!(held.head.load(Relaxed) & 1, 0);
         t.insert(k(1), &dec(8, 1), 1);
-        assert_eq!(t.get(k(1), 1, 0).map(|d| d.allowed.0), Some(8), "the slot is usable again");
+        assert_eq!(
+            t.get(k(1), 1, 0).map(|d| d.allowed.0),
+            Some(8),
+            "the slot is usable again"
+        );
         // A flush ends, within a deadline.
         let (tx, rx) = std::sync::mpsc::channel();
         let t2 = t.clone();
@@ -430,7 +508,10 @@ mod tests {
             t2.clear();
             let _ = tx.send(());
         });
-        assert!(rx.recv_timeout(std::time::Duration::from_secs(10)).is_ok(), "the flush waited on a slot held at the fork");
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_secs(10)).is_ok(),
+            "the flush waited on a slot held at the fork"
+        );
     }
 
     #[test]
@@ -461,7 +542,10 @@ mod tests {
         }
         // Entries of an older policy are dead: not returned, not counted, and reused first.
         assert_eq!(t.occupancy(2).0, 0);
-        assert!(matches!(t.insert(k(500), &dec(7, 2), 2), Stored::Fresh { freed_stale: true }));
+        assert!(matches!(
+            t.insert(k(500), &dec(7, 2), 2),
+            Stored::Fresh { freed_stale: true }
+        ));
         assert_eq!(t.get(k(500), 2, 0).map(|d| d.allowed.0), Some(7));
         // The live keys of a policy are exactly its entries, whole.
         let live = t.live_keys(2);
@@ -486,7 +570,10 @@ mod tests {
         assert_eq!(t.tagged_keys(1, 5), vec![k]);
         assert!(t.tagged_keys(1, 3).is_empty());
         // The flags are returned without the tag.
-        assert_eq!(t.get(k, 1, 3).map(|d| d.flags), Some(DecisionFlags::default()));
+        assert_eq!(
+            t.get(k, 1, 3).map(|d| d.flags),
+            Some(DecisionFlags::default())
+        );
         // A fresh decision clears the tag.
         t.insert(k, &dec(1, 1), 1);
         assert_eq!(t.get(k, 1, 4).map(|d| d.allowed.0), Some(1));
@@ -515,11 +602,19 @@ mod tests {
         assert_ne!(a, b);
         put(&t, a, 0, k, &dec(1, 1));
         put(&t, b, 0, k, &dec(2, 2));
-        assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(2), "the current copy in the second set");
+        assert_eq!(
+            t.get(k, 2, 0).map(|d| d.allowed.0),
+            Some(2),
+            "the current copy in the second set"
+        );
         // The next policy's decision is stored where the key is; it must then hit, every time.
         t.insert(k, &dec(3, 3), 3);
         for _ in 0..3 {
-            assert_eq!(t.get(k, 3, 0).map(|d| d.allowed.0), Some(3), "the key misses forever");
+            assert_eq!(
+                t.get(k, 3, 0).map(|d| d.allowed.0),
+                Some(3),
+                "the key misses forever"
+            );
         }
     }
 
@@ -533,7 +628,11 @@ mod tests {
         put(&t, a, 0, k, &dec(1, 1));
         put(&t, b, 0, k, &dec(2, 2));
         t.grant(k, AccessVector(0x10), 2, None);
-        assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(0x12), "the grant was lost on the stale copy");
+        assert_eq!(
+            t.get(k, 2, 0).map(|d| d.allowed.0),
+            Some(0x12),
+            "the grant was lost on the stale copy"
+        );
         // A grant made on a decision of policy 1 does not reach policy 2's entry.
         t.grant(k, AccessVector(0x100), 1, None);
         assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(0x12));
@@ -549,14 +648,21 @@ mod tests {
         use std::sync::atomic::AtomicBool;
         use std::time::{Duration, Instant};
         let t = Table::new(4);
-        let (k1, k2) = (Key::new(Sid(1), Sid(2), ClassId(3)), Key::new(Sid(5), Sid(6), ClassId(3)));
+        let (k1, k2) = (
+            Key::new(Sid(1), Sid(2), ClassId(3)),
+            Key::new(Sid(5), Sid(6), ClassId(3)),
+        );
         let entry = |allowed: u32, seqno: u32| AvDecision {
             allowed: AccessVector(allowed),
             auditallow: AccessVector(!allowed),
             auditdeny: AccessVector(allowed.rotate_left(7)),
             ..AvDecision::deny_all(Seqno(seqno))
         };
-        let entries = [(k1, entry(0x1111, 1)), (k2, entry(0x2222_0000, 1)), (k1, entry(0x4040_4040, 2))];
+        let entries = [
+            (k1, entry(0x1111, 1)),
+            (k2, entry(0x2222_0000, 1)),
+            (k1, entry(0x4040_4040, 2)),
+        ];
         let stop = AtomicBool::new(false);
         let deadline = Instant::now() + Duration::from_millis(700);
         let (reads, torn) = std::thread::scope(|sc| {
@@ -587,15 +693,21 @@ mod tests {
                     })
                 })
                 .collect();
-            let out = readers.into_iter().map(|r| r.join().unwrap()).fold((0, Vec::new()), |mut acc, (n, tv)| {
-                acc.0 += n;
-                acc.1.extend(tv);
-                acc
-            });
+            let out = readers.into_iter().map(|r| r.join().unwrap()).fold(
+                (0, Vec::new()),
+                |mut acc, (n, tv)| {
+                    acc.0 += n;
+                    acc.1.extend(tv);
+                    acc
+                },
+            );
             stop.store(true, Relaxed);
             out
         });
-        assert!(reads > 1000, "only {reads} whole reads: the race did not happen");
+        assert!(
+            reads > 1000,
+            "only {reads} whole reads: the race did not happen"
+        );
         assert!(torn.is_empty(), "torn reads: {torn:#?}");
     }
 }

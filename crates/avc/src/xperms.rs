@@ -41,7 +41,12 @@ struct Slot<const N: usize> {
 
 impl<const N: usize> Default for Slot<N> {
     fn default() -> Self {
-        Slot { head: AtomicU64::new(0), sids: AtomicU64::new(0), meta: AtomicU64::new(0), data: std::array::from_fn(|_| AtomicU64::new(0)) }
+        Slot {
+            head: AtomicU64::new(0),
+            sids: AtomicU64::new(0),
+            meta: AtomicU64::new(0),
+            data: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
     }
 }
 
@@ -56,7 +61,10 @@ struct Tag {
 impl Tag {
     fn new(key: XpKey, kind: XpKind, driver: u8) -> Tag {
         let what = u64::from(key.2 .0) | (u64::from(driver) << 16) | ((kind as u64) << 24);
-        Tag { sids: (u64::from(key.0 .0) << 32) | u64::from(key.1 .0), what }
+        Tag {
+            sids: (u64::from(key.0 .0) << 32) | u64::from(key.1 .0),
+            what,
+        }
     }
     fn meta(self, seqno: u32) -> u64 {
         self.what | (u64::from(seqno) << 32)
@@ -66,12 +74,14 @@ impl Tag {
     }
 }
 
-
 impl<const N: usize> Slot<N> {
     /// The payload and grant tag if the slot holds `tag`'s entry of policy `seqno`.
     fn read(&self, tag: Tag, seqno: u32) -> Option<([u64; N], u8)> {
         let h = self.head.load(Acquire);
-        if h & 1 != 0 || self.sids.load(Relaxed) != tag.sids || self.meta.load(Relaxed) != tag.meta(seqno) {
+        if h & 1 != 0
+            || self.sids.load(Relaxed) != tag.sids
+            || self.meta.load(Relaxed) != tag.meta(seqno)
+        {
             return None;
         }
         let data = std::array::from_fn(|i| self.data[i].load(Relaxed));
@@ -124,8 +134,16 @@ struct Table<const N: usize> {
 impl<const N: usize> Table<N> {
     fn new(capacity: usize) -> Self {
         let nsets = capacity.div_ceil(WAYS).max(1).next_power_of_two();
-        let sets = (0..nsets).map(|_| Set { slots: std::array::from_fn(|_| Slot::default()) }).collect();
-        Table { sets, mask: nsets - 1, next_victim: AtomicU32::new(0) }
+        let sets = (0..nsets)
+            .map(|_| Set {
+                slots: std::array::from_fn(|_| Slot::default()),
+            })
+            .collect();
+        Table {
+            sets,
+            mask: nsets - 1,
+            next_victim: AtomicU32::new(0),
+        }
     }
 
     fn set(&self, tag: Tag) -> &Set<N> {
@@ -140,9 +158,13 @@ impl<const N: usize> Table<N> {
     /// victim); skipped if the slot is busy.
     fn insert(&self, tag: Tag, seqno: u32, data: [u64; N]) {
         let set = self.set(tag);
-        let own = set.slots.iter().position(|s| s.sids.load(Relaxed) == tag.sids && s.meta.load(Relaxed) as u32 as u64 == tag.what);
+        let own = set.slots.iter().position(|s| {
+            s.sids.load(Relaxed) == tag.sids && s.meta.load(Relaxed) as u32 as u64 == tag.what
+        });
         let free = || set.slots.iter().position(|s| s.occupant() != Some(seqno));
-        let i = own.or_else(free).unwrap_or_else(|| self.next_victim.fetch_add(1, Relaxed) as usize % WAYS);
+        let i = own
+            .or_else(free)
+            .unwrap_or_else(|| self.next_victim.fetch_add(1, Relaxed) as usize % WAYS);
         let Some(slot) = set.slots.get(i) else { return };
         let Some(h) = slot.lock() else { return };
         slot.sids.store(tag.sids, Relaxed);
@@ -162,7 +184,8 @@ impl<const N: usize> Table<N> {
             let Some(h) = slot.lock() else { return };
             let mut kept = (h >> 32) as u8;
             // Re-check under the lock: the slot may have been refilled since.
-            let same = slot.sids.load(Relaxed) == tag.sids && slot.meta.load(Relaxed) == tag.meta(seqno);
+            let same =
+                slot.sids.load(Relaxed) == tag.sids && slot.meta.load(Relaxed) == tag.meta(seqno);
             if same {
                 f(&slot.data);
                 if let Some(t) = grant_tag {
@@ -205,7 +228,11 @@ impl<const N: usize> Table<N> {
 
     /// Entries of policy `seqno`.
     fn live(&self, seqno: u32) -> usize {
-        self.sets.iter().flat_map(|s| s.slots.iter()).filter(|s| s.occupant() == Some(seqno)).count()
+        self.sets
+            .iter()
+            .flat_map(|s| s.slots.iter())
+            .filter(|s| s.occupant() == Some(seqno))
+            .count()
     }
 
     fn capacity(&self) -> usize {
@@ -234,7 +261,10 @@ pub(crate) struct XpermCache {
 impl XpermCache {
     /// Room for at least `capacity` triples' driver maps and as many driver decisions.
     pub fn new(capacity: usize) -> XpermCache {
-        XpermCache { drivers: Table::new(capacity), decisions: Table::new(capacity) }
+        XpermCache {
+            drivers: Table::new(capacity),
+            decisions: Table::new(capacity),
+        }
     }
 
     /// The cached driver map of a triple under policy `latest`: Some(None) when no rule covers
@@ -246,31 +276,59 @@ impl XpermCache {
 
     pub fn store_drivers(&self, key: XpKey, kind: XpKind, flagged: Option<[u32; 8]>, seqno: u32) {
         let [a, b, c, d] = pack(&flagged.unwrap_or_default());
-        self.drivers.insert(Tag::new(key, kind, 0), seqno, [a, b, c, d, u64::from(flagged.is_some())]);
+        self.drivers.insert(
+            Tag::new(key, kind, 0),
+            seqno,
+            [a, b, c, d, u64::from(flagged.is_some())],
+        );
     }
 
     /// The cached decision of a driver under policy `latest`, unless it holds a permissive
     /// grant of another mode epoch than `tag`'s (as the main table's entries).
-    pub fn decision(&self, key: XpKey, kind: XpKind, driver: u8, latest: u32, tag: u8) -> Option<XpermsDecision> {
+    pub fn decision(
+        &self,
+        key: XpKey,
+        kind: XpKind,
+        driver: u8,
+        latest: u32,
+        tag: u8,
+    ) -> Option<XpermsDecision> {
         let (w, t) = self.decisions.get(Tag::new(key, kind, driver), latest)?;
         if t != 0 && t != tag {
             return None;
         }
-        Some(XpermsDecision { driver, allowed: unpack(&w[0..4]), auditallow: unpack(&w[4..8]), dontaudit: unpack(&w[8..12]) })
+        Some(XpermsDecision {
+            driver,
+            allowed: unpack(&w[0..4]),
+            auditallow: unpack(&w[4..8]),
+            dontaudit: unpack(&w[8..12]),
+        })
     }
 
     pub fn store_decision(&self, key: XpKey, kind: XpKind, xpd: XpermsDecision, seqno: u32) {
         let mut w = [0u64; DECISION_WORDS];
-        for (i, v) in [&xpd.allowed, &xpd.auditallow, &xpd.dontaudit].into_iter().enumerate() {
+        for (i, v) in [&xpd.allowed, &xpd.auditallow, &xpd.dontaudit]
+            .into_iter()
+            .enumerate()
+        {
             w[4 * i..4 * i + 4].copy_from_slice(&pack(v));
         }
-        self.decisions.insert(Tag::new(key, kind, xpd.driver), seqno, w);
+        self.decisions
+            .insert(Tag::new(key, kind, xpd.driver), seqno, w);
     }
 
     /// A permissive grant of one command: allowed from now on, so it is reported once (the
     /// kernel's avc_xperms_allow_perm), on the driver's decision of policy `latest` only. Only
     /// a driver that has a decision can hold the grant. `tag` as for the main table's grants.
-    pub fn grant(&self, key: XpKey, kind: XpKind, driver: u8, func: u8, latest: u32, tag: Option<u8>) {
+    pub fn grant(
+        &self,
+        key: XpKey,
+        kind: XpKind,
+        driver: u8,
+        func: u8,
+        latest: u32,
+        tag: Option<u8>,
+    ) {
         let bit = 1u64 << (u32::from(func & 63));
         let word = usize::from(func >> 6);
         self.decisions.update(
@@ -317,21 +375,41 @@ mod tests {
     fn decisions_round_trip_and_grants_set_one_command() {
         let c = XpermCache::new(16);
         let key = (Sid(1), Sid(2), ClassId(3));
-        let mut xpd = XpermsDecision { driver: 0x89, ..Default::default() };
+        let mut xpd = XpermsDecision {
+            driver: 0x89,
+            ..Default::default()
+        };
         xpd.allowed[7] = 1 << 31;
         xpd.auditallow[1] = 1 << 1;
         xpd.dontaudit[0] = 1;
         c.store_decision(key, XpKind::Ioctl, xpd, 5);
         assert_eq!(c.decision(key, XpKind::Ioctl, 0x89, 5, 0), Some(xpd));
         assert_eq!(c.decision(key, XpKind::Ioctl, 0x88, 5, 0), None);
-        assert_eq!(c.decision(key, XpKind::Ioctl, 0x89, 6, 0), None, "an entry of policy 5 answered for policy 6");
+        assert_eq!(
+            c.decision(key, XpKind::Ioctl, 0x89, 6, 0),
+            None,
+            "an entry of policy 5 answered for policy 6"
+        );
         for func in [33u8, 200] {
             c.grant(key, XpKind::Ioctl, 0x89, func, 5, Some(3));
         }
         let got = c.decision(key, XpKind::Ioctl, 0x89, 5, 3).unwrap();
-        assert!(got.allows(33) && got.allows(200) && got.allows(255) && !got.allows(34) && !got.allows(32));
-        assert_eq!((got.auditallow, got.dontaudit), (xpd.auditallow, xpd.dontaudit));
-        assert_eq!(c.decision(key, XpKind::Ioctl, 0x89, 5, 4), None, "a grant of epoch 3 answered in epoch 4");
+        assert!(
+            got.allows(33)
+                && got.allows(200)
+                && got.allows(255)
+                && !got.allows(34)
+                && !got.allows(32)
+        );
+        assert_eq!(
+            (got.auditallow, got.dontaudit),
+            (xpd.auditallow, xpd.dontaudit)
+        );
+        assert_eq!(
+            c.decision(key, XpKind::Ioctl, 0x89, 5, 4),
+            None,
+            "a grant of epoch 3 answered in epoch 4"
+        );
         // A grant on a decision of another policy changes nothing.
         c.store_decision(key, XpKind::Ioctl, xpd, 5);
         c.grant(key, XpKind::Ioctl, 0x89, 34, 4, None);
@@ -347,8 +425,22 @@ mod tests {
         // A netlink message type's entries are apart from the ioctl driver's of the same number.
         assert_eq!(c.drivers(key, XpKind::Nlmsg, 5), None);
         assert_eq!(c.decision(key, XpKind::Nlmsg, 0x89, 5, 0), None);
-        c.store_decision(key, XpKind::Nlmsg, XpermsDecision { driver: 0x89, ..Default::default() }, 5);
-        assert!(!c.decision(key, XpKind::Nlmsg, 0x89, 5, 0).unwrap().allows(255));
-        assert!(c.decision(key, XpKind::Ioctl, 0x89, 5, 0).unwrap().allows(255));
+        c.store_decision(
+            key,
+            XpKind::Nlmsg,
+            XpermsDecision {
+                driver: 0x89,
+                ..Default::default()
+            },
+            5,
+        );
+        assert!(!c
+            .decision(key, XpKind::Nlmsg, 0x89, 5, 0)
+            .unwrap()
+            .allows(255));
+        assert!(c
+            .decision(key, XpKind::Ioctl, 0x89, 5, 0)
+            .unwrap()
+            .allows(255));
     }
 }

@@ -20,7 +20,11 @@ struct Fixed {
 
 fn decision(s: Sid, t: Sid) -> AvDecision {
     let v = s.0 * 1000 + t.0;
-    AvDecision { allowed: AccessVector(v), auditallow: AccessVector(v), ..AvDecision::deny_all(Seqno(1)) }
+    AvDecision {
+        allowed: AccessVector(v),
+        auditallow: AccessVector(v),
+        ..AvDecision::deny_all(Seqno(1))
+    }
 }
 
 impl AccessServer for Fixed {
@@ -28,12 +32,26 @@ impl AccessServer for Fixed {
         self.calls.fetch_add(1, SeqCst);
         Ok(decision(s, t))
     }
-    fn xperm_drivers(&self, _: Sid, _: Sid, _: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
+    fn xperm_drivers(
+        &self,
+        _: Sid,
+        _: Sid,
+        _: ClassId,
+    ) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
         Ok((Some([1, 0, 0, 0, 0, 0, 0, 0]), Seqno(1)))
     }
-    fn compute_xperms(&self, _: Sid, _: Sid, _: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError> {
+    fn compute_xperms(
+        &self,
+        _: Sid,
+        _: Sid,
+        _: ClassId,
+        driver: u8,
+    ) -> Result<(XpermsDecision, Seqno), ServerError> {
         self.calls.fetch_add(1, SeqCst);
-        let mut x = XpermsDecision { driver, ..Default::default() };
+        let mut x = XpermsDecision {
+            driver,
+            ..Default::default()
+        };
         x.allowed[0] = u32::MAX;
         Ok((x, Seqno(1)))
     }
@@ -57,10 +75,17 @@ const C: ClassId = ClassId(1);
 fn a_flush_empties_the_cache_and_zeroes_its_statistics() {
     let (server, avc) = setup();
     for s in 1..=4 {
-        assert_eq!(avc.decide(Sid(s), Sid(9), C).unwrap(), decision(Sid(s), Sid(9)));
-        assert_eq!(avc.decide(Sid(s), Sid(9), C).unwrap(), decision(Sid(s), Sid(9)));
+        assert_eq!(
+            avc.decide(Sid(s), Sid(9), C).unwrap(),
+            decision(Sid(s), Sid(9))
+        );
+        assert_eq!(
+            avc.decide(Sid(s), Sid(9), C).unwrap(),
+            decision(Sid(s), Sid(9))
+        );
     }
-    avc.has_ioctl(Sid(1), Sid(9), C, AccessVector(1), 0x0001, None).unwrap();
+    avc.has_ioctl(Sid(1), Sid(9), C, AccessVector(1), 0x0001, None)
+        .unwrap();
     assert_eq!(avc.hash_stats().entries, 4);
     assert_eq!(avc.xperm_entries(), (1, 1));
     assert_eq!(avc.cache_stats().hits, 5);
@@ -68,13 +93,26 @@ fn a_flush_empties_the_cache_and_zeroes_its_statistics() {
     avc.flush();
     assert_eq!(avc.cache_stats(), seaccess_avc::CacheStats::default());
     assert_eq!(avc.hash_stats().entries, 0, "an entry survived the flush");
-    assert_eq!(avc.xperm_entries(), (0, 0), "an ioctl entry survived the flush");
+    assert_eq!(
+        avc.xperm_entries(),
+        (0, 0),
+        "an ioctl entry survived the flush"
+    );
     // The next check of each triple asks the server again, and is counted from zero.
-    assert_eq!(avc.decide(Sid(1), Sid(9), C).unwrap(), decision(Sid(1), Sid(9)));
+    assert_eq!(
+        avc.decide(Sid(1), Sid(9), C).unwrap(),
+        decision(Sid(1), Sid(9))
+    );
     assert_eq!(server.calls.load(SeqCst), calls + 1);
-    assert_eq!(avc.decide(Sid(1), Sid(9), C).unwrap(), decision(Sid(1), Sid(9)));
+    assert_eq!(
+        avc.decide(Sid(1), Sid(9), C).unwrap(),
+        decision(Sid(1), Sid(9))
+    );
     let st = avc.cache_stats();
-    assert_eq!((st.lookups, st.hits, st.misses, st.allocations), (2, 1, 1, 1));
+    assert_eq!(
+        (st.lookups, st.hits, st.misses, st.allocations),
+        (2, 1, 1, 1)
+    );
     // The mode survives a flush.
     avc.set_enforcing(false);
     avc.flush();
@@ -83,7 +121,10 @@ fn a_flush_empties_the_cache_and_zeroes_its_statistics() {
 
 #[test]
 fn a_check_racing_flushes_gets_a_whole_answer() {
-    let _deadline = common::deadline("a_check_racing_flushes_gets_a_whole_answer", std::time::Duration::from_secs(60));
+    let _deadline = common::deadline(
+        "a_check_racing_flushes_gets_a_whole_answer",
+        std::time::Duration::from_secs(60),
+    );
     let (_server, avc) = setup();
     let stop = AtomicBool::new(false);
     std::thread::scope(|sc| {
@@ -94,8 +135,14 @@ fn a_check_racing_flushes_gets_a_whole_answer() {
                 while !stop.load(SeqCst) {
                     let (s, t) = (Sid(1 + (i + n) % 40), Sid(1 + i % 7));
                     let d = avc.decide(s, t, C).unwrap();
-                    assert_eq!(d, decision(s, t), "a torn or foreign answer for {s:?} {t:?}");
-                    let v = avc.verdict_as(s, t, C, AccessVector(d.allowed.0), 1 + u64::from(n)).unwrap();
+                    assert_eq!(
+                        d,
+                        decision(s, t),
+                        "a torn or foreign answer for {s:?} {t:?}"
+                    );
+                    let v = avc
+                        .verdict_as(s, t, C, AccessVector(d.allowed.0), 1 + u64::from(n))
+                        .unwrap();
                     assert_eq!(v.decision, decision(s, t));
                     i = i.wrapping_add(1);
                 }
@@ -112,7 +159,10 @@ fn a_check_racing_flushes_gets_a_whole_answer() {
 /// stripe's hash, each with its own hint, and every check counted once as a hit or a miss.
 #[test]
 fn hinted_checks_are_counted_exactly() {
-    let _deadline = common::deadline("hinted_checks_are_counted_exactly", std::time::Duration::from_secs(60));
+    let _deadline = common::deadline(
+        "hinted_checks_are_counted_exactly",
+        std::time::Duration::from_secs(60),
+    );
     let (_server, avc) = setup();
     const THREADS: u64 = 100;
     const CHECKS: u64 = 2000;
@@ -136,7 +186,8 @@ fn hinted_checks_are_counted_exactly() {
     assert_eq!(st.hits + st.misses, THREADS * CHECKS);
     assert!(st.misses >= 5 && st.misses < 5 * THREADS, "{st:?}");
     avc.flush();
-    avc.verdict_as(Sid(1), Sid(2), C, AccessVector(1), 77).unwrap();
+    avc.verdict_as(Sid(1), Sid(2), C, AccessVector(1), 77)
+        .unwrap();
     let st = avc.cache_stats();
     assert_eq!((st.lookups, st.misses), (1, 1));
 }
@@ -171,13 +222,25 @@ fn an_allowed_hit_is_counted_once_and_nothing_else_is_answered() {
     let (server, avc) = setup();
     let (s, t) = (Sid(3), Sid(4));
     let d = decision(s, t);
-    assert_eq!(avc.allowed_hit_as(s, t, C, d.allowed, 9), None, "answered before the decision was cached");
+    assert_eq!(
+        avc.allowed_hit_as(s, t, C, d.allowed, 9),
+        None,
+        "answered before the decision was cached"
+    );
     assert_eq!(server.calls.load(SeqCst), 0);
     assert_eq!(avc.cache_stats().lookups, 0);
     avc.verdict_as(s, t, C, d.allowed, 9).unwrap();
     assert_eq!(avc.allowed_hit_as(s, t, C, d.allowed, 9), Some(d));
-    assert_eq!(avc.allowed_hit_as(s, t, C, AccessVector(1 << 20), 9), None, "a denial answered");
-    assert_eq!(avc.allowed_hit_as(s, t, ClassId(2), d.allowed, 9), None, "another class answered");
+    assert_eq!(
+        avc.allowed_hit_as(s, t, C, AccessVector(1 << 20), 9),
+        None,
+        "a denial answered"
+    );
+    assert_eq!(
+        avc.allowed_hit_as(s, t, ClassId(2), d.allowed, 9),
+        None,
+        "another class answered"
+    );
     let st = avc.cache_stats();
     assert_eq!((st.lookups, st.hits, st.misses), (2, 1, 1));
 }

@@ -32,15 +32,36 @@ impl AccessServer for TwoPolicies {
     fn compute_av(&self, _: Sid, _: Sid, _: ClassId) -> Result<AvDecision, ServerError> {
         let s = self.seqno.load(SeqCst);
         let allowed = if s == 1 { IOCTL } else { AccessVector::NONE };
-        Ok(AvDecision { allowed, ..AvDecision::deny_all(Seqno(s)) })
+        Ok(AvDecision {
+            allowed,
+            ..AvDecision::deny_all(Seqno(s))
+        })
     }
-    fn xperm_drivers(&self, _: Sid, _: Sid, _: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
+    fn xperm_drivers(
+        &self,
+        _: Sid,
+        _: Sid,
+        _: ClassId,
+    ) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
         Ok((Some(drivers()), Seqno(self.seqno.load(SeqCst))))
     }
-    fn compute_xperms(&self, _: Sid, _: Sid, _: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError> {
+    fn compute_xperms(
+        &self,
+        _: Sid,
+        _: Sid,
+        _: ClassId,
+        driver: u8,
+    ) -> Result<(XpermsDecision, Seqno), ServerError> {
         let s = self.seqno.load(SeqCst);
         let allowed = if s == 1 { [0; 8] } else { [u32::MAX; 8] };
-        Ok((XpermsDecision { driver, allowed, ..Default::default() }, Seqno(s)))
+        Ok((
+            XpermsDecision {
+                driver,
+                allowed,
+                ..Default::default()
+            },
+            Seqno(s),
+        ))
     }
     fn seqno(&self) -> Seqno {
         Seqno(self.seqno.load(SeqCst))
@@ -52,15 +73,23 @@ impl AccessServer for TwoPolicies {
 
 #[test]
 fn base_decision_and_driver_decision_come_from_one_policy() {
-    let server = Arc::new(TwoPolicies { seqno: AtomicU32::new(1) });
+    let server = Arc::new(TwoPolicies {
+        seqno: AtomicU32::new(1),
+    });
     let dynserver: Arc<dyn AccessServer> = server.clone();
     let avc = Avc::new(dynserver, 64);
     let (s, t, c) = (Sid(1), Sid(2), ClassId(1));
     // Policy 1's base decision is cached; then policy 2 is in place, not yet announced.
     assert_eq!(avc.decide(s, t, c).unwrap().seqno, Seqno(1));
     server.seqno.store(2, SeqCst);
-    assert_eq!(avc.has_ioctl(s, t, c, IOCTL, CMD, None), Err(AvcError::Denied { denied: IOCTL }));
+    assert_eq!(
+        avc.has_ioctl(s, t, c, IOCTL, CMD, None),
+        Err(AvcError::Denied { denied: IOCTL })
+    );
     // And once announced, policy 2 answers alone.
     avc.policy_changed(Seqno(2));
-    assert_eq!(avc.has_ioctl(s, t, c, IOCTL, CMD, None), Err(AvcError::Denied { denied: IOCTL }));
+    assert_eq!(
+        avc.has_ioctl(s, t, c, IOCTL, CMD, None),
+        Err(AvcError::Denied { denied: IOCTL })
+    );
 }

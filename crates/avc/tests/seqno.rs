@@ -30,7 +30,10 @@ struct Scripted {
 }
 
 fn decision(seqno: u32) -> AvDecision {
-    AvDecision { allowed: AccessVector(seqno), ..AvDecision::deny_all(Seqno(seqno)) }
+    AvDecision {
+        allowed: AccessVector(seqno),
+        ..AvDecision::deny_all(Seqno(seqno))
+    }
 }
 
 impl AccessServer for Scripted {
@@ -39,15 +42,34 @@ impl AccessServer for Scripted {
         let s = self.seqno.load(SeqCst);
         if let Some((started, release)) = self.pause.lock().unwrap().take() {
             started.send(()).unwrap();
-            release.recv_timeout(STEP).expect("the test never released the paused computation");
+            release
+                .recv_timeout(STEP)
+                .expect("the test never released the paused computation");
         }
         Ok(decision(s))
     }
-    fn xperm_drivers(&self, _: Sid, _: Sid, _: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
+    fn xperm_drivers(
+        &self,
+        _: Sid,
+        _: Sid,
+        _: ClassId,
+    ) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
         Ok((None, Seqno(self.seqno.load(SeqCst))))
     }
-    fn compute_xperms(&self, _: Sid, _: Sid, _: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError> {
-        Ok((XpermsDecision { driver, ..Default::default() }, Seqno(self.seqno.load(SeqCst))))
+    fn compute_xperms(
+        &self,
+        _: Sid,
+        _: Sid,
+        _: ClassId,
+        driver: u8,
+    ) -> Result<(XpermsDecision, Seqno), ServerError> {
+        Ok((
+            XpermsDecision {
+                driver,
+                ..Default::default()
+            },
+            Seqno(self.seqno.load(SeqCst)),
+        ))
     }
     fn seqno(&self) -> Seqno {
         Seqno(self.seqno.load(SeqCst))
@@ -77,12 +99,18 @@ fn a_miss_overtaken_by_a_reload_asks_again() {
     let a = avc.clone();
     let reader = std::thread::spawn(move || a.decide(K.0, K.1, K.2).unwrap());
     // The reader's computation has read policy 1; policy 2 is loaded and announced meanwhile.
-    started_rx.recv_timeout(STEP).expect("the reader's miss never reached the server");
+    started_rx
+        .recv_timeout(STEP)
+        .expect("the reader's miss never reached the server");
     server.seqno.store(2, SeqCst);
     avc.policy_changed(Seqno(2));
     release_tx.send(()).unwrap();
     assert_eq!(reader.join().unwrap(), decision(2));
-    assert_eq!(server.calls.load(SeqCst), 2, "the stale answer was not recomputed");
+    assert_eq!(
+        server.calls.load(SeqCst),
+        2,
+        "the stale answer was not recomputed"
+    );
     // What was stored is policy 2's.
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
     assert_eq!(server.calls.load(SeqCst), 2);
@@ -121,13 +149,20 @@ fn statistics_count_every_lookup_once() {
         avc.decide(K.0, K.1, K.2).unwrap();
     }
     let st = avc.cache_stats();
-    assert_eq!((st.lookups, st.hits, st.misses, st.allocations), (10, 9, 1, 1));
+    assert_eq!(
+        (st.lookups, st.hits, st.misses, st.allocations),
+        (10, 9, 1, 1)
+    );
     // After a change the old entry is dead, and freed when its slot is taken again: by the
     // next policy but one, as consecutive policies fill alternate tables.
     assert_eq!(avc.hash_stats().entries, 1);
     server.seqno.store(2, SeqCst);
     avc.policy_changed(Seqno(2));
-    assert_eq!(avc.hash_stats().entries, 0, "an entry of policy 1 counted under policy 2");
+    assert_eq!(
+        avc.hash_stats().entries,
+        0,
+        "an entry of policy 1 counted under policy 2"
+    );
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
     let st = avc.cache_stats();
     assert_eq!((st.misses, st.allocations, st.frees), (2, 2, 0));
@@ -146,14 +181,21 @@ fn a_change_recomputes_cached_decisions_before_readers_see_it() {
     assert_eq!(avc.decide(K2.0, K2.1, K2.2).unwrap(), decision(1));
     server.seqno.store(2, SeqCst);
     avc.policy_changed(Seqno(2));
-    assert_eq!(server.calls.load(SeqCst), 4, "each cached decision computed again, once");
+    assert_eq!(
+        server.calls.load(SeqCst),
+        4,
+        "each cached decision computed again, once"
+    );
     assert_eq!(avc.hash_stats().entries, 2);
     // Readers then hit policy 2's decisions: no miss, no computation.
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
     assert_eq!(avc.decide(K2.0, K2.1, K2.2).unwrap(), decision(2));
     assert_eq!(server.calls.load(SeqCst), 4);
     let st = avc.cache_stats();
-    assert_eq!((st.lookups, st.hits, st.misses, st.allocations), (4, 2, 2, 4));
+    assert_eq!(
+        (st.lookups, st.hits, st.misses, st.allocations),
+        (4, 2, 2, 4)
+    );
 }
 
 #[test]
@@ -169,7 +211,9 @@ fn readers_never_wait_for_a_refresh() {
     let writer = std::thread::spawn(move || a.policy_changed(Seqno(2)));
     // The refresh is stuck in its computation; a reader is answered meanwhile, from the policy
     // the cache still announces.
-    started_rx.recv_timeout(STEP).expect("the change recomputed nothing: no refresh on reload");
+    started_rx
+        .recv_timeout(STEP)
+        .expect("the change recomputed nothing: no refresh on reload");
     assert_eq!(avc.seqno(), Seqno(1));
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
     release_tx.send(()).unwrap();
@@ -177,7 +221,11 @@ fn readers_never_wait_for_a_refresh() {
     assert_eq!(avc.seqno(), Seqno(2));
     let calls = server.calls.load(SeqCst);
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
-    assert_eq!(server.calls.load(SeqCst), calls, "the refreshed decision was a hit");
+    assert_eq!(
+        server.calls.load(SeqCst),
+        calls,
+        "the refreshed decision was a hit"
+    );
 }
 
 #[test]
@@ -187,7 +235,11 @@ fn a_refresh_answered_by_a_newer_policy_stores_nothing() {
     // Policy 3 is already in place when policy 2 is announced.
     server.seqno.store(3, SeqCst);
     avc.policy_changed(Seqno(2));
-    assert_eq!(avc.hash_stats().entries, 0, "a decision of policy 3 stored as policy 2's");
+    assert_eq!(
+        avc.hash_stats().entries,
+        0,
+        "a decision of policy 3 stored as policy 2's"
+    );
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(3));
     assert_eq!(avc.seqno(), Seqno(3));
 }
@@ -213,18 +265,34 @@ fn decisions_keep_being_cached_across_the_seqno_wrap() {
                 avc.policy_changed(Seqno(seq));
             } else {
                 // Not announced: a miss on a triple never asked finds the new policy.
-                assert_eq!(avc.decide(Sid(100 + step), K2.1, K2.2).unwrap(), decision(seq), "refresh {refresh}, seqno {seq}");
+                assert_eq!(
+                    avc.decide(Sid(100 + step), K2.1, K2.2).unwrap(),
+                    decision(seq),
+                    "refresh {refresh}, seqno {seq}"
+                );
             }
             assert_eq!(avc.seqno(), Seqno(seq));
-            assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(seq), "refresh {refresh}, seqno {seq}");
-            assert_eq!(avc.decide(K2.0, K2.1, K2.2).unwrap(), decision(seq), "refresh {refresh}, seqno {seq}");
+            assert_eq!(
+                avc.decide(K.0, K.1, K.2).unwrap(),
+                decision(seq),
+                "refresh {refresh}, seqno {seq}"
+            );
+            assert_eq!(
+                avc.decide(K2.0, K2.1, K2.2).unwrap(),
+                decision(seq),
+                "refresh {refresh}, seqno {seq}"
+            );
             if step % 2 == 1 {
                 avc.policy_changed(Seqno(seq));
             }
             // And from the cache: no computation.
             let calls = server.calls.load(SeqCst);
             assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(seq));
-            assert_eq!(server.calls.load(SeqCst), calls, "refresh {refresh}, seqno {seq}: not cached");
+            assert_eq!(
+                server.calls.load(SeqCst),
+                calls,
+                "refresh {refresh}, seqno {seq}: not cached"
+            );
         }
         assert!(seq < start, "the test did not cross the wrap");
     }
@@ -271,7 +339,10 @@ fn check_at_never_answers_for_a_policy_with_a_newer_ones_decision() {
     let (server, avc) = setup();
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
     server.seqno.store(2, SeqCst);
-    let v = avc.check_at(K.0, K.1, K.2, AccessVector(2), Seqno(2)).unwrap().expect("policy 2's own decision");
+    let v = avc
+        .check_at(K.0, K.1, K.2, AccessVector(2), Seqno(2))
+        .unwrap()
+        .expect("policy 2's own decision");
     assert_eq!(v.decision, decision(2));
     assert_eq!(avc.seqno(), Seqno(2));
 
@@ -280,12 +351,22 @@ fn check_at_never_answers_for_a_policy_with_a_newer_ones_decision() {
     let (server, avc) = setup();
     assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
     server.seqno.store(3, SeqCst);
-    let got = avc.check_at(K.0, K.1, K.2, AccessVector(1), Seqno(2)).unwrap().map(|v| v.decision);
-    assert_eq!(got, Err(Seqno(3)), "policy 3's decision returned as policy 2's");
+    let got = avc
+        .check_at(K.0, K.1, K.2, AccessVector(1), Seqno(2))
+        .unwrap()
+        .map(|v| v.decision);
+    assert_eq!(
+        got,
+        Err(Seqno(3)),
+        "policy 3's decision returned as policy 2's"
+    );
     assert_eq!(server.calls.load(SeqCst), 2);
     assert_eq!(avc.seqno(), Seqno(3));
     // Asked again under 3, as the caller then does: policy 3's decision, now cached.
-    let v = avc.check_at(K.0, K.1, K.2, AccessVector(1), Seqno(3)).unwrap().expect("policy 3's own decision");
+    let v = avc
+        .check_at(K.0, K.1, K.2, AccessVector(1), Seqno(3))
+        .unwrap()
+        .expect("policy 3's own decision");
     assert_eq!(v.decision, decision(3));
     assert_eq!(server.calls.load(SeqCst), 2);
 }

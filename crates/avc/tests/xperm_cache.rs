@@ -22,18 +22,39 @@ struct Rules {
 
 impl AccessServer for Rules {
     fn compute_av(&self, _: Sid, _: Sid, _: ClassId) -> Result<AvDecision, ServerError> {
-        Ok(AvDecision { allowed: IOCTL, ..AvDecision::deny_all(self.seqno()) })
+        Ok(AvDecision {
+            allowed: IOCTL,
+            ..AvDecision::deny_all(self.seqno())
+        })
     }
-    fn xperm_drivers(&self, _: Sid, _: Sid, _: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
+    fn xperm_drivers(
+        &self,
+        _: Sid,
+        _: Sid,
+        _: ClassId,
+    ) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
         let mut d = [0u32; 8];
         d[0x54 >> 5] |= 1 << (0x54 & 31);
         Ok((Some(d), self.seqno()))
     }
-    fn compute_xperms(&self, _: Sid, _: Sid, _: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError> {
+    fn compute_xperms(
+        &self,
+        _: Sid,
+        _: Sid,
+        _: ClassId,
+        driver: u8,
+    ) -> Result<(XpermsDecision, Seqno), ServerError> {
         self.xperm_calls.fetch_add(1, SeqCst);
         let mut allowed = [0u32; 8];
         allowed[0] = 1 << 1;
-        Ok((XpermsDecision { driver, allowed, ..Default::default() }, self.seqno()))
+        Ok((
+            XpermsDecision {
+                driver,
+                allowed,
+                ..Default::default()
+            },
+            self.seqno(),
+        ))
     }
     fn seqno(&self) -> Seqno {
         Seqno(self.seqno.load(SeqCst))
@@ -66,10 +87,16 @@ fn bounded_without_wholesale_clears() {
         assert!(avc.has_ioctl(s, t, c, IOCTL, 0x5401, None).is_ok());
         assert!(avc.has_ioctl(s, t, c, IOCTL, 0x5402, None).is_err());
         let (m, d) = avc.xperm_entries();
-        assert!(m <= maps && d <= decisions, "past the bound: {m}/{maps} maps, {d}/{decisions} decisions");
+        assert!(
+            m <= maps && d <= decisions,
+            "past the bound: {m}/{maps} maps, {d}/{decisions} decisions"
+        );
     }
     let (m, d) = avc.xperm_entries();
-    assert!(m >= maps / 2 && d >= decisions / 2, "the cache was emptied on a miss: {m}/{maps} maps, {d}/{decisions} decisions");
+    assert!(
+        m >= maps / 2 && d >= decisions / 2,
+        "the cache was emptied on a miss: {m}/{maps} maps, {d}/{decisions} decisions"
+    );
     // Many more keys: still bounded.
     for i in 0..10 * n {
         let (s, t, c) = triple(i);
@@ -87,7 +114,11 @@ fn older_entries_and_their_grants_never_answer() {
     let (s, t, c) = triple(1);
     assert!(avc.has_ioctl(s, t, c, IOCTL, 0x5401, None).is_ok());
     assert!(avc.has_ioctl(s, t, c, IOCTL, 0x5401, None).is_ok());
-    assert_eq!(server.xperm_calls.load(SeqCst), 1, "the driver decision was not cached");
+    assert_eq!(
+        server.xperm_calls.load(SeqCst),
+        1,
+        "the driver decision was not cached"
+    );
     // A permissive grant of 0x5402, reported once.
     let log = Arc::new(std::sync::Mutex::new(Vec::new()));
     let l = log.clone();
@@ -102,8 +133,16 @@ fn older_entries_and_their_grants_never_answer() {
     avc.policy_changed(Seqno(2));
     assert_eq!(avc.xperm_entries(), (0, 0));
     assert!(avc.has_ioctl(s, t, c, IOCTL, 0x5402, None).is_ok());
-    assert_eq!(log.lock().unwrap().len(), 2, "a grant of policy 1 answered under policy 2");
-    assert_eq!(server.xperm_calls.load(SeqCst), 2, "a driver decision of policy 1 answered under policy 2");
+    assert_eq!(
+        log.lock().unwrap().len(),
+        2,
+        "a grant of policy 1 answered under policy 2"
+    );
+    assert_eq!(
+        server.xperm_calls.load(SeqCst),
+        2,
+        "a driver decision of policy 1 answered under policy 2"
+    );
     avc.set_enforcing(true);
     assert!(avc.has_ioctl(s, t, c, IOCTL, 0x5402, None).is_err());
     assert!(avc.has_ioctl(s, t, c, IOCTL, 0x5401, None).is_ok());

@@ -35,7 +35,8 @@ pub extern "C" fn selinux_mkload_policy(_preservebools: c_int) -> c_int {
     ffi::guard(-1, || {
         let path = crate::paths::installed_policy().ok_or(ENOENT)?;
         if crate::session::active() {
-            let data = std::fs::read(&path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
+            let data =
+                std::fs::read(&path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
             return load_image(&data, &path);
         }
         state::load(&path).map(|_| 0)
@@ -82,7 +83,11 @@ pub struct SelBoolean {
 /// already set back and fails. `permanent` is no longer supported: -1 after the commit, as
 /// libselinux.
 #[no_mangle]
-pub extern "C" fn security_set_boolean_list(count: usize, list: *mut SelBoolean, permanent: c_int) -> c_int {
+pub extern "C" fn security_set_boolean_list(
+    count: usize,
+    list: *mut SelBoolean,
+    permanent: c_int,
+) -> c_int {
     ffi::guard(-1, || {
         let k = state::kernel()?;
         if list.is_null() && count != 0 {
@@ -120,10 +125,16 @@ pub extern "C" fn security_set_boolean_list(count: usize, list: *mut SelBoolean,
 /// libselinux's security_set_boolean_list over selinuxfs: each value written, the ones already
 /// written put back to their active values when one fails, then one commit.
 fn set_list_in_session(items: &mut [SelBoolean], permanent: c_int) -> ffi::Res<c_int> {
-    use crate::booleans::{security_commit_booleans, security_get_boolean_active, security_set_boolean};
+    use crate::booleans::{
+        security_commit_booleans, security_get_boolean_active, security_set_boolean,
+    };
     for (i, b) in items.iter().enumerate() {
         if security_set_boolean(b.name, c_int::from(b.value != 0)) < 0 {
-            let e = Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(EINVAL.0));
+            let e = Errno(
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(EINVAL.0),
+            );
             for done in &items[..i] {
                 let v = security_get_boolean_active(done.name);
                 if v >= 0 {
@@ -137,7 +148,11 @@ fn set_list_in_session(items: &mut [SelBoolean], permanent: c_int) -> ffi::Res<c
         b.value = c_int::from(b.value != 0);
     }
     if security_commit_booleans() < 0 {
-        return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(EINVAL.0)));
+        return Err(Errno(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(EINVAL.0),
+        ));
     }
     Ok(if permanent != 0 { -1 } else { 0 })
 }
@@ -171,7 +186,9 @@ pub extern "C" fn selinux_boolean_sub(name: *const c_char) -> *mut c_char {
         let new = subs.lines().find_map(|l| {
             let mut w = l.split_whitespace();
             match (w.next(), w.next()) {
-                (Some(old), Some(new)) if old == n && !old.starts_with('#') => Some(new.to_string()),
+                (Some(old), Some(new)) if old == n && !old.starts_with('#') => {
+                    Some(new.to_string())
+                }
                 _ => None,
             }
         });
@@ -187,16 +204,28 @@ pub extern "C" fn selinux_check_passwd_access(requested: u32) -> c_int {
         let Ok(k) = state::kernel() else { return Ok(0) };
         let mut con: *mut c_char = std::ptr::null_mut();
         if crate::proccon::getprevcon_raw(&mut con) < 0 {
-            return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(EINVAL.0)));
+            return Err(Errno(
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(EINVAL.0),
+            ));
         }
         // SAFETY: getprevcon_raw wrote a NUL-terminated string.
-        let ctx = unsafe { CStr::from_ptr(con) }.to_string_lossy().into_owned();
+        let ctx = unsafe { CStr::from_ptr(con) }
+            .to_string_lossy()
+            .into_owned();
         crate::names::freecon(con);
         let g = k.server.snapshot();
-        let Ok(class) = g.class("passwd") else { return Ok(0) };
+        let Ok(class) = g.class("passwd") else {
+            return Ok(0);
+        };
         let sid = g.context_to_sid(&ctx).map_err(|_| EINVAL)?;
         let av = g.compute_av(sid, sid, class).map_err(|_| EINVAL)?;
-        Ok(if av.allowed.0 & requested == requested { 0 } else { -1 })
+        Ok(if av.allowed.0 & requested == requested {
+            0
+        } else {
+            -1
+        })
     })
 }
 
@@ -212,7 +241,8 @@ pub extern "C" fn is_context_customizable(ctx: *const c_char) -> c_int {
     ffi::guard(-1, || {
         let c = ffi::str_arg(ctx)?;
         let ty = c.split(':').nth(2).ok_or(EINVAL)?;
-        let text = std::fs::read_to_string(under_root("/contexts/customizable_types")).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+        let text = std::fs::read_to_string(under_root("/contexts/customizable_types"))
+            .map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
         Ok(c_int::from(text.lines().any(|l| l.trim() == ty)))
     })
 }
@@ -222,12 +252,17 @@ pub extern "C" fn is_context_customizable(ctx: *const c_char) -> c_int {
 pub extern "C" fn get_default_type(role: *const c_char, kind: *mut *mut c_char) -> c_int {
     ffi::guard(-1, || {
         let r = ffi::str_arg(role)?;
-        let text = std::fs::read_to_string(under_root("/contexts/default_type")).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+        let text = std::fs::read_to_string(under_root("/contexts/default_type"))
+            .map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
         let t = text
             .lines()
             .map(str::trim)
             .filter(|l| !l.starts_with('#'))
-            .find_map(|l| l.split_once(':').filter(|(x, _)| *x == r).map(|(_, t)| t.trim().to_string()))
+            .find_map(|l| {
+                l.split_once(':')
+                    .filter(|(x, _)| *x == r)
+                    .map(|(_, t)| t.trim().to_string())
+            })
             .ok_or(ENOENT)?;
         ffi::out(kind, ffi::c_string(&t)?)?;
         Ok(0)

@@ -44,19 +44,51 @@ pub(crate) fn audited(requested: u32, d: &Audited, result: i32) -> (u32, bool) {
 /// record: most checks write none, and this is on every check's path.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn audit(g: Option<&Generation>, m: Option<&Resolved>, scon: &SecurityId, tcon: &SecurityId, class: u16, requested: u32, d: &Audited, result: i32, auditdata: *mut c_void) {
+pub(crate) fn audit(
+    g: Option<&Generation>,
+    m: Option<&Resolved>,
+    scon: &SecurityId,
+    tcon: &SecurityId,
+    class: u16,
+    requested: u32,
+    d: &Audited,
+    result: i32,
+    auditdata: *mut c_void,
+) {
     let (audited, denied) = audited(requested, d, result);
     if audited != 0 {
-        record(g, m, scon.text(), tcon.text(), class, audited, denied, result, auditdata);
+        record(
+            g,
+            m,
+            scon.text(),
+            tcon.text(),
+            class,
+            audited,
+            denied,
+            result,
+            auditdata,
+        );
     }
 }
 
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn record(g: Option<&Generation>, m: Option<&Resolved>, scon: &str, tcon: &str, class: u16, audited: u32, denied: bool, result: i32, auditdata: *mut c_void) {
+fn record(
+    g: Option<&Generation>,
+    m: Option<&Resolved>,
+    scon: &str,
+    tcon: &str,
+    class: u16,
+    audited: u32,
+    denied: bool,
+    result: i32,
+    auditdata: *mut c_void,
+) {
     let mut buf = format!("avc:  {} ", if denied { "denied" } else { "granted" });
-    let (names, unnamed) = g.map_or((Vec::new(), audited), |g| names::perm_names(g, m, class, audited));
+    let (names, unnamed) = g.map_or((Vec::new(), audited), |g| {
+        names::perm_names(g, m, class, audited)
+    });
     buf.push_str(" {");
     for n in &names {
         buf.push(' ');
@@ -70,7 +102,9 @@ fn record(g: Option<&Generation>, m: Option<&Resolved>, scon: &str, tcon: &str, 
     buf.push_str(&callbacks::audit_supplement(auditdata, class, room));
     buf.push(' ');
     // glibc prints a NULL %s as "(null)", which is what libselinux writes for an unknown class.
-    let cname = g.and_then(|g| names::class_name_in(g, m, class)).unwrap_or("(null)");
+    let cname = g
+        .and_then(|g| names::class_name_in(g, m, class))
+        .unwrap_or("(null)");
     buf.push_str(&format!("scontext={scon} tcontext={tcon} tclass={cname}"));
     if denied {
         buf.push_str(&format!(" permissive={}", u8::from(result == 0)));
@@ -94,7 +128,11 @@ mod tests {
     // request lists what was requested; a grant only its auditallow bits.
     #[test]
     fn which_permissions_a_record_lists() {
-        let d = Audited { allowed: 0b0011, auditallow: 0b0001, auditdeny: 0b0100 };
+        let d = Audited {
+            allowed: 0b0011,
+            auditallow: 0b0001,
+            auditdeny: 0b0100,
+        };
         assert_eq!(audited(0b1100, &d, -1), (0b0100, true));
         assert_eq!(audited(0b0011, &d, 0), (0b0001, false));
         assert_eq!(audited(0b0010, &d, 0), (0, false));

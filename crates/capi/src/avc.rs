@@ -27,10 +27,10 @@ use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, ServerErr
 use crate::audit::{self, Audited};
 use crate::callbacks::{self, AVC_OPEN};
 use crate::ffi::{self, Errno, Res, EACCES, EINVAL, ENOENT};
-use crate::sid::{self, SecurityId};
 use crate::lookup;
 use crate::mapping;
 use crate::memo;
+use crate::sid::{self, SecurityId};
 use crate::state::{self, Kernel};
 use crate::thread;
 
@@ -61,7 +61,11 @@ impl From<&AvDecision> for AvDecisionC {
 
 impl AvDecisionC {
     fn audited(&self) -> Audited {
-        Audited { allowed: self.allowed, auditallow: self.auditallow, auditdeny: self.auditdeny }
+        Audited {
+            allowed: self.allowed,
+            auditallow: self.auditallow,
+            auditdeny: self.auditdeny,
+        }
     }
 }
 
@@ -96,7 +100,11 @@ const AVC_OPT_SETENFORCE: c_int = 1;
 
 /// libselinux's avd_init: what a failed check leaves in the caller's decision.
 fn avd_init(g: &Generation) -> AvDecisionC {
-    AvDecisionC { auditdeny: u32::MAX, seqno: g.seqno().0, ..AvDecisionC::default() }
+    AvDecisionC {
+        auditdeny: u32::MAX,
+        seqno: g.seqno().0,
+        ..AvDecisionC::default()
+    }
 }
 
 /// libselinux's avc_has_perm_noaudit on seaccess's cache, for SIDs resolved in generation `g`:
@@ -104,9 +112,20 @@ fn avd_init(g: &Generation) -> AvDecisionC {
 /// enforced). A context `g` does not define is EINVAL when the cache enforces, and a pass with
 /// nothing allowed when it does not (libselinux ignores the kernel's EINVAL in permissive
 /// mode). One cache lookup per check, as libselinux counts it.
-pub(crate) fn check(k: &Kernel, g: &Generation, s: Res<Sid>, t: Res<Sid>, class: u16, requested: u32) -> Result<(AvDecisionC, Res<()>), Errno> {
+pub(crate) fn check(
+    k: &Kernel,
+    g: &Generation,
+    s: Res<Sid>,
+    t: Res<Sid>,
+    class: u16,
+    requested: u32,
+) -> Result<(AvDecisionC, Res<()>), Errno> {
     let (Ok(s), Ok(t)) = (s, t) else {
-        return if k.avc.enforcing() { Err(EINVAL) } else { Ok((avd_init(g), Ok(()))) };
+        return if k.avc.enforcing() {
+            Err(EINVAL)
+        } else {
+            Ok((avd_init(g), Ok(())))
+        };
     };
     let (d, enforced) = decision(k, g, s, t, class, requested)?;
     // An empty request is refused when enforcing (libselinux: `if (!requested || denied)`).
@@ -116,8 +135,18 @@ pub(crate) fn check(k: &Kernel, g: &Generation, s: Res<Sid>, t: Res<Sid>, class:
 
 /// Generation `g`'s decision through the cache, and whether the denial of a requested
 /// permission stands.
-fn decision(k: &Kernel, g: &Generation, s: Sid, t: Sid, class: u16, requested: u32) -> Res<(AvDecision, bool)> {
-    match k.avc.check_at(s, t, ClassId(class), AccessVector(requested), g.seqno()) {
+fn decision(
+    k: &Kernel,
+    g: &Generation,
+    s: Sid,
+    t: Sid,
+    class: u16,
+    requested: u32,
+) -> Res<(AvDecision, bool)> {
+    match k
+        .avc
+        .check_at(s, t, ClassId(class), AccessVector(requested), g.seqno())
+    {
         Ok(Ok(v)) => Ok((v.decision, v.enforced)),
         // The cache answered from another generation (a reload in between), or found the class
         // undefined in a newer one: `g` decides.
@@ -135,10 +164,30 @@ fn decision(k: &Kernel, g: &Generation, s: Sid, t: Sid, class: u16, requested: u
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn has_perm_mapped(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, avd: *mut AvDecisionC, audit: bool, auditdata: *mut c_void) -> Res<c_int> {
+fn has_perm_mapped(
+    k: &Kernel,
+    sc: &SecurityId,
+    tc: &SecurityId,
+    tclass: u16,
+    requested: u32,
+    avd: *mut AvDecisionC,
+    audit: bool,
+    auditdata: *mut c_void,
+) -> Res<c_int> {
     let g = k.server.snapshot();
     let m = mapping::current(&g);
-    has_perm_mapped_in(k, &g, m.as_deref(), sc, tc, tclass, requested, avd, audit, auditdata)
+    has_perm_mapped_in(
+        k,
+        &g,
+        m.as_deref(),
+        sc,
+        tc,
+        tclass,
+        requested,
+        avd,
+        audit,
+        auditdata,
+    )
 }
 
 /// [`has_perm_mapped`] in generation `g` and the one snapshot `m` of the map the caller took:
@@ -162,13 +211,17 @@ fn has_perm_mapped_in(
     }
     let checked = match (sc.resolve(g), tc.resolve(g)) {
         (Ok(s), Ok(t)) => {
-            let (kclass, kreq) = m.map_or((tclass, requested), |m| (m.unmap_class(tclass), m.unmap_perm(tclass, requested)));
+            let (kclass, kreq) = m.map_or((tclass, requested), |m| {
+                (m.unmap_class(tclass), m.unmap_perm(tclass, requested))
+            });
             decision(k, g, s, t, kclass, kreq).map(|(d, _)| {
                 let mut c = AvDecisionC::from(&d);
                 if let Some(m) = m {
                     m.map_decision(tclass, &mut c);
                 }
-                let refused = (requested == 0 || requested & !c.allowed != 0) && k.avc.enforcing() && !d.flags.permissive();
+                let refused = (requested == 0 || requested & !c.allowed != 0)
+                    && k.avc.enforcing()
+                    && !d.flags.permissive();
                 (c, if refused { Err(EACCES) } else { Ok(()) })
             })
         }
@@ -185,7 +238,17 @@ fn has_perm_mapped_in(
     }
     if audit {
         let result = if rc.is_ok() { 0 } else { -1 };
-        audit::audit(Some(g), m, sc, tc, tclass, requested, &d.audited(), result, auditdata);
+        audit::audit(
+            Some(g),
+            m,
+            sc,
+            tc,
+            tclass,
+            requested,
+            &d.audited(),
+            result,
+            auditdata,
+        );
     }
     rc.map(|()| 0)
 }
@@ -195,7 +258,14 @@ fn has_perm_mapped_in(
 /// class number. Whether the denial of a requested permission stands, by the cache's mode.
 #[cold]
 #[inline(never)]
-fn decide_in(k: &Kernel, g: &Generation, s: Sid, t: Sid, class: u16, requested: u32) -> Res<(AvDecision, bool)> {
+fn decide_in(
+    k: &Kernel,
+    g: &Generation,
+    s: Sid,
+    t: Sid,
+    class: u16,
+    requested: u32,
+) -> Res<(AvDecision, bool)> {
     let d = match g.compute_av(s, t, ClassId(class)) {
         Ok(d) => d,
         Err(SecurityError::InvalidClass(_)) => crate::compute::unknown_class_decision(g, class),
@@ -210,7 +280,13 @@ fn decide_in(k: &Kernel, g: &Generation, s: Sid, t: Sid, class: u16, requested: 
 /// permission (counted as one lookup). None sends the check the full way ([`check`]), which
 /// counts it instead (a decision of another generation than the SIDs' is counted twice).
 #[inline(always)]
-fn hit(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32) -> Option<AvDecision> {
+fn hit(
+    k: &Kernel,
+    s: &SecurityId,
+    t: &SecurityId,
+    class: u16,
+    requested: u32,
+) -> Option<AvDecision> {
     // An empty request is refused when enforcing: the full way decides it.
     if requested == 0 {
         return None;
@@ -220,7 +296,13 @@ fn hit(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32) -
     if sw == 0 || tw == 0 || (sw ^ tw) >> 32 != 0 {
         return None;
     }
-    let d = k.avc.allowed_hit_as(Sid(sw as u32), Sid(tw as u32), ClassId(class), AccessVector(requested), thread::id())?;
+    let d = k.avc.allowed_hit_as(
+        Sid(sw as u32),
+        Sid(tw as u32),
+        ClassId(class),
+        AccessVector(requested),
+        thread::id(),
+    )?;
     (u64::from(d.seqno.0) == sw >> 32).then_some(d)
 }
 
@@ -228,8 +310,20 @@ fn hit(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32) -
 /// named by the decision's generation. False when that generation is no longer the current
 /// one: the caller then checks the full way, whose decision and record are of one generation.
 #[inline(always)]
-fn audit_grant(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32, d: &AvDecision, auditdata: *mut c_void) -> bool {
-    let a = Audited { allowed: d.allowed.0, auditallow: d.auditallow.0, auditdeny: d.auditdeny.0 };
+fn audit_grant(
+    k: &Kernel,
+    s: &SecurityId,
+    t: &SecurityId,
+    class: u16,
+    requested: u32,
+    d: &AvDecision,
+    auditdata: *mut c_void,
+) -> bool {
+    let a = Audited {
+        allowed: d.allowed.0,
+        auditallow: d.auditallow.0,
+        auditdeny: d.auditdeny.0,
+    };
     if audit::audited(requested, &a, 0).0 == 0 {
         return true;
     }
@@ -239,7 +333,16 @@ fn audit_grant(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn record_grant(k: &Kernel, s: &SecurityId, t: &SecurityId, class: u16, requested: u32, d: &AvDecision, a: &Audited, auditdata: *mut c_void) -> bool {
+fn record_grant(
+    k: &Kernel,
+    s: &SecurityId,
+    t: &SecurityId,
+    class: u16,
+    requested: u32,
+    d: &AvDecision,
+    a: &Audited,
+    auditdata: *mut c_void,
+) -> bool {
     let g = k.server.snapshot();
     if g.seqno() != d.seqno {
         return false;
@@ -360,7 +463,10 @@ pub extern "C" fn avc_sid_to_context(sid: *mut SecurityId, ctx: *mut *mut c_char
 /// initial_contexts directory gives it; ENOENT for a name the policy does not define.
 pub(crate) fn initial_context(name: &str) -> Res<String> {
     let g = state::kernel()?.server.snapshot();
-    let n = seaccess_security::INITIAL_SID_NAMES.iter().position(|&x| !x.is_empty() && x == name).ok_or(ENOENT)?;
+    let n = seaccess_security::INITIAL_SID_NAMES
+        .iter()
+        .position(|&x| !x.is_empty() && x == name)
+        .ok_or(ENOENT)?;
     let sid = g.initial_sid(n as u32).ok_or(ENOENT)?;
     g.sid_to_context(sid).map_err(|_| ENOENT)
 }
@@ -378,7 +484,10 @@ pub extern "C" fn avc_get_initial_sid(name: *const c_char, out: *mut *mut Securi
 }
 
 #[no_mangle]
-pub extern "C" fn security_get_initial_context_raw(name: *const c_char, con: *mut *mut c_char) -> c_int {
+pub extern "C" fn security_get_initial_context_raw(
+    name: *const c_char,
+    con: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         if con.is_null() {
             return Err(EINVAL);
@@ -390,7 +499,10 @@ pub extern "C" fn security_get_initial_context_raw(name: *const c_char, con: *mu
 }
 
 #[no_mangle]
-pub extern "C" fn security_get_initial_context(name: *const c_char, con: *mut *mut c_char) -> c_int {
+pub extern "C" fn security_get_initial_context(
+    name: *const c_char,
+    con: *mut *mut c_char,
+) -> c_int {
     security_get_initial_context_raw(name, con)
 }
 
@@ -419,7 +531,16 @@ pub extern "C" fn avc_has_perm_noaudit(
         let k = state::for_check_enabled()?;
         let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
         if mapping::active() {
-            return has_perm_mapped(k, sc, tc, tclass, requested, avd, false, std::ptr::null_mut());
+            return has_perm_mapped(
+                k,
+                sc,
+                tc,
+                tclass,
+                requested,
+                avd,
+                false,
+                std::ptr::null_mut(),
+            );
         }
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
             if !avd.is_null() {
@@ -433,7 +554,14 @@ pub extern "C" fn avc_has_perm_noaudit(
 
 #[cold]
 #[inline(never)]
-fn has_perm_noaudit_full(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, avd: *mut AvDecisionC) -> Res<c_int> {
+fn has_perm_noaudit_full(
+    k: &Kernel,
+    sc: &SecurityId,
+    tc: &SecurityId,
+    tclass: u16,
+    requested: u32,
+    avd: *mut AvDecisionC,
+) -> Res<c_int> {
     let g = k.server.snapshot();
     if !avd.is_null() {
         ffi::out(avd, avd_init(&g))?;
@@ -459,7 +587,16 @@ pub extern "C" fn avc_has_perm(
         let k = state::for_check_enabled()?;
         let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
         if mapping::active() {
-            return has_perm_mapped(k, sc, tc, tclass, requested, std::ptr::null_mut(), true, auditdata);
+            return has_perm_mapped(
+                k,
+                sc,
+                tc,
+                tclass,
+                requested,
+                std::ptr::null_mut(),
+                true,
+                auditdata,
+            );
         }
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
             if audit_grant(k, sc, tc, tclass, requested, &d, auditdata) {
@@ -473,20 +610,53 @@ pub extern "C" fn avc_has_perm(
 /// avc_has_perm past the hit path: a miss, a denial, an unresolved context or an empty request.
 #[cold]
 #[inline(never)]
-fn has_perm_full(k: &Kernel, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, auditdata: *mut c_void) -> Res<c_int> {
-    has_perm_in(k, &k.server.snapshot(), sc, tc, tclass, requested, auditdata)
+fn has_perm_full(
+    k: &Kernel,
+    sc: &SecurityId,
+    tc: &SecurityId,
+    tclass: u16,
+    requested: u32,
+    auditdata: *mut c_void,
+) -> Res<c_int> {
+    has_perm_in(
+        k,
+        &k.server.snapshot(),
+        sc,
+        tc,
+        tclass,
+        requested,
+        auditdata,
+    )
 }
 
 /// avc_has_perm with everything resolved in generation `g`: the SIDs' validity, the decision,
 /// and the class and permissions the caller resolved in `g` or passed in.
-fn has_perm_in(k: &Kernel, g: &Generation, sc: &SecurityId, tc: &SecurityId, tclass: u16, requested: u32, auditdata: *mut c_void) -> Res<c_int> {
+fn has_perm_in(
+    k: &Kernel,
+    g: &Generation,
+    sc: &SecurityId,
+    tc: &SecurityId,
+    tclass: u16,
+    requested: u32,
+    auditdata: *mut c_void,
+) -> Res<c_int> {
     let (s, t) = (sc.resolve(g), tc.resolve(g));
     let (d, rc) = match check(k, g, s, t, tclass, requested) {
         Ok(x) => x,
         Err(e) => (avd_init(g), Err(e)),
     };
     let result = if rc.is_ok() { 0 } else { -1 };
-    audit::audit(Some(g), None, sc, tc, tclass, requested, &d.audited(), result, auditdata);
+    audit::audit(
+        Some(g),
+        None,
+        sc,
+        tc,
+        tclass,
+        requested,
+        &d.audited(),
+        result,
+        auditdata,
+    );
     rc.map(|()| 0)
 }
 
@@ -511,7 +681,17 @@ pub extern "C" fn avc_audit(
         // The caller's decision and numbers: named by the current generation.
         let g = state::enabled().map(|k| k.server.snapshot());
         let m = g.as_deref().and_then(mapping::in_use);
-        audit::audit(g.as_deref(), m.as_deref(), s, t, tclass, requested, &d.audited(), result, auditdata);
+        audit::audit(
+            g.as_deref(),
+            m.as_deref(),
+            s,
+            t,
+            tclass,
+            requested,
+            &d.audited(),
+            result,
+            auditdata,
+        );
         Ok(())
     })
 }
@@ -521,7 +701,9 @@ pub extern "C" fn avc_audit(
 #[no_mangle]
 pub extern "C" fn avc_cache_stats(p: *mut AvcCacheStats) {
     ffi::guard((), || {
-        let s = state::enabled().map(|k| k.avc.cache_stats()).unwrap_or_default();
+        let s = state::enabled()
+            .map(|k| k.avc.cache_stats())
+            .unwrap_or_default();
         let n = |v: u64| v as c_uint;
         ffi::out(
             p,
@@ -561,7 +743,10 @@ pub extern "C" fn avc_sid_stats() {
         let n = sid::count();
         callbacks::log(
             callbacks::SELINUX_INFO,
-            &format!("avc:  {n} SID entries and {n}/{n} buckets used, longest chain length {}\n", n.min(1)),
+            &format!(
+                "avc:  {n} SID entries and {n}/{n} buckets used, longest chain length {}\n",
+                n.min(1)
+            ),
         );
         Ok(())
     })
@@ -605,29 +790,60 @@ pub extern "C" fn avc_netlink_release_fd() {}
 /// as avc_open does; this library allocates and locks by itself, and its log goes through
 /// selinux_set_callback.
 #[no_mangle]
-pub extern "C" fn avc_init(_prefix: *const c_char, _mem: *const c_void, _log: *const c_void, _thread: *const c_void, _lock: *const c_void) -> c_int {
+pub extern "C" fn avc_init(
+    _prefix: *const c_char,
+    _mem: *const c_void,
+    _log: *const c_void,
+    _thread: *const c_void,
+    _lock: *const c_void,
+) -> c_int {
     avc_open(std::ptr::null(), 0)
 }
 
-fn compute_sid_pair(ssid: *mut SecurityId, tsid: *mut SecurityId, tclass: u16, newsid: *mut *mut SecurityId, member: bool) -> ffi::Res<c_int> {
+fn compute_sid_pair(
+    ssid: *mut SecurityId,
+    tsid: *mut SecurityId,
+    tclass: u16,
+    newsid: *mut *mut SecurityId,
+    member: bool,
+) -> ffi::Res<c_int> {
     let (s, t) = sid::from_ptrs(ssid, tsid)?;
     let g = state::kernel()?.server.snapshot();
-    let (a, b) = (g.context_to_sid(s.text()).map_err(|_| EINVAL)?, g.context_to_sid(t.text()).map_err(|_| EINVAL)?);
+    let (a, b) = (
+        g.context_to_sid(s.text()).map_err(|_| EINVAL)?,
+        g.context_to_sid(t.text()).map_err(|_| EINVAL)?,
+    );
     let c = seaccess_types::ClassId(mapping::kernel_class(&g, tclass));
-    let r = if member { g.compute_member(a, b, c) } else { g.compute_create(a, b, c, None) };
-    let ctx = g.sid_to_context(r.map_err(|_| EINVAL)?).map_err(|_| EINVAL)?;
+    let r = if member {
+        g.compute_member(a, b, c)
+    } else {
+        g.compute_create(a, b, c, None)
+    };
+    let ctx = g
+        .sid_to_context(r.map_err(|_| EINVAL)?)
+        .map_err(|_| EINVAL)?;
     ffi::out(newsid, sid::as_ptr(sid::intern(&ctx)?))?;
     Ok(0)
 }
 
 /// security_compute_create on two SIDs (avc_compute_create), the new SID interned.
 #[no_mangle]
-pub extern "C" fn avc_compute_create(ssid: *mut SecurityId, tsid: *mut SecurityId, tclass: u16, newsid: *mut *mut SecurityId) -> c_int {
+pub extern "C" fn avc_compute_create(
+    ssid: *mut SecurityId,
+    tsid: *mut SecurityId,
+    tclass: u16,
+    newsid: *mut *mut SecurityId,
+) -> c_int {
     ffi::guard(-1, || compute_sid_pair(ssid, tsid, tclass, newsid, false))
 }
 
 #[no_mangle]
-pub extern "C" fn avc_compute_member(ssid: *mut SecurityId, tsid: *mut SecurityId, tclass: u16, newsid: *mut *mut SecurityId) -> c_int {
+pub extern "C" fn avc_compute_member(
+    ssid: *mut SecurityId,
+    tsid: *mut SecurityId,
+    tclass: u16,
+    newsid: *mut *mut SecurityId,
+) -> c_int {
     ffi::guard(-1, || compute_sid_pair(ssid, tsid, tclass, newsid, true))
 }
 
@@ -644,7 +860,9 @@ pub extern "C" fn selinux_check_access(
     aux: *mut c_void,
 ) -> c_int {
     ffi::guard(-1, || {
-        let Some(k) = state::for_check()? else { return Ok(0) };
+        let Some(k) = state::for_check()? else {
+            return Ok(0);
+        };
         if !AVC_OPEN.load(Relaxed) {
             open(k, None);
         }
@@ -668,7 +886,12 @@ pub extern "C" fn selinux_check_access(
 /// current generation (through the memos, which a call that came this way has just filled).
 #[cold]
 #[inline(never)]
-fn check_access_full(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c_char; 4], aux: *mut c_void) -> Res<c_int> {
+fn check_access_full(
+    k: &Kernel,
+    seed: u64,
+    [scon, tcon, class, perm]: [*const c_char; 4],
+    aux: *mut c_void,
+) -> Res<c_int> {
     let g = k.server.snapshot();
     let (s, t) = (memo::context(seed, scon)?.1, memo::context(seed, tcon)?.1);
     let (c, av) = match memo::class_perm(&g, seed, class, perm) {
@@ -690,9 +913,18 @@ fn check_access_full(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c
 /// permission nobody asked about).
 #[cold]
 #[inline(never)]
-fn check_access_mapped(scon: *const c_char, tcon: *const c_char, class: *const c_char, perm: *const c_char, aux: *mut c_void) -> Res<c_int> {
+fn check_access_mapped(
+    scon: *const c_char,
+    tcon: *const c_char,
+    class: *const c_char,
+    perm: *const c_char,
+    aux: *mut c_void,
+) -> Res<c_int> {
     let k = state::for_check_enabled()?;
-    let (s, t) = (sid::intern(ffi::str_arg(scon)?)?, sid::intern(ffi::str_arg(tcon)?)?);
+    let (s, t) = (
+        sid::intern(ffi::str_arg(scon)?)?,
+        sid::intern(ffi::str_arg(tcon)?)?,
+    );
     let (class_name, perm_name) = (ffi::str_arg(class)?, ffi::str_arg(perm)?);
     let g = k.server.snapshot();
     let m = mapping::current(&g);
@@ -708,9 +940,22 @@ fn check_access_mapped(scon: *const c_char, tcon: *const c_char, class: *const c
         return unknown(format!("Unknown class {class_name}"));
     };
     let Ok(av) = crate::names::perm_bits(&g, m.as_deref(), sclass, perm_name) else {
-        return unknown(format!("Unknown permission {perm_name} for class {class_name}"));
+        return unknown(format!(
+            "Unknown permission {perm_name} for class {class_name}"
+        ));
     };
-    has_perm_mapped_in(k, &g, m.as_deref(), s, t, sclass, av, std::ptr::null_mut(), true, aux)
+    has_perm_mapped_in(
+        k,
+        &g,
+        m.as_deref(),
+        s,
+        t,
+        sclass,
+        av,
+        std::ptr::null_mut(),
+        true,
+        aux,
+    )
 }
 
 /// The class and permission of names the string cache did not find in generation `g`: `g`'s,
@@ -718,7 +963,11 @@ fn check_access_mapped(scon: *const c_char, tcon: *const c_char, class: *const c
 /// answer for an unknown name, None (the check passes) under allow-unknown policies and EINVAL
 /// otherwise.
 #[cold]
-fn unknown_class_perm(g: &Generation, class: &str, perm: &str) -> Res<Option<(ClassId, AccessVector)>> {
+fn unknown_class_perm(
+    g: &Generation,
+    class: &str,
+    perm: &str,
+) -> Res<Option<(ClassId, AccessVector)>> {
     let unknown = |what: String| {
         callbacks::log(callbacks::SELINUX_ERROR, &what);
         if g.handle_unknown() == HandleUnknown::Allow {
@@ -727,7 +976,9 @@ fn unknown_class_perm(g: &Generation, class: &str, perm: &str) -> Res<Option<(Cl
             Err(EINVAL)
         }
     };
-    let Ok(c) = g.class(class) else { return unknown(format!("Unknown class {class}")) };
+    let Ok(c) = g.class(class) else {
+        return unknown(format!("Unknown class {class}"));
+    };
     let Ok(av) = g.perms(c, &[perm]) else {
         return unknown(format!("Unknown permission {perm} for class {class}"));
     };

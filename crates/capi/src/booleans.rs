@@ -14,13 +14,22 @@ use crate::ffi::{self, EINVAL, ENOENT};
 use crate::{session, state};
 
 #[no_mangle]
-pub extern "C" fn security_get_boolean_names(names: *mut *mut *mut c_char, len: *mut c_int) -> c_int {
+pub extern "C" fn security_get_boolean_names(
+    names: *mut *mut *mut c_char,
+    len: *mut c_int,
+) -> c_int {
     ffi::guard(-1, || {
         if names.is_null() || len.is_null() {
             return Err(EINVAL);
         }
         let k = state::kernel()?;
-        let mut all: Vec<String> = k.server.snapshot().booleans().into_iter().map(|(n, _)| n).collect();
+        let mut all: Vec<String> = k
+            .server
+            .snapshot()
+            .booleans()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         if all.is_empty() {
             // scandir found nothing: libselinux reports ENOENT.
             return Err(ENOENT);
@@ -51,7 +60,11 @@ pub extern "C" fn security_get_boolean_pending(name: *const c_char) -> c_int {
 pub extern "C" fn security_get_boolean_active(name: *const c_char) -> c_int {
     ffi::guard(-1, || {
         let k = state::kernel()?;
-        let v = k.server.snapshot().boolean(ffi::str_arg(name)?).map_err(|_| ENOENT)?;
+        let v = k
+            .server
+            .snapshot()
+            .boolean(ffi::str_arg(name)?)
+            .map_err(|_| ENOENT)?;
         Ok(c_int::from(v))
     })
 }
@@ -67,7 +80,10 @@ pub extern "C" fn security_set_boolean(name: *const c_char, value: c_int) -> c_i
         if name.contains('/') || name.starts_with('.') {
             return Err(ENOENT);
         }
-        if let Some(r) = session::write(&format!("booleans/{name}"), if value == 1 { b"1" } else { b"0" }) {
+        if let Some(r) = session::write(
+            &format!("booleans/{name}"),
+            if value == 1 { b"1" } else { b"0" },
+        ) {
             return r.map(|_| 0);
         }
         k.server.set_boolean(name, value == 1).map_err(|_| ENOENT)?;

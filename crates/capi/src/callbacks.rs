@@ -29,7 +29,8 @@ pub type AuditFn = unsafe extern "C" fn(*mut c_void, u16, *mut c_char, usize) ->
 pub type ValidateFn = unsafe extern "C" fn(*mut *mut c_char) -> c_int;
 pub type SetenforceFn = unsafe extern "C" fn(c_int) -> c_int;
 pub type PolicyloadFn = unsafe extern "C" fn(c_int) -> c_int;
-pub type AvcEventFn = unsafe extern "C" fn(u32, *mut SecurityId, *mut SecurityId, u16, u32, *mut u32) -> c_int;
+pub type AvcEventFn =
+    unsafe extern "C" fn(u32, *mut SecurityId, *mut SecurityId, u16, u32, *mut u32) -> c_int;
 
 /// libselinux's `union selinux_callback`: one function pointer, which member by the type.
 #[repr(C)]
@@ -51,8 +52,13 @@ struct Callbacks {
     policyload: Option<PolicyloadFn>,
 }
 
-static CALLBACKS: RwLock<Callbacks> =
-    RwLock::new(Callbacks { log: None, audit: None, validate: None, setenforce: None, policyload: None });
+static CALLBACKS: RwLock<Callbacks> = RwLock::new(Callbacks {
+    log: None,
+    audit: None,
+    validate: None,
+    setenforce: None,
+    policyload: None,
+});
 
 #[derive(Copy, Clone)]
 struct AvcEvent {
@@ -67,7 +73,9 @@ static AVC_EVENTS: Mutex<Vec<AvcEvent>> = Mutex::new(Vec::new());
 pub(crate) static AVC_OPEN: AtomicBool = AtomicBool::new(false);
 
 fn callbacks() -> Callbacks {
-    *CALLBACKS.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    *CALLBACKS
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Writes one log line through the log callback, or to standard error as libselinux's default
@@ -76,7 +84,9 @@ fn callbacks() -> Callbacks {
 pub(crate) fn log(kind: c_int, line: &str) {
     match callbacks().log {
         Some(f) => {
-            let Ok(c) = std::ffi::CString::new(line.replace('\0', "")) else { return };
+            let Ok(c) = std::ffi::CString::new(line.replace('\0', "")) else {
+                return;
+            };
             // SAFETY: f is the program's log callback, printf-like; the format "%s" takes
             // exactly the one NUL-terminated string we pass, which lives across the call.
             unsafe { f(kind, c"%s".as_ptr(), c.as_ptr()) };
@@ -95,7 +105,8 @@ fn to_stderr(mut line: &[u8]) {
         let n = unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
         if n > 0 {
             line = line.get(n as usize..).unwrap_or_default();
-        } else if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+        } else if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+        {
             continue;
         } else {
             return;
@@ -110,13 +121,20 @@ pub(crate) struct Held {
 }
 
 pub(crate) fn hold() -> Held {
-    Held { _callbacks: CALLBACKS.write().unwrap_or_else(std::sync::PoisonError::into_inner), _events: lock(&AVC_EVENTS) }
+    Held {
+        _callbacks: CALLBACKS
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+        _events: lock(&AVC_EVENTS),
+    }
 }
 
 /// The audit callback's text for `auditdata` (libselinux's avc_suppl_audit), at most `room`
 /// bytes; none without a callback (libselinux's default writes nothing).
 pub(crate) fn audit_supplement(auditdata: *mut c_void, class: u16, room: usize) -> String {
-    let Some(f) = callbacks().audit else { return String::new() };
+    let Some(f) = callbacks().audit else {
+        return String::new();
+    };
     if room == 0 {
         return String::new();
     }
@@ -132,7 +150,10 @@ pub(crate) fn audit_supplement(auditdata: *mut c_void, class: u16, room: usize) 
 /// kernel's netlink or status page: log it, reset-callbacks, then the policyload callback.
 pub(crate) fn policy_loaded(seqno: u32) {
     if AVC_OPEN.load(Acquire) {
-        log(SELINUX_POLICYLOAD, &format!("avc:  op=load_policy lsm=selinux seqno={seqno} res=1"));
+        log(
+            SELINUX_POLICYLOAD,
+            &format!("avc:  op=load_policy lsm=selinux seqno={seqno} res=1"),
+        );
         run_reset_callbacks();
     }
     if let Some(f) = callbacks().policyload {
@@ -144,7 +165,13 @@ pub(crate) fn policy_loaded(seqno: u32) {
 /// security_setenforce switched the mode (libselinux's avc_process_setenforce).
 pub(crate) fn enforcing_changed(on: bool) {
     if AVC_OPEN.load(Acquire) {
-        log(SELINUX_SETENFORCE, &format!("avc:  op=setenforce lsm=selinux enforcing={} res=1", u8::from(on)));
+        log(
+            SELINUX_SETENFORCE,
+            &format!(
+                "avc:  op=setenforce lsm=selinux enforcing={} res=1",
+                u8::from(on)
+            ),
+        );
         if on {
             run_reset_callbacks();
         }
@@ -160,10 +187,23 @@ pub(crate) fn enforcing_changed(on: bool) {
 pub(crate) fn run_reset_callbacks() -> c_int {
     let list: Vec<AvcEvent> = lock(&AVC_EVENTS).clone();
     let mut rc = 0;
-    for c in list.iter().rev().filter(|c| c.events & AVC_CALLBACK_RESET != 0) {
+    for c in list
+        .iter()
+        .rev()
+        .filter(|c| c.events & AVC_CALLBACK_RESET != 0)
+    {
         // SAFETY: a callback the program registered with avc_add_callback, called as
         // libselinux's avc_reset calls it (no SIDs, no class, no retained-permissions pointer).
-        let r = unsafe { (c.f)(AVC_CALLBACK_RESET, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0, std::ptr::null_mut()) };
+        let r = unsafe {
+            (c.f)(
+                AVC_CALLBACK_RESET,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+                0,
+                std::ptr::null_mut(),
+            )
+        };
         if r != 0 && rc == 0 {
             rc = r;
         }
@@ -179,7 +219,9 @@ pub(crate) fn forget_avc_callbacks() {
 pub extern "C" fn selinux_set_callback(kind: c_int, cb: SelinuxCallback) {
     ffi::guard((), || {
         crate::fork::register();
-        let mut c = CALLBACKS.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut c = CALLBACKS
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         // SAFETY: every member of the union is one function pointer (or NULL), and the type
         // says which one the program stored; Option<fn> has fn's layout, NULL being None.
         unsafe {
@@ -199,7 +241,8 @@ pub extern "C" fn selinux_set_callback(kind: c_int, cb: SelinuxCallback) {
 extern "C" {
     // src/defaults.c: libselinux's default callbacks, for selinux_get_callback to hand back.
     fn seaccess_default_log(kind: c_int, fmt: *const c_char, ...) -> c_int;
-    fn seaccess_default_audit(data: *mut c_void, class: u16, buf: *mut c_char, len: usize) -> c_int;
+    fn seaccess_default_audit(data: *mut c_void, class: u16, buf: *mut c_char, len: usize)
+        -> c_int;
     fn seaccess_default_validate(ctx: *mut *mut c_char) -> c_int;
     fn seaccess_default_setenforce(enforcing: c_int) -> c_int;
     fn seaccess_default_policyload(seqno: c_int) -> c_int;
@@ -212,11 +255,21 @@ pub extern "C" fn selinux_get_callback(kind: c_int) -> SelinuxCallback {
     ffi::guard(SelinuxCallback { func_log: None }, || {
         let c = callbacks();
         Ok(match kind {
-            SELINUX_CB_LOG => SelinuxCallback { func_log: Some(c.log.unwrap_or(seaccess_default_log)) },
-            SELINUX_CB_AUDIT => SelinuxCallback { func_audit: Some(c.audit.unwrap_or(seaccess_default_audit)) },
-            SELINUX_CB_VALIDATE => SelinuxCallback { func_validate: Some(c.validate.unwrap_or(seaccess_default_validate)) },
-            SELINUX_CB_SETENFORCE => SelinuxCallback { func_setenforce: Some(c.setenforce.unwrap_or(seaccess_default_setenforce)) },
-            SELINUX_CB_POLICYLOAD => SelinuxCallback { func_policyload: Some(c.policyload.unwrap_or(seaccess_default_policyload)) },
+            SELINUX_CB_LOG => SelinuxCallback {
+                func_log: Some(c.log.unwrap_or(seaccess_default_log)),
+            },
+            SELINUX_CB_AUDIT => SelinuxCallback {
+                func_audit: Some(c.audit.unwrap_or(seaccess_default_audit)),
+            },
+            SELINUX_CB_VALIDATE => SelinuxCallback {
+                func_validate: Some(c.validate.unwrap_or(seaccess_default_validate)),
+            },
+            SELINUX_CB_SETENFORCE => SelinuxCallback {
+                func_setenforce: Some(c.setenforce.unwrap_or(seaccess_default_setenforce)),
+            },
+            SELINUX_CB_POLICYLOAD => SelinuxCallback {
+                func_policyload: Some(c.policyload.unwrap_or(seaccess_default_policyload)),
+            },
             _ => return Err(EINVAL),
         })
     })

@@ -17,7 +17,9 @@ use crate::mapping;
 use crate::state::{self, Kernel};
 
 fn sid_of(k: &Kernel, ctx: *const c_char) -> Res<Sid> {
-    k.server.context_to_sid(ffi::str_arg(ctx)?).map_err(|_| EINVAL)
+    k.server
+        .context_to_sid(ffi::str_arg(ctx)?)
+        .map_err(|_| EINVAL)
 }
 
 /// What the kernel answers selinuxfs's access file for a class generation `g`'s policy does
@@ -35,7 +37,12 @@ pub(crate) fn unknown_class_decision(g: &Generation, class: u16) -> AvDecision {
 /// The kernel's decision for a triple: contexts and decision of one generation. A class in the
 /// program's numbering (selinux_set_mapping) is the policy's class its map names, and the
 /// decision comes back in the program's bits (libselinux's compute_av.c).
-pub(crate) fn compute_av(k: &Kernel, scon: *const c_char, tcon: *const c_char, tclass: u16) -> Res<AvDecisionC> {
+pub(crate) fn compute_av(
+    k: &Kernel,
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+) -> Res<AvDecisionC> {
     let g = k.server.snapshot();
     let s = g.context_to_sid(ffi::str_arg(scon)?).map_err(|_| EINVAL)?;
     let t = g.context_to_sid(ffi::str_arg(tcon)?).map_err(|_| EINVAL)?;
@@ -73,13 +80,25 @@ pub extern "C" fn security_compute_av_flags_raw(
 }
 
 #[no_mangle]
-pub extern "C" fn security_compute_av_flags(scon: *const c_char, tcon: *const c_char, tclass: u16, requested: u32, avd: *mut AvDecisionC) -> c_int {
+pub extern "C" fn security_compute_av_flags(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    requested: u32,
+    avd: *mut AvDecisionC,
+) -> c_int {
     security_compute_av_flags_raw(scon, tcon, tclass, requested, avd)
 }
 
 /// Leaves `avd->flags` as it was, as libselinux does for binary compatibility.
 #[no_mangle]
-pub extern "C" fn security_compute_av_raw(scon: *const c_char, tcon: *const c_char, tclass: u16, _requested: u32, avd: *mut AvDecisionC) -> c_int {
+pub extern "C" fn security_compute_av_raw(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    _requested: u32,
+    avd: *mut AvDecisionC,
+) -> c_int {
     ffi::guard(-1, || {
         let k = state::for_check_enabled()?;
         if avd.is_null() {
@@ -93,7 +112,13 @@ pub extern "C" fn security_compute_av_raw(scon: *const c_char, tcon: *const c_ch
 }
 
 #[no_mangle]
-pub extern "C" fn security_compute_av(scon: *const c_char, tcon: *const c_char, tclass: u16, requested: u32, avd: *mut AvDecisionC) -> c_int {
+pub extern "C" fn security_compute_av(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    requested: u32,
+    avd: *mut AvDecisionC,
+) -> c_int {
     security_compute_av_raw(scon, tcon, tclass, requested, avd)
 }
 
@@ -107,7 +132,14 @@ enum Rule {
 /// A new context by type_transition, type_change or type_member rules. A result the policy
 /// does not define is EACCES while enforcing, and returned all the same while permissive (the
 /// kernel's compute_sid_handle_invalid_context).
-fn compute_sid(scon: *const c_char, tcon: *const c_char, class: u16, rule: Rule, name: Option<&str>, newcon: *mut *mut c_char) -> Res<c_int> {
+fn compute_sid(
+    scon: *const c_char,
+    tcon: *const c_char,
+    class: u16,
+    rule: Rule,
+    name: Option<&str>,
+    newcon: *mut *mut c_char,
+) -> Res<c_int> {
     let k = state::kernel()?;
     if newcon.is_null() {
         return Err(EINVAL);
@@ -139,7 +171,16 @@ pub extern "C" fn security_compute_create_name_raw(
     objname: *const c_char,
     newcon: *mut *mut c_char,
 ) -> c_int {
-    ffi::guard(-1, || compute_sid(scon, tcon, tclass, Rule::Create, ffi::opt_str_arg(objname)?, newcon))
+    ffi::guard(-1, || {
+        compute_sid(
+            scon,
+            tcon,
+            tclass,
+            Rule::Create,
+            ffi::opt_str_arg(objname)?,
+            newcon,
+        )
+    })
 }
 
 #[no_mangle]
@@ -154,32 +195,68 @@ pub extern "C" fn security_compute_create_name(
 }
 
 #[no_mangle]
-pub extern "C" fn security_compute_create_raw(scon: *const c_char, tcon: *const c_char, tclass: u16, newcon: *mut *mut c_char) -> c_int {
-    ffi::guard(-1, || compute_sid(scon, tcon, tclass, Rule::Create, None, newcon))
+pub extern "C" fn security_compute_create_raw(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    newcon: *mut *mut c_char,
+) -> c_int {
+    ffi::guard(-1, || {
+        compute_sid(scon, tcon, tclass, Rule::Create, None, newcon)
+    })
 }
 
 #[no_mangle]
-pub extern "C" fn security_compute_create(scon: *const c_char, tcon: *const c_char, tclass: u16, newcon: *mut *mut c_char) -> c_int {
+pub extern "C" fn security_compute_create(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    newcon: *mut *mut c_char,
+) -> c_int {
     security_compute_create_raw(scon, tcon, tclass, newcon)
 }
 
 #[no_mangle]
-pub extern "C" fn security_compute_relabel_raw(scon: *const c_char, tcon: *const c_char, tclass: u16, newcon: *mut *mut c_char) -> c_int {
-    ffi::guard(-1, || compute_sid(scon, tcon, tclass, Rule::Relabel, None, newcon))
+pub extern "C" fn security_compute_relabel_raw(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    newcon: *mut *mut c_char,
+) -> c_int {
+    ffi::guard(-1, || {
+        compute_sid(scon, tcon, tclass, Rule::Relabel, None, newcon)
+    })
 }
 
 #[no_mangle]
-pub extern "C" fn security_compute_relabel(scon: *const c_char, tcon: *const c_char, tclass: u16, newcon: *mut *mut c_char) -> c_int {
+pub extern "C" fn security_compute_relabel(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    newcon: *mut *mut c_char,
+) -> c_int {
     security_compute_relabel_raw(scon, tcon, tclass, newcon)
 }
 
 #[no_mangle]
-pub extern "C" fn security_compute_member_raw(scon: *const c_char, tcon: *const c_char, tclass: u16, newcon: *mut *mut c_char) -> c_int {
-    ffi::guard(-1, || compute_sid(scon, tcon, tclass, Rule::Member, None, newcon))
+pub extern "C" fn security_compute_member_raw(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    newcon: *mut *mut c_char,
+) -> c_int {
+    ffi::guard(-1, || {
+        compute_sid(scon, tcon, tclass, Rule::Member, None, newcon)
+    })
 }
 
 #[no_mangle]
-pub extern "C" fn security_compute_member(scon: *const c_char, tcon: *const c_char, tclass: u16, newcon: *mut *mut c_char) -> c_int {
+pub extern "C" fn security_compute_member(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    newcon: *mut *mut c_char,
+) -> c_int {
     security_compute_member_raw(scon, tcon, tclass, newcon)
 }
 
@@ -187,13 +264,20 @@ pub extern "C" fn security_compute_member(scon: *const c_char, tcon: *const c_ch
 /// EPERM when the validatetrans rules forbid it (selinuxfs's validatetrans file takes
 /// "old new class task").
 #[no_mangle]
-pub extern "C" fn security_validatetrans_raw(scon: *const c_char, tcon: *const c_char, tclass: u16, newcon: *const c_char) -> c_int {
+pub extern "C" fn security_validatetrans_raw(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    newcon: *const c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let k = state::kernel()?;
         let g = k.server.snapshot();
         let old = g.context_to_sid(ffi::str_arg(scon)?).map_err(|_| EINVAL)?;
         let new = g.context_to_sid(ffi::str_arg(tcon)?).map_err(|_| EINVAL)?;
-        let task = g.context_to_sid(ffi::str_arg(newcon)?).map_err(|_| EINVAL)?;
+        let task = g
+            .context_to_sid(ffi::str_arg(newcon)?)
+            .map_err(|_| EINVAL)?;
         match g.validate_transition(old, new, task, ClassId(mapping::kernel_class(&g, tclass))) {
             Ok(()) => Ok(0),
             Err(SecurityError::TransitionDenied { .. }) => Err(EPERM),
@@ -203,7 +287,12 @@ pub extern "C" fn security_validatetrans_raw(scon: *const c_char, tcon: *const c
 }
 
 #[no_mangle]
-pub extern "C" fn security_validatetrans(scon: *const c_char, tcon: *const c_char, tclass: u16, newcon: *const c_char) -> c_int {
+pub extern "C" fn security_validatetrans(
+    scon: *const c_char,
+    tcon: *const c_char,
+    tclass: u16,
+    newcon: *const c_char,
+) -> c_int {
     security_validatetrans_raw(scon, tcon, tclass, newcon)
 }
 
@@ -223,7 +312,10 @@ pub extern "C" fn security_check_context(con: *const c_char) -> c_int {
 
 /// The context as the policy writes it (levels and categories in canonical form).
 #[no_mangle]
-pub extern "C" fn security_canonicalize_context_raw(con: *const c_char, canoncon: *mut *mut c_char) -> c_int {
+pub extern "C" fn security_canonicalize_context_raw(
+    con: *const c_char,
+    canoncon: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let k = state::kernel()?;
         if canoncon.is_null() {
@@ -238,13 +330,18 @@ pub extern "C" fn security_canonicalize_context_raw(con: *const c_char, canoncon
 }
 
 #[no_mangle]
-pub extern "C" fn security_canonicalize_context(con: *const c_char, canoncon: *mut *mut c_char) -> c_int {
+pub extern "C" fn security_canonicalize_context(
+    con: *const c_char,
+    canoncon: *mut *mut c_char,
+) -> c_int {
     security_canonicalize_context_raw(con, canoncon)
 }
 
 #[no_mangle]
 pub extern "C" fn security_getenforce() -> c_int {
-    ffi::guard(-1, || Ok(c_int::from(state::kernel()?.enforcing.load(Acquire))))
+    ffi::guard(-1, || {
+        Ok(c_int::from(state::kernel()?.enforcing.load(Acquire)))
+    })
 }
 
 #[no_mangle]
@@ -264,14 +361,22 @@ pub extern "C" fn security_setenforce(value: c_int) -> c_int {
 /// 1 when the policy denies unknown classes and permissions, 0 when it allows them.
 #[no_mangle]
 pub extern "C" fn security_deny_unknown() -> c_int {
-    ffi::guard(-1, || Ok(c_int::from(state::kernel()?.server.snapshot().handle_unknown() != HandleUnknown::Allow)))
+    ffi::guard(-1, || {
+        Ok(c_int::from(
+            state::kernel()?.server.snapshot().handle_unknown() != HandleUnknown::Allow,
+        ))
+    })
 }
 
 /// 1 when the policy rejects unknown classes and permissions (handle_unknown reject: it would
 /// not load on a kernel whose classes it lacks), 0 otherwise.
 #[no_mangle]
 pub extern "C" fn security_reject_unknown() -> c_int {
-    ffi::guard(-1, || Ok(c_int::from(state::kernel()?.server.snapshot().handle_unknown() == HandleUnknown::Reject)))
+    ffi::guard(-1, || {
+        Ok(c_int::from(
+            state::kernel()?.server.snapshot().handle_unknown() == HandleUnknown::Reject,
+        ))
+    })
 }
 
 /// checkreqprot: 0, what every kernel since 6.4 has (the value can no longer be set).
@@ -286,7 +391,9 @@ pub extern "C" fn security_get_checkreqprot() -> c_int {
 /// 1 when the loaded policy is an MLS one, 0 when it is not or none is loaded.
 #[no_mangle]
 pub extern "C" fn is_selinux_mls_enabled() -> c_int {
-    ffi::guard(0, || Ok(state::kernel().map_or(0, |k| c_int::from(k.server.snapshot().policy().mls))))
+    ffi::guard(0, || {
+        Ok(state::kernel().map_or(0, |k| c_int::from(k.server.snapshot().policy().mls)))
+    })
 }
 
 /// The newest policy version seaccess reads (the kernel's POLICYDB_VERSION_MAX).

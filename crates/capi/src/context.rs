@@ -41,7 +41,11 @@ fn parse(s: &str) -> Res<[Option<CString>; 4]> {
         if rest.is_empty() {
             break;
         }
-        let (part, next) = if i < 3 { rest.split_once(':').unwrap_or((rest, "")) } else { (rest, "") };
+        let (part, next) = if i < 3 {
+            rest.split_once(':').unwrap_or((rest, ""))
+        } else {
+            (rest, "")
+        };
         *slot = Some(CString::new(part).map_err(|_| EINVAL)?);
         rest = next;
     }
@@ -68,8 +72,13 @@ fn parts<'a>(c: *mut ContextS) -> Res<&'a mut Parts> {
 pub extern "C" fn context_new(s: *const c_char) -> *mut ContextS {
     ffi::guard(std::ptr::null_mut(), || {
         let comp = parse(ffi::str_arg(s)?)?;
-        let p = Box::into_raw(Box::new(Parts { comp, current: None }));
-        Ok(Box::into_raw(Box::new(ContextS { ptr: p as *mut c_void })))
+        let p = Box::into_raw(Box::new(Parts {
+            comp,
+            current: None,
+        }));
+        Ok(Box::into_raw(Box::new(ContextS {
+            ptr: p as *mut c_void,
+        })))
     })
 }
 
@@ -113,7 +122,9 @@ pub extern "C" fn context_str(c: *mut ContextS) -> *mut c_char {
 }
 
 fn get(c: *mut ContextS, i: usize) -> Res<*const c_char> {
-    Ok(parts(c)?.comp[i].as_ref().map_or(std::ptr::null(), |v| v.as_ptr()))
+    Ok(parts(c)?.comp[i]
+        .as_ref()
+        .map_or(std::ptr::null(), |v| v.as_ptr()))
 }
 
 /// Replaces part `i` (NULL removes it); user, role and type may hold no colon or space.
@@ -123,7 +134,9 @@ fn set(c: *mut ContextS, i: usize, v: *const c_char) -> Res<c_int> {
         let new = match ffi::opt_str_arg(v)? {
             None => None,
             Some(s) => {
-                if s.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r') || (i != 3 && matches!(b, b':' | b' '))) {
+                if s.bytes().any(|b| {
+                    matches!(b, b'\t' | b'\n' | b'\r') || (i != 3 && matches!(b, b':' | b' '))
+                }) {
                     return Err(EINVAL);
                 }
                 Some(CString::new(s).map_err(|_| EINVAL)?)
@@ -184,14 +197,23 @@ mod tests {
         let k = context_new(c.as_ptr());
         assert!(!k.is_null());
         assert_eq!(text(context_user_get(k)).as_deref(), Some("staff_u"));
-        assert_eq!(text(context_range_get(k)).as_deref(), Some("s0-s0:c0.c1023"));
+        assert_eq!(
+            text(context_range_get(k)).as_deref(),
+            Some("s0-s0:c0.c1023")
+        );
         let t = CString::new("sysadm_t").unwrap();
         assert_eq!(context_type_set(k, t.as_ptr()), 0);
-        assert_eq!(text(context_str(k)).as_deref(), Some("staff_u:staff_r:sysadm_t:s0-s0:c0.c1023"));
+        assert_eq!(
+            text(context_str(k)).as_deref(),
+            Some("staff_u:staff_r:sysadm_t:s0-s0:c0.c1023")
+        );
         let bad = CString::new("a:b").unwrap();
         assert_eq!(context_role_set(k, bad.as_ptr()), -1);
         assert_eq!(context_range_set(k, std::ptr::null()), 0);
-        assert_eq!(text(context_str(k)).as_deref(), Some("staff_u:staff_r:sysadm_t"));
+        assert_eq!(
+            text(context_str(k)).as_deref(),
+            Some("staff_u:staff_r:sysadm_t")
+        );
         context_free(k);
         for bad in ["a:b", "a:b:c:d:e:f:g", "a b:c:d", "a:b:c\n", "a:b:c\t"] {
             let c = CString::new(bad).unwrap();

@@ -32,7 +32,11 @@ impl Obj<'_> {
         match self {
             Obj::Path(p, follow) => {
                 let p = Path::new(OsStr::from_bytes(p.to_bytes()));
-                f(if follow { Object::Path(p) } else { Object::Link(p) })
+                f(if follow {
+                    Object::Path(p)
+                } else {
+                    Object::Link(p)
+                })
             }
             // SAFETY: the caller's descriptor, open for the call (libselinux's contract).
             Obj::Fd(fd) => f(Object::Fd(unsafe { BorrowedFd::borrow_raw(fd) })),
@@ -68,7 +72,9 @@ fn set(o: Obj, context: *const c_char) -> Res<c_int> {
         Obj::Fd(fd) => crate::objects::Target::Fd(unsafe { BorrowedFd::borrow_raw(fd) }),
     };
     crate::objects::check_relabel(target, c)?;
-    o.with(|o| xattr::write(o, c, Attrs::Either)).map(|_| 0).map_err(io)
+    o.with(|o| xattr::write(o, c, Attrs::Either))
+        .map(|_| 0)
+        .map_err(io)
 }
 
 fn path<'a>(p: *const c_char) -> Res<&'a CStr> {

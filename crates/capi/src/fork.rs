@@ -21,7 +21,9 @@ use std::sync::MutexGuard;
 
 use seaccess_types::lock;
 
-use crate::{callbacks, mapping, matchpathcon, names, paths, proccon, restorecon, sid, state, status};
+use crate::{
+    callbacks, mapping, matchpathcon, names, paths, proccon, restorecon, sid, state, status,
+};
 
 /// What the prepare handler holds until the parent's or the child's handler runs. Fields drop
 /// in declaration order: the reverse of the order they are taken in.
@@ -83,8 +85,23 @@ extern "C" fn prepare() {
     let server = k.map(|k| k.server.fork_guard());
     let avc = k.map(|k| k.avc.fork_guard());
     let (callbacks, sids, names) = (callbacks::hold(), sid::hold(), names::hold());
-    let tables = Tables(mapping::hold(), matchpathcon::hold(), restorecon::hold(), proccon::hold(), paths::hold(), status::hold());
-    let held = Held { tables, callbacks, sids, names, avc, server, loading };
+    let tables = Tables(
+        mapping::hold(),
+        matchpathcon::hold(),
+        restorecon::hold(),
+        proccon::hold(),
+        paths::hold(),
+        status::hold(),
+    );
+    let held = Held {
+        tables,
+        callbacks,
+        sids,
+        names,
+        avc,
+        server,
+        loading,
+    };
     let _ = HELD.try_with(|h| {
         if let Ok(mut h) = h.try_borrow_mut() {
             *h = Some(held);
@@ -93,7 +110,9 @@ extern "C" fn prepare() {
 }
 
 fn take() -> Option<Held> {
-    HELD.try_with(|h| h.try_borrow_mut().ok().and_then(|mut h| h.take())).ok().flatten()
+    HELD.try_with(|h| h.try_borrow_mut().ok().and_then(|mut h| h.take()))
+        .ok()
+        .flatten()
 }
 
 extern "C" fn parent() {
@@ -101,7 +120,18 @@ extern "C" fn parent() {
 }
 
 extern "C" fn child() {
-    let Some(Held { tables, names, sids, callbacks, avc, server, loading }) = take() else { return };
+    let Some(Held {
+        tables,
+        names,
+        sids,
+        callbacks,
+        avc,
+        server,
+        loading,
+    }) = take()
+    else {
+        return;
+    };
     drop((tables, names, sids, callbacks));
     if let Some(a) = avc {
         a.child();

@@ -29,7 +29,12 @@ pub extern "C" fn seaccess_run_attach() -> c_int {
 /// bits): 0 with `*con` the label to give it once created (NULL: none), or -1 with errno
 /// (EACCES: the policy refuses the creation, nothing may be created).
 #[no_mangle]
-pub extern "C" fn seaccess_run_create(dirfd: c_int, path: *const c_char, mode: c_uint, con: *mut *mut c_char) -> c_int {
+pub extern "C" fn seaccess_run_create(
+    dirfd: c_int,
+    path: *const c_char,
+    mode: c_uint,
+    con: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let label = crate::objects::create(dirfd, c_arg(path)?, mode)?;
         let p = match label {
@@ -44,10 +49,19 @@ pub extern "C" fn seaccess_run_create(dirfd: c_int, path: *const c_char, mode: c
 /// Labels what was just created with `con`: the open file `fd` (>= 0), else `path` relative to
 /// `dirfd`, a final symbolic link labelled itself. 0, or -1 with errno.
 #[no_mangle]
-pub extern "C" fn seaccess_run_label(fd: c_int, dirfd: c_int, path: *const c_char, con: *const c_char) -> c_int {
+pub extern "C" fn seaccess_run_label(
+    fd: c_int,
+    dirfd: c_int,
+    path: *const c_char,
+    con: *const c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let c = ffi::str_arg(con)?;
-        let p = if path.is_null() { None } else { Some(c_arg(path)?) };
+        let p = if path.is_null() {
+            None
+        } else {
+            Some(c_arg(path)?)
+        };
         crate::objects::label_new(fd, dirfd, p, c)?;
         Ok(0)
     })
@@ -57,7 +71,11 @@ pub extern "C" fn seaccess_run_label(fd: c_int, dirfd: c_int, path: *const c_cha
 /// `*prev` this process's (both NULL with SELinux off), or -1 with errno (EACCES: the policy
 /// refuses the exec, with its record).
 #[no_mangle]
-pub extern "C" fn seaccess_run_exec(path: *const c_char, con: *mut *mut c_char, prev: *mut *mut c_char) -> c_int {
+pub extern "C" fn seaccess_run_exec(
+    path: *const c_char,
+    con: *mut *mut c_char,
+    prev: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let (n, o) = match crate::objects::exec(c_arg(path)?)? {
             Some((n, o)) => (ffi::c_string(&n)?, ffi::c_string(&o)?),

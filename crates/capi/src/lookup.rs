@@ -143,13 +143,17 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 /// Four bytes as a half word (zero if fewer).
 #[inline(always)]
 fn half_word(b: &[u8]) -> u32 {
-    b.get(..4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map_or(0, u32::from_le_bytes)
+    b.get(..4)
+        .and_then(|w| <[u8; 4]>::try_from(w).ok())
+        .map_or(0, u32::from_le_bytes)
 }
 
 /// Eight bytes as a word (zero if fewer).
 #[inline(always)]
 fn word(b: &[u8]) -> u64 {
-    b.get(..8).and_then(|w| <[u8; 8]>::try_from(w).ok()).map_or(0, u64::from_le_bytes)
+    b.get(..8)
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        .map_or(0, u64::from_le_bytes)
 }
 
 /// The slot of hash `h` in a table of `1 << bits` slots: its top bits, which every input bit
@@ -194,14 +198,25 @@ pub(crate) static POLICY_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(())
 #[cfg(test)]
 #[allow(clippy::panic)]
 pub(crate) fn load_test_policy(name: &str) -> &'static crate::state::Kernel {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies").join(name);
-    assert_eq!(crate::state::load(&path.to_string_lossy()), Ok(()), "{} (make policies)", path.display());
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/policies")
+        .join(name);
+    assert_eq!(
+        crate::state::load(&path.to_string_lossy()),
+        Ok(()),
+        "{} (make policies)",
+        path.display()
+    );
     crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"))
 }
 
 /// The loaded policy's own numbers for a class and permission name: what a lookup must answer.
 #[cfg(test)]
-pub(crate) fn server_numbers(k: &crate::state::Kernel, class: &str, perm: &str) -> Option<(ClassId, AccessVector)> {
+pub(crate) fn server_numbers(
+    k: &crate::state::Kernel,
+    class: &str,
+    perm: &str,
+) -> Option<(ClassId, AccessVector)> {
     let g = k.server.snapshot();
     let c = g.class(class).ok()?;
     Some((c, g.perms(c, &[perm]).ok()?))
@@ -211,12 +226,19 @@ pub(crate) fn server_numbers(k: &crate::state::Kernel, class: &str, perm: &str) 
 /// an empty one, else in the one `victim` (a table's turn counter) picks next. A race loses a
 /// hint, never an answer: every hit compares the strings. Shared by this cache's contexts and
 /// the memos by address ([`crate::memo`]).
-pub(crate) fn store_hint(slots: &[AtomicU64], ours: impl Fn(u64) -> bool, v: u64, victim: &AtomicU32) {
+pub(crate) fn store_hint(
+    slots: &[AtomicU64],
+    ours: impl Fn(u64) -> bool,
+    v: u64,
+    victim: &AtomicU32,
+) {
     let slot = slots.iter().find(|x| {
         let w = x.load(Relaxed);
         w == 0 || ours(w)
     });
-    if let Some(slot) = slot.or_else(|| slots.get(victim.fetch_add(1, Relaxed) as usize % slots.len().max(1))) {
+    if let Some(slot) =
+        slot.or_else(|| slots.get(victim.fetch_add(1, Relaxed) as usize % slots.len().max(1)))
+    {
         slot.store(v, Release);
     }
 }
@@ -231,7 +253,10 @@ fn context_miss(ctx: &[u8], first: usize, tag: u64) -> Res<(usize, &'static Secu
     CONTEXT_MISSES.fetch_add(1, Relaxed);
     let text = std::str::from_utf8(ctx).map_err(|_| EINVAL)?;
     let (n, s) = sid::intern_indexed(text)?;
-    if let (Some(bucket), Ok(v)) = (CONTEXTS.get(first..first + CONTEXT_WAYS), u32::try_from(n + 1)) {
+    if let (Some(bucket), Ok(v)) = (
+        CONTEXTS.get(first..first + CONTEXT_WAYS),
+        u32::try_from(n + 1),
+    ) {
         store_hint(bucket, |_| false, tag | u64::from(v), &VICTIM);
     }
     Ok((n, s))
@@ -245,13 +270,20 @@ pub(crate) type Numbers = (ClassId, AccessVector, u32);
 /// index of the name slot holding the pair (None if none does) comes along, for
 /// [`crate::memo`] to remember ([`class_perm_at`]).
 #[inline]
-pub(crate) fn class_perm(g: &Generation, seed: u64, class: &[u8], perm: &[u8]) -> Option<(Numbers, Option<usize>)> {
+pub(crate) fn class_perm(
+    g: &Generation,
+    seed: u64,
+    class: &[u8],
+    perm: &[u8],
+) -> Option<(Numbers, Option<usize>)> {
     let h = slot_of(hash(hash(seed, class), perm), NAME_BITS);
     let seqno = g.seqno().0;
     for n in 0..NAME_PROBES {
         let i = (h + n) % NAME_SLOTS;
         let Some(slot) = NAMES.get(i) else { break };
-        let Some(e) = slot.get() else { return name_miss(g, class, perm, Some((i, slot))) };
+        let Some(e) = slot.get() else {
+            return name_miss(g, class, perm, Some((i, slot)));
+        };
         if !same(unpadded(&e.class), class) || !same(unpadded(&e.perm), perm) {
             continue;
         }
@@ -267,9 +299,15 @@ pub(crate) fn class_perm(g: &Generation, seed: u64, class: &[u8], perm: &[u8]) -
 /// the slot holds C strings `class` and `perm` (compared in place, neither read past its NUL).
 /// Whatever that generation: the caller pairs them only with a decision of the same seqno.
 #[inline(always)]
-pub(crate) fn class_perm_at(i: usize, class: *const c_char, perm: *const c_char) -> Option<Numbers> {
+pub(crate) fn class_perm_at(
+    i: usize,
+    class: *const c_char,
+    perm: *const c_char,
+) -> Option<Numbers> {
     let e = NAMES.get(i)?.get()?;
-    if !crate::ffi::same_c_string(perm, e.perm.as_ptr() as *const c_char) || !crate::ffi::same_c_string(class, e.class.as_ptr() as *const c_char) {
+    if !crate::ffi::same_c_string(perm, e.perm.as_ptr() as *const c_char)
+        || !crate::ffi::same_c_string(class, e.class.as_ptr() as *const c_char)
+    {
         return None;
     }
     numbers(e)
@@ -281,7 +319,11 @@ fn numbers(e: &NameEntry) -> Option<Numbers> {
     let v = e.value.load(Acquire);
     if v & VALID != 0 {
         let bit = (v & 0xff) as u32;
-        return Some((ClassId(((v >> 8) & 0xffff) as u16), AccessVector::bit(bit)?, (v >> 32) as u32));
+        return Some((
+            ClassId(((v >> 8) & 0xffff) as u16),
+            AccessVector::bit(bit)?,
+            (v >> 32) as u32,
+        ));
     }
     None
 }
@@ -290,15 +332,31 @@ fn numbers(e: &NameEntry) -> Option<Numbers> {
 /// names) with `g`'s seqno, all in one store, so that a reader gets numbers and seqno of one
 /// generation.
 #[cold]
-fn name_miss(g: &Generation, class: &[u8], perm: &[u8], slot: Option<(usize, &OnceLock<NameEntry>)>) -> Option<(Numbers, Option<usize>)> {
+fn name_miss(
+    g: &Generation,
+    class: &[u8],
+    perm: &[u8],
+    slot: Option<(usize, &OnceLock<NameEntry>)>,
+) -> Option<(Numbers, Option<usize>)> {
     let seqno = g.seqno().0;
     let c = g.class(std::str::from_utf8(class).ok()?).ok()?;
     let av = g.perms(c, &[std::str::from_utf8(perm).ok()?]).ok()?;
     let bit = av.bits().next()?;
-    if let (Some((i, slot)), Some(cb), Some(pb)) = (slot, padded::<CLASS_BYTES>(class), padded::<PERM_BYTES>(perm)) {
-        let e = slot.get_or_init(|| NameEntry { class: cb, perm: pb, value: AtomicU64::new(0) });
+    if let (Some((i, slot)), Some(cb), Some(pb)) = (
+        slot,
+        padded::<CLASS_BYTES>(class),
+        padded::<PERM_BYTES>(perm),
+    ) {
+        let e = slot.get_or_init(|| NameEntry {
+            class: cb,
+            perm: pb,
+            value: AtomicU64::new(0),
+        });
         if e.class == cb && e.perm == pb {
-            e.value.store(u64::from(seqno) << 32 | VALID | u64::from(c.0) << 8 | u64::from(bit), Release);
+            e.value.store(
+                u64::from(seqno) << 32 | VALID | u64::from(c.0) << 8 | u64::from(bit),
+                Release,
+            );
             return Some(((c, av, seqno), Some(i)));
         }
     }
@@ -389,7 +447,11 @@ mod tests {
                 assert_eq!(sid_of(c.as_bytes()).map(|s| s.text()), Ok(c.as_str()));
             }
         }
-        assert_eq!(CONTEXT_MISSES.load(Relaxed) - before, 0, "contexts sharing slots evict each other");
+        assert_eq!(
+            CONTEXT_MISSES.load(Relaxed) - before,
+            0,
+            "contexts sharing slots evict each other"
+        );
     }
 
     // Equal strings are the same, of every length up to three words; a string differing in
@@ -420,14 +482,24 @@ mod tests {
         let _p = seaccess_types::lock(&POLICY_TESTS);
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies");
         let path = dir.join("example.33");
-        assert_eq!(crate::state::load(&path.to_string_lossy()), Ok(()), "{} (make policies)", path.display());
+        assert_eq!(
+            crate::state::load(&path.to_string_lossy()),
+            Ok(()),
+            "{} (make policies)",
+            path.display()
+        );
         let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
         let g = k.server.snapshot();
-        let Some((_, Some(i))) = class_perm(&g, key(), b"file", b"read") else { panic!("file read not cached") };
+        let Some((_, Some(i))) = class_perm(&g, key(), b"file", b"read") else {
+            panic!("file read not cached")
+        };
         let e = NAMES[i].get().unwrap_or_else(|| panic!("slot {i} empty"));
         let start = e as *const NameEntry as usize;
         for p in [e.class.as_ptr() as usize, e.perm.as_ptr() as usize] {
-            assert!(p >= start && p < start + 64, "name at {p:#x}, entry at {start:#x}");
+            assert!(
+                p >= start && p < start + 64,
+                "name at {p:#x}, entry at {start:#x}"
+            );
         }
         assert_eq!(start % 64, 0);
         assert_eq!(std::mem::size_of::<NameEntry>(), 64);
@@ -443,15 +515,24 @@ mod tests {
     #[test]
     fn debian_policies_longest_names_are_cached() {
         let _p = seaccess_types::lock(&POLICY_TESTS);
-        for pol in ["/etc/selinux/default/policy/policy.33", "/etc/selinux/mls/policy/policy.33"] {
+        for pol in [
+            "/etc/selinux/default/policy/policy.33",
+            "/etc/selinux/mls/policy/policy.33",
+        ] {
             assert_eq!(crate::state::load(pol), Ok(()), "{pol}");
             let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
-            for (class, perm) in [("netlink_scsitransport_socket", "ioctl"), ("netlink_kobject_uevent_socket", "ioctl"), ("obsolete_netlink_firewall_socket", "ioctl"), ("x_application_data", "paste_after_confirm")] {
+            for (class, perm) in [
+                ("netlink_scsitransport_socket", "ioctl"),
+                ("netlink_kobject_uevent_socket", "ioctl"),
+                ("obsolete_netlink_firewall_socket", "ioctl"),
+                ("x_application_data", "paste_after_confirm"),
+            ] {
                 let g = k.server.snapshot();
                 if g.class(class).is_err() {
                     continue;
                 }
-                let cached = class_perm(&g, key(), class.as_bytes(), perm.as_bytes()).map(|(_, i)| i.is_some());
+                let cached = class_perm(&g, key(), class.as_bytes(), perm.as_bytes())
+                    .map(|(_, i)| i.is_some());
                 assert_eq!(cached, Some(true), "{pol}: {class} {perm}");
             }
         }

@@ -84,9 +84,15 @@ pub(crate) fn in_use(g: &Generation) -> Option<Arc<Resolved>> {
 /// converts: another thread may switch the map at any time, and names resolved with one map
 /// and bits read with another answer for a permission nobody asked about.
 pub(crate) fn current(g: &Generation) -> Option<Arc<Resolved>> {
-    let spec = SPEC.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()?;
+    let spec = SPEC
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()?;
     let mut cached = lock(&RESOLVED);
-    if let Some(r) = cached.as_ref().filter(|r| r.seqno == g.seqno().0 && Arc::ptr_eq(&r.spec, &spec)) {
+    if let Some(r) = cached
+        .as_ref()
+        .filter(|r| r.seqno == g.seqno().0 && Arc::ptr_eq(&r.spec, &spec))
+    {
         return Some(r.clone());
     }
     let r = Arc::new(resolve(g, spec));
@@ -100,11 +106,23 @@ fn resolve(g: &Generation, spec: Arc<Spec>) -> Resolved {
         let value = g.class(name).map_or(0, |c| c.0);
         let perms = perms
             .iter()
-            .map(|p| if value == 0 || p.is_empty() { 0 } else { g.perms(seaccess_types::ClassId(value), &[p.as_str()]).map_or(0, |av| av.0) })
+            .map(|p| {
+                if value == 0 || p.is_empty() {
+                    0
+                } else {
+                    g.perms(seaccess_types::ClassId(value), &[p.as_str()])
+                        .map_or(0, |av| av.0)
+                }
+            })
             .collect();
         classes.push(Class { value, perms });
     }
-    Resolved { seqno: g.seqno().0, spec, classes, allow_unknown: g.handle_unknown() == HandleUnknown::Allow }
+    Resolved {
+        seqno: g.seqno().0,
+        spec,
+        classes,
+        allow_unknown: g.handle_unknown() == HandleUnknown::Allow,
+    }
 }
 
 impl Resolved {
@@ -120,21 +138,37 @@ impl Resolved {
 
     /// The policy's bits for the program's `tperm` in `tclass`; 0 past the map.
     pub(crate) fn unmap_perm(&self, tclass: u16, tperm: u32) -> u32 {
-        let Some(c) = self.class(tclass) else { return 0 };
-        c.perms.iter().enumerate().filter(|&(i, _)| tperm & (1 << i) != 0).fold(0, |k, (_, &b)| k | b)
+        let Some(c) = self.class(tclass) else {
+            return 0;
+        };
+        c.perms
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| tperm & (1 << i) != 0)
+            .fold(0, |k, (_, &b)| k | b)
     }
 
     /// The program's number for the policy's class `kclass`: the first entry naming it, None
     /// when none does.
     pub(crate) fn map_class(&self, kclass: u16) -> Option<u16> {
-        self.classes.iter().position(|c| c.value == kclass).and_then(|i| u16::try_from(i).ok())
+        self.classes
+            .iter()
+            .position(|c| c.value == kclass)
+            .and_then(|i| u16::try_from(i).ok())
     }
 
     /// The program's bits for the policy's `kperm` in its class `tclass`: None when none of
     /// its permissions is one of them; `kperm` itself past the map (as libselinux).
     pub(crate) fn map_perm(&self, tclass: u16, kperm: u32) -> Option<u32> {
-        let Some(c) = self.class(tclass) else { return Some(kperm) };
-        let t = c.perms.iter().enumerate().filter(|&(_, &b)| kperm & b != 0).fold(0, |t, (i, _)| t | 1 << i);
+        let Some(c) = self.class(tclass) else {
+            return Some(kperm);
+        };
+        let t = c
+            .perms
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| kperm & b != 0)
+            .fold(0, |t, (i, _)| t | 1 << i);
         (t != 0).then_some(t)
     }
 
@@ -146,12 +180,20 @@ impl Resolved {
         let Some(c) = self.class(tclass) else { return };
         let unknown = |b: u32| b == 0;
         let each = |from: u32, or_unknown: bool| {
-            c.perms.iter().enumerate().filter(|&(_, &b)| from & b != 0 || (or_unknown && unknown(b))).fold(0u32, |r, (i, _)| r | 1 << i)
+            c.perms
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| from & b != 0 || (or_unknown && unknown(b)))
+                .fold(0u32, |r, (i, _)| r | 1 << i)
         };
         avd.allowed = each(avd.allowed, self.allow_unknown);
         avd.decided = each(avd.decided, self.allow_unknown);
         avd.auditallow = each(avd.auditallow, false);
-        let past = if c.perms.len() >= 32 { 0 } else { u32::MAX << c.perms.len() };
+        let past = if c.perms.len() >= 32 {
+            0
+        } else {
+            u32::MAX << c.perms.len()
+        };
         avd.auditdeny = each(avd.auditdeny, !self.allow_unknown) | past;
     }
 }
@@ -184,7 +226,11 @@ pub extern "C" fn selinux_set_mapping(map: *mut SecurityClassMapping) -> c_int {
             }
         };
         if crate::avc::avc_reset() < 0 {
-            let e = ffi::Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL));
+            let e = ffi::Errno(
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EINVAL),
+            );
             clear();
             return Err(e);
         }
@@ -231,7 +277,10 @@ fn checked(g: Option<&Generation>, map: *const SecurityClassMapping) -> Res<Arc<
         let mut unknown = false;
         for (name, perms) in &spec.classes {
             let Ok(c) = g.class(name) else {
-                callbacks::log(callbacks::SELINUX_INFO, &format!("SELinux: Class {name} not defined in policy.\n"));
+                callbacks::log(
+                    callbacks::SELINUX_INFO,
+                    &format!("SELinux: Class {name} not defined in policy.\n"),
+                );
                 if reject {
                     return Err(EINVAL);
                 }
@@ -240,7 +289,12 @@ fn checked(g: Option<&Generation>, map: *const SecurityClassMapping) -> Res<Arc<
             };
             for p in perms.iter().filter(|p| !p.is_empty()) {
                 if g.perms(c, &[p.as_str()]).map_or(true, |av| av.0 == 0) {
-                    callbacks::log(callbacks::SELINUX_INFO, &format!("SELinux:  Permission {p} in class {name} not defined in policy.\n"));
+                    callbacks::log(
+                        callbacks::SELINUX_INFO,
+                        &format!(
+                            "SELinux:  Permission {p} in class {name} not defined in policy.\n"
+                        ),
+                    );
                     if reject {
                         return Err(EINVAL);
                     }
@@ -249,8 +303,15 @@ fn checked(g: Option<&Generation>, map: *const SecurityClassMapping) -> Res<Arc<
             }
         }
         if unknown {
-            let how = if g.handle_unknown() == HandleUnknown::Allow { "allowed" } else { "denied" };
-            callbacks::log(callbacks::SELINUX_INFO, &format!("SELinux: the above unknown classes and permissions will be {how}\n"));
+            let how = if g.handle_unknown() == HandleUnknown::Allow {
+                "allowed"
+            } else {
+                "denied"
+            };
+            callbacks::log(
+                callbacks::SELINUX_INFO,
+                &format!("SELinux: the above unknown classes and permissions will be {how}\n"),
+            );
         }
     }
     Ok(spec)
@@ -258,13 +319,17 @@ fn checked(g: Option<&Generation>, map: *const SecurityClassMapping) -> Res<Arc<
 
 /// Makes `spec` the map, in place of the old one in one write.
 fn install(spec: Arc<Spec>) {
-    *SPEC.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(spec);
+    *SPEC
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(spec);
     ACTIVE.store(true, Release);
 }
 
 fn clear() {
     ACTIVE.store(false, Release);
-    *SPEC.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    *SPEC
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     *lock(&RESOLVED) = None;
 }
 
@@ -275,5 +340,9 @@ pub(crate) struct Held(
 );
 
 pub(crate) fn hold() -> Held {
-    Held(SPEC.write().unwrap_or_else(std::sync::PoisonError::into_inner), lock(&RESOLVED))
+    Held(
+        SPEC.write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+        lock(&RESOLVED),
+    )
 }

@@ -25,7 +25,12 @@ struct Global {
     inodes: FxHashMap<u64, (c_int, String)>,
 }
 
-static GLOBAL: Mutex<Global> = Mutex::new(Global { handle: 0, flags: 0, contexts: Vec::new(), inodes: FxHashMap::with_hasher(rustc_hash::FxBuildHasher) });
+static GLOBAL: Mutex<Global> = Mutex::new(Global {
+    handle: 0,
+    flags: 0,
+    contexts: Vec::new(),
+    inodes: FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
+});
 
 /// matchpathcon's global state's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
 pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, Global>);
@@ -38,13 +43,34 @@ fn open_global(path: *const c_char) -> Res<*mut Handle> {
     let flags = lock(&GLOBAL).flags;
     let one: *const c_char = c"1".as_ptr();
     let opts = [
-        SelinuxOpt { kind: 3, value: path },
-        SelinuxOpt { kind: 2, value: if flags & MATCHPATHCON_BASEONLY != 0 { one } else { std::ptr::null() } },
-        SelinuxOpt { kind: 1, value: if flags & MATCHPATHCON_VALIDATE != 0 { one } else { std::ptr::null() } },
+        SelinuxOpt {
+            kind: 3,
+            value: path,
+        },
+        SelinuxOpt {
+            kind: 2,
+            value: if flags & MATCHPATHCON_BASEONLY != 0 {
+                one
+            } else {
+                std::ptr::null()
+            },
+        },
+        SelinuxOpt {
+            kind: 1,
+            value: if flags & MATCHPATHCON_VALIDATE != 0 {
+                one
+            } else {
+                std::ptr::null()
+            },
+        },
     ];
     let h = selabel::selabel_open(SELABEL_CTX_FILE, opts.as_ptr(), opts.len() as c_uint);
     if h.is_null() {
-        return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOENT)));
+        return Err(Errno(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::ENOENT),
+        ));
     }
     let mut g = lock(&GLOBAL);
     if g.handle != 0 {
@@ -69,9 +95,14 @@ fn not_final(name: &str) -> Res<String> {
         Some(i) => (&name[..i], &name[i + 1..]),
         None => (".", name),
     };
-    let d = std::fs::canonicalize(dir).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+    let d =
+        std::fs::canonicalize(dir).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
     let d = d.to_string_lossy();
-    Ok(if d == "/" { format!("/{last}") } else { format!("{d}/{last}") })
+    Ok(if d == "/" {
+        format!("/{last}")
+    } else {
+        format!("{d}/{last}")
+    })
 }
 
 /// The path matchpathcon looks up for `path` of `mode`.
@@ -79,7 +110,9 @@ fn resolved(path: &str, mode: c_uint) -> String {
     if mode & libc::S_IFMT == libc::S_IFLNK {
         return not_final(path).unwrap_or_else(|_| path.to_string());
     }
-    std::fs::canonicalize(path).map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|_| path.to_string())
+    std::fs::canonicalize(path)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| path.to_string())
 }
 
 fn lookup(path: *const c_char, mode: c_uint, con: *mut *mut c_char) -> Res<c_int> {
@@ -157,11 +190,17 @@ pub extern "C" fn matchpathcon(path: *const c_char, mode: c_uint, con: *mut *mut
 /// The context's index in this process's list of matched contexts (libselinux's
 /// add_array_elt), the context itself in `con`.
 #[no_mangle]
-pub extern "C" fn matchpathcon_index(path: *const c_char, mode: c_uint, con: *mut *mut c_char) -> c_int {
+pub extern "C" fn matchpathcon_index(
+    path: *const c_char,
+    mode: c_uint,
+    con: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         lookup(path, mode, con)?;
         // SAFETY: lookup just wrote a NUL-terminated string through the non-NULL `con`.
-        let text = unsafe { CStr::from_ptr(*con) }.to_string_lossy().into_owned();
+        let text = unsafe { CStr::from_ptr(*con) }
+            .to_string_lossy()
+            .into_owned();
         let mut g = lock(&GLOBAL);
         g.contexts.push(text);
         Ok(g.contexts.len() as c_int - 1)
@@ -182,7 +221,11 @@ pub extern "C" fn matchpathcon_checkmatches(_s: *mut c_char) {
 /// setfiles' hard-link check: the first specification index recorded for an inode whose
 /// recorded file still is that inode wins (libselinux prints the conflict and keeps it).
 #[no_mangle]
-pub extern "C" fn matchpathcon_filespec_add(ino: libc::ino_t, specind: c_int, file: *const c_char) -> c_int {
+pub extern "C" fn matchpathcon_filespec_add(
+    ino: libc::ino_t,
+    specind: c_int,
+    file: *const c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let f = ffi::str_arg(file)?.to_string();
         let mut g = lock(&GLOBAL);
@@ -218,7 +261,10 @@ pub extern "C" fn selinux_file_context_cmp(a: *const c_char, b: *const c_char) -
             (None, Some(_)) => -1,
             (Some(_), None) => 1,
             (Some(x), Some(y)) => {
-                let (rx, ry) = (x.find(':').map(|i| &x[i..]).ok_or(EINVAL)?, y.find(':').map(|i| &y[i..]).ok_or(EINVAL)?);
+                let (rx, ry) = (
+                    x.find(':').map(|i| &x[i..]).ok_or(EINVAL)?,
+                    y.find(':').map(|i| &y[i..]).ok_or(EINVAL)?,
+                );
                 match rx.cmp(ry) {
                     std::cmp::Ordering::Less => -1,
                     std::cmp::Ordering::Equal => 0,
@@ -238,15 +284,25 @@ pub extern "C" fn selinux_file_context_verify(path: *const c_char, mode: c_uint)
         let mut have: *mut c_char = std::ptr::null_mut();
         if crate::filecon::lgetfilecon_raw(p.as_ptr(), &mut have) < 0 {
             let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
-            return if e == libc::ENOTSUP { Ok(0) } else { Err(Errno(e)) };
+            return if e == libc::ENOTSUP {
+                Ok(0)
+            } else {
+                Err(Errno(e))
+            };
         }
         let mut want: *mut c_char = std::ptr::null_mut();
         let h = global();
         let r = match h {
-            Ok(h) if selabel::selabel_lookup_raw(h, &mut want, p.as_ptr(), mode as c_int) == 0 => Ok(c_int::from(selinux_file_context_cmp(want, have) == 0)),
+            Ok(h) if selabel::selabel_lookup_raw(h, &mut want, p.as_ptr(), mode as c_int) == 0 => {
+                Ok(c_int::from(selinux_file_context_cmp(want, have) == 0))
+            }
             Ok(_) => {
                 let e = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
-                if e == libc::ENOENT { Ok(0) } else { Err(Errno(e)) }
+                if e == libc::ENOENT {
+                    Ok(0)
+                } else {
+                    Err(Errno(e))
+                }
             }
             Err(e) => Err(e),
         };
@@ -261,15 +317,24 @@ pub extern "C" fn selinux_file_context_verify(path: *const c_char, mode: c_uint)
 pub extern "C" fn selinux_lsetfilecon_default(path: *const c_char) -> c_int {
     ffi::guard(-1, || {
         let p = ffi::str_arg(path)?;
-        let m = std::fs::symlink_metadata(p).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+        let m = std::fs::symlink_metadata(p)
+            .map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
         let mut con: *mut c_char = std::ptr::null_mut();
         if matchpathcon(path, m.mode(), &mut con) < 0 {
-            return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOENT)));
+            return Err(Errno(
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::ENOENT),
+            ));
         }
         let r = crate::filecon::lsetfilecon(path, con);
         crate::names::freecon(con);
         if r < 0 {
-            return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)));
+            return Err(Errno(
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EIO),
+            ));
         }
         Ok(0)
     })

@@ -94,7 +94,12 @@ static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomi
 
 #[cold]
 #[inline(never)]
-fn context_miss(seed: u64, ctx: *const c_char, pair: Option<&Pair>, tag: u64) -> Res<(usize, &'static SecurityId)> {
+fn context_miss(
+    seed: u64,
+    ctx: *const c_char,
+    pair: Option<&Pair>,
+    tag: u64,
+) -> Res<(usize, &'static SecurityId)> {
     #[cfg(test)]
     CONTEXT_MISSES.fetch_add(1, Relaxed);
     let (n, s) = lookup::context(seed, ffi::bytes_arg(ctx)?)?;
@@ -106,7 +111,12 @@ fn context_miss(seed: u64, ctx: *const c_char, pair: Option<&Pair>, tag: u64) ->
 /// the index of the name entry holding them (None if none does); None when either is NULL or
 /// `g`'s policy has no such class or permission.
 #[inline(always)]
-pub(crate) fn class_perm(g: &Generation, seed: u64, class: *const c_char, perm: *const c_char) -> Option<(Numbers, Option<usize>)> {
+pub(crate) fn class_perm(
+    g: &Generation,
+    seed: u64,
+    class: *const c_char,
+    perm: *const c_char,
+) -> Option<(Numbers, Option<usize>)> {
     let (pair, tag) = place(&NAMES, mix(mix(seed, class as usize), perm as usize));
     for way in 0..WAYS {
         if let Some(i) = hinted(pair, tag, way) {
@@ -120,8 +130,20 @@ pub(crate) fn class_perm(g: &Generation, seed: u64, class: *const c_char, perm: 
 
 #[cold]
 #[inline(never)]
-fn class_perm_miss(g: &Generation, seed: u64, class: *const c_char, perm: *const c_char, pair: Option<&Pair>, tag: u64) -> Option<(Numbers, Option<usize>)> {
-    let (x, i) = lookup::class_perm(g, seed, ffi::bytes_arg(class).ok()?, ffi::bytes_arg(perm).ok()?)?;
+fn class_perm_miss(
+    g: &Generation,
+    seed: u64,
+    class: *const c_char,
+    perm: *const c_char,
+    pair: Option<&Pair>,
+    tag: u64,
+) -> Option<(Numbers, Option<usize>)> {
+    let (x, i) = lookup::class_perm(
+        g,
+        seed,
+        ffi::bytes_arg(class).ok()?,
+        ffi::bytes_arg(perm).ok()?,
+    )?;
     if let Some(i) = i {
         remember(pair, tag, i);
     }
@@ -130,7 +152,13 @@ fn class_perm_miss(g: &Generation, seed: u64, class: *const c_char, perm: *const
 
 /// What one whole query's arguments resolve to: the two SIDs, the class and the permission,
 /// and the seqno of the generation that gave the class and permission their numbers.
-pub(crate) type Query = (&'static SecurityId, &'static SecurityId, ClassId, AccessVector, u32);
+pub(crate) type Query = (
+    &'static SecurityId,
+    &'static SecurityId,
+    ClassId,
+    AccessVector,
+    u32,
+);
 
 /// Slots a query may use: four in half a line, so that a program's queries, many more than its
 /// strings, rarely find their slots full.
@@ -139,12 +167,14 @@ const QUERY_WAYS: usize = 4;
 struct Bucket([AtomicU64; QUERY_WAYS]);
 /// Per slot: tag (13 bits) | VALID | source SID index (20) | target SID index (20) | name
 /// entry index (10); 0 is empty. A query with a SID past the first 2^20 is not remembered here.
-static QUERIES: [Bucket; 1 << BITS] = [const { Bucket([const { AtomicU64::new(0) }; QUERY_WAYS]) }; 1 << BITS];
+static QUERIES: [Bucket; 1 << BITS] =
+    [const { Bucket([const { AtomicU64::new(0) }; QUERY_WAYS]) }; 1 << BITS];
 const SID_BITS: u32 = 20;
 const NAME_INDEX_BITS: u32 = 10;
 const QUERY_VALID: u64 = 1 << 50;
 const QUERY_TAG: u64 = !0 << 51;
-const _: () = assert!(2 * SID_BITS + NAME_INDEX_BITS == 50 && lookup::NAME_SLOTS <= 1 << NAME_INDEX_BITS);
+const _: () =
+    assert!(2 * SID_BITS + NAME_INDEX_BITS == 50 && lookup::NAME_SLOTS <= 1 << NAME_INDEX_BITS);
 
 /// The field of `v` at bit `at`, `bits` wide.
 #[inline(always)]
@@ -160,21 +190,40 @@ fn field(v: u64, at: u32, bits: u32) -> usize {
 /// Ok(None) when the policy has no such class or permission (or either is NULL); an error when
 /// a context is NULL or not UTF-8.
 #[inline(always)]
-pub(crate) fn query(k: &Kernel, seed: u64, scon: *const c_char, tcon: *const c_char, class: *const c_char, perm: *const c_char) -> Res<Option<Query>> {
-    let h = mix(mix(mix(mix(seed, scon as usize), tcon as usize), class as usize), perm as usize);
+pub(crate) fn query(
+    k: &Kernel,
+    seed: u64,
+    scon: *const c_char,
+    tcon: *const c_char,
+    class: *const c_char,
+    perm: *const c_char,
+) -> Res<Option<Query>> {
+    let h = mix(
+        mix(mix(mix(seed, scon as usize), tcon as usize), class as usize),
+        perm as usize,
+    );
     let pair = QUERIES.get((h >> (64 - BITS)) as usize).map(|b| &b.0);
     // The bits below the slot's: the slot's own bits would tell slots' keys apart no further.
     let tag = (h << BITS) & QUERY_TAG;
     for way in 0..QUERY_WAYS {
-        let Some(v) = pair.and_then(|p| p.get(way)).map(|x| x.load(Acquire)) else { break };
+        let Some(v) = pair.and_then(|p| p.get(way)).map(|x| x.load(Acquire)) else {
+            break;
+        };
         if v & (QUERY_TAG | QUERY_VALID) != tag | QUERY_VALID {
             continue;
         }
-        let (Some(s), Some(t)) = (sid::by_index(field(v, 30, SID_BITS)), sid::by_index(field(v, 10, SID_BITS))) else { continue };
+        let (Some(s), Some(t)) = (
+            sid::by_index(field(v, 30, SID_BITS)),
+            sid::by_index(field(v, 10, SID_BITS)),
+        ) else {
+            continue;
+        };
         if !ffi::same_c_string(scon, s.c_text()) || !ffi::same_c_string(tcon, t.c_text()) {
             continue;
         }
-        if let Some((c, av, seqno)) = lookup::class_perm_at(field(v, 0, NAME_INDEX_BITS), class, perm) {
+        if let Some((c, av, seqno)) =
+            lookup::class_perm_at(field(v, 0, NAME_INDEX_BITS), class, perm)
+        {
             return Ok(Some((s, t, c, av, seqno)));
         }
     }
@@ -187,16 +236,29 @@ static QUERY_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicU
 
 #[cold]
 #[inline(never)]
-fn query_miss(k: &Kernel, seed: u64, [scon, tcon, class, perm]: [*const c_char; 4], pair: Option<&[AtomicU64; QUERY_WAYS]>, tag: u64) -> Res<Option<Query>> {
+fn query_miss(
+    k: &Kernel,
+    seed: u64,
+    [scon, tcon, class, perm]: [*const c_char; 4],
+    pair: Option<&[AtomicU64; QUERY_WAYS]>,
+    tag: u64,
+) -> Res<Option<Query>> {
     #[cfg(test)]
     QUERY_MISSES.fetch_add(1, Relaxed);
     let (si, s) = context(seed, scon)?;
     let (ti, t) = context(seed, tcon)?;
     let g = k.server.snapshot();
-    let Some(((c, av, seqno), ni)) = class_perm(&g, seed, class, perm) else { return Ok(None) };
+    let Some(((c, av, seqno), ni)) = class_perm(&g, seed, class, perm) else {
+        return Ok(None);
+    };
     if let (Some(pair), Some(ni), true) = (pair, ni, si.max(ti) < 1 << SID_BITS) {
         let v = tag | QUERY_VALID | (si as u64) << 30 | (ti as u64) << 10 | ni as u64;
-        lookup::store_hint(pair, |w| w & (QUERY_TAG | QUERY_VALID) == tag | QUERY_VALID, v, &VICTIM);
+        lookup::store_hint(
+            pair,
+            |w| w & (QUERY_TAG | QUERY_VALID) == tag | QUERY_VALID,
+            v,
+            &VICTIM,
+        );
     }
     Ok(Some((s, t, c, av, seqno)))
 }
@@ -230,7 +292,13 @@ mod tests {
         let _g = seaccess_types::lock(&MEMO_TESTS);
         let mut buf = vec![0u8; 64];
         let p = buf.as_ptr() as *const c_char;
-        for ctx in ["u:r:memo_a_t:s0", "u:r:memo_a_t:s0:c1", "u:r:memo_a_t:s0", "u:r:memo_a_t:s1", "v:r:memo_a_t:s1"] {
+        for ctx in [
+            "u:r:memo_a_t:s0",
+            "u:r:memo_a_t:s0:c1",
+            "u:r:memo_a_t:s0",
+            "u:r:memo_a_t:s1",
+            "v:r:memo_a_t:s1",
+        ] {
             put(&mut buf, ctx);
             assert_eq!(text(context(lookup::key(), p)), Ok(ctx));
             assert_eq!(text(context(lookup::key(), p)), Ok(ctx), "asked again");
@@ -243,17 +311,35 @@ mod tests {
         let _g = seaccess_types::lock(&MEMO_TESTS);
         let ctx = CString::new("u:r:memo_hit_t:s0").unwrap_or_default();
         let other = CString::new("u:r:memo_other_t:s0").unwrap_or_default();
-        assert_eq!(text(context(lookup::key(), ctx.as_ptr())), Ok("u:r:memo_hit_t:s0"));
-        assert_eq!(text(context(lookup::key(), other.as_ptr())), Ok("u:r:memo_other_t:s0"));
+        assert_eq!(
+            text(context(lookup::key(), ctx.as_ptr())),
+            Ok("u:r:memo_hit_t:s0")
+        );
+        assert_eq!(
+            text(context(lookup::key(), other.as_ptr())),
+            Ok("u:r:memo_other_t:s0")
+        );
         let before = CONTEXT_MISSES.load(Relaxed);
         for _ in 0..10 {
-            assert_eq!(text(context(lookup::key(), ctx.as_ptr())), Ok("u:r:memo_hit_t:s0"));
-            assert_eq!(text(context(lookup::key(), other.as_ptr())), Ok("u:r:memo_other_t:s0"));
+            assert_eq!(
+                text(context(lookup::key(), ctx.as_ptr())),
+                Ok("u:r:memo_hit_t:s0")
+            );
+            assert_eq!(
+                text(context(lookup::key(), other.as_ptr())),
+                Ok("u:r:memo_other_t:s0")
+            );
         }
         assert_eq!(CONTEXT_MISSES.load(Relaxed) - before, 0);
-        assert_eq!(context(lookup::key(), std::ptr::null()).map(|_| ()), Err(crate::ffi::EINVAL));
+        assert_eq!(
+            context(lookup::key(), std::ptr::null()).map(|_| ()),
+            Err(crate::ffi::EINVAL)
+        );
         let bad = [0xffu8, 0xfe, 0];
-        assert_eq!(context(lookup::key(), bad.as_ptr() as *const c_char).map(|_| ()), Err(crate::ffi::EINVAL));
+        assert_eq!(
+            context(lookup::key(), bad.as_ptr() as *const c_char).map(|_| ()),
+            Err(crate::ffi::EINVAL)
+        );
     }
 
     // Class and permission buffers reused, and a reload that renumbers the class: each answer
@@ -286,7 +372,10 @@ mod tests {
         let after = ask(&mut cb, &mut pb, "file", "read");
         assert_eq!(after.map(|(c, _)| c), Some(ClassId(2)));
         assert_eq!(after, server("file", "read"));
-        assert_eq!(class_perm(&k.server.snapshot(), lookup::key(), std::ptr::null(), p), None);
+        assert_eq!(
+            class_perm(&k.server.snapshot(), lookup::key(), std::ptr::null(), p),
+            None
+        );
     }
 
     /// The query's answer as texts and numbers, to compare with what each part resolves to.
@@ -301,14 +390,22 @@ mod tests {
         let mut r = query(k, lookup::key(), s, t, c, p);
         if let Ok(Some((.., at))) = r {
             if at != g.seqno().0 {
-                let bytes = |b: &Vec<u8>| b[..b.iter().position(|&x| x == 0).unwrap_or(b.len())].to_vec();
-                assert!(lookup::class_perm(&g, lookup::key(), &bytes(&bufs[2]), &bytes(&bufs[3])).is_some());
+                let bytes =
+                    |b: &Vec<u8>| b[..b.iter().position(|&x| x == 0).unwrap_or(b.len())].to_vec();
+                assert!(
+                    lookup::class_perm(&g, lookup::key(), &bytes(&bufs[2]), &bytes(&bufs[3]))
+                        .is_some()
+                );
                 r = query(k, lookup::key(), s, t, c, p);
             }
         }
         r.map(|x| {
             x.map(|(s, t, c, av, at)| {
-                assert_eq!(at, g.seqno().0, "numbers of another generation after looking them up again");
+                assert_eq!(
+                    at,
+                    g.seqno().0,
+                    "numbers of another generation after looking them up again"
+                );
                 (s.text(), t.text(), c, av)
             })
         })
@@ -360,15 +457,33 @@ mod tests {
         assert_eq!(stale, Ok(Some((ClassId(6), before))));
         let after = ask_query(k, &bufs);
         assert_eq!(after.map(|x| x.map(|(_, _, c, _)| c)), Ok(Some(ClassId(2))));
-        assert_eq!(after, expected(k, ["u:r:q_a_t:s0", "u:r:q_b_t:s0", "file", "read"]));
+        assert_eq!(
+            after,
+            expected(k, ["u:r:q_a_t:s0", "u:r:q_b_t:s0", "file", "read"])
+        );
         put(&mut bufs[0], "");
-        assert_eq!(ask_query(k, &bufs).map(|x| x.map(|(s, ..)| s)), Ok(Some("")));
+        assert_eq!(
+            ask_query(k, &bufs).map(|x| x.map(|(s, ..)| s)),
+            Ok(Some(""))
+        );
         let [s, t, c, p] = bufs.each_ref().map(|b| b.as_ptr() as *const c_char);
         let null = std::ptr::null();
-        assert_eq!(query(k, lookup::key(), null, t, c, p).map(|_| ()), Err(crate::ffi::EINVAL));
-        assert_eq!(query(k, lookup::key(), s, null, c, p).map(|_| ()), Err(crate::ffi::EINVAL));
-        assert_eq!(query(k, lookup::key(), s, t, null, p).map(|x| x.is_none()), Ok(true));
-        assert_eq!(query(k, lookup::key(), s, t, c, null).map(|x| x.is_none()), Ok(true));
+        assert_eq!(
+            query(k, lookup::key(), null, t, c, p).map(|_| ()),
+            Err(crate::ffi::EINVAL)
+        );
+        assert_eq!(
+            query(k, lookup::key(), s, null, c, p).map(|_| ()),
+            Err(crate::ffi::EINVAL)
+        );
+        assert_eq!(
+            query(k, lookup::key(), s, t, null, p).map(|x| x.is_none()),
+            Ok(true)
+        );
+        assert_eq!(
+            query(k, lookup::key(), s, t, c, null).map(|x| x.is_none()),
+            Ok(true)
+        );
     }
 
     // A query asked again with the same buffers is answered from its slot: no miss counted,
@@ -382,10 +497,26 @@ mod tests {
         let qs: Vec<[CString; 4]> = (0..300)
             .map(|n| {
                 let (c, p) = names[n % names.len()];
-                [format!("u:r:qs_{n}_t:s0"), format!("u:r:qt_{}_t:s0", n % 7), c.to_string(), p.to_string()].map(|x| CString::new(x).unwrap_or_default())
+                [
+                    format!("u:r:qs_{n}_t:s0"),
+                    format!("u:r:qt_{}_t:s0", n % 7),
+                    c.to_string(),
+                    p.to_string(),
+                ]
+                .map(|x| CString::new(x).unwrap_or_default())
             })
             .collect();
-        let ask = |q: &[CString; 4]| query(k, lookup::key(), q[0].as_ptr(), q[1].as_ptr(), q[2].as_ptr(), q[3].as_ptr()).map(|x| x.map(|(s, ..)| s.text()));
+        let ask = |q: &[CString; 4]| {
+            query(
+                k,
+                lookup::key(),
+                q[0].as_ptr(),
+                q[1].as_ptr(),
+                q[2].as_ptr(),
+                q[3].as_ptr(),
+            )
+            .map(|x| x.map(|(s, ..)| s.text()))
+        };
         for q in &qs {
             assert!(matches!(ask(q), Ok(Some(_))));
         }

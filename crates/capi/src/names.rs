@@ -28,7 +28,9 @@ pub(crate) fn static_name(s: &str) -> *const c_char {
     if let Some(c) = m.get(s) {
         return c.as_ptr();
     }
-    let Ok(c) = CString::new(s) else { return std::ptr::null() };
+    let Ok(c) = CString::new(s) else {
+        return std::ptr::null();
+    };
     let c: &'static CStr = Box::leak(c.into_boxed_c_str());
     m.insert(s.to_owned(), c);
     c.as_ptr()
@@ -36,7 +38,12 @@ pub(crate) fn static_name(s: &str) -> *const c_char {
 
 /// The name of the lowest permission in `av` of class `tclass`, both in the program's
 /// numbering when it set a map `m` (libselinux's security_av_perm_to_string).
-pub(crate) fn perm_name<'g>(g: &'g Generation, m: Option<&Resolved>, tclass: u16, av: u32) -> Option<&'g str> {
+pub(crate) fn perm_name<'g>(
+    g: &'g Generation,
+    m: Option<&Resolved>,
+    tclass: u16,
+    av: u32,
+) -> Option<&'g str> {
     let (class, av) = match m {
         Some(m) => (m.unmap_class(tclass), m.unmap_perm(tclass, av)),
         None => (tclass, av),
@@ -45,13 +52,23 @@ pub(crate) fn perm_name<'g>(g: &'g Generation, m: Option<&Resolved>, tclass: u16
 }
 
 /// The name of class `tclass`, in the program's numbering when it set a map `m`.
-pub(crate) fn class_name_in<'g>(g: &'g Generation, m: Option<&Resolved>, tclass: u16) -> Option<&'g str> {
-    g.class_name(ClassId(m.map_or(tclass, |m| m.unmap_class(tclass)))).ok()
+pub(crate) fn class_name_in<'g>(
+    g: &'g Generation,
+    m: Option<&Resolved>,
+    tclass: u16,
+) -> Option<&'g str> {
+    g.class_name(ClassId(m.map_or(tclass, |m| m.unmap_class(tclass))))
+        .ok()
 }
 
 /// The names generation `g` gives the permissions in `av`, lowest bit first, stopping at the
 /// first bit the class does not name (as libselinux's avc_dump_av); the bits left unnamed.
-pub(crate) fn perm_names(g: &Generation, m: Option<&Resolved>, class: u16, av: u32) -> (Vec<String>, u32) {
+pub(crate) fn perm_names(
+    g: &Generation,
+    m: Option<&Resolved>,
+    class: u16,
+    av: u32,
+) -> (Vec<String>, u32) {
     let mut names = Vec::new();
     let mut left = av;
     for bit in AccessVector(av).bits() {
@@ -116,7 +133,9 @@ pub extern "C" fn string_to_av_perm(tclass: u16, name: *const c_char) -> u32 {
 #[no_mangle]
 pub extern "C" fn security_class_to_string(tclass: u16) -> *const c_char {
     ffi::guard(std::ptr::null(), || {
-        let Ok((g, m)) = numbering() else { return Ok(std::ptr::null()) };
+        let Ok((g, m)) = numbering() else {
+            return Ok(std::ptr::null());
+        };
         Ok(class_name_in(&g, m.as_deref(), tclass).map_or(std::ptr::null(), static_name))
     })
 }
@@ -125,7 +144,9 @@ pub extern "C" fn security_class_to_string(tclass: u16) -> *const c_char {
 #[no_mangle]
 pub extern "C" fn security_av_perm_to_string(tclass: u16, av: u32) -> *const c_char {
     ffi::guard(std::ptr::null(), || {
-        let Ok((g, m)) = numbering() else { return Ok(std::ptr::null()) };
+        let Ok((g, m)) = numbering() else {
+            return Ok(std::ptr::null());
+        };
         Ok(perm_name(&g, m.as_deref(), tclass, av).map_or(std::ptr::null(), static_name))
     })
 }

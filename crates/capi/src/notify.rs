@@ -12,7 +12,13 @@ static EVENTS: OnceLock<Option<OwnedFd>> = OnceLock::new();
 
 fn events() -> Option<&'static OwnedFd> {
     EVENTS
-        .get_or_init(|| rustix::event::eventfd(0, rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK).ok())
+        .get_or_init(|| {
+            rustix::event::eventfd(
+                0,
+                rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK,
+            )
+            .ok()
+        })
         .as_ref()
 }
 

@@ -38,7 +38,11 @@ static OM: OnceLock<ObjectManager> = OnceLock::new();
 fn om(k: &'static Kernel) -> &'static ObjectManager {
     OM.get_or_init(|| {
         k.avc.set_audit_callback(|r| {
-            let kind = if r.starts_with("avc:") { callbacks::SELINUX_AVC } else { callbacks::SELINUX_ERROR };
+            let kind = if r.starts_with("avc:") {
+                callbacks::SELINUX_AVC
+            } else {
+                callbacks::SELINUX_ERROR
+            };
             callbacks::log(kind, &format!("{}\n", r.trim_end()));
         });
         ObjectManager::new(k.server.clone(), &*k.server, k.avc.clone())
@@ -73,7 +77,8 @@ fn task(k: &Kernel) -> Res<Task> {
 /// A filesystem as the kernel mounts it, or None for a FUSE filesystem (its server decides).
 fn filesystem(om: &ObjectManager, dev: u64) -> Res<Option<Arc<SuperSec>>> {
     let id = format!("{}:{}", libc::major(dev), libc::minor(dev));
-    let info = std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
+    let info = std::fs::read_to_string("/proc/self/mountinfo")
+        .map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
     // The last mount of the device: the one on top where mounts stack.
     let mut found = None;
     for line in info.lines() {
@@ -83,18 +88,30 @@ fn filesystem(om: &ObjectManager, dev: u64) -> Res<Option<Arc<SuperSec>>> {
         }
         let mut rest = line.split(" - ").nth(1).unwrap_or("").split(' ');
         let (fstype, source) = (rest.next().unwrap_or(""), rest.next().unwrap_or(""));
-        found = Some((fstype.to_string(), source.rsplit('/').next().unwrap_or(source).to_string()));
+        found = Some((
+            fstype.to_string(),
+            source.rsplit('/').next().unwrap_or(source).to_string(),
+        ));
     }
     let (fstype, source) = found.ok_or(Errno(libc::EOPNOTSUPP))?;
     if fstype == "fuse" || fstype.starts_with("fuse.") || fstype == "fuseblk" {
         return Ok(None);
     }
-    om.mount(&source, &fstype, &MountOpts::default()).map(Some).map_err(denied)
+    om.mount(&source, &fstype, &MountOpts::default())
+        .map(Some)
+        .map_err(denied)
 }
 
 /// The inode's blob: the stored label's SID (kept unmapped if the policy lacks it, as
 /// security_context_to_sid_force), else what the kernel gives an inode without one.
-fn inode(om: &ObjectManager, k: &Kernel, sb: &Arc<SuperSec>, st: &rustix::fs::Stat, label: Option<&str>, path: &str) -> InodeSec {
+fn inode(
+    om: &ObjectManager,
+    k: &Kernel,
+    sb: &Arc<SuperSec>,
+    st: &rustix::fs::Stat,
+    label: Option<&str>,
+    path: &str,
+) -> InodeSec {
     let mode = st.st_mode;
     match label.and_then(|l| k.server.context_to_sid_force(l).ok()) {
         Some(sid) => InodeSec::new(sb.clone(), st.st_ino, inode_class(mode), Some(sid)),
@@ -129,20 +146,45 @@ pub(crate) fn check_relabel(t: Target, value: &[u8]) -> Res<()> {
     let (st, label, name) = match t {
         Target::Path(p, follow) => {
             let path = Path::new(OsStr::from_bytes(p.to_bytes()));
-            let st = if follow { rustix::fs::stat(path) } else { rustix::fs::lstat(path) }.map_err(io)?;
-            let o = if follow { Object::Path(path) } else { Object::Link(path) };
-            (st, xattr::read(o, Attrs::Either).ok().flatten(), last(p.to_bytes()))
+            let st = if follow {
+                rustix::fs::stat(path)
+            } else {
+                rustix::fs::lstat(path)
+            }
+            .map_err(io)?;
+            let o = if follow {
+                Object::Path(path)
+            } else {
+                Object::Link(path)
+            };
+            (
+                st,
+                xattr::read(o, Attrs::Either).ok().flatten(),
+                last(p.to_bytes()),
+            )
         }
         Target::Fd(fd) => {
             let st = rustix::fs::fstat(fd).map_err(io)?;
-            let name = std::fs::read_link(format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd))).map(|l| last(l.as_os_str().as_bytes())).unwrap_or_default();
-            (st, xattr::read(Object::Fd(fd), Attrs::Either).ok().flatten(), name)
+            let name = std::fs::read_link(format!(
+                "/proc/self/fd/{}",
+                std::os::fd::AsRawFd::as_raw_fd(&fd)
+            ))
+            .map(|l| last(l.as_os_str().as_bytes()))
+            .unwrap_or_default();
+            (
+                st,
+                xattr::read(Object::Fd(fd), Attrs::Either).ok().flatten(),
+                name,
+            )
         }
     };
-    let Some(sb) = filesystem(om, st.st_dev)? else { return Ok(()) };
+    let Some(sb) = filesystem(om, st.st_dev)? else {
+        return Ok(());
+    };
     let text = std::str::from_utf8(value).map_err(|_| EINVAL)?;
     let node = inode(om, k, &sb, &st, label.as_deref(), &name);
-    om.inode_setxattr(&task(k)?, &node, &name, XATTR_NAME_SELINUX, text).map_err(denied)
+    om.inode_setxattr(&task(k)?, &node, &name, XATTR_NAME_SELINUX, text)
+        .map_err(denied)
 }
 
 /// A path relative to `dirfd` (AT_FDCWD, or a directory descriptor) as one the process can
@@ -191,15 +233,27 @@ pub(crate) fn create(dirfd: libc::c_int, path: &CStr, mode: u32) -> Res<Option<S
     }
     let Some(k) = kernel()? else { return Ok(None) };
     let om = om(k);
-    let Ok(st) = rustix::fs::stat(parent) else { return Ok(None) };
+    let Ok(st) = rustix::fs::stat(parent) else {
+        return Ok(None);
+    };
     if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
         return Ok(None);
     }
-    let Some(sb) = filesystem(om, st.st_dev)? else { return Ok(None) };
+    let Some(sb) = filesystem(om, st.st_dev)? else {
+        return Ok(None);
+    };
     let name = String::from_utf8_lossy(name).into_owned();
-    let dir = inode(om, k, &sb, &st, label.as_deref(), &last(parent.as_os_str().as_bytes()));
+    let dir = inode(
+        om,
+        k,
+        &sb,
+        &st,
+        label.as_deref(),
+        &last(parent.as_os_str().as_bytes()),
+    );
     let t = task(k)?;
-    om.inode_permission(&t, &dir, MAY_WRITE | MAY_EXEC, Some(&name)).map_err(denied)?;
+    om.inode_permission(&t, &dir, MAY_WRITE | MAY_EXEC, Some(&name))
+        .map_err(denied)?;
     let sid = om.inode_create(&t, &dir, &name, mode).map_err(denied)?;
     if !sb.sblabel {
         return Ok(None);
@@ -210,14 +264,23 @@ pub(crate) fn create(dirfd: libc::c_int, path: &CStr, mode: u32) -> Res<Option<S
 /// Writes `con` as the label of what was just created: the open file `fd` if it is one
 /// (>= 0), else `path` relative to `dirfd`, a final symbolic link labelled itself. No check:
 /// [`create`] made them, as the kernel labels a new inode without relabel checks.
-pub(crate) fn label_new(fd: libc::c_int, dirfd: libc::c_int, path: Option<&CStr>, con: &str) -> Res<()> {
+pub(crate) fn label_new(
+    fd: libc::c_int,
+    dirfd: libc::c_int,
+    path: Option<&CStr>,
+    con: &str,
+) -> Res<()> {
     let r = if fd >= 0 {
         // SAFETY: the interposer's descriptor of the file it just created, open for the call.
         let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
         xattr::write(Object::Fd(fd), con.as_bytes(), Attrs::Either)
     } else {
         let p = at(dirfd, path.ok_or(EINVAL)?.to_bytes());
-        xattr::write(Object::Link(Path::new(OsStr::from_bytes(&p))), con.as_bytes(), Attrs::Either)
+        xattr::write(
+            Object::Link(Path::new(OsStr::from_bytes(&p))),
+            con.as_bytes(),
+            Attrs::Either,
+        )
     };
     r.map(|_| ()).map_err(io)
 }
@@ -228,9 +291,18 @@ static FILE_CONTEXTS: OnceLock<Option<seaccess_label::FileContexts>> = OnceLock:
 /// stored label: off an SELinux system nothing labelled /usr/bin, and on one it would carry
 /// this label (the subjects file's `transition` rule reads it the same way).
 fn file_contexts_label(path: &Path) -> Option<String> {
-    let fc = FILE_CONTEXTS.get_or_init(|| seaccess_label::FileContexts::open(Path::new(&crate::paths::under_root("/contexts/files/file_contexts"))).ok());
+    let fc = FILE_CONTEXTS.get_or_init(|| {
+        seaccess_label::FileContexts::open(Path::new(&crate::paths::under_root(
+            "/contexts/files/file_contexts",
+        )))
+        .ok()
+    });
     let real = std::fs::canonicalize(path).ok()?;
-    fc.as_ref()?.context(real.as_os_str().as_bytes(), seaccess_label::FileKind::File).ok().flatten().map(str::to_string)
+    fc.as_ref()?
+        .context(real.as_os_str().as_bytes(), seaccess_label::FileKind::File)
+        .ok()
+        .flatten()
+        .map(str::to_string)
 }
 
 /// Before this process executes `path`: the kernel's checks (inode_permission's `{execute}`,
@@ -243,23 +315,39 @@ pub(crate) fn exec(path: &CStr) -> Res<Option<(String, String)>> {
     let Some(k) = kernel()? else { return Ok(None) };
     let om = om(k);
     let p = Path::new(OsStr::from_bytes(path.to_bytes()));
-    let Ok(st) = rustix::fs::stat(p) else { return Ok(None) };
+    let Ok(st) = rustix::fs::stat(p) else {
+        return Ok(None);
+    };
     let sb = match filesystem(om, st.st_dev)? {
         Some(sb) => sb,
         // A file on a FUSE filesystem: labelled as that filesystem reports, the filesystem
         // itself as fs_use/genfscon give "fuse".
-        None => om.mount("fuse", "fuse", &MountOpts::default()).map_err(denied)?,
+        None => om
+            .mount("fuse", "fuse", &MountOpts::default())
+            .map_err(denied)?,
     };
-    let label = xattr::read(Object::Path(p), Attrs::Either).ok().flatten().or_else(|| file_contexts_label(p));
+    let label = xattr::read(Object::Path(p), Attrs::Either)
+        .ok()
+        .flatten()
+        .or_else(|| file_contexts_label(p));
     let name = last(path.to_bytes());
     let node = inode(om, k, &sb, &st, label.as_deref(), &name);
     let t = task(k)?;
-    om.inode_permission(&t, &node, MAY_EXEC, Some(&name)).map_err(denied)?;
+    om.inode_permission(&t, &node, MAY_EXEC, Some(&name))
+        .map_err(denied)?;
     // SAFETY: prctl(PR_GET_NO_NEW_PRIVS) takes no pointer and only reads the thread's flag.
     let nnp = unsafe { libc::prctl(libc::PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) } == 1;
-    let nosuid = rustix::fs::statvfs(p).map(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::NOSUID)).unwrap_or(false);
-    let opts = ExecOpts { nnp, nosuid, ..ExecOpts::default() };
-    let creds = om.bprm_creds_for_exec(&t, &node, &String::from_utf8_lossy(path.to_bytes()), &opts).map_err(denied)?;
+    let nosuid = rustix::fs::statvfs(p)
+        .map(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::NOSUID))
+        .unwrap_or(false);
+    let opts = ExecOpts {
+        nnp,
+        nosuid,
+        ..ExecOpts::default()
+    };
+    let creds = om
+        .bprm_creds_for_exec(&t, &node, &String::from_utf8_lossy(path.to_bytes()), &opts)
+        .map_err(denied)?;
     let new = om.context_of(creds.cred.sid()).map_err(denied)?;
     let old = om.context_of(t.sid()).map_err(denied)?;
     Ok(Some((new, old)))

@@ -58,7 +58,11 @@ fn read_config() -> Config {
             };
         }
     }
-    Config { root: format!("/etc/selinux/{kind}"), kind, mode }
+    Config {
+        root: format!("/etc/selinux/{kind}"),
+        kind,
+        mode,
+    }
 }
 
 fn with_config<T>(f: impl FnOnce(&Config) -> T) -> T {
@@ -81,7 +85,10 @@ pub(crate) fn under_root(suffix: &str) -> String {
 /// from it; without a kernel policy version, the highest this library reads is the start).
 pub(crate) fn installed_policy() -> Option<String> {
     let base = under_root("/policy/policy");
-    (seaccess_policy::VERSION_MIN..=seaccess_policy::VERSION_MAX).rev().map(|v| format!("{base}.{v}")).find(|p| std::path::Path::new(p).exists())
+    (seaccess_policy::VERSION_MIN..=seaccess_policy::VERSION_MAX)
+        .rev()
+        .map(|v| format!("{base}.{v}"))
+        .find(|p| std::path::Path::new(p).exists())
 }
 
 macro_rules! root_paths {
@@ -150,9 +157,19 @@ pub extern "C" fn selinux_policy_root() -> *const c_char {
 pub extern "C" fn selinux_set_policy_root(path: *const c_char) -> c_int {
     ffi::guard(-1, || {
         let p = ffi::str_arg(path)?;
-        let kind = p.trim_end_matches('/').rsplit('/').next().filter(|k| !k.is_empty()).ok_or(EINVAL)?.to_string();
+        let kind = p
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .filter(|k| !k.is_empty())
+            .ok_or(EINVAL)?
+            .to_string();
         let mode = with_config(|c| c.mode);
-        *lock(&CONFIG_STATE) = Some(Config { root: p.trim_end_matches('/').to_string(), kind, mode });
+        *lock(&CONFIG_STATE) = Some(Config {
+            root: p.trim_end_matches('/').to_string(),
+            kind,
+            mode,
+        });
         Ok(0)
     })
 }
@@ -230,7 +247,12 @@ pub extern "C" fn fini_selinuxmnt() {
 /// Whether a selinuxfs is known to the kernel (/proc/filesystems): 1 or 0.
 #[no_mangle]
 pub extern "C" fn selinuxfs_exists() -> c_int {
-    ffi::guard(0, || Ok(std::fs::read_to_string("/proc/filesystems").unwrap_or_default().lines().any(|l| l.split_whitespace().last() == Some("selinuxfs")) as c_int))
+    ffi::guard(0, || {
+        Ok(std::fs::read_to_string("/proc/filesystems")
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.split_whitespace().last() == Some("selinuxfs")) as c_int)
+    })
 }
 
 /// Whether the type of `tty_context` is listed in securetty_types: 0 if it is, -1 if not.
@@ -239,8 +261,12 @@ pub extern "C" fn selinux_check_securetty_context(tty_context: *const c_char) ->
     ffi::guard(-1, || {
         let ctx = ffi::str_arg(tty_context)?;
         let ty = ctx.split(':').nth(2).ok_or(EINVAL)?;
-        let text = std::fs::read_to_string(under_root("/contexts/securetty_types")).map_err(|e| ffi::Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
-        let listed = text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).any(|l| l == ty);
+        let text = std::fs::read_to_string(under_root("/contexts/securetty_types"))
+            .map_err(|e| ffi::Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+        let listed = text
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim())
+            .any(|l| l == ty);
         Ok(if listed { 0 } else { -1 })
     })
 }
@@ -260,7 +286,10 @@ mod tests {
     fn paths_follow_the_policy_root() {
         let root = s(selinux_policy_root());
         assert!(root.starts_with("/etc/selinux/"), "{root}");
-        assert_eq!(s(selinux_file_context_path()), format!("{root}/contexts/files/file_contexts"));
+        assert_eq!(
+            s(selinux_file_context_path()),
+            format!("{root}/contexts/files/file_contexts")
+        );
         let c = CString::new("/tmp/x/mypolicy").unwrap();
         assert_eq!(selinux_set_policy_root(c.as_ptr()), 0);
         assert_eq!(s(selinux_usersconf_path()), "/tmp/x/mypolicy/seusers");

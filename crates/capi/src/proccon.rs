@@ -73,7 +73,10 @@ pub(crate) fn hold() -> Held {
 fn with_attrs<T>(f: impl FnOnce(&mut Attrs) -> T) -> T {
     // Checked first, so that `with` and `borrow_mut` below (on this thread, nothing between)
     // cannot panic.
-    if THREAD.try_with(|a| a.try_borrow_mut().is_ok()).unwrap_or(false) {
+    if THREAD
+        .try_with(|a| a.try_borrow_mut().is_ok())
+        .unwrap_or(false)
+    {
         THREAD.with(|a| f(&mut a.borrow_mut()))
     } else {
         f(&mut Attrs::default())
@@ -96,7 +99,13 @@ fn subject_of(pid: u32) -> Res<String> {
     // and says why through the log callback: a silent EINVAL from getcon would leave the user
     // guessing.
     let rules = Subjects::load(Path::new(&file)).map_err(|e| {
-        crate::callbacks::log(crate::callbacks::SELINUX_ERROR, &format!("seaccess: {SUBJECTS_ENV}={}: {e}\n", Path::new(&file).display()));
+        crate::callbacks::log(
+            crate::callbacks::SELINUX_ERROR,
+            &format!(
+                "seaccess: {SUBJECTS_ENV}={}: {e}\n",
+                Path::new(&file).display()
+            ),
+        );
         EINVAL
     })?;
     // A process gone meanwhile: what opening its /proc/PID/attr/current gives libselinux.
@@ -109,11 +118,19 @@ fn subject_of(pid: u32) -> Res<String> {
     // The path /proc names, only where it reaches the very file the process runs (a path its
     // own mount namespace gave would label another file): subjects::exe_path.
     let exe = subjects::exe_path(pid, info.info.exe.ok_or(EACCES)?).map_err(|_| EACCES)?;
-    let fc = seaccess_label::FileContexts::open(Path::new(&crate::paths::under_root("/contexts/files/file_contexts"))).map_err(|_| Errno(libc::ENOENT))?;
-    let exe_ctx = fc.context(exe.as_bytes(), seaccess_label::FileKind::File).map_err(|_| EINVAL)?.ok_or(EACCES)?;
+    let fc = seaccess_label::FileContexts::open(Path::new(&crate::paths::under_root(
+        "/contexts/files/file_contexts",
+    )))
+    .map_err(|_| Errno(libc::ENOENT))?;
+    let exe_ctx = fc
+        .context(exe.as_bytes(), seaccess_label::FileKind::File)
+        .map_err(|_| EINVAL)?
+        .ok_or(EACCES)?;
     let exe_sid = g.context_to_sid(exe_ctx).map_err(|_| EINVAL)?;
     let class = g.class("process").map_err(|_| EINVAL)?;
-    let new = g.compute_create(sid, exe_sid, class, None).map_err(|_| EINVAL)?;
+    let new = g
+        .compute_create(sid, exe_sid, class, None)
+        .map_err(|_| EINVAL)?;
     g.sid_to_context(new).map_err(|_| EINVAL)
 }
 
@@ -125,10 +142,20 @@ fn self_pid() -> u32 {
 /// against the policy: one it does not define fails closed (EINVAL, and a log line saying
 /// which), never falling back to another context.
 fn from_env(name: &str) -> Res<Option<String>> {
-    let Some(v) = state::env(name) else { return Ok(None) };
+    let Some(v) = state::env(name) else {
+        return Ok(None);
+    };
     let c = v.to_str().ok_or(EINVAL)?.to_string();
-    if state::kernel()?.server.snapshot().context_to_sid(&c).is_err() {
-        crate::callbacks::log(crate::callbacks::SELINUX_ERROR, &format!("seaccess: {name}={c}: not a context of the loaded policy\n"));
+    if state::kernel()?
+        .server
+        .snapshot()
+        .context_to_sid(&c)
+        .is_err()
+    {
+        crate::callbacks::log(
+            crate::callbacks::SELINUX_ERROR,
+            &format!("seaccess: {name}={c}: not a context of the loaded policy\n"),
+        );
         return Err(EINVAL);
     }
     Ok(Some(c))
@@ -235,12 +262,18 @@ both!(getpeercon_raw, getpeercon, (fd: c_int, con: *mut *mut c_char) => {
 /// A context for one of the attributes: NULL clears it; anything else must be a context of
 /// the loaded policy (EINVAL otherwise), as the kernel's selinux_setprocattr requires.
 fn checked(con: *const c_char) -> Res<Option<String>> {
-    let Some(c) = ffi::opt_str_arg(con)? else { return Ok(None) };
+    let Some(c) = ffi::opt_str_arg(con)? else {
+        return Ok(None);
+    };
     let c = c.trim_end_matches('\n');
     if c.is_empty() {
         return Ok(None);
     }
-    state::kernel()?.server.snapshot().context_to_sid(c).map_err(|_| EINVAL)?;
+    state::kernel()?
+        .server
+        .snapshot()
+        .context_to_sid(c)
+        .map_err(|_| EINVAL)?;
     Ok(Some(c.to_string()))
 }
 
@@ -269,10 +302,38 @@ macro_rules! attr {
     };
 }
 
-attr!(getexeccon_raw, getexeccon, setexeccon_raw, setexeccon, exec, true);
-attr!(getfscreatecon_raw, getfscreatecon, setfscreatecon_raw, setfscreatecon, fscreate, true);
-attr!(getsockcreatecon_raw, getsockcreatecon, setsockcreatecon_raw, setsockcreatecon, sockcreate, false);
-attr!(getkeycreatecon_raw, getkeycreatecon, setkeycreatecon_raw, setkeycreatecon, keycreate, false);
+attr!(
+    getexeccon_raw,
+    getexeccon,
+    setexeccon_raw,
+    setexeccon,
+    exec,
+    true
+);
+attr!(
+    getfscreatecon_raw,
+    getfscreatecon,
+    setfscreatecon_raw,
+    setfscreatecon,
+    fscreate,
+    true
+);
+attr!(
+    getsockcreatecon_raw,
+    getsockcreatecon,
+    setsockcreatecon_raw,
+    setsockcreatecon,
+    sockcreate,
+    false
+);
+attr!(
+    getkeycreatecon_raw,
+    getkeycreatecon,
+    setkeycreatecon_raw,
+    setkeycreatecon,
+    keycreate,
+    false
+);
 
 /// setcon: the kernel's selinux_setprocattr for "current": `process {setcurrent}` on itself,
 /// the new context valid, then `process {dyntransition}` from the old context to the new.
@@ -283,10 +344,15 @@ pub extern "C" fn setcon_raw(con: *const c_char) -> c_int {
         let old = current()?;
         let k = state::kernel()?;
         let g = k.server.snapshot();
-        let (o, n) = (g.context_to_sid(&old).map_err(|_| EINVAL)?, g.context_to_sid(&new).map_err(|_| EINVAL)?);
+        let (o, n) = (
+            g.context_to_sid(&old).map_err(|_| EINVAL)?,
+            g.context_to_sid(&new).map_err(|_| EINVAL)?,
+        );
         let class = g.class("process").map_err(|_| EINVAL)?;
         let perm = |name: &str| g.perms(class, &[name]).map_err(|_| EINVAL);
-        let allowed = |s, t, p: seaccess_types::AccessVector| -> Res<bool> { Ok(g.compute_av(s, t, class).map_err(|_| EINVAL)?.allowed.0 & p.0 == p.0) };
+        let allowed = |s, t, p: seaccess_types::AccessVector| -> Res<bool> {
+            Ok(g.compute_av(s, t, class).map_err(|_| EINVAL)?.allowed.0 & p.0 == p.0)
+        };
         let enforcing = k.enforcing.load(std::sync::atomic::Ordering::Acquire);
         if !allowed(o, o, perm("setcurrent")?)? && enforcing {
             return Err(EACCES);
@@ -315,14 +381,25 @@ pub extern "C" fn setexecfilecon(filename: *const c_char, fallback: *const c_cha
         let g = k.server.snapshot();
         let mut fcon: *mut c_char = std::ptr::null_mut();
         if crate::filecon::getfilecon(filename, &mut fcon) < 0 {
-            return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENODATA)));
+            return Err(Errno(
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::ENODATA),
+            ));
         }
         // SAFETY: getfilecon wrote a NUL-terminated string.
-        let f = unsafe { std::ffi::CStr::from_ptr(fcon) }.to_string_lossy().into_owned();
+        let f = unsafe { std::ffi::CStr::from_ptr(fcon) }
+            .to_string_lossy()
+            .into_owned();
         crate::names::freecon(fcon);
-        let (s, t) = (g.context_to_sid(&me).map_err(|_| EINVAL)?, g.context_to_sid(&f).map_err(|_| EINVAL)?);
+        let (s, t) = (
+            g.context_to_sid(&me).map_err(|_| EINVAL)?,
+            g.context_to_sid(&f).map_err(|_| EINVAL)?,
+        );
         let class = g.class("process").map_err(|_| EINVAL)?;
-        let mut new = g.sid_to_context(g.compute_create(s, t, class, None).map_err(|_| EINVAL)?).map_err(|_| EINVAL)?;
+        let mut new = g
+            .sid_to_context(g.compute_create(s, t, class, None).map_err(|_| EINVAL)?)
+            .map_err(|_| EINVAL)?;
         if new == me {
             let fb = ffi::str_arg(fallback)?;
             let mut parts: Vec<&str> = me.splitn(4, ':').collect();
@@ -341,14 +418,27 @@ pub extern "C" fn setexecfilecon(filename: *const c_char, fallback: *const c_cha
 
 /// setexecfilecon with rpm_script_t, then execve (deprecated in libselinux, kept).
 #[no_mangle]
-pub extern "C" fn rpm_execcon(_verified: libc::c_uint, filename: *const c_char, argv: *const *const c_char, envp: *const *const c_char) -> c_int {
+pub extern "C" fn rpm_execcon(
+    _verified: libc::c_uint,
+    filename: *const c_char,
+    argv: *const *const c_char,
+    envp: *const *const c_char,
+) -> c_int {
     ffi::guard(-1, || {
         if setexecfilecon(filename, c"rpm_script_t".as_ptr()) < 0 {
-            return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(EINVAL.0)));
+            return Err(Errno(
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(EINVAL.0),
+            ));
         }
         // SAFETY: execve with the caller's NUL-terminated path and NULL-terminated argument
         // and environment arrays (its contract); it returns only on failure.
         unsafe { libc::execve(filename, argv, envp) };
-        Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOEXEC)))
+        Err(Errno(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::ENOEXEC),
+        ))
     })
 }

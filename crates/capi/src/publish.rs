@@ -75,14 +75,30 @@ struct Mount {
 /// there through that path. Any other failure is the mount's answer.
 fn tell(m: &Mount, value: &str) -> Res<()> {
     use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
-    let Ok(fd) = rustix::fs::open(m.point.as_str(), OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) else { return Ok(()) };
+    let Ok(fd) = rustix::fs::open(
+        m.point.as_str(),
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) else {
+        return Ok(());
+    };
     // DONT_SYNC: the mount id is the VFS's; no request (and no check) reaches the mount.
-    match rustix::fs::statx(fd.as_fd(), "", AtFlags::EMPTY_PATH | AtFlags::STATX_DONT_SYNC, StatxFlags::MNT_ID) {
+    match rustix::fs::statx(
+        fd.as_fd(),
+        "",
+        AtFlags::EMPTY_PATH | AtFlags::STATX_DONT_SYNC,
+        StatxFlags::MNT_ID,
+    ) {
         Ok(st) if st.stx_mnt_id == m.id => {}
         _ => return Ok(()),
     }
     let path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
-    match rustix::fs::setxattr(path.as_str(), FSCREATE_XATTR, value.as_bytes(), rustix::fs::XattrFlags::empty()) {
+    match rustix::fs::setxattr(
+        path.as_str(),
+        FSCREATE_XATTR,
+        value.as_bytes(),
+        rustix::fs::XattrFlags::empty(),
+    ) {
         Ok(()) => Ok(()),
         Err(rustix::io::Errno::NOTCONN) => Ok(()),
         Err(e) => Err(Errno(e.raw_os_error())),
@@ -91,7 +107,9 @@ fn tell(m: &Mount, value: &str) -> Res<()> {
 
 /// The seaccess mounts in /proc/self/mountinfo (none if it cannot be read).
 fn seaccess_mounts() -> Vec<Mount> {
-    std::fs::read_to_string("/proc/self/mountinfo").map(|t| parse_mountinfo(&t)).unwrap_or_default()
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .map(|t| parse_mountinfo(&t))
+        .unwrap_or_default()
 }
 
 /// The seaccess mounts of a mountinfo text (`ID PARENT MAJ:MIN ROOT POINT OPTS [OPTIONAL...] -
@@ -104,11 +122,17 @@ fn parse_mountinfo(text: &str) -> Vec<Mount> {
             let mut t = tail.split(' ');
             let (fstype, source, opts) = (t.next()?, t.next()?, t.next()?);
             // Mounted by root: a user's own FUSE server may call itself seaccess too.
-            if !matches!(fstype, "fuse" | "fuse.seaccess") || source != "seaccess" || !opts.split(',').any(|o| o == "user_id=0") {
+            if !matches!(fstype, "fuse" | "fuse.seaccess")
+                || source != "seaccess"
+                || !opts.split(',').any(|o| o == "user_id=0")
+            {
                 return None;
             }
             let f: Vec<&str> = head.split(' ').collect();
-            Some(Mount { id: f.first()?.parse().ok()?, point: unescape(f.get(4)?) })
+            Some(Mount {
+                id: f.first()?.parse().ok()?,
+                point: unescape(f.get(4)?),
+            })
         })
         .collect()
 }
@@ -119,10 +143,15 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        let oct = b.get(i + 1..i + 4).filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        let oct = b
+            .get(i + 1..i + 4)
+            .filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
         match oct {
             Some(d) => {
-                out.push(d.iter().fold(0u8, |v, c| v.wrapping_mul(8).wrapping_add(c - b'0')));
+                out.push(
+                    d.iter()
+                        .fold(0u8, |v, c| v.wrapping_mul(8).wrapping_add(c - b'0')),
+                );
                 i += 4;
             }
             None => {

@@ -51,7 +51,14 @@ struct Settings {
     xattr_last: usize,
 }
 
-static SETTINGS: Mutex<Settings> = Mutex::new(Settings { handle: 0, own: false, exclude: Vec::new(), alt_root: None, xattr_list: 0, xattr_last: 0 });
+static SETTINGS: Mutex<Settings> = Mutex::new(Settings {
+    handle: 0,
+    own: false,
+    exclude: Vec::new(),
+    alt_root: None,
+    xattr_list: 0,
+    xattr_last: 0,
+});
 
 /// restorecon's settings's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
 pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, Settings>);
@@ -70,7 +77,11 @@ fn handle() -> Res<*mut Handle> {
     // the configuration under its own lock).
     let h = selabel::selabel_open(selabel::SELABEL_CTX_FILE, std::ptr::null(), 0);
     if h.is_null() {
-        return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::ENOENT)));
+        return Err(Errno(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::ENOENT),
+        ));
     }
     let mut s = lock(&SETTINGS);
     if s.handle != 0 {
@@ -122,7 +133,11 @@ fn one(h: *mut Handle, e: &Entry, shown: &str, flags: c_uint) -> Res<()> {
     }
     let new = c_text(newp).ok_or(EINVAL)?;
     // As lgetfilecon_raw: an empty or unreadable label is no label.
-    let cur = e.read_label(Attrs::Either).ok().flatten().filter(|c| !c.is_empty());
+    let cur = e
+        .read_label(Attrs::Either)
+        .ok()
+        .flatten()
+        .filter(|c| !c.is_empty());
     if flags & LOG_MATCHES != 0 {
         callbacks::log(SELINUX_INFO, &format!("{shown} matched by {new}\n"));
     }
@@ -132,7 +147,10 @@ fn one(h: *mut Handle, e: &Entry, shown: &str, flags: c_uint) -> Res<()> {
             let cc = CString::new(c.as_str()).map_err(|_| EINVAL)?;
             if c != &new && crate::admin::is_context_customizable(cc.as_ptr()) > 0 {
                 if flags & VERBOSE != 0 {
-                    callbacks::log(SELINUX_INFO, &format!("{shown} not reset as customized by admin to {c}\n"));
+                    callbacks::log(
+                        SELINUX_INFO,
+                        &format!("{shown} not reset as customized by admin to {c}\n"),
+                    );
                 }
                 return Ok(());
             }
@@ -149,14 +167,23 @@ fn one(h: *mut Handle, e: &Entry, shown: &str, flags: c_uint) -> Res<()> {
         }
         if let Err(errno) = e.write_label(target.as_bytes(), Attrs::Either) {
             let err = std::io::Error::from(errno);
-            callbacks::log(SELINUX_ERROR, &format!("Could not set context for {shown}:  {err}\n"));
+            callbacks::log(
+                SELINUX_ERROR,
+                &format!("Could not set context for {shown}:  {err}\n"),
+            );
             return Err(Errno(errno.raw_os_error()));
         }
         done = true;
     }
     if flags & VERBOSE != 0 {
         let verb = if done { "Relabeled" } else { "Would relabel" };
-        callbacks::log(SELINUX_INFO, &format!("{verb} {shown} from {} to {target}\n", cur.as_deref().unwrap_or("(null)")));
+        callbacks::log(
+            SELINUX_INFO,
+            &format!(
+                "{verb} {shown} from {} to {target}\n",
+                cur.as_deref().unwrap_or("(null)")
+            ),
+        );
     }
     Ok(())
 }
@@ -164,7 +191,17 @@ fn one(h: *mut Handle, e: &Entry, shown: &str, flags: c_uint) -> Res<()> {
 /// The key file_contexts is asked about for `path`: itself, or with the alternate root cut off.
 fn key_of(path: &str, alt: Option<&str>) -> Vec<u8> {
     match alt {
-        Some(a) => path.strip_prefix(a).map(|k| if k.is_empty() { "/".to_string() } else { k.to_string() }).unwrap_or_else(|| path.to_string()).into_bytes(),
+        Some(a) => path
+            .strip_prefix(a)
+            .map(|k| {
+                if k.is_empty() {
+                    "/".to_string()
+                } else {
+                    k.to_string()
+                }
+            })
+            .unwrap_or_else(|| path.to_string())
+            .into_bytes(),
         None => path.as_bytes().to_vec(),
     }
 }
@@ -173,9 +210,23 @@ fn key_of(path: &str, alt: Option<&str>) -> Vec<u8> {
 /// on through a directory held open), giving each object outside the excluded paths its label.
 /// Errors are counted in `errors`; with ABORT_ON_ERROR the first one ends the walk and is
 /// returned (a directory that cannot be read is counted, never an abort, as before).
-fn walk(h: *mut Handle, path: &Path, flags: c_uint, exclude: &[PathBuf], alt: Option<&str>, errors: &mut u64) -> Res<()> {
-    let root = Root { path: path.to_path_buf(), key: key_of(&path.to_string_lossy(), alt), beneath: None };
-    let opts = walk::Options { one_fs: flags & XDEV != 0, sorted: true };
+fn walk(
+    h: *mut Handle,
+    path: &Path,
+    flags: c_uint,
+    exclude: &[PathBuf],
+    alt: Option<&str>,
+    errors: &mut u64,
+) -> Res<()> {
+    let root = Root {
+        path: path.to_path_buf(),
+        key: key_of(&path.to_string_lossy(), alt),
+        beneath: None,
+    };
+    let opts = walk::Options {
+        one_fs: flags & XDEV != 0,
+        sorted: true,
+    };
     let abort = flags & ABORT_ON_ERROR != 0;
     // Shared by the two callbacks.
     let (first, count) = (std::cell::Cell::new(None), std::cell::Cell::new(0u64));
@@ -220,11 +271,14 @@ pub extern "C" fn selinux_restorecon(path: *const c_char, flags: c_uint) -> c_in
         let p = ffi::str_arg(path)?;
         let mut pb = PathBuf::from(p);
         if flags & REALPATH != 0 {
-            pb = std::fs::canonicalize(&pb).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+            pb = std::fs::canonicalize(&pb)
+                .map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
         }
         match std::fs::symlink_metadata(&pb) {
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && flags & IGNORE_NOENTRY != 0 => return Ok(0),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && flags & IGNORE_NOENTRY != 0 => {
+                return Ok(0)
+            }
             Err(e) => return Err(Errno(e.raw_os_error().unwrap_or(libc::ENOENT))),
         }
         let h = handle()?;
@@ -245,7 +299,11 @@ pub extern "C" fn selinux_restorecon(path: *const c_char, flags: c_uint) -> c_in
 /// The same walk (one thread: the object count of a tree this library labels is bound by
 /// the file system, not by lookups).
 #[no_mangle]
-pub extern "C" fn selinux_restorecon_parallel(path: *const c_char, flags: c_uint, _nthreads: usize) -> c_int {
+pub extern "C" fn selinux_restorecon_parallel(
+    path: *const c_char,
+    flags: c_uint,
+    _nthreads: usize,
+) -> c_int {
     selinux_restorecon(path, flags)
 }
 
@@ -359,7 +417,13 @@ fn c_strdup(s: &CStr) -> Res<*mut c_char> {
 /// digest; else its digest in hex, whether it matches the specifications now, and, as the
 /// flags ask, the attribute removed. `dir` is the directory's path (its key and its name in the
 /// list); `at` how its attribute is reached.
-fn xattr_entry(h: *mut Handle, dir: &Path, at: DigestOf<'_>, delete_nonmatch: bool, delete_all: bool) -> Res<Option<*mut DirXattr>> {
+fn xattr_entry(
+    h: *mut Handle,
+    dir: &Path,
+    at: DigestOf<'_>,
+    delete_nonmatch: bool,
+    delete_all: bool,
+) -> Res<Option<*mut DirXattr>> {
     let c = CString::new(dir.as_os_str().as_encoded_bytes()).map_err(|_| EINVAL)?;
     let kept = match at {
         DigestOf::Path(p) => selabel::kept_digest(p),
@@ -373,14 +437,25 @@ fn xattr_entry(h: *mut Handle, dir: &Path, at: DigestOf<'_>, delete_nonmatch: bo
     let matched = now == Some(kept);
     let mut result = if matched { MATCH } else { NOMATCH };
     if (delete_nonmatch && !matched) || delete_all {
-        result = if matched { DELETED_MATCH } else { DELETED_NOMATCH };
+        result = if matched {
+            DELETED_MATCH
+        } else {
+            DELETED_NOMATCH
+        };
         let removed = match at {
             DigestOf::Path(p) => rustix::fs::removexattr(p, selabel::SEHASH),
             DigestOf::Fd(fd) => rustix::fs::fremovexattr(fd, selabel::SEHASH),
         };
         if let Err(errno) = removed {
             let e = std::io::Error::from(errno);
-            callbacks::log(SELINUX_ERROR, &format!("Error: {e} removing xattr \"{}\" from: {}\n", selabel::SEHASH.to_string_lossy(), dir.display()));
+            callbacks::log(
+                SELINUX_ERROR,
+                &format!(
+                    "Error: {e} removing xattr \"{}\" from: {}\n",
+                    selabel::SEHASH.to_string_lossy(),
+                    dir.display()
+                ),
+            );
             result = DIGEST_ERROR;
         }
     }
@@ -402,7 +477,14 @@ fn xattr_entry(h: *mut Handle, dir: &Path, at: DigestOf<'_>, delete_nonmatch: bo
         return Err(crate::ffi::ENOMEM);
     };
     // SAFETY: e is a fresh allocation of one DirXattr, written whole before it is linked.
-    unsafe { e.write(DirXattr { directory, digest, result, next: std::ptr::null_mut() }) };
+    unsafe {
+        e.write(DirXattr {
+            directory,
+            digest,
+            result,
+            next: std::ptr::null_mut(),
+        })
+    };
     Ok(Some(e))
 }
 
@@ -423,7 +505,11 @@ fn link(s: &mut Settings, e: *mut DirXattr) {
 /// flags ask to; RAM file systems and excluded directories are skipped. `*list` is the
 /// process's list (every call extends it), left alone when nothing was found.
 #[no_mangle]
-pub extern "C" fn selinux_restorecon_xattr(path: *const c_char, flags: c_uint, list: *mut *mut *mut DirXattr) -> c_int {
+pub extern "C" fn selinux_restorecon_xattr(
+    path: *const c_char,
+    flags: c_uint,
+    list: *mut *mut *mut DirXattr,
+) -> c_int {
     ffi::guard(-1, || {
         let p = PathBuf::from(ffi::str_arg(path)?);
         let h = handle()?;
@@ -431,18 +517,26 @@ pub extern "C" fn selinux_restorecon_xattr(path: *const c_char, flags: c_uint, l
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
             Err(e) => {
-                callbacks::log(SELINUX_ERROR, &format!("lstat({}) failed: {e}\n", p.display()));
+                callbacks::log(
+                    SELINUX_ERROR,
+                    &format!("lstat({}) failed: {e}\n", p.display()),
+                );
                 return Err(Errno(e.raw_os_error().unwrap_or(libc::EIO)));
             }
         };
-        let (delete_nonmatch, delete_all) = (flags & XATTR_DELETE_NONMATCH != 0, flags & XATTR_DELETE_ALL != 0);
+        let (delete_nonmatch, delete_all) = (
+            flags & XATTR_DELETE_NONMATCH != 0,
+            flags & XATTR_DELETE_ALL != 0,
+        );
         let exclude = lock(&SETTINGS).exclude.clone();
         // Each entry is made with SETTINGS free (making one may log, through the program's
         // callback), then linked under it.
         if flags & XATTR_RECURSE == 0 {
             if !in_memory(&p) && !exclude.iter().any(|e| p.starts_with(e)) {
                 let c = CString::new(p.as_os_str().as_encoded_bytes()).map_err(|_| EINVAL)?;
-                if let Some(e) = xattr_entry(h, &p, DigestOf::Path(&c), delete_nonmatch, delete_all)? {
+                if let Some(e) =
+                    xattr_entry(h, &p, DigestOf::Path(&c), delete_nonmatch, delete_all)?
+                {
                     link(&mut lock(&SETTINGS), e);
                 }
             }
@@ -463,14 +557,29 @@ pub extern "C" fn selinux_restorecon_xattr(path: *const c_char, flags: c_uint, l
 /// link followed, each digest read and removed through the directory's own descriptor), but
 /// those on RAM file systems and the excluded ones with everything under them; each one's entry
 /// linked to the process's list.
-fn digests_below(h: *mut Handle, dir: &Path, exclude: &[PathBuf], delete_nonmatch: bool, delete_all: bool) -> Res<()> {
-    let root = Root { path: dir.to_path_buf(), key: dir.as_os_str().as_bytes().to_vec(), beneath: None };
+fn digests_below(
+    h: *mut Handle,
+    dir: &Path,
+    exclude: &[PathBuf],
+    delete_nonmatch: bool,
+    delete_all: bool,
+) -> Res<()> {
+    let root = Root {
+        path: dir.to_path_buf(),
+        key: dir.as_os_str().as_bytes().to_vec(),
+        beneath: None,
+    };
     let mut failed = None;
     walk::walk(
         std::slice::from_ref(&root),
-        walk::Options { one_fs: false, sorted: true },
+        walk::Options {
+            one_fs: false,
+            sorted: true,
+        },
         &mut |e| {
-            let Some(fd) = e.dir_fd() else { return Flow::Continue };
+            let Some(fd) = e.dir_fd() else {
+                return Flow::Continue;
+            };
             let p = e.path();
             if exclude.iter().any(|x| p.starts_with(x)) {
                 return Flow::Prune;

@@ -42,7 +42,15 @@ pub struct Handle {
 }
 
 /// X object types by keyword (SELABEL_X_*), and database ones (SELABEL_DB_*).
-const X_TYPES: &[(&str, u32)] = &[("property", 1), ("extension", 2), ("client", 3), ("event", 4), ("selection", 5), ("poly_property", 6), ("poly_selection", 7)];
+const X_TYPES: &[(&str, u32)] = &[
+    ("property", 1),
+    ("extension", 2),
+    ("client", 3),
+    ("event", 4),
+    ("selection", 5),
+    ("poly_property", 6),
+    ("poly_selection", 7),
+];
 const DB_TYPES: &[(&str, u32)] = &[
     ("db_database", 1),
     ("db_schema", 2),
@@ -59,7 +67,8 @@ const DB_TYPES: &[(&str, u32)] = &[
 ];
 
 fn read_names(path: &Path, types: Option<&[(&str, u32)]>) -> Res<Vec<(u32, String, String)>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
     let mut out = Vec::new();
     for line in text.lines() {
         let body = line.split('#').next().unwrap_or("").trim();
@@ -70,7 +79,11 @@ fn read_names(path: &Path, types: Option<&[(&str, u32)]>) -> Res<Vec<(u32, Strin
         match (types, w.as_slice()) {
             (None, [name, ctx]) => out.push((0, name.to_string(), ctx.to_string())),
             (Some(t), [kind, name, ctx]) => {
-                let n = t.iter().find(|(k, _)| k == kind).map(|(_, n)| *n).ok_or(EINVAL)?;
+                let n = t
+                    .iter()
+                    .find(|(k, _)| k == kind)
+                    .map(|(_, n)| *n)
+                    .ok_or(EINVAL)?;
                 out.push((n, name.to_string(), ctx.to_string()));
             }
             _ => return Err(EINVAL),
@@ -81,7 +94,12 @@ fn read_names(path: &Path, types: Option<&[(&str, u32)]>) -> Res<Vec<(u32, Strin
 
 /// fnmatch(3) without flags, as the X and database backends match names.
 fn fnmatch(pattern: &str, name: &str) -> bool {
-    let (Ok(p), Ok(n)) = (std::ffi::CString::new(pattern), std::ffi::CString::new(name)) else { return false };
+    let (Ok(p), Ok(n)) = (
+        std::ffi::CString::new(pattern),
+        std::ffi::CString::new(name),
+    ) else {
+        return false;
+    };
     // SAFETY: two NUL-terminated strings that live for the call.
     unsafe { libc::fnmatch(p.as_ptr(), n.as_ptr(), 0) == 0 }
 }
@@ -92,24 +110,46 @@ impl Handle {
         let (mut validate, mut base_only, mut digest) = (false, false, false);
         for o in opts {
             match o.kind {
-                SELABEL_OPT_PATH if !o.value.is_null() => path = Some(PathBuf::from(ffi::str_arg(o.value)?)),
+                SELABEL_OPT_PATH if !o.value.is_null() => {
+                    path = Some(PathBuf::from(ffi::str_arg(o.value)?))
+                }
                 SELABEL_OPT_VALIDATE => validate = !o.value.is_null(),
                 SELABEL_OPT_BASEONLY => base_only = !o.value.is_null(),
                 SELABEL_OPT_DIGEST => digest = !o.value.is_null(),
                 _ => {}
             }
         }
-        let mut h = Handle { backend, files: None, names: Vec::new(), digest: None };
+        let mut h = Handle {
+            backend,
+            files: None,
+            names: Vec::new(),
+            digest: None,
+        };
         let mut read: Vec<PathBuf> = Vec::new();
         match backend {
             SELABEL_CTX_FILE => {
-                let p = path.unwrap_or_else(|| PathBuf::from(under_root("/contexts/files/file_contexts")));
+                let p = path
+                    .unwrap_or_else(|| PathBuf::from(under_root("/contexts/files/file_contexts")));
                 let check = |ctx: &str| -> Result<(), String> {
                     let k = state::kernel().map_err(|_| "no policy is loaded".to_string())?;
-                    k.server.snapshot().context_to_sid(ctx).map(|_| ()).map_err(|e| e.to_string())
+                    k.server
+                        .snapshot()
+                        .context_to_sid(ctx)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
                 };
-                let o = OpenOptions { base_only, validate: if validate { Some(&check) } else { None }, check_regexes: validate };
-                let fc = FileContexts::open_with(&p, &o).map_err(|_| if p.exists() { EINVAL } else { ENOENT })?;
+                let o = OpenOptions {
+                    base_only,
+                    validate: if validate { Some(&check) } else { None },
+                    check_regexes: validate,
+                };
+                let fc = FileContexts::open_with(&p, &o).map_err(|_| {
+                    if p.exists() {
+                        EINVAL
+                    } else {
+                        ENOENT
+                    }
+                })?;
                 // The substitution files are read first, where they exist (selabel_subs_init).
                 for suffix in [".subs_dist", ".subs"] {
                     let sp = PathBuf::from(format!("{}{suffix}", p.display()));
@@ -138,8 +178,12 @@ impl Handle {
             let mut sha = sha1::Sha1::new();
             let mut names = Vec::new();
             for f in &read {
-                sha.update(std::fs::read(f).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?);
-                names.push(std::ffi::CString::new(f.to_string_lossy().as_bytes()).map_err(|_| EINVAL)?);
+                sha.update(
+                    std::fs::read(f).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?,
+                );
+                names.push(
+                    std::ffi::CString::new(f.to_string_lossy().as_bytes()).map_err(|_| EINVAL)?,
+                );
             }
             let ptrs = names.iter().map(|c| c.as_ptr() as *mut c_char).collect();
             h.digest = Some((sha.finalize().into(), names, ptrs));
@@ -152,14 +196,24 @@ impl Handle {
     fn lookup(&self, key: &CStr, kind: c_int) -> Res<String> {
         if let Some(fc) = &self.files {
             let k = FileKind::from_mode(kind as u32);
-            return fc.context(key.to_bytes(), k).map_err(|_| EINVAL)?.map(str::to_string).ok_or(ENOENT);
+            return fc
+                .context(key.to_bytes(), k)
+                .map_err(|_| EINVAL)?
+                .map(str::to_string)
+                .ok_or(ENOENT);
         }
         let key = key.to_str().map_err(|_| EINVAL)?;
         let found = match self.backend {
             SELABEL_CTX_MEDIA => self.names.iter().find(|(_, n, _)| n == key),
-            _ => self.names.iter().find(|(t, n, _)| *t == kind as u32 && fnmatch(n, key)),
+            _ => self
+                .names
+                .iter()
+                .find(|(t, n, _)| *t == kind as u32 && fnmatch(n, key)),
         };
-        found.map(|(_, _, c)| c.clone()).filter(|c| c != "<<none>>").ok_or(ENOENT)
+        found
+            .map(|(_, _, c)| c.clone())
+            .filter(|c| c != "<<none>>")
+            .ok_or(ENOENT)
     }
 }
 
@@ -173,7 +227,11 @@ fn handle<'a>(h: *mut Handle) -> Res<&'a Handle> {
 }
 
 #[no_mangle]
-pub extern "C" fn selabel_open(backend: c_uint, opts: *const SelinuxOpt, nopts: c_uint) -> *mut Handle {
+pub extern "C" fn selabel_open(
+    backend: c_uint,
+    opts: *const SelinuxOpt,
+    nopts: c_uint,
+) -> *mut Handle {
     ffi::guard(std::ptr::null_mut(), || {
         let o = if opts.is_null() || nopts == 0 {
             &[][..]
@@ -196,7 +254,12 @@ pub extern "C" fn selabel_close(h: *mut Handle) {
     })
 }
 
-pub(crate) fn lookup_into(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, kind: c_int) -> Res<c_int> {
+pub(crate) fn lookup_into(
+    h: *mut Handle,
+    con: *mut *mut c_char,
+    key: *const c_char,
+    kind: c_int,
+) -> Res<c_int> {
     let h = handle(h)?;
     if key.is_null() || con.is_null() {
         return Err(EINVAL);
@@ -209,12 +272,22 @@ pub(crate) fn lookup_into(h: *mut Handle, con: *mut *mut c_char, key: *const c_c
 }
 
 #[no_mangle]
-pub extern "C" fn selabel_lookup_raw(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, kind: c_int) -> c_int {
+pub extern "C" fn selabel_lookup_raw(
+    h: *mut Handle,
+    con: *mut *mut c_char,
+    key: *const c_char,
+    kind: c_int,
+) -> c_int {
     ffi::guard(-1, || lookup_into(h, con, key, kind))
 }
 
 #[no_mangle]
-pub extern "C" fn selabel_lookup(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, kind: c_int) -> c_int {
+pub extern "C" fn selabel_lookup(
+    h: *mut Handle,
+    con: *mut *mut c_char,
+    key: *const c_char,
+    kind: c_int,
+) -> c_int {
     selabel_lookup_raw(h, con, key, kind)
 }
 
@@ -222,7 +295,13 @@ pub extern "C" fn selabel_lookup(h: *mut Handle, con: *mut *mut c_char, key: *co
 /// prefix (file backend only; the others answer as selabel_lookup, as libselinux's do not
 /// have best-match either: ENOTSUP).
 #[no_mangle]
-pub extern "C" fn selabel_lookup_best_match_raw(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, aliases: *const *const c_char, kind: c_int) -> c_int {
+pub extern "C" fn selabel_lookup_best_match_raw(
+    h: *mut Handle,
+    con: *mut *mut c_char,
+    key: *const c_char,
+    aliases: *const *const c_char,
+    kind: c_int,
+) -> c_int {
     ffi::guard(-1, || {
         let hd = handle(h)?;
         let fc = hd.files.as_ref().ok_or(Errno(libc::ENOTSUP))?;
@@ -238,14 +317,23 @@ pub extern "C" fn selabel_lookup_best_match_raw(h: *mut Handle, con: *mut *mut c
                 al.push(ffi::bytes_arg(p)?);
             }
         }
-        let spec = fc.lookup_best_match(k, &al, FileKind::from_mode(kind as u32)).map_err(|_| EINVAL)?.ok_or(ENOENT)?;
+        let spec = fc
+            .lookup_best_match(k, &al, FileKind::from_mode(kind as u32))
+            .map_err(|_| EINVAL)?
+            .ok_or(ENOENT)?;
         ffi::out(con, ffi::c_string(&spec.context)?)?;
         Ok(0)
     })
 }
 
 #[no_mangle]
-pub extern "C" fn selabel_lookup_best_match(h: *mut Handle, con: *mut *mut c_char, key: *const c_char, aliases: *const *const c_char, kind: c_int) -> c_int {
+pub extern "C" fn selabel_lookup_best_match(
+    h: *mut Handle,
+    con: *mut *mut c_char,
+    key: *const c_char,
+    aliases: *const *const c_char,
+    kind: c_int,
+) -> c_int {
     selabel_lookup_best_match_raw(h, con, key, aliases, kind)
 }
 
@@ -254,7 +342,9 @@ pub extern "C" fn selabel_lookup_best_match(h: *mut Handle, con: *mut *mut c_cha
 pub extern "C" fn selabel_partial_match(h: *mut Handle, key: *const c_char) -> bool {
     ffi::guard(false, || {
         // A backend with no partial matching may match anything (libselinux's label.c).
-        let Some(fc) = handle(h)?.files.as_ref() else { return Ok(true) };
+        let Some(fc) = handle(h)?.files.as_ref() else {
+            return Ok(true);
+        };
         fc.partial_match(ffi::bytes_arg(key)?).map_err(|_| EINVAL)
     })
 }
@@ -267,7 +357,9 @@ pub(crate) const SEHASH: &CStr = c"security.sehash";
 /// context and its NUL, from the last specification back); None when none does, or for a
 /// backend other than files (libselinux has no such function for them).
 pub(crate) fn partial_matches_digest(h: *mut Handle, key: &[u8]) -> Res<Option<[u8; 20]>> {
-    let Some(fc) = handle(h)?.files.as_ref() else { return Ok(None) };
+    let Some(fc) = handle(h)?.files.as_ref() else {
+        return Ok(None);
+    };
     let specs = fc.partial_matches_all(key).map_err(|_| EINVAL)?;
     if specs.is_empty() {
         return Ok(None);
@@ -288,7 +380,14 @@ pub(crate) fn partial_matches_digest(h: *mut Handle, key: &[u8]) -> Res<Option<[
 pub(crate) fn kept_digest(path: &CStr) -> Option<[u8; 20]> {
     let mut kept = [0u8; 20];
     // SAFETY: a NUL-terminated path and attribute name, and a 20-byte buffer.
-    let read = unsafe { libc::getxattr(path.as_ptr(), SEHASH.as_ptr(), kept.as_mut_ptr().cast(), kept.len()) };
+    let read = unsafe {
+        libc::getxattr(
+            path.as_ptr(),
+            SEHASH.as_ptr(),
+            kept.as_mut_ptr().cast(),
+            kept.len(),
+        )
+    };
     (read == 20).then_some(kept)
 }
 
@@ -305,12 +404,18 @@ fn c_digest(d: &[u8; 20]) -> Res<*mut u8> {
 }
 
 #[no_mangle]
-pub extern "C" fn selabel_hash_all_partial_matches(h: *mut Handle, key: *const c_char, digest: *mut u8) -> bool {
+pub extern "C" fn selabel_hash_all_partial_matches(
+    h: *mut Handle,
+    key: *const c_char,
+    digest: *mut u8,
+) -> bool {
     ffi::guard(false, || {
         if digest.is_null() {
             return Err(EINVAL);
         }
-        let Some(d) = partial_matches_digest(h, ffi::bytes_arg(key)?)? else { return Ok(false) };
+        let Some(d) = partial_matches_digest(h, ffi::bytes_arg(key)?)? else {
+            return Ok(false);
+        };
         // SAFETY: the caller's buffer of SHA1_HASH_SIZE (20) bytes, not NULL.
         unsafe { std::ptr::copy_nonoverlapping(d.as_ptr(), digest, 20) };
         Ok(true)
@@ -321,7 +426,13 @@ pub extern "C" fn selabel_hash_all_partial_matches(h: *mut Handle, key: *const c
 /// now (each NULL when there is none, else the caller's to free), their length (20), and
 /// whether both exist and are equal (label_file.c's get_digests_all_partial_matches).
 #[no_mangle]
-pub extern "C" fn selabel_get_digests_all_partial_matches(h: *mut Handle, key: *const c_char, calc: *mut *mut u8, xattr: *mut *mut u8, len: *mut usize) -> bool {
+pub extern "C" fn selabel_get_digests_all_partial_matches(
+    h: *mut Handle,
+    key: *const c_char,
+    calc: *mut *mut u8,
+    xattr: *mut *mut u8,
+    len: *mut usize,
+) -> bool {
     ffi::guard(false, || {
         if calc.is_null() || xattr.is_null() || len.is_null() {
             return Err(EINVAL);
@@ -358,8 +469,16 @@ pub extern "C" fn selabel_cmp(a: *mut Handle, b: *mut Handle) -> c_int {
     ffi::guard(3, || {
         let set = |h: &Handle| -> std::collections::BTreeSet<(String, u32, String)> {
             match &h.files {
-                Some(fc) => fc.specs().iter().map(|s| (s.regex.to_string(), s.mode, s.context.to_string())).collect(),
-                None => h.names.iter().map(|(t, n, c)| (n.clone(), *t, c.clone())).collect(),
+                Some(fc) => fc
+                    .specs()
+                    .iter()
+                    .map(|s| (s.regex.to_string(), s.mode, s.context.to_string()))
+                    .collect(),
+                None => h
+                    .names
+                    .iter()
+                    .map(|(t, n, c)| (n.clone(), *t, c.clone()))
+                    .collect(),
             }
         };
         let (x, y) = (set(handle(a)?), set(handle(b)?));
@@ -382,7 +501,11 @@ pub extern "C" fn matchmediacon(media: *const c_char, con: *mut *mut c_char) -> 
     ffi::guard(-1, || {
         let m = ffi::str_arg(media)?;
         let names = read_names(Path::new(&under_root("/contexts/files/media")), None)?;
-        let c = names.iter().find(|(_, n, _)| n == m).map(|(_, _, c)| c.clone()).ok_or(ENOENT)?;
+        let c = names
+            .iter()
+            .find(|(_, n, _)| n == m)
+            .map(|(_, _, c)| c.clone())
+            .ok_or(ENOENT)?;
         ffi::out(con, ffi::c_string(&c)?)?;
         Ok(0)
     })
@@ -391,7 +514,13 @@ pub extern "C" fn matchmediacon(media: *const c_char, con: *mut *mut c_char) -> 
 /// The SHA-1 of the files the handle was read from and their paths (valid until the handle is
 /// closed); EINVAL unless opened with SELABEL_OPT_DIGEST.
 #[no_mangle]
-pub extern "C" fn selabel_digest(h: *mut Handle, digest: *mut *mut u8, len: *mut usize, files: *mut *mut *mut c_char, nfiles: *mut usize) -> c_int {
+pub extern "C" fn selabel_digest(
+    h: *mut Handle,
+    digest: *mut *mut u8,
+    len: *mut usize,
+    files: *mut *mut *mut c_char,
+    nfiles: *mut usize,
+) -> c_int {
     ffi::guard(-1, || {
         let (sum, _names, ptrs) = handle(h)?.digest.as_ref().ok_or(EINVAL)?;
         ffi::out(digest, sum.as_ptr() as *mut u8)?;

@@ -65,12 +65,16 @@ impl Page {
     }
 
     fn nbools(&self) -> usize {
-        (self.word(layout::NBOOLS) as usize).min(self.len.saturating_sub(layout::BOOLS_AT) / layout::BOOL_SIZE)
+        (self.word(layout::NBOOLS) as usize)
+            .min(self.len.saturating_sub(layout::BOOLS_AT) / layout::BOOL_SIZE)
     }
 
     fn bool_name(&self, i: usize) -> String {
         let at = layout::BOOLS_AT + i * layout::BOOL_SIZE;
-        let name: Vec<u8> = (0..layout::NAME_LEN).map(|j| self.byte(at + j)).take_while(|&b| b != 0).collect();
+        let name: Vec<u8> = (0..layout::NAME_LEN)
+            .map(|j| self.byte(at + j))
+            .take_while(|&b| b != 0)
+            .collect();
         String::from_utf8_lossy(&name).into_owned()
     }
 
@@ -94,7 +98,16 @@ impl Page {
                 policyload: self.word(layout::POLICYLOAD),
                 policy_gen: self.word(layout::POLICY_GEN),
                 active: if with_bools {
-                    (0..self.nbools()).map(|i| (self.bool_name(i), self.byte(layout::BOOLS_AT + i * layout::BOOL_SIZE + layout::NAME_LEN) != 0)).collect()
+                    (0..self.nbools())
+                        .map(|i| {
+                            (
+                                self.bool_name(i),
+                                self.byte(
+                                    layout::BOOLS_AT + i * layout::BOOL_SIZE + layout::NAME_LEN,
+                                ) != 0,
+                            )
+                        })
+                        .collect()
                 } else {
                     Vec::new()
                 },
@@ -123,13 +136,32 @@ struct Session {
 static SESSION: OnceLock<Option<Session>> = OnceLock::new();
 
 fn map(path: &std::path::Path, write: bool) -> Option<(*mut u8, usize)> {
-    let f = std::fs::OpenOptions::new().read(true).write(write).open(path).ok()?;
-    let len = usize::try_from(f.metadata().ok()?.len()).ok().filter(|&l| l > 0)?;
-    let prot = if write { libc::PROT_READ | libc::PROT_WRITE } else { libc::PROT_READ };
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(write)
+        .open(path)
+        .ok()?;
+    let len = usize::try_from(f.metadata().ok()?.len())
+        .ok()
+        .filter(|&l| l > 0)?;
+    let prot = if write {
+        libc::PROT_READ | libc::PROT_WRITE
+    } else {
+        libc::PROT_READ
+    };
     use std::os::fd::AsRawFd;
     // SAFETY: a fresh shared mapping of `len` bytes of an open file; the kernel chooses the
     // address; the descriptor may be closed afterwards (the mapping keeps the file).
-    let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, f.as_raw_fd(), 0) };
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            prot,
+            libc::MAP_SHARED,
+            f.as_raw_fd(),
+            0,
+        )
+    };
     (p != libc::MAP_FAILED).then_some((p as *mut u8, len))
 }
 
@@ -145,10 +177,20 @@ fn open_session() -> Option<Session> {
     };
     let page = Page { base, len };
     if page.word(layout::MAGIC_AT) != layout::MAGIC {
-        crate::callbacks::log(crate::callbacks::SELINUX_ERROR, &format!("seaccess: {}: not a session state page\n", dir.join(layout::STATE_FILE).display()));
+        crate::callbacks::log(
+            crate::callbacks::SELINUX_ERROR,
+            &format!(
+                "seaccess: {}: not a session state page\n",
+                dir.join(layout::STATE_FILE).display()
+            ),
+        );
         return None;
     }
-    Some(Session { dir, selinuxfs, page })
+    Some(Session {
+        dir,
+        selinuxfs,
+        page,
+    })
 }
 
 fn session() -> Option<&'static Session> {
@@ -194,7 +236,9 @@ pub(crate) fn sync(k: &Kernel) {
 fn sync_slow(k: &Kernel, s: &Session) {
     // One thread applies; the others (and a callback that calls back in while it applies) go
     // on with the state as it was a moment ago, as a check racing a change does on a kernel.
-    let Ok(mut applied) = APPLIED.try_lock() else { return };
+    let Ok(mut applied) = APPLIED.try_lock() else {
+        return;
+    };
     let snap = s.page.snapshot(true);
     let (load, gen) = applied.unwrap_or((u32::MAX, u32::MAX));
     if gen != snap.policy_gen && gen != u32::MAX {
@@ -204,7 +248,9 @@ fn sync_slow(k: &Kernel, s: &Session) {
     if load != snap.policyload || gen != snap.policy_gen {
         let mut changed = false;
         for (name, v) in &snap.active {
-            if k.server.pending_boolean(name).is_ok_and(|p| p != *v) || k.server.snapshot().boolean(name).is_ok_and(|a| a != *v) {
+            if k.server.pending_boolean(name).is_ok_and(|p| p != *v)
+                || k.server.snapshot().boolean(name).is_ok_and(|a| a != *v)
+            {
                 changed |= k.server.set_boolean(name, *v).is_ok();
             }
         }
@@ -225,14 +271,27 @@ fn sync_slow(k: &Kernel, s: &Session) {
 pub(crate) fn status() -> Option<(u32, bool, bool)> {
     let s = session()?;
     let snap = s.page.snapshot(false);
-    Some((snap.policyload, snap.enforcing, s.page.word(layout::DENY_UNKNOWN) != 0))
+    Some((
+        snap.policyload,
+        snap.enforcing,
+        s.page.word(layout::DENY_UNKNOWN) != 0,
+    ))
 }
 
 /// The pending value of boolean `name` in the session (ENOENT for a name it lacks), None
 /// outside a session.
 pub(crate) fn pending(name: &str) -> Option<Res<bool>> {
     let s = session()?;
-    Some(s.page.find(name).map(|i| s.page.byte(layout::BOOLS_AT + i * layout::BOOL_SIZE + layout::NAME_LEN + 1) != 0).ok_or(crate::ffi::ENOENT))
+    Some(
+        s.page
+            .find(name)
+            .map(|i| {
+                s.page
+                    .byte(layout::BOOLS_AT + i * layout::BOOL_SIZE + layout::NAME_LEN + 1)
+                    != 0
+            })
+            .ok_or(crate::ffi::ENOENT),
+    )
 }
 
 /// Writes `data` to the view's file `rel` (`enforce`, `booleans/NAME`...), as libselinux writes
@@ -257,11 +316,17 @@ static STATS: OnceLock<Option<(usize, usize)>> = OnceLock::new();
 
 fn stats_map() -> Option<(*const AtomicU64, usize)> {
     let s = session()?;
-    let (p, len) = (*STATS.get_or_init(|| map(&s.dir.join(layout::STATS_FILE), true).map(|(p, l)| (p as usize, l))))?;
+    let (p, len) = (*STATS
+        .get_or_init(|| map(&s.dir.join(layout::STATS_FILE), true).map(|(p, l)| (p as usize, l))))?;
     Some((p as *const AtomicU64, len / 8))
 }
 
-fn slot_word(base: *const AtomicU64, words: usize, slot: usize, i: usize) -> Option<&'static AtomicU64> {
+fn slot_word(
+    base: *const AtomicU64,
+    words: usize,
+    slot: usize,
+    i: usize,
+) -> Option<&'static AtomicU64> {
     let at = slot * (layout::STATS_SLOT_SIZE / 8) + i;
     // SAFETY: `at` is inside the mapping (checked), which lives for the process and is only
     // accessed through atomics.
@@ -270,13 +335,22 @@ fn slot_word(base: *const AtomicU64, words: usize, slot: usize, i: usize) -> Opt
 
 /// Writes this process's cache statistics to its line of the session's statistics.
 pub(crate) fn publish(k: &Kernel) {
-    let Some((base, words)) = stats_map() else { return };
+    let Some((base, words)) = stats_map() else {
+        return;
+    };
     let pid = std::process::id();
-    let Ok(mut slot) = SLOT.try_lock() else { return };
+    let Ok(mut slot) = SLOT.try_lock() else {
+        return;
+    };
     let idx = match *slot {
         Some((i, p)) if p == pid => i,
         _ => {
-            let Some(i) = (1..layout::STATS_SLOTS).find(|&i| slot_word(base, words, i, 0).is_some_and(|w| w.compare_exchange(0, u64::from(pid), AcqRel, Relaxed).is_ok())) else {
+            let Some(i) = (1..layout::STATS_SLOTS).find(|&i| {
+                slot_word(base, words, i, 0).is_some_and(|w| {
+                    w.compare_exchange(0, u64::from(pid), AcqRel, Relaxed)
+                        .is_ok()
+                })
+            }) else {
                 return;
             };
             if slot.is_none() {
@@ -288,7 +362,17 @@ pub(crate) fn publish(k: &Kernel) {
         }
     };
     let c = k.avc.cache_stats();
-    for (i, v) in [c.lookups, c.hits, c.misses, c.allocations, c.reclaims, c.frees].into_iter().enumerate() {
+    for (i, v) in [
+        c.lookups,
+        c.hits,
+        c.misses,
+        c.allocations,
+        c.reclaims,
+        c.frees,
+    ]
+    .into_iter()
+    .enumerate()
+    {
         if let Some(w) = slot_word(base, words, idx, i + 1) {
             w.store(v, Relaxed);
         }
@@ -302,14 +386,19 @@ extern "C" fn retire() {
         if let Some(k) = state::loaded() {
             publish(k);
         }
-        let Some((base, words)) = stats_map() else { return };
+        let Some((base, words)) = stats_map() else {
+            return;
+        };
         let Ok(slot) = SLOT.lock() else { return };
         let Some((idx, pid)) = *slot else { return };
         if pid != std::process::id() {
             return;
         }
         for i in 1..7 {
-            if let (Some(w), Some(r)) = (slot_word(base, words, idx, i), slot_word(base, words, layout::STATS_RETIRED, i)) {
+            if let (Some(w), Some(r)) = (
+                slot_word(base, words, idx, i),
+                slot_word(base, words, layout::STATS_RETIRED, i),
+            ) {
                 r.fetch_add(w.swap(0, AcqRel), AcqRel);
             }
         }
@@ -329,7 +418,9 @@ static SET_SELINUX_MNT: extern "C" fn() = set_selinux_mnt;
 #[cfg(target_os = "linux")]
 extern "C" fn set_selinux_mnt() {
     let _ = std::panic::catch_unwind(|| {
-        let Some(mnt) = state::env(SELINUXFS_ENV) else { return };
+        let Some(mnt) = state::env(SELINUXFS_ENV) else {
+            return;
+        };
         if state::env(SESSION_ENV).is_none() {
             return;
         }

@@ -37,12 +37,21 @@ fn line(l: &str, mls: bool) -> Option<(String, String, Option<String>)> {
 /// list in /etc/group (getgrouplist over the files).
 fn in_group(group: &str, user: &str) -> bool {
     let groups = std::fs::read_to_string("/etc/group").unwrap_or_default();
-    let Some(g) = groups.lines().map(|l| l.split(':').collect::<Vec<_>>()).find(|f| f.first() == Some(&group)) else { return false };
+    let Some(g) = groups
+        .lines()
+        .map(|l| l.split(':').collect::<Vec<_>>())
+        .find(|f| f.first() == Some(&group))
+    else {
+        return false;
+    };
     if g.get(3).is_some_and(|m| m.split(',').any(|x| x == user)) {
         return true;
     }
     let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
-    passwd.lines().map(|l| l.split(':').collect::<Vec<_>>()).any(|f| f.first() == Some(&user) && f.get(3) == g.get(2))
+    passwd
+        .lines()
+        .map(|l| l.split(':').collect::<Vec<_>>())
+        .any(|f| f.first() == Some(&user) && f.get(3) == g.get(2))
 }
 
 fn by_name(name: &str) -> (String, Option<String>) {
@@ -50,7 +59,9 @@ fn by_name(name: &str) -> (String, Option<String>) {
     let text = std::fs::read_to_string(under_root("/seusers")).unwrap_or_default();
     let (mut group, mut default) = (None, None);
     for l in text.lines() {
-        let Some((login, seuser, level)) = line(l, mls) else { continue };
+        let Some((login, seuser, level)) = line(l, mls) else {
+            continue;
+        };
         if login == name {
             return (seuser, level);
         }
@@ -63,17 +74,31 @@ fn by_name(name: &str) -> (String, Option<String>) {
         }
     }
     // No entry at all: the login name itself, with no level.
-    group.or(default).unwrap_or_else(|| (name.to_string(), None))
+    group
+        .or(default)
+        .unwrap_or_else(|| (name.to_string(), None))
 }
 
-fn give(seuser: &str, level: Option<&str>, r_seuser: *mut *mut c_char, r_level: *mut *mut c_char) -> ffi::Res<c_int> {
+fn give(
+    seuser: &str,
+    level: Option<&str>,
+    r_seuser: *mut *mut c_char,
+    r_level: *mut *mut c_char,
+) -> ffi::Res<c_int> {
     ffi::out(r_seuser, ffi::c_string(seuser)?)?;
-    ffi::out(r_level, level.map_or(Ok(std::ptr::null_mut()), ffi::c_string)?)?;
+    ffi::out(
+        r_level,
+        level.map_or(Ok(std::ptr::null_mut()), ffi::c_string)?,
+    )?;
     Ok(0)
 }
 
 #[no_mangle]
-pub extern "C" fn getseuserbyname(name: *const c_char, r_seuser: *mut *mut c_char, r_level: *mut *mut c_char) -> c_int {
+pub extern "C" fn getseuserbyname(
+    name: *const c_char,
+    r_seuser: *mut *mut c_char,
+    r_level: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let (s, l) = by_name(ffi::str_arg(name)?);
         give(&s, l.as_deref(), r_seuser, r_level)
@@ -83,21 +108,30 @@ pub extern "C" fn getseuserbyname(name: *const c_char, r_seuser: *mut *mut c_cha
 /// The service's line of `logins/USERNAME` (`service:seuser:level`, `*` for any service),
 /// else getseuserbyname's answer.
 #[no_mangle]
-pub extern "C" fn getseuser(username: *const c_char, service: *const c_char, r_seuser: *mut *mut c_char, r_level: *mut *mut c_char) -> c_int {
+pub extern "C" fn getseuser(
+    username: *const c_char,
+    service: *const c_char,
+    r_seuser: *mut *mut c_char,
+    r_level: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let user = ffi::str_arg(username)?;
         if user.contains('/') {
             return Err(EINVAL);
         }
         let svc = ffi::opt_str_arg(service)?;
-        let text = std::fs::read_to_string(under_root(&format!("/logins/{user}"))).unwrap_or_default();
+        let text =
+            std::fs::read_to_string(under_root(&format!("/logins/{user}"))).unwrap_or_default();
         let mut rec = None;
         for l in text.lines() {
             if let Some(rest) = l.strip_prefix("*:") {
                 rec = Some(rest.to_string());
                 continue;
             }
-            if let Some(rest) = svc.and_then(|s| l.strip_prefix(s)).and_then(|r| r.strip_prefix(':')) {
+            if let Some(rest) = svc
+                .and_then(|s| l.strip_prefix(s))
+                .and_then(|r| r.strip_prefix(':'))
+            {
                 rec = Some(rest.to_string());
                 break;
             }

@@ -115,7 +115,8 @@ impl SecurityId {
         let sid = g.context_to_sid(text).map_err(|_| EINVAL)?;
         // A thread resolving under an older generation may overwrite this with its own: the
         // next check of the newer one resolves again, never takes the older SID.
-        self.resolved.store(u64::from(seqno) << 32 | u64::from(sid.0), Relaxed);
+        self.resolved
+            .store(u64::from(seqno) << 32 | u64::from(sid.0), Relaxed);
         Ok(sid)
     }
 
@@ -124,7 +125,10 @@ impl SecurityId {
     }
 
     pub fn put(&self) -> u32 {
-        let prev = self.refcnt.fetch_update(AcqRel, Acquire, |n| Some(n.saturating_sub(1))).unwrap_or(0);
+        let prev = self
+            .refcnt
+            .fetch_update(AcqRel, Acquire, |n| Some(n.saturating_sub(1)))
+            .unwrap_or(0);
         prev.saturating_sub(1)
     }
 }
@@ -229,7 +233,11 @@ impl Texts {
 pub(crate) struct Held(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, Option<Index>>);
 
 pub(crate) fn hold() -> Held {
-    Held(INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner))
+    Held(
+        INDEX
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    )
 }
 
 /// The SID at `addr`, an address in a chunk at a multiple of SIZE from its start.
@@ -276,13 +284,17 @@ pub(crate) fn intern(ctx: &str) -> Res<&'static SecurityId> {
 /// [`intern`], with the SID's index for [`by_index`].
 pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
     {
-        let idx = INDEX.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let idx = INDEX
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(&i) = idx.as_ref().and_then(|x| x.map.get(ctx)) {
             return by_index(i).map(|s| (i, s)).ok_or(EINVAL);
         }
     }
     crate::fork::register();
-    let mut idx = INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut idx = INDEX
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let index = idx.get_or_insert_with(Index::default);
     if let Some(&i) = index.map.get(ctx) {
         return by_index(i).map(|s| (i, s)).ok_or(EINVAL);
@@ -325,7 +337,9 @@ pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
 /// Retires the current table (`avc_destroy`): every SID made so far is EINVAL from now on, its
 /// memory given back; the next SID starts a new table.
 pub(crate) fn retire() {
-    let mut idx = INDEX.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut idx = INDEX
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(old) = idx.take() else { return };
     FILLED.store(0, Release);
     for (k, chunk) in CHUNKS.iter().enumerate() {
@@ -381,16 +395,29 @@ pub(crate) fn from_ptr(p: *const SecurityId) -> Res<&'static SecurityId> {
 
 /// [`from_ptr`] of two pointers, reading the filled count once.
 #[inline(always)]
-pub(crate) fn from_ptrs(a: *const SecurityId, b: *const SecurityId) -> Res<(&'static SecurityId, &'static SecurityId)> {
+pub(crate) fn from_ptrs(
+    a: *const SecurityId,
+    b: *const SecurityId,
+) -> Res<(&'static SecurityId, &'static SecurityId)> {
     let filled = FILLED.load(Acquire);
     let base = CHUNKS[0].load(Acquire);
-    let (oa, ob) = ((a as usize).wrapping_sub(base), (b as usize).wrapping_sub(base));
+    let (oa, ob) = (
+        (a as usize).wrapping_sub(base),
+        (b as usize).wrapping_sub(base),
+    );
     // Both in the first chunk: one load of its address for the two.
     if base != 0 && oa < FIRST * SIZE && ob < FIRST * SIZE {
-        let ours = |off: usize| (off % SIZE == 0 && off / SIZE < filled).then(|| at(base + off)).ok_or(EINVAL);
+        let ours = |off: usize| {
+            (off % SIZE == 0 && off / SIZE < filled)
+                .then(|| at(base + off))
+                .ok_or(EINVAL)
+        };
         return Ok((ours(oa)?, ours(ob)?));
     }
-    Ok((locate(a as usize, filled).ok_or(EINVAL)?, locate(b as usize, filled).ok_or(EINVAL)?))
+    Ok((
+        locate(a as usize, filled).ok_or(EINVAL)?,
+        locate(b as usize, filled).ok_or(EINVAL)?,
+    ))
 }
 
 /// The pointer C programs hold for a SID.
@@ -414,17 +441,37 @@ mod tests {
     fn only_our_sids_pass() {
         let a = intern("u:r:only_our_sids_a_t:s0").map(as_ptr);
         let b = intern("u:r:only_our_sids_b_t:s0").map(as_ptr);
-        let (Ok(a), Ok(b)) = (a, b) else { panic!("interning failed") };
-        assert_eq!(from_ptr(a).map(|s| s.text()), Ok("u:r:only_our_sids_a_t:s0"));
-        assert_eq!(from_ptr(b).map(|s| s.text()), Ok("u:r:only_our_sids_b_t:s0"));
+        let (Ok(a), Ok(b)) = (a, b) else {
+            panic!("interning failed")
+        };
+        assert_eq!(
+            from_ptr(a).map(|s| s.text()),
+            Ok("u:r:only_our_sids_a_t:s0")
+        );
+        assert_eq!(
+            from_ptr(b).map(|s| s.text()),
+            Ok("u:r:only_our_sids_b_t:s0")
+        );
         assert_eq!(intern("u:r:only_our_sids_a_t:s0").map(as_ptr), Ok(a));
-        assert_eq!(from_ptrs(a, b).map(|(x, y)| (as_ptr(x), as_ptr(y))), Ok((a, b)));
+        assert_eq!(
+            from_ptrs(a, b).map(|(x, y)| (as_ptr(x), as_ptr(y))),
+            Ok((a, b))
+        );
         assert_eq!(from_ptrs(a, std::ptr::null()).map(|_| ()), Err(EINVAL));
-        assert_eq!(from_ptrs((b as usize + 1) as *const SecurityId, a).map(|_| ()), Err(EINVAL));
+        assert_eq!(
+            from_ptrs((b as usize + 1) as *const SecurityId, a).map(|_| ()),
+            Err(EINVAL)
+        );
         let a = a as *const SecurityId;
         assert_eq!(from_ptr(std::ptr::null()).map(|_| ()), Err(EINVAL));
-        assert_eq!(from_ptr((a as usize + 8) as *const SecurityId).map(|_| ()), Err(EINVAL));
-        assert_eq!(from_ptr((a as usize - 1) as *const SecurityId).map(|_| ()), Err(EINVAL));
+        assert_eq!(
+            from_ptr((a as usize + 8) as *const SecurityId).map(|_| ()),
+            Err(EINVAL)
+        );
+        assert_eq!(
+            from_ptr((a as usize - 1) as *const SecurityId).map(|_| ()),
+            Err(EINVAL)
+        );
         let past = (CHUNKS[0].load(Acquire) + count().min(FIRST) * SIZE) as *const SecurityId;
         if count() < FIRST {
             assert_eq!(from_ptr(past).map(|_| ()), Err(EINVAL));
@@ -434,9 +481,15 @@ mod tests {
             assert_eq!(from_ptr(beyond).map(|_| ()), Err(EINVAL));
         }
         let local = 0u64;
-        assert_eq!(from_ptr(&local as *const u64 as *const SecurityId).map(|_| ()), Err(EINVAL));
+        assert_eq!(
+            from_ptr(&local as *const u64 as *const SecurityId).map(|_| ()),
+            Err(EINVAL)
+        );
         let heap = Box::new([0u8; 64]);
-        assert_eq!(from_ptr(heap.as_ptr() as *const SecurityId).map(|_| ()), Err(EINVAL));
+        assert_eq!(
+            from_ptr(heap.as_ptr() as *const SecurityId).map(|_| ()),
+            Err(EINVAL)
+        );
         // A context with a NUL inside is refused.
         assert_eq!(intern("u:r:a\0b:s0").map(|_| ()), Err(EINVAL));
     }
@@ -447,9 +500,14 @@ mod tests {
     #[test]
     fn the_table_grows_past_its_first_chunks() {
         let made: Vec<(usize, &'static SecurityId)> = (0..3 * FIRST)
-            .map(|n| intern_indexed(&format!("u:r:grows_{n}_t:s0")).unwrap_or_else(|e| panic!("{e:?}")))
+            .map(|n| {
+                intern_indexed(&format!("u:r:grows_{n}_t:s0")).unwrap_or_else(|e| panic!("{e:?}"))
+            })
             .collect();
-        assert!(CHUNKS[1].load(Acquire) != 0 && CHUNKS[2].load(Acquire) != 0, "three chunks at least");
+        assert!(
+            CHUNKS[1].load(Acquire) != 0 && CHUNKS[2].load(Acquire) != 0,
+            "three chunks at least"
+        );
         let mut seen = std::collections::HashSet::new();
         for (n, (i, s)) in made.iter().enumerate() {
             let ctx = format!("u:r:grows_{n}_t:s0");
@@ -458,7 +516,10 @@ mod tests {
             assert_eq!(from_ptr(as_ptr(s)).map(as_ptr), Ok(as_ptr(s)));
             assert_eq!(by_index(*i).map(as_ptr), Some(as_ptr(s)));
             assert_eq!(intern(&ctx).map(as_ptr), Ok(as_ptr(s)));
-            assert_eq!(from_ptr((as_ptr(s) as usize + 64) as *const SecurityId).map(|_| ()), Err(EINVAL));
+            assert_eq!(
+                from_ptr((as_ptr(s) as usize + 64) as *const SecurityId).map(|_| ()),
+                Err(EINVAL)
+            );
         }
         let (k, first) = chunk_of(count());
         let next = CHUNKS[k].load(Acquire) + (count() - first) * SIZE;
@@ -493,10 +554,16 @@ mod tests {
         }
         let s = intern(short).unwrap_or_else(|e| panic!("{e:?}"));
         let (start, p) = (s as *const SecurityId as usize, s.c_text() as usize);
-        assert!(p >= start && p + short.len() < start + SIZE, "text at {p:#x}, SID at {start:#x}");
+        assert!(
+            p >= start && p + short.len() < start + SIZE,
+            "text at {p:#x}, SID at {start:#x}"
+        );
         let l = intern(&long).unwrap_or_else(|e| panic!("{e:?}"));
         let (start, p) = (l as *const SecurityId as usize, l.c_text() as usize);
-        assert!(p < start || p >= start + SIZE, "a long text cannot fit in its SID");
+        assert!(
+            p < start || p >= start + SIZE,
+            "a long text cannot fit in its SID"
+        );
     }
 
     // The public prefix is where C's `struct security_id { char *ctx; unsigned refcnt; }`
@@ -504,7 +571,10 @@ mod tests {
     #[test]
     fn the_public_prefix_is_libselinux_layout() {
         assert_eq!(std::mem::offset_of!(SecurityId, ctx), 0);
-        assert_eq!(std::mem::offset_of!(SecurityId, refcnt), std::mem::size_of::<*mut c_char>());
+        assert_eq!(
+            std::mem::offset_of!(SecurityId, refcnt),
+            std::mem::size_of::<*mut c_char>()
+        );
     }
 
     /// The bytes up to the NUL that `c_text` points at.

@@ -228,7 +228,12 @@ fn from_env() -> Res<&'static Kernel> {
         Ok(k) => return Ok(k),
         Err(x) => x,
     };
-    callbacks::log(callbacks::SELINUX_ERROR, &format!("seaccess: cannot load policy {why}; denying every access until a policy is loaded\n"));
+    callbacks::log(
+        callbacks::SELINUX_ERROR,
+        &format!(
+            "seaccess: cannot load policy {why}; denying every access until a policy is loaded\n"
+        ),
+    );
     Err(e)
 }
 
@@ -238,7 +243,10 @@ fn ignored_variables() {
     if !secure_execution() {
         return;
     }
-    let set: Vec<&str> = [POLICY_ENV, crate::proccon::SUBJECTS_ENV].into_iter().filter(|v| std::env::var_os(v).is_some()).collect();
+    let set: Vec<&str> = [POLICY_ENV, crate::proccon::SUBJECTS_ENV]
+        .into_iter()
+        .filter(|v| std::env::var_os(v).is_some())
+        .collect();
     if set.is_empty() {
         return;
     }
@@ -269,7 +277,12 @@ fn read_policy(path: &std::path::Path) -> Result<SecurityServer, (Errno, String)
 /// failed, EFBIG when it is larger than any policy, EINVAL when it is not a regular file.
 fn file_errno(e: &seaccess_policy::PolicyError) -> Errno {
     match e {
-        seaccess_policy::PolicyError::Io { source, .. } => Errno(source.raw_os_error().filter(|&n| n > 0).unwrap_or(libc::EIO)),
+        seaccess_policy::PolicyError::Io { source, .. } => Errno(
+            source
+                .raw_os_error()
+                .filter(|&n| n > 0)
+                .unwrap_or(libc::EIO),
+        ),
         seaccess_policy::PolicyError::TooLarge { .. } => Errno(libc::EFBIG),
         _ => EINVAL,
     }
@@ -318,7 +331,10 @@ pub(crate) fn load_bytes(data: &[u8], path: &str) -> Res<()> {
     crate::fork::register();
     let failed = |e: seaccess_security::SecurityError| {
         // No lock held: the log callback may call back into the library.
-        callbacks::log(callbacks::SELINUX_ERROR, &format!("seaccess: cannot load policy {path}: {e}\n"));
+        callbacks::log(
+            callbacks::SELINUX_ERROR,
+            &format!("seaccess: cannot load policy {path}: {e}\n"),
+        );
         EINVAL
     };
     let k = match KERNEL.get() {

@@ -19,7 +19,9 @@ use crate::state;
 static STATUS: Mutex<(bool, Option<(u32, bool)>)> = Mutex::new((false, None));
 
 /// The status page's lock, held across a fork (see [`crate::fork`]): it nests in no other lock.
-pub(crate) struct Held(#[allow(dead_code)] std::sync::MutexGuard<'static, (bool, Option<(u32, bool)>)>);
+pub(crate) struct Held(
+    #[allow(dead_code)] std::sync::MutexGuard<'static, (bool, Option<(u32, bool)>)>,
+);
 
 pub(crate) fn hold() -> Held {
     Held(lock(&STATUS))

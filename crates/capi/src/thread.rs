@@ -13,7 +13,9 @@ pub(crate) fn id() -> u64 {
         // SAFETY: on x86-64 Linux, %fs holds the thread pointer of every thread and its first
         // word points to itself (the TLS ABI's tcbhead_t.tcb); the load reads only that word,
         // touches no memory Rust knows of and leaves the flags alone.
-        unsafe { std::arch::asm!("mov {}, qword ptr fs:[0]", out(reg) tp, options(nostack, readonly, preserves_flags)) };
+        unsafe {
+            std::arch::asm!("mov {}, qword ptr fs:[0]", out(reg) tp, options(nostack, readonly, preserves_flags))
+        };
         tp
     }
     #[cfg(all(target_arch = "aarch64", target_os = "linux"))]
@@ -21,10 +23,15 @@ pub(crate) fn id() -> u64 {
         let tp: u64;
         // SAFETY: reads the thread pointer register (TPIDR_EL0), which the C library sets for
         // every thread; no memory is touched.
-        unsafe { std::arch::asm!("mrs {}, tpidr_el0", out(reg) tp, options(nostack, nomem, preserves_flags)) };
+        unsafe {
+            std::arch::asm!("mrs {}, tpidr_el0", out(reg) tp, options(nostack, nomem, preserves_flags))
+        };
         tp
     }
-    #[cfg(not(any(all(target_arch = "x86_64", target_os = "linux"), all(target_arch = "aarch64", target_os = "linux"))))]
+    #[cfg(not(any(
+        all(target_arch = "x86_64", target_os = "linux"),
+        all(target_arch = "aarch64", target_os = "linux")
+    )))]
     {
         0
     }
@@ -39,7 +46,10 @@ mod tests {
     fn a_thread_pointer_is_its_threads_own() {
         let me = id();
         assert_eq!(me, id());
-        if cfg!(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))) {
+        if cfg!(all(
+            target_os = "linux",
+            any(target_arch = "x86_64", target_arch = "aarch64")
+        )) {
             assert_ne!(me, 0);
             // Read while this thread is alive too.
             let theirs = std::thread::spawn(id).join().map_err(|_| ()).unwrap_or(0);

@@ -21,17 +21,26 @@ fn copy(from: *const c_char, to: *mut *mut c_char) -> ffi::Res<c_int> {
 }
 
 #[no_mangle]
-pub extern "C" fn selinux_raw_to_trans_context(raw: *const c_char, trans: *mut *mut c_char) -> c_int {
+pub extern "C" fn selinux_raw_to_trans_context(
+    raw: *const c_char,
+    trans: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || copy(raw, trans))
 }
 
 #[no_mangle]
-pub extern "C" fn selinux_trans_to_raw_context(trans: *const c_char, raw: *mut *mut c_char) -> c_int {
+pub extern "C" fn selinux_trans_to_raw_context(
+    trans: *const c_char,
+    raw: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || copy(trans, raw))
 }
 
 /// The color of a context: without mcstrans, libselinux hands back the context itself.
 #[no_mangle]
-pub extern "C" fn selinux_raw_context_to_color(raw: *const c_char, color: *mut *mut c_char) -> c_int {
+pub extern "C" fn selinux_raw_context_to_color(
+    raw: *const c_char,
+    color: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || copy(raw, color))
 }

@@ -19,13 +19,17 @@ fn valid(ctx: &str) -> bool {
 /// appended to `out` unless already there. ENOENT when no line starts with from's role:type.
 fn from_file(text: &str, from: &str, user: &str, out: &mut Vec<String>) -> Res<()> {
     let f: Vec<&str> = from.splitn(4, ':').collect();
-    let (Some(role), Some(ty)) = (f.get(1), f.get(2)) else { return Err(EINVAL) };
+    let (Some(role), Some(ty)) = (f.get(1), f.get(2)) else {
+        return Err(EINVAL);
+    };
     let range = f.get(3).copied();
     for line in text.lines() {
         let mut words = line.split_whitespace();
         let Some(first) = words.next() else { continue };
         let mut parts = first.splitn(3, ':');
-        let (Some(lr), Some(lt)) = (parts.next(), parts.next()) else { continue };
+        let (Some(lr), Some(lt)) = (parts.next(), parts.next()) else {
+            continue;
+        };
         // A line with nothing after its starting context lists nothing.
         if words.clone().next().is_none() {
             continue;
@@ -54,7 +58,8 @@ fn from_file(text: &str, from: &str, user: &str, out: &mut Vec<String>) -> Res<(
 }
 
 fn failsafe(user: &str) -> Res<String> {
-    let text = std::fs::read_to_string(under_root("/contexts/failsafe_context")).map_err(|_| ENOENT)?;
+    let text =
+        std::fs::read_to_string(under_root("/contexts/failsafe_context")).map_err(|_| ENOENT)?;
     let line = text.lines().next().ok_or(ENOENT)?;
     let c = format!("{user}:{line}");
     if state::kernel().is_ok() && !valid(&c) {
@@ -66,7 +71,11 @@ fn failsafe(user: &str) -> Res<String> {
 fn current() -> Res<String> {
     let mut c: *mut c_char = std::ptr::null_mut();
     if crate::proccon::getcon(&mut c) < 0 {
-        return Err(Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL)));
+        return Err(Errno(
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EINVAL),
+        ));
     }
     // SAFETY: getcon wrote a NUL-terminated string.
     let s = unsafe { CStr::from_ptr(c) }.to_string_lossy().into_owned();
@@ -80,7 +89,10 @@ fn ordered(user: &str, from: Option<&str>) -> Res<Vec<String>> {
         None => current()?,
     };
     let mut out = Vec::new();
-    for file in [format!("{}{user}", under_root("/contexts/users/")), under_root("/contexts/default_contexts")] {
+    for file in [
+        format!("{}{user}", under_root("/contexts/users/")),
+        under_root("/contexts/default_contexts"),
+    ] {
         if let Ok(text) = std::fs::read_to_string(&file) {
             let _ = from_file(&text, &from, user, &mut out);
         }
@@ -112,12 +124,26 @@ fn give_list(list: *mut *mut *mut c_char, items: &[String]) -> Res<c_int> {
 }
 
 #[no_mangle]
-pub extern "C" fn get_ordered_context_list(user: *const c_char, from: *const c_char, list: *mut *mut *mut c_char) -> c_int {
-    ffi::guard(-1, || give_list(list, &ordered(ffi::str_arg(user)?, ffi::opt_str_arg(from)?)?))
+pub extern "C" fn get_ordered_context_list(
+    user: *const c_char,
+    from: *const c_char,
+    list: *mut *mut *mut c_char,
+) -> c_int {
+    ffi::guard(-1, || {
+        give_list(
+            list,
+            &ordered(ffi::str_arg(user)?, ffi::opt_str_arg(from)?)?,
+        )
+    })
 }
 
 #[no_mangle]
-pub extern "C" fn get_ordered_context_list_with_level(user: *const c_char, level: *const c_char, from: *const c_char, list: *mut *mut *mut c_char) -> c_int {
+pub extern "C" fn get_ordered_context_list_with_level(
+    user: *const c_char,
+    level: *const c_char,
+    from: *const c_char,
+    list: *mut *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let u = ffi::str_arg(user)?;
         let items = match ffi::opt_str_arg(level)? {
@@ -129,18 +155,36 @@ pub extern "C" fn get_ordered_context_list_with_level(user: *const c_char, level
 }
 
 fn first(items: Vec<String>, role: Option<&str>, con: *mut *mut c_char) -> Res<c_int> {
-    let c = items.into_iter().find(|c| role.is_none_or(|r| c.split(':').nth(1) == Some(r))).ok_or(EINVAL)?;
+    let c = items
+        .into_iter()
+        .find(|c| role.is_none_or(|r| c.split(':').nth(1) == Some(r)))
+        .ok_or(EINVAL)?;
     ffi::out(con, ffi::c_string(&c)?)?;
     Ok(0)
 }
 
 #[no_mangle]
-pub extern "C" fn get_default_context(user: *const c_char, from: *const c_char, con: *mut *mut c_char) -> c_int {
-    ffi::guard(-1, || first(ordered(ffi::str_arg(user)?, ffi::opt_str_arg(from)?)?, None, con))
+pub extern "C" fn get_default_context(
+    user: *const c_char,
+    from: *const c_char,
+    con: *mut *mut c_char,
+) -> c_int {
+    ffi::guard(-1, || {
+        first(
+            ordered(ffi::str_arg(user)?, ffi::opt_str_arg(from)?)?,
+            None,
+            con,
+        )
+    })
 }
 
 #[no_mangle]
-pub extern "C" fn get_default_context_with_level(user: *const c_char, level: *const c_char, from: *const c_char, con: *mut *mut c_char) -> c_int {
+pub extern "C" fn get_default_context_with_level(
+    user: *const c_char,
+    level: *const c_char,
+    from: *const c_char,
+    con: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let u = ffi::str_arg(user)?;
         let items = match ffi::opt_str_arg(level)? {
@@ -152,12 +196,29 @@ pub extern "C" fn get_default_context_with_level(user: *const c_char, level: *co
 }
 
 #[no_mangle]
-pub extern "C" fn get_default_context_with_role(user: *const c_char, role: *const c_char, from: *const c_char, con: *mut *mut c_char) -> c_int {
-    ffi::guard(-1, || first(ordered(ffi::str_arg(user)?, ffi::opt_str_arg(from)?)?, Some(ffi::str_arg(role)?), con))
+pub extern "C" fn get_default_context_with_role(
+    user: *const c_char,
+    role: *const c_char,
+    from: *const c_char,
+    con: *mut *mut c_char,
+) -> c_int {
+    ffi::guard(-1, || {
+        first(
+            ordered(ffi::str_arg(user)?, ffi::opt_str_arg(from)?)?,
+            Some(ffi::str_arg(role)?),
+            con,
+        )
+    })
 }
 
 #[no_mangle]
-pub extern "C" fn get_default_context_with_rolelevel(user: *const c_char, role: *const c_char, level: *const c_char, from: *const c_char, con: *mut *mut c_char) -> c_int {
+pub extern "C" fn get_default_context_with_rolelevel(
+    user: *const c_char,
+    role: *const c_char,
+    level: *const c_char,
+    from: *const c_char,
+    con: *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let u = ffi::str_arg(user)?;
         let items = match ffi::opt_str_arg(level)? {
@@ -170,18 +231,31 @@ pub extern "C" fn get_default_context_with_rolelevel(user: *const c_char, role: 
 
 /// Every context of `user` that `scon` may transition to (the kernel's selinuxfs `user`).
 #[no_mangle]
-pub extern "C" fn security_compute_user_raw(scon: *const c_char, user: *const c_char, con: *mut *mut *mut c_char) -> c_int {
+pub extern "C" fn security_compute_user_raw(
+    scon: *const c_char,
+    user: *const c_char,
+    con: *mut *mut *mut c_char,
+) -> c_int {
     ffi::guard(-1, || {
         let g = state::kernel()?.server.snapshot();
         let from = g.context_to_sid(ffi::str_arg(scon)?).map_err(|_| EINVAL)?;
-        let sids = g.compute_user(from, ffi::str_arg(user)?).map_err(|_| EINVAL)?;
-        let items = sids.into_iter().map(|s| g.sid_to_context(s).map_err(|_| EINVAL)).collect::<Res<Vec<_>>>()?;
+        let sids = g
+            .compute_user(from, ffi::str_arg(user)?)
+            .map_err(|_| EINVAL)?;
+        let items = sids
+            .into_iter()
+            .map(|s| g.sid_to_context(s).map_err(|_| EINVAL))
+            .collect::<Res<Vec<_>>>()?;
         give_list(con, &items).map(|_| 0)
     })
 }
 
 #[no_mangle]
-pub extern "C" fn security_compute_user(scon: *const c_char, user: *const c_char, con: *mut *mut *mut c_char) -> c_int {
+pub extern "C" fn security_compute_user(
+    scon: *const c_char,
+    user: *const c_char,
+    con: *mut *mut *mut c_char,
+) -> c_int {
     security_compute_user_raw(scon, user, con)
 }
 
@@ -199,7 +273,12 @@ fn read_line() -> Option<String> {
         return None;
     }
     // SAFETY: fgets NUL-terminated what it wrote.
-    Some(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().trim_end_matches('\n').to_string())
+    Some(
+        unsafe { CStr::from_ptr(buf.as_ptr()) }
+            .to_string_lossy()
+            .trim_end_matches('\n')
+            .to_string(),
+    )
 }
 
 fn say(text: &str) {
@@ -241,7 +320,9 @@ pub extern "C" fn query_user_context(list: *mut *mut c_char, con: *mut *mut c_ch
                 }
                 loop {
                     say("Enter number of choice: ");
-                    let Some(n) = read_line() else { return Err(EINVAL) };
+                    let Some(n) = read_line() else {
+                        return Err(EINVAL);
+                    };
                     if let Ok(k) = n.trim().parse::<usize>() {
                         if (1..=items.len()).contains(&k) {
                             choice = k - 1;

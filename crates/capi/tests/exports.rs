@@ -11,7 +11,12 @@ const TRIVIAL: &[&str] = &["}", "0"];
 fn every_export_is_guarded() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut exports = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(&src).into_iter().flatten().flatten().map(|e| e.path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&src)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     files.sort();
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -20,9 +25,16 @@ fn every_export_is_guarded() {
             if !l.starts_with("pub extern \"C\" fn ") {
                 continue;
             }
-            let name = l["pub extern \"C\" fn ".len()..].split('(').next().unwrap_or("").to_string();
+            let name = l["pub extern \"C\" fn ".len()..]
+                .split('(')
+                .next()
+                .unwrap_or("")
+                .to_string();
             // The body starts after the line that ends the signature with `{`.
-            let open = lines[i..].iter().position(|x| x.trim_end().ends_with('{') || x.trim_end().ends_with("{}")).map(|k| i + k);
+            let open = lines[i..]
+                .iter()
+                .position(|x| x.trim_end().ends_with('{') || x.trim_end().ends_with("{}"))
+                .map(|k| i + k);
             let first = match open {
                 Some(o) if lines[o].trim_end().ends_with("{}") => "}",
                 Some(o) => lines.get(o + 1).map(|x| x.trim()).unwrap_or(""),
@@ -35,9 +47,13 @@ fn every_export_is_guarded() {
     let names: Vec<String> = exports.iter().map(|e| e.0.clone()).collect();
     for (name, first, file) in &exports {
         let guarded = first.starts_with("ffi::guard(");
-        let delegates = names.iter().any(|n| n != name && first.starts_with(&format!("{n}(")));
+        let delegates = names
+            .iter()
+            .any(|n| n != name && first.starts_with(&format!("{n}(")));
         let trivial = TRIVIAL.contains(&first.as_str());
-        assert!(guarded || delegates || trivial, "{file}: export {name} does not run inside ffi::guard: `{first}`");
+        assert!(
+            guarded || delegates || trivial,
+            "{file}: export {name} does not run inside ffi::guard: `{first}`"
+        );
     }
 }
-

@@ -25,5 +25,8 @@ fn checked_in_header_is_current() {
     let _ = std::fs::remove_file(&out);
     let checked_in = std::fs::read_to_string(dir.join("include/seaccess.h")).unwrap_or_default();
     assert!(!fresh.is_empty(), "cbindgen wrote nothing");
-    assert_eq!(checked_in, fresh, "crates/capi/include/seaccess.h is stale: run `make capi-header`");
+    assert_eq!(
+        checked_in, fresh,
+        "crates/capi/include/seaccess.h is stale: run `make capi-header`"
+    );
 }

@@ -17,7 +17,13 @@ use seaccess as _;
 extern "C" {
     fn seaccess_load_policy(path: *const c_char) -> c_int;
     fn seaccess_reload_policy(path: *const c_char) -> c_int;
-    fn selinux_check_access(s: *const c_char, t: *const c_char, class: *const c_char, perm: *const c_char, aux: *mut c_void) -> c_int;
+    fn selinux_check_access(
+        s: *const c_char,
+        t: *const c_char,
+        class: *const c_char,
+        perm: *const c_char,
+        aux: *mut c_void,
+    ) -> c_int;
     fn string_to_security_class(name: *const c_char) -> u16;
     fn selinux_set_callback(kind: c_int, cb: *const c_void);
 }
@@ -30,7 +36,11 @@ extern "C" fn quiet(_kind: c_int, _fmt: *const c_char) -> c_int {
 }
 
 fn policy(name: &str) -> CString {
-    CString::new(format!("{}/../../target/policies/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    CString::new(format!(
+        "{}/../../target/policies/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 const DOM: &CStr = c"u:r:dom_t:s0";
@@ -42,7 +52,10 @@ fn errno() -> c_int {
 /// (file read denied with EACCES, process fork allowed), with arguments in fresh buffers when
 /// `fresh` (the string cache's path) or the same literals (the memo's).
 fn ask(fresh: bool) -> (bool, bool) {
-    let owned: Vec<CString> = ["u:r:dom_t:s0", "file", "read", "process", "fork"].iter().map(|s| CString::new(*s).unwrap()).collect();
+    let owned: Vec<CString> = ["u:r:dom_t:s0", "file", "read", "process", "fork"]
+        .iter()
+        .map(|s| CString::new(*s).unwrap())
+        .collect();
     let [ctx, file, read, process, fork]: [&CStr; 5] = if fresh {
         [&owned[0], &owned[1], &owned[2], &owned[3], &owned[4]].map(|c| c.as_c_str())
     } else {
@@ -50,8 +63,21 @@ fn ask(fresh: bool) -> (bool, bool) {
     };
     // SAFETY: NUL-terminated strings.
     unsafe {
-        let denied = selinux_check_access(ctx.as_ptr(), ctx.as_ptr(), file.as_ptr(), read.as_ptr(), std::ptr::null_mut()) == -1 && errno() == 13;
-        let allowed = selinux_check_access(ctx.as_ptr(), ctx.as_ptr(), process.as_ptr(), fork.as_ptr(), std::ptr::null_mut()) == 0;
+        let denied = selinux_check_access(
+            ctx.as_ptr(),
+            ctx.as_ptr(),
+            file.as_ptr(),
+            read.as_ptr(),
+            std::ptr::null_mut(),
+        ) == -1
+            && errno() == 13;
+        let allowed = selinux_check_access(
+            ctx.as_ptr(),
+            ctx.as_ptr(),
+            process.as_ptr(),
+            fork.as_ptr(),
+            std::ptr::null_mut(),
+        ) == 0;
         (denied, allowed)
     }
 }
@@ -63,7 +89,11 @@ fn no_wrong_answer_while_reloads_renumber_classes() {
     // NUL-terminated paths and names.
     let (file_a, file_b) = unsafe {
         selinux_set_callback(SELINUX_CB_LOG, quiet as *const c_void);
-        assert_eq!(seaccess_load_policy(a.as_ptr()), 0, "target/policies/renumber_a.33 (make policies)");
+        assert_eq!(
+            seaccess_load_policy(a.as_ptr()),
+            0,
+            "target/policies/renumber_a.33 (make policies)"
+        );
         let fa = string_to_security_class(c"file".as_ptr());
         assert_eq!(ask(false), (true, true), "renumber_a without reloads");
         assert_eq!(seaccess_reload_policy(b.as_ptr()), 0);
@@ -101,12 +131,20 @@ fn no_wrong_answer_while_reloads_renumber_classes() {
         STOP.store(true, Relaxed);
         let _ = done.send(reloads);
     });
-    let reloads = finished.recv_timeout(Duration::from_secs(30)).expect("the storm did not end in 30 s");
+    let reloads = finished
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the storm did not end in 30 s");
     reloader.join().unwrap();
     for c in checkers {
         c.join().unwrap();
     }
     let (wrong, checks) = (WRONG.load(Relaxed), CHECKS.load(Relaxed));
-    assert!(reloads >= 20 && checks >= 1000, "{reloads} reloads, {checks} checks: the storm did not run");
-    assert_eq!(wrong, 0, "{wrong} wrong answers in {checks} checks over {reloads} reloads");
+    assert!(
+        reloads >= 20 && checks >= 1000,
+        "{reloads} reloads, {checks} checks: the storm did not run"
+    );
+    assert_eq!(
+        wrong, 0,
+        "{wrong} wrong answers in {checks} checks over {reloads} reloads"
+    );
 }

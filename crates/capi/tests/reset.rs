@@ -25,7 +25,14 @@ extern "C" {
     fn avc_open(opts: *const c_void, nopts: c_uint) -> c_int;
     fn avc_reset() -> c_int;
     fn avc_context_to_sid(ctx: *const c_char, sid: *mut *mut c_void) -> c_int;
-    fn avc_has_perm(s: *mut c_void, t: *mut c_void, class: u16, av: u32, aeref: *mut c_void, aux: *mut c_void) -> c_int;
+    fn avc_has_perm(
+        s: *mut c_void,
+        t: *mut c_void,
+        class: u16,
+        av: u32,
+        aeref: *mut c_void,
+        aux: *mut c_void,
+    ) -> c_int;
     fn avc_cache_stats(st: *mut Stats);
     fn string_to_security_class(name: *const c_char) -> u16;
 }
@@ -39,12 +46,23 @@ fn stats() -> Stats {
 
 #[test]
 fn a_check_after_avc_reset_goes_through_the_new_cache() {
-    let path = CString::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/policies/example.33")).unwrap();
-    let (sc, tc) = (c"system_u:system_r:init_t:s0", c"system_u:object_r:init_exec_t:s0:c1,c3,c6");
+    let path = CString::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../target/policies/example.33"
+    ))
+    .unwrap();
+    let (sc, tc) = (
+        c"system_u:system_r:init_t:s0",
+        c"system_u:object_r:init_exec_t:s0:c1,c3,c6",
+    );
     let (mut s, mut t) = (std::ptr::null_mut(), std::ptr::null_mut());
     // SAFETY: NUL-terminated strings and valid out-pointers, as libselinux's API asks.
     let file = unsafe {
-        assert_eq!(seaccess_load_policy(path.as_ptr()), 0, "target/policies/example.33 (make policies)");
+        assert_eq!(
+            seaccess_load_policy(path.as_ptr()),
+            0,
+            "target/policies/example.33 (make policies)"
+        );
         assert_eq!(avc_open(std::ptr::null(), 0), 0);
         assert_eq!(avc_context_to_sid(sc.as_ptr(), &mut s), 0);
         assert_eq!(avc_context_to_sid(tc.as_ptr(), &mut t), 0);
@@ -53,7 +71,16 @@ fn a_check_after_avc_reset_goes_through_the_new_cache() {
     assert_ne!(file, 0);
     let (s, t) = (s as usize, t as usize);
     // SAFETY: SIDs this library handed out, which live for the process.
-    let check = move || unsafe { avc_has_perm(s as *mut c_void, t as *mut c_void, file, 1, std::ptr::null_mut(), std::ptr::null_mut()) };
+    let check = move || unsafe {
+        avc_has_perm(
+            s as *mut c_void,
+            t as *mut c_void,
+            file,
+            1,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
     for _ in 0..3 {
         check();
     }
@@ -61,17 +88,29 @@ fn a_check_after_avc_reset_goes_through_the_new_cache() {
     // One lookup per check, refused or not, as libselinux counts (its avc_has_perm_noaudit
     // looks the triple up once): two hits after the first check's miss.
     let per = 1;
-    assert_eq!((st.cav_lookups, st.cav_hits, st.cav_misses), (3, 2, 1), "{st:?}");
+    assert_eq!(
+        (st.cav_lookups, st.cav_hits, st.cav_misses),
+        (3, 2, 1),
+        "{st:?}"
+    );
     // SAFETY: no arguments.
     assert_eq!(unsafe { avc_reset() }, 0);
     assert_eq!(stats().cav_lookups, 0);
     check();
     check();
     let st = stats();
-    assert_eq!((st.cav_lookups, st.cav_misses), (2 * per, 1), "this thread: {st:?}");
+    assert_eq!(
+        (st.cav_lookups, st.cav_misses),
+        (2 * per, 1),
+        "this thread: {st:?}"
+    );
     std::thread::spawn(check).join().unwrap();
     let st = stats();
-    assert_eq!((st.cav_lookups, st.cav_misses), (3 * per, 1), "another thread: {st:?}");
+    assert_eq!(
+        (st.cav_lookups, st.cav_misses),
+        (3 * per, 1),
+        "another thread: {st:?}"
+    );
     // Many threads at once, each counted in a stripe of its own or the shared one: every
     // check counted exactly once.
     let threads: Vec<_> = (0..8)
@@ -87,5 +126,9 @@ fn a_check_after_avc_reset_goes_through_the_new_cache() {
         t.join().unwrap();
     }
     let st = stats();
-    assert_eq!((st.cav_lookups, st.cav_hits, st.cav_misses), (3 + 8 * 5000, 2 + 8 * 5000, 1), "many threads: {st:?}");
+    assert_eq!(
+        (st.cav_lookups, st.cav_hits, st.cav_misses),
+        (3 + 8 * 5000, 2 + 8 * 5000, 1),
+        "many threads: {st:?}"
+    );
 }

@@ -14,7 +14,14 @@ extern "C" {
     fn avc_destroy();
     fn avc_context_to_sid(ctx: *const c_char, sid: *mut *mut c_void) -> c_int;
     fn avc_sid_to_context(sid: *mut c_void, ctx: *mut *mut c_char) -> c_int;
-    fn avc_has_perm_noaudit(s: *mut c_void, t: *mut c_void, class: u16, av: u32, aeref: *mut c_void, avd: *mut c_void) -> c_int;
+    fn avc_has_perm_noaudit(
+        s: *mut c_void,
+        t: *mut c_void,
+        class: u16,
+        av: u32,
+        aeref: *mut c_void,
+        avd: *mut c_void,
+    ) -> c_int;
     fn string_to_security_class(name: *const c_char) -> u16;
     fn string_to_av_perm(class: u16, name: *const c_char) -> u32;
     fn freecon(ctx: *mut c_char);
@@ -37,7 +44,9 @@ fn context_of(s: usize) -> Result<String, i32> {
     match unsafe { avc_sid_to_context(s as *mut c_void, &mut p) } {
         0 => {
             // SAFETY: a NUL-terminated string the library allocated, freed once below.
-            let text = unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned();
+            let text = unsafe { std::ffi::CStr::from_ptr(p) }
+                .to_string_lossy()
+                .into_owned();
             // SAFETY: as above.
             unsafe { freecon(p) };
             Ok(text)
@@ -51,23 +60,53 @@ fn read(s: usize, t: usize, class: u16, perm: u32) -> (c_int, i32) {
     let mut avd = [0u8; 64];
     // SAFETY: SIDs or any other pointer values (refused if not the library's); avd is larger
     // than struct av_decision.
-    let rc = unsafe { avc_has_perm_noaudit(s as *mut c_void, t as *mut c_void, class, perm, std::ptr::null_mut(), avd.as_mut_ptr().cast()) };
-    (rc, if rc == 0 { 0 } else { std::io::Error::last_os_error().raw_os_error().unwrap_or(0) })
+    let rc = unsafe {
+        avc_has_perm_noaudit(
+            s as *mut c_void,
+            t as *mut c_void,
+            class,
+            perm,
+            std::ptr::null_mut(),
+            avd.as_mut_ptr().cast(),
+        )
+    };
+    (
+        rc,
+        if rc == 0 {
+            0
+        } else {
+            std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+        },
+    )
 }
 
 /// The process's mapped address space, from /proc/self/status's VmSize (bytes).
 fn vm_size() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let kb = status.lines().find_map(|l| l.strip_prefix("VmSize:")).unwrap().trim().trim_end_matches(" kB").trim();
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmSize:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches(" kB")
+        .trim();
     kb.parse::<u64>().unwrap() * 1024
 }
 
 #[test]
 fn the_sid_table_grows_as_needed_and_avc_destroy_gives_it_back() {
-    let path = CString::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/policies/example.33")).unwrap();
+    let path = CString::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../target/policies/example.33"
+    ))
+    .unwrap();
     // SAFETY: a NUL-terminated path; no options.
     unsafe {
-        assert_eq!(seaccess_load_policy(path.as_ptr()), 0, "target/policies/example.33 (make policies)");
+        assert_eq!(
+            seaccess_load_policy(path.as_ptr()),
+            0,
+            "target/policies/example.33 (make policies)"
+        );
         assert_eq!(avc_open(std::ptr::null(), 0), 0);
     }
     // SAFETY: NUL-terminated names.
@@ -81,25 +120,39 @@ fn the_sid_table_grows_as_needed_and_avc_destroy_gives_it_back() {
     // With only 32 MiB of address space left (the table used to reserve 128 MiB at its first
     // SID), SIDs are still made and checked. The limit is this thread's process's, lifted again
     // before anything else runs.
-    let mut old = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut old = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     // SAFETY: a valid out-pointer.
     assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut old) }, 0);
-    let tight = libc::rlimit { rlim_cur: vm_size() + (32 << 20), rlim_max: old.rlim_max };
+    let tight = libc::rlimit {
+        rlim_cur: vm_size() + (32 << 20),
+        rlim_max: old.rlim_max,
+    };
     // SAFETY: a valid rlimit.
     assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_AS, &tight) }, 0);
     let first = (sid(user), sid(etc));
     // SAFETY: the limit read above.
     assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_AS, &old) }, 0);
-    let (Ok(s), Ok(t)) = first else { panic!("no SIDs with 32 MiB of address space left: {first:?}") };
+    let (Ok(s), Ok(t)) = first else {
+        panic!("no SIDs with 32 MiB of address space left: {first:?}")
+    };
     let before = read(s, t, file, read_perm);
-    assert_eq!(before.0, 0, "the example policy lets user_t read etc_t (testdata/policies)");
+    assert_eq!(
+        before.0, 0,
+        "the example policy lets user_t read etc_t (testdata/policies)"
+    );
 
     // Well past the old limit of 2^20 would take minutes; past several chunks is what this
     // shows: each SID made is found again and names its own context.
-    let many: Vec<(String, usize)> = (0..20_000).map(|n| format!("user_u:user_r:user_t:s0:c{}", n % 1024) + &format!("_{n}")).map(|c| {
-        let s = sid(&c).unwrap_or_else(|e| panic!("{c}: errno {e}"));
-        (c, s)
-    }).collect();
+    let many: Vec<(String, usize)> = (0..20_000)
+        .map(|n| format!("user_u:user_r:user_t:s0:c{}", n % 1024) + &format!("_{n}"))
+        .map(|c| {
+            let s = sid(&c).unwrap_or_else(|e| panic!("{c}: errno {e}"));
+            (c, s)
+        })
+        .collect();
     for (c, s) in many.iter().step_by(97) {
         assert_eq!(context_of(*s).as_deref(), Ok(c.as_str()));
         assert_eq!(sid(c), Ok(*s));

@@ -48,7 +48,11 @@ const MAX_THREADS: usize = 1024;
 
 pub(crate) fn run(out: &mut Out, a: &AvcArgs) -> Result<(), CliError> {
     if !(a.seconds > 0.0 && a.seconds <= 60.0) {
-        return Err(format!("--seconds {}: must be more than 0 and at most 60", a.seconds).into());
+        return Err(format!(
+            "--seconds {}: must be more than 0 and at most 60",
+            a.seconds
+        )
+        .into());
     }
     if a.keys == 0 || a.capacity == 0 || a.threads.is_empty() || a.threads.contains(&0) {
         return Err("--keys, --capacity and every --threads count must be at least 1".into());
@@ -67,7 +71,10 @@ pub(crate) fn run(out: &mut Out, a: &AvcArgs) -> Result<(), CliError> {
     let policy = a.policy.to_string_lossy().into_owned();
     let peer = a.peer.exists().then_some(a.peer.as_path());
     if peer.is_none() {
-        note(&format!("note: no libselinux AVC peer at {} (run `make peers`); measuring without it", a.peer.display()));
+        note(&format!(
+            "note: no libselinux AVC peer at {} (run `make peers`); measuring without it",
+            a.peer.display()
+        ));
     }
     let cfg = seaccess_lab::avc_bench::Config {
         policy: &policy,
@@ -79,7 +86,11 @@ pub(crate) fn run(out: &mut Out, a: &AvcArgs) -> Result<(), CliError> {
         peer,
     };
     let r = seaccess_lab::avc_bench::run(server, &cfg).map_err(|e| e.to_string())?;
-    let ir = if a.no_callgrind { None } else { instructions_per_hit(&a.policy) };
+    let ir = if a.no_callgrind {
+        None
+    } else {
+        instructions_per_hit(&a.policy)
+    };
     if a.json {
         writeln!(out, "{}", r.to_json(ir))?;
         return Ok(());
@@ -87,18 +98,45 @@ pub(crate) fn run(out: &mut Out, a: &AvcArgs) -> Result<(), CliError> {
     print_table(out, &r, &a.threads, ir)
 }
 
-fn print_table(out: &mut Out, r: &AvcBench, threads: &[usize], ir: Option<f64>) -> Result<(), CliError> {
-    writeln!(out, "policy {}: {} triples in the working set, cache capacity {}", r.policy, r.keys, r.capacity)?;
+fn print_table(
+    out: &mut Out,
+    r: &AvcBench,
+    threads: &[usize],
+    ir: Option<f64>,
+) -> Result<(), CliError> {
+    writeln!(
+        out,
+        "policy {}: {} triples in the working set, cache capacity {}",
+        r.policy, r.keys, r.capacity
+    )?;
     writeln!(out, "hit path, ns per call per thread / million calls per second (all threads), median of 5 rounds:")?;
-    writeln!(out, "{:<16}{}", "design", threads.iter().map(|t| format!("{:>22}", format!("{t} thread(s)"))).collect::<String>())?;
+    writeln!(
+        out,
+        "{:<16}{}",
+        "design",
+        threads
+            .iter()
+            .map(|t| format!("{:>22}", format!("{t} thread(s)")))
+            .collect::<String>()
+    )?;
     for (name, rows) in &r.designs {
-        let cells: String = rows.iter().map(|(_, ns, ops)| format!("{:>22}", format!("{ns:.1} / {:.1}", ops / 1e6))).collect();
+        let cells: String = rows
+            .iter()
+            .map(|(_, ns, ops)| format!("{:>22}", format!("{ns:.1} / {:.1}", ops / 1e6)))
+            .collect();
         writeln!(out, "{name:<16}{cells}")?;
     }
-    writeln!(out, "hit path, 1 thread, median of 5: {:.1} ns (goal <= 10 ns)", r.hit_ns_1t)?;
+    writeln!(
+        out,
+        "hit path, 1 thread, median of 5: {:.1} ns (goal <= 10 ns)",
+        r.hit_ns_1t
+    )?;
     match ir {
         Some(ir) => writeln!(out, "instructions per hit (callgrind): {ir:.1}")?,
-        None => writeln!(out, "instructions per hit: not measured (valgrind missing or --no-callgrind)")?,
+        None => writeln!(
+            out,
+            "instructions per hit: not measured (valgrind missing or --no-callgrind)"
+        )?,
     }
     writeln!(out, "miss path: {:.0} ns", r.miss_ns)?;
     let s = &r.reload;
@@ -134,13 +172,40 @@ fn print_table(out: &mut Out, r: &AvcBench, threads: &[usize], ir: Option<f64>) 
         "  all calls the scheduler did not interrupt: 99.99th percentile {:.0} ns, longest {:.0} ns; the same storm without changes: {:.0} ns, {:.0} ns",
         s.p9999_ns, s.max_ns, s.baseline_p9999_ns, s.baseline_max_ns
     )?;
-    let hr: Vec<String> = r.hit_ratios.iter().map(|(c, h)| format!("{:.1}% at {c}", h * 100.0)).collect();
-    writeln!(out, "hit ratio on a Zipf stream over 50,000 triples: {}", hr.join(", "))?;
+    let hr: Vec<String> = r
+        .hit_ratios
+        .iter()
+        .map(|(c, h)| format!("{:.1}% at {c}", h * 100.0))
+        .collect();
+    writeln!(
+        out,
+        "hit ratio on a Zipf stream over 50,000 triples: {}",
+        hr.join(", ")
+    )?;
     let f = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.2}x"));
-    writeln!(out, "2 threads vs 1: {} (goal >= 1.8x)", f(AvcBench::ratio(r.ops("seaccess", 2), r.ops("seaccess", 1))))?;
-    writeln!(out, "16 threads vs 2: {} (goal >= 0.9x)", f(AvcBench::ratio(r.ops("seaccess", 16), r.ops("seaccess", 2))))?;
-    writeln!(out, "2 threads vs the global mutex: {} (goal >= 10x)", f(AvcBench::ratio(r.ops("seaccess", 2), r.ops("global_mutex", 2))))?;
-    writeln!(out, "smallest lead over any design at any thread count: {}", f(r.lead()))?;
+    writeln!(
+        out,
+        "2 threads vs 1: {} (goal >= 1.8x)",
+        f(AvcBench::ratio(r.ops("seaccess", 2), r.ops("seaccess", 1)))
+    )?;
+    writeln!(
+        out,
+        "16 threads vs 2: {} (goal >= 0.9x)",
+        f(AvcBench::ratio(r.ops("seaccess", 16), r.ops("seaccess", 2)))
+    )?;
+    writeln!(
+        out,
+        "2 threads vs the global mutex: {} (goal >= 10x)",
+        f(AvcBench::ratio(
+            r.ops("seaccess", 2),
+            r.ops("global_mutex", 2)
+        ))
+    )?;
+    writeln!(
+        out,
+        "smallest lead over any design at any thread count: {}",
+        f(r.lead())
+    )?;
     match &r.libselinux {
         Some(Ok(p)) => {
             writeln!(
@@ -185,7 +250,13 @@ fn instructions_per_hit(policy: &Path) -> Option<f64> {
         let out = Command::new("valgrind")
             .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
             .arg(&me)
-            .args(["bench", "avc-hits", "--count", &count.to_string(), "--policy"])
+            .args([
+                "bench",
+                "avc-hits",
+                "--count",
+                &count.to_string(),
+                "--policy",
+            ])
             .arg(policy)
             .output()
             .ok()?;

@@ -85,10 +85,19 @@ impl From<CliError> for LineError {
 
 /// The names of a vector's permissions of a class.
 fn names(g: &Generation, class: ClassId, v: u32) -> Vec<&str> {
-    (0..32).filter(|b| v & (1 << b) != 0).filter_map(|b| g.perm_name(class, b)).collect()
+    (0..32)
+        .filter(|b| v & (1 << b) != 0)
+        .filter_map(|b| g.perm_name(class, b))
+        .collect()
 }
 
-fn answer(r: &mut Resolver<'_>, mode: Mode, json: Option<usize>, line: &str, out: &mut Out) -> Result<(), LineError> {
+fn answer(
+    r: &mut Resolver<'_>,
+    mode: Mode,
+    json: Option<usize>,
+    line: &str,
+    out: &mut Out,
+) -> Result<(), LineError> {
     let mut f = line.split_ascii_whitespace();
     let (Some(s), Some(t), Some(c)) = (f.next(), f.next(), f.next()) else {
         return Err("expected SCON TCON CLASS".into());
@@ -139,7 +148,11 @@ fn answer(r: &mut Resolver<'_>, mode: Mode, json: Option<usize>, line: &str, out
 pub(crate) fn run(out: &mut Out, args: &BatchArgs, mode: Mode) -> Result<bool, CliError> {
     let server = crate::load(&args.policy)?;
     let g = server.snapshot();
-    let mut r = Resolver { g: &g, sids: FxHashMap::default(), classes: FxHashMap::default() };
+    let mut r = Resolver {
+        g: &g,
+        sids: FxHashMap::default(),
+        classes: FxHashMap::default(),
+    };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut ok = true;
@@ -147,13 +160,21 @@ pub(crate) fn run(out: &mut Out, args: &BatchArgs, mode: Mode) -> Result<bool, C
     let mut n = 0usize;
     loop {
         buf.clear();
-        let got = input.read_until(b'\n', &mut buf).map_err(|e| format!("reading standard input: {e}"))?;
+        let got = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| format!("reading standard input: {e}"))?;
         if got == 0 {
             break;
         }
         n += 1;
         let result = match std::str::from_utf8(&buf) {
-            Ok(line) => answer(&mut r, mode, args.json.then_some(n), line.trim_end_matches(['\n', '\r']), out),
+            Ok(line) => answer(
+                &mut r,
+                mode,
+                args.json.then_some(n),
+                line.trim_end_matches(['\n', '\r']),
+                out,
+            ),
             Err(_) => Err("not UTF-8 text".into()),
         };
         match result {

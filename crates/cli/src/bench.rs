@@ -34,7 +34,11 @@ pub(crate) struct BenchArgs {
 fn run_capture(cmd: &mut Command, input: Option<&[u8]>) -> Result<(Vec<u8>, String, f64), String> {
     let t0 = Instant::now();
     let mut child = cmd
-        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -45,17 +49,32 @@ fn run_capture(cmd: &mut Command, input: Option<&[u8]>) -> Result<(Vec<u8>, Stri
             let _ = stdin.write_all(&data);
         });
     }
-    let out = child.wait_with_output().map_err(|e| format!("{cmd:?}: {e}"))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("{cmd:?}: {e}"))?;
     let secs = t0.elapsed().as_secs_f64();
     if !out.status.success() {
-        return Err(format!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "{cmd:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
-    Ok((out.stdout, String::from_utf8_lossy(&out.stderr).into_owned(), secs))
+    Ok((
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        secs,
+    ))
 }
 
 /// Peak resident memory (KiB) of a command, through GNU time.
 fn peak_rss_kib(cmd: &[&str]) -> Option<u64> {
-    let out = Command::new("/usr/bin/time").arg("-f").arg("%M").args(cmd).stdin(Stdio::null()).output().ok()?;
+    let out = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .args(cmd)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
     let err = String::from_utf8_lossy(&out.stderr);
     err.lines().last()?.trim().parse().ok()
 }
@@ -98,7 +117,10 @@ fn num(v: f64, decimals: i32) -> Option<f64> {
 const MAX_QUERIES: usize = 10_000_000;
 
 pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
-    for (name, n) in [("--queries", a.queries), ("--batch-queries", a.batch_queries)] {
+    for (name, n) in [
+        ("--queries", a.queries),
+        ("--batch-queries", a.batch_queries),
+    ] {
         if n == 0 || n > MAX_QUERIES {
             return Err(format!("{name} {n}: must be at least 1 and at most {MAX_QUERIES}").into());
         }
@@ -108,18 +130,34 @@ pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
     // The table, or (with --json) only the JSON object at the end.
     let mut say = |s: String| if a.json { Ok(()) } else { writeln!(out, "{s}") };
     // Queries, from libsepol's own generator: the same set for both engines.
-    let (queries, _, _) =
-        run_capture(Command::new(&oracle).args(["gen", &policy, &a.seed.to_string(), &a.queries.max(a.batch_queries).to_string()]), None)?;
+    let (queries, _, _) = run_capture(
+        Command::new(&oracle).args([
+            "gen",
+            &policy,
+            &a.seed.to_string(),
+            &a.queries.max(a.batch_queries).to_string(),
+        ]),
+        None,
+    )?;
     let text = String::from_utf8(queries).map_err(|_| "oracle printed non-UTF-8 queries")?;
     let lines: Vec<&str> = text.lines().collect();
     let n = a.queries.min(lines.len());
     let in_process: String = lines.iter().take(n).map(|l| format!("{l}\n")).collect();
-    let batch: String = lines.iter().take(a.batch_queries).map(|l| format!("{l}\n")).collect();
+    let batch: String = lines
+        .iter()
+        .take(a.batch_queries)
+        .map(|l| format!("{l}\n"))
+        .collect();
 
     // 1. libsepol: load time and mean compute_av over the same queries.
-    let (_, err, _) = run_capture(Command::new(&oracle).args(["time", &policy]), Some(in_process.as_bytes()))?;
-    let sepol_load_ms = field(&err, "load_ms").ok_or_else(|| format!("unexpected oracle output: {err}"))?;
-    let sepol_ns = field(&err, "ns_per_compute_av").ok_or_else(|| format!("unexpected oracle output: {err}"))?;
+    let (_, err, _) = run_capture(
+        Command::new(&oracle).args(["time", &policy]),
+        Some(in_process.as_bytes()),
+    )?;
+    let sepol_load_ms =
+        field(&err, "load_ms").ok_or_else(|| format!("unexpected oracle output: {err}"))?;
+    let sepol_ns = field(&err, "ns_per_compute_av")
+        .ok_or_else(|| format!("unexpected oracle output: {err}"))?;
 
     // 2. seaccess, in this process: load time (best of several), then compute_av without a cache.
     let data = seaccess_policy::read_file(&a.policy).map_err(|e| e.to_string())?;
@@ -136,7 +174,9 @@ pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
     let mut q: Vec<(Sid, Sid, ClassId)> = Vec::with_capacity(n);
     for l in lines.iter().take(n) {
         let mut f = l.split_whitespace();
-        let (Some(s), Some(t), Some(c)) = (f.next(), f.next(), f.next()) else { continue };
+        let (Some(s), Some(t), Some(c)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
         if let (Ok(s), Ok(t), Ok(c)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) {
             q.push((s, t, c));
         }
@@ -158,8 +198,14 @@ pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
     let ours_rss = peak_rss_kib(&[&me, "info", "--policy", &policy]);
 
     // 4. End to end: the batch command against `sepol-oracle av` on the same queries.
-    let (_, _, sepol_batch) = run_capture(Command::new(&oracle).args(["av", &policy]), Some(batch.as_bytes()))?;
-    let (_, _, ours_batch) = run_capture(Command::new(&me).args(["compute-av", "--policy", &policy]), Some(batch.as_bytes()))?;
+    let (_, _, sepol_batch) = run_capture(
+        Command::new(&oracle).args(["av", &policy]),
+        Some(batch.as_bytes()),
+    )?;
+    let (_, _, ours_batch) = run_capture(
+        Command::new(&me).args(["compute-av", "--policy", &policy]),
+        Some(batch.as_bytes()),
+    )?;
 
     let load_ratio = best / sepol_load_ms;
     let speedup = sepol_ns / ours_ns;
@@ -167,7 +213,10 @@ pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
     say(format!("policy {policy}"))?;
     say(format!("load: seaccess {best:.2} ms, libsepol {sepol_load_ms:.2} ms, ratio {load_ratio:.2}x (goal <= 0.5x)"))?;
     if let (Some(o), Some(s)) = (ours_rss, sepol_rss) {
-        say(format!("peak RSS after load: seaccess {o} KiB, libsepol {s} KiB, ratio {:.2}x (goal <= 1x)", o as f64 / s as f64))?;
+        say(format!(
+            "peak RSS after load: seaccess {o} KiB, libsepol {s} KiB, ratio {:.2}x (goal <= 1x)",
+            o as f64 / s as f64
+        ))?;
     }
     say(format!(
         "compute_av, {} queries, no cache: seaccess {ours_ns:.0} ns, libsepol {sepol_ns:.0} ns, speed-up {speedup:.1}x (goal >= 20x)",

@@ -120,11 +120,17 @@ fn bool_values(flag: &str, items: &[String]) -> Result<Vec<(String, bool)>, Stri
     items
         .iter()
         .map(|b| {
-            let (name, value) = b.split_once('=').ok_or_else(|| format!("{flag} {b}: expected NAME=VALUE"))?;
+            let (name, value) = b
+                .split_once('=')
+                .ok_or_else(|| format!("{flag} {b}: expected NAME=VALUE"))?;
             let value = match value {
                 "1" | "true" | "on" => true,
                 "0" | "false" | "off" => false,
-                _ => return Err(format!("{flag} {b}: value must be 1/0, true/false or on/off")),
+                _ => {
+                    return Err(format!(
+                        "{flag} {b}: value must be 1/0, true/false or on/off"
+                    ))
+                }
             };
             Ok((name.to_string(), value))
         })
@@ -137,17 +143,31 @@ fn sides(a: &DiffArgs) -> Result<(Side, Side, String, String), CliError> {
     let new_path = a.new.clone().unwrap_or_else(|| old_path.clone());
     let read = |p: &Path| crate::read_policy(p);
     let old_policy = read(&old_path)?;
-    let new_policy = if new_path == old_path { old_policy.clone() } else { read(&new_path)? };
-    let (ob, nb) = (bool_values("--old-bool", &a.old_bools)?, bool_values("--bool", &a.bools)?);
+    let new_policy = if new_path == old_path {
+        old_policy.clone()
+    } else {
+        read(&new_path)?
+    };
+    let (ob, nb) = (
+        bool_values("--old-bool", &a.old_bools)?,
+        bool_values("--bool", &a.bools)?,
+    );
     // The two sides load on two threads: on Debian's policy each is a second of reading rules.
     let (old, new) = std::thread::scope(|sc| {
         let o = sc.spawn(|| Side::new("OLD", old_policy, &ob));
         let n = Side::new("NEW", new_policy, &nb);
         (o.join(), n)
     });
-    let old = old.map_err(|_| "loading OLD failed".to_string())?.map_err(|e| e.to_string())?;
+    let old = old
+        .map_err(|_| "loading OLD failed".to_string())?
+        .map_err(|e| e.to_string())?;
     let new = new.map_err(|e| e.to_string())?;
-    Ok((old, new, old_path.display().to_string(), new_path.display().to_string()))
+    Ok((
+        old,
+        new,
+        old_path.display().to_string(),
+        new_path.display().to_string(),
+    ))
 }
 
 pub(crate) fn run(out: &mut Out, a: &DiffArgs) -> Result<bool, CliError> {
@@ -158,12 +178,17 @@ pub(crate) fn run(out: &mut Out, a: &DiffArgs) -> Result<bool, CliError> {
     let rules = rule_diff(&old, &new);
     let symbols = symbol_diff(&old, &new);
     let u = Universe::new(&old, &new);
-    let expanded = a.expand.then(|| expanded_diff(&old, &new, &u, &rules, &symbols));
+    let expanded = a
+        .expand
+        .then(|| expanded_diff(&old, &new, &u, &rules, &symbols));
     let decisions = if a.rules_only {
         None
     } else {
         let scope = match (a.sample, a.all) {
-            (Some(count), _) => Scope::Sample { count, seed: a.seed },
+            (Some(count), _) => Scope::Sample {
+                count,
+                seed: a.seed,
+            },
             (None, true) => Scope::All { limit: 50_000_000 },
             (None, false) => Scope::Smart,
         };
@@ -173,9 +198,23 @@ pub(crate) fn run(out: &mut Out, a: &DiffArgs) -> Result<bool, CliError> {
         Some((scope, d, start.elapsed().as_secs_f64()))
     };
     if a.json {
-        print_json(out, (&old_name, &new_name), &rules, expanded.as_deref(), &symbols, decisions.as_ref())?;
+        print_json(
+            out,
+            (&old_name, &new_name),
+            &rules,
+            expanded.as_deref(),
+            &symbols,
+            decisions.as_ref(),
+        )?;
     } else {
-        print_text(out, (&old_name, &new_name), &rules, expanded.as_deref(), &symbols, decisions.as_ref())?;
+        print_text(
+            out,
+            (&old_name, &new_name),
+            &rules,
+            expanded.as_deref(),
+            &symbols,
+            decisions.as_ref(),
+        )?;
     }
     Ok(true)
 }
@@ -214,8 +253,21 @@ fn print_json(
         #[serde(skip_serializing_if = "Option::is_none")]
         decisions: Option<Decisions<'a>>,
     }
-    let decisions = d.map(|(s, d, secs)| Decisions { scope: scope_name(s), computed: d.computed, seconds: *secs, changes: &d.changes });
-    let text = serde_json::to_string(&Report { old, new, rules, expanded, symbols, decisions }).map_err(|e| format!("JSON output: {e}"))?;
+    let decisions = d.map(|(s, d, secs)| Decisions {
+        scope: scope_name(s),
+        computed: d.computed,
+        seconds: *secs,
+        changes: &d.changes,
+    });
+    let text = serde_json::to_string(&Report {
+        old,
+        new,
+        rules,
+        expanded,
+        symbols,
+        decisions,
+    })
+    .map_err(|e| format!("JSON output: {e}"))?;
     writeln!(out, "{text}")?;
     Ok(())
 }
@@ -229,8 +281,19 @@ fn print_text(
     d: Option<&(Scope, DecisionDiff, f64)>,
 ) -> Result<(), CliError> {
     writeln!(out, "OLD: {old}\nNEW: {new}")?;
-    let counts: Vec<String> = rules.iter().map(|r| format!("{} +{} -{}", r.ruletype, r.added.len(), r.removed.len())).collect();
-    writeln!(out, "\nRules: {}", if counts.is_empty() { "no change".to_string() } else { counts.join(", ") })?;
+    let counts: Vec<String> = rules
+        .iter()
+        .map(|r| format!("{} +{} -{}", r.ruletype, r.added.len(), r.removed.len()))
+        .collect();
+    writeln!(
+        out,
+        "\nRules: {}",
+        if counts.is_empty() {
+            "no change".to_string()
+        } else {
+            counts.join(", ")
+        }
+    )?;
     for r in rules {
         for (sign, lines, what) in [("+", &r.added, "added"), ("-", &r.removed, "removed")] {
             if !lines.is_empty() {
@@ -242,7 +305,11 @@ fn print_text(
         }
     }
     if let Some(x) = expanded {
-        writeln!(out, "\nExpanded rules (sediff's view): {}", if x.is_empty() { "no change" } else { "" }.trim_end())?;
+        writeln!(
+            out,
+            "\nExpanded rules (sediff's view): {}",
+            if x.is_empty() { "no change" } else { "" }.trim_end()
+        )?;
         for c in x {
             let sign = match c.status {
                 "added" => "+",
@@ -253,12 +320,24 @@ fn print_text(
         }
     }
     let sym = symbols.lines();
-    writeln!(out, "\nSymbols: {}", if sym.is_empty() { "no change" } else { "" }.trim_end())?;
+    writeln!(
+        out,
+        "\nSymbols: {}",
+        if sym.is_empty() { "no change" } else { "" }.trim_end()
+    )?;
     for l in sym {
         writeln!(out, "  {l}")?;
     }
-    let Some((scope, d, secs)) = d else { return Ok(()) };
-    writeln!(out, "\nDecisions: {} of {} triples computed change ({}, {secs:.2} s)", d.changes.len(), d.computed, scope_name(scope))?;
+    let Some((scope, d, secs)) = d else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\nDecisions: {} of {} triples computed change ({}, {secs:.2} s)",
+        d.changes.len(),
+        d.computed,
+        scope_name(scope)
+    )?;
     let mut last: Option<(&str, &str)> = None;
     for c in &d.changes {
         if last != Some((&c.source, &c.target)) {
@@ -279,7 +358,12 @@ fn print_text(
 
 fn perm_lines(out: &mut Out, sign: &str, p: &PermChange, indent: &str) -> Result<(), CliError> {
     writeln!(out, "{indent}{sign}{}: OLD {}", p.perm, p.old)?;
-    writeln!(out, "{indent}{}  NEW {}", " ".repeat(p.perm.len() + sign.len()), p.new)?;
+    writeln!(
+        out,
+        "{indent}{}  NEW {}",
+        " ".repeat(p.perm.len() + sign.len()),
+        p.new
+    )?;
     Ok(())
 }
 
@@ -301,10 +385,25 @@ struct Changed<'a> {
     changes: Vec<PermChange>,
 }
 
-fn run_replay(out: &mut Out, a: &DiffArgs, old: &Side, new: &Side, names: (&str, &str)) -> Result<bool, CliError> {
-    let paths: Vec<PathBuf> = a.replay.iter().filter(|p| p.as_os_str() != "-").cloned().collect();
+fn run_replay(
+    out: &mut Out,
+    a: &DiffArgs,
+    old: &Side,
+    new: &Side,
+    names: (&str, &str),
+) -> Result<bool, CliError> {
+    let paths: Vec<PathBuf> = a
+        .replay
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
     let stdin = a.replay.iter().any(|p| p.as_os_str() == "-");
-    let mut logs: Vec<Log> = if paths.is_empty() { Vec::new() } else { read_logs(&paths)? };
+    let mut logs: Vec<Log> = if paths.is_empty() {
+        Vec::new()
+    } else {
+        read_logs(&paths)?
+    };
     if stdin {
         logs.extend(read_logs(&[])?);
     }
@@ -324,7 +423,12 @@ fn run_replay(out: &mut Out, a: &DiffArgs, old: &Side, new: &Side, names: (&str,
                 }
             };
             records += 1;
-            let key = (rec.scontext.clone(), rec.tcontext.clone(), rec.tclass.clone(), rec.perms.clone());
+            let key = (
+                rec.scontext.clone(),
+                rec.tcontext.clone(),
+                rec.tclass.clone(),
+                rec.perms.clone(),
+            );
             if let Some(&i) = seen.get(&key) {
                 if let Some(x) = accesses.get_mut(i) {
                     x.2 += 1;
@@ -359,7 +463,11 @@ fn run_replay(out: &mut Out, a: &DiffArgs, old: &Side, new: &Side, names: (&str,
             changes: changes.clone(),
         })
         .collect();
-    let broken = changed.iter().any(|c| c.changes.iter().any(|p| p.old.allowed() && !p.new.allowed()));
+    let broken = changed.iter().any(|c| {
+        c.changes
+            .iter()
+            .any(|p| p.old.allowed() && !p.new.allowed())
+    });
     if a.json {
         #[derive(Serialize)]
         struct Report<'a> {
@@ -369,19 +477,41 @@ fn run_replay(out: &mut Out, a: &DiffArgs, old: &Side, new: &Side, names: (&str,
             accesses: usize,
             changed: &'a [Changed<'a>],
         }
-        let text = serde_json::to_string(&Report { old: names.0, new: names.1, records, accesses: distinct, changed: &changed })
-            .map_err(|e| format!("JSON output: {e}"))?;
+        let text = serde_json::to_string(&Report {
+            old: names.0,
+            new: names.1,
+            records,
+            accesses: distinct,
+            changed: &changed,
+        })
+        .map_err(|e| format!("JSON output: {e}"))?;
         writeln!(out, "{text}")?;
     } else {
         writeln!(out, "OLD: {}\nNEW: {}", names.0, names.1)?;
-        writeln!(out, "Replay: {records} records, {distinct} distinct accesses, {} decided otherwise", changed.len())?;
+        writeln!(
+            out,
+            "Replay: {records} records, {distinct} distinct accesses, {} decided otherwise",
+            changed.len()
+        )?;
         for c in &changed {
             let at = match c.file {
                 Some(f) => format!("{f}: line {}", c.line),
                 None => format!("line {}", c.line),
             };
-            let times = if c.count > 1 { format!(" ({} records)", c.count) } else { String::new() };
-            writeln!(out, "\n{at}{times}: {} {} {} {{ {} }} ({} in the log)", c.scontext, c.tcontext, c.tclass, c.perms.join(" "), c.logged)?;
+            let times = if c.count > 1 {
+                format!(" ({} records)", c.count)
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "\n{at}{times}: {} {} {} {{ {} }} ({} in the log)",
+                c.scontext,
+                c.tcontext,
+                c.tclass,
+                c.perms.join(" "),
+                c.logged
+            )?;
             for p in &c.changes {
                 let sign = if p.new.allowed() { "+" } else { "-" };
                 perm_lines(out, sign, p, "  ")?;

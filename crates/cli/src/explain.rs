@@ -16,7 +16,9 @@ use crate::output::{warn, CliError, Out};
 use crate::PolicyArgs;
 
 #[derive(Args)]
-#[command(after_help = "Examples:\n  ausearch -m avc -ts today | seaccess explain\n  seaccess explain --policy /etc/selinux/default/policy/policy.33 /var/log/audit/audit.log\n  dmesg | seaccess explain --json")]
+#[command(
+    after_help = "Examples:\n  ausearch -m avc -ts today | seaccess explain\n  seaccess explain --policy /etc/selinux/default/policy/policy.33 /var/log/audit/audit.log\n  dmesg | seaccess explain --json"
+)]
 pub(crate) struct ExplainArgs {
     #[command(flatten)]
     pub(crate) policy: PolicyArgs,
@@ -61,14 +63,22 @@ impl Log {
 pub(crate) fn read_logs(paths: &[PathBuf]) -> Result<Vec<Log>, CliError> {
     if paths.is_empty() {
         let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("reading standard input: {e}"))?;
-        return Ok(vec![Log { name: None, text: String::from_utf8_lossy(&bytes).into_owned() }]);
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("reading standard input: {e}"))?;
+        return Ok(vec![Log {
+            name: None,
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+        }]);
     }
     paths
         .iter()
         .map(|p| {
             let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            Ok(Log { name: Some(p.display().to_string()), text: String::from_utf8_lossy(&bytes).into_owned() })
+            Ok(Log {
+                name: Some(p.display().to_string()),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            })
         })
         .collect()
 }
@@ -77,7 +87,10 @@ pub(crate) fn read_logs(paths: &[PathBuf]) -> Result<Vec<Log>, CliError> {
 /// or explained is reported (where it is and what is wrong) and skipped. Returns the denials and
 /// whether every AVC record was read and explained. Records of one access are explained once,
 /// as audit2why does.
-pub(crate) fn explain_logs<'a>(g: &Generation, logs: &'a [Log]) -> (Vec<(&'a Log, AvcRecord, Why)>, bool) {
+pub(crate) fn explain_logs<'a>(
+    g: &Generation,
+    logs: &'a [Log],
+) -> (Vec<(&'a Log, AvcRecord, Why)>, bool) {
     let mut memo: HashMap<(String, String, String, Vec<String>), Why> = HashMap::new();
     let mut all = true;
     let mut out = Vec::new();
@@ -92,7 +105,12 @@ pub(crate) fn explain_logs<'a>(g: &Generation, logs: &'a [Log]) -> (Vec<(&'a Log
                     continue;
                 }
             };
-            let key = (rec.scontext.clone(), rec.tcontext.clone(), rec.tclass.clone(), rec.perms.clone());
+            let key = (
+                rec.scontext.clone(),
+                rec.tcontext.clone(),
+                rec.tclass.clone(),
+                rec.perms.clone(),
+            );
             let why = match memo.get(&key) {
                 Some(w) => w.clone(),
                 None => match explain(g, &rec) {
@@ -119,13 +137,24 @@ pub(crate) fn run(out: &mut Out, a: &ExplainArgs) -> Result<bool, CliError> {
     let logs = read_logs(&a.logs)?;
     let (denials, all) = explain_logs(&g, &logs);
     // Each record's line as written, found by number: split once, not once a record.
-    let lines: Vec<Vec<&str>> = if a.json { Vec::new() } else { logs.iter().map(|l| l.text.lines().collect()).collect() };
+    let lines: Vec<Vec<&str>> = if a.json {
+        Vec::new()
+    } else {
+        logs.iter().map(|l| l.text.lines().collect()).collect()
+    };
     for (log, rec, why) in &denials {
         if a.json {
             writeln!(out, "{}", record_json(log, rec, why)?)?;
         } else {
-            let of_log = logs.iter().position(|l| std::ptr::eq(l, *log)).and_then(|i| lines.get(i));
-            let text = of_log.and_then(|l| l.get(rec.line.saturating_sub(1))).copied().unwrap_or("").trim_end();
+            let of_log = logs
+                .iter()
+                .position(|l| std::ptr::eq(l, *log))
+                .and_then(|i| lines.get(i));
+            let text = of_log
+                .and_then(|l| l.get(rec.line.saturating_sub(1)))
+                .copied()
+                .unwrap_or("")
+                .trim_end();
             writeln!(out, "{}: {text}\n\tWas caused by:", log.at(rec.line))?;
             for l in verdict_lines(why) {
                 writeln!(out, "\t\t{l}")?;
@@ -152,7 +181,15 @@ fn verdict_lines(why: &Why) -> Vec<String> {
         }
         Verdict::Te => l.push("Missing type enforcement (TE) allow rule.".into()),
         Verdict::Boolean(fixes) => {
-            l.push(if fixes.len() > 1 { "One of the following booleans is set incorrectly; setting any one allows it:".into() } else { format!("The boolean {} is set incorrectly.", fixes.iter().map(|f| f.name.as_str()).collect::<String>()) });
+            l.push(if fixes.len() > 1 {
+                "One of the following booleans is set incorrectly; setting any one allows it:"
+                    .into()
+            } else {
+                format!(
+                    "The boolean {} is set incorrectly.",
+                    fixes.iter().map(|f| f.name.as_str()).collect::<String>()
+                )
+            });
             l.push("Allow access by executing:".into());
             for f in fixes {
                 l.push(format!("# setsebool -P {} {}", f.name, u8::from(f.value)));
@@ -174,7 +211,10 @@ fn verdict_lines(why: &Why) -> Vec<String> {
         l.push(format!("{perm}: {reason}"));
     }
     if matches!(why.verdict, Verdict::Te | Verdict::Dontaudit) {
-        l.push(format!("This rule would allow it (seaccess allow writes it as a module): {}", why.rule));
+        l.push(format!(
+            "This rule would allow it (seaccess allow writes it as a module): {}",
+            why.rule
+        ));
     }
     l
 }
@@ -207,7 +247,14 @@ struct RecordJson<'a> {
 fn record_json(log: &Log, rec: &AvcRecord, why: &Why) -> Result<String, CliError> {
     let (mut booleans, mut constraint, mut role, mut bound) = (None, None, None, None);
     match &why.verdict {
-        Verdict::Boolean(fixes) => booleans = Some(fixes.iter().map(|f| json!({"name": f.name, "value": f.value})).collect()),
+        Verdict::Boolean(fixes) => {
+            booleans = Some(
+                fixes
+                    .iter()
+                    .map(|f| json!({"name": f.name, "value": f.value}))
+                    .collect(),
+            )
+        }
         Verdict::Constraint(r) => constraint = Some(r.to_string()),
         Verdict::Role { from, to } => role = Some(json!({"from": from, "to": to})),
         Verdict::Bounds { bound: b } => bound = Some(b.as_str()),
@@ -226,7 +273,11 @@ fn record_json(log: &Log, rec: &AvcRecord, why: &Why) -> Result<String, CliError
         role,
         bound,
         rule: &why.rule,
-        reasons: why.denied.iter().map(|(p, r)| json!({"perm": p, "kind": r.kind(), "text": r.to_string()})).collect(),
+        reasons: why
+            .denied
+            .iter()
+            .map(|(p, r)| json!({"perm": p, "kind": r.kind(), "text": r.to_string()}))
+            .collect(),
         permissive: rec.permissive,
     };
     serde_json::to_string(&v).map_err(|e| CliError::from(format!("writing JSON: {e}")))

@@ -85,14 +85,25 @@ pub(crate) fn run(out: &mut Out, a: &InfoArgs) -> Result<bool, CliError> {
     .collect();
     let path = crate::search::policy_path(a.policy_file.as_deref(), a.policy.as_deref())?;
     if wanted.is_empty() {
-        return summary(out, &PolicyArgs { policy: Some(path), bools: Vec::new() }, a.json).map(|_| true);
+        return summary(
+            out,
+            &PolicyArgs {
+                policy: Some(path),
+                bools: Vec::new(),
+            },
+            a.json,
+        )
+        .map(|_| true);
     }
     let policy = crate::read_policy(&path)?;
     let mut json = serde_json::Map::new();
     for (c, name) in wanted {
         let items = list(&policy, c, name).map_err(|e| e.to_string())?;
         if a.json {
-            json.insert(c.key().to_string(), serde_json::to_value(&items).map_err(|e| format!("JSON output: {e}"))?);
+            json.insert(
+                c.key().to_string(),
+                serde_json::to_value(&items).map_err(|e| format!("JSON output: {e}"))?,
+            );
             continue;
         }
         if !a.flat {
@@ -100,7 +111,11 @@ pub(crate) fn run(out: &mut Out, a: &InfoArgs) -> Result<bool, CliError> {
         }
         let indent = if a.flat { "" } else { "   " };
         for i in &items {
-            writeln!(out, "{indent}{}", if a.expand { &i.statement } else { &i.name })?;
+            writeln!(
+                out,
+                "{indent}{}",
+                if a.expand { &i.statement } else { &i.name }
+            )?;
         }
     }
     if a.json {
@@ -139,7 +154,12 @@ fn summary(out: &mut Out, policy: &PolicyArgs, json: bool) -> Result<(), CliErro
     writeln!(out, "mls {}", p.mls)?;
     writeln!(out, "handle_unknown {:?}", p.handle_unknown)?;
     writeln!(out, "classes {}", p.classes.len())?;
-    writeln!(out, "types {} ({} attributes)", p.types.len(), p.types.iter().filter(|t| t.attribute).count())?;
+    writeln!(
+        out,
+        "types {} ({} attributes)",
+        p.types.len(),
+        p.types.iter().filter(|t| t.attribute).count()
+    )?;
     writeln!(out, "roles {}", p.roles.len())?;
     writeln!(out, "users {}", p.users.len())?;
     writeln!(out, "booleans {}", p.bools.len())?;

@@ -12,12 +12,23 @@ pub(crate) fn installed_policy() -> Option<PathBuf> {
 
 fn installed_under(root: &Path) -> Option<PathBuf> {
     let cfg = std::fs::read_to_string(root.join("config")).unwrap_or_default();
-    let kind = cfg.lines().find_map(|l| l.trim().strip_prefix("SELINUXTYPE=")).map(str::trim).filter(|t| !t.is_empty()).unwrap_or("targeted");
+    let kind = cfg
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("SELINUXTYPE="))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .unwrap_or("targeted");
     let dir = root.join(kind).join("policy");
     std::fs::read_dir(&dir)
         .ok()?
         .flatten()
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_prefix("policy.")).and_then(|v| v.parse::<u32>().ok()).map(|v| (v, e.path())))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix("policy."))
+                .and_then(|v| v.parse::<u32>().ok())
+                .map(|v| (v, e.path()))
+        })
         .filter(|(v, _)| (seaccess_policy::VERSION_MIN..=seaccess_policy::VERSION_MAX).contains(v))
         .max_by_key(|(v, _)| *v)
         .map(|(_, p)| p)
@@ -43,7 +54,10 @@ mod tests {
         let root = std::env::temp_dir().join(format!("seaccess-installed-{}", std::process::id()));
         let dir = root.join("mine/policy");
         std::fs::create_dir_all(&dir)?;
-        std::fs::write(root.join("config"), "# c\nSELINUX=permissive\nSELINUXTYPE=mine\n")?;
+        std::fs::write(
+            root.join("config"),
+            "# c\nSELINUX=permissive\nSELINUXTYPE=mine\n",
+        )?;
         for v in [30, 33, 99] {
             std::fs::write(dir.join(format!("policy.{v}")), b"")?;
         }

@@ -16,7 +16,8 @@ use seaccess_lab::objmgr_bench::{self, ObjmgrBench, Shape};
 use crate::output::{CliError, Out};
 
 /// The experiments, in the order they ran historically.
-pub(crate) const EXPERIMENTS: &[&str] = &["chatroom", "hackbench", "treewalk", "readwrite", "pathwalk"];
+pub(crate) const EXPERIMENTS: &[&str] =
+    &["chatroom", "hackbench", "treewalk", "readwrite", "pathwalk"];
 
 #[derive(clap::Args)]
 pub(crate) struct LabArgs {
@@ -84,9 +85,17 @@ struct Results {
 }
 
 pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
-    let wanted: Vec<&str> = if a.experiments.is_empty() { EXPERIMENTS.to_vec() } else { a.experiments.iter().map(String::as_str).collect() };
+    let wanted: Vec<&str> = if a.experiments.is_empty() {
+        EXPERIMENTS.to_vec()
+    } else {
+        a.experiments.iter().map(String::as_str).collect()
+    };
     if let Some(bad) = wanted.iter().find(|e| !EXPERIMENTS.contains(e)) {
-        return Err(format!("unknown experiment {bad}: expected some of {}", EXPERIMENTS.join(", ")).into());
+        return Err(format!(
+            "unknown experiment {bad}: expected some of {}",
+            EXPERIMENTS.join(", ")
+        )
+        .into());
     }
     let path = match &a.policy {
         Some(p) => p.clone(),
@@ -99,7 +108,12 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
         None => None,
     };
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
-    let mut res = Results { policy: policy.clone(), quick: a.quick, cpus: cpus.clone(), ..Results::default() };
+    let mut res = Results {
+        policy: policy.clone(),
+        quick: a.quick,
+        cpus: cpus.clone(),
+        ..Results::default()
+    };
     let mut text = String::new();
     let online = std::thread::available_parallelism().map_or(0, |n| n.get());
     let _ = writeln!(
@@ -107,16 +121,30 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
         "seaccess lab{}: policy {policy}; {}.\n",
         if a.quick { " --quick" } else { "" },
         match &cpus {
-            Some(c) => format!("kept to CPU {}", c.iter().map(usize::to_string).collect::<Vec<_>>().join(",")),
+            Some(c) => format!(
+                "kept to CPU {}",
+                c.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+            ),
             None => format!("{online} CPUs"),
         }
     );
     // On a terminal, a bar over the experiments, naming the one running.
-    let steps = wanted.iter().filter(|e| matches!(**e, "chatroom" | "hackbench")).count() + 2 * usize::from(wanted.iter().any(|e| matches!(*e, "treewalk" | "readwrite" | "pathwalk")))
+    let steps = wanted
+        .iter()
+        .filter(|e| matches!(**e, "chatroom" | "hackbench"))
+        .count()
+        + 2 * usize::from(
+            wanted
+                .iter()
+                .any(|e| matches!(*e, "treewalk" | "readwrite" | "pathwalk")),
+        )
         + usize::from(a.callgrind);
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(steps as u64);
-        b.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} ({elapsed})")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
         b.enable_steady_tick(std::time::Duration::from_millis(200));
         b
     });
@@ -133,16 +161,28 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
 
     if wanted.contains(&"chatroom") {
         step("chatroom");
-        let mut shape = if a.quick { chatroom::Shape::quick() } else { chatroom::Shape::full() };
+        let mut shape = if a.quick {
+            chatroom::Shape::quick()
+        } else {
+            chatroom::Shape::full()
+        };
         if !a.threads.is_empty() {
-            shape.rooms = a.threads.iter().map(|t| (t / (shape.clients * 3)).max(1)).collect();
+            shape.rooms = a
+                .threads
+                .iter()
+                .map(|t| (t / (shape.clients * 3)).max(1))
+                .collect();
         }
         shape.rounds = a.rounds.unwrap_or(shape.rounds);
         let peer = a.peer.exists().then_some(a.peer.as_path());
         if peer.is_none() {
-            crate::output::note(&format!("SKIP: seaccess lab: libselinux's AVC in chatroom: {} is not built (make peers)", a.peer.display()));
+            crate::output::note(&format!(
+                "SKIP: seaccess lab: libselinux's AVC in chatroom: {} is not built (make peers)",
+                a.peer.display()
+            ));
         }
-        let r = chatroom::run(server.clone(), &policy, &shape, mediate::DOMAINS, peer).map_err(|e| format!("chatroom: {e}"))?;
+        let r = chatroom::run(server.clone(), &policy, &shape, mediate::DOMAINS, peer)
+            .map_err(|e| format!("chatroom: {e}"))?;
         chatroom_table(&mut text, &r);
         write_csv(&a.out.join("chatroom.csv"), &chatroom_csv(&r))?;
         write_json(&a.out.join("chatroom.json"), &r)?;
@@ -151,25 +191,52 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
     }
     if wanted.contains(&"hackbench") {
         step("hackbench");
-        let mut shape = if a.quick { hackbench::Shape::quick() } else { hackbench::Shape::full() };
+        let mut shape = if a.quick {
+            hackbench::Shape::quick()
+        } else {
+            hackbench::Shape::full()
+        };
         if !a.threads.is_empty() {
-            shape.groups = a.threads.iter().map(|t| (t / (shape.fds * 2)).max(1)).collect();
+            shape.groups = a
+                .threads
+                .iter()
+                .map(|t| (t / (shape.fds * 2)).max(1))
+                .collect();
         }
         shape.rounds = a.rounds.unwrap_or(shape.rounds);
-        let r = hackbench::run(server.clone(), &policy, &shape, mediate::DOMAINS).map_err(|e| format!("hackbench: {e}"))?;
+        let r = hackbench::run(server.clone(), &policy, &shape, mediate::DOMAINS)
+            .map_err(|e| format!("hackbench: {e}"))?;
         hackbench_table(&mut text, &r);
         write_csv(&a.out.join("hackbench.csv"), &hackbench_csv(&r))?;
         write_json(&a.out.join("hackbench.json"), &r)?;
         res.hackbench = Some(r);
         done();
     }
-    let objmgr_wanted: Vec<&str> = wanted.iter().copied().filter(|e| matches!(*e, "treewalk" | "readwrite" | "pathwalk")).collect();
+    let objmgr_wanted: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|e| matches!(*e, "treewalk" | "readwrite" | "pathwalk"))
+        .collect();
     if !objmgr_wanted.is_empty() {
         step("treewalk, readwrite, pathwalk");
         let dir = std::env::temp_dir();
-        let (shape, rw_ops) = if a.quick { (Shape::QUICK, 20_000) } else { (Shape::FULL, 200_000) };
-        let cfg = objmgr_bench::Config { policy: &policy, rounds: 6, shape, rw_ops, subject: None, object: None, dir: &dir, control: false };
-        let r = objmgr_bench::run(server.clone(), &cfg).map_err(|e| format!("treewalk/readwrite/pathwalk: {e}"))?;
+        let (shape, rw_ops) = if a.quick {
+            (Shape::QUICK, 20_000)
+        } else {
+            (Shape::FULL, 200_000)
+        };
+        let cfg = objmgr_bench::Config {
+            policy: &policy,
+            rounds: 6,
+            shape,
+            rw_ops,
+            subject: None,
+            object: None,
+            dir: &dir,
+            control: false,
+        };
+        let r = objmgr_bench::run(server.clone(), &cfg)
+            .map_err(|e| format!("treewalk/readwrite/pathwalk: {e}"))?;
         done();
         step("treewalk, readwrite, pathwalk on a FUSE mount");
         let mount = match crate::mountbench::unavailable() {
@@ -190,25 +257,33 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
                     control: false,
                 };
                 Some(crate::mountbench::measure(&m).map_err(|e| match e {
-                    CliError::Message(m) => CliError::Message(format!("treewalk/readwrite/pathwalk on the mount: {m}")),
+                    CliError::Message(m) => {
+                        CliError::Message(format!("treewalk/readwrite/pathwalk on the mount: {m}"))
+                    }
                     e => e,
                 })?)
             }
         };
         if let Some(why) = &res.mount_skipped {
-            crate::output::note(&format!("SKIP: seaccess lab: treewalk, readwrite, pathwalk on a FUSE mount: {why}"));
+            crate::output::note(&format!(
+                "SKIP: seaccess lab: treewalk, readwrite, pathwalk on a FUSE mount: {why}"
+            ));
         }
         objmgr_tables(&mut text, &r, mount.as_ref(), &objmgr_wanted);
         write_csv(&a.out.join("objmgr.csv"), &objmgr_csv(&r, mount.as_ref()))?;
         res.mount = mount;
-        let json: serde_json::Value = serde_json::from_str(&r.to_json()).map_err(|e| e.to_string())?;
+        let json: serde_json::Value =
+            serde_json::from_str(&r.to_json()).map_err(|e| e.to_string())?;
         write_json(&a.out.join("objmgr.json"), &json)?;
         res.objmgr = Some(json);
         done();
     }
     if a.callgrind {
         step("callgrind");
-        let rows: Vec<(String, f64)> = mediate::ORDER.iter().map(|m| instructions_per_check(&path, m).map(|n| (m.to_string(), n))).collect::<Result<_, _>>()?;
+        let rows: Vec<(String, f64)> = mediate::ORDER
+            .iter()
+            .map(|m| instructions_per_check(&path, m).map(|n| (m.to_string(), n)))
+            .collect::<Result<_, _>>()?;
         let _ = writeln!(text, "## instructions per checked send or receive (callgrind)\n\none thread, a send and a receive on a socket and on a pipe per round, 100,000 rounds against 20,000 differenced.\n");
         let _ = writeln!(text, "| mediator | instructions |\n|---|---|");
         for (m, n) in &rows {
@@ -223,13 +298,23 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
     }
     write_json(&a.out.join("results.json"), &res)?;
     let bars = overhead_bars(&res, &wanted);
-    let (files, note) = crate::lab_report::plots(&a.out, res.chatroom.as_ref(), res.hackbench.as_ref(), &bars).map_err(|e| format!("plots: {e}"))?;
-    std::fs::write(a.out.join("index.html"), crate::lab_report::index_html(&text, &files, &policy)).map_err(|e| format!("{}: {e}", a.out.join("index.html").display()))?;
+    let (files, note) =
+        crate::lab_report::plots(&a.out, res.chatroom.as_ref(), res.hackbench.as_ref(), &bars)
+            .map_err(|e| format!("plots: {e}"))?;
+    std::fs::write(
+        a.out.join("index.html"),
+        crate::lab_report::index_html(&text, &files, &policy),
+    )
+    .map_err(|e| format!("{}: {e}", a.out.join("index.html").display()))?;
     if let Some(n) = note {
         crate::output::note(&format!("seaccess lab: {n}"));
     }
     if a.json {
-        writeln!(out, "{}", serde_json::to_string(&res).map_err(|e| e.to_string())?)?;
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&res).map_err(|e| e.to_string())?
+        )?;
     } else {
         write!(out, "{text}")?;
         writeln!(out, "results: {}", a.out.display())?;
@@ -248,8 +333,14 @@ fn overhead_bars(res: &Results, wanted: &[&str]) -> Vec<crate::lab_report::Bar> 
     if let Some(c) = &res.chatroom {
         if let Some(r) = c.rows.last() {
             if let Some(o) = c.overhead_pct(r.rooms, "seaccess") {
-                let ci = ci_of(&r.wall_ratio_ci, "seaccess").map(|(l, h)| ((l - 1.0) * 100.0, (h - 1.0) * 100.0));
-                v.push(Bar { name: "chatroom".into(), ours: o, ci, seed: None });
+                let ci = ci_of(&r.wall_ratio_ci, "seaccess")
+                    .map(|(l, h)| ((l - 1.0) * 100.0, (h - 1.0) * 100.0));
+                v.push(Bar {
+                    name: "chatroom".into(),
+                    ours: o,
+                    ci,
+                    seed: None,
+                });
             }
         }
     }
@@ -257,16 +348,36 @@ fn overhead_bars(res: &Results, wanted: &[&str]) -> Vec<crate::lab_report::Bar> 
         for t in ["sockets", "pipes"] {
             if let Some(r) = h.rows.iter().rfind(|r| r.transport.name() == t) {
                 if let Some(x) = Hackbench::ratio(r, "seaccess") {
-                    let ci = ci_of(&r.wall_ratio_ci, "seaccess").map(|(l, h)| ((l - 1.0) * 100.0, (h - 1.0) * 100.0));
-                    v.push(Bar { name: format!("hackbench {t}"), ours: (x - 1.0) * 100.0, ci, seed: Some((51.0 / 53.0 - 1.0) * 100.0) });
+                    let ci = ci_of(&r.wall_ratio_ci, "seaccess")
+                        .map(|(l, h)| ((l - 1.0) * 100.0, (h - 1.0) * 100.0));
+                    v.push(Bar {
+                        name: format!("hackbench {t}"),
+                        ours: (x - 1.0) * 100.0,
+                        ci,
+                        seed: Some((51.0 / 53.0 - 1.0) * 100.0),
+                    });
                 }
             }
         }
     }
     if let Some(o) = &res.objmgr {
-        for (name, seed) in [("treewalk", Some(8.4)), ("readwrite", Some(3.6)), ("pathwalk", None)] {
-            if let (true, Some(x)) = (wanted.contains(&name), o.get(name).and_then(|e| e.get("fast_overhead_pct")).and_then(serde_json::Value::as_f64)) {
-                v.push(Bar { name: name.into(), ours: x, ci: None, seed });
+        for (name, seed) in [
+            ("treewalk", Some(8.4)),
+            ("readwrite", Some(3.6)),
+            ("pathwalk", None),
+        ] {
+            if let (true, Some(x)) = (
+                wanted.contains(&name),
+                o.get(name)
+                    .and_then(|e| e.get("fast_overhead_pct"))
+                    .and_then(serde_json::Value::as_f64),
+            ) {
+                v.push(Bar {
+                    name: name.into(),
+                    ours: x,
+                    ci: None,
+                    seed,
+                });
             }
         }
     }
@@ -289,16 +400,34 @@ fn instructions_per_check(policy: &Path, mediator: &str) -> Result<f64, CliError
         let out = std::process::Command::new("valgrind")
             .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
             .arg(&me)
-            .args(["bench", "lab-checks", "--mediator", mediator, "--count", &count.to_string(), "--policy"])
+            .args([
+                "bench",
+                "lab-checks",
+                "--mediator",
+                mediator,
+                "--count",
+                &count.to_string(),
+                "--policy",
+            ])
             .arg(policy)
             .output()
             .map_err(|e| format!("--callgrind: valgrind: {e} (make deps installs it)"))?;
         let err = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() {
-            return Err(format!("--callgrind: {mediator}: {}", err.lines().last().unwrap_or("failed")).into());
+            return Err(format!(
+                "--callgrind: {mediator}: {}",
+                err.lines().last().unwrap_or("failed")
+            )
+            .into());
         }
-        let line = err.lines().find(|l| l.contains("Collected :")).ok_or("--callgrind: no instruction total in valgrind's output")?;
-        line.rsplit(':').next().and_then(|v| v.trim().parse::<f64>().ok()).ok_or_else(|| format!("--callgrind: cannot read {line:?}").into())
+        let line = err
+            .lines()
+            .find(|l| l.contains("Collected :"))
+            .ok_or("--callgrind: no instruction total in valgrind's output")?;
+        line.rsplit(':')
+            .next()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .ok_or_else(|| format!("--callgrind: cannot read {line:?}").into())
     };
     let (a, b) = (total(20_000)?, total(100_000)?);
     Ok((b - a) / (80_000.0 * 4.0))
@@ -317,7 +446,12 @@ fn write_csv(path: &Path, rows: &[Vec<String>]) -> Result<(), CliError> {
 /// A ratio to vanilla as an overhead in percent, with its 95% interval.
 fn pct_ci(x: f64, ci: Option<(f64, f64)>) -> String {
     match ci {
-        Some((lo, hi)) => format!("{:+.1}% [{:+.1}, {:+.1}]", (x - 1.0) * 100.0, (lo - 1.0) * 100.0, (hi - 1.0) * 100.0),
+        Some((lo, hi)) => format!(
+            "{:+.1}% [{:+.1}, {:+.1}]",
+            (x - 1.0) * 100.0,
+            (lo - 1.0) * 100.0,
+            (hi - 1.0) * 100.0
+        ),
         None => format!("{:+.1}%", (x - 1.0) * 100.0),
     }
 }
@@ -335,19 +469,43 @@ fn chatroom_table(t: &mut String, r: &Chatroom) {
         "## chatroom (2001)\n\n{} clients a room, each run {} messages of {} bytes a client, every message to every other client of its room over Unix stream sockets; 3 threads a client, made once and reused by every run; hooks: sendmsg {{write}}, recvmsg {{read}} as {}. {} rounds, each a run of every mediator back to back in a rotating order. `seaccess` is the object manager's hooks (what an object manager gets); `seaccess_cache` and the designs are the caches alone, asked what the hook asks; `control` is vanilla run again (its overhead is the method's noise); `libselinux`, where the peer is built, is libselinux's AVC (avc_has_perm_noaudit, its global mutex) in the peer program's process, against that process's own unchecked runs.\n",
         r.shape.clients, r.shape.messages, r.shape.len, r.domain, r.shape.rounds
     );
-    let names: Vec<&str> = r.rows.first().map(|row| row.rates.iter().map(|x| x.0.as_str()).collect()).unwrap_or_default();
+    let names: Vec<&str> = r
+        .rows
+        .first()
+        .map(|row| row.rates.iter().map(|x| x.0.as_str()).collect())
+        .unwrap_or_default();
     let _ = writeln!(t, "Messages per second (median of the rounds):\n");
     let _ = writeln!(t, "| rooms | threads | {} |", names.join(" | "));
     let _ = writeln!(t, "|---|---|{}", "---|".repeat(names.len()));
     for row in &r.rows {
         let cells: Vec<String> = row.rates.iter().map(|(_, v)| format!("{v:.0}")).collect();
-        let _ = writeln!(t, "| {} | {} | {} |", row.rooms, row.threads, cells.join(" | "));
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} |",
+            row.rooms,
+            row.threads,
+            cells.join(" | ")
+        );
     }
     let _ = writeln!(t, "\nOverhead against vanilla: the median over rounds of a run's time over vanilla's run in the same round, [its 95% interval]:\n");
-    let _ = writeln!(t, "| rooms | {} |", names.iter().skip(1).copied().collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(
+        t,
+        "| rooms | {} |",
+        names
+            .iter()
+            .skip(1)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
     let _ = writeln!(t, "|---|{}", "---|".repeat(names.len().saturating_sub(1)));
     for row in &r.rows {
-        let cells: Vec<String> = row.wall_ratio.iter().filter(|x| x.0 != "vanilla").map(|(n, x)| pct_ci(*x, ci_of(&row.wall_ratio_ci, n))).collect();
+        let cells: Vec<String> = row
+            .wall_ratio
+            .iter()
+            .filter(|x| x.0 != "vanilla")
+            .map(|(n, x)| pct_ci(*x, ci_of(&row.wall_ratio_ci, n)))
+            .collect();
         let _ = writeln!(t, "| {} | {} |", row.rooms, cells.join(" | "));
     }
     let _ = writeln!(t);
@@ -371,10 +529,27 @@ fn chatroom_csv(r: &Chatroom) -> Vec<Vec<String>> {
     ]];
     for row in &r.rows {
         for (n, v) in &row.rates {
-            let o = r.overhead_pct(row.rooms, n).map_or(String::new(), |o| format!("{o:.3}"));
-            let cpu = row.cpu_us.iter().find(|x| &x.0 == n).map_or(String::new(), |x| format!("{:.4}", x.1));
-            let co = r.cpu_overhead_pct(row.rooms, n).map_or(String::new(), |o| format!("{o:.3}"));
-            rows.push(vec![row.rooms.to_string(), row.threads.to_string(), row.messages.to_string(), n.clone(), format!("{v:.1}"), o, cpu, co]);
+            let o = r
+                .overhead_pct(row.rooms, n)
+                .map_or(String::new(), |o| format!("{o:.3}"));
+            let cpu = row
+                .cpu_us
+                .iter()
+                .find(|x| &x.0 == n)
+                .map_or(String::new(), |x| format!("{:.4}", x.1));
+            let co = r
+                .cpu_overhead_pct(row.rooms, n)
+                .map_or(String::new(), |o| format!("{o:.3}"));
+            rows.push(vec![
+                row.rooms.to_string(),
+                row.threads.to_string(),
+                row.messages.to_string(),
+                n.clone(),
+                format!("{v:.1}"),
+                o,
+                cpu,
+                co,
+            ]);
         }
     }
     rows
@@ -384,7 +559,11 @@ fn chatroom_csv(r: &Chatroom) -> Vec<Vec<String>> {
 /// then each design's time over vanilla's, paired by round, with its interval.
 fn hackbench_table(t: &mut String, r: &Hackbench) {
     for transport in ["sockets", "pipes"] {
-        let rows: Vec<_> = r.rows.iter().filter(|x| x.transport.name() == transport).collect();
+        let rows: Vec<_> = r
+            .rows
+            .iter()
+            .filter(|x| x.transport.name() == transport)
+            .collect();
         let Some(first) = rows.first() else { continue };
         let _ = writeln!(
             t,
@@ -396,11 +575,30 @@ fn hackbench_table(t: &mut String, r: &Hackbench) {
         let _ = writeln!(t, "| groups | threads | {} |", names.join(" | "));
         let _ = writeln!(t, "|---|---|{}", "---|".repeat(names.len()));
         for row in &rows {
-            let cells: Vec<String> = row.seconds.iter().map(|(_, v)| format!("{:.2}", v * 1e3)).collect();
-            let _ = writeln!(t, "| {} | {} | {} |", row.groups, row.threads, cells.join(" | "));
+            let cells: Vec<String> = row
+                .seconds
+                .iter()
+                .map(|(_, v)| format!("{:.2}", v * 1e3))
+                .collect();
+            let _ = writeln!(
+                t,
+                "| {} | {} | {} |",
+                row.groups,
+                row.threads,
+                cells.join(" | ")
+            );
         }
         let _ = writeln!(t, "\nEnforced over vanilla: the median over rounds of a run's time over vanilla's run in the same round, [its 95% interval]:\n");
-        let _ = writeln!(t, "| groups | {} |", names.iter().skip(1).copied().collect::<Vec<_>>().join(" | "));
+        let _ = writeln!(
+            t,
+            "| groups | {} |",
+            names
+                .iter()
+                .skip(1)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
         let _ = writeln!(t, "|---|{}", "---|".repeat(names.len().saturating_sub(1)));
         for row in &rows {
             let cells: Vec<String> = row
@@ -438,9 +636,23 @@ fn hackbench_csv(r: &Hackbench) -> Vec<Vec<String>> {
     for row in &r.rows {
         for (n, v) in &row.seconds {
             let x = Hackbench::ratio(row, n).map_or(String::new(), |x| format!("{x:.4}"));
-            let cpu = row.cpu_seconds.iter().find(|y| &y.0 == n).map_or(String::new(), |y| format!("{:.6}", y.1));
+            let cpu = row
+                .cpu_seconds
+                .iter()
+                .find(|y| &y.0 == n)
+                .map_or(String::new(), |y| format!("{:.6}", y.1));
             let cx = Hackbench::cpu_ratio(row, n).map_or(String::new(), |x| format!("{x:.4}"));
-            rows.push(vec![row.transport.name().into(), row.groups.to_string(), row.threads.to_string(), row.messages.to_string(), n.clone(), format!("{v:.6}"), x, cpu, cx]);
+            rows.push(vec![
+                row.transport.name().into(),
+                row.groups.to_string(),
+                row.threads.to_string(),
+                row.messages.to_string(),
+                n.clone(),
+                format!("{v:.6}"),
+                x,
+                cpu,
+                cx,
+            ]);
         }
     }
     rows
@@ -449,11 +661,28 @@ fn hackbench_csv(r: &Hackbench) -> Vec<Vec<String>> {
 /// The object manager's experiments as their seeds presented them: time per operation without
 /// checks, with every fast path off, with them on, and the overheads; in process, and on the
 /// mount where it ran.
-fn objmgr_tables(t: &mut String, r: &ObjmgrBench, mount: Option<&crate::mountbench::MountRun>, wanted: &[&str]) {
+fn objmgr_tables(
+    t: &mut String,
+    r: &ObjmgrBench,
+    mount: Option<&crate::mountbench::MountRun>,
+    wanted: &[&str],
+) {
     let seeds = [
-        ("treewalk", "tree walk (2008): stat and open over the tree", &r.treewalk),
-        ("readwrite", "read/write (2007): 1-byte reads and writes on open files", &r.readwrite),
-        ("pathwalk", "path walk (2025): stat of deep paths", &r.pathwalk),
+        (
+            "treewalk",
+            "tree walk (2008): stat and open over the tree",
+            &r.treewalk,
+        ),
+        (
+            "readwrite",
+            "read/write (2007): 1-byte reads and writes on open files",
+            &r.readwrite,
+        ),
+        (
+            "pathwalk",
+            "path walk (2025): stat of deep paths",
+            &r.pathwalk,
+        ),
     ];
     for (name, title, f) in seeds.iter().filter(|(n, _, _)| wanted.contains(n)) {
         let _ = writeln!(
@@ -461,24 +690,47 @@ fn objmgr_tables(t: &mut String, r: &ObjmgrBench, mount: Option<&crate::mountben
             "## {title}\n\n{} directories, {} files; {} as {} on {}. In process: the hooks around direct system calls.\n",
             r.dirs, r.files, name, r.subject, r.object
         );
-        let _ = writeln!(t, "| variant | ns per operation | overhead | cache lookups per operation |");
+        let _ = writeln!(
+            t,
+            "| variant | ns per operation | overhead | cache lookups per operation |"
+        );
         let _ = writeln!(t, "|---|---|---|---|");
         let _ = writeln!(t, "| vanilla | {:.1} | | |", f.vanilla_ns);
-        let _ = writeln!(t, "| fast paths off | {:.1} | {:+.2}% | {:.2} |", f.slow_ns, f.slow_overhead_pct, f.lookups_per_op_slow);
-        let _ = writeln!(t, "| fast paths on | {:.1} | {:+.2}% | {:.2} |", f.fast_ns, f.fast_overhead_pct, f.lookups_per_op_fast);
+        let _ = writeln!(
+            t,
+            "| fast paths off | {:.1} | {:+.2}% | {:.2} |",
+            f.slow_ns, f.slow_overhead_pct, f.lookups_per_op_slow
+        );
+        let _ = writeln!(
+            t,
+            "| fast paths on | {:.1} | {:+.2}% | {:.2} |",
+            f.fast_ns, f.fast_overhead_pct, f.lookups_per_op_fast
+        );
         let _ = writeln!(t);
-        if let Some(m) = mount.and_then(|m| m.rows.iter().find(|x| x.name == *name).map(|x| (m, x))) {
+        if let Some(m) = mount.and_then(|m| m.rows.iter().find(|x| x.name == *name).map(|x| (m, x)))
+        {
             let (run, x) = m;
             let _ = writeln!(
                 t,
                 "On a FUSE mount (`seaccess mount`, {} request threads; {} directories, {} files; {} rounds; the same subject and files):\n",
                 run.threads, run.dirs, run.files, run.rounds
             );
-            let _ = writeln!(t, "| variant | ns per operation | overhead | cache lookups per operation |");
+            let _ = writeln!(
+                t,
+                "| variant | ns per operation | overhead | cache lookups per operation |"
+            );
             let _ = writeln!(t, "|---|---|---|---|");
             let _ = writeln!(t, "| no checks | {:.1} | | |", x.none_ns);
-            let _ = writeln!(t, "| fast paths off | {:.1} | {:+.2}% | {:.2} |", x.slow_ns, x.slow_overhead_pct, x.lookups_per_op_slow);
-            let _ = writeln!(t, "| fast paths on | {:.1} | {:+.2}% | {:.2} |", x.fast_ns, x.fast_overhead_pct, x.lookups_per_op_fast);
+            let _ = writeln!(
+                t,
+                "| fast paths off | {:.1} | {:+.2}% | {:.2} |",
+                x.slow_ns, x.slow_overhead_pct, x.lookups_per_op_slow
+            );
+            let _ = writeln!(
+                t,
+                "| fast paths on | {:.1} | {:+.2}% | {:.2} |",
+                x.fast_ns, x.fast_overhead_pct, x.lookups_per_op_fast
+            );
             if let (Some(b), Some(v)) = (x.bindfs_ns, x.vs_bindfs) {
                 let _ = writeln!(t, "| bindfs (Debian's passthrough FUSE filesystem) | {b:.1} | fast paths on: {v:.2}x of bindfs | |");
             }
@@ -488,21 +740,65 @@ fn objmgr_tables(t: &mut String, r: &ObjmgrBench, mount: Option<&crate::mountben
 }
 
 fn objmgr_csv(r: &ObjmgrBench, mount: Option<&crate::mountbench::MountRun>) -> Vec<Vec<String>> {
-    let mut rows = vec![vec!["experiment".into(), "where".into(), "variant".into(), "ns_per_op".into(), "overhead_pct".into(), "lookups_per_op".into()]];
+    let mut rows = vec![vec![
+        "experiment".into(),
+        "where".into(),
+        "variant".into(),
+        "ns_per_op".into(),
+        "overhead_pct".into(),
+        "lookups_per_op".into(),
+    ]];
     // A variant's row: its time, and for a checking variant its overhead and lookups.
     let mut row = |name: &str, place: &str, variant: &str, ns: f64, checked: Option<(f64, f64)>| {
-        let (o, l) = checked.map_or((String::new(), String::new()), |(o, l)| (format!("{o:.3}"), format!("{l:.3}")));
-        rows.push(vec![name.into(), place.into(), variant.into(), format!("{ns:.2}"), o, l]);
+        let (o, l) = checked.map_or((String::new(), String::new()), |(o, l)| {
+            (format!("{o:.3}"), format!("{l:.3}"))
+        });
+        rows.push(vec![
+            name.into(),
+            place.into(),
+            variant.into(),
+            format!("{ns:.2}"),
+            o,
+            l,
+        ]);
     };
-    for (name, f) in [("treewalk", &r.treewalk), ("readwrite", &r.readwrite), ("pathwalk", &r.pathwalk)] {
+    for (name, f) in [
+        ("treewalk", &r.treewalk),
+        ("readwrite", &r.readwrite),
+        ("pathwalk", &r.pathwalk),
+    ] {
         row(name, "in_process", "vanilla", f.vanilla_ns, None);
-        row(name, "in_process", "fast_paths_off", f.slow_ns, Some((f.slow_overhead_pct, f.lookups_per_op_slow)));
-        row(name, "in_process", "fast_paths_on", f.fast_ns, Some((f.fast_overhead_pct, f.lookups_per_op_fast)));
+        row(
+            name,
+            "in_process",
+            "fast_paths_off",
+            f.slow_ns,
+            Some((f.slow_overhead_pct, f.lookups_per_op_slow)),
+        );
+        row(
+            name,
+            "in_process",
+            "fast_paths_on",
+            f.fast_ns,
+            Some((f.fast_overhead_pct, f.lookups_per_op_fast)),
+        );
     }
     for x in mount.map(|m| m.rows.as_slice()).unwrap_or_default() {
         row(x.name, "mount", "no_checks", x.none_ns, None);
-        row(x.name, "mount", "fast_paths_off", x.slow_ns, Some((x.slow_overhead_pct, x.lookups_per_op_slow)));
-        row(x.name, "mount", "fast_paths_on", x.fast_ns, Some((x.fast_overhead_pct, x.lookups_per_op_fast)));
+        row(
+            x.name,
+            "mount",
+            "fast_paths_off",
+            x.slow_ns,
+            Some((x.slow_overhead_pct, x.lookups_per_op_slow)),
+        );
+        row(
+            x.name,
+            "mount",
+            "fast_paths_on",
+            x.fast_ns,
+            Some((x.fast_overhead_pct, x.lookups_per_op_fast)),
+        );
         if let Some(b) = x.bindfs_ns {
             row(x.name, "mount", "bindfs", b, None);
         }

@@ -91,8 +91,14 @@ pub(crate) fn default_file_contexts() -> PathBuf {
 }
 
 /// Opens a file_contexts set (or a compiled one), validating against `policy` when given.
-pub(crate) fn open(file: Option<&Path>, policy: Option<&Path>, check_regexes: bool) -> Result<FileContexts, CliError> {
-    let path = file.map(Path::to_path_buf).unwrap_or_else(default_file_contexts);
+pub(crate) fn open(
+    file: Option<&Path>,
+    policy: Option<&Path>,
+    check_regexes: bool,
+) -> Result<FileContexts, CliError> {
+    let path = file
+        .map(Path::to_path_buf)
+        .unwrap_or_else(default_file_contexts);
     let mut head = [0u8; 8];
     let compiled = std::fs::File::open(&path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
@@ -104,12 +110,25 @@ pub(crate) fn open(file: Option<&Path>, policy: Option<&Path>, check_regexes: bo
         return seaccess_label::compiled::load(&path).map_err(|e| e.to_string().into());
     }
     let fc = match policy {
-        None => FileContexts::open_with(&path, &OpenOptions { check_regexes, ..Default::default() }),
+        None => FileContexts::open_with(
+            &path,
+            &OpenOptions {
+                check_regexes,
+                ..Default::default()
+            },
+        ),
         Some(p) => {
             let server = crate::load_path(p)?;
             let g = server.snapshot();
             let check = |c: &str| g.context_to_sid(c).map(|_| ()).map_err(|e| e.to_string());
-            FileContexts::open_with(&path, &OpenOptions { validate: Some(&check), check_regexes, ..Default::default() })
+            FileContexts::open_with(
+                &path,
+                &OpenOptions {
+                    validate: Some(&check),
+                    check_regexes,
+                    ..Default::default()
+                },
+            )
         }
     };
     let fc = fc.map_err(|e| e.to_string())?;
@@ -146,7 +165,10 @@ pub(crate) fn arg_paths(args: &[OsString]) -> Result<Vec<Vec<u8>>, CliError> {
 }
 
 pub(crate) fn run(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
-    let modes = [a.apply, a.check, a.plan, a.compile.is_some()].iter().filter(|m| **m).count();
+    let modes = [a.apply, a.check, a.plan, a.compile.is_some()]
+        .iter()
+        .filter(|m| **m)
+        .count();
     if modes > 1 {
         return Err("--apply, --check, --plan and --compile are separate modes: give one".into());
     }
@@ -154,11 +176,19 @@ pub(crate) fn run(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
         return crate::label_apply::plan(out, a);
     }
     // Whatever writes labels or compiles refuses a file with a broken expression up front.
-    let fc = open(a.file_contexts.as_deref(), a.policy.as_deref(), a.apply || a.check || a.compile.is_some())?;
+    let fc = open(
+        a.file_contexts.as_deref(),
+        a.policy.as_deref(),
+        a.apply || a.check || a.compile.is_some(),
+    )?;
     if let Some(dest) = &a.compile {
         seaccess_label::compiled::write(&fc, dest).map_err(|e| e.to_string())?;
         let st = fc.stats();
-        note(&format!("seaccess label: wrote {} ({} specifications)", dest.display(), st.specs));
+        note(&format!(
+            "seaccess label: wrote {} ({} specifications)",
+            dest.display(),
+            st.specs
+        ));
         return Ok(true);
     }
     if a.apply || a.check {
@@ -182,7 +212,10 @@ pub(crate) fn run(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
         let found = match fc.lookup(&path, kind) {
             Ok(f) => f,
             Err(e) => {
-                note(&format!("seaccess label: {}: {e}", String::from_utf8_lossy(&path)));
+                note(&format!(
+                    "seaccess label: {}: {e}",
+                    String::from_utf8_lossy(&path)
+                ));
                 ok = false;
                 continue;
             }

@@ -28,7 +28,10 @@ use seaccess_label::xattr::{Attrs, SECURITY, TRUSTED, USER};
 /// following its last component (restorecon), or its place under --root (setfiles -r), which
 /// it is then opened beneath.
 fn roots(a: &LabelArgs) -> Result<Vec<Root>, CliError> {
-    let mut args: Vec<PathBuf> = crate::label::arg_paths(&a.paths)?.into_iter().map(|p| PathBuf::from(std::ffi::OsStr::from_bytes(&p))).collect();
+    let mut args: Vec<PathBuf> = crate::label::arg_paths(&a.paths)?
+        .into_iter()
+        .map(|p| PathBuf::from(std::ffi::OsStr::from_bytes(&p)))
+        .collect();
     if args.is_empty() {
         match &a.root {
             Some(r) => args.push(r.clone()),
@@ -47,7 +50,11 @@ fn roots(a: &LabelArgs) -> Result<Vec<Root>, CliError> {
             _ => std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()))?,
         })
     };
-    let root = a.root.as_deref().map(|r| std::fs::canonicalize(r).map_err(|e| format!("--root {}: {e}", r.display()))).transpose()?;
+    let root = a
+        .root
+        .as_deref()
+        .map(|r| std::fs::canonicalize(r).map_err(|e| format!("--root {}: {e}", r.display())))
+        .transpose()?;
     let mut out = Vec::new();
     for p in args {
         let real = abs(&p)?;
@@ -55,20 +62,32 @@ fn roots(a: &LabelArgs) -> Result<Vec<Root>, CliError> {
         let key = match &root {
             None => real.as_os_str().as_bytes().to_vec(),
             Some(r) => {
-                let rel = real.strip_prefix(r).map_err(|_| format!("{} is not under --root {}", p.display(), r.display()))?;
+                let rel = real
+                    .strip_prefix(r)
+                    .map_err(|_| format!("{} is not under --root {}", p.display(), r.display()))?;
                 let mut k = b"/".to_vec();
                 k.extend_from_slice(rel.as_os_str().as_bytes());
                 k
             }
         };
-        out.push(Root { path: real, key, beneath: root.clone() });
+        out.push(Root {
+            path: real,
+            key,
+            beneath: root.clone(),
+        });
     }
     Ok(out)
 }
 
 /// Walks the roots and runs `work` on every object from `threads` threads; what `work` returns
 /// is gathered, with the number of objects walked. Walk errors are reported and counted.
-fn walk<R: Send>(roots: &[Root], one_fs: bool, threads: usize, errors: &AtomicU64, work: &(dyn Fn(&Entry) -> Option<R> + Sync)) -> (Vec<R>, u64) {
+fn walk<R: Send>(
+    roots: &[Root],
+    one_fs: bool,
+    threads: usize,
+    errors: &AtomicU64,
+    work: &(dyn Fn(&Entry) -> Option<R> + Sync),
+) -> (Vec<R>, u64) {
     // A deep tree keeps its open ancestors, and the queue its batches' directories.
     walk::raise_fd_limit();
     let bar = std::io::stderr().is_terminal().then(|| {
@@ -76,7 +95,10 @@ fn walk<R: Send>(roots: &[Root], one_fs: bool, threads: usize, errors: &AtomicU6
         b.set_message("objects");
         b
     });
-    let opts = walk::Options { one_fs, sorted: false };
+    let opts = walk::Options {
+        one_fs,
+        sorted: false,
+    };
     let got = walk::walk_parallel(
         roots,
         opts,
@@ -100,7 +122,9 @@ fn walk<R: Send>(roots: &[Root], one_fs: bool, threads: usize, errors: &AtomicU6
 
 /// --threads, or the machine's cores.
 fn threads(a: &LabelArgs) -> usize {
-    a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+    a.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
 }
 
 /// The kind of a directory entry, from the type readdir gave (no stat).
@@ -135,7 +159,9 @@ fn attrs(only: Option<&'static str>) -> Attrs {
 /// restorecon's rule without -F: an object that already has a label keeps its user, role and
 /// level, and only a different type is changed (selinux_restorecon.c's compare_types).
 fn restorecon_target(current: Option<&str>, new: &str, force: bool) -> Option<String> {
-    let Some(cur) = current else { return Some(new.to_string()) };
+    let Some(cur) = current else {
+        return Some(new.to_string());
+    };
     if cur == new {
         return None;
     }
@@ -171,7 +197,9 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
         Some(SECURITY) => Some(SECURITY),
         Some(USER) => Some(USER),
         Some(TRUSTED) => Some(TRUSTED),
-        Some(other) => return Err(format!("--xattr {other}: expected {SECURITY}, {USER} or {TRUSTED}").into()),
+        Some(other) => {
+            return Err(format!("--xattr {other}: expected {SECURITY}, {USER} or {TRUSTED}").into())
+        }
     };
     let work = |it: &Entry| -> Option<Vec<Outcome>> {
         let path = it.path();
@@ -199,16 +227,23 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
             }
             changed.fetch_add(1, Ordering::Relaxed);
             let cur = current.as_deref().unwrap_or("<no label>");
-            return Some(vec![Outcome::Line(format!("{name} has context {cur}, should be {new}"))]);
+            return Some(vec![Outcome::Line(format!(
+                "{name} has context {cur}, should be {new}"
+            ))]);
         }
         let target = restorecon_target(current.as_deref(), &new, a.force)?;
         changed.fetch_add(1, Ordering::Relaxed);
         let mut res = Vec::new();
         if !dry {
-            match it.write_label(target.as_bytes(), attrs(only)).map_err(std::io::Error::from) {
+            match it
+                .write_label(target.as_bytes(), attrs(only))
+                .map_err(std::io::Error::from)
+            {
                 Ok(used) => res.push(Outcome::Used(used)),
                 Err(e) => {
-                    note(&format!("seaccess label: could not set context for {name}: {e}"));
+                    note(&format!(
+                        "seaccess label: could not set context for {name}: {e}"
+                    ));
                     errors.fetch_add(1, Ordering::Relaxed);
                     return None;
                 }
@@ -217,7 +252,9 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
         if a.verbose || dry {
             let verb = if dry { "Would relabel" } else { "Relabeled" };
             let cur = current.as_deref().unwrap_or("(null)");
-            res.push(Outcome::Line(format!("{verb} {name} from {cur} to {target}")));
+            res.push(Outcome::Line(format!(
+                "{verb} {name} from {cur} to {target}"
+            )));
         }
         Some(res)
     };
@@ -230,7 +267,11 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
         }
     }
     for (attr, n) in &used {
-        let why = if *attr == USER && only.is_none() { " (the filesystem or your privilege refused security.selinux)" } else { "" };
+        let why = if *attr == USER && only.is_none() {
+            " (the filesystem or your privilege refused security.selinux)"
+        } else {
+            ""
+        };
         note(&format!("seaccess label: wrote {n} labels as {attr}{why}"));
     }
     let errs = errors.load(Ordering::Relaxed);
@@ -242,7 +283,10 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
 
 /// `--plan`: the objects whose file_contexts label differs between the old set and the new.
 pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
-    let from = a.from.as_deref().ok_or("--plan needs --from OLD_FILE_CONTEXTS")?;
+    let from = a
+        .from
+        .as_deref()
+        .ok_or("--plan needs --from OLD_FILE_CONTEXTS")?;
     let old = crate::label::open(Some(from), a.from_policy.as_deref(), true)?;
     let new = crate::label::open(a.file_contexts.as_deref(), a.policy.as_deref(), true)?;
     let roots = roots(a)?;
@@ -259,7 +303,13 @@ pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
             }
         };
         let (o, n) = (ctx(&old)?, ctx(&new)?);
-        (o != n).then(|| (o.map(|c| c.to_string()), n.map(|c| c.to_string()), it.path()))
+        (o != n).then(|| {
+            (
+                o.map(|c| c.to_string()),
+                n.map(|c| c.to_string()),
+                it.path(),
+            )
+        })
     };
     let (changes, walked) = walk(&roots, a.one_fs, threads, &errors, &work);
     let mut groups: BTreeMap<(String, String), Vec<PathBuf>> = BTreeMap::new();

@@ -39,14 +39,23 @@ fn rss_kib() -> u64 {
     // /proc/self/statm's second field is resident pages.
     std::fs::read_to_string("/proc/self/statm")
         .ok()
-        .and_then(|s| s.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<u64>().ok())
+        })
         .map_or(0, |pages| pages * 4)
 }
 
 fn tree(roots: &[PathBuf]) -> Vec<(Vec<u8>, FileKind)> {
     let mut out = Vec::new();
     for r in roots {
-        for e in walkdir::WalkDir::new(r).follow_links(false).same_file_system(true).into_iter().flatten() {
+        for e in walkdir::WalkDir::new(r)
+            .follow_links(false)
+            .same_file_system(true)
+            .into_iter()
+            .flatten()
+        {
             let p = e.path().as_os_str().as_bytes().to_vec();
             if !p.contains(&b'\t') && !p.contains(&b'\n') {
                 out.push((p, crate::label_apply::file_kind(e.file_type())));
@@ -61,14 +70,21 @@ fn time_cmd(rounds: usize, mut make: impl FnMut() -> Command) -> Result<f64, Cli
     for _ in 0..rounds {
         let start = Instant::now();
         // --plan exits 1 when something differs: only the time matters, not the status.
-        make().stdout(Stdio::null()).stderr(Stdio::null()).status().map_err(|e| format!("running a timed command: {e}"))?;
+        make()
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| format!("running a timed command: {e}"))?;
         t.push(start.elapsed().as_secs_f64());
     }
     Ok(median(t))
 }
 
 pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
-    let fc_path = a.file_contexts.clone().unwrap_or_else(crate::label::default_file_contexts);
+    let fc_path = a
+        .file_contexts
+        .clone()
+        .unwrap_or_else(crate::label::default_file_contexts);
     let rounds = a.rounds.max(1);
     let paths = tree(&a.tree);
     let mut queries = Vec::new();
@@ -77,7 +93,13 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
         queries.extend_from_slice(p);
         queries.push(b'\n');
     }
-    writeln!(out, "file_contexts {} ; {} paths under {:?} ; {rounds} rounds, medians", fc_path.display(), paths.len(), a.tree)?;
+    writeln!(
+        out,
+        "file_contexts {} ; {} paths under {:?} ; {rounds} rounds, medians",
+        fc_path.display(),
+        paths.len(),
+        a.tree
+    )?;
 
     // libselinux's side.
     let mut child = Command::new(&a.peer)
@@ -89,12 +111,24 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
         .spawn()
         .map_err(|e| format!("{}: {e} (run `make label-peer`)", a.peer.display()))?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(&queries).map_err(|e| format!("feeding {}: {e}", a.peer.display()))?;
+        stdin
+            .write_all(&queries)
+            .map_err(|e| format!("feeding {}: {e}", a.peer.display()))?;
     }
-    let o = child.wait_with_output().map_err(|e| format!("{}: {e}", a.peer.display()))?;
+    let o = child
+        .wait_with_output()
+        .map_err(|e| format!("{}: {e}", a.peer.display()))?;
     let text = String::from_utf8_lossy(&o.stdout);
-    let field = |name: &str| -> f64 { text.lines().find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok())).unwrap_or(f64::NAN) };
-    let (c_open_us, c_rss, c_lookup_ns) = (field("open_us "), field("open_rss_kib "), field("lookup_ns "));
+    let field = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
+            .unwrap_or(f64::NAN)
+    };
+    let (c_open_us, c_rss, c_lookup_ns) = (
+        field("open_us "),
+        field("open_rss_kib "),
+        field("lookup_ns "),
+    );
 
     // Ours: open (text or .bin, as libselinux chooses), the compiled form, lookups.
     let before = rss_kib();
@@ -142,12 +176,25 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
     })?;
     let plan = time_cmd(rounds, || {
         let mut c = Command::new(&me);
-        c.arg("label").arg("--plan").arg("--from").arg(&fc_path).arg("-f").arg(&fc_path).arg("-x").args(&a.tree);
+        c.arg("label")
+            .arg("--plan")
+            .arg("--from")
+            .arg(&fc_path)
+            .arg("-f")
+            .arg(&fc_path)
+            .arg("-x")
+            .args(&a.tree);
         c
     })?;
     let dry = time_cmd(rounds, || {
         let mut c = Command::new(&me);
-        c.arg("label").arg("--apply").arg("-n").arg("-f").arg(&fc_path).arg("-x").args(&a.tree);
+        c.arg("label")
+            .arg("--apply")
+            .arg("-n")
+            .arg("-f")
+            .arg(&fc_path)
+            .arg("-x")
+            .args(&a.tree);
         c
     })?;
     let c_walk = find + c_lookup_ns * paths.len() as f64 / 1e9;
@@ -155,10 +202,22 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
     writeln!(out, "| measure | libselinux 3.4 | seaccess | ratio |")?;
     writeln!(out, "|---|---|---|---|")?;
     writeln!(out, "| warm lookup, ns (mean over the tree) | {c_lookup_ns:.0} | {lookup_ns:.0} | {:.1}x faster |", c_lookup_ns / lookup_ns)?;
-    writeln!(out, "| open, us (selabel_open / FileContexts::open) | {c_open_us:.0} | {open_us:.0} | {:.1}x |", c_open_us / open_us)?;
+    writeln!(
+        out,
+        "| open, us (selabel_open / FileContexts::open) | {c_open_us:.0} | {open_us:.0} | {:.1}x |",
+        c_open_us / open_us
+    )?;
     writeln!(out, "| open of seaccess's compiled form, us | {c_open_us:.0} | {compiled_us:.0} | {:.1}x faster |", c_open_us / compiled_us)?;
-    writeln!(out, "| memory of an open handle, KiB | {c_rss:.0} | {rss} | {:.1}x |", c_rss / rss.max(1) as f64)?;
-    writeln!(out, "| label --plan vs find, s | find {find:.2} | {plan:.2} | {:.2}x find's time |", plan / find)?;
+    writeln!(
+        out,
+        "| memory of an open handle, KiB | {c_rss:.0} | {rss} | {:.1}x |",
+        c_rss / rss.max(1) as f64
+    )?;
+    writeln!(
+        out,
+        "| label --plan vs find, s | find {find:.2} | {plan:.2} | {:.2}x find's time |",
+        plan / find
+    )?;
     writeln!(out, "| label --apply -n vs find + libselinux lookups, s | {c_walk:.2} | {dry:.2} | {:.1}x faster |", c_walk / dry)?;
     Ok(())
 }

@@ -37,7 +37,11 @@ use output::{CliError, Out};
 use seaccess_security::SecurityServer;
 
 #[derive(Parser)]
-#[command(name = "seaccess", version, about = "SELinux access decisions on any compiled policy")]
+#[command(
+    name = "seaccess",
+    version,
+    about = "SELinux access decisions on any compiled policy"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -58,21 +62,31 @@ struct PolicyArgs {
 enum Cmd {
     /// Batch: "SCON TCON CLASS" lines in; "ALLOWED DECIDED AUDITALLOW AUDITDENY SEQNO FLAGS" out
     /// (hex, seqno decimal), as the kernel's selinuxfs access file.
-    #[command(after_help = "Example:\n  echo 'system_u:system_r:httpd_t:s0 system_u:object_r:etc_t:s0 file' | seaccess compute-av")]
+    #[command(
+        after_help = "Example:\n  echo 'system_u:system_r:httpd_t:s0 system_u:object_r:etc_t:s0 file' | seaccess compute-av"
+    )]
     ComputeAv(batch::BatchArgs),
     /// Batch: "SCON TCON CLASS [NAME]" lines in; the new object's or process's context out
     /// (type_transition, filename transitions with NAME, role and range transitions).
-    #[command(after_help = "Example:\n  echo 'system_u:system_r:httpd_t:s0 system_u:object_r:var_log_t:s0 file access.log' | seaccess compute-create")]
+    #[command(
+        after_help = "Example:\n  echo 'system_u:system_r:httpd_t:s0 system_u:object_r:var_log_t:s0 file access.log' | seaccess compute-create"
+    )]
     ComputeCreate(batch::BatchArgs),
     /// Batch: "SCON TCON CLASS" lines in; the relabel (type_change) context out.
-    #[command(after_help = "Example:\n  echo 'user_u:user_r:user_t:s0 system_u:object_r:devpts_t:s0 chr_file' | seaccess compute-relabel")]
+    #[command(
+        after_help = "Example:\n  echo 'user_u:user_r:user_t:s0 system_u:object_r:devpts_t:s0 chr_file' | seaccess compute-relabel"
+    )]
     ComputeRelabel(batch::BatchArgs),
     /// Batch: "SCON TCON CLASS" lines in; the member (type_member) context out.
-    #[command(after_help = "Example:\n  echo 'user_u:user_r:user_t:s0 system_u:object_r:tmp_t:s0 dir' | seaccess compute-member")]
+    #[command(
+        after_help = "Example:\n  echo 'user_u:user_r:user_t:s0 system_u:object_r:tmp_t:s0 dir' | seaccess compute-member"
+    )]
     ComputeMember(batch::BatchArgs),
     /// Is each permission allowed? One line per permission, with the reason for each denial.
     /// Exits 0 if all are allowed, 1 if any is denied, 2 on error.
-    #[command(after_help = "Example:\n  seaccess check system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file read getattr")]
+    #[command(
+        after_help = "Example:\n  seaccess check system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file read getattr"
+    )]
     Check {
         #[command(flatten)]
         policy: PolicyArgs,
@@ -173,13 +187,21 @@ enum BenchCmd {
 pub(crate) fn load(args: &PolicyArgs) -> Result<SecurityServer, String> {
     let server = load_path(&installed::policy_or_installed(args.policy.as_deref())?)?;
     for b in &args.bools {
-        let (name, value) = b.split_once('=').ok_or_else(|| format!("--bool {b}: expected NAME=VALUE"))?;
+        let (name, value) = b
+            .split_once('=')
+            .ok_or_else(|| format!("--bool {b}: expected NAME=VALUE"))?;
         let value = match value {
             "1" | "true" | "on" => true,
             "0" | "false" | "off" => false,
-            _ => return Err(format!("--bool {b}: value must be 1/0, true/false or on/off")),
+            _ => {
+                return Err(format!(
+                    "--bool {b}: value must be 1/0, true/false or on/off"
+                ))
+            }
         };
-        server.set_boolean(name, value).map_err(|e| format!("--bool {b}: {e}"))?;
+        server
+            .set_boolean(name, value)
+            .map_err(|e| format!("--bool {b}: {e}"))?;
     }
     if !args.bools.is_empty() {
         server.commit_booleans();
@@ -209,7 +231,9 @@ struct CheckQuery<'a> {
 }
 
 fn check(out: &mut Out, policy: &PolicyArgs, q: &CheckQuery<'_>) -> Result<bool, CliError> {
-    let CheckQuery { s, t, class, perms, .. } = *q;
+    let CheckQuery {
+        s, t, class, perms, ..
+    } = *q;
     let server = load(policy)?;
     let g = server.snapshot();
     let ssid = g.context_to_sid(s).map_err(|e| e.to_string())?;
@@ -228,11 +252,20 @@ fn check(out: &mut Out, policy: &PolicyArgs, q: &CheckQuery<'_>) -> Result<bool,
     let mut all = true;
     for (name, bit) in bits {
         if ex.decision.allowed.0 & (1 << bit) != 0 {
-            let audit = if ex.decision.auditallow.0 & (1 << bit) != 0 { " (audited: auditallow)" } else { "" };
+            let audit = if ex.decision.auditallow.0 & (1 << bit) != 0 {
+                " (audited: auditallow)"
+            } else {
+                ""
+            };
             writeln!(out, "{name}: allowed{audit}")?;
         } else {
             all = false;
-            let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| r.to_string()).collect();
+            let why: Vec<String> = ex
+                .reasons
+                .iter()
+                .filter(|(b, _)| *b == bit)
+                .map(|(_, r)| r.to_string())
+                .collect();
             let mut extra = String::new();
             if ex.decision.auditdeny.0 & (1 << bit) == 0 {
                 extra.push_str(", not audited: dontaudit");
@@ -246,14 +279,23 @@ fn check(out: &mut Out, policy: &PolicyArgs, q: &CheckQuery<'_>) -> Result<bool,
     Ok(all)
 }
 
-fn check_json(out: &mut Out, q: &CheckQuery<'_>, ex: &seaccess_security::Explanation, bits: &[(&String, u32)]) -> Result<bool, CliError> {
+fn check_json(
+    out: &mut Out,
+    q: &CheckQuery<'_>,
+    ex: &seaccess_security::Explanation,
+    bits: &[(&String, u32)],
+) -> Result<bool, CliError> {
     let d = &ex.decision;
     let has = |v: u32, bit: u32| v & (1 << bit) != 0;
     let perms: Vec<serde_json::Value> = bits
         .iter()
         .map(|(name, bit)| {
-            let reasons: Vec<serde_json::Value> =
-                ex.reasons.iter().filter(|(b, _)| b == bit).map(|(_, r)| serde_json::json!({"kind": r.kind(), "text": r.to_string()})).collect();
+            let reasons: Vec<serde_json::Value> = ex
+                .reasons
+                .iter()
+                .filter(|(b, _)| b == bit)
+                .map(|(_, r)| serde_json::json!({"kind": r.kind(), "text": r.to_string()}))
+                .collect();
             serde_json::json!({
                 "perm": name,
                 "allowed": has(d.allowed.0, *bit),
@@ -279,9 +321,24 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::ComputeCreate(p) => batch::run(out, &p, batch::Mode::Create),
         Cmd::ComputeRelabel(p) => batch::run(out, &p, batch::Mode::Relabel),
         Cmd::ComputeMember(p) => batch::run(out, &p, batch::Mode::Member),
-        Cmd::Check { policy, json, scontext, tcontext, class, perms } => {
-            check(out, &policy, &CheckQuery { s: &scontext, t: &tcontext, class: &class, perms: &perms, json })
-        }
+        Cmd::Check {
+            policy,
+            json,
+            scontext,
+            tcontext,
+            class,
+            perms,
+        } => check(
+            out,
+            &policy,
+            &CheckQuery {
+                s: &scontext,
+                t: &tcontext,
+                class: &class,
+                perms: &perms,
+                json,
+            },
+        ),
         Cmd::Info(a) => info::run(out, &a),
         Cmd::Explain(a) => explain::run(out, &a),
         Cmd::Allow(a) => allow::run(out, &a),
@@ -298,8 +355,14 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Mount(a) => mount::run(out, &a),
         Cmd::Run(a) => run::run(&a),
         Cmd::Bench(BenchCmd::Label(a)) => labelbench::run(out, &a).map(|_| true),
-        Cmd::Bench(BenchCmd::AvcHits { policy, count }) => avcbench::hits(&policy, count).map(|_| true),
-        Cmd::Bench(BenchCmd::LabChecks { policy, mediator, count }) => lab::checks(&policy, &mediator, count).map(|_| true),
+        Cmd::Bench(BenchCmd::AvcHits { policy, count }) => {
+            avcbench::hits(&policy, count).map(|_| true)
+        }
+        Cmd::Bench(BenchCmd::LabChecks {
+            policy,
+            mediator,
+            count,
+        }) => lab::checks(&policy, &mediator, count).map(|_| true),
     }
 }
 

@@ -79,7 +79,10 @@ pub(crate) fn mounted(mp: &Path) -> bool {
     std::fs::read_to_string("/proc/self/mountinfo")
         .unwrap_or_default()
         .lines()
-        .any(|l| l.split(' ').nth(4) == Some(want.as_str()) && (l.contains(" - fuse seaccess ") || l.contains(" - fuse.seaccess seaccess ")))
+        .any(|l| {
+            l.split(' ').nth(4) == Some(want.as_str())
+                && (l.contains(" - fuse seaccess ") || l.contains(" - fuse.seaccess seaccess "))
+        })
 }
 
 pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
@@ -105,10 +108,19 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
         max_node_fds: a.max_node_fds,
     };
     let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
-    let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGHUP, signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM])
-        .map_err(|e| CliError::from(format!("signals: {e}")))?;
-    let session = seaccess_fs::fuse::spawn(core.clone(), &mountpoint, a.threads).map_err(|e| CliError::from(format!("mounting {}: {e}", mountpoint.display())))?;
-    let mode = if a.permissive { "permissive" } else { "enforcing" };
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGHUP,
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ])
+    .map_err(|e| CliError::from(format!("signals: {e}")))?;
+    let session = seaccess_fs::fuse::spawn(core.clone(), &mountpoint, a.threads)
+        .map_err(|e| CliError::from(format!("mounting {}: {e}", mountpoint.display())))?;
+    let mode = if a.permissive {
+        "permissive"
+    } else {
+        "enforcing"
+    };
     writeln!(
         out,
         "seaccess mount: {} mounted at {} ({mode}, pid {}); unmount with `fusermount3 -u {}` or `kill {}`; `kill -HUP {}` reloads",
@@ -124,15 +136,26 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
         for sig in signals.pending() {
             if sig == signal_hook::consts::SIGHUP {
                 match core.reload() {
-                    Ok(()) => core.log(&format!("reloaded (policy seqno {})", core.server().seqno().0)),
-                    Err(e) => core.log(&format!("reload failed, the last good policy keeps enforcing: {e}")),
+                    Ok(()) => core.log(&format!(
+                        "reloaded (policy seqno {})",
+                        core.server().seqno().0
+                    )),
+                    Err(e) => core.log(&format!(
+                        "reload failed, the last good policy keeps enforcing: {e}"
+                    )),
                 }
             } else {
                 core.log(&format!("unmounting {}", mountpoint.display()));
                 if let Err(e) = session.umount_and_join() {
                     // Busy: detach it, as `fusermount3 -uz` does.
-                    let _ = std::process::Command::new("fusermount3").arg("-uz").arg(&mountpoint).status();
-                    return Err(CliError::from(format!("unmounting {}: {e}", mountpoint.display())));
+                    let _ = std::process::Command::new("fusermount3")
+                        .arg("-uz")
+                        .arg(&mountpoint)
+                        .status();
+                    return Err(CliError::from(format!(
+                        "unmounting {}: {e}",
+                        mountpoint.display()
+                    )));
                 }
                 return Ok(true);
             }
@@ -147,9 +170,13 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
 
 /// Starts this command again with --foreground, detached, and waits for its mount.
 fn background(out: &mut Out, mountpoint: &Path) -> Result<bool, CliError> {
-    let exe = std::env::current_exe().map_err(|e| CliError::from(format!("this program's path: {e}")))?;
+    let exe =
+        std::env::current_exe().map_err(|e| CliError::from(format!("this program's path: {e}")))?;
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    let at = args.iter().position(|x| x == "mount").map_or(args.len(), |i| i + 1);
+    let at = args
+        .iter()
+        .position(|x| x == "mount")
+        .map_or(args.len(), |i| i + 1);
     args.insert(at, "--foreground".into());
     use std::os::unix::process::CommandExt;
     let mut child = std::process::Command::new(exe)
@@ -179,5 +206,8 @@ fn background(out: &mut Out, mountpoint: &Path) -> Result<bool, CliError> {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = child.kill();
-    Err(CliError::from(format!("{} did not appear within 30 s", mountpoint.display())))
+    Err(CliError::from(format!(
+        "{} did not appear within 30 s",
+        mountpoint.display()
+    )))
 }

@@ -53,8 +53,16 @@ struct Shape {
     files: usize,
 }
 
-const FULL: Shape = Shape { dirs: 266, depth: 14, files: 19_255 };
-const QUICK: Shape = Shape { dirs: 40, depth: 13, files: 1_500 };
+const FULL: Shape = Shape {
+    dirs: 266,
+    depth: 14,
+    files: 19_255,
+};
+const QUICK: Shape = Shape {
+    dirs: 40,
+    depth: 13,
+    files: 1_500,
+};
 
 /// The tree: directories (relative paths, parents first) and each directory's files.
 struct Tree {
@@ -75,12 +83,20 @@ fn build(root: &Path, shape: &Shape, ctx: &str) -> Result<Tree, CliError> {
     let mut dirs = vec![String::new()];
     // The deepest chain first, then the rest spread under the chain's directories.
     for i in 1..shape.depth {
-        dirs.push(format!("{}/d{i}", dirs[i - 1]).trim_start_matches('/').to_string());
+        dirs.push(
+            format!("{}/d{i}", dirs[i - 1])
+                .trim_start_matches('/')
+                .to_string(),
+        );
     }
     let mut k = 0;
     while dirs.len() < shape.dirs {
         let parent = dirs[k % shape.depth].clone();
-        dirs.push(if parent.is_empty() { format!("w{k}") } else { format!("{parent}/w{k}") });
+        dirs.push(if parent.is_empty() {
+            format!("w{k}")
+        } else {
+            format!("{parent}/w{k}")
+        });
         k += 1;
     }
     let mut label = ctx.as_bytes().to_vec();
@@ -110,17 +126,26 @@ fn build(root: &Path, shape: &Shape, ctx: &str) -> Result<Tree, CliError> {
 /// opened relative to it (as fts walks). Returns the operations (stat + open per file).
 fn tree_walk(root: &Path, t: &Tree, d: usize) -> Result<usize, CliError> {
     let (dir, files) = (&t.dirs[d], &t.files[d]);
-    let fd: OwnedFd = rustix::fs::open(root.join(dir), OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).map_err(|e| io(dir, e))?;
+    let fd: OwnedFd = rustix::fs::open(
+        root.join(dir),
+        OFlags::RDONLY | OFlags::DIRECTORY,
+        Mode::empty(),
+    )
+    .map_err(|e| io(dir, e))?;
     for f in files {
         rustix::fs::statat(&fd, f.as_str(), AtFlags::SYMLINK_NOFOLLOW).map_err(|e| io(f, e))?;
-        drop(rustix::fs::openat(&fd, f.as_str(), OFlags::RDONLY, Mode::empty()).map_err(|e| io(f, e))?);
+        drop(
+            rustix::fs::openat(&fd, f.as_str(), OFlags::RDONLY, Mode::empty())
+                .map_err(|e| io(f, e))?,
+        );
     }
     Ok(files.len())
 }
 
 /// The 2007 loop, one unit: 500 one-byte reads and writes on one open file.
 fn read_write(root: &Path, t: &Tree, _unit: usize) -> Result<usize, CliError> {
-    let f = rustix::fs::open(root.join(&t.deep), OFlags::RDWR, Mode::empty()).map_err(|e| io(&t.deep, e))?;
+    let f = rustix::fs::open(root.join(&t.deep), OFlags::RDWR, Mode::empty())
+        .map_err(|e| io(&t.deep, e))?;
     let mut b = [0u8; 1];
     for _ in 0..250 {
         rustix::io::pread(&f, &mut b, 0).map_err(|e| io("read", e))?;
@@ -159,7 +184,10 @@ impl Drop for Scratch {
                     let _ = s.umount_and_join();
                 }
                 None => {
-                    let _ = std::process::Command::new("fusermount3").arg("-u").arg(&t.root).status();
+                    let _ = std::process::Command::new("fusermount3")
+                        .arg("-u")
+                        .arg(&t.root)
+                        .status();
                 }
             }
         }
@@ -171,7 +199,11 @@ fn wait_mounted(mp: &Path) -> bool {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(10) {
         let want = mp.to_string_lossy().to_string();
-        if std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default().lines().any(|l| l.split(' ').nth(4) == Some(want.as_str())) {
+        if std::fs::read_to_string("/proc/self/mountinfo")
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.split(' ').nth(4) == Some(want.as_str()))
+        {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -187,23 +219,40 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
         return Err(format!("--rounds {}: must be from 1 to 100", cfg.rounds).into());
     }
     let server = crate::load_path(cfg.policy)?;
-    server.context_to_sid(cfg.object).map_err(|e| io(cfg.object, e))?;
+    server
+        .context_to_sid(cfg.object)
+        .map_err(|e| io(cfg.object, e))?;
     drop(server);
-    let base = cfg.dir.map_or_else(std::env::temp_dir, Path::to_path_buf).join(format!("seaccess-mountbench-{}", std::process::id()));
-    let mut s = Scratch { dir: base.clone(), targets: Vec::new() };
+    let base = cfg
+        .dir
+        .map_or_else(std::env::temp_dir, Path::to_path_buf)
+        .join(format!("seaccess-mountbench-{}", std::process::id()));
+    let mut s = Scratch {
+        dir: base.clone(),
+        targets: Vec::new(),
+    };
     let src = base.join("src");
     std::fs::create_dir_all(&src).map_err(|e| io(&src.display().to_string(), e))?;
-    let (shape, loops) = if cfg.quick { (QUICK, 5_000) } else { (FULL, 40_000) };
+    let (shape, loops) = if cfg.quick {
+        (QUICK, 5_000)
+    } else {
+        (FULL, 40_000)
+    };
     let tree = build(&src, &shape, cfg.object)?;
     let subjects = match cfg.subject {
         Some(ctx) => {
             let p = base.join("subjects");
-            std::fs::write(&p, format!("default {ctx}\n")).map_err(|e| io(&p.display().to_string(), e))?;
+            std::fs::write(&p, format!("default {ctx}\n"))
+                .map_err(|e| io(&p.display().to_string(), e))?;
             Some(p)
         }
         None => None,
     };
-    let variants: [(&str, bool, bool); 3] = [("no checks", false, false), ("enforcing", true, true), ("fast paths off", true, false)];
+    let variants: [(&str, bool, bool); 3] = [
+        ("no checks", false, false),
+        ("enforcing", true, true),
+        ("fast paths off", true, false),
+    ];
     for (name, checks, fast) in variants {
         let mp = base.join(name.replace(' ', "-"));
         std::fs::create_dir_all(&mp).map_err(|e| io(&mp.display().to_string(), e))?;
@@ -224,20 +273,33 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
             max_node_fds: None,
         };
         let core = Arc::new(Core::new(opts).map_err(|e| CliError::from(e.to_string()))?);
-        let session = seaccess_fs::fuse::spawn(core.clone(), &mp, 2).map_err(|e| io(&format!("mounting {}", mp.display()), e))?;
-        s.targets.push(Target { root: mp, core: Some(core), session: Some(session) });
+        let session = seaccess_fs::fuse::spawn(core.clone(), &mp, 2)
+            .map_err(|e| io(&format!("mounting {}", mp.display()), e))?;
+        s.targets.push(Target {
+            root: mp,
+            core: Some(core),
+            session: Some(session),
+        });
     }
     let mut bindfs_left_out = (!cfg.bindfs).then(|| "--no-bindfs".to_string());
     if cfg.bindfs {
         let mp = base.join("bindfs");
         std::fs::create_dir_all(&mp).map_err(|e| io(&mp.display().to_string(), e))?;
         let st = std::process::Command::new("bindfs")
-            .args(["--multithreaded", "-o", "attr_timeout=0,entry_timeout=0,negative_timeout=0,direct_io"])
+            .args([
+                "--multithreaded",
+                "-o",
+                "attr_timeout=0,entry_timeout=0,negative_timeout=0,direct_io",
+            ])
             .arg(&src)
             .arg(&mp)
             .status();
         match st {
-            Ok(st) if st.success() && wait_mounted(&mp) => s.targets.push(Target { root: mp, core: None, session: None }),
+            Ok(st) if st.success() && wait_mounted(&mp) => s.targets.push(Target {
+                root: mp,
+                core: None,
+                session: None,
+            }),
             Ok(st) => bindfs_left_out = Some(format!("it exited with {st}")),
             Err(e) => bindfs_left_out = Some(format!("{e}; `make deps` installs it")),
         }
@@ -264,7 +326,15 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
                 f(&t.root, &tree, u)?; // warm: callers, nodes, the cache
             }
         }
-        let before: Vec<Option<u64>> = s.targets.iter().map(|t| t.core.as_ref().map(|c| c.object_manager().counters().total())).collect();
+        let before: Vec<Option<u64>> = s
+            .targets
+            .iter()
+            .map(|t| {
+                t.core
+                    .as_ref()
+                    .map(|c| c.object_manager().counters().total())
+            })
+            .collect();
         let mut ops_total = 0usize;
         for r in 0..cfg.rounds {
             for u in 0..units[ei] {
@@ -286,7 +356,8 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
         }
         for (ti, t) in s.targets.iter().enumerate() {
             if let (Some(b), Some(c)) = (before[ti], &t.core) {
-                lookups[ei][ti] = (c.object_manager().counters().total() - b) as f64 / ops_total as f64;
+                lookups[ei][ti] =
+                    (c.object_manager().counters().total() - b) as f64 / ops_total as f64;
             }
         }
     }
@@ -296,7 +367,15 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
         .map(|(ei, (name, title, _))| {
             let m: Vec<f64> = (0..nt).map(|t| median(per_op[ei][t].clone())).collect();
             let q: Vec<f64> = (0..nt).map(|t| median(ratios[ei][t].clone())).collect();
-            let vs = (nt > 3).then(|| median(ratios[ei][1].iter().zip(&ratios[ei][3]).map(|(e, b)| e / b).collect()));
+            let vs = (nt > 3).then(|| {
+                median(
+                    ratios[ei][1]
+                        .iter()
+                        .zip(&ratios[ei][3])
+                        .map(|(e, b)| e / b)
+                        .collect(),
+                )
+            });
             MountRow {
                 name,
                 title,
@@ -313,7 +392,15 @@ pub(crate) fn measure(cfg: &MountConfig<'_>) -> Result<MountRun, CliError> {
         })
         .collect();
     drop(s);
-    Ok(MountRun { dirs: tree.dirs.len(), files: shape.files, rounds: cfg.rounds, threads: 2, control: cfg.control, bindfs_left_out, rows })
+    Ok(MountRun {
+        dirs: tree.dirs.len(),
+        files: shape.files,
+        rounds: cfg.rounds,
+        threads: 2,
+        control: cfg.control,
+        bindfs_left_out,
+        rows,
+    })
 }
 
 /// One experiment on the mounts: per operation, the medians on each mount, and the overheads
@@ -367,13 +454,22 @@ pub(crate) fn unavailable() -> Option<String> {
     if !Path::new("/dev/fuse").exists() {
         return Some("no /dev/fuse".into());
     }
-    let found = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("fusermount3").exists()));
+    let found = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("fusermount3").exists()));
     (!found).then(|| "no fusermount3 (`make deps` installs fuse3)".into())
 }
 
 pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
-    let cfg =
-        MountConfig { policy: &a.policy, subject: None, object: &a.object, rounds: a.rounds, quick: a.quick, dir: a.dir.as_deref(), bindfs: !a.no_bindfs, control: a.control };
+    let cfg = MountConfig {
+        policy: &a.policy,
+        subject: None,
+        object: &a.object,
+        rounds: a.rounds,
+        quick: a.quick,
+        dir: a.dir.as_deref(),
+        bindfs: !a.no_bindfs,
+        control: a.control,
+    };
     let r = measure(&cfg)?;
     if let Some(why) = &r.bindfs_left_out {
         writeln!(out, "(bindfs left out: {why})")?;
@@ -413,7 +509,11 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
         let cfg = seaccess_lab::objmgr_bench::Config {
             policy: &policy,
             rounds: 6,
-            shape: if a.quick { seaccess_lab::objmgr_bench::Shape::QUICK } else { seaccess_lab::objmgr_bench::Shape::FULL },
+            shape: if a.quick {
+                seaccess_lab::objmgr_bench::Shape::QUICK
+            } else {
+                seaccess_lab::objmgr_bench::Shape::FULL
+            },
             rw_ops: if a.quick { 20_000 } else { 200_000 },
             subject: None,
             object: Some(&a.object),
@@ -424,11 +524,21 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
         writeln!(out, "in process (`seaccess bench objmgr`, the same tree shape: hooks around direct system calls, no FUSE):")?;
         writeln!(out, "| experiment | vanilla | fast paths | overhead | lookups/op | fast paths off | overhead | lookups/op |")?;
         writeln!(out, "|---|---|---|---|---|---|---|---|")?;
-        for (name, f) in [("tree walk", &r.treewalk), ("read/write 1 byte", &r.readwrite), ("path walk", &r.pathwalk)] {
+        for (name, f) in [
+            ("tree walk", &r.treewalk),
+            ("read/write 1 byte", &r.readwrite),
+            ("path walk", &r.pathwalk),
+        ] {
             writeln!(
                 out,
                 "| {name} | {:.0} ns | {:.0} ns | {:+.2}% | {:.2} | {:.0} ns | {:+.2}% | {:.2} |",
-                f.vanilla_ns, f.fast_ns, f.fast_overhead_pct, f.lookups_per_op_fast, f.slow_ns, f.slow_overhead_pct, f.lookups_per_op_slow
+                f.vanilla_ns,
+                f.fast_ns,
+                f.fast_overhead_pct,
+                f.lookups_per_op_fast,
+                f.slow_ns,
+                f.slow_overhead_pct,
+                f.lookups_per_op_slow
             )?;
         }
     }

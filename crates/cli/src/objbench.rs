@@ -50,7 +50,11 @@ pub(crate) fn run(out: &mut Out, a: &ObjmgrArgs) -> Result<(), CliError> {
     let server = Arc::new(crate::load_path(&a.policy)?);
     let policy = a.policy.to_string_lossy().into_owned();
     let dir = a.dir.clone().unwrap_or_else(std::env::temp_dir);
-    let (shape, rw_ops) = if a.quick { (Shape::QUICK, 20_000) } else { (Shape::FULL, 200_000) };
+    let (shape, rw_ops) = if a.quick {
+        (Shape::QUICK, 20_000)
+    } else {
+        (Shape::FULL, 200_000)
+    };
     let cfg = Config {
         policy: &policy,
         rounds: a.rounds,
@@ -82,7 +86,18 @@ fn print_table(out: &mut Out, r: &ObjmgrBench) -> Result<(), CliError> {
     writeln!(
         out,
         "{:<11}{:>10}{:>10}{:>10}{:>8}{:>8}{:>8}{:>8}{:>8}{:>8}{:>8}{:>15}",
-        "experiment", "vanilla", "slow", "fast", "slow %", "fast %", "best s%", "best f%", "hooks s", "hooks f", "hooks%", "lookups/op s/f"
+        "experiment",
+        "vanilla",
+        "slow",
+        "fast",
+        "slow %",
+        "fast %",
+        "best s%",
+        "best f%",
+        "hooks s",
+        "hooks f",
+        "hooks%",
+        "lookups/op s/f"
     )?;
     let row = |out: &mut Out, name: &str, f: &Figures| {
         writeln!(

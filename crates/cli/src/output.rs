@@ -65,7 +65,9 @@ pub(crate) struct Out {
 
 impl Out {
     pub(crate) fn new() -> Self {
-        Out { w: BufWriter::with_capacity(1 << 16, io::stdout().lock()) }
+        Out {
+            w: BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+        }
     }
 
     /// What `write!` and `writeln!` call.

@@ -92,12 +92,20 @@ pub(crate) fn run(out: &mut Out, a: &TestArgs) -> Result<bool, CliError> {
             warn(&e.to_string());
         }
         let n = errors.len();
-        return Err(format!("{n} error{} in the cases; no results", if n == 1 { "" } else { "s" }).into());
+        return Err(format!(
+            "{n} error{} in the cases; no results",
+            if n == 1 { "" } else { "s" }
+        )
+        .into());
     }
     if let Some(path) = &a.junit {
-        std::fs::write(path, cases::junit(&results)).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path, cases::junit(&results))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    let failed: usize = results.iter().map(|(_, o)| o.iter().filter(|c| !c.passed).count()).sum();
+    let failed: usize = results
+        .iter()
+        .map(|(_, o)| o.iter().filter(|c| !c.passed).count())
+        .sum();
     let total: usize = results.iter().map(|(_, o)| o.len()).sum();
     if a.json {
         json(out, &results, total - failed, failed)?;
@@ -107,11 +115,23 @@ pub(crate) fn run(out: &mut Out, a: &TestArgs) -> Result<bool, CliError> {
     Ok(failed == 0)
 }
 
-fn text(out: &mut Out, results: &[(String, Vec<Outcome>)], passed: usize, failed: usize) -> Result<(), CliError> {
+fn text(
+    out: &mut Out,
+    results: &[(String, Vec<Outcome>)],
+    passed: usize,
+    failed: usize,
+) -> Result<(), CliError> {
     for (file, outcomes) in results {
         writeln!(out, "{file}: {} cases", outcomes.len())?;
         for o in outcomes {
-            writeln!(out, "  {:<4} {:<10} {} ({file}:{})", if o.passed { "ok" } else { "FAIL" }, o.kind.as_str(), o.title, o.line)?;
+            writeln!(
+                out,
+                "  {:<4} {:<10} {} ({file}:{})",
+                if o.passed { "ok" } else { "FAIL" },
+                o.kind.as_str(),
+                o.title,
+                o.line
+            )?;
             if !o.passed {
                 writeln!(out, "       expected {}; got {}", o.expected, o.got)?;
                 for d in &o.details {
@@ -124,8 +144,16 @@ fn text(out: &mut Out, results: &[(String, Vec<Outcome>)], passed: usize, failed
     Ok(())
 }
 
-fn json(out: &mut Out, results: &[(String, Vec<Outcome>)], passed: usize, failed: usize) -> Result<(), CliError> {
-    let files: Vec<serde_json::Value> = results.iter().map(|(file, o)| serde_json::json!({ "file": file, "cases": o })).collect();
+fn json(
+    out: &mut Out,
+    results: &[(String, Vec<Outcome>)],
+    passed: usize,
+    failed: usize,
+) -> Result<(), CliError> {
+    let files: Vec<serde_json::Value> = results
+        .iter()
+        .map(|(file, o)| serde_json::json!({ "file": file, "cases": o }))
+        .collect();
     let doc = serde_json::json!({ "files": files, "passed": passed, "failed": failed });
     let s = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
     writeln!(out, "{s}")?;

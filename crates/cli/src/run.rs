@@ -60,7 +60,12 @@ struct SessionEnv<'a> {
 /// The interposer beside libselinux.so.1.
 const PRELOAD: &str = "libseaccess-preload.so";
 
-fn environment(lib: &Path, policy: &Path, subjects: Option<&Path>, session: Option<&SessionEnv>) -> Vec<(&'static str, OsString)> {
+fn environment(
+    lib: &Path,
+    policy: &Path,
+    subjects: Option<&Path>,
+    session: Option<&SessionEnv>,
+) -> Vec<(&'static str, OsString)> {
     let path = match std::env::var_os("LD_LIBRARY_PATH") {
         Some(old) if !old.is_empty() => {
             let mut p = lib.as_os_str().to_os_string();
@@ -81,7 +86,11 @@ fn environment(lib: &Path, policy: &Path, subjects: Option<&Path>, session: Opti
         }
         _ => lib.join(PRELOAD).into_os_string(),
     };
-    let mut env = vec![("LD_LIBRARY_PATH", path), ("SEACCESS_POLICY", policy.as_os_str().to_os_string()), ("LD_PRELOAD", preload)];
+    let mut env = vec![
+        ("LD_LIBRARY_PATH", path),
+        ("SEACCESS_POLICY", policy.as_os_str().to_os_string()),
+        ("LD_PRELOAD", preload),
+    ];
     if let Some(s) = subjects {
         env.push(("SEACCESS_SUBJECTS", s.as_os_str().to_os_string()));
     }
@@ -96,15 +105,27 @@ fn lib_dir(a: &RunArgs) -> Result<PathBuf, CliError> {
     let lib = match &a.lib {
         Some(l) => l.clone(),
         None => {
-            let exe = std::env::current_exe().map_err(|e| CliError::from(format!("this program's path: {e}")))?;
-            exe.parent().and_then(Path::parent).map(|t| t.join("libselinux")).ok_or("cannot find target/libselinux beside this program")?
+            let exe = std::env::current_exe()
+                .map_err(|e| CliError::from(format!("this program's path: {e}")))?;
+            exe.parent()
+                .and_then(Path::parent)
+                .map(|t| t.join("libselinux"))
+                .ok_or("cannot find target/libselinux beside this program")?
         }
     };
     if !lib.join("libselinux.so.1").exists() {
-        return Err(format!("{}: no libselinux.so.1 (build it with `make capi`)", lib.display()).into());
+        return Err(format!(
+            "{}: no libselinux.so.1 (build it with `make capi`)",
+            lib.display()
+        )
+        .into());
     }
     if !lib.join(PRELOAD).exists() {
-        return Err(format!("{}: no {PRELOAD} (build it with `make capi`)", lib.display()).into());
+        return Err(format!(
+            "{}: no {PRELOAD} (build it with `make capi`)",
+            lib.display()
+        )
+        .into());
     }
     std::fs::canonicalize(&lib).map_err(|e| CliError::from(format!("{}: {e}", lib.display())))
 }
@@ -117,16 +138,31 @@ pub(crate) fn run(a: &RunArgs) -> Result<bool, CliError> {
     let lib = lib_dir(a)?;
     let (prog, args) = a.command.split_first().ok_or("no command")?;
     if a.no_session {
-        let policy = a.policy.clone().or_else(crate::installed::installed_policy).ok_or("no policy given and none installed (--policy FILE)")?;
+        let policy = a
+            .policy
+            .clone()
+            .or_else(crate::installed::installed_policy)
+            .ok_or("no policy given and none installed (--policy FILE)")?;
         let mut cmd = std::process::Command::new(prog);
-        cmd.args(args).envs(environment(&lib, &policy, a.subjects.as_deref(), None));
+        cmd.args(args)
+            .envs(environment(&lib, &policy, a.subjects.as_deref(), None));
         let e = cmd.exec();
         return Err(format!("{prog}: {e}").into());
     }
     let subjects = a.subjects.as_deref().map(absolute).transpose()?;
     let policy = a.policy.as_deref().map(absolute).transpose()?;
-    let session = Session::start(policy.as_deref(), subjects.as_deref(), a.policy_root.as_deref(), a.audit_log.as_deref())?;
-    let env = environment(&lib, &session.dir.join(seaccess_types::session::POLICY_FILE), subjects.as_deref(), Some(&SessionEnv { dir: &session.dir }));
+    let session = Session::start(
+        policy.as_deref(),
+        subjects.as_deref(),
+        a.policy_root.as_deref(),
+        a.audit_log.as_deref(),
+    )?;
+    let env = environment(
+        &lib,
+        &session.dir.join(seaccess_types::session::POLICY_FILE),
+        subjects.as_deref(),
+        Some(&SessionEnv { dir: &session.dir }),
+    );
     session.wrap_load_policy(&env)?;
     let code = supervise(prog, args, &env);
     drop(session);
@@ -141,20 +177,30 @@ pub(crate) fn run(a: &RunArgs) -> Result<bool, CliError> {
 /// passed on.
 fn supervise(prog: &str, args: &[String], env: &[(&str, OsString)]) -> Result<i32, CliError> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let mut child = std::process::Command::new(prog).args(args).envs(env.iter().map(|(k, v)| (k, v))).spawn().map_err(|e| CliError::from(format!("{prog}: {e}")))?;
+    let mut child = std::process::Command::new(prog)
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .spawn()
+        .map_err(|e| CliError::from(format!("{prog}: {e}")))?;
     let pid = child.id();
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGQUIT, SIGTERM, SIGHUP]).map_err(|e| CliError::from(format!("seaccess run: signals: {e}")))?;
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGQUIT, SIGTERM, SIGHUP])
+        .map_err(|e| CliError::from(format!("seaccess run: signals: {e}")))?;
     let handle = signals.handle();
     let forward = std::thread::spawn(move || {
         for s in signals.forever() {
             if s == SIGTERM || s == SIGHUP {
-                if let (Some(p), Some(sig)) = (rustix::process::Pid::from_raw(pid as i32), rustix::process::Signal::from_named_raw(s)) {
+                if let (Some(p), Some(sig)) = (
+                    rustix::process::Pid::from_raw(pid as i32),
+                    rustix::process::Signal::from_named_raw(s),
+                ) {
                     let _ = rustix::process::kill_process(p, sig);
                 }
             }
         }
     });
-    let st = child.wait().map_err(|e| CliError::from(format!("{prog}: {e}")))?;
+    let st = child
+        .wait()
+        .map_err(|e| CliError::from(format!("{prog}: {e}")))?;
     handle.close();
     let _ = forward.join();
     use std::os::unix::process::ExitStatusExt;

@@ -104,16 +104,36 @@ pub(crate) struct SearchArgs {
     #[arg(short = 't', long, value_name = "NAME", help_heading = "Criteria")]
     target: Option<String>,
     /// Object classes, comma-separated.
-    #[arg(short = 'c', long = "class", value_name = "CLASS[,CLASS]", help_heading = "Criteria")]
+    #[arg(
+        short = 'c',
+        long = "class",
+        value_name = "CLASS[,CLASS]",
+        help_heading = "Criteria"
+    )]
     class: Option<String>,
     /// Permissions, comma-separated: rules with any of them (all, with -Sp; exactly, with -ep).
-    #[arg(short = 'p', long = "perms", value_name = "PERM[,PERM]", help_heading = "Criteria")]
+    #[arg(
+        short = 'p',
+        long = "perms",
+        value_name = "PERM[,PERM]",
+        help_heading = "Criteria"
+    )]
     perms: Option<String>,
     /// Ioctl numbers and ranges for extended-permission rules, hexadecimal: 0x8900-0x8905,0x5401.
-    #[arg(short = 'x', long = "xperms", value_name = "XPERMS", help_heading = "Criteria")]
+    #[arg(
+        short = 'x',
+        long = "xperms",
+        value_name = "XPERMS",
+        help_heading = "Criteria"
+    )]
     xperms: Option<String>,
     /// The new type (type rules), role (role_transition) or range (range_transition, e.g. "s0 - s0:c0.c1023").
-    #[arg(short = 'D', long = "default", value_name = "NAME", help_heading = "Criteria")]
+    #[arg(
+        short = 'D',
+        long = "default",
+        value_name = "NAME",
+        help_heading = "Criteria"
+    )]
     default: Option<String>,
     /// Booleans, comma-separated: conditional rules whose condition names any of them (all, with
     /// -eb). NAME=VALUE (1/0, true/false, on/off; repeatable, comma-separated) instead sets a
@@ -188,7 +208,9 @@ impl SearchArgs {
         for b in &self.bools {
             if b.contains('=') {
                 for item in b.split(',') {
-                    let (name, value) = item.split_once('=').ok_or_else(|| format!("-b {b}: expected NAME=VALUE items"))?;
+                    let (name, value) = item
+                        .split_once('=')
+                        .ok_or_else(|| format!("-b {b}: expected NAME=VALUE items"))?;
                     values.push((name.trim().to_string(), bool_value(b, value.trim())?));
                 }
             } else {
@@ -224,9 +246,16 @@ impl SearchArgs {
 
 /// The policy file of a tool that takes it as sesearch does (positional) or as seaccess does
 /// (--policy), else the installed one.
-pub(crate) fn policy_path(positional: Option<&Path>, option: Option<&Path>) -> Result<PathBuf, String> {
+pub(crate) fn policy_path(
+    positional: Option<&Path>,
+    option: Option<&Path>,
+) -> Result<PathBuf, String> {
     match (positional, option) {
-        (Some(a), Some(b)) if a != b => Err(format!("two policies given: {} and --policy {}", a.display(), b.display())),
+        (Some(a), Some(b)) if a != b => Err(format!(
+            "two policies given: {} and --policy {}",
+            a.display(),
+            b.display()
+        )),
         (a, b) => crate::installed::policy_or_installed(a.or(b)),
     }
 }
@@ -243,13 +272,19 @@ pub(crate) fn run(out: &mut Out, a: &SearchArgs) -> Result<bool, CliError> {
         found.retain(|f| f.enabled);
     }
     if a.json {
-        let text = serde_json::to_string(&serde_json::json!({ "rules": found })).map_err(|e| format!("JSON output: {e}"))?;
+        let text = serde_json::to_string(&serde_json::json!({ "rules": found }))
+            .map_err(|e| format!("JSON output: {e}"))?;
         writeln!(out, "{text}")?;
         return Ok(true);
     }
     for f in &found {
         match (a.state, f.conditional.is_some()) {
-            (true, true) => writeln!(out, "{} # {}", f.line, if f.enabled { "enabled" } else { "disabled" })?,
+            (true, true) => writeln!(
+                out,
+                "{} # {}",
+                f.line,
+                if f.enabled { "enabled" } else { "disabled" }
+            )?,
             _ => writeln!(out, "{}", f.line)?,
         }
     }

@@ -19,8 +19,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use fuser::{
-    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, LockOwner, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory,
-    ReplyEmpty, ReplyEntry, ReplyOpen, ReplyWrite, Request, TimeOrNow, WriteFlags,
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, LockOwner,
+    OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyWrite,
+    Request, TimeOrNow, WriteFlags,
 };
 
 use seaccess_types::lock;
@@ -63,14 +64,22 @@ pub(crate) struct View {
 
 impl View {
     pub(crate) fn new(st: Arc<SessionState>, uid: u32, gid: u32) -> View {
-        View { st, next: AtomicU64::new(1), loads: Mutex::new(HashMap::new()), uid, gid }
+        View {
+            st,
+            next: AtomicU64::new(1),
+            loads: Mutex::new(HashMap::new()),
+            uid,
+            gid,
+        }
     }
 
     fn attr(&self, ino: u64) -> Option<FileAttr> {
         let (kind, perm) = match ino {
             ROOT | BOOLEANS | AVC => (FileType::Directory, 0o555),
             CACHE_STATS => (FileType::RegularFile, 0o444),
-            i if i >= BOOL_BASE && ((i - BOOL_BASE) as usize) < self.st.boolean_names().len() => (FileType::RegularFile, 0o644),
+            i if i >= BOOL_BASE && ((i - BOOL_BASE) as usize) < self.st.boolean_names().len() => {
+                (FileType::RegularFile, 0o644)
+            }
             i => (FileType::RegularFile, FILES.iter().find(|f| f.0 == i)?.2),
         };
         let now = SystemTime::now();
@@ -107,7 +116,10 @@ impl View {
             11 => return Ok(self.st.policy_image()),
             CACHE_STATS => self.st.cache_stats(),
             i if i >= BOOL_BASE => {
-                let (a, p) = self.st.boolean((i - BOOL_BASE) as usize).ok_or(libc_errno::EINVAL)?;
+                let (a, p) = self
+                    .st
+                    .boolean((i - BOOL_BASE) as usize)
+                    .ok_or(libc_errno::EINVAL)?;
                 format!("{} {}", u8::from(a), u8::from(p))
             }
             // load and commit_pending_bools are write-only (selinuxfs answers EINVAL).
@@ -152,7 +164,9 @@ impl View {
     /// The image written to `load` through `fh`, loaded (sel_write_load's work, done once the
     /// writer flushes or syncs: the image arrived in pieces).
     fn finish_load(&self, pid: u32, fh: u64) -> Result<(), i32> {
-        let Some(data) = lock(&self.loads).remove(&fh) else { return Ok(()) };
+        let Some(data) = lock(&self.loads).remove(&fh) else {
+            return Ok(());
+        };
         if data.is_empty() {
             return Ok(());
         }
@@ -163,7 +177,10 @@ impl View {
 /// sscanf("%d"): leading white space, a sign, digits; nothing else matters after them.
 fn parse_int(data: &[u8]) -> Option<i32> {
     let s = std::str::from_utf8(data).ok()?.trim_start();
-    let end = s.char_indices().find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+')))).map_or(s.len(), |(i, _)| i);
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+'))))
+        .map_or(s.len(), |(i, _)| i);
     s[..end].parse().ok()
 }
 
@@ -181,7 +198,12 @@ impl Filesystem for View {
                 n => FILES.iter().find(|f| f.1 == n).map(|f| f.0),
             },
             AVC if name == "cache_stats" => Some(CACHE_STATS),
-            BOOLEANS => self.st.boolean_names().binary_search_by(|b| b.as_str().cmp(&name)).ok().map(|k| BOOL_BASE + k as u64),
+            BOOLEANS => self
+                .st
+                .boolean_names()
+                .binary_search_by(|b| b.as_str().cmp(&name))
+                .ok()
+                .map(|k| BOOL_BASE + k as u64),
             _ => None,
         };
         match ino.and_then(|i| self.attr(i)) {
@@ -229,10 +251,23 @@ impl Filesystem for View {
         if self.attr(ino.0).is_none() {
             return reply.error(err(2));
         }
-        reply.opened(FileHandle(self.next.fetch_add(1, Relaxed)), FopenFlags::FOPEN_DIRECT_IO);
+        reply.opened(
+            FileHandle(self.next.fetch_add(1, Relaxed)),
+            FopenFlags::FOPEN_DIRECT_IO,
+        );
     }
 
-    fn read(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, offset: u64, size: u32, _flags: OpenFlags, _lock: Option<LockOwner>, reply: ReplyData) {
+    fn read(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
         match self.content(ino.0) {
             Ok(v) => {
                 let start = (offset as usize).min(v.len());
@@ -261,21 +296,44 @@ impl Filesystem for View {
         }
     }
 
-    fn flush(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _lock_owner: LockOwner, reply: ReplyEmpty) {
+    fn flush(
+        &self,
+        req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _lock_owner: LockOwner,
+        reply: ReplyEmpty,
+    ) {
         match self.finish_load(req.pid(), fh.0) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(err(e)),
         }
     }
 
-    fn fsync(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
+    fn fsync(
+        &self,
+        req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
         match self.finish_load(req.pid(), fh.0) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(err(e)),
         }
     }
 
-    fn release(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, _lock: Option<LockOwner>, _flush: bool, reply: ReplyEmpty) {
+    fn release(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        _flush: bool,
+        reply: ReplyEmpty,
+    ) {
         lock(&self.loads).remove(&fh.0);
         reply.ok();
     }
@@ -287,15 +345,35 @@ impl Filesystem for View {
         }
     }
 
-    fn readdir(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
-        let mut entries: Vec<(u64, FileType, String)> = vec![(ino.0, FileType::Directory, ".".into()), (ROOT, FileType::Directory, "..".into())];
+    fn readdir(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectory,
+    ) {
+        let mut entries: Vec<(u64, FileType, String)> = vec![
+            (ino.0, FileType::Directory, ".".into()),
+            (ROOT, FileType::Directory, "..".into()),
+        ];
         match ino.0 {
             ROOT => {
-                entries.extend(FILES.iter().map(|f| (f.0, FileType::RegularFile, f.1.to_string())));
+                entries.extend(
+                    FILES
+                        .iter()
+                        .map(|f| (f.0, FileType::RegularFile, f.1.to_string())),
+                );
                 entries.push((BOOLEANS, FileType::Directory, "booleans".into()));
                 entries.push((AVC, FileType::Directory, "avc".into()));
             }
-            BOOLEANS => entries.extend(self.st.boolean_names().into_iter().enumerate().map(|(k, n)| (BOOL_BASE + k as u64, FileType::RegularFile, n))),
+            BOOLEANS => entries.extend(
+                self.st
+                    .boolean_names()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, n)| (BOOL_BASE + k as u64, FileType::RegularFile, n)),
+            ),
             AVC => entries.push((CACHE_STATS, FileType::RegularFile, "cache_stats".into())),
             _ => return reply.error(err(20)),
         }

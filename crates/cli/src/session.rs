@@ -52,32 +52,61 @@ fn io<E: std::fmt::Display>(what: impl std::fmt::Display) -> impl FnOnce(E) -> C
 
 impl Session {
     /// Makes the namespace and the session for the policy image `policy`.
-    pub(crate) fn start(policy: Option<&Path>, subjects: Option<&Path>, policy_root: Option<&Path>, audit_log: Option<&Path>) -> Result<Session, CliError> {
+    pub(crate) fn start(
+        policy: Option<&Path>,
+        subjects: Option<&Path>,
+        policy_root: Option<&Path>,
+        audit_log: Option<&Path>,
+    ) -> Result<Session, CliError> {
         let uid = rustix::process::getuid().as_raw();
         let gid = rustix::process::getgid().as_raw();
         enter_namespace(uid, gid)?;
         let dir = make_dir()?;
         // Dropped on an error below: what was made is undone.
-        let mut s = Session { dir: dir.clone(), fuse: None };
+        let mut s = Session {
+            dir: dir.clone(),
+            fuse: None,
+        };
         // Not nosuid: the load_policy wrapper bound over /usr/sbin/load_policy lives here, and an
         // exec from a nosuid mount is refused a domain transition (nosuid_transition), which
         // semanage's exec of load_policy makes on the host's root file system.
-        mount::mount("seaccess-session", &dir, "tmpfs", MountFlags::NODEV, Some(c"mode=0755")).map_err(|e| CliError::from(format!("seaccess run: a tmpfs at {}: {e}", dir.display())))?;
+        mount::mount(
+            "seaccess-session",
+            &dir,
+            "tmpfs",
+            MountFlags::NODEV,
+            Some(c"mode=0755"),
+        )
+        .map_err(|e| CliError::from(format!("seaccess run: a tmpfs at {}: {e}", dir.display())))?;
         private_roots(&dir, policy_root)?;
         // Read in the session's view: the installed policy is the copy's (what `setsebool -P`
         // or `semodule` rebuilt in a kept --policy-root).
-        let path = policy.map(Path::to_path_buf).or_else(crate::installed::installed_policy).ok_or("seaccess run: no policy given and none installed (--policy FILE)")?;
-        let policy = seaccess_policy::read_file(&path).map_err(|e| CliError::from(e.to_string()))?;
+        let path = policy
+            .map(Path::to_path_buf)
+            .or_else(crate::installed::installed_policy)
+            .ok_or("seaccess run: no policy given and none installed (--policy FILE)")?;
+        let policy =
+            seaccess_policy::read_file(&path).map_err(|e| CliError::from(e.to_string()))?;
         let policy = &policy[..];
         let rules = match subjects {
-            Some(p) => Some(seaccess_fs::subjects::Subjects::load(p).map_err(|e| CliError::from(format!("{}: {e}", p.display())))?),
+            Some(p) => Some(
+                seaccess_fs::subjects::Subjects::load(p)
+                    .map_err(|e| CliError::from(format!("{}: {e}", p.display())))?,
+            ),
             None => None,
         };
         let log = Arc::new(AuditLog::new(audit_log).map_err(io("the audit log"))?);
-        let state = Arc::new(SessionState::create(&dir, policy, rules, log).map_err(|e| CliError::from(format!("seaccess run: {e}")))?);
+        let state = Arc::new(
+            SessionState::create(&dir, policy, rules, log)
+                .map_err(|e| CliError::from(format!("seaccess run: {e}")))?,
+        );
         selinuxfs_dir(&dir)?;
         let mut config = fuser::Config::default();
-        config.mount_options = vec![fuser::MountOption::FSName("selinuxfs".into()), fuser::MountOption::Subtype("seaccess".into()), fuser::MountOption::DefaultPermissions];
+        config.mount_options = vec![
+            fuser::MountOption::FSName("selinuxfs".into()),
+            fuser::MountOption::Subtype("seaccess".into()),
+            fuser::MountOption::DefaultPermissions,
+        ];
         config.acl = fuser::SessionACL::All;
         config.n_threads = Some(2);
         let fs = fuser::Session::new(View::new(state, uid, gid), SELINUXMNT, &config).map_err(|e| {
@@ -98,7 +127,8 @@ impl Session {
         }
         let real = self.dir.join("load_policy.real");
         std::fs::write(&real, b"").map_err(io(real.display()))?;
-        mount::mount_bind(LOAD_POLICY, &real).map_err(io(format!("{LOAD_POLICY} bound to {}", real.display())))?;
+        mount::mount_bind(LOAD_POLICY, &real)
+            .map_err(io(format!("{LOAD_POLICY} bound to {}", real.display())))?;
         let mut script = String::from("#!/bin/sh\n# seaccess run: Debian's load_policy on libseaccess, in this session\nexec env");
         for (k, v) in env {
             script.push_str(&format!(" {k}={}", quote(&v.to_string_lossy())));
@@ -107,7 +137,8 @@ impl Session {
         let wrapper = self.dir.join("load_policy");
         std::fs::write(&wrapper, script).map_err(io(wrapper.display()))?;
         set_mode(&wrapper, 0o755)?;
-        mount::mount_bind(&wrapper, LOAD_POLICY).map_err(io(format!("the wrapper over {LOAD_POLICY}")))?;
+        mount::mount_bind(&wrapper, LOAD_POLICY)
+            .map_err(io(format!("the wrapper over {LOAD_POLICY}")))?;
         Ok(())
     }
 }
@@ -135,7 +166,11 @@ fn set_mode(p: &Path, mode: u32) -> Result<(), CliError> {
 /// A private mount namespace, whose mounts do not propagate to the host's.
 fn enter_namespace(uid: u32, gid: u32) -> Result<(), CliError> {
     use rustix::thread::UnshareFlags;
-    let flags = if uid == 0 { UnshareFlags::NEWNS } else { UnshareFlags::NEWNS | UnshareFlags::NEWUSER };
+    let flags = if uid == 0 {
+        UnshareFlags::NEWNS
+    } else {
+        UnshareFlags::NEWNS | UnshareFlags::NEWUSER
+    };
     // unshare(2) without CLONE_FILES shares no descriptor table, so rustix's reason for
     // deprecating its safe form (descriptors of an unshared table seen by other threads) does
     // not arise; the process has one thread here (CLONE_NEWUSER requires it).
@@ -148,24 +183,41 @@ fn enter_namespace(uid: u32, gid: u32) -> Result<(), CliError> {
     })?;
     if uid != 0 {
         std::fs::write("/proc/self/setgroups", "deny").map_err(io("/proc/self/setgroups"))?;
-        std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1")).map_err(io("/proc/self/uid_map"))?;
-        std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1")).map_err(io("/proc/self/gid_map"))?;
+        std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))
+            .map_err(io("/proc/self/uid_map"))?;
+        std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"))
+            .map_err(io("/proc/self/gid_map"))?;
     }
-    mount::mount_change("/", MountPropagationFlags::PRIVATE | MountPropagationFlags::REC).map_err(io("making / private in the session's namespace"))
+    mount::mount_change(
+        "/",
+        MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
+    )
+    .map_err(io("making / private in the session's namespace"))
 }
 
 fn make_dir() -> Result<PathBuf, CliError> {
     let base = std::env::temp_dir();
     for n in 0..100u32 {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-        let d = base.join(format!("seaccess-run.{}.{:x}", std::process::id(), nanos.wrapping_add(n)));
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let d = base.join(format!(
+            "seaccess-run.{}.{:x}",
+            std::process::id(),
+            nanos.wrapping_add(n)
+        ));
         match std::fs::create_dir(&d) {
             Ok(()) => return Ok(d),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(io::<std::io::Error>(d.display())(e)),
         }
     }
-    Err(format!("seaccess run: no session directory could be made in {}", base.display()).into())
+    Err(format!(
+        "seaccess run: no session directory could be made in {}",
+        base.display()
+    )
+    .into())
 }
 
 /// The copies of /etc/selinux and /var/lib/selinux bound over them: in `keep` (made there
@@ -193,15 +245,28 @@ fn private_roots(dir: &Path, keep: Option<&Path>) -> Result<(), CliError> {
         }
         let copy = base.join(root.trim_start_matches('/'));
         if !copy.exists() {
-            let parent = copy.parent().ok_or("seaccess run: a policy root without a parent")?;
+            let parent = copy
+                .parent()
+                .ok_or("seaccess run: a policy root without a parent")?;
             std::fs::create_dir_all(parent).map_err(io(parent.display()))?;
             // cp -a: the same bytes, modes, times and attributes; the host's tree is only read.
-            let st = std::process::Command::new("cp").arg("-a").arg("--").arg(root).arg(parent).status().map_err(io("cp"))?;
+            let st = std::process::Command::new("cp")
+                .arg("-a")
+                .arg("--")
+                .arg(root)
+                .arg(parent)
+                .status()
+                .map_err(io("cp"))?;
             if !st.success() {
-                return Err(format!("seaccess run: copying {root} to {} failed ({st})", parent.display()).into());
+                return Err(format!(
+                    "seaccess run: copying {root} to {} failed ({st})",
+                    parent.display()
+                )
+                .into());
             }
         }
-        mount::mount_bind_recursive(&copy, root).map_err(io(format!("{} bound over {root}", copy.display())))?;
+        mount::mount_bind_recursive(&copy, root)
+            .map_err(io(format!("{} bound over {root}", copy.display())))?;
     }
     Ok(())
 }
@@ -215,8 +280,18 @@ fn selinuxfs_dir(dir: &Path) -> Result<(), CliError> {
     let stash = dir.join("sysfs");
     std::fs::create_dir(&stash).map_err(io(stash.display()))?;
     mount::mount_bind_recursive("/sys/fs", &stash).map_err(io("/sys/fs"))?;
-    let names: Vec<OsString> = std::fs::read_dir(&stash).map_err(io("/sys/fs"))?.filter_map(|e| e.ok().map(|e| e.file_name())).collect();
-    mount::mount("seaccess-sysfs", "/sys/fs", "tmpfs", MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC, Some(c"mode=0755")).map_err(io("a tmpfs over /sys/fs"))?;
+    let names: Vec<OsString> = std::fs::read_dir(&stash)
+        .map_err(io("/sys/fs"))?
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .collect();
+    mount::mount(
+        "seaccess-sysfs",
+        "/sys/fs",
+        "tmpfs",
+        MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+        Some(c"mode=0755"),
+    )
+    .map_err(io("a tmpfs over /sys/fs"))?;
     for n in names {
         let to = Path::new("/sys/fs").join(&n);
         let from = stash.join(&n);

@@ -37,17 +37,34 @@ pub(crate) struct AuditLog {
 impl AuditLog {
     pub(crate) fn new(path: Option<&Path>) -> std::io::Result<AuditLog> {
         let file = match path {
-            Some(p) => Some(std::fs::OpenOptions::new().create(true).append(true).open(p)?),
+            Some(p) => Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)?,
+            ),
             None => None,
         };
-        Ok(AuditLog { file: Mutex::new(file), serial: 0.into() })
+        Ok(AuditLog {
+            file: Mutex::new(file),
+            serial: 0.into(),
+        })
     }
 
     /// One record of audit type `kind` (AVC, MAC_STATUS, MAC_CONFIG_CHANGE, MAC_POLICY_LOAD).
     pub(crate) fn write(&self, kind: &str, record: &str) {
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        let n = self.serial.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        let line = format!("type={kind} msg=audit({}.{:03}:{n}): {record}\n", now.as_secs(), now.subsec_millis());
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let n = self
+            .serial
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        let line = format!(
+            "type={kind} msg=audit({}.{:03}:{n}): {record}\n",
+            now.as_secs(),
+            now.subsec_millis()
+        );
         let mut f = lock(&self.file);
         if f.as_mut().map(|f| f.write_all(line.as_bytes()).is_ok()) != Some(true) {
             let _ = std::io::stderr().write_all(line.as_bytes());
@@ -80,7 +97,11 @@ pub(crate) struct SessionState {
 /// Why a write to the view failed: its errno.
 pub(crate) type Errno = i32;
 
-fn cache(server: &Arc<SecurityServer>, log: &Arc<AuditLog>, enforcing: bool) -> (Arc<Avc>, Registration) {
+fn cache(
+    server: &Arc<SecurityServer>,
+    log: &Arc<AuditLog>,
+    enforcing: bool,
+) -> (Arc<Avc>, Registration) {
     let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
     let following = avc.follow(&**server);
     avc.set_enforcing(enforcing);
@@ -92,28 +113,60 @@ fn cache(server: &Arc<SecurityServer>, log: &Arc<AuditLog>, enforcing: bool) -> 
 impl SessionState {
     /// The state of a new session in `dir`: the policy image `data` (written to `dir/policy`,
     /// which the processes load), enforcing, the policy's boolean defaults.
-    pub(crate) fn create(dir: &Path, data: &[u8], subjects: Option<Subjects>, log: Arc<AuditLog>) -> Result<SessionState, String> {
-        let server = Arc::new(SecurityServer::from_bytes(data).map_err(|e| format!("the policy: {e}"))?);
+    pub(crate) fn create(
+        dir: &Path,
+        data: &[u8],
+        subjects: Option<Subjects>,
+        log: Arc<AuditLog>,
+    ) -> Result<SessionState, String> {
+        let server =
+            Arc::new(SecurityServer::from_bytes(data).map_err(|e| format!("the policy: {e}"))?);
         write_file(&dir.join(layout::POLICY_FILE), data)?;
         let (avc, following) = cache(&server, &log, true);
         let page_path = dir.join(layout::STATE_FILE);
         let page = File::create(&page_path).map_err(|e| format!("{}: {e}", page_path.display()))?;
         let stats = dir.join(layout::STATS_FILE);
         let f = File::create(&stats).map_err(|e| format!("{}: {e}", stats.display()))?;
-        f.set_len((layout::STATS_SLOTS * layout::STATS_SLOT_SIZE) as u64).map_err(|e| format!("{}: {e}", stats.display()))?;
+        f.set_len((layout::STATS_SLOTS * layout::STATS_SLOT_SIZE) as u64)
+            .map_err(|e| format!("{}: {e}", stats.display()))?;
         // Every process of the session, whatever its user, writes its own line (the figures are
         // statistics: a forged line misleads avcstat, nothing else).
         set_mode(&stats, 0o666)?;
         set_mode(&page_path, 0o644)?;
         set_mode(&dir.join(layout::POLICY_FILE), 0o644)?;
-        let mut names: Vec<String> = server.snapshot().booleans().into_iter().map(|(n, _)| n).collect();
+        let mut names: Vec<String> = server
+            .snapshot()
+            .booleans()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         names.sort();
-        let pending = names.iter().map(|n| server.pending_boolean(n).unwrap_or(false)).collect();
-        let inner = Inner { server, avc, _following: following, sequence: 0, enforcing: true, names, pending, pending_seq: 0, policy_gen: 0 };
-        let s = SessionState { inner: Mutex::new(inner), page, dir: dir.to_path_buf(), subjects, log };
+        let pending = names
+            .iter()
+            .map(|n| server.pending_boolean(n).unwrap_or(false))
+            .collect();
+        let inner = Inner {
+            server,
+            avc,
+            _following: following,
+            sequence: 0,
+            enforcing: true,
+            names,
+            pending,
+            pending_seq: 0,
+            policy_gen: 0,
+        };
+        let s = SessionState {
+            inner: Mutex::new(inner),
+            page,
+            dir: dir.to_path_buf(),
+            subjects,
+            log,
+        };
         {
             let mut i = lock(&s.inner);
-            s.publish(&mut i).map_err(|e| format!("{}: {e}", page_path.display()))?;
+            s.publish(&mut i)
+                .map_err(|e| format!("{}: {e}", page_path.display()))?;
         }
         Ok(s)
     }
@@ -127,12 +180,20 @@ impl SessionState {
         put(&mut b, layout::VERSION, layout::STATUS_VERSION);
         put(&mut b, layout::ENFORCING, u32::from(i.enforcing));
         put(&mut b, layout::POLICYLOAD, i.server.seqno().0);
-        put(&mut b, layout::DENY_UNKNOWN, u32::from(g.handle_unknown() != seaccess_types::HandleUnknown::Allow));
+        put(
+            &mut b,
+            layout::DENY_UNKNOWN,
+            u32::from(g.handle_unknown() != seaccess_types::HandleUnknown::Allow),
+        );
         put(&mut b, layout::MAGIC_AT, layout::MAGIC);
         put(&mut b, layout::NBOOLS, i.names.len() as u32);
         put(&mut b, layout::PENDING_SEQ, i.pending_seq);
         put(&mut b, layout::POLICY_GEN, i.policy_gen);
-        put(&mut b, layout::REJECT_UNKNOWN, u32::from(g.handle_unknown() == seaccess_types::HandleUnknown::Reject));
+        put(
+            &mut b,
+            layout::REJECT_UNKNOWN,
+            u32::from(g.handle_unknown() == seaccess_types::HandleUnknown::Reject),
+        );
         put(&mut b, layout::MLS, u32::from(g.policy().mls));
         for (k, name) in i.names.iter().enumerate() {
             let at = layout::BOOLS_AT + k * layout::BOOL_SIZE;
@@ -143,13 +204,21 @@ impl SessionState {
             b[at + layout::NAME_LEN + 1] = u8::from(i.pending.get(k).copied().unwrap_or(false));
         }
         // Odd while the rest is written, even (advanced by two) once it is.
-        self.page.write_all_at(&(i.sequence.wrapping_add(1)).to_ne_bytes(), layout::SEQUENCE as u64)?;
+        self.page.write_all_at(
+            &(i.sequence.wrapping_add(1)).to_ne_bytes(),
+            layout::SEQUENCE as u64,
+        )?;
         put(&mut b, layout::SEQUENCE, i.sequence.wrapping_add(1));
-        self.page.write_all_at(&b[layout::ENFORCING..], layout::ENFORCING as u64)?;
+        self.page
+            .write_all_at(&b[layout::ENFORCING..], layout::ENFORCING as u64)?;
         self.page.set_len(size as u64)?;
         i.sequence = i.sequence.wrapping_add(2);
-        self.page.write_all_at(&i.sequence.to_ne_bytes(), layout::SEQUENCE as u64)?;
-        self.page.write_all_at(&layout::STATUS_VERSION.to_ne_bytes(), layout::VERSION as u64)?;
+        self.page
+            .write_all_at(&i.sequence.to_ne_bytes(), layout::SEQUENCE as u64)?;
+        self.page.write_all_at(
+            &layout::STATUS_VERSION.to_ne_bytes(),
+            layout::VERSION as u64,
+        )?;
         Ok(())
     }
 
@@ -168,13 +237,28 @@ impl SessionState {
         if rule.matches != Match::Transition {
             return Ok(rule.context.clone());
         }
-        let sid = g.context_to_sid(&rule.context).map_err(|_| libc_errno::EACCES)?;
-        let exe = subjects::exe_path(pid, info.info.exe.ok_or(libc_errno::EACCES)?).map_err(|_| libc_errno::EACCES)?;
-        let fc = seaccess_label::FileContexts::open(Path::new("/etc/selinux").join(policy_type()).join("contexts/files/file_contexts").as_path()).map_err(|_| libc_errno::EACCES)?;
-        let exe_ctx = fc.context(exe.as_bytes(), seaccess_label::FileKind::File).ok().flatten().ok_or(libc_errno::EACCES)?;
+        let sid = g
+            .context_to_sid(&rule.context)
+            .map_err(|_| libc_errno::EACCES)?;
+        let exe = subjects::exe_path(pid, info.info.exe.ok_or(libc_errno::EACCES)?)
+            .map_err(|_| libc_errno::EACCES)?;
+        let fc = seaccess_label::FileContexts::open(
+            Path::new("/etc/selinux")
+                .join(policy_type())
+                .join("contexts/files/file_contexts")
+                .as_path(),
+        )
+        .map_err(|_| libc_errno::EACCES)?;
+        let exe_ctx = fc
+            .context(exe.as_bytes(), seaccess_label::FileKind::File)
+            .ok()
+            .flatten()
+            .ok_or(libc_errno::EACCES)?;
         let exe_sid = g.context_to_sid(exe_ctx).map_err(|_| libc_errno::EACCES)?;
         let class = g.class("process").map_err(|_| libc_errno::EACCES)?;
-        let new = g.compute_create(sid, exe_sid, class, None).map_err(|_| libc_errno::EACCES)?;
+        let new = g
+            .compute_create(sid, exe_sid, class, None)
+            .map_err(|_| libc_errno::EACCES)?;
         g.sid_to_context(new).map_err(|_| libc_errno::EACCES)
     }
 
@@ -185,16 +269,24 @@ impl SessionState {
         let g = i.server.snapshot();
         let ctx = self.context_of(&g, pid)?;
         let ssid = g.context_to_sid(&ctx).map_err(|_| libc_errno::EACCES)?;
-        let tsid = g.initial_sid(SECINITSID_SECURITY).unwrap_or(Sid(SECINITSID_SECURITY));
+        let tsid = g
+            .initial_sid(SECINITSID_SECURITY)
+            .unwrap_or(Sid(SECINITSID_SECURITY));
         let class = g.class("security").map_err(|_| libc_errno::EACCES)?;
         let av = g.perms(class, &[perm]).map_err(|_| libc_errno::EACCES)?;
         let aux = format!("pid={pid} comm=\"{}\"", comm(pid));
-        i.avc.has_perm(ssid, tsid, class, av, Some(&aux)).map_err(|_| libc_errno::EACCES)
+        i.avc
+            .has_perm(ssid, tsid, class, av, Some(&aux))
+            .map_err(|_| libc_errno::EACCES)
     }
 
     /// The auid/ses part of the kernel's records (unset: this kernel has no audit login ids).
     fn ids(pid: u32) -> String {
-        let read = |f: &str| std::fs::read_to_string(format!("/proc/{pid}/{f}")).map(|s| s.trim().to_string()).unwrap_or_else(|_| "4294967295".into());
+        let read = |f: &str| {
+            std::fs::read_to_string(format!("/proc/{pid}/{f}"))
+                .map(|s| s.trim().to_string())
+                .unwrap_or_else(|_| "4294967295".into())
+        };
         format!("auid={} ses={}", read("loginuid"), read("sessionid"))
     }
 
@@ -212,11 +304,17 @@ impl SessionState {
         self.check(&i, pid, "setenforce")?;
         self.log.write(
             "MAC_STATUS",
-            &format!("enforcing={} old_enforcing={} {} enabled=1 old-enabled=1 lsm=selinux res=1", u8::from(on), u8::from(i.enforcing), Self::ids(pid)),
+            &format!(
+                "enforcing={} old_enforcing={} {} enabled=1 old-enabled=1 lsm=selinux res=1",
+                u8::from(on),
+                u8::from(i.enforcing),
+                Self::ids(pid)
+            ),
         );
         i.enforcing = on;
         i.avc.set_enforcing(on);
-        self.publish(&mut i).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
+        self.publish(&mut i)
+            .map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
     }
 
     /// The booleans' names, sorted.
@@ -239,8 +337,12 @@ impl SessionState {
         *p = v;
         i.pending_seq = i.pending_seq.wrapping_add(1);
         let at = layout::BOOLS_AT + k * layout::BOOL_SIZE + layout::NAME_LEN + 1;
-        self.page.write_all_at(&[u8::from(v)], at as u64).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))?;
-        self.page.write_all_at(&i.pending_seq.to_ne_bytes(), layout::PENDING_SEQ as u64).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
+        self.page
+            .write_all_at(&[u8::from(v)], at as u64)
+            .map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))?;
+        self.page
+            .write_all_at(&i.pending_seq.to_ne_bytes(), layout::PENDING_SEQ as u64)
+            .map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
     }
 
     /// sel_commit_bools_write's check alone (a write of 0 commits nothing but is checked).
@@ -258,12 +360,21 @@ impl SessionState {
         for (name, v) in i.names.iter().zip(&i.pending) {
             let old = g.boolean(name).unwrap_or(false);
             if old != *v {
-                self.log.write("MAC_CONFIG_CHANGE", &format!("bool={name} val={} old_val={} {}", u8::from(*v), u8::from(old), Self::ids(pid)));
+                self.log.write(
+                    "MAC_CONFIG_CHANGE",
+                    &format!(
+                        "bool={name} val={} old_val={} {}",
+                        u8::from(*v),
+                        u8::from(old),
+                        Self::ids(pid)
+                    ),
+                );
             }
             let _ = i.server.set_boolean(name, *v);
         }
         i.server.commit_booleans();
-        self.publish(&mut i).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
+        self.publish(&mut i)
+            .map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
     }
 
     /// sel_write_load: `load_policy`, then the new policy for every process of the session
@@ -272,17 +383,33 @@ impl SessionState {
         let mut i = lock(&self.inner);
         self.check(&i, pid, "load_policy")?;
         i.server.reload(data).map_err(|e| {
-            self.log.write("SELINUX_ERR", &format!("seaccess run: policy load by pid {pid} refused: {e}"));
+            self.log.write(
+                "SELINUX_ERR",
+                &format!("seaccess run: policy load by pid {pid} refused: {e}"),
+            );
             libc_errno::EINVAL
         })?;
         write_file(&self.dir.join(layout::POLICY_FILE), data).map_err(|_| libc_errno::EIO)?;
-        let mut names: Vec<String> = i.server.snapshot().booleans().into_iter().map(|(n, _)| n).collect();
+        let mut names: Vec<String> = i
+            .server
+            .snapshot()
+            .booleans()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         names.sort();
-        i.pending = names.iter().map(|n| i.server.pending_boolean(n).unwrap_or(false)).collect();
+        i.pending = names
+            .iter()
+            .map(|n| i.server.pending_boolean(n).unwrap_or(false))
+            .collect();
         i.names = names;
         i.policy_gen = i.policy_gen.wrapping_add(1);
-        self.log.write("MAC_POLICY_LOAD", &format!("policy loaded {} lsm=selinux res=1", Self::ids(pid)));
-        self.publish(&mut i).map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
+        self.log.write(
+            "MAC_POLICY_LOAD",
+            &format!("policy loaded {} lsm=selinux res=1", Self::ids(pid)),
+        );
+        self.publish(&mut i)
+            .map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
     }
 
     /// The figures of selinuxfs's `status` page (struct selinux_status_t).
@@ -296,7 +423,11 @@ impl SessionState {
     pub(crate) fn facts(&self) -> (bool, bool, bool) {
         let g = lock(&self.inner).server.snapshot();
         let hu = g.handle_unknown();
-        (g.policy().mls, hu != seaccess_types::HandleUnknown::Allow, hu == seaccess_types::HandleUnknown::Reject)
+        (
+            g.policy().mls,
+            hu != seaccess_types::HandleUnknown::Allow,
+            hu == seaccess_types::HandleUnknown::Reject,
+        )
     }
 
     /// The policy image the session enforces.
@@ -307,9 +438,14 @@ impl SessionState {
     /// avc/cache_stats: one line a process of the session (and one for those that exited).
     pub(crate) fn cache_stats(&self) -> String {
         let mut out = String::from("lookups hits misses allocations reclaims frees\n");
-        let Ok(b) = std::fs::read(self.dir.join(layout::STATS_FILE)) else { return out };
+        let Ok(b) = std::fs::read(self.dir.join(layout::STATS_FILE)) else {
+            return out;
+        };
         for (k, slot) in b.chunks_exact(layout::STATS_SLOT_SIZE).enumerate() {
-            let w: Vec<u64> = slot.chunks_exact(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]))).collect();
+            let w: Vec<u64> = slot
+                .chunks_exact(8)
+                .map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
+                .collect();
             // The retired line always, a process's while it holds its slot.
             if k != layout::STATS_RETIRED && w.first() == Some(&0) {
                 continue;
@@ -325,22 +461,34 @@ impl SessionState {
 /// SELINUXTYPE of the policy root the session sees.
 fn policy_type() -> String {
     let text = std::fs::read_to_string("/etc/selinux/config").unwrap_or_default();
-    text.lines().find_map(|l| l.trim().strip_prefix("SELINUXTYPE=").map(|v| v.trim().to_string())).filter(|v| !v.is_empty()).unwrap_or_else(|| "targeted".into())
+    text.lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("SELINUXTYPE=")
+                .map(|v| v.trim().to_string())
+        })
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "targeted".into())
 }
 
 fn comm(pid: u32) -> String {
-    std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim().to_string()).unwrap_or_default()
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
 }
 
 fn write_file(path: &Path, data: &[u8]) -> Result<(), String> {
     // A new file renamed into place: a process loading the old image reads it whole.
     let tmp = path.with_extension("new");
-    std::fs::write(&tmp, data).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(&tmp, data)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The errnos the view answers (the values of Linux's asm-generic/errno-base.h).
@@ -360,10 +508,15 @@ fn exec_context(pid: u32) -> Option<String> {
     let auxv = std::fs::read(format!("/proc/{pid}/auxv")).ok()?;
     let word = |b: &[u8]| <[u8; 8]>::try_from(b).ok().map(u64::from_ne_bytes);
     const AT_SECURE: u64 = 23;
-    if auxv.chunks_exact(16).any(|p| word(&p[..8]) == Some(AT_SECURE) && word(&p[8..]) != Some(0)) {
+    if auxv
+        .chunks_exact(16)
+        .any(|p| word(&p[..8]) == Some(AT_SECURE) && word(&p[8..]) != Some(0))
+    {
         return None;
     }
     let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let v = env.split(|b| *b == 0).find_map(|kv| kv.strip_prefix(b"SEACCESS_CONTEXT=".as_slice()))?;
+    let v = env
+        .split(|b| *b == 0)
+        .find_map(|kv| kv.strip_prefix(b"SEACCESS_CONTEXT=".as_slice()))?;
     std::str::from_utf8(v).ok().map(str::to_string)
 }

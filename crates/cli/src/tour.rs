@@ -74,7 +74,12 @@ pub(crate) fn run(out: &mut Out, policy: Option<PathBuf>) -> Result<(), CliError
     let load = t0.elapsed();
     let g = server.snapshot();
     let p = g.policy();
-    writeln!(out, "== Loaded {} in {:.1} ms", path.display(), load.as_secs_f64() * 1e3)?;
+    writeln!(
+        out,
+        "== Loaded {} in {:.1} ms",
+        path.display(),
+        load.as_secs_f64() * 1e3
+    )?;
     writeln!(
         out,
         "   policy version {}, {}, {} classes, {} types, {} booleans, {} rules ({} conditional)\n",
@@ -91,49 +96,119 @@ pub(crate) fn run(out: &mut Out, policy: Option<PathBuf>) -> Result<(), CliError
     }
     // Booleans: a commit is one atomic step to a new policy generation.
     if g.boolean("httpd_read_user_content").is_ok() {
-        writeln!(out, "== Booleans: setting httpd_read_user_content=1 and committing")?;
+        writeln!(
+            out,
+            "== Booleans: setting httpd_read_user_content=1 and committing"
+        )?;
         let _ = server.set_boolean("httpd_read_user_content", true);
         let seq = server.commit_booleans();
         writeln!(out, "   new policy seqno {seq}")?;
         let g2 = server.snapshot();
-        show_check(out, &g2, CHECKS[2].0, CHECKS[2].1, CHECKS[2].2, &["read", "getattr"], "the same query after the commit")?;
+        show_check(
+            out,
+            &g2,
+            CHECKS[2].0,
+            CHECKS[2].1,
+            CHECKS[2].2,
+            &["read", "getattr"],
+            "the same query after the commit",
+        )?;
     }
     // New object labels.
     let create = [
-        ("system_u:system_r:httpd_t:s0", "system_u:object_r:tmp_t:s0", "file", None, "a file the web server creates in /tmp"),
-        ("system_u:system_r:init_t:s0", "system_u:object_r:httpd_exec_t:s0", "process", None, "init executing the web server"),
-        ("sysadm_u:sysadm_r:sysadm_t:s0", "sysadm_u:object_r:user_home_dir_t:s0", "dir", None, "an administrator creating a directory in their home"),
-        ("sysadm_u:sysadm_r:sysadm_t:s0", "sysadm_u:object_r:user_home_dir_t:s0", "dir", Some(".mplayer"), "the same, named .mplayer (a filename transition)"),
+        (
+            "system_u:system_r:httpd_t:s0",
+            "system_u:object_r:tmp_t:s0",
+            "file",
+            None,
+            "a file the web server creates in /tmp",
+        ),
+        (
+            "system_u:system_r:init_t:s0",
+            "system_u:object_r:httpd_exec_t:s0",
+            "process",
+            None,
+            "init executing the web server",
+        ),
+        (
+            "sysadm_u:sysadm_r:sysadm_t:s0",
+            "sysadm_u:object_r:user_home_dir_t:s0",
+            "dir",
+            None,
+            "an administrator creating a directory in their home",
+        ),
+        (
+            "sysadm_u:sysadm_r:sysadm_t:s0",
+            "sysadm_u:object_r:user_home_dir_t:s0",
+            "dir",
+            Some(".mplayer"),
+            "the same, named .mplayer (a filename transition)",
+        ),
     ];
     for (s, t, c, name, what) in create {
-        let (Ok(ss), Ok(ts), Ok(cl)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) else { continue };
+        let (Ok(ss), Ok(ts), Ok(cl)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c))
+        else {
+            continue;
+        };
         writeln!(out, "== New context: {what}")?;
-        writeln!(out, "   seaccess compute-create: {s} {t} {c}{}", name.map(|n| format!(" {n}")).unwrap_or_default())?;
-        match g.compute_create(ss, ts, cl, name).and_then(|sid| g.sid_to_context(sid)) {
+        writeln!(
+            out,
+            "   seaccess compute-create: {s} {t} {c}{}",
+            name.map(|n| format!(" {n}")).unwrap_or_default()
+        )?;
+        match g
+            .compute_create(ss, ts, cl, name)
+            .and_then(|sid| g.sid_to_context(sid))
+        {
             Ok(ctx) => writeln!(out, "   -> {ctx}\n")?,
             Err(e) => writeln!(out, "   -> error: {e}\n")?,
         }
     }
     writeln!(out, "Try it yourself:")?;
-    writeln!(out, "   seaccess check -p {} SCON TCON CLASS PERM...", path.display())?;
-    writeln!(out, "   seaccess compute-av -p {} < queries   (lines: SCON TCON CLASS)", path.display())?;
+    writeln!(
+        out,
+        "   seaccess check -p {} SCON TCON CLASS PERM...",
+        path.display()
+    )?;
+    writeln!(
+        out,
+        "   seaccess compute-av -p {} < queries   (lines: SCON TCON CLASS)",
+        path.display()
+    )?;
     Ok(())
 }
 
-fn show_check(out: &mut Out, g: &Generation, s: &str, t: &str, c: &str, perms: &[&str], what: &str) -> Result<(), CliError> {
+fn show_check(
+    out: &mut Out,
+    g: &Generation,
+    s: &str,
+    t: &str,
+    c: &str,
+    perms: &[&str],
+    what: &str,
+) -> Result<(), CliError> {
     let (Ok(ss), Ok(ts), Ok(cl)) = (g.context_to_sid(s), g.context_to_sid(t), g.class(c)) else {
         return Ok(());
     };
-    let Ok(ex) = g.explain(ss, ts, cl) else { return Ok(()) };
+    let Ok(ex) = g.explain(ss, ts, cl) else {
+        return Ok(());
+    };
     writeln!(out, "== {what}")?;
     writeln!(out, "   seaccess check {s} {t} {c} {}", perms.join(" "))?;
     for perm in perms {
-        let Ok(v) = g.perms(cl, &[perm]) else { continue };
+        let Ok(v) = g.perms(cl, &[perm]) else {
+            continue;
+        };
         let bit = v.bits().next().unwrap_or(0);
         if ex.decision.allowed.contains(v) {
             writeln!(out, "   {perm}: allowed")?;
         } else {
-            let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| r.to_string()).collect();
+            let why: Vec<String> = ex
+                .reasons
+                .iter()
+                .filter(|(b, _)| *b == bit)
+                .map(|(_, r)| r.to_string())
+                .collect();
             writeln!(out, "   {perm}: denied: {}", why.join("; "))?;
         }
     }

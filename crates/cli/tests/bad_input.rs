@@ -6,7 +6,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn policy() -> String {
-    seaccess_testkit::compile("example", 33).to_string_lossy().into_owned()
+    seaccess_testkit::compile("example", 33)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Runs seaccess; a run longer than 30 s is killed and fails the test.
@@ -28,20 +30,36 @@ fn run(args: &[&str]) -> (Option<i32>, String) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let out = child.wait_with_output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn assert_refused(args: &[&str], option: &str) {
     let (code, err) = run(args);
     assert!(!err.contains("panicked"), "{args:?}: panicked: {err}");
     assert_eq!(code, Some(2), "{args:?}: status {code:?}, stderr {err}");
-    assert!(err.contains(option), "{args:?}: the error names {option}: {err}");
+    assert!(
+        err.contains(option),
+        "{args:?}: the error names {option}: {err}"
+    );
 }
 
 #[test]
 fn bench_avc_refuses_sizes_it_cannot_hold() {
     let p = policy();
-    let base = ["bench", "avc", "-p", &p, "--seconds", "0.01", "--no-callgrind", "--peer", "/nonexistent"];
+    let base = [
+        "bench",
+        "avc",
+        "-p",
+        &p,
+        "--seconds",
+        "0.01",
+        "--no-callgrind",
+        "--peer",
+        "/nonexistent",
+    ];
     for (opt, value) in [
         ("--keys", "1000000000000000000"),
         ("--keys", "18446744073709551615"),
@@ -58,8 +76,25 @@ fn bench_avc_refuses_sizes_it_cannot_hold() {
 #[test]
 fn bench_engine_refuses_query_counts_it_cannot_hold_or_divide_by() {
     let p = policy();
-    for (opt, value) in [("--queries", "0"), ("--queries", "1000000000000"), ("--batch-queries", "0"), ("--batch-queries", "1000000000000")] {
-        assert_refused(&["bench", "engine", "-p", &p, "--oracle", "/nonexistent", opt, value], opt);
+    for (opt, value) in [
+        ("--queries", "0"),
+        ("--queries", "1000000000000"),
+        ("--batch-queries", "0"),
+        ("--batch-queries", "1000000000000"),
+    ] {
+        assert_refused(
+            &[
+                "bench",
+                "engine",
+                "-p",
+                &p,
+                "--oracle",
+                "/nonexistent",
+                opt,
+                value,
+            ],
+            opt,
+        );
     }
 }
 
@@ -68,8 +103,19 @@ fn bench_engine_refuses_query_counts_it_cannot_hold_or_divide_by() {
 #[test]
 fn lab_refuses_unknown_experiments_and_unwritable_results() {
     let p = policy();
-    assert_refused(&["lab", "-p", &p, "chatroom", "nosuchexperiment"], "nosuchexperiment");
-    let (code, err) = run(&["lab", "-p", &p, "--quick", "--out", "/proc/no/such/dir", "chatroom"]);
+    assert_refused(
+        &["lab", "-p", &p, "chatroom", "nosuchexperiment"],
+        "nosuchexperiment",
+    );
+    let (code, err) = run(&[
+        "lab",
+        "-p",
+        &p,
+        "--quick",
+        "--out",
+        "/proc/no/such/dir",
+        "chatroom",
+    ]);
     assert_eq!(code, Some(2), "status {code:?}, stderr {err}");
     assert!(err.contains("/proc/no/such/dir"), "{err}");
 }

@@ -18,7 +18,8 @@ esac
 "#;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("seaccess-bench-json-{}-{name}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("seaccess-bench-json-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -38,7 +39,16 @@ fn the_engine_report_is_json_whatever_the_policy_path() {
     std::fs::copy(seaccess_testkit::compile("example", 33), &policy).unwrap();
     let oracle = fake_oracle(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_seaccess"))
-        .args(["bench", "engine", "--json", "--queries", "10", "--batch-queries", "10", "--policy"])
+        .args([
+            "bench",
+            "engine",
+            "--json",
+            "--queries",
+            "10",
+            "--batch-queries",
+            "10",
+            "--policy",
+        ])
         .arg(&policy)
         .arg("--oracle")
         .arg(&oracle)
@@ -46,13 +56,22 @@ fn the_engine_report_is_json_whatever_the_policy_path() {
         .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "status {:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    assert!(
+        out.status.success(),
+        "status {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
     assert_eq!(v["policy"].as_str(), Some(policy.to_str().unwrap()));
     assert_eq!(v["sepol_load_ms"].as_f64(), Some(1.5));
     assert_eq!(v["sepol_compute_av_ns"].as_f64(), Some(300.0));
     assert_eq!(v["queries"], 10);
     let ns = v["compute_av_ns"].as_f64().unwrap();
     let speedup = v["compute_av_speedup"].as_f64().unwrap();
-    assert!(ns > 0.0 && (speedup - 300.0 / ns).abs() <= 0.01 * speedup, "speed-up {speedup} for {ns} ns");
+    assert!(
+        ns > 0.0 && (speedup - 300.0 / ns).abs() <= 0.01 * speedup,
+        "speed-up {speedup} for {ns} ns"
+    );
 }

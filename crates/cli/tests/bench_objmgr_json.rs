@@ -9,7 +9,10 @@ use std::process::{Command, Output};
 use seaccess_testkit::debian_policy;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("seaccess-objbench-json-{}-{name}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "seaccess-objbench-json-{}-{name}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -27,40 +30,74 @@ fn bench(args: &[&str], policy: &std::path::Path, dir: &std::path::Path) -> Outp
 }
 
 fn num(v: &serde_json::Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or_else(|| panic!("{key} is not a number in {v}"))
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number in {v}"))
 }
 
 #[test]
 fn the_objmgr_report_has_every_experiments_figures() {
-    let Some(policy) = debian_policy("default") else { return };
+    let Some(policy) = debian_policy("default") else {
+        return;
+    };
     let dir = scratch("report");
     let out = bench(&["--json", "--quick", "--rounds", "1"], &policy, &dir);
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(out.status.success(), "status {:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
-    assert!(left.is_empty(), "the generated tree was left behind: {left:?}");
+    assert!(
+        out.status.success(),
+        "status {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        left.is_empty(),
+        "the generated tree was left behind: {left:?}"
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    let v: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
     assert_eq!(v["policy"].as_str(), Some(policy.to_str().unwrap()));
     // One round asked: one whole block of the six orders of the variants.
     assert_eq!(v["rounds"], 6);
     assert!(v.get("control").is_none(), "not a control run: {v}");
     // The quick tree: 40 directories, 1,500 files (lab's Shape::QUICK).
-    assert_eq!((v["dirs"].as_u64(), v["files"].as_u64()), (Some(40), Some(1500)));
+    assert_eq!(
+        (v["dirs"].as_u64(), v["files"].as_u64()),
+        (Some(40), Some(1500))
+    );
     for name in ["treewalk", "readwrite", "pathwalk"] {
         let e = &v[name];
         let vanilla = num(e, "vanilla_ns");
         assert!(vanilla > 0.0, "{name}: vanilla_ns {vanilla}");
-        for key in ["slow_overhead_pct", "fast_overhead_pct", "slow_best_pct", "fast_best_pct", "slow_hooks_ns", "fast_hooks_ns", "fast_hooks_pct"] {
+        for key in [
+            "slow_overhead_pct",
+            "fast_overhead_pct",
+            "slow_best_pct",
+            "fast_best_pct",
+            "slow_hooks_ns",
+            "fast_hooks_ns",
+            "fast_hooks_pct",
+        ] {
             let x = num(e, key);
             assert!(x.is_finite() && x > -100.0, "{name}: {key} {x}");
         }
         // The six passes, each cut into units, all measured.
-        let (ops, unit, units) = (num(e, "ops_per_pass"), num(e, "ops_per_unit"), num(e, "units"));
-        assert!(unit >= 1.0 && unit <= ops && units == 6.0 * (ops / unit).ceil(), "{name}: {ops} ops, {unit} per unit, {units} units");
+        let (ops, unit, units) = (
+            num(e, "ops_per_pass"),
+            num(e, "ops_per_unit"),
+            num(e, "units"),
+        );
+        assert!(
+            unit >= 1.0 && unit <= ops && units == 6.0 * (ops / unit).ceil(),
+            "{name}: {ops} ops, {unit} per unit, {units} units"
+        );
         // The hooks' own time as a share of the system calls' is what the percentage says.
         let want = num(e, "fast_hooks_ns") / vanilla * 100.0;
-        assert!((num(e, "fast_hooks_pct") - want).abs() <= 0.01 + 0.01 * want, "{name}: fast_hooks_pct against {want}");
+        assert!(
+            (num(e, "fast_hooks_pct") - want).abs() <= 0.01 + 0.01 * want,
+            "{name}: fast_hooks_pct against {want}"
+        );
     }
     // Fast paths off, every check is a cache lookup: one per directory searched (the kernel's
     // may_lookup -> selinux_inode_permission asks search of each directory), one per read or
@@ -75,26 +112,47 @@ fn the_objmgr_report_has_every_experiments_figures() {
     assert_eq!(num(walk, "lookups_per_component_warm"), 0.0);
     assert_eq!(num(&v["readwrite"], "lookups_per_op_fast"), 0.0);
     let (lo, hi) = (num(walk, "min_depth"), num(walk, "max_depth"));
-    assert!((8.0..=12.0).contains(&lo) && (8.0..=12.0).contains(&hi) && lo <= hi, "depths {lo}..{hi}");
+    assert!(
+        (8.0..=12.0).contains(&lo) && (8.0..=12.0).contains(&hi) && lo <= hi,
+        "depths {lo}..{hi}"
+    );
     assert!(num(walk, "deep_paths") >= 100.0);
     // Without any lookup per directory, the warm walk's hooks cost less than with one each.
-    assert!(num(walk, "fast_hooks_ns") < num(walk, "slow_hooks_ns"), "{walk}");
+    assert!(
+        num(walk, "fast_hooks_ns") < num(walk, "slow_hooks_ns"),
+        "{walk}"
+    );
 }
 
 #[test]
 fn a_policy_without_the_benchmarks_labels_is_refused_with_the_reason() {
     let dir = scratch("refused");
     // The socket test policy has none of the candidate users or file types.
-    let out = bench(&["--quick", "--rounds", "1"], &seaccess_testkit::compile("sockets", 33), &dir);
+    let out = bench(
+        &["--quick", "--rounds", "1"],
+        &seaccess_testkit::compile("sockets", 33),
+        &dir,
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "accepted: {}", String::from_utf8_lossy(&out.stdout));
-    assert!(err.contains("no subject and file context the policy allows") && err.contains("unconfined_t") && err.contains("user_t"), "{err}");
+    assert!(
+        !out.status.success(),
+        "accepted: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        err.contains("no subject and file context the policy allows")
+            && err.contains("unconfined_t")
+            && err.contains("user_t"),
+        "{err}"
+    );
 }
 
 #[test]
 fn zero_rounds_are_refused() {
-    let Some(policy) = debian_policy("default") else { return };
+    let Some(policy) = debian_policy("default") else {
+        return;
+    };
     let dir = scratch("zero");
     let out = bench(&["--rounds", "0"], &policy, &dir);
     let _ = std::fs::remove_dir_all(&dir);
@@ -106,12 +164,22 @@ fn zero_rounds_are_refused() {
 // the hooks'.
 #[test]
 fn a_control_run_says_so() {
-    let Some(policy) = debian_policy("default") else { return };
+    let Some(policy) = debian_policy("default") else {
+        return;
+    };
     let dir = scratch("control");
-    let json = bench(&["--json", "--quick", "--rounds", "1", "--control"], &policy, &dir);
+    let json = bench(
+        &["--json", "--quick", "--rounds", "1", "--control"],
+        &policy,
+        &dir,
+    );
     let table = bench(&["--quick", "--rounds", "1", "--control"], &policy, &dir);
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(json.status.success() && table.status.success(), "{}", String::from_utf8_lossy(&json.stderr));
+    assert!(
+        json.status.success() && table.status.success(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["control"], true);
     assert!(String::from_utf8_lossy(&table.stdout).contains("CONTROL RUN"));

@@ -43,9 +43,17 @@ fn closed_pipe() -> Stdio {
 fn run_closed(args: &[&str], input: Option<&str>, close_stderr: bool) -> (ExitStatus, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_seaccess"))
         .args(args)
-        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(closed_pipe())
-        .stderr(if close_stderr { closed_pipe() } else { Stdio::piped() })
+        .stderr(if close_stderr {
+            closed_pipe()
+        } else {
+            Stdio::piped()
+        })
         .spawn()
         .unwrap();
     if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
@@ -53,12 +61,19 @@ fn run_closed(args: &[&str], input: Option<&str>, close_stderr: bool) -> (ExitSt
         let _ = stdin.write_all(text.as_bytes());
     }
     let out = child.wait_with_output().unwrap();
-    (out.status, String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn assert_quiet(status: ExitStatus, err: &str, what: &str) {
     assert!(!err.contains("panicked"), "{what}: panicked: {err}");
-    assert_eq!(status.code(), Some(CLOSED), "{what}: status {status:?}, stderr {err}");
+    assert_eq!(
+        status.code(),
+        Some(CLOSED),
+        "{what}: status {status:?}, stderr {err}"
+    );
 }
 
 #[test]
@@ -74,7 +89,15 @@ fn info_on_a_closed_stdout_ends_quietly() {
 fn check_on_a_closed_stdout_ends_quietly() {
     let _serial = serial();
     let p = policy();
-    let args = ["check", "-p", &p, "system_u:system_r:httpd_t:s0", "system_u:object_r:tmp_t:s0", "file", "read"];
+    let args = [
+        "check",
+        "-p",
+        &p,
+        "system_u:system_r:httpd_t:s0",
+        "system_u:object_r:tmp_t:s0",
+        "file",
+        "read",
+    ];
     let (status, err) = run_closed(&args, None, false);
     assert_quiet(status, &err, "check");
 }
@@ -92,7 +115,12 @@ fn batch_on_a_closed_stdout_ends_quietly() {
     let _serial = serial();
     let p = policy();
     let lines = QUERY.repeat(20_000);
-    for mode in ["compute-av", "compute-create", "compute-relabel", "compute-member"] {
+    for mode in [
+        "compute-av",
+        "compute-create",
+        "compute-relabel",
+        "compute-member",
+    ] {
         let (status, err) = run_closed(&[mode, "-p", &p], Some(&lines), false);
         assert_quiet(status, &err, mode);
     }
@@ -102,10 +130,29 @@ fn batch_on_a_closed_stdout_ends_quietly() {
 fn bench_avc_on_a_closed_stdout_ends_quietly() {
     let _serial = serial();
     let p = policy();
-    let args = ["bench", "avc", "-p", &p, "--json", "--seconds", "0.01", "--threads", "1", "--keys", "16", "--no-callgrind", "--peer", "/nonexistent"];
+    let args = [
+        "bench",
+        "avc",
+        "-p",
+        &p,
+        "--json",
+        "--seconds",
+        "0.01",
+        "--threads",
+        "1",
+        "--keys",
+        "16",
+        "--no-callgrind",
+        "--peer",
+        "/nonexistent",
+    ];
     let (status, err) = run_closed(&args, None, false);
     assert!(!err.contains("panicked"), "bench avc: panicked: {err}");
-    assert_eq!(status.code(), Some(CLOSED), "bench avc: status {status:?}, stderr {err}");
+    assert_eq!(
+        status.code(),
+        Some(CLOSED),
+        "bench avc: status {status:?}, stderr {err}"
+    );
 }
 
 /// `seaccess compute-av ... 2>&1 | head`: the explanations of bad lines meet a closed pipe too.
@@ -124,5 +171,8 @@ fn a_missing_policy_is_still_an_error() {
     let _serial = serial();
     let (status, err) = run_closed(&["info", "-p", "/nonexistent/policy.33"], None, false);
     assert_eq!(status.code(), Some(2), "status {status:?}");
-    assert!(err.contains("/nonexistent/policy.33"), "stderr names the file: {err}");
+    assert!(
+        err.contains("/nonexistent/policy.33"),
+        "stderr names the file: {err}"
+    );
 }

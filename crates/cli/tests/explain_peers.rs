@@ -13,11 +13,23 @@ use seaccess_security::Generation;
 use seaccess_tools::audit::read_line;
 use seaccess_tools::explain::explain;
 
-const VERDICTS: [&str; 7] = ["allowed", "dontaudit", "te", "boolean", "constraint", "role", "bounds"];
+const VERDICTS: [&str; 7] = [
+    "allowed",
+    "dontaudit",
+    "te",
+    "boolean",
+    "constraint",
+    "role",
+    "bounds",
+];
 
 /// A peer program, or a skip (a failure under `make test`).
 fn peer(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|f| f.exists()));
+    let found = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(name))
+            .find(|f| f.exists())
+    });
     if found.is_none() {
         assert!(!seaccess_testkit::required(), "{name} is required (Debian's policycoreutils-python-utils / checkpolicy; run `make deps`)");
         eprintln!("SKIP: {name} is not installed (run `make deps`)");
@@ -29,7 +41,10 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 33) as usize) % n.max(1)
     }
 }
@@ -43,37 +58,104 @@ fn record(serial: usize, s: &str, t: &str, class: &str, perms: &[&str]) -> Strin
 /// draws run out), classified by seaccess's own explanation; the peers then judge each one.
 fn corpus(g: &Generation, want: usize, seed: u64) -> Vec<String> {
     let p = g.policy();
-    let names = |bits: &seaccess_policy::Ebitmap| bits.iter().filter_map(|b| p.type_names.name(b + 1)).map(str::to_string).collect::<Vec<_>>();
-    let roles: Vec<(String, Vec<String>)> = p.roles.iter().filter(|r| &*r.name != "object_r" && !r.name.is_empty()).map(|r| (r.name.to_string(), names(&r.types))).collect();
-    let system = roles.iter().find(|(n, _)| n == "system_r").map(|(_, t)| t.clone()).unwrap_or_default();
-    let objects: Vec<String> = p.types.iter().filter(|t| !t.attribute).filter_map(|t| t.name.as_deref().map(str::to_string)).collect();
-    let users: Vec<String> = p.users.iter().map(|u| u.name.to_string()).filter(|u| !u.is_empty()).collect();
+    let names = |bits: &seaccess_policy::Ebitmap| {
+        bits.iter()
+            .filter_map(|b| p.type_names.name(b + 1))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let roles: Vec<(String, Vec<String>)> = p
+        .roles
+        .iter()
+        .filter(|r| &*r.name != "object_r" && !r.name.is_empty())
+        .map(|r| (r.name.to_string(), names(&r.types)))
+        .collect();
+    let system = roles
+        .iter()
+        .find(|(n, _)| n == "system_r")
+        .map(|(_, t)| t.clone())
+        .unwrap_or_default();
+    let objects: Vec<String> = p
+        .types
+        .iter()
+        .filter(|t| !t.attribute)
+        .filter_map(|t| t.name.as_deref().map(str::to_string))
+        .collect();
+    let users: Vec<String> = p
+        .users
+        .iter()
+        .map(|u| u.name.to_string())
+        .filter(|u| !u.is_empty())
+        .collect();
     let classes: Vec<String> = p.classes.iter().map(|c| c.name.to_string()).collect();
-    let level = |r: &mut Rng| if !p.mls { String::new() } else { [":s0", ":s0", ":s0:c1", ":s0-s0:c0.c1023", ":s0:c0.c5"][r.next(5)].to_string() };
+    let level = |r: &mut Rng| {
+        if !p.mls {
+            String::new()
+        } else {
+            [":s0", ":s0", ":s0:c1", ":s0-s0:c0.c1023", ":s0:c0.c5"][r.next(5)].to_string()
+        }
+    };
     let mut r = Rng(seed);
     let mut by: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
     let mut seen = BTreeSet::new();
     for n in 0..150_000 {
-        if VERDICTS.iter().all(|v| by.get(v).map_or(0, Vec::len) >= want) {
+        if VERDICTS
+            .iter()
+            .all(|v| by.get(v).map_or(0, Vec::len) >= want)
+        {
             break;
         }
-        let (srole, stypes) = if n % 3 == 0 || system.is_empty() { &roles[r.next(roles.len())] } else { &roles[roles.iter().position(|(n, _)| n == "system_r").unwrap()] };
+        let (srole, stypes) = if n % 3 == 0 || system.is_empty() {
+            &roles[r.next(roles.len())]
+        } else {
+            &roles[roles.iter().position(|(n, _)| n == "system_r").unwrap()]
+        };
         if stypes.is_empty() {
             continue;
         }
-        let s = format!("{}:{srole}:{}{}", if srole == "system_r" { "system_u" } else { &users[r.next(users.len())] }, stypes[r.next(stypes.len())], level(&mut r));
+        let s = format!(
+            "{}:{srole}:{}{}",
+            if srole == "system_r" {
+                "system_u"
+            } else {
+                &users[r.next(users.len())]
+            },
+            stypes[r.next(stypes.len())],
+            level(&mut r)
+        );
         let (t, class) = if n % 3 == 0 {
             // A process transition to a domain of another role: the role allow rules' verdicts.
             let (role, types) = &roles[r.next(roles.len())];
             if types.is_empty() {
                 continue;
             }
-            (format!("system_u:{role}:{}{}", types[r.next(types.len())], level(&mut r)), "process".to_string())
+            (
+                format!(
+                    "system_u:{role}:{}{}",
+                    types[r.next(types.len())],
+                    level(&mut r)
+                ),
+                "process".to_string(),
+            )
         } else {
-            (format!("{}:object_r:{}{}", users[r.next(users.len())], objects[r.next(objects.len())], level(&mut r)), classes[r.next(classes.len())].clone())
+            (
+                format!(
+                    "{}:object_r:{}{}",
+                    users[r.next(users.len())],
+                    objects[r.next(objects.len())],
+                    level(&mut r)
+                ),
+                classes[r.next(classes.len())].clone(),
+            )
         };
-        let (Ok(ssid), Ok(tsid), Ok(cl)) = (g.context_to_sid(&s), g.context_to_sid(&t), g.class(&class)) else { continue };
-        let Ok(ex) = g.explain(ssid, tsid, cl) else { continue };
+        let (Ok(ssid), Ok(tsid), Ok(cl)) =
+            (g.context_to_sid(&s), g.context_to_sid(&t), g.class(&class))
+        else {
+            continue;
+        };
+        let Ok(ex) = g.explain(ssid, tsid, cl) else {
+            continue;
+        };
         // The permissions of one kind of answer (allowed, or one kind of reason), the kind whose
         // verdict has the fewest records so far: random accesses are mostly missing allow rules.
         let mut kinds: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
@@ -87,16 +169,32 @@ fn corpus(g: &Generation, want: usize, seed: u64) -> Vec<String> {
             };
             kinds.entry(kind).or_default().push(b);
         }
-        let fill = |k: &str| by.get(match k { "no_allow_rule" => "te", "boolean_off" => "boolean", "role_allow" => "role", "type_bounds" => "bounds", k => k }).map_or(0, Vec::len);
-        let Some((_, bits)) = kinds.iter().min_by_key(|(k, _)| fill(k)) else { continue };
-        let mut perms: Vec<String> = (0..1 + r.next(2)).filter_map(|_| g.perm_name(cl, bits[r.next(bits.len())])).map(str::to_string).collect();
+        let fill = |k: &str| {
+            by.get(match k {
+                "no_allow_rule" => "te",
+                "boolean_off" => "boolean",
+                "role_allow" => "role",
+                "type_bounds" => "bounds",
+                k => k,
+            })
+            .map_or(0, Vec::len)
+        };
+        let Some((_, bits)) = kinds.iter().min_by_key(|(k, _)| fill(k)) else {
+            continue;
+        };
+        let mut perms: Vec<String> = (0..1 + r.next(2))
+            .filter_map(|_| g.perm_name(cl, bits[r.next(bits.len())]))
+            .map(str::to_string)
+            .collect();
         perms.dedup();
         if !seen.insert((s.clone(), t.clone(), class.clone(), perms.clone())) {
             continue;
         }
         let perm_refs: Vec<&str> = perms.iter().map(String::as_str).collect();
         let line = record(n, &s, &t, &class, &perm_refs);
-        let Some(Ok(rec)) = read_line(1, &line) else { continue };
+        let Some(Ok(rec)) = read_line(1, &line) else {
+            continue;
+        };
         // Contexts the policy refuses (a user without the role or level) are not denials a
         // kernel could log.
         let Ok(why) = explain(g, &rec) else { continue };
@@ -113,7 +211,13 @@ fn corpus(g: &Generation, want: usize, seed: u64) -> Vec<String> {
 
 /// audit2why's verdict for each record, in order: (verdict, booleans with the values to set).
 fn audit2why(policy: &Path, log: &Path) -> Vec<(String, Vec<(String, bool)>)> {
-    let out = Command::new("audit2why").arg("-p").arg(policy).arg("-i").arg(log).output().unwrap();
+    let out = Command::new("audit2why")
+        .arg("-p")
+        .arg(policy)
+        .arg("-i")
+        .arg(log)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "audit2why: {out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     let mut v: Vec<(String, Vec<(String, bool)>)> = Vec::new();
@@ -153,27 +257,51 @@ fn audit2why(policy: &Path, log: &Path) -> Vec<(String, Vec<(String, bool)>)> {
 }
 
 fn seaccess(args: &[&str], policy: &Path, log: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_seaccess")).args(args).arg("-p").arg(policy).arg(log).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_seaccess"))
+        .args(args)
+        .arg("-p")
+        .arg(policy)
+        .arg(log)
+        .output()
+        .unwrap()
 }
 
 /// The allow rules of a module, as a set.
 fn rules(text: &str) -> BTreeSet<String> {
-    text.lines().filter(|l| l.starts_with("allow ")).map(str::to_string).collect()
+    text.lines()
+        .filter(|l| l.starts_with("allow "))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Whether the record's source type's bound masks some permission of its class other than those
 /// the record asks for.
 fn bounds_masks_others(g: &Generation, o: &serde_json::Value) -> bool {
-    let (s, t, c) = (g.context_to_sid(o["scontext"].as_str().unwrap()).unwrap(), g.context_to_sid(o["tcontext"].as_str().unwrap()).unwrap(), g.class(o["tclass"].as_str().unwrap()).unwrap());
-    g.explain(s, t, c).unwrap().reasons.iter().any(|(_, r)| matches!(r, seaccess_security::DenialReason::TypeBounds { .. }))
+    let (s, t, c) = (
+        g.context_to_sid(o["scontext"].as_str().unwrap()).unwrap(),
+        g.context_to_sid(o["tcontext"].as_str().unwrap()).unwrap(),
+        g.class(o["tclass"].as_str().unwrap()).unwrap(),
+    );
+    g.explain(s, t, c)
+        .unwrap()
+        .reasons
+        .iter()
+        .any(|(_, r)| matches!(r, seaccess_security::DenialReason::TypeBounds { .. }))
 }
 
 /// The allow rules of a module as (source, target, class, permission) tuples: rules of one
 /// triple merge differently where the two tools' verdicts differ (see `bounds_masks_others`).
 fn rule_perms(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for l in text.lines().filter_map(|l| l.strip_prefix("allow ")).filter_map(|l| l.strip_suffix(';')) {
-        let (head, perms) = l.split_once(':').and_then(|(st, rest)| rest.split_once(' ').map(|(c, p)| (format!("{st}:{c}"), p))).unwrap();
+    for l in text
+        .lines()
+        .filter_map(|l| l.strip_prefix("allow "))
+        .filter_map(|l| l.strip_suffix(';'))
+    {
+        let (head, perms) = l
+            .split_once(':')
+            .and_then(|(st, rest)| rest.split_once(' ').map(|(c, p)| (format!("{st}:{c}"), p)))
+            .unwrap();
         for p in perms.split_whitespace().filter(|p| *p != "{" && *p != "}") {
             out.insert(format!("{head} {p}"));
         }
@@ -192,7 +320,11 @@ fn compare(policy: &Path, want: usize, seed: u64, dir: &Path) -> BTreeSet<String
     let peer = audit2why(policy, &log);
     let out = seaccess(&["explain", "--json"], policy, &log);
     assert!(out.status.success(), "seaccess explain: {out:?}");
-    let ours: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ours: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(ours.len(), lines.len(), "one JSON object per record");
     assert_eq!(peer.len(), lines.len(), "audit2why answered every record");
     let mut seen = BTreeSet::new();
@@ -206,34 +338,91 @@ fn compare(policy: &Path, want: usize, seed: u64, dir: &Path) -> BTreeSet<String
             seen.insert("bounds (libsepol's)".to_string());
             continue;
         }
-        assert_eq!(o["verdict"], verdict.as_str(), "{}: record {}\n{}\nours: {o}", policy.display(), i + 1, lines[i]);
+        assert_eq!(
+            o["verdict"],
+            verdict.as_str(),
+            "{}: record {}\n{}\nours: {o}",
+            policy.display(),
+            i + 1,
+            lines[i]
+        );
         if verdict == "boolean" {
-            let ob: Vec<(String, bool)> = o["booleans"].as_array().unwrap().iter().map(|b| (b["name"].as_str().unwrap().to_string(), b["value"].as_bool().unwrap())).collect();
-            assert_eq!(&ob, bools, "{}: record {} booleans\n{}", policy.display(), i + 1, lines[i]);
+            let ob: Vec<(String, bool)> = o["booleans"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| {
+                    (
+                        b["name"].as_str().unwrap().to_string(),
+                        b["value"].as_bool().unwrap(),
+                    )
+                })
+                .collect();
+            assert_eq!(
+                &ob,
+                bools,
+                "{}: record {} booleans\n{}",
+                policy.display(),
+                i + 1,
+                lines[i]
+            );
         }
         if verdict == "constraint" {
-            assert!(o["constraint"].as_str().is_some_and(|c| c.contains(" is false with ")), "{o}");
+            assert!(
+                o["constraint"]
+                    .as_str()
+                    .is_some_and(|c| c.contains(" is false with ")),
+                "{o}"
+            );
         }
         seen.insert(verdict.clone());
     }
 
-    let peer = Command::new("audit2allow").arg("-p").arg(policy).arg("-i").arg(&log).output().unwrap();
+    let peer = Command::new("audit2allow")
+        .arg("-p")
+        .arg(policy)
+        .arg("-i")
+        .arg(&log)
+        .output()
+        .unwrap();
     assert!(peer.status.success(), "audit2allow: {peer:?}");
     let out = seaccess(&["allow"], policy, &log);
     assert!(out.status.success(), "seaccess allow: {out:?}");
-    let (theirs, ours) = (String::from_utf8_lossy(&peer.stdout), String::from_utf8_lossy(&out.stdout));
+    let (theirs, ours) = (
+        String::from_utf8_lossy(&peer.stdout),
+        String::from_utf8_lossy(&out.stdout),
+    );
     assert!(!rules(&ours).is_empty());
-    assert_eq!(rule_perms(&ours), rule_perms(&theirs), "{}: the same allow rules as audit2allow", policy.display());
+    assert_eq!(
+        rule_perms(&ours),
+        rule_perms(&theirs),
+        "{}: the same allow rules as audit2allow",
+        policy.display()
+    );
     if !seen.contains("bounds (libsepol's)") {
-        assert_eq!(rules(&ours), rules(&theirs), "{}: the same allow rule lines as audit2allow", policy.display());
+        assert_eq!(
+            rules(&ours),
+            rules(&theirs),
+            "{}: the same allow rule lines as audit2allow",
+            policy.display()
+        );
     }
 
     // The module compiles: -M writes NAME.te and packages NAME.pp with checkmodule.
-    let out = Command::new(env!("CARGO_BIN_EXE_seaccess")).args(["allow", "-M", "seaccess_test", "-p"]).arg(policy).arg(&log).current_dir(dir).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_seaccess"))
+        .args(["allow", "-M", "seaccess_test", "-p"])
+        .arg(policy)
+        .arg(&log)
+        .current_dir(dir)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "seaccess allow -M: {out:?}");
     assert!(dir.join("seaccess_test.pp").metadata().unwrap().len() > 0);
     let te = std::fs::read_to_string(dir.join("seaccess_test.te")).unwrap();
-    assert!(te.starts_with("\nmodule seaccess_test 1.0;\n\nrequire {\n"), "{te}");
+    assert!(
+        te.starts_with("\nmodule seaccess_test 1.0;\n\nrequire {\n"),
+        "{te}"
+    );
     std::fs::remove_file(dir.join("seaccess_test.pp")).unwrap();
     eprintln!("{}: {} records, verdicts {seen:?}, {} allow rules: the same as audit2why's and audit2allow's", policy.display(), lines.len(), rules(&ours).len());
     seen
@@ -241,7 +430,11 @@ fn compare(policy: &Path, want: usize, seed: u64, dir: &Path) -> BTreeSet<String
 
 #[test]
 fn explain_and_allow_agree_with_audit2why_and_audit2allow() {
-    if peer("audit2why").is_none() || peer("audit2allow").is_none() || peer("checkmodule").is_none() || peer("semodule_package").is_none() {
+    if peer("audit2why").is_none()
+        || peer("audit2allow").is_none()
+        || peer("checkmodule").is_none()
+        || peer("semodule_package").is_none()
+    {
         return;
     }
     let dir = std::env::temp_dir().join(format!("seaccess-explain-peers-{}", std::process::id()));
@@ -249,8 +442,18 @@ fn explain_and_allow_agree_with_audit2why_and_audit2allow() {
     let mut seen = BTreeSet::new();
     if let Some(p) = seaccess_testkit::debian_policy("default") {
         let v = compare(&p, 40, 1, &dir);
-        for want in ["allowed", "dontaudit", "te", "boolean", "constraint", "role"] {
-            assert!(v.contains(want), "Debian's default policy gave no {want} verdict: {v:?}");
+        for want in [
+            "allowed",
+            "dontaudit",
+            "te",
+            "boolean",
+            "constraint",
+            "role",
+        ] {
+            assert!(
+                v.contains(want),
+                "Debian's default policy gave no {want} verdict: {v:?}"
+            );
         }
         seen.extend(v);
     }
@@ -260,10 +463,16 @@ fn explain_and_allow_agree_with_audit2why_and_audit2allow() {
         seen.extend(v);
     }
     let v = compare(&seaccess_testkit::compile("bounds", 33), 10, 3, &dir);
-    assert!(v.contains("bounds"), "the bounds policy gave no bounds verdict: {v:?}");
+    assert!(
+        v.contains("bounds"),
+        "the bounds policy gave no bounds verdict: {v:?}"
+    );
     seen.extend(v);
     if seaccess_testkit::required() {
-        assert!(VERDICTS.iter().all(|v| seen.contains(*v)), "every verdict compared: {seen:?}");
+        assert!(
+            VERDICTS.iter().all(|v| seen.contains(*v)),
+            "every verdict compared: {seen:?}"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -39,14 +39,21 @@ pub fn kind(st: &Stat) -> u32 {
 
 /// The (device, inode) pair naming `st`'s inode.
 pub fn key(st: &Stat) -> (u64, u64) {
-    (rustix::fs::makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino)
+    (
+        rustix::fs::makedev(st.stx_dev_major, st.stx_dev_minor),
+        st.stx_ino,
+    )
 }
 
 /// The directory SOURCE names, as a descriptor taken before anything is mounted there (so
 /// that a tree mounted over itself is reached beneath its mount). The path is the
 /// administrator's, and its links are followed as given.
 pub fn open_root(path: &std::path::Path) -> std::io::Result<OwnedFd> {
-    Ok(rustix::fs::open(path, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?)
+    Ok(rustix::fs::open(
+        path,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?)
 }
 
 /// The one way a name is resolved: `name` in the directory `dir`, as an O_PATH descriptor of
@@ -56,26 +63,55 @@ pub fn resolve(dir: BorrowedFd<'_>, name: &str) -> std::io::Result<OwnedFd> {
     if name.is_empty() || name == "." || name == ".." || name.contains('/') {
         return Err(Errno::INVAL.into());
     }
-    let how = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS | ResolveFlags::NO_XDEV;
-    Ok(rustix::fs::openat2(dir, name, OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty(), how)?)
+    let how = ResolveFlags::BENEATH
+        | ResolveFlags::NO_SYMLINKS
+        | ResolveFlags::NO_MAGICLINKS
+        | ResolveFlags::NO_XDEV;
+    Ok(rustix::fs::openat2(
+        dir,
+        name,
+        OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+        how,
+    )?)
 }
 
 /// The attributes of the object `fd` holds (statx on the descriptor itself).
 pub fn stat(fd: BorrowedFd<'_>) -> std::io::Result<Stat> {
-    Ok(rustix::fs::statx(fd, "", AtFlags::EMPTY_PATH | AtFlags::SYMLINK_NOFOLLOW, StatxFlags::BASIC_STATS)?)
+    Ok(rustix::fs::statx(
+        fd,
+        "",
+        AtFlags::EMPTY_PATH | AtFlags::SYMLINK_NOFOLLOW,
+        StatxFlags::BASIC_STATS,
+    )?)
 }
 
 /// Changes the owner of the object `fd` holds (a symbolic link itself).
 pub fn chown(fd: BorrowedFd<'_>, uid: Option<u32>, gid: Option<u32>) -> std::io::Result<()> {
     // -1 is chown's "leave it", never an id.
-    let u = uid.filter(|&u| u != u32::MAX).map(rustix::fs::Uid::from_raw);
-    let g = gid.filter(|&g| g != u32::MAX).map(rustix::fs::Gid::from_raw);
-    Ok(rustix::fs::chownat(fd, "", u, g, AtFlags::EMPTY_PATH | AtFlags::SYMLINK_NOFOLLOW)?)
+    let u = uid
+        .filter(|&u| u != u32::MAX)
+        .map(rustix::fs::Uid::from_raw);
+    let g = gid
+        .filter(|&g| g != u32::MAX)
+        .map(rustix::fs::Gid::from_raw);
+    Ok(rustix::fs::chownat(
+        fd,
+        "",
+        u,
+        g,
+        AtFlags::EMPTY_PATH | AtFlags::SYMLINK_NOFOLLOW,
+    )?)
 }
 
 /// Sets the times of the object `fd` holds.
 pub fn utimens(fd: BorrowedFd<'_>, times: &rustix::fs::Timestamps) -> std::io::Result<()> {
-    Ok(rustix::fs::utimensat(fd, "", times, AtFlags::EMPTY_PATH | AtFlags::SYMLINK_NOFOLLOW)?)
+    Ok(rustix::fs::utimensat(
+        fd,
+        "",
+        times,
+        AtFlags::EMPTY_PATH | AtFlags::SYMLINK_NOFOLLOW,
+    )?)
 }
 
 /// The target of the symbolic link `fd` holds.
@@ -92,12 +128,32 @@ pub fn link(fd: BorrowedFd<'_>, dir: BorrowedFd<'_>, name: &str) -> std::io::Res
 
 /// Removes `name` from `dir` (a directory when `is_dir`).
 pub fn unlink(dir: BorrowedFd<'_>, name: &str, is_dir: bool) -> std::io::Result<()> {
-    Ok(rustix::fs::unlinkat(dir, name, if is_dir { AtFlags::REMOVEDIR } else { AtFlags::empty() })?)
+    Ok(rustix::fs::unlinkat(
+        dir,
+        name,
+        if is_dir {
+            AtFlags::REMOVEDIR
+        } else {
+            AtFlags::empty()
+        },
+    )?)
 }
 
 /// renameat2 between two directories' descriptors.
-pub fn rename(from: BorrowedFd<'_>, old: &str, to: BorrowedFd<'_>, new: &str, flags: u32) -> std::io::Result<()> {
-    Ok(rustix::fs::renameat_with(from, old, to, new, rustix::fs::RenameFlags::from_bits_retain(flags))?)
+pub fn rename(
+    from: BorrowedFd<'_>,
+    old: &str,
+    to: BorrowedFd<'_>,
+    new: &str,
+    flags: u32,
+) -> std::io::Result<()> {
+    Ok(rustix::fs::renameat_with(
+        from,
+        old,
+        to,
+        new,
+        rustix::fs::RenameFlags::from_bits_retain(flags),
+    )?)
 }
 
 /// The object just made as `name` in `dir`, which must be of file type `kind`: a name the
@@ -110,7 +166,9 @@ pub fn made(dir: BorrowedFd<'_>, name: &str, kind: u32) -> std::io::Result<Owned
         let _ = unlink(dir, name, kind == libc::S_IFDIR);
     })?;
     if self::kind(&stat(fd.as_fd())?) != kind {
-        return Err(std::io::Error::other(format!("{name} was replaced as it was made")));
+        return Err(std::io::Error::other(format!(
+            "{name} was replaced as it was made"
+        )));
     }
     Ok(fd)
 }
@@ -123,7 +181,13 @@ pub fn mkdir(dir: BorrowedFd<'_>, name: &str, perm: u32) -> std::io::Result<()> 
 /// Makes a node `name` of `mode` (its type and permissions) in `dir`.
 pub fn mknod(dir: BorrowedFd<'_>, name: &str, mode: u32, rdev: u64) -> std::io::Result<()> {
     let t = rustix::fs::FileType::from_raw_mode(mode);
-    Ok(rustix::fs::mknodat(dir, name, t, Mode::from_raw_mode(mode & 0o7777), rdev)?)
+    Ok(rustix::fs::mknodat(
+        dir,
+        name,
+        t,
+        Mode::from_raw_mode(mode & 0o7777),
+        rdev,
+    )?)
 }
 
 /// Makes a symbolic link `name` in `dir` pointing at `target` (text only: never followed here).
@@ -160,17 +224,35 @@ struct RawHandle {
 /// The file handle of the object `fd` holds (a symbolic link itself), and the id of the mount
 /// `fd` is on; EOPNOTSUPP where the file system gives none.
 pub fn handle_of(fd: BorrowedFd<'_>) -> std::io::Result<(FileHandle, i32)> {
-    let mut raw = RawHandle { bytes: MAX_HANDLE_SZ as u32, kind: 0, f: [0; MAX_HANDLE_SZ] };
+    let mut raw = RawHandle {
+        bytes: MAX_HANDLE_SZ as u32,
+        kind: 0,
+        f: [0; MAX_HANDLE_SZ],
+    };
     let mut mnt: libc::c_int = 0;
     // SAFETY: name_to_handle_at reads the empty NUL-terminated name and writes at most
     // `raw.bytes` bytes after the header of `raw` (a struct file_handle with that much room)
     // and one int at `mnt`; both are live exclusive borrows for the call.
-    let r = unsafe { libc::name_to_handle_at(fd.as_raw_fd(), c"".as_ptr(), (&raw mut raw).cast::<libc::file_handle>(), &mut mnt, libc::AT_EMPTY_PATH) };
+    let r = unsafe {
+        libc::name_to_handle_at(
+            fd.as_raw_fd(),
+            c"".as_ptr(),
+            (&raw mut raw).cast::<libc::file_handle>(),
+            &mut mnt,
+            libc::AT_EMPTY_PATH,
+        )
+    };
     if r < 0 {
         return Err(std::io::Error::last_os_error());
     }
     let n = (raw.bytes as usize).min(MAX_HANDLE_SZ);
-    Ok((FileHandle { kind: raw.kind, bytes: raw.f.get(..n).unwrap_or_default().into() }, mnt))
+    Ok((
+        FileHandle {
+            kind: raw.kind,
+            bytes: raw.f.get(..n).unwrap_or_default().into(),
+        },
+        mnt,
+    ))
 }
 
 /// The object `h` names, as an O_PATH descriptor (a symbolic link itself, never its target),
@@ -178,14 +260,27 @@ pub fn handle_of(fd: BorrowedFd<'_>) -> std::io::Result<(FileHandle, i32)> {
 /// descriptor there); ESTALE when that inode is gone. Needs CAP_DAC_READ_SEARCH.
 pub fn open_handle(mount: BorrowedFd<'_>, h: &FileHandle) -> std::io::Result<OwnedFd> {
     use std::os::fd::FromRawFd;
-    let mut raw = RawHandle { bytes: 0, kind: h.kind, f: [0; MAX_HANDLE_SZ] };
+    let mut raw = RawHandle {
+        bytes: 0,
+        kind: h.kind,
+        f: [0; MAX_HANDLE_SZ],
+    };
     let n = h.bytes.len().min(MAX_HANDLE_SZ);
-    raw.f.get_mut(..n).unwrap_or_default().copy_from_slice(h.bytes.get(..n).unwrap_or_default());
+    raw.f
+        .get_mut(..n)
+        .unwrap_or_default()
+        .copy_from_slice(h.bytes.get(..n).unwrap_or_default());
     raw.bytes = n as u32;
     let flags = libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC;
     // SAFETY: open_by_handle_at reads the header and `raw.bytes` bytes of `raw`, a live
     // struct file_handle of that size, and takes the descriptor and flags by value.
-    let r = unsafe { libc::open_by_handle_at(mount.as_raw_fd(), (&raw mut raw).cast::<libc::file_handle>(), flags) };
+    let r = unsafe {
+        libc::open_by_handle_at(
+            mount.as_raw_fd(),
+            (&raw mut raw).cast::<libc::file_handle>(),
+            flags,
+        )
+    };
     if r < 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -202,12 +297,30 @@ pub fn raise_nofile() -> std::io::Result<u64> {
     use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
     let l = getrlimit(Resource::Nofile);
     let hard = l.maximum.unwrap_or(u64::MAX);
-    let nr_open = std::fs::read_to_string("/proc/sys/fs/nr_open").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(0);
-    if nr_open > hard && setrlimit(Resource::Nofile, Rlimit { current: Some(nr_open), maximum: Some(nr_open) }).is_ok() {
+    let nr_open = std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    if nr_open > hard
+        && setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: Some(nr_open),
+                maximum: Some(nr_open),
+            },
+        )
+        .is_ok()
+    {
         return Ok(nr_open);
     }
     if l.current != l.maximum {
-        setrlimit(Resource::Nofile, Rlimit { current: l.maximum, maximum: l.maximum })?;
+        setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: l.maximum,
+                maximum: l.maximum,
+            },
+        )?;
     }
     Ok(hard)
 }
@@ -240,9 +353,17 @@ pub fn read_dir(dir: BorrowedFd<'_>) -> std::io::Result<Vec<Entry>> {
         if e.file_type() == rustix::fs::FileType::Unknown {
             // A file system whose getdents gives no types: the entry itself, resolved as
             // every name is (a mount point stays unknown).
-            kind = std::str::from_utf8(name).ok().and_then(|n| resolve(dir, n).ok()).and_then(|fd| stat(fd.as_fd()).ok()).map_or(0, |s| self::kind(&s));
+            kind = std::str::from_utf8(name)
+                .ok()
+                .and_then(|n| resolve(dir, n).ok())
+                .and_then(|fd| stat(fd.as_fd()).ok())
+                .map_or(0, |s| self::kind(&s));
         }
-        out.push(Entry { ino: e.ino(), kind, name: std::ffi::OsStr::from_bytes(name).to_os_string() });
+        out.push(Entry {
+            ino: e.ino(),
+            kind,
+            name: std::ffi::OsStr::from_bytes(name).to_os_string(),
+        });
     }
     Ok(out)
 }
@@ -288,12 +409,19 @@ impl Backing {
     /// Opens /proc/self/fd (it must be procfs: its entries are magic links to our own
     /// descriptors' inodes, which is what the operations below rely on).
     pub fn new() -> std::io::Result<Backing> {
-        let proc = rustix::fs::open("/proc/self/fd", OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+        let proc = rustix::fs::open(
+            "/proc/self/fd",
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
         let fs = rustix::fs::fstatfs(&proc)?;
         if fs.f_type != libc::PROC_SUPER_MAGIC {
             return Err(std::io::Error::other("/proc/self/fd is not on procfs"));
         }
-        Ok(Backing { proc, xattrat: AtomicBool::new(true) })
+        Ok(Backing {
+            proc,
+            xattrat: AtomicBool::new(true),
+        })
     }
 
     /// Use the `/proc/self/fd/N` path calls, as on a kernel without the `*xattrat` calls.
@@ -316,26 +444,46 @@ impl Backing {
     /// The object `fd` holds, opened for I/O with `flags` (the access mode and the flags an
     /// open file keeps; O_CREAT, O_EXCL, O_TRUNC and O_NOFOLLOW are the caller's to leave
     /// out). `kind` is its file type: only a regular file or a directory is opened.
-    pub fn reopen(&self, fd: BorrowedFd<'_>, kind: u32, flags: OFlags) -> std::io::Result<std::fs::File> {
+    pub fn reopen(
+        &self,
+        fd: BorrowedFd<'_>,
+        kind: u32,
+        flags: OFlags,
+    ) -> std::io::Result<std::fs::File> {
         let flags = match kind {
             libc::S_IFREG => flags,
             libc::S_IFDIR => flags | OFlags::DIRECTORY,
             libc::S_IFLNK => return Err(Errno::LOOP.into()),
             _ => return Err(Errno::NXIO.into()),
         };
-        let f = rustix::fs::openat(&self.proc, Self::entry(fd).as_c_str(), flags | OFlags::CLOEXEC, Mode::empty())?;
+        let f = rustix::fs::openat(
+            &self.proc,
+            Self::entry(fd).as_c_str(),
+            flags | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
         Ok(f.into())
     }
 
     /// An O_PATH descriptor of the object the open `file` is.
     pub fn path_of(&self, file: BorrowedFd<'_>) -> std::io::Result<OwnedFd> {
-        Ok(rustix::fs::openat(&self.proc, Self::entry(file).as_c_str(), OFlags::PATH | OFlags::CLOEXEC, Mode::empty())?)
+        Ok(rustix::fs::openat(
+            &self.proc,
+            Self::entry(file).as_c_str(),
+            OFlags::PATH | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?)
     }
 
     /// A new regular file `name` in `dir` (O_EXCL: never an existing one), as an O_PATH
     /// descriptor of exactly the file made.
     pub fn create(&self, dir: BorrowedFd<'_>, name: &str, perm: u32) -> std::io::Result<OwnedFd> {
-        let f = rustix::fs::openat(dir, name, OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY, Mode::from_raw_mode(perm))?;
+        let f = rustix::fs::openat(
+            dir,
+            name,
+            OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
+            Mode::from_raw_mode(perm),
+        )?;
         // Removed again if it cannot be held (no descriptor left): never an unlabelled file.
         self.path_of(f.as_fd()).inspect_err(|_| {
             let _ = unlink(dir, name, false);
@@ -347,11 +495,22 @@ impl Backing {
     pub fn chmod(&self, fd: BorrowedFd<'_>, mode: u32) -> std::io::Result<()> {
         // SAFETY: fchmodat2 reads the empty string, a live NUL-terminated constant, and takes
         // the rest by value; the descriptor is borrowed for the call.
-        let r = unsafe { libc::syscall(libc::SYS_fchmodat2, fd.as_raw_fd() as libc::c_long, c"".as_ptr(), (mode & 0o7777) as libc::c_long, libc::AT_EMPTY_PATH as libc::c_long) };
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_fchmodat2,
+                fd.as_raw_fd() as libc::c_long,
+                c"".as_ptr(),
+                (mode & 0o7777) as libc::c_long,
+                libc::AT_EMPTY_PATH as libc::c_long,
+            )
+        };
         match ret(r) {
-            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
-                Ok(rustix::fs::chmodat(&self.proc, Self::entry(fd).as_c_str(), Mode::from_raw_mode(mode & 0o7777), AtFlags::empty())?)
-            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => Ok(rustix::fs::chmodat(
+                &self.proc,
+                Self::entry(fd).as_c_str(),
+                Mode::from_raw_mode(mode & 0o7777),
+                AtFlags::empty(),
+            )?),
             r => r.map(|_| ()),
         }
     }
@@ -376,15 +535,27 @@ impl Backing {
                     buf.truncate(n);
                     return Ok(buf);
                 }
-                Err(e) if e.raw_os_error() == Some(libc::ERANGE) && buf.len() < XATTR_SIZE_MAX => buf.resize((buf.len() * 4).min(XATTR_SIZE_MAX), 0),
+                Err(e) if e.raw_os_error() == Some(libc::ERANGE) && buf.len() < XATTR_SIZE_MAX => {
+                    buf.resize((buf.len() * 4).min(XATTR_SIZE_MAX), 0)
+                }
                 Err(e) => return Err(e),
             }
         }
     }
 
-    fn get_once(&self, fd: BorrowedFd<'_>, entry: &CStr, name: &CStr, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn get_once(
+        &self,
+        fd: BorrowedFd<'_>,
+        entry: &CStr,
+        name: &CStr,
+        buf: &mut [u8],
+    ) -> std::io::Result<usize> {
         if self.xattrat.load(Ordering::Relaxed) {
-            let mut args = XattrArgs { value: buf.as_mut_ptr() as u64, size: u32::try_from(buf.len()).unwrap_or(u32::MAX), flags: 0 };
+            let mut args = XattrArgs {
+                value: buf.as_mut_ptr() as u64,
+                size: u32::try_from(buf.len()).unwrap_or(u32::MAX),
+                flags: 0,
+            };
             // SAFETY: getxattrat reads the two NUL-terminated strings and the args struct (its
             // size given), and writes at most `args.size` bytes at `args.value`, which is
             // `buf`, live and exclusively borrowed for the call.
@@ -408,11 +579,21 @@ impl Backing {
     }
 
     /// Sets attribute `name` of the object `fd` holds (`flags`: XATTR_CREATE, XATTR_REPLACE).
-    pub fn set_xattr(&self, fd: BorrowedFd<'_>, name: &str, value: &[u8], flags: u32) -> std::io::Result<()> {
+    pub fn set_xattr(
+        &self,
+        fd: BorrowedFd<'_>,
+        name: &str,
+        value: &[u8],
+        flags: u32,
+    ) -> std::io::Result<()> {
         let cname = cstr(name)?;
         let entry = Self::entry(fd);
         if self.xattrat.load(Ordering::Relaxed) {
-            let args = XattrArgs { value: value.as_ptr() as u64, size: u32::try_from(value.len()).map_err(|_| Errno::TOOBIG)?, flags };
+            let args = XattrArgs {
+                value: value.as_ptr() as u64,
+                size: u32::try_from(value.len()).map_err(|_| Errno::TOOBIG)?,
+                flags,
+            };
             // SAFETY: setxattrat reads the two NUL-terminated strings, the args struct (its
             // size given) and `args.size` bytes at `args.value`, which is `value`, live for
             // the call.
@@ -432,7 +613,12 @@ impl Backing {
                 return r.map(|_| ());
             }
         }
-        Ok(rustix::fs::setxattr(Self::entry_path(fd), cname.as_c_str(), value, rustix::fs::XattrFlags::from_bits_retain(flags))?)
+        Ok(rustix::fs::setxattr(
+            Self::entry_path(fd),
+            cname.as_c_str(),
+            value,
+            rustix::fs::XattrFlags::from_bits_retain(flags),
+        )?)
     }
 
     /// The attribute names of the object `fd` holds, each followed by a NUL.
@@ -445,18 +631,34 @@ impl Backing {
                     buf.truncate(n);
                     return Ok(buf);
                 }
-                Err(e) if e.raw_os_error() == Some(libc::ERANGE) && buf.len() < XATTR_SIZE_MAX => buf.resize((buf.len() * 4).min(XATTR_SIZE_MAX), 0),
+                Err(e) if e.raw_os_error() == Some(libc::ERANGE) && buf.len() < XATTR_SIZE_MAX => {
+                    buf.resize((buf.len() * 4).min(XATTR_SIZE_MAX), 0)
+                }
                 Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => return Ok(Vec::new()),
                 Err(e) => return Err(e),
             }
         }
     }
 
-    fn list_once(&self, fd: BorrowedFd<'_>, entry: &CStr, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn list_once(
+        &self,
+        fd: BorrowedFd<'_>,
+        entry: &CStr,
+        buf: &mut [u8],
+    ) -> std::io::Result<usize> {
         if self.xattrat.load(Ordering::Relaxed) {
             // SAFETY: listxattrat reads the NUL-terminated name and writes at most `buf.len()`
             // bytes into `buf`, live and exclusively borrowed for the call.
-            let r = unsafe { libc::syscall(SYS_LISTXATTRAT, self.proc.as_raw_fd() as libc::c_long, entry.as_ptr(), 0 as libc::c_long, buf.as_mut_ptr(), buf.len()) };
+            let r = unsafe {
+                libc::syscall(
+                    SYS_LISTXATTRAT,
+                    self.proc.as_raw_fd() as libc::c_long,
+                    entry.as_ptr(),
+                    0 as libc::c_long,
+                    buf.as_mut_ptr(),
+                    buf.len(),
+                )
+            };
             let r = ret(r);
             if self.have_xattrat(&r) {
                 return r;
@@ -471,13 +673,24 @@ impl Backing {
         let entry = Self::entry(fd);
         if self.xattrat.load(Ordering::Relaxed) {
             // SAFETY: removexattrat reads the two NUL-terminated strings, live for the call.
-            let r = unsafe { libc::syscall(SYS_REMOVEXATTRAT, self.proc.as_raw_fd() as libc::c_long, entry.as_ptr(), 0 as libc::c_long, cname.as_ptr()) };
+            let r = unsafe {
+                libc::syscall(
+                    SYS_REMOVEXATTRAT,
+                    self.proc.as_raw_fd() as libc::c_long,
+                    entry.as_ptr(),
+                    0 as libc::c_long,
+                    cname.as_ptr(),
+                )
+            };
             let r = ret(r);
             if self.have_xattrat(&r) {
                 return r.map(|_| ());
             }
         }
-        Ok(rustix::fs::removexattr(Self::entry_path(fd), cname.as_c_str())?)
+        Ok(rustix::fs::removexattr(
+            Self::entry_path(fd),
+            cname.as_c_str(),
+        )?)
     }
 }
 
@@ -487,7 +700,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> (std::path::PathBuf, OwnedFd) {
-        let d = std::env::temp_dir().join(format!("seaccess-fs-backing-{}-{name}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("seaccess-fs-backing-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join("f"), "f").unwrap();
@@ -498,7 +712,9 @@ mod tests {
 
     fn attr(p: &std::path::Path, name: &str) -> Option<Vec<u8>> {
         let mut b = vec![0u8; 256];
-        rustix::fs::lgetxattr(p, name, &mut b[..]).ok().map(|n| b[..n].to_vec())
+        rustix::fs::lgetxattr(p, name, &mut b[..])
+            .ok()
+            .map(|n| b[..n].to_vec())
     }
 
     // Both routes to a node's attributes (the *xattrat calls on its /proc/self/fd entry, and
@@ -516,18 +732,41 @@ mod tests {
             if fallback {
                 b.without_xattrat();
             }
-            let (l, f) = (resolve(root.as_fd(), "l").unwrap(), resolve(root.as_fd(), "f").unwrap());
+            let (l, f) = (
+                resolve(root.as_fd(), "l").unwrap(),
+                resolve(root.as_fd(), "f").unwrap(),
+            );
             b.set_xattr(l.as_fd(), "trusted.t", b"link", 0).unwrap();
             b.set_xattr(f.as_fd(), "trusted.u", b"file", 0).unwrap();
-            assert_eq!(attr(&d.join("l"), "trusted.t").as_deref(), Some(&b"link"[..]), "fallback {fallback}");
-            assert_eq!(attr(&d.join("f"), "trusted.t"), None, "the link was followed (fallback {fallback})");
+            assert_eq!(
+                attr(&d.join("l"), "trusted.t").as_deref(),
+                Some(&b"link"[..]),
+                "fallback {fallback}"
+            );
+            assert_eq!(
+                attr(&d.join("f"), "trusted.t"),
+                None,
+                "the link was followed (fallback {fallback})"
+            );
             assert_eq!(b.get_xattr(l.as_fd(), "trusted.t").unwrap(), b"link");
-            assert_eq!(b.get_xattr(l.as_fd(), "trusted.u").map_err(|e| e.raw_os_error()), Err(Some(libc::ENODATA)), "fallback {fallback}");
+            assert_eq!(
+                b.get_xattr(l.as_fd(), "trusted.u")
+                    .map_err(|e| e.raw_os_error()),
+                Err(Some(libc::ENODATA)),
+                "fallback {fallback}"
+            );
             let list = b.list_xattr(l.as_fd()).unwrap();
-            assert!(list.split(|c| *c == 0).any(|n| n == b"trusted.t") && !list.split(|c| *c == 0).any(|n| n == b"trusted.u"), "{list:?}");
+            assert!(
+                list.split(|c| *c == 0).any(|n| n == b"trusted.t")
+                    && !list.split(|c| *c == 0).any(|n| n == b"trusted.u"),
+                "{list:?}"
+            );
             b.remove_xattr(l.as_fd(), "trusted.t").unwrap();
             assert_eq!(attr(&d.join("l"), "trusted.t"), None);
-            assert_eq!(attr(&d.join("f"), "trusted.u").as_deref(), Some(&b"file"[..]));
+            assert_eq!(
+                attr(&d.join("f"), "trusted.u").as_deref(),
+                Some(&b"file"[..])
+            );
             let _ = std::fs::remove_dir_all(&d);
         }
     }
@@ -540,7 +779,13 @@ mod tests {
         std::fs::create_dir(d.join("sub")).unwrap();
         std::fs::write(d.join("sub/x"), "x").unwrap();
         for bad in ["sub/x", ".", "..", "", "/etc"] {
-            assert_eq!(resolve(root.as_fd(), bad).map(|_| ()).map_err(|e| e.raw_os_error()), Err(Some(libc::EINVAL)), "{bad:?}");
+            assert_eq!(
+                resolve(root.as_fd(), bad)
+                    .map(|_| ())
+                    .map_err(|e| e.raw_os_error()),
+                Err(Some(libc::EINVAL)),
+                "{bad:?}"
+            );
         }
         let l = resolve(root.as_fd(), "l").unwrap();
         assert_eq!(kind(&stat(l.as_fd()).unwrap()), libc::S_IFLNK);

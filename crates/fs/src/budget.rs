@@ -77,7 +77,9 @@ impl Drop for Slot {
 /// running server (prlimit) leaves them half of it at most, so that the pool is never empty.
 pub fn pool(limit: u64, node_fds: usize) -> usize {
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    limit.saturating_sub(node_fds.min(limit / 2)).saturating_sub(RESERVE)
+    limit
+        .saturating_sub(node_fds.min(limit / 2))
+        .saturating_sub(RESERVE)
 }
 
 /// One uid's share of a pool (a quarter, at least [`SHARE_MIN`]).
@@ -88,19 +90,29 @@ pub fn share(pool: usize) -> usize {
 impl Budget {
     /// An empty budget beside `node_fds` node descriptors.
     pub fn new(node_fds: usize) -> Budget {
-        Budget { held: Arc::default(), node_fds, limit: AtomicU64::new(0), read_at: AtomicU64::new(0), start: Instant::now() }
+        Budget {
+            held: Arc::default(),
+            node_fds,
+            limit: AtomicU64::new(0),
+            read_at: AtomicU64::new(0),
+            start: Instant::now(),
+        }
     }
 
     /// The process's descriptor limit, read at most every [`LIMIT_EVERY_MS`].
     fn limit(&self) -> u64 {
-        let now = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX).saturating_add(1);
+        let now = u64::try_from(self.start.elapsed().as_millis())
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
         // Acquire/Release pair: whoever sees the new time sees the limit stored before it (a
         // zero limit read first would refuse every open).
         let at = self.read_at.load(Ordering::Acquire);
         if at != 0 && now.saturating_sub(at) < LIMIT_EVERY_MS {
             return self.limit.load(Ordering::Relaxed);
         }
-        let l = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+        let l = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+            .current
+            .unwrap_or(u64::MAX);
         self.limit.store(l, Ordering::Relaxed);
         self.read_at.store(now, Ordering::Release);
         l
@@ -117,7 +129,11 @@ impl Budget {
         let mut h = lock(&self.held);
         let n = h.by_uid.get(&uid).copied().unwrap_or(0);
         // Root may use the whole pool; the others never root's quarter.
-        let (mine, theirs) = if uid == 0 { (pool.max(SHARE_MIN), 0) } else { (share, pool.saturating_sub(share)) };
+        let (mine, theirs) = if uid == 0 {
+            (pool.max(SHARE_MIN), 0)
+        } else {
+            (share, pool.saturating_sub(share))
+        };
         if n >= mine {
             return Err(FsError::errno_of(libc::EMFILE, format!("uid {uid} holds {n} open files of the mount, its share of the server's descriptors")));
         }
@@ -128,7 +144,10 @@ impl Budget {
         if uid != 0 {
             h.others += 1;
         }
-        Ok(Slot { held: self.held.clone(), uid })
+        Ok(Slot {
+            held: self.held.clone(),
+            uid,
+        })
     }
 
     /// How many open files `uid` holds.
@@ -146,10 +165,19 @@ mod tests {
     #[test]
     fn a_uid_holds_at_most_its_share_and_gets_it_back() {
         let b = Budget::new(0);
-        let mine: Vec<Slot> = (0..64).map(|_| b.take_within(65534, 256).unwrap()).collect();
-        assert_eq!(b.take_within(65534, 256).err().map(|e| e.errno()), Some(libc::EMFILE));
+        let mine: Vec<Slot> = (0..64)
+            .map(|_| b.take_within(65534, 256).unwrap())
+            .collect();
+        assert_eq!(
+            b.take_within(65534, 256).err().map(|e| e.errno()),
+            Some(libc::EMFILE)
+        );
         let root = b.take_within(0, 256).unwrap();
-        assert_eq!((b.held(65534), b.held(0)), (64, 1), "another uid is not affected");
+        assert_eq!(
+            (b.held(65534), b.held(0)),
+            (64, 1),
+            "another uid is not affected"
+        );
         drop(mine);
         drop(root);
         assert_eq!((b.held(65534), b.held(0)), (0, 0));
@@ -157,7 +185,11 @@ mod tests {
         assert_eq!(share(1024), 256);
         assert_eq!(share(100), SHARE_MIN);
         assert_eq!(pool(20_000, 10_000), 20_000 - 10_000 - RESERVE);
-        assert_eq!(pool(1024, 10_000), 1024 - 512 - RESERVE, "a limit lowered under the server leaves the nodes half");
+        assert_eq!(
+            pool(1024, 10_000),
+            1024 - 512 - RESERVE,
+            "a limit lowered under the server leaves the nodes half"
+        );
     }
 
     /// Break tried: the others' total not checked (three uids at their share, then a fourth,
@@ -165,8 +197,15 @@ mod tests {
     #[test]
     fn root_keeps_its_quarter_whatever_the_others_hold() {
         let b = Budget::new(0);
-        let others: Vec<Slot> = (1..=3u32).flat_map(|u| (0..64).map(move |_| u)).map(|u| b.take_within(u, 256).unwrap()).collect();
-        assert_eq!(b.take_within(4, 256).err().map(|e| e.errno()), Some(libc::EMFILE), "a fourth uid would take root's quarter");
+        let others: Vec<Slot> = (1..=3u32)
+            .flat_map(|u| (0..64).map(move |_| u))
+            .map(|u| b.take_within(u, 256).unwrap())
+            .collect();
+        assert_eq!(
+            b.take_within(4, 256).err().map(|e| e.errno()),
+            Some(libc::EMFILE),
+            "a fourth uid would take root's quarter"
+        );
         let root: Vec<Slot> = (0..64).map(|_| b.take_within(0, 256).unwrap()).collect();
         assert_eq!(root.len(), 64);
         drop(others);

@@ -191,17 +191,22 @@ impl Table {
             Some(&(first, _)) if first <= since + 1 => {}
             _ => return false,
         }
-        self.recent.iter().filter(|(e, _)| *e > since).all(|(_, ev)| match *ev {
-            Event::Exec { tgid: g } => g != tgid,
-            Event::Exit { tid: t } | Event::Ids { tid: t } | Event::Comm { tid: t } => t != tid,
-            Event::Fork { .. } => true,
-            Event::Lost => false,
-        })
+        self.recent
+            .iter()
+            .filter(|(e, _)| *e > since)
+            .all(|(_, ev)| match *ev {
+                Event::Exec { tgid: g } => g != tgid,
+                Event::Exit { tid: t } | Event::Ids { tid: t } | Event::Comm { tid: t } => t != tid,
+                Event::Fork { .. } => true,
+                Event::Lost => false,
+            })
     }
 
     fn insert(&mut self, tid: u32, e: Entry) {
         self.remove(tid);
-        if self.by_tid.len() >= MAX_ENTRIES || self.per_uid.get(&e.uid).copied().unwrap_or(0) >= MAX_PER_UID {
+        if self.by_tid.len() >= MAX_ENTRIES
+            || self.per_uid.get(&e.uid).copied().unwrap_or(0) >= MAX_PER_UID
+        {
             return;
         }
         *self.per_uid.entry(e.uid).or_insert(0) += 1;
@@ -244,7 +249,8 @@ impl Callers {
         match Connector::open() {
             Ok(c) => {
                 let wake = rustix::io::dup(c.fd()).ok();
-                let callers = Callers::with_source(Some(Box::new(c)), seaccess_objmgr::subjects::proc_cgroup);
+                let callers =
+                    Callers::with_source(Some(Box::new(c)), seaccess_objmgr::subjects::proc_cgroup);
                 if let Some(fd) = wake {
                     callers.spawn_drainer(fd);
                 }
@@ -258,7 +264,10 @@ impl Callers {
     }
 
     /// A table fed by `source` (None: nothing is kept), reading cgroups with `cgroup_of`.
-    pub fn with_source(source: Option<Box<dyn EventSource>>, cgroup_of: fn(u32) -> Option<String>) -> Callers {
+    pub fn with_source(
+        source: Option<Box<dyn EventSource>>,
+        cgroup_of: fn(u32) -> Option<String>,
+    ) -> Callers {
         let table = Table {
             source,
             by_tid: FxHashMap::default(),
@@ -268,7 +277,13 @@ impl Callers {
             recent: VecDeque::new(),
             published: Published::default(),
         };
-        Callers { shared: Arc::new(Shared { table: Mutex::new(table), creds: Mutex::new(FxHashMap::default()), cgroup_of }) }
+        Callers {
+            shared: Arc::new(Shared {
+                table: Mutex::new(table),
+                creds: Mutex::new(FxHashMap::default()),
+                cgroup_of,
+            }),
+        }
     }
 
     /// A thread that drains the socket as soon as events wait: so that they do not pile up
@@ -277,19 +292,29 @@ impl Callers {
     /// Requests that need the events drain for themselves.
     fn spawn_drainer(&self, fd: OwnedFd) {
         let weak: Weak<Shared> = Arc::downgrade(&self.shared);
-        let spawned = std::thread::Builder::new().name("seaccess-events".into()).spawn(move || loop {
-            let mut p = [rustix::event::PollFd::new(&fd, rustix::event::PollFlags::IN)];
-            let second = rustix::event::Timespec { tv_sec: 1, tv_nsec: 0 };
-            let _ = rustix::event::poll(&mut p, Some(&second));
-            let Some(shared) = weak.upgrade() else { return };
-            lock(&shared.table).drain();
-            drop(shared);
-            // At most a thousand wake-ups a second, whatever the system execs (and however a
-            // broken socket answers).
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        });
+        let spawned = std::thread::Builder::new()
+            .name("seaccess-events".into())
+            .spawn(move || loop {
+                let mut p = [rustix::event::PollFd::new(
+                    &fd,
+                    rustix::event::PollFlags::IN,
+                )];
+                let second = rustix::event::Timespec {
+                    tv_sec: 1,
+                    tv_nsec: 0,
+                };
+                let _ = rustix::event::poll(&mut p, Some(&second));
+                let Some(shared) = weak.upgrade() else { return };
+                lock(&shared.table).drain();
+                drop(shared);
+                // At most a thousand wake-ups a second, whatever the system execs (and however a
+                // broken socket answers).
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            });
         if spawned.is_err() {
-            eprintln!("seaccess mount: no thread to drain process events while idle; requests drain them");
+            eprintln!(
+                "seaccess mount: no thread to drain process events while idle; requests drain them"
+            );
         }
     }
 
@@ -311,7 +336,12 @@ impl Callers {
         self.get_with(req, false, compute)
     }
 
-    fn get_with(&self, req: Req, events_first: bool, compute: impl FnOnce() -> Computed) -> Arc<Caller> {
+    fn get_with(
+        &self,
+        req: Req,
+        events_first: bool,
+        compute: impl FnOnce() -> Computed,
+    ) -> Arc<Caller> {
         let since = {
             let mut t = lock(&self.shared.table);
             if t.source.is_none() {
@@ -321,7 +351,11 @@ impl Callers {
             if events_first {
                 t.drain();
             }
-            if let Some(e) = t.by_tid.get(&req.pid).filter(|e| e.uid == req.uid && e.gid == req.gid) {
+            if let Some(e) = t
+                .by_tid
+                .get(&req.pid)
+                .filter(|e| e.uid == req.uid && e.gid == req.gid)
+            {
                 match &e.cgroup {
                     None => return e.caller.clone(),
                     Some(cg) => {
@@ -342,7 +376,16 @@ impl Callers {
             let mut t = lock(&self.shared.table);
             t.drain();
             if t.still_good(since, req.pid, tgid) {
-                t.insert(req.pid, Entry { caller: c.caller.clone(), tgid, uid: req.uid, gid: req.gid, cgroup: c.cgroup });
+                t.insert(
+                    req.pid,
+                    Entry {
+                        caller: c.caller.clone(),
+                        tgid,
+                        uid: req.uid,
+                        gid: req.gid,
+                        cgroup: c.cgroup,
+                    },
+                );
             }
         }
         c.caller
@@ -380,7 +423,9 @@ impl Callers {
             return Err(FsError::errno_of(libc::EOPNOTSUPP, "the proc connector is not there, so a published context could not be forgotten at exec or exit"));
         }
         t.drain();
-        t.published.set(req.pid, tgid, req.uid, sid).map_err(|why| FsError::errno_of(libc::ENOSPC, why))
+        t.published
+            .set(req.pid, tgid, req.uid, sid)
+            .map_err(|why| FsError::errno_of(libc::ENOSPC, why))
     }
 
     /// Thread `tid`'s published fscreate context, after every event queued (its exec or exit,

@@ -35,11 +35,18 @@ fn no_cgroup(_: u32) -> Option<String> {
 
 fn table() -> (Callers, Fake) {
     let f = Fake::default();
-    (Callers::with_source(Some(Box::new(f.clone())), no_cgroup), f)
+    (
+        Callers::with_source(Some(Box::new(f.clone())), no_cgroup),
+        f,
+    )
 }
 
 fn req(tid: u32, uid: u32) -> Req {
-    Req { pid: tid, uid, gid: uid }
+    Req {
+        pid: tid,
+        uid,
+        gid: uid,
+    }
 }
 
 /// A caller named after what it was computed from (thread, group, uid, round), and how many
@@ -54,7 +61,13 @@ impl Counter {
     fn compute(&self, r: Req, tgid: u32) -> Computed {
         let n = self.0.fetch_add(1, Ordering::SeqCst) + 1;
         let name = format!("t{}g{}u{}#{n}", r.pid, tgid, r.uid);
-        Computed { caller: Arc::new(Caller { who: Ok(Task::new(tgid, &name, Cred::new(Sid(1)))) }), tgid: Some(tgid), cgroup: None }
+        Computed {
+            caller: Arc::new(Caller {
+                who: Ok(Task::new(tgid, &name, Cred::new(Sid(1)))),
+            }),
+            tgid: Some(tgid),
+            cgroup: None,
+        }
     }
 
     fn count(&self) -> usize {
@@ -84,14 +97,22 @@ fn keyed_by_thread_not_by_thread_group() {
     let (c, _f) = table();
     let real = |r: Req| {
         let info = proc_info(r.pid).unwrap();
-        Computed { caller: Arc::new(Caller { who: Ok(Task::new(info.tgid, &info.comm, Cred::new(Sid(1)))) }), tgid: Some(info.tgid), cgroup: None }
+        Computed {
+            caller: Arc::new(Caller {
+                who: Ok(Task::new(info.tgid, &info.comm, Cred::new(Sid(1)))),
+            }),
+            tgid: Some(info.tgid),
+            cgroup: None,
+        }
     };
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let other = std::thread::Builder::new()
         .name("callers-other".into())
         .spawn(move || {
-            ready_tx.send(rustix::thread::gettid().as_raw_nonzero().get() as u32).unwrap();
+            ready_tx
+                .send(rustix::thread::gettid().as_raw_nonzero().get() as u32)
+                .unwrap();
             done_rx.recv().unwrap();
         })
         .unwrap();
@@ -100,9 +121,17 @@ fn keyed_by_thread_not_by_thread_group() {
     let mine = c.get(req(me, 0), || real(req(me, 0)));
     let theirs = c.get(req(them, 0), || real(req(them, 0)));
     let want = std::fs::read_to_string(format!("/proc/{them}/comm")).unwrap();
-    assert_eq!(name(&theirs), want.trim_end(), "the other thread gets its own comm");
+    assert_eq!(
+        name(&theirs),
+        want.trim_end(),
+        "the other thread gets its own comm"
+    );
     assert_ne!(name(&mine), name(&theirs));
-    assert_eq!(theirs.who.as_ref().unwrap().pid(), std::process::id(), "audit records name the process, as the kernel's");
+    assert_eq!(
+        theirs.who.as_ref().unwrap().pid(),
+        std::process::id(),
+        "audit records name the process, as the kernel's"
+    );
     done_tx.send(()).unwrap();
     other.join().unwrap();
 }
@@ -120,27 +149,54 @@ fn a_thread_that_changes_its_own_uid_is_computed_for_it() {
     let (c, _f) = table();
     let euid = |tid: u32| -> u32 {
         let s = std::fs::read_to_string(format!("/proc/{tid}/status")).unwrap();
-        s.lines().find_map(|l| l.strip_prefix("Uid:")).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap()
+        s.lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap()
     };
     let k = Counter::new();
     let me = rustix::thread::gettid().as_raw_nonzero().get() as u32;
-    let mine = c.get(req(me, euid(me)), || k.compute(req(me, euid(me)), std::process::id()));
+    let mine = c.get(req(me, euid(me)), || {
+        k.compute(req(me, euid(me)), std::process::id())
+    });
     let (tx, rx) = std::sync::mpsc::channel();
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let t = std::thread::spawn(move || {
         // SAFETY: setresuid with plain integers changes this thread's credentials only (the
         // raw system call; glibc's wrapper would change every thread's); the thread exits
         // right after, before anything else runs on it.
-        let r = unsafe { libc::syscall(libc::SYS_setresuid, -1 as libc::c_long, 65534 as libc::c_long, -1 as libc::c_long) };
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_setresuid,
+                -1 as libc::c_long,
+                65534 as libc::c_long,
+                -1 as libc::c_long,
+            )
+        };
         assert_eq!(r, 0);
-        tx.send(rustix::thread::gettid().as_raw_nonzero().get() as u32).unwrap();
+        tx.send(rustix::thread::gettid().as_raw_nonzero().get() as u32)
+            .unwrap();
         done_rx.recv().unwrap();
     });
     let them = rx.recv().unwrap();
     assert_eq!(euid(them), 65534);
-    assert_eq!(euid(me), 0, "the other thread's setresuid left this one alone");
-    let theirs = c.get(req(them, euid(them)), || k.compute(req(them, euid(them)), std::process::id()));
-    assert!(name(&theirs).contains("u65534"), "computed for its uid: {}", name(&theirs));
+    assert_eq!(
+        euid(me),
+        0,
+        "the other thread's setresuid left this one alone"
+    );
+    let theirs = c.get(req(them, euid(them)), || {
+        k.compute(req(them, euid(them)), std::process::id())
+    });
+    assert!(
+        name(&theirs).contains("u65534"),
+        "computed for its uid: {}",
+        name(&theirs)
+    );
     assert!(name(&mine).contains("u0#"));
     assert_eq!(k.count(), 2);
     done_tx.send(()).unwrap();
@@ -156,8 +212,20 @@ fn an_entry_serves_only_requests_with_its_uid_and_gid() {
     c.get(req(7, 0), || k.compute(req(7, 0), 7));
     let other = c.get(req(7, 65534), || k.compute(req(7, 65534), 7));
     assert!(name(&other).contains("u65534"), "{}", name(&other));
-    let gid = c.get(Req { pid: 7, uid: 65534, gid: 5 }, || k.compute(req(7, 65534), 7));
-    assert_eq!(k.count(), 3, "another gid is computed again too: {}", name(&gid));
+    let gid = c.get(
+        Req {
+            pid: 7,
+            uid: 65534,
+            gid: 5,
+        },
+        || k.compute(req(7, 65534), 7),
+    );
+    assert_eq!(
+        k.count(),
+        3,
+        "another gid is computed again too: {}",
+        name(&gid)
+    );
 }
 
 /// Break tried: `Event::Exit` ignored in Table::apply: the exited thread's entry serves the
@@ -170,7 +238,11 @@ fn an_exit_drops_the_thread() {
     c.get(req(11, 0), || k.compute(req(11, 0), 10));
     f.push(Event::Exit { tid: 11 });
     c.get(req(10, 0), || k.compute(req(10, 0), 10));
-    assert_eq!(k.count(), 2, "another thread's exit leaves the leader's entry");
+    assert_eq!(
+        k.count(),
+        2,
+        "another thread's exit leaves the leader's entry"
+    );
     c.get(req(11, 0), || k.compute(req(11, 0), 10));
     assert_eq!(k.count(), 3, "the exited thread's id is computed again");
 }
@@ -188,9 +260,15 @@ fn an_exec_drops_the_whole_group() {
     assert_eq!(c.len(), 4);
     f.push(Event::Exec { tgid: 20 });
     for tid in [20, 21, 22, 30] {
-        c.get(req(tid, 0), || k.compute(req(tid, 0), if tid == 30 { 30 } else { 20 }));
+        c.get(req(tid, 0), || {
+            k.compute(req(tid, 0), if tid == 30 { 30 } else { 20 })
+        });
     }
-    assert_eq!(k.count(), 4 + 3, "the three threads of group 20 are computed again, 30 is not");
+    assert_eq!(
+        k.count(),
+        4 + 3,
+        "the three threads of group 20 are computed again, 30 is not"
+    );
 }
 
 /// Break tried: `Event::Ids` ignored: the entry survives a uid change announced by the
@@ -229,7 +307,12 @@ fn a_lost_event_clears_everything() {
 /// insertion always made): the stale credential is served at the next request.
 #[test]
 fn an_insertion_that_raced_an_event_is_dropped() {
-    for ev in [Event::Exit { tid: 60 }, Event::Ids { tid: 60 }, Event::Exec { tgid: 66 }, Event::Lost] {
+    for ev in [
+        Event::Exit { tid: 60 },
+        Event::Ids { tid: 60 },
+        Event::Exec { tgid: 66 },
+        Event::Lost,
+    ] {
         let (c, f) = table();
         let k = Counter::new();
         let first = c.get(req(60, 0), || {
@@ -239,9 +322,15 @@ fn an_insertion_that_raced_an_event_is_dropped() {
             c.get(req(99, 0), || k.compute(req(99, 0), 99));
             r
         });
-        assert!(name(&first).contains("#1"), "the racing request still gets what it computed");
+        assert!(
+            name(&first).contains("#1"),
+            "the racing request still gets what it computed"
+        );
         let next = c.get(req(60, 0), || k.compute(req(60, 0), 66));
-        assert!(!Arc::ptr_eq(&first, &next), "{ev:?}: the stale computation was kept");
+        assert!(
+            !Arc::ptr_eq(&first, &next),
+            "{ev:?}: the stale computation was kept"
+        );
     }
     // An event about someone else does not cost the insertion.
     let (c, f) = table();
@@ -319,14 +408,22 @@ fn one_uid_holds_at_most_its_share() {
     let (c, _f) = table();
     let k = Counter::new();
     for tid in 0..(MAX_PER_UID as u32 + 100) {
-        c.get(req(1_000_000 + tid, 65534), || k.compute(req(1_000_000 + tid, 65534), 1));
+        c.get(req(1_000_000 + tid, 65534), || {
+            k.compute(req(1_000_000 + tid, 65534), 1)
+        });
     }
     assert_eq!(c.len(), MAX_PER_UID);
     c.get(req(5, 0), || k.compute(req(5, 0), 5));
     assert_eq!(c.len(), MAX_PER_UID + 1, "another uid is still kept");
     let before = k.count();
-    c.get(req(1_000_000 + MAX_PER_UID as u32 + 50, 65534), || k.compute(req(0, 65534), 1));
-    assert_eq!(k.count(), before + 1, "beyond its share a caller is computed, never refused");
+    c.get(req(1_000_000 + MAX_PER_UID as u32 + 50, 65534), || {
+        k.compute(req(0, 65534), 1)
+    });
+    assert_eq!(
+        k.count(),
+        before + 1,
+        "beyond its share a caller is computed, never refused"
+    );
 }
 
 /// The real connector behind the table: a child is cached, then execs another program, and
@@ -355,7 +452,9 @@ fn the_real_connector_drops_a_child_that_execs() {
     use std::io::{BufRead, Write};
     child.stdin.take().unwrap().write_all(b"go\n").unwrap();
     let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     assert_eq!(line, "up\n", "the child did not exec");
     c.get(req(pid, 0), || k.compute(req(pid, 0), pid));
     assert_eq!(k.count(), 2, "its exec event dropped it");
@@ -374,11 +473,23 @@ fn by_ids_serves_without_draining_and_get_drains() {
     c.get(req(50, 0), || k.compute(req(50, 0), 50));
     f.push(Event::Exec { tgid: 50 });
     c.get_by_ids(req(50, 0), || k.compute(req(50, 0), 50));
-    assert_eq!(k.count(), 1, "get_by_ids serves the entry without applying the queued exec");
+    assert_eq!(
+        k.count(),
+        1,
+        "get_by_ids serves the entry without applying the queued exec"
+    );
     assert_eq!(f.0.lock().unwrap().len(), 1, "the exec is still queued");
     c.get(req(50, 0), || k.compute(req(50, 0), 50));
-    assert_eq!(k.count(), 2, "get applies the exec first, so the thread is computed again");
+    assert_eq!(
+        k.count(),
+        2,
+        "get applies the exec first, so the thread is computed again"
+    );
     assert!(f.0.lock().unwrap().is_empty());
     c.get_by_ids(req(50, 65534), || k.compute(req(50, 65534), 50));
-    assert_eq!(k.count(), 3, "get_by_ids serves only the ids an entry was computed for");
+    assert_eq!(
+        k.count(),
+        3,
+        "get_by_ids serves only the ids an entry was computed for"
+    );
 }

@@ -39,7 +39,11 @@ pub enum Event {
     /// thread that forked it (its real_parent); for a new thread the kernel names the
     /// process's parent instead (CLONE_THREAD shares real_parent), so a thread's creator is
     /// not known. Only published task attributes ([`crate::published`]) use it.
-    Fork { parent: u32, child: u32, child_tgid: u32 },
+    Fork {
+        parent: u32,
+        child: u32,
+        child_tgid: u32,
+    },
     /// Events may have been missed: nothing known can be trusted.
     Lost,
 }
@@ -90,11 +94,15 @@ pub struct Connector {
 }
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    b.get(at..at + 4).and_then(|s| s.try_into().ok()).map(u32::from_ne_bytes)
+    b.get(at..at + 4)
+        .and_then(|s| s.try_into().ok())
+        .map(u32::from_ne_bytes)
 }
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    b.get(at..at + 2).and_then(|s| s.try_into().ok()).map(u16::from_ne_bytes)
+    b.get(at..at + 2)
+        .and_then(|s| s.try_into().ok())
+        .map(u16::from_ne_bytes)
 }
 
 /// A connector message to the kernel: PROC_CN_MCAST_LISTEN or _IGNORE, with `tag` as its
@@ -129,24 +137,45 @@ impl Connector {
     /// CAP_NET_ADMIN, outside the initial user and pid namespaces (the kernel ignores the
     /// subscription there: no acknowledgement comes), or on a kernel without the connector.
     pub fn open() -> std::result::Result<Connector, String> {
-        let fd = rustix::net::socket_with(AddressFamily::NETLINK, SocketType::DGRAM, SocketFlags::CLOEXEC | SocketFlags::NONBLOCK, Some(netlink::CONNECTOR))
-            .map_err(|e| format!("netlink connector socket: {e}"))?;
-        rustix::net::bind(&fd, &SocketAddrNetlink::new(0, CN_IDX_PROC)).map_err(|e| format!("bind to the proc connector group: {e}"))?;
-        rustix::net::sockopt::set_socket_recv_buffer_size_force(&fd, RCVBUF).map_err(|e| format!("SO_RCVBUFFORCE: {e}"))?;
-        let mut c = Connector { fd, seq: FxHashMap::default(), buf: vec![0; 16 << 10], queue: VecDeque::new() };
+        let fd = rustix::net::socket_with(
+            AddressFamily::NETLINK,
+            SocketType::DGRAM,
+            SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
+            Some(netlink::CONNECTOR),
+        )
+        .map_err(|e| format!("netlink connector socket: {e}"))?;
+        rustix::net::bind(&fd, &SocketAddrNetlink::new(0, CN_IDX_PROC))
+            .map_err(|e| format!("bind to the proc connector group: {e}"))?;
+        rustix::net::sockopt::set_socket_recv_buffer_size_force(&fd, RCVBUF)
+            .map_err(|e| format!("SO_RCVBUFFORCE: {e}"))?;
+        let mut c = Connector {
+            fd,
+            seq: FxHashMap::default(),
+            buf: vec![0; 16 << 10],
+            queue: VecDeque::new(),
+        };
         // A number of our own, to tell our acknowledgement from another listener's (they
         // go to the whole group): the kernel answers with it plus one.
         let tag = std::process::id() ^ 0x5eac_0000;
-        rustix::net::sendto(&c.fd, &control(PROC_CN_MCAST_LISTEN, tag), SendFlags::empty(), &SocketAddrNetlink::new(0, 0))
-            .map_err(|e| format!("PROC_CN_MCAST_LISTEN: {e}"))?;
+        rustix::net::sendto(
+            &c.fd,
+            &control(PROC_CN_MCAST_LISTEN, tag),
+            SendFlags::empty(),
+            &SocketAddrNetlink::new(0, 0),
+        )
+        .map_err(|e| format!("PROC_CN_MCAST_LISTEN: {e}"))?;
         let deadline = Instant::now() + Duration::from_secs(2);
         'wait: loop {
             while let Some(r) = c.recv() {
                 // Events before the acknowledgement concern nothing cached yet.
                 let Ok(p) = r else { continue };
-                if let Some(&(_, err)) = p.acks.iter().find(|(ack, _)| *ack == tag.wrapping_add(1)) {
+                if let Some(&(_, err)) = p.acks.iter().find(|(ack, _)| *ack == tag.wrapping_add(1))
+                {
                     if err != 0 {
-                        return Err(format!("PROC_CN_MCAST_LISTEN refused: {}", std::io::Error::from_raw_os_error(err as i32)));
+                        return Err(format!(
+                            "PROC_CN_MCAST_LISTEN refused: {}",
+                            std::io::Error::from_raw_os_error(err as i32)
+                        ));
                     }
                     break 'wait;
                 }
@@ -155,8 +184,14 @@ impl Connector {
             if left.is_zero() {
                 return Err("the proc connector did not acknowledge PROC_CN_MCAST_LISTEN (another user or pid namespace?)".into());
             }
-            let mut p = [rustix::event::PollFd::new(&c.fd, rustix::event::PollFlags::IN)];
-            let ts = rustix::event::Timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
+            let mut p = [rustix::event::PollFd::new(
+                &c.fd,
+                rustix::event::PollFlags::IN,
+            )];
+            let ts = rustix::event::Timespec {
+                tv_sec: left.as_secs() as i64,
+                tv_nsec: i64::from(left.subsec_nanos()),
+            };
             let _ = rustix::event::poll(&mut p, Some(&ts));
         }
         c.seq.clear();
@@ -171,7 +206,11 @@ impl Connector {
 
     /// One datagram, if one is there: None when the queue is empty.
     fn recv(&mut self) -> Option<Result<Parsed, ()>> {
-        match rustix::net::recvfrom(&self.fd, &mut self.buf[..], RecvFlags::DONTWAIT | RecvFlags::TRUNC) {
+        match rustix::net::recvfrom(
+            &self.fd,
+            &mut self.buf[..],
+            RecvFlags::DONTWAIT | RecvFlags::TRUNC,
+        ) {
             Err(rustix::io::Errno::AGAIN) => None,
             Err(rustix::io::Errno::INTR) => self.recv(),
             // ENOBUFS (the queue overflowed) and anything else: events were lost.
@@ -179,9 +218,14 @@ impl Connector {
             Ok((got, len, from)) => {
                 // Only the kernel (port 0) speaks for the connector; root alone could send
                 // from another port, and what it sends is not believed.
-                let kernel = from.and_then(|a| SocketAddrNetlink::try_from(a).ok()).is_some_and(|a| a.pid() == 0);
+                let kernel = from
+                    .and_then(|a| SocketAddrNetlink::try_from(a).ok())
+                    .is_some_and(|a| a.pid() == 0);
                 if !kernel {
-                    return Some(Ok(Parsed { events: Vec::new(), acks: Vec::new() }));
+                    return Some(Ok(Parsed {
+                        events: Vec::new(),
+                        acks: Vec::new(),
+                    }));
                 }
                 if len > got {
                     return Some(Err(()));
@@ -207,7 +251,9 @@ impl Connector {
             match kind {
                 NLMSG_NOOP => {}
                 NLMSG_DONE => {
-                    if u32_at(m, NLMSG_HDRLEN).ok_or(())? != CN_IDX_PROC || u32_at(m, NLMSG_HDRLEN + 4).ok_or(())? != CN_VAL_PROC {
+                    if u32_at(m, NLMSG_HDRLEN).ok_or(())? != CN_IDX_PROC
+                        || u32_at(m, NLMSG_HDRLEN + 4).ok_or(())? != CN_VAL_PROC
+                    {
                         return Err(());
                     }
                     let seq = u32_at(m, NLMSG_HDRLEN + 8).ok_or(())?;
@@ -223,12 +269,18 @@ impl Connector {
                         // pid, tgid, exit code and signal, parent pid and tgid.
                         what::EXIT => word(5).and(word(0)).map(|tid| Some(Event::Exit { tid }))?,
                         // pid, tgid, real and effective id.
-                        what::UID | what::GID => word(3).and(word(0)).map(|tid| Some(Event::Ids { tid }))?,
+                        what::UID | what::GID => {
+                            word(3).and(word(0)).map(|tid| Some(Event::Ids { tid }))?
+                        }
                         // pid, tgid, 16 bytes of name.
                         what::COMM => word(5).and(word(0)).map(|tid| Some(Event::Comm { tid }))?,
                         what::SID => word(1).map(|_| None)?,
                         // parent pid and tgid, child pid and tgid.
-                        what::FORK => Some(Event::Fork { parent: word(0)?, child: word(2)?, child_tgid: word(3)? }),
+                        what::FORK => Some(Event::Fork {
+                            parent: word(0)?,
+                            child: word(2)?,
+                            child_tgid: word(3)?,
+                        }),
                         what::PTRACE | what::COREDUMP => word(3).map(|_| None)?,
                         _ => return Err(()),
                     };
@@ -272,7 +324,12 @@ impl EventSource for Connector {
 impl Drop for Connector {
     fn drop(&mut self) {
         // The kernel counts listeners, and numbers events only while there is one.
-        let _ = rustix::net::sendto(&self.fd, &control(PROC_CN_MCAST_IGNORE, 0), SendFlags::empty(), &SocketAddrNetlink::new(0, 0));
+        let _ = rustix::net::sendto(
+            &self.fd,
+            &control(PROC_CN_MCAST_IGNORE, 0),
+            SendFlags::empty(),
+            &SocketAddrNetlink::new(0, 0),
+        );
     }
 }
 
@@ -311,26 +368,65 @@ mod tests {
     }
 
     fn detached() -> Connector {
-        let fd = rustix::net::socket(AddressFamily::NETLINK, SocketType::DGRAM, Some(netlink::CONNECTOR)).unwrap();
-        Connector { fd, seq: FxHashMap::default(), buf: vec![0; 4096], queue: VecDeque::new() }
+        let fd = rustix::net::socket(
+            AddressFamily::NETLINK,
+            SocketType::DGRAM,
+            Some(netlink::CONNECTOR),
+        )
+        .unwrap();
+        Connector {
+            fd,
+            seq: FxHashMap::default(),
+            buf: vec![0; 4096],
+            queue: VecDeque::new(),
+        }
     }
 
     #[test]
     fn messages_become_events_and_gaps_are_losses() {
         let mut c = detached();
         // The first event of a CPU may follow a lost one.
-        assert_eq!(parse(&mut c, &message(10, what::EXEC, 0, &[55, 50])), Ok(vec![Event::Lost, Event::Exec { tgid: 50 }]));
-        assert_eq!(parse(&mut c, &message(11, what::EXIT, 0, &[56, 50, 0, 17, 1, 1])), Ok(vec![Event::Exit { tid: 56 }]));
-        assert_eq!(parse(&mut c, &message(12, what::UID, 0, &[57, 50, 0, 0])), Ok(vec![Event::Ids { tid: 57 }]));
-        assert_eq!(parse(&mut c, &message(13, what::FORK, 0, &[1, 1, 2, 2])), Ok(vec![Event::Fork { parent: 1, child: 2, child_tgid: 2 }]));
+        assert_eq!(
+            parse(&mut c, &message(10, what::EXEC, 0, &[55, 50])),
+            Ok(vec![Event::Lost, Event::Exec { tgid: 50 }])
+        );
+        assert_eq!(
+            parse(&mut c, &message(11, what::EXIT, 0, &[56, 50, 0, 17, 1, 1])),
+            Ok(vec![Event::Exit { tid: 56 }])
+        );
+        assert_eq!(
+            parse(&mut c, &message(12, what::UID, 0, &[57, 50, 0, 0])),
+            Ok(vec![Event::Ids { tid: 57 }])
+        );
+        assert_eq!(
+            parse(&mut c, &message(13, what::FORK, 0, &[1, 1, 2, 2])),
+            Ok(vec![Event::Fork {
+                parent: 1,
+                child: 2,
+                child_tgid: 2
+            }])
+        );
         // Another CPU numbers its own.
-        assert_eq!(parse(&mut c, &message(500, what::GID, 1, &[58, 50, 0, 0])), Ok(vec![Event::Lost, Event::Ids { tid: 58 }]));
-        assert_eq!(parse(&mut c, &message(14, what::COMM, 0, &[59, 50, 0, 0, 0, 0])), Ok(vec![Event::Comm { tid: 59 }]));
+        assert_eq!(
+            parse(&mut c, &message(500, what::GID, 1, &[58, 50, 0, 0])),
+            Ok(vec![Event::Lost, Event::Ids { tid: 58 }])
+        );
+        assert_eq!(
+            parse(&mut c, &message(14, what::COMM, 0, &[59, 50, 0, 0, 0, 0])),
+            Ok(vec![Event::Comm { tid: 59 }])
+        );
         // 15 never came.
-        assert_eq!(parse(&mut c, &message(16, what::EXIT, 0, &[60, 60, 0, 0, 1, 1])), Ok(vec![Event::Lost, Event::Exit { tid: 60 }]));
+        assert_eq!(
+            parse(&mut c, &message(16, what::EXIT, 0, &[60, 60, 0, 0, 1, 1])),
+            Ok(vec![Event::Lost, Event::Exit { tid: 60 }])
+        );
         // An acknowledgement is numbered with its CPU's events (6.6 and later).
         assert_eq!(parse(&mut c, &message(17, what::NONE, 0, &[0])), Ok(vec![]));
-        assert_eq!(parse(&mut c, &message(0x3333, what::NONE, u32::MAX, &[0])), Ok(vec![]), "an older kernel's, outside the sequence");
+        assert_eq!(
+            parse(&mut c, &message(0x3333, what::NONE, u32::MAX, &[0])),
+            Ok(vec![]),
+            "an older kernel's, outside the sequence"
+        );
         // An unknown kind, a short message.
         assert_eq!(parse(&mut c, &message(18, 0x800, 0, &[1, 1])), Err(()));
         let short = message(19, what::EXIT, 0, &[61, 61, 0, 0, 1, 1]);
@@ -348,7 +444,10 @@ mod tests {
                 return;
             }
         };
-        let mut child = std::process::Command::new("/bin/sh").args(["-c", "exec /bin/true"]).spawn().unwrap();
+        let mut child = std::process::Command::new("/bin/sh")
+            .args(["-c", "exec /bin/true"])
+            .spawn()
+            .unwrap();
         let pid = child.id();
         child.wait().unwrap();
         let (mut exec, mut exit) = (0, false);

@@ -40,7 +40,10 @@ impl FsError {
 
     /// A plain errno error.
     pub fn errno_of(errno: i32, what: impl Into<String>) -> FsError {
-        FsError::Errno { errno, what: what.into() }
+        FsError::Errno {
+            errno,
+            what: what.into(),
+        }
     }
 
     /// Whether this is the policy's refusal (written to the log as such).

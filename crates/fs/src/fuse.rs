@@ -14,9 +14,10 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, UNIX_EPOCH};
 
 use fuser::{
-    AccessFlags, CopyFileRangeFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags, IoctlFlags, KernelConfig,
-    LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyIoctl, ReplyLock, ReplyOpen,
-    ReplyStatfs, ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
+    AccessFlags, CopyFileRangeFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags,
+    Generation, INodeNo, InitFlags, IoctlFlags, KernelConfig, LockOwner, OpenFlags, RenameFlags,
+    ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyIoctl,
+    ReplyLock, ReplyOpen, ReplyStatfs, ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
 };
 
 use crate::backing::Stat;
@@ -59,13 +60,19 @@ pub fn config(threads: usize) -> fuser::Config {
 /// keep their descriptors for life, a thread of its own asks the kernel to forget nodes the
 /// core can spare ([`Core::to_forget`]); elsewhere nodes give up their descriptors themselves
 /// (see [`crate::hot`]).
-pub fn spawn(core: Arc<Core>, mountpoint: &Path, threads: usize) -> std::io::Result<fuser::BackgroundSession> {
+pub fn spawn(
+    core: Arc<Core>,
+    mountpoint: &Path,
+    threads: usize,
+) -> std::io::Result<fuser::BackgroundSession> {
     let session = fuser::Session::new(SeaccessFs::new(core.clone()), mountpoint, &config(threads))?;
     let dev = session.as_fd().try_clone_to_owned()?;
     let bg = session.spawn()?;
     if core.pins_nodes() {
         let weak = Arc::downgrade(&core);
-        std::thread::Builder::new().name("seaccess-prune".into()).spawn(move || prune(&weak, &dev))?;
+        std::thread::Builder::new()
+            .name("seaccess-prune".into())
+            .spawn(move || prune(&weak, &dev))?;
     }
     Ok(bg)
 }
@@ -94,11 +101,14 @@ fn prune(core: &Weak<Core>, dev: &OwnedFd) {
             msg.extend_from_slice(&0u64.to_ne_bytes());
             msg.extend_from_slice(&u32::try_from(ids.len()).unwrap_or(0).to_ne_bytes());
             msg.extend_from_slice(&[0u8; 12]);
-            ids.iter().for_each(|id| msg.extend_from_slice(&id.to_ne_bytes()));
+            ids.iter()
+                .for_each(|id| msg.extend_from_slice(&id.to_ne_bytes()));
             match rustix::io::write(dev.as_fd(), &msg) {
                 Ok(_) => {}
                 // The mount is gone.
-                Err(rustix::io::Errno::NODEV | rustix::io::Errno::NOTCONN | rustix::io::Errno::BADF) => return,
+                Err(
+                    rustix::io::Errno::NODEV | rustix::io::Errno::NOTCONN | rustix::io::Errno::BADF,
+                ) => return,
                 Err(e) => {
                     core.log(&format!("the kernel does not take FUSE_NOTIFY_PRUNE ({e}): nodes are kept until it forgets them"));
                     return;
@@ -109,7 +119,11 @@ fn prune(core: &Weak<Core>, dev: &OwnedFd) {
 }
 
 fn who(req: &Request) -> Req {
-    Req { pid: req.pid(), uid: req.uid(), gid: req.gid() }
+    Req {
+        pid: req.pid(),
+        uid: req.uid(),
+        gid: req.gid(),
+    }
 }
 
 fn errno(e: &FsError) -> Errno {
@@ -197,7 +211,10 @@ impl Filesystem for SeaccessFs {
         // cache, so each is a request and is checked; only the map's own pages are cached,
         // filled by READs of the faulting caller and written back by WRITEs with no caller
         // (see `write` below), as a kernel checks a mapping at mmap only.
-        if config.add_capabilities(InitFlags::FUSE_DIRECT_IO_ALLOW_MMAP).is_err() {
+        if config
+            .add_capabilities(InitFlags::FUSE_DIRECT_IO_ALLOW_MMAP)
+            .is_err()
+        {
             self.core.log("the kernel does not take FUSE_DIRECT_IO_ALLOW_MMAP (Linux 6.6): shared maps of files on the mount fail with ENODEV");
         }
         Ok(())
@@ -236,7 +253,15 @@ impl Filesystem for SeaccessFs {
         _flags: Option<fuser::BsdFileFlags>,
         reply: ReplyAttr,
     ) {
-        let a = SetAttr { mode, uid, gid, size, atime: set_time(atime), mtime: set_time(mtime), fh: fh.map(|f| f.0) };
+        let a = SetAttr {
+            mode,
+            uid,
+            gid,
+            size,
+            atime: set_time(atime),
+            mtime: set_time(mtime),
+            fh: fh.map(|f| f.0),
+        };
         match self.core.setattr(who(req), ino.0, &a) {
             Ok(m) => reply.attr(&TTL, &attr(ino.0, &m)),
             Err(e) => reply.error(errno(&e)),
@@ -250,12 +275,37 @@ impl Filesystem for SeaccessFs {
         }
     }
 
-    fn mknod(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, rdev: u32, reply: ReplyEntry) {
-        entry(self.core.mknod(who(req), parent.0, name, mode & !(umask & 0o777), rdev), reply);
+    fn mknod(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        rdev: u32,
+        reply: ReplyEntry,
+    ) {
+        entry(
+            self.core
+                .mknod(who(req), parent.0, name, mode & !(umask & 0o777), rdev),
+            reply,
+        );
     }
 
-    fn mkdir(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, reply: ReplyEntry) {
-        entry(self.core.mkdir(who(req), parent.0, name, mode & !(umask & 0o777)), reply);
+    fn mkdir(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        reply: ReplyEntry,
+    ) {
+        entry(
+            self.core
+                .mkdir(who(req), parent.0, name, mode & !(umask & 0o777)),
+            reply,
+        );
     }
 
     fn unlink(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
@@ -266,15 +316,45 @@ impl Filesystem for SeaccessFs {
         empty(self.core.rmdir(who(req), parent.0, name), reply);
     }
 
-    fn symlink(&self, req: &Request, parent: INodeNo, link_name: &OsStr, target: &Path, reply: ReplyEntry) {
-        entry(self.core.symlink(who(req), parent.0, link_name, target), reply);
+    fn symlink(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        link_name: &OsStr,
+        target: &Path,
+        reply: ReplyEntry,
+    ) {
+        entry(
+            self.core.symlink(who(req), parent.0, link_name, target),
+            reply,
+        );
     }
 
-    fn rename(&self, req: &Request, parent: INodeNo, name: &OsStr, newparent: INodeNo, newname: &OsStr, flags: RenameFlags, reply: ReplyEmpty) {
-        empty(self.core.rename(who(req), parent.0, name, newparent.0, newname, flags.bits()), reply);
+    fn rename(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        newparent: INodeNo,
+        newname: &OsStr,
+        flags: RenameFlags,
+        reply: ReplyEmpty,
+    ) {
+        empty(
+            self.core
+                .rename(who(req), parent.0, name, newparent.0, newname, flags.bits()),
+            reply,
+        );
     }
 
-    fn link(&self, req: &Request, ino: INodeNo, newparent: INodeNo, newname: &OsStr, reply: ReplyEntry) {
+    fn link(
+        &self,
+        req: &Request,
+        ino: INodeNo,
+        newparent: INodeNo,
+        newname: &OsStr,
+        reply: ReplyEntry,
+    ) {
         entry(self.core.link(who(req), ino.0, newparent.0, newname), reply);
     }
 
@@ -285,7 +365,17 @@ impl Filesystem for SeaccessFs {
         }
     }
 
-    fn read(&self, req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, size: u32, _flags: OpenFlags, _lock: Option<LockOwner>, reply: ReplyData) {
+    fn read(
+        &self,
+        req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
         match self.core.read(who(req), fh.0, offset, size) {
             Ok(v) => reply.data(&v),
             Err(e) => reply.error(errno(&e)),
@@ -322,12 +412,28 @@ impl Filesystem for SeaccessFs {
     // No flush: it has no SELinux hook, and locks are the open's own (released with it), so
     // the default ENOSYS tells the kernel to stop sending one request per close(2).
 
-    fn release(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, _lock: Option<LockOwner>, _flush: bool, reply: ReplyEmpty) {
+    fn release(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        _flush: bool,
+        reply: ReplyEmpty,
+    ) {
         self.core.release(fh.0);
         reply.ok();
     }
 
-    fn fsync(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
+    fn fsync(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        datasync: bool,
+        reply: ReplyEmpty,
+    ) {
         empty(self.core.fsync(fh.0, datasync), reply);
     }
 
@@ -338,7 +444,14 @@ impl Filesystem for SeaccessFs {
         }
     }
 
-    fn readdir(&self, req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
+    fn readdir(
+        &self,
+        req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectory,
+    ) {
         match self.core.readdir(who(req), fh.0, offset) {
             Ok(entries) => {
                 for (next, e) in entries {
@@ -352,28 +465,68 @@ impl Filesystem for SeaccessFs {
         }
     }
 
-    fn releasedir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, reply: ReplyEmpty) {
+    fn releasedir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        reply: ReplyEmpty,
+    ) {
         self.core.release(fh.0);
         reply.ok();
     }
 
-    fn fsyncdir(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
+    fn fsyncdir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
         reply.ok();
     }
 
     fn statfs(&self, req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
         match self.core.statfs(who(req)) {
-            Ok(s) => reply.statfs(s.f_blocks, s.f_bfree, s.f_bavail, s.f_files, s.f_ffree, s.f_bsize as u32, s.f_namemax as u32, s.f_frsize as u32),
+            Ok(s) => reply.statfs(
+                s.f_blocks,
+                s.f_bfree,
+                s.f_bavail,
+                s.f_files,
+                s.f_ffree,
+                s.f_bsize as u32,
+                s.f_namemax as u32,
+                s.f_frsize as u32,
+            ),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
-    fn setxattr(&self, req: &Request, ino: INodeNo, name: &OsStr, value: &[u8], flags: i32, _position: u32, reply: ReplyEmpty) {
-        empty(self.core.setxattr(who(req), ino.0, &name.to_string_lossy(), value, flags), reply);
+    fn setxattr(
+        &self,
+        req: &Request,
+        ino: INodeNo,
+        name: &OsStr,
+        value: &[u8],
+        flags: i32,
+        _position: u32,
+        reply: ReplyEmpty,
+    ) {
+        empty(
+            self.core
+                .setxattr(who(req), ino.0, &name.to_string_lossy(), value, flags),
+            reply,
+        );
     }
 
     fn getxattr(&self, req: &Request, ino: INodeNo, name: &OsStr, size: u32, reply: ReplyXattr) {
-        xattr_reply(self.core.getxattr(who(req), ino.0, &name.to_string_lossy()), size, reply);
+        xattr_reply(
+            self.core.getxattr(who(req), ino.0, &name.to_string_lossy()),
+            size,
+            reply,
+        );
     }
 
     fn listxattr(&self, req: &Request, ino: INodeNo, size: u32, reply: ReplyXattr) {
@@ -381,42 +534,117 @@ impl Filesystem for SeaccessFs {
     }
 
     fn removexattr(&self, req: &Request, ino: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        empty(self.core.removexattr(who(req), ino.0, &name.to_string_lossy()), reply);
+        empty(
+            self.core
+                .removexattr(who(req), ino.0, &name.to_string_lossy()),
+            reply,
+        );
     }
 
     fn access(&self, req: &Request, ino: INodeNo, mask: AccessFlags, reply: ReplyEmpty) {
         empty(self.core.access(who(req), ino.0, mask.bits() as u32), reply);
     }
 
-    fn create(&self, req: &Request, parent: INodeNo, name: &OsStr, mode: u32, umask: u32, flags: i32, reply: ReplyCreate) {
-        match self.core.create(who(req), parent.0, name, mode & !(umask & 0o777), flags) {
-            Ok((n, m, fh)) => reply.created(&TTL, &attr(n.id, &m), Generation(0), FileHandle(fh), FopenFlags::FOPEN_DIRECT_IO),
+    fn create(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        mode: u32,
+        umask: u32,
+        flags: i32,
+        reply: ReplyCreate,
+    ) {
+        match self
+            .core
+            .create(who(req), parent.0, name, mode & !(umask & 0o777), flags)
+        {
+            Ok((n, m, fh)) => reply.created(
+                &TTL,
+                &attr(n.id, &m),
+                Generation(0),
+                FileHandle(fh),
+                FopenFlags::FOPEN_DIRECT_IO,
+            ),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
-    fn getlk(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _owner: LockOwner, start: u64, end: u64, typ: i32, _pid: u32, reply: ReplyLock) {
+    fn getlk(
+        &self,
+        req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _owner: LockOwner,
+        start: u64,
+        end: u64,
+        typ: i32,
+        _pid: u32,
+        reply: ReplyLock,
+    ) {
         match self.core.getlk(who(req), fh.0, start, end, typ) {
             Ok((s, e, t, p)) => reply.locked(s, e, t, p),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
-    fn setlk(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _owner: LockOwner, start: u64, end: u64, typ: i32, _pid: u32, sleep: bool, reply: ReplyEmpty) {
+    fn setlk(
+        &self,
+        req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _owner: LockOwner,
+        start: u64,
+        end: u64,
+        typ: i32,
+        _pid: u32,
+        sleep: bool,
+        reply: ReplyEmpty,
+    ) {
         // A waiting lock holds no request thread: the core answers when it is taken, or
         // when the caller is signalled (see crate::locks).
-        self.core.setlk(who(req), fh.0, start, end, typ, sleep, Box::new(move |r| empty(r, reply)));
+        self.core.setlk(
+            who(req),
+            fh.0,
+            start,
+            end,
+            typ,
+            sleep,
+            Box::new(move |r| empty(r, reply)),
+        );
     }
 
-    fn ioctl(&self, req: &Request, _ino: INodeNo, fh: FileHandle, _flags: IoctlFlags, cmd: u32, in_data: &[u8], _out_size: u32, reply: ReplyIoctl) {
+    fn ioctl(
+        &self,
+        req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: IoctlFlags,
+        cmd: u32,
+        in_data: &[u8],
+        _out_size: u32,
+        reply: ReplyIoctl,
+    ) {
         match self.core.ioctl(who(req), fh.0, cmd, in_data) {
             Ok(v) => reply.ioctl(0, &v),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
-    fn fallocate(&self, req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, length: u64, mode: i32, reply: ReplyEmpty) {
-        empty(self.core.fallocate(who(req), fh.0, offset, length, mode), reply);
+    fn fallocate(
+        &self,
+        req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
+        empty(
+            self.core.fallocate(who(req), fh.0, offset, length, mode),
+            reply,
+        );
     }
 
     fn copy_file_range(
@@ -432,7 +660,10 @@ impl Filesystem for SeaccessFs {
         _flags: CopyFileRangeFlags,
         reply: ReplyWrite,
     ) {
-        match self.core.copy_file_range(who(req), fh_in.0, offset_in, fh_out.0, offset_out, len) {
+        match self
+            .core
+            .copy_file_range(who(req), fh_in.0, offset_in, fh_out.0, offset_out, len)
+        {
             Ok(n) => reply.written(u32::try_from(n).unwrap_or(u32::MAX)),
             Err(e) => reply.error(errno(&e)),
         }

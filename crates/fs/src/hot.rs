@@ -116,14 +116,26 @@ impl Tree {
     /// The tree of SOURCE (`root`), its nodes' descriptors counted in `hot`. When its file
     /// system gives no handles, or a handle cannot be opened again (no CAP_DAC_READ_SEARCH),
     /// nodes are pinned, and the second value says why.
-    pub fn new(root: BorrowedFd<'_>, backing: &Backing, hot: Arc<Hot>, budget: usize) -> (Tree, Option<String>) {
-        let mut t = Tree { mount: None, mnt_id: 0, hot, budget };
+    pub fn new(
+        root: BorrowedFd<'_>,
+        backing: &Backing,
+        hot: Arc<Hot>,
+        budget: usize,
+    ) -> (Tree, Option<String>) {
+        let mut t = Tree {
+            mount: None,
+            mnt_id: 0,
+            hot,
+            budget,
+        };
         let probe = || -> std::io::Result<(std::fs::File, i32)> {
             let (h, mnt) = backing::handle_of(root)?;
             let mount = backing.reopen(root, libc::S_IFDIR, OFlags::RDONLY)?;
             let again = backing::open_handle(mount.as_fd(), &h)?;
             if backing::key(&backing::stat(again.as_fd())?) != backing::key(&backing::stat(root)?) {
-                return Err(std::io::Error::other("the root's handle opened another inode"));
+                return Err(std::io::Error::other(
+                    "the root's handle opened another inode",
+                ));
             }
             Ok((mount, mnt))
         };
@@ -133,7 +145,12 @@ impl Tree {
                 t.mnt_id = mnt;
                 (t, None)
             }
-            Err(e) => (t, Some(format!("nodes keep their descriptors (no file handles: {e})"))),
+            Err(e) => (
+                t,
+                Some(format!(
+                    "nodes keep their descriptors (no file handles: {e})"
+                )),
+            ),
         }
     }
 
@@ -145,7 +162,10 @@ impl Tree {
     /// The handle of the inode `fd` holds, where nodes can be cooled.
     pub(crate) fn handle(&self, fd: BorrowedFd<'_>) -> Option<FileHandle> {
         self.mount.as_ref()?;
-        backing::handle_of(fd).ok().filter(|(_, mnt)| *mnt == self.mnt_id).map(|(h, _)| h)
+        backing::handle_of(fd)
+            .ok()
+            .filter(|(_, mnt)| *mnt == self.mnt_id)
+            .map(|(h, _)| h)
     }
 
     /// Whether `fd` holds the inode `h` names (their handles are equal).
@@ -156,7 +176,10 @@ impl Tree {
     /// The inode `h` names, opened again: ESTALE when it is gone. Its (dev, ino) must be
     /// `key` (a handle names one inode; this is belt and braces, and fails closed).
     pub(crate) fn reopen(&self, h: &FileHandle, key: (u64, u64)) -> std::io::Result<OwnedFd> {
-        let mount = self.mount.as_ref().ok_or_else(|| std::io::Error::from_raw_os_error(libc::ESTALE))?;
+        let mount = self
+            .mount
+            .as_ref()
+            .ok_or_else(|| std::io::Error::from_raw_os_error(libc::ESTALE))?;
         let fd = backing::open_handle(mount.as_fd(), h)?;
         if backing::key(&backing::stat(fd.as_fd())?) != key {
             return Err(std::io::Error::from_raw_os_error(libc::ESTALE));

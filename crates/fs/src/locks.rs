@@ -101,9 +101,15 @@ impl Default for Waits {
 impl Waits {
     /// No waits, and the thread that will serve them.
     pub fn new() -> Waits {
-        let shared = Arc::new(Shared { state: Mutex::new(State::default()), wake: Condvar::new() });
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            wake: Condvar::new(),
+        });
         let s = shared.clone();
-        let running = std::thread::Builder::new().name("seaccess-locks".into()).spawn(move || serve(&s)).is_ok();
+        let running = std::thread::Builder::new()
+            .name("seaccess-locks".into())
+            .spawn(move || serve(&s))
+            .is_ok();
         Waits { shared, running }
     }
 
@@ -117,16 +123,29 @@ impl Waits {
                 Some("no thread serves waiting locks".to_string())
             } else if mine >= WAITS_PER_UID {
                 Some(format!("uid {} already has {mine} waiting locks", req.uid))
-            } else if req.uid != 0 && st.total - st.per_uid.get(&0).copied().unwrap_or(0) >= WAITS_MAX - WAITS_PER_UID {
+            } else if req.uid != 0
+                && st.total - st.per_uid.get(&0).copied().unwrap_or(0) >= WAITS_MAX - WAITS_PER_UID
+            {
                 // Root's share is never taken by the others: the system's own services keep
                 // their waits whatever users do.
-                Some(format!("users other than root have {} locks waiting", WAITS_MAX - WAITS_PER_UID))
+                Some(format!(
+                    "users other than root have {} locks waiting",
+                    WAITS_MAX - WAITS_PER_UID
+                ))
             } else {
                 *st.per_uid.entry(req.uid).or_insert(0) += 1;
                 st.total += 1;
                 let next = Instant::now() + BACKOFF_FIRST;
                 let weak: Weak<dyn Lockable> = Arc::downgrade(h) as Weak<dyn Lockable>;
-                st.waits.push(Wait { handle: weak, fl, tid: req.pid, uid: req.uid, done, next, backoff: BACKOFF_FIRST });
+                st.waits.push(Wait {
+                    handle: weak,
+                    fl,
+                    tid: req.pid,
+                    uid: req.uid,
+                    done,
+                    next,
+                    backoff: BACKOFF_FIRST,
+                });
                 self.shared.wake.notify_one();
                 return;
             }
@@ -194,7 +213,10 @@ fn serve(shared: &Shared) {
                     let all = std::mem::take(&mut st.waits);
                     drop(st);
                     for w in all {
-                        (w.done)(Err(FsError::errno_of(libc::EINTR, "the mount is going away")));
+                        (w.done)(Err(FsError::errno_of(
+                            libc::EINTR,
+                            "the mount is going away",
+                        )));
                     }
                     return;
                 }
@@ -206,13 +228,26 @@ fn serve(shared: &Shared) {
                     }
                 }
                 match st.waits.iter().map(|w| w.next).min() {
-                    None => st = shared.wake.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner),
-                    Some(t) if t > now => st = shared.wake.wait_timeout(st, t - now).map(|(g, _)| g).unwrap_or_else(|e| e.into_inner().0),
+                    None => {
+                        st = shared
+                            .wake
+                            .wait(st)
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    }
+                    Some(t) if t > now => {
+                        st = shared
+                            .wake
+                            .wait_timeout(st, t - now)
+                            .map(|(g, _)| g)
+                            .unwrap_or_else(|e| e.into_inner().0)
+                    }
                     Some(_) => break,
                 }
             }
             let now = Instant::now();
-            let (due, rest): (Vec<Wait>, Vec<Wait>) = std::mem::take(&mut st.waits).into_iter().partition(|w| w.next <= now);
+            let (due, rest): (Vec<Wait>, Vec<Wait>) = std::mem::take(&mut st.waits)
+                .into_iter()
+                .partition(|w| w.next <= now);
             st.waits = rest;
             due
         };
@@ -254,7 +289,13 @@ fn signalled(tid: u32) -> Option<String> {
     let Ok(status) = std::fs::read_to_string(format!("/proc/{tid}/status")) else {
         return Some(format!("thread {tid} is gone"));
     };
-    let mask = |name: &str| status.lines().find_map(|l| l.strip_prefix(name)).and_then(|v| u64::from_str_radix(v.trim(), 16).ok()).unwrap_or(0);
+    let mask = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+            .unwrap_or(0)
+    };
     let pending = mask("SigPnd:") | mask("ShdPnd:");
     const SIGKILL: u64 = 1 << (libc::SIGKILL - 1);
     if pending & SIGKILL != 0 {
@@ -274,8 +315,18 @@ pub fn conflict(e: &FsError) -> bool {
 /// A struct flock for FUSE's range: the end inclusive, OFFSET_MAX (or more) for "to the end
 /// of the file".
 pub fn flock(start: u64, end: u64, typ: i32) -> libc::flock {
-    let len = if end >= i64::MAX as u64 || end < start { 0 } else { end - start + 1 };
-    libc::flock { l_type: typ as libc::c_short, l_whence: libc::SEEK_SET as libc::c_short, l_start: start as libc::off_t, l_len: len as libc::off_t, l_pid: 0 }
+    let len = if end >= i64::MAX as u64 || end < start {
+        0
+    } else {
+        end - start + 1
+    };
+    libc::flock {
+        l_type: typ as libc::c_short,
+        l_whence: libc::SEEK_SET as libc::c_short,
+        l_start: start as libc::off_t,
+        l_len: len as libc::off_t,
+        l_pid: 0,
+    }
 }
 
 /// fcntl with a lock command on `file`.

@@ -16,7 +16,11 @@ fn scratch(name: &str) -> std::path::PathBuf {
 }
 
 fn open(p: &std::path::Path) -> std::fs::File {
-    std::fs::OpenOptions::new().read(true).write(true).open(p).unwrap()
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(p)
+        .unwrap()
 }
 
 /// A file with a write lock held on it by another open.
@@ -34,7 +38,16 @@ fn me() -> u32 {
 
 fn wait_on(w: &Waits, f: &Arc<std::fs::File>, tid: u32, uid: u32) -> Receiver<Result<()>> {
     let (tx, rx) = channel();
-    w.add(f, flock(0, u64::MAX, libc::F_WRLCK), Req { pid: tid, uid, gid: uid }, Box::new(move |r| drop(tx.send(r))));
+    w.add(
+        f,
+        flock(0, u64::MAX, libc::F_WRLCK),
+        Req {
+            pid: tid,
+            uid,
+            gid: uid,
+        },
+        Box::new(move |r| drop(tx.send(r))),
+    );
     rx
 }
 
@@ -48,16 +61,24 @@ fn a_wait_ends_when_the_lock_is_free() {
     let (p, holder) = locked("free");
     let f = Arc::new(open(&p));
     let rx = wait_on(&w, &f, me(), 0);
-    assert!(rx.recv_timeout(Duration::from_millis(200)).is_err(), "still held");
+    assert!(
+        rx.recv_timeout(Duration::from_millis(200)).is_err(),
+        "still held"
+    );
     assert_eq!(w.pending(), 1);
     // Released without a poke: the backoff's retry finds it.
     drop(holder);
-    assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()), None);
+    assert_eq!(
+        errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()),
+        None
+    );
     assert_eq!(w.pending(), 0);
     // The lock is the waiter's now.
     let other = open(&p);
     let mut fl = flock(0, u64::MAX, libc::F_WRLCK);
-    assert!(conflict(&fcntl_lock(&other, libc::F_OFD_SETLK, &mut fl).unwrap_err()));
+    assert!(conflict(
+        &fcntl_lock(&other, libc::F_OFD_SETLK, &mut fl).unwrap_err()
+    ));
     std::fs::remove_file(p).unwrap();
 }
 
@@ -78,22 +99,41 @@ fn a_caller_with_a_signal_it_would_take_is_answered_eintr() {
             let _ = self.0.wait();
         }
     }
-    let mut child = Child(std::process::Command::new("/bin/sleep").arg("100").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap());
+    let mut child = Child(
+        std::process::Command::new("/bin/sleep")
+            .arg("100")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let pid = child.0.id();
-    let kill = |sig| rustix::process::kill_process(rustix::process::Pid::from_raw(pid as i32).unwrap(), sig).unwrap();
+    let kill = |sig| {
+        rustix::process::kill_process(rustix::process::Pid::from_raw(pid as i32).unwrap(), sig)
+            .unwrap()
+    };
     kill(rustix::process::Signal::STOP);
     std::thread::sleep(Duration::from_millis(50));
     let rx = wait_on(&w, &f, pid, 0);
-    assert!(rx.recv_timeout(Duration::from_millis(200)).is_err(), "no signal yet: it waits");
+    assert!(
+        rx.recv_timeout(Duration::from_millis(200)).is_err(),
+        "no signal yet: it waits"
+    );
     // A stopped process keeps SIGTERM pending, unblocked.
     kill(rustix::process::Signal::TERM);
-    assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()), Some(libc::EINTR));
+    assert_eq!(
+        errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()),
+        Some(libc::EINTR)
+    );
     assert_eq!(w.pending(), 0);
     kill(rustix::process::Signal::KILL);
     child.0.wait().unwrap();
     // Gone (exited and reaped): answered too.
     let rx = wait_on(&w, &f, pid, 0);
-    assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()), Some(libc::EINTR));
+    assert_eq!(
+        errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()),
+        Some(libc::EINTR)
+    );
     std::fs::remove_file(p).unwrap();
 }
 
@@ -113,20 +153,40 @@ fn a_blocked_signal_does_not_interrupt() {
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
             libc::sigaddset(&mut set, libc::SIGUSR2);
-            assert_eq!(libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()), 0);
+            assert_eq!(
+                libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()),
+                0
+            );
         }
         tx.send(me()).unwrap();
         // Ends with SIGUSR2 still pending and blocked: it dies with the thread.
         done_rx.recv().unwrap();
     });
     let tid = rx_tid.recv().unwrap();
-    // SAFETY: tgkill with plain integers, to a thread of this process that blocks the signal.
-    assert_eq!(unsafe { libc::syscall(libc::SYS_tgkill, std::process::id() as libc::c_long, tid as libc::c_long, libc::SIGUSR2 as libc::c_long) }, 0);
+    assert_eq!(
+        // SAFETY: tgkill with plain integers, to a thread of this process that blocks the signal.
+        unsafe {
+            libc::syscall(
+                libc::SYS_tgkill,
+                std::process::id() as libc::c_long,
+                tid as libc::c_long,
+                libc::SIGUSR2 as libc::c_long,
+            )
+        },
+        0
+    );
     let rx = wait_on(&w, &f, tid, 0);
-    assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "a blocked signal is not one it would take");
+    assert!(
+        rx.recv_timeout(Duration::from_millis(300)).is_err(),
+        "a blocked signal is not one it would take"
+    );
     done_tx.send(()).unwrap();
     t.join().unwrap();
-    assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()), Some(libc::EINTR), "then gone");
+    assert_eq!(
+        errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()),
+        Some(libc::EINTR),
+        "then gone"
+    );
     std::fs::remove_file(p).unwrap();
 }
 
@@ -143,9 +203,16 @@ fn waits_are_bounded_per_uid_and_in_all() {
         keep.push(wait_on(&w, &f, me(), 1000));
     }
     let over = wait_on(&w, &f, me(), 1000);
-    assert_eq!(errno_of(over.recv_timeout(Duration::from_secs(1)).unwrap()), Some(libc::ENOLCK), "uid 1000's wait beyond its bound");
+    assert_eq!(
+        errno_of(over.recv_timeout(Duration::from_secs(1)).unwrap()),
+        Some(libc::ENOLCK),
+        "uid 1000's wait beyond its bound"
+    );
     let other = wait_on(&w, &f, me(), 0);
-    assert!(other.recv_timeout(Duration::from_millis(100)).is_err(), "another uid still waits");
+    assert!(
+        other.recv_timeout(Duration::from_millis(100)).is_err(),
+        "another uid still waits"
+    );
     keep.push(other);
     // The uids other than root fill all but root's share.
     let mut uid = 2000;
@@ -156,18 +223,32 @@ fn waits_are_bounded_per_uid_and_in_all() {
         uid += 1;
     }
     let full = wait_on(&w, &f, me(), 99_999);
-    assert_eq!(errno_of(full.recv_timeout(Duration::from_secs(1)).unwrap()), Some(libc::ENOLCK), "beyond the others' share");
+    assert_eq!(
+        errno_of(full.recv_timeout(Duration::from_secs(1)).unwrap()),
+        Some(libc::ENOLCK),
+        "beyond the others' share"
+    );
     // Root still has the rest of its own.
     for _ in 1..WAITS_PER_UID {
         keep.push(wait_on(&w, &f, me(), 0));
     }
     assert_eq!(w.pending(), WAITS_MAX, "root's share was root's");
     let root_over = wait_on(&w, &f, me(), 0);
-    assert_eq!(errno_of(root_over.recv_timeout(Duration::from_secs(1)).unwrap()), Some(libc::ENOLCK), "root beyond its bound");
-    assert!(keep.iter().all(|rx| rx.try_recv().is_err()), "the accepted ones still wait");
+    assert_eq!(
+        errno_of(root_over.recv_timeout(Duration::from_secs(1)).unwrap()),
+        Some(libc::ENOLCK),
+        "root beyond its bound"
+    );
+    assert!(
+        keep.iter().all(|rx| rx.try_recv().is_err()),
+        "the accepted ones still wait"
+    );
     drop(w);
     for rx in keep {
-        assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(5)).unwrap()), Some(libc::EINTR));
+        assert_eq!(
+            errno_of(rx.recv_timeout(Duration::from_secs(5)).unwrap()),
+            Some(libc::EINTR)
+        );
     }
     std::fs::remove_file(p).unwrap();
 }
@@ -182,7 +263,10 @@ fn a_released_file_ends_its_wait() {
     let rx = wait_on(&w, &f, me(), 0);
     assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
     drop(f);
-    assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()), Some(libc::EINTR));
+    assert_eq!(
+        errno_of(rx.recv_timeout(Duration::from_secs(2)).unwrap()),
+        Some(libc::EINTR)
+    );
     assert_eq!(w.pending(), 0);
     drop(holder);
     // Nothing took the lock behind our back.
@@ -203,7 +287,11 @@ struct Stalling {
 impl Lockable for Stalling {
     fn file(&self) -> &std::fs::File {
         let _ = self.entered.try_send(());
-        let _ = self.go.lock().unwrap().recv_timeout(Duration::from_secs(10));
+        let _ = self
+            .go
+            .lock()
+            .unwrap()
+            .recv_timeout(Duration::from_secs(10));
         &self.file
     }
 }
@@ -218,22 +306,52 @@ fn waits_being_tried_still_count() {
     let (p, _holder) = locked("tried");
     let (entered_tx, entered_rx) = std::sync::mpsc::sync_channel(1);
     let (go_tx, go_rx) = channel();
-    let f = Arc::new(Stalling { file: open(&p), entered: entered_tx, go: std::sync::Mutex::new(go_rx) });
+    let f = Arc::new(Stalling {
+        file: open(&p),
+        entered: entered_tx,
+        go: std::sync::Mutex::new(go_rx),
+    });
     let mut keep = Vec::new();
     let mut uid = 1000;
     while w.pending() < WAITS_MAX - WAITS_PER_UID {
         for _ in 0..WAITS_PER_UID.min(WAITS_MAX - WAITS_PER_UID - w.pending()) {
             let (tx, rx) = channel();
-            w.add(&f, flock(0, u64::MAX, libc::F_WRLCK), Req { pid: me(), uid, gid: uid }, Box::new(move |r| drop(tx.send(r))));
+            w.add(
+                &f,
+                flock(0, u64::MAX, libc::F_WRLCK),
+                Req {
+                    pid: me(),
+                    uid,
+                    gid: uid,
+                },
+                Box::new(move |r| drop(tx.send(r))),
+            );
             keep.push(rx);
         }
         uid += 1;
     }
     entered_rx.recv_timeout(Duration::from_secs(5)).unwrap();
-    assert_eq!(w.pending(), WAITS_MAX - WAITS_PER_UID, "the waits being tried are pending");
+    assert_eq!(
+        w.pending(),
+        WAITS_MAX - WAITS_PER_UID,
+        "the waits being tried are pending"
+    );
     let (tx, rx) = channel();
-    w.add(&f, flock(0, u64::MAX, libc::F_WRLCK), Req { pid: me(), uid: 99_999, gid: 99_999 }, Box::new(move |r| drop(tx.send(r))));
-    assert_eq!(errno_of(rx.recv_timeout(Duration::from_secs(1)).unwrap()), Some(libc::ENOLCK), "the others' bound holds while their waits are tried");
+    w.add(
+        &f,
+        flock(0, u64::MAX, libc::F_WRLCK),
+        Req {
+            pid: me(),
+            uid: 99_999,
+            gid: 99_999,
+        },
+        Box::new(move |r| drop(tx.send(r))),
+    );
+    assert_eq!(
+        errno_of(rx.recv_timeout(Duration::from_secs(1)).unwrap()),
+        Some(libc::ENOLCK),
+        "the others' bound holds while their waits are tried"
+    );
     for _ in 0..WAITS_MAX * 4 {
         let _ = go_tx.send(());
     }

@@ -90,7 +90,12 @@ impl Drop for Node {
         if self.handle.is_none() {
             PINNED.fetch_sub(1, Ordering::Relaxed);
         }
-        if self.fd.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner).is_some() {
+        if self
+            .fd
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_some()
+        {
             self.tree.hot.closed();
         }
     }
@@ -119,7 +124,10 @@ impl Node {
             return Ok(fd.clone());
         }
         // Only a node with a handle is ever cold.
-        let h = self.handle.as_ref().ok_or_else(|| std::io::Error::from_raw_os_error(libc::ESTALE))?;
+        let h = self
+            .handle
+            .as_ref()
+            .ok_or_else(|| std::io::Error::from_raw_os_error(libc::ESTALE))?;
         let fd = Arc::new(self.tree.reopen(h, self.key)?);
         *slot = Some(fd.clone());
         self.tree.hot.opened();
@@ -156,7 +164,9 @@ impl Node {
         if !self.coolable() {
             return Cool::Used;
         }
-        let Some(fd) = slot.take() else { return Cool::Cold };
+        let Some(fd) = slot.take() else {
+            return Cool::Cold;
+        };
         self.tree.hot.closed();
         if clock {
             self.in_ring.store(false, Ordering::Release);
@@ -249,7 +259,11 @@ pub struct Label {
 impl Nodes {
     /// An empty table of the nodes of `tree`.
     pub fn new(tree: Tree) -> Nodes {
-        Nodes { inner: RwLock::default(), epoch: AtomicU64::new(0), tree: Arc::new(tree) }
+        Nodes {
+            inner: RwLock::default(),
+            epoch: AtomicU64::new(0),
+            tree: Arc::new(tree),
+        }
     }
 
     /// Whether its nodes can be cooled (see [`crate::hot`]).
@@ -290,8 +304,12 @@ impl Nodes {
             return Vec::new();
         }
         let t = lock_read(&self.inner);
-        let mut v: Vec<(u64, u64)> =
-            t.by_id.values().filter(|n| n.id != 1 && n.handle.is_none() && Arc::strong_count(n) == 1).map(|n| (n.used.load(Ordering::Relaxed), n.id)).collect();
+        let mut v: Vec<(u64, u64)> = t
+            .by_id
+            .values()
+            .filter(|n| n.id != 1 && n.handle.is_none() && Arc::strong_count(n) == 1)
+            .map(|n| (n.used.load(Ordering::Relaxed), n.id))
+            .collect();
         let excess = live.saturating_sub(keep).min(v.len());
         if excess == 0 {
             return Vec::new();
@@ -310,7 +328,14 @@ impl Nodes {
     /// lookup count goes up by one. Without `lookup` (an object resolved for the core's own
     /// checks, which the kernel is not told of) a node made for it is not kept in the table:
     /// it, and its descriptor, last as long as the caller holds it.
-    pub fn get_or_make(&self, fd: OwnedFd, st: &crate::backing::Stat, path: &str, lookup: bool, label: impl FnOnce(u64, BorrowedFd<'_>) -> Label) -> Arc<Node> {
+    pub fn get_or_make(
+        &self,
+        fd: OwnedFd,
+        st: &crate::backing::Stat,
+        path: &str,
+        lookup: bool,
+        label: impl FnOnce(u64, BorrowedFd<'_>) -> Label,
+    ) -> Arc<Node> {
         let key = crate::backing::key(st);
         let fd = match self.find(key, fd, lookup) {
             Ok(n) => {
@@ -331,7 +356,11 @@ impl Nodes {
         };
         let l = label(id, fd.as_fd());
         // The root is never cooled, nor a node the table does not keep.
-        let handle = if lookup && id != 1 { self.tree.handle(fd.as_fd()) } else { None };
+        let handle = if lookup && id != 1 {
+            self.tree.handle(fd.as_fd())
+        } else {
+            None
+        };
         let node = |fd: OwnedFd, l: Label, handle: Option<FileHandle>| {
             if handle.is_none() {
                 PINNED.fetch_add(1, Ordering::Relaxed);
@@ -389,7 +418,9 @@ impl Nodes {
     /// else `fd` back.
     fn find(&self, key: (u64, u64), fd: OwnedFd, lookup: bool) -> Result<Arc<Node>, OwnedFd> {
         let t = lock_read(&self.inner);
-        let Some(n) = t.by_key.get(&key).and_then(|id| t.by_id.get(id)).cloned() else { return Err(fd) };
+        let Some(n) = t.by_key.get(&key).and_then(|id| t.by_id.get(id)).cloned() else {
+            return Err(fd);
+        };
         let heated = n.adopt(fd)?;
         if lookup {
             n.lookups.fetch_add(1, Ordering::Relaxed);
@@ -431,7 +462,10 @@ impl Nodes {
             let p = n.path();
             if &*p == from {
                 n.set_path(to.to_string());
-            } else if let Some(rest) = p.strip_prefix(from).filter(|r| r.starts_with('/') && !from.is_empty()) {
+            } else if let Some(rest) = p
+                .strip_prefix(from)
+                .filter(|r| r.starts_with('/') && !from.is_empty())
+            {
                 n.set_path(format!("{to}{rest}"));
             }
         }

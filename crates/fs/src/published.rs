@@ -49,7 +49,10 @@ pub const MAX_PER_UID: usize = crate::callers::MAX_PER_UID;
 /// pid namespace.
 pub fn tgid_of(tid: u32) -> Option<u32> {
     let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-    status.lines().find_map(|l| l.strip_prefix("Tgid:")).and_then(|v| v.trim().parse().ok())
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 /// A thread's published fscreate context.
@@ -94,7 +97,9 @@ impl Published {
     }
 
     fn remove(&mut self, tid: u32) {
-        let Some(e) = self.by_tid.remove(&tid) else { return };
+        let Some(e) = self.by_tid.remove(&tid) else {
+            return;
+        };
         if let Some(v) = self.by_tgid.get_mut(&e.tgid) {
             v.remove(&tid);
             if v.is_empty() {
@@ -129,9 +134,18 @@ impl Published {
         };
         let mine = self.by_tid.get(&tid).is_some_and(|e| e.uid == Some(uid));
         if !mine && self.per_uid.get(&uid).copied().unwrap_or(0) >= MAX_PER_UID {
-            return Err(format!("uid {uid} has {MAX_PER_UID} threads with published fscreate contexts"));
+            return Err(format!(
+                "uid {uid} has {MAX_PER_UID} threads with published fscreate contexts"
+            ));
         }
-        self.insert(tid, Entry { tgid, uid: Some(uid), attr: Attr::Set(sid) });
+        self.insert(
+            tid,
+            Entry {
+                tgid,
+                uid: Some(uid),
+                attr: Attr::Set(sid),
+            },
+        );
         Ok(())
     }
 
@@ -144,32 +158,58 @@ impl Published {
                 }
             }
             Event::Exit { tid } => self.remove(tid),
-            Event::Fork { parent, child, child_tgid } if child == child_tgid => {
+            Event::Fork {
+                parent,
+                child,
+                child_tgid,
+            } if child == child_tgid => {
                 // A new process: the forking thread's credential, copied.
                 match self.by_tid.get(&parent) {
                     Some(e) => {
                         let attr = e.attr.clone();
-                        self.insert(child, Entry { tgid: child_tgid, uid: None, attr });
+                        self.insert(
+                            child,
+                            Entry {
+                                tgid: child_tgid,
+                                uid: None,
+                                attr,
+                            },
+                        );
                     }
                     // A reused id must not keep a dead thread's entry.
                     None => self.remove(child),
                 }
             }
-            Event::Fork { child, child_tgid, .. } => {
-                if self.by_tgid.get(&child_tgid).is_some_and(|v| v.iter().any(|t| *t != child)) {
+            Event::Fork {
+                child, child_tgid, ..
+            } => {
+                if self
+                    .by_tgid
+                    .get(&child_tgid)
+                    .is_some_and(|v| v.iter().any(|t| *t != child))
+                {
                     let why = format!("thread {child} was created while a thread of process {child_tgid} had a published fscreate context, and the kernel does not say which thread created it");
-                    self.insert(child, Entry { tgid: child_tgid, uid: None, attr: Attr::Unknown(why.into()) });
+                    self.insert(
+                        child,
+                        Entry {
+                            tgid: child_tgid,
+                            uid: None,
+                            attr: Attr::Unknown(why.into()),
+                        },
+                    );
                 } else {
                     self.remove(child);
                 }
             }
             Event::Lost => {
-                let why: Arc<str> = "process events were lost (an exec or fork may have gone unseen)".into();
+                let why: Arc<str> =
+                    "process events were lost (an exec or fork may have gone unseen)".into();
                 let tids: Vec<u32> = self.by_tid.keys().copied().collect();
                 for tid in tids {
                     // A thread that is gone (or whose id another process took) is forgotten;
                     // one still there may have executed unseen.
-                    let alive = tgid_of(tid).is_some_and(|g| self.by_tid.get(&tid).is_some_and(|e| e.tgid == g));
+                    let alive = tgid_of(tid)
+                        .is_some_and(|g| self.by_tid.get(&tid).is_some_and(|e| e.tgid == g));
                     match self.by_tid.get_mut(&tid) {
                         Some(e) if alive => e.attr = Attr::Unknown(why.clone()),
                         _ => self.remove(tid),
@@ -195,8 +235,16 @@ mod tests {
         let mut p = Published::default();
         // Process 10: its thread 11 set X, its main thread nothing.
         p.set(11, 10, 1000, Some(X)).unwrap();
-        p.apply(&Event::Fork { parent: 11, child: 20, child_tgid: 20 });
-        p.apply(&Event::Fork { parent: 10, child: 30, child_tgid: 30 });
+        p.apply(&Event::Fork {
+            parent: 11,
+            child: 20,
+            child_tgid: 20,
+        });
+        p.apply(&Event::Fork {
+            parent: 10,
+            child: 30,
+            child_tgid: 30,
+        });
         assert_eq!(p.get(20), Some(&Attr::Set(X)), "forked by thread 11");
         assert_eq!(p.get(30), None, "forked by thread 10, which set nothing");
         // The child executes: cleared (selinux_bprm_creds_for_exec); the parent keeps its own.
@@ -215,10 +263,22 @@ mod tests {
     #[test]
     fn a_new_threads_creator_is_unknown_so_its_context_is_unknown() {
         let mut p = Published::default();
-        p.apply(&Event::Fork { parent: 1, child: 41, child_tgid: 40 });
-        assert_eq!(p.get(41), None, "no thread of 40 has a context: nothing to inherit");
+        p.apply(&Event::Fork {
+            parent: 1,
+            child: 41,
+            child_tgid: 40,
+        });
+        assert_eq!(
+            p.get(41),
+            None,
+            "no thread of 40 has a context: nothing to inherit"
+        );
         p.set(40, 40, 0, Some(X)).unwrap();
-        p.apply(&Event::Fork { parent: 1, child: 42, child_tgid: 40 });
+        p.apply(&Event::Fork {
+            parent: 1,
+            child: 42,
+            child_tgid: 40,
+        });
         assert!(matches!(p.get(42), Some(Attr::Unknown(_))));
         // Setting or clearing its own makes it known again.
         p.set(42, 40, 0, None).unwrap();
@@ -250,7 +310,13 @@ mod tests {
             p.set(100_000 + t, 100_000 + t, 5, Some(X)).unwrap();
         }
         assert!(p.set(1, 1, 5, Some(X)).is_err());
-        assert!(p.set(100_000, 100_000, 5, Some(Y)).is_ok(), "a thread that has one may change it");
-        assert!(p.set(1, 1, 6, Some(X)).is_ok(), "another uid is not held back");
+        assert!(
+            p.set(100_000, 100_000, 5, Some(Y)).is_ok(),
+            "a thread that has one may change it"
+        );
+        assert!(
+            p.set(1, 1, 6, Some(X)).is_ok(),
+            "another uid is not held back"
+        );
     }
 }

@@ -14,10 +14,23 @@ use crate::core::{Labels, Req};
 
 /// Computes the caller `req` names: its context by the subjects file (the default one without
 /// a file), or why it is refused (logged with `log`).
-pub fn compute(labels: &Labels, server: &SecurityServer, callers: &Callers, req: Req, log: &dyn Fn(&str)) -> Computed {
+pub fn compute(
+    labels: &Labels,
+    server: &SecurityServer,
+    callers: &Callers,
+    req: Req,
+    log: &dyn Fn(&str),
+) -> Computed {
     let Some(info) = subjects::proc_info(req.pid) else {
-        let why = format!("thread {} has no /proc entry (gone, or in another pid namespace)", req.pid);
-        return Computed { caller: Arc::new(Caller { who: Err(why) }), tgid: None, cgroup: None };
+        let why = format!(
+            "thread {} has no /proc entry (gone, or in another pid namespace)",
+            req.pid
+        );
+        return Computed {
+            caller: Arc::new(Caller { who: Err(why) }),
+            tgid: None,
+            cgroup: None,
+        };
     };
     let mut facts = info.info.clone();
     // The uid the kernel checks this request with, not /proc's real uid: a setuid program,
@@ -28,14 +41,29 @@ pub fn compute(labels: &Labels, server: &SecurityServer, callers: &Callers, req:
         Some(s) => {
             let found = s.decide(&facts);
             let sid = match found.rule {
-                None => Err(format!("no subjects rule matches thread {} ({}, uid {}, exe {}, cgroup {:?})", req.pid, info.comm, req.uid, exe_shown(&info), facts.cgroup)),
-                Some(rule) => server.context_to_sid(&rule.context).map_err(|e| format!("subjects line {}: {e}", rule.line)).and_then(|sid| {
-                    if rule.matches == Match::Transition {
-                        exec_transition(labels, server, sid, req.pid, &info).map_err(|e| format!("subjects line {}: thread {} ({}): {e}", rule.line, req.pid, info.comm))
-                    } else {
-                        Ok(sid)
-                    }
-                }),
+                None => Err(format!(
+                    "no subjects rule matches thread {} ({}, uid {}, exe {}, cgroup {:?})",
+                    req.pid,
+                    info.comm,
+                    req.uid,
+                    exe_shown(&info),
+                    facts.cgroup
+                )),
+                Some(rule) => server
+                    .context_to_sid(&rule.context)
+                    .map_err(|e| format!("subjects line {}: {e}", rule.line))
+                    .and_then(|sid| {
+                        if rule.matches == Match::Transition {
+                            exec_transition(labels, server, sid, req.pid, &info).map_err(|e| {
+                                format!(
+                                    "subjects line {}: thread {} ({}): {e}",
+                                    rule.line, req.pid, info.comm
+                                )
+                            })
+                        } else {
+                            Ok(sid)
+                        }
+                    }),
             };
             (sid, found.read_cgroup)
         }
@@ -45,7 +73,11 @@ pub fn compute(labels: &Labels, server: &SecurityServer, callers: &Callers, req:
     }
     // Audit records name the process (the kernel's task_tgid_nr) and the thread's comm.
     let who = sid.map(|sid| Task::new(info.tgid, &info.comm, callers.cred(sid)));
-    Computed { caller: Arc::new(Caller { who }), tgid: Some(info.tgid), cgroup: read_cgroup.then_some(facts.cgroup) }
+    Computed {
+        caller: Arc::new(Caller { who }),
+        tgid: Some(info.tgid),
+        cgroup: read_cgroup.then_some(facts.cgroup),
+    }
 }
 
 fn exe_shown(info: &ProcInfo) -> String {
@@ -61,15 +93,34 @@ fn exe_shown(info: &ProcInfo) -> String {
 /// selinux_bprm_creds_for_exec; no rule keeps `sid`). The path is the one /proc/TID/exe
 /// names, used only when it reaches the very file the caller runs ([`subjects::exe_path`]):
 /// otherwise the caller is refused.
-fn exec_transition(labels: &Labels, server: &SecurityServer, sid: Sid, tid: u32, info: &ProcInfo) -> std::result::Result<Sid, String> {
-    let id = info.info.exe.ok_or_else(|| info.no_exe.clone().unwrap_or_else(|| "its executable cannot be read".into()))?;
+fn exec_transition(
+    labels: &Labels,
+    server: &SecurityServer,
+    sid: Sid,
+    tid: u32,
+    info: &ProcInfo,
+) -> std::result::Result<Sid, String> {
+    let id = info.info.exe.ok_or_else(|| {
+        info.no_exe
+            .clone()
+            .unwrap_or_else(|| "its executable cannot be read".into())
+    })?;
     let exe = subjects::exe_path(tid, id)?;
-    let fc = labels.file_contexts.as_ref().ok_or("a transition rule needs --file-contexts")?;
-    let ctx = fc.context(exe.as_bytes(), seaccess_label::FileKind::File).map_err(|e| e.to_string())?.ok_or_else(|| format!("{exe} has no file context"))?;
-    let exe_sid = server.context_to_sid(ctx).map_err(|e| format!("{exe}: {e}"))?;
+    let fc = labels
+        .file_contexts
+        .as_ref()
+        .ok_or("a transition rule needs --file-contexts")?;
+    let ctx = fc
+        .context(exe.as_bytes(), seaccess_label::FileKind::File)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{exe} has no file context"))?;
+    let exe_sid = server
+        .context_to_sid(ctx)
+        .map_err(|e| format!("{exe}: {e}"))?;
     let g = server.snapshot();
     let class = g.class("process").map_err(|e| e.to_string())?;
-    g.compute_create(sid, exe_sid, class, None).map_err(|e| e.to_string())
+    g.compute_create(sid, exe_sid, class, None)
+        .map_err(|e| e.to_string())
 }
 
 /// Says on standard error, once at start, what an `exe=` or `transition` rule cannot stop:
@@ -78,7 +129,10 @@ fn exec_transition(labels: &Labels, server: &SecurityServer, sid: Sid, tid: u32,
 /// any program it may read and execute.
 pub fn warn_forgeable(labels: &Labels, log: &dyn Fn(&str)) {
     let reads_exe = labels.reads_exe;
-    let userns = std::fs::read_to_string("/proc/sys/user/max_user_namespaces").ok().and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(1);
+    let userns = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(1);
     if reads_exe && userns > 0 {
         log(&format!(
             "warning: exe= and transition rules name a program its process can rename: user.max_user_namespaces is {userns}, so any user may give its process the \

@@ -17,15 +17,23 @@ use seaccess_types::{AccessServer, ClassId, Sid};
 
 fn policy() -> Arc<SecurityServer> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let path = ["/etc/selinux/default/policy/policy.33".into(), root.join("target/policies/example.33")]
-        .into_iter()
-        .find(|p: &std::path::PathBuf| p.exists())
-        .expect("no policy: install selinux-policy-default or run `make policies`");
+    let path = [
+        "/etc/selinux/default/policy/policy.33".into(),
+        root.join("target/policies/example.33"),
+    ]
+    .into_iter()
+    .find(|p: &std::path::PathBuf| p.exists())
+    .expect("no policy: install selinux-policy-default or run `make policies`");
     Arc::new(SecurityServer::from_bytes(&seaccess_policy::read_file(path).unwrap()).unwrap())
 }
 
 /// Measures `decide` cycling through the working set.
-fn cycle<R>(c: &mut Criterion, name: &str, work: &[(Sid, Sid, ClassId)], decide: impl Fn(Sid, Sid, ClassId) -> R) {
+fn cycle<R>(
+    c: &mut Criterion,
+    name: &str,
+    work: &[(Sid, Sid, ClassId)],
+    decide: impl Fn(Sid, Sid, ClassId) -> R,
+) {
     let mut i = 0;
     c.bench_function(name, |b| {
         b.iter(|| {
@@ -44,7 +52,9 @@ fn hits<C: DecisionCache>(c: &mut Criterion, cache: &C, work: &[(Sid, Sid, Class
     for &(s, t, k) in work {
         let _ = cache.decide(s, t, k);
     }
-    cycle(c, &format!("hit/{}", cache.name()), work, |s, t, k| cache.decide(s, t, k).map(|d| d.allowed));
+    cycle(c, &format!("hit/{}", cache.name()), work, |s, t, k| {
+        cache.decide(s, t, k).map(|d| d.allowed)
+    });
 }
 
 fn bench(c: &mut Criterion) {
@@ -59,7 +69,9 @@ fn bench(c: &mut Criterion) {
     hits(c, &BlockMutex::new(dynserver.clone()), &work);
     // A 16-entry cache cycling through 400 triples misses on every lookup.
     let small = Avc::new(dynserver, 16);
-    cycle(c, "miss/seaccess", &work, |s, t, k| small.decide(s, t, k).map(|d| d.allowed));
+    cycle(c, "miss/seaccess", &work, |s, t, k| {
+        small.decide(s, t, k).map(|d| d.allowed)
+    });
 }
 
 criterion_group!(benches, bench);

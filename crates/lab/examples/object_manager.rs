@@ -15,7 +15,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         return Err("usage: object_manager POLICY SCON TCON CLASS PERM...".into());
     };
 
-    let server = Arc::new(SecurityServer::from_bytes(&seaccess_policy::read_file(path)?)?);
+    let server = Arc::new(SecurityServer::from_bytes(&seaccess_policy::read_file(
+        path,
+    )?)?);
     let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
     // Reloads and boolean commits reach the cache as they reach the kernel's AVC, and the
     // cache recomputes its decisions under a new policy before the policy is published.

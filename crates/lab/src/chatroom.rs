@@ -41,11 +41,23 @@ impl Shape {
     /// 100 in ten runs), so that the mediators alternate every few tenths of a second and 30
     /// rounds fit in minutes: the figures are medians over rounds of runs seconds apart.
     pub fn full() -> Shape {
-        Shape { rooms: vec![10, 20, 30], clients: 20, messages: 10, len: 100, rounds: 30 }
+        Shape {
+            rooms: vec![10, 20, 30],
+            clients: 20,
+            messages: 10,
+            len: 100,
+            rounds: 30,
+        }
     }
     /// A few seconds: the same shape, smaller.
     pub fn quick() -> Shape {
-        Shape { rooms: vec![2, 4, 6], clients: 10, messages: 10, len: 100, rounds: 10 }
+        Shape {
+            rooms: vec![2, 4, 6],
+            clients: 10,
+            messages: 10,
+            len: 100,
+            rounds: 10,
+        }
     }
 }
 
@@ -116,15 +128,29 @@ struct Conn {
 /// Sets up one room: a listening socket and a connected pair per client, labelled and checked
 /// by the object manager's hooks as socket(2), connect(2) and accept(2) are.
 fn room(om: &ObjectManager, task: &Task, clients: usize) -> Result<Vec<Conn>, LabError> {
-    let listener = om.socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false).map_err(|e| objmgr("socket", e))?;
-    om.socket_listen(task, &listener).map_err(|e| objmgr("listen", e))?;
+    let listener = om
+        .socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false)
+        .map_err(|e| objmgr("socket", e))?;
+    om.socket_listen(task, &listener)
+        .map_err(|e| objmgr("listen", e))?;
     (0..clients)
         .map(|_| {
-            let client_sec = om.socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false).map_err(|e| objmgr("socket", e))?;
-            let child = om.unix_stream_connect(task, &client_sec, &listener).map_err(|e| objmgr("connect", e))?;
-            let server_sec = om.unix_accept(task, &listener, child).map_err(|e| objmgr("accept", e))?;
+            let client_sec = om
+                .socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false)
+                .map_err(|e| objmgr("socket", e))?;
+            let child = om
+                .unix_stream_connect(task, &client_sec, &listener)
+                .map_err(|e| objmgr("connect", e))?;
+            let server_sec = om
+                .unix_accept(task, &listener, child)
+                .map_err(|e| objmgr("accept", e))?;
             let (client, server) = UnixStream::pair().map_err(sys("socketpair"))?;
-            Ok(Conn { client, client_sec: Endpoint::Socket(client_sec), server, server_sec: Endpoint::Socket(server_sec) })
+            Ok(Conn {
+                client,
+                client_sec: Endpoint::Socket(client_sec),
+                server,
+                server_sec: Endpoint::Socket(server_sec),
+            })
         })
         .collect()
 }
@@ -132,7 +158,10 @@ fn room(om: &ObjectManager, task: &Task, clients: usize) -> Result<Vec<Conn>, La
 /// The run's threads, as the 2001 chat server had them: per client a writer, a reader of every
 /// other client's messages, and the server's relay of its messages to the room. Each call runs
 /// one run's share: `messages` messages written per client.
-fn workers<'s>(rooms: &'s [Vec<Conn>], shape: &Shape) -> Result<Vec<crate::runs::Worker<'s>>, LabError> {
+fn workers<'s>(
+    rooms: &'s [Vec<Conn>],
+    shape: &Shape,
+) -> Result<Vec<crate::runs::Worker<'s>>, LabError> {
     let (n, msgs, len) = (shape.clients, shape.messages, shape.len);
     let io = |e| sys("chat socket")(e);
     let mut v: Vec<crate::runs::Worker<'s>> = Vec::with_capacity(rooms.len() * n * 3);
@@ -141,8 +170,12 @@ fn workers<'s>(rooms: &'s [Vec<Conn>], shape: &Shape) -> Result<Vec<crate::runs:
             let mut w = c.client.try_clone().map_err(io)?;
             let mut r = c.client.try_clone().map_err(io)?;
             let mut relay_in = c.server.try_clone().map_err(io)?;
-            let mut outs: Vec<(UnixStream, &Endpoint)> =
-                conns.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, o)| Ok((o.server.try_clone().map_err(io)?, &o.server_sec))).collect::<Result<_, LabError>>()?;
+            let mut outs: Vec<(UnixStream, &Endpoint)> = conns
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, o)| Ok((o.server.try_clone().map_err(io)?, &o.server_sec)))
+                .collect::<Result<_, LabError>>()?;
             // The client's writer.
             let buf = vec![b'm'; len];
             v.push(Box::new(move |m: &dyn Mediator| {
@@ -186,14 +219,33 @@ fn workers<'s>(rooms: &'s [Vec<Conn>], shape: &Shape) -> Result<Vec<crate::runs:
 /// mediator in turn (the order rotating), fresh caches each round; and, with `peer`, the same
 /// rooms with libselinux's AVC in the peer program's process (a `libselinux` column, its
 /// overhead against the peer's own unchecked runs).
-pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[&str], peer: Option<&std::path::Path>) -> Result<Chatroom, LabError> {
+pub fn run(
+    server: Arc<SecurityServer>,
+    policy: &str,
+    shape: &Shape,
+    domains: &[&str],
+    peer: Option<&std::path::Path>,
+) -> Result<Chatroom, LabError> {
     let (domain, sid) = mediate::pick_domain(&server, domains)?;
     let asks = mediate::Asks::new(&server)?;
     let mut rows = Vec::new();
     for &nrooms in &shape.rooms {
         let messages = (nrooms * shape.clients * shape.messages * (shape.clients - 1)) as u64;
-        let setup = |om: &ObjectManager, task: &Task| (0..nrooms).map(|_| room(om, task, shape.clients)).collect::<Result<Vec<Vec<Conn>>, _>>();
-        let m = crate::runs::measure(&server, sid, "chatroom", &asks, shape.rounds, messages, setup, |rooms| workers(rooms, shape))?;
+        let setup = |om: &ObjectManager, task: &Task| {
+            (0..nrooms)
+                .map(|_| room(om, task, shape.clients))
+                .collect::<Result<Vec<Vec<Conn>>, _>>()
+        };
+        let m = crate::runs::measure(
+            &server,
+            sid,
+            "chatroom",
+            &asks,
+            shape.rounds,
+            messages,
+            setup,
+            |rooms| workers(rooms, shape),
+        )?;
         let mut row = Row {
             rooms: nrooms,
             threads: nrooms * shape.clients * 3,
@@ -221,7 +273,12 @@ pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[
     Ok(Chatroom {
         policy: policy.into(),
         domain,
-        shape: ShapeOut { clients: shape.clients, messages: shape.messages, len: shape.len, rounds: shape.rounds },
+        shape: ShapeOut {
+            clients: shape.clients,
+            messages: shape.messages,
+            len: shape.len,
+            rounds: shape.rounds,
+        },
         rows,
     })
 }
@@ -230,13 +287,24 @@ impl Row {
     /// The figures of `m`'s mediators that `keep` names, appended.
     fn add(&mut self, m: &crate::runs::Measured, keep: impl Fn(&str) -> bool) {
         let delivered = self.messages as f64;
-        let pick = |v: &[(String, f64)], f: &dyn Fn(f64) -> f64| v.iter().filter(|(n, _)| keep(n)).map(|(n, x)| (n.clone(), f(*x))).collect::<Vec<_>>();
-        self.rates.extend(pick(&m.wall, &|w| delivered / w.max(1e-9)));
-        self.cpu_us.extend(pick(&m.cpu, &|c| c * 1e6 / delivered.max(1.0)));
-        self.overhead_pct.extend(pick(&m.wall_ratio, &|x| (x - 1.0) * 100.0));
-        self.cpu_overhead_pct.extend(pick(&m.cpu_ratio, &|x| (x - 1.0) * 100.0));
+        let pick = |v: &[(String, f64)], f: &dyn Fn(f64) -> f64| {
+            v.iter()
+                .filter(|(n, _)| keep(n))
+                .map(|(n, x)| (n.clone(), f(*x)))
+                .collect::<Vec<_>>()
+        };
+        self.rates
+            .extend(pick(&m.wall, &|w| delivered / w.max(1e-9)));
+        self.cpu_us
+            .extend(pick(&m.cpu, &|c| c * 1e6 / delivered.max(1.0)));
+        self.overhead_pct
+            .extend(pick(&m.wall_ratio, &|x| (x - 1.0) * 100.0));
+        self.cpu_overhead_pct
+            .extend(pick(&m.cpu_ratio, &|x| (x - 1.0) * 100.0));
         self.wall_ratio.extend(pick(&m.wall_ratio, &|x| x));
-        self.wall_ratio_ci.extend(m.wall_ratio_ci.iter().filter(|(n, _)| keep(n)).cloned());
-        self.runs.extend(m.runs.iter().filter(|(n, _)| keep(n)).cloned());
+        self.wall_ratio_ci
+            .extend(m.wall_ratio_ci.iter().filter(|(n, _)| keep(n)).cloned());
+        self.runs
+            .extend(m.runs.iter().filter(|(n, _)| keep(n)).cloned());
     }
 }

@@ -34,13 +34,28 @@ pub type PeerRuns = Vec<(usize, Vec<(usize, String, f64, f64)>)>;
 
 /// Runs the peer's chatroom for every room count of `shape`, as `sid` (the domain the lab
 /// picked) on its own Unix stream sockets.
-pub fn run(peer: &Path, server: &SecurityServer, sid: Sid, shape: &Shape) -> Result<PeerRuns, LabError> {
-    let failed = |what: String| LabError::Peer { program: peer.to_path_buf(), what };
+pub fn run(
+    peer: &Path,
+    server: &SecurityServer,
+    sid: Sid,
+    shape: &Shape,
+) -> Result<PeerRuns, LabError> {
+    let failed = |what: String| LabError::Peer {
+        program: peer.to_path_buf(),
+        what,
+    };
     let g = server.snapshot();
-    let class = g.class("unix_stream_socket").map_err(|e| failed(format!("unix_stream_socket: {e}")))?;
-    let bit = |p: &str| g.perms(class, &[p]).map(|a| format!("{:x}", a.0)).map_err(|e| failed(format!("unix_stream_socket {p}: {e}")));
+    let class = g
+        .class("unix_stream_socket")
+        .map_err(|e| failed(format!("unix_stream_socket: {e}")))?;
+    let bit = |p: &str| {
+        g.perms(class, &[p])
+            .map(|a| format!("{:x}", a.0))
+            .map_err(|e| failed(format!("unix_stream_socket {p}: {e}")))
+    };
     let (read, write) = (bit("read")?, bit("write")?);
-    let input = crate::avc_bench::triple_lines(server, &[(sid, sid, class)]).map_err(|e| failed(format!("its answers: {e}")))?;
+    let input = crate::avc_bench::triple_lines(server, &[(sid, sid, class)])
+        .map_err(|e| failed(format!("its answers: {e}")))?;
     let rooms: Vec<String> = shape.rooms.iter().map(usize::to_string).collect();
     let mut args = vec!["chatroom".to_string(), rooms.join(",")];
     args.extend([shape.clients, shape.messages, shape.len, shape.rounds].map(|n| n.to_string()));
@@ -49,19 +64,33 @@ pub fn run(peer: &Path, server: &SecurityServer, sid: Sid, shape: &Shape) -> Res
     let mut runs: PeerRuns = shape.rooms.iter().map(|r| (*r, Vec::new())).collect();
     let mut closed = 0;
     for line in out.lines() {
-        let l: Line = serde_json::from_str(line).map_err(|e| failed(format!("printed {line:?}: {e}")))?;
+        let l: Line =
+            serde_json::from_str(line).map_err(|e| failed(format!("printed {line:?}: {e}")))?;
         let Some(slot) = runs.iter_mut().find(|r| r.0 == l.rooms) else {
-            return Err(failed(format!("printed a run of {} rooms, which was not asked", l.rooms)));
+            return Err(failed(format!(
+                "printed a run of {} rooms, which was not asked",
+                l.rooms
+            )));
         };
         match (l.mediator, l.refused) {
             (Some(m), _) => slot.1.push((l.round, m, l.wall, l.cpu)),
             (None, Some(0)) => closed += 1,
-            (None, Some(n)) => return Err(failed(format!("{} rooms: {n} checks refused or sends failed", l.rooms))),
+            (None, Some(n)) => {
+                return Err(failed(format!(
+                    "{} rooms: {n} checks refused or sends failed",
+                    l.rooms
+                )))
+            }
             (None, None) => return Err(failed(format!("printed {line:?}"))),
         }
     }
     if closed != shape.rooms.len() || runs.iter().any(|r| r.1.len() != 2 * shape.rounds) {
-        return Err(failed(format!("printed {} runs for {} room counts of {} rounds", runs.iter().map(|r| r.1.len()).sum::<usize>(), shape.rooms.len(), shape.rounds)));
+        return Err(failed(format!(
+            "printed {} runs for {} room counts of {} rounds",
+            runs.iter().map(|r| r.1.len()).sum::<usize>(),
+            shape.rooms.len(),
+            shape.rounds
+        )));
     }
     Ok(runs)
 }

@@ -81,27 +81,44 @@ pub struct BlockMutex {
 
 impl GlobalMutex {
     pub fn new(server: Arc<dyn AccessServer>) -> Self {
-        GlobalMutex { server, map: Mutex::new(FxHashMap::default()) }
+        GlobalMutex {
+            server,
+            map: Mutex::new(FxHashMap::default()),
+        }
     }
 }
 impl GlobalRwLock {
     pub fn new(server: Arc<dyn AccessServer>) -> Self {
-        GlobalRwLock { server, map: RwLock::new(FxHashMap::default()) }
+        GlobalRwLock {
+            server,
+            map: RwLock::new(FxHashMap::default()),
+        }
     }
 }
 impl BucketMutex {
     pub fn new(server: Arc<dyn AccessServer>) -> Self {
-        BucketMutex { server, buckets: (0..BUCKETS).map(|_| Mutex::new(Vec::new())).collect() }
+        BucketMutex {
+            server,
+            buckets: (0..BUCKETS).map(|_| Mutex::new(Vec::new())).collect(),
+        }
     }
 }
 impl BucketRwLock {
     pub fn new(server: Arc<dyn AccessServer>) -> Self {
-        BucketRwLock { server, buckets: (0..BUCKETS).map(|_| RwLock::new(Vec::new())).collect() }
+        BucketRwLock {
+            server,
+            buckets: (0..BUCKETS).map(|_| RwLock::new(Vec::new())).collect(),
+        }
     }
 }
 impl BlockMutex {
     pub fn new(server: Arc<dyn AccessServer>) -> Self {
-        BlockMutex { server, blocks: (0..BUCKETS / BLOCK).map(|_| Mutex::new(vec![Vec::new(); BLOCK])).collect() }
+        BlockMutex {
+            server,
+            blocks: (0..BUCKETS / BLOCK)
+                .map(|_| Mutex::new(vec![Vec::new(); BLOCK]))
+                .collect(),
+        }
     }
 }
 
@@ -125,7 +142,12 @@ impl DecisionCache for GlobalRwLock {
         "global_rwlock"
     }
     fn decide(&self, s: Sid, t: Sid, c: ClassId) -> Result<AvDecision, ServerError> {
-        if let Some(d) = self.map.read().ok().and_then(|m| m.get(&key(s, t, c)).copied()) {
+        if let Some(d) = self
+            .map
+            .read()
+            .ok()
+            .and_then(|m| m.get(&key(s, t, c)).copied())
+        {
             return Ok(d);
         }
         let d = self.server.compute_av(s, t, c)?;
@@ -159,7 +181,11 @@ impl DecisionCache for BucketRwLock {
     fn decide(&self, s: Sid, t: Sid, c: ClassId) -> Result<AvDecision, ServerError> {
         let k = key(s, t, c);
         let b = &self.buckets[bucket(&k)];
-        if let Some(d) = b.read().ok().and_then(|v| v.iter().find(|(x, _)| *x == k).map(|(_, d)| *d)) {
+        if let Some(d) = b
+            .read()
+            .ok()
+            .and_then(|v| v.iter().find(|(x, _)| *x == k).map(|(_, d)| *d))
+        {
             return Ok(d);
         }
         let d = self.server.compute_av(s, t, c)?;

@@ -25,7 +25,10 @@ pub enum LabError {
     Domains { what: String },
     /// A socket, pipe or thread of chatroom or hackbench failed.
     #[error("{what}: {source}")]
-    Sys { what: String, source: std::io::Error },
+    Sys {
+        what: String,
+        source: std::io::Error,
+    },
     /// A system call on the object manager benchmark's tree failed.
     #[error("{}: {what}", path.display())]
     Io { path: PathBuf, what: String },

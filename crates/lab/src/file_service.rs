@@ -31,7 +31,10 @@ pub const DEMO_LABELS: &[(&str, &str)] = &[
     ("etc/shadow", "system_u:object_r:shadow_t:s0"),
     ("home", "system_u:object_r:home_root_t:s0"),
     ("home/alice", "unconfined_u:object_r:user_home_dir_t:s0"),
-    ("home/alice/notes.txt", "unconfined_u:object_r:user_home_t:s0"),
+    (
+        "home/alice/notes.txt",
+        "unconfined_u:object_r:user_home_t:s0",
+    ),
 ];
 
 /// Writes the example's tree under `dir` (see [`DEMO_LABELS`]).
@@ -55,11 +58,17 @@ pub struct FileService {
 }
 
 fn io(path: &Path, e: std::io::Error) -> LabError {
-    LabError::Io { path: path.to_path_buf(), what: e.to_string() }
+    LabError::Io {
+        path: path.to_path_buf(),
+        what: e.to_string(),
+    }
 }
 
 fn refused(what: &str, e: ObjmgrError) -> LabError {
-    LabError::Refused { what: format!("{what}: {e}"), errno: e.errno() }
+    LabError::Refused {
+        what: format!("{what}: {e}"),
+        errno: e.errno(),
+    }
 }
 
 /// The name the kernel gives the filesystem holding `path` in audit records (`dev=`, its
@@ -89,14 +98,33 @@ impl FileService {
     /// A service over the existing tree at `root` under the policy at `policy`, each inode
     /// labelled with the context of the longest prefix in `labels` that names it or one of its
     /// directories ("" labels the root and is the fallback).
-    pub fn new(root: &Path, policy: &Path, labels: &[(&str, &str)]) -> Result<FileService, LabError> {
-        let bytes = seaccess_policy::read_file(policy).map_err(|e| LabError::Objmgr { what: e.to_string() })?;
-        let server = Arc::new(SecurityServer::from_bytes(&bytes).map_err(|e| LabError::Objmgr { what: format!("{}: {e}", policy.display()) })?);
+    pub fn new(
+        root: &Path,
+        policy: &Path,
+        labels: &[(&str, &str)],
+    ) -> Result<FileService, LabError> {
+        let bytes = seaccess_policy::read_file(policy).map_err(|e| LabError::Objmgr {
+            what: e.to_string(),
+        })?;
+        let server =
+            Arc::new(
+                SecurityServer::from_bytes(&bytes).map_err(|e| LabError::Objmgr {
+                    what: format!("{}: {e}", policy.display()),
+                })?,
+            );
         let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
         avc.follow(&*server).keep();
         let om = ObjectManager::new(server.clone(), &*server, avc);
-        let sb = om.mount(&device_name(root), "ext4", &MountOpts::default()).map_err(|e| refused("mount", e))?;
-        let svc = FileService { root: root.to_path_buf(), server, om, sb, inodes: Mutex::new(HashMap::new()) };
+        let sb = om
+            .mount(&device_name(root), "ext4", &MountOpts::default())
+            .map_err(|e| refused("mount", e))?;
+        let svc = FileService {
+            root: root.to_path_buf(),
+            server,
+            om,
+            sb,
+            inodes: Mutex::new(HashMap::new()),
+        };
         svc.label_tree("", labels)?;
         Ok(svc)
     }
@@ -113,7 +141,12 @@ impl FileService {
 
     /// A task acting as `context`, for audit records `pid` and `comm`.
     pub fn task(&self, pid: u32, comm: &str, context: &str) -> Result<Task, LabError> {
-        let sid = self.server.context_to_sid(context).map_err(|e| LabError::Objmgr { what: format!("{context}: {e}") })?;
+        let sid = self
+            .server
+            .context_to_sid(context)
+            .map_err(|e| LabError::Objmgr {
+                what: format!("{context}: {e}"),
+            })?;
         Ok(Task::new(pid, comm, seaccess_objmgr::Cred::new(sid)))
     }
 
@@ -125,7 +158,9 @@ impl FileService {
             .filter(|(p, _)| p.is_empty() || rel == *p || rel.starts_with(&format!("{p}/")))
             .max_by_key(|(p, _)| p.len())
             .map(|(_, c)| *c);
-        let inode = self.om.inode_init(&self.sb, meta.ino(), meta.mode(), &format!("/{rel}"), ctx);
+        let inode = self
+            .om
+            .inode_init(&self.sb, meta.ino(), meta.mode(), &format!("/{rel}"), ctx);
         lock(&self.inodes).insert(rel.to_string(), Arc::new(inode));
         if meta.is_dir() {
             let mut names: Vec<String> = std::fs::read_dir(&path)
@@ -134,7 +169,11 @@ impl FileService {
                 .collect();
             names.sort();
             for n in names {
-                let child = if rel.is_empty() { n } else { format!("{rel}/{n}") };
+                let child = if rel.is_empty() {
+                    n
+                } else {
+                    format!("{rel}/{n}")
+                };
                 self.label_tree(&child, labels)?;
             }
         }
@@ -142,7 +181,13 @@ impl FileService {
     }
 
     fn inode(&self, rel: &str) -> Result<Arc<InodeSec>, LabError> {
-        lock(&self.inodes).get(rel).cloned().ok_or_else(|| LabError::Io { path: self.root.join(rel), what: "no such file or directory".into() })
+        lock(&self.inodes)
+            .get(rel)
+            .cloned()
+            .ok_or_else(|| LabError::Io {
+                path: self.root.join(rel),
+                what: "no such file or directory".into(),
+            })
     }
 
     /// The path walk to `rel`: search on the root and every directory on the way, each named
@@ -152,9 +197,24 @@ impl FileService {
         let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
         for part in parts {
             let d = self.inode(&dir)?;
-            let name = if dir.is_empty() { "/" } else { dir.rsplit('/').next().unwrap_or("/") };
-            self.om.inode_permission(task, &d, MAY_EXEC, Some(name)).map_err(|e| refused(&format!("search {}", if dir.is_empty() { "/" } else { &dir }), e))?;
-            dir = if dir.is_empty() { part.to_string() } else { format!("{dir}/{part}") };
+            let name = if dir.is_empty() {
+                "/"
+            } else {
+                dir.rsplit('/').next().unwrap_or("/")
+            };
+            self.om
+                .inode_permission(task, &d, MAY_EXEC, Some(name))
+                .map_err(|e| {
+                    refused(
+                        &format!("search {}", if dir.is_empty() { "/" } else { &dir }),
+                        e,
+                    )
+                })?;
+            dir = if dir.is_empty() {
+                part.to_string()
+            } else {
+                format!("{dir}/{part}")
+            };
         }
         self.inode(&dir)
     }
@@ -163,7 +223,9 @@ impl FileService {
     pub fn stat(&self, task: &Task, rel: &str) -> Result<u64, LabError> {
         let inode = self.walk(task, rel)?;
         let p = self.root.join(rel);
-        self.om.inode_getattr(task, &inode, &p.to_string_lossy()).map_err(|e| refused(&format!("stat {rel}"), e))?;
+        self.om
+            .inode_getattr(task, &inode, &p.to_string_lossy())
+            .map_err(|e| refused(&format!("stat {rel}"), e))?;
         Ok(std::fs::metadata(&p).map_err(|e| io(&p, e))?.len())
     }
 
@@ -175,13 +237,20 @@ impl FileService {
         let ps = p.to_string_lossy();
         let name = rel.rsplit('/').next().unwrap_or(rel);
         let what = format!("read {rel}");
-        self.om.inode_permission(task, &inode, MAY_READ, Some(name)).map_err(|e| refused(&what, e))?;
-        let fsec = self.om.file_open(task, &inode, &ps, oflags::O_RDONLY).map_err(|e| refused(&what, e))?;
+        self.om
+            .inode_permission(task, &inode, MAY_READ, Some(name))
+            .map_err(|e| refused(&what, e))?;
+        let fsec = self
+            .om
+            .file_open(task, &inode, &ps, oflags::O_RDONLY)
+            .map_err(|e| refused(&what, e))?;
         let mut f = std::fs::File::open(&p).map_err(|e| io(&p, e))?;
         let mut out = Vec::new();
         let mut buf = [0u8; 4096];
         loop {
-            self.om.file_permission(task, &fsec, &inode, MAY_READ, &ps).map_err(|e| refused(&what, e))?;
+            self.om
+                .file_permission(task, &fsec, &inode, MAY_READ, &ps)
+                .map_err(|e| refused(&what, e))?;
             let n = f.read(&mut buf).map_err(|e| io(&p, e))?;
             if n == 0 {
                 return Ok(out);
@@ -198,10 +267,20 @@ impl FileService {
         let ps = p.to_string_lossy();
         let name = rel.rsplit('/').next().unwrap_or(rel);
         let what = format!("append to {rel}");
-        self.om.inode_permission(task, &inode, MAY_WRITE | MAY_APPEND, Some(name)).map_err(|e| refused(&what, e))?;
-        let fsec = self.om.file_open(task, &inode, &ps, oflags::O_WRONLY | oflags::O_APPEND).map_err(|e| refused(&what, e))?;
-        let mut f = std::fs::OpenOptions::new().append(true).open(&p).map_err(|e| io(&p, e))?;
-        self.om.file_permission(task, &fsec, &inode, MAY_WRITE, &ps).map_err(|e| refused(&what, e))?;
+        self.om
+            .inode_permission(task, &inode, MAY_WRITE | MAY_APPEND, Some(name))
+            .map_err(|e| refused(&what, e))?;
+        let fsec = self
+            .om
+            .file_open(task, &inode, &ps, oflags::O_WRONLY | oflags::O_APPEND)
+            .map_err(|e| refused(&what, e))?;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .map_err(|e| io(&p, e))?;
+        self.om
+            .file_permission(task, &fsec, &inode, MAY_WRITE, &ps)
+            .map_err(|e| refused(&what, e))?;
         f.write_all(data).map_err(|e| io(&p, e))
     }
 
@@ -212,13 +291,21 @@ impl FileService {
         let inode = self.walk(task, rel)?;
         let name = rel.rsplit('/').next().unwrap_or(rel);
         let what = format!("relabel {rel}");
-        self.om.inode_setxattr(task, &inode, name, "security.selinux", context).map_err(|e| refused(&what, e))?;
-        self.om.inode_post_setxattr(&inode, "security.selinux", context).map_err(|e| refused(&what, e))
+        self.om
+            .inode_setxattr(task, &inode, name, "security.selinux", context)
+            .map_err(|e| refused(&what, e))?;
+        self.om
+            .inode_post_setxattr(&inode, "security.selinux", context)
+            .map_err(|e| refused(&what, e))
     }
 
     /// The SID of an inode, as its context.
     pub fn label(&self, rel: &str) -> Result<String, LabError> {
         let inode = self.inode(rel)?;
-        self.server.sid_to_context(inode.sid()).map_err(|e| LabError::Objmgr { what: e.to_string() })
+        self.server
+            .sid_to_context(inode.sid())
+            .map_err(|e| LabError::Objmgr {
+                what: e.to_string(),
+            })
     }
 }

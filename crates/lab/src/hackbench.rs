@@ -8,8 +8,8 @@ use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 
-use seaccess_objmgr::hooks::socket::family;
 use seaccess_objmgr::hooks::fs::MountOpts;
+use seaccess_objmgr::hooks::socket::family;
 use seaccess_objmgr::{ObjectManager, SuperSec, Task};
 use seaccess_security::SecurityServer;
 
@@ -51,10 +51,22 @@ impl Shape {
     /// messages from each sender to each receiver (hackbench's 100 in five runs), for the
     /// reason chatroom's runs are short.
     pub fn full() -> Shape {
-        Shape { groups: vec![2, 4, 8], fds: 20, loops: 20, len: 100, rounds: 30 }
+        Shape {
+            groups: vec![2, 4, 8],
+            fds: 20,
+            loops: 20,
+            len: 100,
+            rounds: 30,
+        }
     }
     pub fn quick() -> Shape {
-        Shape { groups: vec![1, 2], fds: 20, loops: 10, len: 100, rounds: 10 }
+        Shape {
+            groups: vec![1, 2],
+            fds: 20,
+            loops: 10,
+            len: 100,
+            rounds: 10,
+        }
     }
 }
 
@@ -114,36 +126,77 @@ struct Channel {
 /// A receiver's channel over a socket pair: one connected pair, its sending end shared by the
 /// group's senders (hackbench's socketpair per receiver), labelled as socket(2) and connect(2).
 fn socket_channel(om: &ObjectManager, task: &Task, senders: usize) -> Result<Channel, LabError> {
-    let listener = om.socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false).map_err(|e| objmgr("socket", e))?;
-    let out_sec = om.socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false).map_err(|e| objmgr("socket", e))?;
-    let child = om.unix_stream_connect(task, &out_sec, &listener).map_err(|e| objmgr("connect", e))?;
-    let in_sec = om.unix_accept(task, &listener, child).map_err(|e| objmgr("accept", e))?;
+    let listener = om
+        .socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false)
+        .map_err(|e| objmgr("socket", e))?;
+    let out_sec = om
+        .socket_create(task, family::UNIX, libc::SOCK_STREAM, 0, false)
+        .map_err(|e| objmgr("socket", e))?;
+    let child = om
+        .unix_stream_connect(task, &out_sec, &listener)
+        .map_err(|e| objmgr("connect", e))?;
+    let in_sec = om
+        .unix_accept(task, &listener, child)
+        .map_err(|e| objmgr("accept", e))?;
     let (out, inp) = UnixStream::pair().map_err(sys("socketpair"))?;
     let out_sid = out_sec.sid();
     let mut writers = Vec::with_capacity(senders);
     for _ in 0..senders {
         let w: Box<dyn Write + Send + Sync> = Box::new(out.try_clone().map_err(sys("dup"))?);
         // Every sender's descriptor is the same socket.
-        let sec = seaccess_objmgr::hooks::socket::SocketSec::new(out_sid, out_sec.class(), family::UNIX, 0, in_sec.sid());
+        let sec = seaccess_objmgr::hooks::socket::SocketSec::new(
+            out_sid,
+            out_sec.class(),
+            family::UNIX,
+            0,
+            in_sec.sid(),
+        );
         writers.push((w, Endpoint::Socket(sec)));
     }
-    Ok(Channel { writers, reader: (Box::new(inp), Endpoint::Socket(in_sec)) })
+    Ok(Channel {
+        writers,
+        reader: (Box::new(inp), Endpoint::Socket(in_sec)),
+    })
 }
 
 /// A receiver's channel over a pipe, labelled as pipefs labels it (the creating task's SID)
 /// and opened as pipe(2) opens its two ends.
-fn pipe_channel(om: &ObjectManager, task: &Task, sb: &Arc<SuperSec>, ino: u64, senders: usize) -> Result<Channel, LabError> {
+fn pipe_channel(
+    om: &ObjectManager,
+    task: &Task,
+    sb: &Arc<SuperSec>,
+    ino: u64,
+    senders: usize,
+) -> Result<Channel, LabError> {
     let (r, w) = rustix::pipe::pipe().map_err(|e| sys("pipe")(e.into()))?;
     let inode = || om.inode_init_as(task, sb, ino, libc::S_IFIFO | 0o600, "pipe:", None);
-    let open = |flags| om.file_open(task, &inode(), "pipe:", flags).map_err(|e| objmgr("open a pipe", e));
+    let open = |flags| {
+        om.file_open(task, &inode(), "pipe:", flags)
+            .map_err(|e| objmgr("open a pipe", e))
+    };
     let mut writers = Vec::with_capacity(senders);
     let wfile = std::fs::File::from(w);
     for _ in 0..senders {
         let d: Box<dyn Write + Send + Sync> = Box::new(wfile.try_clone().map_err(sys("dup"))?);
-        writers.push((d, Endpoint::Pipe { inode: inode(), file: open(libc::O_WRONLY)? }));
+        writers.push((
+            d,
+            Endpoint::Pipe {
+                inode: inode(),
+                file: open(libc::O_WRONLY)?,
+            },
+        ));
     }
     let reader: Box<dyn Read + Send + Sync> = Box::new(std::fs::File::from(r));
-    Ok(Channel { writers, reader: (reader, Endpoint::Pipe { inode: inode(), file: open(libc::O_RDONLY)? }) })
+    Ok(Channel {
+        writers,
+        reader: (
+            reader,
+            Endpoint::Pipe {
+                inode: inode(),
+                file: open(libc::O_RDONLY)?,
+            },
+        ),
+    })
 }
 
 /// The run's threads: per group, each sender writing through its descriptor of every channel,
@@ -154,7 +207,8 @@ fn workers<'s>(groups: &'s mut [Vec<Channel>], shape: &Shape) -> Vec<crate::runs
     let mut v: Vec<crate::runs::Worker<'s>> = Vec::with_capacity(groups.len() * fds * 2);
     for group in groups.iter_mut() {
         // Sender k writes through writers[k] of every channel.
-        let mut per_sender: Vec<Vec<(&mut Box<dyn Write + Send + Sync>, &Endpoint)>> = (0..fds).map(|_| Vec::with_capacity(fds)).collect();
+        let mut per_sender: Vec<Vec<(&mut Box<dyn Write + Send + Sync>, &Endpoint)>> =
+            (0..fds).map(|_| Vec::with_capacity(fds)).collect();
         let mut readers = Vec::with_capacity(fds);
         for ch in group.iter_mut() {
             for (k, (w, e)) in ch.writers.iter_mut().enumerate() {
@@ -194,7 +248,12 @@ fn workers<'s>(groups: &'s mut [Vec<Channel>], shape: &Shape) -> Vec<crate::runs
 
 /// The whole experiment, sockets then pipes: each group count's channels set up once, then
 /// `rounds` rounds of every mediator in turn (the order rotating), fresh caches each round.
-pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[&str]) -> Result<Hackbench, LabError> {
+pub fn run(
+    server: Arc<SecurityServer>,
+    policy: &str,
+    shape: &Shape,
+    domains: &[&str],
+) -> Result<Hackbench, LabError> {
     let (domain, sid) = mediate::pick_domain(&server, domains)?;
     let asks = mediate::Asks::new(&server)?;
     let mut rows = Vec::new();
@@ -202,19 +261,36 @@ pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[
         for &ngroups in &shape.groups {
             let messages = (ngroups * shape.fds * shape.fds * shape.loops) as u64;
             let setup = |om: &ObjectManager, task: &Task| {
-                let sb = om.mount("pipefs", "pipefs", &MountOpts::default()).map_err(|e| objmgr("pipefs", e))?;
+                let sb = om
+                    .mount("pipefs", "pipefs", &MountOpts::default())
+                    .map_err(|e| objmgr("pipefs", e))?;
                 (0..ngroups)
                     .map(|g| {
                         (0..shape.fds)
                             .map(|i| match transport {
                                 Transport::Sockets => socket_channel(om, task, shape.fds),
-                                Transport::Pipes => pipe_channel(om, task, &sb, (g * shape.fds + i + 1) as u64, shape.fds),
+                                Transport::Pipes => pipe_channel(
+                                    om,
+                                    task,
+                                    &sb,
+                                    (g * shape.fds + i + 1) as u64,
+                                    shape.fds,
+                                ),
                             })
                             .collect::<Result<Vec<_>, _>>()
                     })
                     .collect::<Result<Vec<Vec<Channel>>, _>>()
             };
-            let m = crate::runs::measure(&server, sid, "hackbench", &asks, shape.rounds, messages, setup, |groups| Ok(workers(groups, shape)))?;
+            let m = crate::runs::measure(
+                &server,
+                sid,
+                "hackbench",
+                &asks,
+                shape.rounds,
+                messages,
+                setup,
+                |groups| Ok(workers(groups, shape)),
+            )?;
             rows.push(Row {
                 transport,
                 groups: ngroups,
@@ -230,5 +306,13 @@ pub fn run(server: Arc<SecurityServer>, policy: &str, shape: &Shape, domains: &[
             });
         }
     }
-    Ok(Hackbench { policy: policy.into(), domain, fds: shape.fds, loops: shape.loops, len: shape.len, rounds: shape.rounds, rows })
+    Ok(Hackbench {
+        policy: policy.into(),
+        domain,
+        fds: shape.fds,
+        loops: shape.loops,
+        len: shape.len,
+        rounds: shape.rounds,
+        rows,
+    })
 }

@@ -5,13 +5,13 @@
 pub mod avc_bench;
 pub mod chatroom;
 pub mod chatroom_peer;
+pub mod designs;
+mod error;
+pub mod file_service;
 pub mod hackbench;
 pub mod mediate;
-pub mod runs;
 pub mod objmgr_bench;
-pub mod designs;
-pub mod file_service;
-mod error;
+pub mod runs;
 pub mod stats;
 
 pub use avc_bench::XorShift;

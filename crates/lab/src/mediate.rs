@@ -30,11 +30,34 @@ pub const DOMAINS: &[&str] = &[
 ];
 
 /// What the experiments need of their domain, per class.
-const NEEDS: &[(&str, &[&str])] = &[("unix_stream_socket", &["create", "connect", "connectto", "listen", "accept", "read", "write"]), ("fifo_file", &["open", "read", "write"])];
+const NEEDS: &[(&str, &[&str])] = &[
+    (
+        "unix_stream_socket",
+        &[
+            "create",
+            "connect",
+            "connectto",
+            "listen",
+            "accept",
+            "read",
+            "write",
+        ],
+    ),
+    ("fifo_file", &["open", "read", "write"]),
+];
 
 /// The mediators' names, in the tables' order.
-pub const ORDER: &[&str] =
-    &["vanilla", "control", "seaccess", "seaccess_cache", "global_mutex", "global_rwlock", "bucket_mutex", "bucket_rwlock", "block_mutex"];
+pub const ORDER: &[&str] = &[
+    "vanilla",
+    "control",
+    "seaccess",
+    "seaccess_cache",
+    "global_mutex",
+    "global_rwlock",
+    "bucket_mutex",
+    "bucket_rwlock",
+    "block_mutex",
+];
 
 /// One end a message goes through.
 pub enum Endpoint {
@@ -72,7 +95,9 @@ struct Hooks<'a> {
 }
 impl Hooks<'_> {
     fn pipe(&self, inode: &InodeSec, file: &FileSec, mask: u32) -> bool {
-        self.om.file_permission(self.task, file, inode, mask, "pipe:").is_ok()
+        self.om
+            .file_permission(self.task, file, inode, mask, "pipe:")
+            .is_ok()
     }
 }
 impl Mediator for Hooks<'_> {
@@ -103,11 +128,22 @@ impl Asks {
     pub fn new(server: &SecurityServer) -> Result<Asks, LabError> {
         let g = server.snapshot();
         let one = |class: &str| -> Result<(ClassId, u32, u32), LabError> {
-            let c = g.class(class).map_err(|e| LabError::Domains { what: format!("{class}: {e}") })?;
-            let bit = |p: &str| g.perms(c, &[p]).map(|a| a.0).map_err(|e| LabError::Domains { what: format!("{class} {p}: {e}") });
+            let c = g.class(class).map_err(|e| LabError::Domains {
+                what: format!("{class}: {e}"),
+            })?;
+            let bit = |p: &str| {
+                g.perms(c, &[p])
+                    .map(|a| a.0)
+                    .map_err(|e| LabError::Domains {
+                        what: format!("{class} {p}: {e}"),
+                    })
+            };
             Ok((c, bit("read")?, bit("write")?))
         };
-        Ok(Asks { socket: one("unix_stream_socket")?, fifo: one("fifo_file")? })
+        Ok(Asks {
+            socket: one("unix_stream_socket")?,
+            fifo: one("fifo_file")?,
+        })
     }
 }
 
@@ -126,7 +162,9 @@ impl Design<'_> {
             Endpoint::Pipe { inode, .. } => (inode.sid(), self.asks.fifo),
         };
         let bit = if write { write_bit } else { read_bit };
-        self.cache.decide(self.task, sid, class).is_ok_and(|d| d.allowed.0 & bit == bit)
+        self.cache
+            .decide(self.task, sid, class)
+            .is_ok_and(|d| d.allowed.0 & bit == bit)
     }
 }
 impl Mediator for Design<'_> {
@@ -169,8 +207,21 @@ impl Designs {
 }
 
 /// Every mediator, the order rotated by `round` so that each runs first as often as the others.
-pub fn all<'a>(om: &'a ObjectManager, task: &'a Task, sid: Sid, asks: &'a Asks, d: &'a Designs, round: usize) -> Vec<Box<dyn Mediator + 'a>> {
-    let design = |cache: &'a dyn DecisionCache| -> Box<dyn Mediator + 'a> { Box::new(Design { cache, task: sid, asks }) };
+pub fn all<'a>(
+    om: &'a ObjectManager,
+    task: &'a Task,
+    sid: Sid,
+    asks: &'a Asks,
+    d: &'a Designs,
+    round: usize,
+) -> Vec<Box<dyn Mediator + 'a>> {
+    let design = |cache: &'a dyn DecisionCache| -> Box<dyn Mediator + 'a> {
+        Box::new(Design {
+            cache,
+            task: sid,
+            asks,
+        })
+    };
     let mut v: Vec<Box<dyn Mediator + 'a>> = vec![
         Box::new(Vanilla("vanilla")),
         Box::new(Vanilla("control")),
@@ -201,11 +252,19 @@ pub fn pick_domain(server: &SecurityServer, domains: &[&str]) -> Result<(String,
             }
         };
         for (class, perms) in NEEDS {
-            let verdict = g.class(class).and_then(|c| Ok((g.perms(c, perms)?, g.compute_av(s, s, c)?)));
+            let verdict = g
+                .class(class)
+                .and_then(|c| Ok((g.perms(c, perms)?, g.compute_av(s, s, c)?)));
             match verdict {
-                Ok((want, av)) if av.allowed.0 & want.0 == want.0 && av.auditallow.0 & want.0 == 0 && !av.flags.permissive() => {}
+                Ok((want, av))
+                    if av.allowed.0 & want.0 == want.0
+                        && av.auditallow.0 & want.0 == 0
+                        && !av.flags.permissive() => {}
                 Ok(_) => {
-                    why.push(format!("{d}: {class} {{ {} }} not all allowed silently", perms.join(" ")));
+                    why.push(format!(
+                        "{d}: {class} {{ {} }} not all allowed silently",
+                        perms.join(" ")
+                    ));
                     continue 'next;
                 }
                 Err(e) => {
@@ -216,13 +275,19 @@ pub fn pick_domain(server: &SecurityServer, domains: &[&str]) -> Result<(String,
         }
         return Ok((d.to_string(), s));
     }
-    Err(LabError::Domains { what: why.join("; ") })
+    Err(LabError::Domains {
+        what: why.join("; "),
+    })
 }
 
 /// `count` rounds of a send and a receive on one socket and on one pipe through the mediator
 /// named `mediator`, on one thread: the checks alone, for callgrind to count (`seaccess lab
 /// --callgrind` runs this twice and differences the totals). Returns how many checks passed.
-pub fn check_loop(server: Arc<SecurityServer>, mediator: &str, count: u64) -> Result<u64, LabError> {
+pub fn check_loop(
+    server: Arc<SecurityServer>,
+    mediator: &str,
+    count: u64,
+) -> Result<u64, LabError> {
     use seaccess_avc::{Avc, DEFAULT_CAPACITY};
     use seaccess_objmgr::hooks::fs::MountOpts;
     use seaccess_objmgr::hooks::socket::family;
@@ -236,37 +301,68 @@ pub fn check_loop(server: Arc<SecurityServer>, mediator: &str, count: u64) -> Re
     let _following = avc.follow(&*server);
     let om = ObjectManager::new(labels, &*server, avc);
     let task = Task::new(std::process::id(), "checks", Cred::new(sid));
-    let objmgr = |what: &str, e: seaccess_objmgr::ObjmgrError| LabError::Objmgr { what: format!("{what}: {e}") };
-    let sock = Endpoint::Socket(om.socket_create(&task, family::UNIX, libc::SOCK_STREAM, 0, false).map_err(|e| objmgr("socket", e))?);
-    let sb = om.mount("pipefs", "pipefs", &MountOpts::default()).map_err(|e| objmgr("pipefs", e))?;
+    let objmgr = |what: &str, e: seaccess_objmgr::ObjmgrError| LabError::Objmgr {
+        what: format!("{what}: {e}"),
+    };
+    let sock = Endpoint::Socket(
+        om.socket_create(&task, family::UNIX, libc::SOCK_STREAM, 0, false)
+            .map_err(|e| objmgr("socket", e))?,
+    );
+    let sb = om
+        .mount("pipefs", "pipefs", &MountOpts::default())
+        .map_err(|e| objmgr("pipefs", e))?;
     let inode = om.inode_init_as(&task, &sb, 1, libc::S_IFIFO | 0o600, "pipe:", None);
-    let file = om.file_open(&task, &inode, "pipe:", libc::O_RDWR).map_err(|e| objmgr("open a pipe", e))?;
+    let file = om
+        .file_open(&task, &inode, "pipe:", libc::O_RDWR)
+        .map_err(|e| objmgr("open a pipe", e))?;
     let pipe = Endpoint::Pipe { inode, file };
     let asks = Asks::new(&server)?;
     let designs = Designs::new(&dynserver);
     let all = all(&om, &task, sid, &asks, &designs, 0);
-    let m = all.iter().find(|m| m.name() == mediator).ok_or_else(|| LabError::Objmgr { what: format!("no mediator {mediator}: expected one of {}", ORDER.join(", ")) })?;
+    let m = all
+        .iter()
+        .find(|m| m.name() == mediator)
+        .ok_or_else(|| LabError::Objmgr {
+            what: format!(
+                "no mediator {mediator}: expected one of {}",
+                ORDER.join(", ")
+            ),
+        })?;
     let mut passed = 0u64;
     for _ in 0..count {
-        passed += u64::from(m.send(&sock)) + u64::from(m.recv(&sock)) + u64::from(m.send(&pipe)) + u64::from(m.recv(&pipe));
+        passed += u64::from(m.send(&sock))
+            + u64::from(m.recv(&sock))
+            + u64::from(m.send(&pipe))
+            + u64::from(m.recv(&pipe));
     }
     Ok(std::hint::black_box(passed))
 }
 
 /// A hook's error, named by what was being done.
 pub(crate) fn objmgr(what: &str, e: impl std::fmt::Display) -> LabError {
-    LabError::Objmgr { what: format!("{what}: {e}") }
+    LabError::Objmgr {
+        what: format!("{what}: {e}"),
+    }
 }
 
 /// A system call's error, named by what was being done.
 pub(crate) fn sys(what: &str) -> impl Fn(std::io::Error) -> LabError + '_ {
-    move |e| LabError::Sys { what: what.into(), source: e }
+    move |e| LabError::Sys {
+        what: what.into(),
+        source: e,
+    }
 }
 
 /// A thread of a run, on a small stack (a full chatroom run has 1,800 of them).
-pub(crate) fn spawn<'scope, F>(s: &'scope std::thread::Scope<'scope, '_>, f: F) -> Result<std::thread::ScopedJoinHandle<'scope, std::io::Result<()>>, LabError>
+pub(crate) fn spawn<'scope, F>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    f: F,
+) -> Result<std::thread::ScopedJoinHandle<'scope, std::io::Result<()>>, LabError>
 where
     F: FnOnce() -> std::io::Result<()> + Send + 'scope,
 {
-    std::thread::Builder::new().stack_size(64 << 10).spawn_scoped(s, f).map_err(sys("thread"))
+    std::thread::Builder::new()
+        .stack_size(64 << 10)
+        .spawn_scoped(s, f)
+        .map_err(sys("thread"))
 }

@@ -64,13 +64,18 @@ impl Gate {
     fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
         // A worker never panics holding it (no code between lock and unlock can), so a poisoned
         // lock still holds a consistent state.
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
     /// A worker: waits until run `phase` (or an abort) is open; false on abort.
     fn wait_open(&self, phase: usize) -> bool {
         let mut g = self.lock();
         while g.phase < phase {
-            g = self.go.wait(g).unwrap_or_else(std::sync::PoisonError::into_inner);
+            g = self
+                .go
+                .wait(g)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         g.phase != ABORT
     }
@@ -93,7 +98,10 @@ impl Gate {
     fn wait_done(&self) {
         let mut g = self.lock();
         while g.finished < g.workers {
-            g = self.done.wait(g).unwrap_or_else(std::sync::PoisonError::into_inner);
+            g = self
+                .done
+                .wait(g)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
     }
 }
@@ -131,11 +139,25 @@ pub fn measure<S>(
     let mut state = setup(&om, &task)?;
     let rounds = rounds.max(1);
     let designs: Vec<Designs> = (0..rounds).map(|_| Designs::new(&dynserver)).collect();
-    let schedule: Vec<(usize, Box<dyn Mediator + '_>)> =
-        designs.iter().enumerate().flat_map(|(r, d)| all(&om, &task, sid, asks, d, r).into_iter().map(move |m| (r, m))).collect();
+    let schedule: Vec<(usize, Box<dyn Mediator + '_>)> = designs
+        .iter()
+        .enumerate()
+        .flat_map(|(r, d)| {
+            all(&om, &task, sid, asks, d, r)
+                .into_iter()
+                .map(move |m| (r, m))
+        })
+        .collect();
     let workers = workers(&mut state)?;
-    let gate =
-        Gate { state: std::sync::Mutex::new(GateState { phase: 0, finished: 0, workers: workers.len() }), go: Default::default(), done: Default::default() };
+    let gate = Gate {
+        state: std::sync::Mutex::new(GateState {
+            phase: 0,
+            finished: 0,
+            workers: workers.len(),
+        }),
+        go: Default::default(),
+        done: Default::default(),
+    };
     let refused = AtomicU64::new(0);
     let failed: std::sync::Mutex<Option<std::io::Error>> = std::sync::Mutex::new(None);
     let mut timed: Vec<(usize, String, f64, f64)> = Vec::with_capacity(schedule.len());
@@ -189,7 +211,9 @@ pub fn measure<S>(
         return Err(sys(comm)(e));
     }
     if refused.load(Ordering::Relaxed) > 0 {
-        return Err(LabError::Objmgr { what: format!("{comm}: {} checks refused", refused.load(Ordering::Relaxed)) });
+        return Err(LabError::Objmgr {
+            what: format!("{comm}: {} checks refused", refused.load(Ordering::Relaxed)),
+        });
     }
     Ok(summarize(&timed, crate::stats::cache_use(&runs, messages)))
 }
@@ -197,29 +221,45 @@ pub fn measure<S>(
 /// Medians per mediator, and medians of each round's figure over vanilla's in that round: the
 /// runs given as (round, mediator, wall, CPU); [`ORDER`]'s mediators first, then any other in
 /// the order met.
-pub(crate) fn summarize(timed: &[(usize, String, f64, f64)], cache: crate::stats::CacheUse) -> Measured {
+pub(crate) fn summarize(
+    timed: &[(usize, String, f64, f64)],
+    cache: crate::stats::CacheUse,
+) -> Measured {
     use crate::stats::median;
-    let mut names: Vec<&str> = ORDER.iter().copied().filter(|n| timed.iter().any(|t| t.1 == *n)).collect();
+    let mut names: Vec<&str> = ORDER
+        .iter()
+        .copied()
+        .filter(|n| timed.iter().any(|t| t.1 == *n))
+        .collect();
     for t in timed {
         if !names.contains(&t.1.as_str()) {
             names.push(&t.1);
         }
     }
     let vanilla = |round: usize| timed.iter().find(|t| t.0 == round && t.1 == "vanilla");
-    let mut m = Measured { cache, ..Measured::default() };
+    let mut m = Measured {
+        cache,
+        ..Measured::default()
+    };
     for n in names {
         let mine: Vec<&(usize, String, f64, f64)> = timed.iter().filter(|t| t.1 == n).collect();
         let ratios = |pick: fn(&(usize, String, f64, f64)) -> f64| -> Vec<f64> {
-            mine.iter().filter_map(|t| vanilla(t.0).map(|v| pick(t) / pick(v).max(1e-12))).collect()
+            mine.iter()
+                .filter_map(|t| vanilla(t.0).map(|v| pick(t) / pick(v).max(1e-12)))
+                .collect()
         };
-        m.wall.push((n.into(), median(mine.iter().map(|t| t.2).collect())));
-        m.cpu.push((n.into(), median(mine.iter().map(|t| t.3).collect())));
+        m.wall
+            .push((n.into(), median(mine.iter().map(|t| t.2).collect())));
+        m.cpu
+            .push((n.into(), median(mine.iter().map(|t| t.3).collect())));
         let (w, c) = (ratios(|t| t.2), ratios(|t| t.3));
-        m.wall_ratio_ci.push((n.into(), crate::stats::median_ci(&w)));
+        m.wall_ratio_ci
+            .push((n.into(), crate::stats::median_ci(&w)));
         m.cpu_ratio_ci.push((n.into(), crate::stats::median_ci(&c)));
         m.wall_ratio.push((n.into(), median(w)));
         m.cpu_ratio.push((n.into(), median(c)));
-        m.runs.push((n.into(), mine.iter().map(|t| (t.2, t.3)).collect()));
+        m.runs
+            .push((n.into(), mine.iter().map(|t| (t.2, t.3)).collect()));
     }
     m
 }

@@ -15,11 +15,17 @@ pub fn cpu_seconds() -> f64 {
 pub fn pin_cpus(n: usize) -> std::io::Result<Vec<usize>> {
     use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
     let now = sched_getaffinity(None)?;
-    let cpus: Vec<usize> = (0..CpuSet::MAX_CPU).filter(|c| now.is_set(*c)).take(n).collect();
+    let cpus: Vec<usize> = (0..CpuSet::MAX_CPU)
+        .filter(|c| now.is_set(*c))
+        .take(n)
+        .collect();
     if n == 0 || cpus.len() < n {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            format!("{n} CPUs asked, {} allowed", (0..CpuSet::MAX_CPU).filter(|c| now.is_set(*c)).count()),
+            format!(
+                "{n} CPUs asked, {} allowed",
+                (0..CpuSet::MAX_CPU).filter(|c| now.is_set(*c)).count()
+            ),
         ));
     }
     let mut set = CpuSet::new();
@@ -43,7 +49,11 @@ pub struct CacheUse {
 
 impl CacheUse {
     /// The counts between `before` and `after`, over `messages` messages.
-    pub fn between(before: seaccess_avc::CacheStats, after: seaccess_avc::CacheStats, messages: u64) -> CacheUse {
+    pub fn between(
+        before: seaccess_avc::CacheStats,
+        after: seaccess_avc::CacheStats,
+        messages: u64,
+    ) -> CacheUse {
         let lookups = after.lookups.saturating_sub(before.lookups);
         CacheUse {
             lookups,
@@ -57,7 +67,10 @@ impl CacheUse {
 
 /// The cache's use summed over runs of `messages` messages each, from each run's counts before
 /// and after.
-pub fn cache_use(runs: &[(seaccess_avc::CacheStats, seaccess_avc::CacheStats)], messages: u64) -> CacheUse {
+pub fn cache_use(
+    runs: &[(seaccess_avc::CacheStats, seaccess_avc::CacheStats)],
+    messages: u64,
+) -> CacheUse {
     let mut total = CacheUse::default();
     for (b, a) in runs {
         let u = CacheUse::between(*b, *a, messages);
@@ -66,7 +79,8 @@ pub fn cache_use(runs: &[(seaccess_avc::CacheStats, seaccess_avc::CacheStats)], 
         total.misses += u.misses;
         total.reclaims += u.reclaims;
     }
-    total.lookups_per_message = total.lookups as f64 / (messages.max(1) * runs.len().max(1) as u64) as f64;
+    total.lookups_per_message =
+        total.lookups as f64 / (messages.max(1) * runs.len().max(1) as u64) as f64;
     total
 }
 
@@ -94,7 +108,10 @@ pub fn median_ci(v: &[f64]) -> (f64, f64) {
     let half = 0.98 * (n as f64).sqrt();
     let lo = ((n as f64 / 2.0 - half).floor().max(1.0) as usize).min(n) - 1;
     let hi = ((1.0 + n as f64 / 2.0 + half).ceil() as usize).clamp(1, n) - 1;
-    (v.get(lo).copied().unwrap_or(f64::NAN), v.get(hi).copied().unwrap_or(f64::NAN))
+    (
+        v.get(lo).copied().unwrap_or(f64::NAN),
+        v.get(hi).copied().unwrap_or(f64::NAN),
+    )
 }
 
 #[cfg(test)]

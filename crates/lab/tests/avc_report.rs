@@ -64,7 +64,12 @@ impl<'de> Deserialize<'de> for Tree {
 impl Tree {
     fn at(&self, key: &str) -> &Tree {
         match self {
-            Tree::Object(v) => &v.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("no key {key}")).1,
+            Tree::Object(v) => {
+                &v.iter()
+                    .find(|(k, _)| k == key)
+                    .unwrap_or_else(|| panic!("no key {key}"))
+                    .1
+            }
             _ => panic!("{key}: not an object"),
         }
     }
@@ -94,13 +99,23 @@ fn tree(b: &AvcBench, instructions_per_hit: Option<f64>) -> Tree {
 }
 
 fn bench(libselinux: Option<Result<PeerRun, String>>) -> AvcBench {
-    let rows = |base: f64| vec![(1, 10.0, base), (2, 20.0, base * 1.9), (16, 100.0, base * 2.0)];
+    let rows = |base: f64| {
+        vec![
+            (1, 10.0, base),
+            (2, 20.0, base * 1.9),
+            (16, 100.0, base * 2.0),
+        ]
+    };
     AvcBench {
         policy: "pol\"icy".into(),
         capacity: 8192,
         keys: 400,
         hit_ns_1t: 10.123,
-        designs: vec![("seaccess".into(), rows(100e6)), ("global_mutex".into(), rows(20e6)), ("libselinux".into(), rows(10e6))],
+        designs: vec![
+            ("seaccess".into(), rows(100e6)),
+            ("global_mutex".into(), rows(20e6)),
+            ("libselinux".into(), rows(10e6)),
+        ],
         miss_ns: 700.24,
         reload: ReloadStall {
             changes: 12,
@@ -126,7 +141,12 @@ fn bench(libselinux: Option<Result<PeerRun, String>>) -> AvcBench {
 }
 
 fn peer() -> PeerRun {
-    PeerRun { rows: vec![], string_keyed_ns: Some(587.0), misses: 0, wrong: 2 }
+    PeerRun {
+        rows: vec![],
+        string_keyed_ns: Some(587.0),
+        misses: 0,
+        wrong: 2,
+    }
 }
 
 const TOP: &[&str] = &[
@@ -175,12 +195,23 @@ const RELOAD: &[&str] = &[
 fn the_report_has_the_keys_it_always_had_in_order() {
     let v = tree(&bench(Some(Ok(peer()))), Some(1.5));
     let mut want: Vec<&str> = TOP.to_vec();
-    want.extend(["ratio_1t_vs_libselinux", "libselinux_string_keyed_ns", "libselinux_misses", "libselinux_wrong", "instructions_per_hit"]);
+    want.extend([
+        "ratio_1t_vs_libselinux",
+        "libselinux_string_keyed_ns",
+        "libselinux_misses",
+        "libselinux_wrong",
+        "instructions_per_hit",
+    ]);
     assert_eq!(v.keys(), want);
     assert_eq!(v.at("reload").keys(), RELOAD);
     assert_eq!(v.at("zipf_hit_ratio").keys(), ["512", "8192"]);
-    assert_eq!(v.at("designs").keys(), ["seaccess", "global_mutex", "libselinux"]);
-    let Tree::Array(rows) = v.at("designs").at("global_mutex") else { panic!("rows: not an array") };
+    assert_eq!(
+        v.at("designs").keys(),
+        ["seaccess", "global_mutex", "libselinux"]
+    );
+    let Tree::Array(rows) = v.at("designs").at("global_mutex") else {
+        panic!("rows: not an array")
+    };
     assert_eq!(rows.len(), 3);
     for row in rows {
         assert_eq!(row.keys(), ["threads", "hit_ns", "hit_ops_per_s"]);
@@ -230,7 +261,10 @@ fn the_libselinux_fields_follow_whether_the_peer_ran() {
 /// never a bare NaN that no JSON reader accepts.
 #[test]
 fn unmeasured_figures_are_null() {
-    let mut b = bench(Some(Ok(PeerRun { string_keyed_ns: None, ..peer() })));
+    let mut b = bench(Some(Ok(PeerRun {
+        string_keyed_ns: None,
+        ..peer()
+    })));
     b.hit_ns_1t = f64::NAN;
     b.reload.miss = (f64::NAN, f64::NAN);
     b.reload.transition_median_ns = f64::NAN;

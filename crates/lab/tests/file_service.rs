@@ -18,14 +18,20 @@ const HTTPD: &str = "system_u:system_r:httpd_t:s0";
 const ADMIN: &str = "unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023";
 
 fn tree() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("seaccess-file-service-test-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("seaccess-file-service-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     write_demo_tree(&dir).unwrap();
     dir
 }
 
 fn label(rel: &str) -> &'static str {
-    DEMO_LABELS.iter().filter(|(p, _)| p.is_empty() || rel == *p || rel.starts_with(&format!("{p}/"))).max_by_key(|(p, _)| p.len()).unwrap().1
+    DEMO_LABELS
+        .iter()
+        .filter(|(p, _)| p.is_empty() || rel == *p || rel.starts_with(&format!("{p}/")))
+        .max_by_key(|(p, _)| p.len())
+        .unwrap()
+        .1
 }
 
 /// One check a kernel hook makes: target, class, permissions, and the audit data text.
@@ -54,7 +60,10 @@ fn kernel_answer(g: &Generation, scon: &str, checks: &[Check]) -> Option<Option<
         if audited.is_empty() {
             return Some(None);
         }
-        let names: Vec<&str> = audited.bits().map(|b| g.perm_name(class, b).unwrap()).collect();
+        let names: Vec<&str> = audited
+            .bits()
+            .map(|b| g.perm_name(class, b).unwrap())
+            .collect();
         return Some(Some(format!(
             "avc:  denied  {{ {} }} for  pid=4242 comm=\"httpd\" {} scontext={scon} tcontext={} tclass={} permissive=0",
             names.join(" "),
@@ -82,24 +91,46 @@ impl Fixture {
         let mut out = Vec::new();
         let mut dir = String::new();
         for part in rel.split('/') {
-            let name = if dir.is_empty() { "/".to_string() } else { dir.rsplit('/').next().unwrap().to_string() };
+            let name = if dir.is_empty() {
+                "/".to_string()
+            } else {
+                dir.rsplit('/').next().unwrap().to_string()
+            };
             out.push(Check {
                 target: label(&dir).into(),
                 class: "dir",
                 perms: vec!["search"],
-                audit: format!("name=\"{name}\" dev=\"{}\" ino={}", self.dev, self.ino(&dir)),
+                audit: format!(
+                    "name=\"{name}\" dev=\"{}\" ino={}",
+                    self.dev,
+                    self.ino(&dir)
+                ),
             });
-            dir = if dir.is_empty() { part.into() } else { format!("{dir}/{part}") };
+            dir = if dir.is_empty() {
+                part.into()
+            } else {
+                format!("{dir}/{part}")
+            };
         }
         out
     }
 
     fn dentry(&self, rel: &str) -> String {
-        format!("name=\"{}\" dev=\"{}\" ino={}", rel.rsplit('/').next().unwrap(), self.dev, self.ino(rel))
+        format!(
+            "name=\"{}\" dev=\"{}\" ino={}",
+            rel.rsplit('/').next().unwrap(),
+            self.dev,
+            self.ino(rel)
+        )
     }
 
     fn path(&self, rel: &str) -> String {
-        format!("path=\"{}\" dev=\"{}\" ino={}", self.dir.join(rel).display(), self.dev, self.ino(rel))
+        format!(
+            "path=\"{}\" dev=\"{}\" ino={}",
+            self.dir.join(rel).display(),
+            self.dev,
+            self.ino(rel)
+        )
     }
 
     /// open(O_RDONLY) and read: the walk; may_open's inode_permission(MAY_READ) (`{ read }`,
@@ -107,9 +138,23 @@ impl Fixture {
     /// selinux_file_permission before each read (`{ read }`, skipped or allowed once open was).
     fn read(&self, rel: &str, open_perms: bool) -> Vec<Check> {
         let mut v = self.walk(rel);
-        v.push(Check { target: label(rel).into(), class: "file", perms: vec!["read"], audit: self.dentry(rel) });
-        let open = if open_perms { vec!["read", "open"] } else { vec!["read"] };
-        v.push(Check { target: label(rel).into(), class: "file", perms: open, audit: self.path(rel) });
+        v.push(Check {
+            target: label(rel).into(),
+            class: "file",
+            perms: vec!["read"],
+            audit: self.dentry(rel),
+        });
+        let open = if open_perms {
+            vec!["read", "open"]
+        } else {
+            vec!["read"]
+        };
+        v.push(Check {
+            target: label(rel).into(),
+            class: "file",
+            perms: open,
+            audit: self.path(rel),
+        });
         v
     }
 
@@ -117,32 +162,62 @@ impl Fixture {
     /// which file_mask_to_av asks `{ append }`; selinux_file_open (`{ append open }`).
     fn append(&self, rel: &str, open_perms: bool) -> Vec<Check> {
         let mut v = self.walk(rel);
-        v.push(Check { target: label(rel).into(), class: "file", perms: vec!["append"], audit: self.dentry(rel) });
-        let open = if open_perms { vec!["append", "open"] } else { vec!["append"] };
-        v.push(Check { target: label(rel).into(), class: "file", perms: open, audit: self.path(rel) });
+        v.push(Check {
+            target: label(rel).into(),
+            class: "file",
+            perms: vec!["append"],
+            audit: self.dentry(rel),
+        });
+        let open = if open_perms {
+            vec!["append", "open"]
+        } else {
+            vec!["append"]
+        };
+        v.push(Check {
+            target: label(rel).into(),
+            class: "file",
+            perms: open,
+            audit: self.path(rel),
+        });
         v
     }
 
     /// stat: the walk, then selinux_inode_getattr (`{ getattr }`, PATH data).
     fn stat(&self, rel: &str) -> Vec<Check> {
         let mut v = self.walk(rel);
-        v.push(Check { target: label(rel).into(), class: "file", perms: vec!["getattr"], audit: self.path(rel) });
+        v.push(Check {
+            target: label(rel).into(),
+            class: "file",
+            perms: vec!["getattr"],
+            audit: self.path(rel),
+        });
         v
     }
 }
 
 #[test]
 fn the_file_service_gives_the_kernels_answers_and_records_on_debians_policy() {
-    assert!(Path::new(POLICY).exists(), "{POLICY} is missing: run the project's install script (make test does)");
+    assert!(
+        Path::new(POLICY).exists(),
+        "{POLICY} is missing: run the project's install script (make test does)"
+    );
     let dir = tree();
-    let fx = Fixture { dev: device_name(&dir), dir: dir.clone() };
+    let fx = Fixture {
+        dev: device_name(&dir),
+        dir: dir.clone(),
+    };
     let svc = FileService::new(&dir, Path::new(POLICY), DEMO_LABELS).unwrap();
     let records = Arc::new(Mutex::new(Vec::<String>::new()));
     let r = records.clone();
-    svc.om().avc().set_audit_callback(move |l| r.lock().unwrap().push(l.to_string()));
+    svc.om()
+        .avc()
+        .set_audit_callback(move |l| r.lock().unwrap().push(l.to_string()));
     let httpd = svc.task(4242, "httpd", HTTPD).unwrap();
     let server: &Arc<SecurityServer> = svc.server();
-    let open_perms = server.snapshot().policy_caps().contains(PolicyCap::OpenPerms);
+    let open_perms = server
+        .snapshot()
+        .policy_caps()
+        .contains(PolicyCap::OpenPerms);
 
     type Op<'a> = (&'a str, Box<dyn Fn() -> bool + 'a>, Vec<Check>);
     let run = |ops: Vec<Op>| {
@@ -150,21 +225,48 @@ fn the_file_service_gives_the_kernels_answers_and_records_on_debians_policy() {
             records.lock().unwrap().clear();
             let expect = kernel_answer(&server.snapshot(), HTTPD, &checks);
             let allowed = op();
-            assert_eq!(allowed, expect.is_none(), "{what}: the service and the kernel's checks disagree");
+            assert_eq!(
+                allowed,
+                expect.is_none(),
+                "{what}: the service and the kernel's checks disagree"
+            );
             let got = records.lock().unwrap().clone();
             match expect {
                 None => assert!(got.iter().all(|l| !l.contains("denied")), "{what}: {got:?}"),
-                Some(None) => assert!(got.is_empty(), "{what}: a dontaudit'ed denial was audited: {got:?}"),
+                Some(None) => assert!(
+                    got.is_empty(),
+                    "{what}: a dontaudit'ed denial was audited: {got:?}"
+                ),
                 Some(Some(line)) => assert_eq!(got, vec![line], "{what}"),
             }
         }
     };
     let ops: Vec<Op> = vec![
-        ("read www/index.html", Box::new(|| svc.read(&httpd, "www/index.html").is_ok()), fx.read("www/index.html", open_perms)),
-        ("append to www/index.html", Box::new(|| svc.append(&httpd, "www/index.html", b"x").is_ok()), fx.append("www/index.html", open_perms)),
-        ("stat etc/shadow", Box::new(|| svc.stat(&httpd, "etc/shadow").is_ok()), fx.stat("etc/shadow")),
-        ("read etc/shadow", Box::new(|| svc.read(&httpd, "etc/shadow").is_ok()), fx.read("etc/shadow", open_perms)),
-        ("read home/alice/notes.txt", Box::new(|| svc.read(&httpd, "home/alice/notes.txt").is_ok()), fx.read("home/alice/notes.txt", open_perms)),
+        (
+            "read www/index.html",
+            Box::new(|| svc.read(&httpd, "www/index.html").is_ok()),
+            fx.read("www/index.html", open_perms),
+        ),
+        (
+            "append to www/index.html",
+            Box::new(|| svc.append(&httpd, "www/index.html", b"x").is_ok()),
+            fx.append("www/index.html", open_perms),
+        ),
+        (
+            "stat etc/shadow",
+            Box::new(|| svc.stat(&httpd, "etc/shadow").is_ok()),
+            fx.stat("etc/shadow"),
+        ),
+        (
+            "read etc/shadow",
+            Box::new(|| svc.read(&httpd, "etc/shadow").is_ok()),
+            fx.read("etc/shadow", open_perms),
+        ),
+        (
+            "read home/alice/notes.txt",
+            Box::new(|| svc.read(&httpd, "home/alice/notes.txt").is_ok()),
+            fx.read("home/alice/notes.txt", open_perms),
+        ),
     ];
     run(ops);
     // The denials above are not all the same answer: the scenario shows both.
@@ -184,13 +286,27 @@ fn the_file_service_gives_the_kernels_answers_and_records_on_debians_policy() {
 
     // A relabel by an allowed domain is seen by the very next read.
     let admin = svc.task(1000, "chcon", ADMIN).unwrap();
-    svc.relabel(&admin, "etc/shadow", "system_u:object_r:httpd_sys_content_t:s0").unwrap();
-    assert_eq!(svc.label("etc/shadow").unwrap(), "system_u:object_r:httpd_sys_content_t:s0");
+    svc.relabel(
+        &admin,
+        "etc/shadow",
+        "system_u:object_r:httpd_sys_content_t:s0",
+    )
+    .unwrap();
+    assert_eq!(
+        svc.label("etc/shadow").unwrap(),
+        "system_u:object_r:httpd_sys_content_t:s0"
+    );
     let g = server.snapshot();
     let s = g.context_to_sid(HTTPD).unwrap();
-    let t = g.context_to_sid("system_u:object_r:httpd_sys_content_t:s0").unwrap();
+    let t = g
+        .context_to_sid("system_u:object_r:httpd_sys_content_t:s0")
+        .unwrap();
     let file = g.class("file").unwrap();
-    let readable = g.compute_av(s, t, file).unwrap().allowed.contains(g.perms(file, &["read"]).unwrap());
+    let readable = g
+        .compute_av(s, t, file)
+        .unwrap()
+        .allowed
+        .contains(g.perms(file, &["read"]).unwrap());
     assert_eq!(svc.read(&httpd, "etc/shadow").is_ok(), readable);
     std::fs::remove_dir_all(&dir).unwrap();
 }

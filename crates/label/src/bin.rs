@@ -20,7 +20,9 @@ const REGEX_ARCH_VERS: u32 = 5;
 
 /// Whether the bytes start with the compiled format's magic number (fcontext_is_binary).
 pub fn is_binary(bytes: &[u8]) -> bool {
-    bytes.get(..4).is_some_and(|m| u32::from_ne_bytes([m[0], m[1], m[2], m[3]]) == MAGIC)
+    bytes
+        .get(..4)
+        .is_some_and(|m| u32::from_ne_bytes([m[0], m[1], m[2], m[3]]) == MAGIC)
 }
 
 struct Reader<'a> {
@@ -31,7 +33,11 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn err(&self, msg: impl Into<String>) -> LabelError {
-        LabelError::Binary { path: self.path.to_path_buf(), offset: self.at, msg: msg.into() }
+        LabelError::Binary {
+            path: self.path.to_path_buf(),
+            offset: self.at,
+            msg: msg.into(),
+        }
     }
 
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
@@ -42,7 +48,10 @@ impl<'a> Reader<'a> {
                 self.at = end;
                 Ok(s)
             }
-            None => Err(self.err(format!("{what}: {n} bytes wanted, {} left", self.bytes.len() - self.at))),
+            None => Err(self.err(format!(
+                "{what}: {n} bytes wanted, {} left",
+                self.bytes.len() - self.at
+            ))),
         }
     }
 
@@ -77,7 +86,9 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
     }
     let version = r.u32("version")?;
     if version > REGEX_ARCH_VERS {
-        return Err(r.err(format!("format version {version} is newer than the newest known, {REGEX_ARCH_VERS}")));
+        return Err(r.err(format!(
+            "format version {version} is newer than the newest known, {REGEX_ARCH_VERS}"
+        )));
     }
     if version >= PCRE_VERS {
         let n = r.u32("regex version length")?;
@@ -113,13 +124,28 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
         // Before version 3 the mode was a mode_t, which is 4 bytes on Linux too.
         let mode = r.u32("mode")?;
         let stem_id = r.u32("stem id")? as i32;
-        let stem = usize::try_from(stem_id).ok().and_then(|i| stems.get(i)).cloned();
+        let stem = usize::try_from(stem_id)
+            .ok()
+            .and_then(|i| stems.get(i))
+            .cloned();
         // hasMetaChars is a char in libselinux: the low byte of the stored word decides.
         let has_meta = r.u32("meta flag")? & 0xff != 0;
-        let prefix_len = if version >= PREFIX_LEN_VERS { r.u32("prefix length")? } else { 0 };
+        let prefix_len = if version >= PREFIX_LEN_VERS {
+            r.u32("prefix length")?
+        } else {
+            0
+        };
         let n = r.u32("compiled regex length")?;
         r.take(n as usize, "compiled regex")?;
-        specs.push(RawSpec { regex, mode, context, stem, has_meta, prefix_len, origin: Origin { file, line: 0 } });
+        specs.push(RawSpec {
+            regex,
+            mode,
+            context,
+            stem,
+            has_meta,
+            prefix_len,
+            origin: Origin { file, line: 0 },
+        });
     }
     Ok(specs)
 }

@@ -140,7 +140,10 @@ pub fn write(fc: &FileContexts, dest: &Path) -> Result<()> {
     let mut tmp = dest.as_os_str().to_os_string();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    let io = |p: &Path, source| LabelError::Io { path: p.to_path_buf(), source };
+    let io = |p: &Path, source| LabelError::Io {
+        path: p.to_path_buf(),
+        source,
+    };
     std::fs::write(&tmp, &bytes).map_err(|e| io(&tmp, e))?;
     std::fs::rename(&tmp, dest).map_err(|e| io(dest, e))
 }
@@ -153,7 +156,10 @@ struct In<'a> {
 
 impl<'a> In<'a> {
     fn err(&self, msg: &str) -> LabelError {
-        LabelError::Compiled { path: self.path.to_path_buf(), msg: format!("at byte {}: {msg}", self.at) }
+        LabelError::Compiled {
+            path: self.path.to_path_buf(),
+            msg: format!("at byte {}: {msg}", self.at),
+        }
     }
     #[inline]
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
@@ -203,17 +209,33 @@ pub fn is_compiled(bytes: &[u8]) -> bool {
 
 /// Loads a compiled set from its bytes (`path` names it in errors).
 pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
-    let body_len = bytes.len().checked_sub(8).ok_or_else(|| LabelError::Compiled { path: path.to_path_buf(), msg: "too short".into() })?;
+    let body_len = bytes
+        .len()
+        .checked_sub(8)
+        .ok_or_else(|| LabelError::Compiled {
+            path: path.to_path_buf(),
+            msg: "too short".into(),
+        })?;
     let (body, sum) = bytes.split_at(body_len);
     let mut sb = [0u8; 8];
     sb.copy_from_slice(sum);
     if !is_compiled(body) {
-        return Err(LabelError::Compiled { path: path.to_path_buf(), msg: "not a seaccess compiled file_contexts".into() });
+        return Err(LabelError::Compiled {
+            path: path.to_path_buf(),
+            msg: "not a seaccess compiled file_contexts".into(),
+        });
     }
     if fnv1a(body) != u64::from_le_bytes(sb) {
-        return Err(LabelError::Compiled { path: path.to_path_buf(), msg: "checksum mismatch (the file is damaged)".into() });
+        return Err(LabelError::Compiled {
+            path: path.to_path_buf(),
+            msg: "checksum mismatch (the file is damaged)".into(),
+        });
     }
-    let mut r = In { b: body, at: MAGIC.len(), path };
+    let mut r = In {
+        b: body,
+        at: MAGIC.len(),
+        path,
+    };
     let v = r.u32("version")?;
     if v != VERSION {
         return Err(r.err(&format!("version {v}, expected {VERSION}")));
@@ -222,7 +244,9 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
     let mut files = Vec::with_capacity(n);
     for _ in 0..n {
         use std::os::unix::ffi::OsStrExt;
-        files.push(PathBuf::from(std::ffi::OsStr::from_bytes(r.bytes("file name")?)));
+        files.push(PathBuf::from(std::ffi::OsStr::from_bytes(
+            r.bytes("file name")?,
+        )));
     }
     let mut lists = Vec::new();
     for _ in 0..2 {
@@ -268,7 +292,10 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         matchers.push(Matcher::from_parts(shape, tail, inner));
         let regex = r.str("regex")?;
         let ctx = r.u32("context index")? as usize;
-        let context = ctxs.get(ctx).cloned().ok_or_else(|| r.err("context index out of range"))?;
+        let context = ctxs
+            .get(ctx)
+            .cloned()
+            .ok_or_else(|| r.err("context index out of range"))?;
         let mode = r.u32("mode")?;
         let stem = r.u32("stem")? as i32;
         if stem < -1 || stem >= stems.len() as i32 {
@@ -276,9 +303,18 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         }
         let has_meta = r.u32("meta flag")? != 0;
         let prefix_len = r.u32("prefix length")?;
-        let file = u16::try_from(r.u32("file index")?).map_err(|_| r.err("file index out of range"))?;
+        let file =
+            u16::try_from(r.u32("file index")?).map_err(|_| r.err("file index out of range"))?;
         let line = r.u32("line")?;
-        specs.push(Spec { regex, mode, context, stem, has_meta, prefix_len, origin: Origin { file, line } });
+        specs.push(Spec {
+            regex,
+            mode,
+            context,
+            stem,
+            has_meta,
+            prefix_len,
+            origin: Origin { file, line },
+        });
     }
     let nidx = r.count("index count", 12)?;
     let mut parts = Vec::with_capacity(nidx);
@@ -299,7 +335,9 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         for &id in ids {
             let i = id as usize;
             if i >= seen.len() || seen[i] || matchers[i].parts().0.prefix() != &prefix[..] {
-                return Err(r.err("the index does not list each specification once under its prefix"));
+                return Err(
+                    r.err("the index does not list each specification once under its prefix")
+                );
             }
             seen[i] = true;
         }
@@ -311,11 +349,23 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
     if r.at != body.len() {
         return Err(r.err("bytes left after the index"));
     }
-    Ok(FileContexts::assemble(specs, matchers, index, stems, subs, dist_subs, files, Vec::new()))
+    Ok(FileContexts::assemble(
+        specs,
+        matchers,
+        index,
+        stems,
+        subs,
+        dist_subs,
+        files,
+        Vec::new(),
+    ))
 }
 
 /// Loads a compiled set from a file.
 pub fn load(path: &Path) -> Result<FileContexts> {
-    let bytes = std::fs::read(path).map_err(|source| LabelError::Io { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| LabelError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     from_bytes(path, &bytes)
 }

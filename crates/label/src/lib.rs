@@ -75,7 +75,11 @@ impl FileContexts {
         if compiled::is_compiled(bytes) {
             return compiled::from_bytes(path, bytes);
         }
-        let raw = if bin::is_binary(bytes) { bin::read(path, 0, bytes)? } else { text::read(path, 0, bytes)? };
+        let raw = if bin::is_binary(bytes) {
+            bin::read(path, 0, bytes)?
+        } else {
+            text::read(path, 0, bytes)?
+        };
         let mut loaded = open::Loaded {
             specs: Vec::new(),
             stems: Vec::new(),
@@ -97,7 +101,12 @@ impl FileContexts {
             if m.needs_pcre() {
                 if let Err(msg) = m.prepare(&s.regex) {
                     return Err(LabelError::Regex {
-                        path: self.table.files.get(s.origin.file as usize).cloned().unwrap_or_default(),
+                        path: self
+                            .table
+                            .files
+                            .get(s.origin.file as usize)
+                            .cloned()
+                            .unwrap_or_default(),
                         line: s.origin.line,
                         regex: s.regex.to_string(),
                         msg,
@@ -112,7 +121,16 @@ impl FileContexts {
     fn from_loaded(l: open::Loaded) -> FileContexts {
         let matchers: Vec<Matcher> = l.specs.iter().map(|s| Matcher::new(&s.regex)).collect();
         let index = Index::build(matchers.iter().map(|m| m.shape.prefix()));
-        FileContexts::assemble(l.specs, matchers, index, l.stems, l.subs, l.dist_subs, l.files, l.notes)
+        FileContexts::assemble(
+            l.specs,
+            matchers,
+            index,
+            l.stems,
+            l.subs,
+            l.dist_subs,
+            l.files,
+            l.notes,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -126,8 +144,23 @@ impl FileContexts {
         files: Vec<PathBuf>,
         notes: Vec<String>,
     ) -> FileContexts {
-        let stems: HashMap<_, _> = stems.into_iter().enumerate().map(|(i, s)| (s, i as i32)).collect();
-        FileContexts { table: Table { specs, matchers, index, stems, subs, dist_subs, files }, notes }
+        let stems: HashMap<_, _> = stems
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (s, i as i32))
+            .collect();
+        FileContexts {
+            table: Table {
+                specs,
+                matchers,
+                index,
+                stems,
+                subs,
+                dist_subs,
+                files,
+            },
+            notes,
+        }
     }
 
     pub(crate) fn matchers(&self) -> &[Matcher] {
@@ -141,7 +174,11 @@ impl FileContexts {
     /// The specification that labels `path` as a file of `kind` (selabel_lookup): `Ok(None)`
     /// where no specification matches or the matching one says `<<none>>`.
     pub fn lookup(&self, path: &[u8], kind: FileKind) -> Result<Option<&Spec>> {
-        Ok(self.table.find(path, kind, false)?.map(|i| &self.table.specs[i]).filter(|s| !s.is_none()))
+        Ok(self
+            .table
+            .find(path, kind, false)?
+            .map(|i| &self.table.specs[i])
+            .filter(|s| !s.is_none()))
     }
 
     /// The context for `path`, or `None` (see [`FileContexts::lookup`]).
@@ -152,15 +189,27 @@ impl FileContexts {
     /// selabel_lookup_best_match: the path and its aliases (other names of the same file, such
     /// as its hard links) are each looked up; an exact path specification of any of them wins
     /// at once, else the match with the longest fixed prefix, the path's on a tie.
-    pub fn lookup_best_match(&self, path: &[u8], aliases: &[&[u8]], kind: FileKind) -> Result<Option<&Spec>> {
+    pub fn lookup_best_match(
+        &self,
+        path: &[u8],
+        aliases: &[&[u8]],
+        kind: FileKind,
+    ) -> Result<Option<&Spec>> {
         let first = self.lookup(path, kind)?;
         if aliases.is_empty() {
             return Ok(first);
         }
         let mut best: Option<&Spec> = None;
         let mut best_len = 0u32;
-        for (n, name) in std::iter::once(path).chain(aliases.iter().copied()).enumerate() {
-            let found = if n == 0 { first } else { self.lookup(name, kind)? };
+        for (n, name) in std::iter::once(path)
+            .chain(aliases.iter().copied())
+            .enumerate()
+        {
+            let found = if n == 0 {
+                first
+            } else {
+                self.lookup(name, kind)?
+            };
             let Some(s) = found else { continue };
             if !s.has_meta {
                 return Ok(Some(s));
@@ -178,14 +227,22 @@ impl FileContexts {
     /// path starting with it (a path below it), so that a walk must go into it. An expression
     /// whose partial matches cannot be decided (see partial.rs) is an error, not a guess.
     pub fn partial_match(&self, path: &[u8]) -> Result<bool> {
-        Ok(self.table.find(path, FileKind::Any, true)?.is_some_and(|i| !self.table.specs[i].is_none()))
+        Ok(self
+            .table
+            .find(path, FileKind::Any, true)?
+            .is_some_and(|i| !self.table.specs[i].is_none()))
     }
 
     /// selabel_hash_all_partial_matches' specifications: every one that matches `path` or could
     /// match a path below it, from the last back, stopping at a `<<none>>` one (libselinux's
     /// lookup_all with a match count keeps the matches before it).
     pub fn partial_matches_all(&self, path: &[u8]) -> Result<Vec<&Spec>> {
-        Ok(self.table.find_partial_all(path)?.into_iter().filter_map(|i| self.table.specs.get(i)).collect())
+        Ok(self
+            .table
+            .find_partial_all(path)?
+            .into_iter()
+            .filter_map(|i| self.table.specs.get(i))
+            .collect())
     }
 
     /// Every specification, in the order libselinux tries them from the end.
@@ -204,7 +261,14 @@ impl FileContexts {
     }
 
     pub fn stats(&self) -> Stats {
-        let mut st = Stats { specs: self.table.specs.len(), exact: 0, under: 0, pcre: 0, stems: self.table.stems.len(), trie_nodes: self.table.index.node_count() };
+        let mut st = Stats {
+            specs: self.table.specs.len(),
+            exact: 0,
+            under: 0,
+            pcre: 0,
+            stems: self.table.stems.len(),
+            trie_nodes: self.table.index.node_count(),
+        };
         for m in &self.table.matchers {
             match m.shape {
                 spec::Shape::Exact(_) => st.exact += 1,
@@ -216,7 +280,12 @@ impl FileContexts {
     }
 
     pub(crate) fn stems_in_order(&self) -> Vec<std::sync::Arc<[u8]>> {
-        let mut v: Vec<_> = self.table.stems.iter().map(|(s, &i)| (i, s.clone())).collect();
+        let mut v: Vec<_> = self
+            .table
+            .stems
+            .iter()
+            .map(|(s, &i)| (i, s.clone()))
+            .collect();
         v.sort_by_key(|(i, _)| *i);
         v.into_iter().map(|(_, s)| s).collect()
     }

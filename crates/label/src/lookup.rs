@@ -18,8 +18,11 @@ use once_cell::race::OnceBox;
 use pcre2::bytes::{Regex, RegexBuilder};
 
 use crate::error::{LabelError, Result};
-use crate::spec::{inner_literals, literal_tail, path_stem_len, shape, shape_matches, tail_allows, FileKind, Shape, Spec, S_IFMT};
 use crate::partial::{Partial, PartialDfa};
+use crate::spec::{
+    inner_literals, literal_tail, path_stem_len, shape, shape_matches, tail_allows, FileKind,
+    Shape, Spec, S_IFMT,
+};
 use crate::subs::Subs;
 
 /// The specifications' literal prefixes, sorted, each with its nearest ancestor (the longest
@@ -39,9 +42,14 @@ const NO_PARENT: u32 = u32::MAX;
 
 impl Index {
     pub(crate) fn build<'a>(prefixes: impl Iterator<Item = &'a [u8]>) -> Index {
-        let mut all: Vec<(&'a [u8], u32)> = prefixes.enumerate().map(|(i, p)| (p, i as u32)).collect();
+        let mut all: Vec<(&'a [u8], u32)> =
+            prefixes.enumerate().map(|(i, p)| (p, i as u32)).collect();
         all.sort_unstable();
-        let mut idx = Index { prefixes: Vec::new(), parent: Vec::new(), specs: Vec::new() };
+        let mut idx = Index {
+            prefixes: Vec::new(),
+            parent: Vec::new(),
+            specs: Vec::new(),
+        };
         // The chain of the previous prefix, as indexes: each one a prefix of the next.
         let mut stack: Vec<u32> = Vec::new();
         for (p, id) in all {
@@ -86,22 +94,39 @@ impl Index {
 
     /// The index's tables, for the compiled form: (prefix, nearest ancestor, specifications).
     pub(crate) fn parts(&self) -> impl Iterator<Item = (&[u8], u32, &[u32])> {
-        self.prefixes.iter().zip(&self.parent).zip(&self.specs).map(|((p, &a), s)| (&p[..], a, &s[..]))
+        self.prefixes
+            .iter()
+            .zip(&self.parent)
+            .zip(&self.specs)
+            .map(|((p, &a), s)| (&p[..], a, &s[..]))
     }
 
     /// An index from the compiled form's tables, checked: prefixes strictly increasing, each
     /// ancestor earlier and a proper prefix, each specification number below `nspecs`.
-    pub(crate) fn from_parts(parts: Vec<(Box<[u8]>, u32, Vec<u32>)>, nspecs: usize) -> std::result::Result<Index, String> {
-        let mut idx = Index { prefixes: Vec::with_capacity(parts.len()), parent: Vec::with_capacity(parts.len()), specs: Vec::with_capacity(parts.len()) };
+    pub(crate) fn from_parts(
+        parts: Vec<(Box<[u8]>, u32, Vec<u32>)>,
+        nspecs: usize,
+    ) -> std::result::Result<Index, String> {
+        let mut idx = Index {
+            prefixes: Vec::with_capacity(parts.len()),
+            parent: Vec::with_capacity(parts.len()),
+            specs: Vec::with_capacity(parts.len()),
+        };
         for (i, (p, a, ids)) in parts.into_iter().enumerate() {
             if idx.prefixes.last().is_some_and(|last| **last >= *p) {
                 return Err(format!("index entry {i} is out of order"));
             }
-            if a != NO_PARENT && (a as usize >= i || !p.starts_with(&idx.prefixes[a as usize]) || idx.prefixes[a as usize].len() >= p.len()) {
+            if a != NO_PARENT
+                && (a as usize >= i
+                    || !p.starts_with(&idx.prefixes[a as usize])
+                    || idx.prefixes[a as usize].len() >= p.len())
+            {
                 return Err(format!("index entry {i} has a wrong ancestor"));
             }
             if ids.iter().any(|&id| id as usize >= nspecs) {
-                return Err(format!("index entry {i} names a specification out of range"));
+                return Err(format!(
+                    "index entry {i} names a specification out of range"
+                ));
             }
             idx.prefixes.push(p);
             idx.parent.push(a);
@@ -130,31 +155,61 @@ pub(crate) struct Matcher {
 /// UTF, so bytes are bytes).
 pub fn compile(regex: &str) -> std::result::Result<Regex, String> {
     let anchored = format!("^{regex}$");
-    RegexBuilder::new().dotall(true).jit_if_available(true).build(&anchored).map_err(|e| e.to_string())
+    RegexBuilder::new()
+        .dotall(true)
+        .jit_if_available(true)
+        .build(&anchored)
+        .map_err(|e| e.to_string())
 }
 
 impl Matcher {
     pub(crate) fn new(regex: &str) -> Matcher {
         let shape = shape(regex.as_bytes());
         let pcre = matches!(shape, Shape::Prefix(_));
-        let tail = if pcre { literal_tail(regex.as_bytes()).into() } else { Box::default() };
-        let inner = if pcre {
-            inner_literals(regex.as_bytes()).iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect()
+        let tail = if pcre {
+            literal_tail(regex.as_bytes()).into()
         } else {
             Box::default()
         };
-        Matcher { shape, tail, inner, regex: OnceBox::new(), partial: OnceBox::new() }
+        let inner = if pcre {
+            inner_literals(regex.as_bytes())
+                .iter()
+                .map(|l| memchr::memmem::Finder::new(l).into_owned())
+                .collect()
+        } else {
+            Box::default()
+        };
+        Matcher {
+            shape,
+            tail,
+            inner,
+            regex: OnceBox::new(),
+            partial: OnceBox::new(),
+        }
     }
 
     /// A matcher from the compiled form's analysis of its expression.
     pub(crate) fn from_parts(shape: Shape, tail: Vec<u8>, inner: Vec<Vec<u8>>) -> Matcher {
-        let inner = inner.iter().map(|l| memchr::memmem::Finder::new(l).into_owned()).collect();
-        Matcher { shape, tail: tail.into(), inner, regex: OnceBox::new(), partial: OnceBox::new() }
+        let inner = inner
+            .iter()
+            .map(|l| memchr::memmem::Finder::new(l).into_owned())
+            .collect();
+        Matcher {
+            shape,
+            tail: tail.into(),
+            inner,
+            regex: OnceBox::new(),
+            partial: OnceBox::new(),
+        }
     }
 
     /// The analysis the compiled form stores: shape, tail, inner literals.
     pub(crate) fn parts(&self) -> (&Shape, &[u8], Vec<&[u8]>) {
-        (&self.shape, &self.tail, self.inner.iter().map(|f| f.needle()).collect())
+        (
+            &self.shape,
+            &self.tail,
+            self.inner.iter().map(|f| f.needle()).collect(),
+        )
     }
 
     pub(crate) fn needs_pcre(&self) -> bool {
@@ -177,14 +232,24 @@ impl Matcher {
         // reaches it, as in libselinux, whether or not the tail could match.
         match self.regex.get_or_init(|| Box::new(compile(&spec.regex))) {
             Ok(_) if !tail_allows(&self.tail, key) => Ok(false),
-            Ok(_) if self.inner.iter().any(|f| f.find(&key[self.shape.prefix().len()..]).is_none()) => Ok(false),
+            Ok(_)
+                if self
+                    .inner
+                    .iter()
+                    .any(|f| f.find(&key[self.shape.prefix().len()..]).is_none()) =>
+            {
+                Ok(false)
+            }
             Ok(re) => re.is_match(key).map_err(|e| LabelError::Match {
                 path: String::from_utf8_lossy(key).into_owned(),
                 regex: spec.regex.to_string(),
                 msg: e.to_string(),
             }),
             Err(msg) => Err(LabelError::Regex {
-                path: files.get(spec.origin.file as usize).cloned().unwrap_or_default(),
+                path: files
+                    .get(spec.origin.file as usize)
+                    .cloned()
+                    .unwrap_or_default(),
                 line: spec.origin.line,
                 regex: spec.regex.to_string(),
                 msg: msg.clone(),
@@ -206,7 +271,11 @@ pub(crate) struct Table {
 
 /// label_file.c's key clean-up: runs of `/` become one, a final `/` goes (but not from `/`),
 /// then the substitutions (`.subs` first, `.subs_dist` on its result; else `.subs_dist`).
-pub(crate) fn clean_key<'k>(key: &'k [u8], subs: &Subs, dist_subs: &Subs) -> Result<std::borrow::Cow<'k, [u8]>> {
+pub(crate) fn clean_key<'k>(
+    key: &'k [u8],
+    subs: &Subs,
+    dist_subs: &Subs,
+) -> Result<std::borrow::Cow<'k, [u8]>> {
     use std::borrow::Cow;
     let mut k: Cow<'k, [u8]> = Cow::Borrowed(key);
     if key.windows(2).any(|w| w == b"//") {
@@ -251,7 +320,11 @@ impl Table {
             return self.find_partial(&key);
         }
         let stem_len = path_stem_len(&key);
-        let file_stem = if stem_len == 0 { -1 } else { self.stems.get(&key[..stem_len]).copied().unwrap_or(-1) };
+        let file_stem = if stem_len == 0 {
+            -1
+        } else {
+            self.stems.get(&key[..stem_len]).copied().unwrap_or(-1)
+        };
         let mode = kind.mode() & S_IFMT;
         SCRATCH.with(|cell| {
             let mut guard = cell.try_borrow_mut();
@@ -264,7 +337,9 @@ impl Table {
             for &i in cands.iter() {
                 let i = i as usize;
                 let s = &self.specs[i];
-                if !(s.stem == -1 || s.stem == file_stem) || !(mode == 0 || s.mode == 0 || mode == s.mode) {
+                if !(s.stem == -1 || s.stem == file_stem)
+                    || !(mode == 0 || s.mode == 0 || mode == s.mode)
+                {
                     continue;
                 }
                 if self.matchers[i].matches(s, &self.files, &key)? {
@@ -311,17 +386,26 @@ impl Table {
     fn partial_hit(&self, i: usize, key: &[u8]) -> Result<bool> {
         let m = &self.matchers[i];
         let hit = match &m.shape {
-            Shape::Exact(lit) | Shape::Under(lit) => lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true),
+            Shape::Exact(lit) | Shape::Under(lit) => {
+                lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true)
+            }
             Shape::Prefix(prefix) => {
                 if !prefix.starts_with(key) && !key.starts_with(prefix) {
                     false
                 } else {
                     let spec = &self.specs[i];
-                    let err = |msg: String| LabelError::Match { path: String::from_utf8_lossy(key).into_owned(), regex: spec.regex.to_string(), msg };
+                    let err = |msg: String| LabelError::Match {
+                        path: String::from_utf8_lossy(key).into_owned(),
+                        regex: spec.regex.to_string(),
+                        msg,
+                    };
                     if crate::spec::top_level_alternation(spec.regex.as_bytes()) {
                         return Err(err("partial matching of an expression with an alternation outside any group is not supported".into()));
                     }
-                    match m.partial.get_or_init(|| Box::new(PartialDfa::build(&spec.regex))) {
+                    match m
+                        .partial
+                        .get_or_init(|| Box::new(PartialDfa::build(&spec.regex)))
+                    {
                         Ok(dfa) => dfa.run(key).map_err(err)? != Partial::No,
                         Err(e) => return Err(err(e.clone())),
                     }

@@ -48,7 +48,10 @@ pub struct Loaded {
 }
 
 fn io(path: &Path, source: std::io::Error) -> LabelError {
-    LabelError::Io { path: path.to_path_buf(), source }
+    LabelError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
@@ -76,7 +79,11 @@ fn candidates(base: &Path) -> Result<Option<Vec<PathBuf>>> {
     Ok(match found.as_slice() {
         [] => None,
         [(a, _)] => Some(vec![a.clone()]),
-        [(text, t), (bin, b), ..] => Some(if b >= t { vec![bin.clone(), text.clone()] } else { vec![text.clone(), bin.clone()] }),
+        [(text, t), (bin, b), ..] => Some(if b >= t {
+            vec![bin.clone(), text.clone()]
+        } else {
+            vec![text.clone(), bin.clone()]
+        }),
     })
 }
 
@@ -94,9 +101,20 @@ fn read_one(path: &Path, file: u16) -> Result<Vec<RawSpec>> {
 pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
     let dist_subs = Subs::read(&with_suffix(path, "subs_dist"))?;
     let subs = Subs::read(&with_suffix(path, "subs"))?;
-    let mut loaded = Loaded { specs: Vec::new(), stems: Vec::new(), files: Vec::new(), subs, dist_subs, notes: Vec::new() };
+    let mut loaded = Loaded {
+        specs: Vec::new(),
+        stems: Vec::new(),
+        files: Vec::new(),
+        subs,
+        dist_subs,
+        notes: Vec::new(),
+    };
     let mut raw: Vec<RawSpec> = Vec::new();
-    let parts: &[Option<&str>] = if opts.base_only { &[None] } else { &[None, Some("homedirs"), Some("local")] };
+    let parts: &[Option<&str>] = if opts.base_only {
+        &[None]
+    } else {
+        &[None, Some("homedirs"), Some("local")]
+    };
     for (n, part) in parts.iter().enumerate() {
         let base = match part {
             None => path.to_path_buf(),
@@ -120,14 +138,17 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
                 }
                 // Only a compiled file is given up for the text beside it.
                 Err(e @ LabelError::Binary { .. }) if cands.len() > 1 && first_err.is_none() => {
-                    loaded.notes.push(format!("{e}; read {} instead", cands[1].display()));
+                    loaded
+                        .notes
+                        .push(format!("{e}; read {} instead", cands[1].display()));
                     first_err = Some(e);
                 }
                 Err(e) => return Err(e),
             }
         }
         let Some(specs) = got else {
-            return Err(first_err.unwrap_or_else(|| io(&base, std::io::Error::from(std::io::ErrorKind::NotFound))));
+            return Err(first_err
+                .unwrap_or_else(|| io(&base, std::io::Error::from(std::io::ErrorKind::NotFound))));
         };
         if let Some(check) = opts.validate {
             validate(&loaded.files, &specs, check)?;
@@ -148,7 +169,12 @@ fn validate(files: &[PathBuf], specs: &[RawSpec], check: Validator<'_>) -> Resul
             continue;
         }
         if let Err(msg) = check(&s.context) {
-            return Err(LabelError::Context { path: file_of(files, s.origin), line: s.origin.line, context: s.context.to_string(), msg });
+            return Err(LabelError::Context {
+                path: file_of(files, s.origin),
+                line: s.origin.line,
+                context: s.context.to_string(),
+                msg,
+            });
         }
         seen.insert(&s.context);
     }
@@ -164,8 +190,15 @@ fn no_duplicates(files: &[PathBuf], specs: &[RawSpec]) -> Result<()> {
     let mut by_regex: HashMap<&str, Vec<&RawSpec>> = HashMap::new();
     for s in specs {
         let same = by_regex.entry(&s.regex).or_default();
-        if let Some(prev) = same.iter().find(|p| p.mode == 0 || s.mode == 0 || p.mode == s.mode) {
-            let what = if prev.context == s.context { "the same specification twice" } else { "two different specifications" };
+        if let Some(prev) = same
+            .iter()
+            .find(|p| p.mode == 0 || s.mode == 0 || p.mode == s.mode)
+        {
+            let what = if prev.context == s.context {
+                "the same specification twice"
+            } else {
+                "two different specifications"
+            };
             return Err(LabelError::Duplicate {
                 path: file_of(files, s.origin),
                 msg: format!(

@@ -32,7 +32,12 @@ impl PartialDfa {
     pub(crate) fn build(regex: &str) -> Result<PartialDfa, String> {
         let pattern = format!("^(?:{regex})\\n?\\z");
         let dfa = dense::Builder::new()
-            .syntax(syntax::Config::new().unicode(false).utf8(false).dot_matches_new_line(true))
+            .syntax(
+                syntax::Config::new()
+                    .unicode(false)
+                    .utf8(false)
+                    .dot_matches_new_line(true),
+            )
             .configure(
                 dense::Config::new()
                     .minimize(true)
@@ -58,7 +63,11 @@ impl PartialDfa {
             return Ok(Partial::Match);
         }
         // An empty path inspects nothing, and PCRE2 reports no partial match for it.
-        Ok(if key.is_empty() { Partial::No } else { Partial::Prefix })
+        Ok(if key.is_empty() {
+            Partial::No
+        } else {
+            Partial::Prefix
+        })
     }
 }
 
@@ -67,7 +76,9 @@ mod tests {
     use super::*;
 
     fn p(re: &str, key: &str) -> Partial {
-        PartialDfa::build(re).and_then(|d| d.run(key.as_bytes())).unwrap_or(Partial::No)
+        PartialDfa::build(re)
+            .and_then(|d| d.run(key.as_bytes()))
+            .unwrap_or(Partial::No)
     }
 
     #[test]

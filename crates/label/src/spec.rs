@@ -138,7 +138,9 @@ pub fn meta_chars(regex: &[u8]) -> (bool, u32) {
     let mut i = 0;
     while i < regex.len() {
         match regex[i] {
-            b'.' | b'^' | b'$' | b'?' | b'*' | b'+' | b'|' | b'[' | b'(' | b'{' => return (true, i as u32),
+            b'.' | b'^' | b'$' | b'?' | b'*' | b'+' | b'|' | b'[' | b'(' | b'{' => {
+                return (true, i as u32)
+            }
             // Skips the escaped character, even past the end, as the C loop does.
             b'\\' => i += 1,
             _ => {}
@@ -151,7 +153,9 @@ pub fn meta_chars(regex: &[u8]) -> (bool, u32) {
 /// label_file.h's get_stem_from_spec: the length of the leading `/component` when nothing in it
 /// is a meta character and another `/` follows, else 0.
 pub fn spec_stem_len(regex: &[u8]) -> usize {
-    let Some(slash) = regex.iter().skip(1).position(|&c| c == b'/').map(|p| p + 1) else { return 0 };
+    let Some(slash) = regex.iter().skip(1).position(|&c| c == b'/').map(|p| p + 1) else {
+        return 0;
+    };
     if regex[..slash].iter().any(|c| b".^$?*+|[({".contains(c)) {
         return 0;
     }
@@ -161,7 +165,10 @@ pub fn spec_stem_len(regex: &[u8]) -> usize {
 /// label_file.c's get_stem_from_file_name: the length of the leading `/component` of a path
 /// that has a second `/`, else 0.
 pub fn path_stem_len(path: &[u8]) -> usize {
-    path.iter().skip(1).position(|&c| c == b'/').map_or(0, |p| p + 1)
+    path.iter()
+        .skip(1)
+        .position(|&c| c == b'/')
+        .map_or(0, |p| p + 1)
 }
 
 /// What the text of `^REGEX$` guarantees about the paths it matches.
@@ -206,7 +213,8 @@ fn literal_head(regex: &[u8]) -> (Vec<u8>, usize) {
                 }
                 _ => return (lit, regex.len() + 1),
             },
-            b'.' | b'^' | b'$' | b'[' | b'(' | b')' | b'|' | b'?' | b'*' | b'+' | b'{' | b'}' | b']' => {
+            b'.' | b'^' | b'$' | b'[' | b'(' | b')' | b'|' | b'?' | b'*' | b'+' | b'{' | b'}'
+            | b']' => {
                 return (lit, i);
             }
             // PCRE2 without UTF treats every other byte as itself; a non-ASCII byte is refused
@@ -286,7 +294,11 @@ pub fn shape(regex: &[u8]) -> Shape {
 /// tail matches, or where an alternation outside any group leaves no common end.
 pub fn literal_tail(regex: &[u8]) -> Vec<u8> {
     // \Q quotes what follows (escapes included), \k<name> and \g<n> end in `>` or `'`.
-    if regex.windows(2).any(|w| matches!(w, b"(?" | b"(*" | b"\\Q" | b"\\k" | b"\\g")) || top_level_alternation(regex) {
+    if regex
+        .windows(2)
+        .any(|w| matches!(w, b"(?" | b"(*" | b"\\Q" | b"\\k" | b"\\g"))
+        || top_level_alternation(regex)
+    {
         return Vec::new();
     }
     let mut tail = Vec::new();
@@ -294,7 +306,11 @@ pub fn literal_tail(regex: &[u8]) -> Vec<u8> {
     while j > 0 {
         let c = regex[j - 1];
         // How many backslashes stand right before c: an odd number escapes it.
-        let slashes = regex[..j - 1].iter().rev().take_while(|&&b| b == b'\\').count();
+        let slashes = regex[..j - 1]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
         if slashes % 2 == 1 {
             if c.is_ascii_alphanumeric() || !c.is_ascii() {
                 // An escape such as \x41, \101, \cA or \12 takes the letters and digits after
@@ -327,7 +343,11 @@ pub fn literal_tail(regex: &[u8]) -> Vec<u8> {
 /// where an inline option, verb, quoting or alternation outside any group could change what
 /// they match (as for [`literal_tail`]).
 pub fn inner_literals(regex: &[u8]) -> Vec<Vec<u8>> {
-    if regex.windows(2).any(|w| matches!(w, b"(?" | b"(*" | b"\\Q" | b"\\k" | b"\\g")) || top_level_alternation(regex) {
+    if regex
+        .windows(2)
+        .any(|w| matches!(w, b"(?" | b"(*" | b"\\Q" | b"\\k" | b"\\g"))
+        || top_level_alternation(regex)
+    {
         return Vec::new();
     }
     let mut runs: Vec<Vec<u8>> = Vec::new();
@@ -455,7 +475,10 @@ fn skip_class(regex: &[u8], mut i: usize) -> (usize, bool) {
             i += 1;
         } else if regex[i] == b'[' && matches!(regex.get(i + 1), Some(b':' | b'.' | b'=')) {
             let close = regex[i + 1];
-            match regex[i + 2..].windows(2).position(|w| w[0] == close && w[1] == b']') {
+            match regex[i + 2..]
+                .windows(2)
+                .position(|w| w[0] == close && w[1] == b']')
+            {
                 Some(p) => i += 2 + p + 1,
                 None => clean = false,
             }
@@ -475,14 +498,16 @@ pub fn shape_matches(shape: &Shape, path: &[u8]) -> Option<bool> {
     match shape {
         Shape::Exact(lit) => Some(exact_or_newline(lit, path)),
         Shape::Under(lit) => Some(
-            exact_or_newline(lit, path) || (path.len() > lit.len() && path.starts_with(lit) && path[lit.len()] == b'/'),
+            exact_or_newline(lit, path)
+                || (path.len() > lit.len() && path.starts_with(lit) && path[lit.len()] == b'/'),
         ),
         Shape::Prefix(_) => None,
     }
 }
 
 fn exact_or_newline(lit: &[u8], path: &[u8]) -> bool {
-    path == lit || (path.len() == lit.len() + 1 && path.starts_with(lit) && path[lit.len()] == b'\n')
+    path == lit
+        || (path.len() == lit.len() + 1 && path.starts_with(lit) && path[lit.len()] == b'\n')
 }
 
 #[cfg(test)]
@@ -528,9 +553,15 @@ mod tests {
 
     #[test]
     fn tails_are_conservative() {
-        assert_eq!(literal_tail(b"/usr/lib/[^/]*/colord/colord"), b"/colord/colord".to_vec());
+        assert_eq!(
+            literal_tail(b"/usr/lib/[^/]*/colord/colord"),
+            b"/colord/colord".to_vec()
+        );
         assert_eq!(literal_tail(b"/usr/(.*/)?lib(/.*)?"), Vec::<u8>::new());
-        assert_eq!(literal_tail(b"/usr/lib/[^/]*/run-mozilla\\.sh"), b"/run-mozilla.sh".to_vec());
+        assert_eq!(
+            literal_tail(b"/usr/lib/[^/]*/run-mozilla\\.sh"),
+            b"/run-mozilla.sh".to_vec()
+        );
         // An escaped letter is a class, a quantified atom is not fixed.
         assert_eq!(literal_tail(b"/a/.*\\d/x"), b"/x".to_vec());
         assert_eq!(literal_tail(b"/a/.*\\x41"), Vec::<u8>::new());
@@ -550,15 +581,24 @@ mod tests {
     fn inner_literals_are_conservative() {
         let v = |r: &[u8]| inner_literals(r);
         assert_eq!(v(b"/usr/(.*/)?sbin(/.*)?"), vec![b"sbin".to_vec()]);
-        assert_eq!(v(b"/usr/(.*/)?java/.+\\.jar"), vec![b"java/".to_vec(), b".jar".to_vec()]);
+        assert_eq!(
+            v(b"/usr/(.*/)?java/.+\\.jar"),
+            vec![b"java/".to_vec(), b".jar".to_vec()]
+        );
         // The atom before ? is optional; \x41 is one byte, not "41".
         assert_eq!(v(b"/a(x)bcd?e"), vec![b"bc".to_vec()]);
         assert_eq!(v(b"/a(x)\\x41yz"), vec![b"yz".to_vec()]);
-        assert_eq!(v(b"/a(x)[ab]cd[^]x]ef"), vec![b"cd".to_vec(), b"ef".to_vec()]);
+        assert_eq!(
+            v(b"/a(x)[ab]cd[^]x]ef"),
+            vec![b"cd".to_vec(), b"ef".to_vec()]
+        );
         assert!(v(b"/a(x)bc|de").is_empty());
         assert!(v(b"(?i)/a(x)bc").is_empty());
         assert_eq!(v(b"/a(x)b{10}cd"), vec![b"cd".to_vec()]);
-        assert_eq!(v(b"/a(x)\\x{41}yz\\12ab\\cAbc"), vec![b"yz".to_vec(), b"ab".to_vec(), b"bc".to_vec()]);
+        assert_eq!(
+            v(b"/a(x)\\x{41}yz\\12ab\\cAbc"),
+            vec![b"yz".to_vec(), b"ab".to_vec(), b"bc".to_vec()]
+        );
     }
 
     #[test]

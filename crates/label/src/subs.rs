@@ -19,7 +19,10 @@ impl Subs {
         match std::fs::read(path) {
             Ok(bytes) => Ok(Subs::parse(&bytes)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Subs::default()),
-            Err(source) => Err(LabelError::Io { path: path.to_path_buf(), source }),
+            Err(source) => Err(LabelError::Io {
+                path: path.to_path_buf(),
+                source,
+            }),
         }
     }
 
@@ -28,7 +31,9 @@ impl Subs {
         for line in bytes.split(|&c| c == b'\n') {
             let line = line.split(|&c| c == 0).next().unwrap_or_default();
             let mut words = line.split(|&c| is_space(c)).filter(|w| !w.is_empty());
-            let (Some(src), Some(dst)) = (words.next(), words.next()) else { continue };
+            let (Some(src), Some(dst)) = (words.next(), words.next()) else {
+                continue;
+            };
             if src.starts_with(b"#") {
                 continue;
             }
@@ -58,7 +63,11 @@ impl Subs {
         for (src, dst) in &self.list {
             if key.starts_with(src) && matches!(key.get(src.len()), None | Some(b'/')) {
                 // A substitution to "/" must not leave "//".
-                let cut = if key.get(src.len()) == Some(&b'/') && dst == b"/" { src.len() + 1 } else { src.len() };
+                let cut = if key.get(src.len()) == Some(&b'/') && dst == b"/" {
+                    src.len() + 1
+                } else {
+                    src.len()
+                };
                 let mut out = dst.clone();
                 out.extend_from_slice(&key[cut..]);
                 return Some(out);

@@ -65,17 +65,28 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
     let mut specs = Vec::new();
     for (n, line) in bytes.split(|&c| c == b'\n').enumerate() {
         let lineno = u32::try_from(n + 1).unwrap_or(u32::MAX);
-        let syntax = |msg: String| LabelError::Syntax { path: path.to_path_buf(), line: lineno, msg };
+        let syntax = |msg: String| LabelError::Syntax {
+            path: path.to_path_buf(),
+            line: lineno,
+            msg,
+        };
         let f = fields(line, 3).map_err(|e| syntax(format!("error due to: {e}")))?;
         let (regex, kind, context) = match f.as_slice() {
             [] => continue,
-            [_] => return Err(syntax("is missing fields (a specification is REGEX [TYPE] CONTEXT)".into())),
+            [_] => {
+                return Err(syntax(
+                    "is missing fields (a specification is REGEX [TYPE] CONTEXT)".into(),
+                ))
+            }
             [r, c] => (*r, None, *c),
             [r, k, c, ..] => (*r, Some(*k), *c),
         };
         let mode = match kind {
             None => 0,
-            Some(k) => match std::str::from_utf8(k).ok().and_then(FileKind::from_qualifier) {
+            Some(k) => match std::str::from_utf8(k)
+                .ok()
+                .and_then(FileKind::from_qualifier)
+            {
                 Some(kind) => kind.mode(),
                 None => {
                     return Err(LabelError::FileType {
@@ -117,9 +128,19 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let p = Path::new("fc");
-        let e = read(p, 0, b"/a u:r:t:s0\n/b\n").err().map(|e| e.to_string());
-        assert_eq!(e.as_deref(), Some("fc:2: is missing fields (a specification is REGEX [TYPE] CONTEXT)"));
-        let e = read(p, 0, b"\n\n/a -x u:r:t:s0\n").err().map(|e| e.to_string());
-        assert_eq!(e.as_deref(), Some("fc:3: invalid file type -x (expected one of -- -d -l -c -b -s -p)"));
+        let e = read(p, 0, b"/a u:r:t:s0\n/b\n")
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("fc:2: is missing fields (a specification is REGEX [TYPE] CONTEXT)")
+        );
+        let e = read(p, 0, b"\n\n/a -x u:r:t:s0\n")
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("fc:3: invalid file type -x (expected one of -- -d -l -c -b -s -p)")
+        );
     }
 }

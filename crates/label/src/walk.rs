@@ -105,7 +105,12 @@ enum Place {
     In(Arc<Dir>, CString),
     /// A root that is not a directory the walk could open: its name in its parent, with the
     /// root's own path and key.
-    Root { parent: Arc<Dir>, name: CString, path: Box<[u8]>, key: Box<[u8]> },
+    Root {
+        parent: Arc<Dir>,
+        name: CString,
+        path: Box<[u8]>,
+        key: Box<[u8]>,
+    },
 }
 
 /// One object of a walk.
@@ -156,7 +161,10 @@ impl Entry {
     pub fn object(&self) -> Object<'_> {
         match &self.place {
             Place::Itself(d) => Object::Fd(d.fd.as_fd()),
-            Place::In(d, n) | Place::Root { parent: d, name: n, .. } => Object::At(d.fd.as_fd(), n),
+            Place::In(d, n)
+            | Place::Root {
+                parent: d, name: n, ..
+            } => Object::At(d.fd.as_fd(), n),
         }
     }
 
@@ -188,7 +196,10 @@ impl Entry {
     }
 }
 
-const DIR_FLAGS: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::NOFOLLOW).union(OFlags::CLOEXEC);
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC);
 
 fn kind_of(t: FileType) -> FileKind {
     FileKind::from_mode(t.as_raw_mode())
@@ -207,13 +218,36 @@ type Opened = (Entry, Option<(Arc<Dir>, u64)>, Option<WalkError>);
 /// followed.
 fn open_root(root: &Root) -> Result<Opened, WalkError> {
     let p = &root.path;
-    let fail = |what: &'static str, e: Errno| WalkError { path: p.clone(), what, listing: false, error: e.into() };
+    let fail = |what: &'static str, e: Errno| WalkError {
+        path: p.clone(),
+        what,
+        listing: false,
+        error: e.into(),
+    };
     let Some(name) = p.file_name() else {
         // `/`, or a path ending in `..`: no name to refuse to follow; the directory as named.
-        let fd = rfs::open(p, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).map_err(|e| fail("opening", e))?;
-        let dev = rfs::fstat(&fd).map_err(|e| fail("reading the status", e))?.st_dev;
-        let d = Arc::new(Dir { fd, path: bytes(p), key: root.key.clone().into() });
-        return Ok((Entry { place: Place::Itself(d.clone()), kind: FileKind::Dir }, Some((d, dev)), None));
+        let fd = rfs::open(
+            p,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| fail("opening", e))?;
+        let dev = rfs::fstat(&fd)
+            .map_err(|e| fail("reading the status", e))?
+            .st_dev;
+        let d = Arc::new(Dir {
+            fd,
+            path: bytes(p),
+            key: root.key.clone().into(),
+        });
+        return Ok((
+            Entry {
+                place: Place::Itself(d.clone()),
+                kind: FileKind::Dir,
+            },
+            Some((d, dev)),
+            None,
+        ));
     };
     let parent = match p.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -229,35 +263,87 @@ fn open_root(root: &Root) -> Result<Opened, WalkError> {
                 listing: false,
                 error: std::io::Error::other(format!("not under {}", base.display())),
             })?;
-            let rel = if rel.as_os_str().is_empty() { Path::new(".") } else { rel };
-            let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-            rfs::open(base, pflags, Mode::empty()).and_then(|b| rfs::openat2(&b, rel, pflags, Mode::empty(), resolve))
+            let rel = if rel.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                rel
+            };
+            let resolve =
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+            rfs::open(base, pflags, Mode::empty())
+                .and_then(|b| rfs::openat2(&b, rel, pflags, Mode::empty(), resolve))
         }
     }
     .map_err(|e| fail("opening the parent directory", e))?;
     let name = CString::new(name.as_bytes()).map_err(|_| fail("naming", Errno::INVAL))?;
-    let mut kind = kind_of(FileType::from_raw_mode(rfs::statat(&pfd, &name, AtFlags::SYMLINK_NOFOLLOW).map_err(|e| fail("reading the status", e))?.st_mode));
+    let mut kind = kind_of(FileType::from_raw_mode(
+        rfs::statat(&pfd, &name, AtFlags::SYMLINK_NOFOLLOW)
+            .map_err(|e| fail("reading the status", e))?
+            .st_mode,
+    ));
     let mut late = None;
     if kind == FileKind::Dir {
         match rfs::openat(&pfd, &name, DIR_FLAGS, Mode::empty()) {
             Ok(fd) => {
-                let dev = rfs::fstat(&fd).map_err(|e| fail("reading the status", e))?.st_dev;
-                let d = Arc::new(Dir { fd, path: bytes(p), key: root.key.clone().into() });
-                return Ok((Entry { place: Place::Itself(d.clone()), kind: FileKind::Dir }, Some((d, dev)), None));
+                let dev = rfs::fstat(&fd)
+                    .map_err(|e| fail("reading the status", e))?
+                    .st_dev;
+                let d = Arc::new(Dir {
+                    fd,
+                    path: bytes(p),
+                    key: root.key.clone().into(),
+                });
+                return Ok((
+                    Entry {
+                        place: Place::Itself(d.clone()),
+                        kind: FileKind::Dir,
+                    },
+                    Some((d, dev)),
+                    None,
+                ));
             }
             // Replaced since the fstatat: whatever is there now, not followed.
             Err(Errno::LOOP | Errno::NOTDIR) => {
-                kind = kind_of(FileType::from_raw_mode(rfs::statat(&pfd, &name, AtFlags::SYMLINK_NOFOLLOW).map_err(|e| fail("reading the status", e))?.st_mode));
+                kind = kind_of(FileType::from_raw_mode(
+                    rfs::statat(&pfd, &name, AtFlags::SYMLINK_NOFOLLOW)
+                        .map_err(|e| fail("reading the status", e))?
+                        .st_mode,
+                ));
             }
-            Err(e) => late = Some(WalkError { listing: true, ..fail("opening the directory", e) }),
+            Err(e) => {
+                late = Some(WalkError {
+                    listing: true,
+                    ..fail("opening the directory", e)
+                })
+            }
         }
     }
-    let parent = Arc::new(Dir { fd: pfd, path: bytes(parent), key: Box::default() });
-    Ok((Entry { place: Place::Root { parent, name, path: bytes(p), key: root.key.clone().into() }, kind }, None, late))
+    let parent = Arc::new(Dir {
+        fd: pfd,
+        path: bytes(parent),
+        key: Box::default(),
+    });
+    Ok((
+        Entry {
+            place: Place::Root {
+                parent,
+                name,
+                path: bytes(p),
+                key: root.key.clone().into(),
+            },
+            kind,
+        },
+        None,
+        late,
+    ))
 }
 
 /// A directory's entries (not `.` and `..`), with the types the listing gives.
-fn list(dir: &Dir, buf: &mut [MaybeUninit<u8>], sorted: bool) -> Result<Vec<(CString, FileType)>, Errno> {
+fn list(
+    dir: &Dir,
+    buf: &mut [MaybeUninit<u8>],
+    sorted: bool,
+) -> Result<Vec<(CString, FileType)>, Errno> {
     let mut out = Vec::new();
     let mut rd = RawDir::new(&dir.fd, buf);
     while let Some(e) = rd.next() {
@@ -283,7 +369,12 @@ struct Frame {
 
 /// The walk itself, on the calling thread: every object of every root, in pre-order, given to
 /// `visit`; what fails to `fail`. Either may stop it.
-fn run(roots: &[Root], opts: Options, visit: &mut dyn FnMut(Entry) -> Flow, fail: &mut dyn FnMut(WalkError) -> Flow) {
+fn run(
+    roots: &[Root],
+    opts: Options,
+    visit: &mut dyn FnMut(Entry) -> Flow,
+    fail: &mut dyn FnMut(WalkError) -> Flow,
+) {
     // getdents' buffer, reused by every listing (a name is at most 255 bytes).
     let mut buf = vec![MaybeUninit::<u8>::uninit(); 64 * 1024];
     for root in roots {
@@ -309,7 +400,11 @@ fn run(roots: &[Root], opts: Options, visit: &mut dyn FnMut(Entry) -> Flow, fail
             Flow::Continue => {}
         }
         let Some((top, dev)) = descend else { continue };
-        let mut stack = vec![Frame { dir: top, names: None, next: 0 }];
+        let mut stack = vec![Frame {
+            dir: top,
+            names: None,
+            next: 0,
+        }];
         while let Some(frame) = stack.last_mut() {
             let names = match &mut frame.names {
                 Some(n) => n,
@@ -318,7 +413,13 @@ fn run(roots: &[Root], opts: Options, visit: &mut dyn FnMut(Entry) -> Flow, fail
                     Err(e) => {
                         let path = PathBuf::from(OsStr::from_bytes(&frame.dir.path));
                         stack.pop();
-                        if fail(WalkError { path, what: "reading the directory", listing: true, error: e.into() }) == Flow::Stop {
+                        if fail(WalkError {
+                            path,
+                            what: "reading the directory",
+                            listing: true,
+                            error: e.into(),
+                        }) == Flow::Stop
+                        {
                             return;
                         }
                         continue;
@@ -337,7 +438,11 @@ fn run(roots: &[Root], opts: Options, visit: &mut dyn FnMut(Entry) -> Flow, fail
                 return;
             }
             if let Some(c) = child {
-                stack.push(Frame { dir: c, names: None, next: 0 });
+                stack.push(Frame {
+                    dir: c,
+                    names: None,
+                    next: 0,
+                });
             }
         }
     }
@@ -354,28 +459,66 @@ fn step(
     visit: &mut dyn FnMut(Entry) -> Flow,
     fail: &mut dyn FnMut(WalkError) -> Flow,
 ) -> (Flow, Option<Arc<Dir>>) {
-    let path = |dir: &Dir, name: &CStr| PathBuf::from(OsStr::from_bytes(&join(&dir.path, name.to_bytes())));
-    let stat_kind = |dir: &Dir, name: &CStr| rfs::statat(&dir.fd, name, AtFlags::SYMLINK_NOFOLLOW).map(|st| kind_of(FileType::from_raw_mode(st.st_mode)));
+    let path = |dir: &Dir, name: &CStr| {
+        PathBuf::from(OsStr::from_bytes(&join(&dir.path, name.to_bytes())))
+    };
+    let stat_kind = |dir: &Dir, name: &CStr| {
+        rfs::statat(&dir.fd, name, AtFlags::SYMLINK_NOFOLLOW)
+            .map(|st| kind_of(FileType::from_raw_mode(st.st_mode)))
+    };
     let kind = if listed == FileType::Unknown {
         match stat_kind(&dir, &name) {
             Ok(k) => k,
-            Err(e) => return (fail(WalkError { path: path(&dir, &name), what: "reading the status", listing: false, error: e.into() }), None),
+            Err(e) => {
+                return (
+                    fail(WalkError {
+                        path: path(&dir, &name),
+                        what: "reading the status",
+                        listing: false,
+                        error: e.into(),
+                    }),
+                    None,
+                )
+            }
         }
     } else {
         kind_of(listed)
     };
     if kind != FileKind::Dir {
-        return (visit(Entry { place: Place::In(dir, name), kind }), None);
+        return (
+            visit(Entry {
+                place: Place::In(dir, name),
+                kind,
+            }),
+            None,
+        );
     }
     match rfs::openat(&dir.fd, &name, DIR_FLAGS, Mode::empty()) {
         Ok(fd) => {
             let other_fs = match opts.one_fs.then(|| rfs::fstat(&fd)) {
                 None => false,
                 Some(Ok(st)) => st.st_dev != dev,
-                Some(Err(e)) => return (fail(WalkError { path: path(&dir, &name), what: "reading the status", listing: false, error: e.into() }), None),
+                Some(Err(e)) => {
+                    return (
+                        fail(WalkError {
+                            path: path(&dir, &name),
+                            what: "reading the status",
+                            listing: false,
+                            error: e.into(),
+                        }),
+                        None,
+                    )
+                }
             };
-            let child = Arc::new(Dir { fd, path: join(&dir.path, name.to_bytes()).into(), key: join(&dir.key, name.to_bytes()).into() });
-            match visit(Entry { place: Place::Itself(child.clone()), kind: FileKind::Dir }) {
+            let child = Arc::new(Dir {
+                fd,
+                path: join(&dir.path, name.to_bytes()).into(),
+                key: join(&dir.key, name.to_bytes()).into(),
+            });
+            match visit(Entry {
+                place: Place::Itself(child.clone()),
+                kind: FileKind::Dir,
+            }) {
                 Flow::Continue if !other_fs => (Flow::Continue, Some(child)),
                 Flow::Continue | Flow::Prune => (Flow::Continue, None),
                 Flow::Stop => (Flow::Stop, None),
@@ -383,16 +526,49 @@ fn step(
         }
         // Replaced since the listing (by a link, a file): what is there now, not followed.
         Err(Errno::LOOP | Errno::NOTDIR) => match stat_kind(&dir, &name) {
-            Ok(kind) => (visit(Entry { place: Place::In(dir, name), kind }), None),
-            Err(e) => (fail(WalkError { path: path(&dir, &name), what: "reading the status", listing: false, error: e.into() }), None),
+            Ok(kind) => (
+                visit(Entry {
+                    place: Place::In(dir, name),
+                    kind,
+                }),
+                None,
+            ),
+            Err(e) => (
+                fail(WalkError {
+                    path: path(&dir, &name),
+                    what: "reading the status",
+                    listing: false,
+                    error: e.into(),
+                }),
+                None,
+            ),
         },
-        Err(Errno::NOENT) => (fail(WalkError { path: path(&dir, &name), what: "opening the directory", listing: false, error: Errno::NOENT.into() }), None),
+        Err(Errno::NOENT) => (
+            fail(WalkError {
+                path: path(&dir, &name),
+                what: "opening the directory",
+                listing: false,
+                error: Errno::NOENT.into(),
+            }),
+            None,
+        ),
         // Unreadable (no permission, no descriptor left): labelled by its name, its entries
         // not reached, and said so.
         Err(e) => {
             let p = path(&dir, &name);
-            match visit(Entry { place: Place::In(dir, name), kind }) {
-                Flow::Continue => (fail(WalkError { path: p, what: "opening the directory", listing: true, error: e.into() }), None),
+            match visit(Entry {
+                place: Place::In(dir, name),
+                kind,
+            }) {
+                Flow::Continue => (
+                    fail(WalkError {
+                        path: p,
+                        what: "opening the directory",
+                        listing: true,
+                        error: e.into(),
+                    }),
+                    None,
+                ),
                 flow => (flow, None),
             }
         }
@@ -402,7 +578,12 @@ fn step(
 /// Walks `roots` on the calling thread, giving each object to `visit` in pre-order (each
 /// directory before its entries); what cannot be read or opened goes to `fail`. A directory
 /// is visited through the descriptor the walk reads it with, after it is opened.
-pub fn walk(roots: &[Root], opts: Options, visit: &mut dyn FnMut(Entry) -> Flow, fail: &mut dyn FnMut(WalkError) -> Flow) {
+pub fn walk(
+    roots: &[Root],
+    opts: Options,
+    visit: &mut dyn FnMut(Entry) -> Flow,
+    fail: &mut dyn FnMut(WalkError) -> Flow,
+) {
     run(roots, opts, visit, fail)
 }
 
@@ -417,7 +598,13 @@ pub fn raise_fd_limit() {
     if r.current != r.maximum {
         // A hard limit the kernel will not give as a soft one (infinity above nr_open) leaves
         // the soft one as it was; the walk then keeps its batches smaller.
-        let _ = setrlimit(Resource::Nofile, Rlimit { current: r.maximum, maximum: r.maximum });
+        let _ = setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: r.maximum,
+                maximum: r.maximum,
+            },
+        );
     }
 }
 
@@ -425,8 +612,14 @@ pub fn raise_fd_limit() {
 /// once (`alive`) holds at most half the soft descriptor limit; the other half is for the open
 /// ancestors and the rest of the process.
 fn dirs_per_batch(alive: usize) -> usize {
-    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
-    usize::try_from(limit / 2).unwrap_or(usize::MAX).checked_div(alive.max(1)).unwrap_or(1).clamp(1, 64)
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .unwrap_or(u64::MAX);
+    usize::try_from(limit / 2)
+        .unwrap_or(usize::MAX)
+        .checked_div(alive.max(1))
+        .unwrap_or(1)
+        .clamp(1, 64)
 }
 
 /// Walks `roots` on the calling thread and runs `work` on every object from `threads` threads,
@@ -476,7 +669,10 @@ pub fn walk_parallel<R: Send>(
             if batch.len() >= BATCH || dirs >= max_dirs {
                 progress(batch.len() as u64);
                 (dirs, last) = (0, std::ptr::null());
-                if tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))).is_err() {
+                if tx
+                    .send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
+                    .is_err()
+                {
                     return Flow::Stop;
                 }
             }
@@ -491,7 +687,10 @@ pub fn walk_parallel<R: Send>(
             let _ = tx.send(batch);
         }
         drop(tx);
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
     });
     (results, walked)
 }

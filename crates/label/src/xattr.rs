@@ -54,7 +54,9 @@ fn get(o: Object<'_>, name: &str) -> Result<Vec<u8>, Errno> {
             Object::Path(p) => rustix::fs::getxattr(p, name, &mut buf[..]),
             Object::Link(p) => rustix::fs::lgetxattr(p, name, &mut buf[..]),
             Object::Fd(fd) => rustix::fs::fgetxattr(fd, name, &mut buf[..]),
-            Object::At(dir, entry) => name.into_with_c_str(|n| crate::xattrat::get(dir, entry, n, &mut buf[..])),
+            Object::At(dir, entry) => {
+                name.into_with_c_str(|n| crate::xattrat::get(dir, entry, n, &mut buf[..]))
+            }
         };
         match r {
             Ok(n) => {
@@ -73,7 +75,9 @@ fn set(o: Object<'_>, name: &str, value: &[u8]) -> Result<(), Errno> {
         Object::Path(p) => rustix::fs::setxattr(p, name, value, f),
         Object::Link(p) => rustix::fs::lsetxattr(p, name, value, f),
         Object::Fd(fd) => rustix::fs::fsetxattr(fd, name, value, f),
-        Object::At(dir, entry) => name.into_with_c_str(|n| crate::xattrat::set(dir, entry, n, value)),
+        Object::At(dir, entry) => {
+            name.into_with_c_str(|n| crate::xattrat::set(dir, entry, n, value))
+        }
     }
 }
 
@@ -108,7 +112,9 @@ pub fn read(o: Object<'_>, attrs: Attrs) -> std::io::Result<Option<String>> {
             while v.last() == Some(&0) {
                 v.pop();
             }
-            String::from_utf8(v).map(Some).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "the label is not UTF-8"))
+            String::from_utf8(v).map(Some).map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, "the label is not UTF-8")
+            })
         }
         Err(e) if absent(e) => Ok(None),
         Err(e) => Err(e.into()),
@@ -127,7 +133,9 @@ pub fn write(o: Object<'_>, context: &[u8], attrs: Attrs) -> Result<&'static str
         Attrs::Only(name) => set(o, name, &v).map(|()| name),
         Attrs::Either => match set(o, SECURITY, &v) {
             Ok(()) => Ok(SECURITY),
-            Err(e) if e == Errno::PERM || e == Errno::ACCESS || e == Errno::NOTSUP => set(o, USER, &v).map(|()| USER).map_err(|_| e),
+            Err(e) if e == Errno::PERM || e == Errno::ACCESS || e == Errno::NOTSUP => {
+                set(o, USER, &v).map(|()| USER).map_err(|_| e)
+            }
             Err(e) => Err(e),
         },
     }
@@ -139,7 +147,10 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("seaccess-label-xattr-{}-{name}", std::process::id()));
+        let d = std::env::temp_dir().join(format!(
+            "seaccess-label-xattr-{}-{name}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_file(&d);
         std::fs::write(&d, b"x").unwrap();
         d
@@ -154,7 +165,10 @@ mod tests {
         let f = scratch("rw");
         let o = Object::Path(&f);
         if let Err(e) = rustix::fs::setxattr(&f, USER, b"probe", rustix::fs::XattrFlags::empty()) {
-            eprintln!("SKIP what_is_written_is_read_back: {} keeps no user attributes ({e})", f.display());
+            eprintln!(
+                "SKIP what_is_written_is_read_back: {} keeps no user attributes ({e})",
+                f.display()
+            );
             return;
         }
         rustix::fs::removexattr(&f, USER).unwrap();
@@ -162,14 +176,29 @@ mod tests {
         assert_eq!(read_raw(o, Attrs::Either).map(|_| ()), Err(Errno::NODATA));
         let used = write(o, b"u:object_r:a_t:s0", Attrs::Only(USER)).unwrap();
         assert_eq!(used, USER);
-        assert_eq!(read_raw(o, Attrs::Either).unwrap(), (b"u:object_r:a_t:s0\0".to_vec(), USER));
-        assert_eq!(read(o, Attrs::Either).unwrap().as_deref(), Some("u:object_r:a_t:s0"));
+        assert_eq!(
+            read_raw(o, Attrs::Either).unwrap(),
+            (b"u:object_r:a_t:s0\0".to_vec(), USER)
+        );
+        assert_eq!(
+            read(o, Attrs::Either).unwrap().as_deref(),
+            Some("u:object_r:a_t:s0")
+        );
         if write(o, b"u:object_r:b_t:s0", Attrs::Only(SECURITY)).is_ok() {
-            assert_eq!(read(o, Attrs::Either).unwrap().as_deref(), Some("u:object_r:b_t:s0"));
-            assert_eq!(read(o, Attrs::Only(USER)).unwrap().as_deref(), Some("u:object_r:a_t:s0"));
+            assert_eq!(
+                read(o, Attrs::Either).unwrap().as_deref(),
+                Some("u:object_r:b_t:s0")
+            );
+            assert_eq!(
+                read(o, Attrs::Only(USER)).unwrap().as_deref(),
+                Some("u:object_r:a_t:s0")
+            );
         }
         rustix::fs::setxattr(&f, USER, b"\xff\xfe", rustix::fs::XattrFlags::empty()).unwrap();
-        assert_eq!(read(o, Attrs::Only(USER)).map_err(|e| e.kind()), Err(std::io::ErrorKind::InvalidData));
+        assert_eq!(
+            read(o, Attrs::Only(USER)).map_err(|e| e.kind()),
+            Err(std::io::ErrorKind::InvalidData)
+        );
         std::fs::remove_file(&f).unwrap();
     }
 }

@@ -36,14 +36,27 @@ fn proc_path(dir: BorrowedFd<'_>, name: &CStr) -> Vec<u8> {
 }
 
 fn last_errno() -> Errno {
-    Errno::from_raw_os_error(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
+    Errno::from_raw_os_error(
+        std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO),
+    )
 }
 
 /// `name`'s attribute `attr` in `dir`, a final symbolic link not followed, into `buf`; the
 /// value's length.
-pub(crate) fn get(dir: BorrowedFd<'_>, name: &CStr, attr: &CStr, buf: &mut [u8]) -> Result<usize, Errno> {
+pub(crate) fn get(
+    dir: BorrowedFd<'_>,
+    name: &CStr,
+    attr: &CStr,
+    buf: &mut [u8],
+) -> Result<usize, Errno> {
     if !MISSING.load(Ordering::Relaxed) {
-        let mut args = XattrArgs { value: buf.as_mut_ptr() as u64, size: u32::try_from(buf.len()).unwrap_or(u32::MAX), flags: 0 };
+        let mut args = XattrArgs {
+            value: buf.as_mut_ptr() as u64,
+            size: u32::try_from(buf.len()).unwrap_or(u32::MAX),
+            flags: 0,
+        };
         // SAFETY: a descriptor the caller holds open, two NUL-terminated strings that outlive
         // the call, and `args` naming `buf`, which is writable for `args.size` bytes (at most
         // its length); the kernel reads `args` (its size given) and writes only into `buf`.
@@ -71,10 +84,19 @@ pub(crate) fn get(dir: BorrowedFd<'_>, name: &CStr, attr: &CStr, buf: &mut [u8])
 }
 
 /// Writes `name`'s attribute `attr` in `dir`, a final symbolic link not followed.
-pub(crate) fn set(dir: BorrowedFd<'_>, name: &CStr, attr: &CStr, value: &[u8]) -> Result<(), Errno> {
+pub(crate) fn set(
+    dir: BorrowedFd<'_>,
+    name: &CStr,
+    attr: &CStr,
+    value: &[u8],
+) -> Result<(), Errno> {
     if !MISSING.load(Ordering::Relaxed) {
         let size = u32::try_from(value.len()).map_err(|_| Errno::TOOBIG)?;
-        let mut args = XattrArgs { value: value.as_ptr() as u64, size, flags: 0 };
+        let mut args = XattrArgs {
+            value: value.as_ptr() as u64,
+            size,
+            flags: 0,
+        };
         // SAFETY: a descriptor the caller holds open, two NUL-terminated strings that outlive
         // the call, and `args` naming `value` with its length; the kernel only reads them.
         let r = unsafe {
@@ -101,11 +123,26 @@ pub(crate) fn set(dir: BorrowedFd<'_>, name: &CStr, attr: &CStr, value: &[u8]) -
 }
 
 /// [`get`] through `/proc/self/fd/DIRFD/NAME` (kernels before 6.13).
-pub(crate) fn get_proc(dir: BorrowedFd<'_>, name: &CStr, attr: &CStr, buf: &mut [u8]) -> Result<usize, Errno> {
+pub(crate) fn get_proc(
+    dir: BorrowedFd<'_>,
+    name: &CStr,
+    attr: &CStr,
+    buf: &mut [u8],
+) -> Result<usize, Errno> {
     rustix::fs::lgetxattr(&proc_path(dir, name)[..], attr, buf)
 }
 
 /// [`set`] through `/proc/self/fd/DIRFD/NAME` (kernels before 6.13).
-pub(crate) fn set_proc(dir: BorrowedFd<'_>, name: &CStr, attr: &CStr, value: &[u8]) -> Result<(), Errno> {
-    rustix::fs::lsetxattr(&proc_path(dir, name)[..], attr, value, rustix::fs::XattrFlags::empty())
+pub(crate) fn set_proc(
+    dir: BorrowedFd<'_>,
+    name: &CStr,
+    attr: &CStr,
+    value: &[u8],
+) -> Result<(), Errno> {
+    rustix::fs::lsetxattr(
+        &proc_path(dir, name)[..],
+        attr,
+        value,
+        rustix::fs::XattrFlags::empty(),
+    )
 }

@@ -20,9 +20,15 @@ const ROOTS: &[&str] = &["/usr", "/etc", "/var", "/opt", "/srv", "/home", "/root
 /// tab or a newline (the query protocol's separators).
 fn real_tree() -> Vec<(Vec<u8>, FileKind)> {
     let mut out = Vec::new();
-    let mut stack: Vec<PathBuf> = ROOTS.iter().map(PathBuf::from).filter(|p| p.exists()).collect();
+    let mut stack: Vec<PathBuf> = ROOTS
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
+        .collect();
     while let Some(p) = stack.pop() {
-        let Ok(m) = std::fs::symlink_metadata(&p) else { continue };
+        let Ok(m) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
         let kind = FileKind::from_mode(std::os::unix::fs::MetadataExt::mode(&m));
         let bytes = p.as_os_str().as_bytes().to_vec();
         if !bytes.contains(&b'\t') && !bytes.contains(&b'\n') {
@@ -42,8 +48,23 @@ fn real_tree() -> Vec<(Vec<u8>, FileKind)> {
 fn synthetic(fc: &FileContexts) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for s in fc.specs() {
-        let fixed: Vec<u8> = s.regex.as_bytes()[..(s.prefix_len as usize).min(s.regex.len())].iter().copied().filter(|&c| c != b'\\').collect();
-        for suffix in [&b""[..], b"/", b"/x", b"x", b"/a/b", b".d", b"/.git", b"/lib/x.so", b"-1.2", b"//y"] {
+        let fixed: Vec<u8> = s.regex.as_bytes()[..(s.prefix_len as usize).min(s.regex.len())]
+            .iter()
+            .copied()
+            .filter(|&c| c != b'\\')
+            .collect();
+        for suffix in [
+            &b""[..],
+            b"/",
+            b"/x",
+            b"x",
+            b"/a/b",
+            b".d",
+            b"/.git",
+            b"/lib/x.so",
+            b"-1.2",
+            b"//y",
+        ] {
             let mut p = fixed.clone();
             p.extend_from_slice(suffix);
             if !p.is_empty() && !p.contains(&b'\t') && !p.contains(&b'\n') {
@@ -57,13 +78,27 @@ fn synthetic(fc: &FileContexts) -> Vec<Vec<u8>> {
 }
 
 fn ask_one(peer: &Path, fc: &Path, queries: Vec<u8>) -> Vec<Vec<u8>> {
-    let mut child = Command::new(peer).arg(fc).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(peer)
+        .arg(fc)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(&queries));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "selabel_query {}: {}", fc.display(), String::from_utf8_lossy(&out.stderr));
-    out.stdout.split(|&c| c == b'\n').filter(|l| !l.is_empty()).map(<[u8]>::to_vec).collect()
+    assert!(
+        out.status.success(),
+        "selabel_query {}: {}",
+        fc.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+        .split(|&c| c == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
 }
 
 /// libselinux's answers, in query order; a long list is split between two processes (the
@@ -114,15 +149,33 @@ fn compare(peer: &Path, fc_path: &Path, queries: &[(Vec<u8>, FileKind)]) -> usiz
         q.push(b'\n');
     }
     let theirs = ask(peer, fc_path, &q);
-    assert_eq!(theirs.len(), queries.len(), "libselinux answered {} of {} queries", theirs.len(), queries.len());
+    assert_eq!(
+        theirs.len(),
+        queries.len(),
+        "libselinux answered {} of {} queries",
+        theirs.len(),
+        queries.len()
+    );
     let mut diffs = Vec::new();
     for ((p, k), t) in queries.iter().zip(&theirs) {
         let o = ours(&fc, p, *k);
         if &o != t {
-            diffs.push(format!("{} as {}: libselinux {:?}, seaccess {:?}", String::from_utf8_lossy(p), k.name(), String::from_utf8_lossy(t), String::from_utf8_lossy(&o)));
+            diffs.push(format!(
+                "{} as {}: libselinux {:?}, seaccess {:?}",
+                String::from_utf8_lossy(p),
+                k.name(),
+                String::from_utf8_lossy(t),
+                String::from_utf8_lossy(&o)
+            ));
         }
     }
-    assert!(diffs.is_empty(), "{} differences on {}, first: {:#?}", diffs.len(), fc_path.display(), &diffs[..diffs.len().min(10)]);
+    assert!(
+        diffs.is_empty(),
+        "{} differences on {}, first: {:#?}",
+        diffs.len(),
+        fc_path.display(),
+        &diffs[..diffs.len().min(10)]
+    );
     queries.len()
 }
 
@@ -140,7 +193,12 @@ fn test_copy(flavour: &str, with_bin: bool) -> Option<(tempdir::Dir, PathBuf)> {
     for n in names {
         let from = PathBuf::from(format!("{}{n}", src.display()));
         if from.exists() {
-            let st = Command::new("cp").arg("-p").arg(&from).arg(format!("{}{n}", dst.display())).status().unwrap();
+            let st = Command::new("cp")
+                .arg("-p")
+                .arg(&from)
+                .arg(format!("{}{n}", dst.display()))
+                .status()
+                .unwrap();
             assert!(st.success());
         }
     }
@@ -152,7 +210,11 @@ fn test_copy(flavour: &str, with_bin: bool) -> Option<(tempdir::Dir, PathBuf)> {
         ),
     )
     .unwrap();
-    std::fs::write(dir.0.join("file_contexts.subs"), "/web /var/www\n/altroot/usr /usr\n").unwrap();
+    std::fs::write(
+        dir.0.join("file_contexts.subs"),
+        "/web /var/www\n/altroot/usr /usr\n",
+    )
+    .unwrap();
     Some((dir, dst))
 }
 
@@ -177,12 +239,20 @@ mod tempdir {
 /// type for one in `50 * step`, and the synthetic paths one in `step` (every type for one in
 /// `8 * step`). libselinux takes up to 0.4 ms a lookup under /usr, so only the installed set
 /// is asked about every path; the copies are sampled.
-fn queries(fc: &FileContexts, tree: &[(Vec<u8>, FileKind)], step: usize) -> Vec<(Vec<u8>, FileKind)> {
+fn queries(
+    fc: &FileContexts,
+    tree: &[(Vec<u8>, FileKind)],
+    step: usize,
+) -> Vec<(Vec<u8>, FileKind)> {
     let mut q: Vec<(Vec<u8>, FileKind)> = tree.iter().step_by(step).cloned().collect();
     for (p, _) in tree.iter().step_by(50 * step) {
         q.extend(FileKind::ALL.iter().map(|k| (p.clone(), *k)));
     }
-    for (i, p) in synthetic(fc).into_iter().enumerate().filter(|(i, _)| i % step == 0) {
+    for (i, p) in synthetic(fc)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % step == 0)
+    {
         if i % (8 * step) == 0 {
             q.extend(FileKind::ALL.iter().map(|k| (p.clone(), *k)));
         } else {
@@ -190,7 +260,27 @@ fn queries(fc: &FileContexts, tree: &[(Vec<u8>, FileKind)], step: usize) -> Vec<
         }
     }
     // The paths the test copy's .local and .subs are about, and path clean-up.
-    for p in ["/usr/bin/ls", "/opt/local/x", "/opt/local/none/y", "/etc/localdir", "/web/index.html", "/web", "/webx", "/altroot/usr/bin/ls", "/usr//bin///ls", "/usr/bin/", "/", "//", "/etc/passwd\\", "/etc/passwd.", "/var/run/lock", "/run/lock", "/./etc/passwd", "etc/passwd", ""] {
+    for p in [
+        "/usr/bin/ls",
+        "/opt/local/x",
+        "/opt/local/none/y",
+        "/etc/localdir",
+        "/web/index.html",
+        "/web",
+        "/webx",
+        "/altroot/usr/bin/ls",
+        "/usr//bin///ls",
+        "/usr/bin/",
+        "/",
+        "//",
+        "/etc/passwd\\",
+        "/etc/passwd.",
+        "/var/run/lock",
+        "/run/lock",
+        "/./etc/passwd",
+        "etc/passwd",
+        "",
+    ] {
         q.extend(FileKind::ALL.iter().map(|k| (p.as_bytes().to_vec(), *k)));
     }
     q
@@ -198,21 +288,36 @@ fn queries(fc: &FileContexts, tree: &[(Vec<u8>, FileKind)], step: usize) -> Vec<
 
 #[test]
 fn lookups_equal_libselinux_on_debian_file_contexts() {
-    let Some(peer) = seaccess_testkit::label_peer() else { return };
+    let Some(peer) = seaccess_testkit::label_peer() else {
+        return;
+    };
     let tree = real_tree();
-    assert!(tree.len() > 1000, "the real tree has only {} paths", tree.len());
+    assert!(
+        tree.len() > 1000,
+        "the real tree has only {} paths",
+        tree.len()
+    );
     let mut total = 0;
     // The installed default set, as matchpathcon reads it: every path of the tree.
-    let Some(fc_path) = seaccess_testkit::debian_file_contexts("default") else { return };
+    let Some(fc_path) = seaccess_testkit::debian_file_contexts("default") else {
+        return;
+    };
     let fc = FileContexts::open(&fc_path).unwrap();
     total += compare(&peer, &fc_path, &queries(&fc, &tree, 1));
     for flavour in ["default", "mls"] {
         for with_bin in [false, true] {
-            let Some((_dir, fc_path)) = test_copy(flavour, with_bin) else { return };
+            let Some((_dir, fc_path)) = test_copy(flavour, with_bin) else {
+                return;
+            };
             let fc = FileContexts::open(&fc_path).unwrap();
             let bin_used = fc.files()[0].extension().is_some_and(|e| e == "bin");
             assert_eq!(bin_used, with_bin, "{flavour}: read {:?}", fc.files());
-            assert_eq!(fc.files().len(), 3, "base, .homedirs and .local: {:?}", fc.files());
+            assert_eq!(
+                fc.files().len(),
+                3,
+                "base, .homedirs and .local: {:?}",
+                fc.files()
+            );
             total += compare(&peer, &fc_path, &queries(&fc, &tree, 23));
         }
     }
@@ -221,8 +326,12 @@ fn lookups_equal_libselinux_on_debian_file_contexts() {
 
 #[test]
 fn best_match_and_partial_equal_libselinux() {
-    let Some(peer) = seaccess_testkit::label_peer() else { return };
-    let Some(fc_path) = seaccess_testkit::debian_file_contexts("default") else { return };
+    let Some(peer) = seaccess_testkit::label_peer() else {
+        return;
+    };
+    let Some(fc_path) = seaccess_testkit::debian_file_contexts("default") else {
+        return;
+    };
     let fc = FileContexts::open(&fc_path).unwrap();
     let tree = real_tree();
     let mut q = Vec::new();
@@ -260,7 +369,19 @@ fn best_match_and_partial_equal_libselinux() {
         pasked.push(p[..(p.len() * 2 / 3).max(1)].to_vec());
     }
     pasked.extend(synthetic(&fc).into_iter().step_by(7));
-    pasked.extend(["/", "/usr", "/sys", "/sys/fs", "/proc", "/nonexistent", "/abc/efg"].iter().map(|p| p.as_bytes().to_vec()));
+    pasked.extend(
+        [
+            "/",
+            "/usr",
+            "/sys",
+            "/sys/fs",
+            "/proc",
+            "/nonexistent",
+            "/abc/efg",
+        ]
+        .iter()
+        .map(|p| p.as_bytes().to_vec()),
+    );
     let mut pq = Vec::new();
     for p in &pasked {
         pq.extend_from_slice(b"partial\t");
@@ -271,29 +392,52 @@ fn best_match_and_partial_equal_libselinux() {
     assert_eq!(theirs.len(), pasked.len());
     let mut diffs = Vec::new();
     for (p, t) in pasked.iter().zip(&theirs) {
-        let o = fc.partial_match(p).unwrap_or_else(|e| panic!("{}: {e}", String::from_utf8_lossy(p)));
+        let o = fc
+            .partial_match(p)
+            .unwrap_or_else(|e| panic!("{}: {e}", String::from_utf8_lossy(p)));
         let mut line = p.clone();
         line.extend_from_slice(format!("\t{}", u8::from(o)).as_bytes());
         if &line != t {
             diffs.push(String::from_utf8_lossy(t).into_owned());
         }
     }
-    assert!(diffs.is_empty(), "{} partial-match differences of {}; libselinux said: {:#?}", diffs.len(), pasked.len(), &diffs[..diffs.len().min(10)]);
-    eprintln!("{} partial matches answered as libselinux answers them", pasked.len());
+    assert!(
+        diffs.is_empty(),
+        "{} partial-match differences of {}; libselinux said: {:#?}",
+        diffs.len(),
+        pasked.len(),
+        &diffs[..diffs.len().min(10)]
+    );
+    eprintln!(
+        "{} partial matches answered as libselinux answers them",
+        pasked.len()
+    );
 }
 
 /// Contexts taken from Debian's file_contexts and changed one field at a time (user, role, type,
 /// level, range) into ones each policy accepts or refuses: setfiles -c and seaccess must say the
 /// same of every one, and seaccess's error names the file and line.
 fn setfiles_accepts(policy: &Path, fc: &Path) -> bool {
-    let out = Command::new("setfiles").arg("-c").arg(policy).arg(fc).output().expect("setfiles (policycoreutils, make deps)");
+    let out = Command::new("setfiles")
+        .arg("-c")
+        .arg(policy)
+        .arg(fc)
+        .output()
+        .expect("setfiles (policycoreutils, make deps)");
     out.status.success()
 }
 
 /// Variants of real contexts, each changing one field.
 fn variants(flavour: &str) -> Vec<String> {
     let mls = flavour == "mls";
-    let lvl = |l: &str| if mls { l.to_string() } else { l.replace("s15:c0.c1023", "s0:c0.c1023").replace("s15", "s1") };
+    let lvl = |l: &str| {
+        if mls {
+            l.to_string()
+        } else {
+            l.replace("s15:c0.c1023", "s0:c0.c1023")
+                .replace("s15", "s1")
+        }
+    };
     let mut v = vec![
         "system_u:object_r:etc_t:s0".to_string(),
         "system_u:object_r:no_such_type_t:s0".to_string(),
@@ -326,30 +470,61 @@ fn variants(flavour: &str) -> Vec<String> {
 fn validation_agrees_with_setfiles_c() {
     let mut compared = 0;
     for flavour in ["default", "mls"] {
-        let Some(policy) = seaccess_testkit::debian_policy(flavour) else { return };
+        let Some(policy) = seaccess_testkit::debian_policy(flavour) else {
+            return;
+        };
         let server = seaccess_testkit::load(&policy);
         let g = server.snapshot();
         let check = |c: &str| g.context_to_sid(c).map(|_| ()).map_err(|e| e.to_string());
-        let dir = std::env::temp_dir().join(format!("seaccess-validate-{flavour}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "seaccess-validate-{flavour}-{}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let mut accepted = 0;
         for (i, ctx) in variants(flavour).iter().enumerate() {
             let fc = dir.join(format!("fc{i}"));
             std::fs::write(&fc, format!("# one spec\n/x(/.*)?\t{ctx}\n")).unwrap();
             let theirs = setfiles_accepts(&policy, &fc);
-            let ours = FileContexts::open_with(&fc, &OpenOptions { validate: Some(&check), ..Default::default() });
+            let ours = FileContexts::open_with(
+                &fc,
+                &OpenOptions {
+                    validate: Some(&check),
+                    ..Default::default()
+                },
+            );
             match (&ours, theirs) {
                 (Ok(_), true) => accepted += 1,
-                (Err(LabelError::Context { line: 2, context, .. }), false) if context == ctx => {}
-                _ => panic!("{flavour}: {ctx}: setfiles -c says {}, seaccess says {:?}", if theirs { "valid" } else { "invalid" }, ours.err()),
+                (
+                    Err(LabelError::Context {
+                        line: 2, context, ..
+                    }),
+                    false,
+                ) if context == ctx => {}
+                _ => panic!(
+                    "{flavour}: {ctx}: setfiles -c says {}, seaccess says {:?}",
+                    if theirs { "valid" } else { "invalid" },
+                    ours.err()
+                ),
             }
             compared += 1;
         }
-        assert!(accepted > 3 && accepted < variants(flavour).len() - 3, "{flavour}: {accepted} accepted: the variants must test both sides");
+        assert!(
+            accepted > 3 && accepted < variants(flavour).len() - 3,
+            "{flavour}: {accepted} accepted: the variants must test both sides"
+        );
         // The installed file_contexts validate as a whole, as setfiles -c says they do.
         let installed = seaccess_testkit::debian_file_contexts(flavour).unwrap();
         assert!(setfiles_accepts(&policy, &installed));
-        FileContexts::open_with(&installed, &OpenOptions { validate: Some(&check), check_regexes: true, ..Default::default() }).unwrap();
+        FileContexts::open_with(
+            &installed,
+            &OpenOptions {
+                validate: Some(&check),
+                check_regexes: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let _ = std::fs::remove_dir_all(&dir);
     }
     eprintln!("{compared} contexts judged as setfiles -c judges them");
@@ -361,10 +536,14 @@ fn validation_agrees_with_setfiles_c() {
 /// newlines included (PCRE2's `$` also matches before a final newline).
 #[test]
 fn shortcuts_agree_with_pcre2() {
-    use seaccess_label::spec::{inner_literals, literal_tail, shape, shape_matches, tail_allows, Shape};
+    use seaccess_label::spec::{
+        inner_literals, literal_tail, shape, shape_matches, tail_allows, Shape,
+    };
     let mut checked = 0;
     for flavour in ["default", "mls"] {
-        let Some(path) = seaccess_testkit::debian_file_contexts(flavour) else { return };
+        let Some(path) = seaccess_testkit::debian_file_contexts(flavour) else {
+            return;
+        };
         let fc = FileContexts::open(&path).unwrap();
         for s in fc.specs() {
             let re = seaccess_label::compile_regex(&s.regex).unwrap();
@@ -373,8 +552,23 @@ fn shortcuts_agree_with_pcre2() {
             let inner = inner_literals(s.regex.as_bytes());
             let lit = sh.prefix().to_vec();
             let mut keys: Vec<Vec<u8>> = Vec::new();
-            for base in [lit.clone(), lit[..lit.len().saturating_sub(1)].to_vec(), s.regex.as_bytes().to_vec()] {
-                for suffix in [&b""[..], b"\n", b"/", b"/x", b"/x\n", b"x", b"\n\n", b"/a/b.so.1", b".so", b"/bin/java"] {
+            for base in [
+                lit.clone(),
+                lit[..lit.len().saturating_sub(1)].to_vec(),
+                s.regex.as_bytes().to_vec(),
+            ] {
+                for suffix in [
+                    &b""[..],
+                    b"\n",
+                    b"/",
+                    b"/x",
+                    b"/x\n",
+                    b"x",
+                    b"\n\n",
+                    b"/a/b.so.1",
+                    b".so",
+                    b"/bin/java",
+                ] {
                     let mut k = base.clone();
                     k.extend_from_slice(suffix);
                     keys.push(k);
@@ -386,16 +580,39 @@ fn shortcuts_agree_with_pcre2() {
                     assert_eq!(m, truth, "{}: {:?}", s.regex, String::from_utf8_lossy(&k));
                 }
                 if truth {
-                    assert!(k.starts_with(&lit), "{}: a match {:?} outside the prefix {:?}", s.regex, String::from_utf8_lossy(&k), String::from_utf8_lossy(&lit));
-                    assert!(tail_allows(&tail, &k), "{}: a match {:?} without the tail {:?}", s.regex, String::from_utf8_lossy(&k), String::from_utf8_lossy(&tail));
+                    assert!(
+                        k.starts_with(&lit),
+                        "{}: a match {:?} outside the prefix {:?}",
+                        s.regex,
+                        String::from_utf8_lossy(&k),
+                        String::from_utf8_lossy(&lit)
+                    );
+                    assert!(
+                        tail_allows(&tail, &k),
+                        "{}: a match {:?} without the tail {:?}",
+                        s.regex,
+                        String::from_utf8_lossy(&k),
+                        String::from_utf8_lossy(&tail)
+                    );
                     for l in &inner {
-                        assert!(k[lit.len()..].windows(l.len()).any(|w| w == &l[..]), "{}: a match {:?} without {:?}", s.regex, String::from_utf8_lossy(&k), String::from_utf8_lossy(l));
+                        assert!(
+                            k[lit.len()..].windows(l.len()).any(|w| w == &l[..]),
+                            "{}: a match {:?} without {:?}",
+                            s.regex,
+                            String::from_utf8_lossy(&k),
+                            String::from_utf8_lossy(l)
+                        );
                     }
                 }
                 checked += 1;
             }
             if matches!(sh, Shape::Exact(_) | Shape::Under(_)) {
-                assert!(re.is_match(&lit).unwrap(), "{}: its own literal {:?} does not match", s.regex, String::from_utf8_lossy(&lit));
+                assert!(
+                    re.is_match(&lit).unwrap(),
+                    "{}: its own literal {:?} does not match",
+                    s.regex,
+                    String::from_utf8_lossy(&lit)
+                );
             }
         }
     }

@@ -13,23 +13,49 @@ pub enum AuditData<'a> {
     None,
     /// An inode reached through a directory entry or an alias (LSM_AUDIT_DATA_DENTRY and
     /// _INODE): `name= dev= ino=`.
-    Inode { name: Option<&'a str>, dev: &'a str, ino: u64 },
+    Inode {
+        name: Option<&'a str>,
+        dev: &'a str,
+        ino: u64,
+    },
     /// A directory entry (LSM_AUDIT_DATA_DENTRY): `name=`, then `dev= ino=` only when the entry
     /// has an inode (a name being created has none).
-    Dentry { name: &'a str, inode: Option<(&'a str, u64)> },
+    Dentry {
+        name: &'a str,
+        inode: Option<(&'a str, u64)>,
+    },
     /// An inode reached through a path or an open file (LSM_AUDIT_DATA_PATH and _FILE):
     /// `path= dev= ino=`.
-    Path { path: &'a str, dev: &'a str, ino: u64 },
+    Path {
+        path: &'a str,
+        dev: &'a str,
+        ino: u64,
+    },
     /// An ioctl on an open file (LSM_AUDIT_DATA_IOCTL_OP): `path= dev= ino=`; the cache adds
     /// `ioctlcmd=`.
-    Ioctl { path: &'a str, dev: &'a str, ino: u64 },
+    Ioctl {
+        path: &'a str,
+        dev: &'a str,
+        ino: u64,
+    },
     /// A socket (LSM_AUDIT_DATA_NET): local and foreign addresses and ports where known, or an
     /// AF_UNIX socket's path.
-    Net { laddr: Option<std::net::IpAddr>, lport: Option<u16>, faddr: Option<std::net::IpAddr>, fport: Option<u16>, path: Option<&'a str> },
+    Net {
+        laddr: Option<std::net::IpAddr>,
+        lport: Option<u16>,
+        faddr: Option<std::net::IpAddr>,
+        fport: Option<u16>,
+        path: Option<&'a str>,
+    },
     /// A bind or connect address without a socket (LSM_AUDIT_DATA_NET with no sk, as
     /// name_bind, node_bind and name_connect give it): `saddr= src= daddr= dest=`, each
     /// where known.
-    NetAddr { saddr: Option<std::net::IpAddr>, src: Option<u16>, daddr: Option<std::net::IpAddr>, dest: Option<u16> },
+    NetAddr {
+        saddr: Option<std::net::IpAddr>,
+        src: Option<u16>,
+        daddr: Option<std::net::IpAddr>,
+        dest: Option<u16>,
+    },
     /// A capability (LSM_AUDIT_DATA_CAP): `capability=`.
     Cap(u32),
     /// A task acted on (LSM_AUDIT_DATA_TASK): `opid= ocomm=`.
@@ -88,7 +114,13 @@ impl AuditData<'_> {
                 untrusted(&mut s, "dev", dev);
                 let _ = write!(s, " ino={ino}");
             }
-            AuditData::Net { laddr, lport, faddr, fport, path } => {
+            AuditData::Net {
+                laddr,
+                lport,
+                faddr,
+                fport,
+                path,
+            } => {
                 if let Some(p) = path {
                     untrusted(&mut s, "path", p);
                 }
@@ -105,8 +137,18 @@ impl AuditData<'_> {
                     let _ = write!(s, " fport={p}");
                 }
             }
-            AuditData::NetAddr { saddr, src, daddr, dest } => {
-                for (k, v) in [("saddr", saddr.map(|a| a.to_string())), ("src", src.map(|p| p.to_string())), ("daddr", daddr.map(|a| a.to_string())), ("dest", dest.map(|p| p.to_string()))] {
+            AuditData::NetAddr {
+                saddr,
+                src,
+                daddr,
+                dest,
+            } => {
+                for (k, v) in [
+                    ("saddr", saddr.map(|a| a.to_string())),
+                    ("src", src.map(|p| p.to_string())),
+                    ("daddr", daddr.map(|a| a.to_string())),
+                    ("dest", dest.map(|p| p.to_string())),
+                ] {
                     if let Some(v) = v {
                         let _ = write!(s, " {k}={v}");
                     }
@@ -138,9 +180,23 @@ mod tests {
 
     #[test]
     fn untrusted_strings_are_quoted_or_hex_encoded_as_the_kernel_does() {
-        let d = AuditData::Inode { name: Some("shadow"), dev: "sda1", ino: 42 };
-        assert_eq!(d.render(7, "cat"), r#"pid=7 comm="cat" name="shadow" dev="sda1" ino=42"#);
-        let d = AuditData::Inode { name: Some("a b"), dev: "sda1", ino: 1 };
-        assert_eq!(d.render(7, "c\"t"), r#"pid=7 comm=632274 name=612062 dev="sda1" ino=1"#);
+        let d = AuditData::Inode {
+            name: Some("shadow"),
+            dev: "sda1",
+            ino: 42,
+        };
+        assert_eq!(
+            d.render(7, "cat"),
+            r#"pid=7 comm="cat" name="shadow" dev="sda1" ino=42"#
+        );
+        let d = AuditData::Inode {
+            name: Some("a b"),
+            dev: "sda1",
+            ino: 1,
+        };
+        assert_eq!(
+            d.render(7, "c\"t"),
+            r#"pid=7 comm=632274 name=612062 dev="sda1" ino=1"#
+        );
     }
 }

@@ -75,7 +75,14 @@ impl InodeSec {
             Some(s) => (s, true),
             None => (sb.def_sid, false),
         };
-        InodeSec { sid: AtomicU32::new(s.0), class, initialized: AtomicBool::new(init), ino, sb, grant: InodeGrant::new() }
+        InodeSec {
+            sid: AtomicU32::new(s.0),
+            class,
+            initialized: AtomicBool::new(init),
+            ino,
+            sb,
+            grant: InodeGrant::new(),
+        }
     }
 
     /// The inode's SID now.
@@ -135,7 +142,14 @@ pub struct FileSec {
 impl FileSec {
     /// The blob of a file opened by `sid` on an inode of `class` labelled `isid` under policy
     /// `pseqno`, the open granting `granted` cleanly.
-    pub(crate) fn new(sid: Sid, class: Class, isid: Sid, pseqno: Seqno, granted: u32, flags: i32) -> FileSec {
+    pub(crate) fn new(
+        sid: Sid,
+        class: Class,
+        isid: Sid,
+        pseqno: Seqno,
+        granted: u32,
+        flags: i32,
+    ) -> FileSec {
         use crate::classes::{common_file as f, dir};
         use crate::hooks::fs::{oflags::O_APPEND, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
         let has = |p: u32| granted & p == p;
@@ -145,10 +159,35 @@ impl FileSec {
             (has(dir::READ), has(dir::WRITE), has(dir::SEARCH), true)
         } else {
             let a = has(f::APPEND);
-            (has(f::READ), if flags & O_APPEND != 0 { a } else { has(f::WRITE) }, has(f::EXECUTE), a)
+            (
+                has(f::READ),
+                if flags & O_APPEND != 0 {
+                    a
+                } else {
+                    has(f::WRITE)
+                },
+                has(f::EXECUTE),
+                a,
+            )
         };
-        let may = [(r, MAY_READ), (w, MAY_WRITE), (x, MAY_EXEC), (a, MAY_APPEND)].iter().filter(|(ok, _)| *ok).fold(0, |m, (_, b)| m | b);
-        FileSec { sid, fown_sid: sid, isid, pseqno, granted, flags, may: if granted == 0 { 0 } else { may } }
+        let may = [
+            (r, MAY_READ),
+            (w, MAY_WRITE),
+            (x, MAY_EXEC),
+            (a, MAY_APPEND),
+        ]
+        .iter()
+        .filter(|(ok, _)| *ok)
+        .fold(0, |m, (_, b)| m | b);
+        FileSec {
+            sid,
+            fown_sid: sid,
+            isid,
+            pseqno,
+            granted,
+            flags,
+            may: if granted == 0 { 0 } else { may },
+        }
     }
 }
 
@@ -162,7 +201,11 @@ pub struct SockSec {
 
 impl SockSec {
     pub fn new(sid: Sid, class: Class) -> SockSec {
-        SockSec { sid, class, peer_sid: AtomicU32::new(0) }
+        SockSec {
+            sid,
+            class,
+            peer_sid: AtomicU32::new(0),
+        }
     }
 
     /// The peer's SID (unix sockets, once connected; the `unlabeled` initial SID's number 0

@@ -8,10 +8,10 @@ use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, Seqno, Si
 use crate::audit::AuditData;
 use crate::blobs::InodeSec;
 use crate::classes::Class;
-use crate::grant::compact;
 use crate::counters::Hook;
 use crate::cred::Task;
 use crate::error::{ObjmgrError, Result};
+use crate::grant::compact;
 use crate::ObjectManager;
 
 /// How many times a check translates again when the policy changes under it before it gives
@@ -71,7 +71,10 @@ impl Checked {
     /// fast path may remember (never a grant made only because the mode is permissive).
     #[inline(always)]
     pub fn clean(&self) -> bool {
-        self.denied.is_empty() && self.unknown == 0 && self.audited.is_empty() && !self.unknown_class
+        self.denied.is_empty()
+            && self.unknown == 0
+            && self.audited.is_empty()
+            && !self.unknown_class
     }
 }
 
@@ -80,14 +83,31 @@ impl ObjectManager {
     /// audited as the decision says with `ad`. Ok with the verdict when the operation may go
     /// on (allowed, or denied but not enforced).
     #[inline]
-    pub fn check(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, ad: &AuditData) -> Result<Checked> {
+    pub fn check(
+        &self,
+        hook: Hook,
+        task: &Task,
+        tsid: Sid,
+        class: Class,
+        perms: u32,
+        ad: &AuditData,
+    ) -> Result<Checked> {
         self.check_sid(hook, task, task.sid(), tsid, class, perms, ad)
     }
 
     /// [`ObjectManager::check`] with a source SID other than the task's (a new inode's SID for
     /// `filesystem associate`, a socket's for `name_bind`); the task is named in the record.
     #[allow(clippy::too_many_arguments)]
-    pub fn check_sid(&self, hook: Hook, task: &Task, ssid: Sid, tsid: Sid, class: Class, perms: u32, ad: &AuditData) -> Result<Checked> {
+    pub fn check_sid(
+        &self,
+        hook: Hook,
+        task: &Task,
+        ssid: Sid,
+        tsid: Sid,
+        class: Class,
+        perms: u32,
+        ad: &AuditData,
+    ) -> Result<Checked> {
         let v = self.check_noaudit(hook, ssid, tsid, class, perms)?;
         self.audit(task, ssid, tsid, class, &v, ad);
         self.outcome(class, &v)
@@ -96,13 +116,30 @@ impl ObjectManager {
     /// The check without its audit record (the kernel's avc_has_perm_noaudit): the verdict
     /// whether allowed or not, for a hook that audits later or not at all.
     #[inline]
-    pub fn check_noaudit(&self, hook: Hook, ssid: Sid, tsid: Sid, class: Class, perms: u32) -> Result<Checked> {
+    pub fn check_noaudit(
+        &self,
+        hook: Hook,
+        ssid: Sid,
+        tsid: Sid,
+        class: Class,
+        perms: u32,
+    ) -> Result<Checked> {
         // The common case: our bits are the policy's, and the cache answers from the policy
         // the quick translation was noted for. One load, no class map.
         if let Some((pclass, at)) = self.maps.quick(class) {
             self.counters.bump(hook);
-            if let Ok(v) = self.avc.check_at(ssid, tsid, pclass, AccessVector(perms), at)? {
-                return Ok(Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false });
+            if let Ok(v) = self
+                .avc
+                .check_at(ssid, tsid, pclass, AccessVector(perms), at)?
+            {
+                return Ok(Checked {
+                    decision: v.decision,
+                    denied: v.denied,
+                    unknown: 0,
+                    enforced: v.enforced,
+                    audited: v.audited,
+                    unknown_class: false,
+                });
             }
         }
         self.check_mapped(hook, ssid, tsid, class, perms)
@@ -111,7 +148,14 @@ impl ObjectManager {
     /// The check through the class maps, for a class translated otherwise than by copying or
     /// a decision of a policy the quick translation is not for.
     #[cold]
-    fn check_mapped(&self, hook: Hook, ssid: Sid, tsid: Sid, class: Class, perms: u32) -> Result<Checked> {
+    fn check_mapped(
+        &self,
+        hook: Hook,
+        ssid: Sid,
+        tsid: Sid,
+        class: Class,
+        perms: u32,
+    ) -> Result<Checked> {
         let mut map = self.maps.newest();
         for _ in 0..RETRIES {
             let t = map.translate(class, perms)?;
@@ -119,10 +163,20 @@ impl ObjectManager {
                 return Ok(self.unknown_class(map.handle_unknown(), perms));
             };
             self.counters.bump(hook);
-            match self.avc.check_at(ssid, tsid, pclass, t.perms, map.seqno())? {
+            match self
+                .avc
+                .check_at(ssid, tsid, pclass, t.perms, map.seqno())?
+            {
                 Ok(v) => {
                     self.maps.note_quick(class, &map);
-                    let mut c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
+                    let mut c = Checked {
+                        decision: v.decision,
+                        denied: v.denied,
+                        unknown: 0,
+                        enforced: v.enforced,
+                        audited: v.audited,
+                        unknown_class: false,
+                    };
                     // Permissions the policy lacks: allowed under handle_unknown allow, else
                     // denied and, as the kernel's map_decision leaves them, not audited.
                     if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
@@ -139,17 +193,26 @@ impl ObjectManager {
                 }
             }
         }
-        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(format!(
-            "the policy changed {RETRIES} times during one {} check",
-            class.name()
-        ))))
+        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(
+            format!(
+                "the policy changed {RETRIES} times during one {} check",
+                class.name()
+            ),
+        )))
     }
 
     /// [`ObjectManager::check`] of `perms` on `inode` (its SID and class), remembering a clean
     /// grant in the inode for the task's credential when the "nothing beyond POSIX" fast path
     /// is on (see [`crate::grant`]). The caller has found no remembered grant.
     #[inline(never)]
-    pub(crate) fn check_inode(&self, hook: Hook, task: &Task, inode: &InodeSec, perms: u32, ad: &AuditData) -> Result<Checked> {
+    pub(crate) fn check_inode(
+        &self,
+        hook: Hook,
+        task: &Task,
+        inode: &InodeSec,
+        perms: u32,
+        ad: &AuditData,
+    ) -> Result<Checked> {
         let v = self.check_inode_noaudit(hook, task, inode, perms)?;
         self.audit(task, task.sid(), v.1, inode.class(), &v.0, ad);
         self.outcome(inode.class(), &v.0)
@@ -157,7 +220,13 @@ impl ObjectManager {
 
     /// [`ObjectManager::check_inode`] without the audit record: the verdict and the inode SID
     /// it was made for.
-    pub(crate) fn check_inode_noaudit(&self, hook: Hook, task: &Task, inode: &InodeSec, perms: u32) -> Result<(Checked, Sid)> {
+    pub(crate) fn check_inode_noaudit(
+        &self,
+        hook: Hook,
+        task: &Task,
+        inode: &InodeSec,
+        perms: u32,
+    ) -> Result<(Checked, Sid)> {
         // The relabels are seen before the SID is read, so that a relabel ending after the
         // read makes the record fail (InodeGrant::record), however many come.
         let seen = inode.grant.seen();
@@ -179,7 +248,16 @@ impl ObjectManager {
     /// (our `ioctl` bit) of `class` for command `cmd`, decided with the policy's allowxperm
     /// rules for the command's driver when it has any, and audited with `ioctlcmd=`.
     #[allow(clippy::too_many_arguments)]
-    pub fn check_ioctl(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, cmd: u16, ad: &AuditData) -> Result<Checked> {
+    pub fn check_ioctl(
+        &self,
+        hook: Hook,
+        task: &Task,
+        tsid: Sid,
+        class: Class,
+        perms: u32,
+        cmd: u16,
+        ad: &AuditData,
+    ) -> Result<Checked> {
         self.check_xperm(hook, task, tsid, class, perms, Xperm::Ioctl(cmd), ad)
     }
 
@@ -188,13 +266,29 @@ impl ObjectManager {
     /// for an ioctl). A class the policy lacks has no extended permissions to decide by and
     /// is answered as any check of it.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_xperm(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, x: Xperm, ad: &AuditData) -> Result<Checked> {
+    pub(crate) fn check_xperm(
+        &self,
+        hook: Hook,
+        task: &Task,
+        tsid: Sid,
+        class: Class,
+        perms: u32,
+        x: Xperm,
+        ad: &AuditData,
+    ) -> Result<Checked> {
         let ssid = task.sid();
         // The quick translation first (one load, no class map), as check_noaudit takes it.
         if let Some((pclass, at)) = self.maps.quick(class) {
             self.counters.bump(hook);
             if let Ok(v) = self.xperm_at(x, ssid, tsid, pclass, AccessVector(perms), at)? {
-                let c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
+                let c = Checked {
+                    decision: v.decision,
+                    denied: v.denied,
+                    unknown: 0,
+                    enforced: v.enforced,
+                    audited: v.audited,
+                    unknown_class: false,
+                };
                 return self.xperm_outcome(task, tsid, class, &c, x, ad);
             }
         }
@@ -203,7 +297,16 @@ impl ObjectManager {
 
     #[cold]
     #[allow(clippy::too_many_arguments)]
-    fn check_xperm_mapped(&self, hook: Hook, task: &Task, tsid: Sid, class: Class, perms: u32, x: Xperm, ad: &AuditData) -> Result<Checked> {
+    fn check_xperm_mapped(
+        &self,
+        hook: Hook,
+        task: &Task,
+        tsid: Sid,
+        class: Class,
+        perms: u32,
+        x: Xperm,
+        ad: &AuditData,
+    ) -> Result<Checked> {
         let ssid = task.sid();
         let mut map = self.maps.newest();
         for _ in 0..RETRIES {
@@ -217,7 +320,14 @@ impl ObjectManager {
             match self.xperm_at(x, ssid, tsid, pclass, t.perms, map.seqno())? {
                 Ok(v) => {
                     self.maps.note_quick(class, &map);
-                    let mut c = Checked { decision: v.decision, denied: v.denied, unknown: 0, enforced: v.enforced, audited: v.audited, unknown_class: false };
+                    let mut c = Checked {
+                        decision: v.decision,
+                        denied: v.denied,
+                        unknown: 0,
+                        enforced: v.enforced,
+                        audited: v.audited,
+                        unknown_class: false,
+                    };
                     if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
                         c.unknown = t.unknown;
                         c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
@@ -232,24 +342,44 @@ impl ObjectManager {
                 }
             }
         }
-        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(format!(
-            "the policy changed {RETRIES} times during one {} {} check",
-            class.name(),
-            x.what()
-        ))))
+        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(
+            format!(
+                "the policy changed {RETRIES} times during one {} {} check",
+                class.name(),
+                x.what()
+            ),
+        )))
     }
 
     /// The cache's extended-permission check of the kind `x` is, made only if it answers from
     /// policy `at`.
-    fn xperm_at(&self, x: Xperm, ssid: Sid, tsid: Sid, pclass: ClassId, perms: AccessVector, at: Seqno) -> Result<std::result::Result<Verdict, Seqno>> {
+    fn xperm_at(
+        &self,
+        x: Xperm,
+        ssid: Sid,
+        tsid: Sid,
+        pclass: ClassId,
+        perms: AccessVector,
+        at: Seqno,
+    ) -> Result<std::result::Result<Verdict, Seqno>> {
         Ok(match x {
-            Xperm::Ioctl(cmd) => self.avc.check_ioctl_at(ssid, tsid, pclass, perms, cmd, at)?,
+            Xperm::Ioctl(cmd) => self
+                .avc
+                .check_ioctl_at(ssid, tsid, pclass, perms, cmd, at)?,
             Xperm::Nlmsg(ty) => self.avc.check_nlmsg_at(ssid, tsid, pclass, perms, ty, at)?,
         })
     }
 
     /// An extended-permission verdict's record, if it asks for one, and its outcome.
-    fn xperm_outcome(&self, task: &Task, tsid: Sid, class: Class, c: &Checked, x: Xperm, ad: &AuditData) -> Result<Checked> {
+    fn xperm_outcome(
+        &self,
+        task: &Task,
+        tsid: Sid,
+        class: Class,
+        c: &Checked,
+        x: Xperm,
+        ad: &AuditData,
+    ) -> Result<Checked> {
         match x {
             Xperm::Ioctl(cmd) if !c.audited.is_empty() => {
                 // As the cache's audit_ioctl writes it, named with this decision's map.
@@ -271,8 +401,12 @@ impl ObjectManager {
         if v.denied.is_empty() || v.unknown_class {
             return;
         }
-        let Some(map) = self.maps.for_seqno(v.decision.seqno) else { return };
-        let bit = map.translate(class, crate::classes::common_file::AUDIT_ACCESS).map_or(0, |t| t.perms.0);
+        let Some(map) = self.maps.for_seqno(v.decision.seqno) else {
+            return;
+        };
+        let bit = map
+            .translate(class, crate::classes::common_file::AUDIT_ACCESS)
+            .map_or(0, |t| t.perms.0);
         if v.decision.auditdeny.0 & bit == 0 {
             v.audited = AccessVector::NONE;
         }
@@ -282,7 +416,10 @@ impl ObjectManager {
     #[inline(always)]
     pub(crate) fn window(&self) -> Window {
         let switches = self.fast.switches();
-        Window { switches, enforcing: self.avc.enforcing() }
+        Window {
+            switches,
+            enforcing: self.avc.enforcing(),
+        }
     }
 
     /// Whether a fast path may remember the grant `v` made in window `w`: granted by the
@@ -291,7 +428,11 @@ impl ObjectManager {
     /// may hold a grant made only because the mode was permissive).
     #[inline(always)]
     pub(crate) fn may_remember(&self, w: Window, v: &Checked) -> bool {
-        v.clean() && !v.decision.flags.permissive() && w.enforcing && self.avc.enforcing() && self.fast.switches() == w.switches
+        v.clean()
+            && !v.decision.flags.permissive()
+            && w.enforcing
+            && self.avc.enforcing()
+            && self.fast.switches() == w.switches
     }
 
     /// Whether an open's grant `v`, checked in window `w`, may be kept for the revalidation
@@ -312,7 +453,11 @@ impl ObjectManager {
     /// The policy's number for our `class`, from the map of the policy the server answers
     /// from now, with `f` run on it; again if the policy changed meanwhile (for the labeling
     /// calls, whose class numbers must be the answering policy's).
-    pub(crate) fn with_policy_class<T>(&self, class: Class, f: impl Fn(seaccess_types::ClassId) -> Result<T>) -> Result<T> {
+    pub(crate) fn with_policy_class<T>(
+        &self,
+        class: Class,
+        f: impl Fn(seaccess_types::ClassId) -> Result<T>,
+    ) -> Result<T> {
         for _ in 0..RETRIES {
             let seqno = self.server.seqno();
             let map = match self.maps.for_seqno(seqno) {
@@ -320,17 +465,22 @@ impl ObjectManager {
                 None => self.maps.catch_up(&*self.server),
             };
             let Some(pclass) = map.translate(class, 0)?.class else {
-                return Err(ObjmgrError::Rejected(format!("the policy does not define class {}", class.name())));
+                return Err(ObjmgrError::Rejected(format!(
+                    "the policy does not define class {}",
+                    class.name()
+                )));
             };
             let r = f(pclass)?;
             if self.server.seqno() == seqno {
                 return Ok(r);
             }
         }
-        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(format!(
-            "the policy changed {RETRIES} times while labeling a {}",
-            class.name()
-        ))))
+        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(
+            format!(
+                "the policy changed {RETRIES} times while labeling a {}",
+                class.name()
+            ),
+        )))
     }
 
     /// A class the policy does not define: everything or nothing, as handle_unknown says; a
@@ -340,13 +490,35 @@ impl ObjectManager {
         let mut d = AvDecision::deny_all(self.avc.seqno());
         if handle == HandleUnknown::Allow {
             d.allowed = AccessVector(u32::MAX);
-            return Checked { decision: d, denied: AccessVector::NONE, unknown: 0, enforced: false, audited: AccessVector::NONE, unknown_class: true };
+            return Checked {
+                decision: d,
+                denied: AccessVector::NONE,
+                unknown: 0,
+                enforced: false,
+                audited: AccessVector::NONE,
+                unknown_class: true,
+            };
         }
-        Checked { decision: d, denied: AccessVector::NONE, unknown: perms, enforced: self.avc.enforcing(), audited: AccessVector(perms), unknown_class: true }
+        Checked {
+            decision: d,
+            denied: AccessVector::NONE,
+            unknown: perms,
+            enforced: self.avc.enforcing(),
+            audited: AccessVector(perms),
+            unknown_class: true,
+        }
     }
 
     /// Writes the verdict's audit record, if it asks for one, to the cache's audit callback.
-    pub fn audit(&self, task: &Task, ssid: Sid, tsid: Sid, class: Class, v: &Checked, ad: &AuditData) {
+    pub fn audit(
+        &self,
+        task: &Task,
+        ssid: Sid,
+        tsid: Sid,
+        class: Class,
+        v: &Checked,
+        ad: &AuditData,
+    ) {
         if v.audited.is_empty() {
             return;
         }
@@ -363,17 +535,27 @@ impl ObjectManager {
             // No policy class to name the permissions by: ours name them.
             let mut perms = String::new();
             for b in v.audited.bits() {
-                let name = class.def().and_then(|d| d.perms.get(b as usize)).copied().unwrap_or("?");
+                let name = class
+                    .def()
+                    .and_then(|d| d.perms.get(b as usize))
+                    .copied()
+                    .unwrap_or("?");
                 perms.push(' ');
                 perms.push_str(name);
             }
             let names = self.server.names();
             let (ids, raw) = seaccess_avc::audit_contexts(Some(&*names), ssid, tsid);
-            let line = format!("avc:  denied  {{{perms} }} for  {aux}{ids} tclass={} permissive={}{raw}", class.name(), u8::from(!v.enforced));
+            let line = format!(
+                "avc:  denied  {{{perms} }} for  {aux}{ids} tclass={} permissive={}{raw}",
+                class.name(),
+                u8::from(!v.enforced)
+            );
             self.avc.emit_audit_line(&line);
             return;
         }
-        let Some(map) = self.maps.for_seqno(v.decision.seqno) else { return };
+        let Some(map) = self.maps.for_seqno(v.decision.seqno) else {
+            return;
+        };
         let Some(pclass) = map.translate(class, 0).ok().and_then(|t| t.class) else {
             return;
         };
@@ -381,7 +563,16 @@ impl ObjectManager {
         // is the decision's only if no reload came between (seqnos only grow).
         let at = self.server.seqno();
         if at == v.decision.seqno {
-            let line = self.avc.audit_record(ssid, tsid, pclass, v.decision.seqno, v.audited, denied, !v.enforced, Some(aux));
+            let line = self.avc.audit_record(
+                ssid,
+                tsid,
+                pclass,
+                v.decision.seqno,
+                v.audited,
+                denied,
+                !v.enforced,
+                Some(aux),
+            );
             if self.server.seqno() == at {
                 self.avc.emit_audit_line(&line);
                 return;
@@ -399,7 +590,11 @@ impl ObjectManager {
         let perms: String = named.iter().map(|(_, n)| format!(" {n}")).collect();
         let names = self.server.names();
         let (ids, raw) = seaccess_avc::audit_contexts(Some(&*names), ssid, tsid);
-        let mut line = format!("avc:  {}  {{{perms} }} for  {aux}{ids} tclass={}", if denied { "denied" } else { "granted" }, class.name());
+        let mut line = format!(
+            "avc:  {}  {{{perms} }} for  {aux}{ids} tclass={}",
+            if denied { "denied" } else { "granted" },
+            class.name()
+        );
         if denied {
             line.push_str(&format!(" permissive={}", u8::from(!v.enforced)));
         }
@@ -422,7 +617,11 @@ impl ObjectManager {
     #[cold]
     #[inline(never)]
     fn denied_error(&self, class: Class, v: &Checked) -> ObjmgrError {
-        let map = if v.unknown_class { None } else { self.maps.for_seqno(v.decision.seqno) };
+        let map = if v.unknown_class {
+            None
+        } else {
+            self.maps.for_seqno(v.decision.seqno)
+        };
         let mut named: Vec<(u64, &str)> = Vec::new();
         for (i, name) in class.def().map_or(&[][..], |d| d.perms).iter().enumerate() {
             let ours = 1u32 << i;
@@ -430,13 +629,18 @@ impl ObjectManager {
                 named.push((u64::from(ours) << 32, name));
                 continue;
             }
-            let bit = map.as_ref().and_then(|m| m.translate(class, ours).ok()).map_or(0, |t| t.perms.0);
+            let bit = map
+                .as_ref()
+                .and_then(|m| m.translate(class, ours).ok())
+                .map_or(0, |t| t.perms.0);
             if bit != 0 && v.denied.0 & bit != 0 {
                 named.push((u64::from(bit), name));
             }
         }
         named.sort_unstable();
         let perms: String = named.iter().map(|(_, n)| format!(" {n}")).collect();
-        ObjmgrError::Denied { what: format!("{} {{{perms} }}", class.name()) }
+        ObjmgrError::Denied {
+            what: format!("{} {{{perms} }}", class.name()),
+        }
     }
 }

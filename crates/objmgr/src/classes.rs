@@ -289,22 +289,65 @@ perms! {
 /// permissions ([`socket`]); the netlink classes whose messages selinux_netlink_send checks
 /// have their message permissions after them.
 const MORE_SOCKETS: &[ClassDef] = &[
-    s("key_socket"), s("appletalk_socket"),
-    ClassDef { name: "netlink_route_socket", perms: netlink_msg_socket::NAMES },
-    ClassDef { name: "netlink_tcpdiag_socket", perms: netlink_msg_socket::NAMES },
+    s("key_socket"),
+    s("appletalk_socket"),
+    ClassDef {
+        name: "netlink_route_socket",
+        perms: netlink_msg_socket::NAMES,
+    },
+    ClassDef {
+        name: "netlink_tcpdiag_socket",
+        perms: netlink_msg_socket::NAMES,
+    },
     s("netlink_nflog_socket"),
-    ClassDef { name: "netlink_xfrm_socket", perms: netlink_msg_socket::NAMES },
-    s("netlink_selinux_socket"), s("netlink_iscsi_socket"),
-    ClassDef { name: "netlink_audit_socket", perms: netlink_audit_socket::NAMES },
+    ClassDef {
+        name: "netlink_xfrm_socket",
+        perms: netlink_msg_socket::NAMES,
+    },
+    s("netlink_selinux_socket"),
+    s("netlink_iscsi_socket"),
+    ClassDef {
+        name: "netlink_audit_socket",
+        perms: netlink_audit_socket::NAMES,
+    },
     s("netlink_fib_lookup_socket"),
-    s("netlink_connector_socket"), s("netlink_netfilter_socket"), s("netlink_dnrt_socket"),
-    s("netlink_kobject_uevent_socket"), s("netlink_generic_socket"), s("netlink_scsitransport_socket"),
-    s("netlink_rdma_socket"), s("netlink_crypto_socket"),
-    s("ax25_socket"), s("ipx_socket"), s("netrom_socket"), s("atmpvc_socket"), s("x25_socket"), s("rose_socket"),
-    s("decnet_socket"), s("atmsvc_socket"), s("rds_socket"), s("irda_socket"), s("pppox_socket"), s("llc_socket"),
-    s("can_socket"), s("tipc_socket"), s("bluetooth_socket"), s("iucv_socket"), s("rxrpc_socket"), s("isdn_socket"),
-    s("phonet_socket"), s("ieee802154_socket"), s("caif_socket"), s("alg_socket"), s("nfc_socket"), s("vsock_socket"),
-    s("kcm_socket"), s("qipcrtr_socket"), s("smc_socket"), s("xdp_socket"), s("mctp_socket"),
+    s("netlink_connector_socket"),
+    s("netlink_netfilter_socket"),
+    s("netlink_dnrt_socket"),
+    s("netlink_kobject_uevent_socket"),
+    s("netlink_generic_socket"),
+    s("netlink_scsitransport_socket"),
+    s("netlink_rdma_socket"),
+    s("netlink_crypto_socket"),
+    s("ax25_socket"),
+    s("ipx_socket"),
+    s("netrom_socket"),
+    s("atmpvc_socket"),
+    s("x25_socket"),
+    s("rose_socket"),
+    s("decnet_socket"),
+    s("atmsvc_socket"),
+    s("rds_socket"),
+    s("irda_socket"),
+    s("pppox_socket"),
+    s("llc_socket"),
+    s("can_socket"),
+    s("tipc_socket"),
+    s("bluetooth_socket"),
+    s("iucv_socket"),
+    s("rxrpc_socket"),
+    s("isdn_socket"),
+    s("phonet_socket"),
+    s("ieee802154_socket"),
+    s("caif_socket"),
+    s("alg_socket"),
+    s("nfc_socket"),
+    s("vsock_socket"),
+    s("kcm_socket"),
+    s("qipcrtr_socket"),
+    s("smc_socket"),
+    s("xdp_socket"),
+    s("mctp_socket"),
 ];
 
 impl Class {
@@ -380,13 +423,18 @@ impl Class {
 
     /// Whether the class is a socket class.
     pub fn is_socket(self) -> bool {
-        (Class::SOCKET.0..=Class::PACKET_SOCKET.0).contains(&self.0) || (Class::KEY_SOCKET.0..AFTER_SOCKETS).contains(&self.0) || self == Class::TUN_SOCKET
+        (Class::SOCKET.0..=Class::PACKET_SOCKET.0).contains(&self.0)
+            || (Class::KEY_SOCKET.0..AFTER_SOCKETS).contains(&self.0)
+            || self == Class::TUN_SOCKET
     }
 }
 
 /// A socket class with the socket permissions alone.
 const fn s(name: &'static str) -> ClassDef {
-    ClassDef { name, perms: socket::NAMES }
+    ClassDef {
+        name,
+        perms: socket::NAMES,
+    }
 }
 
 const FIXED: usize = 25;
@@ -397,19 +445,33 @@ const TABLE: [ClassDef; ALL] = {
     let first = FIXED_CLASSES;
     let more = MORE_SOCKETS;
     let later = LATER_CLASSES;
-    let mut out = [const { ClassDef { name: "", perms: &[] } }; ALL];
+    let mut out = [const {
+        ClassDef {
+            name: "",
+            perms: &[],
+        }
+    }; ALL];
     let mut i = 0;
     while i < FIXED {
-        out[i] = ClassDef { name: first[i].name, perms: first[i].perms };
+        out[i] = ClassDef {
+            name: first[i].name,
+            perms: first[i].perms,
+        };
         i += 1;
     }
     while i < FIXED + MORE_SOCKETS.len() {
-        out[i] = ClassDef { name: more[i - FIXED].name, perms: more[i - FIXED].perms };
+        out[i] = ClassDef {
+            name: more[i - FIXED].name,
+            perms: more[i - FIXED].perms,
+        };
         i += 1;
     }
     while i < ALL {
         let l = &later[i - FIXED - MORE_SOCKETS.len()];
-        out[i] = ClassDef { name: l.name, perms: l.perms };
+        out[i] = ClassDef {
+            name: l.name,
+            perms: l.perms,
+        };
         i += 1;
     }
     out
@@ -417,18 +479,54 @@ const TABLE: [ClassDef; ALL] = {
 
 /// The classes after the sockets, in number order (System V IPC, keys, binder, ...).
 const LATER_CLASSES: [ClassDef; 12] = [
-    ClassDef { name: "msg", perms: msg::NAMES },
-    ClassDef { name: "msgq", perms: msgq::NAMES },
-    ClassDef { name: "sem", perms: ipc::NAMES },
-    ClassDef { name: "shm", perms: shm::NAMES },
-    ClassDef { name: "key", perms: key::NAMES },
-    ClassDef { name: "binder", perms: binder::NAMES },
-    ClassDef { name: "kernel_service", perms: kernel_service::NAMES },
-    ClassDef { name: "user_namespace", perms: user_namespace::NAMES },
-    ClassDef { name: "tun_socket", perms: tun_socket::NAMES },
-    ClassDef { name: "memprotect", perms: memprotect::NAMES },
-    ClassDef { name: "system", perms: system::NAMES },
-    ClassDef { name: "io_uring", perms: io_uring::NAMES },
+    ClassDef {
+        name: "msg",
+        perms: msg::NAMES,
+    },
+    ClassDef {
+        name: "msgq",
+        perms: msgq::NAMES,
+    },
+    ClassDef {
+        name: "sem",
+        perms: ipc::NAMES,
+    },
+    ClassDef {
+        name: "shm",
+        perms: shm::NAMES,
+    },
+    ClassDef {
+        name: "key",
+        perms: key::NAMES,
+    },
+    ClassDef {
+        name: "binder",
+        perms: binder::NAMES,
+    },
+    ClassDef {
+        name: "kernel_service",
+        perms: kernel_service::NAMES,
+    },
+    ClassDef {
+        name: "user_namespace",
+        perms: user_namespace::NAMES,
+    },
+    ClassDef {
+        name: "tun_socket",
+        perms: tun_socket::NAMES,
+    },
+    ClassDef {
+        name: "memprotect",
+        perms: memprotect::NAMES,
+    },
+    ClassDef {
+        name: "system",
+        perms: system::NAMES,
+    },
+    ClassDef {
+        name: "io_uring",
+        perms: io_uring::NAMES,
+    },
 ];
 
 /// Every class the hooks enforce, indexed by [`Class`].
@@ -436,31 +534,106 @@ pub static CLASSES: &[ClassDef] = &TABLE;
 
 /// The classes with numbers of their own constant, in number order.
 const FIXED_CLASSES: [ClassDef; FIXED] = [
-    ClassDef { name: "file", perms: file::NAMES },
-    ClassDef { name: "dir", perms: dir::NAMES },
-    ClassDef { name: "lnk_file", perms: common_file::NAMES },
-    ClassDef { name: "chr_file", perms: common_file::NAMES },
-    ClassDef { name: "blk_file", perms: common_file::NAMES },
-    ClassDef { name: "fifo_file", perms: common_file::NAMES },
-    ClassDef { name: "sock_file", perms: common_file::NAMES },
-    ClassDef { name: "filesystem", perms: filesystem::NAMES },
-    ClassDef { name: "fd", perms: fd::NAMES },
-    ClassDef { name: "process", perms: process::NAMES },
-    ClassDef { name: "process2", perms: process2::NAMES },
-    ClassDef { name: "capability", perms: capability::NAMES },
-    ClassDef { name: "socket", perms: socket::NAMES },
-    ClassDef { name: "tcp_socket", perms: tcp_socket::NAMES },
-    ClassDef { name: "udp_socket", perms: udp_socket::NAMES },
-    ClassDef { name: "rawip_socket", perms: udp_socket::NAMES },
-    ClassDef { name: "unix_stream_socket", perms: unix_stream_socket::NAMES },
-    ClassDef { name: "unix_dgram_socket", perms: socket::NAMES },
-    ClassDef { name: "icmp_socket", perms: udp_socket::NAMES },
-    ClassDef { name: "sctp_socket", perms: tcp_socket::NAMES },
-    ClassDef { name: "netlink_socket", perms: socket::NAMES },
-    ClassDef { name: "packet_socket", perms: socket::NAMES },
-    ClassDef { name: "capability2", perms: capability2::NAMES },
-    ClassDef { name: "cap_userns", perms: capability::NAMES },
-    ClassDef { name: "cap2_userns", perms: capability2::NAMES },
+    ClassDef {
+        name: "file",
+        perms: file::NAMES,
+    },
+    ClassDef {
+        name: "dir",
+        perms: dir::NAMES,
+    },
+    ClassDef {
+        name: "lnk_file",
+        perms: common_file::NAMES,
+    },
+    ClassDef {
+        name: "chr_file",
+        perms: common_file::NAMES,
+    },
+    ClassDef {
+        name: "blk_file",
+        perms: common_file::NAMES,
+    },
+    ClassDef {
+        name: "fifo_file",
+        perms: common_file::NAMES,
+    },
+    ClassDef {
+        name: "sock_file",
+        perms: common_file::NAMES,
+    },
+    ClassDef {
+        name: "filesystem",
+        perms: filesystem::NAMES,
+    },
+    ClassDef {
+        name: "fd",
+        perms: fd::NAMES,
+    },
+    ClassDef {
+        name: "process",
+        perms: process::NAMES,
+    },
+    ClassDef {
+        name: "process2",
+        perms: process2::NAMES,
+    },
+    ClassDef {
+        name: "capability",
+        perms: capability::NAMES,
+    },
+    ClassDef {
+        name: "socket",
+        perms: socket::NAMES,
+    },
+    ClassDef {
+        name: "tcp_socket",
+        perms: tcp_socket::NAMES,
+    },
+    ClassDef {
+        name: "udp_socket",
+        perms: udp_socket::NAMES,
+    },
+    ClassDef {
+        name: "rawip_socket",
+        perms: udp_socket::NAMES,
+    },
+    ClassDef {
+        name: "unix_stream_socket",
+        perms: unix_stream_socket::NAMES,
+    },
+    ClassDef {
+        name: "unix_dgram_socket",
+        perms: socket::NAMES,
+    },
+    ClassDef {
+        name: "icmp_socket",
+        perms: udp_socket::NAMES,
+    },
+    ClassDef {
+        name: "sctp_socket",
+        perms: tcp_socket::NAMES,
+    },
+    ClassDef {
+        name: "netlink_socket",
+        perms: socket::NAMES,
+    },
+    ClassDef {
+        name: "packet_socket",
+        perms: socket::NAMES,
+    },
+    ClassDef {
+        name: "capability2",
+        perms: capability2::NAMES,
+    },
+    ClassDef {
+        name: "cap_userns",
+        perms: capability::NAMES,
+    },
+    ClassDef {
+        name: "cap2_userns",
+        perms: capability2::NAMES,
+    },
 ];
 
 /// The file class of an inode of mode `mode` (the `S_IFMT` bits of st_mode), as the kernel's
@@ -489,13 +662,27 @@ mod tests {
                 assert_eq!(c.perms.get(i), Some(n), "{}", c.name);
             }
         }
-        for c in CLASSES.iter().enumerate().filter(|(i, _)| Class(*i as u16).is_socket()).map(|(_, c)| c) {
+        for c in CLASSES
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Class(*i as u16).is_socket())
+            .map(|(_, c)| c)
+        {
             for (i, n) in socket::NAMES.iter().enumerate() {
                 assert_eq!(c.perms.get(i), Some(n), "{}", c.name);
             }
         }
-        assert_eq!(dir::SEARCH, 1 << dir::NAMES.iter().position(|n| *n == "search").unwrap_or(99));
-        assert_eq!(file::ENTRYPOINT, 1 << file::NAMES.iter().position(|n| *n == "entrypoint").unwrap_or(99));
+        assert_eq!(
+            dir::SEARCH,
+            1 << dir::NAMES.iter().position(|n| *n == "search").unwrap_or(99)
+        );
+        assert_eq!(
+            file::ENTRYPOINT,
+            1 << file::NAMES
+                .iter()
+                .position(|n| *n == "entrypoint")
+                .unwrap_or(99)
+        );
         assert!(CLASSES.iter().all(|c| c.perms.len() <= 32));
         assert_eq!(Class::PACKET_SOCKET.name(), "packet_socket");
         assert_eq!(Class::SOCKET.name(), "socket");
@@ -503,17 +690,54 @@ mod tests {
         assert_eq!(Class::CAP2_USERNS.name(), "cap2_userns");
         assert_eq!(Class::KEY_SOCKET.name(), "key_socket");
         assert_eq!(Class(AFTER_SOCKETS - 1).name(), "mctp_socket");
-        assert_eq!((Class::MSG.name(), Class::SHM.name(), Class::TUN_SOCKET.name()), ("msg", "shm", "tun_socket"));
-        assert!(Class::TUN_SOCKET.is_socket() && !Class::MSG.is_socket() && !Class::USER_NAMESPACE.is_socket());
-        assert_eq!((Class::SYSTEM.name(), Class::IO_URING.name()), ("system", "io_uring"));
+        assert_eq!(
+            (
+                Class::MSG.name(),
+                Class::SHM.name(),
+                Class::TUN_SOCKET.name()
+            ),
+            ("msg", "shm", "tun_socket")
+        );
+        assert!(
+            Class::TUN_SOCKET.is_socket()
+                && !Class::MSG.is_socket()
+                && !Class::USER_NAMESPACE.is_socket()
+        );
+        assert_eq!(
+            (Class::SYSTEM.name(), Class::IO_URING.name()),
+            ("system", "io_uring")
+        );
         assert!(!Class::SYSTEM.is_socket() && !Class::IO_URING.is_socket());
         assert_eq!((msgq::ENQUEUE, shm::LOCK), (1 << 9, 1 << 9));
-        assert!(!Class::CAPABILITY2.is_socket() && Class::KEY_SOCKET.is_socket() && Class::PACKET_SOCKET.is_socket());
-        assert_eq!(Class::socket_named("netlink_route_socket").map(|c| c.name()), Some("netlink_route_socket"));
+        assert!(
+            !Class::CAPABILITY2.is_socket()
+                && Class::KEY_SOCKET.is_socket()
+                && Class::PACKET_SOCKET.is_socket()
+        );
+        assert_eq!(
+            Class::socket_named("netlink_route_socket").map(|c| c.name()),
+            Some("netlink_route_socket")
+        );
         assert_eq!(Class::socket_named("capability2"), None);
-        let netlink = [Class::NETLINK_ROUTE_SOCKET, Class::NETLINK_TCPDIAG_SOCKET, Class::NETLINK_XFRM_SOCKET, Class::NETLINK_AUDIT_SOCKET];
-        assert_eq!(netlink.map(Class::name), ["netlink_route_socket", "netlink_tcpdiag_socket", "netlink_xfrm_socket", "netlink_audit_socket"]);
-        assert_eq!(Class::NETLINK_AUDIT_SOCKET.def().map(|d| d.perms.len()), Some(socket::NAMES.len() + 6));
+        let netlink = [
+            Class::NETLINK_ROUTE_SOCKET,
+            Class::NETLINK_TCPDIAG_SOCKET,
+            Class::NETLINK_XFRM_SOCKET,
+            Class::NETLINK_AUDIT_SOCKET,
+        ];
+        assert_eq!(
+            netlink.map(Class::name),
+            [
+                "netlink_route_socket",
+                "netlink_tcpdiag_socket",
+                "netlink_xfrm_socket",
+                "netlink_audit_socket"
+            ]
+        );
+        assert_eq!(
+            Class::NETLINK_AUDIT_SOCKET.def().map(|d| d.perms.len()),
+            Some(socket::NAMES.len() + 6)
+        );
         assert_eq!(Class::SYSTEM.name(), "system");
         assert_eq!(netlink_msg_socket::NLMSG_READ, 1 << socket::NAMES.len());
     }

@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
-use seaccess_types::{AccessServer, AccessVector, ClassId, HandleUnknown, PolicyCaps, PolicyNames, Seqno};
+use seaccess_types::{
+    AccessServer, AccessVector, ClassId, HandleUnknown, PolicyCaps, PolicyNames, Seqno,
+};
 
 use crate::classes::{Class, ClassDef};
 use crate::error::{ObjmgrError, Result};
@@ -86,9 +88,19 @@ impl ClassMap {
                     }
                 }
             }
-            classes.push(Mapped { class, bits, unknown, identity });
+            classes.push(Mapped {
+                class,
+                bits,
+                unknown,
+                identity,
+            });
         }
-        ClassMap { seqno, handle_unknown, classes, rejected }
+        ClassMap {
+            seqno,
+            handle_unknown,
+            classes,
+            rejected,
+        }
     }
 
     /// The policy seqno this map is for.
@@ -121,9 +133,16 @@ impl ClassMap {
         if let Some(why) = &self.rejected {
             return Err(ObjmgrError::Rejected(why.clone()));
         }
-        let m = self.classes.get(usize::from(class.0)).ok_or(ObjmgrError::UnknownClass(class.0))?;
+        let m = self
+            .classes
+            .get(usize::from(class.0))
+            .ok_or(ObjmgrError::UnknownClass(class.0))?;
         if m.identity {
-            return Ok(Translated { class: m.class, perms: AccessVector(perms), unknown: 0 });
+            return Ok(Translated {
+                class: m.class,
+                perms: AccessVector(perms),
+                unknown: 0,
+            });
         }
         let mut out = 0u32;
         let mut rest = perms & !m.unknown;
@@ -132,7 +151,11 @@ impl ClassMap {
             rest &= rest - 1;
             out |= m.bits.get(i).copied().unwrap_or(0);
         }
-        Ok(Translated { class: m.class, perms: AccessVector(out), unknown: perms & m.unknown })
+        Ok(Translated {
+            class: m.class,
+            perms: AccessVector(out),
+            unknown: perms & m.unknown,
+        })
     }
 }
 
@@ -161,7 +184,12 @@ impl ClassMaps {
     /// The table mapped onto the policy `server` answers from now.
     pub fn new(table: &'static [ClassDef], server: &dyn AccessServer) -> ClassMaps {
         let names = server.names();
-        ClassMaps { table, maps: ArcSwap::from_pointee(vec![Arc::new(ClassMap::new(table, &*names))]), quick: table.iter().map(|_| AtomicU64::new(0)).collect(), caps: AtomicU32::new(names.policy_caps().to_word()) }
+        ClassMaps {
+            table,
+            maps: ArcSwap::from_pointee(vec![Arc::new(ClassMap::new(table, &*names))]),
+            quick: table.iter().map(|_| AtomicU64::new(0)).collect(),
+            caps: AtomicU32::new(names.policy_caps().to_word()),
+        }
     }
 
     /// The table.
@@ -207,8 +235,14 @@ impl ClassMaps {
     /// Notes `map`'s translation of `class` as the quick one, if it is a copy.
     #[inline]
     pub fn note_quick(&self, class: Class, map: &ClassMap) {
-        if let (Some(c), Some(q)) = (map.identity_class(class), self.quick.get(usize::from(class.0))) {
-            q.store(QUICK_VALID | (u64::from(c.0) << 32) | u64::from(map.seqno.0), Release);
+        if let (Some(c), Some(q)) = (
+            map.identity_class(class),
+            self.quick.get(usize::from(class.0)),
+        ) {
+            q.store(
+                QUICK_VALID | (u64::from(c.0) << 32) | u64::from(map.seqno.0),
+                Release,
+            );
         }
     }
 
@@ -224,7 +258,12 @@ impl ClassMaps {
         let maps = self.maps.load();
         match maps.first() {
             Some(m) => m.clone(),
-            None => Arc::new(ClassMap { seqno: Seqno(0), handle_unknown: HandleUnknown::Deny, classes: Vec::new(), rejected: Some("no class map".into()) }),
+            None => Arc::new(ClassMap {
+                seqno: Seqno(0),
+                handle_unknown: HandleUnknown::Deny,
+                classes: Vec::new(),
+                rejected: Some("no class map".into()),
+            }),
         }
     }
 

@@ -208,13 +208,24 @@ pub struct Counters(Box<[Stripe]>);
 
 impl std::fmt::Debug for Counters {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_map().entries(self.snapshot().into_iter().filter(|(_, n)| *n != 0).map(|(h, n)| (h.name(), n))).finish()
+        f.debug_map()
+            .entries(
+                self.snapshot()
+                    .into_iter()
+                    .filter(|(_, n)| *n != 0)
+                    .map(|(h, n)| (h.name(), n)),
+            )
+            .finish()
     }
 }
 
 impl Default for Counters {
     fn default() -> Counters {
-        Counters((0..=OWNED).map(|_| Stripe(std::array::from_fn(|_| AtomicU64::new(0)))).collect())
+        Counters(
+            (0..=OWNED)
+                .map(|_| Stripe(std::array::from_fn(|_| AtomicU64::new(0))))
+                .collect(),
+        )
     }
 }
 
@@ -222,7 +233,9 @@ impl Counters {
     #[inline(always)]
     pub fn bump(&self, hook: Hook) {
         let i = stripe();
-        let Some(c) = self.0.get(i).and_then(|s| s.0.get(hook as usize)) else { return };
+        let Some(c) = self.0.get(i).and_then(|s| s.0.get(hook as usize)) else {
+            return;
+        };
         if i == SHARED {
             c.fetch_add(1, Relaxed);
         } else {
@@ -234,7 +247,11 @@ impl Counters {
 
     /// The cache lookups `hook` has made.
     pub fn get(&self, hook: Hook) -> u64 {
-        self.0.iter().filter_map(|s| s.0.get(hook as usize)).map(|c| c.load(Relaxed)).fold(0, u64::wrapping_add)
+        self.0
+            .iter()
+            .filter_map(|s| s.0.get(hook as usize))
+            .map(|c| c.load(Relaxed))
+            .fold(0, u64::wrapping_add)
     }
 
     /// Every hook's count, zeros included.
@@ -244,7 +261,10 @@ impl Counters {
 
     /// The lookups of every hook together.
     pub fn total(&self) -> u64 {
-        Hook::ALL.iter().map(|&h| self.get(h)).fold(0, u64::wrapping_add)
+        Hook::ALL
+            .iter()
+            .map(|&h| self.get(h))
+            .fold(0, u64::wrapping_add)
     }
 
     /// Zeroes every count. A count made by another thread while this runs may survive it.

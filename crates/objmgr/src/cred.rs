@@ -107,8 +107,23 @@ impl Cred {
     /// prepare_creds, whose (selinux_cred_prepare, selinux_cred_transfer) copy every SID of
     /// the security blob: so does this). Nothing it remembers goes with them.
     pub fn prepare(&self) -> PreparedCred {
-        let Cred { sid, osid, exec_sid, create_sid, sockcreate_sid, keycreate_sid, .. } = *self;
-        PreparedCred { sid, osid, exec_sid, create_sid, sockcreate_sid, keycreate_sid }
+        let Cred {
+            sid,
+            osid,
+            exec_sid,
+            create_sid,
+            sockcreate_sid,
+            keycreate_sid,
+            ..
+        } = *self;
+        PreparedCred {
+            sid,
+            osid,
+            exec_sid,
+            create_sid,
+            sockcreate_sid,
+            keycreate_sid,
+        }
     }
 }
 
@@ -135,13 +150,36 @@ impl PreparedCred {
     /// Acting as `sid` (before the last exec too), with nothing requested for exec or
     /// creation.
     pub fn new(sid: Sid) -> PreparedCred {
-        PreparedCred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None, keycreate_sid: None }
+        PreparedCred {
+            sid,
+            osid: sid,
+            exec_sid: None,
+            create_sid: None,
+            sockcreate_sid: None,
+            keycreate_sid: None,
+        }
     }
 
     /// The credential, ready to commit or override with.
     pub fn build(self) -> Arc<Cred> {
-        let PreparedCred { sid, osid, exec_sid, create_sid, sockcreate_sid, keycreate_sid } = self;
-        Arc::new(Cred { sid, osid, exec_sid, create_sid, sockcreate_sid, keycreate_sid, search: SearchCache::new(sid), epoch: CredEpoch::new(sid) })
+        let PreparedCred {
+            sid,
+            osid,
+            exec_sid,
+            create_sid,
+            sockcreate_sid,
+            keycreate_sid,
+        } = self;
+        Arc::new(Cred {
+            sid,
+            osid,
+            exec_sid,
+            create_sid,
+            sockcreate_sid,
+            keycreate_sid,
+            search: SearchCache::new(sid),
+            epoch: CredEpoch::new(sid),
+        })
     }
 }
 
@@ -194,9 +232,20 @@ impl Task {
     /// A task with process id `pid` and command name `comm` (both for audit records), acting
     /// with `cred`.
     pub fn new(pid: u32, comm: &str, cred: Arc<Cred>) -> Task {
-        let objective = Objective { sid: AtomicU32::new(cred.sid().0), cred: ArcSwap::new(cred.clone()) };
-        let shared = TaskRef { pid, comm: comm.into(), objective: Arc::new(objective) };
-        Task { shared, subjective: cred, overridden: false }
+        let objective = Objective {
+            sid: AtomicU32::new(cred.sid().0),
+            cred: ArcSwap::new(cred.clone()),
+        };
+        let shared = TaskRef {
+            pid,
+            comm: comm.into(),
+            objective: Arc::new(objective),
+        };
+        Task {
+            shared,
+            subjective: cred,
+            overridden: false,
+        }
     }
 
     /// The subjective credential: what the task acts with now.
@@ -236,7 +285,11 @@ impl Task {
     pub fn override_creds(&mut self, cred: Arc<Cred>) -> OverrideGuard<'_> {
         let saved = std::mem::replace(&mut self.subjective, cred);
         let was = std::mem::replace(&mut self.overridden, true);
-        OverrideGuard { task: self, saved: Some(saved), was_overridden: was }
+        OverrideGuard {
+            task: self,
+            saved: Some(saved),
+            was_overridden: was,
+        }
     }
 
     /// Makes `cred` the task's credential, objective and subjective (the kernel's commit_creds,
@@ -244,7 +297,9 @@ impl Task {
     /// kernel would BUG.
     pub fn commit_creds(&mut self, cred: Arc<Cred>) -> Result<()> {
         if self.overridden {
-            return Err(ObjmgrError::Invalid("commit_creds while the credentials are overridden".into()));
+            return Err(ObjmgrError::Invalid(
+                "commit_creds while the credentials are overridden".into(),
+            ));
         }
         self.shared.objective.cred.store(cred.clone());
         self.shared.objective.sid.store(cred.sid().0, Release);
@@ -319,7 +374,16 @@ mod tests {
     /// A credential for `sid` holding `warm`'s remembered state (its search cache and epoch),
     /// as a change that copied a credential's state into one for another SID would make it.
     fn with_state_of(sid: Sid, warm: Cred) -> Cred {
-        Cred { sid, osid: sid, exec_sid: None, create_sid: None, sockcreate_sid: None, keycreate_sid: None, search: warm.search, epoch: warm.epoch }
+        Cred {
+            sid,
+            osid: sid,
+            exec_sid: None,
+            create_sid: None,
+            sockcreate_sid: None,
+            keycreate_sid: None,
+            search: warm.search,
+            epoch: warm.epoch,
+        }
     }
 
     /// Issue 19, item 3: whatever a credential remembers answers only for the SID it was made
@@ -330,17 +394,34 @@ mod tests {
     fn remembered_grants_never_answer_for_another_sid() {
         use crate::hooks::fs::{oflags::O_RDONLY, MountOpts, MAY_EXEC, MAY_READ};
         use crate::{errno, ObjectManager};
-        let (server, avc) = seaccess_testkit::server_with_avc(&seaccess_testkit::compile("objmgr-files", 33), 512);
+        let (server, avc) =
+            seaccess_testkit::server_with_avc(&seaccess_testkit::compile("objmgr-files", 33), 512);
         let om = ObjectManager::new(server.clone(), &*server, avc.clone());
         let sb = om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
         let d = om.inode_init(&sb, 10, 0o040755, "/d", Some("u:object_r:a_t:s0"));
         let f = om.inode_init(&sb, 13, 0o100644, "/d/f", Some("u:object_r:b_t:s0"));
         let sid = |c: &str| server.context_to_sid(c).unwrap();
-        let (quiet, deny, a, b) = (sid("u:r:quiet_t:s0"), sid("u:r:deny_t:s0"), sid("u:object_r:a_t:s0"), sid("u:object_r:b_t:s0"));
-        let asked = [(a, "dir", "search"), (b, "file", "getattr"), (b, "file", "read"), (b, "file", "open")];
+        let (quiet, deny, a, b) = (
+            sid("u:r:quiet_t:s0"),
+            sid("u:r:deny_t:s0"),
+            sid("u:object_r:a_t:s0"),
+            sid("u:object_r:b_t:s0"),
+        );
+        let asked = [
+            (a, "dir", "search"),
+            (b, "file", "getattr"),
+            (b, "file", "read"),
+            (b, "file", "open"),
+        ];
         for (t, class, perm) in asked {
-            assert!(seaccess_testkit::passes(&server, quiet, t, class, perm), "quiet_t {class} {perm}");
-            assert!(!seaccess_testkit::passes(&server, deny, t, class, perm), "deny_t {class} {perm}");
+            assert!(
+                seaccess_testkit::passes(&server, quiet, t, class, perm),
+                "quiet_t {class} {perm}"
+            );
+            assert!(
+                !seaccess_testkit::passes(&server, deny, t, class, perm),
+                "deny_t {class} {perm}"
+            );
         }
         let ops = |task: &Task| {
             [
@@ -367,6 +448,10 @@ mod tests {
             let task = Task::new(2, "d", Arc::new(with_state_of(deny, warm)));
             (posix, ops(&task))
         });
-        assert_eq!(got, [true, false].map(|posix| (posix, [Err(errno::EACCES); 5])), "deny_t with quiet_t's remembered state (posix on, off)");
+        assert_eq!(
+            got,
+            [true, false].map(|posix| (posix, [Err(errno::EACCES); 5])),
+            "deny_t with quiet_t's remembered state (posix on, off)"
+        );
     }
 }

@@ -63,7 +63,9 @@ impl ObjmgrError {
             ObjmgrError::Server(_) => errno::EACCES,
             ObjmgrError::NotPermitted(_) => errno::EPERM,
             ObjmgrError::NotSupported(_) => errno::EOPNOTSUPP,
-            ObjmgrError::UnknownClass(_) | ObjmgrError::InvalidContext { .. } | ObjmgrError::Invalid(_) => errno::EINVAL,
+            ObjmgrError::UnknownClass(_)
+            | ObjmgrError::InvalidContext { .. }
+            | ObjmgrError::Invalid(_) => errno::EINVAL,
         }
     }
 }

@@ -37,7 +37,12 @@ pub struct FastPaths {
 
 impl Default for FastPaths {
     fn default() -> FastPaths {
-        FastPaths { revalidate: AtomicBool::new(true), search_cache: AtomicBool::new(true), posix: AtomicBool::new(true), switches: Arc::new(AtomicU64::new(0)) }
+        FastPaths {
+            revalidate: AtomicBool::new(true),
+            search_cache: AtomicBool::new(true),
+            posix: AtomicBool::new(true),
+            switches: Arc::new(AtomicU64::new(0)),
+        }
     }
 }
 
@@ -117,7 +122,11 @@ pub struct SearchCache {
 impl SearchCache {
     /// An empty cache of `owner`'s decisions.
     pub fn new(owner: Sid) -> SearchCache {
-        SearchCache { owner, slots: Default::default(), spot: AtomicU32::new(0) }
+        SearchCache {
+            owner,
+            slots: Default::default(),
+            spot: AtomicU32::new(0),
+        }
     }
 
     /// The slot bits for our `dir` permissions, or None if they are not all kept here.
@@ -154,7 +163,9 @@ impl SearchCache {
         let start = self.spot.load(Relaxed) as usize;
         for i in 0..SLOTS {
             let j = (start + SLOTS - i) % SLOTS;
-            let Some(slot) = self.slots.get(j) else { continue };
+            let Some(slot) = self.slots.get(j) else {
+                continue;
+            };
             let v = slot.load(Acquire);
             if v & !7 == tag && v & bits == bits {
                 if i != 0 {
@@ -213,10 +224,22 @@ mod tests {
         for s in 10..14 {
             c.insert(Sid(1), Sid(s), Seqno(1), search);
         }
-        assert!(!c.lookup(Sid(1), Sid(5), Seqno(1), search), "four newer directories pushed it out");
-        assert!(c.lookup(Sid(1), Sid(13), Seqno(1), search) && c.lookup(Sid(1), Sid(10), Seqno(1), search));
-        assert!(!c.lookup(Sid(2), Sid(13), Seqno(1), search), "the cache is SID 1's");
+        assert!(
+            !c.lookup(Sid(1), Sid(5), Seqno(1), search),
+            "four newer directories pushed it out"
+        );
+        assert!(
+            c.lookup(Sid(1), Sid(13), Seqno(1), search)
+                && c.lookup(Sid(1), Sid(10), Seqno(1), search)
+        );
+        assert!(
+            !c.lookup(Sid(2), Sid(13), Seqno(1), search),
+            "the cache is SID 1's"
+        );
         c.insert(Sid(2), Sid(20), Seqno(1), search);
-        assert!(!c.lookup(Sid(1), Sid(20), Seqno(1), search) && !c.lookup(Sid(2), Sid(20), Seqno(1), search));
+        assert!(
+            !c.lookup(Sid(1), Sid(20), Seqno(1), search)
+                && !c.lookup(Sid(2), Sid(20), Seqno(1), search)
+        );
     }
 }

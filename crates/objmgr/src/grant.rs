@@ -36,8 +36,14 @@ use crate::classes::{common_file, dir};
 
 /// The permissions a grant can remember (our bits; the same in every file class, `search`
 /// only in `dir`): what path walks, getattr, the VFS's permission check and open ask.
-const REMEMBERED: u32 =
-    common_file::IOCTL | common_file::READ | common_file::WRITE | common_file::GETATTR | common_file::APPEND | common_file::EXECUTE | common_file::OPEN | dir::SEARCH;
+const REMEMBERED: u32 = common_file::IOCTL
+    | common_file::READ
+    | common_file::WRITE
+    | common_file::GETATTR
+    | common_file::APPEND
+    | common_file::EXECUTE
+    | common_file::OPEN
+    | dir::SEARCH;
 
 /// Where `search` (bit 28) and `open` (bit 18) go in the 16 bits a grant keeps: on bits of
 /// ours that are never remembered (`create`, `quotaon`).
@@ -127,7 +133,12 @@ impl InodeGrant {
             return;
         }
         let w = self.word.load(Acquire);
-        if w & TAKEN != 0 || self.word.compare_exchange(w, w | TAKEN, AcqRel, Relaxed).is_err() {
+        if w & TAKEN != 0
+            || self
+                .word
+                .compare_exchange(w, w | TAKEN, AcqRel, Relaxed)
+                .is_err()
+        {
             return;
         }
         // The word is ours: no relabel begins until it is given back, and every relabel that
@@ -152,7 +163,12 @@ impl InodeGrant {
     pub(crate) fn begin_relabel(&self) {
         loop {
             let w = self.word.load(Acquire);
-            if w & TAKEN == 0 && self.word.compare_exchange_weak(w, TAKEN, AcqRel, Relaxed).is_ok() {
+            if w & TAKEN == 0
+                && self
+                    .word
+                    .compare_exchange_weak(w, TAKEN, AcqRel, Relaxed)
+                    .is_ok()
+            {
                 return;
             }
             std::hint::spin_loop();
@@ -190,7 +206,11 @@ impl Epochs {
             *at = seqno.0;
             ids.clear();
         }
-        *ids.entry(sid.0).or_insert_with(|| NEXT_EPOCH.fetch_update(Relaxed, Relaxed, |n| n.checked_add(1)).unwrap_or(0))
+        *ids.entry(sid.0).or_insert_with(|| {
+            NEXT_EPOCH
+                .fetch_update(Relaxed, Relaxed, |n| n.checked_add(1))
+                .unwrap_or(0)
+        })
     }
 }
 
@@ -206,7 +226,10 @@ pub(crate) struct CredEpoch {
 impl CredEpoch {
     /// An empty one, for `sid`.
     pub(crate) fn new(sid: Sid) -> CredEpoch {
-        CredEpoch { sid, word: AtomicU64::new(0) }
+        CredEpoch {
+            sid,
+            word: AtomicU64::new(0),
+        }
     }
 
     /// The id, if it was interned for `sid` under `seqno`.
@@ -219,7 +242,8 @@ impl CredEpoch {
     /// Keeps `id`, interned for `sid` under `seqno` (not if it is kept for another SID).
     pub(crate) fn set(&self, sid: Sid, seqno: Seqno, id: u32) {
         if self.sid == sid {
-            self.word.store((u64::from(seqno.0) << 32) | u64::from(id), Relaxed);
+            self.word
+                .store((u64::from(seqno.0) << 32) | u64::from(id), Relaxed);
         }
     }
 }
@@ -258,7 +282,16 @@ mod tests {
 
     #[test]
     fn compacting_keeps_the_remembered_permissions_apart() {
-        let all = [common_file::IOCTL, common_file::READ, common_file::WRITE, common_file::GETATTR, common_file::APPEND, common_file::EXECUTE, common_file::OPEN, dir::SEARCH];
+        let all = [
+            common_file::IOCTL,
+            common_file::READ,
+            common_file::WRITE,
+            common_file::GETATTR,
+            common_file::APPEND,
+            common_file::EXECUTE,
+            common_file::OPEN,
+            dir::SEARCH,
+        ];
         let mut seen = 0u16;
         for p in all {
             let c = compact(p).unwrap_or(0);
@@ -266,7 +299,10 @@ mod tests {
             assert_eq!(seen & c, 0, "{p:#x} shares a bit");
             seen |= c;
         }
-        assert_eq!(compact(common_file::READ | common_file::OPEN), Some(compact(common_file::READ).unwrap_or(0) | compact(common_file::OPEN).unwrap_or(0)));
+        assert_eq!(
+            compact(common_file::READ | common_file::OPEN),
+            Some(compact(common_file::READ).unwrap_or(0) | compact(common_file::OPEN).unwrap_or(0))
+        );
         assert_eq!(compact(common_file::SETATTR), None);
         assert_eq!(compact(dir::ADD_NAME | dir::SEARCH), None);
         assert_eq!(compact(0), None);
@@ -275,7 +311,10 @@ mod tests {
     #[test]
     fn a_grant_holds_for_its_epoch_and_permissions_until_a_relabel() {
         let g = InodeGrant::new();
-        let (r, w) = (compact(common_file::READ).unwrap_or(0), compact(common_file::WRITE).unwrap_or(0));
+        let (r, w) = (
+            compact(common_file::READ).unwrap_or(0),
+            compact(common_file::WRITE).unwrap_or(0),
+        );
         assert!(!g.holds(0, r), "no one holds epoch 0");
         let seen = g.seen();
         g.record(seen, 7, r);
@@ -283,7 +322,10 @@ mod tests {
         g.record(g.seen(), 7, w);
         assert!(g.holds(7, r | w));
         g.record(g.seen(), 8, w);
-        assert!(g.holds(8, w) && !g.holds(8, r) && !g.holds(7, w), "another epoch replaces it");
+        assert!(
+            g.holds(8, w) && !g.holds(8, r) && !g.holds(7, w),
+            "another epoch replaces it"
+        );
         // A check that took its view before a relabel records nothing, during or after it.
         let before = g.seen();
         g.begin_relabel();
@@ -314,7 +356,10 @@ mod tests {
                 g.end_relabel();
             }
             g.record(before, 8, w);
-            assert!(!g.holds(8, w), "a grant seen before {n} relabels was recorded");
+            assert!(
+                !g.holds(8, w),
+                "a grant seen before {n} relabels was recorded"
+            );
             g.record(g.seen(), 8, w);
             assert!(g.holds(8, w), "after {n} relabels");
         }
@@ -328,7 +373,11 @@ mod tests {
         assert_eq!(e.get(Sid(5), Seqno(2)), None);
         assert_eq!(e.get(Sid(6), Seqno(1)), None, "kept for SID 5");
         e.set(Sid(6), Seqno(1), 9);
-        assert_eq!(e.get(Sid(5), Seqno(1)), Some(7), "an id of another SID is not kept");
+        assert_eq!(
+            e.get(Sid(5), Seqno(1)),
+            Some(7),
+            "an id of another SID is not kept"
+        );
         assert_eq!(e.get(Sid(6), Seqno(1)), None);
     }
 
@@ -341,7 +390,11 @@ mod tests {
         let b = e.intern(Sid(6), Seqno(1));
         let c = e.intern(Sid(5), Seqno(2));
         assert!(b != a && c != a && c != b);
-        assert_ne!(e.intern(Sid(5), Seqno(1)), a, "interned again after another seqno's: a fresh id");
+        assert_ne!(
+            e.intern(Sid(5), Seqno(1)),
+            a,
+            "interned again after another seqno's: a fresh id"
+        );
     }
 
     #[test]
@@ -356,7 +409,10 @@ mod tests {
                 second_began.store(true, SeqCst);
             });
             std::thread::sleep(std::time::Duration::from_millis(50));
-            assert!(!second_began.load(SeqCst), "a second relabel began while the first was in progress");
+            assert!(
+                !second_began.load(SeqCst),
+                "a second relabel began while the first was in progress"
+            );
             g.end_relabel();
             while !second_began.load(SeqCst) {
                 std::thread::yield_now();
@@ -370,5 +426,4 @@ mod tests {
         g.record(g.seen(), 8, w);
         assert!(g.holds(8, w));
     }
-
 }

@@ -44,8 +44,13 @@ pub use walkmemo::WalkMemo;
 
 /// [`ObjectManager::context_of`] with names already taken, for a hook naming several SIDs by
 /// one generation.
-pub(crate) fn context_in(names: &dyn seaccess_types::PolicyNames, sid: seaccess_types::Sid) -> Result<String> {
-    names.sid_to_context(sid).ok_or(ObjmgrError::Server(seaccess_types::ServerError::InvalidSid(sid)))
+pub(crate) fn context_in(
+    names: &dyn seaccess_types::PolicyNames,
+    sid: seaccess_types::Sid,
+) -> Result<String> {
+    names.sid_to_context(sid).ok_or(ObjmgrError::Server(
+        seaccess_types::ServerError::InvalidSid(sid),
+    ))
 }
 
 /// An object manager: the hooks over one cache and one security server.
@@ -66,7 +71,11 @@ impl ObjectManager {
     /// An object manager enforcing [`CLASSES`] with `avc` (which should follow `events`, see
     /// [`Avc::follow`]) over `server`, remapping its classes before each policy change `events`
     /// announces is published.
-    pub fn new(server: Arc<dyn LabelServer>, events: &dyn PolicyEvents, avc: Arc<Avc>) -> ObjectManager {
+    pub fn new(
+        server: Arc<dyn LabelServer>,
+        events: &dyn PolicyEvents,
+        avc: Arc<Avc>,
+    ) -> ObjectManager {
         let maps = Arc::new(ClassMaps::new(CLASSES, &*server));
         let m = maps.clone();
         let prepare = events.on_policy_prepare(Box::new(move |next| m.prepare(next)));
@@ -76,7 +85,16 @@ impl ObjectManager {
             switches.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         });
         let numbered_initials = server.initial_sids_numbered();
-        ObjectManager { server, avc, maps, fast, counters: Counters::default(), epochs: grant::Epochs::default(), numbered_initials, _prepare: prepare }
+        ObjectManager {
+            server,
+            avc,
+            maps,
+            fast,
+            counters: Counters::default(),
+            epochs: grant::Epochs::default(),
+            numbered_initials,
+            _prepare: prepare,
+        }
     }
 
     /// The cache the hooks ask.

@@ -48,7 +48,10 @@ pub struct FileId {
 impl FileId {
     /// The identity of the file `meta` describes.
     pub fn of(meta: &std::fs::Metadata) -> FileId {
-        FileId { dev: meta.dev(), ino: meta.ino() }
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
     }
 }
 
@@ -81,7 +84,14 @@ impl Program {
         if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
             return Err(std::io::Error::other("not a regular file"));
         }
-        Ok(Program { path: path.to_string(), id: FileId { dev: st.st_dev, ino: st.st_ino }, _pin: Arc::new(fd) })
+        Ok(Program {
+            path: path.to_string(),
+            id: FileId {
+                dev: st.st_dev,
+                ino: st.st_ino,
+            },
+            _pin: Arc::new(fd),
+        })
     }
 }
 
@@ -144,20 +154,33 @@ fn cgroup_under(cgroup: &str, prefix: &str) -> bool {
     if p.is_empty() {
         return cgroup.starts_with('/');
     }
-    cgroup == p || cgroup.strip_prefix(p).is_some_and(|rest| rest.starts_with('/'))
+    cgroup == p
+        || cgroup
+            .strip_prefix(p)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 impl Subjects {
     /// Reads and parses the file at `path`.
     pub fn load(path: &Path) -> Result<Subjects> {
-        let text = std::fs::read(path).map_err(|e| ObjmgrError::Invalid(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read(path)
+            .map_err(|e| ObjmgrError::Invalid(format!("{}: {e}", path.display())))?;
         Subjects::parse(&path.display().to_string(), &text)
     }
 
     /// Parses the text of a subjects file named `file` (for messages), each `exe=` path
     /// resolved to its file now.
     pub fn parse(file: &str, text: &[u8]) -> Result<Subjects> {
-        let text = std::str::from_utf8(text).map_err(|e| bad(file, 1 + text[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count(), "not UTF-8"))?;
+        let text = std::str::from_utf8(text).map_err(|e| {
+            bad(
+                file,
+                1 + text[..e.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count(),
+                "not UTF-8",
+            )
+        })?;
         let mut rules = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
@@ -167,24 +190,52 @@ impl Subjects {
             }
             let mut words = body.split_whitespace();
             let (Some(m), Some(ctx)) = (words.next(), words.next()) else {
-                return Err(bad(file, line, format!("{body:?}: expected a match and a context")));
+                return Err(bad(
+                    file,
+                    line,
+                    format!("{body:?}: expected a match and a context"),
+                ));
             };
             if let Some(extra) = words.next() {
-                return Err(bad(file, line, format!("unexpected {extra:?} after the context")));
+                return Err(bad(
+                    file,
+                    line,
+                    format!("unexpected {extra:?} after the context"),
+                ));
             }
-            if ctx.split(':').count() < 3 || ctx.split(':').take(3).any(str::is_empty) || ctx.bytes().any(|b| b.is_ascii_control()) {
-                return Err(bad(file, line, format!("{ctx:?} is not a context (user:role:type[:range])")));
+            if ctx.split(':').count() < 3
+                || ctx.split(':').take(3).any(str::is_empty)
+                || ctx.bytes().any(|b| b.is_ascii_control())
+            {
+                return Err(bad(
+                    file,
+                    line,
+                    format!("{ctx:?} is not a context (user:role:type[:range])"),
+                ));
             }
             let matches = if let Some(v) = m.strip_prefix("exe=") {
                 if !v.starts_with('/') {
-                    return Err(bad(file, line, format!("exe={v:?}: an absolute path is needed")));
+                    return Err(bad(
+                        file,
+                        line,
+                        format!("exe={v:?}: an absolute path is needed"),
+                    ));
                 }
-                Match::Exe(Program::resolve(v).map_err(|e| bad(file, line, format!("exe={v}: {e}")))?)
+                Match::Exe(
+                    Program::resolve(v).map_err(|e| bad(file, line, format!("exe={v}: {e}")))?,
+                )
             } else if let Some(v) = m.strip_prefix("uid=") {
-                Match::Uid(v.parse().map_err(|_| bad(file, line, format!("uid={v:?}: not a number")))?)
+                Match::Uid(
+                    v.parse()
+                        .map_err(|_| bad(file, line, format!("uid={v:?}: not a number")))?,
+                )
             } else if let Some(v) = m.strip_prefix("cgroup=") {
                 if !v.starts_with('/') {
-                    return Err(bad(file, line, format!("cgroup={v:?}: an absolute cgroup path is needed")));
+                    return Err(bad(
+                        file,
+                        line,
+                        format!("cgroup={v:?}: an absolute cgroup path is needed"),
+                    ));
                 }
                 Match::Cgroup(v.to_string())
             } else if m == "transition" {
@@ -192,9 +243,17 @@ impl Subjects {
             } else if m == "default" {
                 Match::Default
             } else {
-                return Err(bad(file, line, format!("{m:?}: expected exe=, uid=, cgroup=, transition or default")));
+                return Err(bad(
+                    file,
+                    line,
+                    format!("{m:?}: expected exe=, uid=, cgroup=, transition or default"),
+                ));
             };
-            rules.push(Rule { matches, context: ctx.to_string(), line });
+            rules.push(Rule {
+                matches,
+                context: ctx.to_string(),
+                line,
+            });
         }
         Ok(Subjects { rules })
     }
@@ -218,15 +277,23 @@ impl Subjects {
                 Match::Transition | Match::Default => true,
             };
             if hit {
-                return Found { rule: Some(r), read_cgroup };
+                return Found {
+                    rule: Some(r),
+                    read_cgroup,
+                };
             }
         }
-        Found { rule: None, read_cgroup }
+        Found {
+            rule: None,
+            read_cgroup,
+        }
     }
 
     /// Whether a rule reads the caller's executable (`exe=`, `transition`).
     pub fn reads_exe(&self) -> bool {
-        self.rules.iter().any(|r| matches!(r.matches, Match::Exe(_) | Match::Transition))
+        self.rules
+            .iter()
+            .any(|r| matches!(r.matches, Match::Exe(_) | Match::Transition))
     }
 }
 
@@ -258,26 +325,54 @@ fn ns_id(path: &str) -> Option<FileId> {
 pub fn proc_info(tid: u32) -> Option<ProcInfo> {
     let base = format!("/proc/{tid}");
     let status = std::fs::read_to_string(format!("{base}/status")).ok()?;
-    let field = |name: &str| status.lines().find_map(|l| l.strip_prefix(name)).and_then(|v| v.split_whitespace().next()).and_then(|v| v.parse().ok());
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+    };
     let uid = field("Uid:")?;
     let tgid = field("Tgid:")?;
-    let (exe, no_exe) = match (ns_id(&format!("{base}/ns/user")), ns_id("/proc/self/ns/user")) {
-        (Some(theirs), Some(ours)) if theirs == ours => match std::fs::metadata(format!("{base}/exe")) {
-            Ok(m) => (Some(FileId::of(&m)), None),
-            Err(e) => (None, Some(format!("its executable cannot be read: {e}"))),
-        },
-        (Some(_), Some(_)) => (None, Some("it runs in another user namespace, where it may rename its executable".to_string())),
+    let (exe, no_exe) = match (
+        ns_id(&format!("{base}/ns/user")),
+        ns_id("/proc/self/ns/user"),
+    ) {
+        (Some(theirs), Some(ours)) if theirs == ours => {
+            match std::fs::metadata(format!("{base}/exe")) {
+                Ok(m) => (Some(FileId::of(&m)), None),
+                Err(e) => (None, Some(format!("its executable cannot be read: {e}"))),
+            }
+        }
+        (Some(_), Some(_)) => (
+            None,
+            Some(
+                "it runs in another user namespace, where it may rename its executable".to_string(),
+            ),
+        ),
         _ => (None, Some("its user namespace cannot be read".to_string())),
     };
     let cgroup = proc_cgroup(tid);
-    let comm = std::fs::read_to_string(format!("{base}/comm")).unwrap_or_default().trim_end_matches('\n').to_string();
-    Some(ProcInfo { info: CallerInfo { exe, uid, cgroup }, comm, tgid, no_exe })
+    let comm = std::fs::read_to_string(format!("{base}/comm"))
+        .unwrap_or_default()
+        .trim_end_matches('\n')
+        .to_string();
+    Some(ProcInfo {
+        info: CallerInfo { exe, uid, cgroup },
+        comm,
+        tgid,
+        no_exe,
+    })
 }
 
 /// The cgroup of thread `tid`: the unified hierarchy's, else the first listed.
 pub fn proc_cgroup(tid: u32) -> Option<String> {
     let cgroups = std::fs::read_to_string(format!("/proc/{tid}/cgroup")).ok()?;
-    cgroups.lines().find_map(|l| l.strip_prefix("0::")).or_else(|| cgroups.lines().next().and_then(|l| l.splitn(3, ':').nth(2))).map(str::to_string)
+    cgroups
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .or_else(|| cgroups.lines().next().and_then(|l| l.splitn(3, ':').nth(2)))
+        .map(str::to_string)
 }
 
 /// The path of thread `tid`'s executable, for file_contexts: the name `/proc/TID/exe` gives,
@@ -285,13 +380,20 @@ pub fn proc_cgroup(tid: u32) -> Option<String> {
 /// [`proc_info`] read it). Otherwise why not: the caller runs a file that has no such name in
 /// our mount namespace (deleted, replaced, or named by a mount the caller made).
 pub fn exe_path(tid: u32, id: FileId) -> std::result::Result<String, String> {
-    let shown = std::fs::read_link(format!("/proc/{tid}/exe")).map_err(|e| format!("its executable cannot be read: {e}"))?;
-    let real = std::fs::canonicalize(&shown).map_err(|e| format!("its executable {} is not a file here: {e}", shown.display()))?;
+    let shown = std::fs::read_link(format!("/proc/{tid}/exe"))
+        .map_err(|e| format!("its executable cannot be read: {e}"))?;
+    let real = std::fs::canonicalize(&shown)
+        .map_err(|e| format!("its executable {} is not a file here: {e}", shown.display()))?;
     let meta = std::fs::metadata(&real).map_err(|e| format!("{}: {e}", real.display()))?;
     if FileId::of(&meta) != id {
-        return Err(format!("its executable is not the file {} names here", shown.display()));
+        return Err(format!(
+            "its executable is not the file {} names here",
+            shown.display()
+        ));
     }
-    real.into_os_string().into_string().map_err(|p| format!("{}: not UTF-8", Path::new(&p).display()))
+    real.into_os_string()
+        .into_string()
+        .map_err(|p| format!("{}: not UTF-8", Path::new(&p).display()))
 }
 
 #[cfg(test)]
@@ -313,16 +415,34 @@ mod tests {
         assert_eq!(s.rules.len(), 4);
         let (sh, cat) = (id("/bin/sh"), id("/bin/cat"));
         assert_ne!(sh, cat);
-        let who = |exe, uid, cg: &str| s.find(&CallerInfo { exe: Some(exe), uid, cgroup: Some(cg.into()) }).map(|r| r.line);
+        let who = |exe, uid, cg: &str| {
+            s.find(&CallerInfo {
+                exe: Some(exe),
+                uid,
+                cgroup: Some(cg.into()),
+            })
+            .map(|r| r.line)
+        };
         assert_eq!(who(sh, 1001, "/"), Some(2));
         assert_eq!(who(cat, 1001, "/"), Some(3));
         assert_eq!(who(cat, 0, "/system.slice/a.service/sub"), Some(4));
         assert_eq!(who(cat, 0, "/system.slice/a.serviceX"), Some(6));
         // No executable known: exe= never matches.
-        assert_eq!(s.find(&CallerInfo { exe: None, uid: 5, cgroup: None }).map(|r| r.line), Some(6));
+        assert_eq!(
+            s.find(&CallerInfo {
+                exe: None,
+                uid: 5,
+                cgroup: None
+            })
+            .map(|r| r.line),
+            Some(6)
+        );
         for (text, want) in [
             (&b"exe=nginx a:b:c\n"[..], "subjects:1: exe=\"nginx\""),
-            (b"\n\nexe=/no/such/program a:b:c", "subjects:3: exe=/no/such/program: No such file"),
+            (
+                b"\n\nexe=/no/such/program a:b:c",
+                "subjects:3: exe=/no/such/program: No such file",
+            ),
             (b"\n\nuid=x a:b:c", "subjects:3: uid=\"x\""),
             (b"default", "subjects:1: \"default\": expected"),
             (b"default a:b", "subjects:1: \"a:b\" is not a context"),
@@ -347,28 +467,56 @@ mod tests {
         std::fs::copy("/bin/sh", &copy).unwrap();
         let text = format!("exe={} a:b:c\ndefault d:e:f\n", link.display());
         let s = Subjects::parse("subjects", text.as_bytes()).unwrap();
-        let ctx = |exe| s.find(&CallerInfo { exe: Some(exe), uid: 0, cgroup: None }).map(|r| r.context.clone());
+        let ctx = |exe| {
+            s.find(&CallerInfo {
+                exe: Some(exe),
+                uid: 0,
+                cgroup: None,
+            })
+            .map(|r| r.context.clone())
+        };
         assert_eq!(ctx(id("/bin/sh")).as_deref(), Some("a:b:c"));
         assert_eq!(ctx(id(copy.to_str().unwrap())).as_deref(), Some("d:e:f"));
         // Pinned: the rule's inode stays while the rules stand, even with its name gone.
-        let Match::Exe(p) = &s.rules[0].matches else { panic!() };
+        let Match::Exe(p) = &s.rules[0].matches else {
+            panic!()
+        };
         assert_eq!(p.id, id("/bin/sh"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn what_a_decision_read() {
-        let s = Subjects::parse("s", b"uid=7 a:b:c\ncgroup=/x d:e:f\nuid=8 g:h:i\ndefault j:k:l\n").unwrap();
+        let s = Subjects::parse(
+            "s",
+            b"uid=7 a:b:c\ncgroup=/x d:e:f\nuid=8 g:h:i\ndefault j:k:l\n",
+        )
+        .unwrap();
         let d = |uid| {
-            let f = s.decide(&CallerInfo { exe: None, uid, cgroup: Some("/y".into()) });
+            let f = s.decide(&CallerInfo {
+                exe: None,
+                uid,
+                cgroup: Some("/y".into()),
+            });
             (f.rule.map(|r| r.line), f.read_cgroup)
         };
-        assert_eq!(d(7), (Some(1), false), "the cgroup rule comes after: a move cannot change it");
+        assert_eq!(
+            d(7),
+            (Some(1), false),
+            "the cgroup rule comes after: a move cannot change it"
+        );
         assert_eq!(d(8), (Some(3), true));
         assert_eq!(d(9), (Some(4), true));
         let none = Subjects::parse("s", b"uid=7 a:b:c\ncgroup=/x d:e:f\n").unwrap();
-        let f = none.decide(&CallerInfo { exe: None, uid: 1, cgroup: None });
-        assert!(f.rule.is_none() && f.read_cgroup, "no rule now; a move into /x would give one");
+        let f = none.decide(&CallerInfo {
+            exe: None,
+            uid: 1,
+            cgroup: None,
+        });
+        assert!(
+            f.rule.is_none() && f.read_cgroup,
+            "no rule now; a move into /x would give one"
+        );
     }
 
     /// The mount drains process events before each lookup only where this says so: a rule
@@ -387,7 +535,15 @@ mod tests {
         assert_eq!(me.tgid, std::process::id());
         assert_eq!(me.info.exe, Some(id("/proc/self/exe")));
         let path = exe_path(std::process::id(), me.info.exe.unwrap()).unwrap();
-        assert_eq!(path, std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap().to_str().unwrap());
-        assert!(exe_path(std::process::id(), id("/bin/sh")).unwrap_err().contains("is not the file"));
+        assert_eq!(
+            path,
+            std::fs::canonicalize(std::env::current_exe().unwrap())
+                .unwrap()
+                .to_str()
+                .unwrap()
+        );
+        assert!(exe_path(std::process::id(), id("/bin/sh"))
+            .unwrap_err()
+            .contains("is not the file"));
     }
 }

@@ -101,7 +101,10 @@ mod tests {
         let m = WalkMemo::new();
         let past = u64::from(u32::MAX) + 1;
         m.record(7, past);
-        assert!(!m.holds(7, past) && !m.holds(7, 0), "no word for a count past 32 bits");
+        assert!(
+            !m.holds(7, past) && !m.holds(7, 0),
+            "no word for a count past 32 bits"
+        );
         m.record(7, u64::from(u32::MAX));
         assert!(m.holds(7, u64::from(u32::MAX)) && !m.holds(7, past));
     }

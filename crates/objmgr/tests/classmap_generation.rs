@@ -28,11 +28,18 @@ fn a_class_map_has_the_numbers_of_its_own_generation() {
     let _d = deadline("the class maps' reload storm", Duration::from_secs(30));
     let names = ["classorder_a", "classorder_b"];
     let want = [numbers(names[0]), numbers(names[1])];
-    assert_ne!(want[0], want[1], "the two policies must number the classes differently");
-    let images: Vec<Vec<u8>> = names.iter().map(|n| std::fs::read(compile(n, 33)).unwrap()).collect();
+    assert_ne!(
+        want[0], want[1],
+        "the two policies must number the classes differently"
+    );
+    let images: Vec<Vec<u8>> = names
+        .iter()
+        .map(|n| std::fs::read(compile(n, 33)).unwrap())
+        .collect();
     let server = Arc::new(load(&compile(names[0], 33)));
     // Which policy each seqno is: the first is classorder_a; each reload's, as it returns.
-    let which: Arc<Mutex<HashMap<Seqno, usize>>> = Arc::new(Mutex::new(HashMap::from([(server.seqno(), 0)])));
+    let which: Arc<Mutex<HashMap<Seqno, usize>>> =
+        Arc::new(Mutex::new(HashMap::from([(server.seqno(), 0)])));
     let stop = Arc::new(AtomicBool::new(false));
     let storm = {
         let (server, which, stop) = (server.clone(), which.clone(), stop.clone());
@@ -56,14 +63,28 @@ fn a_class_map_has_the_numbers_of_its_own_generation() {
     }
     stop.store(true, Relaxed);
     let reloads = storm.join().unwrap();
-    assert!(reloads > 10, "only {reloads} reloads: the storm did not happen");
+    assert!(
+        reloads > 10,
+        "only {reloads} reloads: the storm did not happen"
+    );
     let which = which.lock().unwrap();
     let wrong: Vec<String> = maps
         .iter()
         .filter_map(|&(seqno, file, process)| {
             let i = *which.get(&seqno)?;
-            ((file, process) != want[i]).then(|| format!("seqno {seqno} ({}): file {file}, process {process}", names[i]))
+            ((file, process) != want[i]).then(|| {
+                format!(
+                    "seqno {seqno} ({}): file {file}, process {process}",
+                    names[i]
+                )
+            })
         })
         .collect();
-    assert!(wrong.is_empty(), "{} of {} maps mix two policies' numbers, e.g. {:?}", wrong.len(), maps.len(), wrong.first());
+    assert!(
+        wrong.is_empty(),
+        "{} of {} maps mix two policies' numbers, e.g. {:?}",
+        wrong.len(),
+        maps.len(),
+        wrong.first()
+    );
 }

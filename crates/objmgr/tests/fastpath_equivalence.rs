@@ -8,7 +8,9 @@
 mod fs_support;
 
 use fs_support::*;
-use seaccess_objmgr::hooks::fs::{oflags::*, MountOpts, WalkDirs, WalkMemo, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::hooks::fs::{
+    oflags::*, MountOpts, WalkDirs, WalkMemo, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE,
+};
 use seaccess_objmgr::{Cred, FileSec, InodeSec, Task};
 
 /// A walk an object manager keeps (as a dentry chain), with its memo.
@@ -47,8 +49,19 @@ impl Rng {
     }
 }
 
-const DOMAINS: [&str; 5] = ["u:r:quiet_t:s0", "u:r:quiet_t:s0", "u:r:perm_t:s0", "u:r:deny_t:s0", "u:r:allow_t:s0"];
-const TYPES: [&str; 4] = ["u:object_r:a_t:s0", "u:object_r:b_t:s0", "u:object_r:c_t:s0", "u:object_r:frozen_t:s0"];
+const DOMAINS: [&str; 5] = [
+    "u:r:quiet_t:s0",
+    "u:r:quiet_t:s0",
+    "u:r:perm_t:s0",
+    "u:r:deny_t:s0",
+    "u:r:allow_t:s0",
+];
+const TYPES: [&str; 4] = [
+    "u:object_r:a_t:s0",
+    "u:object_r:b_t:s0",
+    "u:object_r:c_t:s0",
+    "u:object_r:frozen_t:s0",
+];
 
 /// One run of `ops` operations from `seed` with fast paths `on`: every result and record,
 /// and the number of cache lookups the hooks made.
@@ -63,12 +76,28 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
     let dirs: Vec<InodeSec> = ["a_t", "a_t", "b_t", "c_t", "b_t"]
         .iter()
         .enumerate()
-        .map(|(i, t)| om.inode_init(&sb, 2 + i as u64, DIR, &format!("/d{i}"), Some(&format!("u:object_r:{t}:s0"))))
+        .map(|(i, t)| {
+            om.inode_init(
+                &sb,
+                2 + i as u64,
+                DIR,
+                &format!("/d{i}"),
+                Some(&format!("u:object_r:{t}:s0")),
+            )
+        })
         .collect();
     let files: Vec<InodeSec> = ["b_t", "a_t", "c_t"]
         .iter()
         .enumerate()
-        .map(|(i, t)| om.inode_init(&sb, 20 + i as u64, REG, &format!("/f{i}"), Some(&format!("u:object_r:{t}:s0"))))
+        .map(|(i, t)| {
+            om.inode_init(
+                &sb,
+                20 + i as u64,
+                REG,
+                &format!("/f{i}"),
+                Some(&format!("u:object_r:{t}:s0")),
+            )
+        })
         .collect();
     // A walk kept across operations for each task, as its working directory (a memo holds
     // one credential's walk at a time, so walks shared by every task would rarely be warm):
@@ -76,9 +105,16 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
     // uses.
     let kept: Vec<Kept> = [&[0, 1][..], &[0, 2, 4], &[1, 3, 0, 4], &[3, 1], &[4, 2, 0]]
         .iter()
-        .map(|ix| Kept { dirs: ix.iter().map(|&i| (&dirs[i], "k")).collect(), memo: WalkMemo::new() })
+        .map(|ix| Kept {
+            dirs: ix.iter().map(|&i| (&dirs[i], "k")).collect(),
+            memo: WalkMemo::new(),
+        })
         .collect();
-    let mut tasks: Vec<Task> = DOMAINS.iter().enumerate().map(|(i, c)| Task::new(100 + i as u32, "t", Cred::new(e.sid(c)))).collect();
+    let mut tasks: Vec<Task> = DOMAINS
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Task::new(100 + i as u32, "t", Cred::new(e.sid(c))))
+        .collect();
     let mut open: Vec<(usize, FileSec)> = Vec::new();
     let mut rng = Rng(seed);
     let mut out = Vec::new();
@@ -103,14 +139,19 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
             };
             match what {
                 0..=9 => {
-                    let walk: Vec<(&InodeSec, &str)> = (0..1 + rng.below(4)).map(|_| (&dirs[rng.below(dirs.len())], "d")).collect();
+                    let walk: Vec<(&InodeSec, &str)> = (0..1 + rng.below(4))
+                        .map(|_| (&dirs[rng.below(dirs.len())], "d"))
+                        .collect();
                     format!("walk {:?}", res(om.path_walk(t, &walk)))
                 }
                 20..=29 => {
                     let fi = rng.below(files.len());
                     let flags = [O_RDONLY, O_WRONLY, O_RDWR, O_WRONLY | O_APPEND][rng.below(4)];
                     let r = om.file_open(t, &files[fi], "/f", flags);
-                    let s = format!("open {fi} {flags} {:?}", r.as_ref().map(|_| ()).map_err(|e| e.errno()));
+                    let s = format!(
+                        "open {fi} {flags} {:?}",
+                        r.as_ref().map(|_| ()).map_err(|e| e.errno())
+                    );
                     if let Ok(f) = r {
                         open.push((fi, f));
                         if open.len() > 12 {
@@ -121,33 +162,70 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
                 }
                 30..=59 if !open.is_empty() => {
                     let (fi, f) = &open[rng.below(open.len())];
-                    let mask = [MAY_READ, MAY_WRITE, MAY_READ | MAY_WRITE, MAY_APPEND, MAY_EXEC][rng.below(5)];
-                    format!("rw {fi} {mask} {:?}", res(om.file_permission(t, f, &files[*fi], mask, "/f")))
+                    let mask = [
+                        MAY_READ,
+                        MAY_WRITE,
+                        MAY_READ | MAY_WRITE,
+                        MAY_APPEND,
+                        MAY_EXEC,
+                    ][rng.below(5)];
+                    format!(
+                        "rw {fi} {mask} {:?}",
+                        res(om.file_permission(t, f, &files[*fi], mask, "/f"))
+                    )
                 }
                 60..=64 => {
                     let d = &dirs[rng.below(dirs.len())];
                     let mask = [MAY_READ, MAY_WRITE, MAY_EXEC | MAY_READ][rng.below(3)];
-                    format!("perm {mask} {:?}", res(om.inode_permission(t, d, mask, Some("d"))))
+                    format!(
+                        "perm {mask} {:?}",
+                        res(om.inode_permission(t, d, mask, Some("d")))
+                    )
                 }
                 86..=91 => {
                     // The VFS's permission check of a file (as an open makes it).
                     let f = &files[rng.below(files.len())];
-                    let mask = [MAY_READ, MAY_WRITE, MAY_READ | MAY_WRITE, MAY_APPEND | MAY_WRITE, MAY_EXEC][rng.below(5)];
-                    format!("fperm {mask} {:?}", res(om.inode_permission(t, f, mask, Some("f"))))
+                    let mask = [
+                        MAY_READ,
+                        MAY_WRITE,
+                        MAY_READ | MAY_WRITE,
+                        MAY_APPEND | MAY_WRITE,
+                        MAY_EXEC,
+                    ][rng.below(5)];
+                    format!(
+                        "fperm {mask} {:?}",
+                        res(om.inode_permission(t, f, mask, Some("f")))
+                    )
                 }
                 10..=19 | 92..=99 => {
                     // Twice: the first records the grants, the second the memo.
                     let k = &kept[ti];
-                    format!("kept walk {:?} {:?}", res(om.path_walk(t, k)), res(om.path_walk(t, k)))
+                    format!(
+                        "kept walk {:?} {:?}",
+                        res(om.path_walk(t, k)),
+                        res(om.path_walk(t, k))
+                    )
                 }
-                65..=69 => format!("stat {:?}", res(om.inode_getattr(t, &files[rng.below(files.len())], "/f"))),
-                70..=72 => format!("create {:?}", om.inode_create(t, &dirs[rng.below(dirs.len())], "n", REG).map_err(|e| e.errno())),
+                65..=69 => format!(
+                    "stat {:?}",
+                    res(om.inode_getattr(t, &files[rng.below(files.len())], "/f"))
+                ),
+                70..=72 => format!(
+                    "create {:?}",
+                    om.inode_create(t, &dirs[rng.below(dirs.len())], "n", REG)
+                        .map_err(|e| e.errno())
+                ),
                 73..=80 => {
                     let all = dirs.len() + files.len();
                     let i = rng.below(all);
-                    let inode = if i < dirs.len() { &dirs[i] } else { &files[i - dirs.len()] };
+                    let inode = if i < dirs.len() {
+                        &dirs[i]
+                    } else {
+                        &files[i - dirs.len()]
+                    };
                     let ty = TYPES[rng.below(TYPES.len())];
-                    om.inode_post_setxattr(inode, "security.selinux", ty).unwrap();
+                    om.inode_post_setxattr(inode, "security.selinux", ty)
+                        .unwrap();
                     format!("relabel {i} {ty}")
                 }
                 81 => {
@@ -170,7 +248,8 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
             }
         };
         if (84..86).contains(&what) && ov.is_none() {
-            task.commit_creds(Cred::new(e.sid(DOMAINS[rng.below(DOMAINS.len())]))).unwrap();
+            task.commit_creds(Cred::new(e.sid(DOMAINS[rng.below(DOMAINS.len())])))
+                .unwrap();
         }
         tasks.insert(ti, task);
         out.push(format!("{n} task {ti} override {} {line}", ov.is_some()));
@@ -181,11 +260,21 @@ fn run(seed: u64, ops: usize, on: [bool; 3], policies: &[Vec<u8>; 2]) -> (Vec<St
 
 #[test]
 fn every_combination_of_fast_paths_gives_the_same_results_and_records() {
-    let revoked = seaccess_testkit::compile_variant("objmgr-files", "objmgr-files-revoked-eq", 33, |s| {
-        s.replace("(allow quiet_t a_t (dir (search read getattr)))", "(allow quiet_t a_t (dir (read getattr)))")
-            .replace("(allow quiet_t b_t (file (read write append open getattr ioctl)))", "(allow quiet_t b_t (file (write open getattr)))")
-    });
-    let policies = [std::fs::read(files_policy()).unwrap(), std::fs::read(revoked).unwrap()];
+    let revoked =
+        seaccess_testkit::compile_variant("objmgr-files", "objmgr-files-revoked-eq", 33, |s| {
+            s.replace(
+                "(allow quiet_t a_t (dir (search read getattr)))",
+                "(allow quiet_t a_t (dir (read getattr)))",
+            )
+            .replace(
+                "(allow quiet_t b_t (file (read write append open getattr ioctl)))",
+                "(allow quiet_t b_t (file (write open getattr)))",
+            )
+        });
+    let policies = [
+        std::fs::read(files_policy()).unwrap(),
+        std::fs::read(revoked).unwrap(),
+    ];
     let mut slow_total = 0;
     let mut fast_total = [0u64; 8];
     for seed in [1u64, 0x5eed, 0xdead_beef, 42, 7777] {
@@ -193,12 +282,17 @@ fn every_combination_of_fast_paths_gives_the_same_results_and_records() {
         slow_total += slow;
         let denials = reference.iter().filter(|l| l.contains("Err(13)")).count();
         let oks = reference.iter().filter(|l| l.contains("Ok(")).count();
-        assert!(denials > 50 && oks > 300, "seed {seed:#x}: a sequence worth comparing ({oks} allowed, {denials} denied)");
+        assert!(
+            denials > 50 && oks > 300,
+            "seed {seed:#x}: a sequence worth comparing ({oks} allowed, {denials} denied)"
+        );
         for bits in 1..8u8 {
             let on = [bits & 1 != 0, bits & 2 != 0, bits & 4 != 0];
             let (got, lookups) = run(seed, 2500, on, &policies);
             fast_total[usize::from(bits)] += lookups;
-            if let Some(i) = (0..reference.len().max(got.len())).find(|&i| reference.get(i) != got.get(i)) {
+            if let Some(i) =
+                (0..reference.len().max(got.len())).find(|&i| reference.get(i) != got.get(i))
+            {
                 let lo = i.saturating_sub(6);
                 panic!(
                     "seed {seed:#x}, fast paths {on:?}: first difference at line {i}\nwithout fast paths:\n{}\nwith:\n{}",
@@ -210,6 +304,9 @@ fn every_combination_of_fast_paths_gives_the_same_results_and_records() {
     }
     // Each combination was used: fewer lookups than with none.
     for (bits, &n) in fast_total.iter().enumerate().skip(1) {
-        assert!(n < slow_total, "fast paths {bits:03b}: {n} lookups, {slow_total} without");
+        assert!(
+            n < slow_total,
+            "fast paths {bits:03b}: {n} lookups, {slow_total} without"
+        );
     }
 }

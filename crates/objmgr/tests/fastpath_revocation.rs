@@ -12,7 +12,9 @@ mod fs_support;
 use fs_support::*;
 use std::cell::Cell;
 
-use seaccess_objmgr::hooks::fs::{oflags::*, MountOpts, WalkDirs, WalkMemo, MAY_OPEN, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::hooks::fs::{
+    oflags::*, MountOpts, WalkDirs, WalkMemo, MAY_OPEN, MAY_READ, MAY_WRITE,
+};
 use seaccess_objmgr::{errno, Cred, FileSec, Hook, InodeSec, Task};
 
 struct World {
@@ -56,12 +58,26 @@ fn world() -> World {
     let e = env();
     let sb = e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
     let root = e.om.inode_init(&sb, 2, DIR, "/", Some("u:object_r:a_t:s0"));
-    let d = e.om.inode_init(&sb, 10, DIR, "/d", Some("u:object_r:a_t:s0"));
-    let sub = e.om.inode_init(&sb, 11, DIR, "/d/sub", Some("u:object_r:b_t:s0"));
-    let c = e.om.inode_init(&sb, 12, DIR, "/d/sub/c", Some("u:object_r:c_t:s0"));
-    let f = e.om.inode_init(&sb, 13, REG, "/d/sub/c/f", Some("u:object_r:b_t:s0"));
-    let g = e.om.inode_init(&sb, 14, REG, "/d/sub/c/g", Some("u:object_r:c_t:s0"));
-    World { e, root, d, sub, c, f, g, memo: None }
+    let d =
+        e.om.inode_init(&sb, 10, DIR, "/d", Some("u:object_r:a_t:s0"));
+    let sub =
+        e.om.inode_init(&sb, 11, DIR, "/d/sub", Some("u:object_r:b_t:s0"));
+    let c =
+        e.om.inode_init(&sb, 12, DIR, "/d/sub/c", Some("u:object_r:c_t:s0"));
+    let f =
+        e.om.inode_init(&sb, 13, REG, "/d/sub/c/f", Some("u:object_r:b_t:s0"));
+    let g =
+        e.om.inode_init(&sb, 14, REG, "/d/sub/c/g", Some("u:object_r:c_t:s0"));
+    World {
+        e,
+        root,
+        d,
+        sub,
+        c,
+        f,
+        g,
+        memo: None,
+    }
 }
 
 impl World {
@@ -70,14 +86,27 @@ impl World {
     }
     /// The walk, and how many directories it read.
     fn walk_reading(&self, t: &Task) -> (seaccess_objmgr::Result<()>, usize) {
-        let chain = Chain { dirs: [(&self.root, "/"), (&self.d, "d"), (&self.sub, "sub"), (&self.c, "c")], memo: self.memo.as_ref(), reads: Cell::new(0) };
+        let chain = Chain {
+            dirs: [
+                (&self.root, "/"),
+                (&self.d, "d"),
+                (&self.sub, "sub"),
+                (&self.c, "c"),
+            ],
+            memo: self.memo.as_ref(),
+            reads: Cell::new(0),
+        };
         (self.e.om.path_walk(t, &chain), chain.reads.get())
     }
     fn read(&self, t: &Task, file: &FileSec) -> seaccess_objmgr::Result<()> {
-        self.e.om.file_permission(t, file, &self.f, MAY_READ, "/d/sub/c/f")
+        self.e
+            .om
+            .file_permission(t, file, &self.f, MAY_READ, "/d/sub/c/f")
     }
     fn write(&self, t: &Task, file: &FileSec) -> seaccess_objmgr::Result<()> {
-        self.e.om.file_permission(t, file, &self.f, MAY_WRITE, "/d/sub/c/f")
+        self.e
+            .om
+            .file_permission(t, file, &self.f, MAY_WRITE, "/d/sub/c/f")
     }
     fn getattr(&self, t: &Task) -> seaccess_objmgr::Result<()> {
         self.e.om.inode_getattr(t, &self.f, "/d/sub/c/f")
@@ -85,13 +114,22 @@ impl World {
     /// An open for reading as the VFS asks it: inode_permission with the access mode, then the
     /// open check.
     fn open_read(&self, t: &Task, inode: &InodeSec) -> seaccess_objmgr::Result<()> {
-        self.e.om.inode_permission(t, inode, MAY_OPEN | MAY_READ, Some("f"))?;
-        self.e.om.file_open(t, inode, "/d/sub/c/f", O_RDONLY).map(|_| ())
+        self.e
+            .om
+            .inode_permission(t, inode, MAY_OPEN | MAY_READ, Some("f"))?;
+        self.e
+            .om
+            .file_open(t, inode, "/d/sub/c/f", O_RDONLY)
+            .map(|_| ())
     }
     /// Warm: a walk, a read and a write, a getattr and an open for reading that are allowed,
     /// twice.
     fn warm(&self, t: &Task) -> FileSec {
-        let file = self.e.om.file_open(t, &self.f, "/d/sub/c/f", O_RDWR).unwrap();
+        let file = self
+            .e
+            .om
+            .file_open(t, &self.f, "/d/sub/c/f", O_RDWR)
+            .unwrap();
         for _ in 0..2 {
             self.walk(t).unwrap();
             self.read(t, &file).unwrap();
@@ -123,7 +161,11 @@ fn each_combination(f: impl Fn(&World, [bool; 3])) {
 }
 
 fn denied(r: seaccess_objmgr::Result<()>, what: &str, on: [bool; 3]) {
-    assert_eq!(r.map_err(|e| e.errno()), Err(errno::EACCES), "{what} with fast paths {on:?}");
+    assert_eq!(
+        r.map_err(|e| e.errno()),
+        Err(errno::EACCES),
+        "{what} with fast paths {on:?}"
+    );
 }
 
 #[test]
@@ -137,22 +179,44 @@ fn warm_operations_skip_the_cache_exactly_when_their_fast_path_is_on() {
         r.unwrap();
         // With the posix switch on, a walk with a memo reads no directory at all; one without
         // reads each once (a grant each).
-        let want = if !on[2] { None } else if w.memo.is_some() { Some(0) } else { Some(4) };
-        assert!(want.is_none_or(|n| n == reads), "warm walk read {reads} directories, fast paths {on:?}, memo {}", w.memo.is_some());
+        let want = if !on[2] {
+            None
+        } else if w.memo.is_some() {
+            Some(0)
+        } else {
+            Some(4)
+        };
+        assert!(
+            want.is_none_or(|n| n == reads),
+            "warm walk read {reads} directories, fast paths {on:?}, memo {}",
+            w.memo.is_some()
+        );
         w.read(&t, &file).unwrap();
         w.write(&t, &file).unwrap();
         let walk = om.counters().get(Hook::InodePermission);
         let rw = om.counters().get(Hook::FilePermission);
-        assert_eq!(walk, if on[1] || on[2] { 0 } else { 4 }, "warm walk lookups, fast paths {on:?}");
-        assert_eq!(rw, if on[0] { 0 } else { 2 }, "warm read+write lookups, fast paths {on:?}");
+        assert_eq!(
+            walk,
+            if on[1] || on[2] { 0 } else { 4 },
+            "warm walk lookups, fast paths {on:?}"
+        );
+        assert_eq!(
+            rw,
+            if on[0] { 0 } else { 2 },
+            "warm read+write lookups, fast paths {on:?}"
+        );
         // The inode's remembered grant: a warm getattr, read permission check and open make no
         // lookup at all.
         om.counters().reset();
         w.getattr(&t).unwrap();
         w.open_read(&t, &w.f).unwrap();
         let one = if on[2] { 0 } else { 1 };
-        let got = [Hook::InodeGetattr, Hook::InodePermission, Hook::FileOpen].map(|h| om.counters().get(h));
-        assert_eq!(got, [one; 3], "warm getattr, permission and open lookups, fast paths {on:?}");
+        let got = [Hook::InodeGetattr, Hook::InodePermission, Hook::FileOpen]
+            .map(|h| om.counters().get(h));
+        assert_eq!(
+            got, [one; 3],
+            "warm getattr, permission and open lookups, fast paths {on:?}"
+        );
         assert!(w.e.take().is_empty());
     });
 }
@@ -163,8 +227,12 @@ fn a_relabel_takes_effect_at_the_next_read_write_and_walk() {
         let t = w.e.task("u:r:quiet_t:s0");
         let file = w.warm(&t);
         // frozen_t: quiet_t may not search it (dontaudit'ed) nor read or write files of it.
-        w.e.om.inode_post_setxattr(&w.sub, "security.selinux", "u:object_r:frozen_t:s0").unwrap();
-        w.e.om.inode_post_setxattr(&w.f, "security.selinux", "u:object_r:frozen_t:s0").unwrap();
+        w.e.om
+            .inode_post_setxattr(&w.sub, "security.selinux", "u:object_r:frozen_t:s0")
+            .unwrap();
+        w.e.om
+            .inode_post_setxattr(&w.f, "security.selinux", "u:object_r:frozen_t:s0")
+            .unwrap();
         denied(w.walk(&t), "walk", on);
         assert!(w.e.take().is_empty(), "dontaudit'ed");
         denied(w.read(&t, &file), "read", on);
@@ -174,7 +242,9 @@ fn a_relabel_takes_effect_at_the_next_read_write_and_walk() {
         denied(w.open_read(&t, &w.f), "open", on);
         assert_eq!(w.e.asked(), ["denied file {getattr}", "denied file {read}"]);
         // A relabel to a type that allows them again: allowed at once, nothing recorded.
-        w.e.om.inode_post_setxattr(&w.f, "security.selinux", "u:object_r:a_t:s0").unwrap();
+        w.e.om
+            .inode_post_setxattr(&w.f, "security.selinux", "u:object_r:a_t:s0")
+            .unwrap();
         w.getattr(&t).unwrap();
         w.open_read(&t, &w.f).unwrap();
         assert!(w.e.take().is_empty());
@@ -183,10 +253,17 @@ fn a_relabel_takes_effect_at_the_next_read_write_and_walk() {
 
 #[test]
 fn a_reload_or_a_boolean_commit_that_revokes_takes_effect_at_the_next_read_write_and_walk() {
-    let revoked = seaccess_testkit::compile_variant("objmgr-files", "objmgr-files-revoked", 33, |s| {
-        s.replace("(allow quiet_t a_t (dir (search read getattr)))", "(allow quiet_t a_t (dir (read getattr)))")
-            .replace("(allow quiet_t b_t (file (read write append open getattr ioctl)))", "(allow quiet_t b_t (file (append open ioctl)))")
-    });
+    let revoked =
+        seaccess_testkit::compile_variant("objmgr-files", "objmgr-files-revoked", 33, |s| {
+            s.replace(
+                "(allow quiet_t a_t (dir (search read getattr)))",
+                "(allow quiet_t a_t (dir (read getattr)))",
+            )
+            .replace(
+                "(allow quiet_t b_t (file (read write append open getattr ioctl)))",
+                "(allow quiet_t b_t (file (append open ioctl)))",
+            )
+        });
     let revoked = std::fs::read(revoked).unwrap();
     each_combination(|w, on| {
         let t = w.e.task("u:r:quiet_t:s0");
@@ -195,7 +272,14 @@ fn a_reload_or_a_boolean_commit_that_revokes_takes_effect_at_the_next_read_write
         denied(w.walk(&t), "walk", on);
         denied(w.read(&t, &file), "read", on);
         denied(w.write(&t, &file), "write", on);
-        assert_eq!(w.e.asked(), ["denied dir {search}", "denied file {read}", "denied file {write}"]);
+        assert_eq!(
+            w.e.asked(),
+            [
+                "denied dir {search}",
+                "denied file {read}",
+                "denied file {write}"
+            ]
+        );
         denied(w.getattr(&t), "getattr", on);
         denied(w.open_read(&t, &w.f), "open", on);
         assert_eq!(w.e.asked(), ["denied file {getattr}", "denied file {read}"]);
@@ -224,7 +308,10 @@ fn a_credential_change_takes_effect_at_the_next_read_write_and_walk() {
             denied(w.walk(&g), "walk (override)", on);
             denied(w.read(&g, &file), "read (override)", on);
             denied(w.write(&g, &file), "write (override)", on);
-            assert_eq!(w.e.asked(), ["denied dir {search}", "denied fd {use}", "denied fd {use}"]);
+            assert_eq!(
+                w.e.asked(),
+                ["denied dir {search}", "denied fd {use}", "denied fd {use}"]
+            );
             denied(w.getattr(&g), "getattr (override)", on);
             denied(w.open_read(&g, &w.f), "open (override)", on);
             assert_eq!(w.e.asked(), ["denied file {getattr}", "denied file {read}"]);
@@ -241,7 +328,8 @@ fn a_credential_change_takes_effect_at_the_next_read_write_and_walk() {
         denied(w.open_read(&t, &w.f), "open (commit)", on);
         // A new credential of the same SID starts with an empty search cache but means the
         // same: back to quiet_t, the walk is allowed again.
-        t.commit_creds(Cred::new(w.e.sid("u:r:quiet_t:s0"))).unwrap();
+        t.commit_creds(Cred::new(w.e.sid("u:r:quiet_t:s0")))
+            .unwrap();
         w.walk(&t).unwrap();
     });
 }
@@ -251,8 +339,12 @@ fn a_grant_made_in_permissive_mode_is_never_remembered() {
     each_combination(|w, on| {
         let t = w.e.task("u:r:quiet_t:s0");
         let file = w.warm(&t);
-        w.e.om.inode_post_setxattr(&w.sub, "security.selinux", "u:object_r:frozen_t:s0").unwrap();
-        w.e.om.inode_post_setxattr(&w.f, "security.selinux", "u:object_r:frozen_t:s0").unwrap();
+        w.e.om
+            .inode_post_setxattr(&w.sub, "security.selinux", "u:object_r:frozen_t:s0")
+            .unwrap();
+        w.e.om
+            .inode_post_setxattr(&w.f, "security.selinux", "u:object_r:frozen_t:s0")
+            .unwrap();
         w.e.avc.set_enforcing(false);
         let file2 = w.e.om.file_open(&t, &w.f, "/d/sub/c/f", O_RDWR).unwrap();
         for _ in 0..3 {
@@ -277,7 +369,14 @@ fn a_grant_made_in_permissive_mode_is_never_remembered() {
             w.getattr(&t).unwrap();
             w.open_read(&t, &w.f).unwrap();
         }
-        assert_eq!(w.e.asked(), ["denied file {getattr}", "denied file {read}", "denied file {open}"]);
+        assert_eq!(
+            w.e.asked(),
+            [
+                "denied file {getattr}",
+                "denied file {read}",
+                "denied file {open}"
+            ]
+        );
         w.e.avc.set_enforcing(true);
         denied(w.getattr(&t), "getattr", on);
         denied(w.open_read(&t, &w.f), "open", on);
@@ -294,7 +393,11 @@ fn a_permissive_domains_denials_are_recorded_and_never_remembered() {
         // the decision's allowed permissions without a mark, so a fast path cannot tell them
         // from the policy's own.
         w.walk(&t).unwrap();
-        assert_eq!(w.e.asked(), ["denied dir {search}", "denied dir {search}"], "{on:?}");
+        assert_eq!(
+            w.e.asked(),
+            ["denied dir {search}", "denied dir {search}"],
+            "{on:?}"
+        );
         w.e.om.counters().reset();
         w.walk(&t).unwrap();
         assert!(w.e.take().is_empty());
@@ -308,12 +411,21 @@ fn a_permissive_domains_grants_on_files_are_never_remembered() {
         let t = w.e.task("u:r:perm_t:s0");
         w.getattr(&t).unwrap();
         w.open_read(&t, &w.f).unwrap();
-        assert_eq!(w.e.asked(), ["denied file {getattr}", "denied file {read}", "denied file {open}"], "{on:?}");
+        assert_eq!(
+            w.e.asked(),
+            [
+                "denied file {getattr}",
+                "denied file {read}",
+                "denied file {open}"
+            ],
+            "{on:?}"
+        );
         w.e.om.counters().reset();
         w.getattr(&t).unwrap();
         w.open_read(&t, &w.f).unwrap();
         assert!(w.e.take().is_empty());
-        let got = [Hook::InodeGetattr, Hook::InodePermission, Hook::FileOpen].map(|h| w.e.om.counters().get(h));
+        let got = [Hook::InodeGetattr, Hook::InodePermission, Hook::FileOpen]
+            .map(|h| w.e.om.counters().get(h));
         assert_eq!(got, [1, 1, 1], "{on:?}");
     });
 }
@@ -326,7 +438,15 @@ fn an_auditallowed_grant_is_recorded_every_time() {
             w.walk(&t).unwrap();
             w.getattr(&t).unwrap();
             w.open_read(&t, &w.f).unwrap();
-            let want = ["granted dir {search}", "granted dir {search}", "granted dir {search}", "granted dir {search}", "granted file {getattr}", "granted file {read}", "granted file {read open}"];
+            let want = [
+                "granted dir {search}",
+                "granted dir {search}",
+                "granted dir {search}",
+                "granted dir {search}",
+                "granted file {getattr}",
+                "granted file {read}",
+                "granted file {read open}",
+            ];
             assert_eq!(w.e.asked(), want, "{on:?}");
         }
     });

@@ -18,27 +18,63 @@ const DOMAINS: &[&str] = &[
     "system_u:system_r:syslogd_t:s0",
     "system_u:system_r:crond_t:s0",
 ];
-const TYPES: &[&str] = &["etc_t", "shadow_t", "httpd_sys_content_t", "user_home_t", "tmp_t", "var_log_t", "bin_t", "usr_t"];
+const TYPES: &[&str] = &[
+    "etc_t",
+    "shadow_t",
+    "httpd_sys_content_t",
+    "user_home_t",
+    "tmp_t",
+    "var_log_t",
+    "bin_t",
+    "usr_t",
+];
 
 fn bit(g: &Generation, class: ClassId, name: &str) -> u32 {
-    (0..32).find(|&b| g.perm_name(class, b) == Some(name)).map(|b| 1 << b).unwrap_or_else(|| panic!("no permission {name}"))
+    (0..32)
+        .find(|&b| g.perm_name(class, b) == Some(name))
+        .map(|b| 1 << b)
+        .unwrap_or_else(|| panic!("no permission {name}"))
 }
 
 /// The record the kernel writes for `requested` (names) of `class` from `s` to `t`, if any:
 /// derived from compute_av as avc_audit_required does (§1 of hooks-verified.md).
 #[allow(clippy::too_many_arguments)]
-fn expected(g: &Generation, s: &str, t: &str, class: &str, requested: &[&str], enforcing: bool, aux: &str) -> (bool, Option<String>) {
+fn expected(
+    g: &Generation,
+    s: &str,
+    t: &str,
+    class: &str,
+    requested: &[&str],
+    enforcing: bool,
+    aux: &str,
+) -> (bool, Option<String>) {
     let c = g.class(class).unwrap();
-    let d = g.compute_av(g.context_to_sid(s).unwrap(), g.context_to_sid(t).unwrap(), c).unwrap();
+    let d = g
+        .compute_av(
+            g.context_to_sid(s).unwrap(),
+            g.context_to_sid(t).unwrap(),
+            c,
+        )
+        .unwrap();
     let req = requested.iter().fold(0, |a, n| a | bit(g, c, n));
     let denied = req & !d.allowed.0;
     let allowed = denied == 0 || !enforcing || d.flags.permissive();
-    let audited = if denied != 0 { denied & d.auditdeny.0 } else { req & d.auditallow.0 };
+    let audited = if denied != 0 {
+        denied & d.auditdeny.0
+    } else {
+        req & d.auditallow.0
+    };
     if audited == 0 {
         return (allowed, None);
     }
-    let names: String = (0..32).filter(|b| audited & (1 << b) != 0).map(|b| format!(" {}", g.perm_name(c, b).unwrap())).collect();
-    let mut rec = format!("avc:  {}  {{{names} }} for  {aux} scontext={s} tcontext={t} tclass={class}", if denied != 0 { "denied" } else { "granted" });
+    let names: String = (0..32)
+        .filter(|b| audited & (1 << b) != 0)
+        .map(|b| format!(" {}", g.perm_name(c, b).unwrap()))
+        .collect();
+    let mut rec = format!(
+        "avc:  {}  {{{names} }} for  {aux} scontext={s} tcontext={t} tclass={class}",
+        if denied != 0 { "denied" } else { "granted" }
+    );
     if denied != 0 {
         rec.push_str(&format!(" permissive={}", u8::from(allowed)));
     }
@@ -77,8 +113,15 @@ fn search_open_and_stat_on_debians_policy_answer_and_record_as_compute_av_says()
             let (ok, rec) = expected(&g, dom, &tctx, "dir", &["search"], true, &aux);
             let r = om.inode_permission(&task, &dir, MAY_EXEC, Some("x"));
             cases.push((format!("search {dom} {ty}: {r:?}"), r.is_ok() == ok, rec));
-            let aux = format!(r#"pid=42 comm="svc" path="/x/f" dev="sda1" ino={}"#, ino + 1);
-            let perms: &[&str] = if open_perms { &["read", "open"] } else { &["read"] };
+            let aux = format!(
+                r#"pid=42 comm="svc" path="/x/f" dev="sda1" ino={}"#,
+                ino + 1
+            );
+            let perms: &[&str] = if open_perms {
+                &["read", "open"]
+            } else {
+                &["read"]
+            };
             let (ok, rec) = expected(&g, dom, &tctx, "file", perms, true, &aux);
             let r = om.file_open(&task, &file, "/x/f", O_RDONLY).map(|_| ());
             cases.push((format!("open {dom} {ty}: {r:?}"), r.is_ok() == ok, rec));
@@ -98,6 +141,12 @@ fn search_open_and_stat_on_debians_policy_answer_and_record_as_compute_av_says()
             assert_eq!(got, want, "{dom} {ty}");
         }
     }
-    assert!(pairs >= 20, "only {pairs} (domain, type) pairs exist in this policy");
-    assert!(allowed >= 10 && refused >= 10, "{allowed} allowed, {refused} refused: both kinds checked");
+    assert!(
+        pairs >= 20,
+        "only {pairs} (domain, type) pairs exist in this policy"
+    );
+    assert!(
+        allowed >= 10 && refused >= 10,
+        "{allowed} allowed, {refused} refused: both kinds checked"
+    );
 }

@@ -37,11 +37,26 @@ fn listed() -> Vec<Listed> {
         };
         let mut w = names.split_whitespace();
         let (Some(hook), Some(kernel_fn), None) = (w.next(), w.next(), w.next()) else {
-            panic!("lsm-hooks.txt:{}: want `hook selinux_function [-- reason]`: {line}", n + 1);
+            panic!(
+                "lsm-hooks.txt:{}: want `hook selinux_function [-- reason]`: {line}",
+                n + 1
+            );
         };
-        assert!(kernel_fn.starts_with("selinux_"), "lsm-hooks.txt:{}: {kernel_fn} is not a selinux_ function", n + 1);
-        assert!(reason.as_deref() != Some(""), "lsm-hooks.txt:{}: an empty reason", n + 1);
-        out.push(Listed { hook: hook.into(), kernel_fn: kernel_fn.into(), reason });
+        assert!(
+            kernel_fn.starts_with("selinux_"),
+            "lsm-hooks.txt:{}: {kernel_fn} is not a selinux_ function",
+            n + 1
+        );
+        assert!(
+            reason.as_deref() != Some(""),
+            "lsm-hooks.txt:{}: an empty reason",
+            n + 1
+        );
+        out.push(Listed {
+            hook: hook.into(),
+            kernel_fn: kernel_fn.into(),
+            reason,
+        });
     }
     out
 }
@@ -60,7 +75,11 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The kernel functions a doc comment cites: each "(selinux_a" and the ", selinux_b" or
 /// " and selinux_b" that follow it inside the parenthesis.
 fn cited(doc: &str) -> Vec<String> {
-    let ident = |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
+    let ident = |s: &str| {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+    };
     let mut out = Vec::new();
     let mut rest = doc;
     while let Some(i) = rest.find("(selinux_") {
@@ -69,7 +88,9 @@ fn cited(doc: &str) -> Vec<String> {
             let name = ident(at);
             at = &at[name.len()..];
             out.push(name);
-            let next = [", ", " and ", ", and "].iter().find_map(|sep| at.strip_prefix(sep).filter(|r| r.starts_with("selinux_")));
+            let next = [", ", " and ", ", and "]
+                .iter()
+                .find_map(|sep| at.strip_prefix(sep).filter(|r| r.starts_with("selinux_")));
             match next {
                 Some(r) => at = r,
                 None => break,
@@ -106,14 +127,28 @@ fn implementations() -> BTreeMap<String, Vec<String>> {
             }
             if let Some(rest) = t.strip_prefix("impl").filter(|r| r.starts_with([' ', '<'])) {
                 // `impl X {`, `impl Trait for X {`, `impl<'a> X<'a> {`: the type's bare name.
-                let rest = if rest.starts_with('<') { rest.split_once("> ").map_or(rest, |x| x.1) } else { rest.trim_start() };
+                let rest = if rest.starts_with('<') {
+                    rest.split_once("> ").map_or(rest, |x| x.1)
+                } else {
+                    rest.trim_start()
+                };
                 let ty = rest.rsplit(" for ").next().unwrap_or(rest);
-                owner = ty.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                owner = ty
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
             }
             if let Some(rest) = t.strip_prefix("pub fn ") {
-                let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
                 let indented = line.starts_with(' ');
-                let who = if indented && !owner.is_empty() { format!("{owner}::{name}") } else { name };
+                let who = if indented && !owner.is_empty() {
+                    format!("{owner}::{name}")
+                } else {
+                    name
+                };
                 for k in cited(&doc) {
                     out.entry(k).or_default().push(format!("`{who}` ({rel})"));
                 }
@@ -125,7 +160,10 @@ fn implementations() -> BTreeMap<String, Vec<String>> {
 }
 
 fn table(listed: &[Listed], imps: &BTreeMap<String, Vec<String>>) -> String {
-    let done = listed.iter().filter(|l| imps.contains_key(&l.kernel_fn)).count();
+    let done = listed
+        .iter()
+        .filter(|l| imps.contains_key(&l.kernel_fn))
+        .count();
     let mut s = format!(
         "{BEGIN}\n{done} of the {} hooks SELinux registers have an objmgr function; the other {} are left out, each with its reason \
          (`crates/objmgr/lsm-hooks.txt`: hooks.c at 28254722a459, read 2026-11-26).\n\n| hook | hooks.c | seaccess |\n|---|---|---|\n",
@@ -137,7 +175,12 @@ fn table(listed: &[Listed], imps: &BTreeMap<String, Vec<String>>) -> String {
             Some(fns) => fns.join(", "),
             None => format!("left out: {}", l.reason.as_deref().unwrap_or("?")),
         };
-        s.push_str(&format!("| {} | `{}` | {} |\n", l.hook, l.kernel_fn, what.replace('|', "\\|")));
+        s.push_str(&format!(
+            "| {} | `{}` | {} |\n",
+            l.hook,
+            l.kernel_fn,
+            what.replace('|', "\\|")
+        ));
     }
     s.push_str(END);
     s
@@ -146,26 +189,51 @@ fn table(listed: &[Listed], imps: &BTreeMap<String, Vec<String>>) -> String {
 #[test]
 fn doc_citations_are_found() {
     assert_eq!(cited("x (selinux_file_open): y"), ["selinux_file_open"]);
-    assert_eq!(cited("(selinux_task_getpgid, selinux_task_getsid and selinux_x) then (selinux_y's"), ["selinux_task_getpgid", "selinux_task_getsid", "selinux_x", "selinux_y"]);
+    assert_eq!(
+        cited("(selinux_task_getpgid, selinux_task_getsid and selinux_x) then (selinux_y's"),
+        [
+            "selinux_task_getpgid",
+            "selinux_task_getsid",
+            "selinux_x",
+            "selinux_y"
+        ]
+    );
     assert!(cited("as selinux_file_open does").is_empty());
 }
 
 #[test]
 fn every_listed_hook_is_implemented_or_has_a_reason() {
     let listed = listed();
-    assert!(listed.len() > 200, "the list has SELinux's hooks ({})", listed.len());
+    assert!(
+        listed.len() > 200,
+        "the list has SELinux's hooks ({})",
+        listed.len()
+    );
     let imps = implementations();
     let mut missing = Vec::new();
     let mut stale = Vec::new();
     for l in &listed {
         match (imps.get(&l.kernel_fn), &l.reason) {
             (None, None) => missing.push(format!("{} ({})", l.hook, l.kernel_fn)),
-            (Some(f), Some(_)) => stale.push(format!("{} ({}): implemented by {}", l.hook, l.kernel_fn, f.join(", "))),
+            (Some(f), Some(_)) => stale.push(format!(
+                "{} ({}): implemented by {}",
+                l.hook,
+                l.kernel_fn,
+                f.join(", ")
+            )),
             _ => {}
         }
     }
-    assert!(missing.is_empty(), "hooks with neither an objmgr function citing them nor a reason in lsm-hooks.txt:\n{}", missing.join("\n"));
-    assert!(stale.is_empty(), "hooks implemented that lsm-hooks.txt still says are left out:\n{}", stale.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "hooks with neither an objmgr function citing them nor a reason in lsm-hooks.txt:\n{}",
+        missing.join("\n")
+    );
+    assert!(
+        stale.is_empty(),
+        "hooks implemented that lsm-hooks.txt still says are left out:\n{}",
+        stale.join("\n")
+    );
 }
 
 #[test]

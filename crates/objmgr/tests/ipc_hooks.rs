@@ -23,8 +23,16 @@ fn policy(variant: &str) -> std::path::PathBuf {
     static ALL: OnceLock<std::path::PathBuf> = OnceLock::new();
     static DENY: OnceLock<std::path::PathBuf> = OnceLock::new();
     match variant {
-        "deny" => DENY.get_or_init(|| net_variant("objmgr-net-deny", |l| (!l.contains("; grant")).then(|| l.to_string()))).clone(),
-        _ => ALL.get_or_init(|| seaccess_testkit::compile("objmgr-net", 33)).clone(),
+        "deny" => DENY
+            .get_or_init(|| {
+                net_variant("objmgr-net-deny", |l| {
+                    (!l.contains("; grant")).then(|| l.to_string())
+                })
+            })
+            .clone(),
+        _ => ALL
+            .get_or_init(|| seaccess_testkit::compile("objmgr-net", 33))
+            .clone(),
     }
 }
 
@@ -55,18 +63,38 @@ fn message_queues_are_created_associated_and_controlled() {
     let raw = e.take();
     assert_eq!(raw, vec![format!("avc:  granted  {{ create }} for  pid=11 comm=\"owner\" ipc_key=1234  scontext={PEER} tcontext={PEER} tclass=msgq")]);
     e.om.msg_queue_associate(&t, &q).unwrap();
-    assert_eq!(e.records(), vec![ipc_rec("msgq", "associate", APP, PEER, 1234)]);
-    for (cmd, perms) in [(IPC_STAT, "getattr associate"), (MSG_STAT, "getattr associate"), (MSG_STAT_ANY, "getattr associate"), (IPC_SET, "setattr"), (IPC_RMID, "destroy")] {
+    assert_eq!(
+        e.records(),
+        vec![ipc_rec("msgq", "associate", APP, PEER, 1234)]
+    );
+    for (cmd, perms) in [
+        (IPC_STAT, "getattr associate"),
+        (MSG_STAT, "getattr associate"),
+        (MSG_STAT_ANY, "getattr associate"),
+        (IPC_SET, "setattr"),
+        (IPC_RMID, "destroy"),
+    ] {
         e.om.msg_queue_msgctl(&t, &q, cmd).unwrap();
-        assert_eq!(e.records(), vec![ipc_rec("msgq", perms, APP, PEER, 1234)], "msgctl {cmd}");
+        assert_eq!(
+            e.records(),
+            vec![ipc_rec("msgq", perms, APP, PEER, 1234)],
+            "msgctl {cmd}"
+        );
     }
     // System-wide information: `system {ipc_info}` of the kernel, with no audit data.
     for cmd in [IPC_INFO, MSG_INFO] {
         e.om.msg_queue_msgctl(&t, &q, cmd).unwrap();
-        assert_eq!(e.records(), vec![rec("system", "ipc_info", APP, KERNEL, "")], "msgctl {cmd}");
+        assert_eq!(
+            e.records(),
+            vec![rec("system", "ipc_info", APP, KERNEL, "")],
+            "msgctl {cmd}"
+        );
     }
     // A command msgctl(2) does not have: refused, nothing asked.
-    assert_eq!(e.om.msg_queue_msgctl(&t, &q, 99).unwrap_err().errno(), errno::EINVAL);
+    assert_eq!(
+        e.om.msg_queue_msgctl(&t, &q, 99).unwrap_err().errno(),
+        errno::EINVAL
+    );
     assert_eq!(e.records(), vec![]);
     assert_eq!(e.om.ipc_getlsmprop(&q), q.sid());
 }
@@ -87,15 +115,40 @@ fn messages_are_labelled_on_send_and_checked_on_receive() {
     assert_eq!(m.sid(), e.server.snapshot().initial_sid(3).unwrap());
     e.om.msg_queue_msgsnd(&t, &q, &m).unwrap();
     assert_eq!(e.ctx(m.sid()), BIN);
-    assert_eq!(e.records(), vec![ipc_rec("msgq", "write", APP, PEER, 7), ipc_rec("msg", "send", APP, BIN, 7), ipc_rec("msgq", "enqueue", BIN, PEER, 7)]);
+    assert_eq!(
+        e.records(),
+        vec![
+            ipc_rec("msgq", "write", APP, PEER, 7),
+            ipc_rec("msg", "send", APP, BIN, 7),
+            ipc_rec("msgq", "enqueue", BIN, PEER, 7)
+        ]
+    );
     // Sent again (as a retried send would): keeps its label.
     e.om.msg_queue_msgsnd(&owner, &q, &m).unwrap();
-    assert_eq!(e.records(), vec![ipc_rec("msgq", "write", PEER, PEER, 7), ipc_rec("msg", "send", PEER, BIN, 7), ipc_rec("msgq", "enqueue", BIN, PEER, 7)]);
+    assert_eq!(
+        e.records(),
+        vec![
+            ipc_rec("msgq", "write", PEER, PEER, 7),
+            ipc_rec("msg", "send", PEER, BIN, 7),
+            ipc_rec("msgq", "enqueue", BIN, PEER, 7)
+        ]
+    );
     // The sender hands the message to a waiting receiver: the receiver's SID, the sender's pid.
     e.om.msg_queue_msgrcv(&t, &q, &m, owner.handle()).unwrap();
     let raw = e.take();
-    assert!(raw.iter().all(|r| r.contains("pid=10 comm=\"cli\"")), "{raw:?}");
-    assert_eq!(raw.iter().map(|r| net_support::parse(r)).collect::<Vec<_>>(), vec![ipc_rec("msgq", "read", PEER, PEER, 7), ipc_rec("msg", "receive", PEER, BIN, 7)]);
+    assert!(
+        raw.iter().all(|r| r.contains("pid=10 comm=\"cli\"")),
+        "{raw:?}"
+    );
+    assert_eq!(
+        raw.iter()
+            .map(|r| net_support::parse(r))
+            .collect::<Vec<_>>(),
+        vec![
+            ipc_rec("msgq", "read", PEER, PEER, 7),
+            ipc_rec("msg", "receive", PEER, BIN, 7)
+        ]
+    );
 }
 
 /// selinux_shm_alloc_security `shm {create}`; selinux_shm_associate; selinux_shm_shmctl by
@@ -108,7 +161,10 @@ fn shared_memory_asks_by_command_and_attach_mode() {
     assert_eq!(e.records(), vec![ipc_rec("shm", "create", APP, APP, -1)]);
     let u = e.task_as(12, "user", PEER);
     e.om.shm_associate(&u, &s).unwrap();
-    assert_eq!(e.records(), vec![ipc_rec("shm", "associate", PEER, APP, -1)]);
+    assert_eq!(
+        e.records(),
+        vec![ipc_rec("shm", "associate", PEER, APP, -1)]
+    );
     let table = [
         (IPC_STAT, "getattr associate"),
         (SHM_STAT, "getattr associate"),
@@ -120,17 +176,31 @@ fn shared_memory_asks_by_command_and_attach_mode() {
     ];
     for (cmd, perms) in table {
         e.om.shm_shmctl(&u, &s, cmd).unwrap();
-        assert_eq!(e.records(), vec![ipc_rec("shm", perms, PEER, APP, -1)], "shmctl {cmd}");
+        assert_eq!(
+            e.records(),
+            vec![ipc_rec("shm", perms, PEER, APP, -1)],
+            "shmctl {cmd}"
+        );
     }
     for cmd in [IPC_INFO, SHM_INFO] {
         e.om.shm_shmctl(&u, &s, cmd).unwrap();
-        assert_eq!(e.records(), vec![rec("system", "ipc_info", PEER, KERNEL, "")], "shmctl {cmd}");
+        assert_eq!(
+            e.records(),
+            vec![rec("system", "ipc_info", PEER, KERNEL, "")],
+            "shmctl {cmd}"
+        );
     }
-    assert_eq!(e.om.shm_shmctl(&u, &s, 42).unwrap_err().errno(), errno::EINVAL);
+    assert_eq!(
+        e.om.shm_shmctl(&u, &s, 42).unwrap_err().errno(),
+        errno::EINVAL
+    );
     e.om.shm_shmat(&u, &s, SHM_RDONLY).unwrap();
     assert_eq!(e.records(), vec![ipc_rec("shm", "read", PEER, APP, -1)]);
     e.om.shm_shmat(&u, &s, 0).unwrap();
-    assert_eq!(e.records(), vec![ipc_rec("shm", "read write", PEER, APP, -1)]);
+    assert_eq!(
+        e.records(),
+        vec![ipc_rec("shm", "read write", PEER, APP, -1)]
+    );
 }
 
 /// selinux_sem_alloc_security `sem {create}`; selinux_sem_associate; selinux_sem_semctl by
@@ -159,15 +229,29 @@ fn semaphores_ask_by_command_and_operation() {
     ];
     for (cmd, perms) in table {
         e.om.sem_semctl(&t, &s, cmd).unwrap();
-        assert_eq!(e.records(), vec![ipc_rec("sem", perms, APP, APP, 99)], "semctl {cmd}");
+        assert_eq!(
+            e.records(),
+            vec![ipc_rec("sem", perms, APP, APP, 99)],
+            "semctl {cmd}"
+        );
     }
     for cmd in [IPC_INFO, SEM_INFO] {
         e.om.sem_semctl(&t, &s, cmd).unwrap();
-        assert_eq!(e.records(), vec![rec("system", "ipc_info", APP, KERNEL, "")], "semctl {cmd}");
+        assert_eq!(
+            e.records(),
+            vec![rec("system", "ipc_info", APP, KERNEL, "")],
+            "semctl {cmd}"
+        );
     }
-    assert_eq!(e.om.sem_semctl(&t, &s, -1).unwrap_err().errno(), errno::EINVAL);
+    assert_eq!(
+        e.om.sem_semctl(&t, &s, -1).unwrap_err().errno(),
+        errno::EINVAL
+    );
     e.om.sem_semop(&t, &s, true).unwrap();
-    assert_eq!(e.records(), vec![ipc_rec("sem", "read write", APP, APP, 99)]);
+    assert_eq!(
+        e.records(),
+        vec![ipc_rec("sem", "read write", APP, APP, 99)]
+    );
     e.om.sem_semop(&t, &s, false).unwrap();
     assert_eq!(e.records(), vec![ipc_rec("sem", "read", APP, APP, 99)]);
 }
@@ -181,12 +265,25 @@ fn ipc_permission_asks_unix_read_and_unix_write_by_mode_bits() {
     let q = e.om.msg_queue_alloc_security(&t, 5).unwrap();
     let s = e.om.sem_alloc_security(&t, 6).unwrap();
     e.records();
-    for (flag, perms) in [(0o400, "unix_read"), (0o004, "unix_read"), (0o200, "unix_write"), (0o020, "unix_write"), (0o600, "unix_read unix_write")] {
+    for (flag, perms) in [
+        (0o400, "unix_read"),
+        (0o004, "unix_read"),
+        (0o200, "unix_write"),
+        (0o020, "unix_write"),
+        (0o600, "unix_read unix_write"),
+    ] {
         e.om.ipc_permission(&t, &q, flag).unwrap();
-        assert_eq!(e.records(), vec![ipc_rec("msgq", perms, APP, APP, 5)], "flag {flag:o}");
+        assert_eq!(
+            e.records(),
+            vec![ipc_rec("msgq", perms, APP, APP, 5)],
+            "flag {flag:o}"
+        );
     }
     e.om.ipc_permission(&t, &s, 0o666).unwrap();
-    assert_eq!(e.records(), vec![ipc_rec("sem", "unix_read unix_write", APP, APP, 6)]);
+    assert_eq!(
+        e.records(),
+        vec![ipc_rec("sem", "unix_read unix_write", APP, APP, 6)]
+    );
     e.om.ipc_permission(&t, &s, 0o111).unwrap();
     e.om.ipc_permission(&t, &s, 0).unwrap();
     assert_eq!(e.records(), vec![]);
@@ -198,15 +295,24 @@ fn ipc_permission_asks_unix_read_and_unix_write_by_mode_bits() {
 fn ipc_denials_are_refused_and_audited() {
     let e = env("deny");
     let t = e.task_as(42, "srv", APP);
-    assert_eq!(e.om.shm_alloc_security(&t, 3).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(
+        e.om.shm_alloc_security(&t, 3).unwrap_err().errno(),
+        errno::EACCES
+    );
     assert_eq!(e.take(), vec![format!("avc:  denied  {{ create }} for  pid=42 comm=\"srv\" ipc_key=3  scontext={APP} tcontext={APP} tclass=shm permissive=0")]);
     let q = seaccess_objmgr::hooks::ipc::IpcSec::new(e.sid(PEER), Class::MSGQ, 8);
     let m = e.om.msg_msg_alloc_security();
-    assert_eq!(e.om.msg_queue_msgsnd(&t, &q, &m).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(
+        e.om.msg_queue_msgsnd(&t, &q, &m).unwrap_err().errno(),
+        errno::EACCES
+    );
     // The label was given before the first check, as the kernel gives it.
     assert_eq!(e.ctx(m.sid()), BIN);
     assert_eq!(e.take(), vec![format!("avc:  denied  {{ write }} for  pid=42 comm=\"srv\" ipc_key=8  scontext={APP} tcontext={PEER} tclass=msgq permissive=0")]);
-    assert_eq!(e.om.sem_semctl(&t, &q, SEM_INFO).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(
+        e.om.sem_semctl(&t, &q, SEM_INFO).unwrap_err().errno(),
+        errno::EACCES
+    );
     assert_eq!(e.take(), vec![format!("avc:  denied  {{ ipc_info }} for  pid=42 comm=\"srv\" scontext={APP} tcontext={KERNEL} tclass=system permissive=0")]);
 }
 
@@ -222,30 +328,73 @@ fn keys_are_labelled_and_checked_by_need() {
     assert_eq!(e.ctx(k.sid), APP);
     let k2 = e.om.key_alloc(t.cred(), Some(e.sid(PEER)));
     assert_eq!(e.ctx(k2.sid), PEER);
-    assert_eq!(e.om.key_alloc(t.cred(), Some(seaccess_types::Sid::NULL)).sid, t.sid());
+    assert_eq!(
+        e.om.key_alloc(t.cred(), Some(seaccess_types::Sid::NULL))
+            .sid,
+        t.sid()
+    );
     assert_eq!(e.records(), vec![]);
-    let needs = [(KeyNeed::View, "view"), (KeyNeed::Read, "read"), (KeyNeed::Write, "write"), (KeyNeed::Search, "search"), (KeyNeed::Link, "link"), (KeyNeed::Setattr, "setattr")];
+    let needs = [
+        (KeyNeed::View, "view"),
+        (KeyNeed::Read, "read"),
+        (KeyNeed::Write, "write"),
+        (KeyNeed::Search, "search"),
+        (KeyNeed::Link, "link"),
+        (KeyNeed::Setattr, "setattr"),
+    ];
     for (need, perm) in needs {
         e.om.key_permission(&t, t.cred(), &k2, need).unwrap();
-        assert_eq!(e.records(), vec![rec("key", perm, APP, PEER, "")], "{need:?}");
+        assert_eq!(
+            e.records(),
+            vec![rec("key", perm, APP, PEER, "")],
+            "{need:?}"
+        );
     }
     // Another credential (a request_key done for another task): its SID is the source.
     let other = Cred::new(e.sid(PEER));
     e.om.key_permission(&t, &other, &k, KeyNeed::Read).unwrap();
     assert_eq!(e.records(), vec![rec("key", "read", PEER, APP, "")]);
-    for need in [KeyNeed::Unlink, KeyNeed::SysadminOverride, KeyNeed::AuthtokenOverride, KeyNeed::DeferPermCheck] {
+    for need in [
+        KeyNeed::Unlink,
+        KeyNeed::SysadminOverride,
+        KeyNeed::AuthtokenOverride,
+        KeyNeed::DeferPermCheck,
+    ] {
         e.om.key_permission(&t, t.cred(), &k, need).unwrap();
     }
     assert_eq!(e.records(), vec![]);
-    assert_eq!(e.om.key_permission(&t, t.cred(), &k, KeyNeed::Unspecified).unwrap_err().errno(), errno::EPERM);
-    assert_eq!((KeyNeed::from_raw(0), KeyNeed::from_raw(6), KeyNeed::from_raw(10), KeyNeed::from_raw(11)), (Some(KeyNeed::Unspecified), Some(KeyNeed::Setattr), Some(KeyNeed::DeferPermCheck), None));
+    assert_eq!(
+        e.om.key_permission(&t, t.cred(), &k, KeyNeed::Unspecified)
+            .unwrap_err()
+            .errno(),
+        errno::EPERM
+    );
+    assert_eq!(
+        (
+            KeyNeed::from_raw(0),
+            KeyNeed::from_raw(6),
+            KeyNeed::from_raw(10),
+            KeyNeed::from_raw(11)
+        ),
+        (
+            Some(KeyNeed::Unspecified),
+            Some(KeyNeed::Setattr),
+            Some(KeyNeed::DeferPermCheck),
+            None
+        )
+    );
     assert_eq!(e.om.key_getsecurity(&k2).unwrap(), PEER);
     e.om.watch_key(&t, &k2).unwrap();
     assert_eq!(e.records(), vec![rec("key", "view", APP, PEER, "")]);
     let d = env("deny");
     let t = d.task_as(42, "srv", APP);
     let k2 = d.om.key_alloc(t.cred(), Some(d.sid(PEER)));
-    assert_eq!(d.om.key_permission(&t, t.cred(), &k2, KeyNeed::Search).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(
+        d.om.key_permission(&t, t.cred(), &k2, KeyNeed::Search)
+            .unwrap_err()
+            .errno(),
+        errno::EACCES
+    );
     assert_eq!(d.take(), vec![format!("avc:  denied  {{ search }} for  pid=42 comm=\"srv\" scontext={APP} tcontext={PEER} tclass=key permissive=0")]);
 }
 
@@ -260,29 +409,55 @@ fn binder_calls_and_transfers() {
     let t = e.task_as(10, "sm", APP);
     let (app, peer) = (Cred::new(e.sid(APP)), Cred::new(e.sid(PEER)));
     e.om.binder_set_context_mgr(&t, &app).unwrap();
-    assert_eq!(e.records(), vec![rec("binder", "set_context_mgr", APP, APP, "")]);
+    assert_eq!(
+        e.records(),
+        vec![rec("binder", "set_context_mgr", APP, APP, "")]
+    );
     e.om.binder_transaction(&t, &app, &peer).unwrap();
     assert_eq!(e.records(), vec![rec("binder", "call", APP, PEER, "")]);
     e.om.binder_transaction(&t, &peer, &app).unwrap();
-    assert_eq!(e.records(), vec![rec("binder", "impersonate", APP, PEER, ""), rec("binder", "call", PEER, APP, "")]);
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("binder", "impersonate", APP, PEER, ""),
+            rec("binder", "call", PEER, APP, "")
+        ]
+    );
     e.om.binder_transfer_binder(&t, &peer, &app).unwrap();
     assert_eq!(e.records(), vec![rec("binder", "transfer", PEER, APP, "")]);
     let sb = e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
     let f = InodeSec::new(sb, 7, Class::FILE, Some(e.sid(BIN)));
     let opener = Task::new(11, "svc", peer.clone());
-    let file = e.om.file_open(&opener, &f, "/data/f", oflags::O_RDWR | oflags::O_APPEND).unwrap();
+    let file =
+        e.om.file_open(&opener, &f, "/data/f", oflags::O_RDWR | oflags::O_APPEND)
+            .unwrap();
     e.records();
     let path = r#"path="/data/f" dev="sda1" ino=7"#;
-    e.om.binder_transfer_file(&t, &peer, &app, &file, &f, "/data/f").unwrap();
-    assert_eq!(e.records(), vec![rec("fd", "use", APP, PEER, path), rec("file", "read append", APP, BIN, path)]);
+    e.om.binder_transfer_file(&t, &peer, &app, &file, &f, "/data/f")
+        .unwrap();
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("fd", "use", APP, PEER, path),
+            rec("file", "read append", APP, BIN, path)
+        ]
+    );
     // To the opener itself: no fd check; a write-only file asks write.
-    let wfile = e.om.file_open(&opener, &f, "/data/f", oflags::O_WRONLY).unwrap();
+    let wfile =
+        e.om.file_open(&opener, &f, "/data/f", oflags::O_WRONLY)
+            .unwrap();
     e.records();
-    e.om.binder_transfer_file(&t, &app, &peer, &wfile, &f, "/data/f").unwrap();
+    e.om.binder_transfer_file(&t, &app, &peer, &wfile, &f, "/data/f")
+        .unwrap();
     assert_eq!(e.records(), vec![rec("file", "write", PEER, BIN, path)]);
     let d = env("deny");
     let t = d.task_as(42, "srv", APP);
     let (app, peer) = (Cred::new(d.sid(APP)), Cred::new(d.sid(PEER)));
-    assert_eq!(d.om.binder_transaction(&t, &peer, &app).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(
+        d.om.binder_transaction(&t, &peer, &app)
+            .unwrap_err()
+            .errno(),
+        errno::EACCES
+    );
     assert_eq!(d.take(), vec![format!("avc:  denied  {{ impersonate }} for  pid=42 comm=\"srv\" scontext={APP} tcontext={PEER} tclass=binder permissive=0")]);
 }

@@ -10,14 +10,14 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use seaccess_objmgr::hooks::process::{ptrace_mode, sig, ExecOpts};
 use seaccess_objmgr::hooks::fs::MountOpts;
+use seaccess_objmgr::hooks::process::{ptrace_mode, sig, ExecOpts};
 use seaccess_objmgr::{errno, Class, Cred, InodeSec, ObjectManager, Task};
 use seaccess_types::{PolicyNames, Sid};
 
 mod fs_support;
 mod net_support;
-use net_support::{env_at, net_variant, parse, rec, Env, Rec, NetEnv};
+use net_support::{env_at, net_variant, parse, rec, Env, NetEnv, Rec};
 
 /// The test policy, or a variant of it: `edit` applied to every line.
 fn policy(variant: &'static str) -> std::path::PathBuf {
@@ -71,10 +71,22 @@ fn exec_with_a_transition() {
     let e = env("all");
     let mut t = e.task_as(10, "sh", APP);
     let f = inode(&e, EXEC, 7);
-    let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "transition", APP, NEW, PROG), rec("file", "entrypoint", NEW, EXEC, PROG), rec("process", "noatsecure", APP, NEW, "")]);
+    let c =
+        e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default())
+            .unwrap();
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("process", "transition", APP, NEW, PROG),
+            rec("file", "entrypoint", NEW, EXEC, PROG),
+            rec("process", "noatsecure", APP, NEW, "")
+        ]
+    );
     assert!(c.transitions() && !c.secureexec);
-    assert_eq!((e.ctx(c.cred.sid()), e.ctx(c.cred.osid())), (NEW.to_string(), APP.to_string()));
+    assert_eq!(
+        (e.ctx(c.cred.sid()), e.ctx(c.cred.osid())),
+        (NEW.to_string(), APP.to_string())
+    );
     assert!(e.om.bprm_committing_creds(&t, &c));
     assert_eq!(e.records(), vec![rec("process", "rlimitinh", APP, NEW, "")]);
     let other = t.handle().clone();
@@ -97,8 +109,13 @@ fn exec_without_a_transition() {
     let e = env("all");
     let mut t = e.task_as(10, "sh", APP);
     let f = inode(&e, BIN, 7);
-    let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
-    assert_eq!(e.records(), vec![rec("file", "execute_no_trans", APP, BIN, PROG)]);
+    let c =
+        e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default())
+            .unwrap();
+    assert_eq!(
+        e.records(),
+        vec![rec("file", "execute_no_trans", APP, BIN, PROG)]
+    );
     assert!(!c.transitions());
     assert!(e.om.bprm_committing_creds(&t, &c));
     t.commit_creds(c.cred).unwrap();
@@ -116,9 +133,25 @@ fn exec_with_setexeccon() {
     c.sockcreate_sid = Some(e.sid(PEER));
     let t = Task::new(10, "sh", c.build());
     let f = inode(&e, EXEC, 7);
-    let c = e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default()).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "transition", APP, SET, PROG), rec("file", "entrypoint", SET, EXEC, PROG), rec("process", "noatsecure", APP, SET, "")]);
-    assert_eq!((c.cred.exec_sid(), c.cred.sockcreate_sid(), c.cred.create_sid()), (None, None, None));
+    let c =
+        e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &ExecOpts::default())
+            .unwrap();
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("process", "transition", APP, SET, PROG),
+            rec("file", "entrypoint", SET, EXEC, PROG),
+            rec("process", "noatsecure", APP, SET, "")
+        ]
+    );
+    assert_eq!(
+        (
+            c.cred.exec_sid(),
+            c.cred.sockcreate_sid(),
+            c.cred.create_sid()
+        ),
+        (None, None, None)
+    );
 }
 
 /// A shared or traced exec also asks `process {share}` old → new and `process {ptrace}`
@@ -129,11 +162,29 @@ fn exec_shared_and_traced() {
     let t = e.task_as(10, "sh", APP);
     let tracer = e.task_as(30, "gdb", PEER);
     let f = inode(&e, EXEC, 7);
-    let opts = ExecOpts { share: true, tracer: Some(tracer.handle().clone()), ..Default::default() };
-    e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &opts).unwrap();
-    let perms: Vec<(String, String, String)> = e.records().into_iter().map(|r| (r.perms, r.scontext, r.tcontext)).collect();
+    let opts = ExecOpts {
+        share: true,
+        tracer: Some(tracer.handle().clone()),
+        ..Default::default()
+    };
+    e.om.bprm_creds_for_exec(&t, &f, "/usr/bin/prog", &opts)
+        .unwrap();
+    let perms: Vec<(String, String, String)> = e
+        .records()
+        .into_iter()
+        .map(|r| (r.perms, r.scontext, r.tcontext))
+        .collect();
     let p = |a: &str, s: &str, t: &str| (a.to_string(), s.to_string(), t.to_string());
-    assert_eq!(perms, vec![p("transition", APP, NEW), p("entrypoint", NEW, EXEC), p("share", APP, NEW), p("ptrace", PEER, NEW), p("noatsecure", APP, NEW)]);
+    assert_eq!(
+        perms,
+        vec![
+            p("transition", APP, NEW),
+            p("entrypoint", NEW, EXEC),
+            p("share", APP, NEW),
+            p("ptrace", PEER, NEW),
+            p("noatsecure", APP, NEW)
+        ]
+    );
 }
 
 /// check_nnp_nosuid: under no_new_privs (or a nosuid mount) and the nnp_nosuid_transition
@@ -146,38 +197,111 @@ fn exec_under_no_new_privs_and_nosuid() {
     let e = env("all");
     let t = e.task_as(10, "sh", APP);
     let f = inode(&e, EXEC, 7);
-    e.om.bprm_creds_for_exec(&t, &f, "/p", &ExecOpts { nnp: true, nosuid: true, ..Default::default() }).unwrap();
+    e.om.bprm_creds_for_exec(
+        &t,
+        &f,
+        "/p",
+        &ExecOpts {
+            nnp: true,
+            nosuid: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let r = e.records();
-    assert_eq!(r[0], rec("process2", "nnp_transition nosuid_transition", APP, NEW, ""));
+    assert_eq!(
+        r[0],
+        rec("process2", "nnp_transition nosuid_transition", APP, NEW, "")
+    );
     assert_eq!(r[1].perms, "transition");
 
     let e = env("no-process2");
     let t = e.task_as(10, "sh", APP);
-    let c = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/p", &ExecOpts { nnp: true, ..Default::default() }).unwrap();
+    let c =
+        e.om.bprm_creds_for_exec(
+            &t,
+            &f_for(&e),
+            "/p",
+            &ExecOpts {
+                nnp: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
     assert!(!c.transitions());
     // Refused process2, the fallback to typebounds refuses too, with security_bounded_transition's
     // record (new_t is not bounded by app_t), and the exec goes on without a transition.
     let raw = e.take();
-    assert_eq!(raw[1], format!("op=security_bounded_transition seresult=denied oldcontext={APP} newcontext={NEW}"));
-    let r: Vec<Rec> = raw.iter().filter(|l| l.starts_with("avc:")).map(|l| parse(l)).collect();
-    assert_eq!((r[0].verdict.as_str(), r[0].perms.as_str()), ("denied", "nnp_transition"));
-    assert_eq!((r[1].perms.as_str(), r[1].tcontext.as_str()), ("execute_no_trans", EXEC));
+    assert_eq!(
+        raw[1],
+        format!("op=security_bounded_transition seresult=denied oldcontext={APP} newcontext={NEW}")
+    );
+    let r: Vec<Rec> = raw
+        .iter()
+        .filter(|l| l.starts_with("avc:"))
+        .map(|l| parse(l))
+        .collect();
+    assert_eq!(
+        (r[0].verdict.as_str(), r[0].perms.as_str()),
+        ("denied", "nnp_transition")
+    );
+    assert_eq!(
+        (r[1].perms.as_str(), r[1].tcontext.as_str()),
+        ("execute_no_trans", EXEC)
+    );
     let mut c = t.cred().prepare();
     c.exec_sid = Some(e.sid(SET));
     let ts = Task::new(11, "sh", c.build());
-    let err = e.om.bprm_creds_for_exec(&ts, &f_for(&e), "/p", &ExecOpts { nnp: true, ..Default::default() }).unwrap_err();
+    let err =
+        e.om.bprm_creds_for_exec(
+            &ts,
+            &f_for(&e),
+            "/p",
+            &ExecOpts {
+                nnp: true,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
     assert_eq!(err.errno(), errno::EPERM);
-    let err = e.om.bprm_creds_for_exec(&ts, &f_for(&e), "/p", &ExecOpts { nosuid: true, ..Default::default() }).unwrap_err();
+    let err =
+        e.om.bprm_creds_for_exec(
+            &ts,
+            &f_for(&e),
+            "/p",
+            &ExecOpts {
+                nosuid: true,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
     assert_eq!(err.errno(), errno::EACCES);
     e.take();
     // Without the policy capability no process2 check is made at all.
     let e = env("no-nnp-cap");
     let t = e.task_as(10, "sh", APP);
-    let c = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/p", &ExecOpts { nnp: true, ..Default::default() }).unwrap();
+    let c =
+        e.om.bprm_creds_for_exec(
+            &t,
+            &f_for(&e),
+            "/p",
+            &ExecOpts {
+                nnp: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
     assert!(!c.transitions());
     let raw = e.take();
-    assert_eq!(raw[0], format!("op=security_bounded_transition seresult=denied oldcontext={APP} newcontext={NEW}"), "straight to typebounds");
-    assert_eq!(raw[1..].iter().map(|l| parse(l).perms).collect::<Vec<_>>(), ["execute_no_trans"]);
+    assert_eq!(
+        raw[0],
+        format!("op=security_bounded_transition seresult=denied oldcontext={APP} newcontext={NEW}"),
+        "straight to typebounds"
+    );
+    assert_eq!(
+        raw[1..].iter().map(|l| parse(l).perms).collect::<Vec<_>>(),
+        ["execute_no_trans"]
+    );
 }
 
 fn f_for(e: &Env) -> InodeSec {
@@ -190,12 +314,19 @@ fn f_for(e: &Env) -> InodeSec {
 fn refused_inheritance_is_reported_not_failed() {
     let e = env("no-inherit");
     let mut t = e.task_as(10, "sh", APP);
-    let c = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/p", &ExecOpts::default()).unwrap();
+    let c =
+        e.om.bprm_creds_for_exec(&t, &f_for(&e), "/p", &ExecOpts::default())
+            .unwrap();
     assert!(c.secureexec);
     assert!(!e.om.bprm_committing_creds(&t, &c));
     t.commit_creds(c.cred).unwrap();
     assert!(!e.om.bprm_committed_creds(&t));
-    let denied: Vec<String> = e.records().into_iter().filter(|r| r.verdict == "denied").map(|r| r.perms).collect();
+    let denied: Vec<String> = e
+        .records()
+        .into_iter()
+        .filter(|r| r.verdict == "denied")
+        .map(|r| r.perms)
+        .collect();
     assert_eq!(denied, ["noatsecure", "rlimitinh", "siginh"]);
 }
 
@@ -209,16 +340,34 @@ fn signals_and_credential_overrides() {
     let mut srv = e.task_as(10, "srv", APP);
     let peer = e.task_as(20, "peer", PEER);
     let target = peer.handle().clone();
-    for (s, perm) in [(0, "signull"), (sig::SIGCHLD, "sigchld"), (sig::SIGKILL, "sigkill"), (sig::SIGSTOP, "sigstop"), (sig::SIGTERM, "signal"), (sig::SIGCONT, "signal"), (34, "signal")] {
+    for (s, perm) in [
+        (0, "signull"),
+        (sig::SIGCHLD, "sigchld"),
+        (sig::SIGKILL, "sigkill"),
+        (sig::SIGSTOP, "sigstop"),
+        (sig::SIGTERM, "signal"),
+        (sig::SIGCONT, "signal"),
+        (34, "signal"),
+    ] {
         e.om.task_kill(&srv, &target, s).unwrap();
-        assert_eq!(e.records(), vec![rec("process", perm, APP, PEER, "")], "signal {s}");
+        assert_eq!(
+            e.records(),
+            vec![rec("process", perm, APP, PEER, "")],
+            "signal {s}"
+        );
     }
     let me = srv.handle().clone();
     {
         let g = srv.override_creds(Cred::new(e.sid(NEW)));
         e.om.task_kill(&g, &target, sig::SIGTERM).unwrap();
         e.om.task_kill(&peer, &me, sig::SIGTERM).unwrap();
-        assert_eq!(e.records(), vec![rec("process", "signal", NEW, PEER, ""), rec("process", "signal", PEER, APP, "")]);
+        assert_eq!(
+            e.records(),
+            vec![
+                rec("process", "signal", NEW, PEER, ""),
+                rec("process", "signal", PEER, APP, "")
+            ]
+        );
     }
     e.om.task_kill(&srv, &target, sig::SIGTERM).unwrap();
     assert_eq!(e.records(), vec![rec("process", "signal", APP, PEER, "")]);
@@ -232,10 +381,19 @@ fn ptrace_access() {
     let e = env("all");
     let t = e.task_as(10, "gdb", APP);
     let child = e.task_as(20, "prog", PEER);
-    e.om.ptrace_access_check(&t, child.handle(), ptrace_mode::READ).unwrap();
-    e.om.ptrace_access_check(&t, child.handle(), ptrace_mode::ATTACH).unwrap();
+    e.om.ptrace_access_check(&t, child.handle(), ptrace_mode::READ)
+        .unwrap();
+    e.om.ptrace_access_check(&t, child.handle(), ptrace_mode::ATTACH)
+        .unwrap();
     e.om.ptrace_traceme(&child, t.handle()).unwrap();
-    assert_eq!(e.records(), vec![rec("file", "read", APP, PEER, ""), rec("process", "ptrace", APP, PEER, ""), rec("process", "ptrace", APP, PEER, "")]);
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("file", "read", APP, PEER, ""),
+            rec("process", "ptrace", APP, PEER, ""),
+            rec("process", "ptrace", APP, PEER, "")
+        ]
+    );
 }
 
 /// cred_has_capability: the task to itself in `capability` (0-31) or `capability2` (32-63),
@@ -253,9 +411,15 @@ fn capabilities() {
     let r = e.take();
     assert_eq!(r[0], format!("avc:  granted  {{ net_admin }} for  pid=10 comm=\"ip\" capability=12  scontext={APP} tcontext={APP} tclass=capability"));
     let r: Vec<Rec> = r.iter().map(|s| parse(s)).collect();
-    assert_eq!(r[1], rec("capability2", "mac_admin", APP, APP, "capability=33"));
+    assert_eq!(
+        r[1],
+        rec("capability2", "mac_admin", APP, APP, "capability=33")
+    );
     assert_eq!(r[2], rec("cap_userns", "chown", APP, APP, "capability=0"));
-    assert_eq!(r[3], rec("cap2_userns", "perfmon", APP, APP, "capability=38"));
+    assert_eq!(
+        r[3],
+        rec("cap2_userns", "perfmon", APP, APP, "capability=38")
+    );
     assert_eq!(r.len(), 4);
     assert_eq!(e.om.capable(&t, 64).unwrap_err().errno(), errno::EINVAL);
 }
@@ -265,7 +429,9 @@ fn capabilities() {
 fn denials_in_the_kernel_format() {
     let e = env("deny");
     let t = e.task_as(42, "sh", APP);
-    let err = e.om.bprm_creds_for_exec(&t, &f_for(&e), "/usr/bin/prog", &ExecOpts::default()).unwrap_err();
+    let err =
+        e.om.bprm_creds_for_exec(&t, &f_for(&e), "/usr/bin/prog", &ExecOpts::default())
+            .unwrap_err();
     assert_eq!(err.errno(), errno::EACCES);
     assert_eq!(
         e.take(),
@@ -277,7 +443,10 @@ fn denials_in_the_kernel_format() {
     assert_eq!(e.take(), vec![format!("avc:  denied  {{ dac_override }} for  pid=42 comm=\"sh\" capability=1  scontext={APP} tcontext={APP} tclass=capability permissive=0")]);
     let p = e.task_as(20, "peer", PEER);
     assert!(e.om.task_kill(&t, p.handle(), sig::SIGKILL).is_err());
-    assert!(e.om.ptrace_access_check(&t, p.handle(), ptrace_mode::READ).is_err());
+    assert!(e
+        .om
+        .ptrace_access_check(&t, p.handle(), ptrace_mode::READ)
+        .is_err());
     assert_eq!(
         e.take(),
         vec![
@@ -293,11 +462,19 @@ fn debian() -> Option<Env> {
     let (server, avc) = seaccess_testkit::server_with_avc(&path, 4096);
     let om = ObjectManager::new(server.clone(), &*server, avc.clone());
     let log = seaccess_testkit::audit_recorder(&avc);
-    Some(Env { server, avc, om, log })
+    Some(Env {
+        server,
+        avc,
+        om,
+        log,
+    })
 }
 
 fn object(e: &Env, ty: &str) -> Sid {
-    e.server.context_to_sid(&format!("system_u:object_r:{ty}:s0")).or_else(|_| e.server.context_to_sid(&format!("system_u:object_r:{ty}"))).unwrap()
+    e.server
+        .context_to_sid(&format!("system_u:object_r:{ty}:s0"))
+        .or_else(|_| e.server.context_to_sid(&format!("system_u:object_r:{ty}")))
+        .unwrap()
 }
 
 /// On Debian's policy: execs of confined domains, signals between domains and ptrace, each
@@ -309,24 +486,50 @@ fn debian_exec_and_signals_agree_with_the_security_server() {
     let g = e.server.snapshot();
     let process = g.class_id("process").unwrap();
     let (mut allowed, mut refused, mut transitions) = (0, 0, 0);
-    for dom in ["user_t", "staff_t", "unconfined_t", "init_t", "httpd_t", "sshd_t"] {
+    for dom in [
+        "user_t",
+        "staff_t",
+        "unconfined_t",
+        "init_t",
+        "httpd_t",
+        "sshd_t",
+    ] {
         let old = seaccess_testkit::subject(&g, dom);
         let t = Task::new(100, "sh", Cred::new(old));
-        for exe in ["passwd_exec_t", "sshd_exec_t", "httpd_exec_t", "bin_t", "shell_exec_t", "shadow_t"] {
+        for exe in [
+            "passwd_exec_t",
+            "sshd_exec_t",
+            "httpd_exec_t",
+            "bin_t",
+            "shell_exec_t",
+            "shadow_t",
+        ] {
             let fsid = object(&e, exe);
-            let f = InodeSec::new(e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap(), 7, Class::FILE, Some(fsid));
-            let new = seaccess_types::LabelServer::transition_sid(&*e.server, old, fsid, process, None).unwrap();
+            let f = InodeSec::new(
+                e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap(),
+                7,
+                Class::FILE,
+                Some(fsid),
+            );
+            let new =
+                seaccess_types::LabelServer::transition_sid(&*e.server, old, fsid, process, None)
+                    .unwrap();
             let expect = if new == old {
                 seaccess_testkit::passes(&e.server, old, fsid, "file", "execute_no_trans")
             } else {
                 transitions += 1;
-                seaccess_testkit::passes(&e.server, old, new, "process", "transition") && seaccess_testkit::passes(&e.server, new, fsid, "file", "entrypoint")
+                seaccess_testkit::passes(&e.server, old, new, "process", "transition")
+                    && seaccess_testkit::passes(&e.server, new, fsid, "file", "entrypoint")
             };
             let got = e.om.bprm_creds_for_exec(&t, &f, "/x", &ExecOpts::default());
             assert_eq!(got.is_ok(), expect, "{dom} executing {exe}");
             if let Ok(c) = got {
                 assert_eq!(c.cred.sid(), new);
-                assert_eq!(c.secureexec, new != old && !seaccess_testkit::passes(&e.server, old, new, "process", "noatsecure"));
+                assert_eq!(
+                    c.secureexec,
+                    new != old
+                        && !seaccess_testkit::passes(&e.server, old, new, "process", "noatsecure")
+                );
             }
             if expect {
                 allowed += 1
@@ -337,11 +540,27 @@ fn debian_exec_and_signals_agree_with_the_security_server() {
         for target in ["user_t", "init_t", "sshd_t", "httpd_t"] {
             let tsid = seaccess_testkit::subject(&g, target);
             let other = Task::new(200, "t", Cred::new(tsid));
-            for (s, perm) in [(sig::SIGKILL, "sigkill"), (sig::SIGTERM, "signal"), (0, "signull"), (sig::SIGCHLD, "sigchld")] {
-                assert_eq!(e.om.task_kill(&t, other.handle(), s).is_ok(), seaccess_testkit::passes(&e.server, old, tsid, "process", perm), "{dom} {perm} {target}");
+            for (s, perm) in [
+                (sig::SIGKILL, "sigkill"),
+                (sig::SIGTERM, "signal"),
+                (0, "signull"),
+                (sig::SIGCHLD, "sigchld"),
+            ] {
+                assert_eq!(
+                    e.om.task_kill(&t, other.handle(), s).is_ok(),
+                    seaccess_testkit::passes(&e.server, old, tsid, "process", perm),
+                    "{dom} {perm} {target}"
+                );
             }
-            assert_eq!(e.om.ptrace_access_check(&t, other.handle(), ptrace_mode::ATTACH).is_ok(), seaccess_testkit::passes(&e.server, old, tsid, "process", "ptrace"));
+            assert_eq!(
+                e.om.ptrace_access_check(&t, other.handle(), ptrace_mode::ATTACH)
+                    .is_ok(),
+                seaccess_testkit::passes(&e.server, old, tsid, "process", "ptrace")
+            );
         }
     }
-    assert!(allowed > 0 && refused > 0 && transitions > 0, "{allowed} allowed, {refused} refused, {transitions} transitions");
+    assert!(
+        allowed > 0 && refused > 0 && transitions > 0,
+        "{allowed} allowed, {refused} refused, {transitions} transitions"
+    );
 }

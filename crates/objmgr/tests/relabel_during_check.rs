@@ -22,7 +22,9 @@ use seaccess_avc::Avc;
 use seaccess_objmgr::hooks::fs::{oflags::O_RDONLY, MountOpts, MAY_READ};
 use seaccess_objmgr::{errno, InodeSec, ObjectManager, Task};
 use seaccess_security::SecurityServer;
-use seaccess_types::{AccessServer, AvDecision, ClassId, PolicyNames, Seqno, ServerError, Sid, XpermsDecision};
+use seaccess_types::{
+    AccessServer, AvDecision, ClassId, PolicyNames, Seqno, ServerError, Sid, XpermsDecision,
+};
 
 /// No step of a run may take longer: a check that never parks or never comes back fails the
 /// test instead of hanging it.
@@ -59,10 +61,21 @@ impl AccessServer for Parking {
         }
         AccessServer::compute_av(&*self.inner, ssid, tsid, class)
     }
-    fn xperm_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
+    fn xperm_drivers(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
         AccessServer::xperm_drivers(&*self.inner, ssid, tsid, class)
     }
-    fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError> {
+    fn compute_xperms(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        driver: u8,
+    ) -> Result<(XpermsDecision, Seqno), ServerError> {
         AccessServer::compute_xperms(&*self.inner, ssid, tsid, class, driver)
     }
     fn seqno(&self) -> Seqno {
@@ -76,12 +89,23 @@ impl AccessServer for Parking {
 /// An object manager whose cache asks the parking server.
 fn parking_env() -> (Env, Arc<Parking>) {
     let server = Arc::new(seaccess_testkit::load(&files_policy()));
-    let parking = Arc::new(Parking { inner: server.clone(), trap: Mutex::new(None) });
+    let parking = Arc::new(Parking {
+        inner: server.clone(),
+        trap: Mutex::new(None),
+    });
     let avc = Arc::new(Avc::new(parking.clone(), 512));
     avc.follow(&*server).keep();
     let om = ObjectManager::new(server.clone(), &*server, avc.clone());
     let log = seaccess_testkit::audit_recorder(&avc);
-    (Env { server, avc, om, log }, parking)
+    (
+        Env {
+            server,
+            avc,
+            om,
+            log,
+        },
+        parking,
+    )
 }
 
 /// The operations that share the inode's remembered grant, each with the class and
@@ -127,24 +151,39 @@ fn run(op: Op, relabels: usize) -> Option<String> {
     let (mode, start, class, perms) = op.inode();
     let quiet = e.sid("u:r:quiet_t:s0");
     let (old, new) = (e.sid(start), e.sid(FROZEN));
-    let passes = |t: Sid| perms.iter().all(|p| seaccess_testkit::passes(&e.server, quiet, t, class, p));
-    assert!(passes(old) && !passes(new), "{op:?}: the policy must allow the start label and deny frozen_t");
+    let passes = |t: Sid| {
+        perms
+            .iter()
+            .all(|p| seaccess_testkit::passes(&e.server, quiet, t, class, p))
+    };
+    assert!(
+        passes(old) && !passes(new),
+        "{op:?}: the policy must allow the start label and deny frozen_t"
+    );
 
     let sb = e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
     let inode = e.om.inode_init(&sb, 13, mode, "/f", Some(start));
     let task = e.task("u:r:quiet_t:s0");
     let (parked_tx, parked) = channel();
     let (go, go_rx) = channel();
-    *parking.trap.lock().unwrap() = Some(Trap { ssid: quiet, tsid: old, parked: parked_tx, go: go_rx });
+    *parking.trap.lock().unwrap() = Some(Trap {
+        ssid: quiet,
+        tsid: old,
+        parked: parked_tx,
+        go: go_rx,
+    });
 
     let during = std::thread::scope(|s| {
         let checker = s.spawn(|| {
             let t = Task::new(43, "chk", task.cred().clone());
             op.run(&e.om, &t, &inode)
         });
-        parked.recv_timeout(DEADLINE).unwrap_or_else(|_| panic!("{op:?}: the check never reached compute_av"));
+        parked
+            .recv_timeout(DEADLINE)
+            .unwrap_or_else(|_| panic!("{op:?}: the check never reached compute_av"));
         for _ in 0..relabels {
-            e.om.inode_post_setxattr(&inode, "security.selinux", FROZEN).unwrap();
+            e.om.inode_post_setxattr(&inode, "security.selinux", FROZEN)
+                .unwrap();
         }
         go.send(()).unwrap();
         checker.join().unwrap()
@@ -156,13 +195,21 @@ fn run(op: Op, relabels: usize) -> Option<String> {
     let fast = op.run(&e.om, &task, &inode).map_err(|err| err.errno());
     e.om.fast_paths().set_all(false);
     let uncached = op.run(&e.om, &task, &inode).map_err(|err| err.errno());
-    assert_eq!(uncached, Err(errno::EACCES), "{op:?}: the uncached answer after {relabels} relabels");
+    assert_eq!(
+        uncached,
+        Err(errno::EACCES),
+        "{op:?}: the uncached answer after {relabels} relabels"
+    );
     (fast != uncached).then(|| format!("{op:?} after {relabels} relabels during one check: {fast:?} on the fast path, {uncached:?} uncached"))
 }
 
 /// Every operation after each count of relabels; every wrong answer listed.
 fn run_all(counts: &[usize]) {
-    let wrong: Vec<String> = counts.iter().flat_map(|&n| Op::ALL.map(|op| run(op, n))).flatten().collect();
+    let wrong: Vec<String> = counts
+        .iter()
+        .flat_map(|&n| Op::ALL.map(|op| run(op, n)))
+        .flatten()
+        .collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 

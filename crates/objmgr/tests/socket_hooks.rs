@@ -24,9 +24,23 @@ fn policy(variant: &str) -> std::path::PathBuf {
     static DENY: OnceLock<std::path::PathBuf> = OnceLock::new();
     static NOEXT: OnceLock<std::path::PathBuf> = OnceLock::new();
     match variant {
-        "deny" => DENY.get_or_init(|| net_variant("objmgr-net-deny", |l| (!l.contains("; grant")).then(|| l.to_string()))).clone(),
-        "noext" => NOEXT.get_or_init(|| net_variant("objmgr-net-noext", |l| (!l.contains("extended_socket_class")).then(|| l.to_string()))).clone(),
-        _ => ALL.get_or_init(|| seaccess_testkit::compile("objmgr-net", 33)).clone(),
+        "deny" => DENY
+            .get_or_init(|| {
+                net_variant("objmgr-net-deny", |l| {
+                    (!l.contains("; grant")).then(|| l.to_string())
+                })
+            })
+            .clone(),
+        "noext" => NOEXT
+            .get_or_init(|| {
+                net_variant("objmgr-net-noext", |l| {
+                    (!l.contains("extended_socket_class")).then(|| l.to_string())
+                })
+            })
+            .clone(),
+        _ => ALL
+            .get_or_init(|| seaccess_testkit::compile("objmgr-net", 33))
+            .clone(),
     }
 }
 
@@ -52,23 +66,37 @@ fn inet(s: &str) -> SockAddr {
 fn create_asks_create_of_the_new_socket() {
     let e = env("all");
     let t = e.task_as(10, "srv", APP);
-    let s = e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false)
+            .unwrap();
     assert_eq!(e.records(), vec![rec("tcp_socket", "create", APP, APP, "")]);
     assert_eq!(e.ctx(s.sid()), APP);
-    let s = e.om.socket_create(&t, family::UNIX, sock_type::DGRAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&t, family::UNIX, sock_type::DGRAM, 0, false)
+            .unwrap();
     assert_eq!(s.class().name(), "unix_dgram_socket");
-    assert_eq!(e.records(), vec![rec("unix_dgram_socket", "create", APP, APP, "")]);
+    assert_eq!(
+        e.records(),
+        vec![rec("unix_dgram_socket", "create", APP, APP, "")]
+    );
     // A kernel socket: no check, the kernel initial SID (selinux_socket_post_create).
-    let s = e.om.socket_create(&t, family::INET, sock_type::DGRAM, 0, true).unwrap();
+    let s =
+        e.om.socket_create(&t, family::INET, sock_type::DGRAM, 0, true)
+            .unwrap();
     assert_eq!(e.records(), vec![]);
     assert_eq!(s.sid(), e.server.snapshot().initial_sid(1).unwrap());
     // setsockcreatecon wins over the transition.
     let mut c = t.cred().prepare();
     c.sockcreate_sid = Some(e.sid(PEER));
     let t2 = Task::new(11, "srv2", c.build());
-    let s = e.om.socket_create(&t2, family::INET, sock_type::STREAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&t2, family::INET, sock_type::STREAM, 0, false)
+            .unwrap();
     assert_eq!(e.ctx(s.sid()), PEER);
-    assert_eq!(e.records(), vec![rec("tcp_socket", "create", APP, PEER, "")]);
+    assert_eq!(
+        e.records(),
+        vec![rec("tcp_socket", "create", APP, PEER, "")]
+    );
 }
 
 /// __selinux_socket_bind: `{bind}` (sock_has_perm), then for INET `{name_bind}` socket →
@@ -78,7 +106,9 @@ fn create_asks_create_of_the_new_socket() {
 fn bind_asks_bind_name_bind_and_node_bind() {
     let e = env("all");
     let t = e.task_as(10, "srv", APP);
-    let s = e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false)
+            .unwrap();
     e.records();
     e.om.socket_bind(&t, &s, &inet("127.0.0.1:80")).unwrap();
     assert_eq!(
@@ -86,36 +116,87 @@ fn bind_asks_bind_name_bind_and_node_bind() {
         vec![
             rec("tcp_socket", "bind", APP, APP, ""),
             rec("tcp_socket", "name_bind", APP, HTTP_PORT, "src=80"),
-            rec("tcp_socket", "node_bind", APP, LO_NODE, "saddr=127.0.0.1 src=80"),
+            rec(
+                "tcp_socket",
+                "node_bind",
+                APP,
+                LO_NODE,
+                "saddr=127.0.0.1 src=80"
+            ),
         ]
     );
     // Inside the ephemeral range and not reserved: no name_bind.
-    let s = e.om.socket_create(&t, family::INET, sock_type::DGRAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&t, family::INET, sock_type::DGRAM, 0, false)
+            .unwrap();
     e.records();
     e.om.socket_bind(&t, &s, &inet("0.0.0.0:40000")).unwrap();
-    assert_eq!(e.records(), vec![rec("udp_socket", "bind", APP, APP, ""), rec("udp_socket", "node_bind", APP, NODE, "src=40000")]);
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("udp_socket", "bind", APP, APP, ""),
+            rec("udp_socket", "node_bind", APP, NODE, "src=40000")
+        ]
+    );
     // Above the ephemeral range: name_bind, to the port initial SID when no portcon names it.
-    let s = e.om.socket_create(&t, family::INET6, sock_type::STREAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&t, family::INET6, sock_type::STREAM, 0, false)
+            .unwrap();
     e.records();
     e.om.socket_bind(&t, &s, &inet("[::]:61000")).unwrap();
     assert_eq!(
         e.records(),
-        vec![rec("tcp_socket", "bind", APP, APP, ""), rec("tcp_socket", "name_bind", APP, PORT, "src=61000"), rec("tcp_socket", "node_bind", APP, NODE, "src=61000")]
+        vec![
+            rec("tcp_socket", "bind", APP, APP, ""),
+            rec("tcp_socket", "name_bind", APP, PORT, "src=61000"),
+            rec("tcp_socket", "node_bind", APP, NODE, "src=61000")
+        ]
     );
     // Port 0 never asks name_bind; a narrower ephemeral range makes 40000 need it.
-    let s = e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false)
+            .unwrap();
     e.records();
     e.om.socket_bind(&t, &s, &inet("0.0.0.0:0")).unwrap();
-    assert_eq!(e.records(), vec![rec("tcp_socket", "bind", APP, APP, ""), rec("tcp_socket", "node_bind", APP, NODE, "")]);
-    let s = e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false).unwrap();
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("tcp_socket", "bind", APP, APP, ""),
+            rec("tcp_socket", "node_bind", APP, NODE, "")
+        ]
+    );
+    let s =
+        e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false)
+            .unwrap();
     e.records();
-    e.om.socket_bind_ranges(&t, &s, &inet("0.0.0.0:40000"), &PortRanges { unprivileged_start: 1024, local: (50000, 60000) }).unwrap();
-    assert_eq!(e.records().iter().map(|r| r.perms.as_str()).collect::<Vec<_>>(), ["bind", "name_bind", "node_bind"]);
+    e.om.socket_bind_ranges(
+        &t,
+        &s,
+        &inet("0.0.0.0:40000"),
+        &PortRanges {
+            unprivileged_start: 1024,
+            local: (50000, 60000),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        e.records()
+            .iter()
+            .map(|r| r.perms.as_str())
+            .collect::<Vec<_>>(),
+        ["bind", "name_bind", "node_bind"]
+    );
     // AF_UNIX: bind alone.
-    let u = e.om.socket_create(&t, family::UNIX, sock_type::STREAM, 0, false).unwrap();
+    let u =
+        e.om.socket_create(&t, family::UNIX, sock_type::STREAM, 0, false)
+            .unwrap();
     e.records();
-    e.om.socket_bind(&t, &u, &SockAddr::Unix("/run/srv.sock".into())).unwrap();
-    assert_eq!(e.records(), vec![rec("unix_stream_socket", "bind", APP, APP, "")]);
+    e.om.socket_bind(&t, &u, &SockAddr::Unix("/run/srv.sock".into()))
+        .unwrap();
+    assert_eq!(
+        e.records(),
+        vec![rec("unix_stream_socket", "bind", APP, APP, "")]
+    );
 }
 
 /// selinux_socket_connect_helper: `{connect}` with the socket's addresses, then for tcp and
@@ -125,28 +206,71 @@ fn bind_asks_bind_name_bind_and_node_bind() {
 fn connect_asks_connect_and_name_connect_for_tcp_only() {
     let e = env("all");
     let t = e.task_as(10, "cli", APP);
-    let s = e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false)
+            .unwrap();
     e.om.socket_bind(&t, &s, &inet("127.0.0.1:80")).unwrap();
     e.records();
-    e.om.socket_connect(&t, &s, &inet("127.0.0.1:8080")).unwrap();
+    e.om.socket_connect(&t, &s, &inet("127.0.0.1:8080"))
+        .unwrap();
     assert_eq!(
         e.records(),
-        vec![rec("tcp_socket", "connect", APP, APP, "laddr=127.0.0.1 lport=80"), rec("tcp_socket", "name_connect", APP, HTTP_PORT, "dest=8080")]
+        vec![
+            rec(
+                "tcp_socket",
+                "connect",
+                APP,
+                APP,
+                "laddr=127.0.0.1 lport=80"
+            ),
+            rec("tcp_socket", "name_connect", APP, HTTP_PORT, "dest=8080")
+        ]
     );
     // Now connected, the socket's own record names both ends (sock_has_perm's NET data).
     e.om.socket_sendmsg(&t, &s).unwrap();
-    assert_eq!(e.records(), vec![rec("tcp_socket", "write", APP, APP, "laddr=127.0.0.1 lport=80 faddr=127.0.0.1 fport=8080")]);
+    assert_eq!(
+        e.records(),
+        vec![rec(
+            "tcp_socket",
+            "write",
+            APP,
+            APP,
+            "laddr=127.0.0.1 lport=80 faddr=127.0.0.1 fport=8080"
+        )]
+    );
     e.om.socket_connect(&t, &s, &SockAddr::Unspec).unwrap();
-    assert_eq!(e.records(), vec![rec("tcp_socket", "connect", APP, APP, "laddr=127.0.0.1 lport=80 faddr=127.0.0.1 fport=8080")]);
-    let u = e.om.socket_create(&t, family::INET, sock_type::DGRAM, 0, false).unwrap();
+    assert_eq!(
+        e.records(),
+        vec![rec(
+            "tcp_socket",
+            "connect",
+            APP,
+            APP,
+            "laddr=127.0.0.1 lport=80 faddr=127.0.0.1 fport=8080"
+        )]
+    );
+    let u =
+        e.om.socket_create(&t, family::INET, sock_type::DGRAM, 0, false)
+            .unwrap();
     e.records();
     e.om.socket_connect(&t, &u, &inet("10.0.0.1:53")).unwrap();
-    assert_eq!(e.records(), vec![rec("udp_socket", "connect", APP, APP, "")]);
-    let sc = e.om.socket_create(&t, family::INET, sock_type::STREAM, ipproto::SCTP, false).unwrap();
+    assert_eq!(
+        e.records(),
+        vec![rec("udp_socket", "connect", APP, APP, "")]
+    );
+    let sc =
+        e.om.socket_create(&t, family::INET, sock_type::STREAM, ipproto::SCTP, false)
+            .unwrap();
     e.records();
     e.om.socket_connect(&t, &sc, &inet("10.0.0.1:80")).unwrap();
     // The port is labelled for the socket's protocol: no portcon names SCTP port 80.
-    assert_eq!(e.records(), vec![rec("sctp_socket", "connect", APP, APP, ""), rec("sctp_socket", "name_connect", APP, PORT, "dest=80")]);
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("sctp_socket", "connect", APP, APP, ""),
+            rec("sctp_socket", "name_connect", APP, PORT, "dest=80")
+        ]
+    );
 }
 
 /// selinux_socket_listen `{listen}`, selinux_socket_accept `{accept}` on the listener (the new
@@ -156,22 +280,39 @@ fn connect_asks_connect_and_name_connect_for_tcp_only() {
 fn listen_accept_send_receive() {
     let e = env("all");
     let srv = e.task_as(10, "srv", PEER);
-    let l = e.om.socket_create(&srv, family::INET, sock_type::STREAM, 0, false).unwrap();
+    let l =
+        e.om.socket_create(&srv, family::INET, sock_type::STREAM, 0, false)
+            .unwrap();
     e.records();
     e.om.socket_listen(&srv, &l).unwrap();
-    assert_eq!(e.records(), vec![rec("tcp_socket", "listen", PEER, PEER, "")]);
+    assert_eq!(
+        e.records(),
+        vec![rec("tcp_socket", "listen", PEER, PEER, "")]
+    );
     // A server acting for a client in app_t: the subjective SID asks.
     let mut srv = srv;
     {
         let g = srv.override_creds(Cred::new(e.sid(APP)));
         let n = e.om.socket_accept(&g, &l).unwrap();
         assert_eq!((n.sid(), n.class()), (l.sid(), l.class()));
-        assert_eq!(e.records(), vec![rec("tcp_socket", "accept", APP, PEER, "")]);
+        assert_eq!(
+            e.records(),
+            vec![rec("tcp_socket", "accept", APP, PEER, "")]
+        );
         e.om.socket_recvmsg(&g, &n).unwrap();
         e.om.socket_sendmsg(&g, &n).unwrap();
-        assert_eq!(e.records(), vec![rec("tcp_socket", "read", APP, PEER, ""), rec("tcp_socket", "write", APP, PEER, "")]);
+        assert_eq!(
+            e.records(),
+            vec![
+                rec("tcp_socket", "read", APP, PEER, ""),
+                rec("tcp_socket", "write", APP, PEER, "")
+            ]
+        );
         // Without labelled networking a TCP peer is not known (ENOPROTOOPT).
-        assert_eq!(e.om.socket_getpeersec(&n).unwrap_err().errno(), errno::ENOPROTOOPT);
+        assert_eq!(
+            e.om.socket_getpeersec(&n).unwrap_err().errno(),
+            errno::ENOPROTOOPT
+        );
     }
     e.om.socket_recvmsg(&srv, &l).unwrap();
     assert_eq!(e.records(), vec![rec("tcp_socket", "read", PEER, PEER, "")]);
@@ -193,24 +334,51 @@ fn unix_stream_connect_asks_connectto_and_sets_peers() {
     c.sockcreate_sid = Some(e.sid(sock_ctx));
     let cli = Task::new(10, "cli", c.build());
     let srv = e.task_as(20, "srv", PEER);
-    let l = e.om.socket_create(&srv, family::UNIX, sock_type::STREAM, 0, false).unwrap();
-    e.om.socket_bind(&srv, &l, &SockAddr::Unix("/run/srv.sock".into())).unwrap();
+    let l =
+        e.om.socket_create(&srv, family::UNIX, sock_type::STREAM, 0, false)
+            .unwrap();
+    e.om.socket_bind(&srv, &l, &SockAddr::Unix("/run/srv.sock".into()))
+        .unwrap();
     e.om.socket_listen(&srv, &l).unwrap();
-    let c = e.om.socket_create(&cli, family::UNIX, sock_type::STREAM, 0, false).unwrap();
+    let c =
+        e.om.socket_create(&cli, family::UNIX, sock_type::STREAM, 0, false)
+            .unwrap();
     // An unconnected unix stream socket's peer is the unlabeled initial SID, not ENOPROTOOPT.
-    assert_eq!(e.ctx(e.om.socket_getpeersec(&c).unwrap()), "u:object_r:unlabeled_t:s0");
+    assert_eq!(
+        e.ctx(e.om.socket_getpeersec(&c).unwrap()),
+        "u:object_r:unlabeled_t:s0"
+    );
     e.records();
-    e.om.socket_connect(&cli, &c, &SockAddr::Unix("/run/srv.sock".into())).unwrap();
+    e.om.socket_connect(&cli, &c, &SockAddr::Unix("/run/srv.sock".into()))
+        .unwrap();
     let child = e.om.unix_stream_connect(&cli, &c, &l).unwrap();
     assert_eq!(
         e.records(),
-        vec![rec("unix_stream_socket", "connect", cli_ctx, sock_ctx, ""), rec("unix_stream_socket", "connectto", sock_ctx, PEER, r#"path="/run/srv.sock""#)]
+        vec![
+            rec("unix_stream_socket", "connect", cli_ctx, sock_ctx, ""),
+            rec(
+                "unix_stream_socket",
+                "connectto",
+                sock_ctx,
+                PEER,
+                r#"path="/run/srv.sock""#
+            )
+        ]
     );
     assert_eq!(e.ctx(child.sid()), "u:app_r:peer_t:s0-s1:c0");
     assert_eq!(e.ctx(e.om.socket_getpeersec(&child).unwrap()), sock_ctx);
     assert_eq!(e.om.socket_getpeersec(&c).unwrap(), child.sid());
     let a = e.om.unix_accept(&srv, &l, child).unwrap();
-    assert_eq!(e.records(), vec![rec("unix_stream_socket", "accept", PEER, PEER, r#"path="/run/srv.sock""#)]);
+    assert_eq!(
+        e.records(),
+        vec![rec(
+            "unix_stream_socket",
+            "accept",
+            PEER,
+            PEER,
+            r#"path="/run/srv.sock""#
+        )]
+    );
     assert_eq!(e.ctx(a.sid()), "u:app_r:peer_t:s0-s1:c0");
 }
 
@@ -225,14 +393,31 @@ fn unix_datagram_send_asks_sendto_of_the_receiver() {
     c.sockcreate_sid = Some(e.sid(SET));
     let a = Task::new(10, "a", c.build());
     let b = e.task_as(20, "b", PEER);
-    let sa = e.om.socket_create(&a, family::UNIX, sock_type::DGRAM, 0, false).unwrap();
-    let sb = e.om.socket_create(&b, family::UNIX, sock_type::DGRAM, 0, false).unwrap();
-    e.om.socket_bind(&b, &sb, &SockAddr::Unix("\0abc".into())).unwrap();
+    let sa =
+        e.om.socket_create(&a, family::UNIX, sock_type::DGRAM, 0, false)
+            .unwrap();
+    let sb =
+        e.om.socket_create(&b, family::UNIX, sock_type::DGRAM, 0, false)
+            .unwrap();
+    e.om.socket_bind(&b, &sb, &SockAddr::Unix("\0abc".into()))
+        .unwrap();
     e.records();
     e.om.unix_may_send(&a, &sa, &sb).unwrap();
-    assert_eq!(e.records(), vec![rec("unix_dgram_socket", "sendto", SET, PEER, "path=00616263")]);
+    assert_eq!(
+        e.records(),
+        vec![rec(
+            "unix_dgram_socket",
+            "sendto",
+            SET,
+            PEER,
+            "path=00616263"
+        )]
+    );
     // A datagram socket keeps no peer label.
-    assert_eq!(e.om.socket_getpeersec(&sa).unwrap_err().errno(), errno::ENOPROTOOPT);
+    assert_eq!(
+        e.om.socket_getpeersec(&sa).unwrap_err().errno(),
+        errno::ENOPROTOOPT
+    );
 }
 
 /// selinux_socket_socketpair: no check; each socket's peer is the other.
@@ -243,12 +428,22 @@ fn socketpair_sets_both_peers() {
     let mut c = t.cred().prepare();
     c.sockcreate_sid = Some(e.sid(PEER));
     let t2 = Task::new(11, "t2", c.build());
-    let a = e.om.socket_create(&t, family::UNIX, sock_type::STREAM, 0, false).unwrap();
-    let b = e.om.socket_create(&t2, family::UNIX, sock_type::STREAM, 0, false).unwrap();
+    let a =
+        e.om.socket_create(&t, family::UNIX, sock_type::STREAM, 0, false)
+            .unwrap();
+    let b =
+        e.om.socket_create(&t2, family::UNIX, sock_type::STREAM, 0, false)
+            .unwrap();
     e.records();
     e.om.socket_socketpair(&a, &b);
     assert_eq!(e.records(), vec![]);
-    assert_eq!((e.om.socket_getpeersec(&a).unwrap(), e.om.socket_getpeersec(&b).unwrap()), (b.sid(), a.sid()));
+    assert_eq!(
+        (
+            e.om.socket_getpeersec(&a).unwrap(),
+            e.om.socket_getpeersec(&b).unwrap()
+        ),
+        (b.sid(), a.sid())
+    );
 }
 
 /// sock_skip_has_perm: a kernel socket, or one labelled with the init initial SID under a
@@ -258,19 +453,32 @@ fn socketpair_sets_both_peers() {
 fn kernel_and_init_sockets_skip_sock_has_perm_only() {
     let e = env("all");
     let t = e.task_as(10, "t", APP);
-    let k = e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, true).unwrap();
+    let k =
+        e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, true)
+            .unwrap();
     let kctx = e.ctx(k.sid());
     e.om.socket_listen(&t, &k).unwrap();
     e.om.socket_bind(&t, &k, &inet("127.0.0.1:80")).unwrap();
     assert_eq!(
         e.records(),
-        vec![rec("tcp_socket", "name_bind", &kctx, HTTP_PORT, "src=80"), rec("tcp_socket", "node_bind", &kctx, LO_NODE, "saddr=127.0.0.1 src=80")]
+        vec![
+            rec("tcp_socket", "name_bind", &kctx, HTTP_PORT, "src=80"),
+            rec(
+                "tcp_socket",
+                "node_bind",
+                &kctx,
+                LO_NODE,
+                "saddr=127.0.0.1 src=80"
+            )
+        ]
     );
     let init = e.server.snapshot().initial_sid(7).unwrap();
     let mut c = t.cred().prepare();
     c.sockcreate_sid = Some(init);
     let ti = Task::new(12, "ti", c.build());
-    let s = e.om.socket_create(&ti, family::UNIX, sock_type::STREAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&ti, family::UNIX, sock_type::STREAM, 0, false)
+            .unwrap();
     assert_eq!(e.records().len(), 1, "create is not skipped");
     e.om.socket_sendmsg(&t, &s).unwrap();
     assert_eq!(e.records(), vec![]);
@@ -283,7 +491,9 @@ fn the_socket_class_follows_the_policy_capability() {
     for (variant, class) in [("all", "icmp_socket"), ("noext", "rawip_socket")] {
         let e = env(variant);
         let t = e.task_as(10, "ping", APP);
-        let s = e.om.socket_create(&t, family::INET, sock_type::DGRAM, ipproto::ICMP, false).unwrap();
+        let s =
+            e.om.socket_create(&t, family::INET, sock_type::DGRAM, ipproto::ICMP, false)
+                .unwrap();
         assert_eq!(s.class().name(), class);
         assert_eq!(e.records(), vec![rec(class, "create", APP, APP, "")]);
     }
@@ -299,7 +509,11 @@ fn a_new_socket_takes_its_creators_role_type_and_range() {
     let e = env("all");
     let ctx = "u:app_r:app_t:s0-s1:c0";
     let t = e.task_as(10, "t", ctx);
-    for (f, ty) in [(family::INET, sock_type::STREAM), (family::UNIX, sock_type::DGRAM), (family::NETLINK, sock_type::RAW)] {
+    for (f, ty) in [
+        (family::INET, sock_type::STREAM),
+        (family::UNIX, sock_type::DGRAM),
+        (family::NETLINK, sock_type::RAW),
+    ] {
         let s: SocketSec = e.om.socket_create(&t, f, ty, 0, false).unwrap();
         assert_eq!(e.ctx(s.sid()), ctx, "{}", s.class().name());
     }
@@ -318,21 +532,42 @@ fn a_new_socket_takes_its_creators_role_type_and_range() {
 fn denials_are_refused_and_audited_in_the_kernel_format() {
     let e = env("deny");
     let t = e.task_as(42, "srv", APP);
-    let err = e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false).unwrap_err();
+    let err =
+        e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, false)
+            .unwrap_err();
     assert_eq!(err.errno(), errno::EACCES);
     assert_eq!(
         e.take(),
         vec![format!("avc:  denied  {{ create }} for  pid=42 comm=\"srv\" scontext={APP} tcontext={APP} tclass=tcp_socket permissive=0")]
     );
-    let k = e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, true).unwrap();
-    assert_eq!(e.om.socket_bind(&t, &k, &inet("127.0.0.1:80")).unwrap_err().errno(), errno::EACCES);
+    let k =
+        e.om.socket_create(&t, family::INET, sock_type::STREAM, 0, true)
+            .unwrap();
+    assert_eq!(
+        e.om.socket_bind(&t, &k, &inet("127.0.0.1:80"))
+            .unwrap_err()
+            .errno(),
+        errno::EACCES
+    );
     let kctx = e.ctx(k.sid());
     assert_eq!(
         e.take(),
         vec![format!("avc:  denied  {{ name_bind }} for  pid=42 comm=\"srv\" src=80 scontext={kctx} tcontext={HTTP_PORT} tclass=tcp_socket permissive=0")]
     );
-    let sb = SocketSec::new(e.sid(PEER), seaccess_objmgr::Class::UNIX_STREAM_SOCKET, family::UNIX, 0, Sid::NULL);
-    let sa = SocketSec::new(e.sid(APP), seaccess_objmgr::Class::UNIX_STREAM_SOCKET, family::UNIX, 0, Sid::NULL);
+    let sb = SocketSec::new(
+        e.sid(PEER),
+        seaccess_objmgr::Class::UNIX_STREAM_SOCKET,
+        family::UNIX,
+        0,
+        Sid::NULL,
+    );
+    let sa = SocketSec::new(
+        e.sid(APP),
+        seaccess_objmgr::Class::UNIX_STREAM_SOCKET,
+        family::UNIX,
+        0,
+        Sid::NULL,
+    );
     assert!(e.om.unix_stream_connect(&t, &sa, &sb).is_err());
     assert_eq!(
         e.take(),
@@ -340,7 +575,9 @@ fn denials_are_refused_and_audited_in_the_kernel_format() {
     );
     // Permissive: the same denial is recorded with permissive=1 and the operation goes on.
     e.avc.set_enforcing(false);
-    let s = e.om.socket_create(&t, family::UNIX, sock_type::DGRAM, 0, false).unwrap();
+    let s =
+        e.om.socket_create(&t, family::UNIX, sock_type::DGRAM, 0, false)
+            .unwrap();
     assert_eq!(
         e.take(),
         vec![format!("avc:  denied  {{ create }} for  pid=42 comm=\"srv\" scontext={APP} tcontext={APP} tclass=unix_dgram_socket permissive=1")]

@@ -15,7 +15,9 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use seaccess_objmgr::hooks::fs::MountOpts;
-use seaccess_objmgr::hooks::process::{prlimit_flags, syslog_action, ExecOpts, ProcAttr, SetAttrOpts};
+use seaccess_objmgr::hooks::process::{
+    prlimit_flags, syslog_action, ExecOpts, ProcAttr, SetAttrOpts,
+};
 use seaccess_objmgr::hooks::socket::{family, sock_type};
 use seaccess_objmgr::{errno, Class, Cred, InodeSec, PreparedCred, Task};
 
@@ -29,16 +31,27 @@ fn policy(variant: &'static str) -> std::path::PathBuf {
     let mut m = PATHS.get_or_init(Default::default).lock().unwrap();
     m.entry(variant)
         .or_insert_with(|| {
-            let edit = |f: fn(&str) -> Option<String>| net_variant(&format!("objmgr-net-tasks-{variant}"), f);
+            let edit = |f: fn(&str) -> Option<String>| {
+                net_variant(&format!("objmgr-net-tasks-{variant}"), f)
+            };
             match variant {
                 "all" => seaccess_testkit::compile("objmgr-net", 33),
                 "deny" => edit(|l| (!l.contains("; grant")).then(|| l.to_string())),
                 // app_t bounds set_t (and nothing bounds new_t): a multithreaded setcon may go
                 // to set_t only.
-                "bounds" => edit(|l| Some(if l.starts_with("(typetransition app_t exec_t") { format!("{l}\n(typebounds app_t set_t)") } else { l.to_string() })),
+                "bounds" => edit(|l| {
+                    Some(if l.starts_with("(typetransition app_t exec_t") {
+                        format!("{l}\n(typebounds app_t set_t)")
+                    } else {
+                        l.to_string()
+                    })
+                }),
                 // process allows everything but dyntransition.
                 "no-dyntransition" => edit(|l| {
-                    Some(l.replace("(allow everything everything (process (all)))", "(allow everything everything (process (not (dyntransition))))"))
+                    Some(l.replace(
+                        "(allow everything everything (process (all)))",
+                        "(allow everything everything (process (not (dyntransition))))",
+                    ))
                 }),
                 // key allows nothing.
                 "no-key" => edit(|l| (!l.contains("(key (all))")).then(|| l.to_string())),
@@ -64,7 +77,9 @@ const KERNEL: &str = "u:app_r:kernel_t:s0-s1:c0";
 /// An inode labelled `ctx` on a filesystem whose inodes carry labels (rootfs: genfs with
 /// per-file labels, so a fscreate SID is used).
 fn labelled(e: &Env, ctx: &str, ino: u64, class: Class) -> InodeSec {
-    let sb = e.om.mount("rootfs", "rootfs", &MountOpts::default()).unwrap();
+    let sb =
+        e.om.mount("rootfs", "rootfs", &MountOpts::default())
+            .unwrap();
     assert!(sb.sblabel);
     InodeSec::new(sb, ino, class, Some(e.sid(ctx)))
 }
@@ -79,7 +94,11 @@ fn task_hooks_ask_the_target_objective_sid() {
     let mut t = e.task_as(10, "sh", APP);
     let p = e.task_as(20, "peer", PEER);
     let target = p.handle().clone();
-    type Op = fn(&seaccess_objmgr::ObjectManager, &Task, &seaccess_objmgr::TaskRef) -> seaccess_objmgr::Result<()>;
+    type Op = fn(
+        &seaccess_objmgr::ObjectManager,
+        &Task,
+        &seaccess_objmgr::TaskRef,
+    ) -> seaccess_objmgr::Result<()>;
     let ops: [(Op, &str); 10] = [
         (|om, t, p| om.task_setpgid(t, p), "setpgid"),
         (|om, t, p| om.task_getpgid(t, p), "getpgid"),
@@ -94,7 +113,11 @@ fn task_hooks_ask_the_target_objective_sid() {
     ];
     for (op, perm) in ops {
         op(&e.om, &t, &target).unwrap();
-        assert_eq!(e.records(), vec![rec("process", perm, APP, PEER, "")], "{perm}");
+        assert_eq!(
+            e.records(),
+            vec![rec("process", perm, APP, PEER, "")],
+            "{perm}"
+        );
     }
     // The peer's objective SID after it commits a new credential.
     let mut p = p;
@@ -102,7 +125,11 @@ fn task_hooks_ask_the_target_objective_sid() {
     let g = t.override_creds(Cred::new(e.sid(SET)));
     for (op, perm) in ops {
         op(&e.om, &g, &target).unwrap();
-        assert_eq!(e.records(), vec![rec("process", perm, SET, NEW, "")], "{perm} overridden");
+        assert_eq!(
+            e.records(),
+            vec![rec("process", perm, SET, NEW, "")],
+            "{perm} overridden"
+        );
     }
 }
 
@@ -114,7 +141,13 @@ fn fork_and_user_namespaces_ask_the_task_itself() {
     let mut t = e.task_as(10, "sh", APP);
     e.om.task_alloc(&t).unwrap();
     e.om.userns_create(&t).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "fork", APP, APP, ""), rec("user_namespace", "create", APP, APP, "")]);
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("process", "fork", APP, APP, ""),
+            rec("user_namespace", "create", APP, APP, "")
+        ]
+    );
     let g = t.override_creds(Cred::new(e.sid(SET)));
     e.om.task_alloc(&g).unwrap();
     assert_eq!(e.records(), vec![rec("process", "fork", SET, SET, "")]);
@@ -131,19 +164,35 @@ fn resource_limits_and_capability_sets() {
     let p = e.task_as(20, "peer", PEER);
     e.om.task_prlimit(&t, p.handle(), 0).unwrap();
     assert_eq!(e.records(), vec![]);
-    e.om.task_prlimit(&t, p.handle(), prlimit_flags::READ).unwrap();
-    e.om.task_prlimit(&t, p.handle(), prlimit_flags::WRITE).unwrap();
-    e.om.task_prlimit(&t, p.handle(), prlimit_flags::READ | prlimit_flags::WRITE).unwrap();
+    e.om.task_prlimit(&t, p.handle(), prlimit_flags::READ)
+        .unwrap();
+    e.om.task_prlimit(&t, p.handle(), prlimit_flags::WRITE)
+        .unwrap();
+    e.om.task_prlimit(&t, p.handle(), prlimit_flags::READ | prlimit_flags::WRITE)
+        .unwrap();
     assert_eq!(
         e.records(),
-        vec![rec("process", "getrlimit", APP, PEER, ""), rec("process", "setrlimit", APP, PEER, ""), rec("process", "setrlimit getrlimit", APP, PEER, "")]
+        vec![
+            rec("process", "getrlimit", APP, PEER, ""),
+            rec("process", "setrlimit", APP, PEER, ""),
+            rec("process", "setrlimit getrlimit", APP, PEER, "")
+        ]
     );
-    assert_eq!(e.om.task_prlimit(&t, p.handle(), 4).unwrap_err().errno(), errno::EINVAL);
+    assert_eq!(
+        e.om.task_prlimit(&t, p.handle(), 4).unwrap_err().errno(),
+        errno::EINVAL
+    );
     e.om.task_setrlimit(&t, p.handle(), 1024, 1024).unwrap();
     assert_eq!(e.records(), vec![]);
     e.om.task_setrlimit(&t, p.handle(), 1024, 4096).unwrap();
     e.om.task_setrlimit(&t, t.handle(), u64::MAX, 10).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "setrlimit", APP, PEER, ""), rec("process", "setrlimit", APP, APP, "")]);
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("process", "setrlimit", APP, PEER, ""),
+            rec("process", "setrlimit", APP, APP, "")
+        ]
+    );
     let new = t.cred().prepare().build();
     e.om.capset(&t, &new).unwrap();
     assert_eq!(e.records(), vec![rec("process", "setcap", APP, APP, "")]);
@@ -177,10 +226,16 @@ fn proc_pid_inodes_carry_the_task_sid() {
     {
         // An override is not what others see.
         let g = t.override_creds(Cred::new(e.sid(SET)));
-        assert_eq!(e.ctx(e.om.task_to_inode(g.handle(), &sb, 100, 0o040555).sid()), APP);
+        assert_eq!(
+            e.ctx(e.om.task_to_inode(g.handle(), &sb, 100, 0o040555).sid()),
+            APP
+        );
     }
     t.commit_creds(Cred::new(e.sid(NEW))).unwrap();
-    assert_eq!(e.ctx(e.om.task_to_inode(t.handle(), &sb, 100, 0o040555).sid()), NEW);
+    assert_eq!(
+        e.ctx(e.om.task_to_inode(t.handle(), &sb, 100, 0o040555).sid()),
+        NEW
+    );
     assert_eq!(e.records(), vec![]);
 }
 
@@ -197,20 +252,49 @@ fn reading_task_attributes() {
     let t = Task::new(10, "sh", c.build());
     let p = e.task_as(20, "peer", PEER);
     let me = t.handle().clone();
-    assert_eq!(e.om.getprocattr(&t, &me, "current").unwrap().as_deref(), Some(NEW));
-    assert_eq!(e.om.getprocattr(&t, &me, "prev").unwrap().as_deref(), Some(APP));
-    assert_eq!(e.om.getprocattr(&t, &me, "sockcreate").unwrap().as_deref(), Some(PEER));
+    assert_eq!(
+        e.om.getprocattr(&t, &me, "current").unwrap().as_deref(),
+        Some(NEW)
+    );
+    assert_eq!(
+        e.om.getprocattr(&t, &me, "prev").unwrap().as_deref(),
+        Some(APP)
+    );
+    assert_eq!(
+        e.om.getprocattr(&t, &me, "sockcreate").unwrap().as_deref(),
+        Some(PEER)
+    );
     for a in ["exec", "fscreate", "keycreate"] {
         assert_eq!(e.om.getprocattr(&t, &me, a).unwrap(), None, "{a}");
     }
     assert_eq!(e.records(), vec![]);
-    assert_eq!(e.om.getprocattr(&p, &me, "current").unwrap().as_deref(), Some(NEW));
+    assert_eq!(
+        e.om.getprocattr(&p, &me, "current").unwrap().as_deref(),
+        Some(NEW)
+    );
     assert_eq!(e.om.getprocattr(&p, &me, "exec").unwrap(), None);
-    assert_eq!(e.records(), vec![rec("process", "getattr", PEER, NEW, ""), rec("process", "getattr", PEER, NEW, "")]);
-    assert_eq!(e.om.getprocattr(&t, &me, "context").unwrap_err().errno(), errno::EINVAL);
-    assert_eq!(e.om.getselfattr(&t, ProcAttr::Current.lsm_attr()).unwrap().as_deref(), Some(NEW));
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("process", "getattr", PEER, NEW, ""),
+            rec("process", "getattr", PEER, NEW, "")
+        ]
+    );
+    assert_eq!(
+        e.om.getprocattr(&t, &me, "context").unwrap_err().errno(),
+        errno::EINVAL
+    );
+    assert_eq!(
+        e.om.getselfattr(&t, ProcAttr::Current.lsm_attr())
+            .unwrap()
+            .as_deref(),
+        Some(NEW)
+    );
     assert_eq!(e.om.getselfattr(&t, 104).unwrap().as_deref(), Some(APP));
-    assert_eq!(e.om.getselfattr(&t, 99).unwrap_err().errno(), errno::EOPNOTSUPP);
+    assert_eq!(
+        e.om.getselfattr(&t, 99).unwrap_err().errno(),
+        errno::EOPNOTSUPP
+    );
     assert_eq!(e.records(), vec![]);
 }
 
@@ -225,38 +309,99 @@ fn setting_creation_attributes_and_their_use() {
     let none = SetAttrOpts::default();
     let other = t.handle().clone();
 
-    e.om.setprocattr(&mut t, "exec", &format!("{SET}\n"), &none).unwrap();
+    e.om.setprocattr(&mut t, "exec", &format!("{SET}\n"), &none)
+        .unwrap();
     assert_eq!(e.records(), vec![rec("process", "setexec", APP, APP, "")]);
     assert_eq!(e.ctx(t.cred().exec_sid().unwrap()), SET);
-    assert_eq!(other.objective().exec_sid(), t.cred().exec_sid(), "committed: objective and subjective");
+    assert_eq!(
+        other.objective().exec_sid(),
+        t.cred().exec_sid(),
+        "committed: objective and subjective"
+    );
     let sb = e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
     let prog = InodeSec::new(sb, 7, Class::FILE, Some(e.sid(EXEC)));
-    let c = e.om.bprm_creds_for_exec(&t, &prog, "/p", &ExecOpts::default()).unwrap();
-    assert_eq!(e.ctx(c.cred.sid()), SET, "the exec SID wins over the type transition to new_t");
+    let c =
+        e.om.bprm_creds_for_exec(&t, &prog, "/p", &ExecOpts::default())
+            .unwrap();
+    assert_eq!(
+        e.ctx(c.cred.sid()),
+        SET,
+        "the exec SID wins over the type transition to new_t"
+    );
     e.records();
 
     let dir = labelled(&e, BIN, 2, Class::DIR);
-    assert_eq!(e.ctx(e.om.determine_inode_label(&t, &dir, "f", Class::FILE).unwrap()), BIN, "the type transition default: the directory's type");
+    assert_eq!(
+        e.ctx(
+            e.om.determine_inode_label(&t, &dir, "f", Class::FILE)
+                .unwrap()
+        ),
+        BIN,
+        "the type transition default: the directory's type"
+    );
     e.om.setprocattr(&mut t, "fscreate", EXEC, &none).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "setfscreate", APP, APP, "")]);
-    assert_eq!(e.ctx(e.om.determine_inode_label(&t, &dir, "f", Class::FILE).unwrap()), EXEC);
+    assert_eq!(
+        e.records(),
+        vec![rec("process", "setfscreate", APP, APP, "")]
+    );
+    assert_eq!(
+        e.ctx(
+            e.om.determine_inode_label(&t, &dir, "f", Class::FILE)
+                .unwrap()
+        ),
+        EXEC
+    );
 
-    e.om.setselfattr(&mut t, ProcAttr::SockCreate.lsm_attr(), PEER, &none).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "setsockcreate", APP, APP, "")]);
-    e.om.socket_create(&t, family::UNIX, sock_type::STREAM, 0, false).unwrap();
-    assert_eq!(e.records(), vec![rec("unix_stream_socket", "create", APP, PEER, "")]);
+    e.om.setselfattr(&mut t, ProcAttr::SockCreate.lsm_attr(), PEER, &none)
+        .unwrap();
+    assert_eq!(
+        e.records(),
+        vec![rec("process", "setsockcreate", APP, APP, "")]
+    );
+    e.om.socket_create(&t, family::UNIX, sock_type::STREAM, 0, false)
+        .unwrap();
+    assert_eq!(
+        e.records(),
+        vec![rec("unix_stream_socket", "create", APP, PEER, "")]
+    );
 
     e.om.setprocattr(&mut t, "keycreate", NEW, &none).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "setkeycreate", APP, APP, ""), rec("key", "create", APP, NEW, "")]);
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("process", "setkeycreate", APP, APP, ""),
+            rec("key", "create", APP, NEW, "")
+        ]
+    );
     assert_eq!(e.ctx(t.cred().keycreate_sid().unwrap()), NEW);
-    assert_eq!(e.om.getprocattr(&t, &other, "keycreate").unwrap().as_deref(), Some(NEW));
+    assert_eq!(
+        e.om.getprocattr(&t, &other, "keycreate")
+            .unwrap()
+            .as_deref(),
+        Some(NEW)
+    );
 
     // Clearing: no key check, and the attribute reads as unset.
     e.om.setprocattr(&mut t, "keycreate", "", &none).unwrap();
     e.om.setprocattr(&mut t, "fscreate", "\n", &none).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "setkeycreate", APP, APP, ""), rec("process", "setfscreate", APP, APP, "")]);
-    assert_eq!((t.cred().keycreate_sid(), t.cred().create_sid()), (None, None));
-    assert_eq!(e.ctx(e.om.determine_inode_label(&t, &dir, "f", Class::FILE).unwrap()), BIN);
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("process", "setkeycreate", APP, APP, ""),
+            rec("process", "setfscreate", APP, APP, "")
+        ]
+    );
+    assert_eq!(
+        (t.cred().keycreate_sid(), t.cred().create_sid()),
+        (None, None)
+    );
+    assert_eq!(
+        e.ctx(
+            e.om.determine_inode_label(&t, &dir, "f", Class::FILE)
+                .unwrap()
+        ),
+        BIN
+    );
     assert_eq!(t.cred().sid(), e.sid(APP), "only setcon changes the SID");
 }
 
@@ -270,26 +415,65 @@ fn invalid_attribute_values() {
     let mut t = e.task_as(10, "sh", APP);
     let none = SetAttrOpts::default();
     let before = t.cred().clone();
-    let err = e.om.setprocattr(&mut t, "exec", "u:app_r:nosuch_t:s0", &none).unwrap_err();
+    let err =
+        e.om.setprocattr(&mut t, "exec", "u:app_r:nosuch_t:s0", &none)
+            .unwrap_err();
     assert_eq!(err.errno(), errno::EINVAL);
     assert_eq!(e.records(), vec![rec("process", "setexec", APP, APP, "")]);
-    let err = e.om.setprocattr(&mut t, "fscreate", "u:object_r:nosuch_t:s0\n", &none).unwrap_err();
+    let err =
+        e.om.setprocattr(&mut t, "fscreate", "u:object_r:nosuch_t:s0\n", &none)
+            .unwrap_err();
     assert_eq!(err.errno(), errno::EINVAL);
     assert_eq!(e.take(), vec![format!("avc:  granted  {{ setfscreate }} for  pid=10 comm=\"sh\" scontext={APP} tcontext={APP} tclass=process"), "op=fscreate invalid_context=\"u:object_r:nosuch_t:s0\"".to_string()]);
-    e.om.setprocattr(&mut t, "fscreate", "bad context", &none).unwrap_err();
-    assert_eq!(e.take()[1], "op=fscreate invalid_context=62616420636F6E74657874");
-    assert_eq!(e.om.setprocattr(&mut t, "prev", APP, &none).unwrap_err().errno(), errno::EOPNOTSUPP);
-    assert_eq!(e.om.setprocattr(&mut t, "context", APP, &none).unwrap_err().errno(), errno::EINVAL);
-    assert_eq!(e.om.setselfattr(&mut t, 99, APP, &none).unwrap_err().errno(), errno::EOPNOTSUPP);
+    e.om.setprocattr(&mut t, "fscreate", "bad context", &none)
+        .unwrap_err();
+    assert_eq!(
+        e.take()[1],
+        "op=fscreate invalid_context=62616420636F6E74657874"
+    );
+    assert_eq!(
+        e.om.setprocattr(&mut t, "prev", APP, &none)
+            .unwrap_err()
+            .errno(),
+        errno::EOPNOTSUPP
+    );
+    assert_eq!(
+        e.om.setprocattr(&mut t, "context", APP, &none)
+            .unwrap_err()
+            .errno(),
+        errno::EINVAL
+    );
+    assert_eq!(
+        e.om.setselfattr(&mut t, 99, APP, &none)
+            .unwrap_err()
+            .errno(),
+        errno::EOPNOTSUPP
+    );
     assert_eq!(e.take(), Vec::<String>::new());
-    assert!(std::sync::Arc::ptr_eq(t.cred(), &before), "nothing committed");
+    assert!(
+        std::sync::Arc::ptr_eq(t.cred(), &before),
+        "nothing committed"
+    );
     // With CAP_MAC_ADMIN and `capability2 {mac_admin}` the context is kept unmapped, as
     // security_context_to_sid_force keeps it: the fscreate SID holds the text.
-    let mac = SetAttrOpts { cap_mac_admin: true, ..Default::default() };
-    e.om.setprocattr(&mut t, "fscreate", "u:object_r:nosuch_t:s0", &mac).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "setfscreate", APP, APP, ""), rec("capability2", "mac_admin", APP, APP, "capability=33")]);
+    let mac = SetAttrOpts {
+        cap_mac_admin: true,
+        ..Default::default()
+    };
+    e.om.setprocattr(&mut t, "fscreate", "u:object_r:nosuch_t:s0", &mac)
+        .unwrap();
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("process", "setfscreate", APP, APP, ""),
+            rec("capability2", "mac_admin", APP, APP, "capability=33")
+        ]
+    );
     let sid = t.cred().create_sid().expect("an fscreate SID");
-    assert_eq!(e.om.server().names().sid_to_context_inval(sid), Some("u:object_r:nosuch_t:s0".to_string()));
+    assert_eq!(
+        e.om.server().names().sid_to_context_inval(sid),
+        Some("u:object_r:nosuch_t:s0".to_string())
+    );
 }
 
 /// setcon (`current`, selinux_lsm_setattr): `process {setcurrent}` self, then `process
@@ -302,18 +486,41 @@ fn setcon() {
     let mut t = e.task_as(10, "sh", APP);
     let tracer = e.task_as(30, "gdb", PEER);
     let me = t.handle().clone();
-    let opts = SetAttrOpts { tracer: Some(tracer.handle().clone()), ..Default::default() };
+    let opts = SetAttrOpts {
+        tracer: Some(tracer.handle().clone()),
+        ..Default::default()
+    };
     e.om.setprocattr(&mut t, "current", SET, &opts).unwrap();
     assert_eq!(
         e.records(),
-        vec![rec("process", "setcurrent", APP, APP, ""), rec("process", "dyntransition", APP, SET, ""), rec("process", "ptrace", PEER, SET, "")]
+        vec![
+            rec("process", "setcurrent", APP, APP, ""),
+            rec("process", "dyntransition", APP, SET, ""),
+            rec("process", "ptrace", PEER, SET, "")
+        ]
     );
-    assert_eq!((e.ctx(t.sid()), e.ctx(me.sid()), e.ctx(t.cred().osid())), (SET.into(), SET.into(), APP.into()));
-    assert_eq!(e.om.setprocattr(&mut t, "current", "", &SetAttrOpts::default()).unwrap_err().errno(), errno::EINVAL);
-    assert_eq!(e.records(), vec![rec("process", "setcurrent", SET, SET, "")]);
+    assert_eq!(
+        (e.ctx(t.sid()), e.ctx(me.sid()), e.ctx(t.cred().osid())),
+        (SET.into(), SET.into(), APP.into())
+    );
+    assert_eq!(
+        e.om.setprocattr(&mut t, "current", "", &SetAttrOpts::default())
+            .unwrap_err()
+            .errno(),
+        errno::EINVAL
+    );
+    assert_eq!(
+        e.records(),
+        vec![rec("process", "setcurrent", SET, SET, "")]
+    );
     // Under an override nothing can be committed: refused before any check.
     let mut g = t.override_creds(Cred::new(e.sid(NEW)));
-    assert_eq!(e.om.setprocattr(&mut g, "exec", SET, &SetAttrOpts::default()).unwrap_err().errno(), errno::EINVAL);
+    assert_eq!(
+        e.om.setprocattr(&mut g, "exec", SET, &SetAttrOpts::default())
+            .unwrap_err()
+            .errno(),
+        errno::EINVAL
+    );
     assert_eq!(e.records(), vec![]);
 }
 
@@ -324,10 +531,19 @@ fn setcon() {
 #[test]
 fn multithreaded_setcon_needs_a_bounded_type() {
     let e = env("bounds");
-    let mt = SetAttrOpts { multithreaded: true, ..Default::default() };
+    let mt = SetAttrOpts {
+        multithreaded: true,
+        ..Default::default()
+    };
     let mut t = e.task_as(10, "sh", APP);
     e.om.setprocattr(&mut t, "current", SET, &mt).unwrap();
-    assert_eq!(e.records(), vec![rec("process", "setcurrent", APP, APP, ""), rec("process", "dyntransition", APP, SET, "")]);
+    assert_eq!(
+        e.records(),
+        vec![
+            rec("process", "setcurrent", APP, APP, ""),
+            rec("process", "dyntransition", APP, SET, "")
+        ]
+    );
     let mut t = e.task_as(11, "sh", APP);
     let err = e.om.setprocattr(&mut t, "current", NEW, &mt).unwrap_err();
     assert_eq!(err.errno(), errno::EPERM);
@@ -339,7 +555,8 @@ fn multithreaded_setcon_needs_a_bounded_type() {
         ]
     );
     assert_eq!(e.ctx(t.sid()), APP);
-    e.om.setprocattr(&mut t, "current", NEW, &SetAttrOpts::default()).unwrap();
+    e.om.setprocattr(&mut t, "current", NEW, &SetAttrOpts::default())
+        .unwrap();
     assert_eq!(e.ctx(t.sid()), NEW);
 }
 
@@ -356,15 +573,40 @@ fn acting_as_another_sid() {
     base.keycreate_sid = Some(e.sid(BIN));
     base.sockcreate_sid = Some(e.sid(PEER));
     let c = e.om.kernel_act_as(&t, base, e.sid(SET)).unwrap();
-    assert_eq!(e.records(), vec![rec("kernel_service", "use_as_override", APP, SET, "")]);
-    assert_eq!((e.ctx(c.sid()), c.create_sid(), c.keycreate_sid(), c.sockcreate_sid()), (SET.to_string(), None, None, None));
+    assert_eq!(
+        e.records(),
+        vec![rec("kernel_service", "use_as_override", APP, SET, "")]
+    );
+    assert_eq!(
+        (
+            e.ctx(c.sid()),
+            c.create_sid(),
+            c.keycreate_sid(),
+            c.sockcreate_sid()
+        ),
+        (SET.to_string(), None, None, None)
+    );
     let dir = labelled(&e, BIN, 2, Class::DIR);
     let inode = labelled(&e, EXEC, 3, Class::FILE);
-    let c = e.om.kernel_create_files_as(&t, c.prepare(), &inode).unwrap();
-    assert_eq!(e.records(), vec![rec("kernel_service", "create_files_as", APP, EXEC, "")]);
-    assert_eq!((e.ctx(c.sid()), c.create_sid()), (SET.to_string(), Some(e.sid(EXEC))));
+    let c =
+        e.om.kernel_create_files_as(&t, c.prepare(), &inode)
+            .unwrap();
+    assert_eq!(
+        e.records(),
+        vec![rec("kernel_service", "create_files_as", APP, EXEC, "")]
+    );
+    assert_eq!(
+        (e.ctx(c.sid()), c.create_sid()),
+        (SET.to_string(), Some(e.sid(EXEC)))
+    );
     let g = t.override_creds(c);
-    assert_eq!(e.ctx(e.om.determine_inode_label(&g, &dir, "f", Class::FILE).unwrap()), EXEC);
+    assert_eq!(
+        e.ctx(
+            e.om.determine_inode_label(&g, &dir, "f", Class::FILE)
+                .unwrap()
+        ),
+        EXEC
+    );
 }
 
 /// selinux_dentry_create_files_as: the new credential's fscreate SID is the label the file
@@ -376,14 +618,24 @@ fn labels_computed_before_the_file_exists() {
     let t = e.task_as(10, "sh", APP);
     let dir = labelled(&e, BIN, 2, Class::DIR);
     let mounter = Cred::new(e.sid(PEER)).prepare();
-    let c = e.om.dentry_create_files_as(&t, &dir, "f", 0o100644, mounter).unwrap();
-    assert_eq!((e.ctx(c.sid()), c.create_sid().map(|s| e.ctx(s))), (PEER.to_string(), Some(BIN.to_string())));
+    let c =
+        e.om.dentry_create_files_as(&t, &dir, "f", 0o100644, mounter)
+            .unwrap();
+    assert_eq!(
+        (e.ctx(c.sid()), c.create_sid().map(|s| e.ctx(s))),
+        (PEER.to_string(), Some(BIN.to_string()))
+    );
     let (sid, ctx) = e.om.dentry_init_security(&t, &dir, "f", 0o100644).unwrap();
     assert_eq!((e.ctx(sid), ctx.as_str()), (BIN.to_string(), BIN));
     let mut fc = t.cred().prepare();
     fc.create_sid = Some(e.sid(EXEC));
     let t = Task::new(11, "sh", fc.build());
-    assert_eq!(e.om.dentry_init_security(&t, &dir, "f", 0o040755).unwrap().1, EXEC);
+    assert_eq!(
+        e.om.dentry_init_security(&t, &dir, "f", 0o040755)
+            .unwrap()
+            .1,
+        EXEC
+    );
     assert_eq!(e.take(), Vec::<String>::new());
 }
 
@@ -394,13 +646,36 @@ fn denials() {
     let mut t = e.task_as(42, "sh", APP);
     let p = e.task_as(20, "peer", PEER);
     let none = SetAttrOpts::default();
-    assert_eq!(e.om.task_setpgid(&t, p.handle()).unwrap_err().errno(), errno::EACCES);
-    assert_eq!(e.om.task_prlimit(&t, p.handle(), prlimit_flags::READ | prlimit_flags::WRITE).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(
+        e.om.task_setpgid(&t, p.handle()).unwrap_err().errno(),
+        errno::EACCES
+    );
+    assert_eq!(
+        e.om.task_prlimit(&t, p.handle(), prlimit_flags::READ | prlimit_flags::WRITE)
+            .unwrap_err()
+            .errno(),
+        errno::EACCES
+    );
     assert_eq!(e.om.task_alloc(&t).unwrap_err().errno(), errno::EACCES);
     assert_eq!(e.om.userns_create(&t).unwrap_err().errno(), errno::EACCES);
-    assert_eq!(e.om.getprocattr(&t, p.handle(), "current").unwrap_err().errno(), errno::EACCES);
-    assert_eq!(e.om.setprocattr(&mut t, "exec", SET, &none).unwrap_err().errno(), errno::EACCES);
-    assert_eq!(e.om.kernel_act_as(&t, t.cred().prepare(), e.sid(SET)).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(
+        e.om.getprocattr(&t, p.handle(), "current")
+            .unwrap_err()
+            .errno(),
+        errno::EACCES
+    );
+    assert_eq!(
+        e.om.setprocattr(&mut t, "exec", SET, &none)
+            .unwrap_err()
+            .errno(),
+        errno::EACCES
+    );
+    assert_eq!(
+        e.om.kernel_act_as(&t, t.cred().prepare(), e.sid(SET))
+            .unwrap_err()
+            .errno(),
+        errno::EACCES
+    );
     assert_eq!(
         e.take(),
         vec![
@@ -422,17 +697,36 @@ fn denials() {
 fn setcon_denied() {
     let e = env("no-dyntransition");
     let mut t = e.task_as(10, "sh", APP);
-    let err = e.om.setprocattr(&mut t, "current", SET, &SetAttrOpts::default()).unwrap_err();
+    let err =
+        e.om.setprocattr(&mut t, "current", SET, &SetAttrOpts::default())
+            .unwrap_err();
     assert_eq!(err.errno(), errno::EACCES);
     let r = e.records();
-    assert_eq!((r[1].verdict.as_str(), r[1].perms.as_str(), r[1].tcontext.as_str()), ("denied", "dyntransition", SET));
+    assert_eq!(
+        (
+            r[1].verdict.as_str(),
+            r[1].perms.as_str(),
+            r[1].tcontext.as_str()
+        ),
+        ("denied", "dyntransition", SET)
+    );
     assert_eq!(e.ctx(t.sid()), APP);
     let e = env("no-key");
     let mut t = e.task_as(10, "sh", APP);
-    let err = e.om.setprocattr(&mut t, "keycreate", NEW, &SetAttrOpts::default()).unwrap_err();
+    let err =
+        e.om.setprocattr(&mut t, "keycreate", NEW, &SetAttrOpts::default())
+            .unwrap_err();
     assert_eq!(err.errno(), errno::EACCES);
     let r = e.records();
-    assert_eq!((r[1].verdict.as_str(), r[1].class.as_str(), r[1].perms.as_str(), r[1].tcontext.as_str()), ("denied", "key", "create", NEW));
+    assert_eq!(
+        (
+            r[1].verdict.as_str(),
+            r[1].class.as_str(),
+            r[1].perms.as_str(),
+            r[1].tcontext.as_str()
+        ),
+        ("denied", "key", "create", NEW)
+    );
     assert_eq!(t.cred().keycreate_sid(), None);
 }
 
@@ -460,11 +754,18 @@ fn syslog_actions() {
     ];
     for (action, perm) in table {
         e.om.syslog(&t, action).unwrap();
-        assert_eq!(e.records(), vec![rec("system", perm, APP, KERNEL, "")], "action {action}");
+        assert_eq!(
+            e.records(),
+            vec![rec("system", perm, APP, KERNEL, "")],
+            "action {action}"
+        );
     }
     let e = env("deny");
     let t = e.task_as(10, "dmesg", APP);
-    assert_eq!(e.om.syslog(&t, a::READ_ALL).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(
+        e.om.syslog(&t, a::READ_ALL).unwrap_err().errno(),
+        errno::EACCES
+    );
     assert_eq!(e.take(), vec![format!("avc:  denied  {{ syslog_read }} for  pid=10 comm=\"dmesg\" scontext={APP} tcontext={KERNEL} tclass=system permissive=0")]);
 }
 
@@ -477,7 +778,8 @@ fn io_uring() {
     let t = e.task_as(10, "ring", APP);
     e.om.uring_allowed(&t).unwrap();
     e.om.uring_sqpoll(&t).unwrap();
-    e.om.uring_override_creds(&t, &Cred::new(e.sid(PEER))).unwrap();
+    e.om.uring_override_creds(&t, &Cred::new(e.sid(PEER)))
+        .unwrap();
     let sb = e.om.mount("sda1", "ext4", &MountOpts::default()).unwrap();
     let dev = InodeSec::new(sb, 9, Class::CHR_FILE, Some(e.sid(BIN)));
     e.om.uring_cmd(&t, &dev, "/dev/nvme0n1").unwrap();
@@ -487,11 +789,22 @@ fn io_uring() {
             rec("io_uring", "allowed", APP, APP, ""),
             rec("io_uring", "sqpoll", APP, APP, ""),
             rec("io_uring", "override_creds", APP, PEER, ""),
-            rec("io_uring", "cmd", APP, BIN, r#"path="/dev/nvme0n1" dev="sda1" ino=9"#),
+            rec(
+                "io_uring",
+                "cmd",
+                APP,
+                BIN,
+                r#"path="/dev/nvme0n1" dev="sda1" ino=9"#
+            ),
         ]
     );
     let e = env("deny");
     let t = e.task_as(10, "ring", APP);
-    assert_eq!(e.om.uring_override_creds(&t, &Cred::new(e.sid(PEER))).unwrap_err().errno(), errno::EACCES);
+    assert_eq!(
+        e.om.uring_override_creds(&t, &Cred::new(e.sid(PEER)))
+            .unwrap_err()
+            .errno(),
+        errno::EACCES
+    );
     assert_eq!(e.take(), vec![format!("avc:  denied  {{ override_creds }} for  pid=10 comm=\"ring\" scontext={APP} tcontext={PEER} tclass=io_uring permissive=0")]);
 }

@@ -101,7 +101,10 @@ impl Ebitmap {
             return Err(r.invalid_at(at, format!("bitmap map unit {mapunit}, expected {MAPSIZE}")));
         }
         if highbit % MAPSIZE != 0 {
-            return Err(r.invalid_at(at, format!("bitmap high bit {highbit} is not a multiple of 64")));
+            return Err(r.invalid_at(
+                at,
+                format!("bitmap high bit {highbit} is not a multiple of 64"),
+            ));
         }
         let count = r.count("bitmap node", 12)?;
         if highbit == 0 && count != 0 {
@@ -119,7 +122,10 @@ impl Ebitmap {
                 return Err(r.invalid_at(nat, format!("bitmap node start {start} is not aligned")));
             }
             if u64::from(start) + u64::from(MAPSIZE) > u64::from(highbit) {
-                return Err(r.invalid_at(nat, format!("bitmap node start {start} beyond high bit {highbit}")));
+                return Err(r.invalid_at(
+                    nat,
+                    format!("bitmap node start {start} beyond high bit {highbit}"),
+                ));
             }
             if let Some(&(prev, _)) = nodes.last() {
                 if start <= prev {
@@ -161,7 +167,13 @@ mod tests {
         let empty = words(&[64, 0, 0]);
         assert!(Ebitmap::read(&mut Reader::new(&empty)).is_ok_and(|e| e.is_empty()));
         let bad = words(&[64, 128, 0]);
-        let e = Ebitmap::read(&mut Reader::new(&bad)).err().map(|e| e.offset());
-        assert_eq!(e, Some(0), "a bitmap with high bit 128 and no nodes is refused at its start");
+        let e = Ebitmap::read(&mut Reader::new(&bad))
+            .err()
+            .map(|e| e.offset());
+        assert_eq!(
+            e,
+            Some(0),
+            "a bitmap with high bit 128 and no nodes is refused at its start"
+        );
     }
 }

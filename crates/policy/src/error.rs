@@ -65,29 +65,57 @@ impl fmt::Display for Section {
 #[non_exhaustive]
 pub enum PolicyError {
     #[error("{section}, byte {offset}: truncated: {need} bytes needed, {left} left")]
-    Truncated { section: Section, offset: usize, need: usize, left: usize },
+    Truncated {
+        section: Section,
+        offset: usize,
+        need: usize,
+        left: usize,
+    },
     #[error("{section}, byte {offset}: {what}")]
-    Invalid { section: Section, offset: usize, what: String },
+    Invalid {
+        section: Section,
+        offset: usize,
+        what: String,
+    },
     #[error("header, byte {offset}: policy version {version} is not supported (supported: {min} to {max})")]
-    UnsupportedVersion { offset: usize, version: u32, min: u32, max: u32 },
+    UnsupportedVersion {
+        offset: usize,
+        version: u32,
+        min: u32,
+        max: u32,
+    },
     /// The policy file could not be opened or read.
     #[error("{}: {source}", path.display())]
-    Io { path: std::path::PathBuf, source: std::io::Error },
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
     /// The policy path names a directory, FIFO, device or socket: a policy is a regular file.
     #[error("{}: not a regular file but a {kind}: a policy is read from a regular file", path.display())]
-    NotRegularFile { path: std::path::PathBuf, kind: &'static str },
+    NotRegularFile {
+        path: std::path::PathBuf,
+        kind: &'static str,
+    },
     /// The policy file is larger than [`crate::MAX_POLICY_FILE`] (or grew past it while read).
     #[error("{}: {size} bytes or more, larger than a policy may be ({max} bytes at most)", path.display())]
-    TooLarge { path: std::path::PathBuf, size: u64, max: u64 },
+    TooLarge {
+        path: std::path::PathBuf,
+        size: u64,
+        max: u64,
+    },
 }
 
 impl PolicyError {
     /// The part of the file in which the problem was found.
     pub fn section(&self) -> Section {
         match self {
-            PolicyError::Truncated { section, .. } | PolicyError::Invalid { section, .. } => *section,
+            PolicyError::Truncated { section, .. } | PolicyError::Invalid { section, .. } => {
+                *section
+            }
             PolicyError::UnsupportedVersion { .. } => Section::Header,
-            PolicyError::Io { .. } | PolicyError::NotRegularFile { .. } | PolicyError::TooLarge { .. } => Section::File,
+            PolicyError::Io { .. }
+            | PolicyError::NotRegularFile { .. }
+            | PolicyError::TooLarge { .. } => Section::File,
         }
     }
 

@@ -37,28 +37,52 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<Vec<u8>> {
 }
 
 fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
-    let io = |source: std::io::Error| PolicyError::Io { path: path.to_path_buf(), source };
-    let fd = rustix::fs::open(path, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())
-        .map_err(|e| io(e.into()))?;
+    let io = |source: std::io::Error| PolicyError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| io(e.into()))?;
     let file = File::from(fd);
     let meta = file.metadata().map_err(io)?;
     let kind = kind_of(&meta.file_type());
     if kind != "regular file" {
-        return Err(PolicyError::NotRegularFile { path: path.to_path_buf(), kind });
+        return Err(PolicyError::NotRegularFile {
+            path: path.to_path_buf(),
+            kind,
+        });
     }
     if meta.len() > max {
-        return Err(PolicyError::TooLarge { path: path.to_path_buf(), size: meta.len(), max });
+        return Err(PolicyError::TooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            max,
+        });
     }
     let mut data = Vec::new();
     // The size fstat gave, which is at most `max`: one allocation for a file that does not grow.
-    data.try_reserve_exact(usize::try_from(meta.len()).unwrap_or(0)).map_err(|_| {
-        io(std::io::Error::new(std::io::ErrorKind::OutOfMemory, format!("no memory for {} bytes", meta.len())))
-    })?;
+    data.try_reserve_exact(usize::try_from(meta.len()).unwrap_or(0))
+        .map_err(|_| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!("no memory for {} bytes", meta.len()),
+            ))
+        })?;
     // One byte past the bound tells a file that grew past it from one that ends there.
-    file.take(max.saturating_add(1)).read_to_end(&mut data).map_err(io)?;
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut data)
+        .map_err(io)?;
     let read = data.len() as u64;
     if read > max {
-        return Err(PolicyError::TooLarge { path: path.to_path_buf(), size: read, max });
+        return Err(PolicyError::TooLarge {
+            path: path.to_path_buf(),
+            size: read,
+            max,
+        });
     }
     Ok(data)
 }
@@ -99,11 +123,15 @@ mod tests {
         std::thread::spawn(move || {
             let _ = tx.send(read_file(&p));
         });
-        rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("reading {} did not finish within 10 s", path.display()))
+        rx.recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("reading {} did not finish within 10 s", path.display()))
     }
 
     fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("seaccess-policy-file-{}-{name}", std::process::id()));
+        let d = std::env::temp_dir().join(format!(
+            "seaccess-policy-file-{}-{name}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
@@ -113,21 +141,55 @@ mod tests {
     fn a_fifo_is_refused_at_once() {
         let d = scratch("fifo");
         let fifo = d.join("policy");
-        rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
         let e = read_within_deadline(fifo.clone()).unwrap_err();
-        assert!(matches!(e, PolicyError::NotRegularFile { kind: "FIFO", .. }), "{e}");
-        assert_eq!(e.to_string(), format!("{}: not a regular file but a FIFO: a policy is read from a regular file", fifo.display()));
+        assert!(
+            matches!(e, PolicyError::NotRegularFile { kind: "FIFO", .. }),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: not a regular file but a FIFO: a policy is read from a regular file",
+                fifo.display()
+            )
+        );
         std::fs::remove_dir_all(d).unwrap();
     }
 
     #[test]
     fn dev_zero_and_a_directory_are_refused() {
         let e = read_within_deadline("/dev/zero".into()).unwrap_err();
-        assert!(matches!(e, PolicyError::NotRegularFile { kind: "character device", .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                PolicyError::NotRegularFile {
+                    kind: "character device",
+                    ..
+                }
+            ),
+            "{e}"
+        );
         assert!(e.to_string().starts_with("/dev/zero: "), "{e}");
         let d = scratch("dir");
         let e = read_within_deadline(d.clone()).unwrap_err();
-        assert!(matches!(e, PolicyError::NotRegularFile { kind: "directory", .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                PolicyError::NotRegularFile {
+                    kind: "directory",
+                    ..
+                }
+            ),
+            "{e}"
+        );
         std::fs::remove_dir_all(d).unwrap();
     }
 
@@ -136,10 +198,19 @@ mod tests {
         let d = scratch("big");
         let big = d.join("policy");
         // Sparse: no block of it is written, and none is read.
-        File::create(&big).unwrap().set_len(MAX_POLICY_FILE + 1).unwrap();
+        File::create(&big)
+            .unwrap()
+            .set_len(MAX_POLICY_FILE + 1)
+            .unwrap();
         let e = read_within_deadline(big.clone()).unwrap_err();
-        assert!(matches!(e, PolicyError::TooLarge { size, max: MAX_POLICY_FILE, .. } if size == MAX_POLICY_FILE + 1), "{e}");
-        assert!(e.to_string().starts_with(&format!("{}: ", big.display())), "{e}");
+        assert!(
+            matches!(e, PolicyError::TooLarge { size, max: MAX_POLICY_FILE, .. } if size == MAX_POLICY_FILE + 1),
+            "{e}"
+        );
+        assert!(
+            e.to_string().starts_with(&format!("{}: ", big.display())),
+            "{e}"
+        );
         std::fs::remove_dir_all(d).unwrap();
     }
 
@@ -149,7 +220,14 @@ mod tests {
         let f = d.join("policy");
         std::fs::write(&f, b"0123456789").unwrap();
         assert_eq!(read_bounded(&f, 10).unwrap(), b"0123456789");
-        assert!(matches!(read_bounded(&f, 9), Err(PolicyError::TooLarge { size: 10, max: 9, .. })));
+        assert!(matches!(
+            read_bounded(&f, 9),
+            Err(PolicyError::TooLarge {
+                size: 10,
+                max: 9,
+                ..
+            })
+        ));
         std::fs::remove_dir_all(d).unwrap();
     }
 
@@ -158,14 +236,26 @@ mod tests {
     #[test]
     fn a_file_longer_than_its_size_is_cut_at_the_bound() {
         let e = read_bounded(Path::new("/proc/self/status"), 16).unwrap_err();
-        assert!(matches!(e, PolicyError::TooLarge { size: 17, max: 16, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                PolicyError::TooLarge {
+                    size: 17,
+                    max: 16,
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 
     #[test]
     fn a_missing_file_is_an_io_error_naming_it() {
         let e = read_file("/nonexistent/policy.33").unwrap_err();
         match &e {
-            PolicyError::Io { source, .. } => assert_eq!(source.kind(), std::io::ErrorKind::NotFound),
+            PolicyError::Io { source, .. } => {
+                assert_eq!(source.kind(), std::io::ErrorKind::NotFound)
+            }
             e => panic!("{e}"),
         }
         assert!(e.to_string().starts_with("/nonexistent/policy.33: "), "{e}");

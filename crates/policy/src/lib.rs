@@ -25,6 +25,9 @@ pub use ebitmap::Ebitmap;
 pub use error::{PolicyError, Result, Section};
 pub use file::{read_file, MAX_POLICY_FILE};
 pub use model::*;
+pub use read::{
+    counting_sort, read_policy, section_starts, sort_avtab, version, MAGIC, MAX_INITIAL_SID,
+    VERSION_MAX, VERSION_MIN,
+};
 pub use rules::*;
-pub use read::{counting_sort, read_policy, section_starts, sort_avtab, version, MAX_INITIAL_SID, MAGIC, VERSION_MAX, VERSION_MIN};
 pub use validate::{level_dom, range_contains, OBJECT_R};

@@ -32,7 +32,10 @@ impl Names {
     }
     /// The name of a 1-based value; `None` for a value outside the table or a hole.
     pub fn name(&self, value: u32) -> Option<&str> {
-        self.by_value.get((value as usize).checked_sub(1)?).map(|s| &**s).filter(|s| !s.is_empty())
+        self.by_value
+            .get((value as usize).checked_sub(1)?)
+            .map(|s| &**s)
+            .filter(|s| !s.is_empty())
     }
     /// Whether 1-based `value` has an entry of its own (is in the table and not a hole).
     pub fn is_defined(&self, value: u32) -> bool {
@@ -48,7 +51,10 @@ impl Names {
     /// "; did you mean NAME?" naming the table's names nearest to `name`, or nothing (see
     /// [`crate::suggest`]): the tail of every error about a name the table does not have.
     pub fn did_you_mean(&self, name: &str) -> String {
-        crate::suggest::did_you_mean(name, self.by_value.iter().map(|n| &**n).filter(|n| !n.is_empty()))
+        crate::suggest::did_you_mean(
+            name,
+            self.by_value.iter().map(|n| &**n).filter(|n| !n.is_empty()),
+        )
     }
 }
 
@@ -60,7 +66,10 @@ pub struct Common {
 
 impl Common {
     pub(crate) fn hole() -> Self {
-        Common { name: Box::from(""), perms: Names::default() }
+        Common {
+            name: Box::from(""),
+            perms: Names::default(),
+        }
     }
 }
 
@@ -73,7 +82,12 @@ pub enum ConstraintExpr {
     /// Compare a field of the two contexts (`u1 == u2`, `r1 dom r2`, `l1 domby h2`...).
     Compare(Comparison),
     /// Test a user, role or type of one context against a set of values (bit = value - 1).
-    Names { of: ConstraintOperand, field: NameField, op: EqOp, names: Ebitmap },
+    Names {
+        of: ConstraintOperand,
+        field: NameField,
+        op: EqOp,
+        names: Ebitmap,
+    },
 }
 
 impl ConstraintExpr {
@@ -191,7 +205,12 @@ pub struct Role {
 impl Role {
     /// A hole: no name, no types, so no context can hold it.
     pub(crate) fn hole() -> Self {
-        Role { name: Box::from(""), bounds: 0, dominates: Ebitmap::new(), types: Ebitmap::new() }
+        Role {
+            name: Box::from(""),
+            bounds: 0,
+            dominates: Ebitmap::new(),
+            types: Ebitmap::new(),
+        }
     }
 }
 
@@ -205,7 +224,11 @@ pub struct Type {
 
 impl Type {
     pub(crate) fn hole() -> Self {
-        Type { name: None, attribute: false, bounds: 0 }
+        Type {
+            name: None,
+            attribute: false,
+            bounds: 0,
+        }
     }
 }
 
@@ -236,8 +259,20 @@ pub struct User {
 impl User {
     /// A hole: no name, no roles; its range is never consulted, as no valid context names it.
     pub(crate) fn hole() -> Self {
-        let level = Level { sens: 0, cats: Ebitmap::new() };
-        User { name: Box::from(""), bounds: 0, roles: Ebitmap::new(), range: Range { low: level.clone(), high: level.clone() }, default_level: level }
+        let level = Level {
+            sens: 0,
+            cats: Ebitmap::new(),
+        };
+        User {
+            name: Box::from(""),
+            bounds: 0,
+            roles: Ebitmap::new(),
+            range: Range {
+                low: level.clone(),
+                high: level.clone(),
+            },
+            default_level: level,
+        }
     }
 }
 
@@ -256,7 +291,10 @@ pub struct Sensitivity {
 
 impl Sensitivity {
     pub(crate) fn hole() -> Self {
-        Sensitivity { name: Box::from(""), cats: Ebitmap::new() }
+        Sensitivity {
+            name: Box::from(""),
+            cats: Ebitmap::new(),
+        }
     }
 }
 

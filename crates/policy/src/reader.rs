@@ -13,13 +13,23 @@ pub(crate) struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub(crate) fn new(buf: &'a [u8]) -> Self {
-        Reader { buf, pos: 0, section: Section::Header, starts: vec![(Section::Header, 0)] }
+        Reader {
+            buf,
+            pos: 0,
+            section: Section::Header,
+            starts: vec![(Section::Header, 0)],
+        }
     }
 
     /// A second reader over the same bytes, at `pos`, in the same section (to find a record
     /// again once a later check has found it at fault).
     pub(crate) fn at(&self, pos: usize) -> Reader<'a> {
-        Reader { buf: self.buf, pos: pos.min(self.buf.len()), section: self.section, starts: Vec::new() }
+        Reader {
+            buf: self.buf,
+            pos: pos.min(self.buf.len()),
+            section: self.section,
+            starts: Vec::new(),
+        }
     }
 
     /// Starts reading `section` at the current offset.
@@ -42,12 +52,20 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn invalid(&self, what: impl Into<String>) -> PolicyError {
-        PolicyError::Invalid { section: self.section, offset: self.pos, what: what.into() }
+        PolicyError::Invalid {
+            section: self.section,
+            offset: self.pos,
+            what: what.into(),
+        }
     }
 
     /// The same error, reported at an earlier offset (where the offending field started).
     pub(crate) fn invalid_at(&self, offset: usize, what: impl Into<String>) -> PolicyError {
-        PolicyError::Invalid { section: self.section, offset, what: what.into() }
+        PolicyError::Invalid {
+            section: self.section,
+            offset,
+            what: what.into(),
+        }
     }
 
     pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
@@ -89,7 +107,10 @@ impl<'a> Reader<'a> {
         if n.saturating_mul(min_size.max(1)) > self.remaining() {
             return Err(self.invalid_at(
                 at,
-                format!("{what} count {n} exceeds the {} bytes left", self.remaining()),
+                format!(
+                    "{what} count {n} exceeds the {} bytes left",
+                    self.remaining()
+                ),
             ));
         }
         Ok(n)

@@ -217,7 +217,11 @@ impl Policy {
     /// Changes the kind of every extended-permission payload `select` picks to `kind` (for
     /// kinds older compilers cannot write, such as netlink-message rules before secilc 3.8);
     /// returns how many it changed.
-    pub fn change_xperms_kind(&mut self, select: impl Fn(&Xperms) -> bool, kind: XpermsKind) -> usize {
+    pub fn change_xperms_kind(
+        &mut self,
+        select: impl Fn(&Xperms) -> bool,
+        kind: XpermsKind,
+    ) -> usize {
         let mut n = 0;
         for x in self.rules.xperms.iter_mut().filter(|x| select(x)) {
             x.kind = kind;

@@ -55,7 +55,9 @@ fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
         let mut row_min = i;
         for j in 1..=b.len() {
             let same = a[i - 1] == b[j - 1];
-            let mut d = (back1[j - 1] + usize::from(!same)).min(back1[j] + 1).min(cur[j - 1] + 1);
+            let mut d = (back1[j - 1] + usize::from(!same))
+                .min(back1[j] + 1)
+                .min(cur[j - 1] + 1);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 d = d.min(back2[j - 2] + 1);
             }
@@ -77,16 +79,32 @@ mod tests {
 
     #[test]
     fn nearest_names_first() {
-        let perms = ["read", "write", "ioctl", "getattr", "setattr", "relabelfrom"];
+        let perms = [
+            "read",
+            "write",
+            "ioctl",
+            "getattr",
+            "setattr",
+            "relabelfrom",
+        ];
         assert_eq!(did_you_mean("reed", perms), "; did you mean read?");
         assert_eq!(nearest("getatr", perms), vec!["getattr", "setattr"]);
-        assert_eq!(did_you_mean("getatr", perms), "; did you mean getattr or setattr?");
+        assert_eq!(
+            did_you_mean("getatr", perms),
+            "; did you mean getattr or setattr?"
+        );
         assert_eq!(did_you_mean("xyzzy", perms), "");
         // A name the policy has is not a slip for itself, but an exact match still sorts first.
         assert_eq!(nearest("read", perms), vec!["read"]);
-        assert_eq!(nearest("htpd_t", ["httpd_t", "sshd_t", "http_port_t"]), vec!["httpd_t"]);
+        assert_eq!(
+            nearest("htpd_t", ["httpd_t", "sshd_t", "http_port_t"]),
+            vec!["httpd_t"]
+        );
         // A swap of neighbours is one slip.
-        assert_eq!(did_you_mean("fiel", ["dir", "file", "fifo_file"]), "; did you mean file?");
+        assert_eq!(
+            did_you_mean("fiel", ["dir", "file", "fifo_file"]),
+            "; did you mean file?"
+        );
         assert_eq!(nearest("ab", ["ba", "abc", "xy"]), vec!["ba", "abc"]);
     }
 }

@@ -28,7 +28,10 @@ impl PolicyTables {
 
     pub fn context_is_valid(&self, c: &Context) -> bool {
         // Defined implies in range: holes and out-of-range values alike have no name.
-        if !self.role_names.is_defined(c.role) || !self.user_names.is_defined(c.user) || !self.type_names.is_defined(c.ty) {
+        if !self.role_names.is_defined(c.role)
+            || !self.user_names.is_defined(c.user)
+            || !self.type_names.is_defined(c.ty)
+        {
             return false;
         }
         if c.role != OBJECT_R {

@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use seaccess_avc::AvcError;
-use seaccess_security::SecurityError;
 use seaccess_avc::Verdict;
+use seaccess_security::SecurityError;
 use seaccess_types::{ClassId, Registration, ServerError, Sid};
 
 use crate::batch::{Failed, Queries, Resolved};
-use crate::errors::Problem;
 use crate::errors;
+use crate::errors::Problem;
 use crate::names::{perm_bits, perm_names, Shared};
 use crate::policy::Policy;
 
@@ -39,15 +39,25 @@ fn server_problem(e: ServerError) -> Problem {
 }
 
 fn changed_too_often() -> Problem {
-    Problem::Other(format!("the policy changed {RETRIES} times during one check"))
+    Problem::Other(format!(
+        "the policy changed {RETRIES} times during one check"
+    ))
 }
 
 impl Avc {
     /// The check of one resolved query, made only if the cache answers from the generation
     /// the query was resolved under (`Err(())` otherwise: resolve again), and audited as
     /// avc_has_perm does: True if allowed, or denied but not enforced.
-    fn check(&self, (s, t, class, av): Resolved, at: seaccess_types::Seqno) -> Result<Result<bool, ()>, Problem> {
-        match self.avc.check_at(s, t, class, av, at).map_err(server_problem)? {
+    fn check(
+        &self,
+        (s, t, class, av): Resolved,
+        at: seaccess_types::Seqno,
+    ) -> Result<Result<bool, ()>, Problem> {
+        match self
+            .avc
+            .check_at(s, t, class, av, at)
+            .map_err(server_problem)?
+        {
             Ok(v) => {
                 self.audit(s, t, class, &v);
                 Ok(Ok(v.allowed()))
@@ -72,19 +82,32 @@ impl Avc {
         let shared = policy.shared.clone();
         let avc = Arc::new(seaccess_avc::Avc::new(shared.server.clone(), capacity));
         let following = avc.follow(&*shared.server);
-        Ok(Avc { shared, avc, _following: following })
+        Ok(Avc {
+            shared,
+            avc,
+            _following: following,
+        })
     }
 
     /// Whether every permission is granted: True if allowed, or denied but not enforced
     /// (permissive mode or a permissive domain), as avc_has_perm returns 0. The names are
     /// resolved under one policy generation and answered by that generation's decision; a
     /// reload in between makes the check resolve again.
-    fn has_perm(&self, scontext: &str, tcontext: &str, tclass: &str, perms: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn has_perm(
+        &self,
+        scontext: &str,
+        tcontext: &str,
+        tclass: &str,
+        perms: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
         let names = perm_names(perms)?;
         let run = || -> Result<bool, Problem> {
             for _ in 0..RETRIES {
                 let g = self.shared.server.snapshot();
-                let (s, t) = (self.shared.sid(&g, scontext)?, self.shared.sid(&g, tcontext)?);
+                let (s, t) = (
+                    self.shared.sid(&g, scontext)?,
+                    self.shared.sid(&g, tcontext)?,
+                );
                 let class = g.class(tclass)?;
                 let (av, _) = perm_bits(&g, class, &names)?;
                 if let Ok(allowed) = self.check((s, t, class, av), g.seqno())? {
@@ -110,7 +133,10 @@ impl Avc {
                 let mut r = q.resolver(shared, &g);
                 while out.len() < q.len() {
                     let i = out.len();
-                    match self.check(r.item(i)?, g.seqno()).map_err(|e| Failed::new(i, e))? {
+                    match self
+                        .check(r.item(i)?, g.seqno())
+                        .map_err(|e| Failed::new(i, e))?
+                    {
                         Ok(allowed) => {
                             out.push(allowed);
                             retries = 0;
@@ -164,6 +190,10 @@ impl Avc {
     }
 
     fn __repr__(&self) -> String {
-        format!("<seaccess.Avc capacity={} seqno={}>", self.avc.capacity(), self.avc.seqno().0)
+        format!(
+            "<seaccess.Avc capacity={} seqno={}>",
+            self.avc.capacity(),
+            self.avc.seqno().0
+        )
     }
 }

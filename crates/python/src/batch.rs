@@ -80,7 +80,8 @@ impl Queries {
                 match p.cast::<PyString>() {
                     Ok(s) => q.perms.number(s.to_str()?),
                     Err(_) => {
-                        let names = crate::names::perm_names(&p.to_owned()).map_err(|e| at(i, e, p.py()))?;
+                        let names = crate::names::perm_names(&p.to_owned())
+                            .map_err(|e| at(i, e, p.py()))?;
                         q.perms.number(&names.join(" "))
                     }
                 }
@@ -152,9 +153,23 @@ impl Resolver<'_> {
         } else if let Some(&av) = self.avs.get(&(c, p)) {
             av
         } else {
-            let names: Vec<&str> = self.q.perms.list.get(p as usize).map_or("", |b| b).split_ascii_whitespace().collect();
+            let names: Vec<&str> = self
+                .q
+                .perms
+                .list
+                .get(p as usize)
+                .map_or("", |b| b)
+                .split_ascii_whitespace()
+                .collect();
             if names.is_empty() {
-                return Err(Failed::new(i, SecurityError::UnknownPermission { class: g.class_name(class).unwrap_or("?").into(), perm: String::new(), near: String::new() }));
+                return Err(Failed::new(
+                    i,
+                    SecurityError::UnknownPermission {
+                        class: g.class_name(class).unwrap_or("?").into(),
+                        perm: String::new(),
+                        near: String::new(),
+                    },
+                ));
             }
             let av = g.perms(class, &names).map_err(|e| Failed::new(i, e))?;
             self.avs.insert((c, p), av);
@@ -167,7 +182,10 @@ impl Resolver<'_> {
         if let Some(sid) = self.sids.get(n as usize).copied().flatten() {
             return Ok(sid);
         }
-        let sid = self.shared.sid(self.g, self.q.contexts.list.get(n as usize).map_or("", |b| b))?;
+        let sid = self.shared.sid(
+            self.g,
+            self.q.contexts.list.get(n as usize).map_or("", |b| b),
+        )?;
         if let Some(slot) = self.sids.get_mut(n as usize) {
             *slot = Some(sid);
         }
@@ -179,12 +197,18 @@ impl Resolver<'_> {
 fn number(strings: &mut Strings, item: Borrowed<'_, '_, PyAny>, i: usize) -> PyResult<u32> {
     match item.cast::<PyString>() {
         Ok(s) => Ok(strings.number(s.to_str()?)),
-        Err(_) => Err(PyTypeError::new_err(format!("query {i}: contexts and class must be str"))),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "query {i}: contexts and class must be str"
+        ))),
     }
 }
 
 fn shape(i: usize, want: usize) -> PyErr {
-    let what = if want == 4 { "(scontext, tcontext, tclass, perms)" } else { "(scontext, tcontext, tclass)" };
+    let what = if want == 4 {
+        "(scontext, tcontext, tclass, perms)"
+    } else {
+        "(scontext, tcontext, tclass)"
+    };
     PyTypeError::new_err(format!("query {i}: expected a tuple {what}"))
 }
 

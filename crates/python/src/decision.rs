@@ -46,7 +46,14 @@ impl AvDecision {
     /// (allowed, decided, auditallow, auditdeny, seqno, flags), as selinuxfs's access file
     /// lists them.
     fn astuple(&self) -> (u32, u32, u32, u32, u32, u32) {
-        (self.allowed, self.decided, self.auditallow, self.auditdeny, self.seqno, self.flags)
+        (
+            self.allowed,
+            self.decided,
+            self.auditallow,
+            self.auditdeny,
+            self.seqno,
+            self.flags,
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -78,7 +85,11 @@ impl From<&DenialReason> for Reason {
             DenialReason::BooleanOff { booleans } => booleans.clone(),
             _ => Vec::new(),
         };
-        Reason { kind: r.kind(), text: r.to_string(), booleans }
+        Reason {
+            kind: r.kind(),
+            text: r.to_string(),
+            booleans,
+        }
     }
 }
 
@@ -121,17 +132,29 @@ impl Permission {
     /// The line `seaccess check` prints for this permission.
     fn __str__(&self) -> String {
         if self.allowed {
-            let audit = if self.audited { " (audited: auditallow)" } else { "" };
+            let audit = if self.audited {
+                " (audited: auditallow)"
+            } else {
+                ""
+            };
             format!("{}: allowed{audit}", self.name)
         } else {
             let why: Vec<&str> = self.reasons.iter().map(|r| r.text.as_str()).collect();
-            let quiet = if self.audited { "" } else { ", not audited: dontaudit" };
+            let quiet = if self.audited {
+                ""
+            } else {
+                ", not audited: dontaudit"
+            };
             format!("{}: denied: {}{quiet}", self.name, why.join("; "))
         }
     }
 
     fn __repr__(&self) -> String {
-        format!("Permission(name={:?}, allowed={})", self.name, if self.allowed { "True" } else { "False" })
+        format!(
+            "Permission(name={:?}, allowed={})",
+            self.name,
+            if self.allowed { "True" } else { "False" }
+        )
     }
 }
 
@@ -170,13 +193,36 @@ impl Decision {
             .map(|(name, &bit)| {
                 let mask = 1u32.checked_shl(bit).unwrap_or(0);
                 let allowed = d.allowed.0 & mask != 0;
-                let audited = if allowed { d.auditallow.0 & mask != 0 } else { d.auditdeny.0 & mask != 0 };
-                let reasons =
-                    if allowed { Vec::new() } else { ex.reasons.iter().filter(|(b, _)| *b == bit).map(|(_, r)| r.into()).collect() };
-                Permission { name: name.clone(), allowed, audited, reasons }
+                let audited = if allowed {
+                    d.auditallow.0 & mask != 0
+                } else {
+                    d.auditdeny.0 & mask != 0
+                };
+                let reasons = if allowed {
+                    Vec::new()
+                } else {
+                    ex.reasons
+                        .iter()
+                        .filter(|(b, _)| *b == bit)
+                        .map(|(_, r)| r.into())
+                        .collect()
+                };
+                Permission {
+                    name: name.clone(),
+                    allowed,
+                    audited,
+                    reasons,
+                }
             })
             .collect();
-        Decision { scontext, tcontext, tclass, permissions, permissive: d.flags.permissive(), av: (*d).into() }
+        Decision {
+            scontext,
+            tcontext,
+            tclass,
+            permissions,
+            permissive: d.flags.permissive(),
+            av: (*d).into(),
+        }
     }
 }
 
@@ -195,7 +241,11 @@ impl Decision {
     /// The names of the denied permissions, in the order asked.
     #[getter]
     fn denied(&self) -> Vec<String> {
-        self.permissions.iter().filter(|p| !p.allowed).map(|p| p.name.clone()).collect()
+        self.permissions
+            .iter()
+            .filter(|p| !p.allowed)
+            .map(|p| p.name.clone())
+            .collect()
     }
 
     /// For each denied permission, the texts of its reasons.
@@ -204,15 +254,33 @@ impl Decision {
         self.permissions
             .iter()
             .filter(|p| !p.allowed)
-            .map(|p| (p.name.clone(), p.reasons.iter().map(|r| r.text.clone()).collect()))
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    p.reasons.iter().map(|r| r.text.clone()).collect(),
+                )
+            })
             .collect()
     }
 
     /// The lines `seaccess check` prints.
     fn __str__(&self) -> String {
-        let tail = if self.permissive { ", but the source type is permissive: logged, not enforced" } else { "" };
-        let lines: Vec<String> =
-            self.permissions.iter().map(|p| if p.allowed { p.__str__() } else { format!("{}{tail}", p.__str__()) }).collect();
+        let tail = if self.permissive {
+            ", but the source type is permissive: logged, not enforced"
+        } else {
+            ""
+        };
+        let lines: Vec<String> = self
+            .permissions
+            .iter()
+            .map(|p| {
+                if p.allowed {
+                    p.__str__()
+                } else {
+                    format!("{}{tail}", p.__str__())
+                }
+            })
+            .collect();
         lines.join("\n")
     }
 

@@ -4,20 +4,44 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError, PyValu
 use pyo3::{create_exception, PyErr};
 use seaccess_security::SecurityError;
 
-create_exception!(seaccess, Error, PyValueError, "Base of seaccess's errors about what it was given.");
-create_exception!(seaccess, PolicyError, Error, "A policy image that cannot be loaded: the message names the section and byte offset.");
-create_exception!(seaccess, ContextError, Error, "A security context that is not valid in the policy.");
-create_exception!(seaccess, UnknownNameError, Error, "A class, permission or boolean the policy does not define.");
+create_exception!(
+    seaccess,
+    Error,
+    PyValueError,
+    "Base of seaccess's errors about what it was given."
+);
+create_exception!(
+    seaccess,
+    PolicyError,
+    Error,
+    "A policy image that cannot be loaded: the message names the section and byte offset."
+);
+create_exception!(
+    seaccess,
+    ContextError,
+    Error,
+    "A security context that is not valid in the policy."
+);
+create_exception!(
+    seaccess,
+    UnknownNameError,
+    Error,
+    "A class, permission or boolean the policy does not define."
+);
 
 /// The exception for a security server error; `at` says where (a file, a query number), or is
 /// empty.
 pub(crate) fn security(e: &SecurityError, at: &str) -> PyErr {
-    let msg = if at.is_empty() { e.to_string() } else { format!("{at}: {e}") };
+    let msg = if at.is_empty() {
+        e.to_string()
+    } else {
+        format!("{at}: {e}")
+    };
     match e {
         SecurityError::Policy(_) => PolicyError::new_err(msg),
-        SecurityError::InvalidContext { .. } | SecurityError::InvalidSid(_) | SecurityError::InvalidComputedContext(_) => {
-            ContextError::new_err(msg)
-        }
+        SecurityError::InvalidContext { .. }
+        | SecurityError::InvalidSid(_)
+        | SecurityError::InvalidComputedContext(_) => ContextError::new_err(msg),
         SecurityError::UnknownClass(..)
         | SecurityError::UnknownPermission { .. }
         | SecurityError::InvalidClass(_)

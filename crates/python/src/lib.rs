@@ -20,7 +20,10 @@ fn _seaccess(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", py.get_type::<errors::Error>())?;
     m.add("PolicyError", py.get_type::<errors::PolicyError>())?;
     m.add("ContextError", py.get_type::<errors::ContextError>())?;
-    m.add("UnknownNameError", py.get_type::<errors::UnknownNameError>())?;
+    m.add(
+        "UnknownNameError",
+        py.get_type::<errors::UnknownNameError>(),
+    )?;
     m.add_class::<policy::Policy>()?;
     m.add_class::<avc::Avc>()?;
     m.add_class::<decision::AvDecision>()?;
@@ -28,6 +31,9 @@ fn _seaccess(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<decision::Permission>()?;
     m.add_class::<decision::Reason>()?;
     m.add("DEFAULT_CAPACITY", seaccess_avc::DEFAULT_CAPACITY)?;
-    m.add("KERNEL_SOCKET_CLASSES", pyo3::types::PyFrozenSet::new(py, seaccess_security::KERNEL_SOCKET_CLASSES)?)?;
+    m.add(
+        "KERNEL_SOCKET_CLASSES",
+        pyo3::types::PyFrozenSet::new(py, seaccess_security::KERNEL_SOCKET_CLASSES)?,
+    )?;
     Ok(())
 }

@@ -33,7 +33,13 @@ struct Remembered {
 impl Shared {
     pub(crate) fn new(server: SecurityServer) -> Shared {
         let seqno = server.seqno();
-        Shared { server: Arc::new(server), sids: RwLock::new(Remembered { seqno, sids: FxHashMap::default() }) }
+        Shared {
+            server: Arc::new(server),
+            sids: RwLock::new(Remembered {
+                seqno,
+                sids: FxHashMap::default(),
+            }),
+        }
     }
 
     /// The SID of a context string under generation `g`: remembered if `g` checked it before,
@@ -71,7 +77,12 @@ impl Shared {
 /// (`"read write"`), or a sequence of names.
 pub(crate) fn perm_names(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return nonempty(s.to_str()?.split_ascii_whitespace().map(str::to_string).collect());
+        return nonempty(
+            s.to_str()?
+                .split_ascii_whitespace()
+                .map(str::to_string)
+                .collect(),
+        );
     }
     let mut names = Vec::new();
     for item in obj.try_iter().map_err(|_| not_perms(obj))? {
@@ -85,18 +96,30 @@ pub(crate) fn perm_names(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 /// A check asks for at least one permission, as the kernel's avc_has_perm requires.
 fn nonempty(names: Vec<String>) -> PyResult<Vec<String>> {
     if names.is_empty() {
-        return Err(crate::errors::Error::new_err("no permission named: give at least one"));
+        return Err(crate::errors::Error::new_err(
+            "no permission named: give at least one",
+        ));
     }
     Ok(names)
 }
 
 fn not_perms(obj: &Bound<'_, PyAny>) -> PyErr {
-    let ty = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
-    PyTypeError::new_err(format!("permissions must be a str or a sequence of str, not {ty}"))
+    let ty = obj
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into());
+    PyTypeError::new_err(format!(
+        "permissions must be a str or a sequence of str, not {ty}"
+    ))
 }
 
 /// The access vector of permission names of a class, with the bit of each name in order.
-pub(crate) fn perm_bits(g: &Generation, class: ClassId, names: &[String]) -> Result<(AccessVector, Vec<u32>), SecurityError> {
+pub(crate) fn perm_bits(
+    g: &Generation,
+    class: ClassId,
+    names: &[String],
+) -> Result<(AccessVector, Vec<u32>), SecurityError> {
     let mut av = 0u32;
     let mut bits = Vec::with_capacity(names.len());
     for n in names {

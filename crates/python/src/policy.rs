@@ -21,7 +21,8 @@ pub struct Policy {
 
 /// Reads a policy file (a regular file, size-bounded) with the interpreter released.
 fn read(py: Python<'_>, path: &PathBuf) -> PyResult<Vec<u8>> {
-    py.detach(|| seaccess_security::read_policy_file(path)).map_err(|e| errors::policy_file(&e, &path.display().to_string()))
+    py.detach(|| seaccess_security::read_policy_file(path))
+        .map_err(|e| errors::policy_file(&e, &path.display().to_string()))
 }
 
 #[pymethods]
@@ -30,22 +31,32 @@ impl Policy {
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Policy> {
         let data = read(py, &path)?;
-        let server = py.detach(|| SecurityServer::from_bytes(&data)).map_err(|e| errors::security(&e, &path.display().to_string()))?;
-        Ok(Policy { shared: Arc::new(Shared::new(server)) })
+        let server = py
+            .detach(|| SecurityServer::from_bytes(&data))
+            .map_err(|e| errors::security(&e, &path.display().to_string()))?;
+        Ok(Policy {
+            shared: Arc::new(Shared::new(server)),
+        })
     }
 
     /// Loads a binary policy image held in memory.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Policy> {
-        let server = py.detach(|| SecurityServer::from_bytes(data)).map_err(|e| errors::security(&e, "policy image"))?;
-        Ok(Policy { shared: Arc::new(Shared::new(server)) })
+        let server = py
+            .detach(|| SecurityServer::from_bytes(data))
+            .map_err(|e| errors::security(&e, "policy image"))?;
+        Ok(Policy {
+            shared: Arc::new(Shared::new(server)),
+        })
     }
 
     /// Replaces the policy with another file's, atomically; caches made on this policy follow.
     /// Returns the new seqno. On error the old policy stays.
     fn reload(&self, py: Python<'_>, path: PathBuf) -> PyResult<u32> {
         let data = read(py, &path)?;
-        let seqno = py.detach(|| self.shared.server.reload(&data)).map_err(|e| errors::security(&e, &path.display().to_string()))?;
+        let seqno = py
+            .detach(|| self.shared.server.reload(&data))
+            .map_err(|e| errors::security(&e, &path.display().to_string()))?;
         Ok(seqno.0)
     }
 
@@ -56,7 +67,13 @@ impl Policy {
     }
 
     /// Whether each permission is allowed, and why each denied one is denied.
-    fn check(&self, scontext: &str, tcontext: &str, tclass: &str, perms: &Bound<'_, PyAny>) -> PyResult<Decision> {
+    fn check(
+        &self,
+        scontext: &str,
+        tcontext: &str,
+        tclass: &str,
+        perms: &Bound<'_, PyAny>,
+    ) -> PyResult<Decision> {
         let names = perm_names(perms)?;
         let g = self.shared.server.snapshot();
         let run = || -> Result<Decision, SecurityError> {
@@ -65,7 +82,12 @@ impl Policy {
             let class = g.class(tclass)?;
             let (_, bits) = perm_bits(&g, class, &names)?;
             let ex = g.explain(ssid, tsid, class)?;
-            Ok(Decision::new((scontext.into(), tcontext.into(), tclass.into()), &names, &bits, &ex))
+            Ok(Decision::new(
+                (scontext.into(), tcontext.into(), tclass.into()),
+                &names,
+                &bits,
+                &ex,
+            ))
         };
         run().map_err(|e| errors::security(&e, ""))
     }
@@ -92,14 +114,21 @@ impl Policy {
     fn compute_av(&self, scontext: &str, tcontext: &str, tclass: &str) -> PyResult<AvDecision> {
         let g = self.shared.server.snapshot();
         let run = || -> Result<AvDecision, SecurityError> {
-            let (s, t) = (self.shared.sid(&g, scontext)?, self.shared.sid(&g, tcontext)?);
+            let (s, t) = (
+                self.shared.sid(&g, scontext)?,
+                self.shared.sid(&g, tcontext)?,
+            );
             Ok(g.compute_av(s, t, g.class(tclass)?)?.into())
         };
         run().map_err(|e| errors::security(&e, ""))
     }
 
     /// compute_av for each (scontext, tcontext, tclass), with the interpreter released.
-    fn compute_av_many(&self, py: Python<'_>, queries: &Bound<'_, PyAny>) -> PyResult<Vec<AvDecision>> {
+    fn compute_av_many(
+        &self,
+        py: Python<'_>,
+        queries: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<AvDecision>> {
         let q = Queries::read(queries, false)?;
         let shared = &self.shared;
         py.detach(|| -> Result<Vec<AvDecision>, Failed> {
@@ -117,18 +146,30 @@ impl Policy {
     /// The context of a new object of class `tclass` created by `scontext` in `tcontext`
     /// (security_compute_create), with `name` for name-based type transitions.
     #[pyo3(signature = (scontext, tcontext, tclass, name = None))]
-    fn compute_create(&self, scontext: &str, tcontext: &str, tclass: &str, name: Option<&str>) -> PyResult<String> {
-        self.new_context(scontext, tcontext, tclass, |g, s, t, c| g.compute_create(s, t, c, name))
+    fn compute_create(
+        &self,
+        scontext: &str,
+        tcontext: &str,
+        tclass: &str,
+        name: Option<&str>,
+    ) -> PyResult<String> {
+        self.new_context(scontext, tcontext, tclass, |g, s, t, c| {
+            g.compute_create(s, t, c, name)
+        })
     }
 
     /// The context an object is relabeled to (security_compute_relabel).
     fn compute_relabel(&self, scontext: &str, tcontext: &str, tclass: &str) -> PyResult<String> {
-        self.new_context(scontext, tcontext, tclass, |g, s, t, c| g.compute_relabel(s, t, c))
+        self.new_context(scontext, tcontext, tclass, |g, s, t, c| {
+            g.compute_relabel(s, t, c)
+        })
     }
 
     /// The context of a member of a polyinstantiated object (security_compute_member).
     fn compute_member(&self, scontext: &str, tcontext: &str, tclass: &str) -> PyResult<String> {
-        self.new_context(scontext, tcontext, tclass, |g, s, t, c| g.compute_member(s, t, c))
+        self.new_context(scontext, tcontext, tclass, |g, s, t, c| {
+            g.compute_member(s, t, c)
+        })
     }
 
     /// Every boolean: name -> (active, pending).
@@ -137,7 +178,9 @@ impl Policy {
         let server = &self.shared.server;
         let mut out = BTreeMap::new();
         for (name, active) in server.snapshot().booleans() {
-            let pending = server.pending_boolean(&name).map_err(|e| errors::security(&e, ""))?;
+            let pending = server
+                .pending_boolean(&name)
+                .map_err(|e| errors::security(&e, ""))?;
             out.insert(name, (active, pending));
         }
         Ok(out)
@@ -145,7 +188,10 @@ impl Policy {
 
     /// Sets a boolean's pending value; `commit_booleans` makes it active.
     fn set_boolean(&self, name: &str, value: bool) -> PyResult<()> {
-        self.shared.server.set_boolean(name, value).map_err(|e| errors::security(&e, ""))
+        self.shared
+            .server
+            .set_boolean(name, value)
+            .map_err(|e| errors::security(&e, ""))
     }
 
     /// Makes every pending boolean value active at once; returns the new seqno.
@@ -164,11 +210,19 @@ impl Policy {
         scontext: &str,
         tcontext: &str,
         tclass: &str,
-        f: impl FnOnce(&seaccess_security::Generation, Sid, Sid, seaccess_types::ClassId) -> Result<Sid, SecurityError>,
+        f: impl FnOnce(
+            &seaccess_security::Generation,
+            Sid,
+            Sid,
+            seaccess_types::ClassId,
+        ) -> Result<Sid, SecurityError>,
     ) -> PyResult<String> {
         let g = self.shared.server.snapshot();
         let run = || -> Result<String, SecurityError> {
-            let (s, t) = (self.shared.sid(&g, scontext)?, self.shared.sid(&g, tcontext)?);
+            let (s, t) = (
+                self.shared.sid(&g, scontext)?,
+                self.shared.sid(&g, tcontext)?,
+            );
             let sid = f(&g, s, t, g.class(tclass)?)?;
             g.sid_to_context(sid)
         };

@@ -18,9 +18,19 @@ pub(crate) struct TeResult {
 impl Generation {
     /// The type-enforcement rules alone: every (source attribute, target attribute) pair's
     /// allow, auditallow and dontaudit rules, conditional ones if their branch is enabled.
-    pub(crate) fn te(&self, stype: u32, ttype: u32, class: u32, disabled: Option<&mut Vec<(u32, u32)>>) -> TeResult {
+    pub(crate) fn te(
+        &self,
+        stype: u32,
+        ttype: u32,
+        class: u32,
+        disabled: Option<&mut Vec<(u32, u32)>>,
+    ) -> TeResult {
         let c = &*self.c;
-        let mut r = TeResult { allowed: 0, auditallow: 0, auditdeny: u32::MAX };
+        let mut r = TeResult {
+            allowed: 0,
+            auditallow: 0,
+            auditdeny: u32::MAX,
+        };
         let tattrs = &c.attrs[ttype as usize - 1];
         let mut disabled = disabled;
         let class = class as u16;
@@ -61,7 +71,13 @@ impl Generation {
 
     /// The kernel's context_struct_compute_av: rules, then constraints, then the role check on
     /// process transitions, then type bounds. Returns (allowed, auditallow, auditdeny).
-    pub(crate) fn compute(&self, s: &Context, t: &Context, class: u32, mut why: Option<&mut Vec<(u32, DenialReason)>>) -> TeResult {
+    pub(crate) fn compute(
+        &self,
+        s: &Context,
+        t: &Context,
+        class: u32,
+        mut why: Option<&mut Vec<(u32, DenialReason)>>,
+    ) -> TeResult {
         let c = &*self.c;
         let p = &c.policy;
         let mut disabled = why.as_ref().map(|_| Vec::new());
@@ -113,7 +129,12 @@ impl Generation {
 
     /// The decision for source context `s` acting on target context `t` of class `class`.
     /// Errors when either context is not valid in this generation's policy.
-    pub fn compute_av_contexts(&self, s: &Context, t: &Context, class: ClassId) -> Result<AvDecision> {
+    pub fn compute_av_contexts(
+        &self,
+        s: &Context,
+        t: &Context,
+        class: ClassId,
+    ) -> Result<AvDecision> {
         self.check_context(s)?;
         self.check_context(t)?;
         self.compute_av_valid(s, t, class)

@@ -18,6 +18,12 @@ impl Generation {
             };
             *slot.ok_or_else(|| self.unknown_boolean(name))? = *value;
         }
-        Ok(Generation::new(self.c.clone(), self.sids.clone(), self.ctx.clone(), bools, self.seqno))
+        Ok(Generation::new(
+            self.c.clone(),
+            self.sids.clone(),
+            self.ctx.clone(),
+            bools,
+            self.seqno,
+        ))
     }
 }

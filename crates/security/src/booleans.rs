@@ -17,12 +17,21 @@ impl Generation {
 
     /// (name, value) of every boolean in this generation.
     pub fn booleans(&self) -> Vec<(String, bool)> {
-        self.c.policy.bools.iter().zip(&self.bools).map(|(b, v)| (b.name.to_string(), *v)).collect()
+        self.c
+            .policy
+            .bools
+            .iter()
+            .zip(&self.bools)
+            .map(|(b, v)| (b.name.to_string(), *v))
+            .collect()
     }
 
     pub fn boolean(&self, name: &str) -> Result<bool> {
         let i = self.bool_index(name)?;
-        self.bools.get(i).copied().ok_or_else(|| self.unknown_boolean(name))
+        self.bools
+            .get(i)
+            .copied()
+            .ok_or_else(|| self.unknown_boolean(name))
     }
 
     /// Where a boolean's value sits in this generation's (and its pending) value list.
@@ -56,7 +65,10 @@ impl SecurityServer {
     pub fn pending_boolean(&self, name: &str) -> Result<bool> {
         let pending = lock(&self.pending);
         let slot = self.current.load().bool_index(name)?;
-        pending.get(slot).copied().ok_or_else(|| self.current.load().unknown_boolean(name))
+        pending
+            .get(slot)
+            .copied()
+            .ok_or_else(|| self.current.load().unknown_boolean(name))
     }
 
     /// Makes every pending boolean value current, all at once, as a new generation with the next

@@ -23,7 +23,9 @@ impl Generation {
         let mut at = n;
         // A chain longer than the types is a cycle (the reader refuses those; never loop on one).
         for _ in 0..types.len() {
-            let Some(t) = (at as usize).checked_sub(1).and_then(|i| types.get(i)) else { return Ok(false) };
+            let Some(t) = (at as usize).checked_sub(1).and_then(|i| types.get(i)) else {
+                return Ok(false);
+            };
             if t.bounds == 0 {
                 return Ok(false);
             }
@@ -36,22 +38,44 @@ impl Generation {
     }
 
     /// Removes from `r.allowed` what the source type's bound would not get.
-    pub(crate) fn mask_bounds(&self, s: &Context, t: &Context, class: u32, r: &mut TeResult, why: Option<&mut Vec<(u32, DenialReason)>>) {
+    pub(crate) fn mask_bounds(
+        &self,
+        s: &Context,
+        t: &Context,
+        class: u32,
+        r: &mut TeResult,
+        why: Option<&mut Vec<(u32, DenialReason)>>,
+    ) {
         let p = &self.c.policy;
         // A bounded source type never gets more than its bound would, computed the same way
         // (recursively) with the bound in place of the type, and the target's bound in place of
         // a bounded target type.
         let sb = p.types[s.ty as usize - 1].bounds;
         if sb != 0 && r.allowed != 0 {
-            let lo_s = Context { ty: sb, ..s.clone() };
+            let lo_s = Context {
+                ty: sb,
+                ..s.clone()
+            };
             let tb = p.types[t.ty as usize - 1].bounds;
-            let lo_t = if tb != 0 { Context { ty: tb, ..t.clone() } } else { t.clone() };
+            let lo_t = if tb != 0 {
+                Context {
+                    ty: tb,
+                    ..t.clone()
+                }
+            } else {
+                t.clone()
+            };
             let lo = self.compute(&lo_s, &lo_t, class, None);
             let masked = r.allowed & !lo.allowed;
             if masked != 0 {
                 if let Some(w) = why {
                     for bit in AccessVector(masked).bits() {
-                        w.push((bit, DenialReason::TypeBounds { bound: p.type_names.name(sb).unwrap_or("?").into() }));
+                        w.push((
+                            bit,
+                            DenialReason::TypeBounds {
+                                bound: p.type_names.name(sb).unwrap_or("?").into(),
+                            },
+                        ));
                     }
                 }
                 r.allowed &= !masked;

@@ -2,7 +2,9 @@
 //! lookups instead of the kernel's walk over every (source attribute, target attribute) pair.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use seaccess_policy::{counting_sort, AvtabEntry, CondExpr, Ebitmap, Policy, PolicyTables, Range, RuleKind, Xperms};
+use seaccess_policy::{
+    counting_sort, AvtabEntry, CondExpr, Ebitmap, Policy, PolicyTables, Range, RuleKind, Xperms,
+};
 
 use crate::sockets::is_kernel_socket_class;
 
@@ -31,7 +33,12 @@ pub(crate) struct RuleIndex {
 impl RuleIndex {
     /// Builds from unconditional rules already sorted (as the reader keeps them) and
     /// conditional rules in any order.
-    fn build(ntypes: usize, nclasses: usize, sorted: impl Iterator<Item = (u16, Rule)>, cond: Vec<(u16, Rule)>) -> RuleIndex {
+    fn build(
+        ntypes: usize,
+        nclasses: usize,
+        sorted: impl Iterator<Item = (u16, Rule)>,
+        cond: Vec<(u16, Rule)>,
+    ) -> RuleIndex {
         let key = |(s, r): &(u16, Rule)| (*s, r.class, r.target);
         let cond = counting_sort(&cond, ntypes + 1, |x| usize::from(x.1.target));
         let cond = counting_sort(&cond, nclasses + 1, |x| usize::from(x.1.class));
@@ -64,7 +71,9 @@ impl RuleIndex {
     #[inline]
     pub fn run(&self, stype: u16, class: u16) -> &[Rule] {
         let s = usize::from(stype);
-        let (Some(&a), Some(&b)) = (self.start.get(s), self.start.get(s + 1)) else { return &[] };
+        let (Some(&a), Some(&b)) = (self.start.get(s), self.start.get(s + 1)) else {
+            return &[];
+        };
         let all = &self.rules[a as usize..b as usize];
         let lo = all.partition_point(|r| r.class < class);
         let hi = lo + all[lo..].partition_point(|r| r.class == class);
@@ -106,7 +115,16 @@ pub(crate) struct Compiled {
 }
 
 fn split(e: &AvtabEntry, branch: u32) -> (u16, Rule) {
-    (e.source_type, Rule { target: e.target_type, class: e.class, kind: e.kind, branch, data: e.data })
+    (
+        e.source_type,
+        Rule {
+            target: e.target_type,
+            class: e.class,
+            kind: e.kind,
+            branch,
+            data: e.data,
+        },
+    )
 }
 
 impl Compiled {
@@ -120,7 +138,10 @@ impl Compiled {
         let mut cond_exprs = Vec::with_capacity(conds.len());
         for (i, node) in conds.into_iter().enumerate() {
             cond_exprs.push(node.expr.into_boxed_slice());
-            let lists = [(2 * i as u32, node.true_list), (2 * i as u32 + 1, node.false_list)];
+            let lists = [
+                (2 * i as u32, node.true_list),
+                (2 * i as u32 + 1, node.false_list),
+            ];
             for (branch, list) in lists {
                 ncond += list.len();
                 for e in &list {
@@ -133,8 +154,24 @@ impl Compiled {
             }
         }
         let nc = policy.classes.len();
-        let av = RuleIndex::build(nt, nc, avtab.iter().filter(|e| !is_type(e)).map(|e| split(e, ALWAYS)), cond_av);
-        let types = RuleIndex::build(nt, nc, avtab.iter().filter(|e| is_type(e)).map(|e| split(e, ALWAYS)), cond_ty);
+        let av = RuleIndex::build(
+            nt,
+            nc,
+            avtab
+                .iter()
+                .filter(|e| !is_type(e))
+                .map(|e| split(e, ALWAYS)),
+            cond_av,
+        );
+        let types = RuleIndex::build(
+            nt,
+            nc,
+            avtab
+                .iter()
+                .filter(|e| is_type(e))
+                .map(|e| split(e, ALWAYS)),
+            cond_ty,
+        );
         let rule_counts = (avtab.len(), ncond);
         drop(avtab);
         let attrs = policy
@@ -142,20 +179,38 @@ impl Compiled {
             .iter()
             .map(|m| m.iter().map(|b| (b + 1) as u16).collect::<Box<[u16]>>())
             .collect();
-        let role_allow = policy.role_allows.iter().map(|r| (r.role, r.new_role)).collect();
-        let role_trans = policy.role_trans.iter().map(|r| ((r.role, r.ty, r.class), r.new_role)).collect();
+        let role_allow = policy
+            .role_allows
+            .iter()
+            .map(|r| (r.role, r.new_role))
+            .collect();
+        let role_trans = policy
+            .role_trans
+            .iter()
+            .map(|r| ((r.role, r.ty, r.class), r.new_role))
+            .collect();
         let mut ftrans = FilenameRules::default();
         let mut ftrans_ttypes = Ebitmap::new();
         for f in &policy.filename_trans {
             ftrans_ttypes.set(f.ttype);
-            ftrans.entry((f.ttype, f.class, f.name.clone())).or_default().push((f.stypes.clone(), f.otype));
+            ftrans
+                .entry((f.ttype, f.class, f.name.clone()))
+                .or_default()
+                .push((f.stypes.clone(), f.otype));
         }
-        let range_trans =
-            policy.range_trans.iter().map(|r| ((r.source_type, r.target_type, r.class), r.range.clone())).collect();
+        let range_trans = policy
+            .range_trans
+            .iter()
+            .map(|r| ((r.source_type, r.target_type, r.class), r.range.clone()))
+            .collect();
         let process_class = policy.class_value("process").unwrap_or(0);
         let bit = |n: &str| policy.perm_bit(process_class, n).map_or(0, |b| 1u32 << b);
         let process_trans_perms = bit("transition") | bit("dyntransition");
-        let socket_class = policy.classes.iter().map(|c| is_kernel_socket_class(&c.name)).collect();
+        let socket_class = policy
+            .classes
+            .iter()
+            .map(|c| is_kernel_socket_class(&c.name))
+            .collect();
         Compiled {
             xperms,
             cond_exprs,
@@ -176,6 +231,9 @@ impl Compiled {
     }
 
     pub fn is_socket(&self, class: u32) -> bool {
-        self.socket_class.get((class as usize).wrapping_sub(1)).copied().unwrap_or(false)
+        self.socket_class
+            .get((class as usize).wrapping_sub(1))
+            .copied()
+            .unwrap_or(false)
     }
 }

@@ -2,7 +2,10 @@
 //! explanations.
 
 use crate::context::level_to_string;
-use seaccess_policy::{level_dom, Comparison, ConstraintExpr, ConstraintOperand, Context, EqOp, Level, LevelPair, NameField, PolicyTables, RelOp};
+use seaccess_policy::{
+    level_dom, Comparison, ConstraintExpr, ConstraintOperand, Context, EqOp, Level, LevelPair,
+    NameField, PolicyTables, RelOp,
+};
 
 fn level_eq(a: &Level, b: &Level) -> bool {
     a.sens == b.sens && a.cats == b.cats
@@ -12,14 +15,22 @@ fn level_eq(a: &Level, b: &Level) -> bool {
 /// the task context `x`. The reader has checked the stack discipline; a stack that still goes
 /// wrong, or a task context asked for outside validatetrans, yields "false" (deny), as the
 /// kernel's BUG() paths do.
-pub(crate) fn eval(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t: &Context, x: Option<&Context>) -> bool {
+pub(crate) fn eval(
+    p: &PolicyTables,
+    expr: &[ConstraintExpr],
+    s: &Context,
+    t: &Context,
+    x: Option<&Context>,
+) -> bool {
     const MAXDEPTH: usize = ConstraintExpr::MAX_DEPTH;
     let mut stack = [false; MAXDEPTH];
     let mut sp: usize = 0;
     for e in expr {
         let v = match e {
             ConstraintExpr::Not => {
-                let Some(top) = sp.checked_sub(1) else { return false };
+                let Some(top) = sp.checked_sub(1) else {
+                    return false;
+                };
                 stack[top] = !stack[top];
                 continue;
             }
@@ -30,11 +41,20 @@ pub(crate) fn eval(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t: &C
                 sp -= 1;
                 let b = stack[sp];
                 let a = &mut stack[sp - 1];
-                *a = if matches!(e, ConstraintExpr::And) { *a && b } else { *a || b };
+                *a = if matches!(e, ConstraintExpr::And) {
+                    *a && b
+                } else {
+                    *a || b
+                };
                 continue;
             }
             ConstraintExpr::Compare(c) => compare(p, *c, s, t),
-            ConstraintExpr::Names { of, field, op, names } => {
+            ConstraintExpr::Names {
+                of,
+                field,
+                op,
+                names,
+            } => {
                 let c = match of {
                     ConstraintOperand::Source => s,
                     ConstraintOperand::Target => t,
@@ -83,7 +103,9 @@ fn compare(p: &PolicyTables, c: Comparison, s: &Context, t: &Context) -> bool {
             }
         }
         Comparison::Levels(pair, op) => {
-            let (Some(sr), Some(tr)) = (&s.range, &t.range) else { return false };
+            let (Some(sr), Some(tr)) = (&s.range, &t.range) else {
+                return false;
+            };
             let (l1, l2) = match pair {
                 LevelPair::L1L2 => (&sr.low, &tr.low),
                 LevelPair::L1H2 => (&sr.low, &tr.high),
@@ -105,7 +127,8 @@ fn compare(p: &PolicyTables, c: Comparison, s: &Context, t: &Context) -> bool {
 
 /// Whether a constraint expression tests MLS levels (an `mlsconstrain` rather than a `constrain`).
 pub(crate) fn is_mls(expr: &[ConstraintExpr]) -> bool {
-    expr.iter().any(|e| matches!(e, ConstraintExpr::Compare(Comparison::Levels(..))))
+    expr.iter()
+        .any(|e| matches!(e, ConstraintExpr::Compare(Comparison::Levels(..))))
 }
 
 /// The text of a constraint expression in policy-language infix form, for explanations.
@@ -120,7 +143,11 @@ pub(crate) fn describe(p: &PolicyTables, expr: &[ConstraintExpr]) -> String {
             ConstraintExpr::And | ConstraintExpr::Or => {
                 let b = st.pop().unwrap_or_default();
                 let a = st.pop().unwrap_or_default();
-                let w = if matches!(e, ConstraintExpr::And) { "and" } else { "or" };
+                let w = if matches!(e, ConstraintExpr::And) {
+                    "and"
+                } else {
+                    "or"
+                };
                 st.push(format!("({a} {w} {b})"));
             }
             ConstraintExpr::Compare(c) => {
@@ -135,7 +162,12 @@ pub(crate) fn describe(p: &PolicyTables, expr: &[ConstraintExpr]) -> String {
                 };
                 st.push(format!("{a} {op} {b}"));
             }
-            ConstraintExpr::Names { of, field, op, names } => {
+            ConstraintExpr::Names {
+                of,
+                field,
+                op,
+                names,
+            } => {
                 let n = match of {
                     ConstraintOperand::Source => "1",
                     ConstraintOperand::Target => "2",
@@ -146,7 +178,11 @@ pub(crate) fn describe(p: &PolicyTables, expr: &[ConstraintExpr]) -> String {
                     NameField::Role => ("r", &p.role_names),
                     NameField::Type => ("t", &p.type_names),
                 };
-                let mut list: Vec<&str> = names.iter().take(6).filter_map(|b| table.name(b + 1)).collect();
+                let mut list: Vec<&str> = names
+                    .iter()
+                    .take(6)
+                    .filter_map(|b| table.name(b + 1))
+                    .collect();
                 if names.len() > 6 {
                     list.push("...");
                 }
@@ -168,7 +204,11 @@ struct LevelOperand {
 
 /// The two levels a comparison of `pair` compares, for its text and for the values it read.
 fn level_operands(pair: LevelPair) -> [LevelOperand; 2] {
-    let op = |name: &'static str| LevelOperand { name, target: name.ends_with('2'), high: name.starts_with('h') };
+    let op = |name: &'static str| LevelOperand {
+        name,
+        target: name.ends_with('2'),
+        high: name.starts_with('h'),
+    };
     let (a, b) = match pair {
         LevelPair::L1L2 => ("l1", "l2"),
         LevelPair::L1H2 => ("l1", "h2"),
@@ -182,7 +222,12 @@ fn level_operands(pair: LevelPair) -> [LevelOperand; 2] {
 
 /// The values a constraint expression read from the two contexts, in the order it first reads
 /// them (`u1=user_u u2=system_u t1=httpd_t`): what made it fail, beside the expression.
-pub(crate) fn operands(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t: &Context) -> String {
+pub(crate) fn operands(
+    p: &PolicyTables,
+    expr: &[ConstraintExpr],
+    s: &Context,
+    t: &Context,
+) -> String {
     let mut seen: Vec<(&'static str, String)> = Vec::new();
     let mut add = |name: &'static str, value: String| {
         if !seen.iter().any(|(n, _)| *n == name) {
@@ -216,9 +261,16 @@ pub(crate) fn operands(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t
                 }
             }
             // The task context (validatetrans's third) is not among a decision's contexts.
-            ConstraintExpr::Names { of: ConstraintOperand::Task, .. } => {}
+            ConstraintExpr::Names {
+                of: ConstraintOperand::Task,
+                ..
+            } => {}
             ConstraintExpr::Names { of, field, .. } => {
-                let (side, c) = if matches!(of, ConstraintOperand::Source) { (0, s) } else { (1, t) };
+                let (side, c) = if matches!(of, ConstraintOperand::Source) {
+                    (0, s)
+                } else {
+                    (1, t)
+                };
                 let (names, value) = match field {
                     NameField::User => (["u1", "u2"], user(c)),
                     NameField::Role => (["r1", "r2"], role(c)),
@@ -229,7 +281,10 @@ pub(crate) fn operands(p: &PolicyTables, expr: &[ConstraintExpr], s: &Context, t
             ConstraintExpr::Not | ConstraintExpr::And | ConstraintExpr::Or => {}
         }
     }
-    seen.into_iter().map(|(n, v)| format!("{n}={v}")).collect::<Vec<_>>().join(" ")
+    seen.into_iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn eq_name(op: EqOp) -> &'static str {

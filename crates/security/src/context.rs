@@ -6,7 +6,10 @@ use seaccess_policy::{Context, Ebitmap, Level, PolicyTables, Range, OBJECT_R};
 use crate::error::{Result, SecurityError};
 
 fn invalid(ctx: &str, reason: impl Into<String>) -> SecurityError {
-    SecurityError::InvalidContext { context: ctx.to_string(), reason: reason.into() }
+    SecurityError::InvalidContext {
+        context: ctx.to_string(),
+        reason: reason.into(),
+    }
 }
 
 /// Parses and validates a context string, as the kernel's string_to_context_struct does: names
@@ -20,19 +23,44 @@ pub fn parse_context(p: &PolicyTables, s: &str) -> Result<Context> {
         return Err(invalid(s, "expected user:role:type[:range]"));
     };
     let mls = parts.next();
-    let user = p.user_names.value(u).ok_or_else(|| invalid(s, format!("unknown user {u}{}", p.user_names.did_you_mean(u))))?;
-    let role = p.role_names.value(r).ok_or_else(|| invalid(s, format!("unknown role {r}{}", p.role_names.did_you_mean(r))))?;
-    let ty = p.type_names.value(t).ok_or_else(|| invalid(s, format!("unknown type {t}{}", p.type_names.did_you_mean(t))))?;
+    let user = p.user_names.value(u).ok_or_else(|| {
+        invalid(
+            s,
+            format!("unknown user {u}{}", p.user_names.did_you_mean(u)),
+        )
+    })?;
+    let role = p.role_names.value(r).ok_or_else(|| {
+        invalid(
+            s,
+            format!("unknown role {r}{}", p.role_names.did_you_mean(r)),
+        )
+    })?;
+    let ty = p.type_names.value(t).ok_or_else(|| {
+        invalid(
+            s,
+            format!("unknown type {t}{}", p.type_names.did_you_mean(t)),
+        )
+    })?;
     if !matches!(p.types.get((ty as usize).wrapping_sub(1)), Some(d) if !d.attribute) {
         return Err(invalid(s, format!("{t} is an attribute, not a type")));
     }
     let range = match (p.mls, mls) {
         (true, Some(m)) => Some(parse_range(p, s, m)?),
         (true, None) => return Err(invalid(s, "the policy is MLS and the context has no level")),
-        (false, Some(_)) => return Err(invalid(s, "the policy is not MLS and the context has a level")),
+        (false, Some(_)) => {
+            return Err(invalid(
+                s,
+                "the policy is not MLS and the context has a level",
+            ))
+        }
         (false, None) => None,
     };
-    let c = Context { user, role, ty, range };
+    let c = Context {
+        user,
+        role,
+        ty,
+        range,
+    };
     check_valid(p, s, &c)?;
     Ok(c)
 }
@@ -42,28 +70,58 @@ pub fn parse_context(p: &PolicyTables, s: &str) -> Result<Context> {
 /// built by hand or under another policy), so nothing here indexes them unchecked.
 pub fn check_valid(p: &PolicyTables, s: &str, c: &Context) -> Result<()> {
     if c.range.is_some() != p.mls {
-        let why = if p.mls { "the policy is MLS and the context has no level" } else { "the policy is not MLS and the context has a level" };
+        let why = if p.mls {
+            "the policy is MLS and the context has no level"
+        } else {
+            "the policy is not MLS and the context has a level"
+        };
         return Err(invalid(s, why));
     }
     let Some(user) = p.users.get((c.user as usize).wrapping_sub(1)) else {
-        return Err(invalid(s, format!("user value {} is not in the policy", c.user)));
+        return Err(invalid(
+            s,
+            format!("user value {} is not in the policy", c.user),
+        ));
     };
     let Some(role) = p.roles.get((c.role as usize).wrapping_sub(1)) else {
-        return Err(invalid(s, format!("role value {} is not in the policy", c.role)));
+        return Err(invalid(
+            s,
+            format!("role value {} is not in the policy", c.role),
+        ));
     };
     match p.types.get((c.ty as usize).wrapping_sub(1)) {
-        None => return Err(invalid(s, format!("type value {} is not in the policy", c.ty))),
-        Some(t) if t.attribute => return Err(invalid(s, format!("type value {} is an attribute, not a type", c.ty))),
+        None => {
+            return Err(invalid(
+                s,
+                format!("type value {} is not in the policy", c.ty),
+            ))
+        }
+        Some(t) if t.attribute => {
+            return Err(invalid(
+                s,
+                format!("type value {} is an attribute, not a type", c.ty),
+            ))
+        }
         Some(_) => {}
     }
     if p.context_is_valid(c) {
         return Ok(());
     }
     if c.role != OBJECT_R && !role.types.get(c.ty - 1) {
-        return Err(invalid(s, format!("role {} may not hold type {}", role.name, p.type_names.name(c.ty).unwrap_or("?"))));
+        return Err(invalid(
+            s,
+            format!(
+                "role {} may not hold type {}",
+                role.name,
+                p.type_names.name(c.ty).unwrap_or("?")
+            ),
+        ));
     }
     if c.role != OBJECT_R && !user.roles.get(c.role - 1) {
-        return Err(invalid(s, format!("user {} may not hold role {}", user.name, role.name)));
+        return Err(invalid(
+            s,
+            format!("user {} may not hold role {}", user.name, role.name),
+        ));
     }
     if let Some(r) = &c.range {
         for l in [&r.low, &r.high] {
@@ -74,7 +132,10 @@ pub fn check_valid(p: &PolicyTables, s: &str, c: &Context) -> Result<()> {
         if !seaccess_policy::level_dom(&r.high, &r.low) {
             return Err(invalid(s, "the high level does not dominate the low level"));
         }
-        return Err(invalid(s, format!("the range is outside user {}'s clearance", user.name)));
+        return Err(invalid(
+            s,
+            format!("the range is outside user {}'s clearance", user.name),
+        ));
     }
     Err(invalid(s, "not valid in this policy"))
 }
@@ -104,12 +165,19 @@ fn parse_level(p: &PolicyTables, whole: &str, l: &str) -> Result<Level> {
     let mut set = Ebitmap::new();
     if let Some(cats) = cats {
         for item in cats.split(',') {
-            let cat = |n: &str| p.cat_names.value(n).ok_or_else(|| invalid(whole, format!("unknown category {n}")));
+            let cat = |n: &str| {
+                p.cat_names
+                    .value(n)
+                    .ok_or_else(|| invalid(whole, format!("unknown category {n}")))
+            };
             match item.split_once('.') {
                 Some((a, b)) => {
                     let (va, vb) = (cat(a)?, cat(b)?);
                     if va >= vb {
-                        return Err(invalid(whole, format!("category range {item} is not increasing")));
+                        return Err(invalid(
+                            whole,
+                            format!("category range {item} is not increasing"),
+                        ));
                     }
                     for v in va..=vb {
                         set.set(v - 1);

@@ -10,7 +10,11 @@ pub enum SecurityError {
     #[error("unknown class \"{0}\"{1}")]
     UnknownClass(String, String),
     #[error("class {class} has no permission \"{perm}\"{near}")]
-    UnknownPermission { class: String, perm: String, near: String },
+    UnknownPermission {
+        class: String,
+        perm: String,
+        near: String,
+    },
     #[error("class number {0} is not in the policy")]
     InvalidClass(u32),
     #[error("SID {0} is not in the SID table")]
@@ -21,7 +25,12 @@ pub enum SecurityError {
     #[error("unknown boolean \"{0}\"{1}")]
     UnknownBoolean(String, String),
     #[error("transition from {old} to {new} by {task} on class {class} denied by validatetrans")]
-    TransitionDenied { old: String, new: String, task: String, class: String },
+    TransitionDenied {
+        old: String,
+        new: String,
+        task: String,
+        class: String,
+    },
     #[error("the policy defines class {0}, which this object manager requires, differently: {1}")]
     Mapping(String, String),
     #[error(transparent)]

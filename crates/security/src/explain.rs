@@ -19,7 +19,12 @@ pub enum DenialReason {
     BooleanOff { booleans: Vec<String> },
     /// A constraint (or, when `mls`, an MLS constraint) of the class forbids it: its expression,
     /// and the values it read from the two contexts (`u1=user_u u2=system_u`).
-    Constraint { index: usize, mls: bool, expression: String, values: String },
+    Constraint {
+        index: usize,
+        mls: bool,
+        expression: String,
+        values: String,
+    },
     /// A process transition that changes role, with no role allow rule for the pair.
     RoleAllow { from: String, to: String },
     /// The source type is bounded and its bound does not have the permission.
@@ -47,13 +52,30 @@ impl std::fmt::Display for DenialReason {
         match self {
             DenialReason::NoAllowRule => f.write_str("no allow rule"),
             DenialReason::BooleanOff { booleans } => {
-                write!(f, "allowed only by a conditional rule whose condition is false (booleans: {})", booleans.join(", "))
+                write!(
+                    f,
+                    "allowed only by a conditional rule whose condition is false (booleans: {})",
+                    booleans.join(", ")
+                )
             }
-            DenialReason::Constraint { index, mls, expression, values } => {
-                write!(f, "{} #{index}: {expression} is false with {values}", if *mls { "mlsconstrain" } else { "constrain" })
+            DenialReason::Constraint {
+                index,
+                mls,
+                expression,
+                values,
+            } => {
+                write!(
+                    f,
+                    "{} #{index}: {expression} is false with {values}",
+                    if *mls { "mlsconstrain" } else { "constrain" }
+                )
             }
-            DenialReason::RoleAllow { from, to } => write!(f, "role change {from} -> {to} has no role allow rule"),
-            DenialReason::TypeBounds { bound } => write!(f, "type bounds: its bound {bound} is not allowed this"),
+            DenialReason::RoleAllow { from, to } => {
+                write!(f, "role change {from} -> {to} has no role allow rule")
+            }
+            DenialReason::TypeBounds { bound } => {
+                write!(f, "type bounds: its bound {bound} is not allowed this")
+            }
         }
     }
 }
@@ -74,20 +96,32 @@ impl Generation {
         let mut reasons = Vec::new();
         let r = self.compute(s, t, cl, Some(&mut reasons));
         reasons.sort_by_key(|(b, _)| *b);
-        Ok(Explanation { decision: self.decision(s, &r), reasons })
+        Ok(Explanation {
+            decision: self.decision(s, &r),
+            reasons,
+        })
     }
 
     /// Why each permission the rules leave out is missing: no allow rule at all, or only
     /// allow rules in conditional branches that are off (`disabled`: their branch and
     /// permissions), naming the booleans those conditions read.
-    pub(crate) fn rule_reasons(&self, allowed: u32, disabled: &[(u32, u32)], w: &mut Vec<(u32, DenialReason)>) {
+    pub(crate) fn rule_reasons(
+        &self,
+        allowed: u32,
+        disabled: &[(u32, u32)],
+        w: &mut Vec<(u32, DenialReason)>,
+    ) {
         let p = &self.c.policy;
         let missing = !allowed;
         for bit in AccessVector(missing).bits() {
             let mut bools: Vec<String> = Vec::new();
             for (branch, data) in disabled {
                 if data & (1 << bit) != 0 {
-                    let expr = self.c.cond_exprs.get((*branch / 2) as usize).map_or(&[][..], |e| &e[..]);
+                    let expr = self
+                        .c
+                        .cond_exprs
+                        .get((*branch / 2) as usize)
+                        .map_or(&[][..], |e| &e[..]);
                     for e in expr {
                         if let CondExpr::Bool(b) = *e {
                             let n = p.bool_names.name(b).unwrap_or("?").to_string();
@@ -98,15 +132,37 @@ impl Generation {
                     }
                 }
             }
-            w.push((bit, if bools.is_empty() { DenialReason::NoAllowRule } else { DenialReason::BooleanOff { booleans: bools } }));
+            w.push((
+                bit,
+                if bools.is_empty() {
+                    DenialReason::NoAllowRule
+                } else {
+                    DenialReason::BooleanOff { booleans: bools }
+                },
+            ));
         }
     }
 
     /// The reason for the permissions the class's constraint number `index` removes.
-    pub(crate) fn constraint_reason(&self, index: usize, k: &Constraint, s: &Context, t: &Context) -> DenialReason {
+    pub(crate) fn constraint_reason(
+        &self,
+        index: usize,
+        k: &Constraint,
+        s: &Context,
+        t: &Context,
+    ) -> DenialReason {
         let p = &self.c.policy;
-        let (mls, expression, values) = (constraint::is_mls(&k.expr), constraint::describe(p, &k.expr), constraint::operands(p, &k.expr, s, t));
-        DenialReason::Constraint { index, mls, expression, values }
+        let (mls, expression, values) = (
+            constraint::is_mls(&k.expr),
+            constraint::describe(p, &k.expr),
+            constraint::operands(p, &k.expr, s, t),
+        );
+        DenialReason::Constraint {
+            index,
+            mls,
+            expression,
+            values,
+        }
     }
 
     /// The reason for a process transition the role allow rules do not permit.

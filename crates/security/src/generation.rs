@@ -26,9 +26,22 @@ pub struct Generation {
 }
 
 impl Generation {
-    pub(crate) fn new(c: Arc<Compiled>, sids: Arc<SidTable>, ctx: Arc<Contexts>, bools: Vec<bool>, seqno: Seqno) -> Generation {
+    pub(crate) fn new(
+        c: Arc<Compiled>,
+        sids: Arc<SidTable>,
+        ctx: Arc<Contexts>,
+        bools: Vec<bool>,
+        seqno: Seqno,
+    ) -> Generation {
         let enabled = enabled_branches(&c.cond_exprs, &bools);
-        Generation { c, sids, ctx, bools, enabled, seqno }
+        Generation {
+            c,
+            sids,
+            ctx,
+            bools,
+            enabled,
+            seqno,
+        }
     }
 
     /// This generation again, sharing its tables (the booleans copied): what its
@@ -116,7 +129,9 @@ impl Generation {
             return None;
         }
         let text = self.sids.text(sid)?;
-        parse_context(&self.c.policy, &text).is_err().then(|| text.to_string())
+        parse_context(&self.c.policy, &text)
+            .is_err()
+            .then(|| text.to_string())
     }
 
     pub fn context_struct_to_sid(&self, c: Context) -> Result<Sid> {
@@ -158,7 +173,11 @@ impl Generation {
         let text = self.sids.text(sid).ok_or(SecurityError::InvalidSid(sid))?;
         let c = match parse_context(&self.c.policy, &text) {
             Ok(c) => c,
-            Err(_) => self.ctx.get(Sid(UNLABELED)).ok_or(SecurityError::InvalidSid(sid))?.clone(),
+            Err(_) => self
+                .ctx
+                .get(Sid(UNLABELED))
+                .ok_or(SecurityError::InvalidSid(sid))?
+                .clone(),
         };
         self.ctx.set(sid, c).ok_or(SecurityError::InvalidSid(sid))
     }
@@ -193,12 +212,19 @@ impl Generation {
     pub fn class(&self, name: &str) -> Result<ClassId> {
         match self.c.policy.class_value(name) {
             Some(v) => Ok(ClassId(v as u16)),
-            None => Err(SecurityError::UnknownClass(name.into(), self.c.policy.class_names.did_you_mean(name))),
+            None => Err(SecurityError::UnknownClass(
+                name.into(),
+                self.c.policy.class_names.did_you_mean(name),
+            )),
         }
     }
 
     pub fn class_name(&self, class: ClassId) -> Result<&str> {
-        self.c.policy.class_names.name(class.0.into()).ok_or(SecurityError::InvalidClass(class.0.into()))
+        self.c
+            .policy
+            .class_names
+            .name(class.0.into())
+            .ok_or(SecurityError::InvalidClass(class.0.into()))
     }
 
     /// The access vector of the named permissions of a class.
@@ -209,8 +235,15 @@ impl Generation {
             match self.c.policy.perm_bit(class.0.into(), n) {
                 Some(b) => v |= 1 << b,
                 None => {
-                    let near = seaccess_policy::suggest::did_you_mean(n, (0..32).filter_map(|b| self.c.policy.perm_name(class.0.into(), b)));
-                    return Err(SecurityError::UnknownPermission { class: cname.into(), perm: (*n).into(), near });
+                    let near = seaccess_policy::suggest::did_you_mean(
+                        n,
+                        (0..32).filter_map(|b| self.c.policy.perm_name(class.0.into(), b)),
+                    );
+                    return Err(SecurityError::UnknownPermission {
+                        class: cname.into(),
+                        perm: (*n).into(),
+                        near,
+                    });
                 }
             }
         }

@@ -50,15 +50,15 @@ mod xperms;
 
 pub use context::{context_to_string, parse_context, range_to_string};
 pub use error::{Result, SecurityError};
-pub use mapping::ClassMap;
 pub use explain::{DenialReason, Explanation};
 pub use generation::Generation;
+pub use mapping::ClassMap;
 pub use seaccess_policy::FsUseBehavior;
 /// The bounded reader of a policy file (a regular file of at most [`MAX_POLICY_FILE`] bytes) and
 /// the policy reader's error (which [`SecurityError::Policy`] carries),
 /// for the crates that read a policy from a path without depending on the policy crate.
 pub use seaccess_policy::{read_file as read_policy_file, PolicyError, MAX_POLICY_FILE};
 pub use server::{ForkGuard, SecurityServer};
-pub use xperms::XpermKind;
 pub use sidtab::{SidTable, INITIAL_SID_NAMES};
 pub use sockets::{is_kernel_socket_class, KERNEL_SOCKET_CLASSES};
+pub use xperms::XpermKind;

@@ -124,7 +124,9 @@ impl Listeners {
                 if q.busy {
                     return;
                 }
-                let Some(s) = q.seqnos.pop_front() else { return };
+                let Some(s) = q.seqnos.pop_front() else {
+                    return;
+                };
                 q.busy = true;
                 q.current = Some(s);
                 s
@@ -150,7 +152,11 @@ pub(crate) struct Held<'a> {
 
 impl Listeners {
     pub(crate) fn hold(&self) -> Held<'_> {
-        Held { _prepare: lock(&self.prepare), _change: lock(&self.change), queue: lock(&self.queue) }
+        Held {
+            _prepare: lock(&self.prepare),
+            _change: lock(&self.change),
+            queue: lock(&self.queue),
+        }
     }
 }
 
@@ -235,7 +241,10 @@ mod tests {
         let delivered = done.recv_timeout(Duration::from_secs(5)).is_ok();
         let _ = release.send(());
         let _ = stuck.join();
-        assert!(delivered, "the child waited forever for a delivery made by a thread it does not have");
+        assert!(
+            delivered,
+            "the child waited forever for a delivery made by a thread it does not have"
+        );
         assert_eq!(calls.load(Ordering::SeqCst), 2);
     }
 }

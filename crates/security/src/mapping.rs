@@ -39,36 +39,63 @@ impl Generation {
         let mut classes = Vec::with_capacity(spec.len());
         for (name, perms) in spec {
             if perms.len() > 32 {
-                return Err(SecurityError::Mapping(name.to_string(), "more than 32 permissions".into()));
+                return Err(SecurityError::Mapping(
+                    name.to_string(),
+                    "more than 32 permissions".into(),
+                ));
             }
             let class = p.class_value(name);
             if class.is_none() && reject {
-                return Err(SecurityError::Mapping(name.to_string(), "the policy does not define it and rejects unknown classes".into()));
+                return Err(SecurityError::Mapping(
+                    name.to_string(),
+                    "the policy does not define it and rejects unknown classes".into(),
+                ));
             }
             let mut bits = Vec::with_capacity(perms.len());
             for perm in perms.iter() {
-                let b = class.and_then(|c| p.perm_bit(c, perm)).map_or(0, |b| 1u32 << b);
+                let b = class
+                    .and_then(|c| p.perm_bit(c, perm))
+                    .map_or(0, |b| 1u32 << b);
                 if b == 0 && class.is_some() && reject {
-                    return Err(SecurityError::Mapping(name.to_string(), format!("no permission {perm}, and the policy rejects unknown permissions")));
+                    return Err(SecurityError::Mapping(
+                        name.to_string(),
+                        format!("no permission {perm}, and the policy rejects unknown permissions"),
+                    ));
                 }
                 bits.push(b);
             }
-            classes.push(Mapped { class: class.map(|c| ClassId(c as u16)), perms: bits });
+            classes.push(Mapped {
+                class: class.map(|c| ClassId(c as u16)),
+                perms: bits,
+            });
         }
-        Ok(ClassMap { classes, allow_unknown: p.handle_unknown == HandleUnknown::Allow, policy: self.c.clone() })
+        Ok(ClassMap {
+            classes,
+            allow_unknown: p.handle_unknown == HandleUnknown::Allow,
+            policy: self.c.clone(),
+        })
     }
 
     /// The decision for the caller's class number `class` (an index into the map), with bits in
     /// the caller's numbering.
     /// An error if the map was made from another policy load.
-    pub fn compute_av_mapped(&self, ssid: Sid, tsid: Sid, map: &ClassMap, class: usize) -> Result<AvDecision> {
+    pub fn compute_av_mapped(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        map: &ClassMap,
+        class: usize,
+    ) -> Result<AvDecision> {
         if !Arc::ptr_eq(&map.policy, &self.c) {
             return Err(SecurityError::Mapping(
                 format!("{class} (in the map's numbering)"),
                 "the map was made from another policy load, whose numbers this policy does not share: map the classes again".into(),
             ));
         }
-        let m = map.classes.get(class).ok_or(SecurityError::InvalidClass(class as u32))?;
+        let m = map
+            .classes
+            .get(class)
+            .ok_or(SecurityError::InvalidClass(class as u32))?;
         let Some(policy_class) = m.class else {
             // A class the policy lacks: everything or nothing, as handle-unknown says.
             let mut d = AvDecision::deny_all(self.seqno());
@@ -103,6 +130,11 @@ impl Generation {
         for i in m.perms.len()..32 {
             auditdeny |= 1 << i;
         }
-        Ok(AvDecision { allowed: AccessVector(allowed), auditallow: AccessVector(auditallow), auditdeny: AccessVector(auditdeny), ..raw })
+        Ok(AvDecision {
+            allowed: AccessVector(allowed),
+            auditallow: AccessVector(auditallow),
+            auditdeny: AccessVector(auditdeny),
+            ..raw
+        })
     }
 }

@@ -16,7 +16,10 @@ impl Generation {
     /// policy gives it, or (for `init`, without userspace_initial_context) the kernel SID's.
     pub fn initial_sid(&self, n: u32) -> Option<Sid> {
         let sid = Sid(n);
-        (1..=MAX_INITIAL_SID).contains(&n).then_some(sid).filter(|&s| self.ctx.get(s).is_some())
+        (1..=MAX_INITIAL_SID)
+            .contains(&n)
+            .then_some(sid)
+            .filter(|&s| self.ctx.get(s).is_some())
     }
 
     fn initial_or_null(&self, n: u32) -> Sid {
@@ -25,7 +28,13 @@ impl Generation {
 
     /// How a filesystem type is labelled: its fs_use behaviour and SID, or None.
     pub fn fs_use(&self, fstype: &str) -> Option<(FsUseBehavior, Sid)> {
-        let f = self.c.policy.ocontexts.fs_use.iter().find(|f| &*f.fstype == fstype)?;
+        let f = self
+            .c
+            .policy
+            .ocontexts
+            .fs_use
+            .iter()
+            .find(|f| &*f.fstype == fstype)?;
         Some((f.behavior, self.ctx_sid(&f.context)))
     }
 
@@ -40,7 +49,9 @@ impl Generation {
             path = rest;
         }
         let g = self.c.policy.genfs.iter().find(|g| &*g.fstype == fstype)?;
-        let wildcard = self.policy_caps().contains(PolicyCap::GenfsSeclabelWildcard);
+        let wildcard = self
+            .policy_caps()
+            .contains(PolicyCap::GenfsSeclabelWildcard);
         let matches = |pattern: &str| {
             if wildcard {
                 let mut p = pattern.as_bytes().to_vec();
@@ -50,13 +61,20 @@ impl Generation {
                 path.starts_with(pattern)
             }
         };
-        let e = g.entries.iter().find(|e| (e.class == 0 || e.class == u32::from(class.0)) && matches(&e.path))?;
+        let e = g
+            .entries
+            .iter()
+            .find(|e| (e.class == 0 || e.class == u32::from(class.0)) && matches(&e.path))?;
         Some(self.ctx_sid(&e.context))
     }
 
     pub fn port_sid(&self, protocol: u8, port: u16) -> Sid {
         let o = &self.c.policy.ocontexts;
-        match o.ports.iter().find(|c| c.protocol == u32::from(protocol) && c.low <= u32::from(port) && u32::from(port) <= c.high) {
+        match o.ports.iter().find(|c| {
+            c.protocol == u32::from(protocol)
+                && c.low <= u32::from(port)
+                && u32::from(port) <= c.high
+        }) {
             Some(c) => self.ctx_sid(&c.context),
             None => self.initial_or_null(9),
         }
@@ -66,8 +84,21 @@ impl Generation {
     /// under the netif_wildcard capability names are wildcard patterns.
     pub fn netif_sid(&self, name: &str) -> Sid {
         let wildcard = self.policy_caps().contains(PolicyCap::NetifWildcard);
-        let matches = |c: &str| if wildcard { match_wildcard(c.as_bytes(), name.as_bytes()) } else { c == name };
-        match self.c.policy.ocontexts.netifs.iter().find(|c| matches(&c.name)) {
+        let matches = |c: &str| {
+            if wildcard {
+                match_wildcard(c.as_bytes(), name.as_bytes())
+            } else {
+                c == name
+            }
+        };
+        match self
+            .c
+            .policy
+            .ocontexts
+            .netifs
+            .iter()
+            .find(|c| matches(&c.name))
+        {
             Some(c) => self.ctx_sid(&c.context),
             None => self.initial_or_null(10),
         }
@@ -78,11 +109,17 @@ impl Generation {
         let hit = match addr {
             std::net::IpAddr::V4(a) => {
                 let a = a.octets();
-                o.nodes.iter().find(|n| (0..4).all(|i| a[i] & n.mask[i] == n.addr[i])).map(|n| &n.context)
+                o.nodes
+                    .iter()
+                    .find(|n| (0..4).all(|i| a[i] & n.mask[i] == n.addr[i]))
+                    .map(|n| &n.context)
             }
             std::net::IpAddr::V6(a) => {
                 let a = a.octets();
-                o.nodes6.iter().find(|n| (0..16).all(|i| a[i] & n.mask[i] == n.addr[i])).map(|n| &n.context)
+                o.nodes6
+                    .iter()
+                    .find(|n| (0..16).all(|i| a[i] & n.mask[i] == n.addr[i]))
+                    .map(|n| &n.context)
             }
         };
         match hit {
@@ -157,7 +194,11 @@ mod tests {
             ("/devices/*/power*", "/devices/pci0/power/state", true),
             ("/devices/*/power*", "/devices/pci0/other", false),
         ] {
-            assert_eq!(match_wildcard(pattern.as_bytes(), text.as_bytes()), want, "{pattern} on {text}");
+            assert_eq!(
+                match_wildcard(pattern.as_bytes(), text.as_bytes()),
+                want,
+                "{pattern} on {text}"
+            );
         }
     }
 }

@@ -14,7 +14,9 @@ use crate::xperms::XpermKind;
 fn server_error(e: SecurityError) -> seaccess_types::ServerError {
     match e {
         SecurityError::InvalidSid(s) => seaccess_types::ServerError::InvalidSid(s),
-        SecurityError::InvalidClass(c) => seaccess_types::ServerError::InvalidClass(ClassId(c as u16)),
+        SecurityError::InvalidClass(c) => {
+            seaccess_types::ServerError::InvalidClass(ClassId(c as u16))
+        }
         other => seaccess_types::ServerError::Other(other.to_string()),
     }
 }
@@ -22,7 +24,12 @@ fn server_error(e: SecurityError) -> seaccess_types::ServerError {
 /// One policy generation answers through the cache's seam too: what a change's prepare
 /// listeners are given (see [`SecurityServer::on_policy_prepare`]).
 impl seaccess_types::AccessServer for Generation {
-    fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<AvDecision, seaccess_types::ServerError> {
+    fn compute_av(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> std::result::Result<AvDecision, seaccess_types::ServerError> {
         Generation::compute_av(self, ssid, tsid, class).map_err(server_error)
     }
 
@@ -32,7 +39,9 @@ impl seaccess_types::AccessServer for Generation {
         tsid: Sid,
         class: ClassId,
     ) -> std::result::Result<(Option<[u32; 8]>, Seqno), seaccess_types::ServerError> {
-        let d = self.ioctl_drivers(ssid, tsid, class).map_err(server_error)?;
+        let d = self
+            .ioctl_drivers(ssid, tsid, class)
+            .map_err(server_error)?;
         Ok((d, self.seqno))
     }
 
@@ -43,7 +52,8 @@ impl seaccess_types::AccessServer for Generation {
         class: ClassId,
         driver: u8,
     ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
-        let x = Generation::compute_xperms(self, ssid, tsid, class, XpermKind::Ioctl, driver).map_err(server_error)?;
+        let x = Generation::compute_xperms(self, ssid, tsid, class, XpermKind::Ioctl, driver)
+            .map_err(server_error)?;
         Ok((x, self.seqno))
     }
 
@@ -53,7 +63,9 @@ impl seaccess_types::AccessServer for Generation {
         tsid: Sid,
         class: ClassId,
     ) -> std::result::Result<(Option<[u32; 8]>, Seqno), seaccess_types::ServerError> {
-        let d = self.nlmsg_drivers(ssid, tsid, class).map_err(server_error)?;
+        let d = self
+            .nlmsg_drivers(ssid, tsid, class)
+            .map_err(server_error)?;
         Ok((d, self.seqno))
     }
 
@@ -64,7 +76,8 @@ impl seaccess_types::AccessServer for Generation {
         class: ClassId,
         driver: u8,
     ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
-        let x = Generation::compute_xperms(self, ssid, tsid, class, XpermKind::Nlmsg, driver).map_err(server_error)?;
+        let x = Generation::compute_xperms(self, ssid, tsid, class, XpermKind::Nlmsg, driver)
+            .map_err(server_error)?;
         Ok((x, self.seqno))
     }
 
@@ -88,7 +101,9 @@ impl PolicyNames for Generation {
     }
 
     fn perm_bit(&self, class: ClassId, name: &str) -> Option<u32> {
-        Generation::perms(self, class, &[name]).ok().and_then(|v| v.bits().next())
+        Generation::perms(self, class, &[name])
+            .ok()
+            .and_then(|v| v.bits().next())
     }
 
     fn class_name(&self, class: ClassId) -> Option<String> {
@@ -118,11 +133,17 @@ impl PolicyNames for Generation {
 
 /// What object managers ask of one generation besides decisions.
 impl seaccess_types::LabelServer for Generation {
-    fn context_to_sid(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
+    fn context_to_sid(
+        &self,
+        context: &str,
+    ) -> std::result::Result<Sid, seaccess_types::ServerError> {
         Generation::context_to_sid(self, context).map_err(server_error)
     }
 
-    fn context_to_sid_force(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
+    fn context_to_sid_force(
+        &self,
+        context: &str,
+    ) -> std::result::Result<Sid, seaccess_types::ServerError> {
         Generation::context_to_sid_force(self, context).map_err(server_error)
     }
 
@@ -130,15 +151,33 @@ impl seaccess_types::LabelServer for Generation {
         Generation::initial_sid(self, n)
     }
 
-    fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> std::result::Result<Sid, seaccess_types::ServerError> {
-        self.compute_create(ssid, tsid, class, name).map_err(server_error)
+    fn transition_sid(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        name: Option<&str>,
+    ) -> std::result::Result<Sid, seaccess_types::ServerError> {
+        self.compute_create(ssid, tsid, class, name)
+            .map_err(server_error)
     }
 
-    fn member_sid(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<Sid, seaccess_types::ServerError> {
+    fn member_sid(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> std::result::Result<Sid, seaccess_types::ServerError> {
         self.compute_member(ssid, tsid, class).map_err(server_error)
     }
 
-    fn validate_transition(&self, old: Sid, new: Sid, task: Sid, class: ClassId) -> std::result::Result<bool, seaccess_types::ServerError> {
+    fn validate_transition(
+        &self,
+        old: Sid,
+        new: Sid,
+        task: Sid,
+        class: ClassId,
+    ) -> std::result::Result<bool, seaccess_types::ServerError> {
         match Generation::validate_transition(self, old, new, task, class) {
             Ok(()) => Ok(true),
             Err(SecurityError::TransitionDenied { .. }) => Ok(false),
@@ -146,7 +185,11 @@ impl seaccess_types::LabelServer for Generation {
         }
     }
 
-    fn bounded_transition(&self, old: Sid, new: Sid) -> std::result::Result<bool, seaccess_types::ServerError> {
+    fn bounded_transition(
+        &self,
+        old: Sid,
+        new: Sid,
+    ) -> std::result::Result<bool, seaccess_types::ServerError> {
         Generation::bounded_transition(self, old, new).map_err(server_error)
     }
 
@@ -157,7 +200,9 @@ impl seaccess_types::LabelServer for Generation {
             crate::FsUseBehavior::Trans => seaccess_types::FsUse::Trans,
             crate::FsUseBehavior::Task => seaccess_types::FsUse::Task,
             crate::FsUseBehavior::Native => seaccess_types::FsUse::Native,
-            crate::FsUseBehavior::Genfs | crate::FsUseBehavior::None | crate::FsUseBehavior::Unspecified => seaccess_types::FsUse::Other,
+            crate::FsUseBehavior::Genfs
+            | crate::FsUseBehavior::None
+            | crate::FsUseBehavior::Unspecified => seaccess_types::FsUse::Other,
         };
         Some((b, sid))
     }
@@ -195,7 +240,12 @@ impl seaccess_types::PolicyEvents for SecurityServer {
 /// with its seqno, and the current generation itself as the names (one load: its numbers and
 /// names are all of one seqno).
 impl seaccess_types::AccessServer for SecurityServer {
-    fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<AvDecision, seaccess_types::ServerError> {
+    fn compute_av(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> std::result::Result<AvDecision, seaccess_types::ServerError> {
         seaccess_types::AccessServer::compute_av(&**self.current.load(), ssid, tsid, class)
     }
 
@@ -215,7 +265,13 @@ impl seaccess_types::AccessServer for SecurityServer {
         class: ClassId,
         driver: u8,
     ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
-        seaccess_types::AccessServer::compute_xperms(&**self.current.load(), ssid, tsid, class, driver)
+        seaccess_types::AccessServer::compute_xperms(
+            &**self.current.load(),
+            ssid,
+            tsid,
+            class,
+            driver,
+        )
     }
 
     fn nlmsg_drivers(
@@ -234,7 +290,13 @@ impl seaccess_types::AccessServer for SecurityServer {
         class: ClassId,
         driver: u8,
     ) -> std::result::Result<(XpermsDecision, Seqno), seaccess_types::ServerError> {
-        seaccess_types::AccessServer::compute_nlmsg_xperms(&**self.current.load(), ssid, tsid, class, driver)
+        seaccess_types::AccessServer::compute_nlmsg_xperms(
+            &**self.current.load(),
+            ssid,
+            tsid,
+            class,
+            driver,
+        )
     }
 
     fn seqno(&self) -> Seqno {
@@ -248,11 +310,17 @@ impl seaccess_types::AccessServer for SecurityServer {
 
 /// What object managers ask of the current generation besides decisions.
 impl seaccess_types::LabelServer for SecurityServer {
-    fn context_to_sid(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
+    fn context_to_sid(
+        &self,
+        context: &str,
+    ) -> std::result::Result<Sid, seaccess_types::ServerError> {
         seaccess_types::LabelServer::context_to_sid(&**self.current.load(), context)
     }
 
-    fn context_to_sid_force(&self, context: &str) -> std::result::Result<Sid, seaccess_types::ServerError> {
+    fn context_to_sid_force(
+        &self,
+        context: &str,
+    ) -> std::result::Result<Sid, seaccess_types::ServerError> {
         seaccess_types::LabelServer::context_to_sid_force(&**self.current.load(), context)
     }
 
@@ -263,26 +331,54 @@ impl seaccess_types::LabelServer for SecurityServer {
     /// Initial SID `n` is always `Sid(n)` here (ocontext.rs: dynamic SIDs start past the
     /// initial ones), so any other SID is answered without loading the generation.
     fn is_initial_sid(&self, sid: Sid, n: u32) -> bool {
-        sid.0 == n && seaccess_types::LabelServer::initial_sid(&**self.current.load(), n) == Some(sid)
+        sid.0 == n
+            && seaccess_types::LabelServer::initial_sid(&**self.current.load(), n) == Some(sid)
     }
 
     fn initial_sids_numbered(&self) -> bool {
         true
     }
 
-    fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> std::result::Result<Sid, seaccess_types::ServerError> {
+    fn transition_sid(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        name: Option<&str>,
+    ) -> std::result::Result<Sid, seaccess_types::ServerError> {
         seaccess_types::LabelServer::transition_sid(&**self.current.load(), ssid, tsid, class, name)
     }
 
-    fn member_sid(&self, ssid: Sid, tsid: Sid, class: ClassId) -> std::result::Result<Sid, seaccess_types::ServerError> {
+    fn member_sid(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> std::result::Result<Sid, seaccess_types::ServerError> {
         seaccess_types::LabelServer::member_sid(&**self.current.load(), ssid, tsid, class)
     }
 
-    fn validate_transition(&self, old: Sid, new: Sid, task: Sid, class: ClassId) -> std::result::Result<bool, seaccess_types::ServerError> {
-        seaccess_types::LabelServer::validate_transition(&**self.current.load(), old, new, task, class)
+    fn validate_transition(
+        &self,
+        old: Sid,
+        new: Sid,
+        task: Sid,
+        class: ClassId,
+    ) -> std::result::Result<bool, seaccess_types::ServerError> {
+        seaccess_types::LabelServer::validate_transition(
+            &**self.current.load(),
+            old,
+            new,
+            task,
+            class,
+        )
     }
 
-    fn bounded_transition(&self, old: Sid, new: Sid) -> std::result::Result<bool, seaccess_types::ServerError> {
+    fn bounded_transition(
+        &self,
+        old: Sid,
+        new: Sid,
+    ) -> std::result::Result<bool, seaccess_types::ServerError> {
         seaccess_types::LabelServer::bounded_transition(&**self.current.load(), old, new)
     }
 

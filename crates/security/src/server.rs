@@ -81,7 +81,13 @@ impl ForkGuard<'_> {
     /// change (a listener in a child may so be told of one seqno twice, never of none); then
     /// every lock is released.
     pub fn child(self) {
-        let ForkGuard { sids, listeners, pending, deferred, changing } = self;
+        let ForkGuard {
+            sids,
+            listeners,
+            pending,
+            deferred,
+            changing,
+        } = self;
         listeners.child();
         drop((sids, pending, deferred, changing));
     }
@@ -108,7 +114,12 @@ impl SecurityServer {
         }
     }
 
-    fn generation(policy: Policy, sids: Arc<SidTable>, bools: Vec<bool>, seqno: Seqno) -> Generation {
+    fn generation(
+        policy: Policy,
+        sids: Arc<SidTable>,
+        bools: Vec<bool>,
+        seqno: Seqno,
+    ) -> Generation {
         let ctx = Arc::new(Contexts::new(&policy));
         Generation::new(Arc::new(Compiled::new(policy)), sids, ctx, bools, seqno)
     }
@@ -155,10 +166,23 @@ impl SecurityServer {
             let (g, reset) = match c {
                 Change::Commit => {
                     let bools = lock(&self.pending).clone();
-                    (Generation::new(old.c.clone(), old.sids.clone(), old.ctx.clone(), bools, seqno), None)
+                    (
+                        Generation::new(
+                            old.c.clone(),
+                            old.sids.clone(),
+                            old.ctx.clone(),
+                            bools,
+                            seqno,
+                        ),
+                        None,
+                    )
                 }
                 Change::Reload(policy) => {
-                    let bools: Vec<bool> = policy.bools.iter().map(|b| old.boolean(&b.name).unwrap_or(b.state)).collect();
+                    let bools: Vec<bool> = policy
+                        .bools
+                        .iter()
+                        .map(|b| old.boolean(&b.name).unwrap_or(b.state))
+                        .collect();
                     let g = Self::generation(*policy, old.sids.clone(), bools.clone(), seqno);
                     g.resolve_all_sids();
                     (g, Some(bools))
@@ -199,7 +223,10 @@ impl SecurityServer {
     /// decisions under the new policy ahead of the switch ([`seaccess_types::AccessServer`]
     /// answers from that generation alone, with its seqno). Runs on the changing thread, one
     /// change at a time; a change `f` makes is made after the one it prepares.
-    pub fn on_policy_prepare(&self, f: impl Fn(&dyn seaccess_types::AccessServer) + Send + Sync + 'static) -> Registration {
+    pub fn on_policy_prepare(
+        &self,
+        f: impl Fn(&dyn seaccess_types::AccessServer) + Send + Sync + 'static,
+    ) -> Registration {
         self.listeners.add_prepare(Arc::new(f))
     }
 
@@ -219,7 +246,13 @@ impl SecurityServer {
         let pending = lock(&self.pending);
         let listeners = self.listeners.hold();
         let sids = self.sids.hold();
-        ForkGuard { sids, listeners, pending, deferred, changing }
+        ForkGuard {
+            sids,
+            listeners,
+            pending,
+            deferred,
+            changing,
+        }
     }
 
     /// How many listeners are registered: (prepare, change).

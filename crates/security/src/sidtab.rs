@@ -46,8 +46,13 @@ pub struct SidTable {
 
 impl SidTable {
     pub(crate) fn new() -> SidTable {
-        let reg = Registry { by_str: HashMap::new(), strs: vec![None; MAX_INITIAL_SID as usize + 1] };
-        SidTable { inner: RwLock::new(reg) }
+        let reg = Registry {
+            by_str: HashMap::new(),
+            strs: vec![None; MAX_INITIAL_SID as usize + 1],
+        };
+        SidTable {
+            inner: RwLock::new(reg),
+        }
     }
 
     /// The SID of a context's canonical text, allocating one if it has none yet.
@@ -73,13 +78,22 @@ impl SidTable {
 
     /// The canonical text a dynamic SID stands for (None for initial and unknown SIDs).
     pub(crate) fn text(&self, sid: Sid) -> Option<Arc<str>> {
-        read(&self.inner).strs.get(sid.0 as usize).cloned().flatten()
+        read(&self.inner)
+            .strs
+            .get(sid.0 as usize)
+            .cloned()
+            .flatten()
     }
 
     /// Every SID given to a context so far (initial SIDs not counted).
     pub(crate) fn dynamic(&self) -> Vec<Sid> {
         let g = read(&self.inner);
-        g.strs.iter().enumerate().filter(|(_, t)| t.is_some()).map(|(i, _)| Sid(i as u32)).collect()
+        g.strs
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.is_some())
+            .map(|(i, _)| Sid(i as u32))
+            .collect()
     }
 
     /// How many SIDs have been given to contexts (initial SIDs not counted).
@@ -121,7 +135,10 @@ pub(crate) struct Contexts {
 
 impl Contexts {
     pub(crate) fn new(p: &PolicyTables) -> Contexts {
-        let mut c = Contexts { buckets: std::array::from_fn(|_| OnceLock::new()), initial: HashMap::new() };
+        let mut c = Contexts {
+            buckets: std::array::from_fn(|_| OnceLock::new()),
+            initial: HashMap::new(),
+        };
         let mut isids: Vec<_> = p.ocontexts.initial_sids.iter().collect();
         isids.sort_by_key(|s| s.sid);
         // A policy written before `init` had a context of its own does not declare
@@ -141,7 +158,9 @@ impl Contexts {
     }
 
     fn set_initial(&mut self, p: &PolicyTables, sid: Sid, context: &Context) {
-        self.initial.entry(context_to_string(p, context).into()).or_insert(sid);
+        self.initial
+            .entry(context_to_string(p, context).into())
+            .or_insert(sid);
         self.set(sid, context.clone());
     }
 
@@ -158,7 +177,11 @@ impl Contexts {
     /// Remembers a SID's context; a context already there stays (both would be the same).
     pub(crate) fn set(&self, sid: Sid, c: Context) -> Option<&Context> {
         let (b, i) = locate(sid);
-        let bucket = self.buckets.get(b)?.get_or_init(|| (0..1usize << (b as u32 + FIRST_BUCKET_BITS)).map(|_| OnceLock::new()).collect());
+        let bucket = self.buckets.get(b)?.get_or_init(|| {
+            (0..1usize << (b as u32 + FIRST_BUCKET_BITS))
+                .map(|_| OnceLock::new())
+                .collect()
+        });
         Some(bucket.get(i)?.get_or_init(|| c))
     }
 }
@@ -209,7 +232,12 @@ mod tests {
     fn context_text_hashes_are_keyed() {
         use std::hash::BuildHasher;
         let (a, b) = (SidTable::new(), SidTable::new());
-        let h = |t: &SidTable| read(&t.inner).by_str.hasher().hash_one("system_u:object_r:etc_t:s0");
+        let h = |t: &SidTable| {
+            read(&t.inner)
+                .by_str
+                .hasher()
+                .hash_one("system_u:object_r:etc_t:s0")
+        };
         assert_ne!(h(&a), h(&b));
     }
 
@@ -218,7 +246,10 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for s in (0..5000).chain([u32::MAX - 1, u32::MAX]) {
             let (b, i) = locate(Sid(s));
-            assert!(b < BUCKETS && i < 1 << (b as u32 + FIRST_BUCKET_BITS), "{s}");
+            assert!(
+                b < BUCKETS && i < 1 << (b as u32 + FIRST_BUCKET_BITS),
+                "{s}"
+            );
             assert!(seen.insert((b, i)), "{s}");
         }
         assert_eq!(locate(Sid(0)), (0, 0));

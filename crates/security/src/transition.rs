@@ -9,7 +9,13 @@ use crate::generation::Generation;
 
 impl Generation {
     /// The kernel's security_transition_sid (with an object name: filename transitions too).
-    pub fn compute_create(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> Result<Sid> {
+    pub fn compute_create(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        name: Option<&str>,
+    ) -> Result<Sid> {
         self.compute_sid(ssid, tsid, class, TypeRuleKind::Transition, name)
     }
 
@@ -23,12 +29,21 @@ impl Generation {
         self.compute_sid(ssid, tsid, class, TypeRuleKind::Member, None)
     }
 
-    fn compute_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: TypeRuleKind, name: Option<&str>) -> Result<Sid> {
+    fn compute_sid(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        kind: TypeRuleKind,
+        name: Option<&str>,
+    ) -> Result<Sid> {
         let s = self.sid_context(ssid)?;
         let t = self.sid_context(tsid)?;
         let new = self.new_context(s, t, class, kind, name)?;
         if !self.c.policy.context_is_valid(&new) {
-            return Err(SecurityError::InvalidComputedContext(self.context_string(&new)));
+            return Err(SecurityError::InvalidComputedContext(
+                self.context_string(&new),
+            ));
         }
         // The kernel answers with the caller's own SID when the context is unchanged: a SID
         // the caller already holds, not another SID (an alias) for the same context.
@@ -43,13 +58,27 @@ impl Generation {
 
     /// The new context, before the validity check. Errors when `s` or `t` is not valid in this
     /// generation's policy.
-    pub fn compute_context(&self, s: &Context, t: &Context, class: ClassId, kind: TypeRuleKind, name: Option<&str>) -> Result<Context> {
+    pub fn compute_context(
+        &self,
+        s: &Context,
+        t: &Context,
+        class: ClassId,
+        kind: TypeRuleKind,
+        name: Option<&str>,
+    ) -> Result<Context> {
         self.check_context(s)?;
         self.check_context(t)?;
         self.new_context(s, t, class, kind, name)
     }
 
-    fn new_context(&self, s: &Context, t: &Context, class: ClassId, kind: TypeRuleKind, name: Option<&str>) -> Result<Context> {
+    fn new_context(
+        &self,
+        s: &Context,
+        t: &Context,
+        class: ClassId,
+        kind: TypeRuleKind,
+        name: Option<&str>,
+    ) -> Result<Context> {
         let c = &*self.c;
         let p = &c.policy;
         let cl = u32::from(class.0);
@@ -60,7 +89,9 @@ impl Generation {
         // type_member rules take the target's user whatever the class says.
         let user = match (kind, default(|d| d.default_user)) {
             (TypeRuleKind::Member, _) | (_, Some(DefaultSide::Target)) => t.user,
-            (TypeRuleKind::Transition | TypeRuleKind::Change, Some(DefaultSide::Source) | None) => s.user,
+            (TypeRuleKind::Transition | TypeRuleKind::Change, Some(DefaultSide::Source) | None) => {
+                s.user
+            }
         };
         let mut role = match default(|d| d.default_role) {
             Some(DefaultSide::Source) => s.role,
@@ -74,7 +105,9 @@ impl Generation {
             None if objectish => t.ty,
             None => s.ty,
         };
-        if let (Ok(st), Ok(tt), Ok(k)) = (u16::try_from(s.ty), u16::try_from(t.ty), u16::try_from(cl)) {
+        if let (Ok(st), Ok(tt), Ok(k)) =
+            (u16::try_from(s.ty), u16::try_from(t.ty), u16::try_from(cl))
+        {
             let run = c.types.run(st, k);
             let from = run.partition_point(|r| r.target < tt);
             let hit = run[from..]
@@ -99,7 +132,16 @@ impl Generation {
                 role = nr;
             }
         }
-        let range = if p.mls { Some(self.mls_compute(s, t, cl, kind, sock)?) } else { None };
-        Ok(Context { user, role, ty, range })
+        let range = if p.mls {
+            Some(self.mls_compute(s, t, cl, kind, sock)?)
+        } else {
+            None
+        };
+        Ok(Context {
+            user,
+            role,
+            ty,
+            range,
+        })
     }
 }

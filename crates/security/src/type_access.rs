@@ -17,7 +17,10 @@ impl Generation {
         // indexes it.
         let is_type = |v: u32| {
             let i = (v as usize).wrapping_sub(1);
-            types.get(i).is_some_and(|t| !t.attribute && t.name.is_some()) && attrs.get(i).is_some()
+            types
+                .get(i)
+                .is_some_and(|t| !t.attribute && t.name.is_some())
+                && attrs.get(i).is_some()
         };
         if !is_type(stype) || !is_type(ttype) {
             return None;

@@ -39,17 +39,33 @@ impl Generation {
     /// the range set up from `from`'s) that `from` may reach by `process {transition}`.
     pub fn compute_user(&self, from: Sid, user: &str) -> Result<Vec<Sid>> {
         let p = self.policy();
-        let invalid = |why: &str| SecurityError::InvalidContext { context: user.to_string(), reason: why.to_string() };
-        let uval = p.user_names.value(user).ok_or_else(|| invalid("no such user"))?;
-        let u = p.users.get(uval as usize - 1).ok_or_else(|| invalid("no such user"))?;
+        let invalid = |why: &str| SecurityError::InvalidContext {
+            context: user.to_string(),
+            reason: why.to_string(),
+        };
+        let uval = p
+            .user_names
+            .value(user)
+            .ok_or_else(|| invalid("no such user"))?;
+        let u = p
+            .users
+            .get(uval as usize - 1)
+            .ok_or_else(|| invalid("no such user"))?;
         let fromcon = self.sid_context(from)?.clone();
         let class = self.class("process")?;
         let transition = self.perms(class, &["transition"])?;
         let mut out = Vec::new();
         for r in u.roles.iter() {
-            let Some(role) = p.roles.get(r as usize) else { continue };
+            let Some(role) = p.roles.get(r as usize) else {
+                continue;
+            };
             for t in role.types.iter() {
-                let mut c = Context { user: uval, role: r + 1, ty: t + 1, range: None };
+                let mut c = Context {
+                    user: uval,
+                    role: r + 1,
+                    ty: t + 1,
+                    range: None,
+                };
                 if p.mls {
                     let Some(fr) = &fromcon.range else { continue };
                     match user_range(fr, &u.range, &u.default_level) {

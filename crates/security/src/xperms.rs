@@ -17,7 +17,13 @@ pub enum XpermKind {
 impl Generation {
     /// The drivers (ioctl) or message-type high bytes (netlink) that have extended-permission
     /// rules for this triple: for any other driver the base permission alone decides.
-    pub fn xperm_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: XpermKind) -> Result<[u32; 8]> {
+    pub fn xperm_drivers(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        kind: XpermKind,
+    ) -> Result<[u32; 8]> {
         let mut d = [0u32; 8];
         self.each_xperm(ssid, tsid, class, Some(kind), |x, _| match x.kind {
             XpermsKind::IoctlDriver => {
@@ -25,15 +31,27 @@ impl Generation {
                     *w |= p;
                 }
             }
-            XpermsKind::IoctlFunction | XpermsKind::Nlmsg => d[usize::from(x.driver >> 5)] |= 1 << (x.driver & 31),
+            XpermsKind::IoctlFunction | XpermsKind::Nlmsg => {
+                d[usize::from(x.driver >> 5)] |= 1 << (x.driver & 31)
+            }
             XpermsKind::Unknown(_) => {}
         })?;
         Ok(d)
     }
 
     /// The kernel's security_compute_xperms_decision for one driver.
-    pub fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, kind: XpermKind, driver: u8) -> Result<XpermsDecision> {
-        let mut out = XpermsDecision { driver, ..Default::default() };
+    pub fn compute_xperms(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        kind: XpermKind,
+        driver: u8,
+    ) -> Result<XpermsDecision> {
+        let mut out = XpermsDecision {
+            driver,
+            ..Default::default()
+        };
         let bit = |v: &[u32; 8], b: u8| v[usize::from(b >> 5)] & (1 << (b & 31)) != 0;
         self.each_xperm(ssid, tsid, class, Some(kind), |x, rule| {
             let whole = match x.kind {
@@ -70,7 +88,8 @@ impl Generation {
         if !any {
             return Ok(None);
         }
-        self.xperm_drivers(ssid, tsid, class, XpermKind::Ioctl).map(Some)
+        self.xperm_drivers(ssid, tsid, class, XpermKind::Ioctl)
+            .map(Some)
     }
 
     /// The netlink message-type high bytes flagged for the triple by nlmsg rules, or None when
@@ -81,7 +100,8 @@ impl Generation {
         if !any {
             return Ok(None);
         }
-        self.xperm_drivers(ssid, tsid, class, XpermKind::Nlmsg).map(Some)
+        self.xperm_drivers(ssid, tsid, class, XpermKind::Nlmsg)
+            .map(Some)
     }
 
     /// The kernel's ioctl decision for command `cmd` (driver in the high byte, function in the
@@ -91,13 +111,23 @@ impl Generation {
     /// commands ioctl allowx rules list are allowed (a driver with no rule at all is denied). Returns (allowed, audited): a grant is
     /// audited when the base permission is auditallow'ed and the command auditallowx'ed, a
     /// denial unless the base permission is dontaudit'ed or the command dontauditx'ed.
-    pub fn check_ioctl(&self, ssid: Sid, tsid: Sid, class: ClassId, cmd: u16) -> Result<(bool, bool)> {
+    pub fn check_ioctl(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        cmd: u16,
+    ) -> Result<(bool, bool)> {
         let d = self.compute_av(ssid, tsid, class)?;
         let bit = self
             .c
             .policy
             .perm_bit(u32::from(class.0), "ioctl")
-            .ok_or_else(|| SecurityError::UnknownPermission { class: self.class_name(class).unwrap_or("?").into(), perm: "ioctl".into(), near: String::new() })?;
+            .ok_or_else(|| SecurityError::UnknownPermission {
+                class: self.class_name(class).unwrap_or("?").into(),
+                perm: "ioctl".into(),
+                near: String::new(),
+            })?;
         let base = AccessVector(1 << bit);
         let (driver, func) = ((cmd >> 8) as u8, cmd as u8);
         let drivers = self.ioctl_drivers(ssid, tsid, class)?;
@@ -140,15 +170,28 @@ impl Generation {
                     RuleKind::Xperms(k) => k,
                     RuleKind::Av(_) | RuleKind::Type(_) => continue,
                 };
-                let Some(x) = c.xperms.get(rule.data as usize) else { continue };
+                let Some(x) = c.xperms.get(rule.data as usize) else {
+                    continue;
+                };
                 let matches_kind = match (kind, x.kind) {
                     (None, _) => true,
-                    (Some(XpermKind::Ioctl), XpermsKind::IoctlFunction | XpermsKind::IoctlDriver) => true,
+                    (
+                        Some(XpermKind::Ioctl),
+                        XpermsKind::IoctlFunction | XpermsKind::IoctlDriver,
+                    ) => true,
                     (Some(XpermKind::Nlmsg), XpermsKind::Nlmsg) => true,
                     (Some(XpermKind::Ioctl), XpermsKind::Nlmsg | XpermsKind::Unknown(_)) => false,
-                    (Some(XpermKind::Nlmsg), XpermsKind::IoctlFunction | XpermsKind::IoctlDriver | XpermsKind::Unknown(_)) => false,
+                    (
+                        Some(XpermKind::Nlmsg),
+                        XpermsKind::IoctlFunction
+                        | XpermsKind::IoctlDriver
+                        | XpermsKind::Unknown(_),
+                    ) => false,
                 };
-                if matches_kind && self.on(rule.branch) && tattrs.binary_search(&rule.target).is_ok() {
+                if matches_kind
+                    && self.on(rule.branch)
+                    && tattrs.binary_search(&rule.target).is_ok()
+                {
                     f(x, rk);
                 }
             }

@@ -19,7 +19,10 @@ fn renumbered() -> std::path::PathBuf {
 
 #[test]
 fn set_boolean_racing_reload_writes_the_named_boolean() {
-    let _deadline = seaccess_testkit::deadline("set_boolean_racing_reload_writes_the_named_boolean", std::time::Duration::from_secs(60));
+    let _deadline = seaccess_testkit::deadline(
+        "set_boolean_racing_reload_writes_the_named_boolean",
+        std::time::Duration::from_secs(60),
+    );
     let a = std::fs::read(compile("booleans", 33)).unwrap();
     let b = std::fs::read(renumbered()).unwrap();
     let s = Arc::new(load(&compile("booleans", 33)));
@@ -27,7 +30,10 @@ fn set_boolean_racing_reload_writes_the_named_boolean() {
         // The premise: the two policies number f1 differently.
         let other = load(&renumbered());
         let pos = |bools: Vec<(String, bool)>| bools.iter().position(|(n, _)| n == "f1").unwrap();
-        assert_ne!(pos(s.snapshot().booleans()), pos(other.snapshot().booleans()));
+        assert_ne!(
+            pos(s.snapshot().booleans()),
+            pos(other.snapshot().booleans())
+        );
     }
     let stop = Arc::new(AtomicBool::new(false));
     let reloader = {
@@ -45,7 +51,17 @@ fn set_boolean_racing_reload_writes_the_named_boolean() {
     // (default false) is set to true over and over; no other boolean may change, and f1 reads
     // back true unless a reload (which resets pending values to the current ones, as the
     // kernel's selinuxfs does) came in between.
-    let defaults = [("t1", true), ("t2", true), ("f2", false), ("f3", false), ("a0", false), ("a1", false), ("a2", false), ("a3", false), ("a4", false)];
+    let defaults = [
+        ("t1", true),
+        ("t2", true),
+        ("f2", false),
+        ("f3", false),
+        ("a0", false),
+        ("a1", false),
+        ("a2", false),
+        ("a3", false),
+        ("a4", false),
+    ];
     let mut wrong = Vec::new();
     let mut checked = 0;
     let t0 = std::time::Instant::now();
@@ -68,5 +84,8 @@ fn set_boolean_racing_reload_writes_the_named_boolean() {
     stop.store(true, Ordering::Relaxed);
     let reloads = reloader.join().unwrap();
     assert!(reloads > 10, "only {reloads} reloads");
-    assert!(wrong.is_empty(), "after {checked} rounds and {reloads} reloads: {wrong:#?}");
+    assert!(
+        wrong.is_empty(),
+        "after {checked} rounds and {reloads} reloads: {wrong:#?}"
+    );
 }

@@ -14,15 +14,37 @@ fn a_class_map_answers_only_with_its_own_policy() {
     let p = sid(&a, "sys_u:sys_r:proc_t");
     let map = a.map_classes(&[("file", &["read"][..])]).unwrap();
     let d = a.compute_av_mapped(p, p, &map, 0).unwrap();
-    assert_eq!(d.allowed.0 & 1, 0, "classorder_a allows proc_t no file read");
+    assert_eq!(
+        d.allowed.0 & 1,
+        0,
+        "classorder_a allows proc_t no file read"
+    );
     // A boolean commit keeps the policy and its numbers: the map still answers.
     server.commit_booleans();
-    assert_eq!(server.snapshot().compute_av_mapped(p, p, &map, 0).unwrap().allowed.0 & 1, 0);
-    server.reload(&std::fs::read(compile("classorder_b", 33)).unwrap()).unwrap();
+    assert_eq!(
+        server
+            .snapshot()
+            .compute_av_mapped(p, p, &map, 0)
+            .unwrap()
+            .allowed
+            .0
+            & 1,
+        0
+    );
+    server
+        .reload(&std::fs::read(compile("classorder_b", 33)).unwrap())
+        .unwrap();
     let b = server.snapshot();
     match b.compute_av_mapped(p, p, &map, 0) {
-        Ok(d) => assert_eq!(d.allowed.0 & 1, 0, "classorder_a's map read with classorder_b's numbers granted file read: {d:?}"),
+        Ok(d) => assert_eq!(
+            d.allowed.0 & 1,
+            0,
+            "classorder_a's map read with classorder_b's numbers granted file read: {d:?}"
+        ),
         Err(e) => assert!(e.to_string().contains("another policy"), "{e}"),
     }
-    assert!(b.compute_av_mapped(p, p, &map, 0).is_err(), "a map of another policy load must be refused");
+    assert!(
+        b.compute_av_mapped(p, p, &map, 0).is_err(),
+        "a map of another policy load must be refused"
+    );
 }

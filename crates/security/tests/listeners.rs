@@ -16,7 +16,8 @@ fn within_time<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    rx.recv_timeout(Duration::from_secs(20)).expect("deadlocked (or panicked)")
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("deadlocked (or panicked)")
 }
 
 fn booleans_server() -> Arc<SecurityServer> {
@@ -61,14 +62,21 @@ fn a_change_listener_may_commit_booleans_and_reload() {
     let first = s.seqno().0;
     let s2 = s.clone();
     within_time(move || s2.commit_booleans());
-    assert!(s.seqno().0 >= 12, "the listener's changes were not made: {}", s.seqno());
+    assert!(
+        s.seqno().0 >= 12,
+        "the listener's changes were not made: {}",
+        s.seqno()
+    );
     assert_every_seqno(&before.lock().unwrap(), first, &s);
     assert_every_seqno(&after.lock().unwrap(), first, &s);
 }
 
 #[test]
 fn concurrent_changes_with_a_committing_listener_are_each_told_once_in_order() {
-    let _deadline = seaccess_testkit::deadline("concurrent_changes_with_a_committing_listener_are_each_told_once_in_order", std::time::Duration::from_secs(60));
+    let _deadline = seaccess_testkit::deadline(
+        "concurrent_changes_with_a_committing_listener_are_each_told_once_in_order",
+        std::time::Duration::from_secs(60),
+    );
     let s = booleans_server();
     let (seen, _r) = recorder(&s);
     let weak = Arc::downgrade(&s);
@@ -155,7 +163,11 @@ fn a_cache_stops_following_when_its_handle_or_itself_is_dropped() {
     assert_eq!(avc.seqno(), s.seqno());
     drop(avc);
     s.commit_booleans();
-    assert_eq!(s.listener_count(), (0, 0), "a dropped cache left listeners behind");
+    assert_eq!(
+        s.listener_count(),
+        (0, 0),
+        "a dropped cache left listeners behind"
+    );
     // Following again, then dropping the handle: unregistered at once, cache alive.
     let (s, avc) = server_with_avc(&path, 64);
     let again = avc.follow(&*s);

@@ -10,7 +10,13 @@ use std::collections::BTreeSet;
 use seaccess_testkit::{compile, load, sid};
 
 /// The subjects of mls_ops.cil's header: each range's low and high level.
-const RANGES: [&str; 5] = ["s0-s0", "s0-s1:c0.c1", "s0:c0-s1:c0", "s0:c1-s1:c1", "s1:c0-s1:c0,c1"];
+const RANGES: [&str; 5] = [
+    "s0-s0",
+    "s0-s1:c0.c1",
+    "s0:c0-s1:c0",
+    "s0:c1-s1:c1",
+    "s1:c0-s1:c0,c1",
+];
 
 /// A level as (sensitivity number, categories), read from its text (`s1:c0,c1`, `s0:c0.c1`).
 fn level(text: &str) -> (u32, BTreeSet<u32>) {
@@ -56,7 +62,10 @@ fn every_mls_operator_on_every_level_pair() {
     let mut wrong = Vec::new();
     for s in RANGES {
         for t in RANGES {
-            let (ssid, tsid) = (sid(&g, &format!("sys_u:sys_r:dom_t:{s}")), sid(&g, &format!("sys_u:sys_r:dom_t:{t}")));
+            let (ssid, tsid) = (
+                sid(&g, &format!("sys_u:sys_r:dom_t:{s}")),
+                sid(&g, &format!("sys_u:sys_r:dom_t:{t}")),
+            );
             let d = g.compute_av(ssid, tsid, class).unwrap();
             let (sl, sh) = s.split_once('-').unwrap();
             let (tl, th) = t.split_once('-').unwrap();
@@ -74,24 +83,40 @@ fn every_mls_operator_on_every_level_pair() {
                     let want = holds(op, a, b);
                     seen.insert((pair, op, want));
                     answers.entry((pair, op)).or_default().push(want);
-                    let got = d.allowed.contains(g.perms(class, &[&format!("{pair}_{op}")]).unwrap());
+                    let got = d
+                        .allowed
+                        .contains(g.perms(class, &[&format!("{pair}_{op}")]).unwrap());
                     if got != want {
-                        wrong.push(format!("{s} -> {t}: {pair}_{op} allowed {got}, the levels say {want}"));
+                        wrong.push(format!(
+                            "{s} -> {t}: {pair}_{op} allowed {got}, the levels say {want}"
+                        ));
                     }
                 }
             }
         }
     }
-    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
     // The levels tell the operators apart: across the two contexts every operator holds and
     // fails (dominating either way, equal and incomparable levels), and on a context's own
     // range (low never above high) dom and domby still answer differently somewhere.
     for pair in &pairs[..4] {
         for op in ops {
-            assert!(seen.contains(&(pair, op, true)) && seen.contains(&(pair, op, false)), "{pair}_{op} is never both true and false");
+            assert!(
+                seen.contains(&(pair, op, true)) && seen.contains(&(pair, op, false)),
+                "{pair}_{op} is never both true and false"
+            );
         }
     }
     for pair in pairs {
-        assert_ne!(answers[&(pair, "dom")], answers[&(pair, "domby")], "{pair}: dom and domby agree on every context");
+        assert_ne!(
+            answers[&(pair, "dom")],
+            answers[&(pair, "domby")],
+            "{pair}: dom and domby agree on every context"
+        );
     }
 }

@@ -12,7 +12,9 @@ use seaccess_types::Sid;
 
 /// (SID, context text) of every initial SID the policy gives a context.
 fn initial_sids(g: &Generation) -> Vec<(Sid, String)> {
-    (1..=256u32).filter_map(|s| g.sid_to_context(Sid(s)).ok().map(|c| (Sid(s), c))).collect()
+    (1..=256u32)
+        .filter_map(|s| g.sid_to_context(Sid(s)).ok().map(|c| (Sid(s), c)))
+        .collect()
 }
 
 /// The lowest initial SID with each context text: the one the kernel's hash finds.
@@ -32,7 +34,11 @@ fn context_to_sid_finds_initial_sids(server: &SecurityServer) {
         assert_eq!(g.context_to_sid(text).unwrap(), *sid, "{text}");
         assert_eq!(server.context_to_sid(text).unwrap(), *sid, "{text}");
     }
-    assert_eq!(g.sid_table().len(), 0, "an initial SID's context was given a dynamic SID");
+    assert_eq!(
+        g.sid_table().len(),
+        0,
+        "an initial SID's context was given a dynamic SID"
+    );
 }
 
 #[test]
@@ -56,7 +62,10 @@ fn compute_create_without_transition_returns_the_source_sid() {
     let g = s.snapshot();
     let process = g.class("process").unwrap();
     let obj = sid(&g, "system_u:object_r:etc_t:s0");
-    assert_eq!(g.compute_create(Sid(1), obj, process, None).unwrap(), Sid(1));
+    assert_eq!(
+        g.compute_create(Sid(1), obj, process, None).unwrap(),
+        Sid(1)
+    );
     assert_eq!(g.sid_table().len(), 1, "only the object's SID is dynamic");
 }
 
@@ -67,15 +76,27 @@ fn compute_sid_shortcut_returns_the_callers_sid_not_an_alias() {
     let s = load(&compile("example", 33));
     let g = s.snapshot();
     let (file_sid, any_socket) = (Sid(5), Sid(8));
-    assert_eq!(g.sid_to_context(file_sid).unwrap(), g.sid_to_context(any_socket).unwrap());
+    assert_eq!(
+        g.sid_to_context(file_sid).unwrap(),
+        g.sid_to_context(any_socket).unwrap()
+    );
     let process = g.class("process").unwrap();
     let file = g.class("file").unwrap();
     // Process class: the source's whole context (see above).
-    assert_eq!(g.compute_create(any_socket, Sid(1), process, None).unwrap(), any_socket);
-    assert_eq!(g.compute_relabel(any_socket, Sid(1), process).unwrap(), any_socket);
+    assert_eq!(
+        g.compute_create(any_socket, Sid(1), process, None).unwrap(),
+        any_socket
+    );
+    assert_eq!(
+        g.compute_relabel(any_socket, Sid(1), process).unwrap(),
+        any_socket
+    );
     // type_member on a file: user, type from the target, object_r, the source's low level
     // (mls_compute_sid, AVTAB_MEMBER): kernel's low is s0, so the target's own context.
-    assert_eq!(g.compute_member(Sid(1), any_socket, file).unwrap(), any_socket);
+    assert_eq!(
+        g.compute_member(Sid(1), any_socket, file).unwrap(),
+        any_socket
+    );
     assert_eq!(g.sid_table().len(), 0);
 }
 
@@ -88,7 +109,10 @@ fn no_two_sids_resolve_to_the_same_context() {
     let ctxs = contexts(g.policy());
     let mut sids: Vec<Sid> = ctxs.iter().map(|c| sid(&g, c)).collect();
     sids.extend(initial_sids(&g).iter().map(|(s, _)| *s));
-    let classes: Vec<_> = ["process", "file", "dir", "tcp_socket"].iter().map(|c| g.class(c).unwrap()).collect();
+    let classes: Vec<_> = ["process", "file", "dir", "tcp_socket"]
+        .iter()
+        .map(|c| g.class(c).unwrap())
+        .collect();
     let some: Vec<Sid> = sids.iter().copied().step_by(7).collect();
     for &a in &some {
         for &b in &some {
@@ -114,7 +138,10 @@ fn no_two_sids_resolve_to_the_same_context() {
     for s in sids {
         let text = g.sid_to_context(s).unwrap();
         let expect = first.get(&text).or(seen.get(&text)).copied();
-        assert!(expect == Some(s) || (s.0 <= 256 && first.contains_key(&text)), "SID {s} for {text}, expected {expect:?}");
+        assert!(
+            expect == Some(s) || (s.0 <= 256 && first.contains_key(&text)),
+            "SID {s} for {text}, expected {expect:?}"
+        );
     }
 }
 
@@ -130,13 +157,20 @@ fn initial_contexts_follow_a_reload() {
     let d = s.context_to_sid(&etc).unwrap();
     assert!(d.0 > 256);
     let variant = compile_variant("example", "example-devnull-etc", 33, |src| {
-        src.replace("(sidcontext devnull (system_u object_r devnull_t low_low))", "(sidcontext devnull (system_u object_r etc_t low_low))")
+        src.replace(
+            "(sidcontext devnull (system_u object_r devnull_t low_low))",
+            "(sidcontext devnull (system_u object_r etc_t low_low))",
+        )
     });
     s.reload(&std::fs::read(variant).unwrap()).unwrap();
     let g = s.snapshot();
     assert_eq!(g.sid_to_context(Sid(27)).unwrap(), etc);
     assert_eq!(s.context_to_sid(&etc).unwrap(), Sid(27));
-    assert_eq!(s.sid_to_context(d).unwrap(), etc, "an earlier SID keeps its context");
+    assert_eq!(
+        s.sid_to_context(d).unwrap(),
+        etc,
+        "an earlier SID keeps its context"
+    );
     let nd = s.context_to_sid(&old_devnull).unwrap();
     assert!(nd.0 > 256 && nd != d, "{nd}");
     assert_eq!(s.context_to_sid(&old_devnull).unwrap(), nd);

@@ -28,7 +28,11 @@ fn with_booleans_answers_as_a_commit_would() {
         // Each of booleans.cil's booleans switches some rule: a with_booleans that changed
         // nothing would pass the comparison above only if the commit changed nothing too.
         assert!(differs > 0, "flipping {name} changed no answer");
-        assert_eq!(server.snapshot().boolean(&name).unwrap(), value, "the server's value must stay");
+        assert_eq!(
+            server.snapshot().boolean(&name).unwrap(),
+            value,
+            "the server's value must stay"
+        );
     }
     assert!(g.with_booleans(&[("t9", true)]).is_err());
 }
@@ -47,10 +51,12 @@ fn type_allowed_is_the_rules_share() {
                 // booleans.cil has no constraints, and with one role on both sides no role check
                 // applies: u:R:S to u:R:T decides by the rules alone.
                 let (sn, tn) = (s.name.as_deref().unwrap(), t.name.as_deref().unwrap());
-                let Some((ss, ts)) = ["r", "object_r"]
-                    .iter()
-                    .find_map(|r| Some((g.context_to_sid(&format!("u:{r}:{sn}:s0")).ok()?, g.context_to_sid(&format!("u:{r}:{tn}:s0")).ok()?)))
-                else {
+                let Some((ss, ts)) = ["r", "object_r"].iter().find_map(|r| {
+                    Some((
+                        g.context_to_sid(&format!("u:{r}:{sn}:s0")).ok()?,
+                        g.context_to_sid(&format!("u:{r}:{tn}:s0")).ok()?,
+                    ))
+                }) else {
                     continue;
                 };
                 let want = g.compute_av(ss, ts, class).unwrap().allowed;
@@ -63,7 +69,9 @@ fn type_allowed_is_the_rules_share() {
     let dom = p.type_names.value("dom_t").unwrap();
     let file = g.class("file").unwrap();
     assert!(g.type_allowed(dom, 0, file).is_none());
-    assert!(g.type_allowed(dom, p.types.len() as u32 + 1, file).is_none());
+    assert!(g
+        .type_allowed(dom, p.types.len() as u32 + 1, file)
+        .is_none());
     // secilc leaves booleans.cil's attributes out of the binary; attributes.cil keeps its.
     let server = load(&compile("attributes", 33));
     let g = server.snapshot();
@@ -72,6 +80,12 @@ fn type_allowed_is_the_rules_share() {
     let ty = p.type_names.value("d2").unwrap();
     let class = g.class(&p.classes[0].name).unwrap();
     assert!(g.type_allowed(ty, ty, class).is_some());
-    assert!(g.type_allowed(attr, ty, class).is_none(), "an attribute is not a type");
-    assert!(g.type_allowed(ty, attr, class).is_none(), "an attribute is not a type");
+    assert!(
+        g.type_allowed(attr, ty, class).is_none(),
+        "an attribute is not a type"
+    );
+    assert!(
+        g.type_allowed(ty, attr, class).is_none(),
+        "an attribute is not a type"
+    );
 }

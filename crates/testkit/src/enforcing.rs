@@ -69,7 +69,12 @@ pub enum Check {
 /// cache and silent); enforcing again, denied and reported again (`permissive=0`).
 /// `audited` says whether the policy audits the denial (derived by the caller from the
 /// security server: auditdeny, dontauditx).
-pub fn assert_switch_revokes_permissive_grants(cache: &dyn ModeSwitching, (s, t, c): (Sid, Sid, ClassId), check: Check, audited: bool) {
+pub fn assert_switch_revokes_permissive_grants(
+    cache: &dyn ModeSwitching,
+    (s, t, c): (Sid, Sid, ClassId),
+    check: Check,
+    audited: bool,
+) {
     let run = |audit: bool| -> (bool, Vec<String>) {
         let before = cache.audit_records().len();
         let ok = match check {
@@ -83,21 +88,37 @@ pub fn assert_switch_revokes_permissive_grants(cache: &dyn ModeSwitching, (s, t,
     let audits = !matches!(check, Check::NoAudit(_));
     let expect_record = |recs: &[String], permissive: u8, step: &str| {
         if audited {
-            assert_eq!(recs.len(), 1, "{check:?} {step}: one audit record expected, got {recs:?}");
+            assert_eq!(
+                recs.len(),
+                1,
+                "{check:?} {step}: one audit record expected, got {recs:?}"
+            );
             let r = &recs[0];
             assert!(r.starts_with("avc:  denied  {"), "{check:?} {step}: {r}");
-            assert!(r.ends_with(&format!("permissive={permissive}")), "{check:?} {step}: {r}");
+            assert!(
+                r.ends_with(&format!("permissive={permissive}")),
+                "{check:?} {step}: {r}"
+            );
             if let Check::Ioctl(_, cmd) = check {
-                assert!(r.contains(&format!("ioctlcmd={cmd:#x}")), "{check:?} {step}: {r}");
+                assert!(
+                    r.contains(&format!("ioctlcmd={cmd:#x}")),
+                    "{check:?} {step}: {r}"
+                );
             }
         } else {
-            assert!(recs.is_empty(), "{check:?} {step}: a dontaudit'ed denial was logged: {recs:?}");
+            assert!(
+                recs.is_empty(),
+                "{check:?} {step}: a dontaudit'ed denial was logged: {recs:?}"
+            );
         }
     };
 
     cache.set_enforcing(true);
     let (ok, recs) = run(audits);
-    assert!(!ok, "{check:?}: allowed while enforcing, before any permissive grant");
+    assert!(
+        !ok,
+        "{check:?}: allowed while enforcing, before any permissive grant"
+    );
     if audits {
         expect_record(&recs, 0, "enforcing");
     }
@@ -108,20 +129,32 @@ pub fn assert_switch_revokes_permissive_grants(cache: &dyn ModeSwitching, (s, t,
     if audits {
         expect_record(&recs, 1, "permissive");
     } else {
-        assert!(recs.is_empty(), "{check:?}: has_perm_noaudit logged {recs:?}");
+        assert!(
+            recs.is_empty(),
+            "{check:?}: has_perm_noaudit logged {recs:?}"
+        );
     }
     // The grant is held: the same check is now silent (the denial is reported once).
     let (ok, recs) = run(true);
     assert!(ok, "{check:?}: denied in permissive mode, second time");
-    assert!(recs.is_empty(), "{check:?}: the permissive grant was not recorded in the cache: {recs:?}");
+    assert!(
+        recs.is_empty(),
+        "{check:?}: the permissive grant was not recorded in the cache: {recs:?}"
+    );
 
     cache.set_enforcing(true);
     let (ok, recs) = run(false);
-    assert!(!ok, "{check:?}: a grant made in permissive mode survived the switch to enforcing");
+    assert!(
+        !ok,
+        "{check:?}: a grant made in permissive mode survived the switch to enforcing"
+    );
     if audits {
         expect_record(&recs, 0, "enforcing again");
     }
     let (ok, recs) = run(true);
-    assert!(!ok, "{check:?}: allowed in enforcing mode after the switch back");
+    assert!(
+        !ok,
+        "{check:?}: allowed in enforcing mode after the switch back"
+    );
     expect_record(&recs, 0, "enforcing again, audited");
 }

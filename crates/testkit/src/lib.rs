@@ -14,7 +14,10 @@ pub mod enforcing;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// Whether every differential input is required (`SEACCESS_REQUIRE_ORACLE=1`, as `make test`
@@ -29,7 +32,10 @@ fn present(path: PathBuf, what: &str, how: &str) -> Option<PathBuf> {
         return Some(path);
     }
     if required() {
-        panic!("{what} is required but {} does not exist ({how})", path.display());
+        panic!(
+            "{what} is required but {} does not exist ({how})",
+            path.display()
+        );
     }
     eprintln!("SKIP: no {what} at {} ({how})", path.display());
     None
@@ -38,30 +44,50 @@ fn present(path: PathBuf, what: &str, how: &str) -> Option<PathBuf> {
 /// The project's libsepol answering program (tools/sepol-oracle, built by `make oracle`), or
 /// `SEACCESS_ORACLE` if set.
 pub fn oracle() -> Option<PathBuf> {
-    let p = std::env::var_os("SEACCESS_ORACLE").map(PathBuf::from).unwrap_or_else(|| root().join("target/oracle/sepol-oracle"));
+    let p = std::env::var_os("SEACCESS_ORACLE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/oracle/sepol-oracle"));
     present(p, "sepol oracle", "run `make oracle`")
 }
 
 /// Debian's installed policy of this flavour ("default" or "mls").
 pub fn debian_policy(flavour: &str) -> Option<PathBuf> {
-    present(PathBuf::from(format!("/etc/selinux/{flavour}/policy/policy.33")), "Debian policy", "run `make deps`")
+    present(
+        PathBuf::from(format!("/etc/selinux/{flavour}/policy/policy.33")),
+        "Debian policy",
+        "run `make deps`",
+    )
 }
 
 /// Debian's reference policy source built monolithic by checkpolicy as `kind` ("standard",
 /// "mcs" or "mls"), by `make refpolicy` (scripts/build-refpolicy.sh).
 pub fn refpolicy(kind: &str) -> Option<PathBuf> {
-    present(root().join(format!("target/refpolicy/{kind}.bin")), "reference policy build", "run `make refpolicy`")
+    present(
+        root().join(format!("target/refpolicy/{kind}.bin")),
+        "reference policy build",
+        "run `make refpolicy`",
+    )
 }
 
 /// libselinux 3.4's own selabel_lookup answering queries (tests/label/selabel_query.c, built by
 /// `make label-peer`).
 pub fn label_peer() -> Option<PathBuf> {
-    present(root().join("target/label/selabel_query"), "libselinux selabel caller", "run `make label-peer`")
+    present(
+        root().join("target/label/selabel_query"),
+        "libselinux selabel caller",
+        "run `make label-peer`",
+    )
 }
 
 /// Debian's installed file_contexts of this policy flavour ("default" or "mls").
 pub fn debian_file_contexts(flavour: &str) -> Option<PathBuf> {
-    present(PathBuf::from(format!("/etc/selinux/{flavour}/contexts/files/file_contexts")), "Debian file_contexts", "run `make deps`")
+    present(
+        PathBuf::from(format!(
+            "/etc/selinux/{flavour}/contexts/files/file_contexts"
+        )),
+        "Debian file_contexts",
+        "run `make deps`",
+    )
 }
 
 /// The source of a test policy.
@@ -81,8 +107,16 @@ pub struct Header {
 
 pub fn header(name: &str) -> Header {
     let text = std::fs::read_to_string(policy_source(name)).unwrap();
-    let mut h = Header { mls: true, min_version: 24, secilc_args: Vec::new(), no_oracle: false };
-    for line in text.lines().take_while(|l| l.starts_with(';') || l.trim().is_empty()) {
+    let mut h = Header {
+        mls: true,
+        min_version: 24,
+        secilc_args: Vec::new(),
+        no_oracle: false,
+    };
+    for line in text
+        .lines()
+        .take_while(|l| l.starts_with(';') || l.trim().is_empty())
+    {
         let l = line.trim_start_matches(';').trim();
         let first = |v: &str| v.split_whitespace().next().unwrap_or("").to_string();
         if let Some(v) = l.strip_prefix("mls:") {
@@ -132,7 +166,8 @@ pub fn compile(name: &str, version: u32) -> PathBuf {
     let dir = root().join("target/policies");
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join(format!("{name}.{version}"));
-    let fresh = out.metadata().and_then(|m| m.modified()).ok() > src.metadata().and_then(|m| m.modified()).ok();
+    let fresh = out.metadata().and_then(|m| m.modified()).ok()
+        > src.metadata().and_then(|m| m.modified()).ok();
     if fresh {
         return out;
     }
@@ -143,15 +178,30 @@ pub fn compile(name: &str, version: u32) -> PathBuf {
 /// A name part no other process, nor another thread of this one, is using.
 fn unique() -> String {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    format!("{}-{}", std::process::id(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
 }
 
 /// Compiles CIL `src` at `version` with the options of header `h` into `out`, atomically (a
 /// temporary file renamed, so concurrent tests never read half a policy).
 fn secilc(src: &Path, out: &Path, version: u32, h: &Header) {
-    let tmp = out.with_file_name(format!(".{}.{}", out.file_name().unwrap().to_string_lossy(), unique()));
+    let tmp = out.with_file_name(format!(
+        ".{}.{}",
+        out.file_name().unwrap().to_string_lossy(),
+        unique()
+    ));
     let st = Command::new("secilc")
-        .args(["-c", &version.to_string(), "-M", if h.mls { "true" } else { "false" }, "-f", "/dev/null"])
+        .args([
+            "-c",
+            &version.to_string(),
+            "-M",
+            if h.mls { "true" } else { "false" },
+            "-f",
+            "/dev/null",
+        ])
         .args(&h.secilc_args)
         .arg("-o")
         .arg(&tmp)
@@ -164,12 +214,21 @@ fn secilc(src: &Path, out: &Path, version: u32, h: &Header) {
 
 /// Compiles a variant of test policy `name` at `version`: its source passed through `edit`,
 /// compiled with the same header options, written as `target/policies/LABEL.VERSION`.
-pub fn compile_variant(name: &str, label: &str, version: u32, edit: impl Fn(&str) -> String) -> PathBuf {
+pub fn compile_variant(
+    name: &str,
+    label: &str,
+    version: u32,
+    edit: impl Fn(&str) -> String,
+) -> PathBuf {
     let h = header(name);
     let dir = root().join("target/policies");
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join(format!(".{label}.{}.cil", unique()));
-    std::fs::write(&src, edit(&std::fs::read_to_string(policy_source(name)).unwrap())).unwrap();
+    std::fs::write(
+        &src,
+        edit(&std::fs::read_to_string(policy_source(name)).unwrap()),
+    )
+    .unwrap();
     let out = dir.join(format!("{label}.{version}"));
     secilc(&src, &out, version, &h);
     std::fs::remove_file(&src).unwrap();
@@ -191,8 +250,16 @@ pub fn run_oracle(oracle: &Path, mode: &str, policy: &Path, input: &[String]) ->
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
     assert!(out.status.success(), "oracle {mode} failed");
-    let lines: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
-    assert_eq!(lines.len(), input.len(), "oracle printed a different number of lines");
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        lines.len(),
+        input.len(),
+        "oracle printed a different number of lines"
+    );
     lines
 }
 
@@ -205,7 +272,11 @@ pub fn gen(oracle: &Path, policy: &Path, seed: u64, count: usize) -> Vec<String>
         .output()
         .unwrap();
     assert!(out.status.success(), "oracle gen failed");
-    String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect()
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 /// Contexts covering a small policy: every user with every role it holds and every type of that
@@ -217,22 +288,45 @@ pub fn contexts(p: &PolicyTables) -> Vec<String> {
             return vec![String::new()];
         }
         let r = &p.users[u].range;
-        let lv = |l: &seaccess_policy::Level| seaccess_security::range_to_string(p, &seaccess_policy::Range { low: l.clone(), high: l.clone() });
-        let mut v = vec![lv(&r.low), lv(&r.high), seaccess_security::range_to_string(p, r)];
+        let lv = |l: &seaccess_policy::Level| {
+            seaccess_security::range_to_string(
+                p,
+                &seaccess_policy::Range {
+                    low: l.clone(),
+                    high: l.clone(),
+                },
+            )
+        };
+        let mut v = vec![
+            lv(&r.low),
+            lv(&r.high),
+            seaccess_security::range_to_string(p, r),
+        ];
         v.dedup();
         v.into_iter().map(|s| format!(":{s}")).collect()
     };
     let mut out = Vec::new();
     for (ui, u) in p.users.iter().enumerate() {
         let levels = levels_for_user(ui);
-        for r in u.roles.iter().map(|b| b + 1).chain(std::iter::once(OBJECT_R)) {
+        for r in u
+            .roles
+            .iter()
+            .map(|b| b + 1)
+            .chain(std::iter::once(OBJECT_R))
+        {
             let role = &p.roles[r as usize - 1];
             for (ti, t) in p.types.iter().enumerate() {
                 if t.attribute || (r != OBJECT_R && !role.types.get(ti as u32)) {
                     continue;
                 }
                 for l in &levels {
-                    out.push(format!("{}:{}:{}{}", u.name, role.name, t.name.as_deref().unwrap_or("?"), l));
+                    out.push(format!(
+                        "{}:{}:{}{}",
+                        u.name,
+                        role.name,
+                        t.name.as_deref().unwrap_or("?"),
+                        l
+                    ));
                 }
             }
         }
@@ -257,7 +351,8 @@ pub fn all_triples(p: &PolicyTables) -> Vec<String> {
 }
 
 pub fn load(path: &Path) -> seaccess_security::SecurityServer {
-    seaccess_security::SecurityServer::from_bytes(&seaccess_policy::read_file(path).unwrap()).unwrap()
+    seaccess_security::SecurityServer::from_bytes(&seaccess_policy::read_file(path).unwrap())
+        .unwrap()
 }
 
 /// Our answer to one oracle-format query in `mode` (av, create, relabel, member), printed as the
@@ -267,13 +362,20 @@ pub fn answer(g: &seaccess_security::Generation, mode: &str, line: &str) -> Stri
     if f.len() != 3 {
         return "error".into();
     }
-    let (Ok(s), Ok(t), Ok(c)) = (g.context_to_sid(f[0]), g.context_to_sid(f[1]), g.class(f[2])) else {
+    let (Ok(s), Ok(t), Ok(c)) = (
+        g.context_to_sid(f[0]),
+        g.context_to_sid(f[1]),
+        g.class(f[2]),
+    ) else {
         return "error".into();
     };
     let r = match mode {
         "av" => {
             return match g.compute_av(s, t, c) {
-                Ok(d) => format!("{:x} {:x} {:x} {:x} 0 0", d.allowed, d.decided, d.auditallow, d.auditdeny),
+                Ok(d) => format!(
+                    "{:x} {:x} {:x} {:x} 0 0",
+                    d.allowed, d.decided, d.auditallow, d.auditdeny
+                ),
                 Err(_) => "error".into(),
             }
         }
@@ -347,7 +449,11 @@ fn compare(
     errors_agree: bool,
 ) -> Comparison {
     let theirs = run_oracle(oracle, mode, policy, queries);
-    let mut c = Comparison { differ: 0, both_errors: 0, shown: Vec::new() };
+    let mut c = Comparison {
+        differ: 0,
+        both_errors: 0,
+        shown: Vec::new(),
+    };
     for (q, o) in queries.iter().zip(&theirs) {
         let ours = answer(g, mode, q);
         let both_error = o == "error" && ours == "error";
@@ -355,7 +461,8 @@ fn compare(
         if (both_error && !errors_agree) || comparable(mode, o) != comparable(mode, &ours) {
             c.differ += 1;
             if c.shown.len() < max {
-                c.shown.push(format!("{q}\n   libsepol: {o}\n   seaccess: {ours}"));
+                c.shown
+                    .push(format!("{q}\n   libsepol: {o}\n   seaccess: {ours}"));
             }
         }
     }
@@ -391,10 +498,25 @@ pub fn differential_av(oracle: &Path, policy: &Path, seed: u64, count: usize) {
     let queries = gen(oracle, policy, seed, count);
     assert_eq!(queries.len(), count);
     let (n, shown) = mismatches(&g, oracle, policy, "av", &queries, 10);
-    assert_eq!(n, 0, "{}: {n} of {count} compute_av answers differ from libsepol:\n{}", policy.display(), shown.join("\n"));
-    let allowed = queries.iter().filter(|q| !answer(&g, "av", q).starts_with("0 ")).count();
-    assert!(allowed > count / 10, "only {allowed} of {count} queries allow anything");
-    eprintln!("{}: {count} compute_av answers agree ({allowed} allow something)", policy.display());
+    assert_eq!(
+        n,
+        0,
+        "{}: {n} of {count} compute_av answers differ from libsepol:\n{}",
+        policy.display(),
+        shown.join("\n")
+    );
+    let allowed = queries
+        .iter()
+        .filter(|q| !answer(&g, "av", q).starts_with("0 "))
+        .count();
+    assert!(
+        allowed > count / 10,
+        "only {allowed} of {count} queries allow anything"
+    );
+    eprintln!(
+        "{}: {count} compute_av answers agree ({allowed} allow something)",
+        policy.display()
+    );
 }
 
 /// compute_create / relabel / member against sepol_transition_sid / change_sid / member_sid on
@@ -414,8 +536,20 @@ pub fn differential_sids(oracle: &Path, policy: &Path, seed: u64, count: usize) 
     let mut refused = Vec::new();
     for mode in ["create", "relabel", "member"] {
         let c = compare_expecting_errors(&g, oracle, policy, mode, &queries, 10);
-        assert_eq!(c.differ, 0, "{} {mode}: {} of {count} answers differ from libsepol:\n{}", policy.display(), c.differ, c.shown.join("\n"));
-        assert!(c.both_errors < count / 2, "{} {mode}: {} of {count} queries refused by both", policy.display(), c.both_errors);
+        assert_eq!(
+            c.differ,
+            0,
+            "{} {mode}: {} of {count} answers differ from libsepol:\n{}",
+            policy.display(),
+            c.differ,
+            c.shown.join("\n")
+        );
+        assert!(
+            c.both_errors < count / 2,
+            "{} {mode}: {} of {count} queries refused by both",
+            policy.display(),
+            c.both_errors
+        );
         refused.push(format!("{mode} {}", c.both_errors));
     }
     // Some queries must actually hit type rules.
@@ -449,7 +583,16 @@ pub fn subject(g: &seaccess_security::Generation, ty: &str) -> seaccess_types::S
             let role = &p.roles[r as usize - 1];
             let lvl = if p.mls {
                 let l = &u.range.low;
-                format!(":{}", seaccess_security::range_to_string(p, &seaccess_policy::Range { low: l.clone(), high: l.clone() }))
+                format!(
+                    ":{}",
+                    seaccess_security::range_to_string(
+                        p,
+                        &seaccess_policy::Range {
+                            low: l.clone(),
+                            high: l.clone()
+                        }
+                    )
+                )
             } else {
                 String::new()
             };
@@ -463,19 +606,34 @@ pub fn subject(g: &seaccess_security::Generation, ty: &str) -> seaccess_types::S
 
 /// The SID of a context string that must be valid.
 pub fn sid(g: &seaccess_security::Generation, ctx: &str) -> seaccess_types::Sid {
-    g.context_to_sid(ctx).unwrap_or_else(|e| panic!("{ctx}: {e}"))
+    g.context_to_sid(ctx)
+        .unwrap_or_else(|e| panic!("{ctx}: {e}"))
 }
 
 /// The names of the permissions a decision allows for `class`.
-pub fn allowed_names(g: &seaccess_security::Generation, d: &seaccess_types::AvDecision, class: seaccess_types::ClassId) -> Vec<String> {
-    let mut v: Vec<String> = d.allowed.bits().filter_map(|b| g.perm_name(class, b).map(String::from)).collect();
+pub fn allowed_names(
+    g: &seaccess_security::Generation,
+    d: &seaccess_types::AvDecision,
+    class: seaccess_types::ClassId,
+) -> Vec<String> {
+    let mut v: Vec<String> = d
+        .allowed
+        .bits()
+        .filter_map(|b| g.perm_name(class, b).map(String::from))
+        .collect();
     v.sort();
     v
 }
 
 /// A server with an AVC in front of it, wired so that reloads and commits refresh the cache
 /// before they are published and reset it when announced.
-pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess_security::SecurityServer>, std::sync::Arc<seaccess_avc::Avc>) {
+pub fn server_with_avc(
+    path: &Path,
+    capacity: usize,
+) -> (
+    std::sync::Arc<seaccess_security::SecurityServer>,
+    std::sync::Arc<seaccess_avc::Avc>,
+) {
     let server = std::sync::Arc::new(load(path));
     let dynserver: std::sync::Arc<dyn seaccess_types::AccessServer> = server.clone();
     let avc = std::sync::Arc::new(seaccess_avc::Avc::new(dynserver, capacity));
@@ -486,7 +644,13 @@ pub fn server_with_avc(path: &Path, capacity: usize) -> (std::sync::Arc<seaccess
 /// Whether the security server lets `s` do `perm` of `class` to `t`, or lets it go on because
 /// the domain is permissive: the expected answer of one hook check on a real policy, derived at
 /// test time from the server rather than written down.
-pub fn passes(server: &seaccess_security::SecurityServer, s: seaccess_types::Sid, t: seaccess_types::Sid, class: &str, perm: &str) -> bool {
+pub fn passes(
+    server: &seaccess_security::SecurityServer,
+    s: seaccess_types::Sid,
+    t: seaccess_types::Sid,
+    class: &str,
+    perm: &str,
+) -> bool {
     use seaccess_types::PolicyNames;
     let g = server.snapshot();
     let c = g.class_id(class).unwrap();
@@ -496,7 +660,13 @@ pub fn passes(server: &seaccess_security::SecurityServer, s: seaccess_types::Sid
 }
 
 /// Every triple of [`all_triples`], as SIDs and class numbers of generation `g`.
-pub fn sid_triples(g: &seaccess_security::Generation) -> Vec<(seaccess_types::Sid, seaccess_types::Sid, seaccess_types::ClassId)> {
+pub fn sid_triples(
+    g: &seaccess_security::Generation,
+) -> Vec<(
+    seaccess_types::Sid,
+    seaccess_types::Sid,
+    seaccess_types::ClassId,
+)> {
     all_triples(g.policy())
         .iter()
         .map(|l| {
@@ -518,15 +688,22 @@ pub fn audit_recorder(avc: &seaccess_avc::Avc) -> std::sync::Arc<std::sync::Mute
 /// `checkpolicy -M` (MLS) into `target/policies/NAME-conf.VERSION` (once; cached like
 /// [`compile`]), for the layouts only checkpolicy writes (symbol values with no entry).
 pub fn compile_conf(name: &str, version: u32) -> PathBuf {
-    let src = root().join("testdata/policies").join(format!("{name}.conf"));
+    let src = root()
+        .join("testdata/policies")
+        .join(format!("{name}.conf"));
     let dir = root().join("target/policies");
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join(format!("{name}-conf.{version}"));
-    let fresh = out.metadata().and_then(|m| m.modified()).ok() > src.metadata().and_then(|m| m.modified()).ok();
+    let fresh = out.metadata().and_then(|m| m.modified()).ok()
+        > src.metadata().and_then(|m| m.modified()).ok();
     if fresh {
         return out;
     }
-    let tmp = out.with_file_name(format!(".{}.{}", out.file_name().unwrap().to_string_lossy(), unique()));
+    let tmp = out.with_file_name(format!(
+        ".{}.{}",
+        out.file_name().unwrap().to_string_lossy(),
+        unique()
+    ));
     let st = Command::new("checkpolicy")
         .args(["-M", "-c", &version.to_string(), "-o"])
         .arg(&tmp)

@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use seaccess_avc::{Avc, AvcError};
-use seaccess_types::{AccessVector, ClassId, Sid};
 use seaccess_testkit::*;
+use seaccess_types::{AccessVector, ClassId, Sid};
 
 #[test]
 fn cached_decisions_equal_the_servers() {
@@ -16,7 +16,11 @@ fn cached_decisions_equal_the_servers() {
         let qs = sid_triples(&g);
         for pass in 0..2 {
             for &(s, t, c) in &qs {
-                assert_eq!(avc.decide(s, t, c).unwrap(), g.compute_av(s, t, c).unwrap(), "{name} pass {pass}");
+                assert_eq!(
+                    avc.decide(s, t, c).unwrap(),
+                    g.compute_av(s, t, c).unwrap(),
+                    "{name} pass {pass}"
+                );
             }
         }
         let st = avc.cache_stats();
@@ -24,7 +28,9 @@ fn cached_decisions_equal_the_servers() {
         assert_eq!(st.lookups, st.hits + st.misses);
         assert!(st.hits >= qs.len() as u64 * 9 / 10, "{name}: {st:?}");
         assert_eq!(st.allocations, st.misses.min(st.allocations));
-        assert!(st.to_text().starts_with("lookups hits misses allocations reclaims frees\n"));
+        assert!(st
+            .to_text()
+            .starts_with("lookups hits misses allocations reclaims frees\n"));
     }
 }
 
@@ -46,7 +52,10 @@ fn memory_stays_bounded() {
 }
 
 /// Finds a triple and a permission with the given properties in the policy's decisions.
-fn find(g: &seaccess_security::Generation, pred: impl Fn(&seaccess_types::AvDecision, u32) -> bool) -> (Sid, Sid, ClassId, u32) {
+fn find(
+    g: &seaccess_security::Generation,
+    pred: impl Fn(&seaccess_types::AvDecision, u32) -> bool,
+) -> (Sid, Sid, ClassId, u32) {
     for (s, t, c) in sid_triples(g) {
         let d = g.compute_av(s, t, c).unwrap();
         let n = g.policy().classes[c.0 as usize - 1].perms.len() as u32;
@@ -57,7 +66,14 @@ fn find(g: &seaccess_security::Generation, pred: impl Fn(&seaccess_types::AvDeci
     panic!("no such triple in the policy");
 }
 
-fn record(g: &seaccess_security::Generation, verdict: &str, perm: &str, aux: &str, (s, t, c): (Sid, Sid, ClassId), tail: &str) -> String {
+fn record(
+    g: &seaccess_security::Generation,
+    verdict: &str,
+    perm: &str,
+    aux: &str,
+    (s, t, c): (Sid, Sid, ClassId),
+    tail: &str,
+) -> String {
     format!(
         "avc:  {verdict}  {{ {perm} }} for  {aux} scontext={} tcontext={} tclass={}{tail}",
         g.sid_to_context(s).unwrap(),
@@ -73,23 +89,48 @@ fn audit_records_in_the_kernels_format() {
     let log = audit_recorder(&avc);
     let aux = "pid=42 comm=\"test\"";
     // A denial that is audited.
-    let (s, t, c, b) = find(&g, |d, b| d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0 && !d.flags.permissive());
+    let (s, t, c, b) = find(&g, |d, b| {
+        d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0 && !d.flags.permissive()
+    });
     let perm = g.perm_name(c, b).unwrap().to_string();
     let r = avc.has_perm(s, t, c, AccessVector(1 << b), Some(aux));
-    assert_eq!(r, Err(AvcError::Denied { denied: AccessVector(1 << b) }));
-    assert_eq!(log.lock().unwrap().last().unwrap(), &record(&g, "denied", &perm, aux, (s, t, c), " permissive=0"));
+    assert_eq!(
+        r,
+        Err(AvcError::Denied {
+            denied: AccessVector(1 << b)
+        })
+    );
+    assert_eq!(
+        log.lock().unwrap().last().unwrap(),
+        &record(&g, "denied", &perm, aux, (s, t, c), " permissive=0")
+    );
     // A denial silenced by dontaudit.
-    let (s, t, c, b) = find(&g, |d, b| d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) == 0);
+    let (s, t, c, b) = find(&g, |d, b| {
+        d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) == 0
+    });
     let before = log.lock().unwrap().len();
     assert!(avc.has_perm(s, t, c, AccessVector(1 << b), None).is_err());
-    assert_eq!(log.lock().unwrap().len(), before, "dontaudit'ed denial was logged");
+    assert_eq!(
+        log.lock().unwrap().len(),
+        before,
+        "dontaudit'ed denial was logged"
+    );
     // A grant that auditallow asks to log.
-    let (s, t, c, b) = find(&g, |d, b| d.allowed.0 & (1 << b) != 0 && d.auditallow.0 & (1 << b) != 0);
+    let (s, t, c, b) = find(&g, |d, b| {
+        d.allowed.0 & (1 << b) != 0 && d.auditallow.0 & (1 << b) != 0
+    });
     let perm = g.perm_name(c, b).unwrap().to_string();
-    assert!(avc.has_perm(s, t, c, AccessVector(1 << b), Some(aux)).is_ok());
-    assert_eq!(log.lock().unwrap().last().unwrap(), &record(&g, "granted", &perm, aux, (s, t, c), ""));
+    assert!(avc
+        .has_perm(s, t, c, AccessVector(1 << b), Some(aux))
+        .is_ok());
+    assert_eq!(
+        log.lock().unwrap().last().unwrap(),
+        &record(&g, "granted", &perm, aux, (s, t, c), "")
+    );
     // An ordinary grant is silent.
-    let (s, t, c, b) = find(&g, |d, b| d.allowed.0 & (1 << b) != 0 && d.auditallow.0 & (1 << b) == 0);
+    let (s, t, c, b) = find(&g, |d, b| {
+        d.allowed.0 & (1 << b) != 0 && d.auditallow.0 & (1 << b) == 0
+    });
     let before = log.lock().unwrap().len();
     assert!(avc.has_perm(s, t, c, AccessVector(1 << b), None).is_ok());
     assert_eq!(log.lock().unwrap().len(), before);
@@ -100,12 +141,24 @@ fn permissive_mode_and_permissive_domains() {
     let (server, avc) = server_with_avc(&compile("booleans", 33), 4096);
     let g = server.snapshot();
     let log = audit_recorder(&avc);
-    let (s, t, c, b) = find(&g, |d, b| d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0);
+    let (s, t, c, b) = find(&g, |d, b| {
+        d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0
+    });
     let perm = g.perm_name(c, b).unwrap().to_string();
     avc.set_enforcing(false);
     assert!(avc.has_perm(s, t, c, AccessVector(1 << b), None).is_ok());
-    assert!(log.lock().unwrap().last().unwrap().ends_with("permissive=1"));
-    assert!(log.lock().unwrap().last().unwrap().contains(&format!("{{ {perm} }}")));
+    assert!(log
+        .lock()
+        .unwrap()
+        .last()
+        .unwrap()
+        .ends_with("permissive=1"));
+    assert!(log
+        .lock()
+        .unwrap()
+        .last()
+        .unwrap()
+        .contains(&format!("{{ {perm} }}")));
     // Granted in the cache: the second time is silent, as in the kernel.
     let n = log.lock().unwrap().len();
     assert!(avc.has_perm(s, t, c, AccessVector(1 << b), None).is_ok());
@@ -116,15 +169,29 @@ fn permissive_mode_and_permissive_domains() {
     let (server, avc) = server_with_avc(&compile("permissive", 33), 4096);
     let g = server.snapshot();
     let log = audit_recorder(&avc);
-    let (s, t, c, b) = find(&g, |d, b| d.flags.permissive() && d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0);
+    let (s, t, c, b) = find(&g, |d, b| {
+        d.flags.permissive() && d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0
+    });
     assert!(avc.has_perm(s, t, c, AccessVector(1 << b), None).is_ok());
-    assert!(log.lock().unwrap().last().unwrap().ends_with("permissive=1"));
-    let (s, t, c, b) = find(&g, |d, b| !d.flags.permissive() && d.allowed.0 & (1 << b) == 0);
+    assert!(log
+        .lock()
+        .unwrap()
+        .last()
+        .unwrap()
+        .ends_with("permissive=1"));
+    let (s, t, c, b) = find(&g, |d, b| {
+        !d.flags.permissive() && d.allowed.0 & (1 << b) == 0
+    });
     assert!(avc.has_perm_noaudit(s, t, c, AccessVector(1 << b)).is_err());
 }
 
 /// Every answer of the cache is `now`'s decision, and the change from `before` changed some.
-fn assert_answers_changed(avc: &Avc, qs: &[(Sid, Sid, ClassId)], before: &seaccess_security::Generation, now: &seaccess_security::Generation) {
+fn assert_answers_changed(
+    avc: &Avc,
+    qs: &[(Sid, Sid, ClassId)],
+    before: &seaccess_security::Generation,
+    now: &seaccess_security::Generation,
+) {
     let mut changed = 0;
     for &(s, t, c) in qs {
         let d = avc.decide(s, t, c).unwrap();
@@ -152,14 +219,19 @@ fn commits_and_reloads_reset_the_cache() {
     assert_eq!(avc.seqno(), seq);
     let g1 = server.snapshot();
     assert_answers_changed(&avc, &qs, &g0, &g1);
-    let seq2 = server.reload(&std::fs::read(compile("booleans", 30)).unwrap()).unwrap();
+    let seq2 = server
+        .reload(&std::fs::read(compile("booleans", 30)).unwrap())
+        .unwrap();
     assert_eq!(avc.seqno(), seq2);
     assert_eq!(*resets.lock().unwrap(), vec![seq, seq2]);
     let g2 = server.snapshot();
     // Booleans survive the reload by name.
     assert_eq!(g2.booleans(), g1.booleans());
     for &(s, t, c) in &qs {
-        assert_eq!(avc.decide(s, t, c).unwrap(), g2.compute_av(s, t, c).unwrap());
+        assert_eq!(
+            avc.decide(s, t, c).unwrap(),
+            g2.compute_av(s, t, c).unwrap()
+        );
     }
     // A bad image leaves the policy in place.
     assert!(server.reload(b"not a policy").is_err());
@@ -177,22 +249,41 @@ fn ioctl_through_the_cache() {
     let obj = |t: &str| sid(&g, &format!("u:object_r:{t}:s0"));
     for t in ["dev_t", "plain_t", "noperm_t", "quiet_t", "loud_t"] {
         let tsid = obj(t);
-        for cmd in [0x5401u16, 0x5402, 0x8910, 0x7700, 0x0001, 0x2042, 0x2041, 0x6600, 0xffff] {
+        for cmd in [
+            0x5401u16, 0x5402, 0x8910, 0x7700, 0x0001, 0x2042, 0x2041, 0x6600, 0xffff,
+        ] {
             let (allowed, audited) = g.check_ioctl(dom, tsid, chr, cmd).unwrap();
             // Twice: the second answer comes from the cache.
             for pass in 0..2 {
                 let before = log.lock().unwrap().len();
-                assert_eq!(avc.has_ioctl(dom, tsid, chr, ioctl, cmd, None).is_ok(), allowed, "{t} {cmd:#x} pass {pass}");
+                assert_eq!(
+                    avc.has_ioctl(dom, tsid, chr, ioctl, cmd, None).is_ok(),
+                    allowed,
+                    "{t} {cmd:#x} pass {pass}"
+                );
                 let after = log.lock().unwrap();
-                assert_eq!(after.len() - before, usize::from(audited), "{t} {cmd:#x} pass {pass}: audit record");
+                assert_eq!(
+                    after.len() - before,
+                    usize::from(audited),
+                    "{t} {cmd:#x} pass {pass}: audit record"
+                );
                 if audited {
-                    assert!(after.last().unwrap().contains(&format!("ioctlcmd={cmd:#x} ")), "{}", after.last().unwrap());
+                    assert!(
+                        after
+                            .last()
+                            .unwrap()
+                            .contains(&format!("ioctlcmd={cmd:#x} ")),
+                        "{}",
+                        after.last().unwrap()
+                    );
                 }
             }
         }
     }
     let (triples, decisions) = avc.xperm_entries();
-    assert!(triples > 0 && decisions > 0 && triples <= avc.capacity() && decisions <= avc.capacity());
+    assert!(
+        triples > 0 && decisions > 0 && triples <= avc.capacity() && decisions <= avc.capacity()
+    );
 
     // Permissive: a denied command of a driver that has a decision is granted in the cache and
     // reported once; a command of a driver with no rule is reported every time (the kernel has
@@ -204,7 +295,11 @@ fn ioctl_through_the_cache() {
         assert!(avc.has_ioctl(dom, dev, chr, ioctl, cmd, None).is_ok());
         let l = log.lock().unwrap();
         if l.len() > before {
-            assert!(l.last().unwrap().ends_with("permissive=1"), "{}", l.last().unwrap());
+            assert!(
+                l.last().unwrap().ends_with("permissive=1"),
+                "{}",
+                l.last().unwrap()
+            );
         }
         l.len() - before
     };
@@ -228,26 +323,42 @@ fn a_change_is_prepared_before_it_is_published() {
     for &(s, t, c) in &qs {
         avc.decide(s, t, c).unwrap();
     }
-    assert_eq!(avc.hash_stats().entries, qs.len(), "the cache should hold every triple");
+    assert_eq!(
+        avc.hash_stats().entries,
+        qs.len(),
+        "the cache should hold every triple"
+    );
     // Runs after the cache's own prepare listener, before the new policy is published.
     let seen = Arc::new(Mutex::new(None));
     {
         let (avc, seen, qs) = (avc.clone(), seen.clone(), qs.clone());
-        server.on_policy_prepare(move |next| {
-            let before = avc.cache_stats().misses;
-            let old = qs.iter().all(|&(s, t, c)| avc.decide(s, t, c).unwrap().seqno < next.seqno());
-            *seen.lock().unwrap() = Some((old, avc.cache_stats().misses - before));
-        }).keep();
+        server
+            .on_policy_prepare(move |next| {
+                let before = avc.cache_stats().misses;
+                let old = qs
+                    .iter()
+                    .all(|&(s, t, c)| avc.decide(s, t, c).unwrap().seqno < next.seqno());
+                *seen.lock().unwrap() = Some((old, avc.cache_stats().misses - before));
+            })
+            .keep();
     }
     for (name, v) in g0.booleans() {
         server.set_boolean(&name, !v).unwrap();
     }
     let misses = avc.cache_stats().misses;
     server.commit_booleans();
-    assert_eq!(*seen.lock().unwrap(), Some((true, 0)), "readers were answered from the new policy, or missed, before it was published");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        Some((true, 0)),
+        "readers were answered from the new policy, or missed, before it was published"
+    );
     let g1 = server.snapshot();
     assert_answers_changed(&avc, &qs, &g0, &g1);
-    assert_eq!(avc.cache_stats().misses, misses, "a cached triple missed after the change");
+    assert_eq!(
+        avc.cache_stats().misses,
+        misses,
+        "a cached triple missed after the change"
+    );
 }
 
 /// A reader whose miss meets the new policy before the cache is told of it switches the cache
@@ -258,11 +369,13 @@ fn a_switch_by_a_miss_finds_the_prepared_decisions() {
     let dynserver: Arc<dyn seaccess_types::AccessServer> = server.clone();
     let avc = Arc::new(Avc::new(dynserver, 1 << 16));
     let weak = Arc::downgrade(&avc);
-    server.on_policy_prepare(move |next| {
-        if let Some(a) = weak.upgrade() {
-            a.prepare(next);
-        }
-    }).keep();
+    server
+        .on_policy_prepare(move |next| {
+            if let Some(a) = weak.upgrade() {
+                a.prepare(next);
+            }
+        })
+        .keep();
     // No announcement is wired: only a miss can tell the cache of the change.
     let g0 = server.snapshot();
     let qs = sid_triples(&g0);
@@ -270,7 +383,11 @@ fn a_switch_by_a_miss_finds_the_prepared_decisions() {
     for &(s, t, c) in cached {
         avc.decide(s, t, c).unwrap();
     }
-    assert_eq!(avc.hash_stats().entries, cached.len(), "the cache should hold every triple asked");
+    assert_eq!(
+        avc.hash_stats().entries,
+        cached.len(),
+        "the cache should hold every triple asked"
+    );
     for (name, v) in g0.booleans() {
         server.set_boolean(&name, !v).unwrap();
     }
@@ -281,7 +398,14 @@ fn a_switch_by_a_miss_finds_the_prepared_decisions() {
     let misses = avc.cache_stats().misses;
     let g1 = server.snapshot();
     for &(s, t, c) in cached {
-        assert_eq!(avc.decide(s, t, c).unwrap(), g1.compute_av(s, t, c).unwrap());
+        assert_eq!(
+            avc.decide(s, t, c).unwrap(),
+            g1.compute_av(s, t, c).unwrap()
+        );
     }
-    assert_eq!(avc.cache_stats().misses, misses, "the prepared decisions were not there");
+    assert_eq!(
+        avc.cache_stats().misses,
+        misses,
+        "the prepared decisions were not there"
+    );
 }

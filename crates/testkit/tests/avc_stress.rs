@@ -25,8 +25,14 @@ fn variant() -> std::path::PathBuf {
     compile_variant("booleans", "booleans-reload", 33, |src| {
         let out = src
             .replace("(allow domain self (process (fork signal getattr)))", "")
-            .replace("(allow dom_t audit_t (file (read write getattr open)))", "(allow dom_t audit_t (file (open)))");
-        assert_ne!(out, src, "booleans.cil no longer has the rules this test removes");
+            .replace(
+                "(allow dom_t audit_t (file (read write getattr open)))",
+                "(allow dom_t audit_t (file (open)))",
+            );
+        assert_ne!(
+            out, src,
+            "booleans.cil no longer has the rules this test removes"
+        );
         out
     })
 }
@@ -61,7 +67,10 @@ fn generation(gens: &Generations, seqno: u32) -> Arc<Generation> {
             return g.clone();
         }
         // A decision of a generation whose announcement is still under way.
-        assert!(t0.elapsed() < Duration::from_secs(30), "seqno {seqno} was never announced");
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "seqno {seqno} was never announced"
+        );
         std::thread::yield_now();
     }
 }
@@ -78,7 +87,10 @@ fn decisions_match_their_generation_through_a_thousand_changes_without_refresh()
 }
 
 fn storm(refresh: bool) {
-    let _deadline = seaccess_testkit::deadline(&format!("the reload storm (refresh {refresh})"), std::time::Duration::from_secs(60));
+    let _deadline = seaccess_testkit::deadline(
+        &format!("the reload storm (refresh {refresh})"),
+        std::time::Duration::from_secs(60),
+    );
     let a = std::fs::read(compile("booleans", 33)).unwrap();
     let b = std::fs::read(variant()).unwrap();
     let (server, avc) = server_with_avc(&compile("booleans", 33), CAPACITY);
@@ -92,7 +104,10 @@ fn storm(refresh: bool) {
             (sid(&g0, f[0]), sid(&g0, f[1]), g0.class(f[2]).unwrap())
         })
         .collect();
-    assert!(queries.len() > 4 * CAPACITY, "the working set should not fit in the cache");
+    assert!(
+        queries.len() > 4 * CAPACITY,
+        "the working set should not fit in the cache"
+    );
     let bools: Vec<String> = g0.booleans().into_iter().map(|b| b.0).collect();
     drop(g0);
 
@@ -118,7 +133,8 @@ fn storm(refresh: bool) {
     let mut distinct_seqnos = 0;
     std::thread::scope(|sc| {
         for r in 0..READERS {
-            let (avc, gens, queries, completed, stop, checks) = (&avc, &gens, &queries, &completed, &stop, &checks);
+            let (avc, gens, queries, completed, stop, checks) =
+                (&avc, &gens, &queries, &completed, &stop, &checks);
             sc.spawn(move || {
                 let mut i = r * 7919 % queries.len();
                 let mut last = 0u32;
@@ -136,8 +152,16 @@ fn storm(refresh: bool) {
                         },
                         _ => avc.decide(s, t, c).unwrap(),
                     };
-                    assert!(d.seqno.0 >= floor, "decision of seqno {} after seqno {floor} was loaded", d.seqno);
-                    assert!(d.seqno.0 >= last, "decision of seqno {} after one of {last} on the same thread", d.seqno);
+                    assert!(
+                        d.seqno.0 >= floor,
+                        "decision of seqno {} after seqno {floor} was loaded",
+                        d.seqno
+                    );
+                    assert!(
+                        d.seqno.0 >= last,
+                        "decision of seqno {} after one of {last} on the same thread",
+                        d.seqno
+                    );
                     last = d.seqno.0;
                     if g.seqno() != d.seqno {
                         g = generation(gens, d.seqno.0);
@@ -152,10 +176,14 @@ fn storm(refresh: bool) {
         for i in 0..CHANGES {
             let seq = if i % 2 == 0 {
                 let name = &bools[(i / 2) % bools.len()];
-                server.set_boolean(name, !server.pending_boolean(name).unwrap()).unwrap();
+                server
+                    .set_boolean(name, !server.pending_boolean(name).unwrap())
+                    .unwrap();
                 server.commit_booleans()
             } else {
-                server.reload(if (i / 2) % 2 == 0 { &b } else { &a }).unwrap()
+                server
+                    .reload(if (i / 2) % 2 == 0 { &b } else { &a })
+                    .unwrap()
             };
             completed.store(seq.0, Release);
             // Now and then, let the readers run a few hundred checks under one generation;
@@ -187,7 +215,10 @@ fn storm(refresh: bool) {
         let gens = gens.lock().unwrap();
         (gens[&1].clone(), gens[&3].clone())
     };
-    assert!(queries.iter().any(|&(s, t, c)| ga.compute_av(s, t, c).unwrap().allowed != gb.compute_av(s, t, c).unwrap().allowed));
+    assert!(queries
+        .iter()
+        .any(|&(s, t, c)| ga.compute_av(s, t, c).unwrap().allowed
+            != gb.compute_av(s, t, c).unwrap().allowed));
 }
 
 /// Issue 9 under load: readers check permissions the policy denies while another thread
@@ -197,7 +228,10 @@ fn storm(refresh: bool) {
 /// (or a permissive domain), never by a grant recorded in permissive mode.
 #[test]
 fn no_permissive_grant_answers_after_the_switch_to_enforcing() {
-    let _deadline = seaccess_testkit::deadline("no_permissive_grant_answers_after_the_switch_to_enforcing", std::time::Duration::from_secs(60));
+    let _deadline = seaccess_testkit::deadline(
+        "no_permissive_grant_answers_after_the_switch_to_enforcing",
+        std::time::Duration::from_secs(60),
+    );
     const SWITCHES: usize = 2000;
     let (server, avc) = server_with_avc(&compile("booleans", 33), 4096);
     let gens = record_generations(&server);
@@ -210,10 +244,18 @@ fn no_permissive_grant_answers_after_the_switch_to_enforcing() {
         let d = g0.compute_av(s, t, c).unwrap();
         let n = g0.policy().classes[c.0 as usize - 1].perms.len() as u32;
         if !d.flags.permissive() {
-            denials.extend((0..n).filter(|b| !d.allowed.contains(AccessVector(1 << b))).map(|b| (s, t, c, AccessVector(1 << b))));
+            denials.extend(
+                (0..n)
+                    .filter(|b| !d.allowed.contains(AccessVector(1 << b)))
+                    .map(|b| (s, t, c, AccessVector(1 << b))),
+            );
         }
     }
-    assert!(denials.len() > 100, "too few denials to exercise: {}", denials.len());
+    assert!(
+        denials.len() > 100,
+        "too few denials to exercise: {}",
+        denials.len()
+    );
     let bools: Vec<String> = g0.booleans().into_iter().map(|b| b.0).collect();
     drop(g0);
 
@@ -269,14 +311,19 @@ fn no_permissive_grant_answers_after_the_switch_to_enforcing() {
             mode_gen.fetch_add(1, SeqCst);
             if i % 16 == 0 {
                 let name = &bools[(i / 16) % bools.len()];
-                server.set_boolean(name, !server.pending_boolean(name).unwrap()).unwrap();
+                server
+                    .set_boolean(name, !server.pending_boolean(name).unwrap())
+                    .unwrap();
                 server.commit_booleans();
             }
             std::thread::sleep(Duration::from_micros(50));
         }
         stop.store(true, Relaxed);
     });
-    let (e, p) = (enforced_checks.load(Relaxed), permissive_grants.load(Relaxed));
+    let (e, p) = (
+        enforced_checks.load(Relaxed),
+        permissive_grants.load(Relaxed),
+    );
     eprintln!("enforcing switch stress: {e} allowed checks within enforcing periods verified, {p} permissive grants");
     assert!(p > 1000, "too few permissive grants to prove anything: {p}");
 }

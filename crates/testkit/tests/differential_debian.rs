@@ -5,12 +5,16 @@
 use seaccess_testkit::*;
 
 fn av(flavour: &str, seed: u64, count: usize) {
-    let (Some(oracle), Some(policy)) = (oracle(), debian_policy(flavour)) else { return };
+    let (Some(oracle), Some(policy)) = (oracle(), debian_policy(flavour)) else {
+        return;
+    };
     differential_av(&oracle, &policy, seed, count);
 }
 
 fn sids(flavour: &str, seed: u64, count: usize) {
-    let (Some(oracle), Some(policy)) = (oracle(), debian_policy(flavour)) else { return };
+    let (Some(oracle), Some(policy)) = (oracle(), debian_policy(flavour)) else {
+        return;
+    };
     differential_sids(&oracle, &policy, seed, count);
 }
 

@@ -25,16 +25,34 @@ fn check(name: &str) {
         assert!(!every.is_empty(), "{name}.{v}: no triples");
         let triples = sample(&every, SAMPLE, u64::from(v));
         let (n, shown) = mismatches(&g, &oracle, &path, "av", &triples, 10);
-        assert_eq!(n, 0, "{name}.{v}: {n} of {} compute_av answers differ:\n{}", triples.len(), shown.join("\n"));
+        assert_eq!(
+            n,
+            0,
+            "{name}.{v}: {n} of {} compute_av answers differ:\n{}",
+            triples.len(),
+            shown.join("\n")
+        );
         // Type rules too, where libsepol and the kernel agree (sockets differ: see
         // kernel_semantics.rs). A computed context the policy does not allow is refused by both.
-        let non_socket: Vec<String> =
-            triples.iter().filter(|q| !is_socket_class(q.rsplit(' ').next().unwrap_or(""))).cloned().collect();
+        let non_socket: Vec<String> = triples
+            .iter()
+            .filter(|q| !is_socket_class(q.rsplit(' ').next().unwrap_or("")))
+            .cloned()
+            .collect();
         let mut refused = Vec::new();
         for mode in ["create", "relabel", "member"] {
             let c = compare_expecting_errors(&g, &oracle, &path, mode, &non_socket, 10);
-            assert_eq!(c.differ, 0, "{name}.{v} {mode}: {} answers differ:\n{}", c.differ, c.shown.join("\n"));
-            assert!(c.both_errors < non_socket.len(), "{name}.{v} {mode}: every query refused by both");
+            assert_eq!(
+                c.differ,
+                0,
+                "{name}.{v} {mode}: {} answers differ:\n{}",
+                c.differ,
+                c.shown.join("\n")
+            );
+            assert!(
+                c.both_errors < non_socket.len(),
+                "{name}.{v} {mode}: every query refused by both"
+            );
             refused.push(format!("{mode} {}", c.both_errors));
         }
         eprintln!(
@@ -100,7 +118,11 @@ fn a_query_both_sides_refuse_is_a_mismatch() {
     let (n, _) = mismatches(&g, &oracle, &path, "av", &refused, 1);
     assert_eq!(n, 1, "an error on both sides counted as agreement");
     let c = compare_expecting_errors(&g, &oracle, &path, "create", &refused, 1);
-    assert_eq!((c.differ, c.both_errors), (0, 1), "expected errors must be counted, not reported as differences");
+    assert_eq!(
+        (c.differ, c.both_errors),
+        (0, 1),
+        "expected errors must be counted, not reported as differences"
+    );
 }
 
 /// The sample is deterministic, of the size asked, without repeats, and all of a short list.
@@ -111,7 +133,13 @@ fn samples_are_deterministic_subsets() {
     assert_eq!(a, sample(&items, 500, 7));
     assert_ne!(a, sample(&items, 500, 8));
     assert_eq!(a.len(), 500);
-    assert!(a.windows(2).all(|w| w[0] < w[1]), "a sample keeps order and has no repeats");
-    assert!(*a.last().unwrap() > 5_000, "a sample spreads over the whole list");
+    assert!(
+        a.windows(2).all(|w| w[0] < w[1]),
+        "a sample keeps order and has no repeats"
+    );
+    assert!(
+        *a.last().unwrap() > 5_000,
+        "a sample spreads over the whole list"
+    );
     assert_eq!(sample(&items[..10], 500, 7), items[..10].to_vec());
 }

@@ -9,19 +9,27 @@ use seaccess_testkit::*;
 /// The policy loads in seaccess (it loads in the kernel and in libsepol).
 fn loads(kind: &str) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
     let (oracle, policy) = (oracle()?, refpolicy(kind)?);
-    if let Err(e) = seaccess_security::SecurityServer::from_bytes(&std::fs::read(&policy).unwrap()) {
-        panic!("{}: seaccess refuses a policy the kernel loads: {e}", policy.display());
+    if let Err(e) = seaccess_security::SecurityServer::from_bytes(&std::fs::read(&policy).unwrap())
+    {
+        panic!(
+            "{}: seaccess refuses a policy the kernel loads: {e}",
+            policy.display()
+        );
     }
     Some((oracle, policy))
 }
 
 fn av(kind: &str, seed: u64) {
-    let Some((oracle, policy)) = loads(kind) else { return };
+    let Some((oracle, policy)) = loads(kind) else {
+        return;
+    };
     differential_av(&oracle, &policy, seed, 50_000);
 }
 
 fn sids(kind: &str, seed: u64) {
-    let Some((oracle, policy)) = loads(kind) else { return };
+    let Some((oracle, policy)) = loads(kind) else {
+        return;
+    };
     differential_sids(&oracle, &policy, seed, 20_000);
 }
 

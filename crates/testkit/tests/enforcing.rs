@@ -15,20 +15,32 @@ use seaccess_types::{AccessVector, ClassId, Sid};
 fn denied(g: &Generation, (s, t, c): (Sid, Sid, ClassId), name: &str) -> (AccessVector, bool) {
     let p = g.perms(c, &[name]).unwrap();
     let d = g.compute_av(s, t, c).unwrap();
-    assert!(!d.allowed.contains(p), "the policy allows {name}: the test needs a denial");
+    assert!(
+        !d.allowed.contains(p),
+        "the policy allows {name}: the test needs a denial"
+    );
     assert!(!d.flags.permissive(), "the source domain is permissive");
     (p, d.auditdeny.contains(p))
 }
 
 #[test]
 fn debian_default_policy_httpd_reading_shadow() {
-    let Some(path) = debian_policy("default") else { return };
+    let Some(path) = debian_policy("default") else {
+        return;
+    };
     let (server, avc) = server_with_avc(&path, DEFAULT);
     let g = server.snapshot();
-    let triple = (sid(&g, "system_u:system_r:httpd_t:s0"), sid(&g, "system_u:object_r:shadow_t:s0"), g.class("file").unwrap());
+    let triple = (
+        sid(&g, "system_u:system_r:httpd_t:s0"),
+        sid(&g, "system_u:object_r:shadow_t:s0"),
+        g.class("file").unwrap(),
+    );
     let cache = RecordedAvc::new(avc.clone());
     let (read, audited) = denied(&g, triple, "read");
-    assert!(audited, "Debian's policy dontaudits httpd_t reading shadow_t: pick another permission");
+    assert!(
+        audited,
+        "Debian's policy dontaudits httpd_t reading shadow_t: pick another permission"
+    );
     assert_switch_revokes_permissive_grants(&cache, triple, Check::Perm(read), audited);
     let (write, audited) = denied(&g, triple, "write");
     assert_switch_revokes_permissive_grants(&cache, triple, Check::NoAudit(write), audited);
@@ -51,18 +63,26 @@ fn ioctl_grants_of_the_driver_decision_cache_are_revoked() {
     let chr = g.class("chr_file").unwrap();
     let ioctl = g.perms(chr, &["ioctl"]).unwrap();
     let triple = (subject(&g, "dom_t"), sid(&g, "u:object_r:dev_t:s0"), chr);
-    assert!(g.compute_av(triple.0, triple.1, chr).unwrap().allowed.contains(ioctl));
+    assert!(g
+        .compute_av(triple.0, triple.1, chr)
+        .unwrap()
+        .allowed
+        .contains(ioctl));
     let drivers = g.ioctl_drivers(triple.0, triple.1, chr).unwrap().unwrap();
     // A denied, audited command of a flagged driver.
     let cmd = (0..=u16::MAX)
         .find(|&cmd| {
             let drv = cmd >> 8;
-            drivers[usize::from(drv >> 5)] & (1 << (drv & 31)) != 0 && g.check_ioctl(triple.0, triple.1, chr, cmd).unwrap() == (false, true)
+            drivers[usize::from(drv >> 5)] & (1 << (drv & 31)) != 0
+                && g.check_ioctl(triple.0, triple.1, chr, cmd).unwrap() == (false, true)
         })
         .expect("xperms.cil should deny some command of a driver it has rules for");
     let cache = RecordedAvc::new(avc.clone());
     assert_switch_revokes_permissive_grants(&cache, triple, Check::Ioctl(ioctl, cmd), true);
-    assert!(avc.xperm_entries().1 > 0, "the driver decision was never cached");
+    assert!(
+        avc.xperm_entries().1 > 0,
+        "the driver decision was never cached"
+    );
 }
 
 /// The switch revokes grants even when the cache was wired without refresh (the kernel's way).
@@ -73,8 +93,17 @@ fn without_refresh_too() {
     let g = server.snapshot();
     let (s, t, c, b) = find_denied(&g);
     let cache = RecordedAvc::new(avc);
-    let audited = g.compute_av(s, t, c).unwrap().auditdeny.contains(AccessVector(1 << b));
-    assert_switch_revokes_permissive_grants(&cache, (s, t, c), Check::Perm(AccessVector(1 << b)), audited);
+    let audited = g
+        .compute_av(s, t, c)
+        .unwrap()
+        .auditdeny
+        .contains(AccessVector(1 << b));
+    assert_switch_revokes_permissive_grants(
+        &cache,
+        (s, t, c),
+        Check::Perm(AccessVector(1 << b)),
+        audited,
+    );
 }
 
 /// A triple and a permission (bit) the policy denies to a domain that is not permissive.
@@ -85,7 +114,9 @@ fn find_denied(g: &Generation) -> (Sid, Sid, ClassId, u32) {
         if d.flags.permissive() {
             continue;
         }
-        if let Some(b) = (0..n).find(|&b| d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0) {
+        if let Some(b) =
+            (0..n).find(|&b| d.allowed.0 & (1 << b) == 0 && d.auditdeny.0 & (1 << b) != 0)
+        {
             return (s, t, c, b);
         }
     }
@@ -106,13 +137,22 @@ fn permissive_domains_keep_their_grants_until_the_policy_changes() {
     let write = g.perms(c, &["write"]).unwrap();
     assert!(!d.allowed.contains(write) && d.auditdeny.contains(write));
     assert!(avc.has_perm(s, t, c, write, None).is_ok());
-    assert!(log.lock().unwrap().last().unwrap().ends_with("permissive=1"));
+    assert!(log
+        .lock()
+        .unwrap()
+        .last()
+        .unwrap()
+        .ends_with("permissive=1"));
     let n = log.lock().unwrap().len();
     for mode in [false, true, false, true] {
         avc.set_enforcing(mode);
         assert!(avc.has_perm(s, t, c, write, None).is_ok());
     }
-    assert_eq!(log.lock().unwrap().len(), n, "a permissive domain's grant was dropped by a mode switch");
+    assert_eq!(
+        log.lock().unwrap().len(),
+        n,
+        "a permissive domain's grant was dropped by a mode switch"
+    );
 
     // The same policy with perm_t no longer permissive.
     let enforcing = compile_variant("permissive", "permissive-enforced", 33, |src| {
@@ -125,8 +165,16 @@ fn permissive_domains_keep_their_grants_until_the_policy_changes() {
     let s2 = subject(&g2, "perm_t");
     let d2 = g2.compute_av(s2, t, c).unwrap();
     assert!(!d2.flags.permissive() && !d2.allowed.contains(write));
-    assert_eq!(avc.has_perm(s2, t, c, write, None).unwrap_err(), seaccess_avc::AvcError::Denied { denied: write });
-    assert!(log.lock().unwrap().last().unwrap().ends_with("permissive=0"));
+    assert_eq!(
+        avc.has_perm(s2, t, c, write, None).unwrap_err(),
+        seaccess_avc::AvcError::Denied { denied: write }
+    );
+    assert!(log
+        .lock()
+        .unwrap()
+        .last()
+        .unwrap()
+        .ends_with("permissive=0"));
 }
 
 /// `on_reset` callbacks are told of a switch in either direction, with the unchanged seqno.
@@ -140,7 +188,10 @@ fn a_switch_tells_the_reset_callbacks() {
     assert!(resets.lock().unwrap().is_empty(), "no switch, no reset");
     avc.set_enforcing(false);
     avc.set_enforcing(true);
-    assert_eq!(*resets.lock().unwrap(), vec![server.seqno(), server.seqno()]);
+    assert_eq!(
+        *resets.lock().unwrap(),
+        vec![server.seqno(), server.seqno()]
+    );
 }
 
 /// With refresh on (the default), the switching thread recomputes the entries whose grants it
@@ -152,9 +203,19 @@ fn a_switch_recomputes_the_entries_it_revokes() {
     let (s, t, c, b) = find_denied(&g);
     avc.set_enforcing(false);
     assert!(avc.has_perm_noaudit(s, t, c, AccessVector(1 << b)).is_ok());
-    assert!(avc.decide(s, t, c).unwrap().allowed.contains(AccessVector(1 << b)), "the grant is not held");
+    assert!(
+        avc.decide(s, t, c)
+            .unwrap()
+            .allowed
+            .contains(AccessVector(1 << b)),
+        "the grant is not held"
+    );
     avc.set_enforcing(true);
     let misses = avc.cache_stats().misses;
     assert_eq!(avc.decide(s, t, c).unwrap(), g.compute_av(s, t, c).unwrap());
-    assert_eq!(avc.cache_stats().misses, misses, "the revoked entry was not recomputed by the switch");
+    assert_eq!(
+        avc.cache_stats().misses,
+        misses,
+        "the revoked entry was not recomputed by the switch"
+    );
 }

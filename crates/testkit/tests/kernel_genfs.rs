@@ -14,7 +14,12 @@ fn leading_double_slashes_collapse() {
     let file = g.class("file").unwrap();
     let ty = |path: &str| {
         let sid = g.genfs_sid("proc", path, file).unwrap();
-        g.sid_to_context(sid).unwrap().split(':').nth(2).unwrap().to_string()
+        g.sid_to_context(sid)
+            .unwrap()
+            .split(':')
+            .nth(2)
+            .unwrap()
+            .to_string()
     };
     for (path, want) in [
         ("/sys", "sysctl_t"),

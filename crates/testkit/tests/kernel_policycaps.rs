@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use seaccess_security::SecurityServer;
-use seaccess_types::{AccessServer, ClassId, PolicyCap, PolicyCaps, PolicyNames, Sid};
 use seaccess_testkit::*;
+use seaccess_types::{AccessServer, ClassId, PolicyCap, PolicyCaps, PolicyNames, Sid};
 
 /// The kernel's POLICYDB_CAP_* numbers (policycap.h) and selinuxfs names (policycap_names.h).
 #[test]
@@ -33,7 +33,12 @@ fn capabilities_are_numbered_and_named_as_the_kernel_does() {
     }
     assert_eq!(PolicyCap::from_bit(kernel.len() as u32), None);
     // An unknown bit is ignored, as the kernel ignores it.
-    assert_eq!(PolicyCaps::from_bits([1, 63, 200]).iter().collect::<Vec<_>>(), vec![PolicyCap::OpenPerms]);
+    assert_eq!(
+        PolicyCaps::from_bits([1, 63, 200])
+            .iter()
+            .collect::<Vec<_>>(),
+        vec![PolicyCap::OpenPerms]
+    );
 }
 
 /// example.cil declares six capabilities; a generation, the server and the cache's seam all
@@ -57,12 +62,16 @@ fn declared_capabilities_reach_object_managers() {
     assert_eq!(AccessServer::names(&s).policy_caps(), want);
     assert!(!want.contains(PolicyCap::IoctlSkipCloexec));
     let g = load(&compile("genfs_wildcard", 33)).snapshot();
-    assert_eq!(g.policy_caps().iter().collect::<Vec<_>>(), vec![PolicyCap::GenfsSeclabelSymlinks]);
+    assert_eq!(
+        g.policy_caps().iter().collect::<Vec<_>>(),
+        vec![PolicyCap::GenfsSeclabelSymlinks]
+    );
 }
 
 /// genfs_wildcard.cil, with or without the two wildcard capabilities set.
 fn wildcard_policy(v: u32, on: bool) -> SecurityServer {
-    let mut p = seaccess_policy::read_policy(&std::fs::read(compile("genfs_wildcard", v)).unwrap()).unwrap();
+    let mut p = seaccess_policy::read_policy(&std::fs::read(compile("genfs_wildcard", v)).unwrap())
+        .unwrap();
     if on {
         p.add_policy_cap(PolicyCap::GenfsSeclabelWildcard.bit());
         p.add_policy_cap(PolicyCap::NetifWildcard.bit());
@@ -76,11 +85,19 @@ fn genfs_paths_are_wildcards_under_the_capability() {
         for on in [true, false] {
             let s = wildcard_policy(v, on);
             let g = s.snapshot();
-            assert_eq!(g.policy_caps().contains(PolicyCap::GenfsSeclabelWildcard), on);
+            assert_eq!(
+                g.policy_caps().contains(PolicyCap::GenfsSeclabelWildcard),
+                on
+            );
             let file = g.class("file").unwrap();
             let ty = |path: &str, class: ClassId| {
                 let sid = g.genfs_sid("sysfs", path, class).unwrap();
-                g.sid_to_context(sid).unwrap().split(':').nth(2).unwrap().to_string()
+                g.sid_to_context(sid)
+                    .unwrap()
+                    .split(':')
+                    .nth(2)
+                    .unwrap()
+                    .to_string()
             };
             for (path, with, without) in [
                 ("/devices/pci0/power/state", "power_t", "sysfs_t"),
@@ -91,7 +108,11 @@ fn genfs_paths_are_wildcards_under_the_capability() {
                 ("/class/net", "sysfs_t", "sysfs_t"),
                 ("/class/net?", "netq_t", "netq_t"),
             ] {
-                assert_eq!(ty(path, file), if on { with } else { without }, "{path}, capability {on}, version {v}");
+                assert_eq!(
+                    ty(path, file),
+                    if on { with } else { without },
+                    "{path}, capability {on}, version {v}"
+                );
             }
         }
     }
@@ -103,8 +124,19 @@ fn netif_names_are_wildcards_under_the_capability() {
         for on in [true, false] {
             let s = wildcard_policy(v, on);
             let g = s.snapshot();
-            let ty = |name: &str| g.sid_to_context(g.netif_sid(name)).unwrap().split(':').nth(2).unwrap().to_string();
-            assert_eq!(ty("eth0"), if on { "eth_t" } else { "netif_t" }, "eth0, capability {on}, version {v}");
+            let ty = |name: &str| {
+                g.sid_to_context(g.netif_sid(name))
+                    .unwrap()
+                    .split(':')
+                    .nth(2)
+                    .unwrap()
+                    .to_string()
+            };
+            assert_eq!(
+                ty("eth0"),
+                if on { "eth_t" } else { "netif_t" },
+                "eth0, capability {on}, version {v}"
+            );
             assert_eq!(ty("eth*"), "eth_t", "version {v}");
             assert_eq!(ty("lo"), "lo_t", "version {v}");
             assert_eq!(ty("lo0"), "netif_t", "version {v}");
@@ -132,26 +164,46 @@ const SECINITSID_INIT: u32 = 7;
 fn init_sid_takes_the_kernel_context_without_userspace_initial_context() {
     for v in versions("example") {
         for on in [false, true] {
-            let mut p = seaccess_policy::read_policy(&std::fs::read(compile("example", v)).unwrap()).unwrap();
+            let mut p =
+                seaccess_policy::read_policy(&std::fs::read(compile("example", v)).unwrap())
+                    .unwrap();
             if on {
                 p.add_policy_cap(PolicyCap::UserspaceInitialContext.bit());
             }
             let s = SecurityServer::new(p);
             let g = s.snapshot();
-            assert_eq!(g.policy_caps().contains(PolicyCap::UserspaceInitialContext), on);
+            assert_eq!(
+                g.policy_caps().contains(PolicyCap::UserspaceInitialContext),
+                on
+            );
             let (kernel, init) = (Sid(SECINITSID_KERNEL), Sid(SECINITSID_INIT));
-            assert_eq!(g.initial_sid(SECINITSID_INIT), Some(init), "capability {on}, version {v}");
+            assert_eq!(
+                g.initial_sid(SECINITSID_INIT),
+                Some(init),
+                "capability {on}, version {v}"
+            );
             let kernel_ctx = g.sid_to_context(kernel).unwrap();
             let init_ctx = g.sid_to_context(init).unwrap();
             assert_eq!(kernel_ctx.split(':').nth(2), Some("kernel_t"));
             let init_t = kernel_ctx.replacen("kernel_t", "init_t", 1);
-            assert_eq!(&init_ctx, if on { &init_t } else { &kernel_ctx }, "capability {on}, version {v}");
-            assert_eq!(g.context_to_sid(&kernel_ctx).unwrap(), kernel, "capability {on}, version {v}");
+            assert_eq!(
+                &init_ctx,
+                if on { &init_t } else { &kernel_ctx },
+                "capability {on}, version {v}"
+            );
+            assert_eq!(
+                g.context_to_sid(&kernel_ctx).unwrap(),
+                kernel,
+                "capability {on}, version {v}"
+            );
             let init_t_sid = g.context_to_sid(&init_t).unwrap();
             if on {
                 assert_eq!(init_t_sid, init, "version {v}");
             } else {
-                assert!(init_t_sid.0 > seaccess_policy::MAX_INITIAL_SID, "init_t's context is no initial SID's, version {v}: {init_t_sid:?}");
+                assert!(
+                    init_t_sid.0 > seaccess_policy::MAX_INITIAL_SID,
+                    "init_t's context is no initial SID's, version {v}: {init_t_sid:?}"
+                );
             }
         }
     }

@@ -19,7 +19,10 @@ const STORM: Duration = Duration::from_millis(1500);
 
 /// Reloads `server` between the two policies, back to back, until `stop`.
 fn storm(server: Arc<SecurityServer>, stop: Arc<AtomicBool>) -> thread::JoinHandle<usize> {
-    let images = [std::fs::read(compile("classorder_a", 33)).unwrap(), std::fs::read(compile("classorder_b", 33)).unwrap()];
+    let images = [
+        std::fs::read(compile("classorder_a", 33)).unwrap(),
+        std::fs::read(compile("classorder_b", 33)).unwrap(),
+    ];
     thread::spawn(move || {
         let mut n = 0;
         while !stop.load(Relaxed) {
@@ -35,11 +38,26 @@ fn storm(server: Arc<SecurityServer>, stop: Arc<AtomicBool>) -> thread::JoinHand
 fn expected_answers() {
     for name in ["classorder_a", "classorder_b"] {
         let g = load(&compile(name, 33)).snapshot();
-        let (p, d) = (sid(&g, "sys_u:sys_r:proc_t"), sid(&g, "sys_u:object_r:data_t"));
+        let (p, d) = (
+            sid(&g, "sys_u:sys_r:proc_t"),
+            sid(&g, "sys_u:object_r:data_t"),
+        );
         let (file, process) = (g.class("file").unwrap(), g.class("process").unwrap());
-        assert!(g.compute_av(p, p, process).unwrap().allowed.contains(g.perms(process, &["fork"]).unwrap()), "{name}");
+        assert!(
+            g.compute_av(p, p, process)
+                .unwrap()
+                .allowed
+                .contains(g.perms(process, &["fork"]).unwrap()),
+            "{name}"
+        );
         for t in [p, d] {
-            assert!(!g.compute_av(p, t, file).unwrap().allowed.contains(g.perms(file, &["read"]).unwrap()), "{name}");
+            assert!(
+                !g.compute_av(p, t, file)
+                    .unwrap()
+                    .allowed
+                    .contains(g.perms(file, &["read"]).unwrap()),
+                "{name}"
+            );
         }
     }
 }
@@ -55,7 +73,10 @@ fn the_seam_never_pairs_one_policys_numbers_with_anothers_decision() {
     expected_answers();
     let server = Arc::new(load(&compile("classorder_a", 33)));
     let g = server.snapshot();
-    let (p, d) = (sid(&g, "sys_u:sys_r:proc_t"), sid(&g, "sys_u:object_r:data_t"));
+    let (p, d) = (
+        sid(&g, "sys_u:sys_r:proc_t"),
+        sid(&g, "sys_u:object_r:data_t"),
+    );
     drop(g);
     let stop = Arc::new(AtomicBool::new(false));
     let reloads = storm(server.clone(), stop.clone());
@@ -79,8 +100,14 @@ fn the_seam_never_pairs_one_policys_numbers_with_anothers_decision() {
     stop.store(true, Relaxed);
     let n = reloads.join().unwrap();
     assert!(n > 10, "only {n} reloads: the storm did not happen");
-    assert!(again > 0, "no decision of another generation met in {n} reloads: the storm did not reach the checks");
-    assert_eq!(wrong, 0, "{wrong} of {checks} checks granted file read during {n} reloads");
+    assert!(
+        again > 0,
+        "no decision of another generation met in {n} reloads: the storm did not reach the checks"
+    );
+    assert_eq!(
+        wrong, 0,
+        "{wrong} of {checks} checks granted file read during {n} reloads"
+    );
 }
 
 /// The cache's audit records name the class and permissions of the decision's own policy.
@@ -91,18 +118,27 @@ fn audit_records_are_named_by_the_decisions_policy() {
     let (server, avc) = server_with_avc(&compile("classorder_a", 33), 512);
     let log = seaccess_testkit::audit_recorder(&avc);
     let g = server.snapshot();
-    let (p, d) = (sid(&g, "sys_u:sys_r:proc_t"), sid(&g, "sys_u:object_r:data_t"));
+    let (p, d) = (
+        sid(&g, "sys_u:sys_r:proc_t"),
+        sid(&g, "sys_u:object_r:data_t"),
+    );
     drop(g);
     let stop = Arc::new(AtomicBool::new(false));
     let reloads = storm(server.clone(), stop.clone());
     let mut checks = 0u64;
     let end = Instant::now() + STORM;
     while Instant::now() < end {
-        for (t, class, perm) in [(p, "file", "read"), (d, "file", "read"), (p, "process", "fork")] {
+        for (t, class, perm) in [
+            (p, "file", "read"),
+            (d, "file", "read"),
+            (p, "process", "fork"),
+        ] {
             let g = server.snapshot();
             let c = g.class(class).unwrap();
             let av = g.perms(c, &[perm]).unwrap();
-            let Ok(v) = avc.check_at(p, t, c, av, g.seqno()).unwrap() else { continue };
+            let Ok(v) = avc.check_at(p, t, c, av, g.seqno()).unwrap() else {
+                continue;
+            };
             checks += 1;
             drop(g);
             avc.audit(p, t, c, &v, None);
@@ -126,7 +162,21 @@ fn audit_records_are_named_by_the_decisions_policy() {
         })
         .collect();
     let numbers = log.iter().filter(numbered).count();
-    assert!(log.len() as u64 > checks / 2, "{} records of {checks} checks", log.len());
-    assert!(misnamed.is_empty(), "{} of {} records misnamed during {n} reloads, e.g. {:?}", misnamed.len(), log.len(), misnamed.first());
-    assert!(numbers * 100 < log.len(), "{numbers} of {} records without names", log.len());
+    assert!(
+        log.len() as u64 > checks / 2,
+        "{} records of {checks} checks",
+        log.len()
+    );
+    assert!(
+        misnamed.is_empty(),
+        "{} of {} records misnamed during {n} reloads, e.g. {:?}",
+        misnamed.len(),
+        log.len(),
+        misnamed.first()
+    );
+    assert!(
+        numbers * 100 < log.len(),
+        "{numbers} of {} records without names",
+        log.len()
+    );
 }

@@ -8,7 +8,9 @@ use seaccess_testkit::*;
 /// bounds_chain.cil plus `extra`, compiled at version 33 (secilc -N, as its header says).
 fn chain(label: &str, extra: &str) -> Vec<u8> {
     let extra = extra.to_string();
-    let path = compile_variant("bounds_chain", label, 33, move |s| format!("{s}\n{extra}\n"));
+    let path = compile_variant("bounds_chain", label, 33, move |s| {
+        format!("{s}\n{extra}\n")
+    });
     std::fs::read(path).unwrap()
 }
 
@@ -32,7 +34,9 @@ fn roles(n: usize) -> String {
 fn users(n: usize) -> String {
     let mut s = String::new();
     for i in 0..=n {
-        s += &format!("(user u{i}) (userrole u{i} r) (userlevel u{i} (s0)) (userrange u{i} ((s0) (s0)))\n");
+        s += &format!(
+            "(user u{i}) (userrole u{i} r) (userlevel u{i} (s0)) (userrange u{i} ((s0) (s0)))\n"
+        );
         if i > 0 {
             s += &format!("(userbounds u{} u{i})\n", i - 1);
         }
@@ -41,13 +45,18 @@ fn users(n: usize) -> String {
 }
 
 fn refused(bytes: &[u8], section: &str, symbol: &str) {
-    let Err(e) = read_policy(bytes) else { panic!("a four-hop bounds chain loads") };
+    let Err(e) = read_policy(bytes) else {
+        panic!("a four-hop bounds chain loads")
+    };
     let msg = e.to_string();
     assert!(msg.starts_with(&format!("{section}, byte ")), "{msg}");
     assert!(msg.contains(symbol) && msg.contains("bounds"), "{msg}");
     // The offset is the entry of the symbol at fault: its name follows a few header words.
     let entry = &bytes[e.offset()..(e.offset() + 32).min(bytes.len())];
-    assert!(entry.windows(symbol.len()).any(|w| w == symbol.as_bytes()), "{msg}: not at {symbol}'s entry");
+    assert!(
+        entry.windows(symbol.len()).any(|w| w == symbol.as_bytes()),
+        "{msg}: not at {symbol}'s entry"
+    );
 }
 
 #[test]
@@ -82,17 +91,37 @@ fn process_perms(label: &str, perms: &'static str) -> Vec<u8> {
 // dyntransition permission is required", each on its own.
 #[test]
 fn process_class_needs_transition_and_dyntransition() {
-    read_policy(&process_perms("proc_both", "fork transition signal getattr dyntransition")).expect("both present loads");
+    read_policy(&process_perms(
+        "proc_both",
+        "fork transition signal getattr dyntransition",
+    ))
+    .expect("both present loads");
     for (label, perms, missing) in [
-        ("proc_no_dyn", "fork transition signal getattr", "dyntransition"),
-        ("proc_no_trans", "fork signal getattr dyntransition", "transition"),
+        (
+            "proc_no_dyn",
+            "fork transition signal getattr",
+            "dyntransition",
+        ),
+        (
+            "proc_no_trans",
+            "fork signal getattr dyntransition",
+            "transition",
+        ),
     ] {
         let bytes = process_perms(label, perms);
-        let Err(e) = read_policy(&bytes) else { panic!("{label}: a process class without {missing} loads") };
+        let Err(e) = read_policy(&bytes) else {
+            panic!("{label}: a process class without {missing} loads")
+        };
         let msg = e.to_string();
-        assert!(msg.starts_with("classes, byte ") && msg.contains(missing), "{label}: {msg}");
+        assert!(
+            msg.starts_with("classes, byte ") && msg.contains(missing),
+            "{label}: {msg}"
+        );
         let entry = &bytes[e.offset()..(e.offset() + 40).min(bytes.len())];
-        assert!(entry.windows(7).any(|w| w == b"process"), "{label}: {msg}: not at the process class's entry");
+        assert!(
+            entry.windows(7).any(|w| w == b"process"),
+            "{label}: {msg}: not at the process class's entry"
+        );
     }
 }
 
@@ -118,7 +147,11 @@ fn duplicate_conditional_type_rules_are_refused() {
     let p = read_policy(&bytes).expect("one rule per key in a true and a false list loads");
     let v = |n: &seaccess_policy::Names, s: &str| n.value(s).unwrap() as u16;
     let (init, doc) = (v(&p.type_names, "init_t"), v(&p.type_names, "doc_t"));
-    let (file, dir, process) = (v(&p.class_names, "file"), v(&p.class_names, "dir"), v(&p.class_names, "process"));
+    let (file, dir, process) = (
+        v(&p.class_names, "file"),
+        v(&p.class_names, "dir"),
+        v(&p.class_names, "process"),
+    );
     for (label, from, to) in [
         // b2's (init_t, doc_t, dir) rule becomes a second rule for b1's (init_t, doc_t, file).
         ("across conditionals", dir, file),
@@ -126,13 +159,20 @@ fn duplicate_conditional_type_rules_are_refused() {
         ("within one list", process, dir),
     ] {
         let mut bad = bytes.clone();
-        let [at] = cond_rules_at(&bad, [init, doc, from])[..] else { panic!("{label}: rule not found once") };
+        let [at] = cond_rules_at(&bad, [init, doc, from])[..] else {
+            panic!("{label}: rule not found once")
+        };
         bad[at + 4..at + 6].copy_from_slice(&to.to_le_bytes());
-        let Err(e) = read_policy(&bad) else { panic!("{label}: duplicate conditional type rules load") };
+        let Err(e) = read_policy(&bad) else {
+            panic!("{label}: duplicate conditional type rules load")
+        };
         let msg = e.to_string();
         // Reported at whichever of the rules for the key comes later in the file.
         let rules = cond_rules_at(&bad, [init, doc, to]);
-        assert!(msg.starts_with("conditional rules, byte ") && rules.contains(&e.offset()), "{label}: {msg}; rules at {rules:?}");
+        assert!(
+            msg.starts_with("conditional rules, byte ") && rules.contains(&e.offset()),
+            "{label}: {msg}; rules at {rules:?}"
+        );
     }
 }
 
@@ -154,16 +194,32 @@ fn duplicate_unconditional_rule_is_reported_at_the_second() {
     let bytes = std::fs::read(compile_conf("holes", 33)).unwrap();
     let p = read_policy(&bytes).unwrap();
     let v = |n: &seaccess_policy::Names, s: &str| n.value(s).unwrap() as u16;
-    let (kernel, init, doc) = (v(&p.type_names, "kernel_t"), v(&p.type_names, "init_t"), v(&p.type_names, "doc_t"));
+    let (kernel, init, doc) = (
+        v(&p.type_names, "kernel_t"),
+        v(&p.type_names, "init_t"),
+        v(&p.type_names, "doc_t"),
+    );
     let (file, process) = (v(&p.class_names, "file"), v(&p.class_names, "process"));
     // holes.conf: type_transition kernel_t doc_t : file and kernel_t init_t : process.
-    let [a] = rules_at(&bytes, [kernel, doc, file], 0x10)[..] else { panic!("kernel_t doc_t file rule not found once") };
-    let [b] = rules_at(&bytes, [kernel, init, process], 0x10)[..] else { panic!("kernel_t init_t process rule not found once") };
+    let [a] = rules_at(&bytes, [kernel, doc, file], 0x10)[..] else {
+        panic!("kernel_t doc_t file rule not found once")
+    };
+    let [b] = rules_at(&bytes, [kernel, init, process], 0x10)[..] else {
+        panic!("kernel_t init_t process rule not found once")
+    };
     let mut bad = bytes.clone();
     bad[b + 2..b + 4].copy_from_slice(&doc.to_le_bytes());
     bad[b + 4..b + 6].copy_from_slice(&file.to_le_bytes());
-    let Err(e) = read_policy(&bad) else { panic!("two type_transitions for one key load") };
+    let Err(e) = read_policy(&bad) else {
+        panic!("two type_transitions for one key load")
+    };
     let msg = e.to_string();
-    assert!(msg.starts_with(&format!("access vector table, byte {}:", a.max(b))), "{msg} (rules at {a} and {b})");
-    assert!(msg.contains("kernel_t") && msg.contains("doc_t") && msg.contains("file"), "{msg}");
+    assert!(
+        msg.starts_with(&format!("access vector table, byte {}:", a.max(b))),
+        "{msg} (rules at {a} and {b})"
+    );
+    assert!(
+        msg.contains("kernel_t") && msg.contains("doc_t") && msg.contains("file"),
+        "{msg}"
+    );
 }

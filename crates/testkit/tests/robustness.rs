@@ -4,8 +4,8 @@
 //! count made huge), the error must name the damaged section and an offset inside it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use seaccess_policy::{read_policy, section_starts, PolicyError, Section};
 use seaccess_lab::XorShift;
+use seaccess_policy::{read_policy, section_starts, PolicyError, Section};
 use seaccess_testkit::*;
 
 fn peak_rss_kib() -> u64 {
@@ -17,7 +17,11 @@ fn peak_rss_kib() -> u64 {
 }
 
 fn check_error(e: &PolicyError, len: usize) {
-    assert!(e.offset() <= len, "error offset {} beyond the file ({len} bytes): {e}", e.offset());
+    assert!(
+        e.offset() <= len,
+        "error offset {} beyond the file ({len} bytes): {e}",
+        e.offset()
+    );
     assert!(!e.to_string().is_empty());
 }
 
@@ -31,10 +35,24 @@ fn section_of(starts: &[(Section, usize)], len: usize, at: usize) -> (Section, u
 
 /// `e` is reported in the section holding byte `damage` of the intact file, at or after the
 /// section's start and no further than `last` (the last byte it could have read up to).
-fn check_in_section(e: &PolicyError, starts: &[(Section, usize)], len: usize, damage: usize, last: usize, what: &str) {
+fn check_in_section(
+    e: &PolicyError,
+    starts: &[(Section, usize)],
+    len: usize,
+    damage: usize,
+    last: usize,
+    what: &str,
+) {
     let (section, start, _) = section_of(starts, len, damage);
-    assert_eq!(e.section(), section, "{what}: damage at byte {damage} (in {section}, from byte {start}) reported as: {e}");
-    assert!((start..=last).contains(&e.offset()), "{what}: damage at byte {damage} (in {section}, bytes {start}..) reported at: {e}");
+    assert_eq!(
+        e.section(),
+        section,
+        "{what}: damage at byte {damage} (in {section}, from byte {start}) reported as: {e}"
+    );
+    assert!(
+        (start..=last).contains(&e.offset()),
+        "{what}: damage at byte {damage} (in {section}, bytes {start}..) reported at: {e}"
+    );
 }
 
 fn batter(data: &[u8], truncations: usize, flips: usize, seed: u64) {
@@ -63,7 +81,14 @@ fn batter(data: &[u8], truncations: usize, flips: usize, seed: u64) {
         buf[at..at + 4].copy_from_slice(&0xfff0_0000u32.to_le_bytes());
         match read_policy(&buf) {
             Ok(_) => panic!("{section}: a huge first word at byte {at} loaded"),
-            Err(e) => check_in_section(&e, &starts, data.len(), at, end - 1, &format!("{section} word at {at}")),
+            Err(e) => check_in_section(
+                &e,
+                &starts,
+                data.len(),
+                at,
+                end - 1,
+                &format!("{section} word at {at}"),
+            ),
         }
         buf[at..at + 4].copy_from_slice(&saved);
     }
@@ -106,20 +131,32 @@ fn own_policies_survive_truncation_and_corruption() {
         let data = std::fs::read(compile_conf(name, 33)).unwrap();
         batter(&data, 400, 2_000, 0x2545_f491_4f6c_dd1d);
     }
-    assert!(peak_rss_kib() < 1024 * 1024, "peak memory {} KiB", peak_rss_kib());
+    assert!(
+        peak_rss_kib() < 1024 * 1024,
+        "peak memory {} KiB",
+        peak_rss_kib()
+    );
 }
 
 #[test]
 fn debian_policy_survives_truncation_and_corruption() {
-    let Some(p) = debian_policy("default") else { return };
+    let Some(p) = debian_policy("default") else {
+        return;
+    };
     let data = std::fs::read(p).unwrap();
     batter(&data, 300, 400, 42);
-    assert!(peak_rss_kib() < 1024 * 1024, "peak memory {} KiB", peak_rss_kib());
+    assert!(
+        peak_rss_kib() < 1024 * 1024,
+        "peak memory {} KiB",
+        peak_rss_kib()
+    );
 }
 
 #[test]
 fn huge_counts_are_rejected_before_allocation() {
-    let Some(p) = debian_policy("default") else { return };
+    let Some(p) = debian_policy("default") else {
+        return;
+    };
     let mut data = std::fs::read(p).unwrap();
     // The first symbol table's element count, right after the header and two bitmaps: set every
     // u32 in the first kilobyte to a huge value in turn; each must fail fast and small.
@@ -132,12 +169,18 @@ fn huge_counts_are_rejected_before_allocation() {
         }
         data[i..i + 4].copy_from_slice(&saved);
     }
-    assert!(peak_rss_kib() - before < 256 * 1024, "memory grew by {} KiB", peak_rss_kib() - before);
+    assert!(
+        peak_rss_kib() - before < 256 * 1024,
+        "memory grew by {} KiB",
+        peak_rss_kib() - before
+    );
 }
 
 #[test]
 fn errors_name_section_and_offset() {
-    let Some(p) = debian_policy("default") else { return };
+    let Some(p) = debian_policy("default") else {
+        return;
+    };
     let data = std::fs::read(p).unwrap();
     let e = read_policy(&data[..100]).unwrap_err();
     let msg = e.to_string();
@@ -160,7 +203,9 @@ fn errors_name_section_and_offset() {
 /// 34 must load and decide identically; versions outside 24..=34 are refused.
 #[test]
 fn version_34_and_out_of_range_versions() {
-    let Some(p) = debian_policy("default") else { return };
+    let Some(p) = debian_policy("default") else {
+        return;
+    };
     let data = std::fs::read(p).unwrap();
     // magic, length, "SE Linux", then the version.
     assert_eq!(u32::from_le_bytes(data[16..20].try_into().unwrap()), 33);
@@ -170,7 +215,12 @@ fn version_34_and_out_of_range_versions() {
     let b = seaccess_security::SecurityServer::from_bytes(&v34).unwrap();
     assert_eq!(b.snapshot().policy().version, 34);
     if let Some(oracle) = oracle() {
-        let queries = gen(&oracle, std::path::Path::new("/etc/selinux/default/policy/policy.33"), 5, 2000);
+        let queries = gen(
+            &oracle,
+            std::path::Path::new("/etc/selinux/default/policy/policy.33"),
+            5,
+            2000,
+        );
         let (ga, gb) = (a.snapshot(), b.snapshot());
         for q in &queries {
             assert_eq!(answer(&ga, "av", q), answer(&gb, "av", q), "{q}");
@@ -198,15 +248,28 @@ fn fuzz_regressions() {
             let g = s.snapshot();
             for a in 1..=4 {
                 for c in 1..=4 {
-                    let _ = g.compute_av(seaccess_types::Sid(a), seaccess_types::Sid(1), seaccess_types::ClassId(c));
-                    let _ = g.compute_create(seaccess_types::Sid(a), seaccess_types::Sid(1), seaccess_types::ClassId(c), Some("x"));
+                    let _ = g.compute_av(
+                        seaccess_types::Sid(a),
+                        seaccess_types::Sid(1),
+                        seaccess_types::ClassId(c),
+                    );
+                    let _ = g.compute_create(
+                        seaccess_types::Sid(a),
+                        seaccess_types::Sid(1),
+                        seaccess_types::ClassId(c),
+                        Some("x"),
+                    );
                 }
             }
         }
         n += 1;
     }
     assert!(n > 0);
-    assert!(peak_rss_kib() < 1024 * 1024, "peak memory {} KiB", peak_rss_kib());
+    assert!(
+        peak_rss_kib() < 1024 * 1024,
+        "peak memory {} KiB",
+        peak_rss_kib()
+    );
 }
 
 /// A symbol table may declare values no entry names (holes), but at most one per 8 bytes left
@@ -219,7 +282,11 @@ fn symbol_holes_are_bounded_by_the_file() {
     let &(_, at) = starts.iter().find(|(s, _)| *s == Section::Roles).unwrap();
     let word = |d: &[u8], i: usize| u32::from_le_bytes(d[i..i + 4].try_into().unwrap());
     let (nprim, nel) = (word(&data, at), word(&data, at + 4));
-    assert_eq!((nprim, nel), (5, 4), "holes.conf: four roles and one role attribute");
+    assert_eq!(
+        (nprim, nel),
+        (5, 4),
+        "holes.conf: four roles and one role attribute"
+    );
     let limit = nel + ((data.len() - (at + 8)) / 8) as u32;
     let with = |n: u32| {
         let mut d = data.clone();
@@ -228,6 +295,8 @@ fn symbol_holes_are_bounded_by_the_file() {
     };
     let p = with(limit).expect("holes up to the limit load");
     assert_eq!(p.roles.len(), limit as usize);
-    let Err(e) = with(limit + 1) else { panic!("a hole beyond the limit loads") };
+    let Err(e) = with(limit + 1) else {
+        panic!("a hole beyond the limit loads")
+    };
     assert_eq!((e.section(), e.offset()), (Section::Roles, at), "{e}");
 }

@@ -36,7 +36,13 @@ struct Entry<'a> {
 /// The rule text, in audit2allow's form: the target `self` when it is the source, one
 /// permission bare, several in sorted braces.
 pub fn rule_text(source: &str, target: &str, class: &str, perms: &[&str]) -> String {
-    rule_line("allow", source, if target == source { "self" } else { target }, class, perms)
+    rule_line(
+        "allow",
+        source,
+        if target == source { "self" } else { target },
+        class,
+        perms,
+    )
 }
 
 fn rule_line(kind: &str, source: &str, target: &str, class: &str, perms: &[&str]) -> String {
@@ -59,12 +65,20 @@ where
 {
     let mut entries: Vec<Entry<'a>> = Vec::new();
     for (scontext, tcontext, class, perms, why) in denials {
-        let (source, mut target) = (context_type(scontext).to_string(), context_type(tcontext).to_string());
+        let (source, mut target) = (
+            context_type(scontext).to_string(),
+            context_type(tcontext).to_string(),
+        );
         // As sepolgen's AVRule: an access to the source's own type is written `self`.
         if target == source {
             target = "self".into();
         }
-        let same = |e: &&mut Entry<'a>| e.source == source && e.target == target && e.class == class && e.verdict.name() == why.verdict.name();
+        let same = |e: &&mut Entry<'a>| {
+            e.source == source
+                && e.target == target
+                && e.class == class
+                && e.verdict.name() == why.verdict.name()
+        };
         if let Some(e) = entries.iter_mut().find(same) {
             e.perms.extend(perms.iter().cloned());
             continue;
@@ -72,11 +86,26 @@ where
         // audit2allow keeps its accesses in nested dictionaries (source, then target, then class
         // and verdict), so a new entry goes after the last of its source and target, else after
         // the last of its source: the order its require block lists classes in.
-        let at = match entries.iter().rposition(|e| e.source == source && e.target == target) {
+        let at = match entries
+            .iter()
+            .rposition(|e| e.source == source && e.target == target)
+        {
             Some(i) => i + 1,
-            None => entries.iter().rposition(|e| e.source == source).map_or(entries.len(), |i| i + 1),
+            None => entries
+                .iter()
+                .rposition(|e| e.source == source)
+                .map_or(entries.len(), |i| i + 1),
         };
-        entries.insert(at, Entry { source, target, class: class.to_string(), perms: perms.iter().cloned().collect(), verdict: &why.verdict });
+        entries.insert(
+            at,
+            Entry {
+                source,
+                target,
+                class: class.to_string(),
+                perms: perms.iter().cloned().collect(),
+                verdict: &why.verdict,
+            },
+        );
     }
     let mut out = String::from("\n");
     if let Some(name) = &opts.module {
@@ -96,15 +125,35 @@ where
         }
         let perms: Vec<&str> = e.perms.iter().map(String::as_str).collect();
         if let (true, Verdict::Boolean(fixes)) = (opts.boolean_hints, e.verdict) {
-            out.push_str(&format!("\n#!!!! {} instead of this rule:\n", if fixes.len() > 1 { "Any one of these booleans would allow it" } else { "This boolean would allow it" }));
+            out.push_str(&format!(
+                "\n#!!!! {} instead of this rule:\n",
+                if fixes.len() > 1 {
+                    "Any one of these booleans would allow it"
+                } else {
+                    "This boolean would allow it"
+                }
+            ));
             for f in fixes {
-                out.push_str(&format!("# setsebool -P {} {}\n", f.name, u8::from(f.value)));
+                out.push_str(&format!(
+                    "# setsebool -P {} {}\n",
+                    f.name,
+                    u8::from(f.value)
+                ));
             }
-            out.push_str(&format!("# {}\n", rule_line("allow", &e.source, &e.target, &e.class, &perms)));
+            out.push_str(&format!(
+                "# {}\n",
+                rule_line("allow", &e.source, &e.target, &e.class, &perms)
+            ));
             continue;
         }
         out.push_str(&note(e.verdict));
-        out.push_str(&rule_line(if opts.dontaudit { "dontaudit" } else { "allow" }, &e.source, &e.target, &e.class, &perms));
+        out.push_str(&rule_line(
+            if opts.dontaudit { "dontaudit" } else { "allow" },
+            &e.source,
+            &e.target,
+            &e.class,
+            &perms,
+        ));
         out.push('\n');
     }
     out
@@ -129,7 +178,11 @@ fn note(v: &Verdict) -> String {
 /// The require block: every type the rules name, sorted, then each class with the permissions
 /// the rules use, in the order the classes first appear.
 fn require(entries: &[Entry<'_>]) -> String {
-    let types: BTreeSet<&str> = entries.iter().flat_map(|e| [e.source.as_str(), e.target.as_str()]).filter(|t| *t != "self").collect();
+    let types: BTreeSet<&str> = entries
+        .iter()
+        .flat_map(|e| [e.source.as_str(), e.target.as_str()])
+        .filter(|t| *t != "self")
+        .collect();
     let mut classes: Vec<(&str, BTreeSet<&str>)> = Vec::new();
     for e in entries {
         let perms = e.perms.iter().map(String::as_str);
@@ -155,19 +208,32 @@ mod tests {
     use super::*;
 
     fn why(verdict: Verdict) -> Why {
-        Why { verdict, denied: Vec::new(), rule: String::new() }
+        Why {
+            verdict,
+            denied: Vec::new(),
+            rule: String::new(),
+        }
     }
 
     #[test]
     fn grouped_merged_sorted_as_audit2allow() {
         let te = why(Verdict::Te);
-        let b = why(Verdict::Boolean(vec![crate::explain::BooleanFix { name: "b1".into(), value: true }]));
+        let b = why(Verdict::Boolean(vec![crate::explain::BooleanFix {
+            name: "b1".into(),
+            value: true,
+        }]));
         let read = vec!["read".to_string()];
         let write_open = vec!["write".to_string(), "open".to_string()];
         let connect = vec!["name_connect".to_string()];
         let s = "system_u:system_r:httpd_t:s0";
         let recs: Vec<(&str, &str, &str, &[String], &Why)> = vec![
-            ("system_u:system_r:sshd_t:s0", "system_u:object_r:shadow_t:s0", "dir", &read, &te),
+            (
+                "system_u:system_r:sshd_t:s0",
+                "system_u:object_r:shadow_t:s0",
+                "dir",
+                &read,
+                &te,
+            ),
             (s, "system_u:object_r:shadow_t:s0", "file", &read, &te),
             (s, "system_u:object_r:port_t:s0", "tcp_socket", &connect, &b),
             (s, "system_u:object_r:shadow_t:s0", "file", &write_open, &te),
@@ -176,7 +242,13 @@ mod tests {
         let m = module(recs.clone(), &Options::default());
         let want = "\n\n#============= httpd_t ==============\n\n#!!!! This avc can be allowed using the boolean 'b1'\nallow httpd_t port_t:tcp_socket name_connect;\nallow httpd_t self:process read;\nallow httpd_t shadow_t:file { open read write };\n\n#============= sshd_t ==============\nallow sshd_t shadow_t:dir read;\n";
         assert_eq!(m, want);
-        let m = module(recs, &Options { module: Some("local".into()), ..Options::default() });
+        let m = module(
+            recs,
+            &Options {
+                module: Some("local".into()),
+                ..Options::default()
+            },
+        );
         assert!(m.starts_with("\nmodule local 1.0;\n\nrequire {\n\ttype httpd_t;\n\ttype port_t;\n\ttype shadow_t;\n\ttype sshd_t;\n\tclass dir read;\n\tclass file { open read write };\n\tclass tcp_socket name_connect;\n\tclass process read;\n}\n\n#="), "{m}");
     }
 }

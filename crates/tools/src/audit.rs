@@ -48,12 +48,19 @@ pub fn context_type(context: &str) -> &str {
 /// Every AVC record of `text`, in order: each read, or the error for its line. Lines that
 /// hold no AVC message are skipped.
 pub fn read(text: &str) -> Vec<Result<AvcRecord, ToolsError>> {
-    text.lines().enumerate().filter_map(|(i, l)| read_line(i + 1, l)).collect()
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| read_line(i + 1, l))
+        .collect()
 }
 
 /// The AVC record of one line, if it holds one.
 pub fn read_line(line: usize, text: &str) -> Option<Result<AvcRecord, ToolsError>> {
-    let kind = if has_type(text, &["USER_AVC", "1107"]) { Kind::UserAvc } else { Kind::Avc };
+    let kind = if has_type(text, &["USER_AVC", "1107"]) {
+        Kind::UserAvc
+    } else {
+        Kind::Avc
+    };
     let at = find_avc(text)?;
     let body = &text[at + "avc:".len()..];
     let body = match kind {
@@ -67,7 +74,8 @@ pub fn read_line(line: usize, text: &str) -> Option<Result<AvcRecord, ToolsError
 /// Whether the line says it is an audit record of one of `types` (`type=NAME`, the name or
 /// number, as auditd and the kernel write them).
 fn has_type(text: &str, types: &[&str]) -> bool {
-    text.split_whitespace().any(|w| w.strip_prefix("type=").is_some_and(|t| types.contains(&t)))
+    text.split_whitespace()
+        .any(|w| w.strip_prefix("type=").is_some_and(|t| types.contains(&t)))
 }
 
 /// Where the AVC message starts: the first `avc:` that begins a word (so that a path or
@@ -93,7 +101,12 @@ fn stamp(text: &str) -> Option<String> {
     Some(rest[..end].to_string())
 }
 
-fn parse(line: usize, kind: Kind, stamp: Option<String>, body: &str) -> Result<AvcRecord, ToolsError> {
+fn parse(
+    line: usize,
+    kind: Kind,
+    stamp: Option<String>,
+    body: &str,
+) -> Result<AvcRecord, ToolsError> {
     let err = |what: String| ToolsError::Record { line, what };
     let rest = body.trim_start();
     let (denied, rest) = if let Some(r) = rest.strip_prefix("denied") {
@@ -101,12 +114,22 @@ fn parse(line: usize, kind: Kind, stamp: Option<String>, body: &str) -> Result<A
     } else if let Some(r) = rest.strip_prefix("granted") {
         (false, r)
     } else {
-        return Err(err(format!("an avc message must say denied or granted, not {:?}", first_word(rest))));
+        return Err(err(format!(
+            "an avc message must say denied or granted, not {:?}",
+            first_word(rest)
+        )));
     };
     let rest = rest.trim_start();
-    let rest = rest.strip_prefix('{').ok_or_else(|| err("an avc message's permissions must be in braces after denied or granted".into()))?;
-    let close = rest.find('}').ok_or_else(|| err("the permissions' braces are not closed".into()))?;
-    let perms: Vec<String> = rest[..close].split_whitespace().map(str::to_string).collect();
+    let rest = rest.strip_prefix('{').ok_or_else(|| {
+        err("an avc message's permissions must be in braces after denied or granted".into())
+    })?;
+    let close = rest
+        .find('}')
+        .ok_or_else(|| err("the permissions' braces are not closed".into()))?;
+    let perms: Vec<String> = rest[..close]
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
     if perms.is_empty() {
         return Err(err("no permission between the braces".into()));
     }
@@ -114,7 +137,11 @@ fn parse(line: usize, kind: Kind, stamp: Option<String>, body: &str) -> Result<A
     rest = rest.strip_prefix("for").map_or(rest, str::trim_start);
     let fields = fields(rest).map_err(err)?;
     let take = |k: &str| fields.iter().rfind(|(n, _)| n == k).map(|(_, v)| v.clone());
-    let need = |k: &str| take(k).filter(|v| !v.is_empty()).ok_or_else(|| err(format!("the avc message has no {k}")));
+    let need = |k: &str| {
+        take(k)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| err(format!("the avc message has no {k}")))
+    };
     let (scontext, tcontext, tclass) = (need("scontext")?, need("tcontext")?, need("tclass")?);
     let permissive = match take("permissive").as_deref() {
         None => None,
@@ -122,8 +149,27 @@ fn parse(line: usize, kind: Kind, stamp: Option<String>, body: &str) -> Result<A
         Some("1") => Some(true),
         Some(v) => return Err(err(format!("permissive={v}: expected 0 or 1"))),
     };
-    let fields = fields.into_iter().filter(|(k, _)| !matches!(k.as_str(), "scontext" | "tcontext" | "tclass" | "permissive")).collect();
-    Ok(AvcRecord { line, kind, denied, perms, scontext, tcontext, tclass, permissive, stamp, fields })
+    let fields = fields
+        .into_iter()
+        .filter(|(k, _)| {
+            !matches!(
+                k.as_str(),
+                "scontext" | "tcontext" | "tclass" | "permissive"
+            )
+        })
+        .collect();
+    Ok(AvcRecord {
+        line,
+        kind,
+        denied,
+        perms,
+        scontext,
+        tcontext,
+        tclass,
+        permissive,
+        stamp,
+        fields,
+    })
 }
 
 fn first_word(s: &str) -> &str {
@@ -139,13 +185,19 @@ fn fields(mut s: &str) -> Result<Vec<(String, String)>, String> {
         if s.is_empty() {
             return Ok(out);
         }
-        let word_end = s.find(|c: char| c.is_whitespace() || c == '=').unwrap_or(s.len());
+        let word_end = s
+            .find(|c: char| c.is_whitespace() || c == '=')
+            .unwrap_or(s.len());
         let key = &s[..word_end];
         s = &s[word_end..];
-        let Some(v) = s.strip_prefix('=') else { continue };
+        let Some(v) = s.strip_prefix('=') else {
+            continue;
+        };
         let (value, rest) = match v.strip_prefix('"') {
             Some(q) => {
-                let end = q.find('"').ok_or_else(|| format!("{key}'s quoted value is not closed"))?;
+                let end = q
+                    .find('"')
+                    .ok_or_else(|| format!("{key}'s quoted value is not closed"))?;
                 (&q[..end], &q[end + 1..])
             }
             None => {
@@ -175,11 +227,33 @@ mod tests {
 
     #[test]
     fn an_audit_log_avc_record() {
-        let r = one(r#"type=AVC msg=audit(1700000000.123:456): avc:  denied  { read write } for  pid=1234 comm="httpd" name="shadow" dev="sda1" ino=42 scontext=system_u:system_r:httpd_t:s0 tcontext=system_u:object_r:shadow_t:s0 tclass=file permissive=0"#);
-        assert_eq!((r.kind, r.denied, r.perms.clone()), (Kind::Avc, true, vec!["read".to_string(), "write".to_string()]));
-        assert_eq!((r.scontext.as_str(), r.tcontext.as_str(), r.tclass.as_str()), ("system_u:system_r:httpd_t:s0", "system_u:object_r:shadow_t:s0", "file"));
-        assert_eq!((r.permissive, r.stamp.as_deref(), r.line), (Some(false), Some("1700000000.123:456"), 1));
-        assert!(r.fields.contains(&("comm".into(), "httpd".into())) && r.fields.contains(&("ino".into(), "42".into())));
+        let r = one(
+            r#"type=AVC msg=audit(1700000000.123:456): avc:  denied  { read write } for  pid=1234 comm="httpd" name="shadow" dev="sda1" ino=42 scontext=system_u:system_r:httpd_t:s0 tcontext=system_u:object_r:shadow_t:s0 tclass=file permissive=0"#,
+        );
+        assert_eq!(
+            (r.kind, r.denied, r.perms.clone()),
+            (
+                Kind::Avc,
+                true,
+                vec!["read".to_string(), "write".to_string()]
+            )
+        );
+        assert_eq!(
+            (r.scontext.as_str(), r.tcontext.as_str(), r.tclass.as_str()),
+            (
+                "system_u:system_r:httpd_t:s0",
+                "system_u:object_r:shadow_t:s0",
+                "file"
+            )
+        );
+        assert_eq!(
+            (r.permissive, r.stamp.as_deref(), r.line),
+            (Some(false), Some("1700000000.123:456"), 1)
+        );
+        assert!(
+            r.fields.contains(&("comm".into(), "httpd".into()))
+                && r.fields.contains(&("ino".into(), "42".into()))
+        );
     }
 
     #[test]
@@ -193,8 +267,14 @@ mod tests {
     #[test]
     fn a_user_avc_record() {
         let r = one("type=USER_AVC msg=audit(1700000000.5:9): pid=1 uid=0 auid=4294967295 ses=4294967295 subj=system_u:system_r:init_t:s0 msg='avc:  denied  { status } for auid=0 uid=0 gid=0 path=\"/lib/systemd/system/x.service\" cmdline=\"systemctl status x\" scontext=unconfined_u:unconfined_r:unconfined_t:s0 tcontext=system_u:object_r:systemd_unit_file_t:s0 tclass=service exe=\"/usr/lib/systemd/systemd\" sauid=0 hostname=? addr=? terminal=?'");
-        assert_eq!((r.kind, r.tclass.as_str(), r.perms.clone()), (Kind::UserAvc, "service", vec!["status".to_string()]));
-        assert!(!r.fields.iter().any(|(k, _)| k == "subj"), "the outer record's fields are not the avc message's");
+        assert_eq!(
+            (r.kind, r.tclass.as_str(), r.perms.clone()),
+            (Kind::UserAvc, "service", vec!["status".to_string()])
+        );
+        assert!(
+            !r.fields.iter().any(|(k, _)| k == "subj"),
+            "the outer record's fields are not the avc message's"
+        );
     }
 
     #[test]
@@ -208,7 +288,10 @@ mod tests {
                     type=AVC msg=audit(1.2:8): avc:  denied  { read } for comm=\"x scontext=a tcontext=b tclass=file\n\
                     type=AVC msg=audit(1.2:9): avc:  denied  { read } for scontext=a tcontext=b tclass=file permissive=2\n\
                     path=/srv/avc:x is not a record";
-        let got: Vec<Result<usize, String>> = read(text).into_iter().map(|r| r.map(|r| r.line).map_err(|e| e.to_string())).collect();
+        let got: Vec<Result<usize, String>> = read(text)
+            .into_iter()
+            .map(|r| r.map(|r| r.line).map_err(|e| e.to_string()))
+            .collect();
         assert_eq!(
             got,
             vec![

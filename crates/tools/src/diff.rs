@@ -39,14 +39,24 @@ pub struct RuleChanges {
 /// The rules added and removed, by kind (kinds without a change left out), each list sorted.
 /// Repeated lines (sesearch keeps a rule written twice) count once.
 pub fn rule_diff(old: &Side, new: &Side) -> Vec<RuleChanges> {
-    let lines = |s: &Side, rt: &str| -> BTreeSet<String> { s.rules.iter().filter(|f| f.ruletype == rt).map(|f| f.line.clone()).collect() };
+    let lines = |s: &Side, rt: &str| -> BTreeSet<String> {
+        s.rules
+            .iter()
+            .filter(|f| f.ruletype == rt)
+            .map(|f| f.line.clone())
+            .collect()
+    };
     let mut out = Vec::new();
     for rt in RULE_TYPES {
         let (a, b) = (lines(old, rt.name()), lines(new, rt.name()));
         let added: Vec<String> = b.difference(&a).cloned().collect();
         let removed: Vec<String> = a.difference(&b).cloned().collect();
         if !added.is_empty() || !removed.is_empty() {
-            out.push(RuleChanges { ruletype: rt.name(), added, removed });
+            out.push(RuleChanges {
+                ruletype: rt.name(),
+                added,
+                removed,
+            });
         }
     }
     out
@@ -128,10 +138,20 @@ impl SymbolChanges {
             l.push(format!("attribute {}: {}", m.attribute, parts.join(" ")));
         }
         for c in &self.booleans {
-            l.push(format!("boolean {}: {} -> {}", c.name, b(&c.old), b(&c.new)));
+            l.push(format!(
+                "boolean {}: {} -> {}",
+                c.name,
+                b(&c.old),
+                b(&c.new)
+            ));
         }
         for c in &self.bounds {
-            l.push(format!("bounds of {}: {} -> {}", c.name, opt(&c.old), opt(&c.new)));
+            l.push(format!(
+                "bounds of {}: {} -> {}",
+                c.name,
+                opt(&c.old),
+                opt(&c.new)
+            ));
         }
         l
     }
@@ -139,7 +159,11 @@ impl SymbolChanges {
 
 /// Names in `a` and not in `b`, sorted.
 fn minus<'a>(a: impl IntoIterator<Item = &'a str>, b: &BTreeSet<&str>) -> Vec<String> {
-    let mut v: Vec<String> = a.into_iter().filter(|x| !b.contains(x)).map(str::to_string).collect();
+    let mut v: Vec<String> = a
+        .into_iter()
+        .filter(|x| !b.contains(x))
+        .map(str::to_string)
+        .collect();
     v.sort();
     v.dedup();
     v
@@ -149,7 +173,13 @@ fn minus<'a>(a: impl IntoIterator<Item = &'a str>, b: &BTreeSet<&str>) -> Vec<St
 pub fn symbol_diff(old: &Side, new: &Side) -> SymbolChanges {
     let mut c = SymbolChanges::default();
     let types = |s: &Side| -> BTreeSet<String> { s.covers.keys().cloned().collect() };
-    let attrs = |s: &Side| -> BTreeSet<String> { s.members.keys().filter(|k| !s.covers.contains_key(*k)).cloned().collect() };
+    let attrs = |s: &Side| -> BTreeSet<String> {
+        s.members
+            .keys()
+            .filter(|k| !s.covers.contains_key(*k))
+            .cloned()
+            .collect()
+    };
     let (to, tn) = (types(old), types(new));
     c.types_added = tn.difference(&to).cloned().collect();
     c.types_removed = to.difference(&tn).cloned().collect();
@@ -158,16 +188,29 @@ pub fn symbol_diff(old: &Side, new: &Side) -> SymbolChanges {
     c.attributes_removed = ao.difference(&an).cloned().collect();
     let empty = BTreeSet::new();
     for a in ao.union(&an) {
-        let (mo, mn) = (old.members.get(a).unwrap_or(&empty), new.members.get(a).unwrap_or(&empty));
+        let (mo, mn) = (
+            old.members.get(a).unwrap_or(&empty),
+            new.members.get(a).unwrap_or(&empty),
+        );
         if mo != mn {
-            c.memberships.push(Membership { attribute: a.clone(), added: mn.difference(mo).cloned().collect(), removed: mo.difference(mn).cloned().collect() });
+            c.memberships.push(Membership {
+                attribute: a.clone(),
+                added: mn.difference(mo).cloned().collect(),
+                removed: mo.difference(mn).cloned().collect(),
+            });
         }
     }
-    let (co, cn): (BTreeSet<&str>, BTreeSet<&str>) = (old.class_names().collect(), new.class_names().collect());
+    let (co, cn): (BTreeSet<&str>, BTreeSet<&str>) =
+        (old.class_names().collect(), new.class_names().collect());
     c.classes_added = minus(cn.iter().copied(), &co);
     c.classes_removed = minus(co.iter().copied(), &cn);
     for class in co.intersection(&cn) {
-        let perms = |s: &Side| -> BTreeSet<String> { perm_names(s, class).into_iter().map(|p| format!("{class}:{p}")).collect() };
+        let perms = |s: &Side| -> BTreeSet<String> {
+            perm_names(s, class)
+                .into_iter()
+                .map(|p| format!("{class}:{p}"))
+                .collect()
+        };
         let (po, pn) = (perms(old), perms(new));
         c.perms_added.extend(pn.difference(&po).cloned());
         c.perms_removed.extend(po.difference(&pn).cloned());
@@ -179,7 +222,11 @@ pub fn symbol_diff(old: &Side, new: &Side) -> SymbolChanges {
     for n in names {
         let (o, v) = (old.bools.get(n).copied(), new.bools.get(n).copied());
         if o != v {
-            c.booleans.push(Change { name: n.clone(), old: o, new: v });
+            c.booleans.push(Change {
+                name: n.clone(),
+                old: o,
+                new: v,
+            });
         }
     }
     for t in to.union(&tn) {
@@ -188,25 +235,46 @@ pub fn symbol_diff(old: &Side, new: &Side) -> SymbolChanges {
             (true, false) => c.permissive_removed.push(t.clone()),
             _ => {}
         }
-        let (bo, bn) = (old.bound(t).map(str::to_string), new.bound(t).map(str::to_string));
+        let (bo, bn) = (
+            old.bound(t).map(str::to_string),
+            new.bound(t).map(str::to_string),
+        );
         if bo != bn {
-            c.bounds.push(Change { name: t.clone(), old: bo, new: bn });
+            c.bounds.push(Change {
+                name: t.clone(),
+                old: bo,
+                new: bn,
+            });
         }
     }
     let (ro, rn) = (old.role_allows(), new.role_allows());
-    c.role_allows_added = rn.difference(&ro).map(|(a, b)| format!("{a} -> {b}")).collect();
-    c.role_allows_removed = ro.difference(&rn).map(|(a, b)| format!("{a} -> {b}")).collect();
+    c.role_allows_added = rn
+        .difference(&ro)
+        .map(|(a, b)| format!("{a} -> {b}"))
+        .collect();
+    c.role_allows_removed = ro
+        .difference(&rn)
+        .map(|(a, b)| format!("{a} -> {b}"))
+        .collect();
     c
 }
 
 /// The permissions of a class on one side, by name (bit 0 first).
 pub fn perm_names(s: &Side, class: &str) -> Vec<String> {
     let p = s.tables();
-    let Some(cv) = p.class_value(class) else { return Vec::new() };
-    (0..32).filter_map(|b| p.perm_name(cv, b)).map(str::to_string).collect()
+    let Some(cv) = p.class_value(class) else {
+        return Vec::new();
+    };
+    (0..32)
+        .filter_map(|b| p.perm_name(cv, b))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The rule diff's counts by kind, for summaries: (added, removed).
 pub fn rule_counts(rules: &[RuleChanges]) -> BTreeMap<&'static str, (usize, usize)> {
-    rules.iter().map(|r| (r.ruletype, (r.added.len(), r.removed.len()))).collect()
+    rules
+        .iter()
+        .map(|r| (r.ruletype, (r.added.len(), r.removed.len())))
+        .collect()
 }

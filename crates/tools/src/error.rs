@@ -7,10 +7,18 @@ pub enum ToolsError {
     /// A policy unit tests file that cannot be read or run: the file, the line (1-based; 0 for
     /// the file as a whole) and what is wrong.
     #[error("{}", at(file, *line, what))]
-    Cases { file: String, line: usize, what: String },
+    Cases {
+        file: String,
+        line: usize,
+        what: String,
+    },
     /// A name the policy does not have as `what`, with the nearest it has ("; did you mean x?").
     #[error("unknown {what} {name}{hint}")]
-    Unknown { what: &'static str, name: String, hint: String },
+    Unknown {
+        what: &'static str,
+        name: String,
+        hint: String,
+    },
     /// A search or listing that cannot be run as given: what is wrong with it.
     #[error("{0}")]
     Query(String),

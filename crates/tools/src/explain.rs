@@ -73,18 +73,25 @@ pub struct Why {
 /// The verdict for a record's access under `g`. Errors name the record's line and what of it
 /// the policy does not know (with the nearest names it does).
 pub fn explain(g: &Generation, rec: &AvcRecord) -> Result<Why, ToolsError> {
-    let err = |what: String| ToolsError::Record { line: rec.line, what };
+    let err = |what: String| ToolsError::Record {
+        line: rec.line,
+        what,
+    };
     let ssid = sid(g, &rec.scontext).map_err(|e| err(format!("scontext {e}")))?;
     let tsid = sid(g, &rec.tcontext).map_err(|e| err(format!("tcontext {e}")))?;
     let class = g.class(&rec.tclass).map_err(|e| err(e.to_string()))?;
     let mut want = 0u32;
     let mut bits = Vec::with_capacity(rec.perms.len());
     for p in &rec.perms {
-        let v = g.perms(class, &[p.as_str()]).map_err(|e| err(e.to_string()))?;
+        let v = g
+            .perms(class, &[p.as_str()])
+            .map_err(|e| err(e.to_string()))?;
         want |= v.0;
         bits.push((p.clone(), v.0.trailing_zeros()));
     }
-    let ex = g.explain(ssid, tsid, class).map_err(|e| err(e.to_string()))?;
+    let ex = g
+        .explain(ssid, tsid, class)
+        .map_err(|e| err(e.to_string()))?;
     let mut denied = Vec::new();
     for (name, bit) in &bits {
         if let Some((_, r)) = ex.reasons.iter().find(|(b, _)| b == bit) {
@@ -92,15 +99,36 @@ pub fn explain(g: &Generation, rec: &AvcRecord) -> Result<Why, ToolsError> {
         }
     }
     let rule = allow_rule(g, rec, ssid, tsid);
-    let verdict = verdict(g, (ssid, tsid, class), want, ex.decision.auditdeny.0, &denied);
-    Ok(Why { verdict, denied, rule })
+    let verdict = verdict(
+        g,
+        (ssid, tsid, class),
+        want,
+        ex.decision.auditdeny.0,
+        &denied,
+    );
+    Ok(Why {
+        verdict,
+        denied,
+        rule,
+    })
 }
 
-fn verdict(g: &Generation, (ssid, tsid, class): (Sid, Sid, ClassId), want: u32, auditdeny: u32, denied: &[(String, DenialReason)]) -> Verdict {
+fn verdict(
+    g: &Generation,
+    (ssid, tsid, class): (Sid, Sid, ClassId),
+    want: u32,
+    auditdeny: u32,
+    denied: &[(String, DenialReason)],
+) -> Verdict {
     if denied.is_empty() {
         return Verdict::Allowed;
     }
-    let te = denied.iter().any(|(_, r)| matches!(r, DenialReason::NoAllowRule | DenialReason::BooleanOff { .. }));
+    let te = denied.iter().any(|(_, r)| {
+        matches!(
+            r,
+            DenialReason::NoAllowRule | DenialReason::BooleanOff { .. }
+        )
+    });
     if te {
         // Only a boolean some conditional rule for a denied permission reads can change what
         // the type rules allow; each is tried alone, as audit2why's check_booleans does, in the
@@ -116,20 +144,35 @@ fn verdict(g: &Generation, (ssid, tsid, class): (Sid, Sid, ClassId), want: u32, 
             }
         }
         let mut fixes = Vec::new();
-        let order = if candidates.is_empty() { Vec::new() } else { g.booleans() };
+        let order = if candidates.is_empty() {
+            Vec::new()
+        } else {
+            g.booleans()
+        };
         for (name, value) in &order {
             if !candidates.contains(&name.as_str()) {
                 continue;
             }
-            let allows = g.with_booleans(&[(name.as_str(), !value)]).ok().and_then(|h| h.compute_av(ssid, tsid, class).ok()).is_some_and(|d| d.allowed.0 & want == want);
+            let allows = g
+                .with_booleans(&[(name.as_str(), !value)])
+                .ok()
+                .and_then(|h| h.compute_av(ssid, tsid, class).ok())
+                .is_some_and(|d| d.allowed.0 & want == want);
             if allows {
-                fixes.push(BooleanFix { name: name.clone(), value: !value });
+                fixes.push(BooleanFix {
+                    name: name.clone(),
+                    value: !value,
+                });
             }
         }
         if !fixes.is_empty() {
             return Verdict::Boolean(fixes);
         }
-        return if want & !auditdeny != 0 { Verdict::Dontaudit } else { Verdict::Te };
+        return if want & !auditdeny != 0 {
+            Verdict::Dontaudit
+        } else {
+            Verdict::Te
+        };
     }
     for (_, r) in denied {
         if let DenialReason::Constraint { .. } = r {
@@ -138,12 +181,17 @@ fn verdict(g: &Generation, (ssid, tsid, class): (Sid, Sid, ClassId), want: u32, 
     }
     for (_, r) in denied {
         if let DenialReason::RoleAllow { from, to } = r {
-            return Verdict::Role { from: from.clone(), to: to.clone() };
+            return Verdict::Role {
+                from: from.clone(),
+                to: to.clone(),
+            };
         }
     }
     for (_, r) in denied {
         if let DenialReason::TypeBounds { bound } = r {
-            return Verdict::Bounds { bound: bound.clone() };
+            return Verdict::Bounds {
+                bound: bound.clone(),
+            };
         }
     }
     // Every reason kind is handled above; a new one would land here as the plainest verdict.
@@ -151,12 +199,19 @@ fn verdict(g: &Generation, (ssid, tsid, class): (Sid, Sid, ClassId), want: u32, 
 }
 
 fn sid(g: &Generation, context: &str) -> Result<Sid, String> {
-    g.context_to_sid(context).map_err(|e| format!("{context}: {e}"))
+    g.context_to_sid(context)
+        .map_err(|e| format!("{context}: {e}"))
 }
 
 /// The allow rule for the record's types, class and permissions, in audit2allow's form.
 fn allow_rule(g: &Generation, rec: &AvcRecord, ssid: Sid, tsid: Sid) -> String {
-    let ty = |sid: Sid| g.sid_context(sid).ok().and_then(|c| g.policy().type_names.name(c.ty)).unwrap_or("?").to_string();
+    let ty = |sid: Sid| {
+        g.sid_context(sid)
+            .ok()
+            .and_then(|c| g.policy().type_names.name(c.ty))
+            .unwrap_or("?")
+            .to_string()
+    };
     let mut perms: Vec<&str> = rec.perms.iter().map(String::as_str).collect();
     perms.sort_unstable();
     perms.dedup();

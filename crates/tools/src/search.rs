@@ -16,7 +16,10 @@ mod text;
 use std::borrow::Cow;
 
 use regex::Regex;
-use seaccess_policy::{AvKind, AvtabEntry, CondNode, Policy, PolicyTables, RuleKind, TypeRuleKind, XpermsKind, XpermsRuleKind};
+use seaccess_policy::{
+    AvKind, AvtabEntry, CondNode, Policy, PolicyTables, RuleKind, TypeRuleKind, XpermsKind,
+    XpermsRuleKind,
+};
 use serde::Serialize;
 
 use crate::ToolsError;
@@ -176,7 +179,12 @@ pub struct Found<'a> {
 impl<'a> Found<'a> {
     /// An unconditional rule of kind `rt` with nothing but its source, target and class: each
     /// kind of rule fills in the rest.
-    pub(crate) fn new(rt: RuleType, source: &'a str, target: &'a str, class: Option<&'a str>) -> Found<'a> {
+    pub(crate) fn new(
+        rt: RuleType,
+        source: &'a str,
+        target: &'a str,
+        class: Option<&'a str>,
+    ) -> Found<'a> {
         Found {
             ruletype: rt.name(),
             source,
@@ -203,14 +211,17 @@ enum Crit {
 }
 
 fn regex(what: &str, s: &str) -> Result<Regex, ToolsError> {
-    Regex::new(s).map_err(|e| ToolsError::Query(format!("{what} {s:?} is not a regular expression: {e}")))
+    Regex::new(s)
+        .map_err(|e| ToolsError::Query(format!("{what} {s:?} is not a regular expression: {e}")))
 }
 
 /// The comma-separated items of a list option, none empty.
 fn items<'a>(what: &str, s: &'a str) -> Result<Vec<&'a str>, ToolsError> {
     let v: Vec<&str> = s.split(',').map(str::trim).collect();
     if v.iter().any(|i| i.is_empty()) {
-        return Err(ToolsError::Query(format!("{what} {s:?}: empty item in the comma-separated list")));
+        return Err(ToolsError::Query(format!(
+            "{what} {s:?}: empty item in the comma-separated list"
+        )));
     }
     Ok(v)
 }
@@ -219,7 +230,9 @@ fn items<'a>(what: &str, s: &'a str) -> Result<Vec<&'a str>, ToolsError> {
 /// part sorted by its line as sesearch sorts them (repeats kept, as sesearch keeps them).
 pub fn search<'a>(policy: &'a Policy, q: &Query) -> Result<Vec<Found<'a>>, ToolsError> {
     if q.ruletypes.is_empty() {
-        return Err(ToolsError::Query("at least one rule type must be given (e.g. -A, --allow, -T, --role_allow)".into()));
+        return Err(ToolsError::Query(
+            "at least one rule type must be given (e.g. -A, --allow, -T, --role_allow)".into(),
+        ));
     }
     let p: &PolicyTables = policy;
     let values = bool_values(p, &q.values)?;
@@ -245,11 +258,17 @@ fn by_line(v: Vec<Found<'_>>) -> Vec<Found<'_>> {
     let mut order: Vec<usize> = (0..v.len()).collect();
     order.sort_by(|&a, &b| v.get(a).map(|f| &f.line).cmp(&v.get(b).map(|f| &f.line)));
     let mut slots: Vec<Option<Found>> = v.into_iter().map(Some).collect();
-    order.into_iter().filter_map(|i| slots.get_mut(i).and_then(Option::take)).collect()
+    order
+        .into_iter()
+        .filter_map(|i| slots.get_mut(i).and_then(Option::take))
+        .collect()
 }
 
 /// Every boolean's value (index = value - 1): the policy's default unless `overrides` sets it.
-pub fn bool_values(p: &PolicyTables, overrides: &[(String, bool)]) -> Result<Vec<bool>, ToolsError> {
+pub fn bool_values(
+    p: &PolicyTables,
+    overrides: &[(String, bool)],
+) -> Result<Vec<bool>, ToolsError> {
     let mut values: Vec<bool> = p.bools.iter().map(|b| b.state).collect();
     for (name, v) in overrides {
         let b = lookup(&p.bool_names, "boolean", name)?;
@@ -265,7 +284,11 @@ fn type_crit(p: &PolicyTables, what: &str, s: &str, regex_on: bool) -> Result<Cr
     if regex_on {
         return Ok(Crit::Regex(regex(what, s)?));
     }
-    let v = p.type_names.value(s).filter(|v| p.type_names.is_defined(*v)).ok_or_else(|| names::unknown(&p.type_names, "type or attribute", s))?;
+    let v = p
+        .type_names
+        .value(s)
+        .filter(|v| p.type_names.is_defined(*v))
+        .ok_or_else(|| names::unknown(&p.type_names, "type or attribute", s))?;
     Ok(Crit::Type(v))
 }
 
@@ -285,13 +308,20 @@ fn type_hits(p: &PolicyTables, exp: &[Vec<u32>], crit: &Crit, direct: bool) -> V
             }
             s
         }
-        Crit::Regex(re) => (0..n as u32).map(|v| v != 0 && p.type_names.is_defined(v) && re.is_match(type_name(p, v))).collect(),
+        Crit::Regex(re) => (0..n as u32)
+            .map(|v| v != 0 && p.type_names.is_defined(v) && re.is_match(type_name(p, v)))
+            .collect(),
         Crit::Role(_) => return vec![false; n],
     };
     if direct {
         return base;
     }
-    exp.iter().map(|ts| ts.iter().any(|&t| base.get(t as usize).copied().unwrap_or(false))).collect()
+    exp.iter()
+        .map(|ts| {
+            ts.iter()
+                .any(|&t| base.get(t as usize).copied().unwrap_or(false))
+        })
+        .collect()
 }
 
 /// For each class value, whether it is selected: a comma-separated list of names, or one
@@ -301,7 +331,11 @@ fn class_hits(p: &PolicyTables, q: &Query) -> Result<Option<Vec<bool>>, ToolsErr
     let n = p.classes.len() + 1;
     if q.regex.class {
         let re = regex("class", s)?;
-        return Ok(Some((0..n as u32).map(|c| p.class_names.name(c).is_some_and(|name| re.is_match(name))).collect()));
+        return Ok(Some(
+            (0..n as u32)
+                .map(|c| p.class_names.name(c).is_some_and(|name| re.is_match(name)))
+                .collect(),
+        ));
     }
     let mut hits = vec![false; n];
     for name in items("class", s)? {
@@ -320,7 +354,11 @@ struct PermCrit {
     per_class: Vec<(u32, bool)>,
 }
 
-fn perm_crit(p: &PolicyTables, q: &Query, classes: Option<&Vec<bool>>) -> Result<Option<PermCrit>, ToolsError> {
+fn perm_crit(
+    p: &PolicyTables,
+    q: &Query,
+    classes: Option<&Vec<bool>>,
+) -> Result<Option<PermCrit>, ToolsError> {
     let Some(s) = &q.perms else { return Ok(None) };
     let mut list = items("permission", s)?;
     list.sort_unstable();
@@ -328,14 +366,32 @@ fn perm_crit(p: &PolicyTables, q: &Query, classes: Option<&Vec<bool>>) -> Result
     let selected = |c: usize| classes.is_none_or(|h| h.get(c + 1).copied().unwrap_or(false));
     // setools refuses a permission no selected class has (any class, when none is selected).
     for perm in &list {
-        if !p.classes.iter().enumerate().any(|(i, c)| selected(i) && c.perms.value(perm).is_some()) {
-            let known: Vec<&str> =
-                p.classes.iter().enumerate().filter(|(i, _)| selected(*i)).flat_map(|(_, c)| c.perms.by_value.iter().map(|s| &**s)).collect();
+        if !p
+            .classes
+            .iter()
+            .enumerate()
+            .any(|(i, c)| selected(i) && c.perms.value(perm).is_some())
+        {
+            let known: Vec<&str> = p
+                .classes
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| selected(*i))
+                .flat_map(|(_, c)| c.perms.by_value.iter().map(|s| &**s))
+                .collect();
             let mut known = known;
             known.sort_unstable();
             known.dedup();
-            let where_ = if classes.is_some() { " in the selected classes" } else { "" };
-            return Err(ToolsError::Unknown { what: "permission", name: format!("{perm}{where_}"), hint: crate::suggest::did_you_mean(perm, known) });
+            let where_ = if classes.is_some() {
+                " in the selected classes"
+            } else {
+                ""
+            };
+            return Err(ToolsError::Unknown {
+                what: "permission",
+                name: format!("{perm}{where_}"),
+                hint: crate::suggest::did_you_mean(perm, known),
+            });
         }
     }
     let mut per_class = vec![(0u32, false)];
@@ -350,7 +406,10 @@ fn perm_crit(p: &PolicyTables, q: &Query, classes: Option<&Vec<bool>>) -> Result
         }
         per_class.push((mask, all));
     }
-    Ok(Some(PermCrit { count: list.len(), per_class }))
+    Ok(Some(PermCrit {
+        count: list.len(),
+        per_class,
+    }))
 }
 
 /// The ioctl numbers of sesearch's `-x`: hexadecimal numbers and ranges, comma-separated.
@@ -358,11 +417,18 @@ fn xperm_crit(q: &Query) -> Result<Option<Vec<u32>>, ToolsError> {
     let Some(s) = &q.xperms else { return Ok(None) };
     let num = |t: &str| {
         let t = t.trim();
-        let h = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+        let h = t
+            .strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .unwrap_or(t);
         u32::from_str_radix(h, 16)
             .ok()
             .filter(|v| *v <= 0xffff)
-            .ok_or_else(|| ToolsError::Query(format!("-x {s:?}: {t:?} is not an ioctl number (hexadecimal, at most 0xffff)")))
+            .ok_or_else(|| {
+                ToolsError::Query(format!(
+                    "-x {s:?}: {t:?} is not an ioctl number (hexadecimal, at most 0xffff)"
+                ))
+            })
     };
     let mut v = Vec::new();
     for item in items("extended permission", s)? {
@@ -378,13 +444,29 @@ fn xperm_crit(q: &Query) -> Result<Option<Vec<u32>>, ToolsError> {
 }
 
 /// The booleans criterion: for each conditional, whether its expression's booleans match.
-fn cond_hits(p: &PolicyTables, q: &Query, conds: &[CondNode]) -> Result<Option<Vec<bool>>, ToolsError> {
+fn cond_hits(
+    p: &PolicyTables,
+    q: &Query,
+    conds: &[CondNode],
+) -> Result<Option<Vec<bool>>, ToolsError> {
     let Some(s) = &q.bools else { return Ok(None) };
     if q.regex.bools {
         let re = regex("boolean", s)?;
-        return Ok(Some(conds.iter().map(|c| text::cond_bools(&c.expr).iter().any(|&b| p.bool_names.name(b).is_some_and(|n| re.is_match(n)))).collect()));
+        return Ok(Some(
+            conds
+                .iter()
+                .map(|c| {
+                    text::cond_bools(&c.expr)
+                        .iter()
+                        .any(|&b| p.bool_names.name(b).is_some_and(|n| re.is_match(n)))
+                })
+                .collect(),
+        ));
     }
-    let mut want: Vec<u32> = items("boolean", s)?.into_iter().map(|b| lookup(&p.bool_names, "boolean", b)).collect::<Result<_, _>>()?;
+    let mut want: Vec<u32> = items("boolean", s)?
+        .into_iter()
+        .map(|b| lookup(&p.bool_names, "boolean", b))
+        .collect::<Result<_, _>>()?;
     want.sort_unstable();
     want.dedup();
     Ok(Some(
@@ -405,55 +487,115 @@ fn cond_hits(p: &PolicyTables, q: &Query, conds: &[CondNode]) -> Result<Option<V
 /// An extended-permission rule's kind word and ioctl numbers, as setools reads them: a
 /// function map is of one driver; a driver map stands for every function of each driver.
 fn xperm_numbers(x: &seaccess_policy::Xperms) -> (&'static str, Vec<u32>) {
-    let bits = (0..256u32).filter(|b| x.perms.get((b / 32) as usize).is_some_and(|w| w & (1 << (b % 32)) != 0));
+    let bits = (0..256u32).filter(|b| {
+        x.perms
+            .get((b / 32) as usize)
+            .is_some_and(|w| w & (1 << (b % 32)) != 0)
+    });
     match x.kind {
-        XpermsKind::IoctlFunction => ("ioctl", bits.map(|b| u32::from(x.driver) << 8 | b).collect()),
-        XpermsKind::IoctlDriver => ("ioctl", bits.flat_map(|d| (d << 8)..((d << 8) + 256)).collect()),
-        XpermsKind::Nlmsg => ("nlmsg", bits.map(|b| u32::from(x.driver) << 8 | b).collect()),
+        XpermsKind::IoctlFunction => (
+            "ioctl",
+            bits.map(|b| u32::from(x.driver) << 8 | b).collect(),
+        ),
+        XpermsKind::IoctlDriver => (
+            "ioctl",
+            bits.flat_map(|d| (d << 8)..((d << 8) + 256)).collect(),
+        ),
+        XpermsKind::Nlmsg => (
+            "nlmsg",
+            bits.map(|b| u32::from(x.driver) << 8 | b).collect(),
+        ),
         XpermsKind::Unknown(_) => ("unknown", bits.collect()),
     }
 }
 
-fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]) -> Result<Vec<Found<'a>>, ToolsError> {
+fn te_rules<'a>(
+    policy: &'a Policy,
+    q: &Query,
+    exp: &[Vec<u32>],
+    values: &[bool],
+) -> Result<Vec<Found<'a>>, ToolsError> {
     let p: &'a PolicyTables = policy;
     let rules = policy.rules();
-    let src = q.source.as_deref().map(|s| type_crit(p, "source", s, q.regex.source)).transpose()?.map(|c| type_hits(p, exp, &c, q.source_direct));
-    let tgt = q.target.as_deref().map(|s| type_crit(p, "target", s, q.regex.target)).transpose()?.map(|c| type_hits(p, exp, &c, q.target_direct));
-    let dflt = q.default.as_deref().map(|s| type_crit(p, "default", s, q.regex.default)).transpose()?.map(|c| type_hits(p, exp, &c, false));
+    let src = q
+        .source
+        .as_deref()
+        .map(|s| type_crit(p, "source", s, q.regex.source))
+        .transpose()?
+        .map(|c| type_hits(p, exp, &c, q.source_direct));
+    let tgt = q
+        .target
+        .as_deref()
+        .map(|s| type_crit(p, "target", s, q.regex.target))
+        .transpose()?
+        .map(|c| type_hits(p, exp, &c, q.target_direct));
+    let dflt = q
+        .default
+        .as_deref()
+        .map(|s| type_crit(p, "default", s, q.regex.default))
+        .transpose()?
+        .map(|c| type_hits(p, exp, &c, false));
     let classes = class_hits(p, q)?;
     let perms = perm_crit(p, q, classes.as_ref())?;
     let xperms = xperm_crit(q)?;
     let conds = rules.conds();
     let cond_ok = cond_hits(p, q, conds)?;
     let wanted = |r: RuleType| q.ruletypes.contains(&r);
-    let hit = |h: &Option<Vec<bool>>, v: u32| h.as_ref().is_none_or(|h| h.get(v as usize).copied().unwrap_or(false));
+    let hit = |h: &Option<Vec<bool>>, v: u32| {
+        h.as_ref()
+            .is_none_or(|h| h.get(v as usize).copied().unwrap_or(false))
+    };
     let cond_texts: Vec<String> = conds.iter().map(|c| text::cond_text(p, &c.expr)).collect();
 
     let mut out = Vec::new();
     let mut consider = |e: &AvtabEntry, cond: Option<(usize, bool)>| {
         let rt = RuleType::of_kind(e.kind);
-        if !wanted(rt) || !hit(&src, e.source_type.into()) || !hit(&tgt, e.target_type.into()) || !hit(&classes, e.class.into()) {
+        if !wanted(rt)
+            || !hit(&src, e.source_type.into())
+            || !hit(&tgt, e.target_type.into())
+            || !hit(&classes, e.class.into())
+        {
             return;
         }
         if cond_ok.is_some() {
             match cond {
-                Some((i, _)) if cond_ok.as_ref().is_some_and(|c| c.get(i).copied().unwrap_or(false)) => {}
+                Some((i, _))
+                    if cond_ok
+                        .as_ref()
+                        .is_some_and(|c| c.get(i).copied().unwrap_or(false)) => {}
                 _ => return,
             }
         }
         let class_perms = p.classes.get(usize::from(e.class).wrapping_sub(1));
-        let mut f =
-            Found::new(rt, type_name(p, e.source_type.into()), type_name(p, e.target_type.into()), Some(p.class_names.name(e.class.into()).unwrap_or("?")));
+        let mut f = Found::new(
+            rt,
+            type_name(p, e.source_type.into()),
+            type_name(p, e.target_type.into()),
+            Some(p.class_names.name(e.class.into()).unwrap_or("?")),
+        );
         let body = match e.kind {
             RuleKind::Av(k) => {
                 if xperms.is_some() || dflt.is_some() {
                     return;
                 }
-                let defined: u32 =
-                    class_perms.map(|c| (1..=c.perms.len().min(32) as u32).filter(|v| c.perms.is_defined(*v)).fold(0, |m, v| m | 1 << (v - 1))).unwrap_or(0);
-                let bits = if k == AvKind::AuditDeny { !e.data } else { e.data } & defined;
+                let defined: u32 = class_perms
+                    .map(|c| {
+                        (1..=c.perms.len().min(32) as u32)
+                            .filter(|v| c.perms.is_defined(*v))
+                            .fold(0, |m, v| m | 1 << (v - 1))
+                    })
+                    .unwrap_or(0);
+                let bits = if k == AvKind::AuditDeny {
+                    !e.data
+                } else {
+                    e.data
+                } & defined;
                 if let Some(pc) = &perms {
-                    let (mask, all) = pc.per_class.get(usize::from(e.class)).copied().unwrap_or((0, false));
+                    let (mask, all) = pc
+                        .per_class
+                        .get(usize::from(e.class))
+                        .copied()
+                        .unwrap_or((0, false));
                     let ok = if q.perms_subset {
                         all && bits & mask == mask
                     } else if q.perms_equal {
@@ -465,9 +607,16 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
                         return;
                     }
                 }
-                let mut names: Vec<&str> = (0..32u32).filter(|b| bits & (1 << b) != 0).filter_map(|b| p.perm_name(e.class.into(), b)).collect();
+                let mut names: Vec<&str> = (0..32u32)
+                    .filter(|b| bits & (1 << b) != 0)
+                    .filter_map(|b| p.perm_name(e.class.into(), b))
+                    .collect();
                 names.sort_unstable();
-                let body = if names.len() == 1 { names.concat() } else { format!("{{ {} }}", names.join(" ")) };
+                let body = if names.len() == 1 {
+                    names.concat()
+                } else {
+                    format!("{{ {} }}", names.join(" "))
+                };
                 f.perms = names;
                 body
             }
@@ -483,16 +632,26 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
                 if dflt.is_some() {
                     return;
                 }
-                let Some(x) = rules.xperms().get(e.data as usize) else { return };
+                let Some(x) = rules.xperms().get(e.data as usize) else {
+                    return;
+                };
                 let (kind, nums) = xperm_numbers(x);
                 if let Some(pc) = &perms {
                     // setools: an extended rule matches a permission list by its kind's name.
-                    if (q.perms_equal && pc.count > 1) || q.perms.as_deref().is_some_and(|s| !s.split(',').any(|i| i.trim() == kind)) {
+                    if (q.perms_equal && pc.count > 1)
+                        || q.perms
+                            .as_deref()
+                            .is_some_and(|s| !s.split(',').any(|i| i.trim() == kind))
+                    {
                         return;
                     }
                 }
                 if let Some(want) = &xperms {
-                    let ok = if q.xperms_equal { &nums == want } else { nums.iter().any(|n| want.binary_search(n).is_ok()) };
+                    let ok = if q.xperms_equal {
+                        &nums == want
+                    } else {
+                        nums.iter().any(|n| want.binary_search(n).is_ok())
+                    };
                     if !ok {
                         return;
                     }
@@ -507,13 +666,22 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
                 }
             }
         };
-        let mut line = format!("{} {} {}:{} {body};", rt.keyword(), f.source, f.target, f.class.unwrap_or("?"));
+        let mut line = format!(
+            "{} {} {}:{} {body};",
+            rt.keyword(),
+            f.source,
+            f.target,
+            f.class.unwrap_or("?")
+        );
         if let Some((i, branch)) = cond {
             let Some(c) = conds.get(i) else { return };
             let expr = cond_texts.get(i).cloned().unwrap_or_default();
             // setools 4.4 writes an extended-permission rule's line without its condition.
             if !matches!(e.kind, RuleKind::Xperms(_)) {
-                line.push_str(&format!(" [ {expr} ]:{}", if branch { "True" } else { "False" }));
+                line.push_str(&format!(
+                    " [ {expr} ]:{}",
+                    if branch { "True" } else { "False" }
+                ));
             }
             f.enabled = text::cond_eval(&c.expr, values) == branch;
             f.conditional = Some(expr);
@@ -534,7 +702,8 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
         }
     }
     // Filename type transitions: one rule per source type; never conditional, no permissions.
-    if wanted(RuleType::TypeTransition) && cond_ok.is_none() && perms.is_none() && xperms.is_none() {
+    if wanted(RuleType::TypeTransition) && cond_ok.is_none() && perms.is_none() && xperms.is_none()
+    {
         for ft in &p.filename_trans {
             if !hit(&tgt, ft.ttype) || !hit(&classes, ft.class) || !hit(&dflt, ft.otype) {
                 continue;
@@ -543,9 +712,16 @@ fn te_rules<'a>(policy: &'a Policy, q: &Query, exp: &[Vec<u32>], values: &[bool]
                 if !hit(&src, s) {
                     continue;
                 }
-                let (source, target, class, default) =
-                    (type_name(p, s), type_name(p, ft.ttype), p.class_names.name(ft.class).unwrap_or("?"), type_name(p, ft.otype));
-                let line = format!("type_transition {source} {target}:{class} {default} {};", ft.name);
+                let (source, target, class, default) = (
+                    type_name(p, s),
+                    type_name(p, ft.ttype),
+                    p.class_names.name(ft.class).unwrap_or("?"),
+                    type_name(p, ft.otype),
+                );
+                let line = format!(
+                    "type_transition {source} {target}:{class} {default} {};",
+                    ft.name
+                );
                 out.push(Found {
                     default: Some(Cow::Borrowed(default)),
                     filename: Some(&ft.name),

@@ -245,7 +245,9 @@ pub struct Registration {
 impl Registration {
     /// A registration that runs `unregister` when dropped.
     pub fn new(unregister: impl FnOnce() + Send + Sync + 'static) -> Registration {
-        Registration { unregister: Some(Box::new(unregister)) }
+        Registration {
+            unregister: Some(Box::new(unregister)),
+        }
     }
 
     /// Keeps the listener registered for as long as its source lives.
@@ -264,7 +266,11 @@ impl Drop for Registration {
 
 impl fmt::Debug for Registration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.unregister.is_some() { "Registration" } else { "Registration(kept)" })
+        f.write_str(if self.unregister.is_some() {
+            "Registration"
+        } else {
+            "Registration(kept)"
+        })
     }
 }
 
@@ -326,23 +332,51 @@ pub trait AccessServer: Send + Sync {
     /// The ioctl drivers with extended-permission rules for this triple, or None when no such
     /// rule covers it (then the base permission alone decides), with the seqno of the
     /// computation.
-    fn xperm_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError>;
+    fn xperm_drivers(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> Result<(Option<[u32; 8]>, Seqno), ServerError>;
     /// The ioctl extended-permission decision for one driver, with the seqno of the computation.
-    fn compute_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError>;
+    fn compute_xperms(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        driver: u8,
+    ) -> Result<(XpermsDecision, Seqno), ServerError>;
     /// The netlink message-type high bytes with nlmsg extended-permission rules for this
     /// triple, or None when no extended-permission rule of any kind covers it (then the base
     /// permission alone decides), with the seqno of the computation. A server without netlink
     /// rules answers with ioctl's coverage and no type flagged: every message type is then
     /// denied wherever ioctl rules cover the triple, as the kernel's would be.
-    fn nlmsg_drivers(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
+    fn nlmsg_drivers(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+    ) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
         let (d, at) = self.xperm_drivers(ssid, tsid, class)?;
         Ok((d.map(|_| [0; 8]), at))
     }
     /// The netlink-message extended-permission decision for one high byte of the message type,
     /// with the seqno of the computation (by default: nothing allowed).
-    fn compute_nlmsg_xperms(&self, ssid: Sid, tsid: Sid, class: ClassId, driver: u8) -> Result<(XpermsDecision, Seqno), ServerError> {
+    fn compute_nlmsg_xperms(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        driver: u8,
+    ) -> Result<(XpermsDecision, Seqno), ServerError> {
         let _ = (ssid, tsid, class);
-        Ok((XpermsDecision { driver, ..Default::default() }, self.seqno()))
+        Ok((
+            XpermsDecision {
+                driver,
+                ..Default::default()
+            },
+            self.seqno(),
+        ))
     }
     /// The current policy seqno.
     fn seqno(&self) -> Seqno;
@@ -419,12 +453,24 @@ pub trait LabelServer: AccessServer {
     }
     /// The SID a new object of `class` gets when `ssid` creates it in (or for) `tsid`, with the
     /// new object's last path component when it has one (name-based type transitions).
-    fn transition_sid(&self, ssid: Sid, tsid: Sid, class: ClassId, name: Option<&str>) -> Result<Sid, ServerError>;
+    fn transition_sid(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        name: Option<&str>,
+    ) -> Result<Sid, ServerError>;
     /// The SID a member object takes (type_member rules), as the kernel's security_member_sid.
     fn member_sid(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Sid, ServerError>;
     /// Whether the policy's validatetrans constraints let `task` relabel an object of `class`
     /// from `old` to `new` (false: they forbid it).
-    fn validate_transition(&self, old: Sid, new: Sid, task: Sid, class: ClassId) -> Result<bool, ServerError>;
+    fn validate_transition(
+        &self,
+        old: Sid,
+        new: Sid,
+        task: Sid,
+        class: ClassId,
+    ) -> Result<bool, ServerError>;
     /// Whether a task may go from `old` to `new` where only a bounded transition is allowed (a
     /// multithreaded setcon, an exec under no_new_privs or nosuid without the process2
     /// permissions): the same type, or `new`'s type bounded (through its chain of typebounds)
@@ -572,7 +618,9 @@ impl PolicyCaps {
 
     /// The declared capabilities, in the kernel's order.
     pub fn iter(self) -> impl Iterator<Item = PolicyCap> {
-        PolicyCap::ALL.into_iter().filter(move |c| self.contains(*c))
+        PolicyCap::ALL
+            .into_iter()
+            .filter(move |c| self.contains(*c))
     }
 }
 

@@ -36,7 +36,11 @@ impl PolicyNames for Names {
     }
 }
 
-pub fn names(seqno: Seqno, class: &'static str, perm: Option<&'static str>) -> Arc<dyn PolicyNames> {
+pub fn names(
+    seqno: Seqno,
+    class: &'static str,
+    perm: Option<&'static str>,
+) -> Arc<dyn PolicyNames> {
     Arc::new(Names { seqno, class, perm })
 }
 

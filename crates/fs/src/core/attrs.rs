@@ -58,24 +58,38 @@ impl SetAttr {
                 v |= attr::FILE;
             }
         }
-        v | t(&self.atime, attr::ATIME, attr::ATIME_SET) | t(&self.mtime, attr::MTIME, attr::MTIME_SET)
+        v | t(&self.atime, attr::ATIME, attr::ATIME_SET)
+            | t(&self.mtime, attr::MTIME, attr::MTIME_SET)
     }
 }
 
 fn timespec(t: Option<SetTime>) -> rustix::fs::Timespec {
     match t {
-        None => rustix::fs::Timespec { tv_sec: 0, tv_nsec: rustix::fs::UTIME_OMIT },
-        Some(SetTime::Now) => rustix::fs::Timespec { tv_sec: 0, tv_nsec: rustix::fs::UTIME_NOW },
+        None => rustix::fs::Timespec {
+            tv_sec: 0,
+            tv_nsec: rustix::fs::UTIME_OMIT,
+        },
+        Some(SetTime::Now) => rustix::fs::Timespec {
+            tv_sec: 0,
+            tv_nsec: rustix::fs::UTIME_NOW,
+        },
         Some(SetTime::At(at)) => {
             let (s, n) = match at.duration_since(std::time::UNIX_EPOCH) {
                 Ok(d) => (d.as_secs() as i64, i64::from(d.subsec_nanos())),
                 Err(e) => {
                     let d = e.duration();
                     let (s, n) = (-(d.as_secs() as i64), i64::from(d.subsec_nanos()));
-                    if n > 0 { (s - 1, 1_000_000_000 - n) } else { (s, 0) }
+                    if n > 0 {
+                        (s - 1, 1_000_000_000 - n)
+                    } else {
+                        (s, 0)
+                    }
                 }
             };
-            rustix::fs::Timespec { tv_sec: s, tv_nsec: n as _ }
+            rustix::fs::Timespec {
+                tv_sec: s,
+                tv_nsec: n as _,
+            }
         }
     }
 }
@@ -110,9 +124,15 @@ impl Core {
         let n = self.node(id)?;
         if a.size.is_some() && a.fh.is_none() {
             // truncate(2) by path: do_sys_truncate's path_permission(MAY_WRITE) first.
-            self.gate(|| self.om.inode_permission(t, &n.sec, MAY_WRITE, Some(name_of(&n.path()))))?;
+            self.gate(|| {
+                self.om
+                    .inode_permission(t, &n.sec, MAY_WRITE, Some(name_of(&n.path())))
+            })?;
         }
-        self.gate(|| self.om.inode_setattr(t, &n.sec, name_of(&n.path()), a.ia_valid()))?;
+        self.gate(|| {
+            self.om
+                .inode_setattr(t, &n.sec, name_of(&n.path()), a.ia_valid())
+        })?;
         let fd = n.fd()?;
         if a.uid.is_some() || a.gid.is_some() {
             backing::chown(fd.as_fd(), a.uid, a.gid)?;
@@ -125,13 +145,26 @@ impl Core {
                 Some(h) => h.file.set_len(size)?,
                 // truncate(2)'s answers for what is not a regular file (do_sys_truncate), then
                 // our own inode reopened for writing.
-                None if n.kind == libc::S_IFDIR => return Err(FsError::errno_of(libc::EISDIR, "truncating a directory")),
-                None if n.kind != libc::S_IFREG => return Err(FsError::errno_of(libc::EINVAL, "truncating what is not a regular file")),
-                None => self.backing.reopen(fd.as_fd(), n.kind, OFlags::WRONLY)?.set_len(size)?,
+                None if n.kind == libc::S_IFDIR => {
+                    return Err(FsError::errno_of(libc::EISDIR, "truncating a directory"))
+                }
+                None if n.kind != libc::S_IFREG => {
+                    return Err(FsError::errno_of(
+                        libc::EINVAL,
+                        "truncating what is not a regular file",
+                    ))
+                }
+                None => self
+                    .backing
+                    .reopen(fd.as_fd(), n.kind, OFlags::WRONLY)?
+                    .set_len(size)?,
             }
         }
         if a.atime.is_some() || a.mtime.is_some() {
-            let ts = rustix::fs::Timestamps { last_access: timespec(a.atime), last_modification: timespec(a.mtime) };
+            let ts = rustix::fs::Timestamps {
+                last_access: timespec(a.atime),
+                last_modification: timespec(a.mtime),
+            };
             backing::utimens(fd.as_fd(), &ts)?;
         }
         Ok(backing::stat(fd.as_fd())?)
@@ -147,12 +180,19 @@ impl Core {
         self.xattr_permission(t, &n, name, MAY_READ)?;
         self.gate(|| self.om.inode_getxattr(t, &n.sec, name_of(&n.path())))?;
         if is_label(name) {
-            let mut v = self.server.sid_to_context(n.sec.sid()).map_err(|e| FsError::Closed(e.to_string()))?.into_bytes();
+            let mut v = self
+                .server
+                .sid_to_context(n.sec.sid())
+                .map_err(|e| FsError::Closed(e.to_string()))?
+                .into_bytes();
             v.push(0);
             return Ok(v);
         }
         if self.store.hidden(name) {
-            return Err(FsError::errno_of(libc::ENODATA, format!("{name} holds labels and is shown as {XATTR_NAME_SELINUX}")));
+            return Err(FsError::errno_of(
+                libc::ENODATA,
+                format!("{name} holds labels and is shown as {XATTR_NAME_SELINUX}"),
+            ));
         }
         Ok(self.backing.get_xattr(n.fd()?.as_fd(), name)?)
     }
@@ -165,7 +205,12 @@ impl Core {
         let n = self.node(id)?;
         self.gate(|| self.om.inode_listxattr(t, &n.sec, name_of(&n.path())))?;
         let mut out = Vec::new();
-        for a in self.backing.list_xattr(n.fd()?.as_fd())?.split(|b| *b == 0).filter(|a| !a.is_empty()) {
+        for a in self
+            .backing
+            .list_xattr(n.fd()?.as_fd())?
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+        {
             let s = String::from_utf8_lossy(a);
             if is_label(&s) || self.store.hidden(&s) {
                 continue;
@@ -193,13 +238,19 @@ impl Core {
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         if self.store.hidden(name) {
-            return Err(FsError::errno_of(libc::EPERM, format!("{name} holds labels: set {XATTR_NAME_SELINUX}")));
+            return Err(FsError::errno_of(
+                libc::EPERM,
+                format!("{name} holds labels: set {XATTR_NAME_SELINUX}"),
+            ));
         }
         // Not a label here either: a library that takes a refused relabel (EACCES) for a
         // kernel without SELinux and writes its label there instead (libseaccess does) must
         // see the refusal, not a success that changed nothing the mount enforces.
         if name == USER_SELINUX {
-            return Err(FsError::errno_of(libc::EPERM, format!("{USER_SELINUX} is not a label on this mount: set {XATTR_NAME_SELINUX}")));
+            return Err(FsError::errno_of(
+                libc::EPERM,
+                format!("{USER_SELINUX} is not a label on this mount: set {XATTR_NAME_SELINUX}"),
+            ));
         }
         if is_label(name) {
             // inode_owner_or_capable (the capability itself is the caller's kernel's).
@@ -211,17 +262,29 @@ impl Core {
             while let [rest @ .., 0] = v {
                 v = rest;
             }
-            let ctx = std::str::from_utf8(v).map_err(|_| FsError::errno_of(libc::EINVAL, "a context is text"))?;
-            self.gate(|| self.om.inode_setxattr(t, &n.sec, name_of(&n.path()), name, ctx))?;
-            let sid = self.server.context_to_sid(ctx).map_err(|e| FsError::errno_of(libc::EINVAL, e.to_string()))?;
+            let ctx = std::str::from_utf8(v)
+                .map_err(|_| FsError::errno_of(libc::EINVAL, "a context is text"))?;
+            self.gate(|| {
+                self.om
+                    .inode_setxattr(t, &n.sec, name_of(&n.path()), name, ctx)
+            })?;
+            let sid = self
+                .server
+                .context_to_sid(ctx)
+                .map_err(|e| FsError::errno_of(libc::EINVAL, e.to_string()))?;
             self.store_label(n.fd()?.as_fd(), sid)?;
             self.om.inode_post_setxattr(&n.sec, name, ctx)?;
             n.set_origin(crate::nodes::Origin::Xattr);
             return Ok(());
         }
         self.xattr_permission(t, &n, name, MAY_WRITE)?;
-        self.gate(|| self.om.inode_setxattr(t, &n.sec, name_of(&n.path()), name, ""))?;
-        Ok(self.backing.set_xattr(n.fd()?.as_fd(), name, value, flags as u32)?)
+        self.gate(|| {
+            self.om
+                .inode_setxattr(t, &n.sec, name_of(&n.path()), name, "")
+        })?;
+        Ok(self
+            .backing
+            .set_xattr(n.fd()?.as_fd(), name, value, flags as u32)?)
     }
 
     /// REMOVEXATTR: selinux_inode_removexattr (`security.selinux` is never removed, checks
@@ -231,12 +294,21 @@ impl Core {
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
         if self.store.hidden(name) {
-            return Err(FsError::errno_of(libc::EPERM, format!("{name} holds labels")));
+            return Err(FsError::errno_of(
+                libc::EPERM,
+                format!("{name} holds labels"),
+            ));
         }
         self.xattr_permission(t, &n, name, MAY_WRITE)?;
-        self.gate(|| self.om.inode_removexattr(t, &n.sec, name_of(&n.path()), name))?;
+        self.gate(|| {
+            self.om
+                .inode_removexattr(t, &n.sec, name_of(&n.path()), name)
+        })?;
         if is_label(name) {
-            return Err(FsError::errno_of(libc::EACCES, "the label is never removed"));
+            return Err(FsError::errno_of(
+                libc::EACCES,
+                "the label is never removed",
+            ));
         }
         Ok(self.backing.remove_xattr(n.fd()?.as_fd(), name)?)
     }
@@ -244,11 +316,23 @@ impl Core {
     /// The VFS's xattr_permission: security.*, system.* and trusted.* names are left to the
     /// security module (and trusted.* to a capability the caller's kernel checks); any other
     /// (user.*) asks inode_permission, so `{read}` or `{write}` on the file first.
-    fn xattr_permission(&self, t: &seaccess_objmgr::Task, n: &crate::nodes::Node, name: &str, mask: u32) -> Result<()> {
-        if ["security.", "system.", "trusted."].iter().any(|p| name.starts_with(p)) {
+    fn xattr_permission(
+        &self,
+        t: &seaccess_objmgr::Task,
+        n: &crate::nodes::Node,
+        name: &str,
+        mask: u32,
+    ) -> Result<()> {
+        if ["security.", "system.", "trusted."]
+            .iter()
+            .any(|p| name.starts_with(p))
+        {
             return Ok(());
         }
-        self.gate(|| self.om.inode_permission(t, &n.sec, mask, Some(name_of(&n.path()))))
+        self.gate(|| {
+            self.om
+                .inode_permission(t, &n.sec, mask, Some(name_of(&n.path())))
+        })
     }
 
     /// STATFS: `filesystem {getattr}` (selinux_sb_statfs).
@@ -266,7 +350,10 @@ impl Core {
         let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
-        self.gate(|| self.om.inode_permission(t, &n.sec, (mask & 7) | MAY_ACCESS, Some(name_of(&n.path()))))?;
+        self.gate(|| {
+            self.om
+                .inode_permission(t, &n.sec, (mask & 7) | MAY_ACCESS, Some(name_of(&n.path())))
+        })?;
         Ok(())
     }
 }

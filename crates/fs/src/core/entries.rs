@@ -19,9 +19,14 @@ pub const RENAME_EXCHANGE: u32 = 2;
 
 /// A name from a request: one component, UTF-8 (labels and audit records need text).
 fn component(name: &std::ffi::OsStr) -> Result<&str> {
-    let s = name.to_str().ok_or_else(|| FsError::errno_of(libc::EINVAL, format!("{name:?} is not UTF-8")))?;
+    let s = name
+        .to_str()
+        .ok_or_else(|| FsError::errno_of(libc::EINVAL, format!("{name:?} is not UTF-8")))?;
     if s.is_empty() || s.contains('/') || s == "." || s == ".." {
-        return Err(FsError::errno_of(libc::EINVAL, format!("{s:?} is not a file name")));
+        return Err(FsError::errno_of(
+            libc::EINVAL,
+            format!("{s:?} is not a file name"),
+        ));
     }
     Ok(s)
 }
@@ -29,12 +34,20 @@ fn component(name: &std::ffi::OsStr) -> Result<&str> {
 impl Core {
     /// LOOKUP: `dir {search}` on the directory looked in (may_lookup, selinux_inode_permission
     /// with MAY_EXEC), then the entry. A name whose label cannot be given is refused.
-    pub fn lookup(&self, req: Req, parent: u64, name: &std::ffi::OsStr) -> Result<(Arc<Node>, Stat)> {
+    pub fn lookup(
+        &self,
+        req: Req,
+        parent: u64,
+        name: &std::ffi::OsStr,
+    ) -> Result<(Arc<Node>, Stat)> {
         let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let dir = self.node(parent)?;
         let name = component(name)?;
-        self.gate(|| self.om.inode_permission(t, &dir.sec, MAY_EXEC, Some(name_of(&dir.path()))))?;
+        self.gate(|| {
+            self.om
+                .inode_permission(t, &dir.sec, MAY_EXEC, Some(name_of(&dir.path())))
+        })?;
         let (n, st) = self.resolve_child(&dir, name, true)?;
         if let Some(why) = n.closed() {
             self.log(&format!("{}: {why}", self.shown(&n.path())));
@@ -64,7 +77,11 @@ impl Core {
         let dir = self.node(parent)?;
         let name = component(name)?;
         self.may_change(t, &dir)?;
-        let sid = if self.opts.checks { self.om.inode_create(t, &dir.sec, name, mode)? } else { seaccess_types::Sid::NULL };
+        let sid = if self.opts.checks {
+            self.om.inode_create(t, &dir.sec, name, mode)?
+        } else {
+            seaccess_types::Sid::NULL
+        };
         let dfd = dir.fd()?;
         let fd = make(dfd.as_fd(), name)?;
         let kind = mode & libc::S_IFMT;
@@ -73,11 +90,19 @@ impl Core {
             // directory keeps the bit.
             let d = backing::stat(dfd.as_fd())?;
             let sgid = u32::from(d.stx_mode) & libc::S_ISGID != 0;
-            backing::chown(fd.as_fd(), Some(req.uid), Some(if sgid { d.stx_gid } else { req.gid }))?;
+            backing::chown(
+                fd.as_fd(),
+                Some(req.uid),
+                Some(if sgid { d.stx_gid } else { req.gid }),
+            )?;
             // After the owner (a chown clears set-user-ID), and whatever this process's umask
             // took away. A symbolic link's permissions are not its own.
             if kind != libc::S_IFLNK {
-                let dir_sgid = if kind == libc::S_IFDIR && sgid { libc::S_ISGID } else { 0 };
+                let dir_sgid = if kind == libc::S_IFDIR && sgid {
+                    libc::S_ISGID
+                } else {
+                    0
+                };
                 self.backing.chmod(fd.as_fd(), (mode & 0o7777) | dir_sgid)?;
             }
             if self.opts.checks {
@@ -106,12 +131,17 @@ impl Core {
     /// Removes `name` from `dir` if it still names the object `fd` holds (one made by a
     /// create that failed after it).
     fn remove_made(&self, dir: BorrowedFd<'_>, name: &str, fd: BorrowedFd<'_>, is_dir: bool) {
-        let same = match (backing::resolve(dir, name).and_then(|f| backing::stat(f.as_fd())), backing::stat(fd)) {
+        let same = match (
+            backing::resolve(dir, name).and_then(|f| backing::stat(f.as_fd())),
+            backing::stat(fd),
+        ) {
             (Ok(a), Ok(b)) => backing::key(&a) == backing::key(&b),
             _ => false,
         };
         if !same || backing::unlink(dir, name, is_dir).is_err() {
-            self.log(&format!("{name}: a new object whose label could not be written could not be removed"));
+            self.log(&format!(
+                "{name}: a new object whose label could not be written could not be removed"
+            ));
         }
     }
 
@@ -119,11 +149,24 @@ impl Core {
     /// `dir {write search}`), which the VFS asks before the SELinux create, link, unlink and
     /// rename hooks. FUSE's default_permissions runs only its DAC part.
     fn may_change(&self, t: &seaccess_objmgr::Task, dir: &Node) -> Result<()> {
-        self.gate(|| self.om.inode_permission(t, &dir.sec, MAY_WRITE | MAY_EXEC, Some(name_of(&dir.path()))))
+        self.gate(|| {
+            self.om.inode_permission(
+                t,
+                &dir.sec,
+                MAY_WRITE | MAY_EXEC,
+                Some(name_of(&dir.path())),
+            )
+        })
     }
 
     /// MKDIR.
-    pub fn mkdir(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32) -> Result<(Arc<Node>, Stat)> {
+    pub fn mkdir(
+        &self,
+        req: Req,
+        parent: u64,
+        name: &std::ffi::OsStr,
+        mode: u32,
+    ) -> Result<(Arc<Node>, Stat)> {
         let perm = mode & 0o7777;
         let (n, st, _) = self.create_with(req, parent, name, libc::S_IFDIR | perm, |d, name| {
             backing::mkdir(d, name, perm)?;
@@ -133,7 +176,14 @@ impl Core {
     }
 
     /// MKNOD (regular files, FIFOs, sockets and devices).
-    pub fn mknod(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32, rdev: u32) -> Result<(Arc<Node>, Stat)> {
+    pub fn mknod(
+        &self,
+        req: Req,
+        parent: u64,
+        name: &std::ffi::OsStr,
+        mode: u32,
+        rdev: u32,
+    ) -> Result<(Arc<Node>, Stat)> {
         let (n, st, _) = self.create_with(req, parent, name, mode, |d, name| {
             backing::mknod(d, name, mode, u64::from(rdev))?;
             backing::made(d, name, mode & libc::S_IFMT)
@@ -142,11 +192,18 @@ impl Core {
     }
 
     /// SYMLINK.
-    pub fn symlink(&self, req: Req, parent: u64, name: &std::ffi::OsStr, target: &std::path::Path) -> Result<(Arc<Node>, Stat)> {
-        let (n, st, _) = self.create_with(req, parent, name, libc::S_IFLNK | 0o777, |d, name| {
-            backing::symlink(d, name, target)?;
-            backing::made(d, name, libc::S_IFLNK)
-        })?;
+    pub fn symlink(
+        &self,
+        req: Req,
+        parent: u64,
+        name: &std::ffi::OsStr,
+        target: &std::path::Path,
+    ) -> Result<(Arc<Node>, Stat)> {
+        let (n, st, _) =
+            self.create_with(req, parent, name, libc::S_IFLNK | 0o777, |d, name| {
+                backing::symlink(d, name, target)?;
+                backing::made(d, name, libc::S_IFLNK)
+            })?;
         Ok((n, st))
     }
 
@@ -160,7 +217,13 @@ impl Core {
     }
 
     /// LINK: selinux_inode_link (may_link with MAY_LINK).
-    pub fn link(&self, req: Req, id: u64, newparent: u64, newname: &std::ffi::OsStr) -> Result<(Arc<Node>, Stat)> {
+    pub fn link(
+        &self,
+        req: Req,
+        id: u64,
+        newparent: u64,
+        newname: &std::ffi::OsStr,
+    ) -> Result<(Arc<Node>, Stat)> {
         let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let n = self.node(id)?;
@@ -173,7 +236,11 @@ impl Core {
         backing::link(fd.as_fd(), dir.fd()?.as_fd(), name)?;
         let st = backing::stat(fd.as_fd())?;
         let rel = Core::child(&dir.path(), name);
-        let n = self.nodes.get_or_make(fd.try_clone()?, &st, &rel, true, |id, fd| self.label(id, &rel, fd, &st));
+        let n = self
+            .nodes
+            .get_or_make(fd.try_clone()?, &st, &rel, true, |id, fd| {
+                self.label(id, &rel, fd, &st)
+            });
         Ok((n, st))
     }
 
@@ -205,11 +272,24 @@ impl Core {
 
     /// RENAME, with renameat2's flags: selinux_inode_rename (may_rename); for an exchange the
     /// LSM layer asks it twice, the new name's move first (security_inode_rename).
-    pub fn rename(&self, req: Req, parent: u64, name: &std::ffi::OsStr, newparent: u64, newname: &std::ffi::OsStr, flags: u32) -> Result<()> {
+    pub fn rename(
+        &self,
+        req: Req,
+        parent: u64,
+        name: &std::ffi::OsStr,
+        newparent: u64,
+        newname: &std::ffi::OsStr,
+        flags: u32,
+    ) -> Result<()> {
         let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
-        if flags & !(RENAME_NOREPLACE | RENAME_EXCHANGE) != 0 || flags == RENAME_NOREPLACE | RENAME_EXCHANGE {
-            return Err(FsError::errno_of(libc::EINVAL, format!("rename flags {flags:#x}")));
+        if flags & !(RENAME_NOREPLACE | RENAME_EXCHANGE) != 0
+            || flags == RENAME_NOREPLACE | RENAME_EXCHANGE
+        {
+            return Err(FsError::errno_of(
+                libc::EINVAL,
+                format!("rename flags {flags:#x}"),
+            ));
         }
         let (od, nd) = (self.node(parent)?, self.node(newparent)?);
         let (oname, nname) = (component(name)?, component(newname)?);
@@ -225,22 +305,45 @@ impl Core {
         self.may_change(t, &nd)?;
         if od.id != nd.id {
             if moving.sec.class() == seaccess_objmgr::Class::DIR {
-                self.gate(|| self.om.inode_permission(t, &moving.sec, MAY_WRITE, Some(oname)))?;
+                self.gate(|| {
+                    self.om
+                        .inode_permission(t, &moving.sec, MAY_WRITE, Some(oname))
+                })?;
             }
-            if let Some(v) = victim.as_ref().filter(|v| flags & RENAME_EXCHANGE != 0 && v.sec.class() == seaccess_objmgr::Class::DIR) {
+            if let Some(v) = victim.as_ref().filter(|v| {
+                flags & RENAME_EXCHANGE != 0 && v.sec.class() == seaccess_objmgr::Class::DIR
+            }) {
                 self.gate(|| self.om.inode_permission(t, &v.sec, MAY_WRITE, Some(nname)))?;
             }
         }
         if flags & RENAME_EXCHANGE != 0 {
-            let v = victim.as_ref().ok_or_else(|| FsError::errno_of(libc::ENOENT, format!("{nname}: nothing to exchange with")))?;
-            self.gate(|| self.om.inode_rename(t, &nd.sec, &v.sec, nname, &od.sec, oname, Some(&moving.sec)))?;
+            let v = victim.as_ref().ok_or_else(|| {
+                FsError::errno_of(libc::ENOENT, format!("{nname}: nothing to exchange with"))
+            })?;
+            self.gate(|| {
+                self.om
+                    .inode_rename(t, &nd.sec, &v.sec, nname, &od.sec, oname, Some(&moving.sec))
+            })?;
         }
         if flags & RENAME_NOREPLACE != 0 && victim.is_some() {
             return Err(FsError::errno_of(libc::EEXIST, format!("{nname} exists")));
         }
-        self.gate(|| self.om.inode_rename(t, &od.sec, &moving.sec, oname, &nd.sec, nname, victim.as_ref().map(|v| &*v.sec)))?;
+        self.gate(|| {
+            self.om.inode_rename(
+                t,
+                &od.sec,
+                &moving.sec,
+                oname,
+                &nd.sec,
+                nname,
+                victim.as_ref().map(|v| &*v.sec),
+            )
+        })?;
         backing::rename(od.fd()?.as_fd(), oname, nd.fd()?.as_fd(), nname, flags)?;
-        let (from, to) = (Core::child(&od.path(), oname), Core::child(&nd.path(), nname));
+        let (from, to) = (
+            Core::child(&od.path(), oname),
+            Core::child(&nd.path(), nname),
+        );
         if flags & RENAME_EXCHANGE != 0 {
             let tmp = format!("{to}\0");
             self.nodes.moved(&to, &tmp);

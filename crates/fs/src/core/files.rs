@@ -71,25 +71,62 @@ impl Core {
         let n = self.node(id)?;
         let rel = n.path();
         let shown = self.shown(&rel);
-        self.gate(|| self.om.inode_permission(t, &n.sec, acc_mode(flags), Some(name_of(&n.path()))))?;
+        self.gate(|| {
+            self.om
+                .inode_permission(t, &n.sec, acc_mode(flags), Some(name_of(&n.path())))
+        })?;
         let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !FMODE_EXEC))?;
         // Only a regular file or a directory: never a FIFO or a device.
-        let file = self.backing.reopen(n.fd()?.as_fd(), n.kind, reopen_flags(flags))?;
-        Ok(self.new_fh(Handle { node: n, fsec, file, shown, entries: Mutex::new(None) }, slot))
+        let file = self
+            .backing
+            .reopen(n.fd()?.as_fd(), n.kind, reopen_flags(flags))?;
+        Ok(self.new_fh(
+            Handle {
+                node: n,
+                fsec,
+                file,
+                shown,
+                entries: Mutex::new(None),
+            },
+            slot,
+        ))
     }
 
     /// CREATE: the creation checks (may_create), then, as for a file just created, only
     /// selinux_file_open (may_open asks nothing of a file the open created).
     #[allow(clippy::too_many_arguments)]
-    pub fn create(&self, req: Req, parent: u64, name: &std::ffi::OsStr, mode: u32, flags: i32) -> Result<(Arc<Node>, backing::Stat, u64)> {
+    pub fn create(
+        &self,
+        req: Req,
+        parent: u64,
+        name: &std::ffi::OsStr,
+        mode: u32,
+        flags: i32,
+    ) -> Result<(Arc<Node>, backing::Stat, u64)> {
         let slot = self.budget.take(req.uid)?;
         let perm = mode & 0o7777;
-        let (n, st, c) = self.create_with(req, parent, name, libc::S_IFREG | perm, |d, name| self.backing.create(d, name, perm))?;
+        let (n, st, c) = self.create_with(req, parent, name, libc::S_IFREG | perm, |d, name| {
+            self.backing.create(d, name, perm)
+        })?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
         let shown = self.shown(&n.path());
-        let fsec = self.open_check(|| self.om.file_open(t, &n.sec, &shown, flags & !(FMODE_EXEC | oflags::O_TRUNC)))?;
-        let file = self.backing.reopen(n.fd()?.as_fd(), n.kind, reopen_flags(flags))?;
-        let fh = self.new_fh(Handle { node: n.clone(), fsec, file, shown, entries: Mutex::new(None) }, slot);
+        let fsec = self.open_check(|| {
+            self.om
+                .file_open(t, &n.sec, &shown, flags & !(FMODE_EXEC | oflags::O_TRUNC))
+        })?;
+        let file = self
+            .backing
+            .reopen(n.fd()?.as_fd(), n.kind, reopen_flags(flags))?;
+        let fh = self.new_fh(
+            Handle {
+                node: n.clone(),
+                fsec,
+                file,
+                shown,
+                entries: Mutex::new(None),
+            },
+            slot,
+        );
         Ok((n, st, fh))
     }
 
@@ -101,7 +138,10 @@ impl Core {
         if let Some(why) = h.node.closed() {
             return Err(FsError::Closed(why));
         }
-        self.gate(|| self.om.file_permission(t, h.fsec()?, &h.node.sec, mask, &h.shown))?;
+        self.gate(|| {
+            self.om
+                .file_permission(t, h.fsec()?, &h.node.sec, mask, &h.shown)
+        })?;
         Ok(h)
     }
 
@@ -111,7 +151,9 @@ impl Core {
         let mut buf = vec![0u8; size as usize];
         let mut got = 0;
         while got < buf.len() {
-            let n = h.file.read_at(buf.get_mut(got..).unwrap_or_default(), offset + got as u64)?;
+            let n = h
+                .file
+                .read_at(buf.get_mut(got..).unwrap_or_default(), offset + got as u64)?;
             if n == 0 {
                 break;
             }
@@ -143,7 +185,10 @@ impl Core {
         }
         let acc = rustix::fs::fcntl_getfl(&h.file)? & OFlags::RWMODE;
         if acc == OFlags::RDONLY {
-            return Err(FsError::errno_of(libc::EBADF, format!("{}: a write-back through an open for reading", h.shown)));
+            return Err(FsError::errno_of(
+                libc::EBADF,
+                format!("{}: a write-back through an open for reading", h.shown),
+            ));
         }
         h.file.write_all_at(data, offset)?;
         Ok(u32::try_from(data.len()).unwrap_or(u32::MAX))
@@ -176,16 +221,37 @@ impl Core {
         let mut cache = seaccess_types::lock(&h.entries);
         if cache.is_none() || offset == 0 {
             let mut v = vec![
-                DirEntry { ino: h.node.id, mode: libc::S_IFDIR, name: ".".into() },
-                DirEntry { ino: 1, mode: libc::S_IFDIR, name: "..".into() },
+                DirEntry {
+                    ino: h.node.id,
+                    mode: libc::S_IFDIR,
+                    name: ".".into(),
+                },
+                DirEntry {
+                    ino: 1,
+                    mode: libc::S_IFDIR,
+                    name: "..".into(),
+                },
             ];
             // The kernel learns node ids from LOOKUP; readdir's numbers are the backing ones,
             // as a passthrough's.
-            v.extend(backing::read_dir(h.file.as_fd())?.into_iter().map(|e| DirEntry { ino: e.ino, mode: e.kind, name: e.name }));
+            v.extend(
+                backing::read_dir(h.file.as_fd())?
+                    .into_iter()
+                    .map(|e| DirEntry {
+                        ino: e.ino,
+                        mode: e.kind,
+                        name: e.name,
+                    }),
+            );
             *cache = Some(v);
         }
         let all = cache.as_ref().map(|v| v.as_slice()).unwrap_or_default();
-        Ok(all.iter().enumerate().skip(offset as usize).map(|(i, e)| (i as u64 + 1, e.clone())).collect())
+        Ok(all
+            .iter()
+            .enumerate()
+            .skip(offset as usize)
+            .map(|(i, e)| (i as u64 + 1, e.clone()))
+            .collect())
     }
 
     /// FALLOCATE: vfs_fallocate's selinux_file_permission with MAY_WRITE.
@@ -199,11 +265,25 @@ impl Core {
     /// COPY_FILE_RANGE: rw_verify_area's selinux_file_permission, MAY_READ on the source
     /// and then MAY_WRITE on the destination.
     #[allow(clippy::too_many_arguments)]
-    pub fn copy_file_range(&self, req: Req, fh_in: u64, off_in: u64, fh_out: u64, off_out: u64, len: u64) -> Result<u64> {
+    pub fn copy_file_range(
+        &self,
+        req: Req,
+        fh_in: u64,
+        off_in: u64,
+        fh_out: u64,
+        off_out: u64,
+        len: u64,
+    ) -> Result<u64> {
         let hin = self.file_checked(req, fh_in, MAY_READ)?;
         let hout = self.file_checked(req, fh_out, MAY_WRITE)?;
         let (mut oi, mut oo) = (off_in, off_out);
-        let n = rustix::fs::copy_file_range(&hin.file, Some(&mut oi), &hout.file, Some(&mut oo), usize::try_from(len).unwrap_or(usize::MAX))?;
+        let n = rustix::fs::copy_file_range(
+            &hin.file,
+            Some(&mut oi),
+            &hout.file,
+            Some(&mut oo),
+            usize::try_from(len).unwrap_or(usize::MAX),
+        )?;
         Ok(n as u64)
     }
 
@@ -220,11 +300,22 @@ impl Core {
     /// GETLK: the first lock that would conflict with `typ` over `start..=end`, as
     /// (start, end, type, pid); F_UNLCK when none. Locks are open-file-description locks on
     /// the backing file, one description per open of the mount.
-    pub fn getlk(&self, req: Req, fh: u64, start: u64, end: u64, typ: i32) -> Result<(u64, u64, i32, u32)> {
+    pub fn getlk(
+        &self,
+        req: Req,
+        fh: u64,
+        start: u64,
+        end: u64,
+        typ: i32,
+    ) -> Result<(u64, u64, i32, u32)> {
         let h = self.lock_checked(req, fh)?;
         let mut fl = locks::flock(start, end, typ);
         locks::fcntl_lock(&h.file, libc::F_OFD_GETLK, &mut fl)?;
-        let e = if fl.l_len == 0 { u64::MAX } else { (fl.l_start + fl.l_len - 1) as u64 };
+        let e = if fl.l_len == 0 {
+            u64::MAX
+        } else {
+            (fl.l_start + fl.l_len - 1) as u64
+        };
         Ok((fl.l_start as u64, e, i32::from(fl.l_type), 0))
     }
 
@@ -233,14 +324,25 @@ impl Core {
     /// no server thread blocks, the wait is bounded per uid (ENOLCK beyond) and ends with
     /// EINTR when the caller is signalled or gone.
     #[allow(clippy::too_many_arguments)]
-    pub fn setlk(&self, req: Req, fh: u64, start: u64, end: u64, typ: i32, wait: bool, done: locks::Done) {
+    pub fn setlk(
+        &self,
+        req: Req,
+        fh: u64,
+        start: u64,
+        end: u64,
+        typ: i32,
+        wait: bool,
+        done: locks::Done,
+    ) {
         let h = match self.lock_checked(req, fh) {
             Ok(h) => h,
             Err(e) => return done(Err(e)),
         };
         let mut fl = locks::flock(start, end, typ);
         match locks::fcntl_lock(&h.file, libc::F_OFD_SETLK, &mut fl) {
-            Err(e) if wait && locks::conflict(&e) => self.waits.add(&h, locks::flock(start, end, typ), req, done),
+            Err(e) if wait && locks::conflict(&e) => {
+                self.waits.add(&h, locks::flock(start, end, typ), req, done)
+            }
             r => {
                 // A release or a downgrade may let a waiter through.
                 if r.is_ok() && typ != libc::F_WRLCK {
@@ -263,17 +365,38 @@ impl Core {
         match cmd {
             FS_IOC_GETFLAGS => {}
             FS_IOC_SETFLAGS => {
-                let b: [u8; 4] = input.get(..4).and_then(|b| b.try_into().ok()).ok_or_else(|| FsError::errno_of(libc::EINVAL, "FS_IOC_SETFLAGS without its flags"))?;
+                let b: [u8; 4] =
+                    input
+                        .get(..4)
+                        .and_then(|b| b.try_into().ok())
+                        .ok_or_else(|| {
+                            FsError::errno_of(libc::EINVAL, "FS_IOC_SETFLAGS without its flags")
+                        })?;
                 v = libc::c_long::from(i32::from_ne_bytes(b));
             }
-            _ => return Err(FsError::errno_of(libc::ENOTTY, format!("ioctl {cmd:#x} is not passed to the backing file"))),
+            _ => {
+                return Err(FsError::errno_of(
+                    libc::ENOTTY,
+                    format!("ioctl {cmd:#x} is not passed to the backing file"),
+                ))
+            }
         }
         // SAFETY: both commands take a pointer to an integer of at least 4 bytes, which `v`
         // (8 bytes, live for the call) is; the descriptor is open for the call's length.
-        let r = unsafe { libc::ioctl(h.file.as_raw_fd(), cmd as libc::Ioctl, &mut v as *mut libc::c_long) };
+        let r = unsafe {
+            libc::ioctl(
+                h.file.as_raw_fd(),
+                cmd as libc::Ioctl,
+                &mut v as *mut libc::c_long,
+            )
+        };
         if r < 0 {
             return Err(std::io::Error::last_os_error().into());
         }
-        Ok(if cmd == FS_IOC_GETFLAGS { (v as i32).to_ne_bytes().to_vec() } else { Vec::new() })
+        Ok(if cmd == FS_IOC_GETFLAGS {
+            (v as i32).to_ne_bytes().to_vec()
+        } else {
+            Vec::new()
+        })
     }
 }

@@ -23,12 +23,23 @@ impl Core {
         }
         let c = self.caller(req)?;
         let t = c.who.as_ref().map_err(|e| FsError::Closed(e.clone()))?;
-        let value = std::str::from_utf8(value).map_err(|_| FsError::errno_of(libc::EINVAL, "a context is text"))?;
+        let value = std::str::from_utf8(value)
+            .map_err(|_| FsError::errno_of(libc::EINVAL, "a context is text"))?;
         // The thread is held in the kernel until we answer: its group cannot change meanwhile.
-        let tgid = published::tgid_of(req.pid).ok_or_else(|| FsError::Closed(format!("thread {} has no /proc entry", req.pid)))?;
+        let tgid = published::tgid_of(req.pid)
+            .ok_or_else(|| FsError::Closed(format!("thread {} has no /proc entry", req.pid)))?;
         let mut task = Task::new(t.pid(), t.comm(), t.cred().clone());
-        self.om.setprocattr(&mut task, "fscreate", value, &SetAttrOpts::default())?;
-        self.callers.publish(req, tgid, task.cred().create_sid()).inspect_err(|e| self.log(&format!("thread {} ({}): fscreate not kept: {e}", req.pid, t.comm())))
+        self.om
+            .setprocattr(&mut task, "fscreate", value, &SetAttrOpts::default())?;
+        self.callers
+            .publish(req, tgid, task.cred().create_sid())
+            .inspect_err(|e| {
+                self.log(&format!(
+                    "thread {} ({}): fscreate not kept: {e}",
+                    req.pid,
+                    t.comm()
+                ))
+            })
     }
 
     /// The task a create by `req` (acting as `caller`) runs its hooks with: a credential of
@@ -42,7 +53,11 @@ impl Core {
         }
         match self.callers.published(req.pid) {
             None => Ok(None),
-            Some(Attr::Set(sid)) => Ok(Some(Task::new(caller.pid(), caller.comm(), self.callers.cred_creating(caller.sid(), Some(sid))))),
+            Some(Attr::Set(sid)) => Ok(Some(Task::new(
+                caller.pid(),
+                caller.comm(),
+                self.callers.cred_creating(caller.sid(), Some(sid)),
+            ))),
             Some(Attr::Unknown(why)) => {
                 let msg = format!("thread {} ({}): its fscreate context is not known ({why}); it must set or clear it again", req.pid, caller.comm());
                 self.log(&msg);

@@ -73,7 +73,9 @@ pub struct Handle {
 
 impl Handle {
     fn fsec(&self) -> seaccess_objmgr::Result<&FileSec> {
-        self.fsec.as_ref().ok_or_else(|| seaccess_objmgr::ObjmgrError::Invalid("a file opened without checks".into()))
+        self.fsec.as_ref().ok_or_else(|| {
+            seaccess_objmgr::ObjmgrError::Invalid("a file opened without checks".into())
+        })
     }
 }
 
@@ -93,11 +95,21 @@ struct AuditSink {
 
 impl AuditSink {
     fn write(&self, record: &str) {
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
         let n = self.serial.fetch_add(1, Ordering::Relaxed) + 1;
         // AVC records, and the SELINUX_ERR ones (an invalid context, a validatetrans failure).
-        let kind = if record.starts_with("avc:") { "AVC" } else { "SELINUX_ERR" };
-        let line = format!("type={kind} msg=audit({}.{:03}:{n}): {record}\n", now.as_secs(), now.subsec_millis());
+        let kind = if record.starts_with("avc:") {
+            "AVC"
+        } else {
+            "SELINUX_ERR"
+        };
+        let line = format!(
+            "type={kind} msg=audit({}.{:03}:{n}): {record}\n",
+            now.as_secs(),
+            now.subsec_millis()
+        );
         let mut f = lock(&self.file);
         let ok = f.as_mut().map(|f| f.write_all(line.as_bytes()).is_ok());
         if ok != Some(true) {
@@ -146,15 +158,31 @@ impl Core {
     /// production; a test's own, so that tests running at once do not share a budget).
     pub(crate) fn with_pool(opts: Options, hot: Arc<crate::hot::Hot>) -> Result<Core> {
         let store = Store::choose(&opts)?;
-        let root = crate::backing::open_root(&opts.source).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.source.display()) })?;
-        let backing = Backing::new().map_err(|e| FsError::Config { what: format!("/proc/self/fd: {e}") })?;
+        let root = crate::backing::open_root(&opts.source).map_err(|e| FsError::Config {
+            what: format!("{}: {e}", opts.source.display()),
+        })?;
+        let backing = Backing::new().map_err(|e| FsError::Config {
+            what: format!("/proc/self/fd: {e}"),
+        })?;
         // Node descriptors: half of what the process may have (the rest for open files, the
         // FUSE channels and the process's own), shared by every mount of the process.
-        let limit = crate::backing::raise_nofile().map_err(|e| FsError::Config { what: format!("raising RLIMIT_NOFILE: {e}") })?;
-        let node_fds = opts.max_node_fds.unwrap_or(usize::try_from(limit / 2).unwrap_or(usize::MAX)).max(1);
+        let limit = crate::backing::raise_nofile().map_err(|e| FsError::Config {
+            what: format!("raising RLIMIT_NOFILE: {e}"),
+        })?;
+        let node_fds = opts
+            .max_node_fds
+            .unwrap_or(usize::try_from(limit / 2).unwrap_or(usize::MAX))
+            .max(1);
         let (tree, pinned) = crate::hot::Tree::new(root.as_fd(), &backing, hot, node_fds);
-        let bytes = seaccess_security::read_policy_file(&opts.policy).map_err(|e| FsError::Config { what: e.to_string() })?;
-        let server = Arc::new(SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.policy.display()) })?);
+        let bytes =
+            seaccess_security::read_policy_file(&opts.policy).map_err(|e| FsError::Config {
+                what: e.to_string(),
+            })?;
+        let server = Arc::new(
+            SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config {
+                what: format!("{}: {e}", opts.policy.display()),
+            })?,
+        );
         let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
         avc.follow(&*server).keep();
         avc.set_enforcing(!opts.permissive);
@@ -162,17 +190,35 @@ impl Core {
         om.fast_paths().set_all(opts.fast_paths);
         // The backing tree keeps labels in extended attributes: the ext4 behaviour of the
         // policy's fs_use_xattr.
-        let sb = om.mount("fuse", "ext4", &MountOpts::default()).map_err(|e| FsError::Config { what: format!("{}: {e}", opts.policy.display()) })?;
+        let sb = om
+            .mount("fuse", "ext4", &MountOpts::default())
+            .map_err(|e| FsError::Config {
+                what: format!("{}: {e}", opts.policy.display()),
+            })?;
         if sb.labeling != Labeling::Xattr {
-            return Err(FsError::Config { what: format!("{}: the policy has no fs_use_xattr ext4, so files cannot carry labels", opts.policy.display()) });
+            return Err(FsError::Config {
+                what: format!(
+                    "{}: the policy has no fs_use_xattr ext4, so files cannot carry labels",
+                    opts.policy.display()
+                ),
+            });
         }
         let file = match &opts.audit_log {
             Some(p) => Some(
-                std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| FsError::Config { what: format!("{}: {e}", p.display()) })?,
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)
+                    .map_err(|e| FsError::Config {
+                        what: format!("{}: {e}", p.display()),
+                    })?,
             ),
             None => None,
         };
-        let sink = Arc::new(AuditSink { file: Mutex::new(file), serial: AtomicU64::new(0) });
+        let sink = Arc::new(AuditSink {
+            file: Mutex::new(file),
+            serial: AtomicU64::new(0),
+        });
         avc.set_audit_callback(move |r| sink.write(r));
         let labels = state::load(&opts, &server)?;
         state::apply_booleans(&opts, &server)?;
@@ -189,7 +235,11 @@ impl Core {
             nodes: Nodes::new(tree),
             handles: Mutex::new(FxHashMap::default()),
             next_fh: AtomicU64::new(1),
-            unchecked: Arc::new(Caller::fixed(Task::new(0, "unchecked", seaccess_objmgr::Cred::new(Sid::NULL)))),
+            unchecked: Arc::new(Caller::fixed(Task::new(
+                0,
+                "unchecked",
+                seaccess_objmgr::Cred::new(Sid::NULL),
+            ))),
             waits: crate::locks::Waits::new(),
             budget: crate::budget::Budget::new(node_fds),
             slots: Mutex::new(FxHashMap::default()),
@@ -198,10 +248,14 @@ impl Core {
             crate::who::warn_forgeable(&core.labels.load(), &|m| core.log(m));
         }
         if let Some(why) = pinned {
-            core.log(&format!("{}: {why}; above {node_fds} the kernel is asked to forget the least used", core.opts.source.display()));
+            core.log(&format!(
+                "{}: {why}; above {node_fds} the kernel is asked to forget the least used",
+                core.opts.source.display()
+            ));
         }
         let st = crate::backing::stat(root.as_fd())?;
-        core.nodes.get_or_make(root, &st, "", true, |id, fd| core.label(id, "", fd, &st));
+        core.nodes
+            .get_or_make(root, &st, "", true, |id, fd| core.label(id, "", fd, &st));
         Ok(core)
     }
 
@@ -230,7 +284,8 @@ impl Core {
     /// three quarters of the budget; call it every so often (each call starts a new epoch of
     /// use).
     pub fn to_forget(&self) -> Vec<u64> {
-        self.nodes.least_used(Nodes::pinned(), self.node_fds, self.node_fds / 4 * 3)
+        self.nodes
+            .least_used(Nodes::pinned(), self.node_fds, self.node_fds / 4 * 3)
     }
 
     pub fn options(&self) -> &Options {
@@ -256,12 +311,20 @@ impl Core {
     /// follow the new subjects, and labels that did not come from the files themselves are
     /// computed again.
     pub fn reload(&self) -> Result<()> {
-        let bytes = seaccess_security::read_policy_file(&self.opts.policy).map_err(|e| FsError::Config { what: e.to_string() })?;
+        let bytes = seaccess_security::read_policy_file(&self.opts.policy).map_err(|e| {
+            FsError::Config {
+                what: e.to_string(),
+            }
+        })?;
         // Checked on a scratch server first, so that a policy whose contexts the new subjects
         // or booleans do not fit leaves the running one untouched.
-        let scratch = SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config { what: format!("{}: {e}", self.opts.policy.display()) })?;
+        let scratch = SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config {
+            what: format!("{}: {e}", self.opts.policy.display()),
+        })?;
         let labels = state::load(&self.opts, &scratch)?;
-        self.server.reload(&bytes).map_err(|e| FsError::Config { what: format!("{}: {e}", self.opts.policy.display()) })?;
+        self.server.reload(&bytes).map_err(|e| FsError::Config {
+            what: format!("{}: {e}", self.opts.policy.display()),
+        })?;
         state::apply_booleans(&self.opts, &self.server)?;
         self.labels.store(Arc::new(labels));
         self.callers.clear();
@@ -306,7 +369,10 @@ impl Core {
 
     /// The open check's blob (none without checks).
     #[inline]
-    fn open_check(&self, hook: impl FnOnce() -> seaccess_objmgr::Result<FileSec>) -> Result<Option<FileSec>> {
+    fn open_check(
+        &self,
+        hook: impl FnOnce() -> seaccess_objmgr::Result<FileSec>,
+    ) -> Result<Option<FileSec>> {
         if self.opts.checks {
             return Ok(Some(hook()?));
         }
@@ -322,9 +388,14 @@ impl Core {
             return Err(FsError::Closed("a request with no calling process".into()));
         }
         let labels = self.labels.load();
-        let compute = || crate::who::compute(&labels, &self.server, &self.callers, req, &|m| self.log(m));
+        let compute =
+            || crate::who::compute(&labels, &self.server, &self.callers, req, &|m| self.log(m));
         // Only an exec changes what exe= and transition rules read; the rest the request carries.
-        let c = if labels.reads_exe { self.callers.get(req, compute) } else { self.callers.get_by_ids(req, compute) };
+        let c = if labels.reads_exe {
+            self.callers.get(req, compute)
+        } else {
+            self.callers.get_by_ids(req, compute)
+        };
         if let Err(why) = &c.who {
             return Err(FsError::Closed(why.clone()));
         }
@@ -333,7 +404,10 @@ impl Core {
 
     /// The node `id`, refused if its label could not be given.
     fn node(&self, id: u64) -> Result<Arc<Node>> {
-        let n = self.nodes.get(id).ok_or_else(|| FsError::errno_of(libc::ESTALE, format!("node {id} is not known")))?;
+        let n = self
+            .nodes
+            .get(id)
+            .ok_or_else(|| FsError::errno_of(libc::ESTALE, format!("node {id} is not known")))?;
         if let Some(why) = n.closed() {
             return Err(FsError::Closed(format!("{}: {why}", self.shown(&n.path()))));
         }
@@ -349,15 +423,29 @@ impl Core {
         let mode = u32::from(st.stx_mode);
         let mk = |ctx: Option<&str>| self.om.inode_init(&self.sb, id, mode, &abs, ctx);
         if !self.opts.checks {
-            return Label { sec: mk(None), origin: Origin::Computed, closed: None };
+            return Label {
+                sec: mk(None),
+                origin: Origin::Computed,
+                closed: None,
+            };
         }
-        let closed = |why: String| Label { sec: mk(None), origin: Origin::Xattr, closed: Some(why) };
+        let closed = |why: String| Label {
+            sec: mk(None),
+            origin: Origin::Xattr,
+            closed: Some(why),
+        };
         match self.read_label(fd) {
             Err(e) => return closed(format!("its label cannot be read: {e}")),
             Ok(Some(ctx)) => {
                 return match self.server.context_to_sid(&ctx) {
-                    Ok(_) => Label { sec: mk(Some(&ctx)), origin: Origin::Xattr, closed: None },
-                    Err(e) => closed(format!("its label {ctx:?} is not a context of the policy: {e}")),
+                    Ok(_) => Label {
+                        sec: mk(Some(&ctx)),
+                        origin: Origin::Xattr,
+                        closed: None,
+                    },
+                    Err(e) => closed(format!(
+                        "its label {ctx:?} is not a context of the policy: {e}"
+                    )),
                 };
             }
             Ok(None) => {}
@@ -365,19 +453,43 @@ impl Core {
         let labels = self.labels.load();
         if let Some(fc) = &labels.file_contexts {
             let prefix = self.opts.path_prefix.to_string_lossy();
-            let key = if rel.is_empty() { prefix.to_string() } else { format!("{}/{rel}", prefix.trim_end_matches('/')) };
+            let key = if rel.is_empty() {
+                prefix.to_string()
+            } else {
+                format!("{}/{rel}", prefix.trim_end_matches('/'))
+            };
             match fc.context(key.as_bytes(), seaccess_label::FileKind::from_mode(mode)) {
-                Err(e) => return Label { sec: mk(None), origin: Origin::Computed, closed: Some(format!("file_contexts: {e}")) },
+                Err(e) => {
+                    return Label {
+                        sec: mk(None),
+                        origin: Origin::Computed,
+                        closed: Some(format!("file_contexts: {e}")),
+                    }
+                }
                 Ok(Some(ctx)) => {
                     return match self.server.context_to_sid(ctx) {
-                        Ok(_) => Label { sec: mk(Some(ctx)), origin: Origin::Computed, closed: None },
-                        Err(e) => Label { sec: mk(None), origin: Origin::Computed, closed: Some(format!("file_contexts gives {ctx:?}, not a context of the policy: {e}")) },
+                        Ok(_) => Label {
+                            sec: mk(Some(ctx)),
+                            origin: Origin::Computed,
+                            closed: None,
+                        },
+                        Err(e) => Label {
+                            sec: mk(None),
+                            origin: Origin::Computed,
+                            closed: Some(format!(
+                                "file_contexts gives {ctx:?}, not a context of the policy: {e}"
+                            )),
+                        },
                     };
                 }
                 Ok(None) => {}
             }
         }
-        Label { sec: mk(None), origin: Origin::Computed, closed: None }
+        Label {
+            sec: mk(None),
+            origin: Origin::Computed,
+            closed: None,
+        }
     }
 
     /// The label in the store attribute of the inode `fd` holds, without the C string's NUL
@@ -386,19 +498,26 @@ impl Core {
         let mut v = match self.backing.get_xattr(fd, self.store.name()) {
             Ok(v) => v,
             // No label there, or a file system that keeps no such attribute.
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ENODATA | libc::EOPNOTSUPP)) => return Ok(None),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENODATA | libc::EOPNOTSUPP)) => {
+                return Ok(None)
+            }
             Err(e) => return Err(e),
         };
         while v.last() == Some(&0) {
             v.pop();
         }
-        String::from_utf8(v).map(Some).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "the label is not UTF-8"))
+        String::from_utf8(v).map(Some).map_err(|_| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "the label is not UTF-8")
+        })
     }
 
     /// Writes `sid`'s context to the store attribute of the inode `fd` holds (with its NUL,
     /// as lsetfilecon).
     fn store_label(&self, fd: BorrowedFd<'_>, sid: Sid) -> Result<()> {
-        let ctx = self.server.sid_to_context(sid).map_err(|e| FsError::Closed(e.to_string()))?;
+        let ctx = self
+            .server
+            .sid_to_context(sid)
+            .map_err(|e| FsError::Closed(e.to_string()))?;
         let mut v = ctx.into_bytes();
         v.push(0);
         Ok(self.backing.set_xattr(fd, self.store.name(), &v, 0)?)
@@ -412,7 +531,10 @@ impl Core {
     }
 
     fn handle(&self, fh: u64) -> Result<Arc<Handle>> {
-        lock(&self.handles).get(&fh).cloned().ok_or_else(|| FsError::errno_of(libc::EBADF, format!("file handle {fh} is not open")))
+        lock(&self.handles)
+            .get(&fh)
+            .cloned()
+            .ok_or_else(|| FsError::errno_of(libc::EBADF, format!("file handle {fh} is not open")))
     }
 
     /// The kernel dropped `n` lookups of node `id`.
@@ -432,11 +554,18 @@ impl Core {
     /// The node of `name` in `dir` as it is now on the backing tree (resolved beneath `dir`'s
     /// descriptor; made, labelled, if the kernel never looked it up), and its attributes;
     /// `lookup` counts a kernel lookup. Not refused when closed: the caller decides.
-    fn resolve_child(&self, dir: &Arc<Node>, name: &str, lookup: bool) -> Result<(Arc<Node>, Stat)> {
+    fn resolve_child(
+        &self,
+        dir: &Arc<Node>,
+        name: &str,
+        lookup: bool,
+    ) -> Result<(Arc<Node>, Stat)> {
         let fd = crate::backing::resolve(dir.fd()?.as_fd(), name)?;
         let st = crate::backing::stat(fd.as_fd())?;
         let rel = Core::child(&dir.path(), name);
-        let n = self.nodes.get_or_make(fd, &st, &rel, lookup, |id, fd| self.label(id, &rel, fd, &st));
+        let n = self.nodes.get_or_make(fd, &st, &rel, lookup, |id, fd| {
+            self.label(id, &rel, fd, &st)
+        });
         Ok((n, st))
     }
 

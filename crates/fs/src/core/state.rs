@@ -61,7 +61,9 @@ pub struct Labels {
 pub const UNCONFINED: &str = "unconfined_u:unconfined_r:unconfined_t:s0";
 
 fn config(path: &Path, e: impl std::fmt::Display) -> FsError {
-    FsError::Config { what: format!("{}: {e}", path.display()) }
+    FsError::Config {
+        what: format!("{}: {e}", path.display()),
+    }
 }
 
 /// Reads file_contexts and subjects, each context checked against `server`'s policy, and
@@ -73,9 +75,13 @@ pub fn load(opts: &Options, server: &SecurityServer) -> Result<Labels> {
     };
     let subjects = match &opts.subjects {
         Some(p) => {
-            let s = Subjects::load(p).map_err(|e| FsError::Config { what: e.to_string() })?;
+            let s = Subjects::load(p).map_err(|e| FsError::Config {
+                what: e.to_string(),
+            })?;
             for r in &s.rules {
-                server.context_to_sid(&r.context).map_err(|e| config(p, format!("line {}: {}: {e}", r.line, r.context)))?;
+                server
+                    .context_to_sid(&r.context)
+                    .map_err(|e| config(p, format!("line {}: {}: {e}", r.line, r.context)))?;
             }
             Some(s)
         }
@@ -83,13 +89,23 @@ pub fn load(opts: &Options, server: &SecurityServer) -> Result<Labels> {
     };
     let default_sid = match server.context_to_sid(UNCONFINED) {
         Ok(s) => s,
-        Err(_) => seaccess_types::LabelServer::initial_sid(server, 1).ok_or_else(|| config(&opts.policy, "the policy has neither unconfined_t nor a kernel initial SID"))?,
+        Err(_) => seaccess_types::LabelServer::initial_sid(server, 1).ok_or_else(|| {
+            config(
+                &opts.policy,
+                "the policy has neither unconfined_t nor a kernel initial SID",
+            )
+        })?,
     };
     if let Some(p) = &opts.booleans {
         booleans(p, server)?;
     }
     let reads_exe = subjects.as_ref().is_some_and(Subjects::reads_exe);
-    Ok(Labels { file_contexts, subjects, default_sid, reads_exe })
+    Ok(Labels {
+        file_contexts,
+        subjects,
+        default_sid,
+        reads_exe,
+    })
 }
 
 /// The booleans file's settings, each name checked against `server`'s policy.
@@ -108,9 +124,16 @@ fn booleans(path: &Path, server: &SecurityServer) -> Result<Vec<(String, bool)>>
         let v = match value {
             "1" | "true" | "on" => true,
             "0" | "false" | "off" => false,
-            _ => return Err(config(path, format!("line {}: {value:?} is not a boolean value", i + 1))),
+            _ => {
+                return Err(config(
+                    path,
+                    format!("line {}: {value:?} is not a boolean value", i + 1),
+                ))
+            }
         };
-        server.pending_boolean(name).map_err(|e| config(path, format!("line {}: {e}", i + 1)))?;
+        server
+            .pending_boolean(name)
+            .map_err(|e| config(path, format!("line {}: {e}", i + 1)))?;
         out.push((name.to_string(), v));
     }
     Ok(out)
@@ -118,7 +141,9 @@ fn booleans(path: &Path, server: &SecurityServer) -> Result<Vec<(String, bool)>>
 
 /// Sets and commits the booleans file's values (one commit: one policy change).
 pub fn apply_booleans(opts: &Options, server: &SecurityServer) -> Result<()> {
-    let Some(p) = &opts.booleans else { return Ok(()) };
+    let Some(p) = &opts.booleans else {
+        return Ok(());
+    };
     let values = booleans(p, server)?;
     for (name, v) in &values {
         server.set_boolean(name, *v).map_err(|e| config(p, e))?;

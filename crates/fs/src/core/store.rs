@@ -34,9 +34,14 @@ impl Store {
         let name = match opts.xattr.as_deref() {
             None if over_itself => SECURITY,
             None => TRUSTED,
-            Some(n) => [TRUSTED, SECURITY, USER].into_iter().find(|k| *k == n).ok_or_else(|| FsError::Config {
-                what: format!("--xattr {n}: labels are kept in {TRUSTED}, {SECURITY} or {USER}"),
-            })?,
+            Some(n) => [TRUSTED, SECURITY, USER]
+                .into_iter()
+                .find(|k| *k == n)
+                .ok_or_else(|| FsError::Config {
+                    what: format!(
+                        "--xattr {n}: labels are kept in {TRUSTED}, {SECURITY} or {USER}"
+                    ),
+                })?,
         };
         if name != TRUSTED && !over_itself && !opts.unsafe_xattr {
             return Err(FsError::Config {

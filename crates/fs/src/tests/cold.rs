@@ -27,7 +27,9 @@ fn os(s: &str) -> &OsStr {
 // lookup answered another id and blob.
 #[test]
 fn a_cold_node_is_reopened_to_its_inode_with_its_label() {
-    let Some(pol) = super::ready("cold_reopen") else { return };
+    let Some(pol) = super::ready("cold_reopen") else {
+        return;
+    };
     let s = Scratch::new("cold_reopen");
     let src = s.src();
     std::fs::write(src.join("f"), "f").unwrap();
@@ -44,23 +46,46 @@ fn a_cold_node_is_reopened_to_its_inode_with_its_label() {
     let held = hot.held();
     // The store changes around the mount: a cold node does not read its label again.
     set_attr(&src.join("f"), "trusted.selinux", ETC);
-    assert_eq!(core.getattr(r, n.id, None).unwrap().stx_ino, st.stx_ino, "getattr answered for another inode");
+    assert_eq!(
+        core.getattr(r, n.id, None).unwrap().stx_ino,
+        st.stx_ino,
+        "getattr answered for another inode"
+    );
     assert!(n.is_hot() && hot.held() == held + 1, "reopened and counted");
-    assert_eq!(core.getxattr(r, n.id, "security.selinux").unwrap(), ctx(SHADOW), "the label blob changed");
+    assert_eq!(
+        core.getxattr(r, n.id, "security.selinux").unwrap(),
+        ctx(SHADOW),
+        "the label blob changed"
+    );
     n.cool(false);
     let (again, _) = core.lookup(r, 1, os("f")).unwrap();
-    assert!(Arc::ptr_eq(&again, &n) && Arc::ptr_eq(&again.sec, &sec), "the lookup of a cold node's name made another node ({} for {})", again.id, n.id);
+    assert!(
+        Arc::ptr_eq(&again, &n) && Arc::ptr_eq(&again.sec, &sec),
+        "the lookup of a cold node's name made another node ({} for {})",
+        again.id,
+        n.id
+    );
     assert!(n.is_hot(), "the lookup's descriptor was taken");
 
     let (l, _) = core.lookup(r, 1, os("l")).unwrap();
     l.cool(false);
-    assert_eq!(core.readlink(r, l.id).unwrap(), s.outside(), "the link itself");
-    assert_eq!(u32::from(core.getattr(r, l.id, None).unwrap().stx_mode) & libc::S_IFMT, libc::S_IFLNK);
+    assert_eq!(
+        core.readlink(r, l.id).unwrap(),
+        s.outside(),
+        "the link itself"
+    );
+    assert_eq!(
+        u32::from(core.getattr(r, l.id, None).unwrap().stx_mode) & libc::S_IFMT,
+        libc::S_IFLNK
+    );
 
     let (d, _) = core.lookup(r, 1, os("d")).unwrap();
     d.cool(false);
     let (i, st) = core.lookup(r, d.id, os("inside")).unwrap();
-    assert_eq!(st.stx_ino, std::fs::metadata(src.join("d/inside")).unwrap().ino());
+    assert_eq!(
+        st.stx_ino,
+        std::fs::metadata(src.join("d/inside")).unwrap().ino()
+    );
     assert_ne!(i.id, d.id);
 }
 
@@ -73,19 +98,54 @@ fn a_cold_node_is_reopened_to_its_inode_with_its_label() {
 // too, chmod reached outside/victim and the snapshot differed.
 #[test]
 fn a_cold_freed_victim_is_stale_and_nothing_outside_changes() {
-    let Some(a) = escape::attack("cold_freed") else { return };
+    let Some(a) = escape::attack("cold_freed") else {
+        return;
+    };
     let (core, v, r) = (&a.core, &a.victim, req());
     v.cool(false);
     let stale = |e: i32, what: &str| assert_eq!(e, libc::ESTALE, "{what}");
-    stale(errno(core.setattr(r, v.id, &SetAttr { mode: Some(0o666), ..Default::default() })), "chmod");
-    stale(errno(core.setattr(r, v.id, &SetAttr { uid: Some(4321), ..Default::default() })), "chown");
-    stale(errno(core.setattr(r, v.id, &SetAttr { size: Some(0), ..Default::default() })), "truncate");
+    stale(
+        errno(core.setattr(
+            r,
+            v.id,
+            &SetAttr {
+                mode: Some(0o666),
+                ..Default::default()
+            },
+        )),
+        "chmod",
+    );
+    stale(
+        errno(core.setattr(
+            r,
+            v.id,
+            &SetAttr {
+                uid: Some(4321),
+                ..Default::default()
+            },
+        )),
+        "chown",
+    );
+    stale(
+        errno(core.setattr(
+            r,
+            v.id,
+            &SetAttr {
+                size: Some(0),
+                ..Default::default()
+            },
+        )),
+        "truncate",
+    );
     stale(errno(core.open(r, v.id, libc::O_RDWR)), "open");
     stale(errno(core.getattr(r, v.id, None)), "getattr");
     stale(errno(core.setxattr(r, v.id, "user.x", b"1", 0)), "setxattr");
     stale(errno(core.getxattr(r, v.id, "user.o")), "getxattr");
     stale(errno(core.listxattr(r, v.id)), "listxattr");
-    stale(errno(core.setxattr(r, v.id, "security.selinux", &ctx(super::TMP), 0)), "relabel");
+    stale(
+        errno(core.setxattr(r, v.id, "security.selinux", &ctx(super::TMP), 0)),
+        "relabel",
+    );
     assert_eq!(snapshot(&a.s.outside()), a.before, "outside/victim changed");
 }
 
@@ -97,21 +157,48 @@ fn a_cold_freed_victim_is_stale_and_nothing_outside_changes() {
 // outside/victim.
 #[test]
 fn a_cold_open_victim_acts_on_its_own_inode() {
-    let Some(a) = escape::attack("cold_open") else { return };
+    let Some(a) = escape::attack("cold_open") else {
+        return;
+    };
     let (core, v, r) = (&a.core, &a.victim, req());
     // Reopened while still hot: the caller's open file holds the inode from here on.
     let held = core.open(r, v.id, libc::O_RDWR).unwrap();
     v.cool(false);
-    let st = core.setattr(r, v.id, &SetAttr { mode: Some(0o666), ..Default::default() }).unwrap();
+    let st = core
+        .setattr(
+            r,
+            v.id,
+            &SetAttr {
+                mode: Some(0o666),
+                ..Default::default()
+            },
+        )
+        .unwrap();
     assert_eq!(u32::from(st.stx_mode) & 0o7777, 0o666);
-    assert_eq!(core.getattr(r, v.id, Some(held)).unwrap().stx_mode, st.stx_mode, "chmod reached another inode than the open file's");
+    assert_eq!(
+        core.getattr(r, v.id, Some(held)).unwrap().stx_mode,
+        st.stx_mode,
+        "chmod reached another inode than the open file's"
+    );
     v.cool(false);
     let fh = core.open(r, v.id, libc::O_WRONLY).unwrap();
     core.write(r, fh, 0, b"pwned!!!").unwrap();
     core.release(fh);
     v.cool(false);
-    core.setattr(r, v.id, &SetAttr { size: Some(5), ..Default::default() }).unwrap();
-    assert_eq!(core.read(r, held, 0, 100).unwrap(), b"pwned", "the victim's own bytes");
+    core.setattr(
+        r,
+        v.id,
+        &SetAttr {
+            size: Some(5),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        core.read(r, held, 0, 100).unwrap(),
+        b"pwned",
+        "the victim's own bytes"
+    );
     let outside = std::fs::symlink_metadata(a.s.outside().join("victim")).unwrap();
     assert_eq!(outside.permissions().mode() & 0o7777, 0o600);
     assert_eq!(snapshot(&a.s.outside()), a.before, "outside/victim changed");
@@ -126,7 +213,9 @@ fn a_cold_open_victim_acts_on_its_own_inode() {
 // handles: the new file's lookup answered the old node, with the old file's label.
 #[test]
 fn an_inode_number_reused_while_cold_gets_a_new_node() {
-    let Some(pol) = super::ready("cold_reuse") else { return };
+    let Some(pol) = super::ready("cold_reuse") else {
+        return;
+    };
     let s = Scratch::new("cold_reuse");
     let src = s.src();
     std::fs::write(src.join("old"), "old").unwrap();
@@ -134,7 +223,10 @@ fn an_inode_number_reused_while_cold_gets_a_new_node() {
     let (core, _hot) = s.core_with(&pol, 1000);
     let r = req();
     let (old, st) = core.lookup(r, 1, os("old")).unwrap();
-    assert_eq!(core.getxattr(r, old.id, "security.selinux").unwrap(), ctx(SHADOW));
+    assert_eq!(
+        core.getxattr(r, old.id, "security.selinux").unwrap(),
+        ctx(SHADOW)
+    );
     old.cool(false);
     std::fs::remove_file(src.join("old")).unwrap();
     // ext4 gives a freed inode number to the next file made in its group; other files made
@@ -148,13 +240,28 @@ fn an_inode_number_reused_while_cold_gets_a_new_node() {
     };
     set_attr(&src.join(&name), "trusted.selinux", ETC);
     let (new, nst) = core.lookup(r, 1, os(&name)).unwrap();
-    assert_eq!((nst.stx_ino, nst.stx_dev_major, nst.stx_dev_minor), (st.stx_ino, st.stx_dev_major, st.stx_dev_minor), "the same key");
+    assert_eq!(
+        (nst.stx_ino, nst.stx_dev_major, nst.stx_dev_minor),
+        (st.stx_ino, st.stx_dev_major, st.stx_dev_minor),
+        "the same key"
+    );
     assert_ne!(new.id, old.id, "the new file was given the old file's node");
-    assert_eq!(core.getxattr(r, new.id, "security.selinux").unwrap(), ctx(ETC), "the new file's own label");
-    assert_eq!(errno(core.getattr(r, old.id, None)), libc::ESTALE, "the old node answers for its freed inode");
+    assert_eq!(
+        core.getxattr(r, new.id, "security.selinux").unwrap(),
+        ctx(ETC),
+        "the new file's own label"
+    );
+    assert_eq!(
+        errno(core.getattr(r, old.id, None)),
+        libc::ESTALE,
+        "the old node answers for its freed inode"
+    );
     core.forget(old.id, 1);
     let (again, _) = core.lookup(r, 1, os(&name)).unwrap();
-    assert!(Arc::ptr_eq(&again, &new), "forgetting the old node took the key from the new one");
+    assert!(
+        Arc::ptr_eq(&again, &new),
+        "forgetting the old node took the key from the new one"
+    );
 }
 
 // A walk of twenty times more files than the budget: node descriptors never exceed it (the
@@ -164,7 +271,9 @@ fn an_inode_number_reused_while_cold_gets_a_new_node() {
 // Break tried: Hot::heated never cooling: 301 descriptors held against a budget of 16.
 #[test]
 fn the_hot_budget_holds_under_a_long_walk() {
-    let Some(pol) = super::ready("cold_budget") else { return };
+    let Some(pol) = super::ready("cold_budget") else {
+        return;
+    };
     let s = Scratch::new("cold_budget");
     let names: Vec<String> = (0..300).map(|i| format!("f{i}")).collect();
     for n in &names {
@@ -177,16 +286,27 @@ fn the_hot_budget_holds_under_a_long_walk() {
     for n in &names {
         let (node, st) = core.lookup(r, 1, os(n)).unwrap();
         assert_eq!(core.getattr(r, node.id, None).unwrap().stx_ino, st.stx_ino);
-        assert!(hot.held() <= BUDGET, "{} node descriptors held, budget {BUDGET}", hot.held());
+        assert!(
+            hot.held() <= BUDGET,
+            "{} node descriptors held, budget {BUDGET}",
+            hot.held()
+        );
         first.push((node.id, node.sec.clone()));
     }
     let all = core.nodes().all();
     assert_eq!(all.len(), names.len() + 1, "nodes were dropped, not cooled");
     let really = all.iter().filter(|n| n.is_hot()).count();
-    assert!(really <= BUDGET && really == hot.held(), "{really} nodes hold a descriptor, {} counted", hot.held());
+    assert!(
+        really <= BUDGET && really == hot.held(),
+        "{really} nodes hold a descriptor, {} counted",
+        hot.held()
+    );
     for (n, (id, sec)) in names.iter().zip(&first) {
         let (node, _) = core.lookup(r, 1, os(n)).unwrap();
-        assert!(node.id == *id && Arc::ptr_eq(&node.sec, sec), "{n}: made again");
+        assert!(
+            node.id == *id && Arc::ptr_eq(&node.sec, sec),
+            "{n}: made again"
+        );
         let fh = core.open(r, node.id, libc::O_RDONLY).unwrap();
         assert_eq!(core.read(r, fh, 0, 10).unwrap(), n.as_bytes());
         core.release(fh);
@@ -195,7 +315,11 @@ fn the_hot_budget_holds_under_a_long_walk() {
     drop(all);
     drop(first);
     drop(core);
-    assert_eq!(hot.held(), 0, "descriptors counted after their nodes were gone");
+    assert_eq!(
+        hot.held(),
+        0,
+        "descriptors counted after their nodes were gone"
+    );
 }
 
 // Cooling never closes a descriptor an operation holds: threads stat nodes while another cools
@@ -206,7 +330,9 @@ fn the_hot_budget_holds_under_a_long_walk() {
 // answered for another inode (EBADF with a yield in that window).
 #[test]
 fn cooling_never_closes_a_descriptor_in_use() {
-    let Some(pol) = super::ready("cold_race") else { return };
+    let Some(pol) = super::ready("cold_race") else {
+        return;
+    };
     let s = Scratch::new("cold_race");
     let names: Vec<String> = (0..8).map(|i| format!("f{i}")).collect();
     for n in &names {
@@ -215,7 +341,11 @@ fn cooling_never_closes_a_descriptor_in_use() {
     let (core, _hot) = s.core_with(&pol, 3);
     let core = Arc::new(core);
     let r = req();
-    let nodes: Vec<_> = names.iter().map(|n| core.lookup(r, 1, os(n)).unwrap()).map(|(n, st)| (n, st.stx_ino)).collect();
+    let nodes: Vec<_> = names
+        .iter()
+        .map(|n| core.lookup(r, 1, os(n)).unwrap())
+        .map(|(n, st)| (n, st.stx_ino))
+        .collect();
     let nodes = Arc::new(nodes);
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let cooler = {
@@ -234,7 +364,12 @@ fn cooling_never_closes_a_descriptor_in_use() {
                     let (n, ino) = &nodes[(i * 3 + w) % nodes.len()];
                     let fd = n.fd().unwrap();
                     // Other descriptors opened meanwhile may take a closed descriptor's number.
-                    let _noise = rustix::fs::open("/dev/null", rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC, rustix::fs::Mode::empty()).unwrap();
+                    let _noise = rustix::fs::open(
+                        "/dev/null",
+                        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
+                        rustix::fs::Mode::empty(),
+                    )
+                    .unwrap();
                     let st = crate::backing::stat(fd.as_fd()).unwrap();
                     assert_eq!(st.stx_ino, *ino, "another inode");
                     let _ = core.getattr(req(), n.id, None).unwrap();
@@ -256,7 +391,9 @@ fn cooling_never_closes_a_descriptor_in_use() {
 // offered to be forgotten.
 #[test]
 fn without_handles_nodes_are_pinned_and_forgotten() {
-    let Some(pol) = super::ready("cold_pinned") else { return };
+    let Some(pol) = super::ready("cold_pinned") else {
+        return;
+    };
     let s = Scratch::new("cold_pinned");
     for f in ["a", "b", "c", "d", "e", "f"] {
         std::fs::write(s.src().join(f), f).unwrap();
@@ -267,7 +404,10 @@ fn without_handles_nodes_are_pinned_and_forgotten() {
     for f in ["a", "b", "c", "d", "e", "f"] {
         core.lookup(r, 1, os(f)).unwrap();
     }
-    assert!(hot.held() <= 3 && core.nodes().least_used(usize::MAX, 0, 0).is_empty(), "a node with a handle offered to be forgotten");
+    assert!(
+        hot.held() <= 3 && core.nodes().least_used(usize::MAX, 0, 0).is_empty(),
+        "a node with a handle offered to be forgotten"
+    );
     drop(core);
     if !s.mount(&["-t", "ramfs", "none"], &s.src()) {
         eprintln!("SKIP: without_handles_nodes_are_pinned_and_forgotten: cannot mount ramfs");
@@ -279,12 +419,22 @@ fn without_handles_nodes_are_pinned_and_forgotten() {
     }
     let (core, hot) = s.core_with(&pol, 3);
     assert!(core.pins_nodes(), "ramfs gives no handles");
-    let ids: Vec<u64> = names.iter().map(|f| core.lookup(r, 1, os(f)).unwrap().0.id).collect();
-    assert_eq!(hot.held(), names.len() + 1, "pinned nodes keep their descriptors");
+    let ids: Vec<u64> = names
+        .iter()
+        .map(|f| core.lookup(r, 1, os(f)).unwrap().0.id)
+        .collect();
+    assert_eq!(
+        hot.held(),
+        names.len() + 1,
+        "pinned nodes keep their descriptors"
+    );
     for id in &ids {
         core.getattr(r, *id, None).unwrap();
     }
     let mut forget = core.to_forget();
     forget.sort_unstable();
-    assert!(!forget.is_empty() && forget.iter().all(|id| ids.contains(id)), "{forget:?} of {ids:?}");
+    assert!(
+        !forget.is_empty() && forget.iter().all(|id| ids.contains(id)),
+        "{forget:?} of {ids:?}"
+    );
 }

@@ -53,7 +53,10 @@ impl Scratch {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("src")).unwrap();
         std::fs::create_dir_all(dir.join("outside")).unwrap();
-        Scratch { dir, mounts: Mutex::new(Vec::new()) }
+        Scratch {
+            dir,
+            mounts: Mutex::new(Vec::new()),
+        }
     }
 
     pub fn src(&self) -> PathBuf {
@@ -66,7 +69,10 @@ impl Scratch {
 
     /// `mount ARGS... AT`; false (after saying why) where it fails.
     pub fn mount(&self, args: &[&str], at: &Path) -> bool {
-        let st = std::process::Command::new("mount").args(args).arg(at).status();
+        let st = std::process::Command::new("mount")
+            .args(args)
+            .arg(at)
+            .status();
         match st {
             Ok(s) if s.success() => {
                 self.mounts.lock().unwrap().push(at.to_path_buf());
@@ -80,7 +86,10 @@ impl Scratch {
     }
 
     pub fn umount(&self, at: &Path) {
-        let _ = std::process::Command::new("umount").arg("-l").arg(at).status();
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(at)
+            .status();
         self.mounts.lock().unwrap().retain(|m| m != at);
     }
 
@@ -122,7 +131,10 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         for m in self.mounts.lock().unwrap().drain(..).rev() {
-            let _ = std::process::Command::new("umount").arg("-l").arg(&m).status();
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(&m)
+                .status();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
@@ -130,7 +142,11 @@ impl Drop for Scratch {
 
 /// This process as the caller, as root.
 pub(crate) fn req() -> Req {
-    Req { pid: std::process::id(), uid: 0, gid: 0 }
+    Req {
+        pid: std::process::id(),
+        uid: 0,
+        gid: 0,
+    }
 }
 
 /// The errno of a failed result (0 for success).
@@ -166,11 +182,23 @@ pub(crate) fn ctx(c: &str) -> Vec<u8> {
 pub(crate) fn snapshot(dir: &Path) -> String {
     use std::os::unix::fs::MetadataExt;
     let mut out = String::new();
-    let mut names: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     names.sort();
     for p in names {
         let m = std::fs::symlink_metadata(&p).unwrap();
-        out += &format!("{} {:o} {}:{} {} {}.{}", p.display(), m.mode(), m.uid(), m.gid(), m.size(), m.mtime(), m.mtime_nsec());
+        out += &format!(
+            "{} {:o} {}:{} {} {}.{}",
+            p.display(),
+            m.mode(),
+            m.uid(),
+            m.gid(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec()
+        );
         if m.is_file() {
             out += &format!(" {:?}", std::fs::read(&p).unwrap());
         }

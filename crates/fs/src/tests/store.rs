@@ -27,7 +27,9 @@ fn label(core: &Core, name: &str) -> Vec<u8> {
 // where trusted.selinux is absent.
 #[test]
 fn the_default_store_is_trusted_and_the_only_one_read() {
-    let Some(pol) = super::ready("default_store") else { return };
+    let Some(pol) = super::ready("default_store") else {
+        return;
+    };
     let s = Scratch::new("default_store");
     let src = s.src();
     for f in ["forged", "kept"] {
@@ -40,8 +42,16 @@ fn the_default_store_is_trusted_and_the_only_one_read() {
     let core = s.core(&pol);
     assert_eq!(core.store().name(), TRUSTED);
     let forged = label(&core, "forged");
-    assert_ne!(forged, ctx(SHADOW), "a forged security.selinux or user.selinux was read");
-    assert_eq!(label(&core, "kept"), ctx(ETC), "trusted.selinux was not read");
+    assert_ne!(
+        forged,
+        ctx(SHADOW),
+        "a forged security.selinux or user.selinux was read"
+    );
+    assert_eq!(
+        label(&core, "kept"),
+        ctx(ETC),
+        "trusted.selinux was not read"
+    );
 }
 
 // Through the mount the store is security.selinux: trusted.selinux is absent to get, refused
@@ -49,7 +59,9 @@ fn the_default_store_is_trusted_and_the_only_one_read() {
 // never the backing security.selinux.
 #[test]
 fn the_store_is_security_selinux_through_the_mount() {
-    let Some(pol) = super::ready("store_names") else { return };
+    let Some(pol) = super::ready("store_names") else {
+        return;
+    };
     let s = Scratch::new("store_names");
     let src = s.src();
     std::fs::write(src.join("f"), "f").unwrap();
@@ -59,29 +71,65 @@ fn the_store_is_security_selinux_through_the_mount() {
     let r = req();
     let (n, _) = core.lookup(r, 1, os("f")).unwrap();
     assert_eq!(errno(core.getxattr(r, n.id, TRUSTED)), libc::ENODATA);
-    assert_eq!(errno(core.setxattr(r, n.id, TRUSTED, &ctx(TMP), 0)), libc::EPERM);
+    assert_eq!(
+        errno(core.setxattr(r, n.id, TRUSTED, &ctx(TMP), 0)),
+        libc::EPERM
+    );
     assert_eq!(errno(core.removexattr(r, n.id, TRUSTED)), libc::EPERM);
-    assert_eq!(attr_of(&src.join("f"), TRUSTED), Some(ctx(ETC)), "trusted.selinux changed through the mount");
+    assert_eq!(
+        attr_of(&src.join("f"), TRUSTED),
+        Some(ctx(ETC)),
+        "trusted.selinux changed through the mount"
+    );
     let list = core.listxattr(r, n.id).unwrap();
     let names: Vec<_> = list.split(|b| *b == 0).filter(|n| !n.is_empty()).collect();
-    assert_eq!(names.iter().filter(|n| **n == SECURITY.as_bytes()).count(), 1, "security.selinux once: {names:?}");
-    assert!(!names.contains(&TRUSTED.as_bytes()), "the store listed: {names:?}");
+    assert_eq!(
+        names.iter().filter(|n| **n == SECURITY.as_bytes()).count(),
+        1,
+        "security.selinux once: {names:?}"
+    );
+    assert!(
+        !names.contains(&TRUSTED.as_bytes()),
+        "the store listed: {names:?}"
+    );
     core.setxattr(r, n.id, SECURITY, &ctx(TMP), 0).unwrap();
-    assert_eq!(attr_of(&src.join("f"), TRUSTED), Some(ctx(TMP)), "a relabel did not write the store");
-    assert_eq!(attr_of(&src.join("f"), SECURITY), Some(ctx(SHADOW)), "a relabel wrote security.selinux");
+    assert_eq!(
+        attr_of(&src.join("f"), TRUSTED),
+        Some(ctx(TMP)),
+        "a relabel did not write the store"
+    );
+    assert_eq!(
+        attr_of(&src.join("f"), SECURITY),
+        Some(ctx(SHADOW)),
+        "a relabel wrote security.selinux"
+    );
     assert_eq!(core.getxattr(r, n.id, SECURITY).unwrap(), ctx(TMP));
-    assert_eq!(errno(core.removexattr(r, n.id, SECURITY)), libc::EACCES, "the label removed");
+    assert_eq!(
+        errno(core.removexattr(r, n.id, SECURITY)),
+        libc::EACCES,
+        "the label removed"
+    );
     let (made, _, _) = core.create(r, 1, os("new"), 0o644, libc::O_WRONLY).unwrap();
     let shown = core.getxattr(r, made.id, SECURITY).unwrap();
-    assert_eq!(attr_of(&src.join("new"), TRUSTED), Some(shown), "a new object's label is not in the store");
-    assert_eq!(attr_of(&src.join("new"), SECURITY), None, "a new object got security.selinux");
+    assert_eq!(
+        attr_of(&src.join("new"), TRUSTED),
+        Some(shown),
+        "a new object's label is not in the store"
+    );
+    assert_eq!(
+        attr_of(&src.join("new"), SECURITY),
+        None,
+        "a new object got security.selinux"
+    );
 }
 
 // A tree mounted over itself keeps labels in security.selinux, which then only the mount
 // reaches; trusted.selinux is an ordinary attribute there.
 #[test]
 fn a_tree_mounted_over_itself_keeps_security_selinux() {
-    let Some(pol) = super::ready("over_itself") else { return };
+    let Some(pol) = super::ready("over_itself") else {
+        return;
+    };
     let s = Scratch::new("over_itself");
     let src = s.src();
     std::fs::write(src.join("f"), "f").unwrap();
@@ -98,7 +146,9 @@ fn a_tree_mounted_over_itself_keeps_security_selinux() {
 // itself only with unsafe_xattr, and the error says why and what to do.
 #[test]
 fn an_unsafe_store_needs_unsafe_xattr() {
-    let Some(pol) = super::ready("unsafe") else { return };
+    let Some(pol) = super::ready("unsafe") else {
+        return;
+    };
     let s = Scratch::new("unsafe");
     let mnt = s.dir.join("mnt");
     let with = |x: &str, unsafe_xattr: bool| {
@@ -108,19 +158,30 @@ fn an_unsafe_store_needs_unsafe_xattr() {
         Core::new(o).map(|c| c.store().name())
     };
     for x in [SECURITY, USER] {
-        let e = with(x, false).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(e.contains("any file owner can write") && e.contains("--unsafe-xattr"), "{x} without unsafe_xattr: {e:?}");
+        let e = with(x, false)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            e.contains("any file owner can write") && e.contains("--unsafe-xattr"),
+            "{x} without unsafe_xattr: {e:?}"
+        );
         assert_eq!(with(x, true).ok(), Some(x));
     }
     assert_eq!(with(TRUSTED, false).ok(), Some(TRUSTED));
-    let e = with("trusted.other", true).err().map(|e| e.to_string()).unwrap_or_default();
+    let e = with("trusted.other", true)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
     assert!(e.contains("trusted.other"), "{e:?}");
 }
 
 // user.selinux as the store (asked for, unsafe): read alone, and hidden through the mount.
 #[test]
 fn a_user_store_is_read_alone_and_hidden() {
-    let Some(pol) = super::ready("user_store") else { return };
+    let Some(pol) = super::ready("user_store") else {
+        return;
+    };
     let s = Scratch::new("user_store");
     let src = s.src();
     std::fs::write(src.join("f"), "f").unwrap();
@@ -133,5 +194,8 @@ fn a_user_store_is_read_alone_and_hidden() {
     assert_eq!(label(&core, "f"), ctx(ETC));
     let (n, _) = core.lookup(req(), 1, os("f")).unwrap();
     assert_eq!(errno(core.getxattr(req(), n.id, USER)), libc::ENODATA);
-    assert_eq!(errno(core.setxattr(req(), n.id, USER, &ctx(TMP), 0)), libc::EPERM);
+    assert_eq!(
+        errno(core.setxattr(req(), n.id, USER, &ctx(TMP), 0)),
+        libc::EPERM
+    );
 }

@@ -12,7 +12,9 @@ use crate::core::Req;
 // test failed on the message.
 #[test]
 fn a_write_back_goes_through_an_open_for_writing_only() {
-    let Some(pol) = super::ready("writeback") else { return };
+    let Some(pol) = super::ready("writeback") else {
+        return;
+    };
     let s = Scratch::new("writeback");
     std::fs::write(s.src().join("f"), "0123456789").unwrap();
     let core = s.core(&pol);
@@ -21,16 +23,32 @@ fn a_write_back_goes_through_an_open_for_writing_only() {
     let ro = core.open(r, n.id, libc::O_RDONLY).unwrap();
     let e = core.writeback(ro, 0, b"XX").unwrap_err();
     assert_eq!(e.errno(), libc::EBADF);
-    assert!(e.to_string().contains("write-back through an open for reading"), "{e}");
-    assert_eq!(std::fs::read(s.src().join("f")).unwrap(), b"0123456789", "the open for reading wrote");
+    assert!(
+        e.to_string()
+            .contains("write-back through an open for reading"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read(s.src().join("f")).unwrap(),
+        b"0123456789",
+        "the open for reading wrote"
+    );
     let rw = core.open(r, n.id, libc::O_RDWR).unwrap();
     assert_eq!(core.writeback(rw, 4, b"ab").unwrap(), 2);
     assert_eq!(std::fs::read(s.src().join("f")).unwrap(), b"0123ab6789");
     // The write-back's request carries no caller: as a caller's write it is refused.
-    let none = Req { pid: 0, uid: 0, gid: 0 };
+    let none = Req {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
     assert_eq!(errno(core.write(none, rw, 0, b"YY")), libc::EACCES);
     assert_eq!(std::fs::read(s.src().join("f")).unwrap(), b"0123ab6789");
-    assert_ne!(errno(core.writeback(ro + rw + 1, 0, b"ZZ")), 0, "an unknown handle");
+    assert_ne!(
+        errno(core.writeback(ro + rw + 1, 0, b"ZZ")),
+        0,
+        "an unknown handle"
+    );
     core.release(ro);
     core.release(rw);
 }

@@ -21,7 +21,12 @@ pub(super) const ROUNDS: usize = 5;
 /// with no division on the way; returns a value that depends on every answer, so that none can
 /// be optimised away. No lookups when `keys` is empty.
 #[inline(always)]
-pub fn cycle<C: DecisionCache + ?Sized>(cache: &C, keys: &[Triple], i: &mut usize, count: u64) -> u32 {
+pub fn cycle<C: DecisionCache + ?Sized>(
+    cache: &C,
+    keys: &[Triple],
+    i: &mut usize,
+    count: u64,
+) -> u32 {
     let mut sink = 0u32;
     if keys.is_empty() {
         return sink;
@@ -44,7 +49,12 @@ pub fn cycle<C: DecisionCache + ?Sized>(cache: &C, keys: &[Triple], i: &mut usiz
 
 /// Runs `threads` threads for `dur`, each calling `decide` on the working set from its own
 /// offset; returns (ns per call per thread, total calls per second).
-pub fn hit_rate<C: DecisionCache + ?Sized>(cache: &C, keys: &[Triple], threads: usize, dur: Duration) -> (f64, f64) {
+pub fn hit_rate<C: DecisionCache + ?Sized>(
+    cache: &C,
+    keys: &[Triple],
+    threads: usize,
+    dur: Duration,
+) -> (f64, f64) {
     let stop = AtomicBool::new(false);
     let total = AtomicU64::new(0);
     let busy = AtomicU64::new(0);
@@ -75,12 +85,20 @@ pub fn hit_rate<C: DecisionCache + ?Sized>(cache: &C, keys: &[Triple], threads: 
     });
     let n = total.load(Relaxed).max(1) as f64;
     let ns_per_call_per_thread = busy.load(Relaxed) as f64 / n;
-    (ns_per_call_per_thread, rate_milli.load(Relaxed) as f64 / 1000.0)
+    (
+        ns_per_call_per_thread,
+        rate_milli.load(Relaxed) as f64 / 1000.0,
+    )
 }
 
 /// One design, warmed on the working set, then measured at each thread count through its own
 /// monomorphised loop (no virtual call on the measured path).
-pub(super) fn design<C: DecisionCache>(c: &C, work: &[Triple], threads: &[usize], dur: Duration) -> (String, Vec<Row>) {
+pub(super) fn design<C: DecisionCache>(
+    c: &C,
+    work: &[Triple],
+    threads: &[usize],
+    dur: Duration,
+) -> (String, Vec<Row>) {
     for &(s, t, k) in work {
         let _ = c.decide(s, t, k);
     }
@@ -93,7 +111,9 @@ pub(super) fn design<C: DecisionCache>(c: &C, work: &[Triple], threads: &[usize]
 
 /// Per design and thread count, the round with the median throughput.
 pub(super) fn median_rows(rounds: &[Vec<(String, Vec<Row>)>]) -> Vec<(String, Vec<Row>)> {
-    let Some(first) = rounds.first() else { return Vec::new() };
+    let Some(first) = rounds.first() else {
+        return Vec::new();
+    };
     first
         .iter()
         .enumerate()
@@ -102,7 +122,10 @@ pub(super) fn median_rows(rounds: &[Vec<(String, Vec<Row>)>]) -> Vec<(String, Ve
                 .iter()
                 .enumerate()
                 .map(|(r, &fallback)| {
-                    let mut v: Vec<Row> = rounds.iter().filter_map(|round| round.get(d)?.1.get(r).copied()).collect();
+                    let mut v: Vec<Row> = rounds
+                        .iter()
+                        .filter_map(|round| round.get(d)?.1.get(r).copied())
+                        .collect();
                     v.sort_by(|a, b| a.2.total_cmp(&b.2));
                     v.get(v.len() / 2).copied().unwrap_or(fallback)
                 })
@@ -113,7 +136,12 @@ pub(super) fn median_rows(rounds: &[Vec<(String, Vec<Row>)>]) -> Vec<(String, Ve
 }
 
 /// The median of `n` single-thread hit-path runs of `dur` each, ns per call.
-pub(super) fn single_thread_ns<C: DecisionCache + ?Sized>(c: &C, work: &[Triple], n: usize, dur: Duration) -> f64 {
+pub(super) fn single_thread_ns<C: DecisionCache + ?Sized>(
+    c: &C,
+    work: &[Triple],
+    n: usize,
+    dur: Duration,
+) -> f64 {
     let mut v: Vec<f64> = (0..n).map(|_| hit_rate(c, work, 1, dur).0).collect();
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
@@ -138,7 +166,11 @@ pub(super) fn miss_ns(server: &Arc<dyn AccessServer>, work: &[Triple], dur: Dura
 }
 
 /// (capacity, hit ratio) of a cache of each capacity fed `stream` once.
-pub(super) fn hit_ratios(server: &Arc<dyn AccessServer>, stream: &[Triple], capacities: &[usize]) -> Vec<(usize, f64)> {
+pub(super) fn hit_ratios(
+    server: &Arc<dyn AccessServer>,
+    stream: &[Triple],
+    capacities: &[usize],
+) -> Vec<(usize, f64)> {
     capacities
         .iter()
         .map(|&cap| {

@@ -63,10 +63,20 @@ pub struct Config<'a> {
 /// Everything, in one process (libselinux's AVC in its own): the production cache and each
 /// design, warmed, at each thread count.
 pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<AvcBench, LabError> {
-    let Config { policy, image, threads, dur, keys, capacity, peer } = *cfg;
+    let Config {
+        policy,
+        image,
+        threads,
+        dur,
+        keys,
+        capacity,
+        peer,
+    } = *cfg;
     let work = working_set(&server, keys, 1);
     if work.is_empty() {
-        return Err(LabError::NoQueries { policy: policy.into() });
+        return Err(LabError::NoQueries {
+            policy: policy.into(),
+        });
     }
     let dynserver: Arc<dyn AccessServer> = server.clone();
     // Wired to the server as an object manager wires it: decisions recomputed before a change
@@ -98,23 +108,50 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<AvcBench, LabErr
         .collect();
     let mut designs = measure::median_rows(&rounds);
     // libselinux's AVC, in its own process, on the same triples and decisions.
-    let libselinux = peer.map(|p| libselinux_peer(p, &server, &work, threads, dur).map_err(|e| e.to_string()));
+    let libselinux =
+        peer.map(|p| libselinux_peer(p, &server, &work, threads, dur).map_err(|e| e.to_string()));
     if let Some(Ok(p)) = &libselinux {
         designs.push(("libselinux".into(), p.rows.clone()));
     }
     let hit_ns_1t = measure::single_thread_ns(avc, &work, 5, dur / 2);
     let miss_ns = measure::miss_ns(&dynserver, &work, dur);
-    let reload = stall::reload_stall(&server, image, avc, &work, (dur * 4).max(Duration::from_millis(500)));
+    let reload = stall::reload_stall(
+        &server,
+        image,
+        avc,
+        &work,
+        (dur * 4).max(Duration::from_millis(500)),
+    );
     // How much of a skewed stream each capacity keeps.
     let stream = zipf_stream(&server, 50_000, 1_000_000, 3);
-    let hit_ratios = measure::hit_ratios(&dynserver, &stream, &[KERNEL_CAPACITY, 2048, DEFAULT_CAPACITY, 32768]);
-    Ok(AvcBench { policy: policy.into(), capacity: avc.capacity(), keys: work.len(), hit_ns_1t, designs, miss_ns, reload, hit_ratios, libselinux })
+    let hit_ratios = measure::hit_ratios(
+        &dynserver,
+        &stream,
+        &[KERNEL_CAPACITY, 2048, DEFAULT_CAPACITY, 32768],
+    );
+    Ok(AvcBench {
+        policy: policy.into(),
+        capacity: avc.capacity(),
+        keys: work.len(),
+        hit_ns_1t,
+        designs,
+        miss_ns,
+        reload,
+        hit_ratios,
+        libselinux,
+    })
 }
 
 impl AvcBench {
     /// The throughput of `design` at `threads` threads.
     pub fn ops(&self, design: &str, threads: usize) -> Option<f64> {
-        self.designs.iter().find(|d| d.0 == design)?.1.iter().find(|r| r.0 == threads).map(|r| r.2)
+        self.designs
+            .iter()
+            .find(|d| d.0 == design)?
+            .1
+            .iter()
+            .find(|r| r.0 == threads)
+            .map(|r| r.2)
     }
 
     /// `a / b`, where both are measured.
@@ -128,7 +165,11 @@ impl AvcBench {
         self.designs
             .iter()
             .filter(|d| d.0 != "seaccess")
-            .flat_map(|(name, rows)| rows.iter().filter_map(move |r| Self::ratio(self.ops("seaccess", r.0), self.ops(name, r.0))))
+            .flat_map(|(name, rows)| {
+                rows.iter().filter_map(move |r| {
+                    Self::ratio(self.ops("seaccess", r.0), self.ops(name, r.0))
+                })
+            })
             .min_by(f64::total_cmp)
     }
 }

@@ -43,13 +43,19 @@ struct PeerLine {
 
 /// The peer's standard input for `work`: a line per triple, its contexts, class number and
 /// this server's decision (`SCON TCON CLASS ALLOWED AUDITALLOW AUDITDENY`, vectors in hex).
-pub(crate) fn triple_lines(server: &SecurityServer, work: &[Triple]) -> Result<String, seaccess_security::SecurityError> {
+pub(crate) fn triple_lines(
+    server: &SecurityServer,
+    work: &[Triple],
+) -> Result<String, seaccess_security::SecurityError> {
     let g = server.snapshot();
     let mut input = String::new();
     for &(s, t, c) in work {
         let d = g.compute_av(s, t, c)?;
         let (sc, tc) = (g.sid_to_context(s)?, g.sid_to_context(t)?);
-        input.push_str(&format!("{sc} {tc} {} {:x} {:x} {:x}\n", c.0, d.allowed, d.auditallow, d.auditdeny));
+        input.push_str(&format!(
+            "{sc} {tc} {} {:x} {:x} {:x}\n",
+            c.0, d.allowed, d.auditallow, d.auditdeny
+        ));
     }
     Ok(input)
 }
@@ -57,26 +63,56 @@ pub(crate) fn triple_lines(server: &SecurityServer, work: &[Triple]) -> Result<S
 /// Runs the peer program with `args`, `input` on its standard input; its standard output, or
 /// an error saying how it failed (its standard error's text when it exited non-zero).
 pub(crate) fn run_peer(peer: &Path, args: &[String], input: String) -> Result<String, LabError> {
-    let failed = |what: String| LabError::Peer { program: peer.to_path_buf(), what };
-    let mut child = Command::new(peer).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| failed(e.to_string()))?;
-    let mut stdin = child.stdin.take().ok_or_else(|| failed("no standard input".into()))?;
+    let failed = |what: String| LabError::Peer {
+        program: peer.to_path_buf(),
+        what,
+    };
+    let mut child = Command::new(peer)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| failed(e.to_string()))?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| failed("no standard input".into()))?;
     // Written from another thread: the peer may answer before it has read everything.
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().map_err(|e| failed(e.to_string()))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| failed(e.to_string()))?;
     let _ = writer.join();
     if !out.status.success() {
-        return Err(failed(format!("failed: {}", String::from_utf8_lossy(&out.stderr).trim())));
+        return Err(failed(format!(
+            "failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Runs the libselinux AVC peer on `work`, with this server's decisions as the answers to its
 /// misses, for `dur` per thread count.
-pub fn libselinux_peer(peer: &Path, server: &SecurityServer, work: &[Triple], threads: &[usize], dur: Duration) -> Result<PeerRun, LabError> {
-    let failed = |what: String| LabError::Peer { program: peer.to_path_buf(), what };
+pub fn libselinux_peer(
+    peer: &Path,
+    server: &SecurityServer,
+    work: &[Triple],
+    threads: &[usize],
+    dur: Duration,
+) -> Result<PeerRun, LabError> {
+    let failed = |what: String| LabError::Peer {
+        program: peer.to_path_buf(),
+        what,
+    };
     let input = triple_lines(server, work).map_err(|e| failed(format!("its answers: {e}")))?;
     let list: Vec<String> = threads.iter().map(|t| t.to_string()).collect();
-    let out = run_peer(peer, &[format!("{}", dur.as_secs_f64()), list.join(",")], input)?;
+    let out = run_peer(
+        peer,
+        &[format!("{}", dur.as_secs_f64()), list.join(",")],
+        input,
+    )?;
     let mut run = PeerRun::default();
     for line in out.lines() {
         // Anything else the peer prints is not a measurement.
@@ -92,7 +128,11 @@ pub fn libselinux_peer(peer: &Path, server: &SecurityServer, work: &[Triple], th
         run.wrong += m.wrong;
     }
     if run.rows.len() != threads.len() {
-        return Err(failed(format!("printed {} measurements for {} thread counts", run.rows.len(), threads.len())));
+        return Err(failed(format!(
+            "printed {} measurements for {} thread counts",
+            run.rows.len(),
+            threads.len()
+        )));
     }
     Ok(run)
 }

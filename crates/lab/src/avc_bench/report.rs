@@ -153,13 +153,20 @@ impl AvcBench {
             .designs
             .iter()
             .filter(|(name, _)| name == "seaccess")
-            .flat_map(|(_, rows)| rows.iter().map(|&(t, _, ops)| (format!("hit_ops_per_s_{t}t"), Dec(ops))))
+            .flat_map(|(_, rows)| {
+                rows.iter()
+                    .map(|&(t, _, ops)| (format!("hit_ops_per_s_{t}t"), Dec(ops)))
+            })
             .collect();
         let designs = self
             .designs
             .iter()
             .map(|(name, rows)| {
-                let rows = rows.iter().map(|&(threads, ns, ops)| DesignRow { threads, hit_ns: Dec(ns), hit_ops_per_s: Dec(ops) });
+                let rows = rows.iter().map(|&(threads, ns, ops)| DesignRow {
+                    threads,
+                    hit_ns: Dec(ns),
+                    hit_ops_per_s: Dec(ops),
+                });
                 (name.as_str(), rows.collect())
             })
             .collect();
@@ -170,7 +177,9 @@ impl AvcBench {
                 libselinux_misses: p.misses,
                 libselinux_wrong: p.wrong,
             }),
-            Some(Err(e)) => Some(Libselinux::Failed { libselinux_error: e }),
+            Some(Err(e)) => Some(Libselinux::Failed {
+                libselinux_error: e,
+            }),
             None => None,
         };
         let report = Report {
@@ -185,13 +194,19 @@ impl AvcBench {
             ratio_2t_vs_global_mutex: dec(Self::ratio(seaccess(2), self.ops("global_mutex", 2))),
             min_ratio_vs_any_design: dec(self.lead()),
             reload: Reload::new(&self.reload),
-            zipf_hit_ratio: Ordered(self.hit_ratios.iter().map(|&(c, h)| (c.to_string(), Dec(h))).collect()),
+            zipf_hit_ratio: Ordered(
+                self.hit_ratios
+                    .iter()
+                    .map(|&(c, h)| (c.to_string(), Dec(h)))
+                    .collect(),
+            ),
             designs: Ordered(designs),
             libselinux,
             instructions_per_hit: dec(instructions_per_hit),
         };
         // Serialising plain structs, strings and numbers into a String cannot fail; were it to,
         // the report says so rather than vanish.
-        serde_json::to_string(&report).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string())
+        serde_json::to_string(&report)
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string())
     }
 }

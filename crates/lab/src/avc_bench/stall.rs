@@ -71,7 +71,11 @@ struct Histogram {
 impl Histogram {
     const STEP: u64 = 4;
     fn new() -> Self {
-        Histogram { counts: vec![0; 16384], over: 0, max: 0 }
+        Histogram {
+            counts: vec![0; 16384],
+            over: 0,
+            max: 0,
+        }
     }
     fn add(&mut self, ns: u64) {
         match self.counts.get_mut((ns / Self::STEP) as usize) {
@@ -138,7 +142,12 @@ fn storm(
 ) -> Storm {
     let stop = AtomicBool::new(false);
     let tick = AtomicU64::new(0);
-    let names: Vec<String> = server.snapshot().booleans().into_iter().map(|b| b.0).collect();
+    let names: Vec<String> = server
+        .snapshot()
+        .booleans()
+        .into_iter()
+        .map(|b| b.0)
+        .collect();
     let mut changes = 0;
     let mut out = Storm {
         hist: Histogram::new(),
@@ -221,7 +230,10 @@ fn storm(
             tick.fetch_add(1, Relaxed);
         }
         stop.store(true, Relaxed);
-        readers.into_iter().filter_map(|r| r.join().ok()).collect::<Vec<_>>()
+        readers
+            .into_iter()
+            .filter_map(|r| r.join().ok())
+            .collect::<Vec<_>>()
     });
     for (h, t, f) in results {
         out.hist.merge(&h);
@@ -235,13 +247,23 @@ fn storm(
 /// The median and the 90th percentile of `v`.
 fn median_p90(mut v: Vec<u64>) -> (f64, f64) {
     v.sort_unstable();
-    let at = |q: f64| v.get(((v.len() as f64 * q) as usize).min(v.len().saturating_sub(1))).copied().unwrap_or(0) as f64;
+    let at = |q: f64| {
+        v.get(((v.len() as f64 * q) as usize).min(v.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0) as f64
+    };
     (at(0.5), at(0.9))
 }
 
 /// The reload stall: a storm with policy changes against the same storm with, instead, an
 /// ordinary miss (a triple never asked before) at each tick.
-pub(super) fn reload_stall(server: &Arc<SecurityServer>, image: &[u8], avc: &Avc, work: &[Triple], dur: Duration) -> ReloadStall {
+pub(super) fn reload_stall(
+    server: &Arc<SecurityServer>,
+    image: &[u8],
+    avc: &Avc,
+    work: &[Triple],
+    dur: Duration,
+) -> ReloadStall {
     if work.is_empty() {
         return ReloadStall::default();
     }
@@ -257,7 +279,15 @@ pub(super) fn reload_stall(server: &Arc<SecurityServer>, image: &[u8], avc: &Avc
     // then refreshes exactly its decisions.
     let st = storm(server, image, avc, work, &fresh, dur, true);
     let base = storm(server, image, avc, work, &fresh, dur, false);
-    let of_kind = |reload: bool| median_p90(st.transitions.iter().filter(|t| st.reloads.contains(&t.1) == reload).map(|t| t.0).collect());
+    let of_kind = |reload: bool| {
+        median_p90(
+            st.transitions
+                .iter()
+                .filter(|t| st.reloads.contains(&t.1) == reload)
+                .map(|t| t.0)
+                .collect(),
+        )
+    };
     let mut tns: Vec<u64> = st.transitions.iter().map(|t| t.0).collect();
     tns.sort_unstable();
     ReloadStall {

@@ -39,15 +39,25 @@ pub fn working_set(server: &SecurityServer, count: usize, seed: u64) -> Vec<Trip
     let mut sids = Vec::new();
     for u in &p.users {
         let level = if p.mls {
-            let low = seaccess_policy::Range { low: u.range.low.clone(), high: u.range.low.clone() };
+            let low = seaccess_policy::Range {
+                low: u.range.low.clone(),
+                high: u.range.low.clone(),
+            };
             format!(":{}", seaccess_security::range_to_string(p, &low))
         } else {
             String::new()
         };
         for r in u.roles.iter() {
-            let Some(role) = p.roles.get(r as usize) else { continue };
+            let Some(role) = p.roles.get(r as usize) else {
+                continue;
+            };
             for t in role.types.iter().take(64) {
-                let ctx = format!("{}:{}:{}{level}", u.name, role.name, p.type_names.name(t + 1).unwrap_or("?"));
+                let ctx = format!(
+                    "{}:{}:{}{level}",
+                    u.name,
+                    role.name,
+                    p.type_names.name(t + 1).unwrap_or("?")
+                );
                 if let Ok(s) = g.context_to_sid(&ctx) {
                     sids.push(s);
                 }
@@ -72,7 +82,9 @@ pub fn working_set(server: &SecurityServer, count: usize, seed: u64) -> Vec<Trip
 /// as an object manager's checks are.
 pub fn zipf_stream(server: &SecurityServer, distinct: usize, len: usize, seed: u64) -> Vec<Triple> {
     let triples = working_set(server, distinct, seed);
-    let Some(&last) = triples.last() else { return Vec::new() };
+    let Some(&last) = triples.last() else {
+        return Vec::new();
+    };
     let mut cdf = Vec::with_capacity(triples.len());
     let mut total = 0.0;
     for i in 0..triples.len() {
@@ -83,7 +95,10 @@ pub fn zipf_stream(server: &SecurityServer, distinct: usize, len: usize, seed: u
     (0..len)
         .map(|_| {
             let x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
-            triples.get(cdf.partition_point(|&c| c < x)).copied().unwrap_or(last)
+            triples
+                .get(cdf.partition_point(|&c| c < x))
+                .copied()
+                .unwrap_or(last)
         })
         .collect()
 }

@@ -69,11 +69,16 @@ pub trait Experiment {
 }
 
 fn io(e: &Entry, err: std::io::Error) -> LabError {
-    LabError::Io { path: e.path.clone(), what: err.to_string() }
+    LabError::Io {
+        path: e.path.clone(),
+        what: err.to_string(),
+    }
 }
 
 fn denied(what: &str, e: &Entry, err: seaccess_objmgr::ObjmgrError) -> LabError {
-    LabError::Objmgr { what: format!("{what} {}: {err}", e.rel) }
+    LabError::Objmgr {
+        what: format!("{what} {}: {err}", e.rel),
+    }
 }
 
 /// The directories one lookup searches: their blobs in a list of their own (8 bytes a
@@ -116,16 +121,29 @@ pub struct Prepared<'t> {
 }
 
 impl<'t> Prepared<'t> {
-    pub fn new(tree: &'t Tree, entries: impl Iterator<Item = &'t Entry>) -> Result<Prepared<'t>, LabError> {
+    pub fn new(
+        tree: &'t Tree,
+        entries: impl Iterator<Item = &'t Entry>,
+    ) -> Result<Prepared<'t>, LabError> {
         let mut walks = Vec::with_capacity(tree.dirs.len() + 1);
         for d in &tree.dirs {
             let mut w = tree.walk(d)?;
             w.push((tree.sec(d)?, d.name.as_str()));
-            walks.push(Walk { dirs: w.iter().map(|&(s, _)| s).collect(), names: w.iter().map(|&(_, n)| n).collect(), memo: WalkMemo::new() });
+            walks.push(Walk {
+                dirs: w.iter().map(|&(s, _)| s).collect(),
+                names: w.iter().map(|&(_, n)| n).collect(),
+                memo: WalkMemo::new(),
+            });
         }
         let root = walks.len();
-        walks.push(Walk { dirs: Vec::new(), names: Vec::new(), memo: WalkMemo::new() });
-        let entries = entries.map(|e| Ok((e, tree.sec(e)?, e.parents.last().copied().unwrap_or(root)))).collect::<Result<_, LabError>>()?;
+        walks.push(Walk {
+            dirs: Vec::new(),
+            names: Vec::new(),
+            memo: WalkMemo::new(),
+        });
+        let entries = entries
+            .map(|e| Ok((e, tree.sec(e)?, e.parents.last().copied().unwrap_or(root))))
+            .collect::<Result<_, LabError>>()?;
         Ok(Prepared { entries, walks })
     }
 
@@ -136,21 +154,42 @@ impl<'t> Prepared<'t> {
 
     /// Directory components searched by one lookup of every entry.
     pub fn components(&self) -> usize {
-        self.entries.iter().map(|&(_, _, w)| self.walk(w).count()).sum()
+        self.entries
+            .iter()
+            .map(|&(_, _, w)| self.walk(w).count())
+            .sum()
     }
 
     /// The directory components of the shortest and the longest lookup.
     pub fn depths(&self) -> (usize, usize) {
-        self.entries.iter().fold((usize::MAX, 0), |(lo, hi), &(_, _, w)| (lo.min(self.walk(w).count()), hi.max(self.walk(w).count())))
+        self.entries
+            .iter()
+            .fold((usize::MAX, 0), |(lo, hi), &(_, _, w)| {
+                (lo.min(self.walk(w).count()), hi.max(self.walk(w).count()))
+            })
     }
 
     /// `n` entries from `from` on, wrapping around, each with its blob and its walk.
-    fn from(&self, from: usize, n: usize) -> impl Iterator<Item = (&'t Entry, &'t InodeSec, &Walk<'t>)> {
-        self.entries.get(from..).unwrap_or_default().iter().chain(&self.entries).take(n).map(|&(e, s, w)| (e, s, self.walk(w)))
+    fn from(
+        &self,
+        from: usize,
+        n: usize,
+    ) -> impl Iterator<Item = (&'t Entry, &'t InodeSec, &Walk<'t>)> {
+        self.entries
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .chain(&self.entries)
+            .take(n)
+            .map(|&(e, s, w)| (e, s, self.walk(w)))
     }
 }
 
-static NO_WALK: Walk<'static> = Walk { dirs: Vec::new(), names: Vec::new(), memo: WalkMemo::new() };
+static NO_WALK: Walk<'static> = Walk {
+    dirs: Vec::new(),
+    names: Vec::new(),
+    memo: WalkMemo::new(),
+};
 
 fn per_op(start: Instant, n: usize) -> f64 {
     start.elapsed().as_nanos() as f64 / n.max(1) as f64
@@ -160,10 +199,20 @@ fn per_op(start: Instant, n: usize) -> f64 {
 /// (`walk`) and getattr, then the system call. Inlined, so that both experiments time exactly
 /// the calls they make.
 #[inline(always)]
-fn stat(om: &ObjectManager, task: &Task, e: &Entry, sec: &InodeSec, walk: &Walk, hooked: bool, calls: Calls) -> Result<(), LabError> {
+fn stat(
+    om: &ObjectManager,
+    task: &Task,
+    e: &Entry,
+    sec: &InodeSec,
+    walk: &Walk,
+    hooked: bool,
+    calls: Calls,
+) -> Result<(), LabError> {
     if hooked {
-        om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
-        om.inode_getattr(task, sec, &e.rel).map_err(|err| denied("getattr", e, err))?;
+        om.path_walk(task, walk)
+            .map_err(|err| denied("search", e, err))?;
+        om.inode_getattr(task, sec, &e.rel)
+            .map_err(|err| denied("getattr", e, err))?;
     }
     if calls == Calls::System {
         black_box(std::fs::symlink_metadata(&e.path).map_err(|err| io(e, err))?);
@@ -195,9 +244,14 @@ impl Experiment for TreeWalk<'_, '_> {
         for (e, sec, walk) in self.work.from(from, n) {
             stat(om, task, e, sec, walk, hooked, calls)?;
             let fsec = if hooked {
-                om.path_walk(task, walk).map_err(|err| denied("search", e, err))?;
-                om.inode_permission(task, sec, MAY_OPEN | MAY_READ, Some(&e.name)).map_err(|err| denied("read", e, err))?;
-                Some(om.file_open(task, sec, &e.rel, O_RDONLY).map_err(|err| denied("open", e, err))?)
+                om.path_walk(task, walk)
+                    .map_err(|err| denied("search", e, err))?;
+                om.inode_permission(task, sec, MAY_OPEN | MAY_READ, Some(&e.name))
+                    .map_err(|err| denied("read", e, err))?;
+                Some(
+                    om.file_open(task, sec, &e.rel, O_RDONLY)
+                        .map_err(|err| denied("open", e, err))?,
+                )
             } else {
                 None
             };
@@ -228,14 +282,36 @@ pub struct ReadWrite<'a, 't> {
 
 impl<'a, 't> ReadWrite<'a, 't> {
     /// Opens the tree's read/write file for reading and writing, through the open's hooks.
-    pub fn open(om: &'a ObjectManager, task: &'a Task, tree: &'t Tree, ops: usize) -> Result<ReadWrite<'a, 't>, LabError> {
+    pub fn open(
+        om: &'a ObjectManager,
+        task: &'a Task,
+        tree: &'t Tree,
+        ops: usize,
+    ) -> Result<ReadWrite<'a, 't>, LabError> {
         let e = &tree.rw;
         let isec = tree.sec(e)?;
-        om.path_walk(task, &tree.walk(e)?).map_err(|err| denied("search", e, err))?;
-        om.inode_permission(task, isec, MAY_OPEN | MAY_READ | MAY_WRITE, Some(&e.name)).map_err(|err| denied("read/write", e, err))?;
-        let sec = om.file_open(task, isec, &e.rel, O_RDWR).map_err(|err| denied("open", e, err))?;
-        let file = std::fs::OpenOptions::new().read(true).write(true).open(&e.path).map_err(|err| io(e, err))?;
-        Ok(ReadWrite { om, task, entry: e, isec, file, sec, ops, control: false })
+        om.path_walk(task, &tree.walk(e)?)
+            .map_err(|err| denied("search", e, err))?;
+        om.inode_permission(task, isec, MAY_OPEN | MAY_READ | MAY_WRITE, Some(&e.name))
+            .map_err(|err| denied("read/write", e, err))?;
+        let sec = om
+            .file_open(task, isec, &e.rel, O_RDWR)
+            .map_err(|err| denied("open", e, err))?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&e.path)
+            .map_err(|err| io(e, err))?;
+        Ok(ReadWrite {
+            om,
+            task,
+            entry: e,
+            isec,
+            file,
+            sec,
+            ops,
+            control: false,
+        })
     }
 }
 
@@ -252,10 +328,16 @@ impl Experiment for ReadWrite<'_, '_> {
             let write = i % 2 == 1;
             if hooked {
                 let mask = if write { MAY_WRITE } else { MAY_READ };
-                self.om.file_permission(self.task, &self.sec, self.isec, mask, &e.rel).map_err(|err| denied("read/write", e, err))?;
+                self.om
+                    .file_permission(self.task, &self.sec, self.isec, mask, &e.rel)
+                    .map_err(|err| denied("read/write", e, err))?;
             }
             if calls == Calls::System {
-                let r = if write { self.file.write_at(&byte, 0) } else { self.file.read_at(&mut byte, 0) };
+                let r = if write {
+                    self.file.write_at(&byte, 0)
+                } else {
+                    self.file.read_at(&mut byte, 0)
+                };
                 black_box(r.map_err(|err| io(e, err))?);
             }
         }
@@ -295,7 +377,9 @@ impl PathWalk<'_, '_> {
         v.apply(self.om);
         let walk_all = || -> Result<(), LabError> {
             for (e, _, walk) in self.work.from(0, self.work.entries.len()) {
-                self.om.path_walk(self.task, walk).map_err(|err| denied("search", e, err))?;
+                self.om
+                    .path_walk(self.task, walk)
+                    .map_err(|err| denied("search", e, err))?;
             }
             Ok(())
         };

@@ -31,8 +31,16 @@ use crate::LabError;
 /// The labels tried when none is given: a domain and a file type the Debian default policy
 /// allows everything the experiments do, then a user in their home in the bundled example
 /// policy (checked at start-up, never assumed).
-pub const SUBJECTS: &[&str] = &["unconfined_u:unconfined_r:unconfined_t:s0", "unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023", "user_u:user_r:user_t:s0"];
-pub const OBJECTS: &[&str] = &["unconfined_u:object_r:user_home_t:s0", "system_u:object_r:user_home_t:s0", "user_u:object_r:user_home_t:s0"];
+pub const SUBJECTS: &[&str] = &[
+    "unconfined_u:unconfined_r:unconfined_t:s0",
+    "unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023",
+    "user_u:user_r:user_t:s0",
+];
+pub const OBJECTS: &[&str] = &[
+    "unconfined_u:object_r:user_home_t:s0",
+    "system_u:object_r:user_home_t:s0",
+    "user_u:object_r:user_home_t:s0",
+];
 
 /// The permissions the experiments need: every hook must allow them with nothing to audit,
 /// or the enforcing variants would fail, or measure the audit path instead of the check.
@@ -130,7 +138,11 @@ pub struct ObjmgrBench {
 
 /// The first (subject, object) pair of the candidates the policy allows every permission the
 /// experiments need on directories and files, with nothing audited.
-fn pick_labels(server: &SecurityServer, subjects: &[&str], objects: &[&str]) -> Result<(String, String, Sid, Sid), LabError> {
+fn pick_labels(
+    server: &SecurityServer,
+    subjects: &[&str],
+    objects: &[&str],
+) -> Result<(String, String, Sid, Sid), LabError> {
     let g = server.snapshot();
     let mut why = Vec::new();
     for s in subjects {
@@ -144,11 +156,19 @@ fn pick_labels(server: &SecurityServer, subjects: &[&str], objects: &[&str]) -> 
             };
             let mut ok = true;
             for (class, perms) in [("dir", DIR_PERMS), ("file", FILE_PERMS)] {
-                let verdict = g.class(class).and_then(|c| Ok((g.perms(c, perms)?, g.compute_av(ssid, osid, c)?)));
+                let verdict = g
+                    .class(class)
+                    .and_then(|c| Ok((g.perms(c, perms)?, g.compute_av(ssid, osid, c)?)));
                 match verdict {
-                    Ok((want, d)) if d.allowed.0 & want.0 == want.0 && d.auditallow.0 & want.0 == 0 && !d.flags.permissive() => {}
+                    Ok((want, d))
+                        if d.allowed.0 & want.0 == want.0
+                            && d.auditallow.0 & want.0 == 0
+                            && !d.flags.permissive() => {}
                     Ok(_) => {
-                        why.push(format!("{s} on {o}: {class} {{ {} }} not all allowed silently", perms.join(" ")));
+                        why.push(format!(
+                            "{s} on {o}: {class} {{ {} }} not all allowed silently",
+                            perms.join(" ")
+                        ));
                         ok = false;
                     }
                     Err(e) => {
@@ -162,7 +182,9 @@ fn pick_labels(server: &SecurityServer, subjects: &[&str], objects: &[&str]) -> 
             }
         }
     }
-    Err(LabError::Labels { what: why.join("; ") })
+    Err(LabError::Labels {
+        what: why.join("; "),
+    })
 }
 
 /// Passes of the hooks alone whose fastest is taken, unit by unit.
@@ -175,7 +197,14 @@ const HOOK_PASSES: usize = 5;
 /// Rotating one order instead would have the fast variant follow the slow one (whose cache
 /// lookups evict what the next run needs) twice as often as vanilla does: an A/A run, the fast
 /// variant calling no hook, measured +0.4% and once +6.8% with that design.
-const ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
 
 /// Passes actually run for `rounds` asked: whole blocks of [`ORDERS`].
 pub fn passes(rounds: usize) -> usize {
@@ -185,7 +214,12 @@ pub fn passes(rounds: usize) -> usize {
 /// Measures `exp`: [`passes`]`(rounds)` passes cut into units of `unit` operations, each unit
 /// in every variant in the pass's order; then the hooks alone, and the lookups each variant
 /// makes.
-fn measure(om: &ObjectManager, exp: &dyn Experiment, rounds: usize, unit: usize) -> Result<Figures, LabError> {
+fn measure(
+    om: &ObjectManager,
+    exp: &dyn Experiment,
+    rounds: usize,
+    unit: usize,
+) -> Result<Figures, LabError> {
     let ops = exp.ops();
     let unit = unit.clamp(1, ops.max(1));
     // One pass of each, unmeasured: the page cache, the cache's decisions and the fast paths'
@@ -199,10 +233,18 @@ fn measure(om: &ObjectManager, exp: &dyn Experiment, rounds: usize, unit: usize)
     let per_pass = ops.div_ceil(unit);
     let passes = passes(rounds);
     let mut ns: [Vec<f64>; 3] = Default::default();
-    let mut best = [vec![f64::INFINITY; per_pass], vec![f64::INFINITY; per_pass], vec![f64::INFINITY; per_pass]];
+    let mut best = [
+        vec![f64::INFINITY; per_pass],
+        vec![f64::INFINITY; per_pass],
+        vec![f64::INFINITY; per_pass],
+    ];
     // Each unit's total time per variant over the current block of passes, and the overheads
     // of every (unit, block): over a whole block, the order effects cancel.
-    let mut block = [vec![0.0; per_pass], vec![0.0; per_pass], vec![0.0; per_pass]];
+    let mut block = [
+        vec![0.0; per_pass],
+        vec![0.0; per_pass],
+        vec![0.0; per_pass],
+    ];
     let mut over: [Vec<f64>; 2] = Default::default();
     for p in 0..passes {
         let order = ORDERS[p % ORDERS.len()];
@@ -310,22 +352,52 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
     let om = ObjectManager::new(labels, &*server, avc);
     let task = Task::new(std::process::id(), "objbench", Cred::new(ssid));
     // ext4: the Debian policy labels it by extended attribute, as a home directory is.
-    let sb = om.mount("objbench", "ext4", &MountOpts::default()).map_err(|e| LabError::Objmgr { what: format!("mount: {e}") })?;
+    let sb = om
+        .mount("objbench", "ext4", &MountOpts::default())
+        .map_err(|e| LabError::Objmgr {
+            what: format!("mount: {e}"),
+        })?;
     let tree = tree::Tree::generate(cfg.dir, cfg.shape, &om, &sb, &object)?;
 
     let all = Prepared::new(&tree, tree.in_walk_order().into_iter())?;
-    let treewalk = measure(&om, &TreeWalk { om: &om, task: &task, work: &all, control: cfg.control }, cfg.rounds, TREEWALK_UNIT)?;
+    let treewalk = measure(
+        &om,
+        &TreeWalk {
+            om: &om,
+            task: &task,
+            work: &all,
+            control: cfg.control,
+        },
+        cfg.rounds,
+        TREEWALK_UNIT,
+    )?;
 
-    let rw = ReadWrite { control: cfg.control, ..ReadWrite::open(&om, &task, &tree, cfg.rw_ops)? };
+    let rw = ReadWrite {
+        control: cfg.control,
+        ..ReadWrite::open(&om, &task, &tree, cfg.rw_ops)?
+    };
     let readwrite = measure(&om, &rw, cfg.rounds, READWRITE_UNIT)?;
 
     // Files 8 to 12 components below the root: in directories 7 to 11 deep.
-    let deep = Prepared::new(&tree, tree.files.iter().filter(|e| (7..=11).contains(&e.depth)))?;
+    let deep = Prepared::new(
+        &tree,
+        tree.files.iter().filter(|e| (7..=11).contains(&e.depth)),
+    )?;
     if deep.entries.is_empty() {
-        return Err(LabError::Objmgr { what: format!("the tree ({:?}) has no files 8 to 12 components deep", cfg.shape) });
+        return Err(LabError::Objmgr {
+            what: format!(
+                "the tree ({:?}) has no files 8 to 12 components deep",
+                cfg.shape
+            ),
+        });
     }
     let depth = deep.depths();
-    let walk = PathWalk { om: &om, task: &task, work: &deep, control: cfg.control };
+    let walk = PathWalk {
+        om: &om,
+        task: &task,
+        work: &deep,
+        control: cfg.control,
+    };
     let pathwalk = measure(&om, &walk, cfg.rounds, PATHWALK_UNIT)?;
     let lookups_per_component_slow = walk.lookups_per_component(Variant::Slow)?;
     let lookups_per_component_warm = walk.lookups_per_component(Variant::Fast)?;
@@ -373,7 +445,10 @@ mod tests {
 
     impl Fake {
         fn new(cost: [f64; 3]) -> Fake {
-            Fake { cost, ..Fake::default() }
+            Fake {
+                cost,
+                ..Fake::default()
+            }
         }
     }
 
@@ -385,16 +460,29 @@ mod tests {
             let c = self.calls.get() + 1;
             self.calls.set(c);
             let i = Variant::ALL.iter().position(|&w| w == v).unwrap();
-            let burst = if self.every > 0 && c % self.every == 0 { 1000.0 } else { 0.0 };
+            let burst = if self.every > 0 && c % self.every == 0 {
+                1000.0
+            } else {
+                0.0
+            };
             let last = self.last.replace(Some((v, from)));
-            let cold = if last.map(|(_, f)| f) != Some(from) { self.cold } else { 0.0 };
-            let evicted = if last.map(|(w, _)| w) == Some(Variant::Slow) { self.evicted } else { 0.0 };
+            let cold = if last.map(|(_, f)| f) != Some(from) {
+                self.cold
+            } else {
+                0.0
+            };
+            let evicted = if last.map(|(w, _)| w) == Some(Variant::Slow) {
+                self.evicted
+            } else {
+                0.0
+            };
             Ok(self.cost[i] + burst + cold + evicted)
         }
     }
 
     fn om() -> ObjectManager {
-        let (server, avc) = seaccess_testkit::server_with_avc(&seaccess_testkit::compile("example", 33), 512);
+        let (server, avc) =
+            seaccess_testkit::server_with_avc(&seaccess_testkit::compile("example", 33), 512);
         ObjectManager::new(server.clone(), &*server, avc)
     }
 
@@ -402,7 +490,12 @@ mod tests {
     fn overheads_are_the_hooked_variants_time_against_vanilla() {
         let f = measure(&om(), &Fake::new([100.0, 150.0, 101.0]), 10, 250).unwrap();
         assert_eq!((f.vanilla_ns, f.slow_ns, f.fast_ns), (100.0, 150.0, 101.0));
-        for (pct, want) in [(f.slow_overhead_pct, 50.0), (f.fast_overhead_pct, 1.0), (f.slow_best_pct, 50.0), (f.fast_best_pct, 1.0)] {
+        for (pct, want) in [
+            (f.slow_overhead_pct, 50.0),
+            (f.fast_overhead_pct, 1.0),
+            (f.slow_best_pct, 50.0),
+            (f.fast_best_pct, 1.0),
+        ] {
             assert!((pct - want).abs() < 1e-9, "{f:?}");
         }
         // 10 rounds asked: two whole blocks of six orders.
@@ -414,9 +507,17 @@ mod tests {
         // Every 97th unit run is disturbed: 7 of the 360 runs of each variant's (unit, block)
         // sums at most, so most (unit, block) overheads, and every unit's fastest pass, are
         // clean.
-        let fake = Fake { every: 97, ..Fake::new([100.0, 150.0, 101.0]) };
+        let fake = Fake {
+            every: 97,
+            ..Fake::new([100.0, 150.0, 101.0])
+        };
         let f = measure(&om(), &fake, 12, 50).unwrap();
-        for (pct, want) in [(f.slow_overhead_pct, 50.0), (f.fast_overhead_pct, 1.0), (f.slow_best_pct, 50.0), (f.fast_best_pct, 1.0)] {
+        for (pct, want) in [
+            (f.slow_overhead_pct, 50.0),
+            (f.fast_overhead_pct, 1.0),
+            (f.slow_best_pct, 50.0),
+            (f.fast_best_pct, 1.0),
+        ] {
             assert!((pct - want).abs() < 1e-9, "{f:?}");
         }
     }
@@ -427,26 +528,44 @@ mod tests {
     // +6.6% where the true figure is +0.83%.
     #[test]
     fn the_order_of_the_variants_cancels() {
-        let fake = Fake { cold: 30.0, evicted: 20.0, ..Fake::new([100.0, 150.0, 101.0]) };
+        let fake = Fake {
+            cold: 30.0,
+            evicted: 20.0,
+            ..Fake::new([100.0, 150.0, 101.0])
+        };
         let f = measure(&om(), &fake, 12, 100).unwrap();
         // Over a block, vanilla and fast each run first (cold) in 2 of the 6 orders and right
         // after the slow variant in 3: 100 + 30 * 2/6 + 20 * 3/6 = 120 ns on average, and fast
         // costs exactly 1 ns more. (The slow variant never follows itself, so its own figure
         // lacks the eviction; only the fast one's is asserted.)
         assert!((f.fast_overhead_pct - 100.0 / 120.0).abs() < 1e-9, "{f:?}");
-        let aa = Fake { cold: 30.0, evicted: 20.0, ..Fake::new([100.0, 150.0, 100.0]) };
+        let aa = Fake {
+            cold: 30.0,
+            evicted: 20.0,
+            ..Fake::new([100.0, 150.0, 100.0])
+        };
         let f = measure(&om(), &aa, 12, 100).unwrap();
-        assert!(f.fast_overhead_pct.abs() < 1e-9, "identical variants differ: {f:?}");
+        assert!(
+            f.fast_overhead_pct.abs() < 1e-9,
+            "identical variants differ: {f:?}"
+        );
     }
 
     #[test]
     fn passes_are_whole_blocks_of_the_six_orders() {
-        assert_eq!([passes(0), passes(1), passes(6), passes(7), passes(12)], [6, 6, 6, 12, 12]);
+        assert_eq!(
+            [passes(0), passes(1), passes(6), passes(7), passes(12)],
+            [6, 6, 6, 12, 12]
+        );
         let mut seen = ORDERS.to_vec();
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), 6);
-        assert!(ORDERS.iter().all(|o| { let mut s = *o; s.sort(); s == [0, 1, 2] }));
+        assert!(ORDERS.iter().all(|o| {
+            let mut s = *o;
+            s.sort();
+            s == [0, 1, 2]
+        }));
     }
 
     #[test]

@@ -109,6 +109,7 @@ impl ObjmgrBench {
         };
         // Serialising plain structs, strings and numbers (a NaN becomes null) into a String
         // cannot fail; were it to, the report says so rather than vanish.
-        serde_json::to_string(&report).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string())
+        serde_json::to_string(&report)
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string())
     }
 }

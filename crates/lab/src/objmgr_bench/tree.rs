@@ -26,9 +26,17 @@ pub struct Shape {
 
 impl Shape {
     /// The 2008 credentials benchmark's tree: 266 directories and 19,255 files.
-    pub const FULL: Shape = Shape { dirs: 266, depth: 14, files: 19_255 };
+    pub const FULL: Shape = Shape {
+        dirs: 266,
+        depth: 14,
+        files: 19_255,
+    };
     /// A small tree for a quick run (the CLI's test): still deep enough for the path walk.
-    pub const QUICK: Shape = Shape { dirs: 40, depth: 13, files: 1_500 };
+    pub const QUICK: Shape = Shape {
+        dirs: 40,
+        depth: 13,
+        files: 1_500,
+    };
 }
 
 /// A file or directory of the tree.
@@ -69,27 +77,53 @@ impl Drop for Tree {
 }
 
 fn io(path: &Path, e: std::io::Error) -> LabError {
-    LabError::Io { path: path.to_path_buf(), what: e.to_string() }
+    LabError::Io {
+        path: path.to_path_buf(),
+        what: e.to_string(),
+    }
 }
 
 impl Tree {
     /// Generates the tree under `parent` (a fresh directory named after this process) and labels
     /// every inode `context` through `om`'s labeling of an existing inode, on the filesystem `sb`.
-    pub fn generate(parent: &Path, shape: Shape, om: &ObjectManager, sb: &Arc<SuperSec>, context: &str) -> Result<Tree, LabError> {
+    pub fn generate(
+        parent: &Path,
+        shape: Shape,
+        om: &ObjectManager,
+        sb: &Arc<SuperSec>,
+        context: &str,
+    ) -> Result<Tree, LabError> {
         let root = parent.join(format!("seaccess-objbench-{}", std::process::id()));
         if root.exists() {
             std::fs::remove_dir_all(&root).map_err(|e| io(&root, e))?;
         }
         std::fs::create_dir_all(&root).map_err(|e| io(&root, e))?;
-        let root_name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let root_name = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let label = |path: &Path, rel: &str| -> Result<InodeSec, LabError> {
             let m = std::fs::symlink_metadata(path).map_err(|e| io(path, e))?;
             Ok(om.inode_init(sb, m.ino(), m.mode(), rel, Some(context)))
         };
         let mut tree = Tree {
-            dirs: vec![Entry { path: root.clone(), rel: "/".into(), parents: vec![], name: root_name, blob: 0, depth: 0 }],
+            dirs: vec![Entry {
+                path: root.clone(),
+                rel: "/".into(),
+                parents: vec![],
+                name: root_name,
+                blob: 0,
+                depth: 0,
+            }],
             files: Vec::with_capacity(shape.files),
-            rw: Entry { path: PathBuf::new(), rel: String::new(), parents: vec![], name: String::new(), blob: 0, depth: 0 },
+            rw: Entry {
+                path: PathBuf::new(),
+                rel: String::new(),
+                parents: vec![],
+                name: String::new(),
+                blob: 0,
+                depth: 0,
+            },
             blobs: vec![label(&root, "/")?],
             root,
         };
@@ -118,8 +152,17 @@ impl Tree {
     }
 
     /// Creates `name` in directory `parent` and makes its entry and its blob.
-    fn child(&mut self, parent: usize, name: String, dir: bool, label: &dyn Fn(&Path, &str) -> Result<InodeSec, LabError>) -> Result<Entry, LabError> {
-        let p = self.dirs.get(parent).ok_or_else(|| LabError::Io { path: self.root.clone(), what: format!("no directory {parent}") })?;
+    fn child(
+        &mut self,
+        parent: usize,
+        name: String,
+        dir: bool,
+        label: &dyn Fn(&Path, &str) -> Result<InodeSec, LabError>,
+    ) -> Result<Entry, LabError> {
+        let p = self.dirs.get(parent).ok_or_else(|| LabError::Io {
+            path: self.root.clone(),
+            what: format!("no directory {parent}"),
+        })?;
         let path = p.path.join(&name);
         if dir {
             std::fs::create_dir(&path).map_err(|e| io(&path, e))?;
@@ -127,12 +170,23 @@ impl Tree {
             // A byte of content, so the read/write experiment's file has one to read.
             std::fs::write(&path, b"x").map_err(|e| io(&path, e))?;
         }
-        let rel = if p.rel == "/" { format!("/{name}") } else { format!("{}/{name}", p.rel) };
+        let rel = if p.rel == "/" {
+            format!("/{name}")
+        } else {
+            format!("{}/{name}", p.rel)
+        };
         let mut parents = p.parents.clone();
         parents.push(parent);
         let depth = if dir { p.depth + 1 } else { p.depth };
         self.blobs.push(label(&path, &rel)?);
-        Ok(Entry { blob: self.blobs.len() - 1, path, rel, parents, name, depth })
+        Ok(Entry {
+            blob: self.blobs.len() - 1,
+            path,
+            rel,
+            parents,
+            name,
+            depth,
+        })
     }
 
     /// Every directory and file in the order a recursive walk (find, or the 2008 benchmark's
@@ -146,12 +200,19 @@ impl Tree {
                 c.push(f);
             }
         }
-        self.dirs.iter().zip(children).flat_map(|(d, files)| std::iter::once(d).chain(files)).collect()
+        self.dirs
+            .iter()
+            .zip(children)
+            .flat_map(|(d, files)| std::iter::once(d).chain(files))
+            .collect()
     }
 
     /// The blob of entry `e`.
     pub fn sec(&self, e: &Entry) -> Result<&InodeSec, LabError> {
-        self.blobs.get(e.blob).ok_or_else(|| LabError::Io { path: e.path.clone(), what: format!("no blob {}", e.blob) })
+        self.blobs.get(e.blob).ok_or_else(|| LabError::Io {
+            path: e.path.clone(),
+            what: format!("no blob {}", e.blob),
+        })
     }
 
     /// The directories a lookup of `e` searches, with their names, as the path-walk hook takes
@@ -160,7 +221,11 @@ impl Tree {
     /// inode it already holds (the kernel's inode->i_security), never by searching a map per
     /// call, and this list plays that pointer.
     pub fn walk<'t>(&'t self, e: &Entry) -> Result<Vec<(&'t InodeSec, &'t str)>, LabError> {
-        e.parents.iter().filter_map(|&i| self.dirs.get(i)).map(|d| Ok((self.sec(d)?, d.name.as_str()))).collect()
+        e.parents
+            .iter()
+            .filter_map(|&i| self.dirs.get(i))
+            .map(|d| Ok((self.sec(d)?, d.name.as_str())))
+            .collect()
     }
 }
 
@@ -169,7 +234,14 @@ mod tests {
     use super::*;
 
     fn entry(name: &str, parents: Vec<usize>) -> Entry {
-        Entry { path: PathBuf::from(name), rel: name.into(), parents, name: name.into(), blob: 0, depth: 0 }
+        Entry {
+            path: PathBuf::from(name),
+            rel: name.into(),
+            parents,
+            name: name.into(),
+            blob: 0,
+            depth: 0,
+        }
     }
 
     // Each directory comes before the files in it, every entry once, the directories in the
@@ -178,12 +250,30 @@ mod tests {
     fn a_walk_visits_each_directory_then_its_files() {
         let tree = Tree {
             root: std::env::temp_dir().join("seaccess-walk-order-test-never-made"),
-            dirs: vec![entry("/", vec![]), entry("a", vec![0]), entry("b", vec![0, 1])],
-            files: (0..7).map(|i| entry(&format!("f{i}"), [vec![0], vec![0, 1], vec![0, 1, 2]][i % 3].clone())).collect(),
+            dirs: vec![
+                entry("/", vec![]),
+                entry("a", vec![0]),
+                entry("b", vec![0, 1]),
+            ],
+            files: (0..7)
+                .map(|i| {
+                    entry(
+                        &format!("f{i}"),
+                        [vec![0], vec![0, 1], vec![0, 1, 2]][i % 3].clone(),
+                    )
+                })
+                .collect(),
             rw: entry("rw", vec![0]),
             blobs: Vec::new(),
         };
-        let names: Vec<&str> = tree.in_walk_order().iter().map(|e| e.name.as_str()).collect();
-        assert_eq!(names, ["/", "f0", "f3", "f6", "a", "f1", "f4", "b", "f2", "f5"]);
+        let names: Vec<&str> = tree
+            .in_walk_order()
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["/", "f0", "f3", "f6", "a", "f1", "f4", "b", "f2", "f5"]
+        );
     }
 }

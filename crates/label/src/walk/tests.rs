@@ -37,7 +37,11 @@ fn user_label(p: &Path) -> Option<Vec<u8>> {
 }
 
 fn root(path: &Path, key: &str) -> Root {
-    Root { path: path.to_path_buf(), key: key.as_bytes().to_vec(), beneath: None }
+    Root {
+        path: path.to_path_buf(),
+        key: key.as_bytes().to_vec(),
+        beneath: None,
+    }
 }
 
 /// (key, kind) of every object a sorted walk visits.
@@ -45,7 +49,10 @@ fn visited(roots: &[Root]) -> Vec<(String, FileKind)> {
     let mut seen = Vec::new();
     walk(
         roots,
-        Options { sorted: true, ..Default::default() },
+        Options {
+            sorted: true,
+            ..Default::default()
+        },
         &mut |e| {
             seen.push((String::from_utf8(e.key().into_owned()).unwrap(), e.kind()));
             Flow::Continue
@@ -67,15 +74,30 @@ fn every_object_once_and_links_are_not_followed() {
     std::fs::write(r.join("d/f"), b"").unwrap();
     std::fs::write(out.join("x"), b"").unwrap();
     symlink(&out, r.join("l")).unwrap();
-    let want = [("/", FileKind::Dir), ("/a", FileKind::File), ("/d", FileKind::Dir), ("/d/e", FileKind::Dir), ("/d/f", FileKind::File), ("/l", FileKind::Lnk)];
+    let want = [
+        ("/", FileKind::Dir),
+        ("/a", FileKind::File),
+        ("/d", FileKind::Dir),
+        ("/d/e", FileKind::Dir),
+        ("/d/f", FileKind::File),
+        ("/l", FileKind::Lnk),
+    ];
     let want: Vec<_> = want.iter().map(|(k, t)| (k.to_string(), *t)).collect();
     assert_eq!(visited(&[root(&r, "/")]), want);
     // Shown paths are the root's path and the names below it.
     let mut paths = Vec::new();
-    walk(&[root(&r, "/")], Options { sorted: true, ..Default::default() }, &mut |e| {
-        paths.push(e.path());
-        Flow::Continue
-    }, &mut |e| panic!("{e}"));
+    walk(
+        &[root(&r, "/")],
+        Options {
+            sorted: true,
+            ..Default::default()
+        },
+        &mut |e| {
+            paths.push(e.path());
+            Flow::Continue
+        },
+        &mut |e| panic!("{e}"),
+    );
     assert_eq!(paths[0], r);
     assert_eq!(paths[4], r.join("d/f"));
     std::fs::remove_dir_all(&t).unwrap();
@@ -90,25 +112,36 @@ fn a_symlink_root_is_labelled_itself() {
     std::fs::create_dir_all(&target).unwrap();
     std::fs::write(target.join("inside"), b"").unwrap();
     symlink(&target, &link).unwrap();
-    assert_eq!(visited(&[root(&link, "/link")]), vec![("/link".to_string(), FileKind::Lnk)]);
+    assert_eq!(
+        visited(&[root(&link, "/link")]),
+        vec![("/link".to_string(), FileKind::Lnk)]
+    );
     // A link's own label: trusted.selinux (CAP_SYS_ADMIN) or security.selinux, where allowed.
     let mut wrote = None;
-    walk(&[root(&link, "/link")], Options::default(), &mut |e| {
-        for attr in [crate::xattr::TRUSTED, crate::xattr::SECURITY] {
-            if e.write_label(b"u:r:link_t:s0", Attrs::Only(attr)).is_ok() {
-                wrote = Some(attr);
-                break;
+    walk(
+        &[root(&link, "/link")],
+        Options::default(),
+        &mut |e| {
+            for attr in [crate::xattr::TRUSTED, crate::xattr::SECURITY] {
+                if e.write_label(b"u:r:link_t:s0", Attrs::Only(attr)).is_ok() {
+                    wrote = Some(attr);
+                    break;
+                }
             }
-        }
-        Flow::Continue
-    }, &mut |e| panic!("{e}"));
+            Flow::Continue
+        },
+        &mut |e| panic!("{e}"),
+    );
     match wrote {
         None => eprintln!("SKIP: no attribute a link's label can be written to here"),
         Some(attr) => {
             let mut buf = [0u8; 64];
             let n = rustix::fs::lgetxattr(&link, attr, &mut buf[..]).unwrap();
             assert_eq!(&buf[..n], b"u:r:link_t:s0\0");
-            assert!(rustix::fs::getxattr(&target, attr, &mut buf[..]).is_err(), "the directory the root link names was labelled");
+            assert!(
+                rustix::fs::getxattr(&target, attr, &mut buf[..]).is_err(),
+                "the directory the root link names was labelled"
+            );
         }
     }
     std::fs::remove_dir_all(&t).unwrap();
@@ -124,12 +157,20 @@ fn a_file_root_is_one_object() {
     let f = t.join("f");
     std::fs::write(&f, b"").unwrap();
     let mut n = 0;
-    walk(&[root(&f, "/etc/f")], Options::default(), &mut |e| {
-        n += 1;
-        assert_eq!((&*e.key(), e.kind(), e.path()), (&b"/etc/f"[..], FileKind::File, f.clone()));
-        e.write_label(b"u:r:f_t:s0", Attrs::Only(USER)).unwrap();
-        Flow::Continue
-    }, &mut |e| panic!("{e}"));
+    walk(
+        &[root(&f, "/etc/f")],
+        Options::default(),
+        &mut |e| {
+            n += 1;
+            assert_eq!(
+                (&*e.key(), e.kind(), e.path()),
+                (&b"/etc/f"[..], FileKind::File, f.clone())
+            );
+            e.write_label(b"u:r:f_t:s0", Attrs::Only(USER)).unwrap();
+            Flow::Continue
+        },
+        &mut |e| panic!("{e}"),
+    );
     assert_eq!(n, 1);
     assert_eq!(user_label(&f).as_deref(), Some(&b"u:r:f_t:s0\0"[..]));
     std::fs::remove_dir_all(&t).unwrap();
@@ -165,12 +206,20 @@ fn swap(r: &Path, out: &Path) {
 
 fn outside_untouched(out: &Path) {
     for n in ["f1", "f2", "secret"] {
-        assert_eq!(user_label(&out.join(n)).as_deref(), Some(&b"outside\0"[..]), "{n} outside the tree was relabelled");
+        assert_eq!(
+            user_label(&out.join(n)).as_deref(),
+            Some(&b"outside\0"[..]),
+            "{n} outside the tree was relabelled"
+        );
     }
 }
 
 /// A visit that labels every object but links `inside` and records what it saw.
-fn label_all<'a>(seen: &'a mut Vec<(String, FileKind)>, on: &'a str, mut then: impl FnMut() + 'a) -> impl FnMut(Entry) -> Flow + 'a {
+fn label_all<'a>(
+    seen: &'a mut Vec<(String, FileKind)>,
+    on: &'a str,
+    mut then: impl FnMut() + 'a,
+) -> impl FnMut(Entry) -> Flow + 'a {
     move |e| {
         let key = String::from_utf8(e.key().into_owned()).unwrap();
         if e.kind() != FileKind::Lnk {
@@ -191,11 +240,28 @@ fn label_all<'a>(seen: &'a mut Vec<(String, FileKind)>, on: &'a str, mut then: i
 // finds a link (O_NOFOLLOW), visits it as one, and never goes outside.
 #[test]
 fn a_directory_swapped_for_a_link_before_it_is_opened_is_not_followed() {
-    let Some((t, r, out)) = swap_tree("before") else { return };
+    let Some((t, r, out)) = swap_tree("before") else {
+        return;
+    };
     let mut seen = Vec::new();
-    walk(&[root(&r, "/")], Options { sorted: true, ..Default::default() }, &mut label_all(&mut seen, "/a", || swap(&r, &out)), &mut |e| panic!("{e}"));
+    walk(
+        &[root(&r, "/")],
+        Options {
+            sorted: true,
+            ..Default::default()
+        },
+        &mut label_all(&mut seen, "/a", || swap(&r, &out)),
+        &mut |e| panic!("{e}"),
+    );
     let keys: Vec<_> = seen.iter().map(|(k, t)| (k.as_str(), *t)).collect();
-    assert_eq!(keys, vec![("/", FileKind::Dir), ("/a", FileKind::File), ("/b", FileKind::Lnk)]);
+    assert_eq!(
+        keys,
+        vec![
+            ("/", FileKind::Dir),
+            ("/a", FileKind::File),
+            ("/b", FileKind::Lnk)
+        ]
+    );
     outside_untouched(&out);
     std::fs::remove_dir_all(&t).unwrap();
 }
@@ -204,14 +270,27 @@ fn a_directory_swapped_for_a_link_before_it_is_opened_is_not_followed() {
 // labelled through the descriptor the walk holds (the real directory, now `b.real`).
 #[test]
 fn a_directory_swapped_after_it_is_opened_is_walked_through_its_descriptor() {
-    let Some((t, r, out)) = swap_tree("after") else { return };
+    let Some((t, r, out)) = swap_tree("after") else {
+        return;
+    };
     let mut seen = Vec::new();
-    walk(&[root(&r, "/")], Options { sorted: true, ..Default::default() }, &mut label_all(&mut seen, "/b", || swap(&r, &out)), &mut |e| panic!("{e}"));
+    walk(
+        &[root(&r, "/")],
+        Options {
+            sorted: true,
+            ..Default::default()
+        },
+        &mut label_all(&mut seen, "/b", || swap(&r, &out)),
+        &mut |e| panic!("{e}"),
+    );
     let keys: Vec<_> = seen.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(keys, vec!["/", "/a", "/b", "/b/f1", "/b/f2"]);
     outside_untouched(&out);
     for n in ["f1", "f2"] {
-        assert_eq!(user_label(&r.join("b.real").join(n)).as_deref(), Some(&b"inside\0"[..]));
+        assert_eq!(
+            user_label(&r.join("b.real").join(n)).as_deref(),
+            Some(&b"inside\0"[..])
+        );
     }
     std::fs::remove_dir_all(&t).unwrap();
 }
@@ -249,14 +328,32 @@ fn workers_act_through_the_directory_they_were_given() {
         }
         None
     };
-    let (_, walked) = walk_parallel(&[root(&r, "/")], Options::default(), 2, &work, &mut |e| panic!("{e}"), &mut |_| {});
+    let (_, walked) = walk_parallel(
+        &[root(&r, "/")],
+        Options::default(),
+        2,
+        &work,
+        &mut |e| panic!("{e}"),
+        &mut |_| {},
+    );
     assert!(swapped.load(Ordering::SeqCst));
     assert_eq!(walked as usize, N + 2);
-    assert_eq!(outside_reads.load(Ordering::Relaxed), 0, "labels were read outside the tree");
+    assert_eq!(
+        outside_reads.load(Ordering::Relaxed),
+        0,
+        "labels were read outside the tree"
+    );
     assert_eq!(written.load(Ordering::Relaxed), N + 2);
     for i in 0..N {
-        assert_eq!(user_label(&out.join(format!("f{i}"))).as_deref(), Some(&b"outside\0"[..]), "f{i} outside the tree was relabelled");
-        assert_eq!(user_label(&r.join("b.real").join(format!("f{i}"))).as_deref(), Some(&b"inside\0"[..]));
+        assert_eq!(
+            user_label(&out.join(format!("f{i}"))).as_deref(),
+            Some(&b"outside\0"[..]),
+            "f{i} outside the tree was relabelled"
+        );
+        assert_eq!(
+            user_label(&r.join("b.real").join(format!("f{i}"))).as_deref(),
+            Some(&b"inside\0"[..])
+        );
     }
     std::fs::remove_dir_all(&t).unwrap();
 }
@@ -285,15 +382,24 @@ fn both_attribute_routes_stay_in_the_held_directory() {
     crate::xattrat::set_proc(fd.as_fd(), c"f", c"user.test", b"proc\0").unwrap();
     let n = crate::xattrat::get_proc(fd.as_fd(), c"f", c"user.test", &mut buf).unwrap();
     assert_eq!(&buf[..n], b"proc\0");
-    assert_eq!(user_label(&t.join("d.real/f")).as_deref(), Some(&b"sys\0"[..]));
+    assert_eq!(
+        user_label(&t.join("d.real/f")).as_deref(),
+        Some(&b"sys\0"[..])
+    );
     assert_eq!(user_label(&out.join("f")), None);
     assert!(rustix::fs::getxattr(out.join("f"), "user.test", &mut buf[..]).is_err());
     // A link in the held directory is the object itself, never what it names: Linux keeps no
     // user attributes on links (EPERM), so a write that followed it would have succeeded on
     // the file outside.
     symlink(out.join("f"), t.join("d.real/l")).unwrap();
-    assert_eq!(crate::xattrat::set(fd.as_fd(), c"l", c"user.selinux", b"x\0"), Err(Errno::PERM));
-    assert_eq!(crate::xattrat::set_proc(fd.as_fd(), c"l", c"user.selinux", b"x\0"), Err(Errno::PERM));
+    assert_eq!(
+        crate::xattrat::set(fd.as_fd(), c"l", c"user.selinux", b"x\0"),
+        Err(Errno::PERM)
+    );
+    assert_eq!(
+        crate::xattrat::set_proc(fd.as_fd(), c"l", c"user.selinux", b"x\0"),
+        Err(Errno::PERM)
+    );
     assert_eq!(user_label(&out.join("f")), None);
     std::fs::remove_dir_all(&t).unwrap();
 }
@@ -307,21 +413,37 @@ fn a_root_beneath_a_directory_follows_no_link_to_reach_it() {
     let (img, out) = (t.join("img"), t.join("out"));
     std::fs::create_dir_all(img.join("x/y")).unwrap();
     std::fs::create_dir_all(out.join("y")).unwrap();
-    let r = Root { path: img.join("x/y"), key: b"/x/y".to_vec(), beneath: Some(img.clone()) };
-    assert_eq!(visited(std::slice::from_ref(&r)), vec![("/x/y".to_string(), FileKind::Dir)]);
+    let r = Root {
+        path: img.join("x/y"),
+        key: b"/x/y".to_vec(),
+        beneath: Some(img.clone()),
+    };
+    assert_eq!(
+        visited(std::slice::from_ref(&r)),
+        vec![("/x/y".to_string(), FileKind::Dir)]
+    );
     std::fs::rename(img.join("x"), img.join("x.real")).unwrap();
     symlink(&out, img.join("x")).unwrap();
     let (mut seen, mut errors) = (0, Vec::new());
-    walk(std::slice::from_ref(&r), Options::default(), &mut |_| {
-        seen += 1;
-        Flow::Continue
-    }, &mut |e| {
-        errors.push(e.error.raw_os_error());
-        Flow::Continue
-    });
+    walk(
+        std::slice::from_ref(&r),
+        Options::default(),
+        &mut |_| {
+            seen += 1;
+            Flow::Continue
+        },
+        &mut |e| {
+            errors.push(e.error.raw_os_error());
+            Flow::Continue
+        },
+    );
     assert_eq!((seen, errors), (0, vec![Some(libc::ELOOP)]));
     // The image's root itself is the admin's path: named, not resolved beneath itself.
-    let top = Root { path: img.clone(), key: b"/".to_vec(), beneath: Some(img.clone()) };
+    let top = Root {
+        path: img.clone(),
+        key: b"/".to_vec(),
+        beneath: Some(img.clone()),
+    };
     assert_eq!(visited(&[top]).len(), 4);
     std::fs::remove_dir_all(&t).unwrap();
 }
@@ -334,16 +456,34 @@ fn an_entry_without_a_listed_type_is_typed_by_fstatat() {
     std::fs::create_dir_all(t.join("d")).unwrap();
     symlink(t.join("d"), t.join("l")).unwrap();
     let fd = rfs::open(&t, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
-    let dir = Arc::new(Dir { fd, path: bytes(&t), key: b"/".as_slice().into() });
+    let dir = Arc::new(Dir {
+        fd,
+        path: bytes(&t),
+        key: b"/".as_slice().into(),
+    });
     let mut seen = Vec::new();
     for name in [c"d", c"l"] {
-        let (flow, child) = step(dir.clone(), name.to_owned(), FileType::Unknown, Options::default(), 0, &mut |e| {
-            seen.push((e.key().into_owned(), e.kind()));
-            Flow::Continue
-        }, &mut |e| panic!("{e}"));
+        let (flow, child) = step(
+            dir.clone(),
+            name.to_owned(),
+            FileType::Unknown,
+            Options::default(),
+            0,
+            &mut |e| {
+                seen.push((e.key().into_owned(), e.kind()));
+                Flow::Continue
+            },
+            &mut |e| panic!("{e}"),
+        );
         assert_eq!(flow, Flow::Continue);
         assert_eq!(child.is_some(), name == c"d");
     }
-    assert_eq!(seen, vec![(b"/d".to_vec(), FileKind::Dir), (b"/l".to_vec(), FileKind::Lnk)]);
+    assert_eq!(
+        seen,
+        vec![
+            (b"/d".to_vec(), FileKind::Dir),
+            (b"/l".to_vec(), FileKind::Lnk)
+        ]
+    );
     std::fs::remove_dir_all(&t).unwrap();
 }

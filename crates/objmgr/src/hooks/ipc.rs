@@ -91,7 +91,15 @@ impl MsgSec {
 impl ObjectManager {
     /// ipc_has_perm: `perms` of the object's class from the task's SID, audited with its key.
     fn ipc_has_perm(&self, hook: Hook, task: &Task, obj: &IpcSec, perms: u32) -> Result<()> {
-        self.check(hook, task, obj.sid, obj.class, perms, &AuditData::Ipc { key: obj.key }).map(|_| ())
+        self.check(
+            hook,
+            task,
+            obj.sid,
+            obj.class,
+            perms,
+            &AuditData::Ipc { key: obj.key },
+        )
+        .map(|_| ())
     }
 
     /// A new object of `class` made by `task` (ipc_init_security and the alloc hooks): the
@@ -106,7 +114,15 @@ impl ObjectManager {
     /// SID, with no audit data.
     fn ipc_info(&self, hook: Hook, task: &Task) -> Result<()> {
         let kernel = self.initial_or_null(SECINITSID_KERNEL);
-        self.check(hook, task, kernel, Class::SYSTEM, system::IPC_INFO, &AuditData::None).map(|_| ())
+        self.check(
+            hook,
+            task,
+            kernel,
+            Class::SYSTEM,
+            system::IPC_INFO,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// An access to an IPC object by its mode bits (selinux_ipc_permission): `unix_read` for
@@ -134,7 +150,9 @@ impl ObjectManager {
     /// A new message's blob (selinux_msg_msg_alloc_security): the unlabeled initial SID, which
     /// [`ObjectManager::msg_queue_msgsnd`] replaces on the first send.
     pub fn msg_msg_alloc_security(&self) -> MsgSec {
-        MsgSec { sid: AtomicU32::new(self.initial_or_null(SECINITSID_UNLABELED).0) }
+        MsgSec {
+            sid: AtomicU32::new(self.initial_or_null(SECINITSID_UNLABELED).0),
+        }
     }
 
     /// msgget(2) creating a queue with key `key` (selinux_msg_queue_alloc_security): the queue
@@ -172,25 +190,43 @@ impl ObjectManager {
         let hook = Hook::MsgQueueMsgsnd;
         let sid = task.sid();
         if msg.sid() == self.initial_or_null(SECINITSID_UNLABELED) {
-            let label = self.with_policy_class(Class::MSG, |c| Ok(self.server().transition_sid(sid, msq.sid, c, None)?))?;
+            let label = self.with_policy_class(Class::MSG, |c| {
+                Ok(self.server().transition_sid(sid, msq.sid, c, None)?)
+            })?;
             msg.sid.store(label.0, Release);
         }
         let ad = AuditData::Ipc { key: msq.key };
         self.check(hook, task, msq.sid, Class::MSGQ, msgq::WRITE, &ad)?;
         self.check(hook, task, msg.sid(), Class::MSG, msg::SEND, &ad)?;
-        self.check_sid(hook, task, msg.sid(), msq.sid, Class::MSGQ, msgq::ENQUEUE, &ad).map(|_| ())
+        self.check_sid(
+            hook,
+            task,
+            msg.sid(),
+            msq.sid,
+            Class::MSGQ,
+            msgq::ENQUEUE,
+            &ad,
+        )
+        .map(|_| ())
     }
 
     /// `target` receiving `msg` from `msq` (selinux_msg_queue_msgrcv): `msgq {read}` of the
     /// queue and `msg {receive}` of the message, both from the receiver's objective SID. The
     /// caller `task` is the receiver, or a sender handing the message straight to a waiting
     /// receiver; records name it.
-    pub fn msg_queue_msgrcv(&self, task: &Task, msq: &IpcSec, msg: &MsgSec, target: &TaskRef) -> Result<()> {
+    pub fn msg_queue_msgrcv(
+        &self,
+        task: &Task,
+        msq: &IpcSec,
+        msg: &MsgSec,
+        target: &TaskRef,
+    ) -> Result<()> {
         let hook = Hook::MsgQueueMsgrcv;
         let sid = target.sid();
         let ad = AuditData::Ipc { key: msq.key };
         self.check_sid(hook, task, sid, msq.sid, Class::MSGQ, msgq::READ, &ad)?;
-        self.check_sid(hook, task, sid, msg.sid(), Class::MSG, msg::RECEIVE, &ad).map(|_| ())
+        self.check_sid(hook, task, sid, msg.sid(), Class::MSG, msg::RECEIVE, &ad)
+            .map(|_| ())
     }
 
     /// shmget(2) creating a segment (selinux_shm_alloc_security): the task's SID; `shm
@@ -224,7 +260,11 @@ impl ObjectManager {
     /// shmat(2) with `shmflg` (selinux_shm_shmat): `shm {read}` with SHM_RDONLY, else `shm
     /// {read write}`.
     pub fn shm_shmat(&self, task: &Task, shp: &IpcSec, shmflg: i32) -> Result<()> {
-        let perms = if shmflg & SHM_RDONLY != 0 { shm::READ } else { shm::READ | shm::WRITE };
+        let perms = if shmflg & SHM_RDONLY != 0 {
+            shm::READ
+        } else {
+            shm::READ | shm::WRITE
+        };
         self.ipc_has_perm(Hook::ShmShmat, task, shp, perms)
     }
 
@@ -261,7 +301,11 @@ impl ObjectManager {
     /// semop(2) (selinux_sem_semop): `sem {read write}` when an operation alters a value,
     /// else `sem {read}` (waiting for zero).
     pub fn sem_semop(&self, task: &Task, sma: &IpcSec, alter: bool) -> Result<()> {
-        let perms = if alter { ipc::READ | ipc::WRITE } else { ipc::READ };
+        let perms = if alter {
+            ipc::READ | ipc::WRITE
+        } else {
+            ipc::READ
+        };
         self.ipc_has_perm(Hook::SemSemop, task, sma, perms)
     }
 }

@@ -40,7 +40,21 @@ impl KeyNeed {
     /// The kernel's value (KEY_NEED_UNSPECIFIED is 0), or None for a number it does not have.
     pub fn from_raw(n: u32) -> Option<KeyNeed> {
         use KeyNeed::*;
-        [Unspecified, View, Read, Write, Search, Link, Setattr, Unlink, SysadminOverride, AuthtokenOverride, DeferPermCheck].get(usize::try_from(n).ok()?).copied()
+        [
+            Unspecified,
+            View,
+            Read,
+            Write,
+            Search,
+            Link,
+            Setattr,
+            Unlink,
+            SysadminOverride,
+            AuthtokenOverride,
+            DeferPermCheck,
+        ]
+        .get(usize::try_from(n).ok()?)
+        .copied()
     }
 }
 
@@ -49,7 +63,11 @@ impl ObjectManager {
     /// (setkeycreatecon) if it has one, else its SID. No check. The keycreate SID is a
     /// parameter while [`Cred`] does not carry it.
     pub fn key_alloc(&self, cred: &Cred, keycreate_sid: Option<Sid>) -> KeySec {
-        KeySec { sid: keycreate_sid.filter(|s| *s != Sid::NULL).unwrap_or(cred.sid()) }
+        KeySec {
+            sid: keycreate_sid
+                .filter(|s| *s != Sid::NULL)
+                .unwrap_or(cred.sid()),
+        }
     }
 
     /// An operation needing `need` on `k`, with credential `cred` (selinux_key_permission;
@@ -57,7 +75,13 @@ impl ObjectManager {
     /// `{setattr}` from the credential's SID, with no audit data. Unlink and the three
     /// overrides ask nothing (the keyring's write and the capability hook decide them); an
     /// unspecified need is refused with EPERM, as the kernel's WARN does.
-    pub fn key_permission(&self, task: &Task, cred: &Cred, k: &KeySec, need: KeyNeed) -> Result<()> {
+    pub fn key_permission(
+        &self,
+        task: &Task,
+        cred: &Cred,
+        k: &KeySec,
+        need: KeyNeed,
+    ) -> Result<()> {
         let perm = match need {
             KeyNeed::View => key::VIEW,
             KeyNeed::Read => key::READ,
@@ -65,10 +89,26 @@ impl ObjectManager {
             KeyNeed::Search => key::SEARCH,
             KeyNeed::Link => key::LINK,
             KeyNeed::Setattr => key::SETATTR,
-            KeyNeed::Unlink | KeyNeed::SysadminOverride | KeyNeed::AuthtokenOverride | KeyNeed::DeferPermCheck => return Ok(()),
-            KeyNeed::Unspecified => return Err(ObjmgrError::NotPermitted("a key permission with no need given".into())),
+            KeyNeed::Unlink
+            | KeyNeed::SysadminOverride
+            | KeyNeed::AuthtokenOverride
+            | KeyNeed::DeferPermCheck => return Ok(()),
+            KeyNeed::Unspecified => {
+                return Err(ObjmgrError::NotPermitted(
+                    "a key permission with no need given".into(),
+                ))
+            }
         };
-        self.check_sid(Hook::KeyPermission, task, cred.sid(), k.sid, Class::KEY, perm, &AuditData::None).map(|_| ())
+        self.check_sid(
+            Hook::KeyPermission,
+            task,
+            cred.sid(),
+            k.sid,
+            Class::KEY,
+            perm,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// keyctl(KEYCTL_GET_SECURITY) (selinux_key_getsecurity): the key's context text. No check.
@@ -78,6 +118,14 @@ impl ObjectManager {
 
     /// keyctl(KEYCTL_WATCH_KEY) (selinux_watch_key): `key {view}` from the task's SID.
     pub fn watch_key(&self, task: &Task, k: &KeySec) -> Result<()> {
-        self.check(Hook::WatchKey, task, k.sid, Class::KEY, key::VIEW, &AuditData::None).map(|_| ())
+        self.check(
+            Hook::WatchKey,
+            task,
+            k.sid,
+            Class::KEY,
+            key::VIEW,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 }

@@ -18,8 +18,8 @@ use crate::error::{ObjmgrError, Result};
 use crate::ObjectManager;
 
 pub use exec::{ExecCreds, ExecOpts, Flush, OpenFile};
-pub use procattr::{ProcAttr, SetAttrOpts};
 pub use kernel::syslog_action;
+pub use procattr::{ProcAttr, SetAttrOpts};
 pub use task::prlimit_flags;
 
 /// Signal numbers with permissions of their own (signal_to_av).
@@ -57,7 +57,9 @@ impl ObjectManager {
         if !ok {
             let names = self.server().names();
             if let (Some(o), Some(n)) = (names.sid_to_context(old), names.sid_to_context(new)) {
-                self.avc().emit_audit_line(&format!("op=security_bounded_transition seresult=denied oldcontext={o} newcontext={n}"));
+                self.avc().emit_audit_line(&format!(
+                    "op=security_bounded_transition seresult=denied oldcontext={o} newcontext={n}"
+                ));
             }
         }
         Ok(ok)
@@ -66,21 +68,50 @@ impl ObjectManager {
     /// `task` sends signal `sig` to `target` (selinux_task_kill): the signal's `process`
     /// permission to the target's objective SID.
     pub fn task_kill(&self, task: &Task, target: &TaskRef, sig: i32) -> Result<()> {
-        self.check(Hook::TaskKill, task, target.sid(), Class::PROCESS, signal_perm(sig), &AuditData::None).map(|_| ())
+        self.check(
+            Hook::TaskKill,
+            task,
+            target.sid(),
+            Class::PROCESS,
+            signal_perm(sig),
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// `task` reads or traces `target` (selinux_ptrace_access_check): a read-mode access
     /// (/proc/PID, process_vm_readv) asks `file {read}` of the target's objective SID, any
     /// other `process {ptrace}`.
     pub fn ptrace_access_check(&self, task: &Task, target: &TaskRef, mode: u32) -> Result<()> {
-        let (class, perm) = if mode & ptrace_mode::READ != 0 { (Class::FILE, file::READ) } else { (Class::PROCESS, process::PTRACE) };
-        self.check(Hook::PtraceAccessCheck, task, target.sid(), class, perm, &AuditData::None).map(|_| ())
+        let (class, perm) = if mode & ptrace_mode::READ != 0 {
+            (Class::FILE, file::READ)
+        } else {
+            (Class::PROCESS, process::PTRACE)
+        };
+        self.check(
+            Hook::PtraceAccessCheck,
+            task,
+            target.sid(),
+            class,
+            perm,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// `task` asks `parent` to trace it (selinux_ptrace_traceme): `process {ptrace}` from the
     /// parent's objective SID to the task's.
     pub fn ptrace_traceme(&self, task: &Task, parent: &TaskRef) -> Result<()> {
-        self.check_sid(Hook::PtraceAccessCheck, task, parent.sid(), task.handle().sid(), Class::PROCESS, process::PTRACE, &AuditData::None).map(|_| ())
+        self.check_sid(
+            Hook::PtraceAccessCheck,
+            task,
+            parent.sid(),
+            task.handle().sid(),
+            Class::PROCESS,
+            process::PTRACE,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// `task` uses capability `cap` in the initial user namespace (selinux_capable).
@@ -97,7 +128,11 @@ impl ObjectManager {
             (0, false) => Class::CAP_USERNS,
             (1, true) => Class::CAPABILITY2,
             (1, false) => Class::CAP2_USERNS,
-            _ => return Err(ObjmgrError::Invalid(format!("capability {cap} is out of range"))),
+            _ => {
+                return Err(ObjmgrError::Invalid(format!(
+                    "capability {cap} is out of range"
+                )))
+            }
         };
         let perm = 1u32 << (cap % 32);
         let sid = task.sid();
@@ -108,7 +143,9 @@ impl ObjectManager {
         if v.allowed() {
             Ok(())
         } else {
-            Err(ObjmgrError::Denied { what: format!("{} {cap}", class.name()) })
+            Err(ObjmgrError::Denied {
+                what: format!("{} {cap}", class.name()),
+            })
         }
     }
 }

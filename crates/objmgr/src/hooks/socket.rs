@@ -38,7 +38,10 @@ pub struct PortRanges {
 impl Default for PortRanges {
     /// The kernel's defaults: 1024, and 32768 to 60999.
     fn default() -> PortRanges {
-        PortRanges { unprivileged_start: 1024, local: (32768, 60999) }
+        PortRanges {
+            unprivileged_start: 1024,
+            local: (32768, 60999),
+        }
     }
 }
 
@@ -58,18 +61,29 @@ impl ObjectManager {
     /// The kernel's sock_skip_has_perm: sockets of the kernel, and of init where the policy
     /// does not declare userspace_initial_context, are not checked by sock_has_perm.
     fn skip_sock_check(&self, sid: Sid) -> bool {
-        if sid == Sid::NULL || (self.numbered_initials && sid.0 != SECINITSID_KERNEL && sid.0 != SECINITSID_INIT) {
+        if sid == Sid::NULL
+            || (self.numbered_initials && sid.0 != SECINITSID_KERNEL && sid.0 != SECINITSID_INIT)
+        {
             return false;
         }
         if self.server().is_initial_sid(sid, SECINITSID_KERNEL) {
             return true;
         }
-        self.server().is_initial_sid(sid, SECINITSID_INIT) && !self.policy_caps().contains(PolicyCap::UserspaceInitialContext)
+        self.server().is_initial_sid(sid, SECINITSID_INIT)
+            && !self
+                .policy_caps()
+                .contains(PolicyCap::UserspaceInitialContext)
     }
 
     /// The kernel's sock_has_perm: the task's SID to the socket's, in the socket's class, with
     /// the socket's addresses in the record.
-    pub(crate) fn sock_has_perm(&self, hook: Hook, task: &Task, sock: &SocketSec, perms: u32) -> Result<()> {
+    pub(crate) fn sock_has_perm(
+        &self,
+        hook: Hook,
+        task: &Task,
+        sock: &SocketSec,
+        perms: u32,
+    ) -> Result<()> {
         if self.skip_sock_check(sock.sid()) {
             return Ok(());
         }
@@ -79,7 +93,13 @@ impl ObjectManager {
         let v = self.check_noaudit(hook, task.sid(), sock.sid(), sock.class(), perms)?;
         if !v.audited.is_empty() {
             let f = sock.audit_fields();
-            let ad = AuditData::Net { laddr: f.laddr, lport: f.lport, faddr: f.faddr, fport: f.fport, path: f.path.as_deref() };
+            let ad = AuditData::Net {
+                laddr: f.laddr,
+                lport: f.lport,
+                faddr: f.faddr,
+                fport: f.fport,
+                path: f.path.as_deref(),
+            };
             self.audit(task, task.sid(), sock.sid(), sock.class(), &v, &ad);
         }
         self.outcome(sock.class(), &v).map(|_| ())
@@ -91,25 +111,49 @@ impl ObjectManager {
         if let Some(s) = task.cred().sockcreate_sid().filter(|s| *s != Sid::NULL) {
             return Ok(s);
         }
-        self.with_policy_class(class, |c| Ok(self.server().transition_sid(task.sid(), task.sid(), c, None)?))
+        self.with_policy_class(class, |c| {
+            Ok(self
+                .server()
+                .transition_sid(task.sid(), task.sid(), c, None)?)
+        })
     }
 
     /// socket(2) (selinux_socket_create, selinux_socket_post_create, selinux_sk_alloc_security):
     /// `{create}` of the new socket's SID (setsockcreatecon's, else the transition from the task
     /// to itself) in its class, then the blob with that SID and class and the unlabeled peer
     /// SID. A kernel socket (`kern`) is not checked and has the kernel initial SID.
-    pub fn socket_create(&self, task: &Task, family: u16, ty: i32, protocol: i32, kern: bool) -> Result<SocketSec> {
+    pub fn socket_create(
+        &self,
+        task: &Task,
+        family: u16,
+        ty: i32,
+        protocol: i32,
+        kern: bool,
+    ) -> Result<SocketSec> {
         let extended = self.policy_caps().contains(PolicyCap::ExtendedSocketClass);
         let class = socket_class(family, ty, protocol, extended);
         let sid = if kern {
             self.initial_or_null(SECINITSID_KERNEL)
         } else {
             let sid = self.sockcreate_sid(task, class)?;
-            self.check(Hook::SocketCreate, task, sid, class, sockperm::CREATE, &AuditData::None)?;
+            self.check(
+                Hook::SocketCreate,
+                task,
+                sid,
+                class,
+                sockperm::CREATE,
+                &AuditData::None,
+            )?;
             sid
         };
         // The peer is unlabeled until something says otherwise (sk_alloc_security).
-        Ok(SocketSec::new(sid, class, family, sk_protocol(family, ty, protocol), self.initial_or_null(SECINITSID_UNLABELED)))
+        Ok(SocketSec::new(
+            sid,
+            class,
+            family,
+            sk_protocol(family, ty, protocol),
+            self.initial_or_null(SECINITSID_UNLABELED),
+        ))
     }
 
     /// bind(2) with the kernel's default port ranges; see [`ObjectManager::socket_bind_ranges`].
@@ -121,31 +165,74 @@ impl ObjectManager {
     /// {bind}; then, for INET sockets, {name_bind} from the socket to the port's SID when
     /// `ranges` say the port needs it, and {node_bind} from the socket to the address's node
     /// SID.
-    pub fn socket_bind_ranges(&self, task: &Task, sock: &SocketSec, addr: &SockAddr, ranges: &PortRanges) -> Result<()> {
+    pub fn socket_bind_ranges(
+        &self,
+        task: &Task,
+        sock: &SocketSec,
+        addr: &SockAddr,
+        ranges: &PortRanges,
+    ) -> Result<()> {
         self.bind_checks(Hook::SocketBind, task, sock, addr, ranges)?;
         sock.set_local(addr);
         Ok(())
     }
 
     /// __selinux_socket_bind's checks, for bind(2) and for each address of an SCTP bindx.
-    pub(crate) fn bind_checks(&self, hook: Hook, task: &Task, sock: &SocketSec, addr: &SockAddr, ranges: &PortRanges) -> Result<()> {
+    pub(crate) fn bind_checks(
+        &self,
+        hook: Hook,
+        task: &Task,
+        sock: &SocketSec,
+        addr: &SockAddr,
+        ranges: &PortRanges,
+    ) -> Result<()> {
         self.sock_has_perm(hook, task, sock, sockperm::BIND)?;
         if matches!(sock.family, family::INET | family::INET6) {
             let SockAddr::Inet(a) = addr else {
-                return Err(ObjmgrError::Invalid(format!("bind of an INET socket to {addr:?}")));
+                return Err(ObjmgrError::Invalid(format!(
+                    "bind of an INET socket to {addr:?}"
+                )));
             };
             let port = a.port();
             if ranges.asks_name_bind(port) {
-                let psid = self.server().port_sid(u8::try_from(sock.protocol).unwrap_or(0), port);
-                let ad = AuditData::NetAddr { saddr: None, src: Some(port), daddr: None, dest: None };
-                self.check_sid(hook, task, sock.sid(), psid, sock.class(), sockperm::NAME_BIND, &ad)?;
+                let psid = self
+                    .server()
+                    .port_sid(u8::try_from(sock.protocol).unwrap_or(0), port);
+                let ad = AuditData::NetAddr {
+                    saddr: None,
+                    src: Some(port),
+                    daddr: None,
+                    dest: None,
+                };
+                self.check_sid(
+                    hook,
+                    task,
+                    sock.sid(),
+                    psid,
+                    sock.class(),
+                    sockperm::NAME_BIND,
+                    &ad,
+                )?;
             }
             // tcp, udp and sctp have node_bind at their own bit; every other class uses
             // rawip's, which in our table is the same bit.
             let nsid = self.server().node_sid(a.ip());
             let ip = Some(a.ip()).filter(|i| !i.is_unspecified());
-            let ad = AuditData::NetAddr { saddr: ip, src: Some(port).filter(|p| *p != 0), daddr: None, dest: None };
-            self.check_sid(hook, task, sock.sid(), nsid, sock.class(), tcp_socket::NODE_BIND, &ad)?;
+            let ad = AuditData::NetAddr {
+                saddr: ip,
+                src: Some(port).filter(|p| *p != 0),
+                daddr: None,
+                dest: None,
+            };
+            self.check_sid(
+                hook,
+                task,
+                sock.sid(),
+                nsid,
+                sock.class(),
+                tcp_socket::NODE_BIND,
+                &ad,
+            )?;
         }
         Ok(())
     }
@@ -161,13 +248,34 @@ impl ObjectManager {
 
     /// selinux_socket_connect_helper's checks, for connect(2), a TCP Fast Open sendmsg and each
     /// address of an SCTP connectx.
-    pub(crate) fn connect_checks(&self, hook: Hook, task: &Task, sock: &SocketSec, addr: &SockAddr) -> Result<()> {
+    pub(crate) fn connect_checks(
+        &self,
+        hook: Hook,
+        task: &Task,
+        sock: &SocketSec,
+        addr: &SockAddr,
+    ) -> Result<()> {
         self.sock_has_perm(hook, task, sock, sockperm::CONNECT)?;
         if let SockAddr::Inet(a) = addr {
             if matches!(sock.class(), Class::TCP_SOCKET | Class::SCTP_SOCKET) {
-                let psid = self.server().port_sid(u8::try_from(sock.protocol).unwrap_or(0), a.port());
-                let ad = AuditData::NetAddr { saddr: None, src: None, daddr: None, dest: Some(a.port()).filter(|p| *p != 0) };
-                self.check_sid(hook, task, sock.sid(), psid, sock.class(), tcp_socket::NAME_CONNECT, &ad)?;
+                let psid = self
+                    .server()
+                    .port_sid(u8::try_from(sock.protocol).unwrap_or(0), a.port());
+                let ad = AuditData::NetAddr {
+                    saddr: None,
+                    src: None,
+                    daddr: None,
+                    dest: Some(a.port()).filter(|p| *p != 0),
+                };
+                self.check_sid(
+                    hook,
+                    task,
+                    sock.sid(),
+                    psid,
+                    sock.class(),
+                    tcp_socket::NAME_CONNECT,
+                    &ad,
+                )?;
             }
         }
         Ok(())
@@ -186,7 +294,13 @@ impl ObjectManager {
     /// unknown (SECSID_NULL), so SO_PEERSEC on it fails as the kernel's does.
     pub fn socket_accept(&self, task: &Task, listener: &SocketSec) -> Result<SocketSec> {
         self.sock_has_perm(Hook::SocketAccept, task, listener, sockperm::ACCEPT)?;
-        let s = SocketSec::new(listener.sid(), listener.class(), listener.family, listener.protocol, Sid::NULL);
+        let s = SocketSec::new(
+            listener.sid(),
+            listener.class(),
+            listener.family,
+            listener.protocol,
+            Sid::NULL,
+        );
         s.copy_addrs_from(listener);
         Ok(s)
     }
@@ -194,7 +308,12 @@ impl ObjectManager {
     /// accept(2) on an AF_UNIX stream socket: {accept} on the listening socket, then the
     /// socket made for the connection by [`ObjectManager::unix_stream_connect`] is handed out
     /// with its SID (selinux_sock_graft keeps the connection socket's SID for AF_UNIX).
-    pub fn unix_accept(&self, task: &Task, listener: &SocketSec, child: SocketSec) -> Result<SocketSec> {
+    pub fn unix_accept(
+        &self,
+        task: &Task,
+        listener: &SocketSec,
+        child: SocketSec,
+    ) -> Result<SocketSec> {
         self.sock_has_perm(Hook::SocketAccept, task, listener, sockperm::ACCEPT)?;
         Ok(child)
     }
@@ -215,12 +334,37 @@ impl ObjectManager {
     /// listening one (the record names the listener). Returns the server's end of the
     /// connection, for [`ObjectManager::unix_accept`]: its SID is the listener's with the
     /// client's MLS range, its peer the client; the client's peer becomes the new socket.
-    pub fn unix_stream_connect(&self, task: &Task, sock: &SocketSec, listener: &SocketSec) -> Result<SocketSec> {
+    pub fn unix_stream_connect(
+        &self,
+        task: &Task,
+        sock: &SocketSec,
+        listener: &SocketSec,
+    ) -> Result<SocketSec> {
         let f = listener.audit_fields();
-        let ad = AuditData::Net { laddr: None, lport: None, faddr: None, fport: None, path: f.path.as_deref() };
-        self.check_sid(Hook::UnixStreamConnect, task, sock.sid(), listener.sid(), listener.class(), unix_stream_socket::CONNECTTO, &ad)?;
+        let ad = AuditData::Net {
+            laddr: None,
+            lport: None,
+            faddr: None,
+            fport: None,
+            path: f.path.as_deref(),
+        };
+        self.check_sid(
+            Hook::UnixStreamConnect,
+            task,
+            sock.sid(),
+            listener.sid(),
+            listener.class(),
+            unix_stream_socket::CONNECTTO,
+            &ad,
+        )?;
         let sid = self.mls_copy(listener.sid(), sock.sid())?;
-        let child = SocketSec::new(sid, listener.class(), listener.family, listener.protocol, sock.sid());
+        let child = SocketSec::new(
+            sid,
+            listener.class(),
+            listener.family,
+            listener.protocol,
+            sock.sid(),
+        );
         child.copy_addrs_from(listener);
         sock.set_peer_sid(sid);
         Ok(child)
@@ -230,8 +374,23 @@ impl ObjectManager {
     /// the sending socket to the receiving one (the record names the receiver).
     pub fn unix_may_send(&self, task: &Task, sock: &SocketSec, other: &SocketSec) -> Result<()> {
         let f = other.audit_fields();
-        let ad = AuditData::Net { laddr: None, lport: None, faddr: None, fport: None, path: f.path.as_deref() };
-        self.check_sid(Hook::UnixMaySend, task, sock.sid(), other.sid(), other.class(), sockperm::SENDTO, &ad).map(|_| ())
+        let ad = AuditData::Net {
+            laddr: None,
+            lport: None,
+            faddr: None,
+            fport: None,
+            path: f.path.as_deref(),
+        };
+        self.check_sid(
+            Hook::UnixMaySend,
+            task,
+            sock.sid(),
+            other.sid(),
+            other.class(),
+            sockperm::SENDTO,
+            &ad,
+        )
+        .map(|_| ())
     }
 
     /// socketpair(2) (selinux_socket_socketpair), after both sockets' create: each is the
@@ -244,11 +403,19 @@ impl ObjectManager {
     /// SO_PEERSEC (selinux_socket_getpeersec_stream): the peer SID of a unix stream, TCP or
     /// SCTP socket; ENOPROTOOPT for other classes and for a socket with no peer label.
     pub fn socket_getpeersec(&self, sock: &SocketSec) -> Result<Sid> {
-        if !matches!(sock.class(), Class::UNIX_STREAM_SOCKET | Class::TCP_SOCKET | Class::SCTP_SOCKET) {
-            return Err(ObjmgrError::NoProtocolOption(format!("SO_PEERSEC on a {}", sock.class().name())));
+        if !matches!(
+            sock.class(),
+            Class::UNIX_STREAM_SOCKET | Class::TCP_SOCKET | Class::SCTP_SOCKET
+        ) {
+            return Err(ObjmgrError::NoProtocolOption(format!(
+                "SO_PEERSEC on a {}",
+                sock.class().name()
+            )));
         }
         match sock.peer_sid() {
-            Sid::NULL => Err(ObjmgrError::NoProtocolOption("SO_PEERSEC: the peer is not labelled".into())),
+            Sid::NULL => Err(ObjmgrError::NoProtocolOption(
+                "SO_PEERSEC: the peer is not labelled".into(),
+            )),
             s => Ok(s),
         }
     }

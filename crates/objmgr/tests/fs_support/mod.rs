@@ -25,7 +25,12 @@ pub fn env_at(path: &std::path::Path) -> Env {
     let (server, avc) = seaccess_testkit::server_with_avc(path, 512);
     let om = ObjectManager::new(server.clone(), &*server, avc.clone());
     let log = seaccess_testkit::audit_recorder(&avc);
-    Env { server, avc, om, log }
+    Env {
+        server,
+        avc,
+        om,
+        log,
+    }
 }
 
 pub fn env() -> Env {
@@ -34,7 +39,9 @@ pub fn env() -> Env {
 
 impl Env {
     pub fn sid(&self, ctx: &str) -> Sid {
-        self.server.context_to_sid(ctx).unwrap_or_else(|e| panic!("{ctx}: {e}"))
+        self.server
+            .context_to_sid(ctx)
+            .unwrap_or_else(|e| panic!("{ctx}: {e}"))
     }
 
     pub fn ctx(&self, sid: Sid) -> String {
@@ -66,8 +73,15 @@ pub fn summary(rec: &str) -> String {
     } else {
         return rec.to_string();
     };
-    let perms = rec.split_once("{ ").and_then(|(_, r)| r.split_once(" }")).map(|(p, _)| p).unwrap_or("?");
-    let class = rec.split(' ').find_map(|f| f.strip_prefix("tclass=")).unwrap_or("?");
+    let perms = rec
+        .split_once("{ ")
+        .and_then(|(_, r)| r.split_once(" }"))
+        .map(|(p, _)| p)
+        .unwrap_or("?");
+    let class = rec
+        .split(' ')
+        .find_map(|f| f.strip_prefix("tclass="))
+        .unwrap_or("?");
     format!("{verdict} {class} {{{perms}}}")
 }
 

@@ -10,7 +10,9 @@ pub use crate::fs_support::{env_at, Env};
 /// objmgr-net.cil compiled with only the lines `keep` keeps, under `label` (one compiled
 /// file per variant).
 pub fn net_variant(label: &str, keep: fn(&str) -> Option<String>) -> std::path::PathBuf {
-    seaccess_testkit::compile_variant("objmgr-net", label, 33, move |s| s.lines().filter_map(keep).collect::<Vec<_>>().join("\n"))
+    seaccess_testkit::compile_variant("objmgr-net", label, 33, move |s| {
+        s.lines().filter_map(keep).collect::<Vec<_>>().join("\n")
+    })
 }
 
 /// The socket and process tables' view of the shared test set-up.
@@ -54,10 +56,24 @@ pub fn parse(r: &str) -> Rec {
     let scontext = val(it.next(), "scontext=");
     let tcontext = val(it.next(), "tcontext=");
     let class = val(it.next(), "tclass=");
-    Rec { verdict, class, perms, scontext, tcontext, fields }
+    Rec {
+        verdict,
+        class,
+        perms,
+        scontext,
+        tcontext,
+        fields,
+    }
 }
 
 /// The record of a grant of `perms` (auditallow'ed, as the test policy does everything).
 pub fn rec(class: &str, perms: &str, s: &str, t: &str, fields: &str) -> Rec {
-    Rec { verdict: "granted".into(), class: class.into(), perms: perms.into(), scontext: s.into(), tcontext: t.into(), fields: fields.into() }
+    Rec {
+        verdict: "granted".into(),
+        class: class.into(),
+        perms: perms.into(),
+        scontext: s.into(),
+        tcontext: t.into(),
+        fields: fields.into(),
+    }
 }

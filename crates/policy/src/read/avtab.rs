@@ -4,30 +4,58 @@
 use super::{class_ok, type_ok, version};
 use crate::error::Result;
 use crate::model::*;
-use crate::rules::*;
 use crate::reader::Reader;
+use crate::rules::*;
 
-pub(super) fn avtab_item(r: &mut Reader<'_>, p: &PolicyTables, conditional: bool, xperms: &mut Vec<Xperms>) -> Result<AvtabEntry> {
+pub(super) fn avtab_item(
+    r: &mut Reader<'_>,
+    p: &PolicyTables,
+    conditional: bool,
+    xperms: &mut Vec<Xperms>,
+) -> Result<AvtabEntry> {
     const ENABLED: u16 = 0x8000;
     let at = r.offset();
     let h = r.bytes(8)?;
     let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
     let (source_type, target_type, class, raw) = (u16_at(0), u16_at(2), u16_at(4), u16_at(6));
-    if !type_ok(p, source_type.into()) || !type_ok(p, target_type.into()) || !class_ok(p, class.into()) {
-        return Err(r.invalid_at(at, format!("rule names type {source_type}, {target_type} or class {class} not in the policy")));
+    if !type_ok(p, source_type.into())
+        || !type_ok(p, target_type.into())
+        || !class_ok(p, class.into())
+    {
+        return Err(r.invalid_at(
+            at,
+            format!(
+                "rule names type {source_type}, {target_type} or class {class} not in the policy"
+            ),
+        ));
     }
     if raw & ENABLED != 0 && !conditional {
         return Err(r.invalid_at(at, "unconditional rule marked enabled"));
     }
     let Some(kind) = RuleKind::from_specified(raw & !ENABLED) else {
-        return Err(r.invalid_at(at, format!("rule kind {raw:#x} is not exactly one known kind")));
+        return Err(r.invalid_at(
+            at,
+            format!("rule kind {raw:#x} is not exactly one known kind"),
+        ));
     };
     if let RuleKind::Xperms(_) = kind {
         if p.version < version::XPERMS_IOCTL {
-            return Err(r.invalid_at(at, format!("extended permissions need policy version 30, not {}", p.version)));
+            return Err(r.invalid_at(
+                at,
+                format!(
+                    "extended permissions need policy version 30, not {}",
+                    p.version
+                ),
+            ));
         }
         if conditional && p.version < version::COND_XPERMS {
-            return Err(r.invalid_at(at, format!("conditional extended permissions need policy version 34, not {}", p.version)));
+            return Err(r.invalid_at(
+                at,
+                format!(
+                    "conditional extended permissions need policy version 34, not {}",
+                    p.version
+                ),
+            ));
         }
         // Any kind byte loads: the kernel's avtab_read_item does not look at it.
         let xkind = XpermsKind::from_raw(r.u8()?);
@@ -37,16 +65,35 @@ pub(super) fn avtab_item(r: &mut Reader<'_>, p: &PolicyTables, conditional: bool
             *w = r.u32()?;
         }
         let data = xperms.len() as u32;
-        xperms.push(Xperms { kind: xkind, driver, perms });
-        return Ok(AvtabEntry { source_type, target_type, class, kind, data });
+        xperms.push(Xperms {
+            kind: xkind,
+            driver,
+            perms,
+        });
+        return Ok(AvtabEntry {
+            source_type,
+            target_type,
+            class,
+            kind,
+            data,
+        });
     }
     let data = r.u32()?;
     if let RuleKind::Type(_) = kind {
         if !type_ok(p, data) {
-            return Err(r.invalid_at(at, format!("type rule's new type {data} is not in the policy")));
+            return Err(r.invalid_at(
+                at,
+                format!("type rule's new type {data} is not in the policy"),
+            ));
         }
     }
-    Ok(AvtabEntry { source_type, target_type, class, kind, data })
+    Ok(AvtabEntry {
+        source_type,
+        target_type,
+        class,
+        kind,
+        data,
+    })
 }
 
 /// A stable counting sort on a small integer key: linear in the table and the key range.
@@ -83,8 +130,15 @@ pub fn sort_avtab(entries: &mut Vec<AvtabEntry>, ntypes: usize, nclasses: usize)
 /// aside). The check runs on the sorted table; the offending rule (the later of the two in
 /// the file, where the kernel's insertion fails) is found again by its key from `items_at`,
 /// where the table's rules start, only when there is one.
-pub(super) fn check_avtab_unique(r: &Reader<'_>, p: &PolicyTables, sorted: &[AvtabEntry], items_at: usize) -> Result<()> {
-    let Some(dup) = find_duplicate(sorted) else { return Ok(()) };
+pub(super) fn check_avtab_unique(
+    r: &Reader<'_>,
+    p: &PolicyTables,
+    sorted: &[AvtabEntry],
+    items_at: usize,
+) -> Result<()> {
+    let Some(dup) = find_duplicate(sorted) else {
+        return Ok(());
+    };
     let mut again = r.at(items_at);
     let mut scratch = Vec::new();
     let mut seen = false;
@@ -137,5 +191,8 @@ fn find_duplicate(sorted: &[AvtabEntry]) -> Option<AvtabEntry> {
 pub(super) fn has_rule(sorted: &[AvtabEntry], e: &AvtabEntry) -> bool {
     let triple = |x: &AvtabEntry| (x.source_type, x.class, x.target_type);
     let from = sorted.partition_point(|x| triple(x) < triple(e));
-    sorted[from..].iter().take_while(|x| triple(x) == triple(e)).any(|x| x.kind == e.kind)
+    sorted[from..]
+        .iter()
+        .take_while(|x| triple(x) == triple(e))
+        .any(|x| x.kind == e.kind)
 }

@@ -5,8 +5,8 @@ use rustc_hash::FxHashMap as HashMap;
 use super::avtab::{avtab_item, has_rule};
 use crate::error::{Result, Section};
 use crate::model::*;
-use crate::rules::*;
 use crate::reader::Reader;
+use crate::rules::*;
 
 /// A type rule's source, target, class and kind.
 type TypeRuleKey = (u16, u16, u16, TypeRuleKind);
@@ -17,7 +17,12 @@ type FirstRule = (usize, bool, u32);
 
 /// The conditionals, whose rules go on numbering extended-permission payloads in `xperms`
 /// and may not repeat a type rule of the unconditional table `avtab`.
-pub(super) fn conditionals(r: &mut Reader<'_>, p: &PolicyTables, avtab: &[AvtabEntry], xperms: &mut Vec<Xperms>) -> Result<Vec<CondNode>> {
+pub(super) fn conditionals(
+    r: &mut Reader<'_>,
+    p: &PolicyTables,
+    avtab: &[AvtabEntry],
+    xperms: &mut Vec<Xperms>,
+) -> Result<Vec<CondNode>> {
     r.enter(Section::Conditionals);
     let n = r.count("conditional", 12)?;
     let mut conds = Vec::with_capacity(n);
@@ -46,7 +51,10 @@ pub(super) fn conditionals(r: &mut Reader<'_>, p: &PolicyTables, avtab: &[AvtabE
                 _ => return Err(r.invalid_at(eat, format!("unknown boolean operator {kind}"))),
             };
             if e == CondExpr::Bool(boolean) && (boolean == 0 || boolean as usize > p.bools.len()) {
-                return Err(r.invalid_at(eat, format!("expression names boolean {boolean}, not in the policy")));
+                return Err(r.invalid_at(
+                    eat,
+                    format!("expression names boolean {boolean}, not in the policy"),
+                ));
             }
             expr.push(e);
         }
@@ -60,12 +68,17 @@ pub(super) fn conditionals(r: &mut Reader<'_>, p: &PolicyTables, avtab: &[AvtabE
                 let e = avtab_item(r, p, true, xperms)?;
                 if let RuleKind::Type(tk) = e.kind {
                     if has_rule(avtab, &e) {
-                        return Err(r.invalid_at(eat, "conditional type rule conflicts with an unconditional one"));
+                        return Err(r.invalid_at(
+                            eat,
+                            "conditional type rule conflicts with an unconditional one",
+                        ));
                     }
                     // The kernel's cond_insertf: a key may have one conditional type rule, or
                     // two when the second is in the false list of the conditional whose true
                     // list holds the first.
-                    let seen = type_rules.entry((e.source_type, e.target_type, e.class, tk)).or_insert((node, in_true, 0));
+                    let seen = type_rules
+                        .entry((e.source_type, e.target_type, e.class, tk))
+                        .or_insert((node, in_true, 0));
                     seen.2 += 1;
                     let pair = seen.2 == 2 && seen.0 == node && seen.1 && !in_true;
                     if seen.2 > 1 && !pair {
@@ -79,7 +92,11 @@ pub(super) fn conditionals(r: &mut Reader<'_>, p: &PolicyTables, avtab: &[AvtabE
             }
         }
         let [true_list, false_list] = lists;
-        conds.push(CondNode { expr, true_list, false_list });
+        conds.push(CondNode {
+            expr,
+            true_list,
+            false_list,
+        });
     }
     Ok(conds)
 }

@@ -65,7 +65,13 @@ fn comparison(attr: u32, op: u32) -> Option<Comparison> {
     }
 }
 
-pub(super) fn constraints(r: &mut Reader<'_>, p: &PolicyTables, class: &str, n: usize, xtarget: bool) -> Result<Vec<Constraint>> {
+pub(super) fn constraints(
+    r: &mut Reader<'_>,
+    p: &PolicyTables,
+    class: &str,
+    n: usize,
+    xtarget: bool,
+) -> Result<Vec<Constraint>> {
     const MAXDEPTH: i32 = ConstraintExpr::MAX_DEPTH as i32;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
@@ -92,7 +98,11 @@ pub(super) fn constraints(r: &mut Reader<'_>, p: &PolicyTables, class: &str, n: 
                         return Err(bad("'and'/'or' with fewer than two operands"));
                     }
                     depth -= 1;
-                    expr.push(if kind == AND { ConstraintExpr::And } else { ConstraintExpr::Or });
+                    expr.push(if kind == AND {
+                        ConstraintExpr::And
+                    } else {
+                        ConstraintExpr::Or
+                    });
                 }
                 ATTR => {
                     if depth == MAXDEPTH - 1 {
@@ -135,13 +145,21 @@ pub(super) fn constraints(r: &mut Reader<'_>, p: &PolicyTables, class: &str, n: 
                         Ebitmap::read(r)?;
                         r.u32()?;
                     }
-                    expr.push(ConstraintExpr::Names { of, field, op, names });
+                    expr.push(ConstraintExpr::Names {
+                        of,
+                        field,
+                        op,
+                        names,
+                    });
                 }
                 _ => return Err(bad(&format!("unknown expression kind {kind}"))),
             }
         }
         if depth != 0 {
-            return Err(r.invalid_at(at, format!("class {class}: constraint expression does not reduce to one value")));
+            return Err(r.invalid_at(
+                at,
+                format!("class {class}: constraint expression does not reduce to one value"),
+            ));
         }
         out.push(Constraint { perms, expr });
     }

@@ -20,19 +20,38 @@ pub(super) fn filename_transitions(r: &mut Reader<'_>, p: &mut PolicyTables) -> 
     for _ in 0..n {
         let at = r.offset();
         let name = r.len_name("filename transition object")?;
-        let mut add = |r: &Reader<'_>, p: &mut PolicyTables, stypes: Ebitmap, ttype: u32, class: u32, otype: u32| -> Result<()> {
-            if !type_ok(p, ttype) || !type_ok(p, otype) || !class_ok(p, class) || !bits_below(&stypes, p.types.len()) {
+        let mut add = |r: &Reader<'_>,
+                       p: &mut PolicyTables,
+                       stypes: Ebitmap,
+                       ttype: u32,
+                       class: u32,
+                       otype: u32|
+         -> Result<()> {
+            if !type_ok(p, ttype)
+                || !type_ok(p, otype)
+                || !class_ok(p, class)
+                || !bits_below(&stypes, p.types.len())
+            {
                 return Err(r.invalid_at(at, format!("filename transition for \"{name}\" names a type or class not in the policy")));
             }
             let idx = seen.entry((name.clone(), ttype, class)).or_default();
             for &i in idx.iter() {
                 let other: &FilenameTrans = &p.filename_trans[i];
                 if other.otype != otype && other.stypes.iter().any(|b| stypes.get(b)) {
-                    return Err(r.invalid_at(at, format!("conflicting filename transitions for \"{name}\"")));
+                    return Err(r.invalid_at(
+                        at,
+                        format!("conflicting filename transitions for \"{name}\""),
+                    ));
                 }
             }
             idx.push(p.filename_trans.len());
-            p.filename_trans.push(FilenameTrans { name: name.clone(), stypes, ttype, class, otype });
+            p.filename_trans.push(FilenameTrans {
+                name: name.clone(),
+                stypes,
+                ttype,
+                class,
+                otype,
+            });
             Ok(())
         };
         if compact {
@@ -50,7 +69,10 @@ pub(super) fn filename_transitions(r: &mut Reader<'_>, p: &mut PolicyTables) -> 
             let class = r.u32()?;
             let otype = r.u32()?;
             if !type_ok(p, stype) {
-                return Err(r.invalid_at(at, format!("filename transition source type {stype} not in the policy")));
+                return Err(r.invalid_at(
+                    at,
+                    format!("filename transition source type {stype} not in the policy"),
+                ));
             }
             add(r, p, Ebitmap::from_bits([stype - 1]), ttype, class, otype)?;
         }

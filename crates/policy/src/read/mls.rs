@@ -23,8 +23,21 @@ pub(super) fn range(r: &mut Reader<'_>) -> Result<Range> {
     let low_sens = r.u32()?;
     let high_sens = if items > 1 { r.u32()? } else { low_sens };
     let low_cats = Ebitmap::read(r)?;
-    let high_cats = if items > 1 { Ebitmap::read(r)? } else { low_cats.clone() };
-    Ok(Range { low: Level { sens: low_sens, cats: low_cats }, high: Level { sens: high_sens, cats: high_cats } })
+    let high_cats = if items > 1 {
+        Ebitmap::read(r)?
+    } else {
+        low_cats.clone()
+    };
+    Ok(Range {
+        low: Level {
+            sens: low_sens,
+            cats: low_cats,
+        },
+        high: Level {
+            sens: high_sens,
+            cats: high_cats,
+        },
+    })
 }
 
 pub(super) fn range_transitions(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
@@ -38,7 +51,10 @@ pub(super) fn range_transitions(r: &mut Reader<'_>, p: &mut PolicyTables) -> Res
         let class = r.u32()?;
         let range = range(r)?;
         if !type_ok(p, source_type) || !type_ok(p, target_type) || !class_ok(p, class) {
-            return Err(r.invalid_at(at, "range transition names a type or class not in the policy"));
+            return Err(r.invalid_at(
+                at,
+                "range transition names a type or class not in the policy",
+            ));
         }
         if p.mls && !p.range_is_valid(&range) {
             return Err(r.invalid_at(at, "range transition to an invalid range"));
@@ -46,7 +62,12 @@ pub(super) fn range_transitions(r: &mut Reader<'_>, p: &mut PolicyTables) -> Res
         if !seen.insert((source_type, target_type, class)) {
             return Err(r.invalid_at(at, "two range transitions for one source, target and class"));
         }
-        p.range_trans.push(RangeTrans { source_type, target_type, class, range });
+        p.range_trans.push(RangeTrans {
+            source_type,
+            target_type,
+            class,
+            range,
+        });
     }
     Ok(())
 }

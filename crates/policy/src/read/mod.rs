@@ -14,8 +14,8 @@ mod symbols;
 use crate::ebitmap::Ebitmap;
 use crate::error::{PolicyError, Result, Section};
 use crate::model::*;
-use crate::rules::*;
 use crate::reader::Reader;
+use crate::rules::*;
 
 use avtab::{avtab_item, check_avtab_unique};
 use cond::conditionals;
@@ -95,7 +95,11 @@ fn read(data: &[u8]) -> Result<(Policy, Vec<(Section, usize)>)> {
     sort_avtab(&mut avtab, p.types.len(), p.classes.len());
     check_avtab_unique(&r, &p, &avtab, items_at)?;
     let conds = conditionals(&mut r, &p, &avtab, &mut xperms)?;
-    let rules = RuleTables { avtab, xperms, conds };
+    let rules = RuleTables {
+        avtab,
+        xperms,
+        conds,
+    };
     role_rules(&mut r, &mut p)?;
     filename_transitions(&mut r, &mut p)?;
     object_contexts(&mut r, &mut p)?;
@@ -113,12 +117,18 @@ fn read(data: &[u8]) -> Result<(Policy, Vec<(Section, usize)>)> {
 fn header(r: &mut Reader<'_>) -> Result<(PolicyTables, usize)> {
     let magic = r.u32()?;
     if magic != MAGIC {
-        return Err(r.invalid_at(0, format!("not a binary SELinux policy: magic {magic:#x}, expected {MAGIC:#x}")));
+        return Err(r.invalid_at(
+            0,
+            format!("not a binary SELinux policy: magic {magic:#x}, expected {MAGIC:#x}"),
+        ));
     }
     let at = r.offset();
     let len = r.u32()?;
     if len as usize != SIGNATURE.len() {
-        return Err(r.invalid_at(at, format!("signature length {len}, expected {}", SIGNATURE.len())));
+        return Err(r.invalid_at(
+            at,
+            format!("signature length {len}, expected {}", SIGNATURE.len()),
+        ));
     }
     if r.bytes(SIGNATURE.len())? != SIGNATURE {
         return Err(r.invalid_at(at + 4, "signature is not \"SE Linux\""));
@@ -129,7 +139,12 @@ fn header(r: &mut Reader<'_>) -> Result<(PolicyTables, usize)> {
     let sym_num = r.u32()?;
     let ocons = r.u32()?;
     if !(VERSION_MIN..=VERSION_MAX).contains(&version) {
-        return Err(PolicyError::UnsupportedVersion { offset: vat, version, min: VERSION_MIN, max: VERSION_MAX });
+        return Err(PolicyError::UnsupportedVersion {
+            offset: vat,
+            version,
+            min: VERSION_MIN,
+            max: VERSION_MAX,
+        });
     }
     if config & !(CONFIG_MLS | CONFIG_REJECT_UNKNOWN | CONFIG_ALLOW_UNKNOWN) != 0 {
         return Err(r.invalid_at(vat + 4, format!("unknown configuration flags {config:#x}")));
@@ -209,7 +224,10 @@ fn type_attr_map(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
         let at = r.offset();
         let mut e = Ebitmap::read(r)?;
         if !bits_below(&e, nt) {
-            return Err(r.invalid_at(at, format!("type {}: attribute beyond the type table", i + 1)));
+            return Err(r.invalid_at(
+                at,
+                format!("type {}: attribute beyond the type table", i + 1),
+            ));
         }
         // Every type stands for itself.
         e.set(i as u32);

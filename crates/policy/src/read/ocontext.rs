@@ -13,7 +13,12 @@ pub(super) fn context(r: &mut Reader<'_>, p: &PolicyTables) -> Result<Context> {
     let role = r.u32()?;
     let ty = r.u32()?;
     let range = range(r)?;
-    let c = Context { user, role, ty, range: p.mls.then_some(range) };
+    let c = Context {
+        user,
+        role,
+        ty,
+        range: p.mls.then_some(range),
+    };
     if !p.context_is_valid(&c) {
         return Err(r.invalid_at(at, "invalid context"));
     }
@@ -32,34 +37,61 @@ pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut PolicyTables) -> Resul
                     let sid = r.u32()?;
                     // The kernel knows 27 initial SIDs; a few hundred leaves room for any
                     // future ones and keeps SID tables indexed by number small.
-                    if sid == 0 || sid > MAX_INITIAL_SID || o.initial_sids.iter().any(|s| s.sid == sid) {
+                    if sid == 0
+                        || sid > MAX_INITIAL_SID
+                        || o.initial_sids.iter().any(|s| s.sid == sid)
+                    {
                         return Err(r.invalid_at(at, format!("initial SID {sid} is zero, above {MAX_INITIAL_SID} or defined twice")));
                     }
                     let context = context(r, p)?;
                     o.initial_sids.push(InitialSid { sid, context });
                 }
                 1 | 3 => {
-                    let name = r.len_name(if kind == 1 { "filesystem" } else { "network interface" })?;
+                    let name = r.len_name(if kind == 1 {
+                        "filesystem"
+                    } else {
+                        "network interface"
+                    })?;
                     let context = context(r, p)?;
                     let c2 = context_second(r, p)?;
-                    let e = NamedContext { name, context, context2: Some(c2) };
-                    if kind == 1 { o.fs.push(e) } else { o.netifs.push(e) }
+                    let e = NamedContext {
+                        name,
+                        context,
+                        context2: Some(c2),
+                    };
+                    if kind == 1 {
+                        o.fs.push(e)
+                    } else {
+                        o.netifs.push(e)
+                    }
                 }
                 2 => {
                     let protocol = r.u32()?;
                     let low = r.u32()?;
                     let high = r.u32()?;
                     if protocol > 255 || low > 0xffff || high > 0xffff || low > high {
-                        return Err(r.invalid_at(at, format!("port context {protocol}:{low}-{high} out of range")));
+                        return Err(r.invalid_at(
+                            at,
+                            format!("port context {protocol}:{low}-{high} out of range"),
+                        ));
                     }
                     let context = context(r, p)?;
-                    o.ports.push(PortContext { protocol, low, high, context });
+                    o.ports.push(PortContext {
+                        protocol,
+                        low,
+                        high,
+                        context,
+                    });
                 }
                 4 => {
                     let addr: [u8; 4] = four(r.bytes(4)?);
                     let mask: [u8; 4] = four(r.bytes(4)?);
                     let context = context(r, p)?;
-                    o.nodes.push(NodeContext { addr, mask, context });
+                    o.nodes.push(NodeContext {
+                        addr,
+                        mask,
+                        context,
+                    });
                 }
                 5 => {
                     let raw = r.u32()?;
@@ -74,10 +106,21 @@ pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut PolicyTables) -> Resul
                         4 => FsUseBehavior::Genfs,
                         5 => FsUseBehavior::None,
                         7 => FsUseBehavior::Native,
-                        _ => return Err(r.invalid_at(at, format!("fs_use for {fstype}: behaviour {raw} is not one a policy may give"))),
+                        _ => {
+                            return Err(r.invalid_at(
+                                at,
+                                format!(
+                                "fs_use for {fstype}: behaviour {raw} is not one a policy may give"
+                            ),
+                            ))
+                        }
                     };
                     let context = context(r, p)?;
-                    o.fs_use.push(FsUse { behavior, fstype, context });
+                    o.fs_use.push(FsUse {
+                        behavior,
+                        fstype,
+                        context,
+                    });
                 }
                 6 => {
                     let mut addr = [0u8; 16];
@@ -85,27 +128,45 @@ pub(super) fn object_contexts(r: &mut Reader<'_>, p: &mut PolicyTables) -> Resul
                     let mut mask = [0u8; 16];
                     mask.copy_from_slice(r.bytes(16)?);
                     let context = context(r, p)?;
-                    o.nodes6.push(Node6Context { addr, mask, context });
+                    o.nodes6.push(Node6Context {
+                        addr,
+                        mask,
+                        context,
+                    });
                 }
                 7 => {
                     let subnet_prefix = r.u64()?;
                     let low = r.u32()?;
                     let high = r.u32()?;
                     if low > 0xffff || high > 0xffff || low > high {
-                        return Err(r.invalid_at(at, format!("infiniband pkey range {low}-{high} out of range")));
+                        return Err(r.invalid_at(
+                            at,
+                            format!("infiniband pkey range {low}-{high} out of range"),
+                        ));
                     }
                     let context = context(r, p)?;
-                    o.ibpkeys.push(IbPkeyContext { subnet_prefix, low: low as u16, high: high as u16, context });
+                    o.ibpkeys.push(IbPkeyContext {
+                        subnet_prefix,
+                        low: low as u16,
+                        high: high as u16,
+                        context,
+                    });
                 }
                 _ => {
                     let len = r.u32()?;
                     let port = r.u32()?;
                     let device = r.name(len, "infiniband device")?;
                     if port == 0 || port > 255 {
-                        return Err(r.invalid_at(at, format!("infiniband end port {port} out of range")));
+                        return Err(
+                            r.invalid_at(at, format!("infiniband end port {port} out of range"))
+                        );
                     }
                     let context = context(r, p)?;
-                    o.ibendports.push(IbEndportContext { device, port: port as u8, context });
+                    o.ibendports.push(IbEndportContext {
+                        device,
+                        port: port as u8,
+                        context,
+                    });
                 }
             }
         }
@@ -138,7 +199,10 @@ pub(super) fn genfs(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
             let path = r.len_name("genfs path")?;
             let class = r.u32()?;
             if class != 0 && !class_ok(p, class) {
-                return Err(r.invalid_at(eat, format!("genfs {fstype} {path}: class {class} not in the policy")));
+                return Err(r.invalid_at(
+                    eat,
+                    format!("genfs {fstype} {path}: class {class} not in the policy"),
+                ));
             }
             let context = context(r, p)?;
             // Kept longest path first (ties in file order), so the first prefix match is the
@@ -152,7 +216,14 @@ pub(super) fn genfs(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()> {
                     pos = i;
                 }
             }
-            entries.insert(pos, GenfsEntry { path, class, context });
+            entries.insert(
+                pos,
+                GenfsEntry {
+                    path,
+                    class,
+                    context,
+                },
+            );
         }
         p.genfs.push(Genfs { fstype, entries });
     }

@@ -20,12 +20,20 @@ pub(super) fn role_rules(r: &mut Reader<'_>, p: &mut PolicyTables) -> Result<()>
         let new_role = r.u32()?;
         let class = if with_class { r.u32()? } else { process };
         if !role_ok(p, role) || !role_ok(p, new_role) || !type_ok(p, ty) || !class_ok(p, class) {
-            return Err(r.invalid_at(at, "role transition names a role, type or class not in the policy"));
+            return Err(r.invalid_at(
+                at,
+                "role transition names a role, type or class not in the policy",
+            ));
         }
         if !seen.insert((role, ty, class)) {
             return Err(r.invalid_at(at, "two role transitions for one role, type and class"));
         }
-        p.role_trans.push(RoleTrans { role, ty, new_role, class });
+        p.role_trans.push(RoleTrans {
+            role,
+            ty,
+            new_role,
+            class,
+        });
     }
     r.enter(Section::RoleAllows);
     let n = r.count("role allow", 8)?;

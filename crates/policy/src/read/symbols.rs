@@ -29,14 +29,24 @@ struct Table<T> {
 }
 
 impl<T> Table<T> {
-    fn new(r: &Reader<'_>, what: &'static str, nprim: u32, nel: usize, hole: Option<fn() -> T>) -> Result<Self> {
+    fn new(
+        r: &Reader<'_>,
+        what: &'static str,
+        nprim: u32,
+        nel: usize,
+        hole: Option<fn() -> T>,
+    ) -> Result<Self> {
         let dense = hole.is_none();
         // A dense table needs an entry per value. Holes have no entry, so a table with holes is
         // bounded instead by the bytes left: at most one hole per 8 of them. A placeholder costs
         // a few dozen bytes, so the memory a hostile file can claim stays a small multiple of
         // its size; real policies have far fewer (Debian's refpol: 157 role attributes in 2 MB;
         // aliases are entries, so only role attributes make holes beyond the entry count).
-        let limit = if dense { nel } else { nel.saturating_add(r.remaining() / 8) };
+        let limit = if dense {
+            nel
+        } else {
+            nel.saturating_add(r.remaining() / 8)
+        };
         if nprim as usize > limit {
             // Reported at the declared count: the table's header (nprim, then nel) was just read.
             return Err(r.invalid_at(r.offset().saturating_sub(8), if dense {
@@ -47,13 +57,29 @@ impl<T> Table<T> {
         }
         let mut slots = Vec::with_capacity(nprim as usize);
         slots.resize_with(nprim as usize, || None);
-        Ok(Table { what, slots, names: Names::default(), hole, at: vec![r.offset(); nprim as usize] })
+        Ok(Table {
+            what,
+            slots,
+            names: Names::default(),
+            hole,
+            at: vec![r.offset(); nprim as usize],
+        })
     }
 
-    fn insert(&mut self, r: &Reader<'_>, at: usize, name: Box<str>, value: u32, item: Option<T>) -> Result<()> {
+    fn insert(
+        &mut self,
+        r: &Reader<'_>,
+        at: usize,
+        name: Box<str>,
+        value: u32,
+        item: Option<T>,
+    ) -> Result<()> {
         let nprim = self.slots.len();
         if value == 0 || value as usize > nprim {
-            return Err(r.invalid_at(at, format!("{} {name}: value {value} outside 1..={nprim}", self.what)));
+            return Err(r.invalid_at(
+                at,
+                format!("{} {name}: value {value} outside 1..={nprim}", self.what),
+            ));
         }
         if self.names.by_name.contains_key(&name) {
             return Err(r.invalid_at(at, format!("{} {name} defined twice", self.what)));
@@ -61,7 +87,10 @@ impl<T> Table<T> {
         if let Some(item) = item {
             let slot = &mut self.slots[value as usize - 1];
             if slot.is_some() {
-                return Err(r.invalid_at(at, format!("{} {name}: value {value} used twice", self.what)));
+                return Err(r.invalid_at(
+                    at,
+                    format!("{} {name}: value {value} used twice", self.what),
+                ));
             }
             *slot = Some(item);
             self.at[value as usize - 1] = at;
@@ -73,7 +102,11 @@ impl<T> Table<T> {
     /// The entries by value, holes filled with placeholders, and the names. An alias whose value is
     /// a hole is dropped from the names: the kernel would resolve it to the hole, and no
     /// context naming a hole is valid, so the name can never be used.
-    fn finish(self, r: &Reader<'_>, name_of: impl Fn(&T) -> Box<str>) -> Result<(Vec<T>, Names, Vec<usize>)> {
+    fn finish(
+        self,
+        r: &Reader<'_>,
+        name_of: impl Fn(&T) -> Box<str>,
+    ) -> Result<(Vec<T>, Names, Vec<usize>)> {
         let mut items = Vec::with_capacity(self.slots.len());
         let mut names = self.names;
         for (i, s) in self.slots.into_iter().enumerate() {
@@ -87,12 +120,20 @@ impl<T> Table<T> {
                         names.by_value.push(Box::from(""));
                         items.push(hole());
                     }
-                    None => return Err(r.invalid(format!("{} value {} has no definition", self.what, i + 1))),
+                    None => {
+                        return Err(r.invalid(format!(
+                            "{} value {} has no definition",
+                            self.what,
+                            i + 1
+                        )))
+                    }
                 },
             }
         }
         let by_value = &names.by_value;
-        names.by_name.retain(|_, v| by_value.get(*v as usize - 1).is_some_and(|n| !n.is_empty()));
+        names
+            .by_name
+            .retain(|_, v| by_value.get(*v as usize - 1).is_some_and(|n| !n.is_empty()));
         Ok((items, names, self.at))
     }
 }
@@ -109,7 +150,11 @@ pub(super) struct EntryOffsets {
     pub(super) permissive: usize,
 }
 
-pub(super) fn symbols(r: &mut Reader<'_>, p: &mut PolicyTables, permissive_at: usize) -> Result<()> {
+pub(super) fn symbols(
+    r: &mut Reader<'_>,
+    p: &mut PolicyTables,
+    permissive_at: usize,
+) -> Result<()> {
     let sections = [
         Section::Commons,
         Section::Classes,
@@ -120,7 +165,14 @@ pub(super) fn symbols(r: &mut Reader<'_>, p: &mut PolicyTables, permissive_at: u
         Section::Sensitivities,
         Section::Categories,
     ];
-    let mut o = EntryOffsets { classes: Vec::new(), roles: Vec::new(), types: Vec::new(), users: Vec::new(), sens: Vec::new(), permissive: permissive_at };
+    let mut o = EntryOffsets {
+        classes: Vec::new(),
+        roles: Vec::new(),
+        types: Vec::new(),
+        users: Vec::new(),
+        sens: Vec::new(),
+        permissive: permissive_at,
+    };
     let mut classes_at = 0;
     for section in sections {
         r.enter(section);
@@ -147,15 +199,27 @@ pub(super) fn symbols(r: &mut Reader<'_>, p: &mut PolicyTables, permissive_at: u
         }
     }
     let Some(process) = p.class_names.value("process") else {
-        return Err(PolicyError::Invalid { section: Section::Classes, offset: classes_at, what: "the policy defines no process class".into() });
+        return Err(PolicyError::Invalid {
+            section: Section::Classes,
+            offset: classes_at,
+            what: "the policy defines no process class".into(),
+        });
     };
     // Linux 5.9+ refuses a policy whose process class lacks either permission: the kernel
     // relies on both to tell a process transition from an ordinary access.
     for perm in ["transition", "dyntransition"] {
         if p.perm_bit(process, perm).is_none() {
-            let offset = o.classes.get(process as usize - 1).copied().unwrap_or(classes_at);
+            let offset = o
+                .classes
+                .get(process as usize - 1)
+                .copied()
+                .unwrap_or(classes_at);
             let what = format!("class process has no {perm} permission; the kernel requires it");
-            return Err(PolicyError::Invalid { section: Section::Classes, offset, what });
+            return Err(PolicyError::Invalid {
+                section: Section::Classes,
+                offset,
+                what,
+            });
         }
     }
     unname_hole_categories(p);
@@ -168,7 +232,14 @@ pub(super) fn symbols(r: &mut Reader<'_>, p: &mut PolicyTables, permissive_at: u
 
 /// The permissions of a common or class: `nel` records of (length, value, name), values in
 /// `first..=nprim`, unique.
-pub(super) fn perms(r: &mut Reader<'_>, owner: &str, first: u32, nprim: u32, nel: usize, into: &mut Names) -> Result<()> {
+pub(super) fn perms(
+    r: &mut Reader<'_>,
+    owner: &str,
+    first: u32,
+    nprim: u32,
+    nel: usize,
+    into: &mut Names,
+) -> Result<()> {
     if nprim > 32 {
         return Err(r.invalid(format!("{owner} has {nprim} permissions; at most 32")));
     }
@@ -184,10 +255,16 @@ pub(super) fn perms(r: &mut Reader<'_>, owner: &str, first: u32, nprim: u32, nel
         let value = r.u32()?;
         let name = r.name(len, "permission")?;
         if value < first || value > nprim {
-            return Err(r.invalid_at(at, format!("{owner} permission {name}: value {value} outside {first}..={nprim}")));
+            return Err(r.invalid_at(
+                at,
+                format!("{owner} permission {name}: value {value} outside {first}..={nprim}"),
+            ));
         }
         if into.by_name.contains_key(&name) || slots[value as usize - 1].is_some() {
-            return Err(r.invalid_at(at, format!("{owner} permission {name} (value {value}) defined twice")));
+            return Err(r.invalid_at(
+                at,
+                format!("{owner} permission {name} (value {value}) defined twice"),
+            ));
         }
         slots[value as usize - 1] = Some(name.clone());
         into.by_name.insert(name, value);
@@ -196,13 +273,20 @@ pub(super) fn perms(r: &mut Reader<'_>, owner: &str, first: u32, nprim: u32, nel
     for (i, s) in slots.into_iter().enumerate() {
         match s {
             Some(n) => into.by_value.push(n),
-            None => return Err(r.invalid(format!("{owner} permission value {} has no name", i + 1))),
+            None => {
+                return Err(r.invalid(format!("{owner} permission value {} has no name", i + 1)))
+            }
         }
     }
     Ok(())
 }
 
-pub(super) fn commons(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn commons(
+    r: &mut Reader<'_>,
+    p: &mut PolicyTables,
+    nprim: u32,
+    nel: usize,
+) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "common", nprim, nel, Some(Common::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -213,7 +297,13 @@ pub(super) fn commons(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel:
         let name = r.name(len, "common")?;
         let mut names = Names::default();
         perms(r, &format!("common {name}"), 1, pn, pnel, &mut names)?;
-        t.insert(r, at, name.clone(), value, Some(Common { name, perms: names }))?;
+        t.insert(
+            r,
+            at,
+            name.clone(),
+            value,
+            Some(Common { name, perms: names }),
+        )?;
     }
     let (c, n, at) = t.finish(r, |c| c.name.clone())?;
     p.commons = c;
@@ -221,7 +311,12 @@ pub(super) fn commons(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel:
     Ok(at)
 }
 
-pub(super) fn classes(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn classes(
+    r: &mut Reader<'_>,
+    p: &mut PolicyTables,
+    nprim: u32,
+    nel: usize,
+) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "class", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
@@ -238,10 +333,9 @@ pub(super) fn classes(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel:
         if clen != 0 {
             let cat = r.offset();
             let cname = r.name(clen, "common")?;
-            let cv = p
-                .common_names
-                .value(&cname)
-                .ok_or_else(|| r.invalid_at(cat, format!("class {name}: unknown common {cname}")))?;
+            let cv = p.common_names.value(&cname).ok_or_else(|| {
+                r.invalid_at(cat, format!("class {name}: unknown common {cname}"))
+            })?;
             let c = &p.commons[cv as usize - 1];
             names.by_value = c.perms.by_value.clone();
             names.by_name = c.perms.by_name.clone();
@@ -280,7 +374,12 @@ pub(super) fn classes(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel:
     Ok(at)
 }
 
-pub(super) fn roles(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn roles(
+    r: &mut Reader<'_>,
+    p: &mut PolicyTables,
+    nprim: u32,
+    nel: usize,
+) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "role", nprim, nel, Some(Role::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -293,7 +392,18 @@ pub(super) fn roles(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: u
         }
         let dominates = Ebitmap::read(r)?;
         let types = Ebitmap::read(r)?;
-        t.insert(r, at, name.clone(), value, Some(Role { name, bounds, dominates, types }))?;
+        t.insert(
+            r,
+            at,
+            name.clone(),
+            value,
+            Some(Role {
+                name,
+                bounds,
+                dominates,
+                types,
+            }),
+        )?;
     }
     let (v, n, at) = t.finish(r, |x| x.name.clone())?;
     p.roles = v;
@@ -301,7 +411,12 @@ pub(super) fn roles(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: u
     Ok(at)
 }
 
-pub(super) fn types(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn types(
+    r: &mut Reader<'_>,
+    p: &mut PolicyTables,
+    nprim: u32,
+    nel: usize,
+) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "type", nprim, nel, Some(Type::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -315,7 +430,11 @@ pub(super) fn types(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: u
         }
         let primary = props & 1 != 0;
         let attribute = props & 2 != 0;
-        let item = primary.then(|| Type { name: Some(name.clone()), attribute, bounds });
+        let item = primary.then(|| Type {
+            name: Some(name.clone()),
+            attribute,
+            bounds,
+        });
         t.insert(r, at, name, value, item)?;
     }
     let (v, n, at) = t.finish(r, |x| x.name.clone().unwrap_or_default())?;
@@ -324,8 +443,12 @@ pub(super) fn types(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: u
     Ok(at)
 }
 
-
-pub(super) fn users(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn users(
+    r: &mut Reader<'_>,
+    p: &mut PolicyTables,
+    nprim: u32,
+    nel: usize,
+) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "user", nprim, nel, Some(User::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -336,7 +459,19 @@ pub(super) fn users(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: u
         let roles = Ebitmap::read(r)?;
         let range = range(r)?;
         let default_level = level(r)?;
-        t.insert(r, at, name.clone(), value, Some(User { name, bounds, roles, range, default_level }))?;
+        t.insert(
+            r,
+            at,
+            name.clone(),
+            value,
+            Some(User {
+                name,
+                bounds,
+                roles,
+                range,
+                default_level,
+            }),
+        )?;
     }
     let (v, n, at) = t.finish(r, |x| x.name.clone())?;
     p.users = v;
@@ -344,7 +479,12 @@ pub(super) fn users(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: u
     Ok(at)
 }
 
-pub(super) fn booleans(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn booleans(
+    r: &mut Reader<'_>,
+    p: &mut PolicyTables,
+    nprim: u32,
+    nel: usize,
+) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "boolean", nprim, nel, None)?;
     for _ in 0..nel {
         let at = r.offset();
@@ -353,9 +493,21 @@ pub(super) fn booleans(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel
         let len = r.u32()?;
         let name = r.name(len, "boolean")?;
         if state > 1 {
-            return Err(r.invalid_at(at, format!("boolean {name}: state {state} is neither 0 nor 1")));
+            return Err(r.invalid_at(
+                at,
+                format!("boolean {name}: state {state} is neither 0 nor 1"),
+            ));
         }
-        t.insert(r, at, name.clone(), value, Some(Bool { name, state: state == 1 }))?;
+        t.insert(
+            r,
+            at,
+            name.clone(),
+            value,
+            Some(Bool {
+                name,
+                state: state == 1,
+            }),
+        )?;
     }
     let (v, n, at) = t.finish(r, |x| x.name.clone())?;
     p.bools = v;
@@ -363,7 +515,12 @@ pub(super) fn booleans(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel
     Ok(at)
 }
 
-pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn sensitivities(
+    r: &mut Reader<'_>,
+    p: &mut PolicyTables,
+    nprim: u32,
+    nel: usize,
+) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "sensitivity", nprim, nel, Some(Sensitivity::hole))?;
     for _ in 0..nel {
         let at = r.offset();
@@ -371,7 +528,10 @@ pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32
         let alias = r.u32()?;
         let name = r.name(len, "sensitivity")?;
         let lvl = level(r)?;
-        let item = (alias == 0).then(|| Sensitivity { name: name.clone(), cats: lvl.cats });
+        let item = (alias == 0).then(|| Sensitivity {
+            name: name.clone(),
+            cats: lvl.cats,
+        });
         t.insert(r, at, name, lvl.sens, item)?;
     }
     let (v, n, at) = t.finish(r, |x| x.name.clone())?;
@@ -380,7 +540,12 @@ pub(super) fn sensitivities(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32
     Ok(at)
 }
 
-pub(super) fn categories(r: &mut Reader<'_>, p: &mut PolicyTables, nprim: u32, nel: usize) -> Result<Vec<usize>> {
+pub(super) fn categories(
+    r: &mut Reader<'_>,
+    p: &mut PolicyTables,
+    nprim: u32,
+    nel: usize,
+) -> Result<Vec<usize>> {
     let mut t = Table::new(r, "category", nprim, nel, Some(|| Box::from("")))?;
     for _ in 0..nel {
         let at = r.offset();

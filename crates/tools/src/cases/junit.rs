@@ -7,14 +7,27 @@ use super::run::Outcome;
 /// The JUnit XML document for `files`: each file's name and its cases' outcomes.
 pub fn junit(files: &[(String, Vec<Outcome>)]) -> String {
     let total: usize = files.iter().map(|(_, o)| o.len()).sum();
-    let failed: usize = files.iter().map(|(_, o)| o.iter().filter(|c| !c.passed).count()).sum();
+    let failed: usize = files
+        .iter()
+        .map(|(_, o)| o.iter().filter(|c| !c.passed).count())
+        .sum();
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     x += &format!("<testsuites name=\"seaccess test\" tests=\"{total}\" failures=\"{failed}\" errors=\"0\">\n");
     for (file, outcomes) in files {
         let f = outcomes.iter().filter(|c| !c.passed).count();
-        x += &format!("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"0\">\n", escape(file), outcomes.len());
+        x += &format!(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f}\" errors=\"0\" skipped=\"0\">\n",
+            escape(file),
+            outcomes.len()
+        );
         for o in outcomes {
-            let head = format!("    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" line=\"{}\"", escape(&o.title), o.kind.as_str(), escape(file), o.line);
+            let head = format!(
+                "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" line=\"{}\"",
+                escape(&o.title),
+                o.kind.as_str(),
+                escape(file),
+                o.line
+            );
             if o.passed {
                 x += &format!("{head}/>\n");
                 continue;
@@ -71,7 +84,10 @@ mod tests {
 
     #[test]
     fn special_and_forbidden_characters_escaped() {
-        assert_eq!(escape("a<b>&\"c'\n\t\u{1}\u{FFFE}é"), "a&lt;b&gt;&amp;&quot;c&apos;&#10;&#9;\u{FFFD}\u{FFFD}é");
+        assert_eq!(
+            escape("a<b>&\"c'\n\t\u{1}\u{FFFE}é"),
+            "a&lt;b&gt;&amp;&quot;c&apos;&#10;&#9;\u{FFFD}\u{FFFD}é"
+        );
         let o = |passed: bool| Outcome {
             kind: Kind::Deny,
             name: Some("<x>".into()),
@@ -84,8 +100,14 @@ mod tests {
             violations: Vec::new(),
         };
         let x = junit(&[("a&b.toml".into(), vec![o(true), o(false)])]);
-        assert!(x.contains("<testsuites name=\"seaccess test\" tests=\"2\" failures=\"1\""), "{x}");
-        assert!(x.contains("<testsuite name=\"a&amp;b.toml\" tests=\"2\" failures=\"1\""), "{x}");
+        assert!(
+            x.contains("<testsuites name=\"seaccess test\" tests=\"2\" failures=\"1\""),
+            "{x}"
+        );
+        assert!(
+            x.contains("<testsuite name=\"a&amp;b.toml\" tests=\"2\" failures=\"1\""),
+            "{x}"
+        );
         assert!(x.contains("<testcase name=\"&lt;x&gt;\" classname=\"deny\" file=\"a&amp;b.toml\" line=\"3\"/>"), "{x}");
         assert!(x.contains("<failure message=\"expected denied write; got allowed write\" type=\"deny\">a&amp;b.toml:3: &lt;x&gt;: expected denied write; got allowed write&#10;  write: allowed&#10;</failure>"), "{x}");
     }

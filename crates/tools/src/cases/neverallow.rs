@@ -34,23 +34,37 @@ pub(super) fn resolve(
     let targets = types(g, target, true, bad);
     let mut cls = Vec::new();
     for c in classes {
-        let Some(k) = class_id(g, c, bad) else { continue };
+        let Some(k) = class_id(g, c, bad) else {
+            continue;
+        };
         let mut mask = 0u32;
         for p in perms {
             if p.value == "*" {
-                mask |= (0..32).filter(|&b| g.perm_name(k, b).is_some()).fold(0, |m, b| m | 1 << b);
+                mask |= (0..32)
+                    .filter(|&b| g.perm_name(k, b).is_some())
+                    .fold(0, |m, b| m | 1 << b);
             } else if let Some(b) = perm_bit(g, k, &c.value, p, bad) {
                 mask |= 1 << b;
             }
         }
         cls.push((k, c.value.clone(), mask));
     }
-    Some(Never { sources: sources?, targets: targets?, with_self, classes: cls })
+    Some(Never {
+        sources: sources?,
+        targets: targets?,
+        with_self,
+        classes: cls,
+    })
 }
 
 /// The types `names` stand for, in value order: each type itself, each attribute its types,
 /// less those of names written `-NAME`. `self` is left to the caller where `allow_self`.
-fn types(g: &Generation, names: &[Spot<String>], allow_self: bool, bad: &mut Vec<(usize, String)>) -> Option<Vec<u32>> {
+fn types(
+    g: &Generation,
+    names: &[Spot<String>],
+    allow_self: bool,
+    bad: &mut Vec<(usize, String)>,
+) -> Option<Vec<u32>> {
     let p = g.policy();
     let (mut plus, mut minus) = (BTreeSet::new(), BTreeSet::new());
     let mut ok = true;
@@ -64,7 +78,13 @@ fn types(g: &Generation, names: &[Spot<String>], allow_self: bool, bad: &mut Vec
         };
         let Some(v) = p.type_names.value(name).filter(|&v| v > 0) else {
             let known = p.type_names.by_value.iter().map(|n| &**n);
-            bad.push((n.line, format!("unknown type or attribute \"{name}\"{}", did_you_mean(name, known))));
+            bad.push((
+                n.line,
+                format!(
+                    "unknown type or attribute \"{name}\"{}",
+                    did_you_mean(name, known)
+                ),
+            ));
             ok = false;
             continue;
         };
@@ -90,14 +110,28 @@ pub(super) fn check(g: &Generation, n: &Never) -> Vec<Violation> {
     let mut out = Vec::new();
     for &s in &n.sources {
         let selves = n.with_self.then_some(s);
-        for t in n.targets.iter().copied().chain(selves.filter(|s| n.targets.binary_search(s).is_err())) {
+        for t in n
+            .targets
+            .iter()
+            .copied()
+            .chain(selves.filter(|s| n.targets.binary_search(s).is_err()))
+        {
             for (class, cname, mask) in &n.classes {
                 let got = g.type_allowed(s, t, *class).map_or(0, |v| v.0) & mask;
                 if got == 0 {
                     continue;
                 }
-                let perms = (0..32).filter(|b| got & (1 << b) != 0).filter_map(|b| g.perm_name(*class, b)).map(str::to_string).collect();
-                out.push(Violation { source: name(s), target: name(t), class: cname.clone(), perms });
+                let perms = (0..32)
+                    .filter(|b| got & (1 << b) != 0)
+                    .filter_map(|b| g.perm_name(*class, b))
+                    .map(str::to_string)
+                    .collect();
+                out.push(Violation {
+                    source: name(s),
+                    target: name(t),
+                    class: cname.clone(),
+                    perms,
+                });
             }
         }
     }

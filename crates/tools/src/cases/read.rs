@@ -47,14 +47,30 @@ impl Kind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Query {
     /// `[[allow]]` (every permission allowed) or `[[deny]]` (every one denied).
-    Access { scontext: Spot<String>, tcontext: Spot<String>, class: Spot<String>, perms: Vec<Spot<String>> },
+    Access {
+        scontext: Spot<String>,
+        tcontext: Spot<String>,
+        class: Spot<String>,
+        perms: Vec<Spot<String>>,
+    },
     /// `[[create]]`, `[[relabel]]`, `[[member]]`: the new context expected; `name` (create only)
     /// is the new object's name, for filename transitions.
-    Label { scontext: Spot<String>, tcontext: Spot<String>, class: Spot<String>, name: Option<Spot<String>>, expect: Spot<String> },
+    Label {
+        scontext: Spot<String>,
+        tcontext: Spot<String>,
+        class: Spot<String>,
+        name: Option<Spot<String>>,
+        expect: Spot<String>,
+    },
     /// `[[neverallow]]`: no type of `source` may have any of `perms` on any type of `target`.
     /// Names are types or attributes; one starting with `-` takes its types out again; the
     /// target `self` stands for each source type itself; the permission `*` for all of a class's.
-    Neverallow { source: Vec<Spot<String>>, target: Vec<Spot<String>>, classes: Vec<Spot<String>>, perms: Vec<Spot<String>> },
+    Neverallow {
+        source: Vec<Spot<String>>,
+        target: Vec<Spot<String>>,
+        classes: Vec<Spot<String>>,
+        perms: Vec<Spot<String>>,
+    },
 }
 
 /// One case.
@@ -177,11 +193,18 @@ struct Lines<'a>(&'a str);
 impl Lines<'_> {
     fn at(&self, offset: usize) -> usize {
         let end = offset.min(self.0.len());
-        self.0.as_bytes().get(..end).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count()) + 1
+        self.0
+            .as_bytes()
+            .get(..end)
+            .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+            + 1
     }
     fn spot(&self, s: Spanned<String>) -> Spot<String> {
         let line = self.at(s.span().start);
-        Spot { value: s.into_inner(), line }
+        Spot {
+            value: s.into_inner(),
+            line,
+        }
     }
     /// Each name with its own line, or the field's where it has none (a lone string).
     fn names(&self, field: &str, n: Spanned<Names>) -> Result<Vec<Spot<String>>, (usize, String)> {
@@ -192,8 +215,15 @@ impl Lines<'_> {
             .into_iter()
             .map(|s| {
                 let own = s.span();
-                let line = if own.is_empty() { at } else { self.at(own.start) };
-                Spot { value: s.into_inner(), line }
+                let line = if own.is_empty() {
+                    at
+                } else {
+                    self.at(own.start)
+                };
+                Spot {
+                    value: s.into_inner(),
+                    line,
+                }
             })
             .collect();
         if v.is_empty() {
@@ -212,8 +242,17 @@ impl Lines<'_> {
 /// Reads a cases file. `file` names it in errors, which say its line and what is wrong.
 pub fn read(file: &str, text: &str) -> Result<Suite, ToolsError> {
     let lines = Lines(text);
-    let err = |line: usize, what: String| ToolsError::Cases { file: file.to_string(), line, what };
-    let raw: RawFile = toml::from_str(text).map_err(|e| err(e.span().map_or(0, |s| lines.at(s.start)), e.message().to_string()))?;
+    let err = |line: usize, what: String| ToolsError::Cases {
+        file: file.to_string(),
+        line,
+        what,
+    };
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        err(
+            e.span().map_or(0, |s| lines.at(s.start)),
+            e.message().to_string(),
+        )
+    })?;
     let mut cases = Vec::new();
     let mut fail: Option<(usize, usize, String)> = None;
     let mut add = |kind: Kind, start: usize, r: Result<Case, (usize, String)>| match r {
@@ -231,7 +270,11 @@ pub fn read(file: &str, text: &str) -> Result<Suite, ToolsError> {
             add(kind, start, access(&lines, kind, c));
         }
     }
-    for (kind, list) in [(Kind::Create, raw.create), (Kind::Relabel, raw.relabel), (Kind::Member, raw.member)] {
+    for (kind, list) in [
+        (Kind::Create, raw.create),
+        (Kind::Relabel, raw.relabel),
+        (Kind::Member, raw.member),
+    ] {
         for c in list {
             let start = c.span().start;
             add(kind, start, label(&lines, kind, c));
@@ -248,15 +291,29 @@ pub fn read(file: &str, text: &str) -> Result<Suite, ToolsError> {
         return Err(err(0, "no cases: expected [[allow]], [[deny]], [[create]], [[relabel]], [[member]] or [[neverallow]] tables".into()));
     }
     cases.sort_by_key(|(start, _)| *start);
-    Ok(Suite { file: file.to_string(), cases: cases.into_iter().map(|(_, c)| c).collect() })
+    Ok(Suite {
+        file: file.to_string(),
+        cases: cases.into_iter().map(|(_, c)| c).collect(),
+    })
 }
 
 fn access(lines: &Lines<'_>, kind: Kind, c: Spanned<RawAccess>) -> Result<Case, (usize, String)> {
     let line = lines.at(c.span().start);
     let r = c.into_inner();
     let perms = lines.names("perms", r.perms)?;
-    let query = Query::Access { scontext: lines.spot(r.scontext), tcontext: lines.spot(r.tcontext), class: lines.spot(r.class), perms };
-    Ok(Case { kind, name: r.name, line, booleans: lines.bools(r.with_booleans), query })
+    let query = Query::Access {
+        scontext: lines.spot(r.scontext),
+        tcontext: lines.spot(r.tcontext),
+        class: lines.spot(r.class),
+        perms,
+    };
+    Ok(Case {
+        kind,
+        name: r.name,
+        line,
+        booleans: lines.bools(r.with_booleans),
+        query,
+    })
 }
 
 fn label(lines: &Lines<'_>, kind: Kind, c: Spanned<RawLabel>) -> Result<Case, (usize, String)> {
@@ -265,12 +322,26 @@ fn label(lines: &Lines<'_>, kind: Kind, c: Spanned<RawLabel>) -> Result<Case, (u
     let name = r.object_name.map(|n| lines.spot(n));
     if let Some(n) = &name {
         if kind != Kind::Create {
-            return Err((n.line, "object_name is for [[create]] (filename transitions) only".into()));
+            return Err((
+                n.line,
+                "object_name is for [[create]] (filename transitions) only".into(),
+            ));
         }
     }
-    let query =
-        Query::Label { scontext: lines.spot(r.scontext), tcontext: lines.spot(r.tcontext), class: lines.spot(r.class), name, expect: lines.spot(r.expect) };
-    Ok(Case { kind, name: r.name, line, booleans: lines.bools(r.with_booleans), query })
+    let query = Query::Label {
+        scontext: lines.spot(r.scontext),
+        tcontext: lines.spot(r.tcontext),
+        class: lines.spot(r.class),
+        name,
+        expect: lines.spot(r.expect),
+    };
+    Ok(Case {
+        kind,
+        name: r.name,
+        line,
+        booleans: lines.bools(r.with_booleans),
+        query,
+    })
 }
 
 fn neverallow(lines: &Lines<'_>, c: Spanned<RawNeverallow>) -> Result<Case, (usize, String)> {
@@ -282,7 +353,13 @@ fn neverallow(lines: &Lines<'_>, c: Spanned<RawNeverallow>) -> Result<Case, (usi
         classes: lines.names("classes", r.classes)?,
         perms: lines.names("perms", r.perms)?,
     };
-    Ok(Case { kind: Kind::Neverallow, name: r.name, line, booleans: lines.bools(r.with_booleans), query })
+    Ok(Case {
+        kind: Kind::Neverallow,
+        name: r.name,
+        line,
+        booleans: lines.bools(r.with_booleans),
+        query,
+    })
 }
 
 #[cfg(test)]
@@ -291,7 +368,10 @@ mod tests {
     use super::*;
 
     fn spot(value: &str, line: usize) -> Spot<String> {
-        Spot { value: value.into(), line }
+        Spot {
+            value: value.into(),
+            line,
+        }
     }
 
     fn error(text: &str) -> (usize, String) {
@@ -341,23 +421,61 @@ name = "no fields"
 
     #[test]
     fn cases_in_file_order_with_lines() {
-        let s = read("t.toml", &FILE.replace("[[relabel]]\nname = \"no fields\"\n", "")).unwrap();
+        let s = read(
+            "t.toml",
+            &FILE.replace("[[relabel]]\nname = \"no fields\"\n", ""),
+        )
+        .unwrap();
         let kinds: Vec<(Kind, usize)> = s.cases.iter().map(|c| (c.kind, c.line)).collect();
-        assert_eq!(kinds, vec![(Kind::Neverallow, 2), (Kind::Allow, 10), (Kind::Create, 18), (Kind::Deny, 26)]);
+        assert_eq!(
+            kinds,
+            vec![
+                (Kind::Neverallow, 2),
+                (Kind::Allow, 10),
+                (Kind::Create, 18),
+                (Kind::Deny, 26)
+            ]
+        );
         assert_eq!(s.cases[0].title(), "n");
         assert_eq!(s.cases[1].title(), "allow at line 10");
-        let Query::Neverallow { source, target, classes, perms } = &s.cases[0].query else { panic!() };
+        let Query::Neverallow {
+            source,
+            target,
+            classes,
+            perms,
+        } = &s.cases[0].query
+        else {
+            panic!()
+        };
         assert_eq!(source, &vec![spot("domain", 4), spot("-kernel_t", 5)]);
         assert_eq!(target, &vec![spot("shadow_t", 6)]);
         assert_eq!(classes, &vec![spot("file", 7)]);
         assert_eq!(perms, &vec![spot("write", 8)]);
-        let Query::Access { scontext, class, perms, .. } = &s.cases[1].query else { panic!() };
+        let Query::Access {
+            scontext,
+            class,
+            perms,
+            ..
+        } = &s.cases[1].query
+        else {
+            panic!()
+        };
         assert_eq!((scontext, class), (&spot("u:r:a_t", 11), &spot("file", 13)));
         assert_eq!(perms, &vec![spot("read", 14), spot("open", 15)]);
-        assert_eq!(s.cases[1].booleans, vec![(spot("b1", 16), true), (spot("b2", 16), false)]);
-        let Query::Label { name, expect, .. } = &s.cases[2].query else { panic!() };
-        assert_eq!((name, expect), (&Some(spot("x", 23)), &spot("u:object_r:x_t", 24)));
-        let Query::Access { perms, .. } = &s.cases[3].query else { panic!() };
+        assert_eq!(
+            s.cases[1].booleans,
+            vec![(spot("b1", 16), true), (spot("b2", 16), false)]
+        );
+        let Query::Label { name, expect, .. } = &s.cases[2].query else {
+            panic!()
+        };
+        assert_eq!(
+            (name, expect),
+            (&Some(spot("x", 23)), &spot("u:object_r:x_t", 24))
+        );
+        let Query::Access { perms, .. } = &s.cases[3].query else {
+            panic!()
+        };
         assert_eq!(perms, &vec![spot("search", 30)]);
     }
 
@@ -373,11 +491,29 @@ name = "no fields"
         assert_eq!(error("\n[[allow]]\nscontext = \"a\n").0, 3);
         assert!(error("[[alow]]\n").1.contains("unknown field `alow`"));
         let base = "[[deny]]\nscontext = \"a\"\ntcontext = \"b\"\nclass = \"c\"\n";
-        assert_eq!(error(&format!("{base}perms = []\n")), (5, "[[deny]]: perms is empty".into()));
-        assert_eq!(error(&format!("{base}perms = [\"read\",\n \" \"]\n")), (6, "[[deny]]: perms has an empty name".into()));
-        assert_eq!(error(&format!("{base}perms = [\"read\"]\nwith_booleans = {{ b = 1 }}\n")).0, 6);
+        assert_eq!(
+            error(&format!("{base}perms = []\n")),
+            (5, "[[deny]]: perms is empty".into())
+        );
+        assert_eq!(
+            error(&format!("{base}perms = [\"read\",\n \" \"]\n")),
+            (6, "[[deny]]: perms has an empty name".into())
+        );
+        assert_eq!(
+            error(&format!(
+                "{base}perms = [\"read\"]\nwith_booleans = {{ b = 1 }}\n"
+            ))
+            .0,
+            6
+        );
         let relabel = "[[relabel]]\nscontext = \"a\"\ntcontext = \"b\"\nclass = \"c\"\nexpect = \"d\"\nobject_name = \"x\"\n";
-        assert_eq!(error(relabel), (6, "[[relabel]]: object_name is for [[create]] (filename transitions) only".into()));
+        assert_eq!(
+            error(relabel),
+            (
+                6,
+                "[[relabel]]: object_name is for [[create]] (filename transitions) only".into()
+            )
+        );
         assert_eq!(error("# nothing\n").0, 0);
         // The first problem in the file's order, whatever the kinds' order in the reader.
         assert_eq!(error(&format!("{base}perms = []\n{relabel}")).0, 5);

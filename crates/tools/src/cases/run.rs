@@ -44,21 +44,43 @@ pub struct Violation {
 
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "allow {} {}:{} {{ {} }};", self.source, self.target, self.class, self.perms.join(" "))
+        write!(
+            f,
+            "allow {} {}:{} {{ {} }};",
+            self.source,
+            self.target,
+            self.class,
+            self.perms.join(" ")
+        )
     }
 }
 
 /// A case with every name resolved.
 enum Ready {
-    Access { ssid: Sid, tsid: Sid, class: ClassId, perms: Vec<(String, u32)> },
-    Label { ssid: Sid, tsid: Sid, class: ClassId, name: Option<String>, expect: String },
+    Access {
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        perms: Vec<(String, u32)>,
+    },
+    Label {
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        name: Option<String>,
+        expect: String,
+    },
     Never(Never),
 }
 
 /// Runs every case of `suite` on `g`: their outcomes in the file's order, or every error in
 /// the file (unknown names, invalid contexts, booleans the policy lacks) if there is any.
 pub fn run(g: &Generation, suite: &Suite) -> Result<Vec<Outcome>, Vec<ToolsError>> {
-    let err = |line: usize, what: String| ToolsError::Cases { file: suite.file.clone(), line, what };
+    let err = |line: usize, what: String| ToolsError::Cases {
+        file: suite.file.clone(),
+        line,
+        what,
+    };
     let mut errors = Vec::new();
     // The generations cases ask under: `g` itself (None) or one per set of boolean values.
     let mut variants: Vec<(Vec<(String, bool)>, Generation)> = Vec::new();
@@ -88,12 +110,19 @@ pub fn run(g: &Generation, suite: &Suite) -> Result<Vec<Outcome>, Vec<ToolsError
         });
         return Err(errors);
     }
-    Ok(ready.into_iter().map(|(case, gen, r)| ask(gen, case, &r)).collect())
+    Ok(ready
+        .into_iter()
+        .map(|(case, gen, r)| ask(gen, case, &r))
+        .collect())
 }
 
 /// The generation a case asks under: None for `g`, else the index of its variant in `variants`
 /// (made on first use, shared by every case with the same values).
-fn variant(g: &Generation, case: &Case, variants: &mut Vec<(Vec<(String, bool)>, Generation)>) -> Result<Option<usize>, (usize, String)> {
+fn variant(
+    g: &Generation,
+    case: &Case,
+    variants: &mut Vec<(Vec<(String, bool)>, Generation)>,
+) -> Result<Option<usize>, (usize, String)> {
     if case.booleans.is_empty() {
         return Ok(None);
     }
@@ -101,7 +130,14 @@ fn variant(g: &Generation, case: &Case, variants: &mut Vec<(Vec<(String, bool)>,
     for (name, value) in &case.booleans {
         if g.boolean(&name.value).is_err() {
             let known = g.policy().bool_names.by_value.iter().map(|b| &**b);
-            return Err((name.line, format!("unknown boolean \"{}\"{}", name.value, did_you_mean(&name.value, known))));
+            return Err((
+                name.line,
+                format!(
+                    "unknown boolean \"{}\"{}",
+                    name.value,
+                    did_you_mean(&name.value, known)
+                ),
+            ));
         }
         key.push((name.value.clone(), *value));
     }
@@ -110,7 +146,9 @@ fn variant(g: &Generation, case: &Case, variants: &mut Vec<(Vec<(String, bool)>,
         return Ok(Some(i));
     }
     let values: Vec<(&str, bool)> = key.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-    let v = g.with_booleans(&values).map_err(|e| (case.line, e.to_string()))?;
+    let v = g
+        .with_booleans(&values)
+        .map_err(|e| (case.line, e.to_string()))?;
     variants.push((key, v));
     Ok(Some(variants.len() - 1))
 }
@@ -120,29 +158,71 @@ type Problems = Vec<(usize, String)>;
 fn resolve(g: &Generation, q: &Query) -> Result<Ready, Problems> {
     let mut bad = Vec::new();
     let r = match q {
-        Query::Access { scontext, tcontext, class, perms } => {
-            let (s, t, c) = (sid(g, scontext, &mut bad), sid(g, tcontext, &mut bad), class_id(g, class, &mut bad));
+        Query::Access {
+            scontext,
+            tcontext,
+            class,
+            perms,
+        } => {
+            let (s, t, c) = (
+                sid(g, scontext, &mut bad),
+                sid(g, tcontext, &mut bad),
+                class_id(g, class, &mut bad),
+            );
             let perms: Vec<(String, u32)> = match c {
-                Some(c) => perms.iter().filter_map(|p| perm_bit(g, c, &class.value, p, &mut bad).map(|b| (p.value.clone(), b))).collect(),
+                Some(c) => perms
+                    .iter()
+                    .filter_map(|p| {
+                        perm_bit(g, c, &class.value, p, &mut bad).map(|b| (p.value.clone(), b))
+                    })
+                    .collect(),
                 None => Vec::new(),
             };
             match (s, t, c) {
-                (Some(ssid), Some(tsid), Some(class)) => Some(Ready::Access { ssid, tsid, class, perms }),
+                (Some(ssid), Some(tsid), Some(class)) => Some(Ready::Access {
+                    ssid,
+                    tsid,
+                    class,
+                    perms,
+                }),
                 _ => None,
             }
         }
-        Query::Label { scontext, tcontext, class, name, expect } => {
-            let (s, t, c) = (sid(g, scontext, &mut bad), sid(g, tcontext, &mut bad), class_id(g, class, &mut bad));
+        Query::Label {
+            scontext,
+            tcontext,
+            class,
+            name,
+            expect,
+        } => {
+            let (s, t, c) = (
+                sid(g, scontext, &mut bad),
+                sid(g, tcontext, &mut bad),
+                class_id(g, class, &mut bad),
+            );
             // The expected context as the engine writes it, so that equal contexts compare equal.
-            let e = sid(g, expect, &mut bad).and_then(|e| g.sid_to_context(e).map_err(|x| bad.push((expect.line, x.to_string()))).ok());
+            let e = sid(g, expect, &mut bad).and_then(|e| {
+                g.sid_to_context(e)
+                    .map_err(|x| bad.push((expect.line, x.to_string())))
+                    .ok()
+            });
             match (s, t, c, e) {
-                (Some(ssid), Some(tsid), Some(class), Some(expect)) => {
-                    Some(Ready::Label { ssid, tsid, class, name: name.as_ref().map(|n| n.value.clone()), expect })
-                }
+                (Some(ssid), Some(tsid), Some(class), Some(expect)) => Some(Ready::Label {
+                    ssid,
+                    tsid,
+                    class,
+                    name: name.as_ref().map(|n| n.value.clone()),
+                    expect,
+                }),
                 _ => None,
             }
         }
-        Query::Neverallow { source, target, classes, perms } => neverallow::resolve(g, source, target, classes, perms, &mut bad).map(Ready::Never),
+        Query::Neverallow {
+            source,
+            target,
+            classes,
+            perms,
+        } => neverallow::resolve(g, source, target, classes, perms, &mut bad).map(Ready::Never),
     };
     match r {
         Some(r) if bad.is_empty() => Ok(r),
@@ -179,19 +259,39 @@ pub(super) fn class_id(g: &Generation, c: &Spot<String>, bad: &mut Problems) -> 
         Ok(k) => Some(k),
         Err(_) => {
             let known = g.policy().class_names.by_value.iter().map(|n| &**n);
-            bad.push((c.line, format!("unknown class \"{}\"{}", c.value, did_you_mean(&c.value, known))));
+            bad.push((
+                c.line,
+                format!(
+                    "unknown class \"{}\"{}",
+                    c.value,
+                    did_you_mean(&c.value, known)
+                ),
+            ));
             None
         }
     }
 }
 
 /// The bit of a class's permission, or a problem naming the class's nearest permissions.
-pub(super) fn perm_bit(g: &Generation, class: ClassId, cname: &str, p: &Spot<String>, bad: &mut Problems) -> Option<u32> {
+pub(super) fn perm_bit(
+    g: &Generation,
+    class: ClassId,
+    cname: &str,
+    p: &Spot<String>,
+    bad: &mut Problems,
+) -> Option<u32> {
     match g.perms(class, &[p.value.as_str()]) {
         Ok(v) => v.bits().next(),
         Err(_) => {
             let known = (0..32).filter_map(|b| g.perm_name(class, b));
-            bad.push((p.line, format!("class {cname} has no permission \"{}\"{}", p.value, did_you_mean(&p.value, known))));
+            bad.push((
+                p.line,
+                format!(
+                    "class {cname} has no permission \"{}\"{}",
+                    p.value,
+                    did_you_mean(&p.value, known)
+                ),
+            ));
             None
         }
     }
@@ -210,8 +310,19 @@ fn ask(g: &Generation, case: &Case, r: &Ready) -> Outcome {
         violations: Vec::new(),
     };
     match r {
-        Ready::Access { ssid, tsid, class, perms } => access(g, case.kind, *ssid, *tsid, *class, perms, &mut o),
-        Ready::Label { ssid, tsid, class, name, expect } => {
+        Ready::Access {
+            ssid,
+            tsid,
+            class,
+            perms,
+        } => access(g, case.kind, *ssid, *tsid, *class, perms, &mut o),
+        Ready::Label {
+            ssid,
+            tsid,
+            class,
+            name,
+            expect,
+        } => {
             let got = match case.kind {
                 Kind::Create => g.compute_create(*ssid, *tsid, *class, name.as_deref()),
                 Kind::Relabel => g.compute_relabel(*ssid, *tsid, *class),
@@ -230,7 +341,10 @@ fn ask(g: &Generation, case: &Case, r: &Ready) -> Outcome {
             o.expected = "never allowed".into();
             o.got = match o.violations.len() {
                 0 => "never allowed".into(),
-                n => format!("allowed for {} (source type, target type, class)", count(n, "triple", "triples")),
+                n => format!(
+                    "allowed for {} (source type, target type, class)",
+                    count(n, "triple", "triples")
+                ),
             };
             o.details = o.violations.iter().map(|v| v.to_string()).collect();
         }
@@ -245,11 +359,29 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn access(g: &Generation, kind: Kind, ssid: Sid, tsid: Sid, class: ClassId, perms: &[(String, u32)], o: &mut Outcome) {
-    let names = |want: bool, allowed: u32| -> Vec<&str> { perms.iter().filter(|(_, b)| (allowed & (1 << b) != 0) == want).map(|(n, _)| n.as_str()).collect() };
+fn access(
+    g: &Generation,
+    kind: Kind,
+    ssid: Sid,
+    tsid: Sid,
+    class: ClassId,
+    perms: &[(String, u32)],
+    o: &mut Outcome,
+) {
+    let names = |want: bool, allowed: u32| -> Vec<&str> {
+        perms
+            .iter()
+            .filter(|(_, b)| (allowed & (1 << b) != 0) == want)
+            .map(|(n, _)| n.as_str())
+            .collect()
+    };
     let all: Vec<&str> = perms.iter().map(|(n, _)| n.as_str()).collect();
     let want_allowed = kind == Kind::Allow;
-    o.expected = format!("{} {}", if want_allowed { "allowed" } else { "denied" }, all.join(" "));
+    o.expected = format!(
+        "{} {}",
+        if want_allowed { "allowed" } else { "denied" },
+        all.join(" ")
+    );
     let ex = match g.explain(ssid, tsid, class) {
         Ok(ex) => ex,
         Err(e) => {
@@ -264,7 +396,11 @@ fn access(g: &Generation, kind: Kind, ssid: Sid, tsid: Sid, class: ClassId, perm
         (true, _) => format!("denied {}", no.join(" ")),
         _ => format!("allowed {}; denied {}", yes.join(" "), no.join(" ")),
     };
-    o.passed = if want_allowed { no.is_empty() } else { yes.is_empty() };
+    o.passed = if want_allowed {
+        no.is_empty()
+    } else {
+        yes.is_empty()
+    };
     for (name, bit) in perms {
         let is_allowed = allowed & (1 << bit) != 0;
         if is_allowed == want_allowed {
@@ -273,8 +409,14 @@ fn access(g: &Generation, kind: Kind, ssid: Sid, tsid: Sid, class: ClassId, perm
         if is_allowed {
             o.details.push(format!("{name}: allowed"));
         } else {
-            let why: Vec<String> = ex.reasons.iter().filter(|(b, _)| b == bit).map(|(_, r)| r.to_string()).collect();
-            o.details.push(format!("{name}: denied: {}", why.join("; ")));
+            let why: Vec<String> = ex
+                .reasons
+                .iter()
+                .filter(|(b, _)| b == bit)
+                .map(|(_, r)| r.to_string())
+                .collect();
+            o.details
+                .push(format!("{name}: denied: {}", why.join("; ")));
         }
     }
 }

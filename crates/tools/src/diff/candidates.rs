@@ -39,9 +39,22 @@ impl Universe {
         let classes: BTreeSet<&str> = old.class_names().chain(new.class_names()).collect();
         let types: Vec<String> = types.into_iter().map(str::to_string).collect();
         let classes: Vec<String> = classes.into_iter().map(str::to_string).collect();
-        let type_ix = types.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        let class_ix = classes.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        Universe { types, classes, type_ix, class_ix }
+        let type_ix = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as u32))
+            .collect();
+        let class_ix = classes
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as u32))
+            .collect();
+        Universe {
+            types,
+            classes,
+            type_ix,
+            class_ix,
+        }
     }
 
     pub fn ty(&self, name: &str) -> Option<u32> {
@@ -78,7 +91,14 @@ pub enum Scope {
 }
 
 /// The triples to compute, sorted.
-pub fn triples(old: &Side, new: &Side, u: &Universe, scope: Scope, rules: &[RuleChanges], symbols: &SymbolChanges) -> Result<Vec<Triple>, ToolsError> {
+pub fn triples(
+    old: &Side,
+    new: &Side,
+    u: &Universe,
+    scope: Scope,
+    rules: &[RuleChanges],
+    symbols: &SymbolChanges,
+) -> Result<Vec<Triple>, ToolsError> {
     let (nt, nc) = (u.types.len() as u64, u.classes.len() as u64);
     let mut v: Vec<Triple> = match scope {
         Scope::Smart => smart(old, new, u, rules, symbols).into_iter().collect(),
@@ -122,8 +142,12 @@ pub fn triples(old: &Side, new: &Side, u: &Universe, scope: Scope, rules: &[Rule
 
 /// Adds every triple rule `f` of `side` covers.
 pub(crate) fn expand(side: &Side, u: &Universe, f: &Rule, out: &mut HashSet<Triple>) {
-    let Some(c) = f.class.as_deref().and_then(|c| u.class(c)) else { return };
-    let (Some(src), Some(tgt)) = (side.members.get(&f.source), side.members.get(&f.target)) else { return };
+    let Some(c) = f.class.as_deref().and_then(|c| u.class(c)) else {
+        return;
+    };
+    let (Some(src), Some(tgt)) = (side.members.get(&f.source), side.members.get(&f.target)) else {
+        return;
+    };
     let tgt: Vec<u32> = tgt.iter().filter_map(|t| u.ty(t)).collect();
     for s in src.iter().filter_map(|s| u.ty(s)) {
         out.extend(tgt.iter().map(|&t| (s, t, c)));
@@ -131,17 +155,45 @@ pub(crate) fn expand(side: &Side, u: &Universe, f: &Rule, out: &mut HashSet<Trip
 }
 
 /// Adds every triple a rule of kind `kind` covers with type `t` as its source or its target.
-pub(crate) fn touch(side: &Side, u: &Universe, kind: &'static str, t: &str, out: &mut HashSet<Triple>) {
-    let (Some(ti), Some(cov)) = (u.ty(t), side.covers.get(t)) else { return };
+pub(crate) fn touch(
+    side: &Side,
+    u: &Universe,
+    kind: &'static str,
+    t: &str,
+    out: &mut HashSet<Triple>,
+) {
+    let (Some(ti), Some(cov)) = (u.ty(t), side.covers.get(t)) else {
+        return;
+    };
     for a in cov {
-        for &i in side.av_from.get(&(kind, a.clone())).map(Vec::as_slice).unwrap_or(&[]) {
+        for &i in side
+            .av_from
+            .get(&(kind, a.clone()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+        {
             let Some(f) = side.rules.get(i) else { continue };
-            let (Some(c), Some(tgt)) = (f.class.as_deref().and_then(|c| u.class(c)), side.members.get(&f.target)) else { continue };
+            let (Some(c), Some(tgt)) = (
+                f.class.as_deref().and_then(|c| u.class(c)),
+                side.members.get(&f.target),
+            ) else {
+                continue;
+            };
             out.extend(tgt.iter().filter_map(|x| u.ty(x)).map(|x| (ti, x, c)));
         }
-        for &i in side.av_to.get(&(kind, a.clone())).map(Vec::as_slice).unwrap_or(&[]) {
+        for &i in side
+            .av_to
+            .get(&(kind, a.clone()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+        {
             let Some(f) = side.rules.get(i) else { continue };
-            let (Some(c), Some(src)) = (f.class.as_deref().and_then(|c| u.class(c)), side.members.get(&f.source)) else { continue };
+            let (Some(c), Some(src)) = (
+                f.class.as_deref().and_then(|c| u.class(c)),
+                side.members.get(&f.source),
+            ) else {
+                continue;
+            };
             out.extend(src.iter().filter_map(|x| u.ty(x)).map(|x| (x, ti, c)));
         }
     }
@@ -151,14 +203,27 @@ fn is_allow(f: &Rule) -> bool {
     f.ruletype == RuleType::Allow.name()
 }
 
-fn smart(old: &Side, new: &Side, u: &Universe, rules: &[RuleChanges], symbols: &SymbolChanges) -> HashSet<Triple> {
+fn smart(
+    old: &Side,
+    new: &Side,
+    u: &Universe,
+    rules: &[RuleChanges],
+    symbols: &SymbolChanges,
+) -> HashSet<Triple> {
     let mut out = HashSet::new();
     let sides = [old, new];
     // Allow rules added or removed.
     if let Some(r) = rules.iter().find(|r| r.ruletype == RuleType::Allow.name()) {
-        let (removed, added): (HashSet<&str>, HashSet<&str>) = (r.removed.iter().map(String::as_str).collect(), r.added.iter().map(String::as_str).collect());
+        let (removed, added): (HashSet<&str>, HashSet<&str>) = (
+            r.removed.iter().map(String::as_str).collect(),
+            r.added.iter().map(String::as_str).collect(),
+        );
         for (side, lines) in [(old, &removed), (new, &added)] {
-            for f in side.rules.iter().filter(|f| is_allow(f) && lines.contains(f.line.as_str())) {
+            for f in side
+                .rules
+                .iter()
+                .filter(|f| is_allow(f) && lines.contains(f.line.as_str()))
+            {
                 expand(side, u, f, &mut out);
             }
         }
@@ -168,7 +233,10 @@ fn smart(old: &Side, new: &Side, u: &Universe, rules: &[RuleChanges], symbols: &
     if !flipped.is_empty() {
         for side in sides {
             for f in side.rules.iter().filter(|f| is_allow(f)) {
-                if f.conditional.as_deref().is_some_and(|c| c.split_whitespace().any(|w| flipped.contains(w))) {
+                if f.conditional
+                    .as_deref()
+                    .is_some_and(|c| c.split_whitespace().any(|w| flipped.contains(w)))
+                {
                     expand(side, u, f, &mut out);
                 }
             }
@@ -179,10 +247,17 @@ fn smart(old: &Side, new: &Side, u: &Universe, rules: &[RuleChanges], symbols: &
     for m in &symbols.memberships {
         touched.extend(m.added.iter().chain(&m.removed).map(String::as_str));
     }
-    touched.extend(symbols.types_added.iter().chain(&symbols.types_removed).map(String::as_str));
+    touched.extend(
+        symbols
+            .types_added
+            .iter()
+            .chain(&symbols.types_removed)
+            .map(String::as_str),
+    );
     touched.extend(symbols.bounds.iter().map(|b| b.name.as_str()));
     for t in &u.types {
-        if old.context_for(t) != new.context_for(t) || old.sid(t).is_some() != new.sid(t).is_some() {
+        if old.context_for(t) != new.context_for(t) || old.sid(t).is_some() != new.sid(t).is_some()
+        {
             touched.insert(t);
         }
     }
@@ -192,13 +267,23 @@ fn smart(old: &Side, new: &Side, u: &Universe, rules: &[RuleChanges], symbols: &
         }
     }
     // Classes whose constraints changed or that one side lacks; process, if role allows changed.
-    let mut classes: BTreeSet<&str> = symbols.constraints.iter().chain(&symbols.classes_added).chain(&symbols.classes_removed).map(String::as_str).collect();
+    let mut classes: BTreeSet<&str> = symbols
+        .constraints
+        .iter()
+        .chain(&symbols.classes_added)
+        .chain(&symbols.classes_removed)
+        .map(String::as_str)
+        .collect();
     if !symbols.role_allows_added.is_empty() || !symbols.role_allows_removed.is_empty() {
         classes.insert("process");
     }
     if !classes.is_empty() {
         for side in sides {
-            for f in side.rules.iter().filter(|f| is_allow(f) && f.class.as_deref().is_some_and(|c| classes.contains(c))) {
+            for f in side
+                .rules
+                .iter()
+                .filter(|f| is_allow(f) && f.class.as_deref().is_some_and(|c| classes.contains(c)))
+            {
                 expand(side, u, f, &mut out);
             }
         }
@@ -224,7 +309,9 @@ fn bounded(old: &Side, new: &Side, u: &Universe, out: &mut HashSet<Triple>) {
     }
     let mut todo: Vec<Triple> = out.iter().copied().collect();
     while let Some((s, t, c)) = todo.pop() {
-        let Some(kids) = children.get(&s) else { continue };
+        let Some(kids) = children.get(&s) else {
+            continue;
+        };
         let mut targets = vec![t];
         targets.extend(children.get(&t).into_iter().flatten().copied());
         for &k in kids {

@@ -78,16 +78,29 @@ fn class_pair(old: &Side, new: &Side, name: &str) -> ClassPair {
     let (po, pn) = (old.tables(), new.tables());
     if let (Some(o), Some(n)) = (o, n) {
         for (b, slot) in old_to_new.iter_mut().enumerate() {
-            if let Some(nb) = po.perm_name(o.0.into(), b as u32).and_then(|p| pn.perm_bit(n.0.into(), p)) {
+            if let Some(nb) = po
+                .perm_name(o.0.into(), b as u32)
+                .and_then(|p| pn.perm_bit(n.0.into(), p))
+            {
                 *slot = Some(nb);
             }
         }
     }
-    ClassPair { old: o, new: n, old_to_new }
+    ClassPair {
+        old: o,
+        new: n,
+        old_to_new,
+    }
 }
 
 /// A side's allowed vector for a triple, 0 where it lacks the type, context or class.
-fn allowed(side: &Side, g: &seaccess_security::Generation, s: &str, t: &str, c: Option<ClassId>) -> u32 {
+fn allowed(
+    side: &Side,
+    g: &seaccess_security::Generation,
+    s: &str,
+    t: &str,
+    c: Option<ClassId>,
+) -> u32 {
     match (side.sid(s), side.sid(t), c) {
         (Some(a), Some(b), Some(c)) => g.compute_av(a, b, c).map_or(0, |d| d.allowed.0),
         _ => 0,
@@ -100,7 +113,9 @@ pub fn decision_diff(old: &Side, new: &Side, u: &Universe, triples: &[Triple]) -
     let (go, gn) = (old.generation(), new.generation());
     let mut changes = Vec::new();
     for &(s, t, c) in triples {
-        let Some(pair) = pairs.get(c as usize) else { continue };
+        let Some(pair) = pairs.get(c as usize) else {
+            continue;
+        };
         let (sn, tn) = (u.type_name(s), u.type_name(t));
         let a = allowed(old, &go, sn, tn, pair.old);
         let b = allowed(new, &gn, sn, tn, pair.new);
@@ -121,49 +136,98 @@ pub fn decision_diff(old: &Side, new: &Side, u: &Universe, triples: &[Triple]) -
         let cn = u.class_name(c);
         let names = |side: &Side, v: u32, id: Option<ClassId>| -> Vec<String> {
             let Some(id) = id else { return Vec::new() };
-            (0..32).filter(|b| v & (1 << b) != 0).filter_map(|b| side.tables().perm_name(id.0.into(), b)).map(str::to_string).collect()
+            (0..32)
+                .filter(|b| v & (1 << b) != 0)
+                .filter_map(|b| side.tables().perm_name(id.0.into(), b))
+                .map(str::to_string)
+                .collect()
         };
         let (no, nn) = (names(old, a, pair.old), names(new, b, pair.new));
         let ex_o = explanation(old, &go, sn, tn, pair.old);
         let ex_n = explanation(new, &gn, sn, tn, pair.new);
-        let change = |p: &String| PermChange { perm: p.clone(), old: why(old, ex_o.as_ref(), sn, tn, cn, p), new: why(new, ex_n.as_ref(), sn, tn, cn, p) };
-        let mut gained: Vec<PermChange> = nn.iter().filter(|p| !no.contains(p)).map(change).collect();
+        let change = |p: &String| PermChange {
+            perm: p.clone(),
+            old: why(old, ex_o.as_ref(), sn, tn, cn, p),
+            new: why(new, ex_n.as_ref(), sn, tn, cn, p),
+        };
+        let mut gained: Vec<PermChange> =
+            nn.iter().filter(|p| !no.contains(p)).map(change).collect();
         let mut lost: Vec<PermChange> = no.iter().filter(|p| !nn.contains(p)).map(change).collect();
         gained.sort_by(|x, y| x.perm.cmp(&y.perm));
         lost.sort_by(|x, y| x.perm.cmp(&y.perm));
-        changes.push(DecisionChange { source: sn.to_string(), target: tn.to_string(), class: cn.to_string(), gained, lost });
+        changes.push(DecisionChange {
+            source: sn.to_string(),
+            target: tn.to_string(),
+            class: cn.to_string(),
+            gained,
+            lost,
+        });
     }
     changes.sort_by(|x, y| (&x.source, &x.target, &x.class).cmp(&(&y.source, &y.target, &y.class)));
-    DecisionDiff { computed: triples.len(), changes }
+    DecisionDiff {
+        computed: triples.len(),
+        changes,
+    }
 }
 
-fn explanation(side: &Side, g: &seaccess_security::Generation, s: &str, t: &str, c: Option<ClassId>) -> Option<(Sid, Sid, ClassId, Explanation)> {
+fn explanation(
+    side: &Side,
+    g: &seaccess_security::Generation,
+    s: &str,
+    t: &str,
+    c: Option<ClassId>,
+) -> Option<(Sid, Sid, ClassId, Explanation)> {
     let (a, b, c) = (side.sid(s)?, side.sid(t)?, c?);
     g.explain(a, b, c).ok().map(|e| (a, b, c, e))
 }
 
 /// One side's account of permission `perm` for the triple.
-fn why(side: &Side, ex: Option<&(Sid, Sid, ClassId, Explanation)>, s: &str, t: &str, c: &str, perm: &str) -> Why {
-    let missing = |reason: String| Why::Denied { kind: "missing".into(), reason };
+fn why(
+    side: &Side,
+    ex: Option<&(Sid, Sid, ClassId, Explanation)>,
+    s: &str,
+    t: &str,
+    c: &str,
+    perm: &str,
+) -> Why {
+    let missing = |reason: String| Why::Denied {
+        kind: "missing".into(),
+        reason,
+    };
     let Some((_, _, cid, ex)) = ex else {
         for ty in [s, t] {
             if !side.covers.contains_key(ty) {
                 return missing(format!("type {ty} is not in {}", side.label));
             }
             if side.sid(ty).is_none() {
-                return missing(format!("no valid context for type {ty} in {} ({})", side.label, side.context_for(ty).unwrap_or_default()));
+                return missing(format!(
+                    "no valid context for type {ty} in {} ({})",
+                    side.label,
+                    side.context_for(ty).unwrap_or_default()
+                ));
             }
         }
         return missing(format!("class {c} is not in {}", side.label));
     };
     let Some(bit) = side.tables().perm_bit(cid.0.into(), perm) else {
-        return missing(format!("class {c} has no permission {perm} in {}", side.label));
+        return missing(format!(
+            "class {c} has no permission {perm} in {}",
+            side.label
+        ));
     };
     if ex.decision.allowed.0 & (1 << bit) != 0 {
-        return Why::Allowed { rules: side.granting(s, t, c, perm) };
+        return Why::Allowed {
+            rules: side.granting(s, t, c, perm),
+        };
     }
     match ex.reasons.iter().find(|(b, _)| *b == bit) {
-        Some((_, r)) => Why::Denied { kind: r.kind().into(), reason: r.to_string() },
-        None => Why::Denied { kind: "no_allow_rule".into(), reason: "no allow rule".into() },
+        Some((_, r)) => Why::Denied {
+            kind: r.kind().into(),
+            reason: r.to_string(),
+        },
+        None => Why::Denied {
+            kind: "no_allow_rule".into(),
+            reason: "no allow rule".into(),
+        },
     }
 }

@@ -39,10 +39,25 @@ impl ExpandedChange {
     pub fn line(&self) -> String {
         let mut words: Vec<String> = self.kept.clone();
         let sign = self.status == "modified";
-        words.extend(self.added.iter().map(|p| if sign { format!("+{p}") } else { p.clone() }));
-        words.extend(self.removed.iter().map(|p| if sign { format!("-{p}") } else { p.clone() }));
-        let body = if words.len() == 1 { words.concat() } else { format!("{{ {} }}", words.join(" ")) };
-        let mut l = format!("{} {} {}:{} {body};", self.ruletype, self.source, self.target, self.class);
+        words.extend(
+            self.added
+                .iter()
+                .map(|p| if sign { format!("+{p}") } else { p.clone() }),
+        );
+        words.extend(
+            self.removed
+                .iter()
+                .map(|p| if sign { format!("-{p}") } else { p.clone() }),
+        );
+        let body = if words.len() == 1 {
+            words.concat()
+        } else {
+            format!("{{ {} }}", words.join(" "))
+        };
+        let mut l = format!(
+            "{} {} {}:{} {body};",
+            self.ruletype, self.source, self.target, self.class
+        );
         if let (Some(c), Some(b)) = (&self.conditional, self.branch) {
             l.push_str(&format!(" [ {c} ]:{}", if b { "True" } else { "False" }));
         }
@@ -55,9 +70,16 @@ type Blocks = BTreeMap<Option<(String, bool)>, BTreeSet<String>>;
 
 fn blocks(side: &Side, kind: &'static str, s: &str, t: &str, c: &str) -> Blocks {
     let mut out: Blocks = BTreeMap::new();
-    let (Some(scov), Some(tcov)) = (side.covers.get(s), side.covers.get(t)) else { return out };
+    let (Some(scov), Some(tcov)) = (side.covers.get(s), side.covers.get(t)) else {
+        return out;
+    };
     for a in scov {
-        for &i in side.av_from.get(&(kind, a.clone())).map(Vec::as_slice).unwrap_or(&[]) {
+        for &i in side
+            .av_from
+            .get(&(kind, a.clone()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+        {
             let Some(f) = side.rules.get(i) else { continue };
             if f.class.as_deref() != Some(c) || !tcov.contains(&f.target) {
                 continue;
@@ -77,19 +99,35 @@ fn blocks(side: &Side, kind: &'static str, s: &str, t: &str, c: &str) -> Blocks 
 }
 
 /// The expanded access vector rules that differ, sorted by kind, source, target, class, condition.
-pub fn expanded_diff(old: &Side, new: &Side, u: &Universe, rules: &[RuleChanges], symbols: &SymbolChanges) -> Vec<ExpandedChange> {
+pub fn expanded_diff(
+    old: &Side,
+    new: &Side,
+    u: &Universe,
+    rules: &[RuleChanges],
+    symbols: &SymbolChanges,
+) -> Vec<ExpandedChange> {
     let mut touched: BTreeSet<&str> = BTreeSet::new();
     for m in &symbols.memberships {
         touched.extend(m.added.iter().chain(&m.removed).map(String::as_str));
     }
-    touched.extend(symbols.types_added.iter().chain(&symbols.types_removed).map(String::as_str));
+    touched.extend(
+        symbols
+            .types_added
+            .iter()
+            .chain(&symbols.types_removed)
+            .map(String::as_str),
+    );
     let mut out = Vec::new();
     for kind in AV_KINDS.map(|k| k.name()) {
         let mut keys: HashSet<Triple> = HashSet::new();
         if let Some(r) = rules.iter().find(|r| r.ruletype == kind) {
             for (side, lines) in [(old, &r.removed), (new, &r.added)] {
                 let lines: HashSet<&str> = lines.iter().map(String::as_str).collect();
-                for f in side.rules.iter().filter(|f| f.ruletype == kind && lines.contains(f.line.as_str())) {
+                for f in side
+                    .rules
+                    .iter()
+                    .filter(|f| f.ruletype == kind && lines.contains(f.line.as_str()))
+                {
                     expand(side, u, f, &mut keys);
                 }
             }

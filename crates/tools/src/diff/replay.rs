@@ -27,10 +27,16 @@ fn accounts(side: &Side, rec: &AvcRecord) -> Result<Vec<(String, Why)>, ToolsErr
         }
     }
     let (s, t) = (context_type(&rec.scontext), context_type(&rec.tcontext));
-    let account = |perm: &str, w: &crate::explain::Why| match w.denied.iter().find(|(p, _)| p == perm) {
-        Some((_, r)) => Why::Denied { kind: r.kind().into(), reason: r.to_string() },
-        None => Why::Allowed { rules: side.granting(s, t, &rec.tclass, perm) },
-    };
+    let account =
+        |perm: &str, w: &crate::explain::Why| match w.denied.iter().find(|(p, _)| p == perm) {
+            Some((_, r)) => Why::Denied {
+                kind: r.kind().into(),
+                reason: r.to_string(),
+            },
+            None => Why::Allowed {
+                rules: side.granting(s, t, &rec.tclass, perm),
+            },
+        };
     match explain(&g, rec) {
         Ok(w) => Ok(perms.iter().map(|p| (p.clone(), account(p, &w))).collect()),
         Err(whole) => {
@@ -38,13 +44,22 @@ fn accounts(side: &Side, rec: &AvcRecord) -> Result<Vec<(String, Why)>, ToolsErr
             let mut out = Vec::new();
             let mut any = false;
             for p in &perms {
-                let one = AvcRecord { perms: vec![p.clone()], ..rec.clone() };
+                let one = AvcRecord {
+                    perms: vec![p.clone()],
+                    ..rec.clone()
+                };
                 match explain(&g, &one) {
                     Ok(w) => {
                         any = true;
                         out.push((p.clone(), account(p, &w)));
                     }
-                    Err(e) => out.push((p.clone(), Why::Denied { kind: "missing".into(), reason: format!("{} in {}", what(e), side.label) })),
+                    Err(e) => out.push((
+                        p.clone(),
+                        Why::Denied {
+                            kind: "missing".into(),
+                            reason: format!("{} in {}", what(e), side.label),
+                        },
+                    )),
                 }
             }
             if any {
@@ -65,15 +80,39 @@ pub fn replay(old: &Side, new: &Side, rec: &AvcRecord) -> Result<Vec<PermChange>
         (Err(e), Err(_)) => return Err(e),
         (Ok(a), Ok(b)) => (a, b),
         (Ok(a), Err(e)) => {
-            let b =
-                a.iter().map(|(p, _)| (p.clone(), Why::Denied { kind: "missing".into(), reason: format!("{} in {}", what(e.clone()), new.label) })).collect();
+            let b = a
+                .iter()
+                .map(|(p, _)| {
+                    (
+                        p.clone(),
+                        Why::Denied {
+                            kind: "missing".into(),
+                            reason: format!("{} in {}", what(e.clone()), new.label),
+                        },
+                    )
+                })
+                .collect();
             (a, b)
         }
         (Err(e), Ok(b)) => {
-            let a =
-                b.iter().map(|(p, _)| (p.clone(), Why::Denied { kind: "missing".into(), reason: format!("{} in {}", what(e.clone()), old.label) })).collect();
+            let a = b
+                .iter()
+                .map(|(p, _)| {
+                    (
+                        p.clone(),
+                        Why::Denied {
+                            kind: "missing".into(),
+                            reason: format!("{} in {}", what(e.clone()), old.label),
+                        },
+                    )
+                })
+                .collect();
             (a, b)
         }
     };
-    Ok(a.into_iter().zip(b).filter(|((_, x), (_, y))| x.allowed() != y.allowed()).map(|((perm, old), (_, new))| PermChange { perm, old, new }).collect())
+    Ok(a.into_iter()
+        .zip(b)
+        .filter(|((_, x), (_, y))| x.allowed() != y.allowed())
+        .map(|((perm, old), (_, new))| PermChange { perm, old, new })
+        .collect())
 }

@@ -94,19 +94,29 @@ pub struct Side {
 impl Side {
     /// The side for `policy` with `overrides` set over its booleans' defaults. An unknown boolean
     /// is an error naming it, with the nearest names the policy has.
-    pub fn new(label: &'static str, policy: Policy, overrides: &[(String, bool)]) -> Result<Side, ToolsError> {
+    pub fn new(
+        label: &'static str,
+        policy: Policy,
+        overrides: &[(String, bool)],
+    ) -> Result<Side, ToolsError> {
         let server = SecurityServer::new(policy.clone());
         for (name, value) in overrides {
-            server.set_boolean(name, *value).map_err(|_| ToolsError::Unknown {
-                what: "boolean",
-                name: format!("{name} (in {label})"),
-                hint: did_you_mean(name, policy.bools.iter().map(|b| &*b.name)),
-            })?;
+            server
+                .set_boolean(name, *value)
+                .map_err(|_| ToolsError::Unknown {
+                    what: "boolean",
+                    name: format!("{name} (in {label})"),
+                    hint: did_you_mean(name, policy.bools.iter().map(|b| &*b.name)),
+                })?;
         }
         if !overrides.is_empty() {
             server.commit_booleans();
         }
-        let q = Query { ruletypes: RULE_TYPES.to_vec(), values: overrides.to_vec(), ..Query::default() };
+        let q = Query {
+            ruletypes: RULE_TYPES.to_vec(),
+            values: overrides.to_vec(),
+            ..Query::default()
+        };
         let rules: Vec<Rule> = search(&policy, &q)?.into_iter().map(Rule::from).collect();
         let p: &PolicyTables = &policy;
         let (members, covers) = expansions(p);
@@ -115,15 +125,36 @@ impl Side {
         let mut av_to: HashMap<(&'static str, String), Vec<usize>> = HashMap::new();
         for (i, f) in rules.iter().enumerate() {
             if f.ruletype == RuleType::Allow.name() {
-                allow_by_source.entry((f.source.clone(), f.class.clone().unwrap_or_default())).or_default().push(i);
+                allow_by_source
+                    .entry((f.source.clone(), f.class.clone().unwrap_or_default()))
+                    .or_default()
+                    .push(i);
             }
             if AV_KINDS.iter().any(|k| k.name() == f.ruletype) {
-                av_from.entry((f.ruletype, f.source.clone())).or_default().push(i);
-                av_to.entry((f.ruletype, f.target.clone())).or_default().push(i);
+                av_from
+                    .entry((f.ruletype, f.source.clone()))
+                    .or_default()
+                    .push(i);
+                av_to
+                    .entry((f.ruletype, f.target.clone()))
+                    .or_default()
+                    .push(i);
             }
         }
         let bools = server.snapshot().booleans().into_iter().collect();
-        let mut side = Side { label, policy, server, rules, members, covers, allow_by_source, av_from, av_to, bools, sids: HashMap::new() };
+        let mut side = Side {
+            label,
+            policy,
+            server,
+            rules,
+            members,
+            covers,
+            allow_by_source,
+            av_from,
+            av_to,
+            bools,
+            sids: HashMap::new(),
+        };
         side.sids = side.type_sids();
         Ok(side)
     }
@@ -160,7 +191,12 @@ impl Side {
         let tcov = self.covers.get(t).unwrap_or(&empty);
         let mut out = Vec::new();
         for a in self.covers.get(s).unwrap_or(&empty) {
-            for &i in self.allow_by_source.get(&(a.clone(), c.to_string())).map(Vec::as_slice).unwrap_or(&[]) {
+            for &i in self
+                .allow_by_source
+                .get(&(a.clone(), c.to_string()))
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+            {
                 let Some(f) = self.rules.get(i) else { continue };
                 if f.enabled && tcov.contains(&f.target) && f.perms.iter().any(|p| p == perm) {
                     out.push(f.line.clone());
@@ -183,17 +219,40 @@ impl Side {
         let object_r = p.role_names.value("object_r");
         let mut roles: Vec<(u32, &str)> = (1..=p.roles.len() as u32)
             .filter_map(|r| Some((r, p.role_names.name(r)?)))
-            .filter(|(r, name)| *name != "object_r" && p.roles.get(*r as usize - 1).is_some_and(|x| x.types.get(t - 1)))
+            .filter(|(r, name)| {
+                *name != "object_r"
+                    && p.roles
+                        .get(*r as usize - 1)
+                        .is_some_and(|x| x.types.get(t - 1))
+            })
             .collect();
         roles.sort_by_key(|(_, n)| (*n != "system_r", n.to_string()));
-        let mut users: Vec<(u32, &str)> = (1..=p.users.len() as u32).filter_map(|u| Some((u, p.user_names.name(u)?))).filter(|(_, n)| !n.is_empty()).collect();
+        let mut users: Vec<(u32, &str)> = (1..=p.users.len() as u32)
+            .filter_map(|u| Some((u, p.user_names.name(u)?)))
+            .filter(|(_, n)| !n.is_empty())
+            .collect();
         users.sort_by_key(|(_, n)| (*n != "system_u", n.to_string()));
         for role in roles.iter().map(|(r, _)| *r).chain(object_r) {
-            let has = |u: u32| Some(role) == object_r || p.users.get(u as usize - 1).is_some_and(|x| x.roles.get(role - 1));
-            let Some(&(u, user)) = users.iter().find(|(u, _)| has(*u)) else { continue };
+            let has = |u: u32| {
+                Some(role) == object_r
+                    || p.users
+                        .get(u as usize - 1)
+                        .is_some_and(|x| x.roles.get(role - 1))
+            };
+            let Some(&(u, user)) = users.iter().find(|(u, _)| has(*u)) else {
+                continue;
+            };
             let mut ctx = format!("{user}:{}:{ty}", p.role_names.name(role)?);
             if p.mls {
-                let level = p.users.get(u as usize - 1).map(|x| range_to_string(p, &Range { low: x.default_level.clone(), high: x.default_level.clone() }))?;
+                let level = p.users.get(u as usize - 1).map(|x| {
+                    range_to_string(
+                        p,
+                        &Range {
+                            low: x.default_level.clone(),
+                            high: x.default_level.clone(),
+                        },
+                    )
+                })?;
                 ctx.push(':');
                 ctx.push_str(&level);
             }
@@ -220,12 +279,20 @@ impl Side {
     /// Each class's constraints in names (perms, then the expression), to compare across policies.
     pub fn constraint_texts(&self, class: &str) -> Vec<String> {
         let p = self.tables();
-        let Some(c) = p.class_value(class).and_then(|v| p.classes.get(v as usize - 1)) else { return Vec::new() };
+        let Some(c) = p
+            .class_value(class)
+            .and_then(|v| p.classes.get(v as usize - 1))
+        else {
+            return Vec::new();
+        };
         let cv = p.class_value(class).unwrap_or(0);
         c.constraints
             .iter()
             .map(|k| {
-                let mut perms: Vec<&str> = (0..32).filter(|b| k.perms & (1 << b) != 0).filter_map(|b| p.perm_name(cv, b)).collect();
+                let mut perms: Vec<&str> = (0..32)
+                    .filter(|b| k.perms & (1 << b) != 0)
+                    .filter_map(|b| p.perm_name(cv, b))
+                    .collect();
                 perms.sort_unstable();
                 let expr: Vec<String> = k.expr.iter().map(|e| expr_text(p, e)).collect();
                 format!("{{ {} }} {}", perms.join(" "), expr.join(" "))
@@ -250,14 +317,22 @@ impl Side {
     pub fn role_allows(&self) -> BTreeSet<(String, String)> {
         let p = self.tables();
         let name = |r: u32| p.role_names.name(r).unwrap_or("?").to_string();
-        p.role_allows.iter().map(|ra| (name(ra.role), name(ra.new_role))).collect()
+        p.role_allows
+            .iter()
+            .map(|ra| (name(ra.role), name(ra.new_role)))
+            .collect()
     }
 }
 
 /// One node of a constraint expression in names (postfix, as the binary keeps it).
 fn expr_text(p: &PolicyTables, e: &ConstraintExpr) -> String {
     match e {
-        ConstraintExpr::Names { of, field, op, names } => {
+        ConstraintExpr::Names {
+            of,
+            field,
+            op,
+            names,
+        } => {
             let table = match field {
                 NameField::User => &p.user_names,
                 NameField::Role => &p.role_names,
@@ -271,27 +346,43 @@ fn expr_text(p: &PolicyTables, e: &ConstraintExpr) -> String {
     }
 }
 
-type Expansions = (HashMap<String, BTreeSet<String>>, HashMap<String, Vec<String>>);
+type Expansions = (
+    HashMap<String, BTreeSet<String>>,
+    HashMap<String, Vec<String>>,
+);
 
 /// What each type or attribute stands for, and what stands for each type, by name.
 fn expansions(p: &PolicyTables) -> Expansions {
     let mut members: HashMap<String, BTreeSet<String>> = HashMap::new();
     let mut covers: HashMap<String, Vec<String>> = HashMap::new();
     for (i, ty) in p.types.iter().enumerate() {
-        let Some(name) = ty.name.as_deref() else { continue };
+        let Some(name) = ty.name.as_deref() else {
+            continue;
+        };
         members.entry(name.to_string()).or_default();
         if ty.attribute {
             continue;
         }
         let mut cov = vec![name.to_string()];
-        members.entry(name.to_string()).or_default().insert(name.to_string());
-        for bit in p.type_attr_map.get(i).map(|m| m.iter().collect::<Vec<_>>()).unwrap_or_default() {
+        members
+            .entry(name.to_string())
+            .or_default()
+            .insert(name.to_string());
+        for bit in p
+            .type_attr_map
+            .get(i)
+            .map(|m| m.iter().collect::<Vec<_>>())
+            .unwrap_or_default()
+        {
             let a = bit as usize;
             if a == i || !p.types.get(a).is_some_and(|x| x.attribute) {
                 continue;
             }
             if let Some(an) = p.types.get(a).and_then(|x| x.name.as_deref()) {
-                members.entry(an.to_string()).or_default().insert(name.to_string());
+                members
+                    .entry(an.to_string())
+                    .or_default()
+                    .insert(name.to_string());
                 cov.push(an.to_string());
             }
         }

@@ -14,15 +14,34 @@ fn rbac_crit(p: &PolicyTables, what: &str, s: &str, regex_on: bool) -> Result<Cr
     if regex_on {
         return Ok(Crit::Regex(regex(what, s)?));
     }
-    if let Some(v) = p.type_names.value(s).filter(|v| p.type_names.is_defined(*v)) {
+    if let Some(v) = p
+        .type_names
+        .value(s)
+        .filter(|v| p.type_names.is_defined(*v))
+    {
         return Ok(Crit::Type(v));
     }
-    match p.role_names.value(s).filter(|v| p.role_names.is_defined(*v)) {
+    match p
+        .role_names
+        .value(s)
+        .filter(|v| p.role_names.is_defined(*v))
+    {
         Some(r) => Ok(Crit::Role(r)),
         None => {
-            let mut known: Vec<&str> = p.role_names.by_value.iter().chain(p.type_names.by_value.iter()).map(|s| &**s).filter(|s| !s.is_empty()).collect();
+            let mut known: Vec<&str> = p
+                .role_names
+                .by_value
+                .iter()
+                .chain(p.type_names.by_value.iter())
+                .map(|s| &**s)
+                .filter(|s| !s.is_empty())
+                .collect();
             known.sort_unstable();
-            Err(ToolsError::Unknown { what: "role, type or attribute", name: s.to_string(), hint: crate::suggest::did_you_mean(s, known) })
+            Err(ToolsError::Unknown {
+                what: "role, type or attribute",
+                name: s.to_string(),
+                hint: crate::suggest::did_you_mean(s, known),
+            })
         }
     }
 }
@@ -37,9 +56,21 @@ fn role_hit(p: &PolicyTables, crit: Option<&Crit>, r: u32) -> bool {
     }
 }
 
-pub(super) fn rbac_rules<'a>(p: &'a PolicyTables, q: &Query, exp: &[Vec<u32>]) -> Result<Vec<Found<'a>>, ToolsError> {
-    let src = q.source.as_deref().map(|s| rbac_crit(p, "source", s, q.regex.source)).transpose()?;
-    let tgt = q.target.as_deref().map(|s| rbac_crit(p, "target", s, q.regex.target)).transpose()?;
+pub(super) fn rbac_rules<'a>(
+    p: &'a PolicyTables,
+    q: &Query,
+    exp: &[Vec<u32>],
+) -> Result<Vec<Found<'a>>, ToolsError> {
+    let src = q
+        .source
+        .as_deref()
+        .map(|s| rbac_crit(p, "source", s, q.regex.source))
+        .transpose()?;
+    let tgt = q
+        .target
+        .as_deref()
+        .map(|s| rbac_crit(p, "target", s, q.regex.target))
+        .transpose()?;
     let tgt_types = tgt.as_ref().map(|c| type_hits(p, exp, c, q.target_direct));
     let dflt = match q.default.as_deref() {
         None => None,
@@ -49,7 +80,8 @@ pub(super) fn rbac_rules<'a>(p: &'a PolicyTables, q: &Query, exp: &[Vec<u32>]) -
     let classes = class_hits(p, q)?;
     let role = |r: u32| p.role_names.name(r).unwrap_or("?");
     let mut out = Vec::new();
-    let blank = |rt: RuleType, source: &'a str, target: &'a str| Found::new(rt, source, target, None);
+    let blank =
+        |rt: RuleType, source: &'a str, target: &'a str| Found::new(rt, source, target, None);
     if q.ruletypes.contains(&RuleType::RoleAllow) && classes.is_none() && dflt.is_none() {
         for ra in &p.role_allows {
             if !role_hit(p, src.as_ref(), ra.role) || !role_hit(p, tgt.as_ref(), ra.new_role) {
@@ -62,15 +94,29 @@ pub(super) fn rbac_rules<'a>(p: &'a PolicyTables, q: &Query, exp: &[Vec<u32>]) -
     }
     if q.ruletypes.contains(&RuleType::RoleTransition) {
         for rt in &p.role_trans {
-            let class_ok = classes.as_ref().is_none_or(|h| h.get(rt.class as usize).copied().unwrap_or(false));
-            let tgt_ok = tgt_types.as_ref().is_none_or(|h| h.get(rt.ty as usize).copied().unwrap_or(false));
-            if !role_hit(p, src.as_ref(), rt.role) || !tgt_ok || !class_ok || !role_hit(p, dflt.as_ref(), rt.new_role) {
+            let class_ok = classes
+                .as_ref()
+                .is_none_or(|h| h.get(rt.class as usize).copied().unwrap_or(false));
+            let tgt_ok = tgt_types
+                .as_ref()
+                .is_none_or(|h| h.get(rt.ty as usize).copied().unwrap_or(false));
+            if !role_hit(p, src.as_ref(), rt.role)
+                || !tgt_ok
+                || !class_ok
+                || !role_hit(p, dflt.as_ref(), rt.new_role)
+            {
                 continue;
             }
             let mut f = blank(RuleType::RoleTransition, role(rt.role), type_name(p, rt.ty));
             f.class = Some(p.class_names.name(rt.class).unwrap_or("?"));
             f.default = Some(Cow::Borrowed(role(rt.new_role)));
-            f.line = format!("role_transition {} {}:{} {};", f.source, f.target, f.class.unwrap_or("?"), role(rt.new_role));
+            f.line = format!(
+                "role_transition {} {}:{} {};",
+                f.source,
+                f.target,
+                f.class.unwrap_or("?"),
+                role(rt.new_role)
+            );
             out.push(f);
         }
     }

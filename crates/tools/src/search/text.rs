@@ -41,7 +41,9 @@ pub(crate) fn cond_text(p: &PolicyTables, expr: &[CondExpr]) -> String {
     let mut prev = 5u8;
     for &e in expr {
         match (e, operator(e)) {
-            (CondExpr::Bool(b), _) => stack.push(Operand::Name(p.bool_names.name(b).unwrap_or("?").to_string())),
+            (CondExpr::Bool(b), _) => stack.push(Operand::Name(
+                p.bool_names.name(b).unwrap_or("?").to_string(),
+            )),
             (_, Some((op, prec))) if e == CondExpr::Not => {
                 let Some(operand) = stack.pop() else { break };
                 let mut words = vec![op.to_string()];
@@ -57,7 +59,9 @@ pub(crate) fn cond_text(p: &PolicyTables, expr: &[CondExpr]) -> String {
                 prev = prec;
             }
             (_, Some((op, prec))) => {
-                let (Some(first), Some(second)) = (stack.pop(), stack.pop()) else { break };
+                let (Some(first), Some(second)) = (stack.pop(), stack.pop()) else {
+                    break;
+                };
                 let mut words = Vec::new();
                 let paren = prev <= prec;
                 if paren {
@@ -88,13 +92,18 @@ pub(crate) fn cond_eval(expr: &[CondExpr], values: &[bool]) -> bool {
     let mut stack: Vec<bool> = Vec::new();
     for &e in expr {
         let v = match e {
-            CondExpr::Bool(b) => values.get((b as usize).wrapping_sub(1)).copied().unwrap_or(false),
+            CondExpr::Bool(b) => values
+                .get((b as usize).wrapping_sub(1))
+                .copied()
+                .unwrap_or(false),
             CondExpr::Not => match stack.pop() {
                 Some(a) => !a,
                 None => return false,
             },
             _ => {
-                let (Some(a), Some(b)) = (stack.pop(), stack.pop()) else { return false };
+                let (Some(a), Some(b)) = (stack.pop(), stack.pop()) else {
+                    return false;
+                };
                 match e {
                     CondExpr::Or => a || b,
                     CondExpr::And => a && b,
@@ -111,7 +120,16 @@ pub(crate) fn cond_eval(expr: &[CondExpr], values: &[bool]) -> bool {
 
 /// The booleans (values) an expression names, each once, in value order.
 pub(crate) fn cond_bools(expr: &[CondExpr]) -> Vec<u32> {
-    let mut v: Vec<u32> = expr.iter().filter_map(|e| if let CondExpr::Bool(b) = e { Some(*b) } else { None }).collect();
+    let mut v: Vec<u32> = expr
+        .iter()
+        .filter_map(|e| {
+            if let CondExpr::Bool(b) = e {
+                Some(*b)
+            } else {
+                None
+            }
+        })
+        .collect();
     v.sort_unstable();
     v.dedup();
     v
@@ -157,7 +175,16 @@ pub(crate) fn range_text(p: &PolicyTables, r: &Range) -> String {
 /// (more than one run).
 pub(crate) fn ioctl_text(values: &[u32]) -> (String, bool) {
     let r = runs(values.iter().copied());
-    let words: Vec<String> = r.iter().map(|&(a, b)| if a == b { format!("{a:#06x}") } else { format!("{a:#06x}-{b:#06x}") }).collect();
+    let words: Vec<String> = r
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                format!("{a:#06x}")
+            } else {
+                format!("{a:#06x}-{b:#06x}")
+            }
+        })
+        .collect();
     (words.join(" "), r.len() > 1)
 }
 
@@ -168,8 +195,14 @@ mod tests {
     #[test]
     fn ioctl_runs_as_setools_writes_them() {
         assert_eq!(ioctl_text(&[0x5401]), ("0x5401".to_string(), false));
-        assert_eq!(ioctl_text(&[0x5401, 0x5410, 0x5411, 0x5412]), ("0x5401 0x5410-0x5412".to_string(), true));
-        assert_eq!(ioctl_text(&[0x10, 0x11]), ("0x0010-0x0011".to_string(), false));
+        assert_eq!(
+            ioctl_text(&[0x5401, 0x5410, 0x5411, 0x5412]),
+            ("0x5401 0x5410-0x5412".to_string(), true)
+        );
+        assert_eq!(
+            ioctl_text(&[0x10, 0x11]),
+            ("0x0010-0x0011".to_string(), false)
+        );
     }
 
     #[test]

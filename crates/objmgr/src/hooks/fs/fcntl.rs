@@ -55,14 +55,28 @@ impl ObjectManager {
     /// first when another SID opened the file (file_has_perm, FILE audit data). The caller
     /// changes `file.flags` after a granted F_SETFL, and calls
     /// [`ObjectManager::file_set_fowner`] after a granted F_SETOWN.
-    pub fn file_fcntl(&self, task: &Task, file: &FileSec, inode: &InodeSec, cmd: u32, arg: u64, p: &str) -> Result<()> {
+    pub fn file_fcntl(
+        &self,
+        task: &Task,
+        file: &FileSec,
+        inode: &InodeSec,
+        cmd: u32,
+        arg: u64,
+        p: &str,
+    ) -> Result<()> {
         use fcntl_cmds::*;
         let h = Hook::FileFcntl;
         let append = u64::from(oflags::O_APPEND.unsigned_abs());
         match cmd {
-            F_SETFL if file.flags & oflags::O_APPEND != 0 && arg & append == 0 => self.file_has_perm(h, task, file, inode, inode.sid(), common_file::WRITE, p),
-            F_SETFL | F_SETOWN | F_SETSIG | F_GETFL | F_GETOWN | F_GETSIG | F_GETOWNER_UIDS => self.file_has_perm(h, task, file, inode, inode.sid(), 0, p),
-            F_GETLK | F_SETLK | F_SETLKW | F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW => self.file_has_perm(h, task, file, inode, inode.sid(), common_file::LOCK, p),
+            F_SETFL if file.flags & oflags::O_APPEND != 0 && arg & append == 0 => {
+                self.file_has_perm(h, task, file, inode, inode.sid(), common_file::WRITE, p)
+            }
+            F_SETFL | F_SETOWN | F_SETSIG | F_GETFL | F_GETOWN | F_GETSIG | F_GETOWNER_UIDS => {
+                self.file_has_perm(h, task, file, inode, inode.sid(), 0, p)
+            }
+            F_GETLK | F_SETLK | F_SETLKW | F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW => {
+                self.file_has_perm(h, task, file, inode, inode.sid(), common_file::LOCK, p)
+            }
             _ => Ok(()),
         }
     }
@@ -72,8 +86,22 @@ impl ObjectManager {
     /// permissions of its open mode on the inode (file_to_av: `{read}`, `{write}` or
     /// `{append}`, `{ioctl}` for access mode 3), FILE audit data. There are no BPF objects
     /// here, so bpf_fd_pass asks nothing.
-    pub fn file_receive(&self, task: &Task, file: &FileSec, inode: &InodeSec, p: &str) -> Result<()> {
-        self.file_has_perm(Hook::FileReceive, task, file, inode, inode.sid(), file_to_av(file.flags), p)
+    pub fn file_receive(
+        &self,
+        task: &Task,
+        file: &FileSec,
+        inode: &InodeSec,
+        p: &str,
+    ) -> Result<()> {
+        self.file_has_perm(
+            Hook::FileReceive,
+            task,
+            file,
+            inode,
+            inode.sid(),
+            file_to_av(file.flags),
+            p,
+        )
     }
 
     /// F_SETOWN and the like made `task` the file's owner for SIGIO (selinux_file_set_fowner):
@@ -87,15 +115,37 @@ impl ObjectManager {
     /// from the file owner's SID to the target's objective SID, no audit data. `task` is the
     /// one whose action raised the signal, named in the record. Signal 0 is SIGIO here, not a
     /// probe: `{signal}`, not `{signull}`.
-    pub fn file_send_sigiotask(&self, task: &Task, file: &FileSec, target: &TaskRef, signum: i32) -> Result<()> {
+    pub fn file_send_sigiotask(
+        &self,
+        task: &Task,
+        file: &FileSec,
+        target: &TaskRef,
+        signum: i32,
+    ) -> Result<()> {
         let sig = if signum == 0 { SIGIO } else { signum };
-        self.check_sid(Hook::FileSendSigiotask, task, file.fown_sid, target.sid(), Class::PROCESS, signal_perm(sig), &AuditData::None).map(|_| ())
+        self.check_sid(
+            Hook::FileSendSigiotask,
+            task,
+            file.fown_sid,
+            target.sid(),
+            Class::PROCESS,
+            signal_perm(sig),
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// ioctl(2) from a 32-bit task (selinux_file_ioctl_compat): the 32-bit attribute
     /// commands are read as their 64-bit forms, then everything is as
     /// [`ObjectManager::file_ioctl`] asks it.
-    pub fn file_ioctl_compat(&self, task: &Task, file: &FileSec, inode: &InodeSec, cmd: u32, p: &str) -> Result<()> {
+    pub fn file_ioctl_compat(
+        &self,
+        task: &Task,
+        file: &FileSec,
+        inode: &InodeSec,
+        cmd: u32,
+        p: &str,
+    ) -> Result<()> {
         let cmd = match cmd {
             FS_IOC32_GETFLAGS => ioctls::FS_IOC_GETFLAGS,
             FS_IOC32_SETFLAGS => ioctls::FS_IOC_SETFLAGS,

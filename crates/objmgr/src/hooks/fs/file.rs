@@ -61,14 +61,28 @@ impl ObjectManager {
     }
 
     #[inline(never)]
-    fn file_open_slow(&self, task: &Task, inode: &InodeSec, p: &str, flags: i32, av: u32) -> Result<FileSec> {
+    fn file_open_slow(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        p: &str,
+        flags: i32,
+        av: u32,
+    ) -> Result<FileSec> {
         let sid = task.sid();
         let w = self.window();
         let (v, isid) = self.check_inode_noaudit(Hook::FileOpen, task, inode, av)?;
         self.audit(task, sid, isid, inode.class(), &v, &path(inode, p));
         self.outcome(inode.class(), &v)?;
         let granted = if self.may_keep_open(w, &v) { av } else { 0 };
-        Ok(FileSec::new(sid, inode.class(), isid, v.decision.seqno, granted, flags))
+        Ok(FileSec::new(
+            sid,
+            inode.class(),
+            isid,
+            v.decision.seqno,
+            granted,
+            flags,
+        ))
     }
 
     /// read(2), write(2) and the like on an open file (selinux_file_permission): skipped,
@@ -79,7 +93,14 @@ impl ObjectManager {
     /// open granted in permissive mode or to a permissive domain is never kept, so its reads
     /// and writes are checked (README: the one deliberate difference).
     #[inline]
-    pub fn file_permission(&self, task: &Task, file: &FileSec, inode: &InodeSec, mask: u32, p: &str) -> Result<()> {
+    pub fn file_permission(
+        &self,
+        task: &Task,
+        file: &FileSec,
+        inode: &InodeSec,
+        mask: u32,
+        p: &str,
+    ) -> Result<()> {
         let m = mask & (MAY_READ | MAY_WRITE | MAY_EXEC | MAY_APPEND);
         // `may` holds the masks whose permissions the open granted (an empty mask asks
         // nothing, so passes too).
@@ -95,7 +116,14 @@ impl ObjectManager {
     }
 
     #[inline(never)]
-    fn file_permission_slow(&self, task: &Task, file: &FileSec, inode: &InodeSec, mut mask: u32, p: &str) -> Result<()> {
+    fn file_permission_slow(
+        &self,
+        task: &Task,
+        file: &FileSec,
+        inode: &InodeSec,
+        mut mask: u32,
+        p: &str,
+    ) -> Result<()> {
         if mask == 0 {
             return Ok(());
         }
@@ -106,7 +134,11 @@ impl ObjectManager {
         let av = file_mask_to_av(class, mask);
         let sid = task.sid();
         let isid = inode.sid();
-        if sid == file.sid && isid == file.isid && file.pseqno == self.avc().seqno() && av & !file.granted == 0 {
+        if sid == file.sid
+            && isid == file.isid
+            && file.pseqno == self.avc().seqno()
+            && av & !file.granted == 0
+        {
             if self.fast_paths().revalidate() || av == 0 {
                 return Ok(());
             }
@@ -123,7 +155,15 @@ impl ObjectManager {
     /// (selinux_file_lock, and selinux_file_fcntl's lock commands): both go through
     /// file_has_perm with `{lock}`, so `fd {use}` first when another SID opened the file.
     pub fn file_lock(&self, task: &Task, file: &FileSec, inode: &InodeSec, p: &str) -> Result<()> {
-        self.file_has_perm(Hook::FileLock, task, file, inode, inode.sid(), common_file::LOCK, p)
+        self.file_has_perm(
+            Hook::FileLock,
+            task,
+            file,
+            inode,
+            inode.sid(),
+            common_file::LOCK,
+            p,
+        )
     }
 
     /// ioctl(2) on an open file (selinux_file_ioctl): `{getattr}` or `{setattr}` for the
@@ -132,36 +172,90 @@ impl ObjectManager {
     /// ioctl_skip_cloexec capability; any other command `fd {use}` then `{ioctl}` decided with
     /// the policy's extended permissions for the command (ioctl_has_perm, IOCTL_OP audit data
     /// with `ioctlcmd=`, the command cut to 16 bits as there).
-    pub fn file_ioctl(&self, task: &Task, file: &FileSec, inode: &InodeSec, cmd: u32, p: &str) -> Result<()> {
+    pub fn file_ioctl(
+        &self,
+        task: &Task,
+        file: &FileSec,
+        inode: &InodeSec,
+        cmd: u32,
+        p: &str,
+    ) -> Result<()> {
         use ioctls::*;
         let isid = inode.sid();
         match cmd {
             FIONREAD | FIBMAP | FIGETBSZ | FS_IOC_GETFLAGS | FS_IOC_GETVERSION => {
-                return self.file_has_perm(Hook::FileIoctl, task, file, inode, isid, common_file::GETATTR, p);
+                return self.file_has_perm(
+                    Hook::FileIoctl,
+                    task,
+                    file,
+                    inode,
+                    isid,
+                    common_file::GETATTR,
+                    p,
+                );
             }
             FS_IOC_SETFLAGS | FS_IOC_SETVERSION => {
-                return self.file_has_perm(Hook::FileIoctl, task, file, inode, isid, common_file::SETATTR, p);
+                return self.file_has_perm(
+                    Hook::FileIoctl,
+                    task,
+                    file,
+                    inode,
+                    isid,
+                    common_file::SETATTR,
+                    p,
+                );
             }
-            FIONBIO | FIOASYNC => return self.file_has_perm(Hook::FileIoctl, task, file, inode, isid, 0, p),
+            FIONBIO | FIOASYNC => {
+                return self.file_has_perm(Hook::FileIoctl, task, file, inode, isid, 0, p)
+            }
             KDSKBENT | KDSKBSENT => {
                 // cred_has_capability(CAP_SYS_TTY_CONFIG), capability 26.
                 let sid = task.sid();
-                return self.check(Hook::FileIoctl, task, sid, Class::CAPABILITY, capability::SYS_TTY_CONFIG, &AuditData::Cap(26)).map(|_| ());
+                return self
+                    .check(
+                        Hook::FileIoctl,
+                        task,
+                        sid,
+                        Class::CAPABILITY,
+                        capability::SYS_TTY_CONFIG,
+                        &AuditData::Cap(26),
+                    )
+                    .map(|_| ());
             }
-            FIOCLEX | FIONCLEX if self.policy_caps().contains(PolicyCap::IoctlSkipCloexec) => return Ok(()),
+            FIOCLEX | FIONCLEX if self.policy_caps().contains(PolicyCap::IoctlSkipCloexec) => {
+                return Ok(())
+            }
             _ => {}
         }
-        let ad = AuditData::Ioctl { path: p, dev: &inode.sb.dev, ino: inode.ino };
+        let ad = AuditData::Ioctl {
+            path: p,
+            dev: &inode.sb.dev,
+            ino: inode.ino,
+        };
         if task.sid() != file.sid {
             // A plain check, audited with the command too (IOCTL_OP data).
-            let v = self.check_noaudit(Hook::FileIoctl, task.sid(), file.sid, Class::FD, fd::USE)?;
+            let v =
+                self.check_noaudit(Hook::FileIoctl, task.sid(), file.sid, Class::FD, fd::USE)?;
             if !v.audited.is_empty() {
-                let aux = format!("{} ioctlcmd={:#x}", ad.render(task.pid(), task.comm()), cmd as u16);
+                let aux = format!(
+                    "{} ioctlcmd={:#x}",
+                    ad.render(task.pid(), task.comm()),
+                    cmd as u16
+                );
                 self.audit_text(task.sid(), file.sid, Class::FD, &v, &aux);
             }
             self.outcome(Class::FD, &v)?;
         }
-        self.check_ioctl(Hook::FileIoctl, task, isid, inode.class(), common_file::IOCTL, cmd as u16, &ad).map(|_| ())
+        self.check_ioctl(
+            Hook::FileIoctl,
+            task,
+            isid,
+            inode.class(),
+            common_file::IOCTL,
+            cmd as u16,
+            &ad,
+        )
+        .map(|_| ())
     }
 }
 
@@ -176,12 +270,31 @@ mod tests {
     /// open: for every class kind, open flags, granted set and mask.
     #[test]
     fn the_skips_mask_test_never_covers_more_than_the_open_granted() {
-        let perms = [common_file::READ, common_file::WRITE, common_file::APPEND, common_file::EXECUTE, common_file::IOCTL, common_file::OPEN, dir::SEARCH];
+        let perms = [
+            common_file::READ,
+            common_file::WRITE,
+            common_file::APPEND,
+            common_file::EXECUTE,
+            common_file::IOCTL,
+            common_file::OPEN,
+            dir::SEARCH,
+        ];
         let mut skipped = 0;
         for class in [Class::FILE, Class::DIR] {
-            for flags in [oflags::O_RDONLY, oflags::O_WRONLY, oflags::O_RDWR, 3, oflags::O_WRONLY | oflags::O_APPEND, oflags::O_RDWR | oflags::O_APPEND] {
+            for flags in [
+                oflags::O_RDONLY,
+                oflags::O_WRONLY,
+                oflags::O_RDWR,
+                3,
+                oflags::O_WRONLY | oflags::O_APPEND,
+                oflags::O_RDWR | oflags::O_APPEND,
+            ] {
                 for set in 0..1u32 << perms.len() {
-                    let granted = perms.iter().enumerate().filter(|(i, _)| set & 1 << i != 0).fold(0, |g, (_, p)| g | p);
+                    let granted = perms
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| set & 1 << i != 0)
+                        .fold(0, |g, (_, p)| g | p);
                     let f = FileSec::new(Sid(1), class, Sid(2), Seqno(1), granted, flags);
                     for mask in 0..16u32 {
                         let mut m = mask;
@@ -191,7 +304,11 @@ mod tests {
                         let asked = file_mask_to_av(class, m);
                         if mask & !f.may == 0 {
                             skipped += 1;
-                            assert_eq!(asked & !granted, 0, "{class:?} flags {flags:#o} granted {granted:#x} mask {mask}");
+                            assert_eq!(
+                                asked & !granted,
+                                0,
+                                "{class:?} flags {flags:#o} granted {granted:#x} mask {mask}"
+                            );
                         }
                     }
                 }

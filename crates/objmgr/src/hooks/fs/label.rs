@@ -35,26 +35,44 @@ pub struct MountOpts<'a> {
 
 /// Genfs filesystems whose inodes may carry their own labels (selinux_is_genfs_special_handling).
 fn genfs_sblabel(fstype: &str, caps: seaccess_types::PolicyCaps) -> bool {
-    matches!(fstype, "sysfs" | "pstore" | "debugfs" | "tracefs" | "rootfs")
-        || (matches!(fstype, "cgroup" | "cgroup2") && caps.contains(PolicyCap::CgroupSeclabel))
+    matches!(
+        fstype,
+        "sysfs" | "pstore" | "debugfs" | "tracefs" | "rootfs"
+    ) || (matches!(fstype, "cgroup" | "cgroup2") && caps.contains(PolicyCap::CgroupSeclabel))
         || (fstype == "functionfs" && caps.contains(PolicyCap::FunctionfsSeclabel))
 }
 
 /// Filesystems where genfscon is looked up per path (SE_SBGENFS in selinux_set_mnt_opts).
 fn genfs_paths(fstype: &str, caps: seaccess_types::PolicyCaps) -> bool {
-    matches!(fstype, "proc" | "sysfs" | "cgroup" | "cgroup2" | "debugfs" | "tracefs" | "binder" | "bpf" | "pstore" | "securityfs")
-        || (fstype == "functionfs" && caps.contains(PolicyCap::FunctionfsSeclabel))
+    matches!(
+        fstype,
+        "proc"
+            | "sysfs"
+            | "cgroup"
+            | "cgroup2"
+            | "debugfs"
+            | "tracefs"
+            | "binder"
+            | "bpf"
+            | "pstore"
+            | "securityfs"
+    ) || (fstype == "functionfs" && caps.contains(PolicyCap::FunctionfsSeclabel))
 }
 
 impl ObjectManager {
     fn initial(&self, n: u32) -> Result<Sid> {
-        self.server().initial_sid(n).ok_or_else(|| ObjmgrError::Rejected(format!("the policy defines no initial SID {n}")))
+        self.server()
+            .initial_sid(n)
+            .ok_or_else(|| ObjmgrError::Rejected(format!("the policy defines no initial SID {n}")))
     }
 
     fn mount_context(&self, what: &str, ctx: &str) -> Result<Sid> {
         self.server()
             .context_to_sid(ctx)
-            .map_err(|e| ObjmgrError::InvalidContext { context: ctx.to_string(), why: format!("{what}: {e}") })
+            .map_err(|e| ObjmgrError::InvalidContext {
+                context: ctx.to_string(),
+                why: format!("{what}: {e}"),
+            })
     }
 
     /// Mounts filesystem `fstype` from `dev` (the name audit records give as `dev=`): its
@@ -68,16 +86,30 @@ impl ObjectManager {
 
     /// [`ObjectManager::mount`] by `task`, with the checks selinux_set_mnt_opts makes for each
     /// option (may_context_mount_sb_relabel, may_context_mount_inode_relabel; no audit data).
-    pub fn mount_as(&self, task: &Task, dev: &str, fstype: &str, opts: &MountOpts) -> Result<Arc<SuperSec>> {
+    pub fn mount_as(
+        &self,
+        task: &Task,
+        dev: &str,
+        fstype: &str,
+        opts: &MountOpts,
+    ) -> Result<Arc<SuperSec>> {
         self.mount_sb(Some(task), dev, fstype, opts)
     }
 
-    fn mount_sb(&self, task: Option<&Task>, dev: &str, fstype: &str, opts: &MountOpts) -> Result<Arc<SuperSec>> {
+    fn mount_sb(
+        &self,
+        task: Option<&Task>,
+        dev: &str,
+        fstype: &str,
+        opts: &MountOpts,
+    ) -> Result<Arc<SuperSec>> {
         use crate::classes::filesystem as fs;
         use crate::counters::Hook;
         use crate::AuditData;
         if opts.context.is_some() && opts.defcontext.is_some() {
-            return Err(ObjmgrError::Invalid("context= and defcontext= exclude each other".into()));
+            return Err(ObjmgrError::Invalid(
+                "context= and defcontext= exclude each other".into(),
+            ));
         }
         let unlabeled = self.initial(SECINITSID_UNLABELED)?;
         let caps = self.policy_caps();
@@ -91,14 +123,30 @@ impl ObjectManager {
             Some((FsUse::Native, s)) => (Labeling::Native, s),
             // No genfscon for "/" either: the kernel's SECURITY_FS_USE_NONE, whose inodes get
             // the filesystem's SID (unlabeled), as genfs ones do.
-            None => (Labeling::Genfs, self.with_policy_class(Class::DIR, |c| Ok(self.server().genfs_sid(fstype, "/", c)))?.unwrap_or(unlabeled)),
+            None => (
+                Labeling::Genfs,
+                self.with_policy_class(Class::DIR, |c| {
+                    Ok(self.server().genfs_sid(fstype, "/", c))
+                })?
+                .unwrap_or(unlabeled),
+            ),
         };
         let mut def_sid = self.initial(SECINITSID_FILE)?;
         let mut mntpoint_sid = unlabeled;
         let mut root_sid = None;
         let check = |perm: u32, ssid: Sid, tsid: Sid| -> Result<()> {
             match task {
-                Some(t) => self.check_sid(Hook::Other, t, ssid, tsid, Class::FILESYSTEM, perm, &AuditData::None).map(|_| ()),
+                Some(t) => self
+                    .check_sid(
+                        Hook::Other,
+                        t,
+                        ssid,
+                        tsid,
+                        Class::FILESYSTEM,
+                        perm,
+                        &AuditData::None,
+                    )
+                    .map(|_| ()),
                 None => Ok(()),
             }
         };
@@ -187,17 +235,43 @@ impl ObjectManager {
     /// path inside the filesystem (for genfscon), `xattr` its `security.selinux` value if it has
     /// one. Inodes of task- and transition-labelled filesystems are labelled as allocated by
     /// the kernel (its initial SID); [`ObjectManager::inode_init_as`] names the allocating task.
-    pub fn inode_init(&self, sb: &Arc<SuperSec>, ino: u64, mode: u32, path: &str, xattr: Option<&str>) -> InodeSec {
-        let kernel = self.server().initial_sid(SECINITSID_KERNEL).unwrap_or(Sid::NULL);
+    pub fn inode_init(
+        &self,
+        sb: &Arc<SuperSec>,
+        ino: u64,
+        mode: u32,
+        path: &str,
+        xattr: Option<&str>,
+    ) -> InodeSec {
+        let kernel = self
+            .server()
+            .initial_sid(SECINITSID_KERNEL)
+            .unwrap_or(Sid::NULL);
         self.inode_init_sid(kernel, sb, ino, mode, path, xattr)
     }
 
     /// [`ObjectManager::inode_init`] for an inode `task` allocated.
-    pub fn inode_init_as(&self, task: &Task, sb: &Arc<SuperSec>, ino: u64, mode: u32, path: &str, xattr: Option<&str>) -> InodeSec {
+    pub fn inode_init_as(
+        &self,
+        task: &Task,
+        sb: &Arc<SuperSec>,
+        ino: u64,
+        mode: u32,
+        path: &str,
+        xattr: Option<&str>,
+    ) -> InodeSec {
         self.inode_init_sid(task.sid(), sb, ino, mode, path, xattr)
     }
 
-    fn inode_init_sid(&self, task_sid: Sid, sb: &Arc<SuperSec>, ino: u64, mode: u32, path: &str, xattr: Option<&str>) -> InodeSec {
+    fn inode_init_sid(
+        &self,
+        task_sid: Sid,
+        sb: &Arc<SuperSec>,
+        ino: u64,
+        mode: u32,
+        path: &str,
+        xattr: Option<&str>,
+    ) -> InodeSec {
         let class = inode_class(mode);
         let sid = self.inode_label(task_sid, sb, class, path, xattr);
         InodeSec::new(sb.clone(), ino, class, Some(sid))
@@ -206,8 +280,18 @@ impl ObjectManager {
     /// The label inode_doinit_with_dentry gives, by the filesystem's behaviour. A label that
     /// cannot be computed is the unlabeled SID (the kernel leaves such an inode unlabelled,
     /// which its checks treat alike).
-    fn inode_label(&self, task_sid: Sid, sb: &SuperSec, class: Class, path: &str, xattr: Option<&str>) -> Sid {
-        let unlabeled = self.server().initial_sid(SECINITSID_UNLABELED).unwrap_or(Sid::NULL);
+    fn inode_label(
+        &self,
+        task_sid: Sid,
+        sb: &SuperSec,
+        class: Class,
+        path: &str,
+        xattr: Option<&str>,
+    ) -> Sid {
+        let unlabeled = self
+            .server()
+            .initial_sid(SECINITSID_UNLABELED)
+            .unwrap_or(Sid::NULL);
         if path == "/" {
             if let Some(s) = sb.root_sid {
                 return s;
@@ -218,21 +302,43 @@ impl ObjectManager {
                 None => sb.def_sid,
                 // security_context_to_sid_default: an invalid context is kept as an unmapped
                 // SID, decided as the unlabeled SID until a policy defines it.
-                Some(ctx) => self.server().context_to_sid_force(ctx.trim_end_matches('\0')).unwrap_or(unlabeled),
+                Some(ctx) => self
+                    .server()
+                    .context_to_sid_force(ctx.trim_end_matches('\0'))
+                    .unwrap_or(unlabeled),
             },
             Labeling::Task => task_sid,
-            Labeling::Trans => self.with_policy_class(class, |c| Ok(self.server().transition_sid(task_sid, sb.sid, c, None)?)).unwrap_or(unlabeled),
+            Labeling::Trans => self
+                .with_policy_class(class, |c| {
+                    Ok(self.server().transition_sid(task_sid, sb.sid, c, None)?)
+                })
+                .unwrap_or(unlabeled),
             Labeling::Mountpoint => sb.mntpoint_sid,
             // The label the filesystem reports, set as selinux_inode_setsecurity sets it (a
             // context the policy does not define is refused, leaving the inode unlabeled).
-            Labeling::Native => xattr.and_then(|ctx| self.server().context_to_sid(ctx.trim_end_matches('\0')).ok()).unwrap_or(unlabeled),
+            Labeling::Native => xattr
+                .and_then(|ctx| {
+                    self.server()
+                        .context_to_sid(ctx.trim_end_matches('\0'))
+                        .ok()
+                })
+                .unwrap_or(unlabeled),
             Labeling::Genfs => {
-                let symlinks = self.policy_caps().contains(PolicyCap::GenfsSeclabelSymlinks);
+                let symlinks = self
+                    .policy_caps()
+                    .contains(PolicyCap::GenfsSeclabelSymlinks);
                 if !sb.genfs_paths || (class == Class::LNK_FILE && !symlinks) {
                     return sb.sid;
                 }
-                let p = if &*sb.fstype == "proc" { strip_pid(path) } else { path.into() };
-                self.with_policy_class(class, |c| Ok(self.server().genfs_sid(&sb.fstype, &p, c))).ok().flatten().unwrap_or(unlabeled)
+                let p = if &*sb.fstype == "proc" {
+                    strip_pid(path)
+                } else {
+                    path.into()
+                };
+                self.with_policy_class(class, |c| Ok(self.server().genfs_sid(&sb.fstype, &p, c)))
+                    .ok()
+                    .flatten()
+                    .unwrap_or(unlabeled)
             }
         }
     }
@@ -241,7 +347,13 @@ impl ObjectManager {
     /// kernel's selinux_determine_inode_label): the mount's context=, else the creator's
     /// setfscreatecon SID where inodes carry labels, else the type transition from the
     /// creator to the directory with the name.
-    pub fn determine_inode_label(&self, task: &Task, dir: &InodeSec, name: &str, class: Class) -> Result<Sid> {
+    pub fn determine_inode_label(
+        &self,
+        task: &Task,
+        dir: &InodeSec,
+        name: &str,
+        class: Class,
+    ) -> Result<Sid> {
         let sb = &dir.sb;
         if sb.labeling == Labeling::Mountpoint {
             return Ok(sb.mntpoint_sid);
@@ -252,14 +364,24 @@ impl ObjectManager {
             }
         }
         let (ssid, tsid) = (task.sid(), dir.sid());
-        self.with_policy_class(class, |c| Ok(self.server().transition_sid(ssid, tsid, c, Some(name))?))
+        self.with_policy_class(class, |c| {
+            Ok(self.server().transition_sid(ssid, tsid, c, Some(name))?)
+        })
     }
 
     /// The blob of an inode just created in `dir` with SID `sid` from
     /// [`ObjectManager::inode_create`] (selinux_inode_init_security, where inodes carry
     /// labels; elsewhere the label inode_doinit_with_dentry gives, `path` being the new
     /// inode's path inside the filesystem).
-    pub fn inode_post_create(&self, task: &Task, dir: &InodeSec, ino: u64, mode: u32, path: &str, sid: Sid) -> InodeSec {
+    pub fn inode_post_create(
+        &self,
+        task: &Task,
+        dir: &InodeSec,
+        ino: u64,
+        mode: u32,
+        path: &str,
+        sid: Sid,
+    ) -> InodeSec {
         let class = inode_class(mode);
         if dir.sb.sblabel {
             return InodeSec::new(dir.sb.clone(), ino, class, Some(sid));

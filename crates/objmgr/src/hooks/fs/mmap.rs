@@ -76,11 +76,30 @@ impl ObjectManager {
     /// an executable one. A mapping is shared only when its type is MAP_SHARED exactly, as
     /// the kernel tests it (MAP_SHARED_VALIDATE counts as private here too). `prot` is the
     /// protection after READ_IMPLIES_EXEC, as the kernel passes it.
-    pub fn mmap_file(&self, task: &Task, file: Option<MappedFile>, prot: u32, flags: u32) -> Result<()> {
+    pub fn mmap_file(
+        &self,
+        task: &Task,
+        file: Option<MappedFile>,
+        prot: u32,
+        flags: u32,
+    ) -> Result<()> {
         if let Some(f) = file {
-            self.check(Hook::MmapFile, task, f.inode.sid(), f.inode.class(), common_file::MAP, &path(f.inode, f.path))?;
+            self.check(
+                Hook::MmapFile,
+                task,
+                f.inode.sid(),
+                f.inode.class(),
+                common_file::MAP,
+                &path(f.inode, f.path),
+            )?;
         }
-        self.file_map_prot_check(Hook::MmapFile, task, file, prot, flags & mman::MAP_TYPE == mman::MAP_SHARED)
+        self.file_map_prot_check(
+            Hook::MmapFile,
+            task,
+            file,
+            prot,
+            flags & mman::MAP_TYPE == mman::MAP_SHARED,
+        )
     }
 
     /// mprotect(2) of `vma` to protection `prot` (selinux_file_mprotect). Making a mapping
@@ -93,23 +112,59 @@ impl ObjectManager {
         let sid = task.sid();
         if DEFAULT_NOEXEC && prot & mman::PROT_EXEC != 0 && !vma.exec {
             if vma.kind == VmaKind::Heap {
-                self.check(h, task, sid, Class::PROCESS, process::EXECHEAP, &AuditData::None)?;
+                self.check(
+                    h,
+                    task,
+                    sid,
+                    Class::PROCESS,
+                    process::EXECHEAP,
+                    &AuditData::None,
+                )?;
             } else if vma.file.is_none() && vma.kind == VmaKind::Stack {
-                self.check(h, task, sid, Class::PROCESS, process::EXECSTACK, &AuditData::None)?;
+                self.check(
+                    h,
+                    task,
+                    sid,
+                    Class::PROCESS,
+                    process::EXECSTACK,
+                    &AuditData::None,
+                )?;
             } else if let Some(f) = vma.file.filter(|_| vma.cowed) {
-                self.file_has_perm(h, task, f.file, f.inode, f.inode.sid(), common_file::EXECMOD, f.path)?;
+                self.file_has_perm(
+                    h,
+                    task,
+                    f.file,
+                    f.inode,
+                    f.inode.sid(),
+                    common_file::EXECMOD,
+                    f.path,
+                )?;
             }
         }
         self.file_map_prot_check(h, task, vma.file, prot, vma.shared)
     }
 
     /// The kernel's file_map_prot_check (without the backing-file mounter's check).
-    fn file_map_prot_check(&self, hook: Hook, task: &Task, file: Option<MappedFile>, prot: u32, shared: bool) -> Result<()> {
+    fn file_map_prot_check(
+        &self,
+        hook: Hook,
+        task: &Task,
+        file: Option<MappedFile>,
+        prot: u32,
+        shared: bool,
+    ) -> Result<()> {
         let exec = prot & mman::PROT_EXEC != 0;
         let write = prot & mman::PROT_WRITE != 0;
         if DEFAULT_NOEXEC && exec && (file.is_none() || (!shared && write)) {
             let sid = task.sid();
-            self.check(hook, task, sid, Class::PROCESS, process::EXECMEM, &AuditData::None)?;
+            self.check(
+                hook,
+                task,
+                sid,
+                Class::PROCESS,
+                process::EXECMEM,
+                &AuditData::None,
+            )?;
         }
         let Some(f) = file else { return Ok(()) };
         let mut av = common_file::READ;
@@ -131,6 +186,14 @@ impl ObjectManager {
             return Ok(());
         }
         let sid = task.sid();
-        self.check(Hook::MmapAddr, task, sid, Class::MEMPROTECT, memprotect::MMAP_ZERO, &AuditData::None).map(|_| ())
+        self.check(
+            Hook::MmapAddr,
+            task,
+            sid,
+            Class::MEMPROTECT,
+            memprotect::MMAP_ZERO,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 }

@@ -39,13 +39,20 @@ enum Opt {
 }
 
 /// The option names and whether each takes a context (the kernel's tokens[] table).
-const TOKENS: [(&str, Opt, bool); 5] =
-    [("context", Opt::Context, true), ("fscontext", Opt::Fscontext, true), ("defcontext", Opt::Defcontext, true), ("rootcontext", Opt::Rootcontext, true), ("seclabel", Opt::Seclabel, false)];
+const TOKENS: [(&str, Opt, bool); 5] = [
+    ("context", Opt::Context, true),
+    ("fscontext", Opt::Fscontext, true),
+    ("defcontext", Opt::Defcontext, true),
+    ("rootcontext", Opt::Rootcontext, true),
+    ("seclabel", Opt::Seclabel, false),
+];
 
 /// The kernel's match_opt_prefix: the token `s` is, with its argument.
 fn match_opt(s: &str) -> Option<(Opt, Option<&str>)> {
     for (name, opt, has_arg) in TOKENS {
-        let Some(rest) = s.strip_prefix(name) else { continue };
+        let Some(rest) = s.strip_prefix(name) else {
+            continue;
+        };
         if has_arg {
             if let Some(arg) = rest.strip_prefix('=') {
                 return Some((opt, Some(arg)));
@@ -123,11 +130,19 @@ impl ObjectManager {
     /// ignored; context= excludes defcontext= and either given twice is refused, as is any
     /// option given twice; the context must be valid.
     fn add_opt(&self, opts: &mut MntOpts, opt: Opt, arg: Option<&str>) -> Result<()> {
-        let dup = |what: &str| Err(ObjmgrError::Invalid(format!("{what}= given twice, or context= with defcontext=")));
+        let dup = |what: &str| {
+            Err(ObjmgrError::Invalid(format!(
+                "{what}= given twice, or context= with defcontext="
+            )))
+        };
         let slot = match opt {
             Opt::Seclabel => return Ok(()),
-            Opt::Context if opts.context.is_some() || opts.defcontext.is_some() => return dup("context"),
-            Opt::Defcontext if opts.context.is_some() || opts.defcontext.is_some() => return dup("defcontext"),
+            Opt::Context if opts.context.is_some() || opts.defcontext.is_some() => {
+                return dup("context")
+            }
+            Opt::Defcontext if opts.context.is_some() || opts.defcontext.is_some() => {
+                return dup("defcontext")
+            }
             Opt::Fscontext if opts.fscontext.is_some() => return dup("fscontext"),
             Opt::Rootcontext if opts.rootcontext.is_some() => return dup("rootcontext"),
             Opt::Context => &mut opts.context,
@@ -135,8 +150,18 @@ impl ObjectManager {
             Opt::Fscontext => &mut opts.fscontext,
             Opt::Rootcontext => &mut opts.rootcontext,
         };
-        let Some(ctx) = arg else { return Err(ObjmgrError::Invalid("a context option without its context".into())) };
-        let sid = self.server().context_to_sid(ctx).map_err(|e| ObjmgrError::InvalidContext { context: ctx.to_string(), why: e.to_string() })?;
+        let Some(ctx) = arg else {
+            return Err(ObjmgrError::Invalid(
+                "a context option without its context".into(),
+            ));
+        };
+        let sid = self
+            .server()
+            .context_to_sid(ctx)
+            .map_err(|e| ObjmgrError::InvalidContext {
+                context: ctx.to_string(),
+                why: e.to_string(),
+            })?;
         *slot = Some(sid);
         Ok(())
     }
@@ -176,10 +201,21 @@ impl ObjectManager {
     /// context, fscontext, defcontext and rootcontext take a context, seclabel takes none;
     /// each goes into `opts` as [`ObjectManager::sb_eat_lsm_opts`] takes it. Ok(false) for a
     /// parameter of the filesystem's own (the kernel's -ENOPARAM), to hand on to it.
-    pub fn fs_context_parse_param(&self, opts: &mut MntOpts, key: &str, value: Option<&str>) -> Result<bool> {
-        let Some(&(_, opt, has_arg)) = TOKENS.iter().find(|(name, _, _)| *name == key) else { return Ok(false) };
+    pub fn fs_context_parse_param(
+        &self,
+        opts: &mut MntOpts,
+        key: &str,
+        value: Option<&str>,
+    ) -> Result<bool> {
+        let Some(&(_, opt, has_arg)) = TOKENS.iter().find(|(name, _, _)| *name == key) else {
+            return Ok(false);
+        };
         if has_arg != value.is_some() {
-            return Err(ObjmgrError::Invalid(if has_arg { format!("{key} needs a context") } else { format!("{key} takes no value") }));
+            return Err(ObjmgrError::Invalid(if has_arg {
+                format!("{key} needs a context")
+            } else {
+                format!("{key} takes no value")
+            }));
         }
         self.add_opt(opts, opt, value)?;
         Ok(true)
@@ -188,14 +224,31 @@ impl ObjectManager {
     /// Labels a filesystem with parsed options (selinux_set_mnt_opts): what
     /// [`ObjectManager::mount_as`] does with the options' contexts, the relabel checks by
     /// `task` included.
-    pub fn sb_set_mnt_opts(&self, task: &Task, dev: &str, fstype: &str, opts: &MntOpts) -> Result<Arc<SuperSec>> {
+    pub fn sb_set_mnt_opts(
+        &self,
+        task: &Task,
+        dev: &str,
+        fstype: &str,
+        opts: &MntOpts,
+    ) -> Result<Arc<SuperSec>> {
         let names = self.server().names();
         let ctx = |s: Option<Sid>| -> Result<Option<String>> {
             s.map(|s| crate::context_in(&*names, s)).transpose()
         };
-        let (fs, c, root, def) = (ctx(opts.fscontext)?, ctx(opts.context)?, ctx(opts.rootcontext)?, ctx(opts.defcontext)?);
+        let (fs, c, root, def) = (
+            ctx(opts.fscontext)?,
+            ctx(opts.context)?,
+            ctx(opts.rootcontext)?,
+            ctx(opts.defcontext)?,
+        );
         // Native labeling is a filesystem's flag (SECURITY_LSM_NATIVE_LABELS), never a parsed option.
-        let m = MountOpts { context: c.as_deref(), defcontext: def.as_deref(), rootcontext: root.as_deref(), fscontext: fs.as_deref(), native_labels: false };
+        let m = MountOpts {
+            context: c.as_deref(),
+            defcontext: def.as_deref(),
+            rootcontext: root.as_deref(),
+            fscontext: fs.as_deref(),
+            native_labels: false,
+        };
         self.mount_as(task, dev, fstype, &m)
     }
 
@@ -203,7 +256,13 @@ impl ObjectManager {
     /// with `mounted` (selinux_sb_mnt_opts_compat): with no option, only if it was mounted
     /// with none; else each option given must have been given at the mount with the same
     /// context.
-    pub fn sb_mnt_opts_compat(&self, sb: &SuperSec, root: &InodeSec, mounted: &MntOpts, opts: &MntOpts) -> bool {
+    pub fn sb_mnt_opts_compat(
+        &self,
+        sb: &SuperSec,
+        root: &InodeSec,
+        mounted: &MntOpts,
+        opts: &MntOpts,
+    ) -> bool {
         if opts.is_empty() {
             return mounted.is_empty();
         }
@@ -213,14 +272,29 @@ impl ObjectManager {
     /// A remount of `sb` (root inode `root`, mounted with `mounted`) with options `opts`
     /// (selinux_sb_remount): each SELinux option given must have been given at the mount with
     /// the same context, since a remount cannot relabel (EINVAL); none given is fine.
-    pub fn sb_remount(&self, sb: &SuperSec, root: &InodeSec, mounted: &MntOpts, opts: &MntOpts) -> Result<()> {
+    pub fn sb_remount(
+        &self,
+        sb: &SuperSec,
+        root: &InodeSec,
+        mounted: &MntOpts,
+        opts: &MntOpts,
+    ) -> Result<()> {
         if self.options_differ(sb, root, mounted, opts) {
-            return Err(ObjmgrError::Invalid(format!("unable to change security options during remount (dev {}, type={})", sb.dev, sb.fstype)));
+            return Err(ObjmgrError::Invalid(format!(
+                "unable to change security options during remount (dev {}, type={})",
+                sb.dev, sb.fstype
+            )));
         }
         Ok(())
     }
 
-    fn options_differ(&self, sb: &SuperSec, root: &InodeSec, mounted: &MntOpts, opts: &MntOpts) -> bool {
+    fn options_differ(
+        &self,
+        sb: &SuperSec,
+        root: &InodeSec,
+        mounted: &MntOpts,
+        opts: &MntOpts,
+    ) -> bool {
         bad_option(mounted.fscontext, sb.sid, opts.fscontext)
             || bad_option(mounted.context, sb.mntpoint_sid, opts.context)
             || bad_option(mounted.rootcontext, root.sid(), opts.rootcontext)
@@ -232,10 +306,20 @@ impl ObjectManager {
     /// with (`mounted`), each with the context it has now (a context holding a comma in
     /// double quotes; `"`, newline and backslash as octal escapes), then `,seclabel` where
     /// inodes carry their own labels.
-    pub fn sb_show_options(&self, sb: &SuperSec, root: &InodeSec, mounted: &MntOpts) -> Result<String> {
+    pub fn sb_show_options(
+        &self,
+        sb: &SuperSec,
+        root: &InodeSec,
+        mounted: &MntOpts,
+    ) -> Result<String> {
         let names = self.server().names();
         let mut out = String::new();
-        let shown = [("fscontext", mounted.fscontext.map(|_| sb.sid)), ("context", mounted.context.map(|_| sb.mntpoint_sid)), ("defcontext", mounted.defcontext.map(|_| sb.def_sid)), ("rootcontext", mounted.rootcontext.map(|_| root.sid()))];
+        let shown = [
+            ("fscontext", mounted.fscontext.map(|_| sb.sid)),
+            ("context", mounted.context.map(|_| sb.mntpoint_sid)),
+            ("defcontext", mounted.defcontext.map(|_| sb.def_sid)),
+            ("rootcontext", mounted.rootcontext.map(|_| root.sid())),
+        ];
         for (name, sid) in shown {
             let Some(sid) = sid else { continue };
             let ctx = crate::context_in(&*names, sid)?;
@@ -259,7 +343,14 @@ mod tests {
         assert_eq!(opt_len("ro"), 2);
         assert_eq!(match_opt("context=x"), Some((Opt::Context, Some("x"))));
         assert_eq!(match_opt("seclabel"), Some((Opt::Seclabel, None)));
-        assert_eq!((match_opt("context"), match_opt("seclabel=1"), match_opt("rootcontexts=x")), (None, None, None));
+        assert_eq!(
+            (
+                match_opt("context"),
+                match_opt("seclabel=1"),
+                match_opt("rootcontexts=x")
+            ),
+            (None, None, None)
+        );
         // seq_escape with "\"\n\\": octal escapes.
         assert_eq!(escape("u:r:t:s0-s0:c0,c1"), "u:r:t:s0-s0:c0,c1");
         assert_eq!(escape("a\"b\nc\\d"), "a\\042b\\012c\\134d");

@@ -9,29 +9,29 @@
 //! [`ObjectManager::inode_permission`] with the access mode, then
 //! [`ObjectManager::file_open`]).
 
-mod xattr;
-mod file;
-mod label;
-mod names;
-mod walk;
 mod acl;
 mod fcntl;
+mod file;
+mod label;
 mod mmap;
 mod mntopts;
 mod mount;
+mod names;
 mod notify;
 mod secctx;
+mod walk;
+mod xattr;
 
-pub use xattr::{attr, XATTR_NAME_SELINUX};
+pub use crate::walkmemo::WalkMemo;
+pub use fcntl::fcntl_cmds;
 pub use file::ioctls;
 pub use label::MountOpts;
-pub use walk::WalkDirs;
-pub use fcntl::fcntl_cmds;
 pub use mmap::{mman, MappedFile, Vma, VmaKind, LSM_MMAP_MIN_ADDR};
 pub use mntopts::MntOpts;
 pub use mount::{quota_cmds, MS_REMOUNT};
 pub use notify::{fsnotify, WatchObject};
-pub use crate::walkmemo::WalkMemo;
+pub use walk::WalkDirs;
+pub use xattr::{attr, XATTR_NAME_SELINUX};
 
 use seaccess_types::Sid;
 
@@ -107,7 +107,11 @@ pub(crate) fn file_to_av(flags: i32) -> u32 {
         av |= common_file::READ;
     }
     if write {
-        av |= if flags & oflags::O_APPEND != 0 { common_file::APPEND } else { common_file::WRITE };
+        av |= if flags & oflags::O_APPEND != 0 {
+            common_file::APPEND
+        } else {
+            common_file::WRITE
+        };
     }
     if av == 0 {
         av = common_file::IOCTL;
@@ -117,20 +121,45 @@ pub(crate) fn file_to_av(flags: i32) -> u32 {
 
 /// DENTRY audit data for an existing entry `name` of `inode`.
 pub(crate) fn dentry<'a>(inode: &'a InodeSec, name: &'a str) -> AuditData<'a> {
-    AuditData::Dentry { name, inode: Some((&inode.sb.dev, inode.ino)) }
+    AuditData::Dentry {
+        name,
+        inode: Some((&inode.sb.dev, inode.ino)),
+    }
 }
 
 /// PATH / FILE audit data.
 pub(crate) fn path<'a>(inode: &'a InodeSec, path: &'a str) -> AuditData<'a> {
-    AuditData::Path { path, dev: &inode.sb.dev, ino: inode.ino }
+    AuditData::Path {
+        path,
+        dev: &inode.sb.dev,
+        ino: inode.ino,
+    }
 }
 
 impl ObjectManager {
     /// The kernel's file_has_perm: `fd {use}` when the task is not the opener, then `av` on
     /// the inode (labelled `isid`) unless it is empty, both with FILE audit data.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn file_has_perm(&self, hook: Hook, task: &Task, file: &FileSec, inode: &InodeSec, isid: Sid, av: u32, p: &str) -> Result<()> {
-        self.file_has_perm_as(hook, task, task.sid(), file, inode, isid, av, &path(inode, p))
+    pub(crate) fn file_has_perm(
+        &self,
+        hook: Hook,
+        task: &Task,
+        file: &FileSec,
+        inode: &InodeSec,
+        isid: Sid,
+        av: u32,
+        p: &str,
+    ) -> Result<()> {
+        self.file_has_perm_as(
+            hook,
+            task,
+            task.sid(),
+            file,
+            inode,
+            isid,
+            av,
+            &path(inode, p),
+        )
     }
 
     /// The kernel's __file_has_perm with the credential's SID `ssid` (the task's own, a binder
@@ -138,7 +167,17 @@ impl ObjectManager {
     /// on the inode (labelled `isid`) unless it is empty, both audited with `ad`; `task` is
     /// named in the records.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn file_has_perm_as(&self, hook: Hook, task: &Task, ssid: Sid, file: &FileSec, inode: &InodeSec, isid: Sid, av: u32, ad: &AuditData) -> Result<()> {
+    pub(crate) fn file_has_perm_as(
+        &self,
+        hook: Hook,
+        task: &Task,
+        ssid: Sid,
+        file: &FileSec,
+        inode: &InodeSec,
+        isid: Sid,
+        av: u32,
+        ad: &AuditData,
+    ) -> Result<()> {
         if ssid != file.sid {
             self.check_sid(hook, task, ssid, file.sid, Class::FD, fd::USE, ad)?;
         }

@@ -45,21 +45,54 @@ impl ObjectManager {
     /// filesystem's own `filesystem {mount}` is [`ObjectManager::sb_kern_mount`]'s.
     pub fn sb_mount(&self, task: &Task, target: &InodeSec, p: &str, flags: u64) -> Result<()> {
         if flags & MS_REMOUNT != 0 {
-            return self.check(Hook::SbMount, task, target.sb.sid, Class::FILESYSTEM, filesystem::REMOUNT, &AuditData::None).map(|_| ());
+            return self
+                .check(
+                    Hook::SbMount,
+                    task,
+                    target.sb.sid,
+                    Class::FILESYSTEM,
+                    filesystem::REMOUNT,
+                    &AuditData::None,
+                )
+                .map(|_| ());
         }
-        self.check(Hook::SbMount, task, target.sid(), target.class(), common_file::MOUNTON, &path(target, p)).map(|_| ())
+        self.check(
+            Hook::SbMount,
+            task,
+            target.sid(),
+            target.class(),
+            common_file::MOUNTON,
+            &path(target, p),
+        )
+        .map(|_| ())
     }
 
     /// move_mount(2) of a mount onto the path `to_path` whose inode is `to`
     /// (selinux_move_mount): `{mounton}` of the new mount point (PATH audit data); where the
     /// mount comes from asks nothing.
     pub fn move_mount(&self, task: &Task, to: &InodeSec, to_path: &str) -> Result<()> {
-        self.check(Hook::MoveMount, task, to.sid(), to.class(), common_file::MOUNTON, &path(to, to_path)).map(|_| ())
+        self.check(
+            Hook::MoveMount,
+            task,
+            to.sid(),
+            to.class(),
+            common_file::MOUNTON,
+            &path(to, to_path),
+        )
+        .map(|_| ())
     }
 
     /// umount(2) of a mount of `sb` (selinux_umount): `filesystem {unmount}`, no audit data.
     pub fn sb_umount(&self, task: &Task, sb: &SuperSec) -> Result<()> {
-        self.check(Hook::SbUmount, task, sb.sid, Class::FILESYSTEM, filesystem::UNMOUNT, &AuditData::None).map(|_| ())
+        self.check(
+            Hook::SbUmount,
+            task,
+            sb.sid,
+            Class::FILESYSTEM,
+            filesystem::UNMOUNT,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// A filesystem instance just set up with its options (by [`ObjectManager::mount_as`]),
@@ -67,7 +100,15 @@ impl ObjectManager {
     /// {mount}` of its SID, the one its options gave, with DENTRY audit data of the root
     /// (`name="/"`).
     pub fn sb_kern_mount(&self, task: &Task, root: &InodeSec) -> Result<()> {
-        self.check(Hook::SbKernMount, task, root.sb.sid, Class::FILESYSTEM, filesystem::MOUNT, &dentry(root, "/")).map(|_| ())
+        self.check(
+            Hook::SbKernMount,
+            task,
+            root.sb.sid,
+            Class::FILESYSTEM,
+            filesystem::MOUNT,
+            &dentry(root, "/"),
+        )
+        .map(|_| ())
     }
 
     /// quotactl(2) subcommand `cmd` on `sb` (None for a Q_SYNC of every filesystem)
@@ -82,16 +123,34 @@ impl ObjectManager {
         use quota_cmds::*;
         let Some(sb) = sb else { return Ok(()) };
         let perm = match cmd {
-            Q_SYNC | Q_QUOTAON | Q_QUOTAOFF | Q_SETINFO | Q_SETQUOTA | Q_XQUOTAOFF | Q_XQUOTAON | Q_XSETQLIM => filesystem::QUOTAMOD,
-            Q_GETFMT | Q_GETINFO | Q_GETQUOTA | Q_XGETQUOTA | Q_XGETQSTAT | Q_XGETQSTATV | Q_XGETNEXTQUOTA => filesystem::QUOTAGET,
+            Q_SYNC | Q_QUOTAON | Q_QUOTAOFF | Q_SETINFO | Q_SETQUOTA | Q_XQUOTAOFF | Q_XQUOTAON
+            | Q_XSETQLIM => filesystem::QUOTAMOD,
+            Q_GETFMT | Q_GETINFO | Q_GETQUOTA | Q_XGETQUOTA | Q_XGETQSTAT | Q_XGETQSTATV
+            | Q_XGETNEXTQUOTA => filesystem::QUOTAGET,
             _ => return Ok(()),
         };
-        self.check(Hook::Quotactl, task, sb.sid, Class::FILESYSTEM, perm, &AuditData::None).map(|_| ())
+        self.check(
+            Hook::Quotactl,
+            task,
+            sb.sid,
+            Class::FILESYSTEM,
+            perm,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// Turning quotas on with `inode` (entry `name`) as the quota file (selinux_quota_on):
     /// `{quotaon}` on it, DENTRY audit data.
     pub fn quota_on(&self, task: &Task, inode: &InodeSec, name: &str) -> Result<()> {
-        self.check(Hook::QuotaOn, task, inode.sid(), inode.class(), common_file::QUOTAON, &dentry(inode, name)).map(|_| ())
+        self.check(
+            Hook::QuotaOn,
+            task,
+            inode.sid(),
+            inode.class(),
+            common_file::QUOTAON,
+            &dentry(inode, name),
+        )
+        .map(|_| ())
     }
 }

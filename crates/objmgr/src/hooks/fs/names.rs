@@ -24,36 +24,121 @@ impl ObjectManager {
     pub fn inode_create(&self, task: &Task, dir: &InodeSec, name: &str, mode: u32) -> Result<Sid> {
         let class = inode_class(mode);
         let ad = AuditData::Dentry { name, inode: None };
-        self.check(Hook::InodeCreate, task, dir.sid(), Class::DIR, dir::ADD_NAME | dir::SEARCH, &ad)?;
+        self.check(
+            Hook::InodeCreate,
+            task,
+            dir.sid(),
+            Class::DIR,
+            dir::ADD_NAME | dir::SEARCH,
+            &ad,
+        )?;
         let newsid = self.determine_inode_label(task, dir, name, class)?;
-        self.check(Hook::InodeCreate, task, newsid, class, common_file::CREATE, &ad)?;
-        self.check_sid(Hook::InodeCreate, task, newsid, dir.sb.sid, Class::FILESYSTEM, filesystem::ASSOCIATE, &ad)?;
+        self.check(
+            Hook::InodeCreate,
+            task,
+            newsid,
+            class,
+            common_file::CREATE,
+            &ad,
+        )?;
+        self.check_sid(
+            Hook::InodeCreate,
+            task,
+            newsid,
+            dir.sb.sid,
+            Class::FILESYSTEM,
+            filesystem::ASSOCIATE,
+            &ad,
+        )?;
         Ok(newsid)
     }
 
     /// link(2) of `inode` (entry `name`) into `new_dir` (selinux_inode_link through may_link):
     /// `dir {search add_name}` on the new directory, `{link}` on the inode; DENTRY audit data
     /// of the old entry.
-    pub fn inode_link(&self, task: &Task, inode: &InodeSec, name: &str, new_dir: &InodeSec) -> Result<()> {
+    pub fn inode_link(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        name: &str,
+        new_dir: &InodeSec,
+    ) -> Result<()> {
         let ad = dentry(inode, name);
-        self.check(Hook::InodeLink, task, new_dir.sid(), Class::DIR, dir::SEARCH | dir::ADD_NAME, &ad)?;
-        self.check(Hook::InodeLink, task, inode.sid(), inode.class(), common_file::LINK, &ad).map(|_| ())
+        self.check(
+            Hook::InodeLink,
+            task,
+            new_dir.sid(),
+            Class::DIR,
+            dir::SEARCH | dir::ADD_NAME,
+            &ad,
+        )?;
+        self.check(
+            Hook::InodeLink,
+            task,
+            inode.sid(),
+            inode.class(),
+            common_file::LINK,
+            &ad,
+        )
+        .map(|_| ())
     }
 
     /// unlink(2) of entry `name` (of `inode`) from `dir` (selinux_inode_unlink through
     /// may_link): `dir {search remove_name}`, then `{unlink}` on the inode.
-    pub fn inode_unlink(&self, task: &Task, dir: &InodeSec, inode: &InodeSec, name: &str) -> Result<()> {
+    pub fn inode_unlink(
+        &self,
+        task: &Task,
+        dir: &InodeSec,
+        inode: &InodeSec,
+        name: &str,
+    ) -> Result<()> {
         let ad = dentry(inode, name);
-        self.check(Hook::InodeUnlink, task, dir.sid(), Class::DIR, dir::SEARCH | dir::REMOVE_NAME, &ad)?;
-        self.check(Hook::InodeUnlink, task, inode.sid(), inode.class(), common_file::UNLINK, &ad).map(|_| ())
+        self.check(
+            Hook::InodeUnlink,
+            task,
+            dir.sid(),
+            Class::DIR,
+            dir::SEARCH | dir::REMOVE_NAME,
+            &ad,
+        )?;
+        self.check(
+            Hook::InodeUnlink,
+            task,
+            inode.sid(),
+            inode.class(),
+            common_file::UNLINK,
+            &ad,
+        )
+        .map(|_| ())
     }
 
     /// rmdir(2) of directory `victim` (entry `name`) from `dir` (selinux_inode_rmdir through
     /// may_link): `dir {search remove_name}`, then `dir {rmdir}` on the victim.
-    pub fn inode_rmdir(&self, task: &Task, dir: &InodeSec, victim: &InodeSec, name: &str) -> Result<()> {
+    pub fn inode_rmdir(
+        &self,
+        task: &Task,
+        dir: &InodeSec,
+        victim: &InodeSec,
+        name: &str,
+    ) -> Result<()> {
         let ad = dentry(victim, name);
-        self.check(Hook::InodeRmdir, task, dir.sid(), Class::DIR, dir::SEARCH | dir::REMOVE_NAME, &ad)?;
-        self.check(Hook::InodeRmdir, task, victim.sid(), Class::DIR, dir::RMDIR, &ad).map(|_| ())
+        self.check(
+            Hook::InodeRmdir,
+            task,
+            dir.sid(),
+            Class::DIR,
+            dir::SEARCH | dir::REMOVE_NAME,
+            &ad,
+        )?;
+        self.check(
+            Hook::InodeRmdir,
+            task,
+            victim.sid(),
+            Class::DIR,
+            dir::RMDIR,
+            &ad,
+        )
+        .map(|_| ())
     }
 
     /// rename(2) of `inode` from `old_dir`/`old_name` to `new_dir`/`new_name`, replacing
@@ -75,12 +160,29 @@ impl ObjectManager {
     ) -> Result<()> {
         let h = Hook::InodeRename;
         let old_ad = dentry(inode, old_name);
-        self.check(h, task, old_dir.sid(), Class::DIR, dir::REMOVE_NAME | dir::SEARCH, &old_ad)?;
-        self.check(h, task, inode.sid(), inode.class(), common_file::RENAME, &old_ad)?;
+        self.check(
+            h,
+            task,
+            old_dir.sid(),
+            Class::DIR,
+            dir::REMOVE_NAME | dir::SEARCH,
+            &old_ad,
+        )?;
+        self.check(
+            h,
+            task,
+            inode.sid(),
+            inode.class(),
+            common_file::RENAME,
+            &old_ad,
+        )?;
         if inode.class() == Class::DIR && !std::ptr::eq(old_dir, new_dir) {
             self.check(h, task, inode.sid(), Class::DIR, dir::REPARENT, &old_ad)?;
         }
-        let new_ad = AuditData::Dentry { name: new_name, inode: victim.map(|v| (&*v.sb.dev, v.ino)) };
+        let new_ad = AuditData::Dentry {
+            name: new_name,
+            inode: victim.map(|v| (&*v.sb.dev, v.ino)),
+        };
         let mut av = dir::ADD_NAME | dir::SEARCH;
         if victim.is_some() {
             av |= dir::REMOVE_NAME;

@@ -23,7 +23,8 @@ pub mod fsnotify {
     pub const FS_PRE_ACCESS: u64 = 0x0010_0000;
     /// Events whose listener decides whether the operation goes on (ALL_FSNOTIFY_PERM_EVENTS:
     /// the content permission events and the pre-content one).
-    pub const ALL_FSNOTIFY_PERM_EVENTS: u64 = FS_OPEN_PERM | FS_ACCESS_PERM | FS_OPEN_EXEC_PERM | FS_PRE_ACCESS;
+    pub const ALL_FSNOTIFY_PERM_EVENTS: u64 =
+        FS_OPEN_PERM | FS_ACCESS_PERM | FS_OPEN_EXEC_PERM | FS_PRE_ACCESS;
 }
 
 /// What a watch is set on (the kernel's fsnotify_obj_type).
@@ -47,14 +48,28 @@ impl ObjectManager {
     /// `watch_with_perm` when the mask holds a permission event and `watch_reads` when it
     /// holds a read-like event (access, access or pre-access permission, close without
     /// writing), in one check on the inode; PATH audit data for both checks.
-    pub fn path_notify(&self, task: &Task, inode: &InodeSec, p: &str, mask: u64, obj: WatchObject) -> Result<()> {
+    pub fn path_notify(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        p: &str,
+        mask: u64,
+        obj: WatchObject,
+    ) -> Result<()> {
         use fsnotify::*;
         let ad = path(inode, p);
         let mut perm = match obj {
             WatchObject::Inode => common_file::WATCH,
             WatchObject::Mount => common_file::WATCH_MOUNT,
             WatchObject::Filesystem => {
-                self.check(Hook::PathNotify, task, inode.sb.sid, Class::FILESYSTEM, filesystem::WATCH, &ad)?;
+                self.check(
+                    Hook::PathNotify,
+                    task,
+                    inode.sb.sid,
+                    Class::FILESYSTEM,
+                    filesystem::WATCH,
+                    &ad,
+                )?;
                 common_file::WATCH_SB
             }
             WatchObject::MountNamespace => {
@@ -67,6 +82,14 @@ impl ObjectManager {
         if mask & (FS_ACCESS | FS_ACCESS_PERM | FS_PRE_ACCESS | FS_CLOSE_NOWRITE) != 0 {
             perm |= common_file::WATCH_READS;
         }
-        self.check(Hook::PathNotify, task, inode.sid(), inode.class(), perm, &ad).map(|_| ())
+        self.check(
+            Hook::PathNotify,
+            task,
+            inode.sid(),
+            inode.class(),
+            perm,
+            &ad,
+        )
+        .map(|_| ())
     }
 }

@@ -24,14 +24,28 @@ impl ObjectManager {
     /// (`cap_mac_admin`, the caller's cap_capable) is also asked `capability2 {mac_admin}`
     /// without an audit record, as the kernel asks it to choose the raw context over the
     /// policy's; both are the security server's one text for the SID here.
-    pub fn inode_getsecurity(&self, task: &Task, inode: &InodeSec, name: &str, cap_mac_admin: bool) -> Result<String> {
+    pub fn inode_getsecurity(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        name: &str,
+        cap_mac_admin: bool,
+    ) -> Result<String> {
         if name != XATTR_SELINUX_SUFFIX {
-            return Err(ObjmgrError::NotSupported(format!("security.{name} is not SELinux's")));
+            return Err(ObjmgrError::NotSupported(format!(
+                "security.{name} is not SELinux's"
+            )));
         }
         if cap_mac_admin {
             let sid = task.sid();
             // has_cap_mac_admin(false): a denial only means the in-core context.
-            self.check_noaudit(Hook::InodeGetsecurity, sid, sid, Class::CAPABILITY2, capability2::MAC_ADMIN)?;
+            self.check_noaudit(
+                Hook::InodeGetsecurity,
+                sid,
+                sid,
+                Class::CAPABILITY2,
+                capability2::MAC_ADMIN,
+            )?;
         }
         let sid = inode.sid();
         self.context_of(sid)
@@ -43,18 +57,34 @@ impl ObjectManager {
     /// context (EINVAL). No permission is asked: the caller is the filesystem, not a task.
     pub fn inode_setsecurity(&self, inode: &InodeSec, name: &str, value: &[u8]) -> Result<()> {
         if name != XATTR_SELINUX_SUFFIX {
-            return Err(ObjmgrError::NotSupported(format!("security.{name} is not SELinux's")));
+            return Err(ObjmgrError::NotSupported(format!(
+                "security.{name} is not SELinux's"
+            )));
         }
         if !inode.sb.sblabel {
-            return Err(ObjmgrError::NotSupported(format!("{} does not support per-file labels", inode.sb.fstype)));
+            return Err(ObjmgrError::NotSupported(format!(
+                "{} does not support per-file labels",
+                inode.sb.fstype
+            )));
         }
         if value.is_empty() {
-            return Err(ObjmgrError::Denied { what: "an empty security.selinux value".into() });
+            return Err(ObjmgrError::Denied {
+                what: "an empty security.selinux value".into(),
+            });
         }
         // The context ends at its first NUL, as the kernel's copy of it does.
         let ctx = value.split(|&b| b == 0).next().unwrap_or_default();
-        let ctx = std::str::from_utf8(ctx).map_err(|_| ObjmgrError::InvalidContext { context: String::from_utf8_lossy(ctx).into_owned(), why: "not UTF-8".into() })?;
-        let sid = self.server().context_to_sid(ctx).map_err(|e| ObjmgrError::InvalidContext { context: ctx.to_string(), why: e.to_string() })?;
+        let ctx = std::str::from_utf8(ctx).map_err(|_| ObjmgrError::InvalidContext {
+            context: String::from_utf8_lossy(ctx).into_owned(),
+            why: "not UTF-8".into(),
+        })?;
+        let sid = self
+            .server()
+            .context_to_sid(ctx)
+            .map_err(|e| ObjmgrError::InvalidContext {
+                context: ctx.to_string(),
+                why: e.to_string(),
+            })?;
         inode.set_sid(sid);
         Ok(())
     }
@@ -74,7 +104,12 @@ impl ObjectManager {
 
     /// The inode's context for a network filesystem's server to send its client
     /// (selinux_inode_getsecctx): [`ObjectManager::inode_getsecurity`] of `selinux`.
-    pub fn inode_getsecctx(&self, task: &Task, inode: &InodeSec, cap_mac_admin: bool) -> Result<String> {
+    pub fn inode_getsecctx(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        cap_mac_admin: bool,
+    ) -> Result<String> {
         self.inode_getsecurity(task, inode, XATTR_SELINUX_SUFFIX, cap_mac_admin)
     }
 
@@ -82,7 +117,13 @@ impl ObjectManager {
     /// client sent, as `task` (selinux_inode_setsecctx): a setxattr(2) of `security.selinux`,
     /// with its checks ([`ObjectManager::inode_setxattr`]), then the new label
     /// ([`ObjectManager::inode_post_setxattr`]); the caller stores the value between.
-    pub fn inode_setsecctx(&self, task: &Task, inode: &InodeSec, name: &str, ctx: &str) -> Result<()> {
+    pub fn inode_setsecctx(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        name: &str,
+        ctx: &str,
+    ) -> Result<()> {
         self.inode_setxattr(task, inode, name, XATTR_NAME_SELINUX, ctx)?;
         self.inode_post_setxattr(inode, XATTR_NAME_SELINUX, ctx)
     }
@@ -111,7 +152,12 @@ impl ObjectManager {
     /// An overlay copies the lower file `src` up (selinux_inode_copy_up): the credential the
     /// copy is made with (`new`, or the task's prepared anew) creates files with the lower
     /// file's SID, so the upper file keeps the label.
-    pub fn inode_copy_up(&self, task: &Task, src: &InodeSec, new: Option<PreparedCred>) -> PreparedCred {
+    pub fn inode_copy_up(
+        &self,
+        task: &Task,
+        src: &InodeSec,
+        new: Option<PreparedCred>,
+    ) -> PreparedCred {
         let mut c = new.unwrap_or_else(|| task.cred().prepare());
         c.create_sid = Some(src.sid());
         c

@@ -86,7 +86,13 @@ impl ObjectManager {
     /// for access(2) (MAY_ACCESS in `mask`) only if the policy does not dontaudit the class's
     /// `audit_access` (avc_audit_required with FILE__AUDIT_ACCESS).
     #[inline]
-    pub fn inode_permission(&self, task: &Task, inode: &InodeSec, mask: u32, name: Option<&str>) -> Result<()> {
+    pub fn inode_permission(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        mask: u32,
+        name: Option<&str>,
+    ) -> Result<()> {
         let access = mask & MAY_ACCESS != 0;
         let mask = mask & (MAY_READ | MAY_WRITE | MAY_EXEC | MAY_APPEND);
         if mask == 0 {
@@ -105,10 +111,21 @@ impl ObjectManager {
     /// directory, else the cache. Only grants are remembered, and MAY_ACCESS changes only
     /// whether a denial is audited, so the fast paths answer an access(2) check as any other.
     #[inline(never)]
-    fn inode_permission_slow(&self, task: &Task, inode: &InodeSec, perms: u32, name: Option<&str>, access: bool) -> Result<()> {
+    fn inode_permission_slow(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        perms: u32,
+        name: Option<&str>,
+        access: bool,
+    ) -> Result<()> {
         let class = inode.class();
         let fast = self.fast_paths();
-        let bits = if class == Class::DIR { SearchCache::bits(perms) } else { None };
+        let bits = if class == Class::DIR {
+            SearchCache::bits(perms)
+        } else {
+            None
+        };
         let cache = task.cred().search_cache();
         if let Some(b) = bits {
             if fast.search_cache() {
@@ -135,7 +152,11 @@ impl ObjectManager {
                 cache.insert(task.sid(), isid, v.decision.seqno, b);
             }
         }
-        let ad = AuditData::Inode { name, dev: &inode.sb.dev, ino: inode.ino };
+        let ad = AuditData::Inode {
+            name,
+            dev: &inode.sb.dev,
+            ino: inode.ino,
+        };
         self.audit(task, task.sid(), isid, class, &v, &ad);
         self.outcome(class, &v).map(|_| ())
     }
@@ -174,13 +195,25 @@ impl ObjectManager {
     /// The walk from directory `from` on, checking each that does not remember epoch `id`'s
     /// search (every one when `id` is 0, the fast path off).
     #[inline(never)]
-    fn path_walk_from<D: WalkDirs + ?Sized>(&self, task: &Task, dirs: &D, from: usize, id: u32) -> Result<()> {
+    fn path_walk_from<D: WalkDirs + ?Sized>(
+        &self,
+        task: &Task,
+        dirs: &D,
+        from: usize,
+        id: u32,
+    ) -> Result<()> {
         for i in from..dirs.count() {
             let Some(d) = dirs.dir(i) else { continue };
             if id != 0 && d.grant.holds(id, grant::SEARCH) {
                 continue;
             }
-            self.inode_permission_slow(task, d, file_mask_to_av(d.class(), MAY_EXEC), Some(dirs.name(i)), false)?;
+            self.inode_permission_slow(
+                task,
+                d,
+                file_mask_to_av(d.class(), MAY_EXEC),
+                Some(dirs.name(i)),
+                false,
+            )?;
         }
         Ok(())
     }
@@ -192,23 +225,54 @@ impl ObjectManager {
         if self.granted(task.cred(), inode, grant::GETATTR) {
             return Ok(());
         }
-        self.check_inode(Hook::InodeGetattr, task, inode, common_file::GETATTR, &path(inode, p)).map(|_| ())
+        self.check_inode(
+            Hook::InodeGetattr,
+            task,
+            inode,
+            common_file::GETATTR,
+            &path(inode, p),
+        )
+        .map(|_| ())
     }
 
     /// Following a symlink during a walk: `{read}` on the link (selinux_inode_follow_link,
     /// DENTRY audit data).
     pub fn inode_follow_link(&self, task: &Task, link: &InodeSec, name: &str) -> Result<()> {
-        self.check(Hook::InodeFollowLink, task, link.sid(), link.class(), common_file::READ, &dentry(link, name)).map(|_| ())
+        self.check(
+            Hook::InodeFollowLink,
+            task,
+            link.sid(),
+            link.class(),
+            common_file::READ,
+            &dentry(link, name),
+        )
+        .map(|_| ())
     }
 
     /// readlink(2): `{read}` on the link (selinux_inode_readlink through dentry_has_perm).
     pub fn inode_readlink(&self, task: &Task, link: &InodeSec, name: &str) -> Result<()> {
-        self.check(Hook::InodeReadlink, task, link.sid(), link.class(), common_file::READ, &dentry(link, name)).map(|_| ())
+        self.check(
+            Hook::InodeReadlink,
+            task,
+            link.sid(),
+            link.class(),
+            common_file::READ,
+            &dentry(link, name),
+        )
+        .map(|_| ())
     }
 
     /// statfs(2): `filesystem {getattr}` on the filesystem of `root`, its root inode
     /// (selinux_sb_statfs through superblock_has_perm; DENTRY audit data of the root, `name="/"`).
     pub fn sb_statfs(&self, task: &Task, root: &InodeSec) -> Result<()> {
-        self.check(Hook::SbStatfs, task, root.sb.sid, Class::FILESYSTEM, filesystem::GETATTR, &dentry(root, "/")).map(|_| ())
+        self.check(
+            Hook::SbStatfs,
+            task,
+            root.sb.sid,
+            Class::FILESYSTEM,
+            filesystem::GETATTR,
+            &dentry(root, "/"),
+        )
+        .map(|_| ())
     }
 }

@@ -41,7 +41,13 @@ impl ObjectManager {
     /// owner or explicit times change; otherwise `{write}`, with `{open}` for a truncate by
     /// path under the open_perms capability. ATTR_FORCE first drops the bits the kernel lets
     /// it force; nothing left asks nothing. DENTRY audit data.
-    pub fn inode_setattr(&self, task: &Task, inode: &InodeSec, name: &str, ia_valid: u32) -> Result<()> {
+    pub fn inode_setattr(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        name: &str,
+        ia_valid: u32,
+    ) -> Result<()> {
         let mut valid = ia_valid;
         if valid & attr::FORCE != 0 {
             valid &= !(attr::KILL_SUID | attr::KILL_SGID | attr::MODE | attr::FORCE);
@@ -49,23 +55,49 @@ impl ObjectManager {
                 return Ok(());
             }
         }
-        let av = if valid & (attr::MODE | attr::UID | attr::GID | attr::ATIME_SET | attr::MTIME_SET | attr::TIMES_SET) != 0 {
+        let av = if valid
+            & (attr::MODE
+                | attr::UID
+                | attr::GID
+                | attr::ATIME_SET
+                | attr::MTIME_SET
+                | attr::TIMES_SET)
+            != 0
+        {
             common_file::SETATTR
         } else {
             let mut av = common_file::WRITE;
             // Sockets (sockfs) never get here as inodes of a filesystem this object manager
             // labels, so only the capability and the flags decide.
-            if valid & attr::SIZE != 0 && valid & attr::FILE == 0 && self.policy_caps().contains(PolicyCap::OpenPerms) {
+            if valid & attr::SIZE != 0
+                && valid & attr::FILE == 0
+                && self.policy_caps().contains(PolicyCap::OpenPerms)
+            {
                 av |= common_file::OPEN;
             }
             av
         };
-        self.check(Hook::InodeSetattr, task, inode.sid(), inode.class(), av, &dentry(inode, name)).map(|_| ())
+        self.check(
+            Hook::InodeSetattr,
+            task,
+            inode.sid(),
+            inode.class(),
+            av,
+            &dentry(inode, name),
+        )
+        .map(|_| ())
     }
 
     /// setxattr(2) (selinux_inode_setxattr) by a task without CAP_MAC_ADMIN: see
     /// [`ObjectManager::inode_setxattr_caps`].
-    pub fn inode_setxattr(&self, task: &Task, inode: &InodeSec, name: &str, xattr: &str, value: &str) -> Result<()> {
+    pub fn inode_setxattr(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        name: &str,
+        xattr: &str,
+        value: &str,
+    ) -> Result<()> {
         self.inode_setxattr_caps(task, inode, name, xattr, value, false)
     }
 
@@ -80,45 +112,102 @@ impl ObjectManager {
     /// enforcing mode), and the new label `filesystem {associate}` with the filesystem. Only
     /// where inodes carry labels (else EOPNOTSUPP). The owner check before it is the caller's.
     /// Call [`ObjectManager::inode_post_setxattr`] once the value is stored.
-    pub fn inode_setxattr_caps(&self, task: &Task, inode: &InodeSec, name: &str, xattr: &str, value: &str, cap_mac_admin: bool) -> Result<()> {
+    pub fn inode_setxattr_caps(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        name: &str,
+        xattr: &str,
+        value: &str,
+        cap_mac_admin: bool,
+    ) -> Result<()> {
         let ad = dentry(inode, name);
         if xattr != XATTR_NAME_SELINUX {
-            return self.check(Hook::InodeSetxattr, task, inode.sid(), inode.class(), common_file::SETATTR, &ad).map(|_| ());
+            return self
+                .check(
+                    Hook::InodeSetxattr,
+                    task,
+                    inode.sid(),
+                    inode.class(),
+                    common_file::SETATTR,
+                    &ad,
+                )
+                .map(|_| ());
         }
         if !inode.sb.sblabel {
-            return Err(ObjmgrError::NotSupported(format!("{} does not support per-file labels", inode.sb.fstype)));
+            return Err(ObjmgrError::NotSupported(format!(
+                "{} does not support per-file labels",
+                inode.sb.fstype
+            )));
         }
         let old = inode.sid();
-        self.check(Hook::InodeSetxattr, task, old, inode.class(), common_file::RELABELFROM, &ad)?;
+        self.check(
+            Hook::InodeSetxattr,
+            task,
+            old,
+            inode.class(),
+            common_file::RELABELFROM,
+            &ad,
+        )?;
         let ctx = value.trim_end_matches('\0');
         let new = match self.server().context_to_sid(ctx) {
             Ok(s) => s,
             // has_cap_mac_admin(true): CAP_MAC_ADMIN (capability 33), then its check, audited.
-            Err(_) if cap_mac_admin && self.capable_opts(task, 33, true, true).is_ok() => self.server().context_to_sid_force(ctx)?,
+            Err(_) if cap_mac_admin && self.capable_opts(task, 33, true, true).is_ok() => {
+                self.server().context_to_sid_force(ctx)?
+            }
             Err(e) => {
                 // The kernel's AUDIT_SELINUX_ERR record (a task without CAP_MAC_ADMIN).
                 let mut line = String::from("op=setxattr");
                 untrusted(&mut line, "invalid_context", ctx);
                 self.avc().emit_audit_line(line.trim_start());
-                return Err(ObjmgrError::InvalidContext { context: ctx.to_string(), why: e.to_string() });
+                return Err(ObjmgrError::InvalidContext {
+                    context: ctx.to_string(),
+                    why: e.to_string(),
+                });
             }
         };
-        self.check(Hook::InodeSetxattr, task, new, inode.class(), common_file::RELABELTO, &ad)?;
+        self.check(
+            Hook::InodeSetxattr,
+            task,
+            new,
+            inode.class(),
+            common_file::RELABELTO,
+            &ad,
+        )?;
         let tsid = task.sid();
-        let ok = self.with_policy_class(inode.class(), |c| Ok(self.server().validate_transition(old, new, tsid, c)?))?;
+        let ok = self.with_policy_class(inode.class(), |c| {
+            Ok(self.server().validate_transition(old, new, tsid, c)?)
+        })?;
         if !ok {
             self.validatetrans_failed(old, new, tsid, inode.class());
             if self.avc().enforcing() {
-                return Err(ObjmgrError::NotPermitted(format!("validatetrans forbids relabeling a {} to {ctx}", inode.class().name())));
+                return Err(ObjmgrError::NotPermitted(format!(
+                    "validatetrans forbids relabeling a {} to {ctx}",
+                    inode.class().name()
+                )));
             }
         }
-        self.check_sid(Hook::InodeSetxattr, task, new, inode.sb.sid, Class::FILESYSTEM, filesystem::ASSOCIATE, &ad).map(|_| ())
+        self.check_sid(
+            Hook::InodeSetxattr,
+            task,
+            new,
+            inode.sb.sid,
+            Class::FILESYSTEM,
+            filesystem::ASSOCIATE,
+            &ad,
+        )
+        .map(|_| ())
     }
 
     /// The kernel's security_validtrans_handle_fail record.
     fn validatetrans_failed(&self, old: Sid, new: Sid, task: Sid, class: Class) {
         let names = self.server().names();
-        let ctx = |s: Sid| names.sid_to_context(s).unwrap_or_else(|| format!("sid={}", s.0));
+        let ctx = |s: Sid| {
+            names
+                .sid_to_context(s)
+                .unwrap_or_else(|| format!("sid={}", s.0))
+        };
         let line = format!(
             "op=security_validate_transition seresult=denied oldcontext={} newcontext={} taskcontext={} tclass={}",
             ctx(old),
@@ -137,30 +226,65 @@ impl ObjectManager {
             return Ok(());
         }
         let ctx = value.trim_end_matches('\0');
-        let sid = self
-            .server()
-            .context_to_sid_force(ctx)
-            .map_err(|e| ObjmgrError::InvalidContext { context: ctx.to_string(), why: e.to_string() })?;
+        let sid =
+            self.server()
+                .context_to_sid_force(ctx)
+                .map_err(|e| ObjmgrError::InvalidContext {
+                    context: ctx.to_string(),
+                    why: e.to_string(),
+                })?;
         inode.set_sid(sid);
         Ok(())
     }
 
     /// getxattr(2), any attribute (selinux_inode_getxattr): `{getattr}`.
     pub fn inode_getxattr(&self, task: &Task, inode: &InodeSec, name: &str) -> Result<()> {
-        self.check(Hook::InodeGetxattr, task, inode.sid(), inode.class(), common_file::GETATTR, &dentry(inode, name)).map(|_| ())
+        self.check(
+            Hook::InodeGetxattr,
+            task,
+            inode.sid(),
+            inode.class(),
+            common_file::GETATTR,
+            &dentry(inode, name),
+        )
+        .map(|_| ())
     }
 
     /// listxattr(2) (selinux_inode_listxattr): `{getattr}`.
     pub fn inode_listxattr(&self, task: &Task, inode: &InodeSec, name: &str) -> Result<()> {
-        self.check(Hook::InodeListxattr, task, inode.sid(), inode.class(), common_file::GETATTR, &dentry(inode, name)).map(|_| ())
+        self.check(
+            Hook::InodeListxattr,
+            task,
+            inode.sid(),
+            inode.class(),
+            common_file::GETATTR,
+            &dentry(inode, name),
+        )
+        .map(|_| ())
     }
 
     /// removexattr(2) (selinux_inode_removexattr): `{setattr}`; `security.selinux` cannot be
     /// removed (EACCES, no check).
-    pub fn inode_removexattr(&self, task: &Task, inode: &InodeSec, name: &str, xattr: &str) -> Result<()> {
+    pub fn inode_removexattr(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        name: &str,
+        xattr: &str,
+    ) -> Result<()> {
         if xattr == XATTR_NAME_SELINUX {
-            return Err(ObjmgrError::Denied { what: "removing security.selinux".into() });
+            return Err(ObjmgrError::Denied {
+                what: "removing security.selinux".into(),
+            });
         }
-        self.check(Hook::InodeRemovexattr, task, inode.sid(), inode.class(), common_file::SETATTR, &dentry(inode, name)).map(|_| ())
+        self.check(
+            Hook::InodeRemovexattr,
+            task,
+            inode.sid(),
+            inode.class(),
+            common_file::SETATTR,
+            &dentry(inode, name),
+        )
+        .map(|_| ())
     }
 }

@@ -27,7 +27,14 @@ impl ObjectManager {
     /// SID and no fscreate, keycreate or sockcreate SID (so what it creates is labelled from
     /// `secid`). Use it with [`Task::override_creds`].
     pub fn kernel_act_as(&self, task: &Task, base: PreparedCred, secid: Sid) -> Result<Arc<Cred>> {
-        self.check(Hook::KernelActAs, task, secid, Class::KERNEL_SERVICE, kernel_service::USE_AS_OVERRIDE, &AuditData::None)?;
+        self.check(
+            Hook::KernelActAs,
+            task,
+            secid,
+            Class::KERNEL_SERVICE,
+            kernel_service::USE_AS_OVERRIDE,
+            &AuditData::None,
+        )?;
         let mut new = base;
         new.sid = secid;
         new.create_sid = None;
@@ -39,9 +46,21 @@ impl ObjectManager {
     /// `task` makes a credential from `base` that creates files labelled as `inode` is
     /// (selinux_kernel_create_files_as): `kernel_service {create_files_as}` from the task to
     /// the inode's SID; the credential's fscreate SID is that SID.
-    pub fn kernel_create_files_as(&self, task: &Task, base: PreparedCred, inode: &InodeSec) -> Result<Arc<Cred>> {
+    pub fn kernel_create_files_as(
+        &self,
+        task: &Task,
+        base: PreparedCred,
+        inode: &InodeSec,
+    ) -> Result<Arc<Cred>> {
         let isid = inode.sid();
-        self.check(Hook::KernelCreateFilesAs, task, isid, Class::KERNEL_SERVICE, kernel_service::CREATE_FILES_AS, &AuditData::None)?;
+        self.check(
+            Hook::KernelCreateFilesAs,
+            task,
+            isid,
+            Class::KERNEL_SERVICE,
+            kernel_service::CREATE_FILES_AS,
+            &AuditData::None,
+        )?;
         let mut new = base;
         new.create_sid = Some(isid);
         Ok(new.build())
@@ -50,7 +69,14 @@ impl ObjectManager {
     /// A credential from `new` whose fscreate SID is the label a file of `mode` named `name`
     /// in `dir` would get if `task` created it (selinux_dentry_create_files_as): the file is
     /// then created with `new` (the mounter's, say) but labelled for `task`. No check.
-    pub fn dentry_create_files_as(&self, task: &Task, dir: &InodeSec, name: &str, mode: u32, new: PreparedCred) -> Result<Arc<Cred>> {
+    pub fn dentry_create_files_as(
+        &self,
+        task: &Task,
+        dir: &InodeSec,
+        name: &str,
+        mode: u32,
+        new: PreparedCred,
+    ) -> Result<Arc<Cred>> {
         let sid = self.determine_inode_label(task, dir, name, inode_class(mode))?;
         let mut new = new;
         new.create_sid = Some(sid);
@@ -60,7 +86,13 @@ impl ObjectManager {
     /// The label a file of `mode` named `name` in `dir` gets when `task` creates it, before
     /// it exists (selinux_dentry_init_security): its SID and context, the value of
     /// `security.selinux` ([`crate::hooks::fs::XATTR_NAME_SELINUX`]). No check.
-    pub fn dentry_init_security(&self, task: &Task, dir: &InodeSec, name: &str, mode: u32) -> Result<(Sid, String)> {
+    pub fn dentry_init_security(
+        &self,
+        task: &Task,
+        dir: &InodeSec,
+        name: &str,
+        mode: u32,
+    ) -> Result<(Sid, String)> {
         let sid = self.determine_inode_label(task, dir, name, inode_class(mode))?;
         let ctx = self.context_of(sid)?;
         Ok((sid, ctx))

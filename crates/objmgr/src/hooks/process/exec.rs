@@ -9,10 +9,10 @@ use seaccess_types::{PolicyCap, Sid};
 use crate::audit::AuditData;
 use crate::blobs::{FileSec, InodeSec};
 use crate::classes::{common_file, file, process, process2, Class};
-use crate::hooks::fs::file_to_av;
 use crate::counters::Hook;
 use crate::cred::{Cred, Task, TaskRef};
 use crate::error::{ObjmgrError, Result};
+use crate::hooks::fs::file_to_av;
 use crate::ObjectManager;
 
 /// What the exec is, beyond the file: the kernel's LSM_UNSAFE_* flags and the mount's nosuid.
@@ -41,7 +41,11 @@ pub struct OpenFile<'a> {
 
 /// FILE audit data of an open file.
 fn path<'a>(f: &OpenFile<'a>) -> AuditData<'a> {
-    AuditData::Path { path: f.path, dev: &f.inode.sb.dev, ino: f.inode.ino }
+    AuditData::Path {
+        path: f.path,
+        dev: &f.inode.sb.dev,
+        ino: f.inode.ino,
+    }
 }
 
 /// What an exec must do to the task's open files before its new credential is committed
@@ -80,15 +84,37 @@ impl ObjectManager {
             return Ok(());
         }
         if self.policy_caps().contains(PolicyCap::NnpNosuidTransition) {
-            let perms = if opts.nnp { process2::NNP_TRANSITION } else { 0 } | if opts.nosuid { process2::NOSUID_TRANSITION } else { 0 };
-            if self.check_sid(Hook::BprmCredsForExec, task, old, new, Class::PROCESS2, perms, &AuditData::None).is_ok() {
+            let perms = if opts.nnp {
+                process2::NNP_TRANSITION
+            } else {
+                0
+            } | if opts.nosuid {
+                process2::NOSUID_TRANSITION
+            } else {
+                0
+            };
+            if self
+                .check_sid(
+                    Hook::BprmCredsForExec,
+                    task,
+                    old,
+                    new,
+                    Class::PROCESS2,
+                    perms,
+                    &AuditData::None,
+                )
+                .is_ok()
+            {
                 return Ok(());
             }
         }
         if self.bounded_transition(old, new)? {
             return Ok(());
         }
-        let what = format!("{} transition from SID {old} to SID {new}", if opts.nnp { "no_new_privs" } else { "nosuid" });
+        let what = format!(
+            "{} transition from SID {old} to SID {new}",
+            if opts.nnp { "no_new_privs" } else { "nosuid" }
+        );
         if opts.nnp {
             Err(ObjmgrError::NotPermitted(what))
         } else {
@@ -101,9 +127,17 @@ impl ObjectManager {
     /// process type transition on the file's SID; then {execute_no_trans} when the SID does
     /// not change, or {transition}, {entrypoint}, {share} and the tracer's {ptrace} when it
     /// does, and {noatsecure} deciding secure mode.
-    pub fn bprm_creds_for_exec(&self, task: &Task, inode: &InodeSec, path: &str, opts: &ExecOpts) -> Result<ExecCreds> {
+    pub fn bprm_creds_for_exec(
+        &self,
+        task: &Task,
+        inode: &InodeSec,
+        path: &str,
+        opts: &ExecOpts,
+    ) -> Result<ExecCreds> {
         if inode.class() != Class::FILE {
-            return Err(ObjmgrError::Denied { what: format!("exec of a {} ({path})", inode.class().name()) });
+            return Err(ObjmgrError::Denied {
+                what: format!("exec of a {} ({path})", inode.class().name()),
+            });
         }
         let old = task.cred();
         let osid = old.sid();
@@ -119,7 +153,9 @@ impl ObjectManager {
                 exec
             }
             None => {
-                let t = self.with_policy_class(Class::PROCESS, |c| Ok(self.server().transition_sid(osid, inode.sid(), c, None)?))?;
+                let t = self.with_policy_class(Class::PROCESS, |c| {
+                    Ok(self.server().transition_sid(osid, inode.sid(), c, None)?)
+                })?;
                 // A transition no_new_privs or nosuid forbids silently becomes no transition.
                 if self.check_nnp_nosuid(task, osid, t, opts).is_ok() {
                     t
@@ -128,28 +164,86 @@ impl ObjectManager {
                 }
             }
         };
-        let ad = AuditData::Path { path, dev: &inode.sb.dev, ino: inode.ino };
+        let ad = AuditData::Path {
+            path,
+            dev: &inode.sb.dev,
+            ino: inode.ino,
+        };
         let hook = Hook::BprmCredsForExec;
         let mut secureexec = false;
         if new.sid == osid {
-            self.check(hook, task, inode.sid(), Class::FILE, file::EXECUTE_NO_TRANS, &ad)?;
+            self.check(
+                hook,
+                task,
+                inode.sid(),
+                Class::FILE,
+                file::EXECUTE_NO_TRANS,
+                &ad,
+            )?;
         } else {
-            self.check_sid(hook, task, osid, new.sid, Class::PROCESS, process::TRANSITION, &ad)?;
-            self.check_sid(hook, task, new.sid, inode.sid(), Class::FILE, file::ENTRYPOINT, &ad)?;
+            self.check_sid(
+                hook,
+                task,
+                osid,
+                new.sid,
+                Class::PROCESS,
+                process::TRANSITION,
+                &ad,
+            )?;
+            self.check_sid(
+                hook,
+                task,
+                new.sid,
+                inode.sid(),
+                Class::FILE,
+                file::ENTRYPOINT,
+                &ad,
+            )?;
             let eperm = |e: ObjmgrError| match e {
                 ObjmgrError::Denied { what } => ObjmgrError::NotPermitted(what),
                 e => e,
             };
             if opts.share {
-                self.check_sid(hook, task, osid, new.sid, Class::PROCESS, process::SHARE, &AuditData::None).map_err(eperm)?;
+                self.check_sid(
+                    hook,
+                    task,
+                    osid,
+                    new.sid,
+                    Class::PROCESS,
+                    process::SHARE,
+                    &AuditData::None,
+                )
+                .map_err(eperm)?;
             }
             if let Some(tracer) = &opts.tracer {
-                self.check_sid(hook, task, tracer.sid(), new.sid, Class::PROCESS, process::PTRACE, &AuditData::None).map_err(eperm)?;
+                self.check_sid(
+                    hook,
+                    task,
+                    tracer.sid(),
+                    new.sid,
+                    Class::PROCESS,
+                    process::PTRACE,
+                    &AuditData::None,
+                )
+                .map_err(eperm)?;
             }
             // A refusal here is no error: it only turns on AT_SECURE.
-            secureexec = self.check_sid(hook, task, osid, new.sid, Class::PROCESS, process::NOATSECURE, &AuditData::None).is_err();
+            secureexec = self
+                .check_sid(
+                    hook,
+                    task,
+                    osid,
+                    new.sid,
+                    Class::PROCESS,
+                    process::NOATSECURE,
+                    &AuditData::None,
+                )
+                .is_err();
         }
-        Ok(ExecCreds { cred: new.build(), secureexec })
+        Ok(ExecCreds {
+            cred: new.build(),
+            secureexec,
+        })
     }
 
     /// Before `task` commits `creds` (selinux_bprm_committing_creds): whether the new
@@ -158,7 +252,18 @@ impl ObjectManager {
     /// the kernel's hook revokes first, are [`ObjectManager::flush_unauthorized_files`]'s.
     pub fn bprm_committing_creds(&self, task: &Task, creds: &ExecCreds) -> bool {
         let c = &creds.cred;
-        c.sid() == c.osid() || self.check_sid(Hook::BprmCommittingCreds, task, c.osid(), c.sid(), Class::PROCESS, process::RLIMITINH, &AuditData::None).is_ok()
+        c.sid() == c.osid()
+            || self
+                .check_sid(
+                    Hook::BprmCommittingCreds,
+                    task,
+                    c.osid(),
+                    c.sid(),
+                    Class::PROCESS,
+                    process::RLIMITINH,
+                    &AuditData::None,
+                )
+                .is_ok()
     }
 
     /// Before `task` commits `creds`, with a transition, the open files the new SID may not
@@ -171,7 +276,13 @@ impl ObjectManager {
     /// each refused one to be replaced with the null device. The caller opens that device with
     /// [`ObjectManager::file_open`] under the new credential (`O_RDWR`), as the kernel's
     /// dentry_open does, and closes the descriptors instead if that is refused.
-    pub fn flush_unauthorized_files(&self, task: &Task, creds: &ExecCreds, tty: Option<OpenFile>, files: &[OpenFile]) -> Flush {
+    pub fn flush_unauthorized_files(
+        &self,
+        task: &Task,
+        creds: &ExecCreds,
+        tty: Option<OpenFile>,
+        files: &[OpenFile],
+    ) -> Flush {
         let c = &creds.cred;
         let mut out = Flush::default();
         if c.sid() == c.osid() {
@@ -181,11 +292,33 @@ impl ObjectManager {
         let hook = Hook::BprmCommittingCreds;
         if let Some(t) = tty {
             let rw = common_file::READ | common_file::WRITE;
-            out.drop_tty = self.check_sid(hook, task, sid, t.inode.sid(), t.inode.class(), rw, &path(&t)).is_err();
+            out.drop_tty = self
+                .check_sid(
+                    hook,
+                    task,
+                    sid,
+                    t.inode.sid(),
+                    t.inode.class(),
+                    rw,
+                    &path(&t),
+                )
+                .is_err();
         }
         for f in files {
             let ad = path(f);
-            if self.file_has_perm_as(hook, task, sid, f.file, f.inode, f.inode.sid(), file_to_av(f.file.flags), &ad).is_err() {
+            if self
+                .file_has_perm_as(
+                    hook,
+                    task,
+                    sid,
+                    f.file,
+                    f.inode,
+                    f.inode.sid(),
+                    file_to_av(f.file.flags),
+                    &ad,
+                )
+                .is_err()
+            {
                 out.replace.push(f.fd);
             }
         }
@@ -198,6 +331,17 @@ impl ObjectManager {
     /// without a transition.
     pub fn bprm_committed_creds(&self, task: &Task) -> bool {
         let c = task.cred();
-        c.sid() == c.osid() || self.check_sid(Hook::BprmCommittingCreds, task, c.osid(), c.sid(), Class::PROCESS, process::SIGINH, &AuditData::None).is_ok()
+        c.sid() == c.osid()
+            || self
+                .check_sid(
+                    Hook::BprmCommittingCreds,
+                    task,
+                    c.osid(),
+                    c.sid(),
+                    Class::PROCESS,
+                    process::SIGINH,
+                    &AuditData::None,
+                )
+                .is_ok()
     }
 }

@@ -43,7 +43,19 @@ impl ObjectManager {
         let kernel = self
             .server()
             .initial_sid(SECINITSID_KERNEL)
-            .ok_or_else(|| ObjmgrError::Server(seaccess_types::ServerError::Other("the policy has no kernel initial SID".into())))?;
-        self.check(Hook::Syslog, task, kernel, Class::SYSTEM, perm, &AuditData::None).map(|_| ())
+            .ok_or_else(|| {
+                ObjmgrError::Server(seaccess_types::ServerError::Other(
+                    "the policy has no kernel initial SID".into(),
+                ))
+            })?;
+        self.check(
+            Hook::Syslog,
+            task,
+            kernel,
+            Class::SYSTEM,
+            perm,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 }

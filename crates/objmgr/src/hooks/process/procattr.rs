@@ -40,7 +40,14 @@ pub enum ProcAttr {
 
 impl ProcAttr {
     /// Every attribute, in LSM_ATTR_* order.
-    pub const ALL: [ProcAttr; 6] = [ProcAttr::Current, ProcAttr::Exec, ProcAttr::FsCreate, ProcAttr::KeyCreate, ProcAttr::Prev, ProcAttr::SockCreate];
+    pub const ALL: [ProcAttr; 6] = [
+        ProcAttr::Current,
+        ProcAttr::Exec,
+        ProcAttr::FsCreate,
+        ProcAttr::KeyCreate,
+        ProcAttr::Prev,
+        ProcAttr::SockCreate,
+    ];
 
     /// The attribute of a /proc/PID/attr/ file name (the kernel's lsm_name_to_attr).
     pub fn from_name(name: &str) -> Option<ProcAttr> {
@@ -101,22 +108,37 @@ impl ObjectManager {
     /// attribute is not set. An unknown name is EINVAL. The attributes are read from the
     /// target's objective credential, as the kernel reads them (an override does not show).
     pub fn getprocattr(&self, task: &Task, target: &TaskRef, name: &str) -> Result<Option<String>> {
-        let attr = ProcAttr::from_name(name).ok_or_else(|| ObjmgrError::Invalid(format!("no task attribute {name:?}")))?;
+        let attr = ProcAttr::from_name(name)
+            .ok_or_else(|| ObjmgrError::Invalid(format!("no task attribute {name:?}")))?;
         self.lsm_getattr(Hook::Getprocattr, task, target, attr)
     }
 
     /// lsm_get_self_attr(2) of attribute number `attr` (LSM_ATTR_*) (selinux_getselfattr):
     /// the task's own attribute, with no check. An unknown number is EOPNOTSUPP.
     pub fn getselfattr(&self, task: &Task, attr: u32) -> Result<Option<String>> {
-        let a = ProcAttr::from_lsm_attr(attr).ok_or_else(|| ObjmgrError::NotSupported(format!("task attribute number {attr}")))?;
+        let a = ProcAttr::from_lsm_attr(attr)
+            .ok_or_else(|| ObjmgrError::NotSupported(format!("task attribute number {attr}")))?;
         self.lsm_getattr(Hook::Getselfattr, task, task.handle(), a)
     }
 
     /// selinux_lsm_getattr.
-    fn lsm_getattr(&self, hook: Hook, task: &Task, target: &TaskRef, attr: ProcAttr) -> Result<Option<String>> {
+    fn lsm_getattr(
+        &self,
+        hook: Hook,
+        task: &Task,
+        target: &TaskRef,
+        attr: ProcAttr,
+    ) -> Result<Option<String>> {
         let cred = target.objective();
         if !target.same_task(task.handle()) {
-            self.check(hook, task, cred.sid(), Class::PROCESS, process::GETATTR, &AuditData::None)?;
+            self.check(
+                hook,
+                task,
+                cred.sid(),
+                Class::PROCESS,
+                process::GETATTR,
+                &AuditData::None,
+            )?;
         }
         let sid = match attr {
             ProcAttr::Current => Some(cred.sid()),
@@ -144,23 +166,47 @@ impl ObjectManager {
     /// and the tracer's `process {ptrace}` to the new SID. Then the new credential is
     /// committed. `prev` cannot be written (EOPNOTSUPP), an unknown name is EINVAL. Writing
     /// another task's attributes is refused before this, by the caller (EACCES, as procfs).
-    pub fn setprocattr(&self, task: &mut Task, name: &str, value: &str, opts: &SetAttrOpts) -> Result<()> {
-        let attr = ProcAttr::from_name(name).ok_or_else(|| ObjmgrError::Invalid(format!("no task attribute {name:?}")))?;
+    pub fn setprocattr(
+        &self,
+        task: &mut Task,
+        name: &str,
+        value: &str,
+        opts: &SetAttrOpts,
+    ) -> Result<()> {
+        let attr = ProcAttr::from_name(name)
+            .ok_or_else(|| ObjmgrError::Invalid(format!("no task attribute {name:?}")))?;
         self.lsm_setattr(Hook::Setprocattr, task, attr, value, opts)
     }
 
     /// lsm_set_self_attr(2) of attribute number `attr` (LSM_ATTR_*) (selinux_setselfattr):
     /// as [`ObjectManager::setprocattr`]; an unknown number is EOPNOTSUPP.
-    pub fn setselfattr(&self, task: &mut Task, attr: u32, value: &str, opts: &SetAttrOpts) -> Result<()> {
-        let a = ProcAttr::from_lsm_attr(attr).ok_or_else(|| ObjmgrError::NotSupported(format!("task attribute number {attr}")))?;
+    pub fn setselfattr(
+        &self,
+        task: &mut Task,
+        attr: u32,
+        value: &str,
+        opts: &SetAttrOpts,
+    ) -> Result<()> {
+        let a = ProcAttr::from_lsm_attr(attr)
+            .ok_or_else(|| ObjmgrError::NotSupported(format!("task attribute number {attr}")))?;
         self.lsm_setattr(Hook::Setselfattr, task, a, value, opts)
     }
 
     /// selinux_lsm_setattr.
-    fn lsm_setattr(&self, hook: Hook, task: &mut Task, attr: ProcAttr, value: &str, opts: &SetAttrOpts) -> Result<()> {
+    fn lsm_setattr(
+        &self,
+        hook: Hook,
+        task: &mut Task,
+        attr: ProcAttr,
+        value: &str,
+        opts: &SetAttrOpts,
+    ) -> Result<()> {
         // The kernel would BUG committing over an override; refuse before asking anything.
         if task.overridden() {
-            return Err(ObjmgrError::Invalid(format!("setting {} while the credentials are overridden", attr.name())));
+            return Err(ObjmgrError::Invalid(format!(
+                "setting {} while the credentials are overridden",
+                attr.name()
+            )));
         }
         let mysid = task.sid();
         let perm = match attr {
@@ -169,7 +215,11 @@ impl ObjectManager {
             ProcAttr::KeyCreate => process::SETKEYCREATE,
             ProcAttr::SockCreate => process::SETSOCKCREATE,
             ProcAttr::Current => process::SETCURRENT,
-            ProcAttr::Prev => return Err(ObjmgrError::NotSupported("the prev attribute cannot be set".into())),
+            ProcAttr::Prev => {
+                return Err(ObjmgrError::NotSupported(
+                    "the prev attribute cannot be set".into(),
+                ))
+            }
         };
         self.check(hook, task, mysid, Class::PROCESS, perm, &AuditData::None)?;
         let sid = self.attr_sid(task, attr, value, opts)?;
@@ -185,24 +235,52 @@ impl ObjectManager {
                 new.keycreate_sid = sid;
             }
             ProcAttr::Current => {
-                let Some(s) = sid else { return Err(ObjmgrError::Invalid("setcon to an empty context".into())) };
+                let Some(s) = sid else {
+                    return Err(ObjmgrError::Invalid("setcon to an empty context".into()));
+                };
                 let old = new.sid;
                 if opts.multithreaded && !self.bounded_transition(old, s)? {
                     return Err(ObjmgrError::NotPermitted(format!("a multithreaded setcon from SID {old} to SID {s}, which its type does not bound")));
                 }
-                self.check_sid(hook, task, old, s, Class::PROCESS, process::DYNTRANSITION, &AuditData::None)?;
+                self.check_sid(
+                    hook,
+                    task,
+                    old,
+                    s,
+                    Class::PROCESS,
+                    process::DYNTRANSITION,
+                    &AuditData::None,
+                )?;
                 if let Some(tracer) = &opts.tracer {
-                    self.check_sid(hook, task, tracer.sid(), s, Class::PROCESS, process::PTRACE, &AuditData::None)?;
+                    self.check_sid(
+                        hook,
+                        task,
+                        tracer.sid(),
+                        s,
+                        Class::PROCESS,
+                        process::PTRACE,
+                        &AuditData::None,
+                    )?;
                 }
                 new.sid = s;
             }
-            ProcAttr::Prev => return Err(ObjmgrError::NotSupported("the prev attribute cannot be set".into())),
+            ProcAttr::Prev => {
+                return Err(ObjmgrError::NotSupported(
+                    "the prev attribute cannot be set".into(),
+                ))
+            }
         }
         task.commit_creds(new.build())
     }
 
     /// The SID a written attribute value names, None for an empty value (which clears it).
-    fn attr_sid(&self, task: &Task, attr: ProcAttr, value: &str, opts: &SetAttrOpts) -> Result<Option<Sid>> {
+    fn attr_sid(
+        &self,
+        task: &Task,
+        attr: ProcAttr,
+        value: &str,
+        opts: &SetAttrOpts,
+    ) -> Result<Option<Sid>> {
         if value.is_empty() || value.starts_with(['\0', '\n']) {
             return Ok(None);
         }
@@ -211,7 +289,10 @@ impl ObjectManager {
         let ctx = value.split('\0').next().unwrap_or(value);
         let err = match self.server().context_to_sid(ctx) {
             Ok(s) => return Ok(Some(s)),
-            Err(e) => ObjmgrError::InvalidContext { context: ctx.to_string(), why: e.to_string() },
+            Err(e) => ObjmgrError::InvalidContext {
+                context: ctx.to_string(),
+                why: e.to_string(),
+            },
         };
         if attr != ProcAttr::FsCreate {
             return Err(err);
@@ -220,11 +301,22 @@ impl ObjectManager {
         if opts.cap_mac_admin && self.capable(task, CAP_MAC_ADMIN).is_ok() {
             // Kept unmapped, as security_context_to_sid_force keeps it: decided as unlabeled
             // until a policy defines it.
-            return self.server().context_to_sid_force(ctx).map(Some).map_err(|e| ObjmgrError::InvalidContext { context: ctx.to_string(), why: e.to_string() });
+            return self
+                .server()
+                .context_to_sid_force(ctx)
+                .map(Some)
+                .map_err(|e| ObjmgrError::InvalidContext {
+                    context: ctx.to_string(),
+                    why: e.to_string(),
+                });
         }
         // The AUDIT_SELINUX_ERR record, without one trailing NUL.
         let mut line = String::from("op=fscreate");
-        untrusted(&mut line, "invalid_context", value.strip_suffix('\0').unwrap_or(value));
+        untrusted(
+            &mut line,
+            "invalid_context",
+            value.strip_suffix('\0').unwrap_or(value),
+        );
         self.avc().emit_audit_line(&line);
         Err(err)
     }

@@ -28,7 +28,15 @@ impl ObjectManager {
     /// One `process` permission from the task's subjective SID to `target`'s objective SID,
     /// no audit data: what most of the task hooks ask.
     fn task_perm(&self, hook: Hook, task: &Task, target: &TaskRef, perm: u32) -> Result<()> {
-        self.check(hook, task, target.sid(), Class::PROCESS, perm, &AuditData::None).map(|_| ())
+        self.check(
+            hook,
+            task,
+            target.sid(),
+            Class::PROCESS,
+            perm,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// fork(2) and clone(2) (selinux_task_alloc): `process {fork}` from the task to itself.
@@ -36,7 +44,15 @@ impl ObjectManager {
     /// cache is the credential's, which the child shares until it changes it.)
     pub fn task_alloc(&self, task: &Task) -> Result<()> {
         let sid = task.sid();
-        self.check(Hook::TaskAlloc, task, sid, Class::PROCESS, process::FORK, &AuditData::None).map(|_| ())
+        self.check(
+            Hook::TaskAlloc,
+            task,
+            sid,
+            Class::PROCESS,
+            process::FORK,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// setpgid(2) on `target` (selinux_task_setpgid): `process {setpgid}`.
@@ -95,7 +111,9 @@ impl ObjectManager {
     /// ([`prlimit_flags`]) is 0, as the kernel asks nothing of a prlimit on oneself.
     pub fn task_prlimit(&self, task: &Task, target: &TaskRef, flags: u32) -> Result<()> {
         if flags & !(prlimit_flags::READ | prlimit_flags::WRITE) != 0 {
-            return Err(ObjmgrError::Invalid(format!("prlimit flags {flags:#x} have bits other than READ and WRITE")));
+            return Err(ObjmgrError::Invalid(format!(
+                "prlimit flags {flags:#x} have bits other than READ and WRITE"
+            )));
         }
         if flags == 0 {
             return Ok(());
@@ -114,7 +132,13 @@ impl ObjectManager {
     /// change of the hard limit (raising or lowering it) asks `process {setrlimit}`, so that
     /// the hard limit stays a safe point to reset the soft limit to at a transition
     /// (bprm_committing_creds).
-    pub fn task_setrlimit(&self, task: &Task, target: &TaskRef, old_max: u64, new_max: u64) -> Result<()> {
+    pub fn task_setrlimit(
+        &self,
+        task: &Task,
+        target: &TaskRef,
+        old_max: u64,
+        new_max: u64,
+    ) -> Result<()> {
         if old_max == new_max {
             return Ok(());
         }
@@ -130,14 +154,31 @@ impl ObjectManager {
     /// change to the one it will commit (`new`, prepared from it: the same SID).
     pub fn capset(&self, task: &Task, new: &Cred) -> Result<()> {
         let old = task.sid();
-        self.check_sid(Hook::Capset, task, old, new.sid(), Class::PROCESS, process::SETCAP, &AuditData::None).map(|_| ())
+        self.check_sid(
+            Hook::Capset,
+            task,
+            old,
+            new.sid(),
+            Class::PROCESS,
+            process::SETCAP,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// unshare(CLONE_NEWUSER) or clone(CLONE_NEWUSER) (selinux_userns_create):
     /// `user_namespace {create}` from the task to itself.
     pub fn userns_create(&self, task: &Task) -> Result<()> {
         let sid = task.sid();
-        self.check(Hook::UsernsCreate, task, sid, Class::USER_NAMESPACE, user_namespace::CREATE, &AuditData::None).map(|_| ())
+        self.check(
+            Hook::UsernsCreate,
+            task,
+            sid,
+            Class::USER_NAMESPACE,
+            user_namespace::CREATE,
+            &AuditData::None,
+        )
+        .map(|_| ())
     }
 
     /// Whether `task` counts as CAP_SYS_ADMIN when a new mapping is charged against the
@@ -148,13 +189,26 @@ impl ObjectManager {
     /// checks first, is the caller's.
     pub fn vm_enough_memory(&self, task: &Task) -> bool {
         let sid = task.sid();
-        self.check_noaudit(Hook::VmEnoughMemory, sid, sid, Class::CAPABILITY, capability::SYS_ADMIN).is_ok_and(|v| v.allowed())
+        self.check_noaudit(
+            Hook::VmEnoughMemory,
+            sid,
+            sid,
+            Class::CAPABILITY,
+            capability::SYS_ADMIN,
+        )
+        .is_ok_and(|v| v.allowed())
     }
 
     /// The blob of a /proc/PID inode of `target` (selinux_task_to_inode): the class its mode
     /// gives and the task's objective SID now. Make it again when the task's credential
     /// changes (the kernel relabels at each /proc revalidation).
-    pub fn task_to_inode(&self, target: &TaskRef, sb: &Arc<SuperSec>, ino: u64, mode: u32) -> InodeSec {
+    pub fn task_to_inode(
+        &self,
+        target: &TaskRef,
+        sb: &Arc<SuperSec>,
+        ino: u64,
+        mode: u32,
+    ) -> InodeSec {
         InodeSec::new(sb.clone(), ino, inode_class(mode), Some(target.sid()))
     }
 }

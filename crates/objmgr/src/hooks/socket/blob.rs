@@ -44,7 +44,12 @@ impl SocketSec {
     pub fn new(sid: Sid, class: Class, family: u16, protocol: i32, peer: Sid) -> SocketSec {
         let sec = SockSec::new(sid, class);
         sec.set_peer_sid(peer);
-        SocketSec { sec, family, protocol, addrs: Mutex::new(Addrs::default()) }
+        SocketSec {
+            sec,
+            family,
+            protocol,
+            addrs: Mutex::new(Addrs::default()),
+        }
     }
 
     pub fn sid(&self) -> Sid {
@@ -115,7 +120,13 @@ impl SocketSec {
         let a = self.addrs();
         let ip = |s: Option<SocketAddr>| s.map(|s| s.ip()).filter(|i| !i.is_unspecified());
         let port = |s: Option<SocketAddr>| s.map(|s| s.port()).filter(|p| *p != 0);
-        NetFields { laddr: ip(a.local), lport: port(a.local), faddr: ip(a.peer), fport: port(a.peer), path: a.unix.clone() }
+        NetFields {
+            laddr: ip(a.local),
+            lport: port(a.local),
+            faddr: ip(a.peer),
+            fport: port(a.peer),
+            path: a.unix.clone(),
+        }
     }
 }
 

@@ -133,15 +133,24 @@ pub fn socket_class(family: u16, ty: i32, protocol: i32, extended: bool) -> Clas
         },
         family::INET | family::INET6 => {
             return match ty {
-                STREAM | SEQPACKET if matches!(protocol, ipproto::IP | ipproto::TCP | ipproto::MPTCP) => Class::TCP_SOCKET,
+                STREAM | SEQPACKET
+                    if matches!(protocol, ipproto::IP | ipproto::TCP | ipproto::MPTCP) =>
+                {
+                    Class::TCP_SOCKET
+                }
                 STREAM | SEQPACKET if extended && protocol == ipproto::SCTP => Class::SCTP_SOCKET,
                 DGRAM if matches!(protocol, ipproto::IP | ipproto::UDP) => Class::UDP_SOCKET,
-                DGRAM if extended && matches!(protocol, ipproto::ICMP | ipproto::ICMPV6) => Class::ICMP_SOCKET,
+                DGRAM if extended && matches!(protocol, ipproto::ICMP | ipproto::ICMPV6) => {
+                    Class::ICMP_SOCKET
+                }
                 _ => Class::RAWIP_SOCKET,
             };
         }
         family::NETLINK => {
-            return NETLINK.iter().find(|(p, _)| *p == protocol).map_or(Class::NETLINK_SOCKET, |(_, n)| named(n));
+            return NETLINK
+                .iter()
+                .find(|(p, _)| *p == protocol)
+                .map_or(Class::NETLINK_SOCKET, |(_, n)| named(n));
         }
         family::PACKET => return Class::PACKET_SOCKET,
         family::KEY => return named("key_socket"),
@@ -177,34 +186,158 @@ mod tests {
     #[test]
     fn classes_follow_socket_type_to_security_class() {
         let cases: &[(u16, i32, i32, &str, &str)] = &[
-            (family::UNIX, sock_type::STREAM, 0, "unix_stream_socket", "unix_stream_socket"),
-            (family::UNIX, sock_type::SEQPACKET, 0, "unix_stream_socket", "unix_stream_socket"),
-            (family::UNIX, sock_type::DGRAM, 0, "unix_dgram_socket", "unix_dgram_socket"),
-            (family::UNIX, sock_type::RAW, 0, "unix_dgram_socket", "unix_dgram_socket"),
+            (
+                family::UNIX,
+                sock_type::STREAM,
+                0,
+                "unix_stream_socket",
+                "unix_stream_socket",
+            ),
+            (
+                family::UNIX,
+                sock_type::SEQPACKET,
+                0,
+                "unix_stream_socket",
+                "unix_stream_socket",
+            ),
+            (
+                family::UNIX,
+                sock_type::DGRAM,
+                0,
+                "unix_dgram_socket",
+                "unix_dgram_socket",
+            ),
+            (
+                family::UNIX,
+                sock_type::RAW,
+                0,
+                "unix_dgram_socket",
+                "unix_dgram_socket",
+            ),
             (family::UNIX, sock_type::RDM, 0, "socket", "socket"),
-            (family::INET, sock_type::STREAM, 0, "tcp_socket", "tcp_socket"),
-            (family::INET6, sock_type::STREAM, ipproto::MPTCP, "tcp_socket", "tcp_socket"),
-            (family::INET, sock_type::STREAM, ipproto::SCTP, "rawip_socket", "sctp_socket"),
-            (family::INET, sock_type::SEQPACKET, ipproto::SCTP, "rawip_socket", "sctp_socket"),
-            (family::INET, sock_type::DGRAM, 0, "udp_socket", "udp_socket"),
-            (family::INET, sock_type::DGRAM, ipproto::ICMP, "rawip_socket", "icmp_socket"),
-            (family::INET6, sock_type::DGRAM, ipproto::ICMPV6, "rawip_socket", "icmp_socket"),
-            (family::INET, sock_type::RAW, ipproto::ICMP, "rawip_socket", "rawip_socket"),
-            (family::NETLINK, sock_type::RAW, 0, "netlink_route_socket", "netlink_route_socket"),
-            (family::NETLINK, sock_type::RAW, 4, "netlink_tcpdiag_socket", "netlink_tcpdiag_socket"),
-            (family::NETLINK, sock_type::RAW, 9, "netlink_audit_socket", "netlink_audit_socket"),
-            (family::NETLINK, sock_type::RAW, 13, "netlink_socket", "netlink_socket"),
-            (family::PACKET, sock_type::RAW, 0, "packet_socket", "packet_socket"),
+            (
+                family::INET,
+                sock_type::STREAM,
+                0,
+                "tcp_socket",
+                "tcp_socket",
+            ),
+            (
+                family::INET6,
+                sock_type::STREAM,
+                ipproto::MPTCP,
+                "tcp_socket",
+                "tcp_socket",
+            ),
+            (
+                family::INET,
+                sock_type::STREAM,
+                ipproto::SCTP,
+                "rawip_socket",
+                "sctp_socket",
+            ),
+            (
+                family::INET,
+                sock_type::SEQPACKET,
+                ipproto::SCTP,
+                "rawip_socket",
+                "sctp_socket",
+            ),
+            (
+                family::INET,
+                sock_type::DGRAM,
+                0,
+                "udp_socket",
+                "udp_socket",
+            ),
+            (
+                family::INET,
+                sock_type::DGRAM,
+                ipproto::ICMP,
+                "rawip_socket",
+                "icmp_socket",
+            ),
+            (
+                family::INET6,
+                sock_type::DGRAM,
+                ipproto::ICMPV6,
+                "rawip_socket",
+                "icmp_socket",
+            ),
+            (
+                family::INET,
+                sock_type::RAW,
+                ipproto::ICMP,
+                "rawip_socket",
+                "rawip_socket",
+            ),
+            (
+                family::NETLINK,
+                sock_type::RAW,
+                0,
+                "netlink_route_socket",
+                "netlink_route_socket",
+            ),
+            (
+                family::NETLINK,
+                sock_type::RAW,
+                4,
+                "netlink_tcpdiag_socket",
+                "netlink_tcpdiag_socket",
+            ),
+            (
+                family::NETLINK,
+                sock_type::RAW,
+                9,
+                "netlink_audit_socket",
+                "netlink_audit_socket",
+            ),
+            (
+                family::NETLINK,
+                sock_type::RAW,
+                13,
+                "netlink_socket",
+                "netlink_socket",
+            ),
+            (
+                family::PACKET,
+                sock_type::RAW,
+                0,
+                "packet_socket",
+                "packet_socket",
+            ),
             (family::KEY, sock_type::RAW, 2, "key_socket", "key_socket"),
-            (family::APPLETALK, sock_type::DGRAM, 0, "appletalk_socket", "appletalk_socket"),
-            (family::BLUETOOTH, sock_type::STREAM, 0, "socket", "bluetooth_socket"),
-            (family::VSOCK, sock_type::STREAM, 0, "socket", "vsock_socket"),
+            (
+                family::APPLETALK,
+                sock_type::DGRAM,
+                0,
+                "appletalk_socket",
+                "appletalk_socket",
+            ),
+            (
+                family::BLUETOOTH,
+                sock_type::STREAM,
+                0,
+                "socket",
+                "bluetooth_socket",
+            ),
+            (
+                family::VSOCK,
+                sock_type::STREAM,
+                0,
+                "socket",
+                "vsock_socket",
+            ),
             (family::MCTP, sock_type::DGRAM, 0, "socket", "mctp_socket"),
             (46, sock_type::DGRAM, 0, "socket", "socket"),
         ];
         for &(f, t, p, plain, ext) in cases {
             assert_eq!(socket_class(f, t, p, false).name(), plain, "{f} {t} {p}");
-            assert_eq!(socket_class(f, t, p, true).name(), ext, "{f} {t} {p} extended");
+            assert_eq!(
+                socket_class(f, t, p, true).name(),
+                ext,
+                "{f} {t} {p} extended"
+            );
         }
     }
 }

@@ -48,14 +48,26 @@ impl ObjectManager {
     /// setsockopt(2) of `optname` at `level` (selinux_socket_setsockopt): {setopt}. The kernel
     /// then lets NetLabel refuse IP options on a labelled socket; without labelled networking
     /// there is nothing to refuse.
-    pub fn socket_setsockopt(&self, task: &Task, sock: &SocketSec, level: i32, optname: i32) -> Result<()> {
+    pub fn socket_setsockopt(
+        &self,
+        task: &Task,
+        sock: &SocketSec,
+        level: i32,
+        optname: i32,
+    ) -> Result<()> {
         let _ = (level, optname);
         self.sock_has_perm(Hook::SocketSetsockopt, task, sock, sockperm::SETOPT)
     }
 
     /// getsockopt(2) (selinux_socket_getsockopt): {getopt}, SO_PEERSEC included (whose label
     /// [`ObjectManager::socket_getpeersec`] then gives).
-    pub fn socket_getsockopt(&self, task: &Task, sock: &SocketSec, level: i32, optname: i32) -> Result<()> {
+    pub fn socket_getsockopt(
+        &self,
+        task: &Task,
+        sock: &SocketSec,
+        level: i32,
+        optname: i32,
+    ) -> Result<()> {
         let _ = (level, optname);
         self.sock_has_perm(Hook::SocketGetsockopt, task, sock, sockperm::GETOPT)
     }
@@ -72,9 +84,17 @@ impl ObjectManager {
     /// destination port), as the send connects the socket. TCP and MPTCP stream sockets are
     /// the tcp_socket class with protocol TCP or MPTCP: a raw socket of protocol TCP has the
     /// rawip_socket class, and no other type takes those protocols.
-    pub fn socket_sendmsg_to(&self, task: &Task, sock: &SocketSec, addr: Option<&SockAddr>, flags: i32) -> Result<()> {
+    pub fn socket_sendmsg_to(
+        &self,
+        task: &Task,
+        sock: &SocketSec,
+        addr: Option<&SockAddr>,
+        flags: i32,
+    ) -> Result<()> {
         self.sock_has_perm(Hook::SocketSendmsg, task, sock, sockperm::WRITE)?;
-        let stream = sock.class() == Class::TCP_SOCKET && matches!(sock.family, family::INET | family::INET6) && matches!(sock.protocol, ipproto::TCP | ipproto::MPTCP);
+        let stream = sock.class() == Class::TCP_SOCKET
+            && matches!(sock.family, family::INET | family::INET6)
+            && matches!(sock.protocol, ipproto::TCP | ipproto::MPTCP);
         if let Some(a) = addr.filter(|_| flags & MSG_FASTOPEN != 0 && stream) {
             self.connect_checks(Hook::SocketSendmsg, task, sock, a)?;
             sock.set_peer(a);
@@ -87,9 +107,15 @@ impl ObjectManager {
     /// packet's peer label, which without labelled networking is none. ENOPROTOOPT when there
     /// is no label.
     pub fn socket_getpeersec_dgram(&self, sock: &SocketSec) -> Result<Sid> {
-        let sid = if sock.family == family::UNIX { sock.sid() } else { Sid::NULL };
+        let sid = if sock.family == family::UNIX {
+            sock.sid()
+        } else {
+            Sid::NULL
+        };
         if sid == Sid::NULL {
-            return Err(ObjmgrError::NoProtocolOption("SCM_SECURITY: the datagram is not labelled".into()));
+            return Err(ObjmgrError::NoProtocolOption(
+                "SCM_SECURITY: the datagram is not labelled".into(),
+            ));
         }
         Ok(sid)
     }
@@ -108,7 +134,13 @@ impl ObjectManager {
     /// each of SCTP_SOCKOPT_CONNECTX, SCTP_PARAM_SET_PRIMARY, SCTP_PARAM_ADD_IP and
     /// SCTP_SENDMSG_CONNECT connect(2)'s; the first refusal ends it. An AF_UNIX address is
     /// refused with EINVAL, as there.
-    pub fn sctp_bind_connect(&self, task: &Task, sock: &SocketSec, op: SctpOp, addrs: &[SockAddr]) -> Result<()> {
+    pub fn sctp_bind_connect(
+        &self,
+        task: &Task,
+        sock: &SocketSec,
+        op: SctpOp,
+        addrs: &[SockAddr],
+    ) -> Result<()> {
         use SctpOp::*;
         if !self.policy_caps().contains(PolicyCap::ExtendedSocketClass) {
             return Ok(());
@@ -118,8 +150,12 @@ impl ObjectManager {
                 return Err(ObjmgrError::Invalid(format!("an SCTP address {a:?}")));
             }
             match op {
-                PrimaryAddr | SetPeerPrimaryAddr | BindxAdd => self.bind_checks(Hook::SctpBindConnect, task, sock, a, &PortRanges::default())?,
-                Connectx | ParamSetPrimary | ParamAddIp | SendmsgConnect => self.connect_checks(Hook::SctpBindConnect, task, sock, a)?,
+                PrimaryAddr | SetPeerPrimaryAddr | BindxAdd => {
+                    self.bind_checks(Hook::SctpBindConnect, task, sock, a, &PortRanges::default())?
+                }
+                Connectx | ParamSetPrimary | ParamAddIp | SendmsgConnect => {
+                    self.connect_checks(Hook::SctpBindConnect, task, sock, a)?
+                }
             }
         }
         Ok(())

@@ -33,40 +33,48 @@ pub enum NlmsgPerm {
 // rtnetlink message types (include/uapi/linux/rtnetlink.h) and their permission: read for
 // the GET ones, write for the others, as nlmsg_route_perms lists them.
 const ROUTE_READ: &[u16] = &[
-    18, 22, 26, 30, 34, 38, 42, 46, 50, // GETLINK GETADDR GETROUTE GETNEIGH GETRULE GETQDISC GETTCLASS GETTFILTER GETACTION
-    58, 62, 66, 74, 78, 82, 86, // GETMULTICAST GETANYCAST GETNEIGHTBL GETADDRLABEL GETDCB GETNETCONF GETMDB
-    89, 90, 92, 94, 96, // DELNSID GETNSID NEWSTATS GETSTATS NEWCACHEREPORT (as the table has them)
+    18, 22, 26, 30, 34, 38, 42, 46,
+    50, // GETLINK GETADDR GETROUTE GETNEIGH GETRULE GETQDISC GETTCLASS GETTFILTER GETACTION
+    58, 62, 66, 74, 78, 82,
+    86, // GETMULTICAST GETANYCAST GETNEIGHTBL GETADDRLABEL GETDCB GETNETCONF GETMDB
+    89, 90, 92, 94,
+    96, // DELNSID GETNSID NEWSTATS GETSTATS NEWCACHEREPORT (as the table has them)
     102, 106, 114, 118, 122, // GETCHAIN GETNEXTHOP GETVLAN GETNEXTHOPBUCKET GETTUNNEL
 ];
 const ROUTE_WRITE: &[u16] = &[
-    16, 17, 19, 20, 21, 24, 25, 28, 29, 32, 33, 36, 37, 40, 41, 44, 45, 48, 49, // NEW/DEL/SET LINK .. ACTION
-    52, 67, 72, 73, 79, 80, 81, 84, 85, 88, 95, // NEWPREFIX SETNEIGHTBL NEW/DELADDRLABEL SETDCB NEW/DELNETCONF NEW/DELMDB NEWNSID SETSTATS
-    100, 101, 104, 105, 108, 109, 112, 113, 116, 117, 120, 121, // NEW/DEL CHAIN NEXTHOP LINKPROP VLAN NEXTHOPBUCKET TUNNEL
+    16, 17, 19, 20, 21, 24, 25, 28, 29, 32, 33, 36, 37, 40, 41, 44, 45, 48,
+    49, // NEW/DEL/SET LINK .. ACTION
+    52, 67, 72, 73, 79, 80, 81, 84, 85, 88,
+    95, // NEWPREFIX SETNEIGHTBL NEW/DELADDRLABEL SETDCB NEW/DELNETCONF NEW/DELMDB NEWNSID SETSTATS
+    100, 101, 104, 105, 108, 109, 112, 113, 116, 117, 120,
+    121, // NEW/DEL CHAIN NEXTHOP LINKPROP VLAN NEXTHOPBUCKET TUNNEL
 ];
 // sock_diag: TCPDIAG_GETSOCK and SOCK_DIAG_BY_FAMILY read, SOCK_DESTROY writes.
 const TCPDIAG_READ: &[u16] = &[18, 20];
 const TCPDIAG_WRITE: &[u16] = &[21];
 // xfrm (include/uapi/linux/xfrm.h, from XFRM_MSG_NEWSA = 0x10).
 const XFRM_READ: &[u16] = &[0x12, 0x15, 0x1f, 0x20, 0x22, 0x23, 0x25, 0x26, 0x28]; // GETSA GETPOLICY GETAE REPORT NEWSADINFO GETSADINFO GETSPDINFO MAPPING GETDEFAULT
-const XFRM_WRITE: &[u16] = &[0x10, 0x11, 0x13, 0x14, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x21, 0x24, 0x27];
+const XFRM_WRITE: &[u16] = &[
+    0x10, 0x11, 0x13, 0x14, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x21, 0x24, 0x27,
+];
 // audit (include/uapi/linux/audit.h).
 const AUDIT_TABLE: &[(u16, u32)] = &[
-    (1000, audit::NLMSG_READ),     // AUDIT_GET
-    (1001, audit::NLMSG_WRITE),    // AUDIT_SET
-    (1002, audit::NLMSG_READPRIV), // AUDIT_LIST
-    (1003, audit::NLMSG_WRITE),    // AUDIT_ADD
-    (1004, audit::NLMSG_WRITE),    // AUDIT_DEL
-    (1013, audit::NLMSG_READPRIV), // AUDIT_LIST_RULES
-    (1011, audit::NLMSG_WRITE),    // AUDIT_ADD_RULE
-    (1012, audit::NLMSG_WRITE),    // AUDIT_DEL_RULE
-    (1005, audit::NLMSG_RELAY),    // AUDIT_USER
-    (1010, audit::NLMSG_READ),     // AUDIT_SIGNAL_INFO
-    (1014, audit::NLMSG_WRITE),    // AUDIT_TRIM
-    (1015, audit::NLMSG_WRITE),    // AUDIT_MAKE_EQUIV
-    (1016, audit::NLMSG_READ),     // AUDIT_TTY_GET
+    (1000, audit::NLMSG_READ),      // AUDIT_GET
+    (1001, audit::NLMSG_WRITE),     // AUDIT_SET
+    (1002, audit::NLMSG_READPRIV),  // AUDIT_LIST
+    (1003, audit::NLMSG_WRITE),     // AUDIT_ADD
+    (1004, audit::NLMSG_WRITE),     // AUDIT_DEL
+    (1013, audit::NLMSG_READPRIV),  // AUDIT_LIST_RULES
+    (1011, audit::NLMSG_WRITE),     // AUDIT_ADD_RULE
+    (1012, audit::NLMSG_WRITE),     // AUDIT_DEL_RULE
+    (1005, audit::NLMSG_RELAY),     // AUDIT_USER
+    (1010, audit::NLMSG_READ),      // AUDIT_SIGNAL_INFO
+    (1014, audit::NLMSG_WRITE),     // AUDIT_TRIM
+    (1015, audit::NLMSG_WRITE),     // AUDIT_MAKE_EQUIV
+    (1016, audit::NLMSG_READ),      // AUDIT_TTY_GET
     (1017, audit::NLMSG_TTY_AUDIT), // AUDIT_TTY_SET
-    (1019, audit::NLMSG_READ),     // AUDIT_GET_FEATURE
-    (1018, audit::NLMSG_WRITE),    // AUDIT_SET_FEATURE
+    (1019, audit::NLMSG_READ),      // AUDIT_GET_FEATURE
+    (1018, audit::NLMSG_WRITE),     // AUDIT_SET_FEATURE
 ];
 
 fn read_write(ty: u16, read: &[u16], write: &[u16]) -> NlmsgPerm {
@@ -83,13 +91,23 @@ fn read_write(ty: u16, read: &[u16], write: &[u16]) -> NlmsgPerm {
 /// of `class`; `xperm` is whether the policy has the netlink_xperm capability (then every
 /// type of a class with a table asks `nlmsg`).
 pub fn nlmsg_lookup(class: Class, ty: u16, xperm: bool) -> NlmsgPerm {
-    let has_table = matches!(class, Class::NETLINK_ROUTE_SOCKET | Class::NETLINK_TCPDIAG_SOCKET | Class::NETLINK_XFRM_SOCKET | Class::NETLINK_AUDIT_SOCKET);
+    let has_table = matches!(
+        class,
+        Class::NETLINK_ROUTE_SOCKET
+            | Class::NETLINK_TCPDIAG_SOCKET
+            | Class::NETLINK_XFRM_SOCKET
+            | Class::NETLINK_AUDIT_SOCKET
+    );
     if !has_table {
         return NlmsgPerm::NoTable;
     }
     if xperm {
         // The bit is nlmsg's in both permission lists.
-        return NlmsgPerm::Perm(if class == Class::NETLINK_AUDIT_SOCKET { audit::NLMSG } else { nl::NLMSG });
+        return NlmsgPerm::Perm(if class == Class::NETLINK_AUDIT_SOCKET {
+            audit::NLMSG
+        } else {
+            nl::NLMSG
+        });
     }
     match class {
         Class::NETLINK_ROUTE_SOCKET => read_write(ty, ROUTE_READ, ROUTE_WRITE),
@@ -100,7 +118,10 @@ pub fn nlmsg_lookup(class: Class, ty: u16, xperm: bool) -> NlmsgPerm {
             if (1100..=1199).contains(&ty) || (2100..=2999).contains(&ty) {
                 return NlmsgPerm::Perm(audit::NLMSG_RELAY);
             }
-            AUDIT_TABLE.iter().find(|(t, _)| *t == ty).map_or(NlmsgPerm::Unknown, |(_, p)| NlmsgPerm::Perm(*p))
+            AUDIT_TABLE
+                .iter()
+                .find(|(t, _)| *t == ty)
+                .map_or(NlmsgPerm::Unknown, |(_, p)| NlmsgPerm::Perm(*p))
         }
     }
 }
@@ -118,7 +139,9 @@ impl ObjectManager {
         let xperm = self.policy_caps().contains(PolicyCap::NetlinkXperm);
         let mut rest = data;
         while rest.len() >= NLMSG_HDRLEN {
-            let (Some(len), Some(ty)) = (rest.get(0..4), rest.get(4..6)) else { return Ok(()) };
+            let (Some(len), Some(ty)) = (rest.get(0..4), rest.get(4..6)) else {
+                return Ok(());
+            };
             let len = u32::from_ne_bytes([len[0], len[1], len[2], len[3]]) as usize;
             let ty = u16::from_ne_bytes([ty[0], ty[1]]);
             if len < NLMSG_HDRLEN || len > rest.len() {
@@ -128,8 +151,13 @@ impl ObjectManager {
                 NlmsgPerm::Perm(p) if xperm => self.nlmsg_has_extended_perms(task, sock, p, ty)?,
                 NlmsgPerm::Perm(p) => self.sock_has_perm(Hook::NetlinkSend, task, sock, p)?,
                 NlmsgPerm::Unknown => {
-                    if self.avc().enforcing() && self.class_maps().newest().handle_unknown() != HandleUnknown::Allow {
-                        return Err(ObjmgrError::Invalid(format!("unrecognized netlink message type {ty} on a {}", sock.class().name())));
+                    if self.avc().enforcing()
+                        && self.class_maps().newest().handle_unknown() != HandleUnknown::Allow
+                    {
+                        return Err(ObjmgrError::Invalid(format!(
+                            "unrecognized netlink message type {ty} on a {}",
+                            sock.class().name()
+                        )));
                     }
                 }
                 NlmsgPerm::NoTable => {}
@@ -148,10 +176,25 @@ impl ObjectManager {
     /// socket, decided with the policy's nlmsg allowx rules for the type's high byte
     /// (avc_has_extended_perms with AVC_EXT_NLMSG); skipped for kernel sockets as
     /// sock_has_perm is.
-    fn nlmsg_has_extended_perms(&self, task: &Task, sock: &SocketSec, perms: u32, ty: u16) -> Result<()> {
+    fn nlmsg_has_extended_perms(
+        &self,
+        task: &Task,
+        sock: &SocketSec,
+        perms: u32,
+        ty: u16,
+    ) -> Result<()> {
         if self.skip_sock_check(sock.sid()) {
             return Ok(());
         }
-        self.check_xperm(Hook::NetlinkSend, task, sock.sid(), sock.class(), perms, Xperm::Nlmsg(ty), &AuditData::Nlmsg { ty }).map(|_| ())
+        self.check_xperm(
+            Hook::NetlinkSend,
+            task,
+            sock.sid(),
+            sock.class(),
+            perms,
+            Xperm::Nlmsg(ty),
+            &AuditData::Nlmsg { ty },
+        )
+        .map(|_| ())
     }
 }
