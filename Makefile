@@ -71,8 +71,11 @@ capi-bench: capi oracle
 demo: build policies
 	./target/release/seaccess tour
 
-# The workspace lints (no unwrap/expect/panic in library code, no unsafe) as errors.
+# The formatting (rustfmt.toml) and the workspace lints (no unwrap/expect/panic in library code,
+# no unsafe outside the ABI crates) as errors.
 lint: deps
+	$(CARGO) fmt --all --check
+	cd fuzz && $(CARGO) fmt --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
 # Every differential test is required here: a missing oracle, Debian policy or reference policy

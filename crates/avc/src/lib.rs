@@ -42,6 +42,8 @@
 //! through [`Avc::check_at`]; the other checks take the caller's numbers as the current
 //! policy's.
 
+#![forbid(unsafe_code)]
+
 mod stats;
 mod table;
 mod xperms;

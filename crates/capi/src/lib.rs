@@ -20,6 +20,8 @@
 //! unsafe code (rustc counts every exported symbol as such); each unsafe block says why it is
 //! sound in its SAFETY comment.
 
+#![allow(unsafe_code)]
+
 mod admin;
 mod audit;
 mod avc;

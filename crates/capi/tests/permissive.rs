@@ -5,6 +5,7 @@
 //! the policy's classes nothing), and unknown names through selinux_check_access (its
 //! checkAccess.c: 0 when security_deny_unknown() is 0, else -1 with EINVAL, in either mode).
 //! tests/capi/permissive.c checks the same from C.
+#![allow(unsafe_code)] // calls the library through its C ABI
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};

@@ -5,6 +5,7 @@
 //! allowed every time; the other answer is one policy's class number paired with the other's
 //! decision. tests/capi/reload_storm.c checks the same from C. A deadline bounds the test: it
 //! fails, never hangs.
+#![allow(unsafe_code)] // calls the library through its C ABI
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};

@@ -1,6 +1,7 @@
 //! avc_reset empties the cache that checks go through, on every thread: a check after it is a
 //! miss counted in the new cache's statistics (libselinux's avc_reset flushes and zeroes them),
 //! even on a thread whose earlier checks went through the old cache.
+#![allow(unsafe_code)] // calls the library through its C ABI
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CString};

@@ -2,6 +2,7 @@
 //! little of it left still gets its SIDs), no limit but memory on how many it makes, and
 //! avc_destroy giving the table back, after which an old SID is refused (EINVAL), never taken
 //! for another context, while new SIDs work.
+#![allow(unsafe_code)] // calls the library through its C ABI
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CString};

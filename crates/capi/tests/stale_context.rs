@@ -5,6 +5,7 @@
 //! allows it to `process fork` itself, and not by example.cil (no user `u`);
 //! u:object_r:obj_t:s0 is never used before the reload. tests/capi/stale_context.c checks the
 //! same from C.
+#![allow(unsafe_code)] // calls the library through its C ABI
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};

@@ -4,6 +4,8 @@
 //! lines one to one; a line that cannot be answered prints `error` and is explained on standard
 //! error with its line number.
 
+#![forbid(unsafe_code)]
+
 mod allow;
 mod avcbench;
 mod batch;

@@ -470,5 +470,6 @@ impl Callers {
 }
 
 #[cfg(test)]
+#[allow(unsafe_code)]
 #[path = "callers_tests.rs"]
 mod tests;

@@ -9,6 +9,7 @@
 //! ([`FsError::errno`]). This crate must never decide an access itself: every decision is a
 //! hook's.
 
+#[allow(unsafe_code)] // the system calls std has no wrapper for (openat2, *at, handles)
 pub mod backing;
 pub mod budget;
 pub mod callers;
@@ -17,6 +18,7 @@ pub mod core;
 mod error;
 pub mod fuse;
 pub mod hot;
+#[allow(unsafe_code)] // fcntl record locks on the backing file
 pub mod locks;
 pub mod nodes;
 pub mod published;

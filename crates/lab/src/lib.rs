@@ -2,6 +2,8 @@
 //! in one process, on one machine, and report ratios. Nothing here is on a production path, and
 //! nothing here is a timed test.
 
+#![forbid(unsafe_code)]
+
 pub mod avc_bench;
 pub mod chatroom;
 pub mod chatroom_peer;

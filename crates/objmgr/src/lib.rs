@@ -12,6 +12,8 @@
 //! ([`classes`]), mapped onto each policy before the policy is published ([`classmap`]); a check
 //! translates with the map of the very policy whose decision it gets.
 
+#![forbid(unsafe_code)]
+
 pub mod audit;
 pub mod blobs;
 mod check;

@@ -10,6 +10,8 @@
 //! [`read_file`], the bounded reader every program uses to read a policy from a path. It must
 //! never depend on any seaccess crate but `types`.
 
+#![forbid(unsafe_code)]
+
 mod ebitmap;
 mod error;
 mod file;

@@ -5,6 +5,8 @@
 //! interpreter any other way. Batch calls resolve names once per distinct string and compute
 //! with the interpreter released ([`batch`]).
 
+#![forbid(unsafe_code)]
+
 mod avc;
 mod batch;
 mod decision;

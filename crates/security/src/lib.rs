@@ -23,6 +23,8 @@
 //! This crate reads policies through `seaccess-policy` and must never depend on the cache, the
 //! object manager or any interface crate.
 
+#![forbid(unsafe_code)]
+
 mod av;
 mod bool_values;
 mod booleans;

@@ -2,6 +2,8 @@
 //! test policies with secilc, and enumerates queries over a policy.
 //!
 //! Test helpers may panic: a test that cannot set itself up must fail loudly.
+
+#![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;

@@ -12,6 +12,8 @@
 //! - [`cases`]: policy unit tests read from TOML and run;
 //! - [`suggest`]: the nearest names a policy has, for errors that name one it does not.
 
+#![forbid(unsafe_code)]
+
 pub mod allow;
 pub mod audit;
 pub mod cases;

@@ -5,6 +5,8 @@
 //! each other only in these terms, never in context strings or policy structures. This crate must
 //! never depend on any other seaccess crate, nor on anything that does I/O.
 
+#![forbid(unsafe_code)]
+
 use std::fmt;
 
 pub mod session;

@@ -24,6 +24,7 @@
 
 pub mod attrs;
 mod entries;
+#[allow(unsafe_code)] // the ioctls passed to the backing file
 mod files;
 mod fscreate;
 mod state;
