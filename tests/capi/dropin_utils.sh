@@ -9,7 +9,7 @@
 #   - the policy's configuration files (/etc/selinux/TYPE: seusers, contexts/);
 #   - the real libselinux (the system's libselinux.so.1), where a program answers the same on
 #     both without a kernel (no SELinux here): the two outputs are compared directly;
-#   - README's kernel-only table and the library's documented model (one in-process kernel
+#   - docs/run.md's kernel-only table and the library's documented model (one in-process kernel
 #     per process), for what only a kernel could answer.
 # What a program leaves inside its own process (a boolean toggled, setenforce's mode) is read
 # by tests/capi/dropin_watch.c, preloaded: at exit it asks the same library and writes it down.
@@ -325,7 +325,7 @@ same "selinuxexeccon UNLABELLED" "$(expect "" "selinuxexeccon: No data available
 
 # ---------------------------------------------------------------------------------------------
 # getenforce / setenforce / selinuxenabled / policyvers. The drop-in documents: the mode starts
-# enforcing, setenforce switches the process's own in-process kernel only (README); with no
+# enforcing, setenforce switches the process's own in-process kernel only (docs/run.md); with no
 # policy named every call answers as libselinux on a kernel without SELinux (compared directly);
 # a policy named but not loadable fails closed (is_selinux_enabled 1, the load's errno).
 m1=1
@@ -372,7 +372,7 @@ for case in "$R/missing:No such file or directory" "$T/corrupt:Invalid argument"
   same "getsebool -a ($p)" "getsebool:  Unable to get boolean names:  $why|exit 1" "$(res fc getsebool -a | grep -v '^seaccess: cannot load\|^stderr:$' | tr '\n' '|' | sed 's/|$//')" || m4=0
   grep -q "^seaccess: cannot load policy $p" "$T/err" || { m4=0; echo "  no 'cannot load policy' message for $p"; }
 done
-[ "$m4" = 1 ] && ok "fail closed (README): a missing or corrupt policy file: selinuxenabled 0, getenforce and getsebool -a fail with the load's errno (ENOENT, EINVAL), the failure logged" \
+[ "$m4" = 1 ] && ok "fail closed (docs/capi.md): a missing or corrupt policy file: selinuxenabled 0, getenforce and getsebool -a fail with the load's errno (ENOENT, EINVAL), the failure logged" \
   || bad "fail closed"
 
 # ---------------------------------------------------------------------------------------------
@@ -465,7 +465,7 @@ same "selinux_check_securetty_context: as libselinux" "$(res sys selinux_check_s
   || bad "selinux_check_securetty_context"
 
 # ---------------------------------------------------------------------------------------------
-# avcstat: README's kernel-only table: no /sys/fs/selinux/avc/cache_stats (selinux_mnt is NULL);
+# avcstat: docs/run.md's kernel-only table: no /sys/fs/selinux/avc/cache_stats (selinux_mnt is NULL);
 # the program reports the missing file and exits 1, as on libselinux without SELinux, not by a
 # signal. With -f, a statistics file in selinuxfs's format is read and summed the same on both.
 a1=1
@@ -475,17 +475,17 @@ case $w in *"ERROR: open: '(null)/avc/cache_stats': No such file or directory"*"
 printf 'lookups hits misses allocations reclaims frees\n1 2 3 4 5 6\n10 20 30 40 50 60\n' > "$T/cache_stats"
 same "avcstat -f FILE: as libselinux" "$(res sys avcstat -c -f "$T/cache_stats")" "$(res on avcstat -c -f "$T/cache_stats")" || a1=0
 grep -qE '^ +11 +22 +33 +44 +55 +66$' <<< "$(res on avcstat -c -f "$T/cache_stats")" || { a1=0; echo "  avcstat -c -f: no sums"; }
-[ "$a1" = 1 ] && ok "avcstat: reports the missing (null)/avc/cache_stats and exits 1, as libselinux without selinuxfs (README: kernel-only); -c -f FILE sums a statistics file as libselinux" \
+[ "$a1" = 1 ] && ok "avcstat: reports the missing (null)/avc/cache_stats and exits 1, as libselinux without selinuxfs (docs/run.md: kernel-only); -c -f FILE sums a statistics file as libselinux" \
   || bad "avcstat"
 
 # ---------------------------------------------------------------------------------------------
-# sestatus (policycoreutils): is_selinux_enabled is 1 with a policy; selinux_mnt is NULL (README:
+# sestatus (policycoreutils): is_selinux_enabled is 1 with a policy; selinux_mnt is NULL (docs/run.md:
 # no selinuxfs), so sestatus stops after "SELinuxfs mount: not mounted" (exit 255) before it
 # prints the policy's name and mode.
 st=$(res on sestatus)
 w=$(expect "$(printf '%-32s%s\n%-32s%s\n\n%s' "SELinux status:" enabled "SELinuxfs mount:" "not mounted" "Please mount selinuxfs for proper results.")" "" 255)
 if same "sestatus" "$w" "$st" && same "sestatus -b" "$w" "$(res on sestatus -b)"; then
-  ok "sestatus: SELinux status enabled (selinuxenabled agrees), SELinuxfs not mounted (README: selinux_mnt NULL), so it stops with exit 255 before the policy name and mode lines"
+  ok "sestatus: SELinux status enabled (selinuxenabled agrees), SELinuxfs not mounted (docs/run.md: selinux_mnt NULL), so it stops with exit 255 before the policy name and mode lines"
 else
   bad "sestatus"
 fi

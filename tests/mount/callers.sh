@@ -163,11 +163,11 @@ if command -v cc > /dev/null && cc -O2 -shared -fPIC -Wl,-z,now -DFORGE_LIB -o "
   out=$(timeout 10 runuser -u nobody -- "$T/bin/forge" "$T/bin/priv" "$M/etc/shadow" 0 2>&1)
   expect "nobody renames its executable to the exe= program from its own user namespace (prctl PR_SET_MM_MAP): denied as $NTP ($out)" \
     '[ "$out" = EACCES ] && avc "$NTP" "$L_SHADOW" file'
-  # Known and documented (README): a child in a new user namespace sharing the process's memory
+  # Known and documented (docs/mount.md): a child in a new user namespace sharing the process's memory
   # renames it while the process stays in the server's user namespace. Only a program the
   # attacker cannot read (mode 0711) is out of its reach.
   out=$(timeout 10 runuser -u nobody -- "$T/bin/forge" "$T/bin/priv" "$M/etc/shadow" 1 2>&1)
-  [ "$out" = "$want" ] && echo "KNOWN: a CLONE_VM child in a new user namespace renamed nobody's executable to the readable exe= program and read shadow (README: exe= rules)"
+  [ "$out" = "$want" ] && echo "KNOWN: a CLONE_VM child in a new user namespace renamed nobody's executable to the readable exe= program and read shadow (docs/mount.md: exe= rules)"
   cp /bin/cat "$T/bin/priv711"; chmod 711 "$T/bin/priv711"
   out=$(timeout 10 runuser -u nobody -- "$T/bin/forge" "$T/bin/priv711" "$M/etc/shadow" 1 2>&1)
   expect "... but not to a program it cannot read (mode 0711): the rename fails ($out)" '[ "$out" = "forge:EACCES" ]'

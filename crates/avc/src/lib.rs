@@ -117,7 +117,7 @@ impl ForkGuard<'_> {
 pub const KERNEL_CAPACITY: usize = 512;
 
 /// seaccess's default capacity: large enough that a realistic working set of a few thousand
-/// (source, target, class) triples stays resident (see README, "AVC capacity"), and at 32 bytes
+/// (source, target, class) triples stays resident (docs/avc.md, "Capacity"), and at 32 bytes
 /// an entry in each of the two tables still only 512 KiB.
 pub const DEFAULT_CAPACITY: usize = 8192;
 

@@ -334,7 +334,7 @@ fn compare(policy: &Path, want: usize, seed: u64, dir: &Path) -> BTreeSet<String
             // libsepol 3.4's type_attribute_bounds_av (services.c) sets SEPOL_COMPUTEAV_BOUNDS
             // when the bound masks any permission, requested or not, so audit2why says
             // "bounds" of an access the policy allows; the kernel has no reasons, and the
-            // access is allowed. README's explain section documents the difference.
+            // access is allowed. docs/tools.md (explain) documents the difference.
             seen.insert("bounds (libsepol's)".to_string());
             continue;
         }

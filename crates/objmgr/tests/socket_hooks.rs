@@ -502,7 +502,7 @@ fn the_socket_class_follows_the_policy_capability() {
 /// The kernel labels a new socket like a process: the creator's role, type and whole range
 /// (security_compute_sid with a socket class: role and type from the source;
 /// mls_compute_sid copies the source's full range for sockets). libsepol 3.4 gives a socket
-/// object_r and the creator's low level like any object (README's known difference); the
+/// object_r and the creator's low level like any object (docs/testing.md's known difference); the
 /// socket's SID here is the kernel's answer.
 #[test]
 fn a_new_socket_takes_its_creators_role_type_and_range() {

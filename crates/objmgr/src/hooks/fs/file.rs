@@ -91,7 +91,7 @@ impl ObjectManager {
     /// skip); else `fd {use}` when another SID opened the file, then `{read}`/`{write}`/
     /// `{append}` on the inode (FILE audit data; O_APPEND turns a write into an append). An
     /// open granted in permissive mode or to a permissive domain is never kept, so its reads
-    /// and writes are checked (README: the one deliberate difference).
+    /// and writes are checked (docs/objmgr.md: the one deliberate difference).
     #[inline]
     pub fn file_permission(
         &self,
