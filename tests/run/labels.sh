@@ -171,4 +171,40 @@ if [ "$TR" != "$U" ] && [ "$want" != refused ]; then
   [ $rc -eq 0 ] && [ "$out" = "$TR" ] && ok "runcon $TR ./myid -Z: allowed, runs in $TR" || bad "allowed runcon: rc=$rc: $out"
 fi
 
+# system() and popen() start /bin/sh through the interposer's checked exec (the C library's own
+# would run it in the caller's context whatever setexeccon asked). The allowed context: a domain
+# that has the shell's label as an entrypoint (seaccess search), that unconfined_t may
+# transition to, and that runs id without a transition of its own (check, compute-create).
+SHCTX=$("$BIN" label -f "$FC" "$(readlink -f /bin/sh)" | cut -f2)
+if command -v gcc > /dev/null; then
+  gcc -O2 -Wall -o "$T/shx" tests/capi/shell_exec.c -lselinux
+  OKX=
+  for x in $("$BIN" search --policy "$POL" --allow -t "$(echo "$SHCTX" | cut -d: -f3)" -c file -p entrypoint 2>/dev/null | awk '{print $2}' | sort -u); do
+    for c in "unconfined_u:unconfined_r:$x:s0" "system_u:system_r:$x:s0"; do
+      valid "$c" || continue
+      if allowed "$U" "$c" process transition && allowed "$c" "$SHCTX" file entrypoint && allowed "$U" "$SHCTX" file execute \
+        && allowed "$c" "$IDCTX" file execute execute_no_trans && [ "$(create_of "$c" "$IDCTX" process "")" = "$c" ]; then OKX=$c; break 2; fi
+    done
+  done
+  out=$(run "$T/shx" null system 'exit 3' popen 'echo a; echo b' popenw 'cat > /dev/null; exit 4' nested 'sleep 1' 2>&1)
+  [ "$(echo $out)" = "null=1 system=exited 3 popen=a b pclose=exited 0 popenw pclose=exited 4 nested=ok" ] \
+    && ok "system(NULL) says a shell runs; system's status is the shell's; popen reads and writes its shell, pclose gives its status; a popen'd stream is closed in a later popen's shell" \
+    || bad "system/popen without an exec context: $(echo $out)"
+  if [ -n "$OKX" ]; then
+    out=$(run "$T/shx" setexeccon "$OKX" system 'id -Z' popen 'id -Z' 2>&1)
+    [ "$(echo $out)" = "setexeccon=ok $OKX system=exited 0 popen=$OKX pclose=exited 0" ] \
+      && ok "setexeccon $OKX then system(\"id -Z\") and popen(\"id -Z\"): the shell runs in $OKX (allowed by the policy)" \
+      || bad "setexeccon $OKX then system/popen: $(echo $out)"
+  else bad "no domain with the shell's label ($SHCTX) as an entrypoint that $U may transition to"; fi
+  if allowed "$U" "$H" process transition && allowed "$H" "$SHCTX" file entrypoint; then
+    bad "the policy lets $U run the shell in $H: no refused context to test system() with"
+  else
+    out=$(run "$T/shx" setexeccon "$H" system 'id -Z' popen 'id -Z' 2>&1)
+    if grep -qx "system=exited 127" <<< "$out" && grep -q "^popen=NULL Permission denied" <<< "$out" \
+      && [ "$(grep -c "avc:  denied  { .* } for .*path=\"/bin/sh\".*tcontext=$H" <<< "$out")" = 2 ] && ! grep -qx "$H" <<< "$out"; then
+      ok "setexeccon $H then system() and popen(): the shell's exec refused with its record (system: as a shell exiting 127; popen: NULL, EACCES)"
+    else bad "setexeccon $H then system/popen: $out"; fi
+  fi
+else bad "no gcc: the system()/popen() program cannot be built"; fi
+
 summary

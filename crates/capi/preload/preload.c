@@ -19,10 +19,12 @@
  *   posix_spawnp): selinux_bprm_creds_for_exec's checks, a refusal failing the exec with EACCES,
  *   then the exec with SEACCESS_CONTEXT (the new context) and SEACCESS_PREVCON in the program's
  *   environment, which libseaccess reads as the process's context (before the subjects rules).
- *   An exec that keeps the context of a process no exec changed leaves the environment alone,
- *   so the subjects rules (`exe=`) still give programs their contexts. system() and popen() exec
- *   the shell inside the C library, out of reach: they fail with ENOTSUP when that exec would
- *   change the context or an exec context is set, rather than run the shell in the wrong one.
+ *   SEACCESS_EXEC (drawn anew at each exec: the session's supervisor tells by it an exec that
+ *   went through here from one that went around, crates/cli/src/session_state/procs.rs). An
+ *   exec that keeps the context of a process neither an exec nor setcon changed leaves the
+ *   environment alone, so the subjects rules (`exe=`) still give programs their contexts.
+ *   system() and popen() are done here (shell.c) through the checked posix_spawn, since the C
+ *   library's exec the shell where nothing sees it.
  *
  * What the C library does internally with its own calls (tmpfile, fopen's internal open is
  * wrapped through fopen only, O_TMPFILE files) is not seen; link, rename and the other calls
@@ -40,25 +42,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern char **environ;
-
-/* libseaccess (libselinux.so.1), version SEACCESS_RUN_1. */
-int seaccess_run_attach(void);
-int seaccess_run_create(int dirfd, const char *path, unsigned mode, char **con);
-int seaccess_run_label(int fd, int dirfd, const char *path, const char *con);
-int seaccess_run_exec(const char *path, char **con, char **prev);
-void freecon(char *con);
-int getexeccon(char **con);
-
-/* The C library's own `name`, found once. */
-#define REAL(name) \
-	static __typeof__(&name) real_##name; \
-	if (!real_##name) real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+#include "preload.h"
 
 __attribute__((constructor)) static void attach(void) { seaccess_run_attach(); }
 
 /* A wrapper inside another (libseaccess's own calls) passes straight through. */
-static __thread int busy;
+__thread int busy;
 
 /* open with O_CREAT: an existing file is opened as it is (no creation, no label); otherwise
  * the checks, an exclusive creation, and the label on the new descriptor. */
@@ -262,43 +251,56 @@ int symlink(const char *target, const char *path) { return symlinkat(target, AT_
 
 /* ---- exec ---- */
 
-/* `envp` without the context variables, with `con` and `prev` added (malloc'd; the strings of
- * envp are shared). */
+/* The variables an exec through here sets. */
+#define CONTEXT_VAR "SEACCESS_CONTEXT="
+#define PREV_VAR "SEACCESS_PREVCON="
+#define EXEC_VAR "SEACCESS_EXEC="
+
+/* `envp` without the context variables, with `con`, `prev` and a new SEACCESS_EXEC added
+ * (malloc'd; the strings of envp are shared). */
 static char **with_context(char *const envp[], const char *con, const char *prev) {
 	size_t n = 0;
 	while (envp && envp[n]) n++;
-	char **out = malloc((n + 3) * sizeof *out);
-	char *c = malloc(strlen(con) + sizeof "SEACCESS_CONTEXT=");
-	char *p = malloc(strlen(prev) + sizeof "SEACCESS_PREVCON=");
-	if (!out || !c || !p) {
-		free(out), free(c), free(p);
+	unsigned char r[8];
+	if (getrandom(r, sizeof r, 0) != sizeof r) return NULL;
+	char **out = malloc((n + 4) * sizeof *out);
+	char *c = malloc(strlen(con) + sizeof CONTEXT_VAR);
+	char *p = malloc(strlen(prev) + sizeof PREV_VAR);
+	char *x = malloc(sizeof EXEC_VAR + 2 * sizeof r);
+	if (!out || !c || !p || !x) {
+		free(out), free(c), free(p), free(x);
 		return NULL;
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(envp[i], "SEACCESS_CONTEXT=", 17) != 0 && strncmp(envp[i], "SEACCESS_PREVCON=", 17) != 0) out[k++] = envp[i];
-	strcpy(c, "SEACCESS_CONTEXT=");
+		if (strncmp(envp[i], CONTEXT_VAR, strlen(CONTEXT_VAR)) != 0 && strncmp(envp[i], PREV_VAR, strlen(PREV_VAR)) != 0 &&
+		    strncmp(envp[i], EXEC_VAR, strlen(EXEC_VAR)) != 0)
+			out[k++] = envp[i];
+	strcpy(c, CONTEXT_VAR);
 	strcat(c, con);
-	strcpy(p, "SEACCESS_PREVCON=");
+	strcpy(p, PREV_VAR);
 	strcat(p, prev);
+	strcpy(x, EXEC_VAR);
+	for (size_t i = 0; i < sizeof r; i++) sprintf(x + strlen(EXEC_VAR) + 2 * i, "%02x", r[i]);
 	out[k++] = c;
 	out[k++] = p;
+	out[k++] = x;
 	out[k] = NULL;
 	return out;
 }
 
-static void free_env(char **env) {
+void free_env(char **env) {
 	if (!env) return;
 	size_t n = 0;
 	while (env[n]) n++;
-	/* The two strings with_context allocated are the last two. */
-	if (n >= 2) free(env[n - 1]), free(env[n - 2]);
+	/* The three strings with_context allocated are the last three. */
+	if (n >= 3) free(env[n - 1]), free(env[n - 2]), free(env[n - 3]);
 	free(env);
 }
 
 /* The exec's checks and the environment to exec with: 0 with *out (NULL: exec as asked), or
  * -1 with errno. */
-static int prepare_exec(const char *path, char *const envp[], char ***out) {
+int prepare_exec(const char *path, char *const envp[], char ***out) {
 	*out = NULL;
 	if (busy) return 0;
 	char *con = NULL, *prev = NULL;
@@ -307,12 +309,13 @@ static int prepare_exec(const char *path, char *const envp[], char ***out) {
 	busy = 0;
 	if (r < 0) return -1;
 	if (!con) return 0;
-	/* An exec that keeps the context, in a process whose context no exec changed: the program
-	 * gets its context as the first one did (the subjects rules), not this one's. */
+	/* An exec that keeps the context, in a process whose context neither an exec nor setcon
+	 * changed: the program gets its context as the first one did (the subjects rules), not
+	 * this one's. */
 	int carried = 0;
 	for (size_t i = 0; envp && envp[i]; i++)
-		if (strncmp(envp[i], "SEACCESS_CONTEXT=", 17) == 0) carried = 1;
-	if (!carried && strcmp(con, prev) == 0) {
+		if (strncmp(envp[i], CONTEXT_VAR, strlen(CONTEXT_VAR)) == 0) carried = 1;
+	if (!carried && seaccess_run_setcon() == 0 && strcmp(con, prev) == 0) {
 		freecon(con);
 		freecon(prev);
 		return 0;
@@ -447,36 +450,4 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 	int r = real_posix_spawnp(pid, file, fa, attr, argv, env ? env : envp);
 	free_env(env);
 	return r;
-}
-
-/* system and popen exec /bin/sh inside the C library: allowed only where that exec keeps the
- * caller's context and no exec context is set, since the shell would run in the caller's. */
-static int shell_ok(void) {
-	char *exec = NULL;
-	if (getexeccon(&exec) == 0 && exec) {
-		freecon(exec);
-		errno = ENOTSUP;
-		return 0;
-	}
-	char *con = NULL, *prev = NULL;
-	busy = 1;
-	int r = seaccess_run_exec("/bin/sh", &con, &prev);
-	busy = 0;
-	if (r < 0) return 0;
-	int same = !con || strcmp(con, prev) == 0;
-	freecon(con);
-	freecon(prev);
-	if (!same) errno = ENOTSUP;
-	return same;
-}
-
-int system(const char *cmd) {
-	REAL(system);
-	if (cmd && !busy && !shell_ok()) return -1;
-	return real_system(cmd);
-}
-FILE *popen(const char *cmd, const char *type) {
-	REAL(popen);
-	if (!busy && !shell_ok()) return NULL;
-	return real_popen(cmd, type);
 }

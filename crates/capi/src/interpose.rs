@@ -86,3 +86,11 @@ pub extern "C" fn seaccess_run_exec(
         Ok(0)
     })
 }
+
+/// 1 when setcon changed this process's context since its exec, else 0: the interposer then
+/// hands every program it executes its context (SEACCESS_CONTEXT), since the environment this
+/// process started with names the one before the setcon.
+#[no_mangle]
+pub extern "C" fn seaccess_run_setcon() -> c_int {
+    ffi::guard(-1, || Ok(c_int::from(crate::proccon::set_by_setcon())))
+}

@@ -161,6 +161,12 @@ fn from_env(name: &str) -> Res<Option<String>> {
     Ok(Some(c))
 }
 
+/// Whether setcon gave this process its context (an exec must then hand the program its
+/// context, whatever the exec computes: the environment still says the old one).
+pub(crate) fn set_by_setcon() -> bool {
+    lock(&CURRENT).is_some()
+}
+
 fn current() -> Res<String> {
     match lock(&CURRENT).clone() {
         Some(c) => Ok(c),
@@ -357,9 +363,11 @@ pub extern "C" fn setcon_raw(con: *const c_char) -> c_int {
         if !allowed(o, o, perm("setcurrent")?)? && enforcing {
             return Err(EACCES);
         }
-        if o != n && !allowed(o, n, perm("dyntransition")?)? && enforcing {
+        // Even to the context it has: selinux_lsm_setattr asks dyntransition unconditionally.
+        if !allowed(o, n, perm("dyntransition")?)? && enforcing {
             return Err(EACCES);
         }
+        crate::publish::current(&new)?;
         *lock(&CURRENT) = Some(new);
         Ok(0)
     })
