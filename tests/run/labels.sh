@@ -186,7 +186,7 @@ if command -v gcc > /dev/null; then
         && allowed "$c" "$IDCTX" file execute execute_no_trans && [ "$(create_of "$c" "$IDCTX" process "")" = "$c" ]; then OKX=$c; break 2; fi
     done
   done
-  out=$(run "$T/shx" null system 'exit 3' popen 'echo a; echo b' popenw 'cat > /dev/null; exit 4' nested 'sleep 1' 2>&1)
+  out=$(run "$T/shx" null system 'exit 3' popen 'echo a; echo b' popenw 'cat > /dev/null; exit 4' nested 'sleep 3' 2>&1)
   [ "$(echo $out)" = "null=1 system=exited 3 popen=a b pclose=exited 0 popenw pclose=exited 4 nested=ok" ] \
     && ok "system(NULL) says a shell runs; system's status is the shell's; popen reads and writes its shell, pclose gives its status; a popen'd stream is closed in a later popen's shell" \
     || bad "system/popen without an exec context: $(echo $out)"

@@ -235,8 +235,8 @@ mod tests {
         assert!(lock(&p.by_pid).is_empty(), "the stale record is dropped");
     }
 
-    /// Break tried: lookup ignoring the stamp (a record kept across any exec): the third
-    /// assertion fails.
+    /// Break tried: lookup dropping the record at any exec (whether the variables changed or
+    /// not): the first assertion fails (the exec around the interposer ends the record).
     #[test]
     fn an_exec_that_changed_the_context_variables_ends_the_record_one_that_kept_them_does_not() {
         let p = Procs::default();
