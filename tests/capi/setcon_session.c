@@ -7,6 +7,8 @@
  *                   "publish=ok" or "publish=ERRNO-NAME"
  *   await PATH      waits (10 s at most) until PATH exists: "await=ok" or "await=timeout"
  *   touch PATH      creates PATH: "touch=ok"
+ *   fork            forks: the child goes on with the next steps and prints "fork=ok", the
+ *                   parent waits for it and exits with its status
  *   write           writes 0 to /sys/fs/selinux/enforce: "write=ok" or "write=ERRNO-NAME"
  *   rawexec ARGS... executes this program again with ARGS and the environment it started
  *                   with, by the execve system call (around the interposer, as a static program
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -57,6 +60,15 @@ int main(int argc, char **argv) {
 			if (fd >= 0) close(fd);
 			printf("touch=%s\n", name(fd >= 0 ? 0 : errno));
 			i++;
+		} else if (strcmp(step, "fork") == 0) {
+			pid_t c = fork();
+			if (c > 0) {
+				int st;
+				if (waitpid(c, &st, 0) != c) return 1;
+				return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+			}
+			printf("fork=%s\n", name(c == 0 ? 0 : errno));
+			if (c < 0) return 1;
 		} else if (strcmp(step, "write") == 0) {
 			int fd = open("/sys/fs/selinux/enforce", O_WRONLY);
 			int e = fd < 0 ? errno : 0;

@@ -150,6 +150,9 @@ else
   out=$(sc "$T/bin/setcon-s" setcon "$D" rawexec write)
   expect "nor after an exec around the interposer with the environment it started with: no context changed ($out)" \
     '[ "$out" = "setcon=ok write=EACCES " ]'
+  out=$(sc "$T/bin/setcon-s" setcon "$D" fork write)
+  expect "nor in a process it forked after the setcon (the kernel's fork copies the context) ($out)" \
+    '[ "$out" = "setcon=ok fork=ok write=EACCES " ]'
   out=$(sc "$T/bin/setcon-g" publish "$S" write)
   expect "a publication the policy refuses ($G to $S: no dyntransition) changes nothing ($out)" \
     '[ "$out" = "publish=EACCES write=EACCES " ] && grep -q "denied  { dyntransition } for .*scontext=$G tcontext=$S" "$LOG"'

@@ -27,9 +27,15 @@
 //!   environment it started with. A process rewriting its own environment in memory changes
 //!   nothing: its auxiliary vector says it did not exec.
 //!
-//! What it cannot do: a process forked after a setcon has no record of its own (the kernel's
-//! fork copies the credential; no fork is seen here), so it is checked as its environment and
-//! the subjects rules say, not as the setcon context; an exec with a forged environment (a raw
+//! A process forked after the setcon has the context too (the kernel's fork copies the
+//! credential): no fork is seen here, so at its first check a process without a record looks
+//! up its parent's (and so on up), and takes it when it started no earlier than the setcon and
+//! has not executed through the interposer since (its context variables are its parent's at
+//! the setcon).
+//!
+//! What it cannot do: a child whose parent exited (or executed through the interposer, or
+//! called setcon again) before the child's first check cannot be traced to the setcon, and is
+//! judged by its environment and the subjects rules; an exec with a forged environment (a raw
 //! execve naming `SEACCESS_CONTEXT`) is believed as any exec's environment is. A process the
 //! supervisor cannot read (a set-user-ID program run by another user) fails closed.
 
@@ -66,6 +72,9 @@ struct Record {
     /// Its context variables then.
     env: Vec<Vec<u8>>,
     context: String,
+    /// When the setcon was (clock ticks since boot): a process forked before it does not
+    /// inherit the context.
+    made: u64,
 }
 
 /// A process as the kernel tells processes apart.
@@ -149,30 +158,10 @@ impl Procs {
     /// around the interposer keeps it. A process that cannot be read is refused (EACCES).
     pub(crate) fn lookup(&self, pid: u32) -> Result<Known, Errno> {
         let mut t = lock(&self.by_pid);
-        let Some(r) = t.get(&pid) else {
-            return Ok(Known::None);
-        };
-        let who = r.who;
-        let (now, env) = (stamp(pid), context_env(pid));
-        // Read last: the reads above were of this very process only if it is still there.
-        if identity(pid) != Some(who) {
-            t.remove(&pid);
+        if t.is_empty() {
             return Ok(Known::None);
         }
-        let (Some(now), Some(env)) = (now, env) else {
-            return Err(libc_errno::EACCES);
-        };
-        let Some(r) = t.get_mut(&pid) else {
-            return Ok(Known::None);
-        };
-        if now != r.stamp {
-            if env != r.env {
-                t.remove(&pid);
-                return Ok(Known::None);
-            }
-            r.stamp = now;
-        }
-        Ok(Known::Set(r.context.clone()))
+        lookup_in(&mut t, pid, 0)
     }
 
     /// Process `pid`, acting as `uid`, now runs in `context` (already checked). EAGAIN when
@@ -180,6 +169,7 @@ impl Procs {
     /// when it cannot be read.
     pub(crate) fn record(&self, pid: u32, uid: u32, context: &str) -> Result<(), Errno> {
         let who = identity(pid).ok_or(libc_errno::ESRCH)?;
+        let made = ticks_now().ok_or(libc_errno::EIO)?;
         let (Some(stamp), Some(env)) = (stamp(pid), context_env(pid)) else {
             return Err(libc_errno::EACCES);
         };
@@ -203,10 +193,100 @@ impl Procs {
                 stamp,
                 env,
                 context: context.to_string(),
+                made,
             },
         );
         Ok(())
     }
+}
+
+/// How far up its ancestry a process's inherited context is looked for.
+const MAX_DEPTH: usize = 64;
+
+/// [`Procs::lookup`] on the table: process `pid`'s own record, else its parent's, inherited.
+fn lookup_in(t: &mut HashMap<u32, Record>, pid: u32, depth: usize) -> Result<Known, Errno> {
+    let Some(r) = t.get(&pid) else {
+        return inherit(t, pid, depth);
+    };
+    let who = r.who;
+    let (now, env) = (stamp(pid), context_env(pid));
+    // Read last: the reads above were of this very process only if it is still there.
+    if identity(pid) != Some(who) {
+        t.remove(&pid);
+        return inherit(t, pid, depth);
+    }
+    let (Some(now), Some(env)) = (now, env) else {
+        return Err(libc_errno::EACCES);
+    };
+    let Some(r) = t.get_mut(&pid) else {
+        return Ok(Known::None);
+    };
+    if now != r.stamp {
+        if env != r.env {
+            t.remove(&pid);
+            return Ok(Known::None);
+        }
+        r.stamp = now;
+    }
+    Ok(Known::Set(r.context.clone()))
+}
+
+/// A process without a record of its own forked by one with a setcon context: the kernel's
+/// fork copies the credential, so it has that context if it was forked after the setcon (its
+/// start time no earlier than the record's) and has not executed through the interposer
+/// since (its context variables are still those its parent had at the setcon). It then gets
+/// a record of its own, which outlives its parent. A process whose parent exited before its
+/// first check was reparented and is judged by its environment: see the module docs.
+fn inherit(t: &mut HashMap<u32, Record>, pid: u32, depth: usize) -> Result<Known, Errno> {
+    if depth >= MAX_DEPTH {
+        return Ok(Known::None);
+    }
+    let Some(who) = identity(pid) else {
+        return Ok(Known::None);
+    };
+    let Some(ppid) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| stat_field(&s, 4).and_then(|v| v.parse::<u32>().ok()))
+        .filter(|&p| p > 1)
+    else {
+        return Ok(Known::None);
+    };
+    let Known::Set(context) = lookup_in(t, ppid, depth + 1)? else {
+        return Ok(Known::None);
+    };
+    let Some(parent) = t.get(&ppid) else {
+        return Ok(Known::None);
+    };
+    let (uid, made, penv) = (parent.uid, parent.made, parent.env.clone());
+    let (now, env) = (stamp(pid), context_env(pid));
+    if identity(pid) != Some(who) {
+        return Ok(Known::None);
+    }
+    let (Some(now), Some(env)) = (now, env) else {
+        return Err(libc_errno::EACCES);
+    };
+    if who.start < made || env != penv {
+        return Ok(Known::None);
+    }
+    t.insert(
+        pid,
+        Record {
+            uid,
+            who,
+            stamp: now,
+            env,
+            context: context.clone(),
+            made,
+        },
+    );
+    Ok(Known::Set(context))
+}
+
+/// Now, in the unit of a process's start time (clock ticks since boot, USER_HZ: 100).
+fn ticks_now() -> Option<u64> {
+    let up = std::fs::read_to_string("/proc/uptime").ok()?;
+    let (secs, frac) = up.split_whitespace().next()?.split_once('.')?;
+    Some(secs.parse::<u64>().ok()? * 100 + frac.get(..2)?.parse::<u64>().ok()?)
 }
 
 #[cfg(test)]
@@ -254,5 +334,27 @@ mod tests {
             r.env = vec![b"SEACCESS_EXEC=0".to_vec()];
         }
         assert_eq!(p.lookup(me).unwrap(), Known::None);
+    }
+
+    /// Break tried: inherit answering None (no fork followed): the first assertion fails.
+    #[test]
+    fn a_child_forked_after_the_setcon_inherits_it_one_forked_before_does_not() {
+        let p = Procs::default();
+        let me = std::process::id();
+        p.record(me, 0, "a_u:a_r:a_t:s0").unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        let c = child.id();
+        let got = p.lookup(c);
+        // As if forked before the setcon.
+        lock(&p.by_pid).remove(&c);
+        lock(&p.by_pid).get_mut(&me).unwrap().made = u64::MAX;
+        let before = p.lookup(c);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(got.unwrap(), Known::Set("a_u:a_r:a_t:s0".into()));
+        assert_eq!(before.unwrap(), Known::None);
     }
 }
