@@ -171,6 +171,27 @@ if [ "$TR" != "$U" ] && [ "$want" != refused ]; then
   [ $rc -eq 0 ] && [ "$out" = "$TR" ] && ok "runcon $TR ./myid -Z: allowed, runs in $TR" || bad "allowed runcon: rc=$rc: $out"
 fi
 
+# AT_SECURE: a transition `process {noatsecure}` does not allow runs the program in secure mode
+# on a kernel (glibc then drops LD_PRELOAD, LD_LIBRARY_PATH, TMPDIR...); the interposer drops
+# them, but for its own LD_PRELOAD and libseaccess's directory. A user_t caller (nobody) runs a
+# copy of env labelled passwd_exec_t; the domain, the transition and noatsecure come from the
+# policy.
+PEXE=system_u:object_r:passwd_exec_t:s0
+cp "$(readlink -f "$(command -v env)")" "$T/home/penv"
+setfattr -n security.selinux -v "$PEXE" "$T/home/penv"
+PTR=$(create_of "$UT" "$PEXE" process "")
+if [ -n "$PTR" ] && [ "$PTR" != "$UT" ] && allowed "$UT" "$PTR" process transition && allowed "$PTR" "$PEXE" file entrypoint && allowed "$UT" "$PEXE" file execute; then
+  out=$(cd "$T/home" && TMPDIR=/tmp LD_LIBRARY_PATH=/nonexistent asuser sh -c './penv' 2>&1)
+  got="$(grep -E '^(SEACCESS_CONTEXT|LD_PRELOAD|LD_LIBRARY_PATH|TMPDIR)=' <<< "$out" | sort | tr '\n' ' ')"
+  if allowed "$UT" "$PTR" process noatsecure; then
+    want="LD_LIBRARY_PATH=$LIB:/nonexistent LD_PRELOAD=$LIB/libseaccess-preload.so SEACCESS_CONTEXT=$PTR TMPDIR=/tmp "
+  else
+    want="LD_LIBRARY_PATH=$LIB LD_PRELOAD=$LIB/libseaccess-preload.so SEACCESS_CONTEXT=$PTR "
+  fi
+  [ "$got" = "$want" ] && ok "exec $UT -> $PTR ($(allowed "$UT" "$PTR" process noatsecure && echo noatsecure allowed: environment kept || echo noatsecure refused: secure mode, the unsecure variables dropped but the session\'s own))" \
+    || bad "AT_SECURE scrub: got '$got', want '$want'"
+else bad "no transition from $UT on $PEXE in this policy (compute-create gave ${PTR:-nothing})"; fi
+
 # system() and popen() start /bin/sh through the interposer's checked exec (the C library's own
 # would run it in the caller's context whatever setexeccon asked). The allowed context: a domain
 # that has the shell's label as an entrypoint (seaccess search), that unconfined_t may

@@ -22,7 +22,12 @@
  *   SEACCESS_EXEC (drawn anew at each exec: the session's supervisor tells by it an exec that
  *   went through here from one that went around, crates/cli/src/session_state/procs.rs). An
  *   exec that keeps the context of a process neither an exec nor setcon changed leaves the
- *   environment alone, so the subjects rules (`exe=`) still give programs their contexts.
+ *   environment alone, so the subjects rules (`exe=`) still give programs their contexts. A
+ *   transition `process {noatsecure}` does not allow gets the environment glibc's secure mode
+ *   leaves (the kernel would set AT_SECURE), but for LD_PRELOAD and LD_LIBRARY_PATH reduced
+ *   to this interposer and libseaccess's directory, so that the program stays in the session;
+ *   the rest of secure mode (secure_getenv, the rlimits and signals the kernel resets without
+ *   rlimitinh and siginh, descriptors the new domain may not use) is not emulated.
  *   system() and popen() are done here (shell.c) through the checked posix_spawn, since the C
  *   library's exec the shell where nothing sees it.
  *
@@ -256,36 +261,75 @@ int symlink(const char *target, const char *path) { return symlinkat(target, AT_
 #define PREV_VAR "SEACCESS_PREVCON="
 #define EXEC_VAR "SEACCESS_EXEC="
 
+/* What glibc drops from a secure-execution program's environment (elf/unsecvars.h; from
+ * memory of glibc 2.36+): the kernel sets AT_SECURE on a transition `process {noatsecure}`
+ * does not allow, and a process this interposer moves to another context gets no AT_SECURE
+ * from the kernel, so the variables are dropped here instead. */
+static const char *const unsecure[] = {
+	"GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LD_AUDIT", "LD_BIND_NOT",
+	"LD_BIND_NOW", "LD_DEBUG", "LD_DEBUG_OUTPUT", "LD_DYNAMIC_WEAK", "LD_HWCAP_MASK",
+	"LD_LIBRARY_PATH", "LD_ORIGIN_PATH", "LD_PRELOAD", "LD_PROFILE", "LD_SHOW_AUXV",
+	"LD_USE_LOAD_BIAS", "LOCALDOMAIN", "LOCPATH", "MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST",
+	"MALLOC_MMAP_MAX_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_PERTURB_", "MALLOC_TCACHE_COUNT",
+	"MALLOC_TOP_PAD_", "MALLOC_TRACE", "MALLOC_TRIM_THRESHOLD_", "NIS_PATH", "NLSPATH",
+	"RESOLV_HOST_CONF", "RES_OPTIONS", "TMPDIR", "TZDIR", NULL};
+
+static int is_unsecure(const char *kv) {
+	for (const char *const *u = unsecure; *u; u++) {
+		size_t n = strlen(*u);
+		if (strncmp(kv, *u, n) == 0 && kv[n] == '=') return 1;
+	}
+	return 0;
+}
+
+/* The file an address of this object or of libseaccess was loaded from. */
+static const char *object_of(void *addr) {
+	Dl_info info;
+	return dladdr(addr, &info) && info.dli_fname ? info.dli_fname : NULL;
+}
+
 /* `envp` without the context variables, with `con`, `prev` and a new SEACCESS_EXEC added
- * (malloc'd; the strings of envp are shared). */
-static char **with_context(char *const envp[], const char *con, const char *prev) {
+ * (malloc'd; the strings of envp are shared, the new ones are in one block after the array's
+ * NULL). With `secure`, glibc's unsecure variables are dropped too, but for the two that keep
+ * the program in the session: LD_PRELOAD naming this interposer and LD_LIBRARY_PATH naming
+ * libseaccess's directory, each alone, where envp had them. */
+static char **with_context(char *const envp[], const char *con, const char *prev, int secure) {
 	size_t n = 0;
 	while (envp && envp[n]) n++;
 	unsigned char r[8];
 	if (getrandom(r, sizeof r, 0) != sizeof r) return NULL;
-	char **out = malloc((n + 4) * sizeof *out);
-	char *c = malloc(strlen(con) + sizeof CONTEXT_VAR);
-	char *p = malloc(strlen(prev) + sizeof PREV_VAR);
-	char *x = malloc(sizeof EXEC_VAR + 2 * sizeof r);
-	if (!out || !c || !p || !x) {
-		free(out), free(c), free(p), free(x);
+	const char *self = object_of((void *)with_context), *lib = object_of((void *)seaccess_run_exec);
+	size_t libdir = lib && strrchr(lib, '/') ? (size_t)(strrchr(lib, '/') - lib) : 0;
+	int had_preload = 0, had_path = 0;
+	size_t size = strlen(con) + strlen(prev) + sizeof CONTEXT_VAR + sizeof PREV_VAR + sizeof EXEC_VAR + 2 * sizeof r;
+	if (secure) size += (self ? strlen(self) : 0) + sizeof "LD_PRELOAD=" + libdir + sizeof "LD_LIBRARY_PATH=";
+	char **out = malloc((n + 7) * sizeof *out);
+	char *block = malloc(size), *b = block;
+	if (!out || !block) {
+		free(out), free(block);
 		return NULL;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(envp[i], CONTEXT_VAR, strlen(CONTEXT_VAR)) != 0 && strncmp(envp[i], PREV_VAR, strlen(PREV_VAR)) != 0 &&
-		    strncmp(envp[i], EXEC_VAR, strlen(EXEC_VAR)) != 0)
-			out[k++] = envp[i];
-	strcpy(c, CONTEXT_VAR);
-	strcat(c, con);
-	strcpy(p, PREV_VAR);
-	strcat(p, prev);
-	strcpy(x, EXEC_VAR);
-	for (size_t i = 0; i < sizeof r; i++) sprintf(x + strlen(EXEC_VAR) + 2 * i, "%02x", r[i]);
-	out[k++] = c;
-	out[k++] = p;
-	out[k++] = x;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(envp[i], CONTEXT_VAR, strlen(CONTEXT_VAR)) == 0 || strncmp(envp[i], PREV_VAR, strlen(PREV_VAR)) == 0 ||
+		    strncmp(envp[i], EXEC_VAR, strlen(EXEC_VAR)) == 0)
+			continue;
+		if (secure && is_unsecure(envp[i])) {
+			had_preload |= strncmp(envp[i], "LD_PRELOAD=", 11) == 0;
+			had_path |= strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0;
+			continue;
+		}
+		out[k++] = envp[i];
+	}
+	out[k++] = b, b += sprintf(b, "%s%s", CONTEXT_VAR, con) + 1;
+	out[k++] = b, b += sprintf(b, "%s%s", PREV_VAR, prev) + 1;
+	out[k++] = b, b += sprintf(b, "%s", EXEC_VAR);
+	for (size_t i = 0; i < sizeof r; i++) b += sprintf(b, "%02x", r[i]);
+	b++;
+	if (secure && had_preload && self) out[k++] = b, b += sprintf(b, "LD_PRELOAD=%s", self) + 1;
+	if (secure && had_path && libdir) out[k++] = b, b += sprintf(b, "LD_LIBRARY_PATH=%.*s", (int)libdir, lib) + 1;
 	out[k] = NULL;
+	out[k + 1] = block;
 	return out;
 }
 
@@ -293,8 +337,7 @@ void free_env(char **env) {
 	if (!env) return;
 	size_t n = 0;
 	while (env[n]) n++;
-	/* The three strings with_context allocated are the last three. */
-	if (n >= 3) free(env[n - 1]), free(env[n - 2]), free(env[n - 3]);
+	free(env[n + 1]);
 	free(env);
 }
 
@@ -304,8 +347,9 @@ int prepare_exec(const char *path, char *const envp[], char ***out) {
 	*out = NULL;
 	if (busy) return 0;
 	char *con = NULL, *prev = NULL;
+	int secure = 0;
 	busy = 1;
-	int r = seaccess_run_exec(path, &con, &prev);
+	int r = seaccess_run_exec(path, &con, &prev, &secure);
 	busy = 0;
 	if (r < 0) return -1;
 	if (!con) return 0;
@@ -320,7 +364,7 @@ int prepare_exec(const char *path, char *const envp[], char ***out) {
 		freecon(prev);
 		return 0;
 	}
-	*out = with_context(envp, con, prev);
+	*out = with_context(envp, con, prev, secure);
 	freecon(con);
 	freecon(prev);
 	if (!*out) {

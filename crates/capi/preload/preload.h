@@ -11,7 +11,7 @@ extern char **environ;
 int seaccess_run_attach(void);
 int seaccess_run_create(int dirfd, const char *path, unsigned mode, char **con);
 int seaccess_run_label(int fd, int dirfd, const char *path, const char *con);
-int seaccess_run_exec(const char *path, char **con, char **prev);
+int seaccess_run_exec(const char *path, char **con, char **prev, int *secure);
 int seaccess_run_setcon(void);
 void freecon(char *con);
 
