@@ -10,7 +10,10 @@
 //! [`crate::state`]), every process is `unconfined_u:unconfined_r:unconfined_t:s0` where the
 //! policy has that context, else the `kernel` initial SID's. `setcon` changes this process's own
 //! context (one context a process: the library does not keep one a thread, as the kernel's
-//! credentials would), checked as the kernel's selinux_setprocattr checks it; the other
+//! credentials would, and so applies no bounds rule to a multi-threaded process), checked as
+//! the kernel's selinux_lsm_setattr checks it, and in a `seaccess run` session told to the
+//! supervisor, which checks it again and judges the process's selinuxfs writes by it
+//! ([`crate::publish::current`]); the other
 //! attributes are the calling thread's, as on Linux, kept as set (validated against the
 //! policy).
 //!
