@@ -10,7 +10,7 @@ gcc -shared -o target/libselinux/libselinux.so.1 -Wl,-soname,libselinux.so.1 \
   -Wl,--version-script=crates/capi/libselinux.map \
   -Wl,--whole-archive "$BUILD/libseaccess.a" -Wl,--no-whole-archive \
   -lpcre2-8 -lpthread -ldl -lm -lgcc_s
-# The interposer `seaccess run` preloads (crates/capi/preload/preload.c): it needs
+# The interposer `seaccess run` preloads (crates/capi/preload/*.c): it needs
 # libselinux.so.1, so that it shares libseaccess's state with the program.
-gcc -shared -fPIC -O2 -Wall -Werror -o target/libselinux/libseaccess-preload.so crates/capi/preload/preload.c \
+gcc -shared -fPIC -O2 -Wall -Werror -o target/libselinux/libseaccess-preload.so crates/capi/preload/preload.c crates/capi/preload/shell.c \
   target/libselinux/libselinux.so.1 -ldl

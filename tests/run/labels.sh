@@ -171,4 +171,61 @@ if [ "$TR" != "$U" ] && [ "$want" != refused ]; then
   [ $rc -eq 0 ] && [ "$out" = "$TR" ] && ok "runcon $TR ./myid -Z: allowed, runs in $TR" || bad "allowed runcon: rc=$rc: $out"
 fi
 
+# AT_SECURE: a transition `process {noatsecure}` does not allow runs the program in secure mode
+# on a kernel (glibc then drops LD_PRELOAD, LD_LIBRARY_PATH, TMPDIR...); the interposer drops
+# them, but for its own LD_PRELOAD and libseaccess's directory. A user_t caller (nobody) runs a
+# copy of env labelled passwd_exec_t; the domain, the transition and noatsecure come from the
+# policy.
+PEXE=system_u:object_r:passwd_exec_t:s0
+cp "$(readlink -f "$(command -v env)")" "$T/home/penv"
+setfattr -n security.selinux -v "$PEXE" "$T/home/penv"
+PTR=$(create_of "$UT" "$PEXE" process "")
+if [ -n "$PTR" ] && [ "$PTR" != "$UT" ] && allowed "$UT" "$PTR" process transition && allowed "$PTR" "$PEXE" file entrypoint && allowed "$UT" "$PEXE" file execute; then
+  out=$(cd "$T/home" && TMPDIR=/tmp LD_LIBRARY_PATH=/nonexistent asuser sh -c './penv' 2>&1)
+  got="$(grep -E '^(SEACCESS_CONTEXT|LD_PRELOAD|LD_LIBRARY_PATH|TMPDIR)=' <<< "$out" | sort | tr '\n' ' ')"
+  if allowed "$UT" "$PTR" process noatsecure; then
+    want="LD_LIBRARY_PATH=$LIB:/nonexistent LD_PRELOAD=$LIB/libseaccess-preload.so SEACCESS_CONTEXT=$PTR TMPDIR=/tmp "
+  else
+    want="LD_LIBRARY_PATH=$LIB LD_PRELOAD=$LIB/libseaccess-preload.so SEACCESS_CONTEXT=$PTR "
+  fi
+  [ "$got" = "$want" ] && ok "exec $UT -> $PTR ($(allowed "$UT" "$PTR" process noatsecure && echo noatsecure allowed: environment kept || echo noatsecure refused: secure mode, the unsecure variables dropped but the session\'s own))" \
+    || bad "AT_SECURE scrub: got '$got', want '$want'"
+else bad "no transition from $UT on $PEXE in this policy (compute-create gave ${PTR:-nothing})"; fi
+
+# system() and popen() start /bin/sh through the interposer's checked exec (the C library's own
+# would run it in the caller's context whatever setexeccon asked). The allowed context: a domain
+# that has the shell's label as an entrypoint (seaccess search), that unconfined_t may
+# transition to, and that runs id without a transition of its own (check, compute-create).
+SHCTX=$("$BIN" label -f "$FC" "$(readlink -f /bin/sh)" | cut -f2)
+if command -v gcc > /dev/null; then
+  gcc -O2 -Wall -o "$T/shx" tests/capi/shell_exec.c -lselinux
+  OKX=
+  for x in $("$BIN" search --policy "$POL" --allow -t "$(echo "$SHCTX" | cut -d: -f3)" -c file -p entrypoint 2>/dev/null | awk '{print $2}' | sort -u); do
+    for c in "unconfined_u:unconfined_r:$x:s0" "system_u:system_r:$x:s0"; do
+      valid "$c" || continue
+      if allowed "$U" "$c" process transition && allowed "$c" "$SHCTX" file entrypoint && allowed "$U" "$SHCTX" file execute \
+        && allowed "$c" "$IDCTX" file execute execute_no_trans && [ "$(create_of "$c" "$IDCTX" process "")" = "$c" ]; then OKX=$c; break 2; fi
+    done
+  done
+  out=$(run "$T/shx" null system 'exit 3' popen 'echo a; echo b' popenw 'cat > /dev/null; exit 4' nested 'sleep 3' 2>&1)
+  [ "$(echo $out)" = "null=1 system=exited 3 popen=a b pclose=exited 0 popenw pclose=exited 4 nested=ok" ] \
+    && ok "system(NULL) says a shell runs; system's status is the shell's; popen reads and writes its shell, pclose gives its status; a popen'd stream is closed in a later popen's shell" \
+    || bad "system/popen without an exec context: $(echo $out)"
+  if [ -n "$OKX" ]; then
+    out=$(run "$T/shx" setexeccon "$OKX" system 'id -Z' popen 'id -Z' 2>&1)
+    [ "$(echo $out)" = "setexeccon=ok $OKX system=exited 0 popen=$OKX pclose=exited 0" ] \
+      && ok "setexeccon $OKX then system(\"id -Z\") and popen(\"id -Z\"): the shell runs in $OKX (allowed by the policy)" \
+      || bad "setexeccon $OKX then system/popen: $(echo $out)"
+  else bad "no domain with the shell's label ($SHCTX) as an entrypoint that $U may transition to"; fi
+  if allowed "$U" "$H" process transition && allowed "$H" "$SHCTX" file entrypoint; then
+    bad "the policy lets $U run the shell in $H: no refused context to test system() with"
+  else
+    out=$(run "$T/shx" setexeccon "$H" system 'id -Z' popen 'id -Z' 2>&1)
+    if grep -qx "system=exited 127" <<< "$out" && grep -q "^popen=NULL Permission denied" <<< "$out" \
+      && [ "$(grep -c "avc:  denied  { .* } for .*path=\"/bin/sh\".*tcontext=$H" <<< "$out")" = 2 ] && ! grep -qx "$H" <<< "$out"; then
+      ok "setexeccon $H then system() and popen(): the shell's exec refused with its record (system: as a shell exiting 127; popen: NULL, EACCES)"
+    else bad "setexeccon $H then system/popen: $out"; fi
+  fi
+else bad "no gcc: the system()/popen() program cannot be built"; fi
+
 summary

@@ -93,16 +93,74 @@ setfattr -n security.selinux -v "$EXE_T" "$T/bin/setenforce-exec"
 DOM=$(echo "$U $EXE_T process" | "$BIN" compute-create -p "$POL" 2>/dev/null)
 if [ -n "$DOM" ] && [ "$DOM" != "$U" ] && allowed "$U" "$EXE_T" file execute && allowed "$U" "$DOM" process transition && allowed "$DOM" "$EXE_T" file entrypoint; then
   : > "$LOG"
-  if allowed "$DOM" "$SECURITY" security setenforce; then want="rc=0 Permissive"; else want="refused Enforcing"; fi
+  if allowed "$DOM" "$SECURITY" security setenforce; then want_exec="rc=0 Permissive"; else want_exec="refused Enforcing"; fi
   out=$(run -- sh -c "$T/bin/setenforce-exec 0 2>/dev/null && echo rc=0 || echo refused; getenforce")
-  expect "setenforce exec'd into $DOM (the exec's transition, not the subjects file's $U) is checked as $DOM: $want ($(echo $out))" \
-    '[ "$(echo $out)" = "$want" ] && { [ "$want" = "rc=0 Permissive" ] || grep -q "denied  { setenforce } for .*scontext=$DOM " "$LOG"; }'
+  expect "setenforce exec'd into $DOM (the exec's transition, not the subjects file's $U) is checked as $DOM: $want_exec ($(echo $out))" \
+    '[ "$(echo $out)" = "$want_exec" ] && { [ "$want_exec" = "rc=0 Permissive" ] || grep -q "denied  { setenforce } for .*scontext=$DOM " "$LOG"; }'
 else
   bad "the exec-transition setenforce test: no transition from $U on $EXE_T in this policy (compute-create gave ${DOM:-nothing})"
 fi
 out=$(run --subjects "$T/subjects" -- sh -c "setenforce 0; $T/bin/setenforce-user 1 2>/dev/null; echo \"rc=\$?\"; getenforce")
 expect "in a permissive session the same refusal is only logged, as avc_has_perm does ($(echo $out))" \
   '[ $want = 0 ] || { [ "$(echo $out)" = "rc=0 Enforcing" ] && grep -q "denied  { setenforce } .*permissive=1" "$LOG"; }'
+
+# setcon is seen by the session (selinux_lsm_setattr): a process that changed its context with
+# setcon is checked as its new context until it execs. The contexts come from the policy: a
+# domain S that may setcurrent, setenforce and dyntransition to a domain D that may not
+# setenforce (seaccess search's dyntransition rules, attributes expanded by seaccess info);
+# a domain K that may setcurrent, dyntransition to itself and setenforce; a domain G that may
+# setcurrent but neither setenforce nor dyntransition to S. Each runs a copy of
+# tests/capi/setcon_session.c the subjects file names.
+ctx_of() { echo "system_u:system_r:$1:s0"; }
+valid_ctx() { "$BIN" check -p "$POL" "$1" "$1" process fork > /dev/null 2>&1; [ $? -ne 2 ]; }
+members() { "$BIN" info -p "$POL" -a "$1" -x --flat 2>/dev/null | sed -n '2,$p' | tr -d '\t' | grep . || echo "$1"; }
+DYN=$("$BIN" search --policy "$POL" --allow -c process -p dyntransition 2>/dev/null)
+SETCUR=$("$BIN" search --policy "$POL" --allow -c process -p setcurrent 2>/dev/null)
+S= D= K= G=
+while read -r s t; do
+  [ -n "$S" ] && break
+  valid_ctx "$(ctx_of "$s")" && allowed "$(ctx_of "$s")" "$(ctx_of "$s")" process setcurrent && allowed "$(ctx_of "$s")" "$SECURITY" security setenforce || continue
+  for d in $(members "$t"); do
+    c=$(ctx_of "$d")
+    if valid_ctx "$c" && allowed "$(ctx_of "$s")" "$c" process dyntransition && ! allowed "$c" "$SECURITY" security setenforce; then S=$(ctx_of "$s") D=$c; break; fi
+  done
+done < <(echo "$DYN" | awk '{ split($3, a, ":"); if ($2 != a[1]) print $2, a[1] }' | sort -u)
+for k in $(echo "$DYN" | awk '{ split($3, a, ":"); if ($2 == a[1]) print $2 }' | sort -u); do
+  c=$(ctx_of "$k")
+  if valid_ctx "$c" && allowed "$c" "$c" process setcurrent dyntransition && allowed "$c" "$SECURITY" security setenforce; then K=$c; break; fi
+done
+for g in $(echo "$SETCUR" | awk '{ split($3, a, ":"); print $2 }' | sort -u); do
+  c=$(ctx_of "$g")
+  if [ -n "$S" ] && valid_ctx "$c" && allowed "$c" "$c" process setcurrent && ! allowed "$c" "$SECURITY" security setenforce && ! allowed "$c" "$S" process dyntransition; then G=$c; break; fi
+done
+if [ -z "$S" ] || [ -z "$K" ] || [ -z "$G" ] || ! command -v gcc > /dev/null; then
+  bad "setcon tests: the policy gave no S=${S:-?} D=${D:-?} K=${K:-?} G=${G:-?} (or no gcc)"
+else
+  gcc -O2 -Wall -o "$T/bin/setcon-s" tests/capi/setcon_session.c -lselinux
+  cp "$T/bin/setcon-s" "$T/bin/setcon-k"
+  cp "$T/bin/setcon-s" "$T/bin/setcon-g"
+  printf 'exe=%s %s\nexe=%s %s\nexe=%s %s\ndefault %s\n' "$T/bin/setcon-s" "$S" "$T/bin/setcon-k" "$K" "$T/bin/setcon-g" "$G" "$U" > "$T/setcon.subjects"
+  sc() { run --subjects "$T/setcon.subjects" -- "$@" 2>/dev/null | tr '\n' ' '; }
+  : > "$LOG"
+  out=$(sc "$T/bin/setcon-s" write)
+  expect "a process in $S (the subjects file) may setenforce ($out)" '[ "$out" = "write=ok " ]'
+  out=$(sc "$T/bin/setcon-s" setcon "$D" write)
+  expect "after setcon to $D it may not: refused as $D, as on a kernel (passed as $S before) ($out)" \
+    '[ "$out" = "setcon=ok write=EACCES " ] && grep -q "denied  { setenforce } for .*scontext=$D tcontext=$SECURITY" "$LOG"'
+  out=$(sc "$T/bin/setcon-s" setcon "$D" rawexec write)
+  expect "nor after an exec around the interposer with the environment it started with: no context changed ($out)" \
+    '[ "$out" = "setcon=ok write=EACCES " ]'
+  out=$(sc "$T/bin/setcon-s" setcon "$D" fork write)
+  expect "nor in a process it forked after the setcon (the kernel's fork copies the context) ($out)" \
+    '[ "$out" = "setcon=ok fork=ok write=EACCES " ]'
+  out=$(sc "$T/bin/setcon-g" publish "$S" write)
+  expect "a publication the policy refuses ($G to $S: no dyntransition) changes nothing ($out)" \
+    '[ "$out" = "publish=EACCES write=EACCES " ] && grep -q "denied  { dyntransition } for .*scontext=$G tcontext=$S" "$LOG"'
+  rm -f "$T/ready" "$T/published"
+  out=$(run --subjects "$T/setcon.subjects" -- sh -c "'$T/bin/setcon-s' setcon '$D' touch '$T/ready' await '$T/published' write & '$T/bin/setcon-k' await '$T/ready' publish '$K' touch '$T/published'; wait" 2>/dev/null | sort | tr '\n' ' ')
+  expect "another process's publication ($K, allowed for itself) is its own: the first is still refused as $D ($out)" \
+    '[ "$out" = "await=ok await=ok publish=ok setcon=ok touch=ok touch=ok write=EACCES " ]'
+fi
 
 # 3. One set of booleans (pending and active, committed as selinuxfs commits). ----------------
 B=httpd_can_network_connect

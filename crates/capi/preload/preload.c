@@ -19,10 +19,17 @@
  *   posix_spawnp): selinux_bprm_creds_for_exec's checks, a refusal failing the exec with EACCES,
  *   then the exec with SEACCESS_CONTEXT (the new context) and SEACCESS_PREVCON in the program's
  *   environment, which libseaccess reads as the process's context (before the subjects rules).
- *   An exec that keeps the context of a process no exec changed leaves the environment alone,
- *   so the subjects rules (`exe=`) still give programs their contexts. system() and popen() exec
- *   the shell inside the C library, out of reach: they fail with ENOTSUP when that exec would
- *   change the context or an exec context is set, rather than run the shell in the wrong one.
+ *   SEACCESS_EXEC (drawn anew at each exec: the session's supervisor tells by it an exec that
+ *   went through here from one that went around, crates/cli/src/session_state/procs.rs). An
+ *   exec that keeps the context of a process neither an exec nor setcon changed leaves the
+ *   environment alone, so the subjects rules (`exe=`) still give programs their contexts. A
+ *   transition `process {noatsecure}` does not allow gets the environment glibc's secure mode
+ *   leaves (the kernel would set AT_SECURE), but for LD_PRELOAD and LD_LIBRARY_PATH reduced
+ *   to this interposer and libseaccess's directory, so that the program stays in the session;
+ *   the rest of secure mode (secure_getenv, the rlimits and signals the kernel resets without
+ *   rlimitinh and siginh, descriptors the new domain may not use) is not emulated.
+ *   system() and popen() are done here (shell.c) through the checked posix_spawn, since the C
+ *   library's exec the shell where nothing sees it.
  *
  * What the C library does internally with its own calls (tmpfile, fopen's internal open is
  * wrapped through fopen only, O_TMPFILE files) is not seen; link, rename and the other calls
@@ -40,25 +47,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern char **environ;
-
-/* libseaccess (libselinux.so.1), version SEACCESS_RUN_1. */
-int seaccess_run_attach(void);
-int seaccess_run_create(int dirfd, const char *path, unsigned mode, char **con);
-int seaccess_run_label(int fd, int dirfd, const char *path, const char *con);
-int seaccess_run_exec(const char *path, char **con, char **prev);
-void freecon(char *con);
-int getexeccon(char **con);
-
-/* The C library's own `name`, found once. */
-#define REAL(name) \
-	static __typeof__(&name) real_##name; \
-	if (!real_##name) real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+#include "preload.h"
 
 __attribute__((constructor)) static void attach(void) { seaccess_run_attach(); }
 
 /* A wrapper inside another (libseaccess's own calls) passes straight through. */
-static __thread int busy;
+__thread int busy;
 
 /* open with O_CREAT: an existing file is opened as it is (no creation, no label); otherwise
  * the checks, an exclusive creation, and the label on the new descriptor. */
@@ -262,62 +256,115 @@ int symlink(const char *target, const char *path) { return symlinkat(target, AT_
 
 /* ---- exec ---- */
 
-/* `envp` without the context variables, with `con` and `prev` added (malloc'd; the strings of
- * envp are shared). */
-static char **with_context(char *const envp[], const char *con, const char *prev) {
+/* The variables an exec through here sets. */
+#define CONTEXT_VAR "SEACCESS_CONTEXT="
+#define PREV_VAR "SEACCESS_PREVCON="
+#define EXEC_VAR "SEACCESS_EXEC="
+
+/* What glibc drops from a secure-execution program's environment (elf/unsecvars.h; from
+ * memory of glibc 2.36+): the kernel sets AT_SECURE on a transition `process {noatsecure}`
+ * does not allow, and a process this interposer moves to another context gets no AT_SECURE
+ * from the kernel, so the variables are dropped here instead. */
+static const char *const unsecure[] = {
+	"GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LD_AUDIT", "LD_BIND_NOT",
+	"LD_BIND_NOW", "LD_DEBUG", "LD_DEBUG_OUTPUT", "LD_DYNAMIC_WEAK", "LD_HWCAP_MASK",
+	"LD_LIBRARY_PATH", "LD_ORIGIN_PATH", "LD_PRELOAD", "LD_PROFILE", "LD_SHOW_AUXV",
+	"LD_USE_LOAD_BIAS", "LOCALDOMAIN", "LOCPATH", "MALLOC_ARENA_MAX", "MALLOC_ARENA_TEST",
+	"MALLOC_MMAP_MAX_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_PERTURB_", "MALLOC_TCACHE_COUNT",
+	"MALLOC_TOP_PAD_", "MALLOC_TRACE", "MALLOC_TRIM_THRESHOLD_", "NIS_PATH", "NLSPATH",
+	"RESOLV_HOST_CONF", "RES_OPTIONS", "TMPDIR", "TZDIR", NULL};
+
+static int is_unsecure(const char *kv) {
+	for (const char *const *u = unsecure; *u; u++) {
+		size_t n = strlen(*u);
+		if (strncmp(kv, *u, n) == 0 && kv[n] == '=') return 1;
+	}
+	return 0;
+}
+
+/* The file an address of this object or of libseaccess was loaded from. */
+static const char *object_of(void *addr) {
+	Dl_info info;
+	return dladdr(addr, &info) && info.dli_fname ? info.dli_fname : NULL;
+}
+
+/* `envp` without the context variables, with `con`, `prev` and a new SEACCESS_EXEC added
+ * (malloc'd; the strings of envp are shared, the new ones are in one block after the array's
+ * NULL). With `secure`, glibc's unsecure variables are dropped too, but for the two that keep
+ * the program in the session: LD_PRELOAD naming this interposer and LD_LIBRARY_PATH naming
+ * libseaccess's directory, each alone, where envp had them. */
+static char **with_context(char *const envp[], const char *con, const char *prev, int secure) {
 	size_t n = 0;
 	while (envp && envp[n]) n++;
-	char **out = malloc((n + 3) * sizeof *out);
-	char *c = malloc(strlen(con) + sizeof "SEACCESS_CONTEXT=");
-	char *p = malloc(strlen(prev) + sizeof "SEACCESS_PREVCON=");
-	if (!out || !c || !p) {
-		free(out), free(c), free(p);
+	unsigned char r[8];
+	if (getrandom(r, sizeof r, 0) != sizeof r) return NULL;
+	const char *self = object_of((void *)with_context), *lib = object_of((void *)seaccess_run_exec);
+	size_t libdir = lib && strrchr(lib, '/') ? (size_t)(strrchr(lib, '/') - lib) : 0;
+	int had_preload = 0, had_path = 0;
+	size_t size = strlen(con) + strlen(prev) + sizeof CONTEXT_VAR + sizeof PREV_VAR + sizeof EXEC_VAR + 2 * sizeof r;
+	if (secure) size += (self ? strlen(self) : 0) + sizeof "LD_PRELOAD=" + libdir + sizeof "LD_LIBRARY_PATH=";
+	char **out = malloc((n + 7) * sizeof *out);
+	char *block = malloc(size), *b = block;
+	if (!out || !block) {
+		free(out), free(block);
 		return NULL;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(envp[i], "SEACCESS_CONTEXT=", 17) != 0 && strncmp(envp[i], "SEACCESS_PREVCON=", 17) != 0) out[k++] = envp[i];
-	strcpy(c, "SEACCESS_CONTEXT=");
-	strcat(c, con);
-	strcpy(p, "SEACCESS_PREVCON=");
-	strcat(p, prev);
-	out[k++] = c;
-	out[k++] = p;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(envp[i], CONTEXT_VAR, strlen(CONTEXT_VAR)) == 0 || strncmp(envp[i], PREV_VAR, strlen(PREV_VAR)) == 0 ||
+		    strncmp(envp[i], EXEC_VAR, strlen(EXEC_VAR)) == 0)
+			continue;
+		if (secure && is_unsecure(envp[i])) {
+			had_preload |= strncmp(envp[i], "LD_PRELOAD=", 11) == 0;
+			had_path |= strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0;
+			continue;
+		}
+		out[k++] = envp[i];
+	}
+	out[k++] = b, b += sprintf(b, "%s%s", CONTEXT_VAR, con) + 1;
+	out[k++] = b, b += sprintf(b, "%s%s", PREV_VAR, prev) + 1;
+	out[k++] = b, b += sprintf(b, "%s", EXEC_VAR);
+	for (size_t i = 0; i < sizeof r; i++) b += sprintf(b, "%02x", r[i]);
+	b++;
+	if (secure && had_preload && self) out[k++] = b, b += sprintf(b, "LD_PRELOAD=%s", self) + 1;
+	if (secure && had_path && libdir) out[k++] = b, b += sprintf(b, "LD_LIBRARY_PATH=%.*s", (int)libdir, lib) + 1;
 	out[k] = NULL;
+	out[k + 1] = block;
 	return out;
 }
 
-static void free_env(char **env) {
+void free_env(char **env) {
 	if (!env) return;
 	size_t n = 0;
 	while (env[n]) n++;
-	/* The two strings with_context allocated are the last two. */
-	if (n >= 2) free(env[n - 1]), free(env[n - 2]);
+	free(env[n + 1]);
 	free(env);
 }
 
 /* The exec's checks and the environment to exec with: 0 with *out (NULL: exec as asked), or
  * -1 with errno. */
-static int prepare_exec(const char *path, char *const envp[], char ***out) {
+int prepare_exec(const char *path, char *const envp[], char ***out) {
 	*out = NULL;
 	if (busy) return 0;
 	char *con = NULL, *prev = NULL;
+	int secure = 0;
 	busy = 1;
-	int r = seaccess_run_exec(path, &con, &prev);
+	int r = seaccess_run_exec(path, &con, &prev, &secure);
 	busy = 0;
 	if (r < 0) return -1;
 	if (!con) return 0;
-	/* An exec that keeps the context, in a process whose context no exec changed: the program
-	 * gets its context as the first one did (the subjects rules), not this one's. */
+	/* An exec that keeps the context, in a process whose context neither an exec nor setcon
+	 * changed: the program gets its context as the first one did (the subjects rules), not
+	 * this one's. */
 	int carried = 0;
 	for (size_t i = 0; envp && envp[i]; i++)
-		if (strncmp(envp[i], "SEACCESS_CONTEXT=", 17) == 0) carried = 1;
-	if (!carried && strcmp(con, prev) == 0) {
+		if (strncmp(envp[i], CONTEXT_VAR, strlen(CONTEXT_VAR)) == 0) carried = 1;
+	if (!carried && seaccess_run_setcon() == 0 && strcmp(con, prev) == 0) {
 		freecon(con);
 		freecon(prev);
 		return 0;
 	}
-	*out = with_context(envp, con, prev);
+	*out = with_context(envp, con, prev, secure);
 	freecon(con);
 	freecon(prev);
 	if (!*out) {
@@ -447,36 +494,4 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 	int r = real_posix_spawnp(pid, file, fa, attr, argv, env ? env : envp);
 	free_env(env);
 	return r;
-}
-
-/* system and popen exec /bin/sh inside the C library: allowed only where that exec keeps the
- * caller's context and no exec context is set, since the shell would run in the caller's. */
-static int shell_ok(void) {
-	char *exec = NULL;
-	if (getexeccon(&exec) == 0 && exec) {
-		freecon(exec);
-		errno = ENOTSUP;
-		return 0;
-	}
-	char *con = NULL, *prev = NULL;
-	busy = 1;
-	int r = seaccess_run_exec("/bin/sh", &con, &prev);
-	busy = 0;
-	if (r < 0) return 0;
-	int same = !con || strcmp(con, prev) == 0;
-	freecon(con);
-	freecon(prev);
-	if (!same) errno = ENOTSUP;
-	return same;
-}
-
-int system(const char *cmd) {
-	REAL(system);
-	if (cmd && !busy && !shell_ok()) return -1;
-	return real_system(cmd);
-}
-FILE *popen(const char *cmd, const char *type) {
-	REAL(popen);
-	if (!busy && !shell_ok()) return NULL;
-	return real_popen(cmd, type);
 }

@@ -67,22 +67,38 @@ pub extern "C" fn seaccess_run_label(
     })
 }
 
-/// Before this process executes `path`: 0 with `*con` the context the program runs in and
-/// `*prev` this process's (both NULL with SELinux off), or -1 with errno (EACCES: the policy
-/// refuses the exec, with its record).
+/// Before this process executes `path`: 0 with `*con` the context the program runs in, `*prev`
+/// this process's (both NULL with SELinux off) and `*secure` 1 when the kernel would run it in
+/// secure mode (AT_SECURE: a transition `process {noatsecure}` does not allow, as
+/// selinux_bprm_creds_for_exec decides), else 0; or -1 with errno (EACCES: the policy refuses
+/// the exec, with its record).
 #[no_mangle]
 pub extern "C" fn seaccess_run_exec(
     path: *const c_char,
     con: *mut *mut c_char,
     prev: *mut *mut c_char,
+    secure: *mut c_int,
 ) -> c_int {
     ffi::guard(-1, || {
-        let (n, o) = match crate::objects::exec(c_arg(path)?)? {
-            Some((n, o)) => (ffi::c_string(&n)?, ffi::c_string(&o)?),
-            None => (std::ptr::null_mut(), std::ptr::null_mut()),
+        if secure.is_null() {
+            return Err(EINVAL);
+        }
+        let (n, o, s) = match crate::objects::exec(c_arg(path)?)? {
+            Some((n, o, s)) => (ffi::c_string(&n)?, ffi::c_string(&o)?, s),
+            None => (std::ptr::null_mut(), std::ptr::null_mut(), false),
         };
+        // SAFETY: the interposer's int, not NULL (checked), alive for the call.
+        unsafe { *secure = c_int::from(s) };
         ffi::out(con, n)?;
         ffi::out(prev, o)?;
         Ok(0)
     })
+}
+
+/// 1 when setcon changed this process's context since its exec, else 0: the interposer then
+/// hands every program it executes its context (SEACCESS_CONTEXT), since the environment this
+/// process started with names the one before the setcon.
+#[no_mangle]
+pub extern "C" fn seaccess_run_setcon() -> c_int {
+    ffi::guard(-1, || Ok(c_int::from(crate::proccon::set_by_setcon())))
 }

@@ -310,8 +310,10 @@ fn file_contexts_label(path: &Path) -> Option<String> {
 /// policy's type transition on the file's label; `{execute_no_trans}` without a change, else
 /// `process {transition}`, `file {entrypoint}`, and the no_new_privs/nosuid rules) and the
 /// context the program then runs in, with this process's. None with SELinux off or a file that
-/// cannot be reached (the exec then fails by itself).
-pub(crate) fn exec(path: &CStr) -> Res<Option<(String, String)>> {
+/// cannot be reached (the exec then fails by itself). The flag says whether the kernel would
+/// run the program in secure mode (AT_SECURE: a change of context `process {noatsecure}` does
+/// not allow).
+pub(crate) fn exec(path: &CStr) -> Res<Option<(String, String, bool)>> {
     let Some(k) = kernel()? else { return Ok(None) };
     let om = om(k);
     let p = Path::new(OsStr::from_bytes(path.to_bytes()));
@@ -350,5 +352,5 @@ pub(crate) fn exec(path: &CStr) -> Res<Option<(String, String)>> {
         .map_err(denied)?;
     let new = om.context_of(creds.cred.sid()).map_err(denied)?;
     let old = om.context_of(t.sid()).map_err(denied)?;
-    Ok(Some((new, old)))
+    Ok(Some((new, old, creds.secureexec)))
 }

@@ -10,7 +10,10 @@
 //! [`crate::state`]), every process is `unconfined_u:unconfined_r:unconfined_t:s0` where the
 //! policy has that context, else the `kernel` initial SID's. `setcon` changes this process's own
 //! context (one context a process: the library does not keep one a thread, as the kernel's
-//! credentials would), checked as the kernel's selinux_setprocattr checks it; the other
+//! credentials would, and so applies no bounds rule to a multi-threaded process), checked as
+//! the kernel's selinux_lsm_setattr checks it, and in a `seaccess run` session told to the
+//! supervisor, which checks it again and judges the process's selinuxfs writes by it
+//! ([`crate::publish::current`]); the other
 //! attributes are the calling thread's, as on Linux, kept as set (validated against the
 //! policy).
 //!
@@ -159,6 +162,12 @@ fn from_env(name: &str) -> Res<Option<String>> {
         return Err(EINVAL);
     }
     Ok(Some(c))
+}
+
+/// Whether setcon gave this process its context (an exec must then hand the program its
+/// context, whatever the exec computes: the environment still says the old one).
+pub(crate) fn set_by_setcon() -> bool {
+    lock(&CURRENT).is_some()
 }
 
 fn current() -> Res<String> {
@@ -357,9 +366,11 @@ pub extern "C" fn setcon_raw(con: *const c_char) -> c_int {
         if !allowed(o, o, perm("setcurrent")?)? && enforcing {
             return Err(EACCES);
         }
-        if o != n && !allowed(o, n, perm("dyntransition")?)? && enforcing {
+        // Even to the context it has: selinux_lsm_setattr asks dyntransition unconditionally.
+        if !allowed(o, n, perm("dyntransition")?)? && enforcing {
             return Err(EACCES);
         }
+        crate::publish::current(&new)?;
         *lock(&CURRENT) = Some(new);
         Ok(0)
     })

@@ -24,6 +24,32 @@ use crate::ffi::{Errno, Res};
 
 /// The attribute the mount takes as the calling thread's fscreate context.
 const FSCREATE_XATTR: &str = "system.seaccess.fscreate";
+/// The attribute the session's selinuxfs view takes as the calling process's context.
+const CURRENT_XATTR: &str = "system.seaccess.current";
+
+/// setcon's new context `ctx`, already checked here, told to the session (a process of a
+/// `seaccess run` session; nothing to tell otherwise): the supervisor checks it again against
+/// what it believes this process is (the kernel's selinux_lsm_setattr: `{setcurrent}`,
+/// `{dyntransition}`) and checks this process's later selinuxfs writes as `ctx`
+/// (crates/cli/src/session_state/procs.rs). Its refusal is setcon's: the process keeps its
+/// context rather than be one thing here and another to the session.
+pub(crate) fn current(ctx: &str) -> Res<()> {
+    let Some(root) = crate::session::selinuxfs() else {
+        return Ok(());
+    };
+    rustix::fs::setxattr(
+        root,
+        CURRENT_XATTR,
+        ctx.as_bytes(),
+        rustix::fs::XattrFlags::empty(),
+    )
+    .map_err(|e| {
+        if e != rustix::io::Errno::ACCESS && e != rustix::io::Errno::INVAL {
+            crate::callbacks::log(crate::callbacks::SELINUX_ERROR, &format!("seaccess: setcon: the session's selinuxfs view at {} did not take the context: {e}\n", root.display()));
+        }
+        Errno(e.raw_os_error())
+    })
+}
 
 /// Whether a thread of this program told a mount a context (a fork copies it with the
 /// memory, as the mount copies the context to the child; an exec starts with false, as the

@@ -202,6 +202,11 @@ pub(crate) fn active() -> bool {
     session().is_some()
 }
 
+/// Where the session's selinuxfs view is, for a process of a session.
+pub(crate) fn selinuxfs() -> Option<&'static std::path::Path> {
+    session().map(|s| s.selinuxfs.as_path())
+}
+
 /// The sequence this process last applied (u32::MAX: none yet; the page's is always even).
 static SEEN: AtomicU32 = AtomicU32::new(u32::MAX);
 /// (policyload, policy_gen) last applied.

@@ -338,6 +338,28 @@ impl Filesystem for View {
         reply.ok();
     }
 
+    /// `system.seaccess.current` on the root: libseaccess's setcon publishing the calling
+    /// process's new context (crate::session_state::SessionState::setcon checks and keeps it).
+    /// selinuxfs has no other attribute to set.
+    fn setxattr(
+        &self,
+        req: &Request,
+        ino: INodeNo,
+        name: &OsStr,
+        value: &[u8],
+        _flags: i32,
+        _position: u32,
+        reply: ReplyEmpty,
+    ) {
+        if ino.0 != ROOT || name != crate::session_state::CURRENT_XATTR {
+            return reply.error(err(libc_errno::EOPNOTSUPP));
+        }
+        match self.st.setcon(req.pid(), req.uid(), value) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(err(e)),
+        }
+    }
+
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
         match ino.0 {
             ROOT | BOOLEANS | AVC => reply.opened(FileHandle(0), FopenFlags::empty()),

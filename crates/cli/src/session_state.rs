@@ -23,6 +23,9 @@ use seaccess_security::SecurityServer;
 use seaccess_types::session as layout;
 use seaccess_types::{lock, Registration, Sid};
 
+mod procs;
+pub(crate) use procs::CURRENT_XATTR;
+
 /// The kernel's SECINITSID_SECURITY: the object selinuxfs's writes are checked against.
 const SECINITSID_SECURITY: u32 = 2;
 /// The context of a process no rule names (as libseaccess's getcon without subjects).
@@ -91,6 +94,8 @@ pub(crate) struct SessionState {
     page: File,
     dir: PathBuf,
     subjects: Option<Subjects>,
+    /// The contexts processes set with setcon.
+    procs: procs::Procs,
     pub(crate) log: Arc<AuditLog>,
 }
 
@@ -161,6 +166,7 @@ impl SessionState {
             page,
             dir: dir.to_path_buf(),
             subjects,
+            procs: procs::Procs::default(),
             log,
         };
         {
@@ -222,10 +228,16 @@ impl SessionState {
         Ok(())
     }
 
-    /// The context process `pid` runs in, as libseaccess's getcon gives it: the one the labels
+    /// The context process `pid` runs in, as libseaccess's getcon gives it: the one it set
+    /// with setcon since its last exec (session_state::procs), else the one the labels
     /// interposer handed it at its last exec (an exec context or a type transition), else the
     /// session's subjects rules; EACCES when no rule gives it one.
     fn context_of(&self, g: &seaccess_security::Generation, pid: u32) -> Result<String, Errno> {
+        // A request names its thread; the context is its process's.
+        let pid = procs::tgid_of(pid).ok_or(libc_errno::ESRCH)?;
+        if let procs::Known::Set(c) = self.procs.lookup(pid)? {
+            return Ok(c);
+        }
         if let Some(c) = exec_context(pid) {
             return Ok(c);
         }
@@ -349,6 +361,41 @@ impl SessionState {
     pub(crate) fn check_setbool(&self, pid: u32) -> Result<(), Errno> {
         let i = lock(&self.inner);
         self.check(&i, pid, "setbool")
+    }
+
+    /// A process of the session published the context its setcon gave it (`value`, from its
+    /// thread `tid` acting as `uid`): checked as the kernel's selinux_lsm_setattr checks
+    /// LSM_ATTR_CURRENT, against the context the session believes the process has now
+    /// (`process {setcurrent}` on itself, a context of the policy or EINVAL, then `process
+    /// {dyntransition}` to it, each denial EACCES with its AVC record), then kept for the
+    /// process's later writes until it execs (session_state::procs). libseaccess applies no
+    /// bounds rule to a multi-threaded process, so neither does this; nothing changes on a
+    /// refusal.
+    pub(crate) fn setcon(&self, tid: u32, uid: u32, value: &[u8]) -> Result<(), Errno> {
+        let pid = procs::tgid_of(tid).ok_or(libc_errno::ESRCH)?;
+        let i = lock(&self.inner);
+        let g = i.server.snapshot();
+        let old = self.context_of(&g, pid)?;
+        let osid = g.context_to_sid(&old).map_err(|_| libc_errno::EACCES)?;
+        let class = g.class("process").map_err(|_| libc_errno::EACCES)?;
+        let perm = |p: &str| g.perms(class, &[p]).map_err(|_| libc_errno::EACCES);
+        let aux = format!("pid={pid} comm=\"{}\"", comm(pid));
+        i.avc
+            .has_perm(osid, osid, class, perm("setcurrent")?, Some(&aux))
+            .map_err(|_| libc_errno::EACCES)?;
+        // The value as /proc/PID/attr/current takes it: a trailing newline or NUL is not part
+        // of the context, and an empty one is no context (EINVAL: setcon(NULL) is refused).
+        let text = std::str::from_utf8(value).map_err(|_| libc_errno::EINVAL)?;
+        let text = text.trim_end_matches(['\0', '\n']);
+        if text.is_empty() {
+            return Err(libc_errno::EINVAL);
+        }
+        let nsid = g.context_to_sid(text).map_err(|_| libc_errno::EINVAL)?;
+        i.avc
+            .has_perm(osid, nsid, class, perm("dyntransition")?, Some(&aux))
+            .map_err(|_| libc_errno::EACCES)?;
+        let new = g.sid_to_context(nsid).map_err(|_| libc_errno::EINVAL)?;
+        self.procs.record(pid, uid, &new)
     }
 
     /// sel_commit_bools_write: `setbool`, then every pending value made active (security_set_bools:
@@ -495,8 +542,10 @@ fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
 pub(crate) mod libc_errno {
     pub const ESRCH: i32 = 3;
     pub const EIO: i32 = 5;
+    pub const EAGAIN: i32 = 11;
     pub const EACCES: i32 = 13;
     pub const EINVAL: i32 = 22;
+    pub const EOPNOTSUPP: i32 = 95;
 }
 
 /// `SEACCESS_CONTEXT` in the environment process `pid` started with, where the labels
