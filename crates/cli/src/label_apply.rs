@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use seaccess_label::walk::{self, Entry, Root};
 use seaccess_label::{FileContexts, FileKind};
 
-use crate::label::LabelArgs;
+use crate::label::args::{arg_paths, open, LabelArgs};
 use crate::output::{note, CliError, Out};
 
 use seaccess_label::xattr::{Attrs, SECURITY, TRUSTED, USER};
@@ -28,7 +28,7 @@ use seaccess_label::xattr::{Attrs, SECURITY, TRUSTED, USER};
 /// following its last component (restorecon), or its place under --root (setfiles -r), which
 /// it is then opened beneath.
 fn roots(a: &LabelArgs) -> Result<Vec<Root>, CliError> {
-    let mut args: Vec<PathBuf> = crate::label::arg_paths(&a.paths)?
+    let mut args: Vec<PathBuf> = arg_paths(&a.paths)?
         .into_iter()
         .map(|p| PathBuf::from(std::ffi::OsStr::from_bytes(&p)))
         .collect();
@@ -287,8 +287,8 @@ pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
         .from
         .as_deref()
         .ok_or("--plan needs --from OLD_FILE_CONTEXTS")?;
-    let old = crate::label::open(Some(from), a.from_policy.as_deref(), true)?;
-    let new = crate::label::open(a.file_contexts.as_deref(), a.policy.as_deref(), true)?;
+    let old = open(Some(from), a.from_policy.as_deref(), true)?;
+    let new = open(a.file_contexts.as_deref(), a.policy.as_deref(), true)?;
     let roots = roots(a)?;
     let threads = threads(a);
     let errors = AtomicU64::new(0);

@@ -12,9 +12,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 
-use seaccess_types::{AccessServer, Registration, Seqno};
-
-use crate::server::lock;
+use seaccess_types::{lock, AccessServer, Registration, Seqno};
 
 type Prepare = Arc<dyn Fn(&dyn AccessServer) + Send + Sync>;
 type Change = Arc<dyn Fn(Seqno) + Send + Sync>;
