@@ -22,7 +22,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
     ("fs", "hot", "issue 36 item 2: being broken"),
     ("fs", "callers", "issue 36 item 2: being broken"),
-    ("objmgr", "blobs", "issue 36 item 2: being broken"),
 ];
 
 #[derive(Debug, Clone, PartialEq)]
