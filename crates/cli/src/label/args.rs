@@ -77,17 +77,7 @@ pub(crate) struct LabelArgs {
 /// The installed policy's file_contexts: SELINUXTYPE in /etc/selinux/config, as libselinux
 /// reads it ("targeted" when unset).
 pub(crate) fn default_file_contexts() -> PathBuf {
-    let ty = std::fs::read_to_string("/etc/selinux/config")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .filter_map(|l| l.trim().strip_prefix("SELINUXTYPE="))
-                .map(|v| v.trim().trim_matches('"').to_string())
-                .next_back()
-        })
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "targeted".to_string());
-    PathBuf::from(format!("/etc/selinux/{ty}/contexts/files/file_contexts"))
+    seaccess_policy::installed::file_contexts(Path::new(seaccess_policy::installed::SELINUX_DIR))
 }
 
 /// Opens a file_contexts set (or a compiled one), validating against `policy` when given.
