@@ -156,31 +156,6 @@ fn attrs(only: Option<&'static str>) -> Attrs {
     only.map_or(Attrs::Either, Attrs::Only)
 }
 
-/// restorecon's rule without -F: an object that already has a label keeps its user, role and
-/// level, and only a different type is changed (selinux_restorecon.c's compare_types).
-fn restorecon_target(current: Option<&str>, new: &str, force: bool) -> Option<String> {
-    let Some(cur) = current else {
-        return Some(new.to_string());
-    };
-    if cur == new {
-        return None;
-    }
-    if force {
-        return Some(new.to_string());
-    }
-    let c: Vec<&str> = cur.splitn(4, ':').collect();
-    let n: Vec<&str> = new.splitn(4, ':').collect();
-    match (c.get(2), n.get(2)) {
-        (Some(ct), Some(nt)) if ct == nt => None,
-        (Some(_), Some(nt)) if c.len() >= 3 => {
-            let mut v = c.clone();
-            v[2] = nt;
-            Some(v.join(":"))
-        }
-        _ => Some(new.to_string()),
-    }
-}
-
 enum Outcome {
     Line(String),
     Used(&'static str),
@@ -231,7 +206,7 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
                 "{name} has context {cur}, should be {new}"
             ))]);
         }
-        let target = restorecon_target(current.as_deref(), &new, a.force)?;
+        let target = seaccess_label::restorecon::target(current.as_deref(), &new, a.force)?;
         changed.fetch_add(1, Ordering::Relaxed);
         let mut res = Vec::new();
         if !dry {

@@ -9,6 +9,7 @@
 
 use std::fmt;
 
+pub mod bytes;
 pub mod lock;
 pub mod session;
 
