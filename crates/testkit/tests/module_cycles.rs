@@ -581,7 +581,7 @@ fn the_checker_sees_cycles() {
     write("a.rs", "use crate::{b::{Y}, c};\npub struct X;\n");
     write(
         "b/mod.rs",
-        "mod inner;\npub struct Y;\n#[cfg(test)]\nmod tests { use crate::c::Z; }\n",
+        "mod inner;\npub struct Y;\n#[cfg(test)]\nmod tests { use crate::a::X; }\n",
     );
     write(
         "b/inner.rs",
