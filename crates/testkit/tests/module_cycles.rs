@@ -12,16 +12,26 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Cycles allowed for now, each (crate directory, a module the cycle contains, why).
+/// Cycles allowed for now, each (crate directory, a module the cycle contains, why). Any other
+/// cycle fails the test, and so does a new one through an allowed crate that leaves out the
+/// module named here.
 const ALLOWED: &[(&str, &str, &str)] = &[
+    // Issue 36 item 1: capi's fork.rs names every table module it holds across a fork, and
+    // they register with it; capi is being reworked over crates/engine, which removes them.
     (
         "capi",
         "fork",
-        "issue 36 item 1: capi's fork.rs and its table modules; capi is being reworked over \
-         crates/engine, which removes them",
+        "issue 36: capi's fork.rs and its table modules",
     ),
-    ("fs", "hot", "issue 36 item 2: being broken"),
-    ("fs", "callers", "issue 36 item 2: being broken"),
+    // Issue 36 item 2, found by this checker after the issue's list was written: fs's
+    // hot <-> nodes, and callers / core / locks / published / who. crates/fs (its core is
+    // being reworked over crates/engine at the same time) is for a later change.
+    ("fs", "hot", "issue 36: fs hot <-> nodes"),
+    (
+        "fs",
+        "callers",
+        "issue 36: fs callers / core / locks / published / who",
+    ),
 ];
 
 #[derive(Debug, Clone, PartialEq)]
