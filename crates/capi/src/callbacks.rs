@@ -73,9 +73,7 @@ static AVC_EVENTS: Mutex<Vec<AvcEvent>> = Mutex::new(Vec::new());
 pub(crate) static AVC_OPEN: AtomicBool = AtomicBool::new(false);
 
 fn callbacks() -> Callbacks {
-    *CALLBACKS
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    *seaccess_types::lock::read(&CALLBACKS)
 }
 
 /// Writes one log line through the log callback, or to standard error as libselinux's default
@@ -122,9 +120,7 @@ pub(crate) struct Held {
 
 pub(crate) fn hold() -> Held {
     Held {
-        _callbacks: CALLBACKS
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
+        _callbacks: seaccess_types::lock::write(&CALLBACKS),
         _events: lock(&AVC_EVENTS),
     }
 }
@@ -219,9 +215,7 @@ pub(crate) fn forget_avc_callbacks() {
 pub extern "C" fn selinux_set_callback(kind: c_int, cb: SelinuxCallback) {
     ffi::guard((), || {
         crate::fork::register();
-        let mut c = CALLBACKS
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut c = seaccess_types::lock::write(&CALLBACKS);
         // SAFETY: every member of the union is one function pointer (or NULL), and the type
         // says which one the program stored; Option<fn> has fn's layout, NULL being None.
         unsafe {

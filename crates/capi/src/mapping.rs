@@ -84,10 +84,7 @@ pub(crate) fn in_use(g: &Generation) -> Option<Arc<Resolved>> {
 /// converts: another thread may switch the map at any time, and names resolved with one map
 /// and bits read with another answer for a permission nobody asked about.
 pub(crate) fn current(g: &Generation) -> Option<Arc<Resolved>> {
-    let spec = SPEC
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone()?;
+    let spec = seaccess_types::lock::read(&SPEC).clone()?;
     let mut cached = lock(&RESOLVED);
     if let Some(r) = cached
         .as_ref()
@@ -319,17 +316,13 @@ fn checked(g: Option<&Generation>, map: *const SecurityClassMapping) -> Res<Arc<
 
 /// Makes `spec` the map, in place of the old one in one write.
 fn install(spec: Arc<Spec>) {
-    *SPEC
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(spec);
+    *seaccess_types::lock::write(&SPEC) = Some(spec);
     ACTIVE.store(true, Release);
 }
 
 fn clear() {
     ACTIVE.store(false, Release);
-    *SPEC
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    *seaccess_types::lock::write(&SPEC) = None;
     *lock(&RESOLVED) = None;
 }
 
@@ -340,9 +333,5 @@ pub(crate) struct Held(
 );
 
 pub(crate) fn hold() -> Held {
-    Held(
-        SPEC.write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-        lock(&RESOLVED),
-    )
+    Held(seaccess_types::lock::write(&SPEC), lock(&RESOLVED))
 }

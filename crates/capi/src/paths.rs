@@ -10,6 +10,7 @@
 use std::ffi::{c_char, c_int};
 use std::sync::Mutex;
 
+use seaccess_policy::installed;
 use seaccess_types::lock;
 
 use crate::ffi::{self, EINVAL};
@@ -17,8 +18,6 @@ use crate::names::static_name;
 
 /// The configuration file libselinux reads (SELINUXCONFIG).
 pub(crate) const CONFIG: &str = "/etc/selinux/config";
-/// The policy type when the configuration names none (libselinux's SELINUXDEFAULT).
-const DEFAULT_TYPE: &str = "targeted";
 
 struct Config {
     /// The policy root (`/etc/selinux/TYPE`, or what selinux_set_policy_root set).
@@ -39,29 +38,14 @@ pub(crate) fn hold() -> Held {
 }
 
 fn read_config() -> Config {
-    let text = std::fs::read_to_string(CONFIG).unwrap_or_default();
-    let mut kind = DEFAULT_TYPE.to_string();
-    let mut mode = None;
-    for line in text.lines() {
-        let l = line.trim();
-        if let Some(v) = l.strip_prefix("SELINUXTYPE=") {
-            let v = v.trim();
-            if !v.is_empty() {
-                kind = v.to_string();
-            }
-        } else if let Some(v) = l.strip_prefix("SELINUX=") {
-            mode = match v.trim() {
-                v if v.eq_ignore_ascii_case("enforcing") => Some(1),
-                v if v.eq_ignore_ascii_case("permissive") => Some(0),
-                v if v.eq_ignore_ascii_case("disabled") => Some(-1),
-                _ => mode,
-            };
-        }
-    }
+    let dir = std::path::Path::new(installed::SELINUX_DIR);
+    let c = installed::read_config(dir);
     Config {
-        root: format!("/etc/selinux/{kind}"),
-        kind,
-        mode,
+        root: installed::type_root(dir, &c.kind)
+            .to_string_lossy()
+            .into_owned(),
+        kind: c.kind,
+        mode: c.mode,
     }
 }
 
@@ -81,14 +65,10 @@ pub(crate) fn under_root(suffix: &str) -> String {
 }
 
 /// The installed binary policy: `policy/policy.N` under the policy root, the highest N this
-/// library reads (libselinux's selinux_mkload_policy takes the kernel's version and goes down
-/// from it; without a kernel policy version, the highest this library reads is the start).
+/// library reads that exists.
 pub(crate) fn installed_policy() -> Option<String> {
-    let base = under_root("/policy/policy");
-    (seaccess_policy::VERSION_MIN..=seaccess_policy::VERSION_MAX)
-        .rev()
-        .map(|v| format!("{base}.{v}"))
-        .find(|p| std::path::Path::new(p).exists())
+    installed::binary_policy(std::path::Path::new(&policy_root()))
+        .map(|p| p.to_string_lossy().into_owned())
 }
 
 macro_rules! root_paths {

@@ -94,23 +94,6 @@ fn handle() -> Res<*mut Handle> {
     Ok(h)
 }
 
-/// restorecon's rule without -F: keep the current user, role and range, take the new type.
-fn keep_all_but_type(cur: &str, new: &str) -> String {
-    let c: Vec<&str> = cur.splitn(4, ':').collect();
-    let n: Vec<&str> = new.splitn(4, ':').collect();
-    match (c.as_slice(), n.get(2)) {
-        ([u, r, _, rest @ ..], Some(t)) => {
-            let mut s = format!("{u}:{r}:{t}");
-            for x in rest {
-                s.push(':');
-                s.push_str(x);
-            }
-            s
-        }
-        _ => new.to_string(),
-    }
-}
-
 fn c_text(p: *mut c_char) -> Option<String> {
     if p.is_null() {
         return None;
@@ -141,9 +124,9 @@ fn one(h: *mut Handle, e: &Entry, shown: &str, flags: c_uint) -> Res<()> {
     if flags & LOG_MATCHES != 0 {
         callbacks::log(SELINUX_INFO, &format!("{shown} matched by {new}\n"));
     }
-    let mut target = new.clone();
+    let force = flags & SET_SPECFILE_CTX != 0;
     if let Some(c) = &cur {
-        if flags & SET_SPECFILE_CTX == 0 {
+        if !force {
             let cc = CString::new(c.as_str()).map_err(|_| EINVAL)?;
             if c != &new && crate::admin::is_context_customizable(cc.as_ptr()) > 0 {
                 if flags & VERBOSE != 0 {
@@ -154,12 +137,11 @@ fn one(h: *mut Handle, e: &Entry, shown: &str, flags: c_uint) -> Res<()> {
                 }
                 return Ok(());
             }
-            target = keep_all_but_type(c, &new);
-        }
-        if *c == target {
-            return Ok(());
         }
     }
+    let Some(target) = seaccess_label::restorecon::target(cur.as_deref(), &new, force) else {
+        return Ok(());
+    };
     let mut done = false;
     if flags & NOCHANGE == 0 {
         if target.as_bytes().contains(&0) {

@@ -233,11 +233,7 @@ impl Texts {
 pub(crate) struct Held(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, Option<Index>>);
 
 pub(crate) fn hold() -> Held {
-    Held(
-        INDEX
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    )
+    Held(seaccess_types::lock::write(&INDEX))
 }
 
 /// The SID at `addr`, an address in a chunk at a multiple of SIZE from its start.
@@ -284,17 +280,13 @@ pub(crate) fn intern(ctx: &str) -> Res<&'static SecurityId> {
 /// [`intern`], with the SID's index for [`by_index`].
 pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
     {
-        let idx = INDEX
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let idx = seaccess_types::lock::read(&INDEX);
         if let Some(&i) = idx.as_ref().and_then(|x| x.map.get(ctx)) {
             return by_index(i).map(|s| (i, s)).ok_or(EINVAL);
         }
     }
     crate::fork::register();
-    let mut idx = INDEX
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut idx = seaccess_types::lock::write(&INDEX);
     let index = idx.get_or_insert_with(Index::default);
     if let Some(&i) = index.map.get(ctx) {
         return by_index(i).map(|s| (i, s)).ok_or(EINVAL);
@@ -337,9 +329,7 @@ pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
 /// Retires the current table (`avc_destroy`): every SID made so far is EINVAL from now on, its
 /// memory given back; the next SID starts a new table.
 pub(crate) fn retire() {
-    let mut idx = INDEX
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut idx = seaccess_types::lock::write(&INDEX);
     let Some(old) = idx.take() else { return };
     FILLED.store(0, Release);
     for (k, chunk) in CHUNKS.iter().enumerate() {

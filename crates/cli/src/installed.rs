@@ -7,31 +7,11 @@ use std::path::{Path, PathBuf};
 /// /etc/selinux/TYPE/policy/policy.N with the highest N this reader supports (SELINUXTYPE from
 /// /etc/selinux/config, `targeted` when unset, as libselinux assumes).
 pub(crate) fn installed_policy() -> Option<PathBuf> {
-    installed_under(Path::new("/etc/selinux"))
+    installed_under(Path::new(seaccess_policy::installed::SELINUX_DIR))
 }
 
 fn installed_under(root: &Path) -> Option<PathBuf> {
-    let cfg = std::fs::read_to_string(root.join("config")).unwrap_or_default();
-    let kind = cfg
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("SELINUXTYPE="))
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .unwrap_or("targeted");
-    let dir = root.join(kind).join("policy");
-    std::fs::read_dir(&dir)
-        .ok()?
-        .flatten()
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix("policy."))
-                .and_then(|v| v.parse::<u32>().ok())
-                .map(|v| (v, e.path()))
-        })
-        .filter(|(v, _)| (seaccess_policy::VERSION_MIN..=seaccess_policy::VERSION_MAX).contains(v))
-        .max_by_key(|(v, _)| *v)
-        .map(|(_, p)| p)
+    seaccess_policy::installed::installed_policy(root)
 }
 
 /// The policy named, else the installed one, said on standard error so that an answer is never

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use seaccess_label::walk::{self, Entry, Root};
 use seaccess_label::{FileContexts, FileKind};
 
-use crate::label::LabelArgs;
+use crate::label::args::{arg_paths, open, LabelArgs};
 use crate::output::{note, CliError, Out};
 
 use seaccess_label::xattr::{Attrs, SECURITY, TRUSTED, USER};
@@ -28,7 +28,7 @@ use seaccess_label::xattr::{Attrs, SECURITY, TRUSTED, USER};
 /// following its last component (restorecon), or its place under --root (setfiles -r), which
 /// it is then opened beneath.
 fn roots(a: &LabelArgs) -> Result<Vec<Root>, CliError> {
-    let mut args: Vec<PathBuf> = crate::label::arg_paths(&a.paths)?
+    let mut args: Vec<PathBuf> = arg_paths(&a.paths)?
         .into_iter()
         .map(|p| PathBuf::from(std::ffi::OsStr::from_bytes(&p)))
         .collect();
@@ -156,31 +156,6 @@ fn attrs(only: Option<&'static str>) -> Attrs {
     only.map_or(Attrs::Either, Attrs::Only)
 }
 
-/// restorecon's rule without -F: an object that already has a label keeps its user, role and
-/// level, and only a different type is changed (selinux_restorecon.c's compare_types).
-fn restorecon_target(current: Option<&str>, new: &str, force: bool) -> Option<String> {
-    let Some(cur) = current else {
-        return Some(new.to_string());
-    };
-    if cur == new {
-        return None;
-    }
-    if force {
-        return Some(new.to_string());
-    }
-    let c: Vec<&str> = cur.splitn(4, ':').collect();
-    let n: Vec<&str> = new.splitn(4, ':').collect();
-    match (c.get(2), n.get(2)) {
-        (Some(ct), Some(nt)) if ct == nt => None,
-        (Some(_), Some(nt)) if c.len() >= 3 => {
-            let mut v = c.clone();
-            v[2] = nt;
-            Some(v.join(":"))
-        }
-        _ => Some(new.to_string()),
-    }
-}
-
 enum Outcome {
     Line(String),
     Used(&'static str),
@@ -231,7 +206,7 @@ pub(crate) fn apply(out: &mut Out, a: &LabelArgs, fc: &FileContexts) -> Result<b
                 "{name} has context {cur}, should be {new}"
             ))]);
         }
-        let target = restorecon_target(current.as_deref(), &new, a.force)?;
+        let target = seaccess_label::restorecon::target(current.as_deref(), &new, a.force)?;
         changed.fetch_add(1, Ordering::Relaxed);
         let mut res = Vec::new();
         if !dry {
@@ -287,8 +262,8 @@ pub(crate) fn plan(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
         .from
         .as_deref()
         .ok_or("--plan needs --from OLD_FILE_CONTEXTS")?;
-    let old = crate::label::open(Some(from), a.from_policy.as_deref(), true)?;
-    let new = crate::label::open(a.file_contexts.as_deref(), a.policy.as_deref(), true)?;
+    let old = open(Some(from), a.from_policy.as_deref(), true)?;
+    let new = open(a.file_contexts.as_deref(), a.policy.as_deref(), true)?;
     let roots = roots(a)?;
     let threads = threads(a);
     let errors = AtomicU64::new(0);

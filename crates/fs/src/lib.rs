@@ -29,15 +29,8 @@ pub mod who;
 pub use crate::core::{Core, Options, Req};
 pub use error::{FsError, Result};
 
-/// A read guard, poisoned or not (see [`seaccess_types::lock`]).
-pub(crate) fn lock_read<T>(l: &std::sync::RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    l.read().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// A write guard, poisoned or not.
-pub(crate) fn lock_write<T>(l: &std::sync::RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    l.write().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+/// The poison-tolerant RwLock guards, under the names this crate's modules use.
+pub(crate) use seaccess_types::lock::{read as lock_read, write as lock_write};
 
 #[cfg(test)]
 mod tests;

@@ -228,18 +228,9 @@ fn serve(shared: &Shared) {
                     }
                 }
                 match st.waits.iter().map(|w| w.next).min() {
-                    None => {
-                        st = shared
-                            .wake
-                            .wait(st)
-                            .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    }
+                    None => st = seaccess_types::lock::wait(&shared.wake, st),
                     Some(t) if t > now => {
-                        st = shared
-                            .wake
-                            .wait_timeout(st, t - now)
-                            .map(|(g, _)| g)
-                            .unwrap_or_else(|e| e.into_inner().0)
+                        st = seaccess_types::lock::wait_timeout(&shared.wake, st, t - now).0
                     }
                     Some(_) => break,
                 }

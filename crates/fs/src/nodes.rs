@@ -90,12 +90,7 @@ impl Drop for Node {
         if self.handle.is_none() {
             PINNED.fetch_sub(1, Ordering::Relaxed);
         }
-        if self
-            .fd
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .is_some()
-        {
+        if seaccess_types::lock::get_mut(&mut self.fd).is_some() {
             self.tree.hot.closed();
         }
     }

@@ -10,8 +10,45 @@ use seaccess_security::SecurityServer;
 use seaccess_types::Sid;
 use serde::Deserialize;
 
-use crate::chatroom::Shape;
 use crate::LabError;
+
+/// How big a run is.
+#[derive(Clone, Debug)]
+pub struct Shape {
+    /// Room counts, one table row each (2001: 10, 20, 30).
+    pub rooms: Vec<usize>,
+    pub clients: usize,
+    /// Messages each client writes in a run.
+    pub messages: usize,
+    /// Bytes per message.
+    pub len: usize,
+    pub rounds: usize,
+}
+
+impl Shape {
+    /// 2001's table: 10, 20 and 30 rooms of 20 clients. A run is 10 messages a client (2001's
+    /// 100 in ten runs), so that the mediators alternate every few tenths of a second and 30
+    /// rounds fit in minutes: the figures are medians over rounds of runs seconds apart.
+    pub fn full() -> Shape {
+        Shape {
+            rooms: vec![10, 20, 30],
+            clients: 20,
+            messages: 10,
+            len: 100,
+            rounds: 30,
+        }
+    }
+    /// A few seconds: the same shape, smaller.
+    pub fn quick() -> Shape {
+        Shape {
+            rooms: vec![2, 4, 6],
+            clients: 10,
+            messages: 10,
+            len: 100,
+            rounds: 10,
+        }
+    }
+}
 
 /// One line the peer prints: a run, or a room count's closing counts.
 #[derive(Deserialize)]

@@ -64,18 +64,13 @@ impl Gate {
     fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
         // A worker never panics holding it (no code between lock and unlock can), so a poisoned
         // lock still holds a consistent state.
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        seaccess_types::lock(&self.state)
     }
     /// A worker: waits until run `phase` (or an abort) is open; false on abort.
     fn wait_open(&self, phase: usize) -> bool {
         let mut g = self.lock();
         while g.phase < phase {
-            g = self
-                .go
-                .wait(g)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            g = seaccess_types::lock::wait(&self.go, g);
         }
         g.phase != ABORT
     }
@@ -98,10 +93,7 @@ impl Gate {
     fn wait_done(&self) {
         let mut g = self.lock();
         while g.finished < g.workers {
-            g = self
-                .done
-                .wait(g)
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            g = seaccess_types::lock::wait(&self.done, g);
         }
     }
 }

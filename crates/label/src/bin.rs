@@ -9,6 +9,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use seaccess_types::bytes::Cursor;
+
 use crate::error::{LabelError, Result};
 use crate::spec::Origin;
 use crate::text::RawSpec;
@@ -26,8 +28,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 }
 
 struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    cur: Cursor<'a>,
     path: &'a Path,
 }
 
@@ -35,29 +36,29 @@ impl<'a> Reader<'a> {
     fn err(&self, msg: impl Into<String>) -> LabelError {
         LabelError::Binary {
             path: self.path.to_path_buf(),
-            offset: self.at,
+            offset: self.cur.offset(),
             msg: msg.into(),
         }
     }
 
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-        match end {
-            Some(end) => {
-                let s = &self.bytes[self.at..end];
-                self.at = end;
-                Ok(s)
-            }
+        match self.cur.take(n) {
+            Some(s) => Ok(s),
             None => Err(self.err(format!(
                 "{what}: {n} bytes wanted, {} left",
-                self.bytes.len() - self.at
+                self.cur.remaining()
             ))),
         }
     }
 
     fn u32(&mut self, what: &str) -> Result<u32> {
-        let b = self.take(4, what)?;
-        Ok(u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+        match self.cur.u32_ne() {
+            Some(v) => Ok(v),
+            None => Err(self.err(format!(
+                "{what}: 4 bytes wanted, {} left",
+                self.cur.remaining()
+            ))),
+        }
     }
 
     /// A string stored with its terminating NUL, `len` counting the NUL; as C, the string ends
@@ -80,7 +81,10 @@ impl<'a> Reader<'a> {
 
 /// Reads a compiled file into specifications, in the file's order.
 pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
-    let mut r = Reader { bytes, at: 0, path };
+    let mut r = Reader {
+        cur: Cursor::new(bytes),
+        path,
+    };
     if r.u32("magic")? != MAGIC {
         return Err(r.err("not a compiled file_contexts (bad magic)"));
     }

@@ -18,6 +18,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use seaccess_types::bytes::Cursor;
+
 use crate::error::{LabelError, Result};
 use crate::lookup::{Index, Matcher};
 use crate::spec::{Origin, Shape, Spec};
@@ -149,8 +151,7 @@ pub fn write(fc: &FileContexts, dest: &Path) -> Result<()> {
 }
 
 struct In<'a> {
-    b: &'a [u8],
-    at: usize,
+    cur: Cursor<'a>,
     path: &'a Path,
 }
 
@@ -158,27 +159,21 @@ impl<'a> In<'a> {
     fn err(&self, msg: &str) -> LabelError {
         LabelError::Compiled {
             path: self.path.to_path_buf(),
-            msg: format!("at byte {}: {msg}", self.at),
+            msg: format!("at byte {}: {msg}", self.cur.offset()),
         }
     }
     #[inline]
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        match self.b.get(self.at..self.at.saturating_add(n)) {
-            Some(s) => {
-                self.at += n;
-                Ok(s)
-            }
+        match self.cur.take(n) {
+            Some(s) => Ok(s),
             None => Err(self.err(&format!("{what} runs past the end"))),
         }
     }
     #[inline]
     fn u32(&mut self, what: &str) -> Result<u32> {
-        match self.b.get(self.at..self.at.saturating_add(4)) {
-            Some(&[a, b, c, d]) => {
-                self.at += 4;
-                Ok(u32::from_le_bytes([a, b, c, d]))
-            }
-            _ => Err(self.err(&format!("{what} runs past the end"))),
+        match self.cur.u32_le() {
+            Some(v) => Ok(v),
+            None => Err(self.err(&format!("{what} runs past the end"))),
         }
     }
     fn bytes(&mut self, what: &str) -> Result<&'a [u8]> {
@@ -195,7 +190,7 @@ impl<'a> In<'a> {
     /// A count, bounded by what is left so a corrupt count cannot ask for a huge allocation.
     fn count(&mut self, what: &str, min_item: usize) -> Result<usize> {
         let n = self.u32(what)? as usize;
-        if n.saturating_mul(min_item) > self.b.len() - self.at {
+        if !self.cur.holds(n, min_item) {
             return Err(self.err(&format!("{what} {n} is more than the file holds")));
         }
         Ok(n)
@@ -232,8 +227,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         });
     }
     let mut r = In {
-        b: body,
-        at: MAGIC.len(),
+        cur: Cursor::new(body).at(MAGIC.len()),
         path,
     };
     let v = r.u32("version")?;
@@ -346,7 +340,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         return Err(r.err("the index leaves a specification out"));
     }
     let index = Index::from_parts(parts, specs.len()).map_err(|e| r.err(&e))?;
-    if r.at != body.len() {
+    if r.cur.remaining() != 0 {
         return Err(r.err("bytes left after the index"));
     }
     Ok(FileContexts::assemble(

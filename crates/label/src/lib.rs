@@ -18,6 +18,7 @@ mod error;
 mod lookup;
 mod open;
 mod partial;
+pub mod restorecon;
 pub mod spec;
 mod subs;
 mod text;

@@ -151,7 +151,7 @@ impl FileSec {
         flags: i32,
     ) -> FileSec {
         use crate::classes::{common_file as f, dir};
-        use crate::hooks::fs::{oflags::O_APPEND, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
+        use crate::vfs::{oflags::O_APPEND, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
         let has = |p: u32| granted & p == p;
         // As file_mask_to_av asks (append replaces write outside directories; a directory's
         // append asks nothing), with O_APPEND turning a write into an append.

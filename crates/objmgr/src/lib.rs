@@ -26,6 +26,7 @@ pub mod fastpath;
 mod grant;
 pub mod hooks;
 pub mod subjects;
+mod vfs;
 mod walkmemo;
 
 use std::sync::Arc;

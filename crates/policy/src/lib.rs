@@ -6,8 +6,9 @@
 //! allocated, and every symbol index against its table before it is stored, so a hostile file
 //! costs at most memory proportional to its size.
 //!
-//! This crate makes no access decisions: that is the security server's job. Its one I/O is
-//! [`read_file`], the bounded reader every program uses to read a policy from a path. It must
+//! This crate makes no access decisions: that is the security server's job. Its I/O is
+//! [`read_file`], the bounded reader every program uses to read a policy from a path, and
+//! [`installed`], which finds the policy this machine would load. It must
 //! never depend on any seaccess crate but `types`.
 
 #![forbid(unsafe_code)]
@@ -15,6 +16,7 @@
 mod ebitmap;
 mod error;
 mod file;
+pub mod installed;
 mod model;
 mod read;
 mod reader;

@@ -1,11 +1,13 @@
 //! A bounded little-endian reader: every read is checked against the bytes left, and every count
-//! read from the file is checked against the bytes left before anything is allocated for it.
+//! read from the file is checked against the bytes left before anything is allocated for it
+//! (both by [`Cursor`], every binary reader's), each failure named by section and offset.
+
+use seaccess_types::bytes::Cursor;
 
 use crate::error::{PolicyError, Result, Section};
 
 pub(crate) struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
+    cur: Cursor<'a>,
     section: Section,
     /// Where each section began, in file order.
     starts: Vec<(Section, usize)>,
@@ -14,8 +16,7 @@ pub(crate) struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub(crate) fn new(buf: &'a [u8]) -> Self {
         Reader {
-            buf,
-            pos: 0,
+            cur: Cursor::new(buf),
             section: Section::Header,
             starts: vec![(Section::Header, 0)],
         }
@@ -25,8 +26,7 @@ impl<'a> Reader<'a> {
     /// again once a later check has found it at fault).
     pub(crate) fn at(&self, pos: usize) -> Reader<'a> {
         Reader {
-            buf: self.buf,
-            pos: pos.min(self.buf.len()),
+            cur: self.cur.at(pos),
             section: self.section,
             starts: Vec::new(),
         }
@@ -35,7 +35,7 @@ impl<'a> Reader<'a> {
     /// Starts reading `section` at the current offset.
     pub(crate) fn enter(&mut self, section: Section) {
         self.section = section;
-        self.starts.push((section, self.pos));
+        self.starts.push((section, self.cur.offset()));
     }
 
     /// Where each section began, in file order.
@@ -44,17 +44,17 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn offset(&self) -> usize {
-        self.pos
+        self.cur.offset()
     }
 
     pub(crate) fn remaining(&self) -> usize {
-        self.buf.len() - self.pos
+        self.cur.remaining()
     }
 
     pub(crate) fn invalid(&self, what: impl Into<String>) -> PolicyError {
         PolicyError::Invalid {
             section: self.section,
-            offset: self.pos,
+            offset: self.offset(),
             what: what.into(),
         }
     }
@@ -68,43 +68,39 @@ impl<'a> Reader<'a> {
         }
     }
 
-    pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
-        if n > self.remaining() {
-            return Err(PolicyError::Truncated {
-                section: self.section,
-                offset: self.pos,
-                need: n,
-                left: self.remaining(),
-            });
+    /// The error for a read of `need` bytes the file does not have.
+    fn truncated(&self, need: usize) -> PolicyError {
+        PolicyError::Truncated {
+            section: self.section,
+            offset: self.offset(),
+            need,
+            left: self.remaining(),
         }
-        let s = &self.buf[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
     }
 
-    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let b = self.bytes(N)?;
-        let mut a = [0u8; N];
-        a.copy_from_slice(b);
-        Ok(a)
+    pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
+        match self.cur.take(n) {
+            Some(s) => Ok(s),
+            None => Err(self.truncated(n)),
+        }
     }
 
     pub(crate) fn u8(&mut self) -> Result<u8> {
-        Ok(self.array::<1>()?[0])
+        self.cur.u8().ok_or_else(|| self.truncated(1))
     }
     pub(crate) fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.array()?))
+        self.cur.u32_le().ok_or_else(|| self.truncated(4))
     }
     pub(crate) fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.array()?))
+        self.cur.u64_le().ok_or_else(|| self.truncated(8))
     }
 
     /// A count of records each at least `min_size` bytes long: rejected before any allocation if
     /// the bytes left cannot hold that many.
     pub(crate) fn count(&mut self, what: &str, min_size: usize) -> Result<usize> {
-        let at = self.pos;
+        let at = self.offset();
         let n = self.u32()? as usize;
-        if n.saturating_mul(min_size.max(1)) > self.remaining() {
+        if !self.cur.holds(n, min_size) {
             return Err(self.invalid_at(
                 at,
                 format!(
@@ -118,7 +114,7 @@ impl<'a> Reader<'a> {
 
     /// A name of `len` bytes (the length having been read already): non-empty UTF-8 without NUL.
     pub(crate) fn name(&mut self, len: u32, what: &str) -> Result<Box<str>> {
-        let at = self.pos;
+        let at = self.offset();
         if len == 0 {
             return Err(self.invalid_at(at, format!("empty {what} name")));
         }

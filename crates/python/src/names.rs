@@ -49,7 +49,7 @@ impl Shared {
     pub(crate) fn sid(&self, g: &Generation, s: &str) -> Result<Sid, SecurityError> {
         let at = g.seqno();
         {
-            let r = self.sids.read().unwrap_or_else(|e| e.into_inner());
+            let r = seaccess_types::lock::read(&self.sids);
             if r.seqno == at {
                 if let Some(&sid) = r.sids.get(s) {
                     return Ok(sid);
@@ -57,7 +57,7 @@ impl Shared {
             }
         }
         let sid = g.context_to_sid(s)?;
-        let mut w = self.sids.write().unwrap_or_else(|e| e.into_inner());
+        let mut w = seaccess_types::lock::write(&self.sids);
         if w.seqno != at {
             if !at.is_after(w.seqno) {
                 return Ok(sid);

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use seaccess_policy::{CondExpr, Context, PolicyTables};
 use seaccess_types::{AccessVector, ClassId, Seqno, Sid};
 
-use crate::booleans::enabled_branches;
 use crate::compiled::Compiled;
+use crate::cond::enabled_branches;
 use crate::context::{check_valid, context_to_string, parse_context};
 use crate::error::{Result, SecurityError};
 use crate::sidtab::{Contexts, SidTable};
@@ -20,7 +20,7 @@ pub struct Generation {
     pub(crate) sids: Arc<SidTable>,
     pub(crate) ctx: Arc<Contexts>,
     pub(crate) bools: Vec<bool>,
-    /// Whether each conditional branch applies (see `booleans::enabled_branches`).
+    /// Whether each conditional branch applies (see `cond::enabled_branches`).
     pub(crate) enabled: Vec<bool>,
     pub(crate) seqno: Seqno,
 }

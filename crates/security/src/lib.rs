@@ -30,6 +30,7 @@ mod bool_values;
 mod booleans;
 mod bounds;
 mod compiled;
+mod cond;
 mod constraint;
 mod context;
 mod error;

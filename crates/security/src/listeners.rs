@@ -12,9 +12,8 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 
-use seaccess_types::{AccessServer, Registration, Seqno};
-
-use crate::server::lock;
+use seaccess_types::lock::wait;
+use seaccess_types::{lock, AccessServer, Registration, Seqno};
 
 type Prepare = Arc<dyn Fn(&dyn AccessServer) + Send + Sync>;
 type Change = Arc<dyn Fn(Seqno) + Send + Sync>;
@@ -105,10 +104,7 @@ impl Listeners {
                 q = lock(&self.queue);
                 continue;
             }
-            q = match self.idle.wait(q) {
-                Ok(g) => g,
-                Err(p) => p.into_inner(),
-            };
+            q = wait(&self.idle, q);
         }
     }
 

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use arc_swap::ArcSwap;
 use seaccess_policy::{read_policy, Policy};
-use seaccess_types::{Registration, Seqno, Sid};
+// A listener that panicked must not wedge every later change, so a poisoned lock is used as is.
+use seaccess_types::{lock, Registration, Seqno, Sid};
 
 use crate::compiled::Compiled;
 use crate::error::{Result, SecurityError};
@@ -279,6 +280,3 @@ impl SecurityServer {
         self.current.load().sid_to_context(sid)
     }
 }
-
-/// A listener that panicked must not wedge every later change, so a poisoned lock is used as is.
-pub(crate) use seaccess_types::lock;

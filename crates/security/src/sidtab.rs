@@ -1,27 +1,14 @@
 //! The SID table: stable 32-bit identifiers for contexts, shared by every thread.
 
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, RwLock, RwLockWriteGuard};
 
 use std::collections::HashMap;
 
 use seaccess_policy::{Context, PolicyTables, MAX_INITIAL_SID};
+use seaccess_types::lock::{read, write};
 use seaccess_types::{PolicyCap, Sid};
 
 use crate::context::context_to_string;
-
-fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
-    match l.read() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
-}
-
-fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
-    match l.write() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
-}
 
 struct Registry {
     /// Keyed by text clients supply, so hashed with std's randomly keyed SipHash: a fixed hash

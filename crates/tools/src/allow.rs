@@ -10,6 +10,9 @@ use std::collections::BTreeSet;
 
 use crate::audit::context_type;
 use crate::explain::{Verdict, Why};
+/// The rule text for one denial (used by `explain` as well: it lives below both).
+pub use crate::rule::rule_text;
+use crate::rule::{rule_line, space_set};
 
 /// How to write the module.
 #[derive(Debug, Clone, Default)]
@@ -31,30 +34,6 @@ struct Entry<'a> {
     /// The first denial's verdict: later ones of the same kind merge into it, as audit2allow's
     /// AccessVectorSet keeps the first access vector's data.
     verdict: &'a Verdict,
-}
-
-/// The rule text, in audit2allow's form: the target `self` when it is the source, one
-/// permission bare, several in sorted braces.
-pub fn rule_text(source: &str, target: &str, class: &str, perms: &[&str]) -> String {
-    rule_line(
-        "allow",
-        source,
-        if target == source { "self" } else { target },
-        class,
-        perms,
-    )
-}
-
-fn rule_line(kind: &str, source: &str, target: &str, class: &str, perms: &[&str]) -> String {
-    format!("{kind} {source} {target}:{class} {};", space_set(perms))
-}
-
-/// sepolgen's list_to_space_str over a sorted set: `read`, or `{ open read }`.
-fn space_set(items: &[&str]) -> String {
-    match items {
-        [one] => (*one).to_string(),
-        _ => format!("{{ {} }}", items.join(" ")),
-    }
 }
 
 /// The module for `denials` (each record's source and target contexts, class and permissions,

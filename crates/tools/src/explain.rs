@@ -215,5 +215,5 @@ fn allow_rule(g: &Generation, rec: &AvcRecord, ssid: Sid, tsid: Sid) -> String {
     let mut perms: Vec<&str> = rec.perms.iter().map(String::as_str).collect();
     perms.sort_unstable();
     perms.dedup();
-    crate::allow::rule_text(&ty(ssid), &ty(tsid), &rec.tclass, &perms)
+    crate::rule::rule_text(&ty(ssid), &ty(tsid), &rec.tclass, &perms)
 }

@@ -20,6 +20,7 @@ pub mod cases;
 pub mod diff;
 mod error;
 pub mod explain;
+mod rule;
 pub mod search;
 
 /// The nearest names a policy has, for errors that name one it does not (the policy crate's).

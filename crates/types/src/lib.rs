@@ -9,7 +9,12 @@
 
 use std::fmt;
 
+pub mod bytes;
+pub mod lock;
 pub mod session;
+
+/// A mutex's guard, poisoned or not (see [`mod@lock`] for the rest of the set).
+pub use lock::lock;
 
 /// A security identifier: a small integer standing for one security context in one SID table.
 ///
@@ -634,11 +639,4 @@ impl FromIterator<PolicyCap> for PolicyCaps {
         }
         caps
     }
-}
-
-/// A mutex's guard, poisoned or not. Library code must not panic, so another thread's panic
-/// while holding a lock is not passed on: each caller's critical section is a short update
-/// (a list push, a pointer swap) that a panic elsewhere cannot leave half made.
-pub fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

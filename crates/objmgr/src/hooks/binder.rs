@@ -7,7 +7,7 @@ use crate::classes::{binder, Class};
 use crate::counters::Hook;
 use crate::cred::{Cred, Task};
 use crate::error::Result;
-use crate::hooks::fs::file_to_av;
+use crate::vfs::file_to_av;
 use crate::ObjectManager;
 
 impl ObjectManager {

@@ -2,10 +2,21 @@
 //! the kernel's bounds sanity check over users, roles and types. Each error names the table and
 //! the entry (its name and where it starts in the file) at fault.
 
-use super::symbols::EntryOffsets;
 use super::{bits_below, BOUNDS_MAXDEPTH};
 use crate::error::{PolicyError, Result, Section};
 use crate::model::*;
+
+/// Where each symbol's entry starts in the file, by table and value (index = value - 1), for
+/// the checks that need every table before they can run.
+pub(super) struct EntryOffsets {
+    pub(super) classes: Vec<usize>,
+    pub(super) roles: Vec<usize>,
+    pub(super) types: Vec<usize>,
+    pub(super) users: Vec<usize>,
+    pub(super) sens: Vec<usize>,
+    /// Where the permissive-types bitmap starts (read in the header).
+    pub(super) permissive: usize,
+}
 
 fn invalid(section: Section, offsets: &[usize], index: usize, what: String) -> PolicyError {
     PolicyError::Invalid {

@@ -1,7 +1,7 @@
 //! The eight symbol tables (commons, classes, roles, types, users, booleans, sensitivities,
 //! categories) and the permissions of commons and classes.
 
-use super::checks::{check_bounds, check_symbol_refs};
+use super::checks::{check_bounds, check_symbol_refs, EntryOffsets};
 use super::constraints::constraints;
 use super::mls::{level, range};
 use super::version;
@@ -136,18 +136,6 @@ impl<T> Table<T> {
             .retain(|_, v| by_value.get(*v as usize - 1).is_some_and(|n| !n.is_empty()));
         Ok((items, names, self.at))
     }
-}
-
-/// Where each symbol's entry starts in the file, by table and value (index = value - 1), for
-/// the checks that need every table before they can run.
-pub(super) struct EntryOffsets {
-    pub(super) classes: Vec<usize>,
-    pub(super) roles: Vec<usize>,
-    pub(super) types: Vec<usize>,
-    pub(super) users: Vec<usize>,
-    pub(super) sens: Vec<usize>,
-    /// Where the permissive-types bitmap starts (read in the header).
-    pub(super) permissive: usize,
 }
 
 pub(super) fn symbols(

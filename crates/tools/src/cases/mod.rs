@@ -19,10 +19,12 @@
 //! class or permission is an error (with its line and the nearest names) before any case runs.
 
 mod junit;
+mod names;
 mod neverallow;
 mod read;
 mod run;
 
 pub use junit::junit;
+pub use neverallow::Violation;
 pub use read::{read, Case, Kind, Query, Spot, Suite};
-pub use run::{run, Outcome, Violation};
+pub use run::{run, Outcome};

@@ -6,10 +6,33 @@ use std::collections::BTreeSet;
 
 use seaccess_security::Generation;
 use seaccess_types::ClassId;
+use serde::Serialize;
 
+use super::names::{class_id, perm_bit};
 use super::read::Spot;
-use super::run::{class_id, perm_bit, Violation};
 use crate::suggest::did_you_mean;
+
+/// One (source type, target type, class) a neverallow forbids that the policy allows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub source: String,
+    pub target: String,
+    pub class: String,
+    pub perms: Vec<String>,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "allow {} {}:{} {{ {} }};",
+            self.source,
+            self.target,
+            self.class,
+            self.perms.join(" ")
+        )
+    }
+}
 
 /// A neverallow with its names resolved.
 pub(super) struct Never {

@@ -6,8 +6,9 @@ use seaccess_security::Generation;
 use seaccess_types::{ClassId, Sid};
 use serde::Serialize;
 
-use super::neverallow::{self, Never};
-use super::read::{Case, Kind, Query, Spot, Suite};
+use super::names::{class_id, perm_bit, sid, Problems};
+use super::neverallow::{self, Never, Violation};
+use super::read::{Case, Kind, Query, Suite};
 use crate::suggest::did_you_mean;
 use crate::ToolsError;
 
@@ -31,28 +32,6 @@ pub struct Outcome {
     /// For a failing `[[neverallow]]`, what the policy allows that it forbids.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
-}
-
-/// One (source type, target type, class) a neverallow forbids that the policy allows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Violation {
-    pub source: String,
-    pub target: String,
-    pub class: String,
-    pub perms: Vec<String>,
-}
-
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "allow {} {}:{} {{ {} }};",
-            self.source,
-            self.target,
-            self.class,
-            self.perms.join(" ")
-        )
-    }
 }
 
 /// A case with every name resolved.
@@ -153,8 +132,6 @@ fn variant(
     Ok(Some(variants.len() - 1))
 }
 
-type Problems = Vec<(usize, String)>;
-
 fn resolve(g: &Generation, q: &Query) -> Result<Ready, Problems> {
     let mut bad = Vec::new();
     let r = match q {
@@ -227,73 +204,6 @@ fn resolve(g: &Generation, q: &Query) -> Result<Ready, Problems> {
     match r {
         Some(r) if bad.is_empty() => Ok(r),
         _ => Err(bad),
-    }
-}
-
-/// The SID of a context, or a problem naming the part the policy lacks and its nearest names.
-fn sid(g: &Generation, c: &Spot<String>, bad: &mut Problems) -> Option<Sid> {
-    match g.context_to_sid(&c.value) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            bad.push((c.line, format!("{e}{}", context_hint(g, &c.value))));
-            None
-        }
-    }
-}
-
-/// "; did you mean ..." for the first of a context's user, role and type the policy lacks.
-fn context_hint(g: &Generation, context: &str) -> String {
-    let p = g.policy();
-    let mut parts = context.splitn(4, ':');
-    for names in [&p.user_names, &p.role_names, &p.type_names] {
-        let Some(part) = parts.next() else { break };
-        if names.value(part).is_none() {
-            return did_you_mean(part, names.by_value.iter().map(|n| &**n));
-        }
-    }
-    String::new()
-}
-
-pub(super) fn class_id(g: &Generation, c: &Spot<String>, bad: &mut Problems) -> Option<ClassId> {
-    match g.class(&c.value) {
-        Ok(k) => Some(k),
-        Err(_) => {
-            let known = g.policy().class_names.by_value.iter().map(|n| &**n);
-            bad.push((
-                c.line,
-                format!(
-                    "unknown class \"{}\"{}",
-                    c.value,
-                    did_you_mean(&c.value, known)
-                ),
-            ));
-            None
-        }
-    }
-}
-
-/// The bit of a class's permission, or a problem naming the class's nearest permissions.
-pub(super) fn perm_bit(
-    g: &Generation,
-    class: ClassId,
-    cname: &str,
-    p: &Spot<String>,
-    bad: &mut Problems,
-) -> Option<u32> {
-    match g.perms(class, &[p.value.as_str()]) {
-        Ok(v) => v.bits().next(),
-        Err(_) => {
-            let known = (0..32).filter_map(|b| g.perm_name(class, b));
-            bad.push((
-                p.line,
-                format!(
-                    "class {cname} has no permission \"{}\"{}",
-                    p.value,
-                    did_you_mean(&p.value, known)
-                ),
-            ));
-            None
-        }
     }
 }
 

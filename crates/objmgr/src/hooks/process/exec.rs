@@ -12,7 +12,7 @@ use crate::classes::{common_file, file, process, process2, Class};
 use crate::counters::Hook;
 use crate::cred::{Cred, Task, TaskRef};
 use crate::error::{ObjmgrError, Result};
-use crate::hooks::fs::file_to_av;
+use crate::vfs::file_to_av;
 use crate::ObjectManager;
 
 /// What the exec is, beyond the file: the kernel's LSM_UNSAFE_* flags and the mount's nosuid.

@@ -77,7 +77,7 @@ impl SocketSec {
     fn addrs(&self) -> std::sync::MutexGuard<'_, Addrs> {
         // A poisoned lock only means another thread panicked while copying addresses: the
         // addresses are still whole.
-        self.addrs.lock().unwrap_or_else(|e| e.into_inner())
+        seaccess_types::lock(&self.addrs)
     }
 
     pub(crate) fn set_local(&self, addr: &SockAddr) {
