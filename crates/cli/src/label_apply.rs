@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use seaccess_label::walk::{self, Entry, Root};
-use seaccess_label::{FileContexts, FileKind};
+use seaccess_label::FileContexts;
 
 use crate::label::LabelArgs;
 use crate::output::{note, CliError, Out};
@@ -125,28 +125,6 @@ fn threads(a: &LabelArgs) -> usize {
     a.threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1)
-}
-
-/// The kind of a directory entry, from the type readdir gave (no stat).
-pub(crate) fn file_kind(t: std::fs::FileType) -> FileKind {
-    use std::os::unix::fs::FileTypeExt;
-    if t.is_symlink() {
-        FileKind::Lnk
-    } else if t.is_dir() {
-        FileKind::Dir
-    } else if t.is_file() {
-        FileKind::File
-    } else if t.is_char_device() {
-        FileKind::Chr
-    } else if t.is_block_device() {
-        FileKind::Blk
-    } else if t.is_socket() {
-        FileKind::Sock
-    } else if t.is_fifo() {
-        FileKind::Fifo
-    } else {
-        FileKind::Any
-    }
 }
 
 /// The attributes a label is read from and written to: the one asked for, or
