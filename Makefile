@@ -78,7 +78,7 @@ lint: deps
 	$(CARGO) fmt --all --check
 	cd fuzz && $(CARGO) fmt --check
 	@tree=$$($(CARGO) tree -q -p seaccess-cli -e normal --prefix none) || exit 1; \
-	if grep -E '^(seaccess-lab|plotters) ' <<< "$$tree"; then \
+	if grep -E '^(seaccess-lab|plotters|indicatif) ' <<< "$$tree"; then \
 		echo 'lint: seaccess-cli links the lab; it belongs in seaccess-lab-cli'; exit 1; fi
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 

@@ -10,11 +10,13 @@
 //! SELinux runs; where the filesystem or the caller's privilege refuses that namespace,
 //! `user.selinux` (what the seaccess mount and library read too).
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use seaccess_label::walk::{self, Entry, Root};
 use seaccess_label::FileContexts;
@@ -90,11 +92,7 @@ fn walk<R: Send>(
 ) -> (Vec<R>, u64) {
     // A deep tree keeps its open ancestors, and the queue its batches' directories.
     walk::raise_fd_limit();
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new_spinner();
-        b.set_message("objects");
-        b
-    });
+    let progress = Progress::new();
     let opts = walk::Options {
         one_fs,
         sorted: false,
@@ -105,19 +103,54 @@ fn walk<R: Send>(
         threads,
         work,
         &mut |e| {
+            progress.clear();
             note(&format!("seaccess label: {e}"));
             errors.fetch_add(1, Ordering::Relaxed);
         },
-        &mut |n| {
-            if let Some(b) = &bar {
-                b.inc(n);
-            }
-        },
+        &mut |n| progress.add(n),
     );
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    progress.clear();
     got
+}
+
+/// The count of objects walked, on standard error when that is a terminal: redrawn at most ten
+/// times a second, and cleared before a note and at the end so that no line is left half
+/// overwritten. Cells, because the walk's two callbacks (a note, a count) both update it.
+struct Progress {
+    tty: bool,
+    seen: Cell<u64>,
+    drawn: Cell<Option<Instant>>,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Progress {
+            tty: std::io::stderr().is_terminal(),
+            seen: Cell::new(0),
+            drawn: Cell::new(None),
+        }
+    }
+
+    fn add(&self, n: u64) {
+        let seen = self.seen.get() + n;
+        self.seen.set(seen);
+        let due = self
+            .drawn
+            .get()
+            .is_none_or(|t| t.elapsed() >= Duration::from_millis(100));
+        if self.tty && due {
+            self.drawn.set(Some(Instant::now()));
+            // A failed write to a terminal only loses the count.
+            let _ = write!(std::io::stderr().lock(), "\r{seen} objects");
+        }
+    }
+
+    fn clear(&self) {
+        if self.drawn.take().is_some() {
+            // Back to the line's start, erase it (ECMA-48 EL 2).
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        }
+    }
 }
 
 /// --threads, or the machine's cores.
