@@ -25,7 +25,7 @@ build: deps
 oracle: deps
 	@$(MAKE) -s -C tools/sepol-oracle OUT=$(CURDIR)/target/oracle
 
-# libselinux's own AVC, measured beside seaccess's by `seaccess bench avc`.
+# libselinux's own AVC, measured beside seaccess's by `seaccess-lab bench avc`.
 peers: deps
 	@$(MAKE) -s -C crates/lab/peers/libselinux-avc OUT=$(CURDIR)/target/peers
 
@@ -72,10 +72,14 @@ demo: build policies
 	./target/release/seaccess tour
 
 # The formatting (rustfmt.toml) and the workspace lints (no unwrap/expect/panic in library code,
-# no unsafe outside the ABI crates) as errors.
+# no unsafe outside the ABI crates) as errors; and `seaccess`, what a user installs, linking none
+# of the lab (its designs, plots and progress bars are seaccess-lab's, crates/lab-cli).
 lint: deps
 	$(CARGO) fmt --all --check
 	cd fuzz && $(CARGO) fmt --check
+	@tree=$$($(CARGO) tree -q -p seaccess-cli -e normal --prefix none) || exit 1; \
+	if grep -E '^(seaccess-lab|plotters|indicatif) ' <<< "$$tree"; then \
+		echo 'lint: seaccess-cli links the lab; it belongs in seaccess-lab-cli'; exit 1; fi
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
 # Every differential test is required here: a missing oracle, Debian policy or reference policy
@@ -105,11 +109,11 @@ python-test: python oracle policies capi
 	target/venv/bin/python -m pytest -q crates/python/tests
 
 bench: build oracle peers label-peer
-	./target/release/seaccess bench engine --policy $(DEFAULT_POLICY)
-	./target/release/seaccess bench avc --policy $(DEFAULT_POLICY)
-	./target/release/seaccess bench objmgr --policy $(DEFAULT_POLICY)
-	./target/release/seaccess bench label
-	./target/release/seaccess bench mount --policy $(DEFAULT_POLICY)
+	./target/release/seaccess-lab bench engine --policy $(DEFAULT_POLICY)
+	./target/release/seaccess-lab bench avc --policy $(DEFAULT_POLICY)
+	./target/release/seaccess-lab bench objmgr --policy $(DEFAULT_POLICY)
+	./target/release/seaccess-lab bench label
+	./target/release/seaccess-lab bench mount --policy $(DEFAULT_POLICY)
 	bash tests/tools/bench-explain.sh $(DEFAULT_POLICY)
 
 fuzz:

@@ -11,7 +11,7 @@ set -euo pipefail
 # fuse3 (fusermount3, /etc/fuse.conf): `seaccess mount`; bindfs: the mount benchmark's peer.
 # gcc, libc6-dev, make: tools/sepol-oracle. cbindgen, pkg-config: crates/capi (make capi, capi-header).
 # selinux-policy-src, m4, python3, zstd: scripts/build-refpolicy.sh. fonts-dejavu-core: the
-# lab's PNG plots (seaccess lab). policycoreutils-python-utils (audit2why, audit2allow),
+# lab's PNG plots (seaccess-lab lab). policycoreutils-python-utils (audit2why, audit2allow),
 # checkmodule (checkpolicy), semodule_package (semodule-utils: seaccess allow -M) and setools
 # (sesearch, seinfo): the policy tools' peers (tests/tools). sqlite3: sqlite in WAL mode on the
 # mount (tests/mount/mmap.sh; its index is a shared memory map).

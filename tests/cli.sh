@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 # target/ci, its profile without LTO).
 BUILD=${SEACCESS_BUILD:-target/release}
 BIN=./$BUILD/seaccess
+# The lab and the benchmarks, a program of their own.
+LAB=./$BUILD/seaccess-lab
 ORACLE=./target/oracle/sepol-oracle
 POL=/etc/selinux/default/policy/policy.33
 T=$(mktemp -d)
@@ -23,6 +25,7 @@ fi
 expect() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 
 [ -x "$BIN" ] || cargo build --profile "${BUILD##*/}" -q -p seaccess-cli
+[ -x "$LAB" ] || cargo build --profile "${BUILD##*/}" -q -p seaccess-lab-cli
 
 # compute-av answers as libsepol does, line for line, in the selinuxfs access format.
 if [ -x "$ORACLE" ]; then
@@ -105,7 +108,7 @@ expect "tour runs" '[ $rc -eq 0 ] && grep -q "Loaded" "$T/tour"'
 
 # The AVC benchmark runs end to end (a smoke test with tiny durations: its numbers mean nothing
 # here, and nothing is timed); libselinux's AVC is measured beside it when the peer is built.
-$BIN bench avc -p target/policies/example.33 --seconds 0.02 --threads 1,2 --keys 64 --no-callgrind --json > "$T/b" 2> "$T/be"; rc=$?
+$LAB bench avc -p target/policies/example.33 --seconds 0.02 --threads 1,2 --keys 64 --no-callgrind --json > "$T/b" 2> "$T/be"; rc=$?
 expect "bench avc prints one JSON object" '[ $rc -eq 0 ] && [ $(wc -l < "$T/b") -eq 1 ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/b"'
 expect "bench avc reports the fields the issue names" 'python3 -c "
 import json,sys; j=json.load(open(sys.argv[1]))
@@ -122,7 +125,7 @@ import json,sys; j=json.load(open(sys.argv[1]))
 assert j[\"libselinux_wrong\"] == 0 and j[\"libselinux_misses\"] == 0 and len(j[\"designs\"][\"libselinux\"]) == 2
 " "$T/b"'
 fi
-$BIN bench avc -p target/policies/example.33 --seconds 0 > /dev/null 2> "$T/be2"; rc=$?
+$LAB bench avc -p target/policies/example.33 --seconds 0 > /dev/null 2> "$T/be2"; rc=$?
 expect "bench avc refuses a zero duration" '[ $rc -eq 2 ] && grep -q "seconds" "$T/be2"'
 
 # The cache's audit records are read by audit2allow and audit2why unchanged (with the audit
@@ -145,11 +148,11 @@ else
   echo "note: audit2allow or Debian's policy missing; skipping the audit record round trip"
 fi
 
-# The lab as README runs it: `seaccess lab --quick --out DIR` prints the five experiments'
+# The lab as README runs it: `seaccess-lab lab --quick --out DIR` prints the five experiments'
 # tables and writes their results, the plots and index.html.
 if [ -e "$DPOL" ]; then
-  "$BIN" lab --quick --out "$T/lab" > "$T/lab.out" 2> "$T/lab.err"; rc=$?
-  expect "seaccess lab --quick runs every experiment" '[ $rc -eq 0 ]'
+  "$LAB" lab --quick --out "$T/lab" > "$T/lab.out" 2> "$T/lab.err"; rc=$?
+  expect "seaccess-lab lab --quick runs every experiment" '[ $rc -eq 0 ]'
   for title in "## chatroom" "## hackbench (2004), sockets" "## hackbench (2004), pipes" "## tree walk" "## read/write" "## path walk"; do
     expect "lab prints its $title table" 'grep -q "^$title" "$T/lab.out"'
   done
@@ -158,7 +161,7 @@ if [ -e "$DPOL" ]; then
   if [ -e /dev/fuse ]; then
     expect "lab runs tree walk, read/write and path walk on a FUSE mount too" 'python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert [x[\"name\"] for x in r[\"mount\"][\"rows\"]] == [\"treewalk\",\"readwrite\",\"pathwalk\"]" "$T/lab/results.json" && grep -q "^On a FUSE mount" "$T/lab.out"'
   else
-    expect "lab says why the mount variants did not run" 'grep -q "SKIP: seaccess lab: treewalk, readwrite, pathwalk on a FUSE mount: no /dev/fuse" "$T/lab.err"'
+    expect "lab says why the mount variants did not run" 'grep -q "SKIP: seaccess-lab lab: treewalk, readwrite, pathwalk on a FUSE mount: no /dev/fuse" "$T/lab.err"'
   fi
   if [ -x target/peers/libselinux-avc-peer ]; then
     expect "lab runs chatroom with libselinux's AVC (the peer) too" 'python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert all(\"libselinux\" in [n for n, _ in row[\"rates\"]] for row in r[\"chatroom\"][\"rows\"])" "$T/lab/results.json"'
@@ -169,7 +172,7 @@ if [ -e "$DPOL" ]; then
   fi
   # --threads: whole rooms of 3 threads a client (10 clients with --quick) and whole groups of
   # 40 threads, at least one; --rounds: the rounds each row ran.
-  "$BIN" lab chatroom hackbench --quick --threads 20,60,130 --rounds 2 --json --out "$T/lab-threads" > "$T/lab-threads.json" 2> "$T/lab-threads.err"
+  "$LAB" lab chatroom hackbench --quick --threads 20,60,130 --rounds 2 --json --out "$T/lab-threads" > "$T/lab-threads.json" 2> "$T/lab-threads.err"
   expect "lab --threads sets the rooms and groups, --rounds the rounds" 'python3 -c "
 import json,sys
 r=json.load(open(sys.argv[1]))
@@ -181,14 +184,14 @@ assert all(len(runs) == 2 for row in r[\"chatroom\"][\"rows\"] for _, runs in ro
 elif [ "$REQUIRED" = 1 ]; then
   bad "Debian's policy is required for the lab (make deps)"
 else
-  echo "SKIP: Debian's default policy is not installed; seaccess lab not run"
+  echo "SKIP: Debian's default policy is not installed; seaccess-lab lab not run"
 fi
 
 # Without Debian's policy the lab runs on the bundled example policy: every experiment finds a
 # domain and files there (httpd_t's sockets and pipes, user_t in its home).
 if [ -e target/policies/example.33 ]; then
-  "$BIN" lab --quick --rounds 2 -p target/policies/example.33 --out "$T/lab-example" > "$T/lab-example.out" 2> "$T/lab-example.err"; rc=$?
-  expect "seaccess lab runs every experiment on the bundled example policy" '[ $rc -eq 0 ] && [ "$(grep -c "^## \(chatroom\|hackbench\|tree walk\|read/write\|path walk\)" "$T/lab-example.out")" -eq 6 ] && grep -q "as user_u:user_r:user_t:s0" "$T/lab-example.out"'
+  "$LAB" lab --quick --rounds 2 -p target/policies/example.33 --out "$T/lab-example" > "$T/lab-example.out" 2> "$T/lab-example.err"; rc=$?
+  expect "seaccess-lab lab runs every experiment on the bundled example policy" '[ $rc -eq 0 ] && [ "$(grep -c "^## \(chatroom\|hackbench\|tree walk\|read/write\|path walk\)" "$T/lab-example.out")" -eq 6 ] && grep -q "as user_u:user_r:user_t:s0" "$T/lab-example.out"'
   [ $rc -eq 0 ] || cat "$T/lab-example.err"
 else
   echo "SKIP: target/policies/example.33 not built (make policies); the lab on the example policy not run"

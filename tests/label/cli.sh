@@ -69,6 +69,16 @@ wanted() {
 $BIN label --apply -n --root "$R" > "$T/n" 2>&1
 expect "--apply -n lists what it would change" '[ $(grep -c "^Would relabel " "$T/n") -ge 10 ]'
 expect "--apply -n writes nothing" '[ -z "$(labels "$R" | cut -f2 | tr -d "\n")" ]'
+# On a terminal the walk counts its objects on standard error and erases the count when done, so
+# that no line is left half overwritten; off a terminal ($T/n above) it writes no count.
+if command -v script > /dev/null; then
+  script -q -c "$BIN label --apply -n --root '$R' > /dev/null" "$T/tty" > /dev/null 2>&1
+  expect "--apply on a terminal counts the objects, then erases the count" \
+    'python3 -c "import re,sys; t=open(sys.argv[1],\"rb\").read(); m=list(re.finditer(rb\"\\r[0-9]+ objects\", t)); assert m and t[m[-1].end():].startswith(b\"\\r\\x1b[2K\"), t" "$T/tty"'
+  expect "--apply off a terminal writes no count" '! grep -q "objects" "$T/n"'
+else
+  echo "SKIP: no script(1) for a terminal; the walk's count on a terminal not checked"
+fi
 $BIN label --check --root "$R" > /dev/null 2>&1; rc=$?
 expect "--check exits 1 on an unlabeled tree" '[ $rc -eq 1 ]'
 $BIN label --apply -v --root "$R" > "$T/v" 2>&1; rc=$?

@@ -1,6 +1,6 @@
 /*
  * The project's libsepol answering program: what libsepol says about access queries, so the test
- * suite and `seaccess bench engine` can compare seaccess with it. See README.md for the commands and
+ * suite and `seaccess-lab bench engine` can compare seaccess with it. See README.md for the commands and
  * their output formats.
  *
  * libsepol's services API keeps one global policy; this program loads it once per run. The query

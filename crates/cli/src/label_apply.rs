@@ -10,14 +10,16 @@
 //! SELinux runs; where the filesystem or the caller's privilege refuses that namespace,
 //! `user.selinux` (what the seaccess mount and library read too).
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use seaccess_label::walk::{self, Entry, Root};
-use seaccess_label::{FileContexts, FileKind};
+use seaccess_label::FileContexts;
 
 use crate::label::args::{arg_paths, open, LabelArgs};
 use crate::output::{note, CliError, Out};
@@ -90,11 +92,7 @@ fn walk<R: Send>(
 ) -> (Vec<R>, u64) {
     // A deep tree keeps its open ancestors, and the queue its batches' directories.
     walk::raise_fd_limit();
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new_spinner();
-        b.set_message("objects");
-        b
-    });
+    let progress = Progress::new();
     let opts = walk::Options {
         one_fs,
         sorted: false,
@@ -105,19 +103,54 @@ fn walk<R: Send>(
         threads,
         work,
         &mut |e| {
+            progress.clear();
             note(&format!("seaccess label: {e}"));
             errors.fetch_add(1, Ordering::Relaxed);
         },
-        &mut |n| {
-            if let Some(b) = &bar {
-                b.inc(n);
-            }
-        },
+        &mut |n| progress.add(n),
     );
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    progress.clear();
     got
+}
+
+/// The count of objects walked, on standard error when that is a terminal: redrawn at most ten
+/// times a second, and cleared before a note and at the end so that no line is left half
+/// overwritten. Cells, because the walk's two callbacks (a note, a count) both update it.
+struct Progress {
+    tty: bool,
+    seen: Cell<u64>,
+    drawn: Cell<Option<Instant>>,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Progress {
+            tty: std::io::stderr().is_terminal(),
+            seen: Cell::new(0),
+            drawn: Cell::new(None),
+        }
+    }
+
+    fn add(&self, n: u64) {
+        let seen = self.seen.get() + n;
+        self.seen.set(seen);
+        let due = self
+            .drawn
+            .get()
+            .is_none_or(|t| t.elapsed() >= Duration::from_millis(100));
+        if self.tty && due {
+            self.drawn.set(Some(Instant::now()));
+            // A failed write to a terminal only loses the count.
+            let _ = write!(std::io::stderr().lock(), "\r{seen} objects");
+        }
+    }
+
+    fn clear(&self) {
+        if self.drawn.take().is_some() {
+            // Back to the line's start, erase it (ECMA-48 EL 2).
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        }
+    }
 }
 
 /// --threads, or the machine's cores.
@@ -125,28 +158,6 @@ fn threads(a: &LabelArgs) -> usize {
     a.threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1)
-}
-
-/// The kind of a directory entry, from the type readdir gave (no stat).
-pub(crate) fn file_kind(t: std::fs::FileType) -> FileKind {
-    use std::os::unix::fs::FileTypeExt;
-    if t.is_symlink() {
-        FileKind::Lnk
-    } else if t.is_dir() {
-        FileKind::Dir
-    } else if t.is_file() {
-        FileKind::File
-    } else if t.is_char_device() {
-        FileKind::Chr
-    } else if t.is_block_device() {
-        FileKind::Blk
-    } else if t.is_socket() {
-        FileKind::Sock
-    } else if t.is_fifo() {
-        FileKind::Fifo
-    } else {
-        FileKind::Any
-    }
 }
 
 /// The attributes a label is read from and written to: the one asked for, or

@@ -7,21 +7,14 @@
 #![forbid(unsafe_code)]
 
 mod allow;
-mod avcbench;
 mod batch;
-mod bench;
 mod diff;
 mod explain;
 mod info;
 mod installed;
-mod lab;
-mod lab_report;
 mod label;
 mod label_apply;
-mod labelbench;
 mod mount;
-mod mountbench;
-mod objbench;
 mod output;
 mod policytest;
 mod run;
@@ -126,12 +119,6 @@ enum Cmd {
         #[arg(long, short = 'p')]
         policy: Option<PathBuf>,
     },
-    /// Benchmarks, printing ratios against the peer measured in the same run.
-    #[command(subcommand)]
-    Bench(BenchCmd),
-    /// The classic SELinux performance experiments (chatroom, hackbench, treewalk, readwrite,
-    /// pathwalk), each as its seed presented it: Markdown tables, JSON and CSV in --out.
-    Lab(lab::LabArgs),
     /// File labels from file_contexts, as matchpathcon prints them ("PATH<TAB>CONTEXT"); with
     /// --apply writes them (restorecon/setfiles without an SELinux kernel), --check lists
     /// mislabeled objects, --plan lists what a new file_contexts would relabel.
@@ -144,46 +131,6 @@ enum Cmd {
     /// Run a program built for libselinux on libseaccess (target/libselinux/libselinux.so.1,
     /// `make capi`) with a policy: `seaccess run -p POLICY -- getsebool -a`.
     Run(run::RunArgs),
-}
-
-#[derive(Subcommand)]
-enum BenchCmd {
-    /// File labeling against libselinux 3.4 (tests/label/selabel_query.c): open time, memory,
-    /// warm lookups, and tree walks, on the same file_contexts and paths.
-    Label(labelbench::LabelBenchArgs),
-    /// The policy engine against libsepol (through the sepol-oracle program): load time,
-    /// memory, compute_av, and the batch command end to end.
-    Engine(bench::BenchArgs),
-    /// The access vector cache against the designs the kernel went through: hit path at 1, 2
-    /// and 16 threads, miss path, reload stall, instructions per hit.
-    Avc(avcbench::AvcArgs),
-    /// The object manager's hooks around real system calls on a generated tree, against the
-    /// calls alone: a stat-and-open tree walk, one-byte reads and writes, a deep path walk;
-    /// fast paths off and on.
-    Objmgr(objbench::ObjmgrArgs),
-    /// The file experiments on a real `seaccess mount` (tree walk, one-byte reads and writes,
-    /// path walk): enforcing with and without the fast paths against the same FUSE passthrough
-    /// without checks, and against bindfs.
-    Mount(mountbench::MountBenchArgs),
-    /// (For the instruction count) COUNT cache hits and nothing else.
-    #[command(hide = true)]
-    AvcHits {
-        #[arg(long, short = 'p')]
-        policy: PathBuf,
-        #[arg(long)]
-        count: u64,
-    },
-    /// (For the lab's instruction counts) COUNT sends and receives on a socket and a pipe
-    /// through one mediator, and nothing else.
-    #[command(hide = true)]
-    LabChecks {
-        #[arg(long, short = 'p')]
-        policy: PathBuf,
-        #[arg(long)]
-        mediator: String,
-        #[arg(long)]
-        count: u64,
-    },
 }
 
 pub(crate) fn load(args: &PolicyArgs) -> Result<SecurityServer, String> {
@@ -348,28 +295,33 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Test(a) => policytest::run(out, &a),
         Cmd::Diff(a) => diff::run(out, &a),
         Cmd::Tour { policy } => tour::run(out, policy).map(|_| true),
-        Cmd::Bench(BenchCmd::Engine(a)) => bench::run(out, &a).map(|_| true),
-        Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(out, &a).map(|_| true),
-        Cmd::Bench(BenchCmd::Objmgr(a)) => objbench::run(out, &a).map(|_| true),
-        Cmd::Bench(BenchCmd::Mount(a)) => mountbench::run(out, &a).map(|_| true),
         Cmd::Label(a) => label::run(out, &a),
-        Cmd::Lab(a) => lab::run(out, &a),
         Cmd::Mount(a) => mount::run(out, &a),
         Cmd::Run(a) => run::run(&a),
-        Cmd::Bench(BenchCmd::Label(a)) => labelbench::run(out, &a).map(|_| true),
-        Cmd::Bench(BenchCmd::AvcHits { policy, count }) => {
-            avcbench::hits(&policy, count).map(|_| true)
-        }
-        Cmd::Bench(BenchCmd::LabChecks {
-            policy,
-            mediator,
-            count,
-        }) => lab::checks(&policy, &mediator, count).map(|_| true),
     }
 }
 
+/// `seaccess bench` and `seaccess lab` are `seaccess-lab`'s now: clap's unknown-command error
+/// for them carries one tip naming the program that has them.
+fn moved_to_lab(mut e: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::InvalidSubcommand {
+        if let Some(ContextValue::String(name)) = e.get(ContextKind::InvalidSubcommand) {
+            if name == "bench" || name == "lab" {
+                let tip =
+                    format!("`{name}` is in the lab's own program now: seaccess-lab {name} ...");
+                e.insert(
+                    ContextKind::Suggested,
+                    ContextValue::StyledStrs(vec![tip.into()]),
+                );
+            }
+        }
+    }
+    e
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| moved_to_lab(e).exit());
     let mut out = Out::new();
     // Output written before a failure still goes out, ahead of the failure's status.
     let r = run(cli.cmd, &mut out);

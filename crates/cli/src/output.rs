@@ -87,7 +87,7 @@ impl Out {
 
 /// A problem on standard error, prefixed with the command's name.
 pub(crate) fn warn(msg: &str) {
-    note(&format!("seaccess: {msg}"));
+    note(&format!("{}: {msg}", env!("CARGO_BIN_NAME")));
 }
 
 /// A line on standard error. A failed write is ignored: with standard error gone there is no one

@@ -56,7 +56,7 @@ fn find_bundled() -> Option<PathBuf> {
 }
 
 /// Debian's default policy where installed, else the bundled example policy if built.
-pub(crate) fn default_policy() -> Option<PathBuf> {
+fn default_policy() -> Option<PathBuf> {
     if Path::new(DEBIAN_DEFAULT).exists() {
         return Some(PathBuf::from(DEBIAN_DEFAULT));
     }
@@ -66,8 +66,7 @@ pub(crate) fn default_policy() -> Option<PathBuf> {
 pub(crate) fn run(out: &mut Out, policy: Option<PathBuf>) -> Result<(), CliError> {
     let path = match policy {
         Some(p) => p,
-        None if Path::new(DEBIAN_DEFAULT).exists() => PathBuf::from(DEBIAN_DEFAULT),
-        None => find_bundled().ok_or("no policy given, Debian's default policy is not installed, and the bundled example policy is not built (run `make demo`)")?,
+        None => default_policy().ok_or("no policy given, Debian's default policy is not installed, and the bundled example policy is not built (run `make demo`)")?,
     };
     let t0 = std::time::Instant::now();
     let server = crate::load_path(&path)?;

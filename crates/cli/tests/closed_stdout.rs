@@ -126,35 +126,6 @@ fn batch_on_a_closed_stdout_ends_quietly() {
     }
 }
 
-#[test]
-fn bench_avc_on_a_closed_stdout_ends_quietly() {
-    let _serial = serial();
-    let p = policy();
-    let args = [
-        "bench",
-        "avc",
-        "-p",
-        &p,
-        "--json",
-        "--seconds",
-        "0.01",
-        "--threads",
-        "1",
-        "--keys",
-        "16",
-        "--no-callgrind",
-        "--peer",
-        "/nonexistent",
-    ];
-    let (status, err) = run_closed(&args, None, false);
-    assert!(!err.contains("panicked"), "bench avc: panicked: {err}");
-    assert_eq!(
-        status.code(),
-        Some(CLOSED),
-        "bench avc: status {status:?}, stderr {err}"
-    );
-}
-
 /// `seaccess compute-av ... 2>&1 | head`: the explanations of bad lines meet a closed pipe too.
 #[test]
 fn batch_with_stdout_and_stderr_closed_ends_quietly() {

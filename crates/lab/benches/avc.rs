@@ -1,4 +1,4 @@
-//! The criterion suite behind `seaccess bench avc`: the hit path of seaccess's cache and of each
+//! The criterion suite behind `seaccess-lab bench avc`: the hit path of seaccess's cache and of each
 //! comparison design, one thread, and the miss path, on Debian's default policy where installed
 //! (else the project's example policy, built by `make policies`).
 //!

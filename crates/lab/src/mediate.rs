@@ -281,7 +281,7 @@ pub fn pick_domain(server: &SecurityServer, domains: &[&str]) -> Result<(String,
 }
 
 /// `count` rounds of a send and a receive on one socket and on one pipe through the mediator
-/// named `mediator`, on one thread: the checks alone, for callgrind to count (`seaccess lab
+/// named `mediator`, on one thread: the checks alone, for callgrind to count (`seaccess-lab lab
 /// --callgrind` runs this twice and differences the totals). Returns how many checks passed.
 pub fn check_loop(
     server: Arc<SecurityServer>,

@@ -1,4 +1,4 @@
-//! The JSON report of `seaccess bench avc --json`: its keys are what scripts and the README's
+//! The JSON report of `seaccess-lab bench avc --json`: its keys are what scripts and the README's
 //! tables read, so they are pinned here (as the report has printed them since it was written),
 //! and it must stay valid JSON whatever was or was not measured.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

@@ -1,4 +1,4 @@
-//! `seaccess bench avc`: the cache's hit path at 1, 2 and 16 threads against every comparison
+//! `seaccess-lab bench avc`: the cache's hit path at 1, 2 and 16 threads against every comparison
 //! design, its miss path, and the longest stall a policy reload causes a reader.
 //!
 //! What is asked is in `workload`, how it is timed in `measure` (hit and miss paths) and

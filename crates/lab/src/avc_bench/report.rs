@@ -1,4 +1,4 @@
-//! The run as one JSON object (`seaccess bench avc --json`), for scripts and the README's
+//! The run as one JSON object (`seaccess-lab bench avc --json`), for scripts and the README's
 //! tables. Its key names are what readers depend on; numbers are rounded to what the
 //! measurement can tell, and a figure that was not measured (NaN) is null.
 

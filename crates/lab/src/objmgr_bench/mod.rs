@@ -1,4 +1,4 @@
-//! `seaccess bench objmgr`: what the object manager's hooks cost around real system calls, in
+//! `seaccess-lab bench objmgr`: what the object manager's hooks cost around real system calls, in
 //! three in-process experiments on a generated directory tree (the seeds of issue 10): the
 //! 2008 stat-and-open tree walk, lmbench's one-byte read and write, and a no-change build's
 //! path walk. Each is measured vanilla (system calls only), hooked with every fast path off,

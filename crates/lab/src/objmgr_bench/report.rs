@@ -1,4 +1,4 @@
-//! The run as one JSON object (`seaccess bench objmgr --json`). The key names are what readers
+//! The run as one JSON object (`seaccess-lab bench objmgr --json`). The key names are what readers
 //! depend on (issue 10 fixes `treewalk`, `readwrite`, `pathwalk`, each with `vanilla_ns`,
 //! `slow_overhead_pct` and `fast_overhead_pct`, and `pathwalk`'s
 //! `lookups_per_component_warm`); figures are rounded to what a noisy machine can tell, and

@@ -1,4 +1,4 @@
-//! Bad input on the command line is an error that names the option, with status 2: never a
+//! Bad input on seaccess-lab's command line is an error that names the option, with status 2: never a
 //! panic, an abort, or a run that measures nothing for minutes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -11,9 +11,9 @@ fn policy() -> String {
         .into_owned()
 }
 
-/// Runs seaccess; a run longer than 30 s is killed and fails the test.
+/// Runs seaccess-lab; a run longer than 30 s is killed and fails the test.
 fn run(args: &[&str]) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_seaccess"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_seaccess-lab"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -98,7 +98,7 @@ fn bench_engine_refuses_query_counts_it_cannot_hold_or_divide_by() {
     }
 }
 
-// `seaccess lab`: an unknown experiment is named, with the ones there are; a results directory
+// `seaccess-lab lab`: an unknown experiment is named, with the ones there are; a results directory
 // that cannot be made is named; both before anything runs.
 #[test]
 fn lab_refuses_unknown_experiments_and_unwritable_results() {

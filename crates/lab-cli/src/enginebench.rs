@@ -1,4 +1,4 @@
-//! `seaccess bench`: seaccess against libsepol (through the sepol-oracle program) on the same
+//! `seaccess-lab bench engine`: seaccess against libsepol (through the sepol-oracle program) on the same
 //! machine, in the same run, on the same queries; prints ratios. Never a timed test.
 
 use std::io::Write;
@@ -192,7 +192,7 @@ pub(crate) fn run(out: &mut Out, a: &BenchArgs) -> Result<(), CliError> {
     std::hint::black_box(sink);
 
     // 3. Memory after load, each in its own process.
-    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let me = crate::defaults::seaccess_program()?;
     let me = me.to_string_lossy().into_owned();
     let sepol_rss = peak_rss_kib(&[&oracle, "time", &policy]);
     let ours_rss = peak_rss_kib(&[&me, "info", "--policy", &policy]);

@@ -1,4 +1,4 @@
-//! `seaccess bench label`: the labeling crate beside libselinux 3.4 in one run, on the same
+//! `seaccess-lab bench label`: the labeling crate beside libselinux 3.4 in one run, on the same
 //! file_contexts and the same paths (this machine's tree): a handle's open time and memory, a
 //! warm lookup, and the tree walks (`--plan` against `find`, `--apply -n` against libselinux's
 //! lookups plus `find`, the walk-and-lookup part of restorecon, which exits on a kernel without
@@ -6,6 +6,7 @@
 
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -58,7 +59,11 @@ fn tree(roots: &[PathBuf]) -> Vec<(Vec<u8>, FileKind)> {
         {
             let p = e.path().as_os_str().as_bytes().to_vec();
             if !p.contains(&b'\t') && !p.contains(&b'\n') {
-                out.push((p, crate::label_apply::file_kind(e.file_type())));
+                // walkdir's entries are lstat'ed (links not followed): the mode is the entry's.
+                let kind = e
+                    .metadata()
+                    .map_or(FileKind::Any, |m| FileKind::from_mode(m.mode()));
+                out.push((p, kind));
             }
         }
     }
@@ -84,7 +89,7 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
     let fc_path = a
         .file_contexts
         .clone()
-        .unwrap_or_else(crate::label::default_file_contexts);
+        .unwrap_or_else(crate::defaults::file_contexts);
     let rounds = a.rounds.max(1);
     let paths = tree(&a.tree);
     let mut queries = Vec::new();
@@ -168,7 +173,7 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
     let lookup_ns = median(looks);
 
     // Walks: find, --plan (two lookups an object), --apply -n.
-    let me = std::env::current_exe().map_err(|e| format!("finding the seaccess binary: {e}"))?;
+    let me = crate::defaults::seaccess_program()?;
     let find = time_cmd(rounds, || {
         let mut c = Command::new("find");
         c.args(&a.tree);

@@ -1,4 +1,4 @@
-//! `seaccess bench engine --json` prints one JSON object whatever the policy's path and whatever
+//! `seaccess-lab bench engine --json` prints one JSON object whatever the policy's path and whatever
 //! was measured. libsepol's side is played by a stand-in oracle script here: the test is about
 //! the report, not the numbers.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -33,12 +33,22 @@ fn fake_oracle(dir: &Path) -> PathBuf {
 
 #[test]
 fn the_engine_report_is_json_whatever_the_policy_path() {
+    // The benchmark times the `seaccess` built beside it (its memory and batch figures), which
+    // `cargo test --workspace` builds and `cargo test -p seaccess-lab-cli` alone may not.
+    let lab = Path::new(env!("CARGO_BIN_EXE_seaccess-lab"));
+    if !lab.with_file_name("seaccess").is_file() {
+        eprintln!(
+            "SKIP: no seaccess beside {} (cargo build -p seaccess-cli)",
+            lab.display()
+        );
+        return;
+    }
     let dir = scratch("quoted");
     // A path with characters JSON must escape.
     let policy = dir.join("odd \"name\" \\ .33");
     std::fs::copy(seaccess_testkit::compile("example", 33), &policy).unwrap();
     let oracle = fake_oracle(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_seaccess"))
+    let out = Command::new(env!("CARGO_BIN_EXE_seaccess-lab"))
         .args([
             "bench",
             "engine",
@@ -70,8 +80,11 @@ fn the_engine_report_is_json_whatever_the_policy_path() {
     assert_eq!(v["queries"], 10);
     let ns = v["compute_av_ns"].as_f64().unwrap();
     let speedup = v["compute_av_speedup"].as_f64().unwrap();
+    // The report rounds the speed-up to 2 decimals and the time to 1: allowed for, or a run
+    // slowed by a busy machine (a large time, a speed-up near 0.01) fails on the rounding alone.
+    let rounding = 0.005 + 300.0 * 0.05 / (ns * ns);
     assert!(
-        ns > 0.0 && (speedup - 300.0 / ns).abs() <= 0.01 * speedup,
+        ns > 0.0 && (speedup - 300.0 / ns).abs() <= 0.01 * speedup + rounding,
         "speed-up {speedup} for {ns} ns"
     );
 }

@@ -1,4 +1,4 @@
-//! `seaccess bench avc`: the production cache against the comparison designs, in one run.
+//! `seaccess-lab bench avc`: the production cache against the comparison designs, in one run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

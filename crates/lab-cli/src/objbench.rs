@@ -1,4 +1,4 @@
-//! `seaccess bench objmgr`: the object manager's hooks around real system calls, against the
+//! `seaccess-lab bench objmgr`: the object manager's hooks around real system calls, against the
 //! same system calls without them, in three experiments (see seaccess_lab::objmgr_bench).
 
 use std::path::PathBuf;

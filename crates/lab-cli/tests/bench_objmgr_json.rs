@@ -1,4 +1,4 @@
-//! `seaccess bench objmgr --json` on a quick configuration: the report has the keys issue 10
+//! `seaccess-lab bench objmgr --json` on a quick configuration: the report has the keys issue 10
 //! fixes, its figures are sane for what was run, the generated tree is gone afterwards, and a
 //! policy that does not allow the benchmark's operations is refused with a clear message.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -18,7 +18,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn bench(args: &[&str], policy: &std::path::Path, dir: &std::path::Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_seaccess"))
+    Command::new(env!("CARGO_BIN_EXE_seaccess-lab"))
         .args(["bench", "objmgr"])
         .args(args)
         .arg("--policy")

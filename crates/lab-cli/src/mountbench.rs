@@ -1,4 +1,4 @@
-//! `seaccess bench mount`: the three file experiments on a real FUSE mount. The same tree is
+//! `seaccess-lab bench mount`: the three file experiments on a real FUSE mount. The same tree is
 //! served by three seaccess mounts (checks with the fast paths, checks without them, and no
 //! checks at all: the baseline that isolates what the checks cost) and by bindfs, Debian's
 //! passthrough FUSE filesystem, with the same zero cache timeouts and direct I/O; each
@@ -36,7 +36,7 @@ pub(crate) struct MountBenchArgs {
     /// Leave bindfs out.
     #[arg(long = "no-bindfs")]
     no_bindfs: bool,
-    /// Leave out the in-process figures of `seaccess bench objmgr` (the same experiments on
+    /// Leave out the in-process figures of `seaccess-lab bench objmgr` (the same experiments on
     /// the hooks around direct system calls).
     #[arg(long = "no-objmgr")]
     no_objmgr: bool,
@@ -476,7 +476,7 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
     }
     writeln!(
         out,
-        "seaccess bench mount: {} directories, {} files; {} rounds of units run on each mount back to back; medians; {} request threads per seaccess mount, bindfs --multithreaded",
+        "seaccess-lab bench mount: {} directories, {} files; {} rounds of units run on each mount back to back; medians; {} request threads per seaccess mount, bindfs --multithreaded",
         r.dirs, r.files, r.rounds, r.threads
     )?;
     if r.control {
@@ -521,7 +521,7 @@ pub(crate) fn run(out: &mut Out, a: &MountBenchArgs) -> Result<(), CliError> {
             control: false,
         };
         let r = seaccess_lab::objmgr_bench::run(server, &cfg).map_err(|e| e.to_string())?;
-        writeln!(out, "in process (`seaccess bench objmgr`, the same tree shape: hooks around direct system calls, no FUSE):")?;
+        writeln!(out, "in process (`seaccess-lab bench objmgr`, the same tree shape: hooks around direct system calls, no FUSE):")?;
         writeln!(out, "| experiment | vanilla | fast paths | overhead | lookups/op | fast paths off | overhead | lookups/op |")?;
         writeln!(out, "|---|---|---|---|---|---|---|---|")?;
         for (name, f) in [

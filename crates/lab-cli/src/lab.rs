@@ -1,4 +1,4 @@
-//! `seaccess lab`: the classic SELinux performance experiments, each as its seed presented it
+//! `seaccess-lab lab`: the classic SELinux performance experiments, each as its seed presented it
 //! (vanilla against enforced, overhead in percent, per design), printed as Markdown tables and
 //! written to a results directory as JSON and CSV. The experiments live in seaccess_lab; this
 //! module picks them, runs them and lays the results out.
@@ -73,7 +73,7 @@ struct Results {
     hackbench: Option<Hackbench>,
     #[serde(skip_serializing_if = "Option::is_none")]
     objmgr: Option<serde_json::Value>,
-    /// The same experiments on a FUSE mount (`seaccess bench mount`), where /dev/fuse exists.
+    /// The same experiments on a FUSE mount (`seaccess-lab bench mount`), where /dev/fuse exists.
     #[serde(skip_serializing_if = "Option::is_none")]
     mount: Option<crate::mountbench::MountRun>,
     /// Why the mount variants did not run, when they did not.
@@ -99,7 +99,7 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
     }
     let path = match &a.policy {
         Some(p) => p.clone(),
-        None => crate::tour::default_policy().ok_or("no policy given, Debian's default policy is not installed, and the bundled example policy is not built (run `make demo`)")?,
+        None => crate::defaults::policy().ok_or("no policy given, Debian's default policy is not installed, and the bundled example policy is not built (run `make demo`)")?,
     };
     let server = Arc::new(crate::load_path(&path)?);
     let policy = path.to_string_lossy().into_owned();
@@ -118,7 +118,7 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
     let online = std::thread::available_parallelism().map_or(0, |n| n.get());
     let _ = writeln!(
         text,
-        "seaccess lab{}: policy {policy}; {}.\n",
+        "seaccess-lab lab{}: policy {policy}; {}.\n",
         if a.quick { " --quick" } else { "" },
         match &cpus {
             Some(c) => format!(
@@ -177,7 +177,7 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
         let peer = a.peer.exists().then_some(a.peer.as_path());
         if peer.is_none() {
             crate::output::note(&format!(
-                "SKIP: seaccess lab: libselinux's AVC in chatroom: {} is not built (make peers)",
+                "SKIP: seaccess-lab lab: libselinux's AVC in chatroom: {} is not built (make peers)",
                 a.peer.display()
             ));
         }
@@ -266,7 +266,7 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
         };
         if let Some(why) = &res.mount_skipped {
             crate::output::note(&format!(
-                "SKIP: seaccess lab: treewalk, readwrite, pathwalk on a FUSE mount: {why}"
+                "SKIP: seaccess-lab lab: treewalk, readwrite, pathwalk on a FUSE mount: {why}"
             ));
         }
         objmgr_tables(&mut text, &r, mount.as_ref(), &objmgr_wanted);
@@ -307,7 +307,7 @@ pub(crate) fn run(out: &mut Out, a: &LabArgs) -> Result<bool, CliError> {
     )
     .map_err(|e| format!("{}: {e}", a.out.join("index.html").display()))?;
     if let Some(n) = note {
-        crate::output::note(&format!("seaccess lab: {n}"));
+        crate::output::note(&format!("seaccess-lab lab: {n}"));
     }
     if a.json {
         writeln!(
