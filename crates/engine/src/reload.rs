@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use seaccess_security::{SecurityError, SecurityServer};
-use seaccess_types::Seqno;
+use seaccess_types::{LabelServer, Seqno};
 
 use crate::error::{EngineError, Result};
 use crate::{Engine, Source};
@@ -49,6 +49,8 @@ pub trait Validate {
     fn check_context(&self, context: &str) -> std::result::Result<(), SecurityError>;
     /// Ok if the policy has the boolean `name`.
     fn check_boolean(&self, name: &str) -> std::result::Result<(), SecurityError>;
+    /// Whether the policy gives initial SID `n` (1: kernel) a context.
+    fn has_initial_sid(&self, n: u32) -> bool;
 }
 
 /// A policy read and parsed but not loaded: what [`Engine::reload_candidate`] will install.
@@ -74,6 +76,10 @@ impl Validate for Candidate {
     fn check_boolean(&self, name: &str) -> std::result::Result<(), SecurityError> {
         self.policy.pending_boolean(name).map(|_| ())
     }
+
+    fn has_initial_sid(&self, n: u32) -> bool {
+        LabelServer::initial_sid(&self.policy, n).is_some()
+    }
 }
 
 impl Validate for Engine {
@@ -83,6 +89,10 @@ impl Validate for Engine {
 
     fn check_boolean(&self, name: &str) -> std::result::Result<(), SecurityError> {
         self.server.pending_boolean(name).map(|_| ())
+    }
+
+    fn has_initial_sid(&self, n: u32) -> bool {
+        LabelServer::initial_sid(&*self.server, n).is_some()
     }
 }
 
