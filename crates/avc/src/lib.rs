@@ -44,6 +44,7 @@
 
 #![forbid(unsafe_code)]
 
+mod record;
 mod stats;
 mod table;
 mod xperms;
@@ -58,6 +59,7 @@ use seaccess_types::{
     Seqno, ServerError, Sid, XpermsDecision,
 };
 
+pub use record::{audit_contexts, AvcRecord};
 pub use stats::CacheStats;
 use stats::{Counter, Stats};
 use table::{Key, Stored, Table};
@@ -1110,39 +1112,27 @@ impl Avc {
     ) -> String {
         let names = self.names_of(at);
         let s = names.as_deref();
-        let mut perms = String::new();
+        let mut perms = Vec::new();
         let mut unknown = 0u32;
         for bit in audited.bits() {
             match s.and_then(|s| s.perm_name(class, bit)) {
-                Some(n) => {
-                    perms.push(' ');
-                    perms.push_str(&n);
-                }
+                Some(n) => perms.push(n),
                 None => unknown |= 1 << bit,
             }
         }
-        if unknown != 0 {
-            perms.push_str(&format!(" {unknown:#x}"));
+        let tclass = s
+            .and_then(|s| s.class_name(class))
+            .unwrap_or_else(|| format!("class={}", class.0));
+        AvcRecord {
+            denied,
+            permissive: granted,
+            aux,
+            names: s,
+            ssid,
+            tsid,
+            tclass: &tclass,
         }
-        let (ids, raw) = audit_contexts(s, ssid, tsid);
-        let mut line = format!(
-            "avc:  {}  {{{perms} }} for ",
-            if denied { "denied" } else { "granted" }
-        );
-        if let Some(a) = aux {
-            line.push(' ');
-            line.push_str(a);
-        }
-        line.push_str(&format!(
-            "{ids} tclass={}",
-            s.and_then(|s| s.class_name(class))
-                .unwrap_or_else(|| format!("class={}", class.0))
-        ));
-        if denied {
-            line.push_str(&format!(" permissive={}", u8::from(granted)));
-        }
-        line.push_str(&raw);
-        line
+        .render(perms, unknown)
     }
 
     /// How many (triple, driver map) and (triple, driver, decision) extended-permission entries
@@ -1172,38 +1162,4 @@ impl Avc {
             longest_chain,
         }
     }
-}
-
-/// The subject and target of an audit record as the kernel's avc_audit_post_callback writes
-/// them, with `names` (None: no names left for the decision's policy): ` scontext=S
-/// tcontext=T`, a SID security_sid_to_context cannot name written ` ssid=N` / ` tsid=N`; and,
-/// to go after `tclass=` and `permissive=`, ` srawcon=` / ` trawcon=` with the text of a SID
-/// kept for a context the policy does not define (security_sid_to_context_inval, as
-/// audit_log_n_untrustedstring writes it), or nothing.
-pub fn audit_contexts(names: Option<&dyn PolicyNames>, ssid: Sid, tsid: Sid) -> (String, String) {
-    let mut ids = String::new();
-    let mut raw = String::new();
-    for (sid, ctx_key, sid_key, raw_key) in [
-        (ssid, "scontext", "ssid", "srawcon"),
-        (tsid, "tcontext", "tsid", "trawcon"),
-    ] {
-        match names.and_then(|n| n.sid_to_context(sid)) {
-            Some(c) => ids.push_str(&format!(" {ctx_key}={c}")),
-            None => ids.push_str(&format!(" {sid_key}={}", sid.0)),
-        }
-        if let Some(text) = names.and_then(|n| n.sid_to_context_inval(sid)) {
-            raw.push_str(&format!(" {raw_key}="));
-            let b = text.as_bytes();
-            if b.iter().any(|&c| c == b'"' || !(0x21..=0x7e).contains(&c)) {
-                for c in b {
-                    raw.push_str(&format!("{c:02X}"));
-                }
-            } else {
-                raw.push('"');
-                raw.push_str(&text);
-                raw.push('"');
-            }
-        }
-    }
-    (ids, raw)
 }

@@ -28,7 +28,7 @@ use std::ffi::{c_char, c_int};
 use std::path::Path;
 use std::sync::Mutex;
 
-use seaccess_objmgr::subjects::{self, Match, Subjects};
+use seaccess_subjects::{self as subjects, Match, Subjects};
 use seaccess_types::lock;
 
 use crate::ffi::{self, Errno, Res, EACCES, EINVAL};

@@ -43,7 +43,8 @@ pub(crate) struct AllowArgs {
 }
 
 pub(crate) fn run(out: &mut Out, a: &AllowArgs) -> Result<bool, CliError> {
-    let server = crate::load(&a.policy)?;
+    let engine = crate::load(&a.policy)?;
+    let server = engine.server();
     let g = server.snapshot();
     let logs = read_logs(&a.logs)?;
     let (denials, all) = explain_logs(&g, &logs);

@@ -146,7 +146,8 @@ fn answer(
 
 /// Answers every line of standard input. Ok(false) when some line could not be answered.
 pub(crate) fn run(out: &mut Out, args: &BatchArgs, mode: Mode) -> Result<bool, CliError> {
-    let server = crate::load(&args.policy)?;
+    let engine = crate::load(&args.policy)?;
+    let server = engine.server();
     let g = server.snapshot();
     let mut r = Resolver {
         g: &g,

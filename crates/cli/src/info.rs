@@ -125,7 +125,8 @@ pub(crate) fn run(out: &mut Out, a: &InfoArgs) -> Result<bool, CliError> {
 }
 
 fn summary(out: &mut Out, policy: &PolicyArgs, json: bool) -> Result<(), CliError> {
-    let server = crate::load(policy)?;
+    let engine = crate::load(policy)?;
+    let server = engine.server();
     let g = server.snapshot();
     let p = g.policy();
     let (rules, cond_rules) = g.rule_counts();

@@ -11,8 +11,8 @@ use crate::output::{note, CliError, Out};
 
 pub(crate) mod args;
 
+pub(crate) use args::LabelArgs;
 use args::{arg_paths, open, parse_kind};
-pub(crate) use args::{default_file_contexts, LabelArgs};
 
 pub(crate) fn run(out: &mut Out, a: &LabelArgs) -> Result<bool, CliError> {
     let modes = [a.apply, a.check, a.plan, a.compile.is_some()]

@@ -29,7 +29,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use output::{CliError, Out};
-use seaccess_security::SecurityServer;
+use seaccess_engine::Engine;
 
 #[derive(Parser)]
 #[command(
@@ -133,8 +133,11 @@ enum Cmd {
     Run(run::RunArgs),
 }
 
-pub(crate) fn load(args: &PolicyArgs) -> Result<SecurityServer, String> {
-    let server = load_path(&installed::policy_or_installed(args.policy.as_deref())?)?;
+/// The engine of the policy the arguments name (or the installed one), with their booleans
+/// set and committed.
+pub(crate) fn load(args: &PolicyArgs) -> Result<Engine, String> {
+    let engine = open_path(&installed::policy_or_installed(args.policy.as_deref())?)?;
+    let server = engine.server();
     for b in &args.bools {
         let (name, value) = b
             .split_once('=')
@@ -155,7 +158,7 @@ pub(crate) fn load(args: &PolicyArgs) -> Result<SecurityServer, String> {
     if !args.bools.is_empty() {
         server.commit_booleans();
     }
-    Ok(server)
+    Ok(engine)
 }
 
 /// The policy with its rule tables, for the tools that read rules (search, info's listings,
@@ -165,9 +168,9 @@ pub(crate) fn read_policy(path: &Path) -> Result<seaccess_policy::Policy, String
     seaccess_policy::read_policy(&data).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-pub(crate) fn load_path(path: &Path) -> Result<SecurityServer, String> {
-    let data = seaccess_policy::read_file(path).map_err(|e| e.to_string())?;
-    SecurityServer::from_bytes(&data).map_err(|e| format!("{}: {e}", path.display()))
+/// The engine of the policy file at `path` (a bounded regular file; errors name the path).
+pub(crate) fn open_path(path: &Path) -> Result<Engine, String> {
+    Engine::open(path).map_err(|e| e.to_string())
 }
 
 /// The check command's question.
@@ -183,8 +186,8 @@ fn check(out: &mut Out, policy: &PolicyArgs, q: &CheckQuery<'_>) -> Result<bool,
     let CheckQuery {
         s, t, class, perms, ..
     } = *q;
-    let server = load(policy)?;
-    let g = server.snapshot();
+    let engine = load(policy)?;
+    let g = engine.server().snapshot();
     let ssid = g.context_to_sid(s).map_err(|e| e.to_string())?;
     let tsid = g.context_to_sid(t).map_err(|e| e.to_string())?;
     let cl = g.class(class).map_err(|e| e.to_string())?;

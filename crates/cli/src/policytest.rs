@@ -78,7 +78,8 @@ pub(crate) fn run(out: &mut Out, a: &TestArgs) -> Result<bool, CliError> {
             Err(e) => errors.push(e),
         }
     }
-    let server = crate::load(&a.policy)?;
+    let engine = crate::load(&a.policy)?;
+    let server = engine.server();
     let g = server.snapshot();
     let mut results: Vec<(String, Vec<Outcome>)> = Vec::new();
     for s in &suites {

@@ -69,7 +69,8 @@ pub(crate) fn run(out: &mut Out, policy: Option<PathBuf>) -> Result<(), CliError
         None => default_policy().ok_or("no policy given, Debian's default policy is not installed, and the bundled example policy is not built (run `make demo`)")?,
     };
     let t0 = std::time::Instant::now();
-    let server = crate::load_path(&path)?;
+    let engine = crate::open_path(&path)?;
+    let server = engine.server();
     let load = t0.elapsed();
     let g = server.snapshot();
     let p = g.policy();

@@ -51,7 +51,7 @@ use crate::connector::{Connector, Event, EventSource};
 use crate::core::Req;
 use crate::published::{Attr, Published};
 
-pub use seaccess_objmgr::subjects::{proc_info, ProcInfo};
+pub use seaccess_subjects::{proc_info, ProcInfo};
 
 /// A caller: its task (credential, pid and comm for audit records), or why it is refused.
 pub struct Caller {
@@ -250,7 +250,7 @@ impl Callers {
             Ok(c) => {
                 let wake = rustix::io::dup(c.fd()).ok();
                 let callers =
-                    Callers::with_source(Some(Box::new(c)), seaccess_objmgr::subjects::proc_cgroup);
+                    Callers::with_source(Some(Box::new(c)), seaccess_subjects::proc_cgroup);
                 if let Some(fd) = wake {
                     callers.spawn_drainer(fd);
                 }
@@ -258,7 +258,7 @@ impl Callers {
             }
             Err(why) => {
                 eprintln!("seaccess mount: callers are not cached (every request reads its caller from /proc): {why}");
-                Callers::with_source(None, seaccess_objmgr::subjects::proc_cgroup)
+                Callers::with_source(None, seaccess_subjects::proc_cgroup)
             }
         }
     }

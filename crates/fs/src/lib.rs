@@ -22,8 +22,8 @@ pub mod hot;
 pub mod locks;
 pub mod nodes;
 pub mod published;
-/// The subjects file (shared with libseaccess's getcon): see [`seaccess_objmgr::subjects`].
-pub use seaccess_objmgr::subjects;
+/// The subjects file (shared with libseaccess's getcon): see [`seaccess_subjects`].
+pub use seaccess_subjects as subjects;
 pub mod who;
 
 pub use crate::core::{Core, Options, Req};

@@ -1,12 +1,12 @@
 //! The credential a caller gets: the subjects file's first rule for its thread as /proc shows
 //! it during the request, with the uid and gid of the request itself (see [`crate::callers`]
-//! for how long it is kept, [`seaccess_objmgr::subjects`] for what each rule matches).
+//! for how long it is kept, [`seaccess_subjects`] for what each rule matches).
 
 use std::sync::Arc;
 
-use seaccess_objmgr::subjects::{self, Match};
 use seaccess_objmgr::Task;
 use seaccess_security::SecurityServer;
+use seaccess_subjects::{self as subjects, Match};
 use seaccess_types::Sid;
 
 use crate::callers::{Caller, Callers, Computed, ProcInfo};

@@ -18,19 +18,9 @@ pub(crate) fn policy() -> Option<PathBuf> {
 }
 
 /// The installed policy's file_contexts: SELINUXTYPE in /etc/selinux/config, as libselinux
-/// reads it ("targeted" when unset).
+/// reads it (the lookup `seaccess label` uses).
 pub(crate) fn file_contexts() -> PathBuf {
-    let ty = std::fs::read_to_string("/etc/selinux/config")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .filter_map(|l| l.trim().strip_prefix("SELINUXTYPE="))
-                .map(|v| v.trim().trim_matches('"').to_string())
-                .next_back()
-        })
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "targeted".to_string());
-    PathBuf::from(format!("/etc/selinux/{ty}/contexts/files/file_contexts"))
+    seaccess_policy::installed::file_contexts(Path::new(seaccess_policy::installed::SELINUX_DIR))
 }
 
 /// The `seaccess` program beside this one (the same build, or the same installation): the

@@ -2,7 +2,7 @@
 //! of the policy that answers, the check, and its audit record (the kernel's avc_has_perm with
 //! the class mapping in between).
 
-use seaccess_avc::Verdict;
+use seaccess_avc::{AvcRecord, Verdict};
 use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, Seqno, Sid};
 
 use crate::audit::AuditData;
@@ -533,23 +533,24 @@ impl ObjectManager {
         let denied = !v.denied.is_empty() || v.unknown != 0;
         if v.unknown_class {
             // No policy class to name the permissions by: ours name them.
-            let mut perms = String::new();
-            for b in v.audited.bits() {
-                let name = class
+            let perms = v.audited.bits().map(|b| {
+                class
                     .def()
                     .and_then(|d| d.perms.get(b as usize))
                     .copied()
-                    .unwrap_or("?");
-                perms.push(' ');
-                perms.push_str(name);
-            }
+                    .unwrap_or("?")
+            });
             let names = self.server.names();
-            let (ids, raw) = seaccess_avc::audit_contexts(Some(&*names), ssid, tsid);
-            let line = format!(
-                "avc:  denied  {{{perms} }} for  {aux}{ids} tclass={} permissive={}{raw}",
-                class.name(),
-                u8::from(!v.enforced)
-            );
+            let line = AvcRecord {
+                denied: true,
+                permissive: !v.enforced,
+                aux: Some(aux),
+                names: Some(&*names),
+                ssid,
+                tsid,
+                tclass: class.name(),
+            }
+            .render(perms, 0);
             self.avc.emit_audit_line(&line);
             return;
         }
@@ -587,18 +588,17 @@ impl ObjectManager {
             }
         }
         named.sort_unstable();
-        let perms: String = named.iter().map(|(_, n)| format!(" {n}")).collect();
         let names = self.server.names();
-        let (ids, raw) = seaccess_avc::audit_contexts(Some(&*names), ssid, tsid);
-        let mut line = format!(
-            "avc:  {}  {{{perms} }} for  {aux}{ids} tclass={}",
-            if denied { "denied" } else { "granted" },
-            class.name()
-        );
-        if denied {
-            line.push_str(&format!(" permissive={}", u8::from(!v.enforced)));
+        let line = AvcRecord {
+            denied,
+            permissive: !v.enforced,
+            aux: Some(aux),
+            names: Some(&*names),
+            ssid,
+            tsid,
+            tclass: class.name(),
         }
-        line.push_str(&raw);
+        .render(named.iter().map(|(_, n)| n), 0);
         self.avc.emit_audit_line(&line);
     }
 

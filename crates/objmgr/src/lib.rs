@@ -25,7 +25,6 @@ mod error;
 pub mod fastpath;
 mod grant;
 pub mod hooks;
-pub mod subjects;
 mod vfs;
 mod walkmemo;
 

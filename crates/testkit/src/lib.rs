@@ -352,6 +352,8 @@ pub fn all_triples(p: &PolicyTables) -> Vec<String> {
     out
 }
 
+/// A bare security server of the policy at `path`, for the tests of the server itself; what
+/// needs a cache or an object manager gets them from the engine ([`server_with_avc`]).
 pub fn load(path: &Path) -> seaccess_security::SecurityServer {
     seaccess_security::SecurityServer::from_bytes(&seaccess_policy::read_file(path).unwrap())
         .unwrap()
@@ -627,8 +629,8 @@ pub fn allowed_names(
     v
 }
 
-/// A server with an AVC in front of it, wired so that reloads and commits refresh the cache
-/// before they are published and reset it when announced.
+/// A server with an AVC in front of it, wired by the engine so that reloads and commits
+/// refresh the cache before they are published and reset it when announced.
 pub fn server_with_avc(
     path: &Path,
     capacity: usize,
@@ -636,11 +638,12 @@ pub fn server_with_avc(
     std::sync::Arc<seaccess_security::SecurityServer>,
     std::sync::Arc<seaccess_avc::Avc>,
 ) {
-    let server = std::sync::Arc::new(load(path));
-    let dynserver: std::sync::Arc<dyn seaccess_types::AccessServer> = server.clone();
-    let avc = std::sync::Arc::new(seaccess_avc::Avc::new(dynserver, capacity));
-    avc.follow(&*server).keep();
-    (server, avc)
+    let parts = seaccess_engine::Engine::builder()
+        .capacity(capacity)
+        .open(path)
+        .unwrap()
+        .into_parts();
+    (parts.server, parts.avc)
 }
 
 /// Whether the security server lets `s` do `perm` of `class` to `t`, or lets it go on because

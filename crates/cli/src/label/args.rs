@@ -108,8 +108,7 @@ pub(crate) fn open(
             },
         ),
         Some(p) => {
-            let server = crate::load_path(p)?;
-            let g = server.snapshot();
+            let g = crate::open_path(p)?.server().snapshot();
             let check = |c: &str| g.context_to_sid(c).map(|_| ()).map_err(|e| e.to_string());
             FileContexts::open_with(
                 &path,

@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 use rustc_hash::FxHashMap;
-use seaccess_avc::{Avc, DEFAULT_CAPACITY};
+use seaccess_engine::Engine;
 use seaccess_objmgr::hooks::fs::MountOpts;
 use seaccess_objmgr::{FileSec, Labeling, ObjectManager, SuperSec, Task};
 use seaccess_security::SecurityServer;
@@ -122,8 +122,10 @@ impl AuditSink {
 /// The mount's core.
 pub struct Core {
     opts: Options,
+    /// The policy, the cache and the object manager; `server` and `om` are its own.
+    engine: Engine,
     server: Arc<SecurityServer>,
-    om: ObjectManager,
+    om: Arc<ObjectManager>,
     sb: Arc<SuperSec>,
     labels: ArcSwap<Labels>,
     /// The attribute labels are kept in.
@@ -175,19 +177,16 @@ impl Core {
             .unwrap_or(usize::try_from(limit / 2).unwrap_or(usize::MAX))
             .max(1);
         let (tree, pinned) = crate::hot::Tree::new(root.as_fd(), &backing, hot, node_fds);
-        let bytes =
-            seaccess_security::read_policy_file(&opts.policy).map_err(|e| FsError::Config {
-                what: e.to_string(),
-            })?;
-        let server = Arc::new(
-            SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config {
-                what: format!("{}: {e}", opts.policy.display()),
-            })?,
-        );
-        let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
-        avc.follow(&*server).keep();
-        avc.set_enforcing(!opts.permissive);
-        let om = ObjectManager::new(server.clone(), &*server, avc.clone());
+        let config = |e: seaccess_engine::EngineError| FsError::Config {
+            what: e.to_string(),
+        };
+        let engine = Engine::builder()
+            .enforcing(!opts.permissive)
+            .object_manager(true)
+            .open(&opts.policy)
+            .map_err(config)?;
+        let server = engine.server().clone();
+        let om = engine.object_manager().map_err(config)?.clone();
         om.fast_paths().set_all(opts.fast_paths);
         // The backing tree keeps labels in extended attributes: the ext4 behaviour of the
         // policy's fs_use_xattr.
@@ -220,11 +219,12 @@ impl Core {
             file: Mutex::new(file),
             serial: AtomicU64::new(0),
         });
-        avc.set_audit_callback(move |r| sink.write(r));
-        let labels = state::load(&opts, &server)?;
-        state::apply_booleans(&opts, &server)?;
+        engine.set_audit(move |r| sink.write(r));
+        let labels = state::read(&opts, &engine)?.labels(&opts, &server)?;
+        state::apply_booleans(&opts, &engine)?;
         let core = Core {
             opts,
+            engine,
             server,
             om,
             sb,
@@ -258,6 +258,12 @@ impl Core {
         core.nodes
             .get_or_make(root, &st, "", true, |id, fd| core.label(id, "", fd, &st));
         Ok(core)
+    }
+
+    /// The labels in force (tests look at them).
+    #[cfg(test)]
+    pub(crate) fn labels(&self) -> Arc<Labels> {
+        self.labels.load_full()
     }
 
     /// The node table (tests look at it).
@@ -312,21 +318,20 @@ impl Core {
     /// follow the new subjects, and labels that did not come from the files themselves are
     /// computed again.
     pub fn reload(&self) -> Result<()> {
-        let bytes = seaccess_security::read_policy_file(&self.opts.policy).map_err(|e| {
-            FsError::Config {
-                what: e.to_string(),
-            }
-        })?;
-        // Checked on a scratch server first, so that a policy whose contexts the new subjects
-        // or booleans do not fit leaves the running one untouched.
-        let scratch = SecurityServer::from_bytes(&bytes).map_err(|e| FsError::Config {
-            what: format!("{}: {e}", self.opts.policy.display()),
-        })?;
-        let labels = state::load(&self.opts, &scratch)?;
-        self.server.reload(&bytes).map_err(|e| FsError::Config {
-            what: format!("{}: {e}", self.opts.policy.display()),
-        })?;
-        state::apply_booleans(&self.opts, &self.server)?;
+        let config = |e: seaccess_engine::EngineError| FsError::Config {
+            what: e.to_string(),
+        };
+        // Read and checked before anything changes, so that a policy whose contexts the new
+        // subjects or booleans do not fit leaves the running one untouched. The candidate
+        // gives no SID: those come from the live server once the policy is loaded.
+        let candidate = self
+            .engine
+            .candidate_file(&self.opts.policy)
+            .map_err(config)?;
+        let files = state::read(&self.opts, &candidate)?;
+        self.engine.reload_candidate(candidate).map_err(config)?;
+        let labels = files.labels(&self.opts, &self.server)?;
+        state::apply_booleans(&self.opts, &self.engine)?;
         self.labels.store(Arc::new(labels));
         self.callers.clear();
         for n in self.nodes.all() {

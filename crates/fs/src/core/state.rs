@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use seaccess_engine::{Engine, Validate};
 use seaccess_label::FileContexts;
 use seaccess_security::SecurityServer;
 use seaccess_types::Sid;
@@ -66,9 +67,19 @@ fn config(path: &Path, e: impl std::fmt::Display) -> FsError {
     }
 }
 
-/// Reads file_contexts and subjects, each context checked against `server`'s policy, and
-/// the booleans file (checked, not applied).
-pub fn load(opts: &Options, server: &SecurityServer) -> Result<Labels> {
+/// file_contexts and subjects read, each context checked against a policy, and the booleans
+/// file checked (not applied): everything a reload needs before it may replace the policy.
+/// No SID is taken here: [`Files::labels`] resolves them through the live server once the
+/// policy they go with is loaded.
+pub struct Files {
+    file_contexts: Option<Arc<FileContexts>>,
+    subjects: Option<Subjects>,
+}
+
+/// Reads file_contexts and subjects, each context checked against `policy` (the one in force,
+/// or the candidate of a reload), and the booleans file (checked, not applied); and checks that
+/// the policy gives callers without a subjects rule a context.
+pub fn read(opts: &Options, policy: &impl Validate) -> Result<Files> {
     let file_contexts = match &opts.file_contexts {
         Some(p) => Some(Arc::new(FileContexts::open(p).map_err(|e| config(p, e))?)),
         None => None,
@@ -79,37 +90,54 @@ pub fn load(opts: &Options, server: &SecurityServer) -> Result<Labels> {
                 what: e.to_string(),
             })?;
             for r in &s.rules {
-                server
-                    .context_to_sid(&r.context)
+                policy
+                    .check_context(&r.context)
                     .map_err(|e| config(p, format!("line {}: {}: {e}", r.line, r.context)))?;
             }
             Some(s)
         }
         None => None,
     };
-    let default_sid = match server.context_to_sid(UNCONFINED) {
-        Ok(s) => s,
-        Err(_) => seaccess_types::LabelServer::initial_sid(server, 1).ok_or_else(|| {
-            config(
-                &opts.policy,
-                "the policy has neither unconfined_t nor a kernel initial SID",
-            )
-        })?,
-    };
-    if let Some(p) = &opts.booleans {
-        booleans(p, server)?;
+    if policy.check_context(UNCONFINED).is_err() && !policy.has_initial_sid(1) {
+        return Err(no_default(opts));
     }
-    let reads_exe = subjects.as_ref().is_some_and(Subjects::reads_exe);
-    Ok(Labels {
+    if let Some(p) = &opts.booleans {
+        booleans(p, policy)?;
+    }
+    Ok(Files {
         file_contexts,
         subjects,
-        default_sid,
-        reads_exe,
     })
 }
 
-/// The booleans file's settings, each name checked against `server`'s policy.
-fn booleans(path: &Path, server: &SecurityServer) -> Result<Vec<(String, bool)>> {
+fn no_default(opts: &Options) -> FsError {
+    config(
+        &opts.policy,
+        "the policy has neither unconfined_t nor a kernel initial SID",
+    )
+}
+
+impl Files {
+    /// The labels, with the default caller's SID taken from `server`, the live one whose SIDs
+    /// every check uses.
+    pub fn labels(self, opts: &Options, server: &SecurityServer) -> Result<Labels> {
+        let default_sid = match server.context_to_sid(UNCONFINED) {
+            Ok(s) => s,
+            Err(_) => seaccess_types::LabelServer::initial_sid(server, 1)
+                .ok_or_else(|| no_default(opts))?,
+        };
+        let reads_exe = self.subjects.as_ref().is_some_and(Subjects::reads_exe);
+        Ok(Labels {
+            file_contexts: self.file_contexts,
+            subjects: self.subjects,
+            default_sid,
+            reads_exe,
+        })
+    }
+}
+
+/// The booleans file's settings, each name checked against `policy`.
+fn booleans(path: &Path, policy: &impl Validate) -> Result<Vec<(String, bool)>> {
     let text = std::fs::read_to_string(path).map_err(|e| config(path, e))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -131,8 +159,8 @@ fn booleans(path: &Path, server: &SecurityServer) -> Result<Vec<(String, bool)>>
                 ))
             }
         };
-        server
-            .pending_boolean(name)
+        policy
+            .check_boolean(name)
             .map_err(|e| config(path, format!("line {}: {e}", i + 1)))?;
         out.push((name.to_string(), v));
     }
@@ -140,11 +168,12 @@ fn booleans(path: &Path, server: &SecurityServer) -> Result<Vec<(String, bool)>>
 }
 
 /// Sets and commits the booleans file's values (one commit: one policy change).
-pub fn apply_booleans(opts: &Options, server: &SecurityServer) -> Result<()> {
+pub fn apply_booleans(opts: &Options, engine: &Engine) -> Result<()> {
     let Some(p) = &opts.booleans else {
         return Ok(());
     };
-    let values = booleans(p, server)?;
+    let server = engine.server();
+    let values = booleans(p, engine)?;
     for (name, v) in &values {
         server.set_boolean(name, *v).map_err(|e| config(p, e))?;
     }

@@ -9,6 +9,7 @@
 mod cold;
 mod escape;
 mod limits;
+mod reload;
 mod store;
 mod writeback;
 

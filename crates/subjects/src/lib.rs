@@ -29,12 +29,25 @@
 //! by whoever loads the file (`seaccess mount`, libseaccess's getcon). The facts a rule matches
 //! are read from /proc ([`proc_info`]).
 
+#![forbid(unsafe_code)]
+
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::error::{ObjmgrError, Result};
+/// Why a subjects file could not be used. The text says where: the file and line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SubjectsError {
+    /// The file cannot be read, or a line of it is not a rule (the same words the object
+    /// manager's error used when the parser lived there).
+    #[error("invalid argument: {0}")]
+    Invalid(String),
+}
+
+/// A result with [`SubjectsError`].
+pub type Result<T> = std::result::Result<T, SubjectsError>;
 
 /// A file's identity: its device and inode number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -144,8 +157,8 @@ pub struct Subjects {
     pub rules: Vec<Rule>,
 }
 
-fn bad(file: &str, line: usize, what: impl Into<String>) -> ObjmgrError {
-    ObjmgrError::Invalid(format!("{file}:{line}: {}", what.into()))
+fn bad(file: &str, line: usize, what: impl Into<String>) -> SubjectsError {
+    SubjectsError::Invalid(format!("{file}:{line}: {}", what.into()))
 }
 
 /// A cgroup prefix matches whole components: `/a/b` matches `/a/b` and `/a/b/c`, not `/a/bc`.
@@ -164,7 +177,7 @@ impl Subjects {
     /// Reads and parses the file at `path`.
     pub fn load(path: &Path) -> Result<Subjects> {
         let text = std::fs::read(path)
-            .map_err(|e| ObjmgrError::Invalid(format!("{}: {e}", path.display())))?;
+            .map_err(|e| SubjectsError::Invalid(format!("{}: {e}", path.display())))?;
         Subjects::parse(&path.display().to_string(), &text)
     }
 
