@@ -17,11 +17,10 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use seaccess_avc::{Avc, DEFAULT_CAPACITY};
+use seaccess_engine::Engine;
 use seaccess_fs::subjects::{self, Match, Subjects};
-use seaccess_security::SecurityServer;
 use seaccess_types::session as layout;
-use seaccess_types::{lock, Registration, Sid};
+use seaccess_types::{lock, Sid};
 
 mod procs;
 pub(crate) use procs::CURRENT_XATTR;
@@ -76,9 +75,8 @@ impl AuditLog {
 }
 
 struct Inner {
-    server: Arc<SecurityServer>,
-    avc: Arc<Avc>,
-    _following: Registration,
+    /// The session's server, the cache following it and its enforcing mode.
+    engine: Engine,
     sequence: u32,
     enforcing: bool,
     /// The booleans in the page's order (the policy's, sorted by name).
@@ -102,19 +100,6 @@ pub(crate) struct SessionState {
 /// Why a write to the view failed: its errno.
 pub(crate) type Errno = i32;
 
-fn cache(
-    server: &Arc<SecurityServer>,
-    log: &Arc<AuditLog>,
-    enforcing: bool,
-) -> (Arc<Avc>, Registration) {
-    let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
-    let following = avc.follow(&**server);
-    avc.set_enforcing(enforcing);
-    let l = log.clone();
-    avc.set_audit_callback(move |r| l.write("AVC", r));
-    (avc, following)
-}
-
 impl SessionState {
     /// The state of a new session in `dir`: the policy image `data` (written to `dir/policy`,
     /// which the processes load), enforcing, the policy's boolean defaults.
@@ -124,10 +109,14 @@ impl SessionState {
         subjects: Option<Subjects>,
         log: Arc<AuditLog>,
     ) -> Result<SessionState, String> {
-        let server =
-            Arc::new(SecurityServer::from_bytes(data).map_err(|e| format!("the policy: {e}"))?);
+        let l = log.clone();
+        let engine = Engine::builder()
+            .enforcing(true)
+            .audit(move |r| l.write("AVC", r))
+            .from_bytes(data)
+            .map_err(|e| format!("the policy: {e}"))?;
+        let server = engine.server().clone();
         write_file(&dir.join(layout::POLICY_FILE), data)?;
-        let (avc, following) = cache(&server, &log, true);
         let page_path = dir.join(layout::STATE_FILE);
         let page = File::create(&page_path).map_err(|e| format!("{}: {e}", page_path.display()))?;
         let stats = dir.join(layout::STATS_FILE);
@@ -151,9 +140,7 @@ impl SessionState {
             .map(|n| server.pending_boolean(n).unwrap_or(false))
             .collect();
         let inner = Inner {
-            server,
-            avc,
-            _following: following,
+            engine,
             sequence: 0,
             enforcing: true,
             names,
@@ -179,13 +166,13 @@ impl SessionState {
 
     /// The whole page, under the sequence protocol.
     fn publish(&self, i: &mut Inner) -> std::io::Result<()> {
-        let g = i.server.snapshot();
+        let g = i.engine.server().snapshot();
         let size = layout::size(i.names.len());
         let mut b = vec![0u8; size];
         let put = |b: &mut [u8], at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_ne_bytes());
         put(&mut b, layout::VERSION, layout::STATUS_VERSION);
         put(&mut b, layout::ENFORCING, u32::from(i.enforcing));
-        put(&mut b, layout::POLICYLOAD, i.server.seqno().0);
+        put(&mut b, layout::POLICYLOAD, i.engine.server().seqno().0);
         put(
             &mut b,
             layout::DENY_UNKNOWN,
@@ -278,7 +265,7 @@ impl SessionState {
     /// allowed (or denied in a permissive session or domain, with its record), EACCES with
     /// its AVC record when refused; a caller without a context is refused.
     fn check(&self, i: &Inner, pid: u32, perm: &str) -> Result<(), Errno> {
-        let g = i.server.snapshot();
+        let g = i.engine.server().snapshot();
         let ctx = self.context_of(&g, pid)?;
         let ssid = g.context_to_sid(&ctx).map_err(|_| libc_errno::EACCES)?;
         let tsid = g
@@ -287,7 +274,8 @@ impl SessionState {
         let class = g.class("security").map_err(|_| libc_errno::EACCES)?;
         let av = g.perms(class, &[perm]).map_err(|_| libc_errno::EACCES)?;
         let aux = format!("pid={pid} comm=\"{}\"", comm(pid));
-        i.avc
+        i.engine
+            .avc()
             .has_perm(ssid, tsid, class, av, Some(&aux))
             .map_err(|_| libc_errno::EACCES)
     }
@@ -324,7 +312,7 @@ impl SessionState {
             ),
         );
         i.enforcing = on;
-        i.avc.set_enforcing(on);
+        i.engine.set_enforcing(on);
         self.publish(&mut i)
             .map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
     }
@@ -338,7 +326,10 @@ impl SessionState {
     pub(crate) fn boolean(&self, k: usize) -> Option<(bool, bool)> {
         let i = lock(&self.inner);
         let name = i.names.get(k)?;
-        Some((i.server.snapshot().boolean(name).ok()?, *i.pending.get(k)?))
+        Some((
+            i.engine.server().snapshot().boolean(name).ok()?,
+            *i.pending.get(k)?,
+        ))
     }
 
     /// sel_write_bool: `setbool`, then the pending value.
@@ -374,13 +365,14 @@ impl SessionState {
     pub(crate) fn setcon(&self, tid: u32, uid: u32, value: &[u8]) -> Result<(), Errno> {
         let pid = procs::tgid_of(tid).ok_or(libc_errno::ESRCH)?;
         let i = lock(&self.inner);
-        let g = i.server.snapshot();
+        let g = i.engine.server().snapshot();
         let old = self.context_of(&g, pid)?;
         let osid = g.context_to_sid(&old).map_err(|_| libc_errno::EACCES)?;
         let class = g.class("process").map_err(|_| libc_errno::EACCES)?;
         let perm = |p: &str| g.perms(class, &[p]).map_err(|_| libc_errno::EACCES);
         let aux = format!("pid={pid} comm=\"{}\"", comm(pid));
-        i.avc
+        i.engine
+            .avc()
             .has_perm(osid, osid, class, perm("setcurrent")?, Some(&aux))
             .map_err(|_| libc_errno::EACCES)?;
         // The value as /proc/PID/attr/current takes it: a trailing newline or NUL is not part
@@ -391,7 +383,8 @@ impl SessionState {
             return Err(libc_errno::EINVAL);
         }
         let nsid = g.context_to_sid(text).map_err(|_| libc_errno::EINVAL)?;
-        i.avc
+        i.engine
+            .avc()
             .has_perm(osid, nsid, class, perm("dyntransition")?, Some(&aux))
             .map_err(|_| libc_errno::EACCES)?;
         let new = g.sid_to_context(nsid).map_err(|_| libc_errno::EINVAL)?;
@@ -403,7 +396,7 @@ impl SessionState {
     pub(crate) fn commit(&self, pid: u32) -> Result<(), Errno> {
         let mut i = lock(&self.inner);
         self.check(&i, pid, "setbool")?;
-        let g = i.server.snapshot();
+        let g = i.engine.server().snapshot();
         for (name, v) in i.names.iter().zip(&i.pending) {
             let old = g.boolean(name).unwrap_or(false);
             if old != *v {
@@ -417,9 +410,9 @@ impl SessionState {
                     ),
                 );
             }
-            let _ = i.server.set_boolean(name, *v);
+            let _ = i.engine.server().set_boolean(name, *v);
         }
-        i.server.commit_booleans();
+        i.engine.server().commit_booleans();
         self.publish(&mut i)
             .map_err(|e| e.raw_os_error().unwrap_or(libc_errno::EIO))
     }
@@ -429,7 +422,7 @@ impl SessionState {
     pub(crate) fn load(&self, pid: u32, data: &[u8]) -> Result<(), Errno> {
         let mut i = lock(&self.inner);
         self.check(&i, pid, "load_policy")?;
-        i.server.reload(data).map_err(|e| {
+        i.engine.reload_bytes(data).map_err(|e| {
             self.log.write(
                 "SELINUX_ERR",
                 &format!("seaccess run: policy load by pid {pid} refused: {e}"),
@@ -438,7 +431,8 @@ impl SessionState {
         })?;
         write_file(&self.dir.join(layout::POLICY_FILE), data).map_err(|_| libc_errno::EIO)?;
         let mut names: Vec<String> = i
-            .server
+            .engine
+            .server()
             .snapshot()
             .booleans()
             .into_iter()
@@ -447,7 +441,7 @@ impl SessionState {
         names.sort();
         i.pending = names
             .iter()
-            .map(|n| i.server.pending_boolean(n).unwrap_or(false))
+            .map(|n| i.engine.server().pending_boolean(n).unwrap_or(false))
             .collect();
         i.names = names;
         i.policy_gen = i.policy_gen.wrapping_add(1);
@@ -468,7 +462,7 @@ impl SessionState {
 
     /// policyvers, mls, deny_unknown, reject_unknown.
     pub(crate) fn facts(&self) -> (bool, bool, bool) {
-        let g = lock(&self.inner).server.snapshot();
+        let g = lock(&self.inner).engine.server().snapshot();
         let hu = g.handle_unknown();
         (
             g.policy().mls,
