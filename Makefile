@@ -96,6 +96,7 @@ test: deps oracle peers label-peer policies refpolicy lint
 	SEACCESS_BUILD=target/ci bash tests/run/labels.sh
 	SEACCESS_BUILD=target/ci bash tests/run/session.sh
 	@$(MAKE) -s python-test PROFILE=ci
+	$(CARGO) build --profile ci -p seaccess-engine --example embed
 	SEACCESS_BUILD=target/ci SEACCESS_README_REQUIRE=1 bash tests/readme.sh
 	bash tests/run/host_roots.sh compare target/host-roots.before
 

@@ -13,9 +13,11 @@
 #     ```text block after prose is an illustration and is not compared;
 #   - `<!-- readme-test: skip: REASON -->` on the line before a block leaves it out, printing
 #     `SKIP: README.md:LINE: REASON`;
-#   - ```python blocks run with target/venv/bin/python (`make python`); ```rust blocks are not
-#     run; the ```c block must be tests/capi/example.c byte for byte (tests/capi/run.sh builds
-#     and runs that file).
+#   - ```python blocks run with target/venv/bin/python (`make python`); the first ```rust block
+#     must be crates/engine/examples/embed.rs byte for byte, and the ```text block after it is
+#     what that example (built by `cargo test`, under $SEACCESS_BUILD/examples) prints; other
+#     ```rust blocks are not run; the ```c block must be tests/capi/example.c byte for byte
+#     (tests/capi/run.sh builds and runs that file).
 # Besides the blocks: README opens with exactly `make demo` and `make test`; its Install list
 # names exactly the packages scripts/install-deps.sh installs; no run block names the lab's
 # binary; every relative link in README.md and docs/*.md leads to a file that exists, and every
@@ -98,7 +100,7 @@ for n, b in enumerate(blocks):
     elif b["lang"] not in ("sh", "text", "rust", "c", "python"):
         bad(f"{readme}:{b['line']}: a block in `{b['lang']}`, which this test does not know")
     b["expect"] = None
-    if b["lang"] in ("sh",) and n + 1 < len(blocks):
+    if b["lang"] in ("sh", "rust") and n + 1 < len(blocks):
         nxt = blocks[n + 1]
         between = lines[b["end"] + 1:nxt["start"]]
         if nxt["lang"] == "text" and all(l.strip() == "" for l in between):
@@ -137,6 +139,24 @@ if len(cblocks) == 1 and cblocks[0]["body"] == example:
     ok("README's C example is tests/capi/example.c, byte for byte")
 else:
     bad(f"README's C block is not tests/capi/example.c ({len(cblocks)} c blocks)")
+
+# --- The Rust example is the engine's example program, and prints what README shows.
+rblocks = [b for b in blocks if b["lang"] == "rust"]
+embed = open("crates/engine/examples/embed.rs").read()
+if not rblocks or rblocks[0]["body"] != embed:
+    bad("README's first Rust block is not crates/engine/examples/embed.rs, byte for byte")
+else:
+    ok("README's first Rust block is crates/engine/examples/embed.rs, byte for byte")
+    exe = os.path.join(build, "examples", "embed")
+    if not os.path.exists(exe):
+        skip(rblocks[0]["line"], f"no {exe} (cargo test --profile PROFILE -p seaccess-engine builds it)")
+    else:
+        r = subprocess.run([exe], capture_output=True, text=True, timeout=120)
+        got = r.stdout + r.stderr
+        if r.returncode != 0 or rblocks[0]["expect"] is None or got.rstrip("\n") != rblocks[0]["expect"].rstrip("\n"):
+            bad(f"{readme}:{rblocks[0]['line']}: the Rust example (exit {r.returncode}) does not print what README shows after it", got)
+        else:
+            ok(f"{readme}:{rblocks[0]['line']}: the Rust example prints what README shows")
 
 # --- No run block calls the lab's binary or the benchmarks: they belong in docs/.
 lab = [b["line"] for b in blocks if b["lang"] == "sh" and re.search(r"seaccess-lab|seaccess (bench|lab)\b", b["body"])]
