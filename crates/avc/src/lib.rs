@@ -1070,16 +1070,33 @@ impl Avc {
         let Some(f) = self.audit.load_full() else {
             return;
         };
-        f(&self.audit_record(
-            ssid,
-            tsid,
-            class,
-            v.decision.seqno,
-            v.audited,
-            !v.denied.is_empty(),
-            v.allowed(),
-            aux,
-        ));
+        if let Some(r) = self.verdict_record(ssid, tsid, class, v, aux) {
+            f(&r);
+        }
+    }
+
+    /// The audit record of a check's verdict, named in the decision's own policy, or None when
+    /// the verdict asks for none.
+    pub fn verdict_record(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        v: &Verdict,
+        aux: Option<&str>,
+    ) -> Option<String> {
+        (!v.audited.is_empty()).then(|| {
+            self.audit_record(
+                ssid,
+                tsid,
+                class,
+                v.decision.seqno,
+                v.audited,
+                !v.denied.is_empty(),
+                v.allowed(),
+                aux,
+            )
+        })
     }
 
     /// Sends a record an object manager wrote itself to the audit callback.

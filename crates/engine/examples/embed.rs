@@ -7,7 +7,8 @@ fn main() -> Result<(), EngineError> {
     // By names: resolved, decided and audited in one generation.
     let httpd = "system_u:system_r:httpd_t:s0";
     let a = engine.check(httpd, "system_u:object_r:shadow_t:s0", "file", &["read"])?;
-    println!("read shadow_t: {} (denied {:?})", a.allowed(), a.denied_names());
+    let denied = a.denied_names();
+    println!("read shadow_t: {} (denied {denied:?})", a.allowed());
 
     // By numbers: a SID, a class or a permission bit means something only in the generation it
     // was resolved in. with_generation resolves and decides in one, and runs the closure again

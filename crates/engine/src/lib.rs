@@ -341,20 +341,10 @@ impl Generation<'_> {
                 })
             }
         };
-        let record = (!v.audited.is_empty()).then(|| {
-            let line = avc.audit_record(
-                ssid,
-                tsid,
-                class,
-                v.decision.seqno,
-                v.audited,
-                !v.denied.is_empty(),
-                v.allowed(),
-                None,
-            );
-            avc.emit_audit_line(&line);
-            line
-        });
+        let record = avc.verdict_record(ssid, tsid, class, &v, None);
+        if let Some(line) = &record {
+            avc.emit_audit_line(line);
+        }
         Ok(Access {
             verdict: v,
             class,
