@@ -125,8 +125,21 @@ impl Builder {
         self.build(Source::Bytes(data))
     }
 
+    /// An engine over `base`'s policy: the same security server (its reloads and boolean
+    /// commits are this engine's too) and the same context memo, with a cache, mode, audit sink
+    /// and object manager of its own, as libselinux lets each user of one policy keep its own
+    /// AVC. Nothing is read or parsed.
+    pub fn over(self, base: &Engine) -> Engine {
+        self.wire(base.server.clone(), base.memo.clone())
+    }
+
     fn build(self, source: Source<'_>) -> Result<Engine> {
         let server = Arc::new(reload::server_of(&source)?);
+        let memo = Arc::new(memo::SidMemo::new(server.seqno()));
+        Ok(self.wire(server, memo))
+    }
+
+    fn wire(self, server: Arc<SecurityServer>, memo: Arc<memo::SidMemo>) -> Engine {
         let avc = Arc::new(Avc::new(server.clone(), self.capacity));
         let following = avc.follow(&*server);
         avc.set_enforcing(self.enforcing);
@@ -136,8 +149,7 @@ impl Builder {
         let om = self
             .object_manager
             .then(|| Arc::new(ObjectManager::new(server.clone(), &*server, avc.clone())));
-        let memo = memo::SidMemo::new(server.seqno());
-        Ok(Engine {
+        Engine {
             server,
             avc,
             om,
@@ -145,7 +157,7 @@ impl Builder {
             following: Some(following),
             #[cfg(test)]
             park: std::sync::Mutex::new(None),
-        })
+        }
     }
 }
 
@@ -155,7 +167,9 @@ pub struct Engine {
     server: Arc<SecurityServer>,
     avc: Arc<Avc>,
     om: Option<Arc<ObjectManager>>,
-    memo: memo::SidMemo,
+    /// Shared with the engines [`Builder::over`] this one (they resolve under the same
+    /// server's generations, so one generation's SIDs are the same for all of them).
+    memo: Arc<memo::SidMemo>,
     /// The cache's following of the server's changes; kept for good by [`Engine::into_parts`].
     following: Option<Registration>,
     /// Run once between resolving and deciding, by the tests that land a reload there.

@@ -103,3 +103,36 @@ fn the_cache_and_the_object_manager_follow_a_reload() {
         Err(EngineError::NoObjectManager)
     ));
 }
+
+/// An engine over another shares its policy and memo but keeps its own cache and mode: a reload
+/// through either is both engines' next generation, and each cache follows it.
+#[test]
+fn an_engine_over_another_shares_its_policy_not_its_cache() {
+    let base = Engine::open(compile("classorder_gone", 33)).unwrap();
+    let over = Engine::builder().capacity(64).over(&base);
+    assert!(std::sync::Arc::ptr_eq(base.server(), over.server()));
+    assert!(!std::sync::Arc::ptr_eq(base.avc(), over.avc()));
+    assert_eq!(over.avc().capacity(), 64);
+    over.sid(GONE).unwrap();
+    assert_eq!(base.memo_size(), (Seqno(1), 1), "the memo is not shared");
+    over.set_enforcing(false);
+    assert!(base.enforcing(), "the mode is shared");
+    let a = over.check(PROC, PROC, "file", &["read"]).unwrap();
+    assert!(
+        a.allowed() && !a.granted_by_policy(),
+        "permissive over: {a:?}"
+    );
+    assert!(!base.check(PROC, PROC, "file", &["read"]).unwrap().allowed());
+    base.reload_file(compile("classorder_b", 33)).unwrap();
+    assert_eq!(
+        over.avc().seqno(),
+        Seqno(2),
+        "the cache over did not follow"
+    );
+    let a = over.check(PROC, PROC, "process", &["fork"]).unwrap();
+    assert!(a.allowed() && a.seqno() == Seqno(2), "{a:?}");
+    assert!(
+        matches!(over.sid(GONE), Err(EngineError::Name(_))),
+        "classorder_b has no gone_t"
+    );
+}

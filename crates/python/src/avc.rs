@@ -1,74 +1,22 @@
 //! `seaccess.Avc`: the access vector cache in front of a `Policy`, following its reloads and
 //! boolean commits.
 
-use std::sync::Arc;
-
 use pyo3::prelude::*;
-use seaccess_avc::AvcError;
-use seaccess_avc::Verdict;
-use seaccess_security::SecurityError;
-use seaccess_types::{ClassId, Registration, ServerError, Sid};
+use seaccess_engine::{Engine, EngineError};
 
-use crate::batch::{Failed, Queries, Resolved};
+use crate::batch::{Failed, Queries};
 use crate::errors;
 use crate::errors::Problem;
-use crate::names::{perm_bits, perm_names, Shared};
+use crate::names::{perm_bits, perm_names};
 use crate::policy::Policy;
 
 /// A cache of decisions of one policy, as the kernel's AVC: `has_perm` answers as
 /// avc_has_perm does, enforcing by default.
 #[pyclass(frozen, module = "seaccess")]
 pub struct Avc {
-    shared: Arc<Shared>,
-    avc: Arc<seaccess_avc::Avc>,
-    /// Keeps the cache told of the policy's changes for as long as it lives.
-    _following: Registration,
-}
-
-/// How many times one check resolves its names again when the policy changes between
-/// resolving and deciding; past this it fails (with an error, never an answer).
-const RETRIES: usize = 64;
-
-/// A server error as the security server's own, where the cache's seam carries one.
-fn server_problem(e: ServerError) -> Problem {
-    match e {
-        ServerError::InvalidSid(sid) => SecurityError::InvalidSid(sid).into(),
-        ServerError::InvalidClass(c) => SecurityError::InvalidClass(c.0.into()).into(),
-        e => Problem::Other(AvcError::Server(e).to_string()),
-    }
-}
-
-fn changed_too_often() -> Problem {
-    Problem::Other(format!(
-        "the policy changed {RETRIES} times during one check"
-    ))
-}
-
-impl Avc {
-    /// The check of one resolved query, made only if the cache answers from the generation
-    /// the query was resolved under (`Err(())` otherwise: resolve again), and audited as
-    /// avc_has_perm does: True if allowed, or denied but not enforced.
-    fn check(
-        &self,
-        (s, t, class, av): Resolved,
-        at: seaccess_types::Seqno,
-    ) -> Result<Result<bool, ()>, Problem> {
-        match self
-            .avc
-            .check_at(s, t, class, av, at)
-            .map_err(server_problem)?
-        {
-            Ok(v) => {
-                self.audit(s, t, class, &v);
-                Ok(Ok(v.allowed()))
-            }
-            Err(_) => Ok(Err(())),
-        }
-    }
-
-    fn audit(&self, s: Sid, t: Sid, class: ClassId, v: &Verdict) {
-        self.avc.audit(s, t, class, v, None);
-    }
+    /// An engine over the policy's: its server and memo, this cache and mode
+    /// ([`seaccess_engine::Builder::over`]); every check goes through its `with_generation`.
+    engine: Engine,
 }
 
 #[pymethods]
@@ -79,20 +27,15 @@ impl Avc {
         if capacity == 0 {
             return Err(errors::Error::new_err("Avc capacity must be at least 1"));
         }
-        let shared = policy.shared.clone();
-        let avc = Arc::new(seaccess_avc::Avc::new(shared.server.clone(), capacity));
-        let following = avc.follow(&*shared.server);
         Ok(Avc {
-            shared,
-            avc,
-            _following: following,
+            engine: Engine::builder().capacity(capacity).over(&policy.engine),
         })
     }
 
     /// Whether every permission is granted: True if allowed, or denied but not enforced
     /// (permissive mode or a permissive domain), as avc_has_perm returns 0. The names are
     /// resolved under one policy generation and answered by that generation's decision; a
-    /// reload in between makes the check resolve again.
+    /// reload in between makes the check resolve again. Audited as avc_has_perm is.
     fn has_perm(
         &self,
         scontext: &str,
@@ -101,22 +44,15 @@ impl Avc {
         perms: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
         let names = perm_names(perms)?;
-        let run = || -> Result<bool, Problem> {
-            for _ in 0..RETRIES {
-                let g = self.shared.server.snapshot();
-                let (s, t) = (
-                    self.shared.sid(&g, scontext)?,
-                    self.shared.sid(&g, tcontext)?,
-                );
-                let class = g.class(tclass)?;
-                let (av, _) = perm_bits(&g, class, &names)?;
-                if let Ok(allowed) = self.check((s, t, class, av), g.seqno())? {
-                    return Ok(allowed);
-                }
-            }
-            Err(changed_too_often())
-        };
-        run().map_err(|e| e.into_py(""))
+        self.engine
+            .with_generation(|g| {
+                let (s, t) = (g.sid(scontext)?, g.sid(tcontext)?);
+                let p = g.policy();
+                let class = p.class(tclass)?;
+                let (av, _) = perm_bits(p, class, &names)?;
+                Ok(g.check(s, t, class, av)?.allowed())
+            })
+            .map_err(|e| Problem::from(e).into_py(""))
     }
 
     /// has_perm for each (scontext, tcontext, tclass, perms), with the interpreter released:
@@ -124,31 +60,37 @@ impl Avc {
     /// (after a reload the rest of the batch is resolved under the new one).
     fn has_perm_many(&self, py: Python<'_>, queries: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
         let q = Queries::read(queries, true)?;
-        let shared = &self.shared;
+        let engine = &self.engine;
         py.detach(|| -> Result<Vec<bool>, Failed> {
             let mut out = Vec::with_capacity(q.len());
-            let mut retries = 0;
             while out.len() < q.len() {
-                let g = shared.server.snapshot();
-                let mut r = q.resolver(shared, &g);
-                while out.len() < q.len() {
-                    let i = out.len();
-                    match self
-                        .check(r.item(i)?, g.seqno())
-                        .map_err(|e| Failed::new(i, e))?
-                    {
-                        Ok(allowed) => {
-                            out.push(allowed);
-                            retries = 0;
+                // One round: the rest of the batch under one generation, run again by
+                // with_generation while the policy changes before any query is answered. A
+                // round that answered some ends at the change, and the next round has the
+                // whole retry budget again: the answered ones stay (each was resolved and
+                // decided wholly in one generation), so a batch longer than any quiet spell
+                // between reloads still ends.
+                let round = engine.with_generation(|g| {
+                    let start = out.len();
+                    let mut r = q.resolver(g);
+                    while out.len() < q.len() {
+                        let i = out.len();
+                        let (s, t, class, av) = match r.item(i) {
+                            Ok(x) => x,
+                            Err(f) => return Ok(Err(f)),
+                        };
+                        match g.check(s, t, class, av) {
+                            Ok(a) => out.push(a.allowed()),
+                            Err(EngineError::Stale { .. }) if out.len() > start => break,
+                            Err(e @ EngineError::Stale { .. }) => return Err(e),
+                            Err(e) => return Ok(Err(Failed::new(i, e))),
                         }
-                        Err(()) => break,
                     }
-                }
-                if out.len() < q.len() {
-                    retries += 1;
-                    if retries >= RETRIES {
-                        return Err(Failed::new(out.len(), changed_too_often()));
-                    }
+                    Ok(Ok(()))
+                });
+                match round {
+                    Ok(r) => r?,
+                    Err(e) => return Err(Failed::new(out.len(), e)),
                 }
             }
             Ok(out)
@@ -159,7 +101,7 @@ impl Avc {
     /// The cache's counters, as selinuxfs's avc/cache_stats: lookups, hits, misses,
     /// allocations, reclaims, frees.
     fn stats(&self) -> std::collections::BTreeMap<&'static str, u64> {
-        let s = self.avc.cache_stats();
+        let s = self.engine.avc().cache_stats();
         [
             ("lookups", s.lookups),
             ("hits", s.hits),
@@ -175,25 +117,25 @@ impl Avc {
     /// How many decisions the cache holds at most.
     #[getter]
     fn capacity(&self) -> usize {
-        self.avc.capacity()
+        self.engine.avc().capacity()
     }
 
     /// Enforcing (the default) or permissive: in permissive mode denials are granted.
     #[getter]
     fn get_enforcing(&self) -> bool {
-        self.avc.enforcing()
+        self.engine.enforcing()
     }
 
     #[setter]
     fn set_enforcing(&self, on: bool) {
-        self.avc.set_enforcing(on);
+        self.engine.set_enforcing(on);
     }
 
     fn __repr__(&self) -> String {
         format!(
             "<seaccess.Avc capacity={} seqno={}>",
-            self.avc.capacity(),
-            self.avc.seqno().0
+            self.engine.avc().capacity(),
+            self.engine.avc().seqno().0
         )
     }
 }

@@ -5,11 +5,11 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use rustc_hash::FxHashMap;
-use seaccess_security::{Generation, SecurityError};
+use seaccess_engine::{EngineError, Generation};
+use seaccess_security::SecurityError;
 use seaccess_types::{AccessVector, ClassId, Sid};
 
 use crate::errors::Problem;
-use crate::names::Shared;
 
 /// Distinct strings, numbered in the order first seen.
 #[derive(Default)]
@@ -99,16 +99,15 @@ impl Queries {
 
     /// Each query in numbers, in order; the first that cannot be resolved fails the batch.
     /// Each distinct string is resolved once, when first used.
-    pub(crate) fn resolve(&self, shared: &Shared, g: &Generation) -> Result<Vec<Resolved>, Failed> {
-        let mut r = self.resolver(shared, g);
+    pub(crate) fn resolve(&self, g: &Generation<'_>) -> Result<Vec<Resolved>, Failed> {
+        let mut r = self.resolver(g);
         (0..self.items.len()).map(|i| r.item(i)).collect()
     }
 
     /// A resolver of this batch's queries under generation `g`, one query at a time.
-    pub(crate) fn resolver<'a>(&'a self, shared: &'a Shared, g: &'a Generation) -> Resolver<'a> {
+    pub(crate) fn resolver<'a>(&'a self, g: &'a Generation<'a>) -> Resolver<'a> {
         Resolver {
             q: self,
-            shared,
             g,
             sids: vec![None; self.contexts.list.len()],
             classes: vec![None; self.classes.list.len()],
@@ -121,8 +120,7 @@ impl Queries {
 /// used: every number it gives is of that generation.
 pub(crate) struct Resolver<'a> {
     q: &'a Queries,
-    shared: &'a Shared,
-    g: &'a Generation,
+    g: &'a Generation<'a>,
     sids: Vec<Option<Sid>>,
     classes: Vec<Option<ClassId>>,
     avs: FxHashMap<(u32, u32), AccessVector>,
@@ -134,7 +132,7 @@ impl Resolver<'_> {
         let Some(&[s, t, c, p]) = self.q.items.get(i) else {
             return Err(Failed::new(i, Problem::Other(format!("no query {i}"))));
         };
-        let g = self.g;
+        let g = self.g.policy();
         let ssid = self.sid(s).map_err(|e| Failed::new(i, e))?;
         let tsid = self.sid(t).map_err(|e| Failed::new(i, e))?;
         let class = match self.classes.get(c as usize).copied().flatten() {
@@ -178,14 +176,13 @@ impl Resolver<'_> {
         Ok((ssid, tsid, class, av))
     }
 
-    fn sid(&mut self, n: u32) -> Result<Sid, SecurityError> {
+    fn sid(&mut self, n: u32) -> Result<Sid, EngineError> {
         if let Some(sid) = self.sids.get(n as usize).copied().flatten() {
             return Ok(sid);
         }
-        let sid = self.shared.sid(
-            self.g,
-            self.q.contexts.list.get(n as usize).map_or("", |b| b),
-        )?;
+        let sid = self
+            .g
+            .sid(self.q.contexts.list.get(n as usize).map_or("", |b| b))?;
         if let Some(slot) = self.sids.get_mut(n as usize) {
             *slot = Some(sid);
         }

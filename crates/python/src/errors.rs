@@ -2,7 +2,9 @@
 
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyPermissionError, PyValueError};
 use pyo3::{create_exception, PyErr};
+use seaccess_engine::EngineError;
 use seaccess_security::SecurityError;
+use seaccess_types::ServerError;
 
 create_exception!(
     seaccess,
@@ -59,6 +61,34 @@ pub(crate) enum Problem {
 impl From<SecurityError> for Problem {
     fn from(e: SecurityError) -> Self {
         Problem::Security(e)
+    }
+}
+
+impl From<EngineError> for Problem {
+    /// The cache's errors about a SID or class number as the security server's own (the
+    /// exception a caller gets for an unknown SID is the same from `Policy` and `Avc`).
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::Name(e) => Problem::Security(e),
+            EngineError::Server(ServerError::InvalidSid(sid)) => {
+                Problem::Security(SecurityError::InvalidSid(sid))
+            }
+            EngineError::Server(ServerError::InvalidClass(c)) => {
+                Problem::Security(SecurityError::InvalidClass(c.0.into()))
+            }
+            e => Problem::Other(e.to_string()),
+        }
+    }
+}
+
+/// The exception for a policy that could not be opened or reloaded: the OS error or
+/// [`PolicyError`] for a file that cannot be read ([`policy_file`]), [`PolicyError`] naming
+/// `path` (or "policy image") for bytes that are not a policy.
+pub(crate) fn open(e: EngineError, path: &str) -> PyErr {
+    match e {
+        EngineError::Read(e) => policy_file(&e, path),
+        EngineError::Load { origin, source } => security(&source, &origin),
+        e => Problem::from(e).into_py(path),
     }
 }
 

@@ -2,27 +2,51 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use pyo3::prelude::*;
-use seaccess_security::{SecurityError, SecurityServer};
+use seaccess_engine::{Engine, EngineError, Generation};
 use seaccess_types::Sid;
 
 use crate::batch::{Failed, Queries};
 use crate::decision::{AvDecision, Decision};
 use crate::errors;
-use crate::names::{perm_bits, perm_names, Shared};
+use crate::errors::Problem;
+use crate::names::{perm_bits, perm_names};
 
 /// A binary policy loaded into a security server of its own.
 #[pyclass(frozen, module = "seaccess")]
 pub struct Policy {
-    pub(crate) shared: Arc<Shared>,
+    /// The policy's engine: its security server and context memo are what every `Avc` made on
+    /// this policy shares ([`seaccess_engine::Builder::over`]).
+    pub(crate) engine: Engine,
 }
 
-/// Reads a policy file (a regular file, size-bounded) with the interpreter released.
-fn read(py: Python<'_>, path: &PathBuf) -> PyResult<Vec<u8>> {
-    py.detach(|| seaccess_security::read_policy_file(path))
-        .map_err(|e| errors::policy_file(&e, &path.display().to_string()))
+/// The policy's own engine answers from the security server alone (its explanations and
+/// computations); its cache is never asked, so it is the smallest there is. The caches Python
+/// asks are each `Avc`'s own.
+fn builder() -> seaccess_engine::Builder {
+    Engine::builder().capacity(1)
+}
+
+/// Runs `f` under the current policy generation, its errors as Python's exceptions. Nothing
+/// here checks through the cache, so `f` never meets a changed policy and runs once.
+fn in_generation<T>(
+    engine: &Engine,
+    f: impl FnMut(&Generation<'_>) -> Result<T, EngineError>,
+) -> PyResult<T> {
+    engine
+        .with_generation(f)
+        .map_err(|e| Problem::from(e).into_py(""))
+}
+
+/// A batch computed under one generation, its errors naming the query that failed.
+fn batch<T>(
+    engine: &Engine,
+    mut f: impl FnMut(&Generation<'_>) -> Result<T, Failed>,
+) -> Result<T, Failed> {
+    engine
+        .with_generation(|g| Ok(f(g)))
+        .map_err(|e| Failed::new(0, e))?
 }
 
 #[pymethods]
@@ -30,40 +54,34 @@ impl Policy {
     /// Loads a binary policy file (policy.33 and the like).
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Policy> {
-        let data = read(py, &path)?;
-        let server = py
-            .detach(|| SecurityServer::from_bytes(&data))
-            .map_err(|e| errors::security(&e, &path.display().to_string()))?;
-        Ok(Policy {
-            shared: Arc::new(Shared::new(server)),
-        })
+        let engine = py
+            .detach(|| builder().open(&path))
+            .map_err(|e| errors::open(e, &path.display().to_string()))?;
+        Ok(Policy { engine })
     }
 
     /// Loads a binary policy image held in memory.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Policy> {
-        let server = py
-            .detach(|| SecurityServer::from_bytes(data))
-            .map_err(|e| errors::security(&e, "policy image"))?;
-        Ok(Policy {
-            shared: Arc::new(Shared::new(server)),
-        })
+        let engine = py
+            .detach(|| builder().from_bytes(data))
+            .map_err(|e| errors::open(e, "policy image"))?;
+        Ok(Policy { engine })
     }
 
     /// Replaces the policy with another file's, atomically; caches made on this policy follow.
     /// Returns the new seqno. On error the old policy stays.
     fn reload(&self, py: Python<'_>, path: PathBuf) -> PyResult<u32> {
-        let data = read(py, &path)?;
         let seqno = py
-            .detach(|| self.shared.server.reload(&data))
-            .map_err(|e| errors::security(&e, &path.display().to_string()))?;
+            .detach(|| self.engine.reload_file(&path))
+            .map_err(|e| errors::open(e, &path.display().to_string()))?;
         Ok(seqno.0)
     }
 
     /// The policy's sequence number: 1 when loaded, one more at each reload or boolean commit.
     #[getter]
     fn seqno(&self) -> u32 {
-        self.shared.server.seqno().0
+        self.engine.seqno().0
     }
 
     /// Whether each permission is allowed, and why each denied one is denied.
@@ -75,52 +93,50 @@ impl Policy {
         perms: &Bound<'_, PyAny>,
     ) -> PyResult<Decision> {
         let names = perm_names(perms)?;
-        let g = self.shared.server.snapshot();
-        let run = || -> Result<Decision, SecurityError> {
-            let ssid = self.shared.sid(&g, scontext)?;
-            let tsid = self.shared.sid(&g, tcontext)?;
-            let class = g.class(tclass)?;
-            let (_, bits) = perm_bits(&g, class, &names)?;
-            let ex = g.explain(ssid, tsid, class)?;
+        in_generation(&self.engine, |g| {
+            let ssid = g.sid(scontext)?;
+            let tsid = g.sid(tcontext)?;
+            let p = g.policy();
+            let class = p.class(tclass)?;
+            let (_, bits) = perm_bits(p, class, &names)?;
+            let ex = p.explain(ssid, tsid, class)?;
             Ok(Decision::new(
                 (scontext.into(), tcontext.into(), tclass.into()),
                 &names,
                 &bits,
                 &ex,
             ))
-        };
-        run().map_err(|e| errors::security(&e, ""))
+        })
     }
 
     /// For each (scontext, tcontext, tclass, perms) query, whether the policy allows every
     /// permission: a list of bools. Computed with the interpreter released.
     fn check_many(&self, py: Python<'_>, queries: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
         let q = Queries::read(queries, true)?;
-        let shared = &self.shared;
-        py.detach(|| -> Result<Vec<bool>, Failed> {
-            let g = shared.server.snapshot();
-            let resolved = q.resolve(shared, &g)?;
-            let mut out = Vec::with_capacity(q.len());
-            for (i, (s, t, c, av)) in resolved.into_iter().enumerate() {
-                let d = g.compute_av(s, t, c).map_err(|e| Failed::new(i, e))?;
-                out.push(d.allowed.contains(av));
-            }
-            Ok(out)
+        py.detach(|| {
+            batch(&self.engine, |g| {
+                let resolved = q.resolve(g)?;
+                let mut out = Vec::with_capacity(q.len());
+                for (i, (s, t, c, av)) in resolved.into_iter().enumerate() {
+                    let d = g
+                        .policy()
+                        .compute_av(s, t, c)
+                        .map_err(|e| Failed::new(i, e))?;
+                    out.push(d.allowed.contains(av));
+                }
+                Ok(out)
+            })
         })
         .map_err(Failed::into_py)
     }
 
     /// The access vector decision for a (source, target, class), as security_compute_av.
     fn compute_av(&self, scontext: &str, tcontext: &str, tclass: &str) -> PyResult<AvDecision> {
-        let g = self.shared.server.snapshot();
-        let run = || -> Result<AvDecision, SecurityError> {
-            let (s, t) = (
-                self.shared.sid(&g, scontext)?,
-                self.shared.sid(&g, tcontext)?,
-            );
-            Ok(g.compute_av(s, t, g.class(tclass)?)?.into())
-        };
-        run().map_err(|e| errors::security(&e, ""))
+        in_generation(&self.engine, |g| {
+            let (s, t) = (g.sid(scontext)?, g.sid(tcontext)?);
+            let p = g.policy();
+            Ok(p.compute_av(s, t, p.class(tclass)?)?.into())
+        })
     }
 
     /// compute_av for each (scontext, tcontext, tclass), with the interpreter released.
@@ -130,15 +146,19 @@ impl Policy {
         queries: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<AvDecision>> {
         let q = Queries::read(queries, false)?;
-        let shared = &self.shared;
-        py.detach(|| -> Result<Vec<AvDecision>, Failed> {
-            let g = shared.server.snapshot();
-            let resolved = q.resolve(shared, &g)?;
-            let mut out = Vec::with_capacity(q.len());
-            for (i, (s, t, c, _)) in resolved.into_iter().enumerate() {
-                out.push(g.compute_av(s, t, c).map_err(|e| Failed::new(i, e))?.into());
-            }
-            Ok(out)
+        py.detach(|| {
+            batch(&self.engine, |g| {
+                let resolved = q.resolve(g)?;
+                let mut out = Vec::with_capacity(q.len());
+                for (i, (s, t, c, _)) in resolved.into_iter().enumerate() {
+                    let d = g
+                        .policy()
+                        .compute_av(s, t, c)
+                        .map_err(|e| Failed::new(i, e))?;
+                    out.push(d.into());
+                }
+                Ok(out)
+            })
         })
         .map_err(Failed::into_py)
     }
@@ -175,7 +195,7 @@ impl Policy {
     /// Every boolean: name -> (active, pending).
     #[getter]
     fn booleans(&self) -> PyResult<BTreeMap<String, (bool, bool)>> {
-        let server = &self.shared.server;
+        let server = self.engine.server();
         let mut out = BTreeMap::new();
         for (name, active) in server.snapshot().booleans() {
             let pending = server
@@ -188,15 +208,15 @@ impl Policy {
 
     /// Sets a boolean's pending value; `commit_booleans` makes it active.
     fn set_boolean(&self, name: &str, value: bool) -> PyResult<()> {
-        self.shared
-            .server
+        self.engine
+            .server()
             .set_boolean(name, value)
             .map_err(|e| errors::security(&e, ""))
     }
 
     /// Makes every pending boolean value active at once; returns the new seqno.
     fn commit_booleans(&self, py: Python<'_>) -> u32 {
-        py.detach(|| self.shared.server.commit_booleans().0)
+        py.detach(|| self.engine.server().commit_booleans().0)
     }
 
     fn __repr__(&self) -> String {
@@ -210,22 +230,18 @@ impl Policy {
         scontext: &str,
         tcontext: &str,
         tclass: &str,
-        f: impl FnOnce(
+        f: impl Fn(
             &seaccess_security::Generation,
             Sid,
             Sid,
             seaccess_types::ClassId,
-        ) -> Result<Sid, SecurityError>,
+        ) -> Result<Sid, seaccess_security::SecurityError>,
     ) -> PyResult<String> {
-        let g = self.shared.server.snapshot();
-        let run = || -> Result<String, SecurityError> {
-            let (s, t) = (
-                self.shared.sid(&g, scontext)?,
-                self.shared.sid(&g, tcontext)?,
-            );
-            let sid = f(&g, s, t, g.class(tclass)?)?;
-            g.sid_to_context(sid)
-        };
-        run().map_err(|e| errors::security(&e, ""))
+        in_generation(&self.engine, |g| {
+            let (s, t) = (g.sid(scontext)?, g.sid(tcontext)?);
+            let p = g.policy();
+            let sid = f(p, s, t, p.class(tclass)?)?;
+            Ok(p.sid_to_context(sid)?)
+        })
     }
 }
