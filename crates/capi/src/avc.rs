@@ -181,6 +181,12 @@ pub(crate) fn park(f: impl FnOnce() + 'static) {
     PARK.with(|p| *p.borrow_mut() = Some(Box::new(f)));
 }
 
+/// Drops this thread's parked hook, if one is waiting.
+#[cfg(test)]
+pub(crate) fn unpark() {
+    PARK.with(|p| p.borrow_mut().take());
+}
+
 /// Whether a parked hook is still waiting for a check on this thread.
 #[cfg(test)]
 pub(crate) fn parked_pending() -> bool {

@@ -88,3 +88,48 @@ fn avc_has_perm_decides_in_the_generation_after_a_reload_in_between() {
     let granted = want.allowed.0 & read.0 == read.0;
     assert_eq!(rc == 0, granted, "rc {rc} for {avd:?}");
 }
+
+/// Parks a reload of the other renumber policy in this thread's next check, and again in the
+/// check's next attempt, `left` times in all: the policy changes under every attempt.
+fn storm(left: usize, b: bool) {
+    if left == 0 {
+        return;
+    }
+    avc::park(move || {
+        load_test_policy(if b { "renumber_b.33" } else { "renumber_a.33" });
+        storm(left - 1, !b);
+    });
+}
+
+// A check the policy changes under at every attempt gives up after the engine's RETRIES and is
+// refused (EACCES), never answered from a generation it did not resolve in: `process fork`,
+// which both policies allow, is refused; with the storm over, it is granted again.
+#[test]
+fn a_check_that_never_settles_is_refused() {
+    let _p = lock(&POLICY_TESTS);
+    load_test_policy("renumber_a.33");
+    let fork = || {
+        avc::selinux_check_access(
+            DOM.as_ptr(),
+            DOM.as_ptr(),
+            c"process".as_ptr(),
+            c"fork".as_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    storm(seaccess_engine::RETRIES + 1, true);
+    let rc = fork();
+    let e = errno();
+    // The last reload parked waits still: no attempt was left to run it.
+    assert!(
+        avc::parked_pending(),
+        "fewer attempts than the engine's RETRIES"
+    );
+    avc::unpark();
+    assert_eq!(
+        (rc, e),
+        (-1, libc::EACCES),
+        "an unsettled check was answered"
+    );
+    assert_eq!(fork(), 0, "process fork refused once the policy stays");
+}
