@@ -44,7 +44,8 @@ mkdir -p "$T/lib" "$T/bin" "$T/nobody"
 cp "$DROPIN" "$T/lib/" && chmod 755 "$T/lib" "$T/bin" && chmod 644 "$T/lib/libselinux.so.1"
 gcc -O2 -Wall -Werror -o "$T/bin/plain" tests/capi/secure_env.c -lselinux -Wl,-rpath,"$T/lib" 2> "$T/cc" || { bad "compile secure_env.c"; cat "$T/cc"; finish; }
 cp "$T/bin/plain" "$T/bin/setuid" && chown root:root "$T/bin/setuid" && chmod 4755 "$T/bin/setuid"
-ldd "$T/bin/setuid" | grep -q "$T/lib/libselinux.so.1" || { bad "the program does not load the drop-in"; ldd "$T/bin/setuid"; finish; }
+# ldd's output whole before grep: `ldd | grep -q` under pipefail fails when grep stops reading first.
+grep -qF "$T/lib/libselinux.so.1" <<< "$(ldd "$T/bin/setuid")" || { bad "the program does not load the drop-in"; ldd "$T/bin/setuid"; finish; }
 
 # nobody's own files: the policy (httpd_t may read shadow_t), a subjects file giving nobody's
 # uid httpd_t, and a FIFO (which would hang a reader that took it for a policy).

@@ -8,12 +8,14 @@
 //! selinux_check_access) its class and permission numbers from one policy generation. The hit
 //! path compares seqnos: the decision's (from the cache), each SID's (the generation that
 //! defined its context, [`SecurityId::resolved`]) and the names' ([`crate::lookup`]); any
-//! mismatch, as a reload in between gives, sends the check the full way, which takes a
-//! snapshot of the server's current generation, resolves everything in it, and takes the
-//! cache's decision only if it is of that generation ([`Avc::check_at`]), else asks the
-//! generation itself. So no answer pairs one policy's class numbers or contexts with another's
-//! decision, and a context the current policy does not define is EINVAL however the process
-//! used it before. Numbers a program passes in (avc_has_perm's class and permissions, from
+//! mismatch, as a reload in between gives, sends the check the full way, which takes the
+//! server's current generation, resolves everything in it, takes the cache's decision only if
+//! it is of that generation ([`Avc::check_at`]) and writes the record by it; when the cache
+//! answered from another generation (a reload landed in between), the whole check runs again
+//! on the new one, through the engine's one retry loop ([`Kernel::with_generation`]). So no
+//! answer pairs one policy's class numbers or contexts with another's decision, every decision
+//! comes from the cache, and a context the current policy does not define is EINVAL however
+//! the process used it before. Numbers a program passes in (avc_has_perm's class and permissions, from
 //! string_to_security_class and string_to_av_perm) are the current policy's, as libselinux's
 //! are the kernel's: a program that keeps them across a reload that renumbers classes gets the
 //! answer for whatever they mean in the new policy, on libselinux as here.
@@ -26,12 +28,12 @@ use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, ServerErr
 
 use crate::audit::{self, Audited};
 use crate::callbacks::{self, AVC_OPEN};
-use crate::ffi::{self, Errno, Res, EACCES, EINVAL, ENOENT};
+use crate::ffi::{self, Res, EACCES, EINVAL, ENOENT};
 use crate::lookup;
 use crate::mapping;
 use crate::memo;
 use crate::sid::{self, SecurityId};
-use crate::state::{self, Kernel};
+use crate::state::{self, Halt, Kernel};
 use crate::thread;
 
 /// libselinux's `struct av_decision`.
@@ -119,10 +121,10 @@ pub(crate) fn check(
     t: Res<Sid>,
     class: u16,
     requested: u32,
-) -> Result<(AvDecisionC, Res<()>), Errno> {
+) -> Result<(AvDecisionC, Res<()>), Halt> {
     let (Ok(s), Ok(t)) = (s, t) else {
         return if k.avc.enforcing() {
-            Err(EINVAL)
+            Err(EINVAL.into())
         } else {
             Ok((avd_init(g), Ok(())))
         };
@@ -134,7 +136,8 @@ pub(crate) fn check(
 }
 
 /// Generation `g`'s decision through the cache, and whether the denial of a requested
-/// permission stands.
+/// permission stands; [`Halt::Stale`] when the cache has moved on from `g` (a reload landed
+/// since `g` was taken): the caller's [`Kernel::with_generation`] runs the check again.
 fn decision(
     k: &Kernel,
     g: &Generation,
@@ -142,16 +145,59 @@ fn decision(
     t: Sid,
     class: u16,
     requested: u32,
-) -> Res<(AvDecision, bool)> {
+) -> Result<(AvDecision, bool), Halt> {
+    #[cfg(test)]
+    parked();
+    let stale = |answered| Halt::Stale {
+        asked: g.seqno(),
+        answered,
+    };
     match k
         .avc
         .check_at(s, t, ClassId(class), AccessVector(requested), g.seqno())
     {
         Ok(Ok(v)) => Ok((v.decision, v.enforced)),
-        // The cache answered from another generation (a reload in between), or found the class
-        // undefined in a newer one: `g` decides.
-        Ok(Err(_)) | Err(ServerError::InvalidClass(_)) => decide_in(k, g, s, t, class, requested),
-        Err(_) => Err(EINVAL),
+        Ok(Err(answered)) => Err(stale(answered)),
+        // A class number the cache's generation does not define: if that is `g`, the kernel's
+        // answer for an undefined class; else `g` is stale.
+        Err(ServerError::InvalidClass(_)) => match k.server.seqno() {
+            now if now == g.seqno() => Ok(decide_in(k, g, s, t, class, requested)?),
+            now => Err(stale(now)),
+        },
+        Err(_) => Err(EINVAL.into()),
+    }
+}
+
+// What a test runs once between a check's resolving and its deciding (a reload, to land in
+// between), on the test's own thread: checks other tests make at the same time never run it.
+#[cfg(test)]
+thread_local! {
+    static PARK: std::cell::RefCell<Option<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` once, at this thread's next check's moment between resolving and deciding.
+#[cfg(test)]
+pub(crate) fn park(f: impl FnOnce() + 'static) {
+    PARK.with(|p| *p.borrow_mut() = Some(Box::new(f)));
+}
+
+/// Drops this thread's parked hook, if one is waiting.
+#[cfg(test)]
+pub(crate) fn unpark() {
+    PARK.with(|p| p.borrow_mut().take());
+}
+
+/// Whether a parked hook is still waiting for a check on this thread.
+#[cfg(test)]
+pub(crate) fn parked_pending() -> bool {
+    PARK.with(|p| p.borrow().is_some())
+}
+
+#[cfg(test)]
+fn parked() {
+    let hook = PARK.with(|p| p.borrow_mut().take());
+    if let Some(h) = hook {
+        h();
     }
 }
 
@@ -174,20 +220,21 @@ fn has_perm_mapped(
     audit: bool,
     auditdata: *mut c_void,
 ) -> Res<c_int> {
-    let g = k.server.snapshot();
-    let m = mapping::current(&g);
-    has_perm_mapped_in(
-        k,
-        &g,
-        m.as_deref(),
-        sc,
-        tc,
-        tclass,
-        requested,
-        avd,
-        audit,
-        auditdata,
-    )
+    k.with_generation(|g| {
+        let m = mapping::current(g);
+        has_perm_mapped_in(
+            k,
+            g,
+            m.as_deref(),
+            sc,
+            tc,
+            tclass,
+            requested,
+            avd,
+            audit,
+            auditdata,
+        )
+    })
 }
 
 /// [`has_perm_mapped`] in generation `g` and the one snapshot `m` of the map the caller took:
@@ -205,7 +252,7 @@ fn has_perm_mapped_in(
     avd: *mut AvDecisionC,
     audit: bool,
     auditdata: *mut c_void,
-) -> Res<c_int> {
+) -> Result<c_int, Halt> {
     if !avd.is_null() {
         ffi::out(avd, avd_init(g))?;
     }
@@ -225,12 +272,12 @@ fn has_perm_mapped_in(
                 (c, if refused { Err(EACCES) } else { Ok(()) })
             })
         }
-        _ if k.avc.enforcing() => Err(EINVAL),
+        _ if k.avc.enforcing() => Err(EINVAL.into()),
         _ => Ok((avd_init(g), Ok(()))),
     };
     let (d, rc) = match checked {
         Ok(x) => x,
-        Err(e) if audit => (avd_init(g), Err(e)),
+        Err(Halt::Errno(e)) if audit => (avd_init(g), Err(e)),
         Err(e) => return Err(e),
     };
     if !avd.is_null() {
@@ -250,12 +297,11 @@ fn has_perm_mapped_in(
             auditdata,
         );
     }
-    rc.map(|()| 0)
+    Ok(rc.map(|()| 0)?)
 }
 
-/// Generation `g`'s own decision, when the cache has none of `g`'s (it is on another
-/// policy), or the class is one `g` does not define: the kernel's answer for an undefined
-/// class number. Whether the denial of a requested permission stands, by the cache's mode.
+/// Generation `g`'s own decision for a class number `g`, the cache's current generation, does
+/// not define: the kernel's answer for an undefined class number. Whether the denial of a requested permission stands, by the cache's mode.
 #[cold]
 #[inline(never)]
 fn decide_in(
@@ -562,16 +608,17 @@ fn has_perm_noaudit_full(
     requested: u32,
     avd: *mut AvDecisionC,
 ) -> Res<c_int> {
-    let g = k.server.snapshot();
-    if !avd.is_null() {
-        ffi::out(avd, avd_init(&g))?;
-    }
-    let (s, t) = (sc.resolve(&g), tc.resolve(&g));
-    let (d, rc) = check(k, &g, s, t, tclass, requested)?;
-    if !avd.is_null() {
-        ffi::out(avd, d)?;
-    }
-    rc.map(|()| 0)
+    k.with_generation(|g| {
+        if !avd.is_null() {
+            ffi::out(avd, avd_init(g))?;
+        }
+        let (s, t) = (sc.resolve(g), tc.resolve(g));
+        let (d, rc) = check(k, g, s, t, tclass, requested)?;
+        if !avd.is_null() {
+            ffi::out(avd, d)?;
+        }
+        Ok(rc.map(|()| 0)?)
+    })
 }
 
 #[no_mangle]
@@ -618,15 +665,7 @@ fn has_perm_full(
     requested: u32,
     auditdata: *mut c_void,
 ) -> Res<c_int> {
-    has_perm_in(
-        k,
-        &k.server.snapshot(),
-        sc,
-        tc,
-        tclass,
-        requested,
-        auditdata,
-    )
+    k.with_generation(|g| has_perm_in(k, g, sc, tc, tclass, requested, auditdata))
 }
 
 /// avc_has_perm with everything resolved in generation `g`: the SIDs' validity, the decision,
@@ -639,11 +678,12 @@ fn has_perm_in(
     tclass: u16,
     requested: u32,
     auditdata: *mut c_void,
-) -> Res<c_int> {
+) -> Result<c_int, Halt> {
     let (s, t) = (sc.resolve(g), tc.resolve(g));
     let (d, rc) = match check(k, g, s, t, tclass, requested) {
         Ok(x) => x,
-        Err(e) => (avd_init(g), Err(e)),
+        Err(Halt::Errno(e)) => (avd_init(g), Err(e)),
+        Err(stale) => return Err(stale),
     };
     let result = if rc.is_ok() { 0 } else { -1 };
     audit::audit(
@@ -657,7 +697,7 @@ fn has_perm_in(
         result,
         auditdata,
     );
-    rc.map(|()| 0)
+    Ok(rc.map(|()| 0)?)
 }
 
 #[no_mangle]
@@ -892,16 +932,17 @@ fn check_access_full(
     [scon, tcon, class, perm]: [*const c_char; 4],
     aux: *mut c_void,
 ) -> Res<c_int> {
-    let g = k.server.snapshot();
     let (s, t) = (memo::context(seed, scon)?.1, memo::context(seed, tcon)?.1);
-    let (c, av) = match memo::class_perm(&g, seed, class, perm) {
-        Some(((c, av, _), _)) => (c, av),
-        None => match unknown_class_perm(&g, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
-            Some(x) => x,
-            None => return Ok(0),
-        },
-    };
-    has_perm_in(k, &g, s, t, c.0, av.0, aux)
+    k.with_generation(|g| {
+        let (c, av) = match memo::class_perm(g, seed, class, perm) {
+            Some(((c, av, _), _)) => (c, av),
+            None => match unknown_class_perm(g, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
+                Some(x) => x,
+                None => return Ok(0),
+            },
+        };
+        has_perm_in(k, g, s, t, c.0, av.0, aux)
+    })
 }
 
 /// selinux_check_access once the program set a map, as libselinux's checkAccess.c: the names
@@ -926,36 +967,37 @@ fn check_access_mapped(
         sid::intern(ffi::str_arg(tcon)?)?,
     );
     let (class_name, perm_name) = (ffi::str_arg(class)?, ffi::str_arg(perm)?);
-    let g = k.server.snapshot();
-    let m = mapping::current(&g);
-    let unknown = |what: String| {
-        callbacks::log(callbacks::SELINUX_ERROR, &what);
-        if g.handle_unknown() == HandleUnknown::Allow {
-            Ok(0)
-        } else {
-            Err(EINVAL)
-        }
-    };
-    let Ok(sclass) = crate::names::class_number(&g, m.as_deref(), class_name) else {
-        return unknown(format!("Unknown class {class_name}"));
-    };
-    let Ok(av) = crate::names::perm_bits(&g, m.as_deref(), sclass, perm_name) else {
-        return unknown(format!(
-            "Unknown permission {perm_name} for class {class_name}"
-        ));
-    };
-    has_perm_mapped_in(
-        k,
-        &g,
-        m.as_deref(),
-        s,
-        t,
-        sclass,
-        av,
-        std::ptr::null_mut(),
-        true,
-        aux,
-    )
+    k.with_generation(|g| {
+        let m = mapping::current(g);
+        let unknown = |what: String| {
+            callbacks::log(callbacks::SELINUX_ERROR, &what);
+            if g.handle_unknown() == HandleUnknown::Allow {
+                Ok(0)
+            } else {
+                Err(EINVAL.into())
+            }
+        };
+        let Ok(sclass) = crate::names::class_number(g, m.as_deref(), class_name) else {
+            return unknown(format!("Unknown class {class_name}"));
+        };
+        let Ok(av) = crate::names::perm_bits(g, m.as_deref(), sclass, perm_name) else {
+            return unknown(format!(
+                "Unknown permission {perm_name} for class {class_name}"
+            ));
+        };
+        has_perm_mapped_in(
+            k,
+            g,
+            m.as_deref(),
+            s,
+            t,
+            sclass,
+            av,
+            std::ptr::null_mut(),
+            true,
+            aux,
+        )
+    })
 }
 
 /// The class and permission of names the string cache did not find in generation `g`: `g`'s,

@@ -45,6 +45,8 @@ mod paths;
 mod proccon;
 mod publish;
 mod restorecon;
+#[cfg(test)]
+mod retry_tests;
 mod selabel;
 mod session;
 mod seusers;

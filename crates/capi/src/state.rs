@@ -20,8 +20,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::*};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use seaccess_avc::{Avc, DEFAULT_CAPACITY};
-use seaccess_security::SecurityServer;
+use seaccess_avc::Avc;
+use seaccess_engine::{Engine, EngineError};
+use seaccess_security::{Generation, SecurityServer};
 use seaccess_types::{lock, Registration, Seqno};
 
 use crate::callbacks;
@@ -98,13 +99,15 @@ pub(crate) fn policy_path() -> Option<&'static PathBuf> {
 }
 
 pub(crate) struct Kernel {
+    /// The policy opened, reloaded and checked against by numbers through the one front door
+    /// (crates/engine): its security server and the cache following it are `server` and `avc`.
+    pub engine: Engine,
+    /// The engine's security server.
     pub server: Arc<SecurityServer>,
-    /// The one cache, for the process's life: avc_reset and avc_destroy flush it in place, so
-    /// that a check reaches it through a plain pointer, with no reference counted and no
-    /// per-thread copy to keep current.
+    /// The engine's cache, the one for the process's life: avc_reset and avc_destroy flush it
+    /// in place, so that a check reaches it through a plain pointer, with no reference counted
+    /// and no per-thread copy to keep current.
     pub avc: Arc<Avc>,
-    /// The cache's subscription to the server's policy changes.
-    _following: Registration,
     /// The kernel's enforcing mode (security_getenforce); enforcing at load, as a kernel booted
     /// with enforcing=1.
     pub enforcing: AtomicBool,
@@ -119,6 +122,36 @@ impl Kernel {
     /// statistics); the mode stays.
     pub fn reset_cache(&self) {
         self.avc.flush();
+    }
+
+    /// Runs `f` with the current policy generation, again with the new one whenever it halts
+    /// with [`Halt::Stale`] (the policy changed between resolving its numbers and deciding),
+    /// through the engine's one retry loop ([`Engine::with_generation`]). A check that never
+    /// settles (the policy changed [`seaccess_engine::RETRIES`] times under it) is refused with
+    /// EACCES: an enforcing path fails closed.
+    pub fn with_generation<T>(&self, mut f: impl FnMut(&Generation) -> Result<T, Halt>) -> Res<T> {
+        let r = self.engine.with_generation(|g| match f(g.policy()) {
+            Ok(v) => Ok(Ok(v)),
+            Err(Halt::Errno(e)) => Ok(Err(e)),
+            Err(Halt::Stale { asked, answered }) => Err(EngineError::Stale { asked, answered }),
+        });
+        r.unwrap_or(Err(EACCES))
+    }
+}
+
+/// Why a check made in one generation stops short of an answer: an errno for the caller, or
+/// the policy changed under it ([`Kernel::with_generation`] runs it again).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Halt {
+    /// The caller's error.
+    Errno(Errno),
+    /// Numbers resolved under generation `asked`, the cache answering from `answered`.
+    Stale { asked: Seqno, answered: Seqno },
+}
+
+impl From<Errno> for Halt {
+    fn from(e: Errno) -> Halt {
+        Halt::Errno(e)
     }
 }
 
@@ -211,7 +244,9 @@ fn from_env() -> Res<&'static Kernel> {
                 return Err(ENOENT);
             }
             Source::Missing(why) => Err((ENOENT, why.clone())),
-            Source::File(path) => read_policy(path).map(install),
+            Source::File(path) => Engine::open(path)
+                .map(install)
+                .map_err(|e| (engine_errno(&e), e.to_string())),
         };
         match loaded {
             Ok(k) => Ok(k),
@@ -266,11 +301,13 @@ fn decided(env: i32) -> Option<Errno> {
     }
 }
 
-/// The security server of the policy image at `path`, or the errno and the log line's reason
-/// (the file, and why).
-fn read_policy(path: &std::path::Path) -> Result<SecurityServer, (Errno, String)> {
-    let data = seaccess_policy::read_file(path).map_err(|e| (file_errno(&e), e.to_string()))?;
-    SecurityServer::from_bytes(&data).map_err(|e| (EINVAL, format!("{}: {e}", path.display())))
+/// The errno for a policy the engine could not open: the file's ([`file_errno`]), else EINVAL
+/// (bytes that are not a policy this library loads).
+fn engine_errno(e: &EngineError) -> Errno {
+    match e {
+        EngineError::Read(e) => file_errno(e),
+        _ => EINVAL,
+    }
 }
 
 /// The errno for a policy file that cannot be read: the system's when opening or reading it
@@ -288,17 +325,16 @@ fn file_errno(e: &seaccess_policy::PolicyError) -> Errno {
     }
 }
 
-/// Makes `server` the process's kernel (called under LOADING, with no kernel yet). The cache
-/// follows the server before the library's own listener is registered, and the listener moves
-/// the cache to the new policy itself before anything else: a program's callbacks
+/// Makes `engine` the process's kernel (called under LOADING, with no kernel yet). The engine's
+/// cache follows the server before the library's own listener is registered, and the listener
+/// moves the cache to the new policy itself before anything else: a program's callbacks
 /// (SELINUX_CB_POLICYLOAD, AVC_CALLBACK_RESET) see the new policy, as libselinux resets its
 /// cache before calling them.
-fn install(server: SecurityServer) -> &'static Kernel {
+fn install(engine: Engine) -> &'static Kernel {
     crate::fork::register();
-    let server = Arc::new(server);
     KERNEL.get_or_init(|| {
-        let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
-        let following = avc.follow(&*server);
+        let server = engine.server().clone();
+        let avc = engine.avc().clone();
         let weak = Arc::downgrade(&avc);
         let policyload = server.on_policy_change(move |seqno: Seqno| {
             if let Some(avc) = weak.upgrade() {
@@ -308,8 +344,8 @@ fn install(server: SecurityServer) -> &'static Kernel {
             crate::notify::changed();
         });
         Kernel {
+            engine,
             avc,
-            _following: following,
             server,
             enforcing: AtomicBool::new(true),
             avc_own_mode: AtomicBool::new(false),
@@ -329,13 +365,18 @@ pub(crate) fn load(path: &str) -> Res<()> {
 /// loaded (security_load_policy's write to selinuxfs's `load`).
 pub(crate) fn load_bytes(data: &[u8], path: &str) -> Res<()> {
     crate::fork::register();
-    let failed = |e: seaccess_security::SecurityError| {
+    let failed = |e: EngineError| {
+        // The engine names bytes "policy image": the log names what the caller loaded.
+        let why = match &e {
+            EngineError::Load { source, .. } => source.to_string(),
+            e => e.to_string(),
+        };
         // No lock held: the log callback may call back into the library.
         callbacks::log(
             callbacks::SELINUX_ERROR,
-            &format!("seaccess: cannot load policy {path}: {e}\n"),
+            &format!("seaccess: cannot load policy {path}: {why}\n"),
         );
-        EINVAL
+        engine_errno(&e)
     };
     let k = match KERNEL.get() {
         Some(k) => k,
@@ -345,18 +386,18 @@ pub(crate) fn load_bytes(data: &[u8], path: &str) -> Res<()> {
             Err(e) => return Err(failed(e)),
         },
     };
-    k.server.reload(data).map_err(failed)?;
+    k.engine.reload_bytes(data).map_err(failed)?;
     Ok(())
 }
 
 /// Installs the policy image `data` as the first kernel: None once installed, or the kernel
 /// another thread installed first (to be reloaded).
-fn first_load(data: &[u8]) -> Result<Option<&'static Kernel>, seaccess_security::SecurityError> {
+fn first_load(data: &[u8]) -> Result<Option<&'static Kernel>, EngineError> {
     let _g = lock(&LOADING);
     if let Some(k) = KERNEL.get() {
         return Ok(Some(k));
     }
-    install(SecurityServer::from_bytes(data)?);
+    install(Engine::from_bytes(data)?);
     Ok(None)
 }
 
