@@ -65,6 +65,13 @@ enum Source<'a> {
     Bytes(&'a [u8]),
 }
 
+/// A bare security server of the policy file at `path`, read as [`Engine::open`] reads one (a
+/// regular file, bounded, errors naming the path) but with no cache or object manager: for the
+/// tests of the server itself and the lab's comparison designs, which wire their own caches.
+pub fn load_server(path: impl AsRef<Path>) -> Result<SecurityServer> {
+    reload::server_of(&Source::Path(path.as_ref()))
+}
+
 /// How an [`Engine`] is wired: the cache's capacity, the mode, the audit sink, whether it has
 /// an object manager. [`Engine::builder`] starts one; [`Builder::open`] or
 /// [`Builder::from_bytes`] loads the policy.
@@ -125,8 +132,20 @@ impl Builder {
         self.build(Source::Bytes(data))
     }
 
+    /// The engine over a security server already loaded, which other engines or front ends may
+    /// share: a fresh cache following it (and an object manager, if asked for) with this
+    /// builder's capacity, mode and audit sink. For a front end that measures or compares
+    /// several caches over one policy; a reload through any of them is seen by all, since the
+    /// server is the one that changes and every cache follows it.
+    pub fn over(self, server: Arc<SecurityServer>) -> Engine {
+        self.wire(server)
+    }
+
     fn build(self, source: Source<'_>) -> Result<Engine> {
-        let server = Arc::new(reload::server_of(&source)?);
+        Ok(self.wire(Arc::new(reload::server_of(&source)?)))
+    }
+
+    fn wire(self, server: Arc<SecurityServer>) -> Engine {
         let avc = Arc::new(Avc::new(server.clone(), self.capacity));
         let following = avc.follow(&*server);
         avc.set_enforcing(self.enforcing);
@@ -137,7 +156,7 @@ impl Builder {
             .object_manager
             .then(|| Arc::new(ObjectManager::new(server.clone(), &*server, avc.clone())));
         let memo = memo::SidMemo::new(server.seqno());
-        Ok(Engine {
+        Engine {
             server,
             avc,
             om,
@@ -145,7 +164,7 @@ impl Builder {
             following: Some(following),
             #[cfg(test)]
             park: std::sync::Mutex::new(None),
-        })
+        }
     }
 }
 
