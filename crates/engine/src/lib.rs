@@ -65,6 +65,13 @@ enum Source<'a> {
     Bytes(&'a [u8]),
 }
 
+/// A bare security server of the policy file at `path`, read as [`Engine::open`] reads one (a
+/// regular file, bounded, errors naming the path) but with no cache or object manager: for the
+/// tests of the server itself and the lab's comparison designs, which wire their own caches.
+pub fn load_server(path: impl AsRef<Path>) -> Result<SecurityServer> {
+    reload::server_of(&Source::Path(path.as_ref()))
+}
+
 /// How an [`Engine`] is wired: the cache's capacity, the mode, the audit sink, whether it has
 /// an object manager. [`Engine::builder`] starts one; [`Builder::open`] or
 /// [`Builder::from_bytes`] loads the policy.
@@ -131,6 +138,16 @@ impl Builder {
     /// AVC. Nothing is read or parsed.
     pub fn over(self, base: &Engine) -> Engine {
         self.wire(base.server.clone(), base.memo.clone())
+    }
+
+    /// The engine over a security server already loaded, which other engines or front ends may
+    /// share: a fresh cache following it (and an object manager, if asked for) with this
+    /// builder's capacity, mode and audit sink, and a memo of its own. For a front end that
+    /// measures or compares several caches over one policy; a reload through any of them is seen
+    /// by all, since the server is the one that changes and every cache follows it.
+    pub fn over_server(self, server: Arc<SecurityServer>) -> Engine {
+        let memo = Arc::new(memo::SidMemo::new(server.seqno()));
+        self.wire(server, memo)
     }
 
     fn build(self, source: Source<'_>) -> Result<Engine> {

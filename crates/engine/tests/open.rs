@@ -82,3 +82,22 @@ fn a_truncated_policy_is_a_load_error_naming_the_path() {
     let engine = Engine::open(compile("example", 33)).unwrap();
     assert_eq!(engine.seqno().0, 1);
 }
+
+/// The bare server is read by the engine's one reader: a directory or a truncated policy is
+/// refused with its path named, as `Engine::open` refuses it.
+#[test]
+fn a_bare_server_is_read_as_the_engine_reads_one() {
+    let d = scratch("bare");
+    let e = seaccess_engine::load_server(&d).err().unwrap();
+    assert!(matches!(e, EngineError::Read(_)), "{e:?}");
+    assert!(e.to_string().contains(&d.display().to_string()), "{e}");
+    let data = std::fs::read(compile("example", 33)).unwrap();
+    let cut = d.join("cut.33");
+    std::fs::write(&cut, &data[..data.len() / 2]).unwrap();
+    let e = seaccess_engine::load_server(&cut).err().unwrap();
+    assert!(matches!(e, EngineError::Load { .. }), "{e:?}");
+    assert!(e.to_string().starts_with(&cut.display().to_string()), "{e}");
+    let s = seaccess_engine::load_server(compile("example", 33)).unwrap();
+    assert!(s.snapshot().class("file").is_ok());
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -48,8 +48,8 @@ use seaccess_objmgr::{Cred, Task};
 use seaccess_types::{lock, Sid};
 
 use crate::connector::{Connector, Event, EventSource};
-use crate::core::Req;
 use crate::published::{Attr, Published};
+use crate::request::Req;
 
 pub use seaccess_subjects::{proc_info, ProcInfo};
 
@@ -77,12 +77,7 @@ pub struct Computed {
     pub cgroup: Option<Option<String>>,
 }
 
-/// Entries in all: a thread id space's worth of threads on most systems (pid_max is 32768
-/// unless raised); about 200 bytes each.
-pub const MAX_ENTRIES: usize = 65_536;
-/// Entries one uid may hold: a quarter, so that a user with many threads cannot take the
-/// cache from the others (its threads beyond it are computed at each request).
-pub const MAX_PER_UID: usize = MAX_ENTRIES / 4;
+pub use crate::request::{MAX_ENTRIES, MAX_PER_UID};
 /// Applied events remembered to judge an insertion that raced them.
 const RECENT: usize = 4096;
 /// Events applied in one drain before the table gives up and forgets everything (a fork

@@ -17,14 +17,35 @@
 
 use std::collections::VecDeque;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use rustix::fs::OFlags;
 use seaccess_types::lock;
 
 use crate::backing::{self, Backing, FileHandle};
-use crate::nodes::{Cool, Node};
+
+/// What the clock found of a node it passed.
+pub(crate) enum Cool {
+    /// Used since the hand last passed: kept hot, its mark cleared.
+    Used,
+    /// Already cold.
+    Cold,
+    /// Cooled now: its descriptor, to be dropped (closed, unless an operation still holds it).
+    Cooled(Arc<OwnedFd>),
+}
+
+/// A node as the clock sees it ([`crate::nodes::Node`]): declared here, below the nodes, so
+/// that the ring names no node type and the nodes module alone depends on this one.
+pub(crate) trait Coolable: Send + Sync {
+    /// Whether the node may be cooled (it has a handle and is not the root).
+    fn coolable(&self) -> bool;
+    /// Whether it is in the clock's ring (set and cleared only under the ring's lock).
+    fn in_ring(&self) -> &AtomicBool;
+    /// Gives up the descriptor; with `clock`, as the clock's hand does (see
+    /// [`crate::nodes::Node`]'s `cool`).
+    fn cool(&self, clock: bool) -> Cool;
+}
 
 /// The node descriptors of one process, whatever mount their nodes are of (descriptors are
 /// the process's), and the clock's ring of the hot nodes that can be cooled.
@@ -34,7 +55,7 @@ pub struct Hot {
     held: AtomicUsize,
     /// The hot nodes with a handle, oldest first; a node is in it at most once (its
     /// `in_ring`), and a dead or cold entry is dropped when the hand reaches it.
-    ring: Mutex<VecDeque<Weak<Node>>>,
+    ring: Mutex<VecDeque<Weak<dyn Coolable>>>,
 }
 
 /// The pool of every mount of the process (tests make their own).
@@ -64,15 +85,16 @@ impl Hot {
     /// nodes of the ring give theirs up. A request holding a node's descriptor keeps it open
     /// until it is done (each holds its own `Arc`), so cooling never pulls a descriptor from
     /// under an operation.
-    pub(crate) fn heated(&self, n: &Arc<Node>, budget: usize) {
+    pub(crate) fn heated<N: Coolable + 'static>(&self, n: &Arc<N>, budget: usize) {
         if !n.coolable() {
             return;
         }
         let mut closing = Vec::new();
         {
             let mut ring = lock(&self.ring);
-            if !n.in_ring.swap(true, Ordering::AcqRel) {
-                ring.push_back(Arc::downgrade(n));
+            if !n.in_ring().swap(true, Ordering::AcqRel) {
+                let w: Weak<N> = Arc::downgrade(n);
+                ring.push_back(w);
             }
             // Two passes at most: the first may only clear the marks of use.
             let mut scan = ring.len() * 2;

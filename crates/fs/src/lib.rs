@@ -22,6 +22,7 @@ pub mod hot;
 pub mod locks;
 pub mod nodes;
 pub mod published;
+pub mod request;
 /// The subjects file (shared with libseaccess's getcon): see [`seaccess_subjects`].
 pub use seaccess_subjects as subjects;
 pub mod who;

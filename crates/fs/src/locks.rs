@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use rustc_hash::FxHashMap;
 use seaccess_types::lock;
 
-use crate::core::{Handle, Req};
 use crate::error::{FsError, Result};
+use crate::request::{Handle, Req};
 
 /// How a wait is answered (the FUSE reply, moved in).
 pub type Done = Box<dyn FnOnce(Result<()>) + Send>;

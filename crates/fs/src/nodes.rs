@@ -25,7 +25,7 @@ use seaccess_objmgr::InodeSec;
 use seaccess_types::lock;
 
 use crate::backing::FileHandle;
-use crate::hot::Tree;
+use crate::hot::{Cool, Coolable, Tree};
 use crate::{lock_read, lock_write};
 
 /// The last component of a node path ("/" for the root), as audit records name it.
@@ -96,14 +96,18 @@ impl Drop for Node {
     }
 }
 
-/// What the clock found of a node it passed.
-pub(crate) enum Cool {
-    /// Used since the hand last passed: kept hot, its mark cleared.
-    Used,
-    /// Already cold.
-    Cold,
-    /// Cooled now: its descriptor, to be dropped (closed, unless an operation still holds it).
-    Cooled(Arc<OwnedFd>),
+impl Coolable for Node {
+    fn coolable(&self) -> bool {
+        Node::coolable(self)
+    }
+
+    fn in_ring(&self) -> &AtomicBool {
+        &self.in_ring
+    }
+
+    fn cool(&self, clock: bool) -> Cool {
+        Node::cool(self, clock)
+    }
 }
 
 impl Node {

@@ -43,7 +43,7 @@ pub const FSCREATE_XATTR: &str = "system.seaccess.fscreate";
 
 /// Entries one uid may publish (its threads' inherited entries are not counted: they live no
 /// longer than the threads, which the system bounds).
-pub const MAX_PER_UID: usize = crate::callers::MAX_PER_UID;
+pub const MAX_PER_UID: usize = crate::request::MAX_PER_UID;
 
 /// The thread group of thread `tid` (/proc/TID/status), None when it is gone or not in our
 /// pid namespace.

@@ -10,7 +10,7 @@ use seaccess_subjects::{self as subjects, Match};
 use seaccess_types::Sid;
 
 use crate::callers::{Caller, Callers, Computed, ProcInfo};
-use crate::core::{Labels, Req};
+use crate::request::{Labels, Req};
 
 /// Computes the caller `req` names: its context by the subjects file (the default one without
 /// a file), or why it is refused (logged with `log`).

@@ -5,9 +5,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use seaccess_avc::Avc;
 use seaccess_lab::avc_bench::AvcBench;
-use seaccess_types::AccessServer;
 
 use crate::output::{note, CliError, Out};
 
@@ -227,17 +225,16 @@ fn print_table(
 
 /// `count` hits on a warm cache, for callgrind.
 pub(crate) fn hits(policy: &Path, count: u64) -> Result<(), CliError> {
-    let server = Arc::new(crate::load_path(policy)?);
-    let work = seaccess_lab::avc_bench::working_set(&server, 1024, 1);
+    let engine = seaccess_engine::Engine::open(policy).map_err(|e| e.to_string())?;
+    let work = seaccess_lab::avc_bench::working_set(engine.server(), 1024, 1);
     if work.is_empty() {
         return Err(format!("{}: no valid contexts to query", policy.display()).into());
     }
-    let dynserver: Arc<dyn AccessServer> = server;
-    let avc = Avc::new(dynserver, seaccess_avc::DEFAULT_CAPACITY);
+    let avc = &**engine.avc();
     for &(s, t, c) in &work {
         let _ = avc.decide(s, t, c);
     }
-    let sink = seaccess_lab::avc_bench::cycle(&avc, &work, &mut 0, count);
+    let sink = seaccess_lab::avc_bench::cycle(avc, &work, &mut 0, count);
     std::hint::black_box(sink);
     Ok(())
 }

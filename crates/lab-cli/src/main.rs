@@ -88,10 +88,10 @@ enum BenchCmd {
     },
 }
 
-/// The security server on the policy at `path`.
+/// The security server on the policy at `path`, bare: the benchmarks wire their caches to it
+/// (the seaccess design through the engine, the comparison designs by hand).
 pub(crate) fn load_path(path: &Path) -> Result<SecurityServer, String> {
-    let data = seaccess_policy::read_file(path).map_err(|e| e.to_string())?;
-    SecurityServer::from_bytes(&data).map_err(|e| format!("{}: {e}", path.display()))
+    seaccess_engine::load_server(path).map_err(|e| e.to_string())
 }
 
 /// Runs one subcommand: Ok(true) when it succeeded, Ok(false) when it ran but something it

@@ -9,13 +9,13 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use seaccess_avc::{Avc, DEFAULT_CAPACITY};
+use seaccess_avc::Avc;
+use seaccess_engine::Engine;
 use seaccess_lab::avc_bench::working_set;
 use seaccess_lab::designs::*;
-use seaccess_security::SecurityServer;
 use seaccess_types::{AccessServer, ClassId, Sid};
 
-fn policy() -> Arc<SecurityServer> {
+fn policy() -> Engine {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let path = [
         "/etc/selinux/default/policy/policy.33".into(),
@@ -24,7 +24,7 @@ fn policy() -> Arc<SecurityServer> {
     .into_iter()
     .find(|p: &std::path::PathBuf| p.exists())
     .expect("no policy: install selinux-policy-default or run `make policies`");
-    Arc::new(SecurityServer::from_bytes(&seaccess_policy::read_file(path).unwrap()).unwrap())
+    Engine::open(path).unwrap()
 }
 
 /// Measures `decide` cycling through the working set.
@@ -58,16 +58,18 @@ fn hits<C: DecisionCache>(c: &mut Criterion, cache: &C, work: &[(Sid, Sid, Class
 }
 
 fn bench(c: &mut Criterion) {
-    let server = policy();
-    let work = working_set(&server, 400, 1);
+    let engine = policy();
+    let server = engine.server();
+    let work = working_set(server, 400, 1);
     let dynserver: Arc<dyn AccessServer> = server.clone();
-    hits(c, &Avc::new(dynserver.clone(), DEFAULT_CAPACITY), &work);
+    hits(c, &**engine.avc(), &work);
     hits(c, &GlobalMutex::new(dynserver.clone()), &work);
     hits(c, &GlobalRwLock::new(dynserver.clone()), &work);
     hits(c, &BucketMutex::new(dynserver.clone()), &work);
     hits(c, &BucketRwLock::new(dynserver.clone()), &work);
     hits(c, &BlockMutex::new(dynserver.clone()), &work);
-    // A 16-entry cache cycling through 400 triples misses on every lookup.
+    // A 16-entry cache cycling through 400 triples misses on every lookup (built by hand, not
+    // by the engine: a comparison cache sized to miss).
     let small = Avc::new(dynserver, 16);
     cycle(c, "miss/seaccess", &work, |s, t, k| {
         small.decide(s, t, k).map(|d| d.allowed)

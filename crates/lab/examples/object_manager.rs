@@ -4,10 +4,9 @@
 //! cargo run --release -p seaccess-lab --example object_manager -- POLICY SCON TCON CLASS PERM...
 
 use std::error::Error;
-use std::sync::Arc;
 
-use seaccess_avc::{Avc, AvcError, DEFAULT_CAPACITY};
-use seaccess_security::SecurityServer;
+use seaccess_avc::AvcError;
+use seaccess_engine::Engine;
 
 fn main() -> Result<(), Box<dyn Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -15,14 +14,13 @@ fn main() -> Result<(), Box<dyn Error>> {
         return Err("usage: object_manager POLICY SCON TCON CLASS PERM...".into());
     };
 
-    let server = Arc::new(SecurityServer::from_bytes(&seaccess_policy::read_file(
-        path,
-    )?)?);
-    let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
-    // Reloads and boolean commits reach the cache as they reach the kernel's AVC, and the
-    // cache recomputes its decisions under a new policy before the policy is published.
-    let _following = avc.follow(&*server);
-    avc.set_audit_callback(|record| println!("audit: {record}"));
+    // The engine wires the cache in front of the security server: reloads and boolean commits
+    // reach the cache as they reach the kernel's AVC, and the cache recomputes its decisions
+    // under a new policy before the policy is published.
+    let engine = Engine::builder()
+        .audit(|record| println!("audit: {record}"))
+        .open(path)?;
+    let (server, avc) = (engine.server(), engine.avc());
 
     // Contexts become SIDs once, when the object is labelled; checks then use only numbers.
     let g = server.snapshot();

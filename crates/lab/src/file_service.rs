@@ -14,7 +14,6 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use seaccess_avc::{Avc, DEFAULT_CAPACITY};
 use seaccess_objmgr::hooks::fs::{oflags, MountOpts, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
 use seaccess_objmgr::{InodeSec, ObjectManager, ObjmgrError, SuperSec, Task};
 use seaccess_security::SecurityServer;
@@ -51,7 +50,7 @@ pub fn write_demo_tree(dir: &Path) -> std::io::Result<()> {
 pub struct FileService {
     root: PathBuf,
     server: Arc<SecurityServer>,
-    om: ObjectManager,
+    om: Arc<ObjectManager>,
     sb: Arc<SuperSec>,
     /// Each inode's blob, by its path relative to the root ("" for the root).
     inodes: Mutex<HashMap<String, Arc<InodeSec>>>,
@@ -103,18 +102,17 @@ impl FileService {
         policy: &Path,
         labels: &[(&str, &str)],
     ) -> Result<FileService, LabError> {
-        let bytes = seaccess_policy::read_file(policy).map_err(|e| LabError::Objmgr {
-            what: e.to_string(),
+        let parts = seaccess_engine::Engine::builder()
+            .object_manager(true)
+            .open(policy)
+            .map_err(|e| LabError::Objmgr {
+                what: e.to_string(),
+            })?
+            .into_parts();
+        let server = parts.server;
+        let om = parts.object_manager.ok_or_else(|| LabError::Objmgr {
+            what: "the engine was built without its object manager".into(),
         })?;
-        let server =
-            Arc::new(
-                SecurityServer::from_bytes(&bytes).map_err(|e| LabError::Objmgr {
-                    what: format!("{}: {e}", policy.display()),
-                })?,
-            );
-        let avc = Arc::new(Avc::new(server.clone(), DEFAULT_CAPACITY));
-        avc.follow(&*server).keep();
-        let om = ObjectManager::new(server.clone(), &*server, avc);
         let sb = om
             .mount(&device_name(root), "ext4", &MountOpts::default())
             .map_err(|e| refused("mount", e))?;

@@ -185,6 +185,7 @@ impl Mediator for Design<'_> {
 /// A fresh instance of every comparison design and of seaccess's cache (caches start empty
 /// each round).
 pub struct Designs {
+    /// A bare cache, not the engine's: one of the designs compared, made fresh each round.
     avc: seaccess_avc::Avc,
     gm: GlobalMutex,
     grw: GlobalRwLock,
@@ -288,18 +289,21 @@ pub fn check_loop(
     mediator: &str,
     count: u64,
 ) -> Result<u64, LabError> {
-    use seaccess_avc::{Avc, DEFAULT_CAPACITY};
     use seaccess_objmgr::hooks::fs::MountOpts;
     use seaccess_objmgr::hooks::socket::family;
     use seaccess_objmgr::Cred;
-    use seaccess_types::LabelServer;
 
     let (_, sid) = pick_domain(&server, DOMAINS)?;
     let dynserver: Arc<dyn AccessServer> = server.clone();
-    let labels: Arc<dyn LabelServer> = server.clone();
-    let avc = Arc::new(Avc::new(dynserver.clone(), DEFAULT_CAPACITY));
-    let _following = avc.follow(&*server);
-    let om = ObjectManager::new(labels, &*server, avc);
+    let engine = seaccess_engine::Engine::builder()
+        .object_manager(true)
+        .over_server(server.clone());
+    let om = engine
+        .object_manager()
+        .map_err(|e| LabError::Objmgr {
+            what: e.to_string(),
+        })?
+        .clone();
     let task = Task::new(std::process::id(), "checks", Cred::new(sid));
     let objmgr = |what: &str, e: seaccess_objmgr::ObjmgrError| LabError::Objmgr {
         what: format!("{what}: {e}"),

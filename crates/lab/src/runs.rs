@@ -118,15 +118,18 @@ pub fn measure<S>(
     setup: impl FnOnce(&ObjectManager, &Task) -> Result<S, LabError>,
     workers: impl for<'s> FnOnce(&'s mut S) -> Result<Vec<Worker<'s>>, LabError>,
 ) -> Result<Measured, LabError> {
-    use seaccess_avc::{Avc, DEFAULT_CAPACITY};
-    use seaccess_types::LabelServer;
     use std::sync::atomic::{AtomicU64, Ordering};
 
     let dynserver: Arc<dyn AccessServer> = server.clone();
-    let labels: Arc<dyn LabelServer> = server.clone();
-    let avc = Arc::new(Avc::new(dynserver.clone(), DEFAULT_CAPACITY));
-    let _following = avc.follow(&**server);
-    let om = ObjectManager::new(labels, &**server, avc);
+    let engine = seaccess_engine::Engine::builder()
+        .object_manager(true)
+        .over_server(server.clone());
+    let om = engine
+        .object_manager()
+        .map_err(|e| LabError::Objmgr {
+            what: e.to_string(),
+        })?
+        .clone();
     let task = Task::new(std::process::id(), comm, seaccess_objmgr::Cred::new(sid));
     let mut state = setup(&om, &task)?;
     let rounds = rounds.max(1);

@@ -355,8 +355,7 @@ pub fn all_triples(p: &PolicyTables) -> Vec<String> {
 /// A bare security server of the policy at `path`, for the tests of the server itself; what
 /// needs a cache or an object manager gets them from the engine ([`server_with_avc`]).
 pub fn load(path: &Path) -> seaccess_security::SecurityServer {
-    seaccess_security::SecurityServer::from_bytes(&seaccess_policy::read_file(path).unwrap())
-        .unwrap()
+    seaccess_engine::load_server(path).unwrap()
 }
 
 /// Our answer to one oracle-format query in `mode` (av, create, relabel, member), printed as the

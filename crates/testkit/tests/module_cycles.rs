@@ -23,15 +23,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "fork",
         "issue 36: capi's fork.rs and its table modules",
     ),
-    // Issue 36 item 2, found by this checker after the issue's list was written: fs's
-    // hot <-> nodes, and callers / core / locks / published / who. crates/fs (its core is
-    // being reworked over crates/engine at the same time) is for a later change.
-    ("fs", "hot", "issue 36: fs hot <-> nodes"),
-    (
-        "fs",
-        "callers",
-        "issue 36: fs callers / core / locks / published / who",
-    ),
 ];
 
 #[derive(Debug, Clone, PartialEq)]

@@ -48,29 +48,9 @@ use crate::callers::{Caller, Callers};
 use crate::error::{FsError, Result};
 use crate::nodes::{Label, Node, Nodes, Origin};
 
-pub use state::{Labels, Options};
+pub use crate::request::{DirEntry, Handle, Labels, Req};
+pub use state::Options;
 pub use store::Store;
-
-/// Who makes a request: the calling thread and its filesystem user and group ids, as FUSE
-/// gives them.
-#[derive(Debug, Clone, Copy)]
-pub struct Req {
-    pub pid: u32,
-    pub uid: u32,
-    pub gid: u32,
-}
-
-/// An open file or directory of the mount.
-pub struct Handle {
-    pub node: Arc<Node>,
-    /// The open's blob (none on a mount without checks).
-    pub fsec: Option<FileSec>,
-    pub file: std::fs::File,
-    /// Its path as the caller opened it, for audit records (the kernel's f_path).
-    pub shown: String,
-    /// A directory's entries, read at the first readdir.
-    pub entries: Mutex<Option<Vec<DirEntry>>>,
-}
 
 impl Handle {
     fn fsec(&self) -> seaccess_objmgr::Result<&FileSec> {
@@ -78,14 +58,6 @@ impl Handle {
             seaccess_objmgr::ObjmgrError::Invalid("a file opened without checks".into())
         })
     }
-}
-
-/// A directory entry as readdir gives it (its mode is its file type bits).
-#[derive(Debug, Clone)]
-pub struct DirEntry {
-    pub ino: u64,
-    pub mode: u32,
-    pub name: std::ffi::OsString,
 }
 
 /// Where AVC records go: the audit log file in audit.log's format, or standard error.

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use seaccess_engine::{Engine, Validate};
 use seaccess_label::FileContexts;
 use seaccess_security::SecurityServer;
-use seaccess_types::Sid;
 
 use crate::error::{FsError, Result};
+use crate::request::Labels;
 use crate::subjects::Subjects;
 
 /// `seaccess mount`'s options.
@@ -44,18 +44,6 @@ pub struct Options {
     /// their inode again by file handle at their next use; where the file system gives no
     /// handles, the kernel is asked to forget them instead (see [`crate::hot`]).
     pub max_node_fds: Option<usize>,
-}
-
-/// What labels subjects and objects, swapped whole on a reload.
-pub struct Labels {
-    pub file_contexts: Option<Arc<FileContexts>>,
-    pub subjects: Option<Subjects>,
-    /// Every caller's SID without a subjects file.
-    pub default_sid: Sid,
-    /// Whether a subjects rule reads the executable (`exe=`, `transition`): then callers are
-    /// looked up after the process events (an exec changes what they read). Read once here, not
-    /// at each request.
-    pub reads_exe: bool,
 }
 
 /// The unconfined context callers get without a subjects file, where the policy has it.

@@ -150,6 +150,7 @@ pub(super) fn single_thread_ns<C: DecisionCache + ?Sized>(
 /// The miss path, ns per call: a 16-entry cache cycling through the working set misses every
 /// time.
 pub(super) fn miss_ns(server: &Arc<dyn AccessServer>, work: &[Triple], dur: Duration) -> f64 {
+    // Built by hand, not by the engine: a comparison cache sized to miss, following nothing.
     let small = Avc::new(server.clone(), 16);
     let t0 = Instant::now();
     let mut n = 0u64;
@@ -174,6 +175,7 @@ pub(super) fn hit_ratios(
     capacities
         .iter()
         .map(|&cap| {
+            // Built by hand, not by the engine: one comparison cache per capacity swept.
             let a = Avc::new(server.clone(), cap);
             for &(s, t, c) in stream {
                 let _ = a.decide(s, t, c);

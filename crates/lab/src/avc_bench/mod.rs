@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use seaccess_avc::{Avc, DEFAULT_CAPACITY, KERNEL_CAPACITY};
+use seaccess_avc::{DEFAULT_CAPACITY, KERNEL_CAPACITY};
 use seaccess_security::SecurityServer;
 use seaccess_types::AccessServer;
 
@@ -79,11 +79,12 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<AvcBench, LabErr
         });
     }
     let dynserver: Arc<dyn AccessServer> = server.clone();
-    // Wired to the server as an object manager wires it: decisions recomputed before a change
-    // is published, the switch when it is announced.
-    let avc = Arc::new(Avc::new(dynserver.clone(), capacity));
-    let _following = avc.follow(&*server);
-    let avc = &*avc;
+    // Wired to the server as an object manager wires it, by the engine: decisions recomputed
+    // before a change is published, the switch when it is announced.
+    let engine = seaccess_engine::Engine::builder()
+        .capacity(capacity)
+        .over_server(server.clone());
+    let avc = &**engine.avc();
     let (gm, grw, bm, brw, blk) = (
         GlobalMutex::new(dynserver.clone()),
         GlobalRwLock::new(dynserver.clone()),

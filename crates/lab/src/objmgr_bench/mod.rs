@@ -14,11 +14,10 @@ mod tree;
 use std::path::Path;
 use std::sync::Arc;
 
-use seaccess_avc::{Avc, DEFAULT_CAPACITY};
 use seaccess_objmgr::hooks::fs::MountOpts;
 use seaccess_objmgr::{Cred, ObjectManager, Task};
 use seaccess_security::SecurityServer;
-use seaccess_types::{AccessServer, LabelServer, Sid};
+use seaccess_types::Sid;
 
 pub use experiments::Variant;
 pub use tree::Shape;
@@ -345,11 +344,15 @@ pub fn run(server: Arc<SecurityServer>, cfg: &Config) -> Result<ObjmgrBench, Lab
     let subjects = cfg.subject.map_or(SUBJECTS.to_vec(), |s| vec![s]);
     let objects = cfg.object.map_or(OBJECTS.to_vec(), |o| vec![o]);
     let (subject, object, ssid, _) = pick_labels(&server, &subjects, &objects)?;
-    let dynserver: Arc<dyn AccessServer> = server.clone();
-    let avc = Arc::new(Avc::new(dynserver, DEFAULT_CAPACITY));
-    let _following = avc.follow(&*server);
-    let labels: Arc<dyn LabelServer> = server.clone();
-    let om = ObjectManager::new(labels, &*server, avc);
+    let engine = seaccess_engine::Engine::builder()
+        .object_manager(true)
+        .over_server(server.clone());
+    let om = engine
+        .object_manager()
+        .map_err(|e| LabError::Objmgr {
+            what: e.to_string(),
+        })?
+        .clone();
     let task = Task::new(std::process::id(), "objbench", Cred::new(ssid));
     // ext4: the Debian policy labels it by extended attribute, as a home directory is.
     let sb = om
@@ -480,10 +483,15 @@ mod tests {
         }
     }
 
-    fn om() -> ObjectManager {
-        let (server, avc) =
-            seaccess_testkit::server_with_avc(&seaccess_testkit::compile("example", 33), 512);
-        ObjectManager::new(server.clone(), &*server, avc)
+    fn om() -> Arc<ObjectManager> {
+        seaccess_engine::Engine::builder()
+            .capacity(512)
+            .object_manager(true)
+            .open(seaccess_testkit::compile("example", 33))
+            .unwrap()
+            .into_parts()
+            .object_manager
+            .unwrap()
     }
 
     #[test]
