@@ -300,8 +300,9 @@ fn has_perm_mapped_in(
     Ok(rc.map(|()| 0)?)
 }
 
-/// Generation `g`'s own decision for a class number `g`, the cache's current generation, does
-/// not define: the kernel's answer for an undefined class number. Whether the denial of a requested permission stands, by the cache's mode.
+/// Generation `g`'s own decision, for a class number the cache reports undefined while `g` is
+/// its current generation (the kernel's answer for an undefined class number), and whether the
+/// denial of a requested permission stands by the cache's mode.
 #[cold]
 #[inline(never)]
 fn decide_in(
