@@ -19,6 +19,23 @@ use crate::ObjectManager;
 /// was published during the check.
 const RETRIES: usize = 8;
 
+/// What [`ObjectManager::settle`] came to.
+enum Settled {
+    /// A decision of the policy whose class map translated the request.
+    Decided(Checked),
+    /// The answering policy does not define the class (see [`ObjectManager::unknown_class`]).
+    UnknownClass(Checked),
+    /// The policy changed [`RETRIES`] times under the check.
+    Unsettled,
+}
+
+/// The refusal of a check the policy never held still for (an enforcing path fails closed).
+fn unsettled(what: String) -> ObjmgrError {
+    ObjmgrError::Server(seaccess_types::ServerError::Other(format!(
+        "the policy changed {RETRIES} times during one {what}"
+    )))
+}
+
 /// The state a fast path notes before a check (see [`ObjectManager::may_remember`]).
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Window {
@@ -156,17 +173,39 @@ impl ObjectManager {
         class: Class,
         perms: u32,
     ) -> Result<Checked> {
+        let settled = self.settle(hook, class, perms, |pclass, av, at| {
+            self.avc
+                .check_at(ssid, tsid, pclass, av, at)
+                .map_err(Into::into)
+        })?;
+        match settled {
+            Settled::Decided(c) | Settled::UnknownClass(c) => Ok(c),
+            Settled::Unsettled => Err(unsettled(format!("{} check", class.name()))),
+        }
+    }
+
+    /// The one-generation rule for a check through the class maps, written once for the plain
+    /// and the extended-permission checks: translate with the map of a policy, accept only a
+    /// decision of that same policy (`decide` answers `Err(seqno)` when the cache's policy is
+    /// another), else translate again with the map of the policy that answered, at most
+    /// [`RETRIES`] times.
+    fn settle(
+        &self,
+        hook: Hook,
+        class: Class,
+        perms: u32,
+        decide: impl Fn(ClassId, AccessVector, Seqno) -> Result<std::result::Result<Verdict, Seqno>>,
+    ) -> Result<Settled> {
         let mut map = self.maps.newest();
         for _ in 0..RETRIES {
             let t = map.translate(class, perms)?;
             let Some(pclass) = t.class else {
-                return Ok(self.unknown_class(map.handle_unknown(), perms));
+                return Ok(Settled::UnknownClass(
+                    self.unknown_class(map.handle_unknown(), perms),
+                ));
             };
             self.counters.bump(hook);
-            match self
-                .avc
-                .check_at(ssid, tsid, pclass, t.perms, map.seqno())?
-            {
+            match decide(pclass, t.perms, map.seqno())? {
                 Ok(v) => {
                     self.maps.note_quick(class, &map);
                     let mut c = Checked {
@@ -183,7 +222,7 @@ impl ObjectManager {
                         c.unknown = t.unknown;
                         c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
                     }
-                    return Ok(c);
+                    return Ok(Settled::Decided(c));
                 }
                 Err(at) => {
                     map = match self.maps.for_seqno(at) {
@@ -193,12 +232,7 @@ impl ObjectManager {
                 }
             }
         }
-        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(
-            format!(
-                "the policy changed {RETRIES} times during one {} check",
-                class.name()
-            ),
-        )))
+        Ok(Settled::Unsettled)
     }
 
     /// [`ObjectManager::check`] of `perms` on `inode` (its SID and class), remembering a clean
@@ -308,47 +342,17 @@ impl ObjectManager {
         ad: &AuditData,
     ) -> Result<Checked> {
         let ssid = task.sid();
-        let mut map = self.maps.newest();
-        for _ in 0..RETRIES {
-            let t = map.translate(class, perms)?;
-            let Some(pclass) = t.class else {
-                let v = self.unknown_class(map.handle_unknown(), perms);
+        let settled = self.settle(hook, class, perms, |pclass, av, at| {
+            self.xperm_at(x, ssid, tsid, pclass, av, at)
+        })?;
+        match settled {
+            Settled::Decided(c) => self.xperm_outcome(task, tsid, class, &c, x, ad),
+            Settled::UnknownClass(v) => {
                 self.audit(task, ssid, tsid, class, &v, ad);
-                return self.outcome(class, &v);
-            };
-            self.counters.bump(hook);
-            match self.xperm_at(x, ssid, tsid, pclass, t.perms, map.seqno())? {
-                Ok(v) => {
-                    self.maps.note_quick(class, &map);
-                    let mut c = Checked {
-                        decision: v.decision,
-                        denied: v.denied,
-                        unknown: 0,
-                        enforced: v.enforced,
-                        audited: v.audited,
-                        unknown_class: false,
-                    };
-                    if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
-                        c.unknown = t.unknown;
-                        c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
-                    }
-                    return self.xperm_outcome(task, tsid, class, &c, x, ad);
-                }
-                Err(at) => {
-                    map = match self.maps.for_seqno(at) {
-                        Some(m) => m,
-                        None => self.maps.catch_up(&*self.server),
-                    };
-                }
+                self.outcome(class, &v)
             }
+            Settled::Unsettled => Err(unsettled(format!("{} {} check", class.name(), x.what()))),
         }
-        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(
-            format!(
-                "the policy changed {RETRIES} times during one {} {} check",
-                class.name(),
-                x.what()
-            ),
-        )))
     }
 
     /// The cache's extended-permission check of the kind `x` is, made only if it answers from
@@ -475,12 +479,7 @@ impl ObjectManager {
                 return Ok(r);
             }
         }
-        Err(ObjmgrError::Server(seaccess_types::ServerError::Other(
-            format!(
-                "the policy changed {RETRIES} times while labeling a {}",
-                class.name()
-            ),
-        )))
+        Err(unsettled(format!("labeling of a {}", class.name())))
     }
 
     /// A class the policy does not define: everything or nothing, as handle_unknown says; a
