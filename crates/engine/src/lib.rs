@@ -38,6 +38,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod kept;
 mod memo;
 mod reload;
 
@@ -50,6 +51,7 @@ use seaccess_security::SecurityServer;
 use seaccess_types::{AccessVector, AvDecision, ClassId, Registration, Seqno, Sid};
 
 pub use error::{EngineError, Result};
+pub use kept::{ClassBit, Keepable, Kept};
 pub use memo::MEMO_CAPACITY;
 pub use reload::{Candidate, Validate};
 
@@ -146,13 +148,13 @@ impl Builder {
     /// measures or compares several caches over one policy; a reload through any of them is seen
     /// by all, since the server is the one that changes and every cache follows it.
     pub fn over_server(self, server: Arc<SecurityServer>) -> Engine {
-        let memo = Arc::new(memo::SidMemo::new(server.seqno()));
+        let memo = Arc::new(memo::SidMemo::new());
         self.wire(server, memo)
     }
 
     fn build(self, source: Source<'_>) -> Result<Engine> {
         let server = Arc::new(reload::server_of(&source)?);
-        let memo = Arc::new(memo::SidMemo::new(server.seqno()));
+        let memo = Arc::new(memo::SidMemo::new());
         Ok(self.wire(server, memo))
     }
 
@@ -316,9 +318,10 @@ impl Engine {
         Err(EngineError::Unsettled(RETRIES))
     }
 
-    /// How many contexts the memo keeps, and for which generation.
+    /// The current generation's seqno, and how many contexts the memo keeps a SID of for it.
     pub fn memo_size(&self) -> (Seqno, usize) {
-        self.memo.kept()
+        let seqno = self.seqno();
+        (seqno, self.memo.kept(seqno))
     }
 }
 
