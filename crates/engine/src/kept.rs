@@ -155,16 +155,17 @@ impl<T: Keepable> Kept<T> {
         self.word.load(Acquire)
     }
 
-    /// Keeps `value` as found in generation `seqno`, replacing what was kept. A thread that
+    /// Keeps `value` as found in generation `seqno`, replacing what was kept (a value that
+    /// cannot be kept, such as SID 0, leaves nothing: never the value before). A thread that
     /// resolved under an older generation may overwrite a newer one's value: the next ask in
     /// the newer one resolves again, never takes the older value, so a race costs a lookup and
     /// never an answer.
     #[inline]
     pub fn keep(&self, seqno: Seqno, value: T) {
-        if let Some(v) = value.to_word() {
-            self.word
-                .store(u64::from(seqno.0) << 32 | u64::from(v.get()), Release);
-        }
+        let w = value
+            .to_word()
+            .map_or(0, |v| u64::from(seqno.0) << 32 | u64::from(v.get()));
+        self.word.store(w, Release);
     }
 
     /// The value for generation `seqno`: the kept one if `seqno` found it, else `find()` (the
@@ -181,7 +182,7 @@ impl<T: Keepable> Kept<T> {
         }
         let v = find()?;
         #[cfg(test)]
-        tests::parked();
+        tests::parked("keep");
         self.keep(seqno, v);
         Ok(v)
     }

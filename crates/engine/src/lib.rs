@@ -52,7 +52,7 @@ use seaccess_types::{AccessVector, AvDecision, ClassId, Registration, Seqno, Sid
 
 pub use error::{EngineError, Result};
 pub use kept::{ClassBit, Keepable, Kept};
-pub use memo::MEMO_CAPACITY;
+pub use memo::{MEMO_CAPACITY, MEMO_TEXT};
 pub use reload::{Candidate, Validate};
 
 /// How many times one check resolves its names again when the policy changes between

@@ -5,57 +5,151 @@
 //! meaning across generations of one server (they share its SID table), so keeping the text and
 //! re-resolving it per generation is all a reload asks of the memo: nothing is dropped.
 //!
-//! A hit takes no lock and allocates nothing: the text's keyed hash picks a bucket of atomic
-//! slots, each holding a hint (a tag of the hash and the index of an entry); a hint is taken
-//! only after the entry's text compares equal to the one asked, so a collision, even one a
-//! caller aims for, costs a miss and never a wrong SID. Entries are written once (their text
-//! never changes) in chunks made as they fill, and a slot may be overwritten at any time.
+//! A hit takes no lock, writes nothing shared and allocates nothing: the text's keyed hash
+//! picks a bucket of atomic slots, each holding a hint (a tag of the hash and an entry's
+//! index); the entry holds its text inline, in atomic words, and is taken only after that text
+//! compares equal to the one asked, so a collision, even one a caller aims for, costs a miss
+//! and never a wrong SID. An entry may be rewritten for another text at any time: a version
+//! count (odd while being written, two more per write) read before and after the compare says
+//! whether the text and the SID read belong together, as a seqlock does. All of it is atomics,
+//! so no reader can see torn memory, and no entry is ever freed while in use.
 //!
-//! Bounded: a table holds at most [`MEMO_CAPACITY`] texts. When it is full the next text not in
-//! it starts a fresh table (as Python's memo was emptied when full): threads still reading the
-//! old one finish on it, and it is freed after them. A caller cycling through endless distinct
-//! contexts pays a parse per new one, and nothing grows without bound.
+//! Bounded: at most [`MEMO_CAPACITY`] entries, made in chunks as they fill; when all are used,
+//! a new text takes the entries over in turn (a clock), so a caller cycling through endless
+//! distinct contexts pays a parse per new one and nothing grows. A context longer than
+//! [`MEMO_TEXT`] bytes is resolved at every ask, never kept.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::OnceLock;
 
-use arc_swap::ArcSwap;
 use seaccess_security::{Generation, SecurityError};
 use seaccess_types::{Seqno, Sid};
 
 use crate::kept::Kept;
 
-/// Context texts one memo table keeps. Python's own memo kept 65,536 before the engine's
-/// replaced it, and Python is the front end that sees most distinct strings (a program checking
-/// every file of a tree); a table costs its slots (8 bytes per context of capacity, made at the
-/// first miss) and about 100 bytes per context actually kept, so an engine asked for a few
-/// contexts pays for a few.
+/// Contexts one memo keeps. Python's own memo kept 65,536 before the engine's replaced it, and
+/// Python is the front end that sees most distinct strings (a program checking every file of a
+/// tree). The memo costs its slots (8 bytes per context of capacity, made at the first miss)
+/// and 128 bytes per context actually kept (chunks made as they fill): 8.5 MiB when full, a few
+/// KiB for an engine asked a few contexts.
 pub const MEMO_CAPACITY: usize = 1 << 16;
 
-/// Entries per chunk: chunks are made as the table fills.
+/// Words of text an entry holds.
+const TEXT_WORDS: usize = 14;
+/// The longest context kept, in bytes: longer ones (rare: Debian's longest contexts, with
+/// category ranges, are about 60) are resolved at every ask.
+pub const MEMO_TEXT: usize = TEXT_WORDS * 8;
+
+/// Entries per chunk: chunks are made as the memo fills.
 const CHUNK: usize = 256;
 /// Slots a text may use: a bucket of consecutive ones (half a cache line), so that texts
 /// hashing together do not evict each other at every turn.
 const WAYS: usize = 4;
 
+/// A context text and the SID kept for it, all atomics (a zeroed entry is empty). Two cache
+/// lines; the first holds the version, the length, the SID and the first 48 bytes of text.
+#[repr(C, align(64))]
+#[derive(Default)]
+struct Entry {
+    /// Even when the entry is whole, odd while a writer rewrites it; each write adds two, so a
+    /// reader that sees the same even value before and after read one write's text and SID. It
+    /// wraps after 2^31 writes of this one entry, which one read (a compare of a few words)
+    /// cannot span.
+    version: AtomicU32,
+    /// The text's length in bytes.
+    len: AtomicU32,
+    kept: Kept<Sid>,
+    /// The text, little-endian, zero past its length.
+    text: [AtomicU64; TEXT_WORDS],
+}
+
+/// The words of `text` as an entry holds them (the last one zero-padded).
+#[inline(always)]
+fn words(text: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    text.chunks(8).map(|c| {
+        let mut w = [0u8; 8];
+        for (d, s) in w.iter_mut().zip(c) {
+            *d = *s;
+        }
+        u64::from_le_bytes(w)
+    })
+}
+
+/// What an entry says of a text.
+enum Read {
+    /// Another text, or one being rewritten.
+    Other,
+    /// This text, with the SID kept for the asking generation.
+    Hit(Sid),
+    /// This text, with no SID for the asking generation: the version to rewrite it from.
+    Stale(u32),
+}
+
+impl Entry {
+    /// Whether the entry holds `text` and, if so, its SID for generation `seqno`.
+    #[inline(always)]
+    fn read(&self, text: &[u8], seqno: Seqno) -> Read {
+        let v = self.version.load(Acquire);
+        if v & 1 != 0 || self.len.load(Relaxed) as usize != text.len() {
+            return Read::Other;
+        }
+        if !self
+            .text
+            .iter()
+            .zip(words(text))
+            .all(|(w, t)| w.load(Relaxed) == t)
+        {
+            return Read::Other;
+        }
+        #[cfg(test)]
+        crate::kept::tests::parked("read");
+        let sid = self.kept.get(seqno);
+        // The reads above happen before the version is read again: a writer that changed any
+        // of them changed the version first.
+        fence(Acquire);
+        if self.version.load(Relaxed) != v {
+            return Read::Other;
+        }
+        sid.map_or(Read::Stale(v), Read::Hit)
+    }
+
+    /// Rewrites the entry, if its version is still `from` (no other writer came first): the
+    /// text (None: the same text, only the SID changes) and `sid` kept for `seqno`.
+    fn write(&self, from: u32, text: Option<&[u8]>, seqno: Seqno, sid: Sid) -> bool {
+        if from & 1 != 0
+            || self
+                .version
+                .compare_exchange(from, from.wrapping_add(1), Acquire, Relaxed)
+                .is_err()
+        {
+            return false;
+        }
+        // The odd version is seen before any word written below (Boehm's seqlock writer).
+        fence(Release);
+        if let Some(text) = text {
+            // Past u32 (never: the caller keeps texts of MEMO_TEXT bytes at most) no text matches.
+            self.len
+                .store(u32::try_from(text.len()).unwrap_or(u32::MAX), Relaxed);
+            let mut ws = words(text);
+            for w in &self.text {
+                w.store(ws.next().unwrap_or(0), Relaxed);
+            }
+        }
+        #[cfg(test)]
+        crate::kept::tests::parked("write");
+        self.kept.keep(seqno, sid);
+        self.version.store(from.wrapping_add(2), Release);
+        true
+    }
+}
+
+/// [`CHUNK`] entries.
+type Chunk = Box<[Entry]>;
+
 /// Context text → SID, per generation (see the module's documentation).
 pub(crate) struct SidMemo {
     capacity: usize,
-    table: ArcSwap<Table>,
-}
-
-/// A context text asked before, with the SID the last generation to resolve it gave.
-struct Entry {
-    text: Box<str>,
-    kept: Kept<Sid>,
-}
-
-/// [`CHUNK`] entries, each written once.
-type Chunk = Box<[OnceLock<Entry>]>;
-
-/// One table of entries; replaced whole when full.
-struct Table {
-    /// The per-table hash key: slots cannot be aimed at across processes or tables.
+    /// The hash key: slots cannot be aimed at across processes.
     key: u64,
     /// log2 of the slot count.
     bits: u32,
@@ -63,18 +157,25 @@ struct Table {
     /// Made at the first miss.
     slots: OnceLock<Box<[AtomicU64]>>,
     chunks: Box<[OnceLock<Chunk>]>,
-    /// Entries handed out (past the capacity: the table is full).
+    /// Entries handed out; past the capacity, the clock hand of the entry to take over next.
     next: AtomicUsize,
     /// Which slot of a full bucket a miss takes next.
     victim: AtomicU32,
 }
 
-impl Table {
-    fn new(capacity: usize) -> Table {
+impl SidMemo {
+    pub(crate) fn new() -> SidMemo {
+        SidMemo::with_capacity(MEMO_CAPACITY)
+    }
+
+    /// A memo of at most `capacity` contexts (at least one).
+    pub(crate) fn with_capacity(capacity: usize) -> SidMemo {
         use std::hash::{BuildHasher, Hasher};
+        let capacity = capacity.max(1);
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
         h.write_u8(0);
-        Table {
+        SidMemo {
+            capacity,
             key: h.finish(),
             bits: capacity.max(WAYS).next_power_of_two().trailing_zeros(),
             slots: OnceLock::new(),
@@ -84,6 +185,22 @@ impl Table {
             next: AtomicUsize::new(0),
             victim: AtomicU32::new(0),
         }
+    }
+
+    /// The SID of `context` in generation `g` (security_context_to_sid): kept from an earlier
+    /// ask of `g`, else resolved in `g` and kept for it.
+    #[inline]
+    pub(crate) fn sid(&self, g: &Generation, context: &str) -> Result<Sid, SecurityError> {
+        let h = self.hash(context);
+        let seqno = g.seqno();
+        for e in self.hinted(h) {
+            match e.read(context.as_bytes(), seqno) {
+                Read::Other => continue,
+                Read::Hit(sid) => return Ok(sid),
+                Read::Stale(v) => return self.refresh(e, v, g, context),
+            }
+        }
+        self.miss(h, g, context)
     }
 
     /// The keyed hash of `text`.
@@ -102,130 +219,111 @@ impl Table {
         slots.get(first..first + WAYS)
     }
 
-    /// Entry `i`, once written.
+    /// Entry `i`, once its chunk is made.
     #[inline]
     fn entry(&self, i: usize) -> Option<&Entry> {
-        self.chunks.get(i / CHUNK)?.get()?.get(i % CHUNK)?.get()
+        self.chunks.get(i / CHUNK)?.get()?.get(i % CHUNK)
     }
 
-    /// The entry of `text`, whose hash is `h`, if a slot of its bucket names it.
+    /// The entries the slots of hash `h`'s bucket point at with `h`'s tag.
     #[inline]
-    fn find(&self, h: u64, text: &str) -> Option<&Entry> {
+    fn hinted(&self, h: u64) -> impl Iterator<Item = &Entry> + '_ {
         let tag = h << 32;
-        for slot in self.bucket(self.slots.get()?, h)? {
-            let v = slot.load(Acquire);
-            if v & 0xffff_ffff_0000_0000 != tag {
-                continue;
-            }
-            let Some(e) = (v as u32 as usize)
-                .checked_sub(1)
-                .and_then(|i| self.entry(i))
-            else {
-                continue;
-            };
-            if *e.text == *text {
-                return Some(e);
-            }
-        }
-        None
+        self.slots
+            .get()
+            .and_then(|s| self.bucket(s, h))
+            .unwrap_or_default()
+            .iter()
+            .filter_map(move |slot| {
+                let v = slot.load(Acquire);
+                if v & 0xffff_ffff_0000_0000 != tag {
+                    return None;
+                }
+                self.entry((v as u32 as usize).checked_sub(1)?)
+            })
     }
 
-    /// Writes an entry for `text` (SID `sid` found in generation `seqno`) and a hint to it in
-    /// its bucket; false when the table is full (nothing written).
-    fn insert(&self, h: u64, text: &str, seqno: Seqno, sid: Sid, capacity: usize) -> bool {
-        let i = self.next.fetch_add(1, Relaxed);
-        let Some(chunk) = (i < capacity).then(|| self.chunks.get(i / CHUNK)).flatten() else {
-            return false;
+    /// Resolves a text the entry holds for another generation, and keeps the new SID in it
+    /// unless a writer came first (the entry then is another's, or was refreshed already).
+    #[cold]
+    #[inline(never)]
+    fn refresh(
+        &self,
+        e: &Entry,
+        v: u32,
+        g: &Generation,
+        context: &str,
+    ) -> Result<Sid, SecurityError> {
+        let sid = g.context_to_sid(context)?;
+        #[cfg(test)]
+        crate::kept::tests::parked("keep");
+        e.write(v, None, g.seqno(), sid);
+        Ok(sid)
+    }
+
+    /// Resolves a text no entry holds and keeps it (a text the generation refuses is not kept:
+    /// the memo holds only contexts some policy accepted).
+    #[cold]
+    #[inline(never)]
+    fn miss(&self, h: u64, g: &Generation, context: &str) -> Result<Sid, SecurityError> {
+        let sid = g.context_to_sid(context)?;
+        #[cfg(test)]
+        crate::kept::tests::parked("keep");
+        if context.len() <= MEMO_TEXT {
+            self.insert(h, context.as_bytes(), g.seqno(), sid);
+        }
+        Ok(sid)
+    }
+
+    /// Writes `text` and its SID into a new entry (an old one once all are used) and a hint
+    /// to it in the text's bucket. A race loses a hint or an entry, never an answer: every hit
+    /// compares the text.
+    fn insert(&self, h: u64, text: &[u8], seqno: Seqno, sid: Sid) {
+        let n = self.next.fetch_add(1, Relaxed);
+        let i = if n < self.capacity {
+            n
+        } else {
+            // Counts on past the capacity: the clock hand. It wraps after 2^64 misses, still a
+            // valid index.
+            n % self.capacity
         };
-        let chunk = chunk.get_or_init(|| (0..CHUNK).map(|_| OnceLock::new()).collect());
-        let entry = Entry {
-            text: text.into(),
-            kept: Kept::with(seqno, sid),
+        let Some(chunk) = self.chunks.get(i / CHUNK) else {
+            return;
         };
-        // Index i is this thread's alone (fetch_add): the cell is empty.
-        let Some(Ok(())) = chunk.get(i % CHUNK).map(|c| c.set(entry)) else {
-            return true;
+        let chunk = chunk.get_or_init(|| (0..CHUNK).map(|_| Entry::default()).collect());
+        let Some(e) = chunk.get(i % CHUNK) else {
+            return;
         };
+        let from = e.version.load(Relaxed);
+        if !e.write(from, Some(text), seqno, sid) {
+            return;
+        }
         let slots = self.slots.get_or_init(|| {
             (0..1usize << self.bits)
                 .map(|_| AtomicU64::new(0))
                 .collect()
         });
         let (Some(bucket), Ok(n)) = (self.bucket(slots, h), u32::try_from(i + 1)) else {
-            return true;
+            return;
         };
-        // An empty slot, else the next victim: a race loses a hint, never an answer.
+        let ours = |w: u64| w as u32 == n;
+        // The slot already pointing at this entry, else an empty one, else the next victim.
         let slot = bucket
             .iter()
-            .find(|s| s.load(Relaxed) == 0)
+            .find(|s| ours(s.load(Relaxed)))
+            .or_else(|| bucket.iter().find(|s| s.load(Relaxed) == 0))
             .or_else(|| bucket.get(self.victim.fetch_add(1, Relaxed) as usize % WAYS));
         if let Some(slot) = slot {
             slot.store(h << 32 | u64::from(n), Release);
         }
-        true
     }
 
-    /// Entries kept for generation `seqno`.
-    fn kept(&self, seqno: Seqno) -> usize {
-        (0..self.next.load(Acquire))
+    /// How many entries keep a SID for generation `seqno` (tests look).
+    pub(crate) fn kept(&self, seqno: Seqno) -> usize {
+        (0..self.next.load(Acquire).min(self.capacity))
             .filter_map(|i| self.entry(i))
             .filter(|e| e.kept.get(seqno).is_some())
             .count()
-    }
-}
-
-impl SidMemo {
-    pub(crate) fn new() -> SidMemo {
-        SidMemo::with_capacity(MEMO_CAPACITY)
-    }
-
-    /// A memo whose tables keep at most `capacity` texts (at least one).
-    pub(crate) fn with_capacity(capacity: usize) -> SidMemo {
-        let capacity = capacity.max(1);
-        SidMemo {
-            capacity,
-            table: ArcSwap::from_pointee(Table::new(capacity)),
-        }
-    }
-
-    /// The SID of `context` in generation `g` (security_context_to_sid): kept from an earlier
-    /// ask of `g`, else resolved in `g` and kept for it.
-    #[inline]
-    pub(crate) fn sid(&self, g: &Generation, context: &str) -> Result<Sid, SecurityError> {
-        let t = self.table.load();
-        let h = t.hash(context);
-        if let Some(e) = t.find(h, context) {
-            return e.kept.sid_in(g, context);
-        }
-        self.miss(&t, h, g, context)
-    }
-
-    /// Resolves a text the table does not have and keeps it (a text the generation refuses is
-    /// not kept: a memo of user-supplied strings holds only contexts some policy accepted).
-    #[cold]
-    #[inline(never)]
-    fn miss(
-        &self,
-        t: &Arc<Table>,
-        h: u64,
-        g: &Generation,
-        context: &str,
-    ) -> Result<Sid, SecurityError> {
-        let sid = g.context_to_sid(context)?;
-        #[cfg(test)]
-        crate::kept::tests::parked();
-        if !t.insert(h, context, g.seqno(), sid, self.capacity) {
-            // Full: the next miss fills a fresh table (unless another thread renewed it first).
-            let _ = self
-                .table
-                .compare_and_swap(t, Arc::new(Table::new(self.capacity)));
-        }
-        Ok(sid)
-    }
-
-    /// How many texts the current table keeps a SID of for generation `seqno` (tests look).
-    pub(crate) fn kept(&self, seqno: Seqno) -> usize {
-        self.table.load().kept(seqno)
     }
 }
 

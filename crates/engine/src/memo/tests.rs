@@ -9,6 +9,13 @@ use crate::kept::tests::{park, reload, server, GONE, PROC};
 
 const DATA: &str = "sys_u:object_r:data_t";
 
+/// What the entry the memo's slots lead `text` to says, if one holds it.
+fn found(m: &SidMemo, text: &str, seqno: Seqno) -> Option<Read> {
+    m.hinted(m.hash(text))
+        .map(|e| e.read(text.as_bytes(), seqno))
+        .find(|r| !matches!(r, Read::Other))
+}
+
 #[test]
 fn a_reload_that_drops_a_context_is_not_answered_from_the_memo() {
     let s = server("classorder_gone");
@@ -57,7 +64,7 @@ fn a_lookup_parked_across_a_reload_is_not_the_new_generations() {
     let (release, release_rx) = mpsc::channel::<()>();
     let (s2, m2) = (s.clone(), m.clone());
     let racer = std::thread::spawn(move || {
-        park(move || {
+        park("keep", move || {
             at_park.send(()).unwrap();
             release_rx.recv().unwrap();
         });
@@ -92,8 +99,8 @@ fn many_contexts() -> Vec<String> {
 }
 
 // A memo of eight texts asked 137 contexts, three times over: every answer is the generation's
-// own, the table renews when full instead of growing, and the contexts asked after a renewal
-// are kept again.
+// own, and once full new contexts take entries over instead of growing the memo or going
+// unkept.
 #[test]
 fn a_full_memo_still_answers_right() {
     let s = server("example");
@@ -107,14 +114,12 @@ fn a_full_memo_still_answers_right() {
             assert!(m.kept(g.seqno()) <= 8, "past its capacity");
         }
     }
-    // A table renewed: the last few asked are kept, and answered from it.
-    let kept = m.kept(g.seqno());
-    assert!(kept > 0, "a full table was never renewed");
-    let t = m.table.load();
+    // Entries taken over: the last few asked are kept, and answered from them.
+    assert!(m.kept(g.seqno()) > 0, "nothing kept once full");
     let last = all.last().unwrap();
     assert!(
-        t.find(t.hash(last), last).is_some(),
-        "{last} not kept after a renewal"
+        matches!(found(&m, last, g.seqno()), Some(Read::Hit(_))),
+        "{last} not kept once the memo was full"
     );
     assert!(m.sid(&g, "system_u:object_r:etc_t:s0:c99").is_err());
 }
@@ -126,17 +131,129 @@ fn a_forged_hint_is_not_taken_without_the_text() {
     let s = server("classorder_gone");
     let g = s.snapshot();
     let m = SidMemo::new();
-    let p = m.sid(&g, PROC).unwrap();
-    let t = m.table.load();
-    let slots = t.slots.get().unwrap();
-    let h = t.hash(DATA);
-    let bucket = t.bucket(slots, h).unwrap();
-    // Entry 0 is PROC's: point every slot of DATA's bucket at it, with DATA's tag.
+    // gone_t's context and data_t's are the same length: only their bytes tell them apart.
+    assert_eq!(GONE.len(), DATA.len());
+    let p = m.sid(&g, GONE).unwrap();
+    let slots = m.slots.get().unwrap();
+    let h = m.hash(DATA);
+    let bucket = m.bucket(slots, h).unwrap();
+    // Entry 0 is gone_t's: point every slot of DATA's bucket at it, with DATA's tag.
     for slot in bucket {
         slot.store(h << 32 | 1, Release);
     }
-    assert!(t.find(h, DATA).is_none());
+    assert!(found(&m, DATA, g.seqno()).is_none());
     let d = m.sid(&g, DATA).unwrap();
     assert_ne!(d, p, "the forged hint answered for another text");
     assert_eq!(d, g.context_to_sid(DATA).unwrap());
+}
+
+// Two threads ask twelve contexts of a memo of four entries, so that entries are rewritten for
+// other texts while the other thread reads them: every answer is still the context's own SID
+// (a reader that took an entry's SID without checking its version again would, now and then,
+// answer with the SID of the text written over the one it compared).
+#[test]
+fn entries_rewritten_under_a_reader_never_answer_for_another_text() {
+    let s = server("example");
+    let g = s.snapshot();
+    let m = SidMemo::with_capacity(4);
+    let asked: Vec<(String, Sid)> = many_contexts()
+        .into_iter()
+        .take(12)
+        .map(|c| {
+            let sid = g.context_to_sid(&c).unwrap();
+            (c, sid)
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for t in 0..2 {
+            let (m, g, asked) = (&m, &g, &asked);
+            scope.spawn(move || {
+                for n in 0..200_000 {
+                    let (c, want) = &asked[(n * 5 + t * 7) % asked.len()];
+                    assert_eq!(m.sid(g, c).unwrap(), *want, "{c} at {n}");
+                }
+            });
+        }
+    });
+}
+
+// A reader compares an entry's text with its own and parks before reading the SID; meanwhile
+// the entry (the memo's only one) is rewritten for another context. The reader must not answer
+// with the SID it then reads, which is the other context's.
+#[test]
+fn an_entry_rewritten_between_compare_and_read_is_not_taken() {
+    let s = server("classorder_gone");
+    let g = s.snapshot();
+    let m = SidMemo::with_capacity(1);
+    let p = m.sid(&g, PROC).unwrap();
+    let (at_park, parked_rx) = mpsc::channel::<()>();
+    let (release, release_rx) = mpsc::channel::<()>();
+    let (p2, d) = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            park("read", move || {
+                at_park.send(()).unwrap();
+                release_rx.recv().unwrap();
+            });
+            m.sid(&g, PROC).unwrap()
+        });
+        parked_rx.recv().unwrap();
+        let d = m.sid(&g, DATA).unwrap();
+        let took_over = matches!(found(&m, DATA, g.seqno()), Some(Read::Hit(_)));
+        // Released before any assertion, so that a failure does not leave the reader parked.
+        release.send(()).unwrap();
+        assert!(
+            took_over,
+            "DATA did not take the entry over: this proves nothing"
+        );
+        (reader.join().unwrap(), d)
+    });
+    assert_ne!(p, d);
+    assert_eq!(
+        p2, p,
+        "answered with the SID of the text written over the one compared"
+    );
+}
+
+// The memo's one entry holds proc_t's context; data_t's old hint still points at it. A writer
+// taking it over for data_t parks after writing the text and before the SID: a reader asking
+// for data_t then finds its text with proc_t's SID beside it, and must not take it.
+#[test]
+fn an_entry_half_written_is_not_taken() {
+    let s = server("classorder_gone");
+    let g = s.snapshot();
+    let m = SidMemo::with_capacity(1);
+    let d = m.sid(&g, DATA).unwrap();
+    let p = m.sid(&g, PROC).unwrap();
+    assert!(
+        found(&m, DATA, g.seqno()).is_none(),
+        "PROC took the entry over"
+    );
+    // Taking the entry over replaced data_t's hint in this one bucket; in a larger memo it
+    // would sit in another bucket and stay. Put it back beside proc_t's.
+    let h = m.hash(DATA);
+    let bucket = m.bucket(m.slots.get().unwrap(), h).unwrap();
+    let free = bucket.iter().find(|x| x.load(Relaxed) == 0).unwrap();
+    free.store(h << 32 | 1, Release);
+    let (at_park, parked_rx) = mpsc::channel::<()>();
+    let (release, release_rx) = mpsc::channel::<()>();
+    let asked = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            park("write", move || {
+                at_park.send(()).unwrap();
+                release_rx.recv().unwrap();
+            });
+            m.sid(&g, DATA).unwrap()
+        });
+        parked_rx.recv().unwrap();
+        let asked = m.sid(&g, DATA);
+        release.send(()).unwrap();
+        assert_eq!(writer.join().unwrap(), d);
+        asked
+    });
+    assert_ne!(p, d);
+    assert_eq!(
+        asked.unwrap(),
+        d,
+        "a half-written entry answered with the SID of the text before"
+    );
 }
