@@ -257,3 +257,27 @@ fn an_entry_half_written_is_not_taken() {
         "a half-written entry answered with the SID of the text before"
     );
 }
+
+// Two contexts longer than an entry holds, of one length and alike in their first MEMO_TEXT
+// bytes (their high levels end in c14 and c15): each is answered with its own SID, every
+// time, and neither is kept.
+#[test]
+fn contexts_too_long_to_keep_are_resolved_at_every_ask() {
+    let s = server("example");
+    let g = s.snapshot();
+    let m = SidMemo::new();
+    let cats = |r: std::ops::Range<u32>| r.map(|c| format!("c{c}")).collect::<Vec<_>>();
+    let low = cats(0..10).join(",");
+    let high = |last: u32| [cats(0..14), vec![format!("c{last}")]].concat().join(",");
+    let a = format!("system_u:object_r:user_home_dir_t:s0:{low}-s0:{}", high(14));
+    let b = format!("system_u:object_r:user_home_dir_t:s0:{low}-s0:{}", high(15));
+    assert!(a.len() > MEMO_TEXT && a.len() == b.len() && a[..MEMO_TEXT] == b[..MEMO_TEXT]);
+    let want = |c: &str| g.context_to_sid(c).unwrap_or_else(|e| panic!("{c}: {e}"));
+    let (sa, sb) = (want(&a), want(&b));
+    assert_ne!(sa, sb);
+    for _ in 0..3 {
+        assert_eq!(m.sid(&g, &a).unwrap(), sa);
+        assert_eq!(m.sid(&g, &b).unwrap(), sb);
+    }
+    assert_eq!(m.kept(g.seqno()), 0);
+}
