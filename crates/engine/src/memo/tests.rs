@@ -293,3 +293,16 @@ fn contexts_too_long_to_keep_are_resolved_at_every_ask() {
     }
     assert_eq!(m.kept(g.seqno()), 1, "only the short context is kept");
 }
+
+// A word of up to eight bytes is those bytes little-endian and zero past them, for every
+// length: texts differing in any byte, or only in length, give other words.
+#[test]
+fn a_tail_word_is_its_bytes_and_zeros() {
+    let bytes: Vec<u8> = (1..=8u8).map(|b| b * 17).collect();
+    for n in 0..=8 {
+        let c = &bytes[..n];
+        let mut want = [0u8; 8];
+        want[..n].copy_from_slice(c);
+        assert_eq!(tail_word(c), u64::from_le_bytes(want), "{n} bytes");
+    }
+}
