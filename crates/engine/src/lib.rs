@@ -34,6 +34,12 @@
 //! numbers ([`Generation::check`]) is answered only by a decision of the generation its numbers
 //! came from, and [`Engine::with_generation`] runs the resolving again when the policy changed
 //! in between. That loop is written here once.
+//!
+//! What a front end keeps between checks follows the same rule, written once as [`Kept`]: a
+//! number found for a name (a context's SID, a class and permission's numbers) is kept with
+//! the seqno of the generation that found it, in one atomic word, and used only with that
+//! generation; the engine's context memo ([`Engine::sid`], [`Generation::sid`]) and the C
+//! library's `security_id_t` and name tables keep their numbers in it.
 
 #![forbid(unsafe_code)]
 
