@@ -23,6 +23,7 @@
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::Ordering::*;
 
+use seaccess_engine::Kept;
 use seaccess_security::{Generation, SecurityError};
 use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, ServerError, Sid};
 
@@ -338,19 +339,16 @@ fn hit(
     if requested == 0 {
         return None;
     }
-    // Each SID's word is its generation's seqno above the SID (0: not resolved).
-    let (sw, tw) = (s.resolved_word(), t.resolved_word());
-    if sw == 0 || tw == 0 || (sw ^ tw) >> 32 != 0 {
-        return None;
-    }
+    // Both SIDs kept by one generation, used only with a decision of it (the engine's rule).
+    let (ss, ts, at) = Kept::both(s.kept(), t.kept())?;
     let d = k.avc.allowed_hit_as(
-        Sid(sw as u32),
-        Sid(tw as u32),
+        ss,
+        ts,
         ClassId(class),
         AccessVector(requested),
         thread::id(),
     )?;
-    (u64::from(d.seqno.0) == sw >> 32).then_some(d)
+    (d.seqno == at).then_some(d)
 }
 
 /// The audit record of a granted check, if the decision auditallows a requested permission,

@@ -9,16 +9,20 @@
 //! collision (even one an attacker aims for: the hash is keyed per process) costs a miss, never
 //! a wrong answer. Context slots hold the index of an interned SID, which lives for the
 //! process, so a slot can be overwritten at any time. Name slots are filled once with their
-//! names; their numbers carry the seqno of the policy generation they were looked up in, and
-//! every answer hands that seqno on with them: a check uses them only with a decision of that
-//! same generation ([`crate::avc`]), and looks them up again in a newer one otherwise, as
-//! libselinux flushes its class cache on a policy load. There is no clock of this cache's own
-//! to keep in step with the server's.
+//! names; their numbers are kept by the engine's rule ([`Kept`], `seaccess_engine`: a number
+//! carries the seqno of the policy generation it was looked up in), and every answer hands that
+//! seqno on with them: a check uses them only with a decision of that same generation
+//! ([`crate::avc`]), and looks them up again in a newer one otherwise, as libselinux flushes its
+//! class cache on a policy load. There is no clock of this cache's own to keep in step with the
+//! server's. These tables are indexes into the engine's rule (contexts into the SIDs' own
+//! [`Kept`], [`crate::sid`]), not a rule of their own; they stay here because they compare C
+//! strings in place, which the engine's memo by `&str` cannot.
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::OnceLock;
 
+use seaccess_engine::{ClassBit, Kept};
 use seaccess_security::Generation;
 use seaccess_types::{AccessVector, ClassId};
 
@@ -47,8 +51,9 @@ const PERM_BYTES: usize = 64 - 8 - CLASS_BYTES;
 /// One cache line: the memo's hit reads the names and the numbers from the one line.
 #[repr(C, align(64))]
 struct NameEntry {
-    /// seqno << 32 | VALID | class << 8 | bit; 0 until first looked up.
-    value: AtomicU64,
+    /// The class number and permission bit, with the seqno of the generation that gave them
+    /// (the engine's rule, [`Kept`]); nothing until first looked up.
+    value: Kept<ClassBit>,
     /// NUL-padded, so that [`crate::memo`] compares a C argument with it in place. Names
     /// longer are not cached: Debian's longest are 32 and 19 bytes
     /// (obsolete_netlink_firewall_socket, paste_after_confirm).
@@ -72,8 +77,6 @@ fn unpadded(b: &[u8]) -> &[u8] {
     let n = b.iter().position(|&x| x == 0).unwrap_or(b.len());
     b.get(..n).unwrap_or_default()
 }
-
-const VALID: u64 = 1 << 31;
 
 /// The process's hash key: read once per query by the caller and passed to each lookup.
 pub(crate) fn key() -> u64 {
@@ -287,8 +290,8 @@ pub(crate) fn class_perm(
         if !same(unpadded(&e.class), class) || !same(unpadded(&e.perm), perm) {
             continue;
         }
-        if let Some(x) = numbers(e).filter(|x| x.2 == seqno) {
-            return Some((x, Some(i)));
+        if let Some(cb) = e.value.get(g.seqno()) {
+            return Some(((cb.class, cb.perm(), seqno), Some(i)));
         }
         return name_miss(g, class, perm, Some((i, slot)));
     }
@@ -316,16 +319,8 @@ pub(crate) fn class_perm_at(
 /// The entry's numbers and the seqno they were looked up under, once looked up.
 #[inline(always)]
 fn numbers(e: &NameEntry) -> Option<Numbers> {
-    let v = e.value.load(Acquire);
-    if v & VALID != 0 {
-        let bit = (v & 0xff) as u32;
-        return Some((
-            ClassId(((v >> 8) & 0xffff) as u16),
-            AccessVector::bit(bit)?,
-            (v >> 32) as u32,
-        ));
-    }
-    None
+    let (cb, seqno) = e.value.load()?;
+    Some((cb.class, cb.perm(), seqno.0))
 }
 
 /// Looks the names up in generation `g` and records them in `slot` (empty, or holding these
@@ -341,7 +336,7 @@ fn name_miss(
     let seqno = g.seqno().0;
     let c = g.class(std::str::from_utf8(class).ok()?).ok()?;
     let av = g.perms(c, &[std::str::from_utf8(perm).ok()?]).ok()?;
-    let bit = av.bits().next()?;
+    let bit = u8::try_from(av.bits().next()?).ok()?;
     if let (Some((i, slot)), Some(cb), Some(pb)) = (
         slot,
         padded::<CLASS_BYTES>(class),
@@ -350,13 +345,10 @@ fn name_miss(
         let e = slot.get_or_init(|| NameEntry {
             class: cb,
             perm: pb,
-            value: AtomicU64::new(0),
+            value: Kept::new(),
         });
         if e.class == cb && e.perm == pb {
-            e.value.store(
-                u64::from(seqno) << 32 | VALID | u64::from(c.0) << 8 | u64::from(bit),
-                Release,
-            );
+            e.value.keep(g.seqno(), ClassBit { class: c, bit });
             return Some(((c, av, seqno), Some(i)));
         }
     }

@@ -9,11 +9,16 @@
 //! else (another string at that address, two addresses sharing a slot, a class entry looked up
 //! under an older policy) falls back to the string cache, which refreshes the slot.
 //!
-//! Slots hold indexes, not pointers: a SID's (whose index may name another context after avc_destroy, which a hit's string compare catches) or a name slot's (filled
-//! once, its numbers carrying the seqno of the generation they were looked up in, see
-//! [`crate::lookup`]), so a slot can be overwritten at any time by any thread and a policy load
-//! needs nothing here: the numbers a hit gives come with their seqno, which the check compares
-//! with its decision's.
+//! Slots hold indexes, not pointers: a SID's (whose index may name another context after
+//! avc_destroy, which a hit's string compare catches) or a name slot's (filled once, its numbers
+//! carrying the seqno of the generation they were looked up in, see [`crate::lookup`]), so a
+//! slot can be overwritten at any time by any thread and a policy load needs nothing here: the
+//! numbers a hit gives come with their seqno, which the check compares with its decision's.
+//!
+//! This memo is an index into the engine's rule, not a rule of its own: what it leads to are
+//! SIDs and names whose numbers are kept in `seaccess_engine::Kept` (used only with the
+//! generation that found them). It stays in the C library because its key is the C argument's
+//! address, an ABI-level fast path no other front end has.
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};

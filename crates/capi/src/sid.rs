@@ -14,12 +14,18 @@
 //! SID's pointer is EINVAL from then on. A retired chunk's address space stays mapped, never
 //! reused: a thread still inside a check with one of its SIDs reads zeroes (an empty SID, which
 //! resolves to nothing), never another context, and a stale pointer can never name a new SID.
+//!
+//! This table is the libselinux ABI and stays here; what a SID resolves to is not its own rule:
+//! each SID keeps its seaccess SID in the engine's [`Kept`] (`seaccess_engine`, the one rule
+//! for numbers kept between checks: used only with the generation that found them), and this
+//! table only indexes it by the C program's pointers.
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::RwLock;
 
 use rustc_hash::FxHashMap;
+use seaccess_engine::Kept;
 use seaccess_security::Generation;
 use seaccess_types::Sid;
 
@@ -38,12 +44,12 @@ pub struct SecurityId {
     refcnt: AtomicU32,
     /// The context's length in bytes, without the NUL (`intern` refuses longer contexts).
     len: AtomicU32,
-    /// The seaccess SID of the context and the seqno of the policy generation that defined it
-    /// (`seqno << 32 | sid`), one word so that both are read together; 0 until resolved. A
-    /// context is valid only in the generation it was checked under (a reload may drop it, and
-    /// a context spelled as an initial SID's maps to that policy's initial SID), so a check
-    /// takes the SID only with a decision of that same seqno.
-    resolved: AtomicU64,
+    /// The seaccess SID of the context and the seqno of the policy generation that defined it,
+    /// kept by the engine's rule ([`Kept`]: one word, `seqno << 32 | sid`, 0 until resolved, the
+    /// word this field always was). A context is valid only in the generation it was checked
+    /// under (a reload may drop it, and a context spelled as an initial SID's maps to that
+    /// policy's initial SID), so a check takes the SID only with a decision of that same seqno.
+    resolved: Kept<Sid>,
     /// The context and its NUL when they fit (`ctx` then points here), written before `ctx`
     /// is published and never again.
     inline: [AtomicU64; INLINE_WORDS],
@@ -81,43 +87,26 @@ impl SecurityId {
         self.ctx.load(Acquire)
     }
 
-    /// The seaccess SID of this context if it has been resolved, with the seqno of the policy
-    /// generation it was resolved under: valid only with a decision of that seqno.
+    /// The seaccess SID of this context as last resolved, and the generation that resolved it:
+    /// usable only with a decision of that generation ([`Kept::both`] pairs two SIDs so).
     #[inline(always)]
-    pub fn resolved(&self) -> Option<(Sid, u32)> {
-        match self.resolved.load(Relaxed) {
-            0 => None,
-            v => Some((Sid(v as u32), (v >> 32) as u32)),
-        }
+    pub(crate) fn kept(&self) -> &Kept<Sid> {
+        &self.resolved
     }
 
-    /// [`SecurityId::resolved`] as its word: the seqno above the SID, 0 when not resolved.
-    #[inline(always)]
-    pub(crate) fn resolved_word(&self) -> u64 {
-        self.resolved.load(Relaxed)
-    }
-
-    /// The seaccess SID of this context in generation `g`; EINVAL when `g`'s policy does not
-    /// define the context (what the kernel answers the AVC's security_compute_av with), whether
-    /// or not an earlier policy did.
+    /// The seaccess SID of this context in generation `g`, by the engine's rule
+    /// ([`Kept::sid_in`]); EINVAL when `g`'s policy does not define the context (what the
+    /// kernel answers the AVC's security_compute_av with), whether or not an earlier policy did.
     #[inline]
     pub fn resolve(&self, g: &Generation) -> Res<Sid> {
-        let seqno = g.seqno().0;
-        if let Some((sid, at)) = self.resolved() {
-            if at == seqno {
-                return Ok(sid);
-            }
+        if let Some(sid) = self.resolved.get(g.seqno()) {
+            return Ok(sid);
         }
         let text = self.text();
         if text.is_empty() {
             return Err(EINVAL);
         }
-        let sid = g.context_to_sid(text).map_err(|_| EINVAL)?;
-        // A thread resolving under an older generation may overwrite this with its own: the
-        // next check of the newer one resolves again, never takes the older SID.
-        self.resolved
-            .store(u64::from(seqno) << 32 | u64::from(sid.0), Relaxed);
-        Ok(sid)
+        self.resolved.sid_in(g, text).map_err(|_| EINVAL)
     }
 
     pub fn get(&self) -> u32 {
@@ -241,7 +230,8 @@ pub(crate) fn hold() -> Held {
 fn at(addr: usize) -> &'static SecurityId {
     // SAFETY: every caller has checked that `addr` is a SID's place in a chunk (mapped, never
     // unmapped, page aligned, so the place is SIZE-aligned). Its bytes are zeroes or a SID being
-    // or having been filled, all valid: every field is an atomic, and zero is an empty SID.
+    // or having been filled, all valid: every field is an atomic (`Kept` is a transparent
+    // atomic word, zero when nothing is kept), and zero is an empty SID.
     unsafe { &*(addr as *const SecurityId) }
 }
 
@@ -565,6 +555,21 @@ mod tests {
             std::mem::offset_of!(SecurityId, refcnt),
             std::mem::size_of::<*mut c_char>()
         );
+    }
+
+    // The engine's `Kept` is the word `resolved` always was: 8 bytes, 8-aligned, at the same
+    // offset (after the pointer and the two counts), so the SID's size and layout are unchanged.
+    #[test]
+    fn the_kept_sid_is_the_word_it_replaced() {
+        assert_eq!(std::mem::size_of::<Kept<Sid>>(), 8);
+        assert_eq!(std::mem::align_of::<Kept<Sid>>(), 8);
+        assert_eq!(std::mem::offset_of!(SecurityId, len), 12);
+        assert_eq!(std::mem::offset_of!(SecurityId, resolved), 16);
+        assert_eq!(std::mem::offset_of!(SecurityId, inline), 24);
+        assert_eq!(std::mem::size_of::<SecurityId>(), 128);
+        // A zeroed SID (a fresh or retired page) has nothing kept.
+        let zero = Kept::<Sid>::new();
+        assert_eq!((zero.word(), zero.load()), (0, None));
     }
 
     /// The bytes up to the NUL that `c_text` points at.

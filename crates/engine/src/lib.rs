@@ -34,10 +34,17 @@
 //! numbers ([`Generation::check`]) is answered only by a decision of the generation its numbers
 //! came from, and [`Engine::with_generation`] runs the resolving again when the policy changed
 //! in between. That loop is written here once.
+//!
+//! What a front end keeps between checks follows the same rule, written once as [`Kept`]: a
+//! number found for a name (a context's SID, a class and permission's numbers) is kept with
+//! the seqno of the generation that found it, in one atomic word, and used only with that
+//! generation; the engine's context memo ([`Engine::sid`], [`Generation::sid`]) and the C
+//! library's `security_id_t` and name tables keep their numbers in it.
 
 #![forbid(unsafe_code)]
 
 mod error;
+mod kept;
 mod memo;
 mod reload;
 
@@ -50,7 +57,8 @@ use seaccess_security::SecurityServer;
 use seaccess_types::{AccessVector, AvDecision, ClassId, Registration, Seqno, Sid};
 
 pub use error::{EngineError, Result};
-pub use memo::MEMO_CAPACITY;
+pub use kept::{ClassBit, Keepable, Kept};
+pub use memo::{MEMO_CAPACITY, MEMO_TEXT};
 pub use reload::{Candidate, Validate};
 
 /// How many times one check resolves its names again when the policy changes between
@@ -146,13 +154,13 @@ impl Builder {
     /// measures or compares several caches over one policy; a reload through any of them is seen
     /// by all, since the server is the one that changes and every cache follows it.
     pub fn over_server(self, server: Arc<SecurityServer>) -> Engine {
-        let memo = Arc::new(memo::SidMemo::new(server.seqno()));
+        let memo = Arc::new(memo::SidMemo::new());
         self.wire(server, memo)
     }
 
     fn build(self, source: Source<'_>) -> Result<Engine> {
         let server = Arc::new(reload::server_of(&source)?);
-        let memo = Arc::new(memo::SidMemo::new(server.seqno()));
+        let memo = Arc::new(memo::SidMemo::new());
         Ok(self.wire(server, memo))
     }
 
@@ -316,9 +324,10 @@ impl Engine {
         Err(EngineError::Unsettled(RETRIES))
     }
 
-    /// How many contexts the memo keeps, and for which generation.
+    /// The current generation's seqno, and how many contexts the memo keeps a SID of for it.
     pub fn memo_size(&self) -> (Seqno, usize) {
-        self.memo.kept()
+        let seqno = self.seqno();
+        (seqno, self.memo.kept(seqno))
     }
 }
 
