@@ -44,7 +44,7 @@ pub enum EngineError {
     #[error("the policy changed {0} times during one check")]
     Unsettled(usize),
     /// Something a caller checks against a policy before it is loaded was refused (see
-    /// [`crate::Engine::reload_checked`]); the policy was not loaded.
+    /// [`crate::Engine::reload_candidate`]); the policy was not loaded.
     #[error("{0}")]
     Rejected(String),
     /// The engine was built without an object manager (see
