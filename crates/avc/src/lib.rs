@@ -59,7 +59,7 @@ use seaccess_types::{
     Seqno, ServerError, Sid, XpermsDecision,
 };
 
-pub use record::{audit_contexts, AvcRecord};
+pub use record::{audit_contexts, AvcRecord, LibselinuxRecord, LIBSELINUX_AUDIT_BUFSIZE};
 pub use stats::CacheStats;
 use stats::{Counter, Stats};
 use table::{Key, Stored, Table};

@@ -1,20 +1,19 @@
 //! The AVC's audit record in libselinux's text (its avc.c avc_audit, which differs from the
 //! kernel's): `avc:  denied  { read } for <supplement> scontext=... tcontext=... tclass=file
-//! permissive=0`, sent to the log callback with type SELINUX_AVC. The class and permissions are
+//! permissive=0`, laid out by [`seaccess_avc::LibselinuxRecord`] (beside the kernel's format)
+//! and sent to the log callback with type SELINUX_AVC. The class and permissions are
 //! named by the policy generation the check's decision is of, so that a record written while a
 //! reload renumbers classes names what was decided.
 
 use std::ffi::c_void;
 
+use seaccess_avc::LibselinuxRecord;
 use seaccess_security::Generation;
 
 use crate::callbacks;
 use crate::mapping::Resolved;
 use crate::names;
 use crate::sid::SecurityId;
-
-/// libselinux's audit buffer size: a record is cut at this many bytes.
-const AUDIT_BUFSIZE: usize = 1024;
 
 /// What a check decided, as far as auditing needs it.
 #[derive(Copy, Clone, Debug)]
@@ -85,39 +84,20 @@ fn record(
     result: i32,
     auditdata: *mut c_void,
 ) {
-    let mut buf = format!("avc:  {} ", if denied { "denied" } else { "granted" });
     let (names, unnamed) = g.map_or((Vec::new(), audited), |g| {
         names::perm_names(g, m, class, audited)
     });
-    buf.push_str(" {");
-    for n in &names {
-        buf.push(' ');
-        buf.push_str(n);
+    let line = LibselinuxRecord {
+        denied,
+        permissive: result == 0,
+        scontext: scon,
+        tcontext: tcon,
+        tclass: g.and_then(|g| names::class_name_in(g, m, class)),
     }
-    if unnamed != 0 {
-        buf.push_str(&format!(" 0x{unnamed:x}"));
-    }
-    buf.push_str(" } for ");
-    let room = AUDIT_BUFSIZE.saturating_sub(buf.len());
-    buf.push_str(&callbacks::audit_supplement(auditdata, class, room));
-    buf.push(' ');
-    // glibc prints a NULL %s as "(null)", which is what libselinux writes for an unknown class.
-    let cname = g
-        .and_then(|g| names::class_name_in(g, m, class))
-        .unwrap_or("(null)");
-    buf.push_str(&format!("scontext={scon} tcontext={tcon} tclass={cname}"));
-    if denied {
-        buf.push_str(&format!(" permissive={}", u8::from(result == 0)));
-    }
-    buf.push('\n');
-    if buf.len() >= AUDIT_BUFSIZE {
-        let mut end = AUDIT_BUFSIZE - 1;
-        while !buf.is_char_boundary(end) {
-            end -= 1;
-        }
-        buf.truncate(end);
-    }
-    callbacks::log(callbacks::SELINUX_AVC, &buf);
+    .render(&names, unnamed, |room| {
+        callbacks::audit_supplement(auditdata, class, room)
+    });
+    callbacks::log(callbacks::SELINUX_AVC, &line);
 }
 
 #[cfg(test)]

@@ -15,37 +15,26 @@
 //! server's (its change lock first), the cache's, then the library's own tables, each of which
 //! nests in no other. No program callback runs under any of them, so a callback may fork.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering::*};
-use std::sync::MutexGuard;
 
-use seaccess_types::lock;
-
-use crate::{
-    callbacks, mapping, matchpathcon, names, paths, proccon, restorecon, sid, state, status,
-};
-
-/// What the prepare handler holds until the parent's or the child's handler runs. Fields drop
-/// in declaration order: the reverse of the order they are taken in.
-struct Held {
-    tables: Tables,
-    names: MutexGuard<'static, Option<rustc_hash::FxHashMap<String, &'static std::ffi::CStr>>>,
-    sids: sid::Held,
-    callbacks: callbacks::Held,
-    avc: Option<seaccess_avc::ForkGuard<'static>>,
-    server: Option<seaccess_security::ForkGuard<'static>>,
-    loading: MutexGuard<'static, ()>,
+/// What the prepare handler holds until the parent's or the child's handler runs, as the crate
+/// root lists it (`crate::hold_for_fork`, beside the declarations of the modules it names):
+/// this module is the mechanism and names none of them, so that each may make sure the
+/// handlers are registered ([`register`]) before it makes state, without an import cycle.
+/// Fields drop in declaration order: the reverse of the order they are taken in.
+pub(crate) struct Held {
+    /// The library's own tables (callbacks, SIDs, names, then those nesting in no other lock),
+    /// released first; nothing in them is left half done by another thread.
+    pub tables: Box<dyn Any>,
+    /// The cache's locks, if a policy is loaded.
+    pub avc: Option<seaccess_avc::ForkGuard<'static>>,
+    /// The security server's locks, its change lock first, if a policy is loaded.
+    pub server: Option<seaccess_security::ForkGuard<'static>>,
+    /// The load lock (taken first: no policy is half installed across a fork).
+    pub loading: Box<dyn Any>,
 }
-
-/// The library's tables that nest in no other lock, in one value.
-struct Tables(
-    #[allow(dead_code)] mapping::Held,
-    #[allow(dead_code)] matchpathcon::Held,
-    #[allow(dead_code)] restorecon::Held,
-    #[allow(dead_code)] proccon::Held,
-    #[allow(dead_code)] paths::Held,
-    #[allow(dead_code)] status::Held,
-);
 
 thread_local! {
     /// The forking thread's locks: the handlers of one fork run on the thread that forks (and
@@ -80,28 +69,7 @@ extern "C" fn at_load() {
 }
 
 extern "C" fn prepare() {
-    let loading = lock(&state::LOADING);
-    let k = state::loaded();
-    let server = k.map(|k| k.server.fork_guard());
-    let avc = k.map(|k| k.avc.fork_guard());
-    let (callbacks, sids, names) = (callbacks::hold(), sid::hold(), names::hold());
-    let tables = Tables(
-        mapping::hold(),
-        matchpathcon::hold(),
-        restorecon::hold(),
-        proccon::hold(),
-        paths::hold(),
-        status::hold(),
-    );
-    let held = Held {
-        tables,
-        callbacks,
-        sids,
-        names,
-        avc,
-        server,
-        loading,
-    };
+    let held = crate::hold_for_fork();
     let _ = HELD.try_with(|h| {
         if let Ok(mut h) = h.try_borrow_mut() {
             *h = Some(held);
@@ -122,9 +90,6 @@ extern "C" fn parent() {
 extern "C" fn child() {
     let Some(Held {
         tables,
-        names,
-        sids,
-        callbacks,
         avc,
         server,
         loading,
@@ -132,7 +97,7 @@ extern "C" fn child() {
     else {
         return;
     };
-    drop((tables, names, sids, callbacks));
+    drop(tables);
     if let Some(a) = avc {
         a.child();
     }

@@ -58,4 +58,32 @@ mod translate;
 mod usercon;
 
 pub use ffi::Errno;
+
+/// What the fork handlers hold across a fork ([`fork`] is the mechanism; the list is here, where
+/// every module is declared, so that the tables register with `fork` without `fork` naming them
+/// back). Taken in the order every path of the library nests them: the load lock, the server's
+/// locks, the cache's, the callbacks, the SID table, the interned names, then the tables that
+/// nest in no other lock.
+fn hold_for_fork() -> fork::Held {
+    let loading = seaccess_types::lock(&state::LOADING);
+    let k = state::loaded();
+    let server = k.map(|k| k.server.fork_guard());
+    let avc = k.map(|k| k.avc.fork_guard());
+    let (callbacks, sids, names) = (callbacks::hold(), sid::hold(), names::hold());
+    let tables = (
+        mapping::hold(),
+        matchpathcon::hold(),
+        restorecon::hold(),
+        proccon::hold(),
+        paths::hold(),
+        status::hold(),
+    );
+    fork::Held {
+        // Released in the reverse order: a tuple drops its fields first to last.
+        tables: Box::new((tables, names, sids, callbacks)),
+        avc,
+        server,
+        loading: Box::new(loading),
+    }
+}
 pub use load::{seaccess_load_policy, seaccess_reload_policy};

@@ -17,7 +17,7 @@
 use std::ffi::{CStr, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Once, OnceLock};
 
 use seaccess_label::xattr::{self, Attrs, Object};
 use seaccess_objmgr::classes::inode_class;
@@ -30,13 +30,14 @@ use crate::callbacks;
 use crate::ffi::{Errno, Res, EINVAL};
 use crate::state::{self, Kernel};
 
-static OM: OnceLock<ObjectManager> = OnceLock::new();
+static AUDIT_TO_LOG: Once = Once::new();
 
-/// The object manager over the process's kernel. Its records go to the log callback: the
-/// library's own checks audit in libselinux's format and never through the cache's callback,
-/// so only the hooks' records reach it.
+/// The object manager over the process's kernel: the engine's, made at the first hook (a
+/// program that never labels or executes through the library pays nothing for it). Its records
+/// go to the log callback: the library's own checks audit in libselinux's format and never
+/// through the cache's callback, so only the hooks' records reach it.
 fn om(k: &'static Kernel) -> &'static ObjectManager {
-    OM.get_or_init(|| {
+    AUDIT_TO_LOG.call_once(|| {
         k.avc.set_audit_callback(|r| {
             let kind = if r.starts_with("avc:") {
                 callbacks::SELINUX_AVC
@@ -45,8 +46,8 @@ fn om(k: &'static Kernel) -> &'static ObjectManager {
             };
             callbacks::log(kind, &format!("{}\n", r.trim_end()));
         });
-        ObjectManager::new(k.server.clone(), &*k.server, k.avc.clone())
-    })
+    });
+    k.engine.object_manager_or_new()
 }
 
 fn denied(e: ObjmgrError) -> Errno {

@@ -49,7 +49,7 @@ mod memo;
 mod reload;
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use seaccess_avc::{Avc, Verdict, DEFAULT_CAPACITY};
 use seaccess_objmgr::ObjectManager;
@@ -171,9 +171,10 @@ impl Builder {
         if let Some(sink) = self.audit {
             avc.set_audit_callback(sink);
         }
-        let om = self
-            .object_manager
-            .then(|| Arc::new(ObjectManager::new(server.clone(), &*server, avc.clone())));
+        let om = OnceLock::new();
+        if self.object_manager {
+            let _ = om.set(new_object_manager(&server, &avc));
+        }
         Engine {
             server,
             avc,
@@ -186,12 +187,19 @@ impl Builder {
     }
 }
 
+/// The kernel's hooks over `avc`, remapping their classes before each change of `server` is
+/// published.
+fn new_object_manager(server: &Arc<SecurityServer>, avc: &Arc<Avc>) -> Arc<ObjectManager> {
+    Arc::new(ObjectManager::new(server.clone(), &**server, avc.clone()))
+}
+
 /// The security server, the cache following it and optionally an object manager, over one
 /// policy that reloads in place.
 pub struct Engine {
     server: Arc<SecurityServer>,
     avc: Arc<Avc>,
-    om: Option<Arc<ObjectManager>>,
+    /// Set by the builder, or at the first [`Engine::object_manager_or_new`].
+    om: OnceLock<Arc<ObjectManager>>,
     /// Shared with the engines [`Builder::over`] this one (they resolve under the same
     /// server's generations, so one generation's SIDs are the same for all of them).
     memo: Arc<memo::SidMemo>,
@@ -240,9 +248,20 @@ impl Engine {
         &self.avc
     }
 
-    /// The object manager, if the engine was built with one.
+    /// The object manager, if the engine was built with one (or one was made since by
+    /// [`Engine::object_manager_or_new`]).
     pub fn object_manager(&self) -> Result<&Arc<ObjectManager>> {
-        self.om.as_ref().ok_or(EngineError::NoObjectManager)
+        self.om.get().ok_or(EngineError::NoObjectManager)
+    }
+
+    /// The object manager, made now over this engine's server and cache if it has none yet:
+    /// for a front end that needs the hooks only for some calls and should not pay for them
+    /// (the class maps, a listener on every policy change) before the first. One is made at
+    /// most, whichever thread asks first; from then on it remaps its classes at every change
+    /// of the server, as one built by [`Builder::object_manager`].
+    pub fn object_manager_or_new(&self) -> &Arc<ObjectManager> {
+        self.om
+            .get_or_init(|| new_object_manager(&self.server, &self.avc))
     }
 
     /// The server, the cache and the object manager, for a front end that keeps them apart;
@@ -254,7 +273,7 @@ impl Engine {
         Parts {
             server: self.server.clone(),
             avc: self.avc.clone(),
-            object_manager: self.om.clone(),
+            object_manager: self.om.get().cloned(),
         }
     }
 

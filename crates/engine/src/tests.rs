@@ -88,3 +88,35 @@ fn a_policy_that_never_settles_is_an_error() {
     assert!(matches!(r, Err(EngineError::Unsettled(RETRIES))), "{r:?}");
     assert_eq!(rounds, RETRIES);
 }
+
+/// An object manager made on demand over an engine built without one is the engine's from then
+/// on (one, over its cache), and follows the server's reloads as one built with it: its class
+/// maps are those of the policy the cache answers from.
+#[test]
+fn an_object_manager_made_later_is_the_engines_and_follows_reloads() {
+    let a = std::fs::read(compile("classorder_a", 33)).unwrap();
+    let b = std::fs::read(compile("classorder_b", 33)).unwrap();
+    let engine = Engine::from_bytes(&a).unwrap();
+    assert!(matches!(
+        engine.object_manager(),
+        Err(EngineError::NoObjectManager)
+    ));
+    let om = engine.object_manager_or_new().clone();
+    assert!(Arc::ptr_eq(engine.object_manager().unwrap(), &om));
+    assert!(
+        Arc::ptr_eq(engine.object_manager_or_new(), &om),
+        "made once"
+    );
+    assert!(
+        Arc::ptr_eq(om.avc(), engine.avc()),
+        "over the engine's cache"
+    );
+    assert_eq!(om.class_maps().newest().seqno(), Seqno(1));
+    let seqno = engine.reload_bytes(&b).unwrap();
+    assert_eq!(seqno, Seqno(2));
+    assert_eq!(
+        om.class_maps().newest().seqno(),
+        seqno,
+        "the object manager did not remap its classes for the reload"
+    );
+}

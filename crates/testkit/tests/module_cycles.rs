@@ -16,12 +16,15 @@ use std::path::{Path, PathBuf};
 /// cycle fails the test, and so does a new one through an allowed crate that leaves out the
 /// module named here.
 const ALLOWED: &[(&str, &str, &str)] = &[
-    // Issue 36 item 1: capi's fork.rs names every table module it holds across a fork, and
-    // they register with it; capi is being reworked over crates/engine, which removes them.
+    // Issue 36 item 2: fork.rs is out of it (the crate root lists what it holds), but capi's
+    // state, session, proccon, paths, names, mapping, avc, compute, audit, memo, objects, filecon
+    // and publish still name each other in a ring (state <-> session, state -> paths -> names ->
+    // state, avc <-> compute, avc <-> mapping, ...): the kernel's state has to move below the
+    // modules that reach it.
     (
         "capi",
-        "fork",
-        "issue 36: capi's fork.rs and its table modules",
+        "state",
+        "issue 36: capi's state and the modules around it",
     ),
 ];
 
@@ -603,4 +606,22 @@ fn the_checker_sees_cycles() {
         "{found:?}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// capi's allowance above covers the ring around its state, not its fork handlers: fork.rs,
+/// which every module that makes state registers with, names none of them back.
+#[test]
+fn capis_fork_handlers_are_in_no_cycle() {
+    let (_, root) = crate_roots()
+        .into_iter()
+        .find(|(name, _)| name == "capi")
+        .expect("crates/capi");
+    for (modules, why) in crate_cycles(&root) {
+        assert!(
+            !modules.iter().any(|m| m == "fork"),
+            "capi's fork is in a cycle: {:?}\n    {}",
+            modules,
+            why.join("\n    ")
+        );
+    }
 }
