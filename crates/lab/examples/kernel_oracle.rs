@@ -1,0 +1,278 @@
+//! The kernel as crates/objmgr's oracle (tests/kernel/oracle): reads what a real SELinux kernel
+//! did in the guest (tests/kernel/oracle/guest.sh's output: the labels setfiles gave, each
+//! operation's outcome in each domain, the kernel's AVC records), performs the same operations
+//! on a copy of the guest's tree through the object manager's hooks (the lab's file service)
+//! with the same labels and contexts, and compares them operation by operation: the outcome
+//! (allowed, or the errno) and the AVC records each operation wrote. An exec is compared by the
+//! context the task has after it (security_transition_sid).
+//!
+//! Usage: kernel_oracle POLICY RESULTS [DOCUMENTED]
+//!
+//! Prints each difference, then the summary line tools read:
+//! `kernel-oracle: N compared, D differ (E documented)`. DOCUMENTED is a file of known,
+//! deliberate differences (one operation key a line, as the differences are printed); exits
+//! 1 when a difference is not in it, or when the run itself is broken.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::error::Error;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use seaccess_lab::file_service::FileService;
+use seaccess_lab::LabError;
+use seaccess_types::{LabelServer, PolicyNames};
+
+type Res<T> = Result<T, Box<dyn Error>>;
+
+/// What the guest printed.
+#[derive(Default)]
+struct Guest {
+    facts: BTreeMap<String, String>,
+    /// Path, kind, context, in the guest's order.
+    labels: Vec<(String, String, String)>,
+    /// Context, operation, path, outcome, in the order the probe ran them.
+    ops: Vec<(String, String, String, String)>,
+    /// The contexts the probe reported (`C` lines), in order.
+    contexts: Vec<String>,
+    records: Vec<String>,
+}
+
+fn parse(text: &str) -> Res<Guest> {
+    let mut g = Guest::default();
+    for (n, line) in text.lines().enumerate() {
+        let bad = || format!("results line {}: cannot read {line:?}", n + 1);
+        let mut f = line.splitn(2, ' ');
+        let (tag, rest) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
+        match tag {
+            "S" => {
+                let (k, v) = rest.split_once(' ').ok_or_else(bad)?;
+                g.facts.insert(k.into(), v.into());
+            }
+            "L" => {
+                let w: Vec<&str> = rest.splitn(3, ' ').collect();
+                let [p, k, c] = w[..] else {
+                    return Err(bad().into());
+                };
+                g.labels.push((p.into(), k.into(), c.into()));
+            }
+            "R" => {
+                let w: Vec<&str> = rest.split(' ').collect();
+                let [c, o, p, r] = w[..] else {
+                    return Err(bad().into());
+                };
+                g.ops.push((c.into(), o.into(), p.into(), r.into()));
+            }
+            "C" => g.contexts.push(rest.into()),
+            "A" => g.records.push(rest.into()),
+            "SUITE-END" => {}
+            _ => return Err(format!("results line {}: unknown line {line:?}", n + 1).into()),
+        }
+    }
+    Ok(g)
+}
+
+/// An AVC record without what differs between any two runs (the pid, the inode number, the
+/// filesystem's name), so that the kernel's and the object manager's can be compared.
+fn normalized(record: &str) -> String {
+    record
+        .split(' ')
+        .filter(|w| !(w.starts_with("pid=") || w.starts_with("ino=") || w.starts_with("dev=")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The errno name the probe prints for an errno.
+fn errno_name(e: i32) -> String {
+    match e {
+        libc::EACCES => "EACCES".into(),
+        libc::EPERM => "EPERM".into(),
+        libc::ENOENT => "ENOENT".into(),
+        libc::EINVAL => "EINVAL".into(),
+        e => format!("errno{e}"),
+    }
+}
+
+/// The program name the kernel puts in `comm=` for a probe started as `path`.
+fn comm_of(path: &str) -> String {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    base.chars().take(15).collect()
+}
+
+fn main() {
+    match run() {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("kernel_oracle: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn run() -> Res<bool> {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(policy), Some(results)) = (args.get(1), args.get(2)) else {
+        return Err("usage: kernel_oracle POLICY RESULTS [DOCUMENTED]".into());
+    };
+    let documented: BTreeSet<String> = match args.get(3) {
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| format!("{p}: {e}"))?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect(),
+        None => BTreeSet::new(),
+    };
+    let text = std::fs::read_to_string(results).map_err(|e| format!("{results}: {e}"))?;
+    let g = parse(&text)?;
+    if g.facts.get("enforce").map(String::as_str) != Some("1") {
+        return Err("the guest was not enforcing (no `S enforce 1` line)".into());
+    }
+    if g.ops.is_empty() {
+        return Err("the guest ran no operation".into());
+    }
+
+    // The guest's tree, rebuilt here: the same paths under a scratch root, "/" standing for
+    // the guest's root; the labels exactly as setfiles left them.
+    let scratch = std::env::temp_dir().join(format!("kernel-oracle-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch)?;
+    let mut labels: Vec<(String, String)> = Vec::new();
+    for (p, kind, c) in &g.labels {
+        let rel = p.trim_start_matches('/');
+        let at = scratch.join(rel);
+        match kind.as_str() {
+            "dir" => std::fs::create_dir_all(&at)?,
+            "file" => {
+                if let Some(d) = at.parent() {
+                    std::fs::create_dir_all(d)?;
+                }
+                std::fs::write(&at, b"x\n")?;
+            }
+            _ => return Err(format!("{p}: only directories and files are rebuilt").into()),
+        }
+        labels.push((rel.to_string(), c.clone()));
+    }
+    let pairs: Vec<(&str, &str)> = labels
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let svc = FileService::new(&scratch, Path::new(policy), &pairs)?;
+    let sink: Arc<Mutex<Vec<String>>> = Arc::default();
+    let s2 = sink.clone();
+    svc.om()
+        .avc()
+        .set_audit_callback(move |r| s2.lock().unwrap_or_else(|e| e.into_inner()).push(r.into()));
+
+    let mut kernel_records: Vec<String> = g
+        .records
+        .iter()
+        // The kernel's records of the workload: those about the tree's files and directories
+        // (an exec also checks the descriptors it hands on, which the object manager does not
+        // model here).
+        .filter(|r| r.contains("tclass=file ") || r.contains("tclass=dir "))
+        .map(|r| normalized(r))
+        .collect();
+    kernel_records.reverse();
+
+    let (mut compared, mut differ, mut known) = (0usize, 0usize, 0usize);
+    let mut undocumented = 0usize;
+    let mut program = "probe".to_string();
+    let mut report = |key: String, what: String| {
+        differ += 1;
+        if documented.contains(&key) {
+            known += 1;
+            println!("documented: {key}: {what}");
+        } else {
+            undocumented += 1;
+            println!("DIFFERS: {key}: {what}");
+        }
+    };
+    let label_of = |p: &str| {
+        g.labels
+            .iter()
+            .find(|(q, _, _)| q == p)
+            .map(|(_, _, c)| c.clone())
+    };
+    let mut current: Option<String> = None;
+    for (ctx, op, path, outcome) in &g.ops {
+        compared += 1;
+        let key = format!("{ctx} {op} {path}");
+        if op == "exec" {
+            // The context before the exec is the previous operation's; the kernel's after it
+            // is `ctx`; ours is the type transition of the old context on the file's label.
+            let Some(before) = current.clone() else {
+                return Err(format!("{key}: an exec before any other operation").into());
+            };
+            let file = label_of(path).ok_or_else(|| format!("{path}: no label line"))?;
+            let server = svc.server();
+            let names = server.snapshot();
+            let ssid = server.context_to_sid(&before)?;
+            let tsid = server.context_to_sid(&file)?;
+            let process = names
+                .class_id("process")
+                .ok_or("the policy has no class process")?;
+            let nsid = server.transition_sid(ssid, tsid, process, None)?;
+            let ours = server.sid_to_context(nsid)?;
+            if outcome != "ok" || ours != *ctx {
+                report(
+                    key,
+                    format!("kernel: {outcome} into {ctx}; transition_sid: {ours}"),
+                );
+            }
+            program = comm_of(path);
+            current = Some(ctx.clone());
+            continue;
+        }
+        current = Some(ctx.clone());
+        let task = svc.task(1, &program, ctx)?;
+        let rel = path.trim_start_matches('/');
+        sink.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        let r = match op.as_str() {
+            "stat" => svc.stat(&task, rel).map(|_| ()),
+            "read" => svc.read(&task, rel).map(|_| ()),
+            "write" => svc.append(&task, rel, b"x"),
+            other => return Err(format!("{key}: no object-manager counterpart for {other}").into()),
+        };
+        let ours = match r {
+            Ok(()) => "ok".to_string(),
+            Err(LabError::Refused { errno, .. }) => errno_name(errno),
+            Err(e) => return Err(format!("{key}: {e}").into()),
+        };
+        if ours != *outcome {
+            report(key.clone(), format!("kernel: {outcome}; objmgr: {ours}"));
+            continue;
+        }
+        // Each record the object manager wrote must be the kernel's next one for the tree.
+        let written: Vec<String> = sink
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            // Our tree stands at the scratch directory; the guest's at its root.
+            .map(|r| normalized(&r.replace(&format!("path=\"{}/", scratch.display()), "path=\"/")))
+            .collect();
+        for w in written {
+            match kernel_records.pop() {
+                Some(k) if k == w => {}
+                Some(k) => {
+                    report(key.clone(), format!("record\n  kernel: {k}\n  objmgr: {w}"));
+                    break;
+                }
+                None => {
+                    report(key.clone(), format!("record the kernel did not write: {w}"));
+                    break;
+                }
+            }
+        }
+    }
+    for k in kernel_records.iter().rev() {
+        report(
+            "record".into(),
+            format!("the kernel wrote one the object manager did not: {k}"),
+        );
+        compared += 1;
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    println!("kernel-oracle: {compared} compared, {differ} differ ({known} documented)");
+    Ok(undocumented == 0)
+}

@@ -1,0 +1,49 @@
+# The oracle suite's guest side (run as /suite/guest.sh by the guest's init, output to the host):
+# Debian's default policy loaded enforcing, a tree labelled by setfiles from Debian's
+# file_contexts, and the workload run by the probe in a chain of domains the policy's own
+# transitions lead to (kernel_t, then init, rc and apache2's domains). Prints:
+#   S <fact>                        a fact of the guest (kernel, enforcing mode)
+#   L <path> <context>              a file's label after setfiles
+#   C <context> / R <context> ...   the probe's lines (tests/kernel/probe.c)
+#   A <record>                      the kernel's AVC records, in order
+set -eu
+echo "S kernel $(uname -r)"
+# With no audit daemon the kernel prints AVC records through printk, which drops all but a few
+# in each 5 seconds unless told otherwise; the comparison needs every one of them.
+echo 0 > /proc/sys/kernel/printk_ratelimit
+load_policy -i
+echo "S enforce $(cat /sys/fs/selinux/enforce)"
+echo "S policyvers $(cat /sys/fs/selinux/policyvers)"
+
+# The tree: programs are copies of the probe at the paths Debian's file_contexts names for
+# init, the rc script and a few daemons, so that exec'ing them enters those programs' domains;
+# data files at paths that give them a variety of types.
+t=/t
+mkdir -p $t
+mount -t tmpfs -o mode=755 tmpfs $t
+programs="sbin/init etc/init.d/rc usr/sbin/apache2 usr/sbin/sshd usr/sbin/cron usr/sbin/rsyslogd usr/sbin/chronyd sbin/dhclient"
+data="etc/passwd etc/shadow etc/hosts etc/resolv.conf etc/ssh/sshd_config etc/apache2/apache2.conf
+  etc/selinux/config etc/crontab var/www/html/index.html var/log/messages var/log/apache2/access.log
+  var/spool/cron/crontabs/root root/.profile home/alice/notes.txt boot/vmlinuz usr/share/doc/README
+  tmp/scratch var/lib/dhcp/dhclient.leases"
+for p in $programs; do mkdir -p "$t/${p%/*}"; cp /suite/probe "$t/$p"; done
+for f in $data; do mkdir -p "$t/${f%/*}"; echo "data of $f" > "$t/$f"; done
+chmod 640 $t/etc/shadow
+# /dev as Debian labels it (devtmpfs gives new nodes device_t): /dev/null, which every domain
+# the chain enters is given for standard input, must be null_device_t there too.
+setfiles /etc/selinux/default/contexts/files/file_contexts /dev
+setfiles -r $t /etc/selinux/default/contexts/files/file_contexts $t
+for f in / $(find $t); do /suite/probe "label:$f"; done
+
+# The same operations in each domain: kernel_t, init's, rc's, then each daemon's, every chain
+# from the start (a domain can only be left by exec).
+ops=ctx
+for f in $data; do ops="$ops stat:$t/$f read:$t/$f write:$t/$f"; done
+# shellcheck disable=SC2086
+for d in usr/sbin/apache2 usr/sbin/sshd usr/sbin/cron usr/sbin/rsyslogd usr/sbin/chronyd sbin/dhclient; do
+  /suite/probe $ops exec:$t/sbin/init relay $ops exec:$t/etc/init.d/rc $ops exec:$t/$d $ops
+done
+
+# The relay's child writes until the last writer exits.
+sleep 1
+dmesg | sed -n 's/.*\(avc: .*\)/A \1/p'

@@ -1,0 +1,185 @@
+/* The guest's workload runner: performs operations one after another in whatever domain it
+ * runs in, and prints one line per operation on stdout:
+ *
+ *   R <context> <op> <path> <outcome>
+ *
+ * where <outcome> is "ok" or the errno's name. The operations are its arguments:
+ *
+ *   ctx              print "C <context>" (the task's /proc/self/attr/current)
+ *   read:PATH        open(PATH, O_RDONLY) and read one byte
+ *   write:PATH       open(PATH, O_WRONLY|O_APPEND) and write one byte
+ *   create:PATH      open(PATH, O_CREAT|O_EXCL|O_WRONLY, 0644)
+ *   stat:PATH        stat(PATH)
+ *   label:PATH       print "L <path> <kind> <context>": the file's kind (dir, file, other) and
+ *                    its security.selinux, not following a symbolic link
+ *   relay            from here on, write to a pipe this domain makes, copied to the output
+ *                    by a child that stays in this domain: a domain entered later may be
+ *                    refused the use of the output it was started with (the kernel's
+ *                    flush_unauthorized_files gives it /dev/null), while Debian's policy lets
+ *                    every daemon use init's descriptors and write init's pipes
+ *   exec:PATH        execv(PATH) with the remaining operations as its arguments (a domain
+ *                    transition happens here, as the policy's type_transition rules say): the
+ *                    new program reports "exec PATH ok" in its new context; a refused exec
+ *                    reports its errno and goes on with the remaining operations
+ *
+ * It is linked statically, so that a copy of it can be labelled as any program (init's, a
+ * daemon's) and entered as that program's domain.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static char context[256];
+
+static void read_context(void)
+{
+	int fd = open("/proc/self/attr/current", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, context, sizeof(context) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		strcpy(context, "?");
+		return;
+	}
+	context[n] = 0;
+	context[strcspn(context, "\n")] = 0;
+}
+
+static void report(const char *op, const char *path, int err)
+{
+	printf("R %s %s %s %s\n", context, op, path, err ? strerrorname_np(err) : "ok");
+	fflush(stdout);
+}
+
+/* See "relay" above. The relaying child exits when every writer has closed the pipe. */
+static int relay(void)
+{
+	int p[2];
+	if (pipe(p))
+		return errno;
+	pid_t child = fork();
+	if (child < 0)
+		return errno;
+	if (child == 0) {
+		char buf[4096];
+		ssize_t n;
+		close(p[1]);
+		while ((n = read(p[0], buf, sizeof(buf))) > 0)
+			if (write(1, buf, n) != n)
+				_exit(1);
+		_exit(0);
+	}
+	close(p[0]);
+	int null = open("/dev/null", O_RDONLY);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
+		return errno;
+	close(null);
+	close(p[1]);
+	return 0;
+}
+
+static int do_read(const char *path)
+{
+	char c;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return errno;
+	int err = read(fd, &c, 1) < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+static int do_write(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return errno;
+	int err = write(fd, "x", 1) < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+static int do_create(const char *path)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	read_context();
+	/* Set by the program that exec'd this one: its exec succeeded. */
+	const char *execed = getenv("PROBE_EXECED");
+	if (execed) {
+		report("exec", execed, 0);
+		unsetenv("PROBE_EXECED");
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *colon = strchr(a, ':');
+		char op[32];
+		size_t oplen = colon ? (size_t)(colon - a) : strlen(a);
+		if (oplen >= sizeof(op)) {
+			fprintf(stderr, "probe: operation too long: %s\n", a);
+			return 2;
+		}
+		memcpy(op, a, oplen);
+		op[oplen] = 0;
+		const char *path = colon ? colon + 1 : "";
+		if (!strcmp(op, "ctx")) {
+			printf("C %s\n", context);
+			fflush(stdout);
+		} else if (!strcmp(op, "relay")) {
+			int err = relay();
+			if (err) {
+				fprintf(stderr, "probe: relay: %s\n", strerror(err));
+				return 2;
+			}
+		} else if (!strcmp(op, "read")) {
+			report(op, path, do_read(path));
+		} else if (!strcmp(op, "write")) {
+			report(op, path, do_write(path));
+		} else if (!strcmp(op, "create")) {
+			report(op, path, do_create(path));
+		} else if (!strcmp(op, "stat")) {
+			struct stat st;
+			report(op, path, stat(path, &st) ? errno : 0);
+		} else if (!strcmp(op, "label")) {
+			char con[256];
+			ssize_t n = lgetxattr(path, "security.selinux", con, sizeof(con) - 1);
+			if (n < 0) {
+				report(op, path, errno);
+			} else {
+				struct stat st;
+				const char *kind = "other";
+				con[n] = 0;
+				if (!lstat(path, &st))
+					kind = S_ISDIR(st.st_mode) ? "dir" : S_ISREG(st.st_mode) ? "file" : "other";
+				printf("L %s %s %s\n", path, kind, con);
+				fflush(stdout);
+			}
+		} else if (!strcmp(op, "exec")) {
+			/* argv[i] becomes the new program's argv[0]: the rest are its operations. */
+			argv[i] = (char *)path;
+			setenv("PROBE_EXECED", path, 1);
+			execv(path, argv + i);
+			int err = errno;
+			unsetenv("PROBE_EXECED");
+			report(op, path, err);
+		} else {
+			fprintf(stderr, "probe: unknown operation '%s' in '%s'\n", op, a);
+			return 2;
+		}
+	}
+	return 0;
+}
