@@ -10,6 +10,12 @@
  *   write:PATH       open(PATH, O_WRONLY|O_APPEND) and write one byte
  *   create:PATH      open(PATH, O_CREAT|O_EXCL|O_WRONLY, 0644)
  *   stat:PATH        stat(PATH)
+ *   mkdir:PATH       mkdir(PATH, 0755)
+ *   unlink:PATH      unlink(PATH)
+ *   rmdir:PATH       rmdir(PATH)
+ *   rename:OLD,NEW   rename(OLD, NEW)
+ *   link:OLD,NEW     link(OLD, NEW)
+ *   symlink:TARGET,NEW  symlink(TARGET, NEW)
  *   label:PATH       print "L <path> <kind> <context>": the file's kind (dir, file, other) and
  *                    its security.selinux, not following a symbolic link
  *   relay            from here on, write to a pipe this domain makes, copied to the output
@@ -21,6 +27,9 @@
  *                    transition happens here, as the policy's type_transition rules say): the
  *                    new program reports "exec PATH ok" in its new context; a refused exec
  *                    reports its errno and goes on with the remaining operations
+ *
+ * In every argument "%t" stands for the type of the task's context, so that each domain works on
+ * names of its own.
  *
  * It is linked statically, so that a copy of it can be labelled as any program (init's, a
  * daemon's) and entered as that program's domain.
@@ -50,6 +59,42 @@ static void read_context(void)
 	}
 	context[n] = 0;
 	context[strcspn(context, "\n")] = 0;
+}
+
+/* ARG with each "%t" replaced by the type of the task's context (its third field). */
+static const char *expand(const char *arg)
+{
+	static char out[1024];
+	const char *type = context, *end;
+	for (int i = 0; i < 2 && type; i++)
+		type = strchr(type, ':') ? strchr(type, ':') + 1 : NULL;
+	if (!type)
+		type = "?";
+	end = strchr(type, ':');
+	size_t tlen = end ? (size_t)(end - type) : strlen(type), n = 0;
+	for (const char *a = arg; *a && n + tlen + 2 < sizeof(out); a++) {
+		if (a[0] == '%' && a[1] == 't') {
+			memcpy(out + n, type, tlen);
+			n += tlen;
+			a++;
+		} else {
+			out[n++] = *a;
+		}
+	}
+	out[n] = 0;
+	return out;
+}
+
+/* OLD,NEW split at the comma: NEW, with OLD copied to `old`. */
+static const char *split2(const char *arg, char *old, size_t size)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : 0;
+	if (!comma || n >= size)
+		return NULL;
+	memcpy(old, arg, n);
+	old[n] = 0;
+	return comma + 1;
 }
 
 static void report(const char *op, const char *path, int err)
@@ -135,7 +180,16 @@ int main(int argc, char **argv)
 		}
 		memcpy(op, a, oplen);
 		op[oplen] = 0;
-		const char *path = colon ? colon + 1 : "";
+		const char *path = colon ? expand(colon + 1) : "";
+		char old[512];
+		const char *new = NULL;
+		if (!strcmp(op, "rename") || !strcmp(op, "link") || !strcmp(op, "symlink")) {
+			new = split2(path, old, sizeof(old));
+			if (!new) {
+				fprintf(stderr, "probe: %s wants OLD,NEW: %s\n", op, a);
+				return 2;
+			}
+		}
 		if (!strcmp(op, "ctx")) {
 			printf("C %s\n", context);
 			fflush(stdout);
@@ -151,6 +205,18 @@ int main(int argc, char **argv)
 			report(op, path, do_write(path));
 		} else if (!strcmp(op, "create")) {
 			report(op, path, do_create(path));
+		} else if (!strcmp(op, "mkdir")) {
+			report(op, path, mkdir(path, 0755) ? errno : 0);
+		} else if (!strcmp(op, "unlink")) {
+			report(op, path, unlink(path) ? errno : 0);
+		} else if (!strcmp(op, "rmdir")) {
+			report(op, path, rmdir(path) ? errno : 0);
+		} else if (!strcmp(op, "rename")) {
+			report(op, path, rename(old, new) ? errno : 0);
+		} else if (!strcmp(op, "link")) {
+			report(op, path, link(old, new) ? errno : 0);
+		} else if (!strcmp(op, "symlink")) {
+			report(op, path, symlink(old, new) ? errno : 0);
 		} else if (!strcmp(op, "stat")) {
 			struct stat st;
 			report(op, path, stat(path, &st) ? errno : 0);
@@ -164,7 +230,10 @@ int main(int argc, char **argv)
 				const char *kind = "other";
 				con[n] = 0;
 				if (!lstat(path, &st))
-					kind = S_ISDIR(st.st_mode) ? "dir" : S_ISREG(st.st_mode) ? "file" : "other";
+					kind = S_ISDIR(st.st_mode)   ? "dir"
+				       : S_ISREG(st.st_mode) ? "file"
+				       : S_ISLNK(st.st_mode) ? "link"
+							     : "other";
 				printf("L %s %s %s\n", path, kind, con);
 				fflush(stdout);
 			}

@@ -28,8 +28,11 @@ type Res<T> = Result<T, Box<dyn Error>>;
 #[derive(Default)]
 struct Guest {
     facts: BTreeMap<String, String>,
-    /// Path, kind, context, in the guest's order.
+    /// Path, kind, context, in the guest's order: the tree as setfiles labelled it.
     labels: Vec<(String, String, String)>,
+    /// Path, kind, context: the labels read back after the workload (`L` lines after the
+    /// first operation).
+    readback: Vec<(String, String, String)>,
     /// Context, operation, path, outcome, in the order the probe ran them.
     ops: Vec<(String, String, String, String)>,
     /// The contexts the probe reported (`C` lines), in order.
@@ -53,7 +56,12 @@ fn parse(text: &str) -> Res<Guest> {
                 let [p, k, c] = w[..] else {
                     return Err(bad().into());
                 };
-                g.labels.push((p.into(), k.into(), c.into()));
+                let l = (p.into(), k.into(), c.into());
+                if g.ops.is_empty() {
+                    g.labels.push(l);
+                } else {
+                    g.readback.push(l);
+                }
             }
             "R" => {
                 let w: Vec<&str> = rest.split(' ').collect();
@@ -81,6 +89,39 @@ fn normalized(record: &str) -> String {
         .join(" ")
 }
 
+/// How far the kernel's records may run ahead of the object manager's before a record of ours
+/// counts as one the kernel did not write.
+const RESYNC: usize = 8;
+
+/// Takes `w` as the kernel's next record at `cursor`. Where the kernel wrote others before it
+/// (within [`RESYNC`]), they are skipped and returned; where it wrote no such record nearby,
+/// nothing is consumed and the list is empty.
+fn next_record(kernel: &[String], cursor: &mut usize, w: &str) -> Result<(), Vec<String>> {
+    let ahead = kernel.iter().skip(*cursor).take(RESYNC);
+    match ahead.clone().position(|k| k == w) {
+        Some(0) => {
+            *cursor += 1;
+            Ok(())
+        }
+        Some(j) => {
+            let skipped = ahead.take(j).cloned().collect();
+            *cursor += j + 1;
+            Err(skipped)
+        }
+        None => Err(Vec::new()),
+    }
+}
+
+/// The family of the workload an operation belongs to, for the coverage line.
+fn family(op: &str) -> &'static str {
+    match op {
+        "stat" | "read" | "write" => "files",
+        "create" | "mkdir" | "unlink" | "rmdir" | "rename" | "link" | "symlink" => "names",
+        "exec" => "exec",
+        _ => "other",
+    }
+}
+
 /// The errno name the probe prints for an errno.
 fn errno_name(e: i32) -> String {
     match e {
@@ -88,6 +129,11 @@ fn errno_name(e: i32) -> String {
         libc::EPERM => "EPERM".into(),
         libc::ENOENT => "ENOENT".into(),
         libc::EINVAL => "EINVAL".into(),
+        libc::EEXIST => "EEXIST".into(),
+        libc::ENOTEMPTY => "ENOTEMPTY".into(),
+        libc::ENOTDIR => "ENOTDIR".into(),
+        libc::EISDIR => "EISDIR".into(),
+        libc::EXDEV => "EXDEV".into(),
         e => format!("errno{e}"),
     }
 }
@@ -157,23 +203,28 @@ fn run() -> Res<bool> {
         .iter()
         .map(|(p, c)| (p.as_str(), c.as_str()))
         .collect();
-    let svc = FileService::new(&scratch, Path::new(policy), &pairs)?;
+    // The guest's tree is a tmpfs (labelled by setfiles: setxattr over tmpfs's own labels).
+    let svc = FileService::on(&scratch, Path::new(policy), "tmpfs", &pairs)?;
     let sink: Arc<Mutex<Vec<String>>> = Arc::default();
     let s2 = sink.clone();
     svc.om()
         .avc()
         .set_audit_callback(move |r| s2.lock().unwrap_or_else(|e| e.into_inner()).push(r.into()));
 
-    let mut kernel_records: Vec<String> = g
+    let kernel_records: Vec<String> = g
         .records
         .iter()
         // The kernel's records of the workload: those about the tree's files and directories
         // (an exec also checks the descriptors it hands on, which the object manager does not
         // model here).
-        .filter(|r| r.contains("tclass=file ") || r.contains("tclass=dir "))
+        .filter(|r| {
+            ["file", "dir", "lnk_file", "filesystem"]
+                .iter()
+                .any(|c| r.contains(&format!("tclass={c} ")))
+        })
         .map(|r| normalized(r))
         .collect();
-    kernel_records.reverse();
+    let mut cursor = 0usize;
 
     let (mut compared, mut differ, mut known) = (0usize, 0usize, 0usize);
     let mut undocumented = 0usize;
@@ -195,8 +246,17 @@ fn run() -> Res<bool> {
             .map(|(_, _, c)| c.clone())
     };
     let mut current: Option<String> = None;
+    // Per family: operations, how many the kernel allowed, how many the policy refused.
+    let mut coverage: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     for (ctx, op, path, outcome) in &g.ops {
         compared += 1;
+        let c = coverage.entry(family(op)).or_default();
+        c.0 += 1;
+        match outcome.as_str() {
+            "ok" => c.1 += 1,
+            "EACCES" | "EPERM" => c.2 += 1,
+            _ => {}
+        }
         let key = format!("{ctx} {op} {path}");
         if op == "exec" {
             // The context before the exec is the previous operation's; the kernel's after it
@@ -227,11 +287,21 @@ fn run() -> Res<bool> {
         current = Some(ctx.clone());
         let task = svc.task(1, &program, ctx)?;
         let rel = path.trim_start_matches('/');
+        // OLD,NEW of the two-name operations (a symbolic link's target is no path).
+        let (old, new) = rel.split_once(',').unwrap_or((rel, ""));
+        let new = new.trim_start_matches('/');
         sink.lock().unwrap_or_else(|e| e.into_inner()).clear();
         let r = match op.as_str() {
             "stat" => svc.stat(&task, rel).map(|_| ()),
             "read" => svc.read(&task, rel).map(|_| ()),
             "write" => svc.append(&task, rel, b"x"),
+            "create" => svc.create(&task, rel),
+            "mkdir" => svc.mkdir(&task, rel),
+            "unlink" => svc.unlink(&task, rel),
+            "rmdir" => svc.rmdir(&task, rel),
+            "rename" => svc.rename(&task, old, new),
+            "link" => svc.link(&task, old, new),
+            "symlink" => svc.symlink(&task, old, new),
             other => return Err(format!("{key}: no object-manager counterpart for {other}").into()),
         };
         let ours = match r {
@@ -239,9 +309,9 @@ fn run() -> Res<bool> {
             Err(LabError::Refused { errno, .. }) => errno_name(errno),
             Err(e) => return Err(format!("{key}: {e}").into()),
         };
+        let mut problems = Vec::new();
         if ours != *outcome {
-            report(key.clone(), format!("kernel: {outcome}; objmgr: {ours}"));
-            continue;
+            problems.push(format!("kernel: {outcome}; objmgr: {ours}"));
         }
         // Each record the object manager wrote must be the kernel's next one for the tree.
         let written: Vec<String> = sink
@@ -252,20 +322,34 @@ fn run() -> Res<bool> {
             .map(|r| normalized(&r.replace(&format!("path=\"{}/", scratch.display()), "path=\"/")))
             .collect();
         for w in written {
-            match kernel_records.pop() {
-                Some(k) if k == w => {}
-                Some(k) => {
-                    report(key.clone(), format!("record\n  kernel: {k}\n  objmgr: {w}"));
-                    break;
+            match next_record(&kernel_records, &mut cursor, &w) {
+                Ok(()) => {}
+                Err(skipped) if skipped.is_empty() => {
+                    problems.push(format!("a record the kernel did not write: {w}"))
                 }
-                None => {
-                    report(key.clone(), format!("record the kernel did not write: {w}"));
-                    break;
+                Err(skipped) => {
+                    for k in skipped {
+                        problems.push(format!("a record the object manager did not write: {k}"));
+                    }
                 }
             }
         }
+        if !problems.is_empty() {
+            report(key, problems.join("\n  "));
+        }
     }
-    for k in kernel_records.iter().rev() {
+    // The labels the kernel gave the workload's new objects (and kept on the others), read
+    // back after it: the object manager's must be the same (determine_inode_label's type
+    // transition with the name, inode_post_create).
+    for (p, _, c) in &g.readback {
+        compared += 1;
+        let rel = p.trim_start_matches('/');
+        let ours = svc.label(rel).unwrap_or_else(|e| format!("none ({e})"));
+        if ours != *c {
+            report(format!("label {p}"), format!("kernel: {c}; objmgr: {ours}"));
+        }
+    }
+    for k in kernel_records.iter().skip(cursor) {
         report(
             "record".into(),
             format!("the kernel wrote one the object manager did not: {k}"),
@@ -273,6 +357,21 @@ fn run() -> Res<bool> {
         compared += 1;
     }
     let _ = std::fs::remove_dir_all(&scratch);
+    // Each family must show the policy both allowing and refusing, or it tests half a hook.
+    let mut lopsided = Vec::new();
+    let line: Vec<String> = coverage
+        .iter()
+        .map(|(f, (n, ok, no))| {
+            if *ok == 0 || *no == 0 {
+                lopsided.push(*f);
+            }
+            format!("{f} {n} ({ok} allowed, {no} denied)")
+        })
+        .collect();
+    println!("coverage: {} families: {}", coverage.len(), line.join(", "));
     println!("kernel-oracle: {compared} compared, {differ} differ ({known} documented)");
-    Ok(undocumented == 0)
+    if !lopsided.is_empty() {
+        println!("coverage: no allowed or no denied operation in {lopsided:?}");
+    }
+    Ok(undocumented == 0 && lopsided.is_empty())
 }

@@ -39,6 +39,16 @@ for f in / $(find $t); do /suite/probe "label:$f"; done
 # from the start (a domain can only be left by exec).
 ops=ctx
 for f in $data; do ops="$ops stat:$t/$f read:$t/$f write:$t/$f"; done
+# Directories and names, in directories of several types, on names of each domain's own
+# ("%t": the probe's type; cron.log: a name the policy's filename transitions give syslogd a
+# type for in var_log_t): what survives (a symbolic link, a directory holding a file moved
+# into it) is labelled as its creator's type transition says, read back at the end.
+for d in tmp var/www/html var/log var/lib/dhcp etc; do
+  D=$t/$d
+  ops="$ops create:$D/f-%t mkdir:$D/d-%t mkdir:$D/e-%t symlink:f-%t,$D/s-%t
+    link:$D/f-%t,$D/h-%t rename:$D/f-%t,$D/r-%t rename:$D/r-%t,$D/d-%t/r
+    rename:$D/e-%t,$D/d-%t/e rmdir:$D/d-%t/e unlink:$D/h-%t create:$D/d-%t/cron.log"
+done
 # shellcheck disable=SC2086
 for d in usr/sbin/apache2 usr/sbin/sshd usr/sbin/cron usr/sbin/rsyslogd usr/sbin/chronyd sbin/dhclient; do
   /suite/probe $ops exec:$t/sbin/init relay $ops exec:$t/etc/init.d/rc $ops exec:$t/$d $ops
@@ -46,4 +56,6 @@ done
 
 # The relay's child writes until the last writer exits.
 sleep 1
+# The labels the workload left, read back as kernel_t.
+for f in $(find $t); do /suite/probe "label:$f"; done
 dmesg | sed -n 's/.*\(avc: .*\)/A \1/p'
