@@ -20,7 +20,6 @@ use std::sync::{Arc, Mutex};
 
 use seaccess_lab::file_service::FileService;
 use seaccess_lab::LabError;
-use seaccess_types::{LabelServer, PolicyNames};
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
@@ -218,7 +217,7 @@ fn run() -> Res<bool> {
         // (an exec also checks the descriptors it hands on, which the object manager does not
         // model here).
         .filter(|r| {
-            ["file", "dir", "lnk_file", "filesystem"]
+            ["file", "dir", "lnk_file", "filesystem", "process"]
                 .iter()
                 .any(|c| r.contains(&format!("tclass={c} ")))
         })
@@ -239,12 +238,6 @@ fn run() -> Res<bool> {
             println!("DIFFERS: {key}: {what}");
         }
     };
-    let label_of = |p: &str| {
-        g.labels
-            .iter()
-            .find(|(q, _, _)| q == p)
-            .map(|(_, _, c)| c.clone())
-    };
     let mut current: Option<String> = None;
     // Per family: operations, how many the kernel allowed, how many the policy refused.
     let mut coverage: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
@@ -258,34 +251,17 @@ fn run() -> Res<bool> {
             _ => {}
         }
         let key = format!("{ctx} {op} {path}");
-        if op == "exec" {
-            // The context before the exec is the previous operation's; the kernel's after it
-            // is `ctx`; ours is the type transition of the old context on the file's label.
-            let Some(before) = current.clone() else {
-                return Err(format!("{key}: an exec before any other operation").into());
-            };
-            let file = label_of(path).ok_or_else(|| format!("{path}: no label line"))?;
-            let server = svc.server();
-            let names = server.snapshot();
-            let ssid = server.context_to_sid(&before)?;
-            let tsid = server.context_to_sid(&file)?;
-            let process = names
-                .class_id("process")
-                .ok_or("the policy has no class process")?;
-            let nsid = server.transition_sid(ssid, tsid, process, None)?;
-            let ours = server.sid_to_context(nsid)?;
-            if outcome != "ok" || ours != *ctx {
-                report(
-                    key,
-                    format!("kernel: {outcome} into {ctx}; transition_sid: {ours}"),
-                );
-            }
-            program = comm_of(path);
-            current = Some(ctx.clone());
-            continue;
-        }
+        // An exec runs in the context before it (the previous operation's); the probe reports
+        // a successful one from the new program, in the context the exec gave it.
+        let actor = if op == "exec" {
+            current
+                .clone()
+                .ok_or_else(|| format!("{key}: an exec before any other operation"))?
+        } else {
+            ctx.clone()
+        };
         current = Some(ctx.clone());
-        let task = svc.task(1, &program, ctx)?;
+        let task = svc.task(1, &program, &actor)?;
         let rel = path.trim_start_matches('/');
         // OLD,NEW of the two-name operations (a symbolic link's target is no path).
         let (old, new) = rel.split_once(',').unwrap_or((rel, ""));
@@ -302,11 +278,22 @@ fn run() -> Res<bool> {
             "rename" => svc.rename(&task, old, new),
             "link" => svc.link(&task, old, new),
             "symlink" => svc.symlink(&task, old, new),
+            // Into the context the exec gives; the kernel's must be the same.
+            "exec" => svc.exec(&task, rel).and_then(|into| {
+                if into == *ctx {
+                    Ok(())
+                } else {
+                    Err(LabError::Objmgr {
+                        what: format!("exec into {into}, not {ctx}"),
+                    })
+                }
+            }),
             other => return Err(format!("{key}: no object-manager counterpart for {other}").into()),
         };
         let ours = match r {
             Ok(()) => "ok".to_string(),
             Err(LabError::Refused { errno, .. }) => errno_name(errno),
+            Err(LabError::Objmgr { what }) if op == "exec" => what,
             Err(e) => return Err(format!("{key}: {e}").into()),
         };
         let mut problems = Vec::new();
@@ -336,6 +323,10 @@ fn run() -> Res<bool> {
         }
         if !problems.is_empty() {
             report(key, problems.join("\n  "));
+        }
+        // The records of an exec are the old program's; what follows, the new one's.
+        if op == "exec" && outcome == "ok" {
+            program = comm_of(path);
         }
     }
     // The labels the kernel gave the workload's new objects (and kept on the others), read

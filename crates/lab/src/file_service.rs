@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use seaccess_objmgr::hooks::fs::{oflags, MountOpts, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::hooks::process::exec::ExecOpts;
 use seaccess_objmgr::{InodeSec, ObjectManager, ObjmgrError, SuperSec, Task};
 use seaccess_security::SecurityServer;
 use seaccess_types::lock;
@@ -306,6 +307,34 @@ impl FileService {
             .file_permission(task, &fsec, &inode, MAY_WRITE, &ps)
             .map_err(|e| refused(&what, e))?;
         f.write_all(data).map_err(|e| io(&p, e))
+    }
+
+    /// execve(2) of `rel` by `task`, up to the new credential: do_open_execat's walk and open
+    /// (may_open's inode_permission with MAY_EXEC, so `{execute}`; file_open of a file opened
+    /// for reading, so `{read open}`), then selinux_bprm_creds_for_exec. The context the task
+    /// has after the exec. (What follows the commit, with the new credential, is not modelled:
+    /// the ELF loader's mmap and the descriptors the exec hands on.)
+    pub fn exec(&self, task: &Task, rel: &str) -> Result<String, LabError> {
+        let inode = self.walk(task, rel)?;
+        let p = self.root.join(rel);
+        let ps = p.to_string_lossy();
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        let what = format!("exec {rel}");
+        self.om
+            .inode_permission(task, &inode, MAY_EXEC, Some(name))
+            .map_err(|e| refused(&what, e))?;
+        self.om
+            .file_open(task, &inode, &ps, oflags::O_RDONLY)
+            .map_err(|e| refused(&what, e))?;
+        let creds = self
+            .om
+            .bprm_creds_for_exec(task, &inode, &ps, &ExecOpts::default())
+            .map_err(|e| refused(&what, e))?;
+        self.server
+            .sid_to_context(creds.cred.sid())
+            .map_err(|e| LabError::Objmgr {
+                what: e.to_string(),
+            })
     }
 
     /// chcon: setxattr(2) of `security.selinux` (selinux_inode_setxattr's relabel checks, then

@@ -21,7 +21,7 @@ echo "S policyvers $(cat /sys/fs/selinux/policyvers)"
 t=/t
 mkdir -p $t
 mount -t tmpfs -o mode=755 tmpfs $t
-programs="sbin/init etc/init.d/rc usr/sbin/apache2 usr/sbin/sshd usr/sbin/cron usr/sbin/rsyslogd usr/sbin/chronyd sbin/dhclient"
+programs="sbin/init etc/init.d/rc usr/sbin/apache2 usr/sbin/sshd usr/sbin/cron usr/sbin/rsyslogd usr/sbin/chronyd sbin/dhclient usr/bin/probe-cmd"
 data="etc/passwd etc/shadow etc/hosts etc/resolv.conf etc/ssh/sshd_config etc/apache2/apache2.conf
   etc/selinux/config etc/crontab var/www/html/index.html var/log/messages var/log/apache2/access.log
   var/spool/cron/crontabs/root root/.profile home/alice/notes.txt boot/vmlinuz usr/share/doc/README
@@ -49,9 +49,14 @@ for d in tmp var/www/html var/log var/lib/dhcp etc; do
     link:$D/f-%t,$D/h-%t rename:$D/f-%t,$D/r-%t rename:$D/r-%t,$D/d-%t/r
     rename:$D/e-%t,$D/d-%t/e rmdir:$D/d-%t/e unlink:$D/h-%t create:$D/d-%t/cron.log"
 done
+# Each daemon ends with execs: of a command (bin_t: no transition, execute_no_trans), then of
+# programs whose domains the daemon may not enter or whose files it may not execute (refused
+# ones leave it where it was, and it goes on with the next).
+execs="exec:$t/usr/bin/probe-cmd ctx exec:$t/sbin/init exec:$t/usr/sbin/sshd exec:$t/usr/sbin/apache2
+  exec:$t/usr/sbin/cron"
 # shellcheck disable=SC2086
 for d in usr/sbin/apache2 usr/sbin/sshd usr/sbin/cron usr/sbin/rsyslogd usr/sbin/chronyd sbin/dhclient; do
-  /suite/probe $ops exec:$t/sbin/init relay $ops exec:$t/etc/init.d/rc $ops exec:$t/$d $ops
+  /suite/probe $ops exec:$t/sbin/init relay $ops exec:$t/etc/init.d/rc $ops exec:$t/$d $ops $execs
 done
 
 # The relay's child writes until the last writer exits.
