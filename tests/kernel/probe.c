@@ -10,6 +10,9 @@
  *   write:PATH       open(PATH, O_WRONLY|O_APPEND) and write one byte
  *   create:PATH      open(PATH, O_CREAT|O_EXCL|O_WRONLY, 0644)
  *   stat:PATH        stat(PATH)
+ *   kill:PID,SIG     kill(PID, SIG), SIG one of 0 USR1 CHLD STOP CONT KILL
+ *   ptrace:PID       ptrace(PTRACE_ATTACH, PID), then wait for its stop and detach
+ *   sleep:SECONDS    ignore SIGUSR1, then sleep (a target for the others' signals); no line
  *   mkdir:PATH       mkdir(PATH, 0755)
  *   unlink:PATH      unlink(PATH)
  *   rmdir:PATH       rmdir(PATH)
@@ -40,9 +43,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 static char context[256];
@@ -160,6 +166,42 @@ static int do_create(const char *path)
 	return 0;
 }
 
+static int signal_number(const char *name)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = {{"0", 0},	       {"USR1", SIGUSR1}, {"CHLD", SIGCHLD},
+		    {"STOP", SIGSTOP}, {"CONT", SIGCONT}, {"KILL", SIGKILL}};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!strcmp(name, sigs[i].name))
+			return sigs[i].sig;
+	return -1;
+}
+
+static int do_kill(const char *arg)
+{
+	char pid[32];
+	const char *name = split2(arg, pid, sizeof(pid));
+	int sig = name ? signal_number(name) : -1;
+	if (sig < 0)
+		return EINVAL;
+	return kill(atoi(pid), sig) ? errno : 0;
+}
+
+static int do_ptrace(const char *arg)
+{
+	pid_t pid = atoi(arg);
+	int st;
+	if (ptrace(PTRACE_ATTACH, pid, 0, 0))
+		return errno;
+	if (waitpid(pid, &st, __WALL) < 0 || ptrace(PTRACE_DETACH, pid, 0, 0)) {
+		fprintf(stderr, "probe: ptrace %d: cannot detach: %s\n", pid, strerror(errno));
+		exit(2);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	read_context();
@@ -217,6 +259,16 @@ int main(int argc, char **argv)
 			report(op, path, link(old, new) ? errno : 0);
 		} else if (!strcmp(op, "symlink")) {
 			report(op, path, symlink(old, new) ? errno : 0);
+		} else if (!strcmp(op, "kill")) {
+			report(op, path, do_kill(path));
+		} else if (!strcmp(op, "ptrace")) {
+			report(op, path, do_ptrace(path));
+		} else if (!strcmp(op, "sleep")) {
+			/* A tracer's attach and detach, a stop and a continue may cut one sleep short. */
+			time_t end = time(NULL) + atoi(path);
+			signal(SIGUSR1, SIG_IGN);
+			while (time(NULL) < end)
+				sleep(1);
 		} else if (!strcmp(op, "stat")) {
 			struct stat st;
 			report(op, path, stat(path, &st) ? errno : 0);

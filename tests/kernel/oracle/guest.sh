@@ -35,10 +35,36 @@ setfiles /etc/selinux/default/contexts/files/file_contexts /dev
 setfiles -r $t /etc/selinux/default/contexts/files/file_contexts $t
 for f in / $(find $t); do /suite/probe "label:$f"; done
 
+# Signals and ptrace: targets left sleeping in known domains (each the end of a chain of execs
+# from kernel_t), their pids and contexts printed as "T <pid> <context>" once they are there.
+# Yama would refuse ptrace between unrelated processes before SELinux is asked.
+if [ -w /proc/sys/kernel/yama/ptrace_scope ]; then echo 0 > /proc/sys/kernel/yama/ptrace_scope; fi
+echo "S yama $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo none)"
+# target PROGRAM TYPE: starts a probe that execs its way into PROGRAM's domain (TYPE) and sleeps;
+# sets $pid.
+target() {
+  /suite/probe exec:$t/sbin/init exec:$t/etc/init.d/rc exec:$t/$1 sleep:600 > /dev/null 2>&1 &
+  pid=$!
+  n=0
+  until grep -q ":$2:" /proc/$pid/attr/current 2>/dev/null; do
+    n=$((n + 1))
+    [ $n -lt 100 ] || { echo "target $1 never reached $2" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "T $pid $(cat /proc/$pid/attr/current)"
+}
+target usr/sbin/apache2 httpd_t
+web=$pid
+target usr/sbin/rsyslogd syslogd_t
+log=$pid
+
 # The same operations in each domain: kernel_t, init's, rc's, then each daemon's, every chain
 # from the start (a domain can only be left by exec).
 ops=ctx
 for f in $data; do ops="$ops stat:$t/$f read:$t/$f write:$t/$f"; done
+for p in $web $log; do
+  ops="$ops kill:$p,0 kill:$p,USR1 kill:$p,CHLD kill:$p,STOP kill:$p,CONT ptrace:$p"
+done
 # Directories and names, in directories of several types, on names of each domain's own
 # ("%t": the probe's type; cron.log: a name the policy's filename transitions give syslogd a
 # type for in var_log_t): what survives (a symbolic link, a directory holding a file moved
@@ -55,9 +81,17 @@ done
 execs="exec:$t/usr/bin/probe-cmd ctx exec:$t/sbin/init exec:$t/usr/sbin/sshd exec:$t/usr/sbin/apache2
   exec:$t/usr/sbin/cron"
 # shellcheck disable=SC2086
+# Before them, each daemon sends SIGKILL to a victim of its own (crond_t), reaped after.
 for d in usr/sbin/apache2 usr/sbin/sshd usr/sbin/cron usr/sbin/rsyslogd usr/sbin/chronyd sbin/dhclient; do
-  /suite/probe $ops exec:$t/sbin/init relay $ops exec:$t/etc/init.d/rc $ops exec:$t/$d $ops $execs
+  target usr/sbin/cron crond_t
+  victim=$pid
+  /suite/probe $ops exec:$t/sbin/init relay $ops exec:$t/etc/init.d/rc $ops exec:$t/$d $ops \
+    kill:$victim,KILL $execs
+  kill -9 $victim 2>/dev/null || true
+  wait $victim 2>/dev/null || true
 done
+kill -9 $web $log
+wait $web $log 2>/dev/null || true
 
 # The relay's child writes until the last writer exits.
 sleep 1

@@ -21,6 +21,8 @@ use std::sync::{Arc, Mutex};
 use seaccess_lab::file_service::FileService;
 use seaccess_lab::LabError;
 
+mod tasks;
+
 type Res<T> = Result<T, Box<dyn Error>>;
 
 /// What the guest printed.
@@ -37,6 +39,8 @@ struct Guest {
     /// The contexts the probe reported (`C` lines), in order.
     contexts: Vec<String>,
     records: Vec<String>,
+    /// The targets of signals and ptrace: context by pid (`T` lines).
+    targets: BTreeMap<u32, String>,
 }
 
 fn parse(text: &str) -> Res<Guest> {
@@ -70,6 +74,11 @@ fn parse(text: &str) -> Res<Guest> {
                 g.ops.push((c.into(), o.into(), p.into(), r.into()));
             }
             "C" => g.contexts.push(rest.into()),
+            "T" => {
+                let (pid, c) = rest.split_once(' ').ok_or_else(bad)?;
+                g.targets
+                    .insert(pid.parse().map_err(|_| bad())?, c.to_string());
+            }
             "A" => g.records.push(rest.into()),
             "SUITE-END" => {}
             _ => return Err(format!("results line {}: unknown line {line:?}", n + 1).into()),
@@ -117,6 +126,7 @@ fn family(op: &str) -> &'static str {
         "stat" | "read" | "write" => "files",
         "create" | "mkdir" | "unlink" | "rmdir" | "rename" | "link" | "symlink" => "names",
         "exec" => "exec",
+        "kill" | "ptrace" => "signals",
         _ => "other",
     }
 }
@@ -133,6 +143,7 @@ fn errno_name(e: i32) -> String {
         libc::ENOTDIR => "ENOTDIR".into(),
         libc::EISDIR => "EISDIR".into(),
         libc::EXDEV => "EXDEV".into(),
+        libc::ESRCH => "ESRCH".into(),
         e => format!("errno{e}"),
     }
 }
@@ -224,6 +235,7 @@ fn run() -> Res<bool> {
         .map(|r| normalized(r))
         .collect();
     let mut cursor = 0usize;
+    let targets = tasks::Targets::new(&svc, g.targets.clone());
 
     let (mut compared, mut differ, mut known) = (0usize, 0usize, 0usize);
     let mut undocumented = 0usize;
@@ -278,6 +290,12 @@ fn run() -> Res<bool> {
             "rename" => svc.rename(&task, old, new),
             "link" => svc.link(&task, old, new),
             "symlink" => svc.symlink(&task, old, new),
+            "kill" => targets
+                .kill(&task, path)
+                .map_err(|e| format!("{key}: {e}"))?,
+            "ptrace" => targets
+                .ptrace(&task, path)
+                .map_err(|e| format!("{key}: {e}"))?,
             // Into the context the exec gives; the kernel's must be the same.
             "exec" => svc.exec(&task, rel).and_then(|into| {
                 if into == *ctx {
