@@ -12,6 +12,9 @@
  *   stat:PATH        stat(PATH)
  *   kill:PID,SIG     kill(PID, SIG), SIG one of 0 USR1 CHLD STOP CONT KILL
  *   ptrace:PID       ptrace(PTRACE_ATTACH, PID), then wait for its stop and detach
+ *   socket:KIND      socket(2) of KIND (tcp, udp: AF_INET; unix: AF_UNIX stream), then close
+ *   bind:KIND,PORT   socket(2) of KIND (tcp, udp), bind(2) to 127.0.0.1:PORT, close
+ *   shm:, sem:, msg: shmget, semget or msgget of a new IPC_PRIVATE object, then its IPC_RMID
  *   sleep:SECONDS    ignore SIGUSR1, then sleep (a target for the others' signals); no line
  *   mkdir:PATH       mkdir(PATH, 0755)
  *   unlink:PATH      unlink(PATH)
@@ -44,7 +47,14 @@
 #include <string.h>
 #include <stdlib.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/ptrace.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -202,6 +212,60 @@ static int do_ptrace(const char *arg)
 	return 0;
 }
 
+/* A new socket of KIND (tcp, udp, unix), or -errno. */
+static int new_socket(const char *kind)
+{
+	int fd = !strcmp(kind, "tcp")    ? socket(AF_INET, SOCK_STREAM, 0)
+		 : !strcmp(kind, "udp")  ? socket(AF_INET, SOCK_DGRAM, 0)
+		 : !strcmp(kind, "unix") ? socket(AF_UNIX, SOCK_STREAM, 0)
+					 : (errno = EINVAL, -1);
+	return fd < 0 ? -errno : fd;
+}
+
+static int do_socket(const char *kind)
+{
+	int fd = new_socket(kind);
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
+}
+
+static int do_bind(const char *arg)
+{
+	char kind[16];
+	const char *port = split2(arg, kind, sizeof(kind));
+	if (!port)
+		return EINVAL;
+	int fd = new_socket(kind);
+	if (fd < 0)
+		return -fd;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(port))};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int err = bind(fd, (struct sockaddr *)&a, sizeof(a)) ? errno : 0;
+	close(fd);
+	return err;
+}
+
+static int do_ipc(const char *kind)
+{
+	int id, err = 0;
+	if (!strcmp(kind, "shm")) {
+		if ((id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600)) < 0)
+			return errno;
+		err = shmctl(id, IPC_RMID, NULL) ? errno : 0;
+	} else if (!strcmp(kind, "sem")) {
+		if ((id = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600)) < 0)
+			return errno;
+		err = semctl(id, 0, IPC_RMID) ? errno : 0;
+	} else {
+		if ((id = msgget(IPC_PRIVATE, IPC_CREAT | 0600)) < 0)
+			return errno;
+		err = msgctl(id, IPC_RMID, NULL) ? errno : 0;
+	}
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	read_context();
@@ -263,6 +327,12 @@ int main(int argc, char **argv)
 			report(op, path, do_kill(path));
 		} else if (!strcmp(op, "ptrace")) {
 			report(op, path, do_ptrace(path));
+		} else if (!strcmp(op, "socket")) {
+			report(op, path, do_socket(path));
+		} else if (!strcmp(op, "bind")) {
+			report(op, path, do_bind(path));
+		} else if (!strcmp(op, "shm") || !strcmp(op, "sem") || !strcmp(op, "msg")) {
+			report(op, path, do_ipc(op));
 		} else if (!strcmp(op, "sleep")) {
 			/* A tracer's attach and detach, a stop and a continue may cut one sleep short. */
 			time_t end = time(NULL) + atoi(path);

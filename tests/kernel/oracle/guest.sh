@@ -65,6 +65,10 @@ for f in $data; do ops="$ops stat:$t/$f read:$t/$f write:$t/$f"; done
 for p in $web $log; do
   ops="$ops kill:$p,0 kill:$p,USR1 kill:$p,CHLD kill:$p,STOP kill:$p,CONT ptrace:$p"
 done
+# Sockets (bound on the loopback, brought up here) and SysV IPC objects.
+ip link set lo up
+ops="$ops socket:tcp socket:udp socket:unix bind:tcp,80 bind:tcp,8080 bind:tcp,22 bind:tcp,3306
+  bind:udp,123 bind:udp,514 bind:udp,5140 shm:private sem:private msg:private"
 # Directories and names, in directories of several types, on names of each domain's own
 # ("%t": the probe's type; cron.log: a name the policy's filename transitions give syslogd a
 # type for in var_log_t): what survives (a symbolic link, a directory holding a file moved

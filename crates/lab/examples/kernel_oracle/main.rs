@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use seaccess_lab::file_service::FileService;
 use seaccess_lab::LabError;
 
+mod net_ipc;
 mod tasks;
 
 type Res<T> = Result<T, Box<dyn Error>>;
@@ -127,6 +128,8 @@ fn family(op: &str) -> &'static str {
         "create" | "mkdir" | "unlink" | "rmdir" | "rename" | "link" | "symlink" => "names",
         "exec" => "exec",
         "kill" | "ptrace" => "signals",
+        "socket" | "bind" => "sockets",
+        "shm" | "sem" | "msg" => "ipc",
         _ => "other",
     }
 }
@@ -144,6 +147,8 @@ fn errno_name(e: i32) -> String {
         libc::EISDIR => "EISDIR".into(),
         libc::EXDEV => "EXDEV".into(),
         libc::ESRCH => "ESRCH".into(),
+        libc::EADDRINUSE => "EADDRINUSE".into(),
+        libc::EADDRNOTAVAIL => "EADDRNOTAVAIL".into(),
         e => format!("errno{e}"),
     }
 }
@@ -228,9 +233,22 @@ fn run() -> Res<bool> {
         // (an exec also checks the descriptors it hands on, which the object manager does not
         // model here).
         .filter(|r| {
-            ["file", "dir", "lnk_file", "filesystem", "process"]
-                .iter()
-                .any(|c| r.contains(&format!("tclass={c} ")))
+            [
+                "file",
+                "dir",
+                "lnk_file",
+                "filesystem",
+                "process",
+                "tcp_socket",
+                "udp_socket",
+                "unix_stream_socket",
+                "shm",
+                "sem",
+                "msgq",
+                "capability",
+            ]
+            .iter()
+            .any(|c| r.contains(&format!("tclass={c} ")))
         })
         .map(|r| normalized(r))
         .collect();
@@ -296,6 +314,13 @@ fn run() -> Res<bool> {
             "ptrace" => targets
                 .ptrace(&task, path)
                 .map_err(|e| format!("{key}: {e}"))?,
+            "socket" => {
+                net_ipc::socket(svc.om(), &task, path).map_err(|e| format!("{key}: {e}"))?
+            }
+            "bind" => net_ipc::bind(svc.om(), &task, path).map_err(|e| format!("{key}: {e}"))?,
+            "shm" | "sem" | "msg" => {
+                net_ipc::ipc(svc.om(), &task, op).map_err(|e| format!("{key}: {e}"))?
+            }
             // Into the context the exec gives; the kernel's must be the same.
             "exec" => svc.exec(&task, rel).and_then(|into| {
                 if into == *ctx {
