@@ -3,7 +3,9 @@
 # file_contexts, and the workload run by the probe in a chain of domains the policy's own
 # transitions lead to (kernel_t, then init, rc and apache2's domains). Prints:
 #   S <fact>                        a fact of the guest (kernel, enforcing mode)
-#   L <path> <context>              a file's label after setfiles
+#   L <path> <kind> <context>       a file's label after setfiles; after the workload, the
+#                                   labels it left, read back
+#   T <pid> <context>               a target of signals and ptrace, in its domain
 #   C <context> / R <context> ...   the probe's lines (tests/kernel/probe.c)
 #   A <record>                      the kernel's AVC records, in order
 set -eu

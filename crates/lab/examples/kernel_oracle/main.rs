@@ -3,8 +3,12 @@
 //! operation's outcome in each domain, the kernel's AVC records), performs the same operations
 //! on a copy of the guest's tree through the object manager's hooks (the lab's file service)
 //! with the same labels and contexts, and compares them operation by operation: the outcome
-//! (allowed, or the errno) and the AVC records each operation wrote. An exec is compared by the
-//! context the task has after it (security_transition_sid).
+//! (allowed, or the errno) and the AVC records each operation wrote. The families: files
+//! (stat, read, append), names (create, mkdir, symlink, link, unlink, rmdir, rename, and the
+//! labels the new objects got, read back at the end), exec (allowed or refused, and the context
+//! it gives), signals and ptrace (tasks.rs), sockets and SysV IPC (net_ipc.rs). A coverage line
+//! says how many operations of each family the kernel allowed and refused; a family without
+//! both fails the run.
 //!
 //! Usage: kernel_oracle POLICY RESULTS [DOCUMENTED]
 //!
