@@ -11,7 +11,7 @@ FUZZ_SECONDS ?= 60
 PROFILE ?= release
 BUILD := target/$(PROFILE)
 
-.PHONY: all deps build oracle peers label-peer policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench
+.PHONY: all deps build oracle peers label-peer policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench kernel kernel-test
 
 all: build
 
@@ -68,6 +68,17 @@ capi-test: capi oracle policies
 capi-bench: capi oracle
 	bash tests/capi/bench.sh $(DEFAULT_POLICY)
 
+# Debian's stock cloud kernel, unpacked (not installed) into target/kernel for the guest suites.
+kernel: deps
+	@bash scripts/fetch-kernel.sh target/kernel >/dev/null
+
+# The guest suites (tests/kernel): Debian's kernel under QEMU with SELinux enforcing Debian's
+# policy, the same operations answered by crates/objmgr's hooks; one boot per suite, one summary
+# line per suite last.
+kernel-test: kernel
+	$(CARGO) build --profile $(PROFILE) -p seaccess-lab --example kernel_oracle
+	SEACCESS_BUILD=$(BUILD) SEACCESS_REQUIRE_GUEST=1 bash tests/kernel/run.sh
+
 demo: build policies
 	./target/release/seaccess tour
 
@@ -98,6 +109,7 @@ test: deps oracle peers label-peer policies refpolicy lint
 	@$(MAKE) -s python-test PROFILE=ci
 	$(CARGO) build --profile ci -p seaccess-engine --example embed
 	SEACCESS_BUILD=target/ci SEACCESS_README_REQUIRE=1 bash tests/readme.sh
+	$(MAKE) kernel-test PROFILE=ci
 	bash tests/run/host_roots.sh compare target/host-roots.before
 
 # The Python bindings, built and installed by pip into target/venv (scripts/python-venv.sh).

@@ -15,11 +15,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use seaccess_objmgr::hooks::fs::{oflags, MountOpts, MAY_APPEND, MAY_EXEC, MAY_READ, MAY_WRITE};
+use seaccess_objmgr::hooks::process::exec::ExecOpts;
 use seaccess_objmgr::{InodeSec, ObjectManager, ObjmgrError, SuperSec, Task};
 use seaccess_security::SecurityServer;
 use seaccess_types::lock;
 
 use crate::LabError;
+
+mod names;
 
 /// The example's tree and labels (crates/lab/examples/file_service.rs and its test): a web
 /// server's content, /etc with a shadow file, and a user's home.
@@ -93,6 +96,15 @@ pub fn device_name(path: &Path) -> String {
     "unknown".into()
 }
 
+/// The name of directory `rel` in audit records (its dentry's name; "/" for the root).
+fn dir_name(rel: &str) -> &str {
+    if rel.is_empty() {
+        "/"
+    } else {
+        rel.rsplit('/').next().unwrap_or("/")
+    }
+}
+
 impl FileService {
     /// A service over the existing tree at `root` under the policy at `policy`, each inode
     /// labelled with the context of the longest prefix in `labels` that names it or one of its
@@ -100,6 +112,18 @@ impl FileService {
     pub fn new(
         root: &Path,
         policy: &Path,
+        labels: &[(&str, &str)],
+    ) -> Result<FileService, LabError> {
+        FileService::on(root, policy, "ext4", labels)
+    }
+
+    /// [`FileService::new`] with the tree on a filesystem of type `fstype` (its labeling
+    /// behaviour and SID from the policy's fs_use statements; "tmpfs", for a tree labelled as
+    /// setfiles labels a tmpfs, by setxattr over the labels tmpfs gives at allocation).
+    pub fn on(
+        root: &Path,
+        policy: &Path,
+        fstype: &str,
         labels: &[(&str, &str)],
     ) -> Result<FileService, LabError> {
         let parts = seaccess_engine::Engine::builder()
@@ -114,7 +138,7 @@ impl FileService {
             what: "the engine was built without its object manager".into(),
         })?;
         let sb = om
-            .mount(&device_name(root), "ext4", &MountOpts::default())
+            .mount(&device_name(root), fstype, &MountOpts::default())
             .map_err(|e| refused("mount", e))?;
         let svc = FileService {
             root: root.to_path_buf(),
@@ -159,6 +183,13 @@ impl FileService {
         let inode = self
             .om
             .inode_init(&self.sb, meta.ino(), meta.mode(), &format!("/{rel}"), ctx);
+        // Where the filesystem does not read labels from xattrs (tmpfs: fs_use_trans), the
+        // label is the one setfiles wrote (selinux_inode_post_setxattr).
+        if let Some(c) = ctx {
+            self.om
+                .inode_post_setxattr(&inode, "security.selinux", c)
+                .map_err(|e| refused(&format!("label /{rel}"), e))?;
+        }
         lock(&self.inodes).insert(rel.to_string(), Arc::new(inode));
         if meta.is_dir() {
             let mut names: Vec<String> = std::fs::read_dir(&path)
@@ -178,13 +209,14 @@ impl FileService {
         Ok(())
     }
 
+    /// The inode at `rel`; ENOENT, as the lookup's, where there is none.
     fn inode(&self, rel: &str) -> Result<Arc<InodeSec>, LabError> {
         lock(&self.inodes)
             .get(rel)
             .cloned()
-            .ok_or_else(|| LabError::Io {
-                path: self.root.join(rel),
-                what: "no such file or directory".into(),
+            .ok_or_else(|| LabError::Refused {
+                what: format!("/{rel}: no such file or directory"),
+                errno: libc::ENOENT,
             })
     }
 
@@ -195,13 +227,8 @@ impl FileService {
         let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
         for part in parts {
             let d = self.inode(&dir)?;
-            let name = if dir.is_empty() {
-                "/"
-            } else {
-                dir.rsplit('/').next().unwrap_or("/")
-            };
             self.om
-                .inode_permission(task, &d, MAY_EXEC, Some(name))
+                .inode_permission(task, &d, MAY_EXEC, Some(dir_name(&dir)))
                 .map_err(|e| {
                     refused(
                         &format!("search {}", if dir.is_empty() { "/" } else { &dir }),
@@ -280,6 +307,34 @@ impl FileService {
             .file_permission(task, &fsec, &inode, MAY_WRITE, &ps)
             .map_err(|e| refused(&what, e))?;
         f.write_all(data).map_err(|e| io(&p, e))
+    }
+
+    /// execve(2) of `rel` by `task`, up to the new credential: do_open_execat's walk and open
+    /// (may_open's inode_permission with MAY_EXEC, so `{execute}`; file_open of a file opened
+    /// for reading, so `{read open}`), then selinux_bprm_creds_for_exec. The context the task
+    /// has after the exec. (What follows the commit, with the new credential, is not modelled:
+    /// the ELF loader's mmap and the descriptors the exec hands on.)
+    pub fn exec(&self, task: &Task, rel: &str) -> Result<String, LabError> {
+        let inode = self.walk(task, rel)?;
+        let p = self.root.join(rel);
+        let ps = p.to_string_lossy();
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        let what = format!("exec {rel}");
+        self.om
+            .inode_permission(task, &inode, MAY_EXEC, Some(name))
+            .map_err(|e| refused(&what, e))?;
+        self.om
+            .file_open(task, &inode, &ps, oflags::O_RDONLY)
+            .map_err(|e| refused(&what, e))?;
+        let creds = self
+            .om
+            .bprm_creds_for_exec(task, &inode, &ps, &ExecOpts::default())
+            .map_err(|e| refused(&what, e))?;
+        self.server
+            .sid_to_context(creds.cred.sid())
+            .map_err(|e| LabError::Objmgr {
+                what: e.to_string(),
+            })
     }
 
     /// chcon: setxattr(2) of `security.selinux` (selinux_inode_setxattr's relabel checks, then

@@ -1,0 +1,87 @@
+//! The oracle's socket and SysV IPC operations, as the probe performs them (socket, bind to
+//! 127.0.0.1, the get of a new IPC_PRIVATE object and its IPC_RMID), through objmgr's socket
+//! and IPC hooks in the kernel's order.
+
+use std::net::{Ipv4Addr, SocketAddr};
+
+use seaccess_lab::LabError;
+use seaccess_objmgr::hooks::ipc::ipc_cmd::IPC_RMID;
+use seaccess_objmgr::hooks::socket::{family, SockAddr, SocketSec};
+use seaccess_objmgr::{ObjectManager, ObjmgrError, Task};
+
+/// CAP_NET_BIND_SERVICE (include/uapi/linux/capability.h).
+const CAP_NET_BIND_SERVICE: u32 = 10;
+
+fn refused(what: &str, e: ObjmgrError) -> LabError {
+    LabError::Refused {
+        what: format!("{what}: {e}"),
+        errno: e.errno(),
+    }
+}
+
+/// socket(2) of the probe's KIND (selinux_socket_create); `Err` for a kind it does not know.
+fn new_socket(
+    om: &ObjectManager,
+    task: &Task,
+    kind: &str,
+) -> Result<Result<SocketSec, LabError>, String> {
+    let (fam, ty) = match kind {
+        "tcp" => (family::INET, libc::SOCK_STREAM),
+        "udp" => (family::INET, libc::SOCK_DGRAM),
+        "unix" => (family::UNIX, libc::SOCK_STREAM),
+        _ => return Err(format!("{kind}: no such socket kind")),
+    };
+    Ok(om
+        .socket_create(task, fam, ty, 0, false)
+        .map_err(|e| refused(&format!("socket {kind}"), e)))
+}
+
+/// socket:KIND: the socket's creation (its close asks nothing).
+pub fn socket(om: &ObjectManager, task: &Task, kind: &str) -> Result<Result<(), LabError>, String> {
+    Ok(new_socket(om, task, kind)?.map(|_| ()))
+}
+
+/// bind:KIND,PORT: the socket, selinux_socket_bind ({bind}, {name_bind} where the port asks it,
+/// {node_bind}), then inet_bind's own CAP_NET_BIND_SERVICE for a port below 1024 (the kernel
+/// asks it after the LSM hook, in __inet_bind).
+pub fn bind(om: &ObjectManager, task: &Task, arg: &str) -> Result<Result<(), LabError>, String> {
+    let (kind, port) = arg
+        .split_once(',')
+        .ok_or_else(|| format!("{arg}: not KIND,PORT"))?;
+    let port: u16 = port.parse().map_err(|_| format!("{arg}: not a port"))?;
+    let sock = match new_socket(om, task, kind)? {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(e)),
+    };
+    let addr = SockAddr::Inet(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    let what = format!("bind {arg}");
+    Ok(om
+        .socket_bind(task, &sock, &addr)
+        .and_then(|()| {
+            if port < 1024 {
+                om.capable(task, CAP_NET_BIND_SERVICE)
+            } else {
+                Ok(())
+            }
+        })
+        .map_err(|e| refused(&what, e)))
+}
+
+/// shm:, sem:, msg: the new object (selinux_shm_alloc_security, _sem_, _msg_queue_: its
+/// `{create}`), then its IPC_RMID (`{destroy}`).
+pub fn ipc(om: &ObjectManager, task: &Task, kind: &str) -> Result<Result<(), LabError>, String> {
+    let what = format!("{kind} IPC_PRIVATE");
+    let r = match kind {
+        "shm" => om
+            .shm_alloc_security(task, 0)
+            .and_then(|o| om.shm_shmctl(task, &o, IPC_RMID)),
+        "sem" => om
+            .sem_alloc_security(task, 0)
+            .and_then(|o| om.sem_semctl(task, &o, IPC_RMID)),
+        "msg" => om
+            .msg_queue_alloc_security(task, 0)
+            .and_then(|o| om.msg_queue_msgctl(task, &o, IPC_RMID)),
+        _ => return Err(format!("{kind}: no such IPC kind")),
+    };
+    Ok(r.map_err(|e| refused(&what, e)))
+}

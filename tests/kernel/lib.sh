@@ -1,0 +1,95 @@
+# The guest harness, sourced by tests/kernel/run.sh and the suites: builds an initramfs holding
+# a minimal userland (busybox), Debian's SELinux tools and policy, the workload runner
+# (probe.c) and one suite's guest script, boots Debian's stock kernel on it under QEMU (TCG:
+# these machines have no usable KVM), and brings the suite's output back over the second serial
+# port. One boot runs a whole suite.
+#
+# A boot that does not end with the guest's own "SUITE-END rc=0" line failed: a kernel panic,
+# a hang (the QEMU deadline), a step of the suite that failed; it never passes silently.
+
+KERNEL_DIR=${SEACCESS_KERNEL_DIR:-target/kernel}
+# Seconds one boot may take under TCG on a loaded 2-core machine (an idle one boots in about 8).
+GUEST_DEADLINE=${SEACCESS_GUEST_DEADLINE:-600}
+
+# The programs the guest's userland needs beside busybox, each with its shared libraries.
+GUEST_PROGRAMS=(/usr/sbin/load_policy /usr/sbin/setfiles /usr/sbin/getenforce)
+
+# copy_program ROOT PROGRAM: PROGRAM and the libraries ldd names, at the same paths in ROOT.
+copy_program() {
+  local root=$1 prog=$2 lib
+  install -D "$prog" "$root$prog"
+  while read -r lib; do
+    [ -e "$root$lib" ] || install -D "$lib" "$root$lib"
+  done < <(ldd "$prog" | grep -o '/[^ ]*')
+}
+
+# guest_initramfs OUT SUITE_SCRIPT [FILE...]: the initramfs at OUT, running SUITE_SCRIPT as
+# /suite/guest.sh; each FILE is copied into /suite too.
+guest_initramfs() {
+  local out=$1 script=$2 root a
+  shift 2
+  root=$(mktemp -d)
+  mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc/selinux,proc,sys,dev,tmp,run,suite}
+  cp /usr/bin/busybox "$root/bin/busybox"
+  for a in $(/usr/bin/busybox --list); do
+    [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+  done
+  for a in "${GUEST_PROGRAMS[@]}"; do copy_program "$root" "$a"; done
+  cp -a /etc/selinux/default "$root/etc/selinux/"
+  printf 'SELINUX=enforcing\nSELINUXTYPE=default\n' > "$root/etc/selinux/config"
+  gcc -static -O2 -Wall -Werror -o "$root/suite/probe" tests/kernel/probe.c
+  install -m 755 "$script" "$root/suite/guest.sh"
+  for a in "$@"; do cp -a "$a" "$root/suite/"; done
+  cat > "$root/init" <<'EOF'
+#!/bin/sh
+# PID 1 of the guest: run the suite with its output on the second serial port, then power off
+# (the kernel then exits QEMU: -no-reboot).
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t selinuxfs selinuxfs /sys/fs/selinux 2>/dev/null
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+/bin/sh /suite/guest.sh > /dev/ttyS1 2>&1
+echo "SUITE-END rc=$?" > /dev/ttyS1
+sync
+poweroff -f
+EOF
+  chmod 755 "$root/init"
+  (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out"
+  rm -rf "$root"
+}
+
+# guest_boot INITRD OUTDIR CMDLINE: boots the kernel on INITRD with CMDLINE; the console goes
+# to OUTDIR/console.log, the suite's output to OUTDIR/results.log. Fails unless the suite
+# ended with status 0.
+guest_boot() {
+  local initrd=$1 out=$2 cmdline=$3 rc=0
+  mkdir -p "$out"
+  : > "$out/console.log"
+  : > "$out/results.log"
+  timeout "$GUEST_DEADLINE" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 1024 -smp 1 \
+    -display none -no-reboot -monitor none \
+    -serial "file:$out/console.log" -serial "file:$out/results.log" \
+    -kernel "$KERNEL_DIR/vmlinuz" -initrd "$initrd" \
+    -append "console=ttyS0 panic=-1 $cmdline" || rc=$?
+  if [ "$rc" -eq 124 ]; then
+    echo "guest: no power-off within ${GUEST_DEADLINE}s; the console's last lines:" >&2
+    tail -20 "$out/console.log" >&2
+    return 1
+  fi
+  if ! grep -q '^SUITE-END rc=0' "$out/results.log"; then
+    echo "guest: the suite did not end well ($(grep '^SUITE-END' "$out/results.log" || echo 'no SUITE-END line')); its last lines:" >&2
+    tail -20 "$out/results.log" >&2
+    echo "guest: the console's last lines:" >&2
+    tail -20 "$out/console.log" >&2
+    return 1
+  fi
+}
+
+# guest_ready: 0 when QEMU and the kernel are here; else prints why on stdout and returns 1.
+guest_ready() {
+  command -v qemu-system-x86_64 >/dev/null || { echo "qemu-system-x86_64 is not installed"; return 1; }
+  [ -e "$KERNEL_DIR/vmlinuz" ] || { echo "no guest kernel at $KERNEL_DIR/vmlinuz (make kernel fetches it)"; return 1; }
+  command -v busybox >/dev/null || { echo "busybox is not installed"; return 1; }
+  command -v cpio >/dev/null || { echo "cpio is not installed"; return 1; }
+}

@@ -1,0 +1,376 @@
+/* The guest's workload runner: performs operations one after another in whatever domain it
+ * runs in, and prints one line per operation on stdout:
+ *
+ *   R <context> <op> <path> <outcome>
+ *
+ * where <outcome> is "ok" or the errno's name. The operations are its arguments:
+ *
+ *   ctx              print "C <context>" (the task's /proc/self/attr/current)
+ *   read:PATH        open(PATH, O_RDONLY) and read one byte
+ *   write:PATH       open(PATH, O_WRONLY|O_APPEND) and write one byte
+ *   create:PATH      open(PATH, O_CREAT|O_EXCL|O_WRONLY, 0644)
+ *   stat:PATH        stat(PATH)
+ *   kill:PID,SIG     kill(PID, SIG), SIG one of 0 USR1 CHLD STOP CONT KILL
+ *   ptrace:PID       ptrace(PTRACE_ATTACH, PID), then wait for its stop and detach
+ *   socket:KIND      socket(2) of KIND (tcp, udp: AF_INET; unix: AF_UNIX stream), then close
+ *   bind:KIND,PORT   socket(2) of KIND (tcp, udp), bind(2) to 127.0.0.1:PORT, close
+ *   shm:, sem:, msg: shmget, semget or msgget of a new IPC_PRIVATE object, then its IPC_RMID
+ *   sleep:SECONDS    ignore SIGUSR1, then sleep (a target for the others' signals); no line
+ *   mkdir:PATH       mkdir(PATH, 0755)
+ *   unlink:PATH      unlink(PATH)
+ *   rmdir:PATH       rmdir(PATH)
+ *   rename:OLD,NEW   rename(OLD, NEW)
+ *   link:OLD,NEW     link(OLD, NEW)
+ *   symlink:TARGET,NEW  symlink(TARGET, NEW)
+ *   label:PATH       print "L <path> <kind> <context>": the file's kind (dir, file, other) and
+ *                    its security.selinux, not following a symbolic link
+ *   relay            from here on, write to a pipe this domain makes, copied to the output
+ *                    by a child that stays in this domain: a domain entered later may be
+ *                    refused the use of the output it was started with (the kernel's
+ *                    flush_unauthorized_files gives it /dev/null), while Debian's policy lets
+ *                    every daemon use init's descriptors and write init's pipes
+ *   exec:PATH        execv(PATH) with the remaining operations as its arguments (a domain
+ *                    transition happens here, as the policy's type_transition rules say): the
+ *                    new program reports "exec PATH ok" in its new context; a refused exec
+ *                    reports its errno and goes on with the remaining operations
+ *
+ * In every argument "%t" stands for the type of the task's context, so that each domain works on
+ * names of its own.
+ *
+ * It is linked statically, so that a copy of it can be labelled as any program (init's, a
+ * daemon's) and entered as that program's domain.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/ptrace.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+static char context[256];
+
+static void read_context(void)
+{
+	int fd = open("/proc/self/attr/current", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, context, sizeof(context) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		strcpy(context, "?");
+		return;
+	}
+	context[n] = 0;
+	context[strcspn(context, "\n")] = 0;
+}
+
+/* ARG with each "%t" replaced by the type of the task's context (its third field). */
+static const char *expand(const char *arg)
+{
+	static char out[1024];
+	const char *type = context, *end;
+	for (int i = 0; i < 2 && type; i++)
+		type = strchr(type, ':') ? strchr(type, ':') + 1 : NULL;
+	if (!type)
+		type = "?";
+	end = strchr(type, ':');
+	size_t tlen = end ? (size_t)(end - type) : strlen(type), n = 0;
+	for (const char *a = arg; *a && n + tlen + 2 < sizeof(out); a++) {
+		if (a[0] == '%' && a[1] == 't') {
+			memcpy(out + n, type, tlen);
+			n += tlen;
+			a++;
+		} else {
+			out[n++] = *a;
+		}
+	}
+	out[n] = 0;
+	return out;
+}
+
+/* OLD,NEW split at the comma: NEW, with OLD copied to `old`. */
+static const char *split2(const char *arg, char *old, size_t size)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : 0;
+	if (!comma || n >= size)
+		return NULL;
+	memcpy(old, arg, n);
+	old[n] = 0;
+	return comma + 1;
+}
+
+static void report(const char *op, const char *path, int err)
+{
+	printf("R %s %s %s %s\n", context, op, path, err ? strerrorname_np(err) : "ok");
+	fflush(stdout);
+}
+
+/* See "relay" above. The relaying child exits when every writer has closed the pipe. */
+static int relay(void)
+{
+	int p[2];
+	if (pipe(p))
+		return errno;
+	pid_t child = fork();
+	if (child < 0)
+		return errno;
+	if (child == 0) {
+		char buf[4096];
+		ssize_t n;
+		close(p[1]);
+		while ((n = read(p[0], buf, sizeof(buf))) > 0)
+			if (write(1, buf, n) != n)
+				_exit(1);
+		_exit(0);
+	}
+	close(p[0]);
+	int null = open("/dev/null", O_RDONLY);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
+		return errno;
+	close(null);
+	close(p[1]);
+	return 0;
+}
+
+static int do_read(const char *path)
+{
+	char c;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return errno;
+	int err = read(fd, &c, 1) < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+static int do_write(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return errno;
+	int err = write(fd, "x", 1) < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+static int do_create(const char *path)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int signal_number(const char *name)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = {{"0", 0},	       {"USR1", SIGUSR1}, {"CHLD", SIGCHLD},
+		    {"STOP", SIGSTOP}, {"CONT", SIGCONT}, {"KILL", SIGKILL}};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!strcmp(name, sigs[i].name))
+			return sigs[i].sig;
+	return -1;
+}
+
+static int do_kill(const char *arg)
+{
+	char pid[32];
+	const char *name = split2(arg, pid, sizeof(pid));
+	int sig = name ? signal_number(name) : -1;
+	if (sig < 0)
+		return EINVAL;
+	return kill(atoi(pid), sig) ? errno : 0;
+}
+
+static int do_ptrace(const char *arg)
+{
+	pid_t pid = atoi(arg);
+	int st;
+	if (ptrace(PTRACE_ATTACH, pid, 0, 0))
+		return errno;
+	if (waitpid(pid, &st, __WALL) < 0 || ptrace(PTRACE_DETACH, pid, 0, 0)) {
+		fprintf(stderr, "probe: ptrace %d: cannot detach: %s\n", pid, strerror(errno));
+		exit(2);
+	}
+	return 0;
+}
+
+/* A new socket of KIND (tcp, udp, unix), or -errno. */
+static int new_socket(const char *kind)
+{
+	int fd = !strcmp(kind, "tcp")    ? socket(AF_INET, SOCK_STREAM, 0)
+		 : !strcmp(kind, "udp")  ? socket(AF_INET, SOCK_DGRAM, 0)
+		 : !strcmp(kind, "unix") ? socket(AF_UNIX, SOCK_STREAM, 0)
+					 : (errno = EINVAL, -1);
+	return fd < 0 ? -errno : fd;
+}
+
+static int do_socket(const char *kind)
+{
+	int fd = new_socket(kind);
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
+}
+
+static int do_bind(const char *arg)
+{
+	char kind[16];
+	const char *port = split2(arg, kind, sizeof(kind));
+	if (!port)
+		return EINVAL;
+	int fd = new_socket(kind);
+	if (fd < 0)
+		return -fd;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(port))};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int err = bind(fd, (struct sockaddr *)&a, sizeof(a)) ? errno : 0;
+	close(fd);
+	return err;
+}
+
+static int do_ipc(const char *kind)
+{
+	int id, err = 0;
+	if (!strcmp(kind, "shm")) {
+		if ((id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600)) < 0)
+			return errno;
+		err = shmctl(id, IPC_RMID, NULL) ? errno : 0;
+	} else if (!strcmp(kind, "sem")) {
+		if ((id = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600)) < 0)
+			return errno;
+		err = semctl(id, 0, IPC_RMID) ? errno : 0;
+	} else {
+		if ((id = msgget(IPC_PRIVATE, IPC_CREAT | 0600)) < 0)
+			return errno;
+		err = msgctl(id, IPC_RMID, NULL) ? errno : 0;
+	}
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	read_context();
+	/* Set by the program that exec'd this one: its exec succeeded. */
+	const char *execed = getenv("PROBE_EXECED");
+	if (execed) {
+		report("exec", execed, 0);
+		unsetenv("PROBE_EXECED");
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *colon = strchr(a, ':');
+		char op[32];
+		size_t oplen = colon ? (size_t)(colon - a) : strlen(a);
+		if (oplen >= sizeof(op)) {
+			fprintf(stderr, "probe: operation too long: %s\n", a);
+			return 2;
+		}
+		memcpy(op, a, oplen);
+		op[oplen] = 0;
+		const char *path = colon ? expand(colon + 1) : "";
+		char old[512];
+		const char *new = NULL;
+		if (!strcmp(op, "rename") || !strcmp(op, "link") || !strcmp(op, "symlink")) {
+			new = split2(path, old, sizeof(old));
+			if (!new) {
+				fprintf(stderr, "probe: %s wants OLD,NEW: %s\n", op, a);
+				return 2;
+			}
+		}
+		if (!strcmp(op, "ctx")) {
+			printf("C %s\n", context);
+			fflush(stdout);
+		} else if (!strcmp(op, "relay")) {
+			int err = relay();
+			if (err) {
+				fprintf(stderr, "probe: relay: %s\n", strerror(err));
+				return 2;
+			}
+		} else if (!strcmp(op, "read")) {
+			report(op, path, do_read(path));
+		} else if (!strcmp(op, "write")) {
+			report(op, path, do_write(path));
+		} else if (!strcmp(op, "create")) {
+			report(op, path, do_create(path));
+		} else if (!strcmp(op, "mkdir")) {
+			report(op, path, mkdir(path, 0755) ? errno : 0);
+		} else if (!strcmp(op, "unlink")) {
+			report(op, path, unlink(path) ? errno : 0);
+		} else if (!strcmp(op, "rmdir")) {
+			report(op, path, rmdir(path) ? errno : 0);
+		} else if (!strcmp(op, "rename")) {
+			report(op, path, rename(old, new) ? errno : 0);
+		} else if (!strcmp(op, "link")) {
+			report(op, path, link(old, new) ? errno : 0);
+		} else if (!strcmp(op, "symlink")) {
+			report(op, path, symlink(old, new) ? errno : 0);
+		} else if (!strcmp(op, "kill")) {
+			report(op, path, do_kill(path));
+		} else if (!strcmp(op, "ptrace")) {
+			report(op, path, do_ptrace(path));
+		} else if (!strcmp(op, "socket")) {
+			report(op, path, do_socket(path));
+		} else if (!strcmp(op, "bind")) {
+			report(op, path, do_bind(path));
+		} else if (!strcmp(op, "shm") || !strcmp(op, "sem") || !strcmp(op, "msg")) {
+			report(op, path, do_ipc(op));
+		} else if (!strcmp(op, "sleep")) {
+			/* A tracer's attach and detach, a stop and a continue may cut one sleep short. */
+			time_t end = time(NULL) + atoi(path);
+			signal(SIGUSR1, SIG_IGN);
+			while (time(NULL) < end)
+				sleep(1);
+		} else if (!strcmp(op, "stat")) {
+			struct stat st;
+			report(op, path, stat(path, &st) ? errno : 0);
+		} else if (!strcmp(op, "label")) {
+			char con[256];
+			ssize_t n = lgetxattr(path, "security.selinux", con, sizeof(con) - 1);
+			if (n < 0) {
+				report(op, path, errno);
+			} else {
+				struct stat st;
+				const char *kind = "other";
+				con[n] = 0;
+				if (!lstat(path, &st))
+					kind = S_ISDIR(st.st_mode)   ? "dir"
+				       : S_ISREG(st.st_mode) ? "file"
+				       : S_ISLNK(st.st_mode) ? "link"
+							     : "other";
+				printf("L %s %s %s\n", path, kind, con);
+				fflush(stdout);
+			}
+		} else if (!strcmp(op, "exec")) {
+			/* argv[i] becomes the new program's argv[0]: the rest are its operations. */
+			argv[i] = (char *)path;
+			setenv("PROBE_EXECED", path, 1);
+			execv(path, argv + i);
+			int err = errno;
+			unsetenv("PROBE_EXECED");
+			report(op, path, err);
+		} else {
+			fprintf(stderr, "probe: unknown operation '%s' in '%s'\n", op, a);
+			return 2;
+		}
+	}
+	return 0;
+}

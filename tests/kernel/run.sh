@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The guest suites (`make kernel-test`): each boots Debian's stock kernel under QEMU once and
+# compares what the kernel did with what seaccess says. Prints, last, one summary line per
+# suite. SEACCESS_BUILD names the build whose binaries answer on the host (target/ci in
+# `make test`). A suite that cannot run prints SKIP with the reason; SEACCESS_REQUIRE_GUEST=1
+# (make test) turns that into a failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source tests/kernel/lib.sh
+BUILD=${SEACCESS_BUILD:-target/release}
+out=${SEACCESS_GUEST_OUT:-target/kernel/runs}
+
+if ! why=$(guest_ready); then
+  if [ "${SEACCESS_REQUIRE_GUEST:-0}" = 1 ]; then
+    echo "kernel-test: cannot run: $why" >&2
+    exit 1
+  fi
+  echo "SKIP: kernel suites: $why"
+  exit 0
+fi
+mkdir -p "$out"
+summaries=()
+failed=0
+
+# The oracle: Debian's default policy enforced by the kernel, the same operations answered by
+# crates/objmgr's hooks (tests/kernel/oracle/compare.sh).
+guest_initramfs "$out/oracle.initrd.gz" tests/kernel/oracle/guest.sh
+guest_boot "$out/oracle.initrd.gz" "$out/oracle" "security=selinux selinux=1 enforcing=1 log_buf_len=16M"
+rc=0
+SEACCESS_BUILD=$BUILD bash tests/kernel/oracle/compare.sh "$out/oracle/results.log" > "$out/oracle/compare.log" || rc=$?
+grep -v '^kernel-oracle:' "$out/oracle/compare.log" || true
+summaries+=("$(grep '^kernel-oracle:' "$out/oracle/compare.log" || echo "kernel-oracle: the comparison did not run (status $rc)")")
+[ "$rc" -eq 0 ] || failed=1
+
+for s in "${summaries[@]}"; do echo "$s"; done
+exit "$failed"
