@@ -95,18 +95,18 @@ impl SecurityId {
     }
 
     /// The seaccess SID of this context in generation `g`, by the engine's rule
-    /// ([`Kept::sid_in`]); EINVAL when `g`'s policy does not define the context (what the
-    /// kernel answers the AVC's security_compute_av with), whether or not an earlier policy did.
+    /// ([`Kept::get_or_find`]: the text is read and parsed only when `g` has not resolved it);
+    /// EINVAL when `g`'s policy does not define the context (what the kernel answers the AVC's
+    /// security_compute_av with), whether or not an earlier policy did.
     #[inline]
     pub fn resolve(&self, g: &Generation) -> Res<Sid> {
-        if let Some(sid) = self.resolved.get(g.seqno()) {
-            return Ok(sid);
-        }
-        let text = self.text();
-        if text.is_empty() {
-            return Err(EINVAL);
-        }
-        self.resolved.sid_in(g, text).map_err(|_| EINVAL)
+        self.resolved.get_or_find(g.seqno(), || {
+            let text = self.text();
+            if text.is_empty() {
+                return Err(EINVAL);
+            }
+            g.context_to_sid(text).map_err(|_| EINVAL)
+        })
     }
 
     pub fn get(&self) -> u32 {

@@ -119,13 +119,6 @@ impl<T: Keepable> Kept<T> {
         }
     }
 
-    /// `value` kept for generation `seqno`.
-    pub fn with(seqno: Seqno, value: T) -> Self {
-        let k = Self::new();
-        k.keep(seqno, value);
-        k
-    }
-
     /// The value kept for generation `seqno`, if it was found in exactly that one: the only way
     /// a kept value is to be used with a decision of `seqno`.
     #[inline(always)]
