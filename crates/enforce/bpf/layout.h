@@ -1,0 +1,103 @@
+/* The contract between the BPF object (seaccess.bpf.c) and the daemon (src/layout.rs mirrors
+ * every struct here, field for field; a test checks the sizes and offsets agree).
+ *
+ * Numbers that cross it: SIDs are the engine's (stable across reloads, as the kernel's sidtab
+ * keeps them); classes and permissions are the object manager's own numbering (the kernel's
+ * classmap.h, crates/objmgr/src/classes.rs), never the policy's, so the BPF side needs no
+ * per-policy table: the daemon translates each decision with the class map (map_decision), as
+ * the kernel's AVC does.
+ *
+ * Generations: the daemon fills the slot the current seqno does not use (fresh inner maps, never
+ * the ones in use), then stores seqno + 1 into `current` with one 64-bit store through the
+ * mmapped array. A hook reads `current` once, takes slot (seqno & 1)'s inner maps once, and
+ * decides with those alone; a grant it remembers carries that seqno, so any later seqno ends it.
+ */
+#ifndef SEACCESS_LAYOUT_H
+#define SEACCESS_LAYOUT_H
+
+#define SEA_GENERATIONS 2
+#define SEA_MAX_DECISIONS (1 << 20)
+#define SEA_MAX_TRANSITIONS (1 << 16)
+#define SEA_NAME_LEN 64
+
+/* Key of the decisions and transitions maps: tclass is the object manager's class number
+ * (32 bits wide so the key has no padding). */
+struct sea_key {
+	__u32 ssid;
+	__u32 tsid;
+	__u32 tclass;
+};
+
+#define SEA_AV_PERMISSIVE 1u /* the source domain is permissive */
+
+/* One decision, already mapped into the object manager's bits (handle_unknown applied). */
+struct sea_av {
+	__u32 allowed;
+	__u32 auditallow;
+	__u32 auditdeny;
+	__u32 flags;
+};
+
+/* The SID a new object or an exec's new domain gets (type_transition and the default rules):
+ * for class process, source = the task, target = the executable; for a file class, source =
+ * the task, target = the parent directory. */
+struct sea_trans {
+	__u32 newsid;
+	__u32 pad;
+};
+
+/* Per generation, one entry (index 0). */
+struct sea_config {
+	__u32 enforcing;     /* 0: permissive, decisions logged, nothing denied */
+	__u32 unlabeled_sid; /* initial SID "unlabeled" */
+	__u32 file_sid;      /* initial SID "file": inodes nobody labeled */
+	__u32 kernel_sid;    /* initial SID "kernel" */
+	__u32 pad[4];
+};
+
+#define SEA_TASK_EXEC_PENDING 1u
+
+/* Task storage: a task without it is not confined and never checked. */
+struct sea_task {
+	__u32 sid;
+	__u32 exec_sid; /* the domain bprm_creds_for_exec chose, applied at bprm_committed_creds */
+	__u32 flags;
+	__u32 pad;
+};
+
+#define SEA_INODE_LABELED 1u
+
+/* Inode storage: the label and the last clean grant (the revalidation skip of grant.rs). */
+struct sea_inode {
+	__u32 sid;
+	__u32 flags;
+	__u32 grant_ssid;  /* the task SID the grant was made to */
+	__u32 grant_perms; /* object manager bits granted cleanly (allowed, nothing audited) */
+	__u64 grant_seqno; /* the generation it was made in; any other seqno ends it */
+};
+
+enum sea_event_kind {
+	SEA_EV_DENIED = 1,  /* an avc: denied record */
+	SEA_EV_GRANTED = 2, /* an auditallow'ed grant: an avc: granted record */
+	SEA_EV_MISS = 3,    /* no decision for the key: denied (fail closed); the daemon fills it */
+};
+
+/* One record on the ring buffer. */
+struct sea_event {
+	__u64 seqno;
+	__u32 kind;
+	__u32 ssid;
+	__u32 tsid;
+	__u32 tclass;
+	__u32 requested;
+	__u32 denied;  /* SEA_EV_DENIED: requested & ~allowed */
+	__u32 audited; /* the bits the record names */
+	__u32 permissive;
+	__u32 pid;
+	__u32 dev;
+	__u64 ino;
+	char comm[16];
+	char name[SEA_NAME_LEN];
+};
+
+#endif

@@ -1,0 +1,165 @@
+//! The Rust mirror of `bpf/layout.h`, the contract between the BPF object and the daemon: the
+//! maps' keys and values, field for field. SIDs are the engine's; classes and permissions are
+//! the object manager's numbering ([`seaccess_objmgr::classes`]), never the policy's.
+
+/// The generations kept side by side: the one in use and the one being filled.
+pub const GENERATIONS: u32 = 2;
+/// Entries each generation's decisions map can hold.
+pub const MAX_DECISIONS: u32 = 1 << 20;
+/// Entries each generation's transitions map can hold.
+pub const MAX_TRANSITIONS: u32 = 1 << 16;
+/// The bytes of a name an event carries.
+pub const NAME_LEN: usize = 64;
+
+/// Key of the decisions and transitions maps (`struct sea_key`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key {
+    /// The subject's SID.
+    pub ssid: u32,
+    /// The object's SID.
+    pub tsid: u32,
+    /// The object manager's class number.
+    pub tclass: u32,
+}
+
+/// [`Av::flags`]: the source domain is permissive.
+pub const AV_PERMISSIVE: u32 = 1;
+
+/// One decision in the object manager's bits (`struct sea_av`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Av {
+    /// Granted permissions.
+    pub allowed: u32,
+    /// Granted permissions to record.
+    pub auditallow: u32,
+    /// Denied permissions to record.
+    pub auditdeny: u32,
+    /// [`AV_PERMISSIVE`].
+    pub flags: u32,
+}
+
+/// The SID a new object or an exec's new domain gets (`struct sea_trans`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trans {
+    /// The new SID.
+    pub newsid: u32,
+    /// Zero.
+    pub pad: u32,
+}
+
+/// One generation's settings (`struct sea_config`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    /// 0: permissive (decisions logged, nothing denied).
+    pub enforcing: u32,
+    /// The initial SID `unlabeled`.
+    pub unlabeled_sid: u32,
+    /// The initial SID `file`: inodes nobody labeled.
+    pub file_sid: u32,
+    /// The initial SID `kernel`.
+    pub kernel_sid: u32,
+    /// Zero.
+    pub pad: [u32; 4],
+}
+
+/// [`Task::flags`]: an exec chose [`Task::exec_sid`], applied when it commits.
+pub const TASK_EXEC_PENDING: u32 = 1;
+
+/// Task storage (`struct sea_task`): a task without it is not confined.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Task {
+    /// The task's SID.
+    pub sid: u32,
+    /// The domain an exec in progress chose.
+    pub exec_sid: u32,
+    /// [`TASK_EXEC_PENDING`].
+    pub flags: u32,
+    /// Zero.
+    pub pad: u32,
+}
+
+/// [`Inode::flags`]: the daemon or a create labeled the inode.
+pub const INODE_LABELED: u32 = 1;
+
+/// Inode storage (`struct sea_inode`): the label and the last clean grant.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inode {
+    /// The inode's SID.
+    pub sid: u32,
+    /// [`INODE_LABELED`].
+    pub flags: u32,
+    /// The task SID the grant was made to.
+    pub grant_ssid: u32,
+    /// Object manager bits granted cleanly.
+    pub grant_perms: u32,
+    /// The generation the grant was made in.
+    pub grant_seqno: u64,
+}
+
+/// [`Event::kind`]: an `avc:  denied` record.
+pub const EV_DENIED: u32 = 1;
+/// [`Event::kind`]: an auditallow'ed grant, an `avc:  granted` record.
+pub const EV_GRANTED: u32 = 2;
+/// [`Event::kind`]: no decision for the key; denied, and the daemon fills it.
+pub const EV_MISS: u32 = 3;
+
+/// One record on the ring buffer (`struct sea_event`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct Event {
+    /// The generation decided in.
+    pub seqno: u64,
+    /// [`EV_DENIED`], [`EV_GRANTED`] or [`EV_MISS`].
+    pub kind: u32,
+    /// The subject's SID.
+    pub ssid: u32,
+    /// The object's SID.
+    pub tsid: u32,
+    /// The object manager's class number.
+    pub tclass: u32,
+    /// Requested permissions.
+    pub requested: u32,
+    /// Denied permissions.
+    pub denied: u32,
+    /// The permissions the record names.
+    pub audited: u32,
+    /// 1 when the decision was permissive.
+    pub permissive: u32,
+    /// The task's thread-group id.
+    pub pid: u32,
+    /// The inode's device (the kernel's new_encode_dev).
+    pub dev: u32,
+    /// The inode's number.
+    pub ino: u64,
+    /// The task's comm.
+    pub comm: [u8; 16],
+    /// The dentry's name, NUL-terminated.
+    pub name: [u8; NAME_LEN],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The sizes and offsets layout.h gives (x86_64): a field moved on one side only fails here.
+    #[test]
+    fn the_structs_match_layout_h() {
+        assert_eq!(size_of::<Key>(), 12);
+        assert_eq!(size_of::<Av>(), 16);
+        assert_eq!(size_of::<Trans>(), 8);
+        assert_eq!(size_of::<Config>(), 32);
+        assert_eq!(size_of::<Task>(), 16);
+        assert_eq!(size_of::<Inode>(), 24);
+        assert_eq!(offset_of!(Inode, grant_seqno), 16);
+        assert_eq!(offset_of!(Event, ino), 48);
+        assert_eq!(offset_of!(Event, comm), 56);
+        assert_eq!(size_of::<Event>(), 136);
+    }
+}

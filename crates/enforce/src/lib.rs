@@ -1,0 +1,11 @@
+//! `seaccess enforce`: the SELinux policy enforced by the Linux kernel through the BPF LSM, on
+//! kernels without SELinux. A BPF object (`bpf/`) on the LSM hooks keeps task labels in task
+//! storage and file labels in inode storage, and decides from maps keyed by (source SID,
+//! target SID, class) that this crate fills from the engine before any task can meet a SID;
+//! a reload builds the next generation of maps and switches in one store.
+//!
+//! This crate must never be below the engine: it is a front end like the mount or the C
+//! library, and asks the policy only through `seaccess_engine`.
+#![forbid(unsafe_code)]
+
+pub mod layout;
