@@ -20,24 +20,13 @@ static int log_cb(int type, const char *fmt, ...)
 	return 0;
 }
 
-/* What the program knows about the request, for the record. */
-static int audit_cb(void *data, security_class_t cls, char *buf, size_t len)
-{
-	(void)cls;
-	snprintf(buf, len, "pid=%d comm=\"example\"", *(int *)data);
-	return 0;
-}
-
 int main(void)
 {
 	union selinux_callback cb;
 	security_id_t subject, object;
-	int pid = 4242;
 
 	cb.func_log = log_cb;
 	selinux_set_callback(SELINUX_CB_LOG, cb);
-	cb.func_audit = audit_cb;
-	selinux_set_callback(SELINUX_CB_AUDIT, cb);
 	if (is_selinux_enabled() != 1 || avc_open(NULL, 0) < 0) {
 		fprintf(stderr, "no policy: %s\n", strerror(errno));
 		return 1;
@@ -49,19 +38,13 @@ int main(void)
 	security_class_t file = string_to_security_class("file");
 	access_vector_t read = string_to_av_perm(file, "read"), write = string_to_av_perm(file, "write");
 
-	printf("read:  %s\n", avc_has_perm(subject, object, file, read, NULL, &pid) == 0 ? "allowed" : "denied");
-	printf("write: %s\n", avc_has_perm(subject, object, file, write, NULL, &pid) == 0 ? "allowed" : "denied");
+	printf("read:  %s\n", avc_has_perm(subject, object, file, read, NULL, NULL) == 0 ? "allowed" : "denied");
+	printf("write: %s\n", avc_has_perm(subject, object, file, write, NULL, NULL) == 0 ? "allowed" : "denied");
 
 	/* Or by strings, as systemd and D-Bus do. */
-	int rc = selinux_check_access("user_u:user_r:user_t:s0", "system_u:object_r:shadow_t:s0", "file", "read", &pid);
+	int rc = selinux_check_access("user_u:user_r:user_t:s0", "system_u:object_r:shadow_t:s0", "file", "read", NULL);
 	printf("read shadow: %s\n", rc == 0 ? "allowed" : errno == EACCES ? "denied" : strerror(errno));
 
-	/* A new file's label in /etc. */
-	char *newcon;
-	if (security_compute_create("user_u:user_r:user_t:s0", "system_u:object_r:etc_t:s0", file, &newcon) == 0) {
-		printf("new file in etc_t: %s\n", newcon);
-		freecon(newcon);
-	}
 	avc_destroy();
 	return 0;
 }
