@@ -69,7 +69,7 @@ fn hold_for_fork() -> fork::Held {
     let k = state::loaded();
     let server = k.map(|k| k.server.fork_guard());
     let avc = k.map(|k| k.avc.fork_guard());
-    let (callbacks, sids, names) = (callbacks::hold(), sid::hold(), names::hold());
+    let (callbacks, sids, names) = (callbacks::hold(), sid::hold(), ffi::hold_names());
     let tables = (
         mapping::hold(),
         matchpathcon::hold(),
