@@ -25,10 +25,12 @@
 mod admin;
 mod audit;
 mod avc;
+mod avc_life;
 mod booleans;
 mod callbacks;
 mod compute;
 mod context;
+mod decision;
 mod ffi;
 mod filecon;
 mod fork;

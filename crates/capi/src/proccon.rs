@@ -96,7 +96,7 @@ fn subject_of(pid: u32) -> Res<String> {
         if g.context_to_sid(UNCONFINED).is_ok() {
             return Ok(UNCONFINED.to_string());
         }
-        return crate::avc::initial_context("kernel");
+        return crate::avc_life::initial_context("kernel");
     };
     // A rules file that cannot be read or parsed fails every process context closed (EINVAL),
     // and says why through the log callback: a silent EINVAL from getcon would leave the user
