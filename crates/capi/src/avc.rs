@@ -33,11 +33,12 @@ use crate::avc_life::open;
 use crate::callbacks::{self, AVC_OPEN};
 use crate::decision::{unknown_class_decision, AvDecisionC};
 use crate::ffi::{self, Res, EACCES, EINVAL};
+use crate::kernel::{Halt, Kernel};
 use crate::lookup;
 use crate::mapping;
 use crate::memo;
 use crate::sid::{self, SecurityId};
-use crate::state::{self, Halt, Kernel};
+use crate::state;
 use crate::thread;
 
 impl AvDecisionC {

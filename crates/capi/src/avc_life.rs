@@ -9,8 +9,9 @@ use std::sync::atomic::Ordering::*;
 
 use crate::callbacks::{self, AVC_OPEN};
 use crate::ffi::{self, Res, EINVAL, ENOENT};
+use crate::kernel::Kernel;
 use crate::sid::{self, SecurityId};
-use crate::state::{self, Kernel};
+use crate::state;
 
 /// libselinux's `struct selinux_opt`.
 #[repr(C)]

@@ -13,8 +13,9 @@ use seaccess_types::{ClassId, HandleUnknown, Sid};
 
 use crate::decision::{unknown_class_decision, AvDecisionC};
 use crate::ffi::{self, Res, EACCES, EINVAL, EPERM};
+use crate::kernel::Kernel;
 use crate::mapping;
-use crate::state::{self, Kernel};
+use crate::state;
 
 fn sid_of(k: &Kernel, ctx: *const c_char) -> Res<Sid> {
     k.server
@@ -341,7 +342,7 @@ pub extern "C" fn security_setenforce(value: c_int) -> c_int {
         if let Some(r) = crate::session::write("enforce", if value != 0 { b"1" } else { b"0" }) {
             return r.map(|_| 0);
         }
-        state::set_enforcing(k, value != 0);
+        crate::kernel::set_enforcing(k, value != 0);
         Ok(0)
     })
 }

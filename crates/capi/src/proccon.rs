@@ -32,10 +32,9 @@ use seaccess_subjects::{self as subjects, Match, Subjects};
 use seaccess_types::lock;
 
 use crate::ffi::{self, Errno, Res, EACCES, EINVAL};
-use crate::state;
+use crate::kernel;
+use crate::state::{self, SUBJECTS_ENV};
 
-/// The environment variable naming a subjects file.
-pub const SUBJECTS_ENV: &str = "SEACCESS_SUBJECTS";
 /// The context this process runs in after an exec under `seaccess run`: the interposer
 /// (crates/capi/preload) puts it in the environment of the program it executes, the context
 /// [`crate::objects::exec`] checked and computed. Not in a secure-execution process.
@@ -90,9 +89,9 @@ fn with_attrs<T>(f: impl FnOnce(&mut Attrs) -> T) -> T {
 fn subject_of(pid: u32) -> Res<String> {
     let k = state::kernel()?;
     let g = k.server.snapshot();
-    // Not in a secure-execution process (state::env): a setuid program's caller must not
+    // Not in a secure-execution process (kernel::env): a setuid program's caller must not
     // choose the context it runs in.
-    let Some(file) = state::env(SUBJECTS_ENV) else {
+    let Some(file) = kernel::env(SUBJECTS_ENV) else {
         if g.context_to_sid(UNCONFINED).is_ok() {
             return Ok(UNCONFINED.to_string());
         }
@@ -145,7 +144,7 @@ fn self_pid() -> u32 {
 /// against the policy: one it does not define fails closed (EINVAL, and a log line saying
 /// which), never falling back to another context.
 fn from_env(name: &str) -> Res<Option<String>> {
-    let Some(v) = state::env(name) else {
+    let Some(v) = kernel::env(name) else {
         return Ok(None);
     };
     let c = v.to_str().ok_or(EINVAL)?.to_string();

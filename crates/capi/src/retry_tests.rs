@@ -1,5 +1,5 @@
 //! A check by numbers resolves, decides and records under one policy generation, and runs
-//! again on the new one when a reload lands in between (crate::state::Kernel::with_generation
+//! again on the new one when a reload lands in between (crate::kernel::Kernel::with_generation
 //! over the engine's retry loop). renumber_a.cil and renumber_b.cil differ only in the order of
 //! `file` and `process` in classorder; both allow dom_t `process fork` on itself and nothing on
 //! `file`, and `file read` and `process fork` are both bit 0 of their class, so a class number
