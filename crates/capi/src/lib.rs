@@ -31,6 +31,7 @@ mod callbacks;
 mod compute;
 mod context;
 mod decision;
+mod execfilecon;
 mod ffi;
 mod filecon;
 mod fork;
