@@ -6,20 +6,20 @@
 //! cheaper than following a hint, so a reference is neither read nor written.
 //!
 //! One generation per answer: a check takes its decision, its SIDs' validity and (for
-//! selinux_check_access) its class and permission numbers from one policy generation. The hit
-//! path compares seqnos: the decision's (from the cache), each SID's (the generation that
-//! defined its context, [`SecurityId::resolved`]) and the names' ([`crate::lookup`]); any
-//! mismatch, as a reload in between gives, sends the check the full way, which takes the
-//! server's current generation, resolves everything in it, takes the cache's decision only if
-//! it is of that generation ([`Avc::check_at`]) and writes the record by it; when the cache
-//! answered from another generation (a reload landed in between), the whole check runs again
-//! on the new one, through the engine's one retry loop ([`Kernel::with_generation`]). So no
-//! answer pairs one policy's class numbers or contexts with another's decision, every decision
-//! comes from the cache, and a context the current policy does not define is EINVAL however
-//! the process used it before. Numbers a program passes in (avc_has_perm's class and permissions, from
-//! string_to_security_class and string_to_av_perm) are the current policy's, as libselinux's
-//! are the kernel's: a program that keeps them across a reload that renumbers classes gets the
-//! answer for whatever they mean in the new policy, on libselinux as here.
+//! selinux_check_access) its class and permission numbers from one policy generation. The hit path
+//! compares seqnos: the decision's (from the cache), each SID's (the generation that defined its
+//! context, [`SecurityId::resolved`]) and the names' ([`crate::lookup`]); any mismatch, as a reload
+//! in between gives, sends the check the full way, which takes the server's current generation,
+//! resolves everything in it, takes the cache's decision only if it is of that generation
+//! ([`seaccess_avc::Avc::check_at`]) and writes the record by it; when the cache answered from
+//! another generation (a reload landed in between), the whole check runs again on the new one,
+//! through the engine's one retry loop ([`Kernel::with_generation`]). So no answer pairs one
+//! policy's class numbers or contexts with another's decision, every decision comes from the cache,
+//! and a context the current policy does not define is EINVAL however the process used it before.
+//! Numbers a program passes in (avc_has_perm's class and permissions, from string_to_security_class
+//! and string_to_av_perm) are the current policy's, as libselinux's are the kernel's: a program
+//! that keeps them across a reload that renumbers classes gets the answer for whatever they mean in
+//! the new policy, on libselinux as here.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::Ordering::*;
