@@ -39,7 +39,7 @@ pub extern "C" fn selinux_mkload_policy(_preservebools: c_int) -> c_int {
                 std::fs::read(&path).map_err(|e| Errno(e.raw_os_error().unwrap_or(libc::EIO)))?;
             return load_image(&data, &path);
         }
-        state::load(&path).map(|_| 0)
+        crate::kernel::load(&path).map(|_| 0)
     })
 }
 
@@ -50,7 +50,7 @@ fn load_image(data: &[u8], name: &str) -> ffi::Res<c_int> {
     if let Some(r) = crate::session::write("load", data) {
         return r.map(|_| 0);
     }
-    state::load_bytes(data, name).map(|_| 0)
+    crate::kernel::load_bytes(data, name).map(|_| 0)
 }
 
 /// An init's first policy load needs a kernel with SELinux: as libselinux on a kernel without

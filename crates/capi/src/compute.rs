@@ -8,30 +8,19 @@
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::Ordering::*;
 
-use seaccess_security::{Generation, SecurityError};
-use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, Sid};
+use seaccess_security::SecurityError;
+use seaccess_types::{ClassId, HandleUnknown, Sid};
 
-use crate::avc::AvDecisionC;
+use crate::decision::{unknown_class_decision, AvDecisionC};
 use crate::ffi::{self, Res, EACCES, EINVAL, EPERM};
+use crate::kernel::Kernel;
 use crate::mapping;
-use crate::state::{self, Kernel};
+use crate::state;
 
 fn sid_of(k: &Kernel, ctx: *const c_char) -> Res<Sid> {
     k.server
         .context_to_sid(ffi::str_arg(ctx)?)
         .map_err(|_| EINVAL)
-}
-
-/// What the kernel answers selinuxfs's access file for a class generation `g`'s policy does
-/// not define (services.c, security_compute_av_user): class 0 gets everything when the policy
-/// allows unknown classes and nothing otherwise; a number past the policy's classes gets
-/// nothing.
-pub(crate) fn unknown_class_decision(g: &Generation, class: u16) -> AvDecision {
-    let mut d = AvDecision::deny_all(g.seqno());
-    if class == 0 && g.handle_unknown() == HandleUnknown::Allow {
-        d.allowed = AccessVector::ALL;
-    }
-    d
 }
 
 /// The kernel's decision for a triple: contexts and decision of one generation. A class in the
@@ -353,7 +342,7 @@ pub extern "C" fn security_setenforce(value: c_int) -> c_int {
         if let Some(r) = crate::session::write("enforce", if value != 0 { b"1" } else { b"0" }) {
             return r.map(|_| 0);
         }
-        state::set_enforcing(k, value != 0);
+        crate::kernel::set_enforcing(k, value != 0);
         Ok(0)
     })
 }

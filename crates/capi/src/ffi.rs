@@ -1,8 +1,12 @@
 //! The C boundary's plumbing: panics caught, errno set, and C strings read and written with
 //! the C allocator (a context handed to C is freed with `freecon`, that is `free`).
 
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+
+use rustc_hash::FxHashMap;
+use seaccess_types::lock;
 
 /// An errno value, what every failing entry point reports.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -167,6 +171,32 @@ pub(crate) fn free_string_array(arr: *mut *mut c_char) {
         i += 1;
     }
     c_free(arr as *mut libc::c_void);
+}
+
+/// Names handed to C as `const char *`: libselinux's stay valid until the class cache is
+/// flushed; these stay valid for the process's life, across reloads.
+static NAMES: Mutex<Option<FxHashMap<String, &'static CStr>>> = Mutex::new(None);
+
+/// The static names' lock, held across a fork (see [`crate::fork`]).
+pub(crate) fn hold_names(
+) -> std::sync::MutexGuard<'static, Option<FxHashMap<String, &'static CStr>>> {
+    lock(&NAMES)
+}
+
+/// `s` as a `const char *` that stays valid for the process's life, one copy a text (null
+/// when `s` holds a NUL): class, permission and path names handed to C.
+pub(crate) fn static_name(s: &str) -> *const c_char {
+    let mut m = lock(&NAMES);
+    let m = m.get_or_insert_with(FxHashMap::default);
+    if let Some(c) = m.get(s) {
+        return c.as_ptr();
+    }
+    let Ok(c) = CString::new(s) else {
+        return std::ptr::null();
+    };
+    let c: &'static CStr = Box::leak(c.into_boxed_c_str());
+    m.insert(s.to_owned(), c);
+    c.as_ptr()
 }
 
 #[cfg(test)]

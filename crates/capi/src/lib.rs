@@ -25,14 +25,18 @@
 mod admin;
 mod audit;
 mod avc;
+mod avc_life;
 mod booleans;
 mod callbacks;
 mod compute;
 mod context;
+mod decision;
+mod execfilecon;
 mod ffi;
 mod filecon;
 mod fork;
 mod interpose;
+mod kernel;
 mod load;
 mod lookup;
 mod mapping;
@@ -65,11 +69,11 @@ pub use ffi::Errno;
 /// locks, the cache's, the callbacks, the SID table, the interned names, then the tables that
 /// nest in no other lock.
 fn hold_for_fork() -> fork::Held {
-    let loading = seaccess_types::lock(&state::LOADING);
-    let k = state::loaded();
+    let loading = seaccess_types::lock(&kernel::LOADING);
+    let k = kernel::loaded();
     let server = k.map(|k| k.server.fork_guard());
     let avc = k.map(|k| k.avc.fork_guard());
-    let (callbacks, sids, names) = (callbacks::hold(), sid::hold(), names::hold());
+    let (callbacks, sids, names) = (callbacks::hold(), sid::hold(), ffi::hold_names());
     let tables = (
         mapping::hold(),
         matchpathcon::hold(),

@@ -4,7 +4,7 @@
 
 use std::ffi::{c_char, c_int};
 
-use crate::{ffi, state};
+use crate::{ffi, kernel};
 
 /// Loads the policy image at `path` (a NUL-terminated path) as the process's policy; if one is
 /// loaded already, replaces it as [`seaccess_reload_policy`] does. Returns 0, or -1 with errno
@@ -14,7 +14,7 @@ use crate::{ffi, state};
 pub extern "C" fn seaccess_load_policy(path: *const c_char) -> c_int {
     ffi::guard(-1, || {
         let p = ffi::str_arg(path)?;
-        state::load(p)?;
+        kernel::load(p)?;
         Ok(0)
     })
 }

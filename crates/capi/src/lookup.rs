@@ -200,12 +200,12 @@ pub(crate) static POLICY_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(())
 /// for tests that need a kernel; they hold [`POLICY_TESTS`] while they use it.
 #[cfg(test)]
 #[allow(clippy::panic)]
-pub(crate) fn load_test_policy(name: &str) -> &'static crate::state::Kernel {
+pub(crate) fn load_test_policy(name: &str) -> &'static crate::kernel::Kernel {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../target/policies")
         .join(name);
     assert_eq!(
-        crate::state::load(&path.to_string_lossy()),
+        crate::kernel::load(&path.to_string_lossy()),
         Ok(()),
         "{} (make policies)",
         path.display()
@@ -216,7 +216,7 @@ pub(crate) fn load_test_policy(name: &str) -> &'static crate::state::Kernel {
 /// The loaded policy's own numbers for a class and permission name: what a lookup must answer.
 #[cfg(test)]
 pub(crate) fn server_numbers(
-    k: &crate::state::Kernel,
+    k: &crate::kernel::Kernel,
     class: &str,
     perm: &str,
 ) -> Option<(ClassId, AccessVector)> {
@@ -359,7 +359,7 @@ fn name_miss(
 mod tests {
     #![allow(clippy::panic)]
     use super::*;
-    use crate::state::Kernel;
+    use crate::kernel::Kernel;
 
     /// The context tests share the one cache: one at a time, so that one's contexts do not
     /// evict the other's.
@@ -475,7 +475,7 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/policies");
         let path = dir.join("example.33");
         assert_eq!(
-            crate::state::load(&path.to_string_lossy()),
+            crate::kernel::load(&path.to_string_lossy()),
             Ok(()),
             "{} (make policies)",
             path.display()
@@ -511,7 +511,7 @@ mod tests {
             "/etc/selinux/default/policy/policy.33",
             "/etc/selinux/mls/policy/policy.33",
         ] {
-            assert_eq!(crate::state::load(pol), Ok(()), "{pol}");
+            assert_eq!(crate::kernel::load(pol), Ok(()), "{pol}");
             let k = crate::state::kernel().unwrap_or_else(|e| panic!("no kernel: {e:?}"));
             for (class, perm) in [
                 ("netlink_scsitransport_socket", "ioctl"),

@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use seaccess_security::Generation;
 use seaccess_types::{lock, HandleUnknown};
 
-use crate::avc::AvDecisionC;
 use crate::callbacks;
+use crate::decision::AvDecisionC;
 use crate::ffi::{self, Res, EINVAL, ENOMEM};
 
 /// libselinux's `struct security_class_mapping`: a class name and up to 32 permission names,
@@ -218,11 +218,11 @@ pub extern "C" fn selinux_set_mapping(map: *mut SecurityClassMapping) -> c_int {
             Err(e) => {
                 // As libselinux: no map is left, and the cache is reset all the same.
                 clear();
-                crate::avc::avc_reset();
+                crate::avc_life::avc_reset();
                 return Err(e);
             }
         };
-        if crate::avc::avc_reset() < 0 {
+        if crate::avc_life::avc_reset() < 0 {
             let e = ffi::Errno(
                 std::io::Error::last_os_error()
                     .raw_os_error()

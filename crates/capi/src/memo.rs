@@ -27,9 +27,9 @@ use seaccess_security::Generation;
 use seaccess_types::{AccessVector, ClassId};
 
 use crate::ffi::{self, Res};
+use crate::kernel::Kernel;
 use crate::lookup::{self, Numbers};
 use crate::sid::{self, SecurityId};
-use crate::state::Kernel;
 
 /// Log2 of the number of pairs of slots in each table.
 const BITS: u32 = 11;

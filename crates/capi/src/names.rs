@@ -2,39 +2,15 @@
 //! (what the kernel's selinuxfs gives libselinux when no class map is set), each answer from
 //! one snapshot of the current generation.
 
-use std::ffi::{c_char, c_int, CStr, CString};
-use std::sync::{Arc, Mutex};
+use std::ffi::{c_char, c_int, CString};
+use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
 use seaccess_security::Generation;
-use seaccess_types::{lock, AccessVector, ClassId};
+use seaccess_types::{AccessVector, ClassId};
 
-use crate::ffi::{self, Res, EINVAL};
+use crate::ffi::{self, static_name, Res, EINVAL};
 use crate::mapping::{self, Resolved};
 use crate::state;
-
-/// Names handed to C as `const char *`: libselinux's stay valid until the class cache is
-/// flushed; these stay valid for the process's life, across reloads.
-static NAMES: Mutex<Option<FxHashMap<String, &'static CStr>>> = Mutex::new(None);
-
-/// The names' lock, held across a fork (see [`crate::fork`]).
-pub(crate) fn hold() -> std::sync::MutexGuard<'static, Option<FxHashMap<String, &'static CStr>>> {
-    lock(&NAMES)
-}
-
-pub(crate) fn static_name(s: &str) -> *const c_char {
-    let mut m = lock(&NAMES);
-    let m = m.get_or_insert_with(FxHashMap::default);
-    if let Some(c) = m.get(s) {
-        return c.as_ptr();
-    }
-    let Ok(c) = CString::new(s) else {
-        return std::ptr::null();
-    };
-    let c: &'static CStr = Box::leak(c.into_boxed_c_str());
-    m.insert(s.to_owned(), c);
-    c.as_ptr()
-}
 
 /// The name of the lowest permission in `av` of class `tclass`, both in the program's
 /// numbering when it set a map `m` (libselinux's security_av_perm_to_string).

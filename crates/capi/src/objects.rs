@@ -28,7 +28,8 @@ use seaccess_types::LabelServer;
 
 use crate::callbacks;
 use crate::ffi::{Errno, Res, EINVAL};
-use crate::state::{self, Kernel};
+use crate::kernel::Kernel;
+use crate::state;
 
 static AUDIT_TO_LOG: Once = Once::new();
 

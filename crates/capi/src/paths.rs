@@ -13,8 +13,7 @@ use std::sync::Mutex;
 use seaccess_policy::installed;
 use seaccess_types::lock;
 
-use crate::ffi::{self, EINVAL};
-use crate::names::static_name;
+use crate::ffi::{self, static_name, EINVAL};
 
 /// The configuration file libselinux reads (SELINUXCONFIG).
 pub(crate) const CONFIG: &str = "/etc/selinux/config";

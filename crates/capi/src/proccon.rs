@@ -32,10 +32,9 @@ use seaccess_subjects::{self as subjects, Match, Subjects};
 use seaccess_types::lock;
 
 use crate::ffi::{self, Errno, Res, EACCES, EINVAL};
-use crate::state;
+use crate::kernel;
+use crate::state::{self, SUBJECTS_ENV};
 
-/// The environment variable naming a subjects file.
-pub const SUBJECTS_ENV: &str = "SEACCESS_SUBJECTS";
 /// The context this process runs in after an exec under `seaccess run`: the interposer
 /// (crates/capi/preload) puts it in the environment of the program it executes, the context
 /// [`crate::objects::exec`] checked and computed. Not in a secure-execution process.
@@ -90,13 +89,13 @@ fn with_attrs<T>(f: impl FnOnce(&mut Attrs) -> T) -> T {
 fn subject_of(pid: u32) -> Res<String> {
     let k = state::kernel()?;
     let g = k.server.snapshot();
-    // Not in a secure-execution process (state::env): a setuid program's caller must not
+    // Not in a secure-execution process (kernel::env): a setuid program's caller must not
     // choose the context it runs in.
-    let Some(file) = state::env(SUBJECTS_ENV) else {
+    let Some(file) = kernel::env(SUBJECTS_ENV) else {
         if g.context_to_sid(UNCONFINED).is_ok() {
             return Ok(UNCONFINED.to_string());
         }
-        return crate::avc::initial_context("kernel");
+        return crate::avc_life::initial_context("kernel");
     };
     // A rules file that cannot be read or parsed fails every process context closed (EINVAL),
     // and says why through the log callback: a silent EINVAL from getcon would leave the user
@@ -145,7 +144,7 @@ fn self_pid() -> u32 {
 /// against the policy: one it does not define fails closed (EINVAL, and a log line saying
 /// which), never falling back to another context.
 fn from_env(name: &str) -> Res<Option<String>> {
-    let Some(v) = state::env(name) else {
+    let Some(v) = kernel::env(name) else {
         return Ok(None);
     };
     let c = v.to_str().ok_or(EINVAL)?.to_string();
@@ -170,7 +169,9 @@ pub(crate) fn set_by_setcon() -> bool {
     lock(&CURRENT).is_some()
 }
 
-fn current() -> Res<String> {
+/// This process's context: setcon's, else the one its exec under `seaccess run` gave it, else
+/// the subjects rules' (see the module docs).
+pub(crate) fn current() -> Res<String> {
     match lock(&CURRENT).clone() {
         Some(c) => Ok(c),
         None => match from_env(CONTEXT_ENV)? {
@@ -212,6 +213,14 @@ fn applied(what: &str) -> Res<()> {
         &format!("seaccess: {what}: nothing would apply it: this program runs without the interposer `seaccess run` preloads (libseaccess-preload.so)\n"),
     );
     Err(Errno(libc::ENOTSUP))
+}
+
+/// Sets the calling thread's exec attribute to `new` (already checked against the policy) for
+/// `what` (setexecfilecon), refused as [`applied`] refuses it where nothing would apply it.
+pub(crate) fn set_exec(what: &str, new: String) -> Res<()> {
+    applied(what)?;
+    with_attrs(|a| a.exec = Some(new));
+    Ok(())
 }
 
 fn give(con: *mut *mut c_char, v: Option<&str>) -> Res<c_int> {
@@ -379,77 +388,4 @@ pub extern "C" fn setcon_raw(con: *const c_char) -> c_int {
 #[no_mangle]
 pub extern "C" fn setcon(con: *const c_char) -> c_int {
     setcon_raw(con)
-}
-
-/// The context `filename` would be executed in (security_compute_create of this process's
-/// context on the file's, class process), or this context with `fallback` as its type when
-/// no transition applies, set as the next exec's (setexecfilecon).
-#[no_mangle]
-pub extern "C" fn setexecfilecon(filename: *const c_char, fallback: *const c_char) -> c_int {
-    ffi::guard(-1, || {
-        let me = current()?;
-        let k = state::kernel()?;
-        let g = k.server.snapshot();
-        let mut fcon: *mut c_char = std::ptr::null_mut();
-        if crate::filecon::getfilecon(filename, &mut fcon) < 0 {
-            return Err(Errno(
-                std::io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::ENODATA),
-            ));
-        }
-        // SAFETY: getfilecon wrote a NUL-terminated string.
-        let f = unsafe { std::ffi::CStr::from_ptr(fcon) }
-            .to_string_lossy()
-            .into_owned();
-        crate::names::freecon(fcon);
-        let (s, t) = (
-            g.context_to_sid(&me).map_err(|_| EINVAL)?,
-            g.context_to_sid(&f).map_err(|_| EINVAL)?,
-        );
-        let class = g.class("process").map_err(|_| EINVAL)?;
-        let mut new = g
-            .sid_to_context(g.compute_create(s, t, class, None).map_err(|_| EINVAL)?)
-            .map_err(|_| EINVAL)?;
-        if new == me {
-            let fb = ffi::str_arg(fallback)?;
-            let mut parts: Vec<&str> = me.splitn(4, ':').collect();
-            if parts.len() < 3 || fb.contains(':') {
-                return Err(EINVAL);
-            }
-            parts[2] = fb;
-            new = parts.join(":");
-        }
-        g.context_to_sid(&new).map_err(|_| EINVAL)?;
-        applied("setexecfilecon")?;
-        with_attrs(|a| a.exec = Some(new));
-        Ok(0)
-    })
-}
-
-/// setexecfilecon with rpm_script_t, then execve (deprecated in libselinux, kept).
-#[no_mangle]
-pub extern "C" fn rpm_execcon(
-    _verified: libc::c_uint,
-    filename: *const c_char,
-    argv: *const *const c_char,
-    envp: *const *const c_char,
-) -> c_int {
-    ffi::guard(-1, || {
-        if setexecfilecon(filename, c"rpm_script_t".as_ptr()) < 0 {
-            return Err(Errno(
-                std::io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(EINVAL.0),
-            ));
-        }
-        // SAFETY: execve with the caller's NUL-terminated path and NULL-terminated argument
-        // and environment arrays (its contract); it returns only on failure.
-        unsafe { libc::execve(filename, argv, envp) };
-        Err(Errno(
-            std::io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::ENOEXEC),
-        ))
-    })
 }

@@ -1,5 +1,5 @@
 //! A check by numbers resolves, decides and records under one policy generation, and runs
-//! again on the new one when a reload lands in between (crate::state::Kernel::with_generation
+//! again on the new one when a reload lands in between (crate::kernel::Kernel::with_generation
 //! over the engine's retry loop). renumber_a.cil and renumber_b.cil differ only in the order of
 //! `file` and `process` in classorder; both allow dom_t `process fork` on itself and nothing on
 //! `file`, and `file read` and `process fork` are both bit 0 of their class, so a class number
@@ -12,7 +12,8 @@ use std::ffi::CStr;
 
 use seaccess_types::{lock, ClassId};
 
-use crate::avc::{self, AvDecisionC};
+use crate::avc;
+use crate::decision::AvDecisionC;
 use crate::lookup::{load_test_policy, server_numbers, POLICY_TESTS};
 use crate::sid::SecurityId;
 
@@ -66,7 +67,10 @@ fn avc_has_perm_decides_in_the_generation_after_a_reload_in_between() {
     let _p = lock(&POLICY_TESTS);
     let k = load_test_policy("renumber_a.33");
     let mut sid: *mut SecurityId = std::ptr::null_mut();
-    assert_eq!(avc::avc_context_to_sid_raw(DOM.as_ptr(), &mut sid), 0);
+    assert_eq!(
+        crate::avc_life::avc_context_to_sid_raw(DOM.as_ptr(), &mut sid),
+        0
+    );
     let (file, read) = server_numbers(k, "file", "read").unwrap();
     let before = k.server.seqno();
     avc::park(|| {

@@ -26,7 +26,7 @@ use std::sync::{Mutex, OnceLock};
 use seaccess_types::session as layout;
 
 use crate::ffi::{Errno, Res, EINVAL};
-use crate::state::{self, Kernel};
+use crate::kernel::{self, Kernel};
 
 /// The session directory (`state`, `avc_stats`, `policy`).
 pub const SESSION_ENV: &str = "SEACCESS_SESSION";
@@ -166,8 +166,8 @@ fn map(path: &std::path::Path, write: bool) -> Option<(*mut u8, usize)> {
 }
 
 fn open_session() -> Option<Session> {
-    let dir = PathBuf::from(state::env(SESSION_ENV)?);
-    let selinuxfs = PathBuf::from(state::env(SELINUXFS_ENV)?);
+    let dir = PathBuf::from(kernel::env(SESSION_ENV)?);
+    let selinuxfs = PathBuf::from(kernel::env(SELINUXFS_ENV)?);
     let Some((base, len)) = map(&dir.join(layout::STATE_FILE), false) else {
         crate::callbacks::log(
             crate::callbacks::SELINUX_ERROR,
@@ -248,7 +248,7 @@ fn sync_slow(k: &Kernel, s: &Session) {
     let (load, gen) = applied.unwrap_or((u32::MAX, u32::MAX));
     if gen != snap.policy_gen && gen != u32::MAX {
         // Another process loaded a policy into the session: load the session's image.
-        let _ = state::load(&s.dir.join(layout::POLICY_FILE).to_string_lossy());
+        let _ = kernel::load(&s.dir.join(layout::POLICY_FILE).to_string_lossy());
     }
     if load != snap.policyload || gen != snap.policy_gen {
         let mut changed = false;
@@ -266,7 +266,7 @@ fn sync_slow(k: &Kernel, s: &Session) {
     *applied = Some((snap.policyload, snap.policy_gen));
     drop(applied);
     if k.enforcing.load(Acquire) != snap.enforcing {
-        state::set_enforcing(k, snap.enforcing);
+        kernel::set_enforcing(k, snap.enforcing);
     }
     SEEN.store(snap.sequence, Release);
     publish(k);
@@ -388,7 +388,7 @@ pub(crate) fn publish(k: &Kernel) {
 /// kernel's counters do not go down when a process ends).
 extern "C" fn retire() {
     let _ = std::panic::catch_unwind(|| {
-        if let Some(k) = state::loaded() {
+        if let Some(k) = kernel::loaded() {
             publish(k);
         }
         let Some((base, words)) = stats_map() else {
@@ -423,10 +423,10 @@ static SET_SELINUX_MNT: extern "C" fn() = set_selinux_mnt;
 #[cfg(target_os = "linux")]
 extern "C" fn set_selinux_mnt() {
     let _ = std::panic::catch_unwind(|| {
-        let Some(mnt) = state::env(SELINUXFS_ENV) else {
+        let Some(mnt) = kernel::env(SELINUXFS_ENV) else {
             return;
         };
-        if state::env(SESSION_ENV).is_none() {
+        if kernel::env(SESSION_ENV).is_none() {
             return;
         }
         if let Ok(c) = CString::new(mnt.as_bytes()) {
