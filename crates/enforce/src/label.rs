@@ -129,7 +129,9 @@ pub fn label_tree(
     let root_mount = mount_id(dir.as_fd()).map_err(|e| io(shown, "reading the mount", e))?;
     let file_sid = engine
         .with_generation(|g| Ok(g.policy().initial_sid(SECINITSID_FILE)))?
-        .ok_or_else(|| EnforceError::Rejected("the policy gives initial SID file no context".into()))?;
+        .ok_or_else(|| {
+            EnforceError::Rejected("the policy gives initial SID file no context".into())
+        })?;
     let mut state = State {
         engine,
         fc,

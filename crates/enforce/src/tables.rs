@@ -444,11 +444,7 @@ impl<'g, 'e> Closure<'g, 'e> {
             return Err(EnforceError::TooLarge {
                 what: "decisions",
                 limit: self.limits.max_decisions,
-                detail: format!(
-                    "deciding {} on {}",
-                    self.context(ssid),
-                    self.context(tsid)
-                ),
+                detail: format!("deciding {} on {}", self.context(ssid), self.context(tsid)),
             });
         }
         for i in 0..self.classes.len() {
@@ -540,8 +536,7 @@ impl<'g, 'e> Closure<'g, 'e> {
         for class in std::iter::once(Class::PROCESS).chain(FILE_CLASSES) {
             // A class the policy lacks has no transition rules: nothing to install, and the
             // BPF side's miss denies (the object manager refuses to label one too).
-            let Some(pclass) = self.classes.get(usize::from(class.0)).and_then(|m| m.class)
-            else {
+            let Some(pclass) = self.classes.get(usize::from(class.0)).and_then(|m| m.class) else {
                 continue;
             };
             let new = pol
