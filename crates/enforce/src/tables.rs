@@ -13,7 +13,9 @@
 //!   the object manager's bits, translated as the kernel's map_decision does (services.c), with
 //!   handle_unknown applied and the permissive flag of the source domain;
 //! - the transitions, for every pair the closure asked (a missing key is never "no
-//!   transition": a create with no type_transition rule still gets a context of its own).
+//!   transition": a create with no type_transition rule still gets a context of its own); a
+//!   new SID of 0 (SECSID_NULL) where the policy computes a context it does not itself
+//!   define, which the kernel refuses (the exec or create fails with EACCES when enforcing).
 //!
 //! Classes the policy lacks are not skipped: their decision is handle_unknown's (all allowed
 //! or none, as security_compute_av answers an unmapped class), so the BPF side never meets a
@@ -28,6 +30,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use seaccess_engine::{Engine, EngineError};
 use seaccess_objmgr::{Class, ClassMap, CLASSES};
+use seaccess_security::SecurityError;
 use seaccess_types::{ClassId, HandleUnknown, Sid};
 
 use crate::error::{EnforceError, Result};
@@ -539,9 +542,14 @@ impl<'g, 'e> Closure<'g, 'e> {
             let Some(pclass) = self.classes.get(usize::from(class.0)).and_then(|m| m.class) else {
                 continue;
             };
-            let new = pol
-                .compute_create(t, o, pclass, None)
-                .map_err(EngineError::from)?;
+            let new = match pol.compute_create(t, o, pclass, None) {
+                Ok(n) => n,
+                // The policy computes a context it does not define: the kernel refuses the
+                // exec or create (compute_sid_handle_invalid_context, EACCES when enforcing).
+                // SECSID_NULL says so to the BPF side, which no map holds as a label.
+                Err(SecurityError::InvalidComputedContext(_)) => Sid::NULL,
+                Err(e) => return Err(EngineError::from(e).into()),
+            };
             self.transitions.push((
                 Key {
                     ssid: t.0,
@@ -553,6 +561,9 @@ impl<'g, 'e> Closure<'g, 'e> {
                     pad: 0,
                 },
             ));
+            if new == Sid::NULL {
+                continue;
+            }
             if class == Class::PROCESS {
                 if new != t {
                     self.push(new, Role::Task);

@@ -360,3 +360,41 @@ fn every_sid_names_a_context() {
     assert_ne!(g.config.unlabeled_sid, 0);
     assert_ne!(g.config.kernel_sid, 0);
 }
+
+/// An exec whose computed domain the policy does not define (sysadm_t in role system_r
+/// running dbus-daemon: type_transition to sysadm_dbusd_t, which system_r lacks) is refused by
+/// the kernel; the table says so with SID 0, and the generation is still built.
+#[test]
+fn a_transition_to_an_undefined_context_is_refused_not_an_error() {
+    let Some(e) = debian() else { return };
+    let task = "system_u:system_r:sysadm_t:s0";
+    let exec = "system_u:object_r:dbusd_exec_t:s0";
+    let (t, x) = (e.sid(task).unwrap(), e.sid(exec).unwrap());
+    let computed = e
+        .with_generation(|g| {
+            let c = g.policy().class("process")?;
+            Ok(g.policy()
+                .compute_create(t, x, c, None)
+                .map_err(|e| e.to_string()))
+        })
+        .unwrap();
+    eprintln!("{task} exec {exec}: {computed:?}");
+    assert!(
+        computed.is_err(),
+        "the policy now defines it: pick another case"
+    );
+    let g = tables::build(
+        &e,
+        &universe(&e, &[task], &[exec]),
+        true,
+        &Limits::default(),
+    )
+    .unwrap();
+    let key = Key {
+        ssid: t.0,
+        tsid: x.0,
+        tclass: u32::from(Class::PROCESS.0),
+    };
+    assert_eq!(g.transitions.get(&key).unwrap().newsid, 0);
+    assert!(!g.sids.tasks.contains(&0) && !g.sids.objects.contains(&0));
+}
