@@ -29,7 +29,7 @@ fn sizes() {
     let start = std::env::var("SEACCESS_ENFORCE_START")
         .unwrap_or_else(|_| "system_u:system_r:initrc_t:s0".into());
     let t = Instant::now();
-    let mut labels = BTreeSet::new();
+    let (mut labels, mut dirs, mut files) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
     let mut inodes = 0u64;
     for tree in trees.split(':') {
         let fd = label::open_root(Path::new(tree)).unwrap();
@@ -39,6 +39,11 @@ fn sizes() {
         };
         let c = label::label_tree(&e, &fc, fd.as_fd(), Path::new(tree), &opts, &mut |l| {
             labels.insert(l.sid);
+            if l.kind == seaccess_label::FileKind::Dir {
+                dirs.insert(l.sid);
+            } else {
+                files.insert(l.sid);
+            }
             Ok(())
         })
         .unwrap();
@@ -55,7 +60,8 @@ fn sizes() {
     let labeled_in = t.elapsed();
     let u = Universe {
         tasks: start.split(',').map(|c| e.sid(c).unwrap()).collect(),
-        objects: labels.iter().copied().collect(),
+        dirs: dirs.iter().copied().collect(),
+        files: files.iter().copied().collect(),
     };
     let t = Instant::now();
     match tables::build(&e, &u, true, &Limits::default()) {
@@ -75,8 +81,10 @@ fn sizes() {
                 refused.iter().take(3).collect::<Vec<_>>()
             );
             eprintln!(
-            "trees {trees}: {inodes} inodes, {} labels, labeled in {labeled_in:?}; start {start}: {} task SIDs, {} object SIDs, {} decisions, {} transitions, {} entries, built in {:?}",
+            "trees {trees}: {inodes} inodes, {} labels ({} of directories, {} of files), labeled in {labeled_in:?}; start {start}: {} task SIDs, {} object SIDs, {} decisions, {} transitions, {} entries, built in {:?}",
             labels.len(),
+            dirs.len(),
+            files.len(),
             g.sids.tasks.len(),
             g.sids.objects.len(),
             g.decisions.len(),

@@ -29,10 +29,13 @@ fn debian() -> Option<Engine> {
     Some(Engine::builder().object_manager(true).open(p).unwrap())
 }
 
-fn universe(e: &Engine, tasks: &[&str], objects: &[&str]) -> Universe {
+/// Tasks starting in `tasks`, with `labels` on directories and files alike.
+fn universe(e: &Engine, tasks: &[&str], labels: &[&str]) -> Universe {
+    let sids = |v: &[&str]| v.iter().map(|c| e.sid(c).unwrap()).collect::<Vec<_>>();
     Universe {
-        tasks: tasks.iter().map(|c| e.sid(c).unwrap()).collect(),
-        objects: objects.iter().map(|c| e.sid(c).unwrap()).collect(),
+        tasks: sids(tasks),
+        dirs: sids(labels),
+        files: sids(labels),
     }
 }
 
@@ -268,9 +271,11 @@ fn add_sid_fills_what_a_build_with_it_has() {
     let limits = Limits::default();
     let without = &LABELS[1..];
     let mut g = tables::build(&e, &universe(&e, &[INITRC], without), true, &limits).unwrap();
-    let full = tables::build(&e, &universe(&e, &[INITRC], LABELS), true, &limits).unwrap();
     let exec = e.sid(LABELS[0]).unwrap();
-    let added = g.add_sid(&e, exec, Role::Object, &limits).unwrap();
+    let mut u = universe(&e, &[INITRC], without);
+    u.files.push(exec);
+    let full = tables::build(&e, &u, true, &limits).unwrap();
+    let added = g.add_sid(&e, exec, Role::File, &limits).unwrap();
     eprintln!(
         "add_sid of httpd_exec_t: {} decisions, {} transitions, SIDs {:?}",
         added.decisions.len(),
@@ -319,7 +324,7 @@ fn sids_and_tables_survive_a_reload_that_renumbers_classes() {
     let before = e.sid(dom).unwrap();
     let u = Universe {
         tasks: vec![before],
-        objects: vec![],
+        ..Universe::default()
     };
     let ga = tables::build(&e, &u, true, &Limits::default()).unwrap();
     e.reload_file(&b).unwrap();
