@@ -15,6 +15,12 @@
 //! initial SID, as the kernel gives an inode with no label (inode_doinit_with_dentry); a
 //! context the policy does not define gets a SID decided as `unlabeled`, as the kernel's
 //! security_context_to_sid_force does for a label it cannot use.
+//!
+//! The SIDs handed over are what [`crate::tables::Universe`] needs (a directory's in `dirs`,
+//! the rest in `files`): a loader labels first, builds the generation, then writes inode
+//! storage. An inode reached by two paths (a hard link, a bind mount crossed on request) is
+//! handed over once per path, each with its path's label; the last one written wins, where
+//! restorecon would pick one by selabel_lookup_best_match.
 
 use std::collections::HashMap;
 use std::ffi::CStr;
