@@ -8,4 +8,9 @@
 //! library, and asks the policy only through `seaccess_engine`.
 #![forbid(unsafe_code)]
 
+mod error;
+pub mod label;
 pub mod layout;
+pub mod tables;
+
+pub use error::{EnforceError, Result};

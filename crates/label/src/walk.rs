@@ -400,52 +400,109 @@ fn run(
             Flow::Continue => {}
         }
         let Some((top, dev)) = descend else { continue };
-        let mut stack = vec![Frame {
-            dir: top,
-            names: None,
-            next: 0,
-        }];
-        while let Some(frame) = stack.last_mut() {
-            let names = match &mut frame.names {
-                Some(n) => n,
-                None => match list(&frame.dir, &mut buf, opts.sorted) {
-                    Ok(n) => frame.names.insert(n),
-                    Err(e) => {
-                        let path = PathBuf::from(OsStr::from_bytes(&frame.dir.path));
-                        stack.pop();
-                        if fail(WalkError {
-                            path,
-                            what: "reading the directory",
-                            listing: true,
-                            error: e.into(),
-                        }) == Flow::Stop
-                        {
-                            return;
-                        }
-                        continue;
-                    }
-                },
-            };
-            let Some(slot) = names.get_mut(frame.next) else {
-                stack.pop();
-                continue;
-            };
-            frame.next += 1;
-            let (name, t) = (std::mem::take(&mut slot.0), slot.1);
-            let dir = frame.dir.clone();
-            let (flow, child) = step(dir, name, t, opts, dev, visit, fail);
-            if flow == Flow::Stop {
-                return;
-            }
-            if let Some(c) = child {
-                stack.push(Frame {
-                    dir: c,
-                    names: None,
-                    next: 0,
-                });
-            }
+        if descend_into(top, dev, opts, &mut buf, visit, fail) == Flow::Stop {
+            return;
         }
     }
+}
+
+/// Every object below directory `top` (on device `dev`), in pre-order; [`Flow::Stop`] when a
+/// callback stopped the walk.
+fn descend_into(
+    top: Arc<Dir>,
+    dev: u64,
+    opts: Options,
+    buf: &mut [MaybeUninit<u8>],
+    visit: &mut dyn FnMut(Entry) -> Flow,
+    fail: &mut dyn FnMut(WalkError) -> Flow,
+) -> Flow {
+    let mut stack = vec![Frame {
+        dir: top,
+        names: None,
+        next: 0,
+    }];
+    while let Some(frame) = stack.last_mut() {
+        let names = match &mut frame.names {
+            Some(n) => n,
+            None => match list(&frame.dir, buf, opts.sorted) {
+                Ok(n) => frame.names.insert(n),
+                Err(e) => {
+                    let path = PathBuf::from(OsStr::from_bytes(&frame.dir.path));
+                    stack.pop();
+                    if fail(WalkError {
+                        path,
+                        what: "reading the directory",
+                        listing: true,
+                        error: e.into(),
+                    }) == Flow::Stop
+                    {
+                        return Flow::Stop;
+                    }
+                    continue;
+                }
+            },
+        };
+        let Some(slot) = names.get_mut(frame.next) else {
+            stack.pop();
+            continue;
+        };
+        frame.next += 1;
+        let (name, t) = (std::mem::take(&mut slot.0), slot.1);
+        let dir = frame.dir.clone();
+        let (flow, child) = step(dir, name, t, opts, dev, visit, fail);
+        if flow == Flow::Stop {
+            return Flow::Stop;
+        }
+        if let Some(c) = child {
+            stack.push(Frame {
+                dir: c,
+                names: None,
+                next: 0,
+            });
+        }
+    }
+    Flow::Continue
+}
+
+/// Walks the tree of directory `dir`, a descriptor the caller opened (for reading: getdents
+/// needs it) by whatever means it trusts, as [`walk`] walks a root: `dir` itself is visited
+/// first, as `path` (shown) and `key` (looked up), then everything below it. Nothing is
+/// resolved by path, not even the root: for a caller holding a directory from openat2 with
+/// RESOLVE_BENEATH, or from a descriptor passed to it.
+pub fn walk_fd(
+    dir: OwnedFd,
+    path: &Path,
+    key: &[u8],
+    opts: Options,
+    visit: &mut dyn FnMut(Entry) -> Flow,
+    fail: &mut dyn FnMut(WalkError) -> Flow,
+) {
+    let dev = match rfs::fstat(&dir) {
+        Ok(st) => st.st_dev,
+        Err(e) => {
+            fail(WalkError {
+                path: path.to_path_buf(),
+                what: "reading the status",
+                listing: false,
+                error: e.into(),
+            });
+            return;
+        }
+    };
+    let top = Arc::new(Dir {
+        fd: dir,
+        path: bytes(path),
+        key: key.into(),
+    });
+    let root = Entry {
+        place: Place::Itself(top.clone()),
+        kind: FileKind::Dir,
+    };
+    if visit(root) != Flow::Continue {
+        return;
+    }
+    let mut buf = vec![MaybeUninit::<u8>::uninit(); 64 * 1024];
+    descend_into(top, dev, opts, &mut buf, visit, fail);
 }
 
 /// One name of a listing: its type (fstatat where the listing has none), visited; a directory
