@@ -6,6 +6,10 @@
 //!
 //! This crate must never be below the engine: it is a front end like the mount or the C
 //! library, and asks the policy only through `seaccess_engine`.
-#![forbid(unsafe_code)]
+//!
+//! unsafe_code is denied, not forbidden: the one 64-bit store that switches generations goes
+//! through a shared mapping of the `current` map (bpf.rs, each block with its SAFETY).
+#![deny(unsafe_code)]
 
+pub mod bpf;
 pub mod layout;
