@@ -29,16 +29,22 @@ fn build() -> Result<(), String> {
     // BPF target has none of its own.
     let multiarch = format!("/usr/include/{}-linux-gnu", std::env::consts::ARCH);
     let status = Command::new(&clang)
-        .args(["-O2", "-g", "-Wall", "-Werror", "-target", "bpf", "-D__TARGET_ARCH_x86"])
+        .args([
+            "-O2",
+            "-g",
+            "-Wall",
+            "-Werror",
+            "-target",
+            "bpf",
+            "-D__TARGET_ARCH_x86",
+        ])
         .arg("-Ibpf")
         .arg(format!("-I{}", out.display()))
         .arg(format!("-idirafter{multiarch}"))
         .args(["-c", "bpf/seaccess.bpf.c", "-o"])
         .arg(&obj)
         .status()
-        .map_err(|e| {
-            format!("running {clang}: {e} (install clang and libbpf-dev: make deps)")
-        })?;
+        .map_err(|e| format!("running {clang}: {e} (install clang and libbpf-dev: make deps)"))?;
     if !status.success() {
         return Err(format!("{clang} failed on bpf/seaccess.bpf.c ({status})"));
     }

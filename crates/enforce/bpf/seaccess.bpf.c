@@ -35,8 +35,10 @@ struct decisions_inner {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SEA_MAX_DECISIONS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct sea_key);
-	__type(value, struct sea_av);
+	/* Sizes, not __type: libbpf 1.7 cannot size a struct key of an inner map's BTF ("can't
+	 * determine key size"), and inner maps made by the daemon carry no BTF anyway. */
+	__uint(key_size, sizeof(struct sea_key));
+	__uint(value_size, sizeof(struct sea_av));
 };
 
 struct {
@@ -50,8 +52,8 @@ struct transitions_inner {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, SEA_MAX_TRANSITIONS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct sea_key);
-	__type(value, struct sea_trans);
+	__uint(key_size, sizeof(struct sea_key));
+	__uint(value_size, sizeof(struct sea_trans));
 };
 
 struct {
@@ -64,8 +66,8 @@ struct {
 struct config_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sea_config);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct sea_config));
 };
 
 struct {

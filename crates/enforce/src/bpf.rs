@@ -214,6 +214,24 @@ impl Enforcer {
             .map_err(bpf(|| "labeling an inode".into()))
     }
 
+    /// The label and the remembered grant of the inode `fd` is open on, if it is labeled.
+    pub fn inode(&self, fd: BorrowedFd<'_>) -> Result<Option<Inode>> {
+        let v = self
+            .inodes
+            .lookup(&fd.as_raw_fd().to_ne_bytes(), MapFlags::ANY)
+            .map_err(bpf(|| "reading an inode's label".into()))?;
+        Ok(v.and_then(|b| {
+            let w = read_words::<4>(&b)?;
+            Some(Inode {
+                sid: w[0],
+                flags: w[1],
+                grant_ssid: w[2],
+                grant_perms: w[3],
+                grant_seqno: u64::from_ne_bytes(b.get(16..24)?.try_into().ok()?),
+            })
+        }))
+    }
+
     /// The events the ring buffer holds now, and those arriving within `timeout`.
     pub fn events(&self, timeout: std::time::Duration) -> Result<Vec<Event>> {
         let got = std::cell::RefCell::new(Vec::new());

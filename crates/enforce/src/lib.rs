@@ -12,4 +12,5 @@
 #![deny(unsafe_code)]
 
 pub mod bpf;
+pub mod event;
 pub mod layout;
