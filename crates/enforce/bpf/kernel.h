@@ -48,6 +48,8 @@ struct file {
 	unsigned int f_mode;
 };
 
+struct xattr;
+
 struct linux_binprm {
 	struct file *file;
 };

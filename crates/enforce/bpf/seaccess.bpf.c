@@ -458,3 +458,94 @@ int BPF_PROG(sea_task_alloc, struct task_struct *task, unsigned long clone_flags
 	child->flags = 0;
 	return 0;
 }
+
+/* selinux_determine_inode_label without a name: security_transition_sid(task, dir, class) from
+ * the transitions map (name-keyed type transitions are not in the map yet). A directory
+ * nobody labeled is the initial SID file. 0 on a miss. */
+static __always_inline __u32 new_inode_sid(const struct gen *g, __u32 ssid, struct inode *dir,
+					   __u32 tclass, const struct obj *o)
+{
+	struct sea_inode *ds = bpf_inode_storage_get(&inode_store, dir, 0, 0);
+	struct sea_key k = { .ssid = ssid, .tsid = ds ? ds->sid : g->config->file_sid,
+			     .tclass = tclass };
+	struct sea_trans *tr = bpf_map_lookup_elem(g->transitions, &k);
+
+	if (!tr) {
+		emit(SEA_EV_MISS, g->seqno, &k, SEA_FILE__CREATE, SEA_FILE__CREATE, SEA_FILE__CREATE,
+		     !g->config->enforcing, o);
+		return 0;
+	}
+	return tr->newsid;
+}
+
+/* may_create: dir {add_name search} on the parent, then {create} of the new label in its
+ * class; filesystem {associate} is left out (no superblock storage to hold the fs's SID). */
+static __always_inline int may_create(struct inode *dir, struct dentry *dentry, __u32 tclass)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct sea_inode *ds;
+	struct gen g;
+	struct obj o = { .dentry = dentry, .inode = dir };
+	__u32 newsid;
+	int rc;
+
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	ds = bpf_inode_storage_get(&inode_store, dir, 0, 0);
+	if (!ds)
+		return 0;
+	rc = has_perm(&g, t->sid, ds->sid, SEA_CLASS_DIR, SEA_DIR__ADD_NAME | SEA_DIR__SEARCH, &o, 0);
+	if (rc)
+		return rc;
+	newsid = new_inode_sid(&g, t->sid, dir, tclass, &o);
+	if (!newsid)
+		return g.config->enforcing ? -EACCES : 0;
+	o.inode = 0;
+	return has_perm(&g, t->sid, newsid, tclass, SEA_FILE__CREATE, &o, 0);
+}
+
+/* selinux_inode_create */
+SEC("lsm/inode_create")
+int BPF_PROG(sea_inode_create, struct inode *dir, struct dentry *dentry, unsigned short mode)
+{
+	return may_create(dir, dentry, SEA_CLASS_FILE);
+}
+
+/* selinux_inode_mkdir */
+SEC("lsm/inode_mkdir")
+int BPF_PROG(sea_inode_mkdir, struct inode *dir, struct dentry *dentry, unsigned short mode)
+{
+	return may_create(dir, dentry, SEA_CLASS_DIR);
+}
+
+/* selinux_inode_init_security: the new inode's label, as may_create computed it, kept in
+ * inode storage (6.12 lets a BPF LSM program on this hook create storage for the new inode;
+ * it writes no xattr). Only a confined task's creations under a labeled directory are
+ * labeled: the rest stays unchecked, as everything unlabeled is. */
+SEC("lsm/inode_init_security")
+int BPF_PROG(sea_inode_init_security, struct inode *inode, struct inode *dir,
+	     const struct qstr *qstr, struct xattr *xattrs, int *xattr_count)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct sea_inode *is;
+	struct gen g;
+	__u32 newsid;
+
+	if (!t || !gen_get(&g))
+		return 0;
+	if (!bpf_inode_storage_get(&inode_store, dir, 0, 0))
+		return 0;
+	newsid = new_inode_sid(&g, t->sid, dir, inode_class(inode->i_mode), 0);
+	if (!newsid)
+		return 0;
+	is = bpf_inode_storage_get(&inode_store, inode, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!is)
+		return 0;
+	is->sid = newsid;
+	is->flags = SEA_INODE_LABELED;
+	is->grant_perms = 0;
+	is->grant_seqno = 0;
+	return 0;
+}

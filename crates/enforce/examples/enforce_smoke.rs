@@ -28,6 +28,7 @@ const INITRC: &str = "system_u:system_r:initrc_t:s0";
 const WEB: &str = "system_u:object_r:httpd_sys_content_t:s0";
 const SHADOW: &str = "system_u:object_r:shadow_t:s0";
 const HTTPD_EXEC: &str = "system_u:object_r:httpd_exec_t:s0";
+const TMP: &str = "system_u:object_r:tmp_t:s0";
 /// A label the generation holds no decision for: opening it must be a miss.
 const NO_DECISIONS: &str = "system_u:object_r:etc_t:s0";
 
@@ -205,12 +206,16 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         sid(HTTPD_EXEC),
         sid(NO_DECISIONS),
     );
-    let (httpd, file_sid, unlabeled) = engine
+    let tmp = sid(TMP);
+    let (httpd, httpd_tmp, file_sid, unlabeled) = engine
         .with_generation(|g| {
             let p = g.policy();
             let process = p.class("process").unwrap();
+            let httpd = p.compute_create(initrc, hexec, process, None).unwrap();
             Ok((
-                p.compute_create(initrc, hexec, process, None).unwrap(),
+                httpd,
+                p.compute_create(httpd, tmp, p.class("file").unwrap(), None)
+                    .unwrap(),
                 p.initial_sid(5).unwrap(),
                 p.initial_sid(3).unwrap(),
             ))
@@ -230,6 +235,10 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     std::fs::write(&shadowf, "root:secret\n").unwrap();
     std::fs::write(&nodecf, "127.0.0.1 localhost\n").unwrap();
     std::fs::copy(busybox, &prog).unwrap();
+    let tmpd = dir.join("tmp");
+    let webd = dir.join("www");
+    std::fs::create_dir_all(&tmpd).unwrap();
+    std::fs::create_dir_all(&webd).unwrap();
 
     let mut e = Enforcer::load(Path::new(seaccess_enforce::bpf::PIN_DIR)).unwrap();
     println!(
@@ -237,7 +246,9 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         seaccess_enforce::bpf::PIN_DIR
     );
     let tasks = [initrc, httpd];
-    let sids = [initrc, httpd, web, shadow, hexec, file_sid, unlabeled];
+    let sids = [
+        initrc, httpd, web, shadow, hexec, tmp, httpd_tmp, file_sid, unlabeled,
+    ];
     let (dec, tr) = generation(&engine, &tasks, &sids);
     let mut config = Config {
         enforcing: 1,
@@ -258,6 +269,8 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         (&shadowf, shadow),
         (&nodecf, nodec),
         (&prog, hexec),
+        (&tmpd, tmp),
+        (&webd, web),
     ];
     for (p, sid) in files {
         e.set_inode(open(p).as_fd(), sid.0).unwrap();
@@ -344,6 +357,70 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     s.check(
         ok && out.contains("secret"),
         "an unconfined task reads shadow",
+    );
+
+    // A confined task's child is confined too (task_alloc): a background cat forked by the
+    // confined shell is refused shadow as its parent would be.
+    let want = allowed(&engine, &httpd_ctx, &httpd_ctx, "process", &["fork"]);
+    s.check(
+        want,
+        "the policy lets httpd_t fork (the case this test is about)",
+    );
+    let script = format!("cat {} & wait $!", shadowf.display());
+    let (ok, out, err) = confined(&e, Some(initrc), &prog, "sh", &["-c", &script], |_| {});
+    s.check(
+        !ok && !out.contains("secret") && err.contains("Permission denied"),
+        &format!(
+            "the confined shell's forked cat is refused shadow ({})",
+            err.trim()
+        ),
+    );
+
+    // Creation: the new file's label is the policy's type transition, kept in inode storage
+    // by inode_init_security; a create the policy refuses fails with EACCES.
+    let httpd_tmp_ctx = engine.server().sid_to_context(httpd_tmp).unwrap();
+    let want = allowed(&engine, &httpd_ctx, TMP, "dir", &["add_name", "search"])
+        && allowed(&engine, &httpd_ctx, &httpd_tmp_ctx, "file", &["create"]);
+    s.check(want, &format!("the policy lets httpd_t create in tmp_t, as {httpd_tmp_ctx} (the case this test is about)"));
+    let newf = tmpd.join("new");
+    let (ok, _, err) = confined(
+        &e,
+        Some(initrc),
+        &prog,
+        "touch",
+        &[newf.to_str().unwrap()],
+        |_| {},
+    );
+    for v in e.events(Duration::from_millis(100)).unwrap() {
+        println!("# {} {}", kind(&v), render(&v, Some(&*names)));
+    }
+    let label = std::fs::File::open(&newf)
+        .ok()
+        .and_then(|f| e.inode(f.as_fd()).unwrap());
+    s.check(
+        ok && label.is_some_and(|l| l.sid == httpd_tmp.0),
+        &format!(
+            "confined touch in tmp_t: created, labeled {httpd_tmp_ctx} ({label:?} {})",
+            err.trim()
+        ),
+    );
+    let want = allowed(&engine, &httpd_ctx, WEB, "dir", &["add_name"]);
+    s.check(!want, "the policy refuses httpd_t {add_name} in httpd_sys_content_t (the case this test is about)");
+    let newf = webd.join("new");
+    let (ok, _, err) = confined(
+        &e,
+        Some(initrc),
+        &prog,
+        "touch",
+        &[newf.to_str().unwrap()],
+        |_| {},
+    );
+    s.check(
+        !ok && !newf.exists() && err.contains("Permission denied"),
+        &format!(
+            "confined touch in httpd_sys_content_t: EACCES ({})",
+            err.trim()
+        ),
     );
 
     // A label with no decisions: a miss, denied and reported.
