@@ -163,12 +163,12 @@ fn allowed(engine: &Engine, s: &str, t: &str, class: &str, perms: &[&str]) -> bo
 /// its pidfd, then let go. Returns the child's pid, its status, stdout and stderr; `during` runs
 /// with the child's pidfd after it was let go and before it is reaped.
 fn confined(
-    e: &Enforcer,
+    e: &mut Enforcer,
     sid: Option<Sid>,
     prog: &Path,
     argv0: &str,
     args: &[&str],
-    during: impl FnOnce(&rustix::fd::OwnedFd),
+    during: impl FnOnce(&mut Enforcer, &rustix::fd::OwnedFd),
 ) -> (bool, String, String) {
     let me = std::env::current_exe().unwrap();
     let mut child = Command::new(me)
@@ -187,7 +187,7 @@ fn confined(
         e.set_task(pidfd.as_fd(), sid.0).unwrap();
     }
     child.stdin.take().unwrap().write_all(b"go\n").unwrap();
-    during(&pidfd);
+    during(e, &pidfd);
     let out = child.wait_with_output().unwrap();
     (
         out.status.success(),
@@ -231,7 +231,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     let shadowf = dir.join("shadow");
     let nodecf = dir.join("hosts");
     let prog = dir.join("httpd");
-    std::fs::write(&webf, "hello from httpd_sys_content_t\n").unwrap();
+    std::fs::write(&webf, "hello from httpd_sys_content_t\nsecond line\n").unwrap();
     std::fs::write(&shadowf, "root:secret\n").unwrap();
     std::fs::write(&nodecf, "127.0.0.1 localhost\n").unwrap();
     std::fs::copy(busybox, &prog).unwrap();
@@ -278,7 +278,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     let _ = e.events(Duration::ZERO).unwrap();
 
     // The exec transition: the confined child's label after exec is the policy's.
-    let (ok, _, err) = confined(&e, Some(initrc), &prog, "sleep", &["1"], |pidfd| {
+    let (ok, _, err) = confined(&mut e, Some(initrc), &prog, "sleep", &["1"], |e, pidfd| {
         std::thread::sleep(Duration::from_millis(400));
         let t = e.task(pidfd.as_fd()).unwrap();
         s.check(
@@ -295,12 +295,12 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     let want = allowed(&engine, &httpd_ctx, WEB, "file", &["read", "open"]);
     s.check(want, "the policy lets httpd_t {read open} httpd_sys_content_t files (the case this test is about)");
     let (ok, out, err) = confined(
-        &e,
+        &mut e,
         Some(initrc),
         &prog,
         "cat",
         &[webf.to_str().unwrap()],
-        |_| {},
+        |_, _| {},
     );
     s.check(
         ok == want && out.contains("hello from httpd_sys_content_t"),
@@ -323,12 +323,12 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         "the policy refuses httpd_t {read open} on shadow_t (the case this test is about)",
     );
     let (ok, out, err) = confined(
-        &e,
+        &mut e,
         Some(initrc),
         &prog,
         "cat",
         &[shadowf.to_str().unwrap()],
-        |_| {},
+        |_, _| {},
     );
     s.check(
         !ok && !out.contains("secret") && err.contains("Permission denied"),
@@ -353,7 +353,14 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     );
 
     // An unconfined task is not checked.
-    let (ok, out, _) = confined(&e, None, &prog, "cat", &[shadowf.to_str().unwrap()], |_| {});
+    let (ok, out, _) = confined(
+        &mut e,
+        None,
+        &prog,
+        "cat",
+        &[shadowf.to_str().unwrap()],
+        |_, _| {},
+    );
     s.check(
         ok && out.contains("secret"),
         "an unconfined task reads shadow",
@@ -367,7 +374,14 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         "the policy lets httpd_t fork (the case this test is about)",
     );
     let script = format!("cat {} & wait $!", shadowf.display());
-    let (ok, out, err) = confined(&e, Some(initrc), &prog, "sh", &["-c", &script], |_| {});
+    let (ok, out, err) = confined(
+        &mut e,
+        Some(initrc),
+        &prog,
+        "sh",
+        &["-c", &script],
+        |_, _| {},
+    );
     s.check(
         !ok && !out.contains("secret") && err.contains("Permission denied"),
         &format!(
@@ -384,12 +398,12 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     s.check(want, &format!("the policy lets httpd_t create in tmp_t, as {httpd_tmp_ctx} (the case this test is about)"));
     let newf = tmpd.join("new");
     let (ok, _, err) = confined(
-        &e,
+        &mut e,
         Some(initrc),
         &prog,
         "touch",
         &[newf.to_str().unwrap()],
-        |_| {},
+        |_, _| {},
     );
     for v in e.events(Duration::from_millis(100)).unwrap() {
         println!("# {} {}", kind(&v), render(&v, Some(&*names)));
@@ -408,12 +422,12 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     s.check(!want, "the policy refuses httpd_t {add_name} in httpd_sys_content_t (the case this test is about)");
     let newf = webd.join("new");
     let (ok, _, err) = confined(
-        &e,
+        &mut e,
         Some(initrc),
         &prog,
         "touch",
         &[newf.to_str().unwrap()],
-        |_| {},
+        |_, _| {},
     );
     s.check(
         !ok && !newf.exists() && err.contains("Permission denied"),
@@ -423,14 +437,67 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         ),
     );
 
+    // A new generation ends the grants of the old: a confined shell reads the page's first
+    // line, the next generation (in which httpd_t may no longer read it) is installed, and its
+    // second read on the same descriptor is refused, not skipped on the old grant.
+    let mut revoked = dec.clone();
+    for (k, v) in revoked.iter_mut() {
+        if (k.ssid, k.tsid, k.tclass) == (httpd.0, web.0, 0) {
+            v.allowed &= !seaccess_objmgr::classes::file::READ;
+        }
+    }
+    let script = format!(
+        "exec 3< {}; read a <&3; echo \"1:$a\"; sleep 2; read b <&3 && echo \"2:$b\"",
+        webf.display()
+    );
+    let (_, out, _) = confined(
+        &mut e,
+        Some(initrc),
+        &prog,
+        "sh",
+        &["-c", &script],
+        |_, _| {},
+    );
+    s.check(
+        out.contains("1:hello") && out.contains("2:second"),
+        &format!(
+            "without a reload, the same shell reads both lines ({:?})",
+            out.trim()
+        ),
+    );
+    let _ = e.events(Duration::ZERO).unwrap();
+    let mut reloaded = 0;
+    let (_, out, _) = confined(
+        &mut e,
+        Some(initrc),
+        &prog,
+        "sh",
+        &["-c", &script],
+        |e, _| {
+            std::thread::sleep(Duration::from_millis(800));
+            reloaded = e.install(&revoked, &tr, &config).unwrap();
+        },
+    );
+    let evs = e.events(Duration::from_millis(200)).unwrap();
+    let rec = evs
+        .iter()
+        .find(|v| v.kind == EV_DENIED && v.tsid == web.0 && v.seqno == reloaded)
+        .map(|v| render(v, Some(&*names)))
+        .unwrap_or_default();
+    s.check(
+        out.contains("1:hello") && !out.contains("2:second") && rec.starts_with("avc:  denied  { read }"),
+        &format!("generation {reloaded} revokes read: the open descriptor's next read is refused ({:?}): {rec}", out.trim()),
+    );
+    let _ = e.install(&dec, &tr, &config).unwrap();
+
     // A label with no decisions: a miss, denied and reported.
     let (ok, _, err) = confined(
-        &e,
+        &mut e,
         Some(initrc),
         &prog,
         "cat",
         &[nodecf.to_str().unwrap()],
-        |_| {},
+        |_, _| {},
     );
     let evs = e.events(Duration::from_millis(200)).unwrap();
     s.check(
@@ -447,12 +514,12 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     config.enforcing = 0;
     let seq2 = e.install(&dec, &tr, &config).unwrap();
     let (ok, out, _) = confined(
-        &e,
+        &mut e,
         Some(initrc),
         &prog,
         "cat",
         &[shadowf.to_str().unwrap()],
-        |_| {},
+        |_, _| {},
     );
     let evs = e.events(Duration::from_millis(200)).unwrap();
     let rec = evs
