@@ -16,10 +16,12 @@ set -euo pipefail
 # (sesearch, seinfo): the policy tools' peers (tests/tools). sqlite3: sqlite in WAL mode on the
 # mount (tests/mount/mmap.sh; its index is a shared memory map). qemu-system-x86, busybox-static,
 # cpio: the guest suites (tests/kernel boot Debian's kernel, fetched by scripts/fetch-kernel.sh,
-# on an initramfs of busybox and the SELinux tools).
+# on an initramfs of busybox and the SELinux tools). clang, libbpf-dev (bpf_helpers.h):
+# crates/enforce's BPF object; libelf-dev, zlib1g-dev: the libbpf that libbpf-sys builds from its
+# vendored source links them.
 pkgs=(libsepol-dev libselinux1-dev libpcre2-dev attr fuse3 bindfs selinux-utils policycoreutils checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind cbindgen pkg-config
       gcc libc6-dev make m4 python3 zstd selinux-policy-src python3-venv python3-dev python3-selinux fonts-dejavu-core setools semodule-utils sqlite3
-      qemu-system-x86 busybox-static cpio)
+      qemu-system-x86 busybox-static cpio clang libbpf-dev libelf-dev zlib1g-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

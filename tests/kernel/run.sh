@@ -32,5 +32,22 @@ grep -v '^kernel-oracle:' "$out/oracle/compare.log" || true
 summaries+=("$(grep '^kernel-oracle:' "$out/oracle/compare.log" || echo "kernel-oracle: the comparison did not run (status $rc)")")
 [ "$rc" -eq 0 ] || failed=1
 
+# Enforcement: the policy enforced by the BPF LSM with no SELinux in the kernel
+# (tests/kernel/enforce/guest.sh runs crates/enforce's enforce_smoke, checking the kernel's
+# answers against the engine's).
+smoke=$PWD/$BUILD/examples/enforce_smoke
+if [ -x "$smoke" ]; then
+  GUEST_PROGRAMS+=("$smoke")
+  guest_initramfs "$out/enforce.initrd.gz" tests/kernel/enforce/guest.sh "$smoke"
+  rc=0
+  guest_boot "$out/enforce.initrd.gz" "$out/enforce" "lsm=lockdown,capability,landlock,bpf" || rc=$?
+  grep -v '^kernel-enforce-smoke:' "$out/enforce/results.log" | grep -v '^SUITE-END' || true
+  summaries+=("$(grep '^kernel-enforce-smoke:' "$out/enforce/results.log" || echo "kernel-enforce-smoke: the suite did not finish (status $rc)")")
+  [ "$rc" -eq 0 ] || failed=1
+else
+  summaries+=("kernel-enforce-smoke: cannot run: no $smoke (cargo build -p seaccess-enforce --example enforce_smoke)")
+  failed=1
+fi
+
 for s in "${summaries[@]}"; do echo "$s"; done
 exit "$failed"

@@ -98,6 +98,7 @@ struct sea_event {
 	__u64 ino;
 	char comm[16];
 	char name[SEA_NAME_LEN];
+	char dev_name[32]; /* the superblock's s_id: the record's dev="..." as the kernel prints it */
 };
 
 #endif

@@ -141,6 +141,9 @@ pub struct Event {
     pub comm: [u8; 16],
     /// The dentry's name, NUL-terminated.
     pub name: [u8; NAME_LEN],
+    /// The superblock's `s_id`, NUL-terminated: the record's `dev="..."`, as the kernel
+    /// prints it.
+    pub dev_name: [u8; 32],
 }
 
 #[cfg(test)]
@@ -160,6 +163,7 @@ mod tests {
         assert_eq!(offset_of!(Inode, grant_seqno), 16);
         assert_eq!(offset_of!(Event, ino), 48);
         assert_eq!(offset_of!(Event, comm), 56);
-        assert_eq!(size_of::<Event>(), 136);
+        assert_eq!(offset_of!(Event, dev_name), 136);
+        assert_eq!(size_of::<Event>(), 168);
     }
 }

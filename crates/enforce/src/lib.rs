@@ -6,9 +6,14 @@
 //!
 //! This crate must never be below the engine: it is a front end like the mount or the C
 //! library, and asks the policy only through `seaccess_engine`.
-#![forbid(unsafe_code)]
+//!
+//! unsafe_code is denied, not forbidden: the one 64-bit store that switches generations goes
+//! through a shared mapping of the `current` map (bpf.rs, each block with its SAFETY).
+#![deny(unsafe_code)]
 
+pub mod bpf;
 mod error;
+pub mod event;
 pub mod label;
 pub mod layout;
 pub mod tables;
