@@ -25,36 +25,10 @@ pub const PIN_DIR: &str = "/sys/fs/bpf/seaccess";
 /// The object, built by build.rs.
 static OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/seaccess.bpf.o"));
 
-/// Why the BPF side could not be set up or changed: what was being done, and what the kernel
-/// or libbpf said.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum BpfError {
-    /// libbpf or the bpf() system call refused `what`.
-    #[error("{what}: {source}")]
-    Bpf {
-        /// What was being done.
-        what: String,
-        /// What libbpf said (the kernel's errno, with the verifier's log on stderr).
-        source: libbpf_rs::Error,
-    },
-    /// A system call other than bpf() failed.
-    #[error("{what}: {source}")]
-    Io {
-        /// What was being done.
-        what: String,
-        /// Why it failed.
-        source: std::io::Error,
-    },
-    /// The object lacks a map or program the loader needs (a build out of step with the loader).
-    #[error("the BPF object has no {0}")]
-    Missing(String),
-}
+use crate::{EnforceError, Result};
 
-type Result<T> = std::result::Result<T, BpfError>;
-
-fn bpf(what: impl FnOnce() -> String) -> impl FnOnce(libbpf_rs::Error) -> BpfError {
-    move |source| BpfError::Bpf {
+fn bpf(what: impl FnOnce() -> String) -> impl FnOnce(libbpf_rs::Error) -> EnforceError {
+    move |source| EnforceError::Bpf {
         what: what(),
         source,
     }
@@ -95,12 +69,12 @@ impl Enforcer {
             );
         }
         if pin_dir.exists() {
-            std::fs::remove_dir_all(pin_dir).map_err(|source| BpfError::Io {
+            std::fs::remove_dir_all(pin_dir).map_err(|source| EnforceError::System {
                 what: format!("removing the old pins in {}", pin_dir.display()),
                 source,
             })?;
         }
-        std::fs::create_dir_all(pin_dir).map_err(|source| BpfError::Io {
+        std::fs::create_dir_all(pin_dir).map_err(|source| EnforceError::System {
             what: format!("creating {}", pin_dir.display()),
             source,
         })?;
@@ -108,7 +82,7 @@ impl Enforcer {
             let map = object
                 .maps()
                 .find(|m| m.name() == name)
-                .ok_or_else(|| BpfError::Missing(format!("map {name}")))?;
+                .ok_or_else(|| EnforceError::Missing(format!("map {name}")))?;
             let mut h = MapHandle::try_from(&map).map_err(bpf(|| format!("map {name}")))?;
             h.pin(pin_dir.join(name))
                 .map_err(bpf(|| format!("pinning map {name}")))?;
@@ -370,11 +344,11 @@ impl Current {
                 0,
             )
         }
-        .map_err(|e| BpfError::Io {
+        .map_err(|e| EnforceError::System {
             what: "mapping the current map".into(),
             source: e.into(),
         })?;
-        let ptr = std::ptr::NonNull::new(ptr).ok_or_else(|| BpfError::Io {
+        let ptr = std::ptr::NonNull::new(ptr).ok_or_else(|| EnforceError::System {
             what: "mapping the current map".into(),
             source: std::io::Error::other("a null mapping"),
         })?;

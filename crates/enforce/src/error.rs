@@ -2,7 +2,7 @@
 
 use seaccess_engine::EngineError;
 
-/// Why the tables of a generation or the labels of a tree could not be made. Each says what
+/// Why the tables of a generation, the labels of a tree or the BPF side could not be made. Each says what
 /// and where: the limit passed, the SID or context the policy refused, the object of the tree.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -57,6 +57,25 @@ pub enum EnforceError {
         /// Why it failed.
         source: std::io::Error,
     },
+    /// libbpf or the bpf() system call refused `what` (loading, attaching, a map update).
+    #[error("{what}: {source}")]
+    Bpf {
+        /// What was being done.
+        what: String,
+        /// What libbpf said (the kernel's errno, with the verifier's log on stderr).
+        source: libbpf_rs::Error,
+    },
+    /// A system call of the BPF side other than bpf() failed.
+    #[error("{what}: {source}")]
+    System {
+        /// What was being done.
+        what: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// The object lacks a map or program the loader needs (a build out of step with the loader).
+    #[error("the BPF object has no {0}")]
+    Missing(String),
 }
 
 /// A result with [`EnforceError`].
