@@ -110,11 +110,8 @@ fn expected_file_record(e: &Env, src: &str, perms: u32) -> (Vec<&'static str>, b
                     audited_denied.push(*name);
                 }
             }
-            Some(b) => {
-                if d.auditallow.0 & (1 << b) != 0 {
-                    granted_audited.push(*name);
-                }
-            }
+            Some(b) if d.auditallow.0 & (1 << b) != 0 => granted_audited.push(*name),
+            Some(_) => {}
         }
     }
     if denied {
