@@ -272,7 +272,7 @@ fn decide_in(
 ) -> Res<(AvDecision, bool)> {
     let d = match g.compute_av(s, t, ClassId(class)) {
         Ok(d) => d,
-        Err(SecurityError::InvalidClass(_)) => unknown_class_decision(g, class),
+        Err(SecurityError::InvalidClass(_)) => unknown_class_decision(g, s, class),
         Err(_) => return Err(EINVAL),
     };
     let enforced = requested & !d.allowed.0 != 0 && k.avc.enforcing() && !d.flags.permissive();

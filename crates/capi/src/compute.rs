@@ -39,7 +39,7 @@ pub(crate) fn compute_av(
     let class = m.as_ref().map_or(tclass, |m| m.unmap_class(tclass));
     let d = match g.compute_av(s, t, ClassId(class)) {
         Ok(d) => d,
-        Err(SecurityError::InvalidClass(_)) => unknown_class_decision(&g, class),
+        Err(SecurityError::InvalidClass(_)) => unknown_class_decision(&g, s, class),
         Err(_) => return Err(EINVAL),
     };
     let mut c = AvDecisionC::from(&d);

@@ -3,7 +3,7 @@
 //! the class mapping in between).
 
 use seaccess_avc::{AvcRecord, Verdict};
-use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, Seqno, Sid};
+use seaccess_types::{AccessVector, AvDecision, ClassId, Seqno, Sid};
 
 use crate::audit::AuditData;
 use crate::blobs::InodeSec;
@@ -13,6 +13,8 @@ use crate::cred::Task;
 use crate::error::{ObjmgrError, Result};
 use crate::grant::compact;
 use crate::ObjectManager;
+
+mod unknown;
 
 /// How many times a check translates again when the policy changes under it before it gives
 /// up (and refuses: an enforcing path fails closed). Each retry means another policy change
@@ -71,8 +73,13 @@ pub struct Checked {
     pub unknown: u32,
     /// Whether the denial stands (enforcing mode, no permissive domain).
     pub enforced: bool,
-    /// What the audit record lists (policy bits, or ours for a class the policy lacks).
+    /// What the audit record lists of the permissions the policy defines (policy bits).
     pub audited: AccessVector,
+    /// What the audit record lists of those in `unknown` (our bits): all of them, as the
+    /// kernel's map_decision puts every permission the policy lacks in auditdeny under
+    /// handle_unknown deny (and avd_init every permission of a class it lacks), unless
+    /// access(2)'s dontaudit of `audit_access` silences the record.
+    pub audited_unknown: u32,
     /// The policy does not define the class.
     pub unknown_class: bool,
 }
@@ -84,14 +91,17 @@ impl Checked {
         !self.enforced
     }
 
+    /// Whether the check writes an audit record.
+    #[inline(always)]
+    pub fn audits(&self) -> bool {
+        !self.audited.is_empty() || self.audited_unknown != 0
+    }
+
     /// Whether everything asked was allowed by the policy itself, with nothing to audit: what a
     /// fast path may remember (never a grant made only because the mode is permissive).
     #[inline(always)]
     pub fn clean(&self) -> bool {
-        self.denied.is_empty()
-            && self.unknown == 0
-            && self.audited.is_empty()
-            && !self.unknown_class
+        self.denied.is_empty() && self.unknown == 0 && !self.audits() && !self.unknown_class
     }
 }
 
@@ -155,6 +165,7 @@ impl ObjectManager {
                     unknown: 0,
                     enforced: v.enforced,
                     audited: v.audited,
+                    audited_unknown: 0,
                     unknown_class: false,
                 });
             }
@@ -173,7 +184,7 @@ impl ObjectManager {
         class: Class,
         perms: u32,
     ) -> Result<Checked> {
-        let settled = self.settle(hook, class, perms, |pclass, av, at| {
+        let settled = self.settle(hook, (ssid, tsid), class, perms, |pclass, av, at| {
             self.avc
                 .check_at(ssid, tsid, pclass, av, at)
                 .map_err(Into::into)
@@ -188,10 +199,12 @@ impl ObjectManager {
     /// and the extended-permission checks: translate with the map of a policy, accept only a
     /// decision of that same policy (`decide` answers `Err(seqno)` when the cache's policy is
     /// another), else translate again with the map of the policy that answered, at most
-    /// [`RETRIES`] times.
+    /// [`RETRIES`] times. A class the policy lacks is decided for `ssid` on `tsid` by the
+    /// same rule (see [`ObjectManager::unknown_class`]).
     fn settle(
         &self,
         hook: Hook,
+        (ssid, tsid): (Sid, Sid),
         class: Class,
         perms: u32,
         decide: impl Fn(ClassId, AccessVector, Seqno) -> Result<std::result::Result<Verdict, Seqno>>,
@@ -199,38 +212,26 @@ impl ObjectManager {
         let mut map = self.maps.newest();
         for _ in 0..RETRIES {
             let t = map.translate(class, perms)?;
-            let Some(pclass) = t.class else {
-                return Ok(Settled::UnknownClass(
-                    self.unknown_class(map.handle_unknown(), perms),
-                ));
-            };
-            self.counters.bump(hook);
-            match decide(pclass, t.perms, map.seqno())? {
-                Ok(v) => {
-                    self.maps.note_quick(class, &map);
-                    let mut c = Checked {
-                        decision: v.decision,
-                        denied: v.denied,
-                        unknown: 0,
-                        enforced: v.enforced,
-                        audited: v.audited,
-                        unknown_class: false,
-                    };
-                    // Permissions the policy lacks: allowed under handle_unknown allow, else
-                    // denied and, as the kernel's map_decision leaves them, not audited.
-                    if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
-                        c.unknown = t.unknown;
-                        c.enforced |= self.avc.enforcing() && !v.decision.flags.permissive();
+            let answered = match t.class {
+                None => match self.unknown_class(&map, ssid, tsid, perms)? {
+                    Ok(c) => return Ok(Settled::UnknownClass(c)),
+                    Err(at) => at,
+                },
+                Some(pclass) => {
+                    self.counters.bump(hook);
+                    match decide(pclass, t.perms, map.seqno())? {
+                        Ok(v) => {
+                            self.maps.note_quick(class, &map);
+                            return Ok(Settled::Decided(self.mapped_verdict(&map, &t, v)));
+                        }
+                        Err(at) => at,
                     }
-                    return Ok(Settled::Decided(c));
                 }
-                Err(at) => {
-                    map = match self.maps.for_seqno(at) {
-                        Some(m) => m,
-                        None => self.maps.catch_up(&*self.server),
-                    };
-                }
-            }
+            };
+            map = match self.maps.for_seqno(answered) {
+                Some(m) => m,
+                None => self.maps.catch_up(&*self.server),
+            };
         }
         Ok(Settled::Unsettled)
     }
@@ -321,6 +322,7 @@ impl ObjectManager {
                     unknown: 0,
                     enforced: v.enforced,
                     audited: v.audited,
+                    audited_unknown: 0,
                     unknown_class: false,
                 };
                 return self.xperm_outcome(task, tsid, class, &c, x, ad);
@@ -342,7 +344,7 @@ impl ObjectManager {
         ad: &AuditData,
     ) -> Result<Checked> {
         let ssid = task.sid();
-        let settled = self.settle(hook, class, perms, |pclass, av, at| {
+        let settled = self.settle(hook, (ssid, tsid), class, perms, |pclass, av, at| {
             self.xperm_at(x, ssid, tsid, pclass, av, at)
         })?;
         match settled {
@@ -385,7 +387,7 @@ impl ObjectManager {
         ad: &AuditData,
     ) -> Result<Checked> {
         match x {
-            Xperm::Ioctl(cmd) if !c.audited.is_empty() => {
+            Xperm::Ioctl(cmd) if c.audits() => {
                 // As the cache's audit_ioctl writes it, named with this decision's map.
                 let aux = format!("{} ioctlcmd={cmd:#x}", ad.render(task.pid(), task.comm()));
                 self.audit_text(task.sid(), tsid, class, c, &aux);
@@ -394,26 +396,6 @@ impl ObjectManager {
             Xperm::Nlmsg(_) => self.audit(task, task.sid(), tsid, class, c, ad),
         }
         self.outcome(class, c)
-    }
-
-    /// avc_audit_required's `auditdeny` argument for access(2) (FILE__AUDIT_ACCESS): a denial
-    /// is not audited, whatever was denied, when the decision's auditdeny lacks the class's
-    /// `audit_access` (a dontaudit rule for it; also when the policy does not define it, which
-    /// the kernel's map_decision leaves out of auditdeny). A class the policy lacks keeps its
-    /// record.
-    pub(crate) fn dontaudit_access(&self, class: Class, v: &mut Checked) {
-        if v.denied.is_empty() || v.unknown_class {
-            return;
-        }
-        let Some(map) = self.maps.for_seqno(v.decision.seqno) else {
-            return;
-        };
-        let bit = map
-            .translate(class, crate::classes::common_file::AUDIT_ACCESS)
-            .map_or(0, |t| t.perms.0);
-        if v.decision.auditdeny.0 & bit == 0 {
-            v.audited = AccessVector::NONE;
-        }
     }
 
     /// What a fast path notes before a check whose grant it may remember.
@@ -482,32 +464,6 @@ impl ObjectManager {
         Err(unsettled(format!("labeling of a {}", class.name())))
     }
 
-    /// A class the policy does not define: everything or nothing, as handle_unknown says; a
-    /// denial is enforced in enforcing mode and audited (the kernel's security_compute_av for
-    /// an unmapped class).
-    fn unknown_class(&self, handle: HandleUnknown, perms: u32) -> Checked {
-        let mut d = AvDecision::deny_all(self.avc.seqno());
-        if handle == HandleUnknown::Allow {
-            d.allowed = AccessVector(u32::MAX);
-            return Checked {
-                decision: d,
-                denied: AccessVector::NONE,
-                unknown: 0,
-                enforced: false,
-                audited: AccessVector::NONE,
-                unknown_class: true,
-            };
-        }
-        Checked {
-            decision: d,
-            denied: AccessVector::NONE,
-            unknown: perms,
-            enforced: self.avc.enforcing(),
-            audited: AccessVector(perms),
-            unknown_class: true,
-        }
-    }
-
     /// Writes the verdict's audit record, if it asks for one, to the cache's audit callback.
     pub fn audit(
         &self,
@@ -518,7 +474,7 @@ impl ObjectManager {
         v: &Checked,
         ad: &AuditData,
     ) {
-        if v.audited.is_empty() {
+        if !v.audits() {
             return;
         }
         self.audit_text(ssid, tsid, class, v, &ad.render(task.pid(), task.comm()));
@@ -526,19 +482,16 @@ impl ObjectManager {
 
     /// [`ObjectManager::audit`] with the audit data already rendered (`aux`).
     pub(crate) fn audit_text(&self, ssid: Sid, tsid: Sid, class: Class, v: &Checked, aux: &str) {
-        if v.audited.is_empty() {
+        if !v.audits() {
             return;
         }
         let denied = !v.denied.is_empty() || v.unknown != 0;
+        let ours = class.def().map_or(&[][..], |d| d.perms);
         if v.unknown_class {
             // No policy class to name the permissions by: ours name them.
-            let perms = v.audited.bits().map(|b| {
-                class
-                    .def()
-                    .and_then(|d| d.perms.get(b as usize))
-                    .copied()
-                    .unwrap_or("?")
-            });
+            let perms = AccessVector(v.audited_unknown)
+                .bits()
+                .map(|b| ours.get(b as usize).copied().unwrap_or("?"));
             let names = self.server.names();
             let line = AvcRecord {
                 denied: true,
@@ -562,7 +515,7 @@ impl ObjectManager {
         // The cache names the class and permissions with the policy the server has now; that
         // is the decision's only if no reload came between (seqnos only grow).
         let at = self.server.seqno();
-        if at == v.decision.seqno {
+        if at == v.decision.seqno && v.audited_unknown == 0 {
             let line = self.avc.audit_record(
                 ssid,
                 tsid,
@@ -578,15 +531,21 @@ impl ObjectManager {
                 return;
             }
         }
-        // Otherwise our names for the decision's bits, in that policy's bit order.
+        // Otherwise our names for the decision's bits, in that policy's bit order; with
+        // permissions the policy lacks, all in our bit order, which is the kernel's (its
+        // avc_dump_av walks the kernel's bits).
         let mut named: Vec<(u32, &str)> = Vec::new();
-        for (i, name) in class.def().map_or(&[][..], |d| d.perms).iter().enumerate() {
+        for (i, name) in ours.iter().enumerate() {
             let bit = map.translate(class, 1 << i).map_or(0, |t| t.perms.0);
             if bit != 0 && v.audited.0 & bit != 0 {
                 named.push((bit, name));
+            } else if v.audited_unknown & (1 << i) != 0 {
+                named.push((0, name));
             }
         }
-        named.sort_unstable();
+        if v.audited_unknown == 0 {
+            named.sort_unstable();
+        }
         let names = self.server.names();
         let line = AvcRecord {
             denied,

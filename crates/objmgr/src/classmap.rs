@@ -52,6 +52,9 @@ pub struct ClassMap {
     seqno: Seqno,
     handle_unknown: HandleUnknown,
     classes: Vec<Mapped>,
+    /// A class of the table the policy defines, to learn the source's permissive flag by for a
+    /// class it does not (see [`ClassMap::defined_class`]).
+    defined: Option<ClassId>,
     /// Why the policy cannot be enforced with this table (a class or permission missing under
     /// `handle_unknown reject`): every check fails closed.
     rejected: Option<String>,
@@ -95,10 +98,12 @@ impl ClassMap {
                 identity,
             });
         }
+        let defined = classes.iter().find_map(|m| m.class);
         ClassMap {
             seqno,
             handle_unknown,
             classes,
+            defined,
             rejected,
         }
     }
@@ -111,6 +116,13 @@ impl ClassMap {
     /// What the policy does with permissions it lacks.
     pub fn handle_unknown(&self) -> HandleUnknown {
         self.handle_unknown
+    }
+
+    /// A class of the table the policy defines, if any: a decision on it carries the
+    /// source's permissive flag, which depends on the source's type alone
+    /// (security_compute_av tests the permissive map before it looks at the class).
+    pub fn defined_class(&self) -> Option<ClassId> {
+        self.defined
     }
 
     /// The policy's number for `class` when our bits of it are the policy's bits and the policy
@@ -262,6 +274,7 @@ impl ClassMaps {
                 seqno: Seqno(0),
                 handle_unknown: HandleUnknown::Deny,
                 classes: Vec::new(),
+                defined: None,
                 rejected: Some("no class map".into()),
             }),
         }

@@ -425,6 +425,7 @@ fn a_sid_without_a_context_is_written_as_a_number() {
         unknown: 0,
         enforced: true,
         audited: AccessVector(2),
+        audited_unknown: 0,
         unknown_class: false,
     };
     e.om.audit(&t, ghost_s, ghost_t, Class::FILE, &v, &AuditData::None);
@@ -432,6 +433,8 @@ fn a_sid_without_a_context_is_written_as_a_number() {
         unknown_class: true,
         unknown: 1,
         denied: AccessVector::NONE,
+        audited: AccessVector::NONE,
+        audited_unknown: 1,
         ..v
     };
     e.om.audit(

@@ -91,7 +91,7 @@ impl ObjectManager {
         // only for a record, as the kernel renders its lsm_network_audit only when it audits:
         // every send and receive asks this, and nearly none is audited.
         let v = self.check_noaudit(hook, task.sid(), sock.sid(), sock.class(), perms)?;
-        if !v.audited.is_empty() {
+        if v.audits() {
             let f = sock.audit_fields();
             let ad = AuditData::Net {
                 laddr: f.laddr,

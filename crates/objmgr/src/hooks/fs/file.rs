@@ -236,7 +236,7 @@ impl ObjectManager {
             // A plain check, audited with the command too (IOCTL_OP data).
             let v =
                 self.check_noaudit(Hook::FileIoctl, task.sid(), file.sid, Class::FD, fd::USE)?;
-            if !v.audited.is_empty() {
+            if v.audits() {
                 let aux = format!(
                     "{} ioctlcmd={:#x}",
                     ad.render(task.pid(), task.comm()),
