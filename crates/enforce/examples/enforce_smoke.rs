@@ -79,7 +79,7 @@ fn main() {
         Path::new(busybox),
     );
     println!(
-        "kernel-enforce-smoke: {} checks, {} failed",
+        "kernel-enforce-bpf: {} checks, {} failed",
         s.checks, s.failed
     );
     std::process::exit(i32::from(s.failed != 0));

@@ -270,19 +270,30 @@ impl Daemon {
             };
             let counts =
                 label::label_tree(&self.engine, fc, root.as_fd(), &abs, &opts, &mut |l| {
-                    let fd =
-                        l.fd.try_clone_to_owned()
-                            .map_err(sys(format!("holding an inode of {}", abs.display())))?;
-                    if l.kind == FileKind::Dir {
-                        out.dirs.insert(l.sid.0);
+                    // file_contexts says nothing (no match, `<<none>>`): a label the inode
+                    // already has stays, as restorecon leaves such a file alone (a file a
+                    // confined task created keeps its type transition's label across reloads).
+                    let kept = if l.matched {
+                        None
                     } else {
-                        out.files.insert(l.sid.0);
+                        self.enforcer.inode(l.fd)?.map(|i| Sid(i.sid))
+                    };
+                    let sid = kept.unwrap_or(l.sid);
+                    if l.kind == FileKind::Dir {
+                        out.dirs.insert(sid.0);
+                    } else {
+                        out.files.insert(sid.0);
                     }
-                    out.held.push((fd, l.sid));
+                    if kept.is_none() {
+                        let fd =
+                            l.fd.try_clone_to_owned()
+                                .map_err(sys(format!("holding an inode of {}", abs.display())))?;
+                        out.held.push((fd, sid));
+                    }
                     Ok(())
                 })?;
             self.log(&format!(
-                "{}: {} labeled, {} without a file_contexts label (initial SID file), {} invalid, {} mount points not entered",
+                "{}: {} labeled, {} without a file_contexts label (their label kept, else the initial SID file), {} invalid, {} mount points not entered",
                 abs.display(),
                 counts.labeled,
                 counts.unmatched,
