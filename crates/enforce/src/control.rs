@@ -107,15 +107,18 @@ pub(crate) fn serve_one(
         .and_then(|()| stream.set_read_timeout(Some(TIMEOUT)))
         .and_then(|()| stream.set_write_timeout(Some(TIMEOUT)))
         .map_err(|e| format!("a connection: {e}"))?;
-    let mut w = &stream;
-    if let Err(why) = peer_is_root(&stream) {
-        let _ = writeln!(w, "error {why}");
-        return Err(why);
-    }
+    // The request is read before the peer is judged (a refusal closing on unread data would
+    // reach the peer as ECONNRESET instead of its answer), and nothing is done before.
     let mut line = String::new();
     BufReader::new(&stream)
         .take_line(&mut line)
         .map_err(|e| format!("reading a request: {e}"))?;
+    // Each answer in one write: a reader's one recv gets it whole.
+    let mut w = &stream;
+    if let Err(why) = peer_is_root(&stream) {
+        let _ = w.write_all(format!("error {why}\n").as_bytes());
+        return Err(why);
+    }
     let answer = match line.trim_end().split_once(' ') {
         Some(("sid", ctx)) => match decide(ctx) {
             Ok(sid) => format!("ok {sid}"),
@@ -123,7 +126,8 @@ pub(crate) fn serve_one(
         },
         _ => format!("error an unknown request: {:?}", line.trim_end()),
     };
-    writeln!(w, "{answer}").map_err(|e| format!("answering: {e}"))
+    w.write_all(format!("{answer}\n").as_bytes())
+        .map_err(|e| format!("answering: {e}"))
 }
 
 /// Reads one line, at most 4 KiB (a context is far shorter).
@@ -267,5 +271,136 @@ pub fn inode_context(run_dir: &Path, path: &Path) -> Result<Option<String>> {
     match maps.inode(fd.as_fd())? {
         Some(i) => Ok(Some(context_of(run_dir, i.sid)?)),
         None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::net::UnixListener;
+    use std::process::{Command, Stdio};
+
+    /// A request sent by a python client as `who` (`root`, `nobody`, or `dropped`: root at
+    /// connect, uid 65534 when it sends); the answer it got, and whether `decide` was asked.
+    fn ask(who: &str, request: &str) -> Option<(String, bool)> {
+        if !rustix::process::geteuid().is_root() {
+            println!("SKIP: the control socket tests run as root");
+            return None;
+        }
+        let dir =
+            std::env::temp_dir().join(format!("seaccess-control-{who}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let path = dir.join(SOCKET);
+        let listener = UnixListener::bind(&path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let script = format!(
+            "import os, socket, sys\n\
+             s = socket.socket(socket.AF_UNIX)\n\
+             s.connect({path:?})\n\
+             if {dropped}: os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)\n\
+             print('ready', flush=True)\n\
+             s.sendall({request:?}.encode() + b'\\n')\n\
+             print(s.recv(4096).decode().strip(), flush=True)\n",
+            path = path.display().to_string(),
+            dropped = if who == "dropped" { "True" } else { "False" },
+        );
+        let mut cmd = if who == "nobody" {
+            let mut c = Command::new("setpriv");
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "/usr/bin/python3",
+            ]);
+            c
+        } else {
+            Command::new("/usr/bin/python3")
+        };
+        let mut child = cmd
+            .args(["-c", &script])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        // The client has connected (and dropped its privileges) before the server looks at it.
+        out.read_line(&mut line).unwrap();
+        assert_eq!(line.trim(), "ready");
+        let (stream, _) = listener.accept().unwrap();
+        let mut asked = false;
+        let _ = serve_one(stream, &mut |ctx| {
+            asked = true;
+            if ctx.contains("bad") {
+                Err("invalid context".into())
+            } else {
+                Ok(7)
+            }
+        });
+        line.clear();
+        out.read_line(&mut line).unwrap();
+        child.wait().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        Some((line.trim().to_string(), asked))
+    }
+
+    #[test]
+    fn root_is_served() {
+        let Some((answer, asked)) = ask("root", "sid system_u:system_r:initrc_t:s0") else {
+            return;
+        };
+        assert_eq!(answer, "ok 7");
+        assert!(asked);
+        let (answer, _) = ask("root", "sid bad_u:bad_r:bad_t").unwrap();
+        assert_eq!(answer, "error invalid context");
+        let (answer, asked) = ask("root", "label /etc/shadow").unwrap();
+        assert!(answer.starts_with("error an unknown request"), "{answer}");
+        assert!(!asked);
+    }
+
+    /// SO_PEERCRED's uid: a peer that is not root is refused before anything is asked.
+    #[test]
+    fn a_peer_not_root_is_refused() {
+        let Some((answer, asked)) = ask("nobody", "sid system_u:system_r:initrc_t:s0") else {
+            return;
+        };
+        assert!(
+            answer.starts_with("error refused") && answer.contains("is uid 65534, not root"),
+            "{answer}"
+        );
+        assert!(!asked);
+    }
+
+    /// The peer as it is now: root when it connected, uid 65534 when served: refused.
+    #[test]
+    fn a_peer_that_dropped_root_is_refused() {
+        let Some((answer, asked)) = ask("dropped", "sid system_u:system_r:initrc_t:s0") else {
+            return;
+        };
+        assert!(
+            answer.starts_with("error refused") && answer.contains("now"),
+            "{answer}"
+        );
+        assert!(!asked);
+    }
+
+    /// The status of a daemon whose pid is gone is "no daemon", not a stale answer.
+    #[test]
+    fn a_dead_daemon_is_not_running() {
+        let dir = std::env::temp_dir().join(format!("seaccess-status-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        write_atomic(&dir, STATUS_FILE, "pid 1\ngeneration 4\npin_dir /nowhere\n").unwrap();
+        write_atomic(&dir, SIDS_FILE, "3 system_u:object_r:unlabeled_t:s0\n").unwrap();
+        write_atomic(&dir, PID_FILE, &format!("{}\n", std::process::id())).unwrap();
+        assert_eq!(status(&dir).unwrap().get("generation").unwrap(), "4");
+        assert_eq!(sids(&dir).unwrap()[&3], "system_u:object_r:unlabeled_t:s0");
+        // A pid no process has (the kernel's pid_max is below 2^22 + 1 by default).
+        write_atomic(&dir, PID_FILE, "4194305\n").unwrap();
+        let e = status(&dir).unwrap_err().to_string();
+        assert!(e.contains("no seaccess enforce daemon runs"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -364,48 +364,12 @@ impl Daemon {
                 self.audit.write(&crate::event::render(e, names));
             }
             if e.kind == EV_MISS {
-                wanted.extend(self.missing(e));
+                wanted.extend(missing(&self.generation.sids, e));
             }
         }
         if !wanted.is_empty() {
             self.fill(&wanted);
         }
-    }
-
-    /// What a miss lacks: its source as a task; its target as what its class shows it was
-    /// met as. A miss of a file class is a create's transition keyed by the parent directory
-    /// or a decision on a file met late (which may be executed): the SID is added as both; a
-    /// miss of `process` is an exec's transition keyed by the executable.
-    fn missing(&self, e: &Event) -> Vec<(u32, Role)> {
-        let s = &self.generation.sids;
-        let mut out = Vec::new();
-        if e.ssid != 0 && !s.tasks.contains(&e.ssid) {
-            out.push((e.ssid, Role::Task));
-        }
-        if e.tsid == 0 {
-            return out;
-        }
-        let class = Class(u16::try_from(e.tclass).unwrap_or(u16::MAX));
-        let roles: &[Role] = if tables::FILE_CLASSES.contains(&class) {
-            &[Role::Dir, Role::File]
-        } else if class == Class::PROCESS {
-            &[Role::File]
-        } else {
-            &[Role::Object]
-        };
-        for &role in roles {
-            let set = match role {
-                Role::Dir => &s.dirs,
-                Role::File => &s.files,
-                _ => &s.objects,
-            };
-            let known =
-                set.contains(&e.tsid) || (role == Role::Object && s.tasks.contains(&e.tsid));
-            if !known {
-                out.push((e.tsid, role));
-            }
-        }
-        out
     }
 
     /// Adds `wanted` to the generation in use and installs the next one; a policy changed since
@@ -481,6 +445,40 @@ impl Daemon {
     }
 }
 
+/// What a miss lacks: its source as a task; its target as what its class shows it was met
+/// as. A miss of a file class is a create's transition keyed by the parent directory or a
+/// decision on a file met late (which may be executed): the SID is added as both; a miss of
+/// `process` is an exec's transition keyed by the executable.
+fn missing(s: &tables::Sids, e: &Event) -> Vec<(u32, Role)> {
+    let mut out = Vec::new();
+    if e.ssid != 0 && !s.tasks.contains(&e.ssid) {
+        out.push((e.ssid, Role::Task));
+    }
+    if e.tsid == 0 {
+        return out;
+    }
+    let class = Class(u16::try_from(e.tclass).unwrap_or(u16::MAX));
+    let roles: &[Role] = if tables::FILE_CLASSES.contains(&class) {
+        &[Role::Dir, Role::File]
+    } else if class == Class::PROCESS {
+        &[Role::File]
+    } else {
+        &[Role::Object]
+    };
+    for &role in roles {
+        let set = match role {
+            Role::Dir => &s.dirs,
+            Role::File => &s.files,
+            _ => &s.objects,
+        };
+        let known = set.contains(&e.tsid) || (role == Role::Object && s.tasks.contains(&e.tsid));
+        if !known {
+            out.push((e.tsid, role));
+        }
+    }
+    out
+}
+
 fn read_fc(path: Option<&Path>) -> Result<Option<FileContexts>> {
     path.map(|p| {
         FileContexts::open(p).map_err(|source| EnforceError::Label {
@@ -541,5 +539,68 @@ impl Audit {
         if ok != Some(true) {
             let _ = std::io::stderr().write_all(line.as_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn miss(ssid: u32, tsid: u32, class: Class) -> Event {
+        Event {
+            seqno: 1,
+            kind: EV_MISS,
+            ssid,
+            tsid,
+            tclass: u32::from(class.0),
+            requested: 1,
+            denied: 1,
+            audited: 1,
+            permissive: 0,
+            pid: 1,
+            dev: 0,
+            ino: 0,
+            comm: [0; 16],
+            name: [0; crate::layout::NAME_LEN],
+            dev_name: [0; 32],
+        }
+    }
+
+    /// A miss asks for what it lacks, in the role its hook met it in, and nothing known.
+    #[test]
+    fn a_miss_asks_for_what_it_lacks() {
+        let mut s = tables::Sids::default();
+        s.tasks.insert(10);
+        s.objects.extend([20, 30]);
+        s.files.insert(20);
+        s.dirs.insert(30);
+        // An exec's transition keyed by a file label met late.
+        assert_eq!(
+            missing(&s, &miss(10, 40, Class::PROCESS)),
+            vec![(40, Role::File)]
+        );
+        // A create under a directory the generation knows only as a file: as a directory too.
+        assert_eq!(
+            missing(&s, &miss(10, 20, Class::FILE)),
+            vec![(20, Role::Dir)]
+        );
+        assert_eq!(
+            missing(&s, &miss(10, 50, Class::DIR)),
+            vec![(50, Role::Dir), (50, Role::File)]
+        );
+        // A socket's label; an unknown source domain.
+        assert_eq!(
+            missing(&s, &miss(11, 60, Class::TCP_SOCKET)),
+            vec![(11, Role::Task), (60, Role::Object)]
+        );
+        // Everything known, or SID 0 (an initial SID the policy leaves out): nothing.
+        assert_eq!(
+            missing(&s, &miss(10, 30, Class::DIR)),
+            vec![(30, Role::File)]
+        );
+        assert!(missing(&s, &miss(10, 20, Class::PROCESS)).is_empty());
+        assert!(missing(&s, &miss(10, 30, Class::TCP_SOCKET)).is_empty());
+        assert!(missing(&s, &miss(10, 0, Class::FILE)).is_empty());
     }
 }
