@@ -77,6 +77,7 @@ kernel: deps
 # line per suite last.
 kernel-test: kernel
 	$(CARGO) build --profile $(PROFILE) -p seaccess-lab --example kernel_oracle
+	$(CARGO) build --profile $(PROFILE) -p seaccess-cli
 	$(CARGO) build --profile $(PROFILE) -p seaccess-enforce --example enforce_smoke
 	SEACCESS_BUILD=$(BUILD) SEACCESS_REQUIRE_GUEST=1 bash tests/kernel/run.sh
 

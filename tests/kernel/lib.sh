@@ -23,6 +23,19 @@ copy_program() {
   done < <(ldd "$prog" | grep -o '/[^ ]*')
 }
 
+# copy_program_as ROOT PROGRAM DEST: PROGRAM at DEST in ROOT, the libraries ldd names at their
+# own paths (how the guest gets the seaccess binary a user installs: /usr/bin/seaccess).
+copy_program_as() {
+  local root=$1 prog=$2 dest=$3 lib
+  install -D -m 755 "$prog" "$root$dest"
+  while read -r lib; do
+    [ -e "$root$lib" ] || install -D "$lib" "$root$lib"
+  done < <(ldd "$prog" | grep -o '/[^ ]*')
+}
+
+# The seaccess binary the guest carries as /usr/bin/seaccess, when set (the enforcement suite).
+GUEST_SEACCESS=${GUEST_SEACCESS:-}
+
 # guest_initramfs OUT SUITE_SCRIPT [FILE...]: the initramfs at OUT, running SUITE_SCRIPT as
 # /suite/guest.sh; each FILE is copied into /suite too.
 guest_initramfs() {
@@ -35,6 +48,7 @@ guest_initramfs() {
     [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
   done
   for a in "${GUEST_PROGRAMS[@]}"; do copy_program "$root" "$a"; done
+  [ -z "$GUEST_SEACCESS" ] || copy_program_as "$root" "$GUEST_SEACCESS" /usr/bin/seaccess
   cp -a /etc/selinux/default "$root/etc/selinux/"
   printf 'SELINUX=enforcing\nSELINUXTYPE=default\n' > "$root/etc/selinux/config"
   gcc -static -O2 -Wall -Werror -o "$root/suite/probe" tests/kernel/probe.c

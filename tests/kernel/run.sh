@@ -33,19 +33,23 @@ summaries+=("$(grep '^kernel-oracle:' "$out/oracle/compare.log" || echo "kernel-
 [ "$rc" -eq 0 ] || failed=1
 
 # Enforcement: the policy enforced by the BPF LSM with no SELinux in the kernel
-# (tests/kernel/enforce/guest.sh runs crates/enforce's enforce_smoke, checking the kernel's
-# answers against the engine's).
+# (tests/kernel/enforce/guest.sh runs `seaccess enforce` and its clients as README shows them,
+# checking the kernel's answers against the policy's; then crates/enforce's enforce_smoke, when
+# built, for what the commands cannot reach).
+bin=$PWD/$BUILD/seaccess
 smoke=$PWD/$BUILD/examples/enforce_smoke
-if [ -x "$smoke" ]; then
-  GUEST_PROGRAMS+=("$smoke")
-  guest_initramfs "$out/enforce.initrd.gz" tests/kernel/enforce/guest.sh "$smoke"
+if [ -x "$bin" ]; then
+  extra=()
+  [ -x "$smoke" ] && extra=("$smoke")
+  GUEST_SEACCESS=$bin guest_initramfs "$out/enforce.initrd.gz" tests/kernel/enforce/guest.sh "${extra[@]}"
   rc=0
   guest_boot "$out/enforce.initrd.gz" "$out/enforce" "lsm=lockdown,capability,landlock,bpf" || rc=$?
-  grep -v '^kernel-enforce-smoke:' "$out/enforce/results.log" | grep -v '^SUITE-END' || true
+  grep -v '^kernel-enforce-smoke:\|^kernel-enforce-bpf:' "$out/enforce/results.log" | grep -v '^SUITE-END' || true
   summaries+=("$(grep '^kernel-enforce-smoke:' "$out/enforce/results.log" || echo "kernel-enforce-smoke: the suite did not finish (status $rc)")")
+  [ -x "$smoke" ] && summaries+=("$(grep '^kernel-enforce-bpf:' "$out/enforce/results.log" || echo "kernel-enforce-bpf: the suite did not finish (status $rc)")")
   [ "$rc" -eq 0 ] || failed=1
 else
-  summaries+=("kernel-enforce-smoke: cannot run: no $smoke (cargo build -p seaccess-enforce --example enforce_smoke)")
+  summaries+=("kernel-enforce-smoke: cannot run: no $bin (cargo build -p seaccess-cli)")
   failed=1
 fi
 

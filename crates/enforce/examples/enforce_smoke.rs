@@ -1,9 +1,10 @@
-//! The guest's smoke test of `seaccess enforce`'s kernel side (tests/kernel/enforce/guest.sh):
-//! loads the BPF object, installs a generation computed by the engine from the policy for a
-//! handful of SIDs, labels files by descriptor, confines an `initrc_t` task that execs an
-//! `httpd_exec_t` program, and checks what the kernel then allows and refuses against what the
+//! The guest's smoke test of `seaccess enforce`'s kernel side (tests/kernel/enforce/guest.sh),
+//! for what the commands cannot reach (a label the generation does not cover: a miss; a
+//! generation that revokes a grant on an open descriptor; the remembered grant itself):
+//! loads the BPF object, installs a generation built by tables::build for a handful of SIDs,
+//! labels files by descriptor, confines an `initrc_t` task that execs an `httpd_exec_t` program, and checks what the kernel then allows and refuses against what the
 //! engine says, never against a hard-coded answer. Prints one line per check and, last,
-//! `kernel-enforce-smoke: N checks, F failed`; exits 1 if any failed.
+//! `kernel-enforce-bpf: N checks, F failed`; exits 1 if any failed.
 //!
 //! `enforce_smoke POLICY DIR BUSYBOX` runs the suite (as root, on a kernel booted with the
 //! BPF LSM); `enforce_smoke --wait PROG ARGV0 ARGS...` is the confined child: it waits for a
@@ -19,10 +20,10 @@ use std::time::Duration;
 
 use seaccess_enforce::bpf::Enforcer;
 use seaccess_enforce::event::{field, kind, render};
-use seaccess_enforce::layout::{Av, Config, Event, Key, Trans, AV_PERMISSIVE, EV_DENIED, EV_MISS};
+use seaccess_enforce::layout::{Av, Event, Key, Trans, EV_DENIED, EV_MISS};
+use seaccess_enforce::tables::{self, Limits, Universe};
 use seaccess_engine::Engine;
-use seaccess_objmgr::{Class, ClassMap, CLASSES};
-use seaccess_types::{HandleUnknown, Sid};
+use seaccess_types::Sid;
 
 const INITRC: &str = "system_u:system_r:initrc_t:s0";
 const WEB: &str = "system_u:object_r:httpd_sys_content_t:s0";
@@ -31,9 +32,6 @@ const HTTPD_EXEC: &str = "system_u:object_r:httpd_exec_t:s0";
 const TMP: &str = "system_u:object_r:tmp_t:s0";
 /// A label the generation holds no decision for: opening it must be a miss.
 const NO_DECISIONS: &str = "system_u:object_r:etc_t:s0";
-
-/// A generation's decisions and transitions.
-type Tables = (Vec<(Key, Av)>, Vec<(Key, Trans)>);
 
 struct Suite {
     checks: u32,
@@ -79,80 +77,10 @@ fn main() {
         Path::new(busybox),
     );
     println!(
-        "kernel-enforce-smoke: {} checks, {} failed",
+        "kernel-enforce-bpf: {} checks, {} failed",
         s.checks, s.failed
     );
     std::process::exit(i32::from(s.failed != 0));
-}
-
-/// Every decision of each task SID against each SID, for every class of the object manager's
-/// table the policy defines, in the object manager's bits (a bit the policy lacks is
-/// handle_unknown's), and every exec and create transition among them.
-fn generation(engine: &Engine, tasks: &[Sid], sids: &[Sid]) -> Tables {
-    engine
-        .with_generation(|g| {
-            let p = g.policy();
-            let map = ClassMap::new(CLASSES, &**p);
-            let unknown_allowed = map.handle_unknown() == HandleUnknown::Allow;
-            let mut dec = Vec::new();
-            let mut tr = Vec::new();
-            for &t in tasks {
-                for &o in sids {
-                    for (i, def) in CLASSES.iter().enumerate() {
-                        let class = Class(i as u16);
-                        let Ok(pclass) = p.class(def.name) else {
-                            continue;
-                        };
-                        let d = p.compute_av(t, o, pclass).unwrap();
-                        let mut av = Av {
-                            flags: if d.flags.permissive() {
-                                AV_PERMISSIVE
-                            } else {
-                                0
-                            },
-                            ..Av::default()
-                        };
-                        for bit in 0..def.perms.len().min(32) {
-                            let x = map.translate(class, 1 << bit).unwrap();
-                            let has = |v: u32| {
-                                if x.unknown != 0 {
-                                    unknown_allowed
-                                } else {
-                                    v & x.perms.0 == x.perms.0
-                                }
-                            };
-                            if has(d.allowed.0) {
-                                av.allowed |= 1 << bit;
-                            }
-                            if x.unknown == 0 && d.auditallow.0 & x.perms.0 != 0 {
-                                av.auditallow |= 1 << bit;
-                            }
-                            if x.unknown != 0 || d.auditdeny.0 & x.perms.0 != 0 {
-                                av.auditdeny |= 1 << bit;
-                            }
-                        }
-                        let key = Key {
-                            ssid: t.0,
-                            tsid: o.0,
-                            tclass: i as u32,
-                        };
-                        dec.push((key, av));
-                        if class == Class::PROCESS || class.is_file() {
-                            let n = p.compute_create(t, o, pclass, None).unwrap();
-                            tr.push((
-                                key,
-                                Trans {
-                                    newsid: n.0,
-                                    pad: 0,
-                                },
-                            ));
-                        }
-                    }
-                }
-            }
-            Ok((dec, tr))
-        })
-        .unwrap()
 }
 
 fn allowed(engine: &Engine, s: &str, t: &str, class: &str, perms: &[&str]) -> bool {
@@ -207,7 +135,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         sid(NO_DECISIONS),
     );
     let tmp = sid(TMP);
-    let (httpd, httpd_tmp, file_sid, unlabeled) = engine
+    let (httpd, httpd_tmp) = engine
         .with_generation(|g| {
             let p = g.policy();
             let process = p.class("process").unwrap();
@@ -216,8 +144,6 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
                 httpd,
                 p.compute_create(httpd, tmp, p.class("file").unwrap(), None)
                     .unwrap(),
-                p.initial_sid(5).unwrap(),
-                p.initial_sid(3).unwrap(),
             ))
         })
         .unwrap();
@@ -245,18 +171,22 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         "# loaded and attached; maps pinned under {}",
         seaccess_enforce::bpf::PIN_DIR
     );
-    let tasks = [initrc, httpd];
-    let sids = [
-        initrc, httpd, web, shadow, hexec, tmp, httpd_tmp, file_sid, unlabeled,
-    ];
-    let (dec, tr) = generation(&engine, &tasks, &sids);
-    let mut config = Config {
-        enforcing: 1,
-        unlabeled_sid: unlabeled.0,
-        file_sid: file_sid.0,
-        kernel_sid: 1,
-        pad: [0; 4],
+    // The generation the daemon would build for these labels and initrc_t (its closure adds
+    // httpd_t, reached by exec, and what creates make), without the label the miss is about.
+    let universe = Universe {
+        tasks: vec![initrc],
+        dirs: vec![tmp, web],
+        files: vec![web, shadow, hexec],
     };
+    let gen = tables::build(&engine, &universe, true, &Limits::default()).unwrap();
+    let covered = |s: Sid| gen.sids.tasks.contains(&s.0) || gen.sids.objects.contains(&s.0);
+    assert!(
+        covered(httpd) && covered(httpd_tmp) && !covered(nodec),
+        "the closure covers httpd_t and httpd_tmp_t, not {NO_DECISIONS}"
+    );
+    let dec: Vec<(Key, Av)> = gen.decisions.iter().collect();
+    let tr: Vec<(Key, Trans)> = gen.transitions.iter().collect();
+    let mut config = gen.config;
     let seq = e.install(&dec, &tr, &config).unwrap();
     println!(
         "# generation {seq}: {} decisions, {} transitions",
