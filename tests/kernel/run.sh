@@ -24,7 +24,7 @@ failed=0
 
 # The oracle: Debian's default policy enforced by the kernel, the same operations answered by
 # crates/objmgr's hooks (tests/kernel/oracle/compare.sh).
-guest_initramfs "$out/oracle.initrd.gz" tests/kernel/oracle/guest.sh
+guest_initramfs "$out/oracle.initrd.gz" tests/kernel/oracle/guest.sh tests/kernel/workload.sh
 guest_boot "$out/oracle.initrd.gz" "$out/oracle" "security=selinux selinux=1 enforcing=1 log_buf_len=16M"
 rc=0
 SEACCESS_BUILD=$BUILD bash tests/kernel/oracle/compare.sh "$out/oracle/results.log" > "$out/oracle/compare.log" || rc=$?
