@@ -49,5 +49,27 @@ else
   failed=1
 fi
 
+# The oracle's workload under `seaccess enforce` (the BPF LSM, no SELinux), its answers set
+# beside the oracle's kernel's (tests/kernel/enforce-oracle/compare.py).
+seaccess=$PWD/$BUILD/seaccess
+if [ -x "$seaccess" ] && "$seaccess" enforce --help > /dev/null 2>&1; then
+  GUEST_PROGRAMS+=("$seaccess")
+  guest_initramfs "$out/enforce-oracle.initrd.gz" tests/kernel/enforce-oracle/guest.sh \
+    tests/kernel/workload.sh "$seaccess"
+  rc=0
+  guest_boot "$out/enforce-oracle.initrd.gz" "$out/enforce-oracle" "lsm=lockdown,capability,landlock,bpf" || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    python3 tests/kernel/enforce-oracle/compare.py "$out/oracle/results.log" \
+      "$out/enforce-oracle/results.log" tests/kernel/enforce-oracle/documented.txt \
+      > "$out/enforce-oracle/compare.log" || rc=$?
+    grep -v '^kernel-enforce:' "$out/enforce-oracle/compare.log" || true
+  fi
+  summaries+=("$(grep -s '^kernel-enforce:' "$out/enforce-oracle/compare.log" || echo "kernel-enforce: the suite did not finish (status $rc)")")
+  [ "$rc" -eq 0 ] || failed=1
+else
+  summaries+=("kernel-enforce: cannot run: $seaccess has no enforce command")
+  failed=1
+fi
+
 for s in "${summaries[@]}"; do echo "$s"; done
 exit "$failed"
