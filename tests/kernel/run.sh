@@ -57,6 +57,7 @@ if [ -x "$seaccess" ] && "$seaccess" enforce --help > /dev/null 2>&1; then
   guest_initramfs "$out/enforce-oracle.initrd.gz" tests/kernel/enforce-oracle/guest.sh \
     tests/kernel/workload.sh "$seaccess"
   rc=0
+  rm -f "$out/enforce-oracle/compare.log"
   guest_boot "$out/enforce-oracle.initrd.gz" "$out/enforce-oracle" "lsm=lockdown,capability,landlock,bpf" || rc=$?
   if [ "$rc" -eq 0 ]; then
     python3 tests/kernel/enforce-oracle/compare.py "$out/oracle/results.log" \
