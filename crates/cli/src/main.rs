@@ -9,6 +9,7 @@
 mod allow;
 mod batch;
 mod diff;
+mod enforce;
 mod explain;
 mod info;
 mod installed;
@@ -128,6 +129,14 @@ enum Cmd {
     /// a denial). Labels: security.selinux (or user.selinux), else file_contexts, else the
     /// policy's file SID. Callers' contexts: --subjects. SIGHUP reloads every file.
     Mount(Box<mount::MountArgs>),
+    /// Enforce a policy with the kernel, through the BPF LSM, on a kernel without SELinux: a
+    /// daemon loads the BPF programs, labels --root/--tree by file_contexts and keeps the
+    /// decisions in maps; `enforce run --context CTX -- CMD` starts a confined program.
+    /// SIGHUP reloads, SIGTERM stops (the machine runs unconfined again).
+    #[command(
+        after_help = "Example:\n  seaccess enforce --policy /etc/selinux/default/policy/policy.33 --file-contexts /etc/selinux/default/contexts/files/file_contexts --root /srv/site\n  seaccess enforce run --context system_u:system_r:initrc_t:s0 -- /usr/sbin/nginx"
+    )]
+    Enforce(Box<enforce::EnforceArgs>),
     /// Run a program built for libselinux on libseaccess (target/libselinux/libselinux.so.1,
     /// `make capi`) with a policy: `seaccess run -p POLICY -- getsebool -a`.
     Run(run::RunArgs),
@@ -301,6 +310,7 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Label(a) => label::run(out, &a),
         Cmd::Mount(a) => mount::run(out, &a),
         Cmd::Run(a) => run::run(&a),
+        Cmd::Enforce(a) => enforce::run(out, &a),
     }
 }
 

@@ -159,19 +159,7 @@ impl Enforcer {
 
     /// The label of the task `pidfd` refers to, if it is confined.
     pub fn task(&self, pidfd: BorrowedFd<'_>) -> Result<Option<Task>> {
-        let v = self
-            .tasks
-            .lookup(&pidfd.as_raw_fd().to_ne_bytes(), MapFlags::ANY)
-            .map_err(bpf(|| "reading a task's label".into()))?;
-        Ok(v.and_then(|b| {
-            let w = read_words::<4>(&b)?;
-            Some(Task {
-                sid: w[0],
-                exec_sid: w[1],
-                flags: w[2],
-                pad: w[3],
-            })
-        }))
+        task(&self.tasks, pidfd)
     }
 
     /// Labels the inode `fd` is open on (any earlier grant on it ends).
@@ -190,20 +178,7 @@ impl Enforcer {
 
     /// The label and the remembered grant of the inode `fd` is open on, if it is labeled.
     pub fn inode(&self, fd: BorrowedFd<'_>) -> Result<Option<Inode>> {
-        let v = self
-            .inodes
-            .lookup(&fd.as_raw_fd().to_ne_bytes(), MapFlags::ANY)
-            .map_err(bpf(|| "reading an inode's label".into()))?;
-        Ok(v.and_then(|b| {
-            let w = read_words::<4>(&b)?;
-            Some(Inode {
-                sid: w[0],
-                flags: w[1],
-                grant_ssid: w[2],
-                grant_perms: w[3],
-                grant_seqno: u64::from_ne_bytes(b.get(16..24)?.try_into().ok()?),
-            })
-        }))
+        inode(&self.inodes, fd)
     }
 
     /// The events the ring buffer holds now, and those arriving within `timeout`.
@@ -218,8 +193,11 @@ impl Enforcer {
         })
         .map_err(bpf(|| "the ring buffer".into()))?;
         let rb = b.build().map_err(bpf(|| "the ring buffer".into()))?;
-        rb.poll(timeout)
-            .map_err(bpf(|| "polling the ring buffer".into()))?;
+        match rb.poll(timeout) {
+            // A signal for the daemon (SIGHUP, SIGTERM) ends the wait: no events, not an error.
+            Err(e) if e.kind() == libbpf_rs::ErrorKind::Interrupted => {}
+            r => r.map_err(bpf(|| "polling the ring buffer".into()))?,
+        }
         rb.consume()
             .map_err(bpf(|| "reading the ring buffer".into()))?;
         drop(rb);
@@ -227,13 +205,72 @@ impl Enforcer {
     }
 }
 
-/// Labels a task through the pinned task storage (`seaccess enforce run`, in a process other
-/// than the daemon's): `pin_dir` is the daemon's [`PIN_DIR`].
-pub fn set_task_pinned(pin_dir: &Path, pidfd: BorrowedFd<'_>, sid: u32) -> Result<()> {
-    let path = pin_dir.join("task_store");
-    let tasks = MapHandle::from_pinned_path(&path)
-        .map_err(bpf(|| format!("opening {}", path.display())))?;
-    set_task(&tasks, pidfd, sid)
+/// The maps a daemon pinned under `pin_dir` (its [`PIN_DIR`]), opened by another process
+/// (`seaccess enforce run`, `context`, `label`): only root may open them.
+pub struct Pinned {
+    tasks: MapHandle,
+    inodes: MapHandle,
+}
+
+impl Pinned {
+    /// Opens the task and inode storage pinned under `pin_dir`.
+    pub fn open(pin_dir: &Path) -> Result<Pinned> {
+        let open = |name: &str| {
+            let path = pin_dir.join(name);
+            MapHandle::from_pinned_path(&path)
+                .map_err(bpf(|| format!("opening {}", path.display())))
+        };
+        Ok(Pinned {
+            tasks: open("task_store")?,
+            inodes: open("inode_store")?,
+        })
+    }
+
+    /// Labels the task `pidfd` refers to (see [`Enforcer::set_task`]).
+    pub fn set_task(&self, pidfd: BorrowedFd<'_>, sid: u32) -> Result<()> {
+        set_task(&self.tasks, pidfd, sid)
+    }
+
+    /// The label of the task `pidfd` refers to, if it is confined.
+    pub fn task(&self, pidfd: BorrowedFd<'_>) -> Result<Option<Task>> {
+        task(&self.tasks, pidfd)
+    }
+
+    /// The label of the inode `fd` is open on, if it is labeled.
+    pub fn inode(&self, fd: BorrowedFd<'_>) -> Result<Option<Inode>> {
+        inode(&self.inodes, fd)
+    }
+}
+
+fn task(tasks: &MapHandle, pidfd: BorrowedFd<'_>) -> Result<Option<Task>> {
+    let v = tasks
+        .lookup(&pidfd.as_raw_fd().to_ne_bytes(), MapFlags::ANY)
+        .map_err(bpf(|| "reading a task's label".into()))?;
+    Ok(v.and_then(|b| {
+        let w = read_words::<4>(&b)?;
+        Some(Task {
+            sid: w[0],
+            exec_sid: w[1],
+            flags: w[2],
+            pad: w[3],
+        })
+    }))
+}
+
+fn inode(inodes: &MapHandle, fd: BorrowedFd<'_>) -> Result<Option<Inode>> {
+    let v = inodes
+        .lookup(&fd.as_raw_fd().to_ne_bytes(), MapFlags::ANY)
+        .map_err(bpf(|| "reading an inode's label".into()))?;
+    Ok(v.and_then(|b| {
+        let w = read_words::<4>(&b)?;
+        Some(Inode {
+            sid: w[0],
+            flags: w[1],
+            grant_ssid: w[2],
+            grant_perms: w[3],
+            grant_seqno: u64::from_ne_bytes(b.get(16..24)?.try_into().ok()?),
+        })
+    }))
 }
 
 fn set_task(tasks: &MapHandle, pidfd: BorrowedFd<'_>, sid: u32) -> Result<()> {

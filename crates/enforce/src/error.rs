@@ -73,6 +73,10 @@ pub enum EnforceError {
         /// Why it failed.
         source: std::io::Error,
     },
+    /// The daemon or its control socket: no daemon runs, a request was refused (an invalid
+    /// context, a peer that is not root), the options cannot work together.
+    #[error("{0}")]
+    Daemon(String),
     /// The object lacks a map or program the loader needs (a build out of step with the loader).
     #[error("the BPF object has no {0}")]
     Missing(String),

@@ -12,6 +12,8 @@
 #![deny(unsafe_code)]
 
 pub mod bpf;
+pub mod control;
+pub mod daemon;
 mod error;
 pub mod event;
 pub mod label;

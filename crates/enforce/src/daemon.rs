@@ -1,0 +1,534 @@
+//! The daemon core of `seaccess enforce`: the policy through the engine, the BPF object loaded
+//! and attached, trees labeled by descriptor, one generation of maps installed and extended as
+//! the kernel side asks, denials written as the kernel's AVC records, reloads as one switch.
+//!
+//! Order at start and at each reload: label the trees (descriptors held), build the generation
+//! for those labels and the task contexts, install it, then write the labels into inode
+//! storage, so that no inode carries a SID its generation does not decide. A SID met late (a
+//! SEA_EV_MISS: the kernel side denied and asked) is added to the generation in use
+//! ([`Generation::add_sid`]) and the next generation installed whole; a request of the control
+//! socket does the same before its task carries the SID (BPF cannot wait for userspace).
+//!
+//! The front end (crates/cli's `seaccess enforce`) parses options and turns signals into the
+//! two flags [`Daemon::serve`] watches; everything else is here.
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use seaccess_engine::Engine;
+use seaccess_label::{FileContexts, FileKind};
+use seaccess_objmgr::Class;
+use seaccess_types::Sid;
+
+use crate::bpf::Enforcer;
+use crate::control::{self, PID_FILE, SIDS_FILE, SOCKET, STATUS_FILE};
+use crate::error::{EnforceError, Result};
+use crate::label::{self, TreeOptions};
+use crate::layout::{Event, EV_DENIED, EV_GRANTED, EV_MISS};
+use crate::tables::{self, Generation, Limits, Role, Universe};
+
+/// What the daemon enforces, and where it keeps its state.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The binary policy.
+    pub policy: PathBuf,
+    /// file_contexts, for `roots` and `trees`.
+    pub file_contexts: Option<PathBuf>,
+    /// Trees labeled as file_contexts labels the same paths under / (setfiles -r: the key of
+    /// each is /).
+    pub roots: Vec<PathBuf>,
+    /// Trees labeled as their own absolute paths.
+    pub trees: Vec<PathBuf>,
+    /// The contexts confined tasks start in (more come from `seaccess enforce run`).
+    pub contexts: Vec<String>,
+    /// Log denials and allow them.
+    pub permissive: bool,
+    /// Append AVC records here (audit.log's format) instead of standard error.
+    pub audit_log: Option<PathBuf>,
+    /// Where the maps are pinned.
+    pub pin_dir: PathBuf,
+    /// Where the socket, the pid, the SID list and the status are kept.
+    pub run_dir: PathBuf,
+}
+
+/// A running daemon.
+pub struct Daemon {
+    opts: Options,
+    engine: Engine,
+    fc: Option<FileContexts>,
+    enforcer: Enforcer,
+    generation: Generation,
+    /// The task contexts' SIDs: the options' and those the control socket was asked for, kept
+    /// across reloads.
+    tasks: BTreeSet<u32>,
+    listener: UnixListener,
+    audit: Audit,
+    limits: Limits,
+}
+
+/// Labels of the trees, their descriptors held until inode storage is written.
+struct Labels {
+    held: Vec<(OwnedFd, Sid)>,
+    dirs: BTreeSet<u32>,
+    files: BTreeSet<u32>,
+}
+
+fn sys(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EnforceError {
+    let what = what.into();
+    move |source| EnforceError::System { what, source }
+}
+
+impl Daemon {
+    /// Starts enforcing: the policy and file_contexts read, the object loaded and attached, the
+    /// trees labeled, the first generation installed, the labels written, the socket bound and
+    /// the run directory's files written. Any error leaves nothing attached (the object is
+    /// dropped with the error).
+    pub fn start(opts: Options) -> Result<Daemon> {
+        if opts.file_contexts.is_none() && !(opts.roots.is_empty() && opts.trees.is_empty()) {
+            return Err(EnforceError::Daemon(
+                "--root and --tree are labeled by file_contexts: give --file-contexts".into(),
+            ));
+        }
+        if let Ok(st) = control::status(&opts.run_dir) {
+            return Err(EnforceError::Daemon(format!(
+                "a seaccess enforce daemon already runs (pid {}): stop it first",
+                st.get("pid").map_or("?", String::as_str)
+            )));
+        }
+        for p in opts.roots.iter().chain(&opts.trees) {
+            if !std::fs::metadata(p).is_ok_and(|m| m.is_dir()) {
+                return Err(EnforceError::Daemon(format!(
+                    "{}: not a directory to label",
+                    p.display()
+                )));
+            }
+        }
+        let engine = Engine::open(&opts.policy)?;
+        let fc = read_fc(opts.file_contexts.as_deref())?;
+        let mut tasks = BTreeSet::new();
+        for c in &opts.contexts {
+            let sid = engine
+                .sid(c)
+                .map_err(|e| EnforceError::Daemon(format!("--context {c}: {e}")))?;
+            tasks.insert(sid.0);
+        }
+        raise_fd_limit();
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&opts.run_dir)
+            .map_err(sys(format!("creating {}", opts.run_dir.display())))?;
+        let audit = Audit::open(opts.audit_log.as_deref())?;
+        let enforcer = Enforcer::load(&opts.pin_dir)?;
+        let sock = opts.run_dir.join(SOCKET);
+        let _ = std::fs::remove_file(&sock);
+        let listener =
+            UnixListener::bind(&sock).map_err(sys(format!("binding {}", sock.display())))?;
+        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
+            .map_err(sys(format!("restricting {}", sock.display())))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(sys("the control socket"))?;
+        let mut d = Daemon {
+            opts,
+            engine,
+            fc,
+            enforcer,
+            generation: Generation::default(),
+            tasks,
+            listener,
+            audit,
+            limits: Limits::default(),
+        };
+        d.relabel()?;
+        control::write_atomic(
+            &d.opts.run_dir,
+            PID_FILE,
+            &format!("{}\n", std::process::id()),
+        )?;
+        d.write_state()?;
+        Ok(d)
+    }
+
+    /// The generation in use.
+    pub fn generation(&self) -> u64 {
+        self.enforcer.seqno()
+    }
+
+    /// The SIDs the generation in use decides.
+    pub fn sids(&self) -> usize {
+        self.all_sids().len()
+    }
+
+    /// Serves until `stop` is set: events read and written, misses filled, control requests
+    /// answered, a reload done whenever `reload` is set (and cleared). Errors of one event or
+    /// request are logged and serving goes on.
+    pub fn serve(&mut self, stop: &AtomicBool, reload: &AtomicBool) -> Result<()> {
+        while !stop.load(Ordering::SeqCst) {
+            if reload.swap(false, Ordering::SeqCst) {
+                match self.reload() {
+                    Ok(()) => self.log(&format!(
+                        "reloaded {}: generation {}, {} SIDs",
+                        self.opts.policy.display(),
+                        self.generation(),
+                        self.sids()
+                    )),
+                    Err(e) => self.log(&format!(
+                        "reload failed, generation {} keeps enforcing: {e}",
+                        self.generation()
+                    )),
+                }
+            }
+            let events = self.enforcer.events(Duration::from_millis(100))?;
+            self.on_events(&events);
+            self.accept();
+        }
+        Ok(())
+    }
+
+    /// Stops enforcing: the programs detached (the machine runs unconfined again), the pins and
+    /// the run directory's files removed.
+    pub fn stop(self) {
+        let Daemon { opts, enforcer, .. } = self;
+        drop(enforcer);
+        for f in [SOCKET, SIDS_FILE, STATUS_FILE, PID_FILE] {
+            let _ = std::fs::remove_file(opts.run_dir.join(f));
+        }
+        let _ = std::fs::remove_dir_all(&opts.pin_dir);
+    }
+
+    /// Reads the policy and file_contexts again (both checked before either changes), then
+    /// relabels and installs a new generation in one switch.
+    pub fn reload(&mut self) -> Result<()> {
+        let candidate = self.engine.candidate_file(&self.opts.policy)?;
+        let fc = read_fc(self.opts.file_contexts.as_deref())?;
+        self.engine.reload_candidate(candidate)?;
+        self.fc = fc;
+        self.relabel()?;
+        self.write_state()
+    }
+
+    /// Labels every tree, builds and installs the generation, writes the labels.
+    fn relabel(&mut self) -> Result<()> {
+        let labels = self.label()?;
+        let universe = Universe {
+            tasks: self.tasks.iter().map(|&s| Sid(s)).collect(),
+            dirs: labels.dirs.iter().map(|&s| Sid(s)).collect(),
+            files: labels.files.iter().map(|&s| Sid(s)).collect(),
+        };
+        let g = tables::build(&self.engine, &universe, !self.opts.permissive, &self.limits)?;
+        self.install(g)?;
+        for (fd, sid) in &labels.held {
+            self.enforcer.set_inode(fd.as_fd(), sid.0)?;
+        }
+        Ok(())
+    }
+
+    /// Installs `g` as the next generation and keeps it.
+    fn install(&mut self, g: Generation) -> Result<()> {
+        let dec: Vec<_> = g.decisions.iter().collect();
+        let tr: Vec<_> = g.transitions.iter().collect();
+        self.enforcer.install(&dec, &tr, &g.config)?;
+        self.generation = g;
+        Ok(())
+    }
+
+    /// The trees labeled (the held descriptors are the inodes' own).
+    fn label(&self) -> Result<Labels> {
+        let mut out = Labels {
+            held: Vec::new(),
+            dirs: BTreeSet::new(),
+            files: BTreeSet::new(),
+        };
+        let Some(fc) = &self.fc else {
+            return Ok(out);
+        };
+        let trees = self
+            .opts
+            .roots
+            .iter()
+            .map(|p| (p, true))
+            .chain(self.opts.trees.iter().map(|p| (p, false)));
+        for (path, is_root) in trees {
+            let abs = std::fs::canonicalize(path)
+                .map_err(sys(format!("resolving {}", path.display())))?;
+            let key = if is_root {
+                b"/".to_vec()
+            } else {
+                abs.as_os_str().as_encoded_bytes().to_vec()
+            };
+            let root = label::open_root(&abs)?;
+            let opts = TreeOptions {
+                key,
+                cross_mounts: false,
+            };
+            let counts =
+                label::label_tree(&self.engine, fc, root.as_fd(), &abs, &opts, &mut |l| {
+                    let fd =
+                        l.fd.try_clone_to_owned()
+                            .map_err(sys(format!("holding an inode of {}", abs.display())))?;
+                    if l.kind == FileKind::Dir {
+                        out.dirs.insert(l.sid.0);
+                    } else {
+                        out.files.insert(l.sid.0);
+                    }
+                    out.held.push((fd, l.sid));
+                    Ok(())
+                })?;
+            self.log(&format!(
+                "{}: {} labeled, {} without a file_contexts label (initial SID file), {} invalid, {} mount points not entered",
+                abs.display(),
+                counts.labeled,
+                counts.unmatched,
+                counts.invalid,
+                counts.mounts_skipped
+            ));
+            for e in &counts.errors {
+                self.log(&format!("not labeled: {e}"));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every SID of the generation in use.
+    fn all_sids(&self) -> BTreeSet<u32> {
+        let s = &self.generation.sids;
+        s.tasks
+            .iter()
+            .chain(&s.objects)
+            .chain(&s.dirs)
+            .chain(&s.files)
+            .copied()
+            .collect()
+    }
+
+    /// The `sids` and `enforce.status` files, for the generation in use.
+    fn write_state(&self) -> Result<()> {
+        let server = self.engine.server();
+        let sids = self.all_sids();
+        let mut text = String::new();
+        for &s in &sids {
+            let ctx = server
+                .sid_to_context(Sid(s))
+                .unwrap_or_else(|e| format!("(SID {s}: {e})"));
+            text.push_str(&format!("{s} {ctx}\n"));
+        }
+        control::write_atomic(&self.opts.run_dir, SIDS_FILE, &text)?;
+        let mode = if self.opts.permissive {
+            "permissive"
+        } else {
+            "enforcing"
+        };
+        let status = format!(
+            "pid {}\ngeneration {}\nmode {mode}\npolicy {}\npin_dir {}\nsids {}\ndecisions {}\ntransitions {}\n",
+            std::process::id(),
+            self.generation(),
+            self.opts.policy.display(),
+            self.opts.pin_dir.display(),
+            sids.len(),
+            self.generation.decisions.len(),
+            self.generation.transitions.len()
+        );
+        control::write_atomic(&self.opts.run_dir, STATUS_FILE, &status)
+    }
+
+    /// Writes each event's record; fills the misses.
+    fn on_events(&mut self, events: &[Event]) {
+        if events.is_empty() {
+            return;
+        }
+        let names = self.engine.with_generation(|g| Ok(g.policy().clone())).ok();
+        let mut wanted = Vec::new();
+        for e in events {
+            if matches!(e.kind, EV_DENIED | EV_GRANTED | EV_MISS) {
+                let names = names
+                    .as_deref()
+                    .map(|n| n as &dyn seaccess_types::PolicyNames);
+                self.audit.write(&crate::event::render(e, names));
+            }
+            if e.kind == EV_MISS {
+                wanted.extend(self.missing(e));
+            }
+        }
+        if !wanted.is_empty() {
+            self.fill(&wanted);
+        }
+    }
+
+    /// What a miss lacks: its source as a task; its target as what its class shows it was
+    /// met as. A miss of a file class is a create's transition keyed by the parent directory
+    /// or a decision on a file met late (which may be executed): the SID is added as both; a
+    /// miss of `process` is an exec's transition keyed by the executable.
+    fn missing(&self, e: &Event) -> Vec<(u32, Role)> {
+        let s = &self.generation.sids;
+        let mut out = Vec::new();
+        if e.ssid != 0 && !s.tasks.contains(&e.ssid) {
+            out.push((e.ssid, Role::Task));
+        }
+        if e.tsid == 0 {
+            return out;
+        }
+        let class = Class(u16::try_from(e.tclass).unwrap_or(u16::MAX));
+        let roles: &[Role] = if tables::FILE_CLASSES.contains(&class) {
+            &[Role::Dir, Role::File]
+        } else if class == Class::PROCESS {
+            &[Role::File]
+        } else {
+            &[Role::Object]
+        };
+        for &role in roles {
+            let set = match role {
+                Role::Dir => &s.dirs,
+                Role::File => &s.files,
+                _ => &s.objects,
+            };
+            let known =
+                set.contains(&e.tsid) || (role == Role::Object && s.tasks.contains(&e.tsid));
+            if !known {
+                out.push((e.tsid, role));
+            }
+        }
+        out
+    }
+
+    /// Adds `wanted` to the generation in use and installs the next one; a policy changed since
+    /// it was built makes a whole new generation instead.
+    fn fill(&mut self, wanted: &[(u32, Role)]) {
+        let mut g = self.generation.clone();
+        let mut added = false;
+        for &(sid, role) in wanted {
+            match g.add_sid(&self.engine, Sid(sid), role, &self.limits) {
+                Ok(a) => added |= !a.sids.is_empty(),
+                Err(EnforceError::Stale { .. }) => {
+                    if let Err(e) = self.relabel().and_then(|()| self.write_state()) {
+                        self.log(&format!("rebuilding after a policy change failed: {e}"));
+                    }
+                    return;
+                }
+                Err(e) => self.log(&format!("cannot decide SID {sid}: {e}")),
+            }
+        }
+        if !added {
+            return;
+        }
+        if let Err(e) = self.install(g).and_then(|()| self.write_state()) {
+            self.log(&format!("installing the extended generation failed: {e}"));
+        }
+    }
+
+    /// Answers the control socket's waiting connections.
+    fn accept(&mut self) {
+        loop {
+            let stream = match self.listener.accept() {
+                Ok((s, _)) => s,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(e) => {
+                    self.log(&format!("the control socket: {e}"));
+                    return;
+                }
+            };
+            if let Err(e) = control::serve_one(stream, &mut |ctx| self.decide_task(ctx)) {
+                self.log(&format!("a control request: {e}"));
+            }
+        }
+    }
+
+    /// Makes `context`'s decisions exist as a task's (added and installed when new); its SID.
+    fn decide_task(&mut self, context: &str) -> std::result::Result<u32, String> {
+        let sid = self
+            .engine
+            .sid(context)
+            .map_err(|e| format!("{context}: {e}"))?;
+        self.tasks.insert(sid.0);
+        if self.generation.sids.tasks.contains(&sid.0) {
+            return Ok(sid.0);
+        }
+        let before = self.generation();
+        self.fill(&[(sid.0, Role::Task)]);
+        if self.generation.sids.tasks.contains(&sid.0) && self.generation() != before {
+            self.log(&format!(
+                "{context} decided as a task: generation {}",
+                self.generation()
+            ));
+            Ok(sid.0)
+        } else {
+            Err(format!(
+                "{context} could not be decided (see the daemon's log)"
+            ))
+        }
+    }
+
+    /// A line on standard error: what is not an AVC record.
+    pub fn log(&self, msg: &str) {
+        let _ = writeln!(std::io::stderr(), "seaccess enforce: {msg}");
+    }
+}
+
+fn read_fc(path: Option<&Path>) -> Result<Option<FileContexts>> {
+    path.map(|p| {
+        FileContexts::open(p).map_err(|source| EnforceError::Label {
+            path: p.display().to_string(),
+            source,
+        })
+    })
+    .transpose()
+}
+
+/// The open-file limit raised to its hard limit: every labeled inode is held until inode
+/// storage is written.
+fn raise_fd_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut l = getrlimit(Resource::Nofile);
+    if l.current < l.maximum {
+        l.current = l.maximum;
+        let _ = setrlimit(Resource::Nofile, l);
+    }
+}
+
+/// Where AVC records go: the audit log in audit.log's format, or standard error (the mount's
+/// format, crates/fs's AuditSink).
+struct Audit {
+    file: Option<std::fs::File>,
+    serial: u64,
+}
+
+impl Audit {
+    fn open(path: Option<&Path>) -> Result<Audit> {
+        let file = path
+            .map(|p| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)
+                    .map_err(sys(format!("opening {}", p.display())))
+            })
+            .transpose()?;
+        Ok(Audit { file, serial: 0 })
+    }
+
+    fn write(&mut self, record: &str) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        self.serial += 1;
+        let line = format!(
+            "type=AVC msg=audit({}.{:03}:{}): {record}\n",
+            now.as_secs(),
+            now.subsec_millis(),
+            self.serial
+        );
+        let ok = self
+            .file
+            .as_mut()
+            .map(|f| f.write_all(line.as_bytes()).is_ok());
+        if ok != Some(true) {
+            let _ = std::io::stderr().write_all(line.as_bytes());
+        }
+    }
+}
