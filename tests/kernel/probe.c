@@ -39,6 +39,13 @@
  *
  * It is linked statically, so that a copy of it can be labelled as any program (init's, a
  * daemon's) and entered as that program's domain.
+ *
+ * Where the kernel has no SELinux (/proc/self/attr/current answers EINVAL: the BPF LSM under
+ * `seaccess enforce`), the task's context and the files' labels come from the daemon instead: the SID in
+ * the pinned task or inode storage (/sys/fs/bpf/seaccess/task_store, keyed by a pidfd;
+ * inode_store, keyed by a descriptor of the file), named by /run/seaccess/sids ("SID CONTEXT"
+ * lines). A task without task storage is "unconfined"; a file without inode storage reads as
+ * ENODATA, as a file without security.selinux does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +56,7 @@
 #include <signal.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/bpf.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/ptrace.h>
@@ -56,6 +64,7 @@
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -63,12 +72,114 @@
 
 static char context[256];
 
+#define SEA_PIN_DIR "/sys/fs/bpf/seaccess"
+#define SEA_SIDS "/run/seaccess/sids"
+
+/* The kernel has SELinux: labels are its own (else the daemon's, see above). Set by
+ * read_context from whether /proc/self/attr/current reads: asking selinuxfs instead would be
+ * an access of its own, checked and audited in every domain. */
+static int selinux;
+
+/* The map pinned at PATH (BPF_OBJ_GET), or -1 with errno. */
+static int bpf_obj_get(const char *path)
+{
+	union bpf_attr a;
+	memset(&a, 0, sizeof(a));
+	a.pathname = (__u64)(unsigned long)path;
+	return syscall(SYS_bpf, BPF_OBJ_GET, &a, sizeof(a));
+}
+
+/* The first 32 bits of MAP's value for KEY (task and inode storage both begin with the SID:
+ * struct sea_task, struct sea_inode in crates/enforce/bpf/layout.h): 0, or an errno (ENOENT:
+ * no storage; ENODEV: no daemon's maps). */
+static int storage_sid(const char *map, int key, unsigned *sid)
+{
+	unsigned long long value[4];
+	union bpf_attr a;
+	int fd = bpf_obj_get(map), err = 0;
+	/* No daemon is not "no storage". */
+	if (fd < 0)
+		return errno == ENOENT ? ENODEV : errno;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.key = (__u64)(unsigned long)&key;
+	a.value = (__u64)(unsigned long)value;
+	if (syscall(SYS_bpf, BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)))
+		err = errno;
+	close(fd);
+	memcpy(sid, value, sizeof(*sid));
+	return err;
+}
+
+/* SID's context from the daemon's list into OUT: 0, or ENOENT. */
+static int sid_context(unsigned sid, char *out, size_t size)
+{
+	char line[512];
+	int err = ENOENT;
+	FILE *f = fopen(SEA_SIDS, "r");
+	if (!f)
+		return errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		unsigned long n = strtoul(line, &end, 10);
+		if (end == line || *end != ' ' || n != sid)
+			continue;
+		end[1 + strcspn(end + 1, "\n")] = 0;
+		snprintf(out, size, "%s", end + 1);
+		err = 0;
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+/* The task's context from its task storage (see above); "unconfined" without it. */
+static void daemon_context(void)
+{
+	unsigned sid;
+	int pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	int err = pidfd < 0 ? errno : storage_sid(SEA_PIN_DIR "/task_store", pidfd, &sid);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (err == ENOENT)
+		strcpy(context, "unconfined");
+	else if (err || sid_context(sid, context, sizeof(context)))
+		strcpy(context, "?");
+}
+
+/* PATH's label (not following a symbolic link) into CON: its length, or -errno. */
+static ssize_t file_label(const char *path, char *con, size_t size)
+{
+	unsigned sid;
+	int fd, err;
+	if (selinux) {
+		ssize_t n = lgetxattr(path, "security.selinux", con, size - 1);
+		return n < 0 ? -errno : n;
+	}
+	fd = open(path, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	err = storage_sid(SEA_PIN_DIR "/inode_store", fd, &sid);
+	close(fd);
+	if (err == ENOENT)
+		return -ENODATA;
+	if (err || (err = sid_context(sid, con, size)))
+		return -err;
+	return strlen(con);
+}
+
 static void read_context(void)
 {
 	int fd = open("/proc/self/attr/current", O_RDONLY);
 	ssize_t n = fd < 0 ? -1 : read(fd, context, sizeof(context) - 1);
 	if (fd >= 0)
 		close(fd);
+	/* No LSM of the kernel answers for it (EINVAL): no SELinux. */
+	if (n < 0 && errno == EINVAL) {
+		daemon_context();
+		return;
+	}
+	selinux = 1;
 	if (n <= 0) {
 		strcpy(context, "?");
 		return;
@@ -344,9 +455,9 @@ int main(int argc, char **argv)
 			report(op, path, stat(path, &st) ? errno : 0);
 		} else if (!strcmp(op, "label")) {
 			char con[256];
-			ssize_t n = lgetxattr(path, "security.selinux", con, sizeof(con) - 1);
+			ssize_t n = file_label(path, con, sizeof(con));
 			if (n < 0) {
-				report(op, path, errno);
+				report(op, path, -n);
 			} else {
 				struct stat st;
 				const char *kind = "other";

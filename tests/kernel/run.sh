@@ -24,7 +24,7 @@ failed=0
 
 # The oracle: Debian's default policy enforced by the kernel, the same operations answered by
 # crates/objmgr's hooks (tests/kernel/oracle/compare.sh).
-guest_initramfs "$out/oracle.initrd.gz" tests/kernel/oracle/guest.sh
+guest_initramfs "$out/oracle.initrd.gz" tests/kernel/oracle/guest.sh tests/kernel/workload.sh
 guest_boot "$out/oracle.initrd.gz" "$out/oracle" "security=selinux selinux=1 enforcing=1 log_buf_len=16M"
 rc=0
 SEACCESS_BUILD=$BUILD bash tests/kernel/oracle/compare.sh "$out/oracle/results.log" > "$out/oracle/compare.log" || rc=$?
@@ -50,6 +50,29 @@ if [ -x "$bin" ]; then
   [ "$rc" -eq 0 ] || failed=1
 else
   summaries+=("kernel-enforce-smoke: cannot run: no $bin (cargo build -p seaccess-cli)")
+  failed=1
+fi
+
+# The oracle's workload under `seaccess enforce` (the BPF LSM, no SELinux), its answers set
+# beside the oracle's kernel's (tests/kernel/enforce-oracle/compare.py).
+seaccess=$PWD/$BUILD/seaccess
+if [ -x "$seaccess" ] && "$seaccess" enforce --help > /dev/null 2>&1; then
+  GUEST_PROGRAMS+=("$seaccess")
+  guest_initramfs "$out/enforce-oracle.initrd.gz" tests/kernel/enforce-oracle/guest.sh \
+    tests/kernel/workload.sh "$seaccess"
+  rc=0
+  rm -f "$out/enforce-oracle/compare.log"
+  guest_boot "$out/enforce-oracle.initrd.gz" "$out/enforce-oracle" "lsm=lockdown,capability,landlock,bpf" || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    python3 tests/kernel/enforce-oracle/compare.py "$out/oracle/results.log" \
+      "$out/enforce-oracle/results.log" tests/kernel/enforce-oracle/documented.txt \
+      > "$out/enforce-oracle/compare.log" || rc=$?
+    grep -v '^kernel-enforce:' "$out/enforce-oracle/compare.log" || true
+  fi
+  summaries+=("$(grep -s '^kernel-enforce:' "$out/enforce-oracle/compare.log" || echo "kernel-enforce: the suite did not finish (status $rc)")")
+  [ "$rc" -eq 0 ] || failed=1
+else
+  summaries+=("kernel-enforce: cannot run: $seaccess has no enforce command")
   failed=1
 fi
 
