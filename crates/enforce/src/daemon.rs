@@ -293,7 +293,7 @@ impl Daemon {
                     Ok(())
                 })?;
             self.log(&format!(
-                "{}: {} labeled, {} without a file_contexts label (their label kept, else the initial SID file), {} invalid, {} mount points not entered",
+                "{}: {} labeled, {} without a file_contexts label (their label kept, else their file system's default), {} invalid, {} mount points not entered",
                 abs.display(),
                 counts.labeled,
                 counts.unmatched,

@@ -35,7 +35,7 @@ use seaccess_label::{FileContexts, FileKind};
 use seaccess_types::Sid;
 
 use crate::error::{EnforceError, Result};
-use crate::tables::SECINITSID_FILE;
+use crate::tables::{SECINITSID_FILE, SECINITSID_UNLABELED};
 
 /// How every open below the root resolves: one component, beneath the directory held, no
 /// link of any kind followed.
@@ -110,6 +110,44 @@ fn mount_id(fd: BorrowedFd<'_>) -> std::result::Result<u64, rustix::io::Errno> {
     Ok(rfs::statx(fd, c"", AtFlags::EMPTY_PATH, StatxFlags::MNT_ID)?.stx_mnt_id)
 }
 
+/// The file system type of mount `id`, from /proc/self/mountinfo (the field after " - ").
+fn mount_fstype(id: u64) -> std::io::Result<String> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo")?;
+    info.lines()
+        .find(|l| l.split(' ').next() == Some(id.to_string().as_str()))
+        .and_then(|l| l.split(" - ").nth(1))
+        .and_then(|rest| rest.split(' ').next())
+        .map(str::to_string)
+        .ok_or_else(|| std::io::Error::other(format!("mount {id} is not in /proc/self/mountinfo")))
+}
+
+/// The SID the kernel gives an inode of a file system of type `fstype` that carries no
+/// label (what file_contexts says nothing about keeps it; inode_doinit_with_dentry):
+/// fs_use_xattr, the initial SID `file` (the superblock's def_sid); fs_use_trans and
+/// fs_use_task, the file system's SID (the creator is not known here: the SID before any
+/// transition); genfscon, its entry for "/"; nothing, `unlabeled`.
+fn unlabeled_default(engine: &Engine, fstype: &str) -> Result<Sid> {
+    use seaccess_security::FsUseBehavior as FsUse;
+    engine
+        .with_generation(|g| {
+            let p = g.policy();
+            let dir = p.class("dir").ok();
+            Ok(match p.fs_use(fstype) {
+                Some((FsUse::Xattr, _)) => p.initial_sid(SECINITSID_FILE),
+                // Every other fs_use: the file system's SID.
+                Some((_, s)) => Some(s),
+                None => dir
+                    .and_then(|c| p.genfs_sid(fstype, "/", c))
+                    .or_else(|| p.initial_sid(SECINITSID_UNLABELED)),
+            })
+        })?
+        .ok_or_else(|| {
+            EnforceError::Rejected(format!(
+                "the policy gives no context to an unlabeled inode of a {fstype} file system"
+            ))
+        })
+}
+
 /// Labels the tree of directory `root` (an `O_PATH` or readable descriptor of it; `shown`
 /// names it in errors) with file_contexts `fc` and `engine`'s policy, giving each inode to
 /// `visit` with its descriptor and SID, root first, pre-order. An error from `visit` stops the
@@ -133,15 +171,16 @@ pub fn label_tree(
     )
     .map_err(|e| io(shown, "opening the root for reading", e))?;
     let root_mount = mount_id(dir.as_fd()).map_err(|e| io(shown, "reading the mount", e))?;
-    let file_sid = engine
-        .with_generation(|g| Ok(g.policy().initial_sid(SECINITSID_FILE)))?
-        .ok_or_else(|| {
-            EnforceError::Rejected("the policy gives initial SID file no context".into())
-        })?;
+    let fstype = mount_fstype(root_mount).map_err(|source| EnforceError::Io {
+        path: shown.display().to_string(),
+        what: "reading its mount's file system type",
+        source,
+    })?;
+    let default_sid = unlabeled_default(engine, &fstype)?;
     let mut state = State {
         engine,
         fc,
-        file_sid,
+        default_sid,
         root_mount,
         cross: opts.cross_mounts,
         sids: HashMap::new(),
@@ -175,7 +214,7 @@ pub fn label_tree(
 struct State<'a> {
     engine: &'a Engine,
     fc: &'a FileContexts,
-    file_sid: Sid,
+    default_sid: Sid,
     root_mount: u64,
     cross: bool,
     /// Each context's SID and whether the policy defines it: a tree has few contexts.
@@ -246,7 +285,7 @@ impl State<'_> {
         let (sid, matched) = match found {
             None => {
                 self.counts.unmatched += 1;
-                (self.file_sid, false)
+                (self.default_sid, false)
             }
             Some(ctx) => {
                 let (sid, valid) = self.sid(ctx)?;

@@ -347,3 +347,54 @@ fn mounts_are_not_crossed_unless_asked() {
     assert_eq!(counts.mounts_skipped, 2);
     assert_eq!(counts_x.mounts_skipped, 0);
 }
+
+/// What file_contexts says nothing about gets the label the kernel gives an unlabeled inode of
+/// its file system (inode_doinit_with_dentry): on a tmpfs (fs_use_trans) the file system's
+/// SID, on ext4 (fs_use_xattr) the initial SID `file`; both read from the policy.
+#[test]
+fn an_object_file_contexts_leaves_alone_gets_its_file_systems_default() {
+    let Some((e, fc, _)) = setup() else { return };
+    let s = scratch("fsdefault");
+    let r = &s.0;
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "none"])
+        .arg(r)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("SKIP: cannot mount a tmpfs here");
+        return;
+    }
+    std::fs::write(r.join("scratch"), "x").unwrap();
+    // Debian's file_contexts: "/tmp/.*  <<none>>".
+    let (got, _) = label_tree(&e, &fc, r, b"/tmp", false, &mut |_| {});
+    let _ = Command::new("umount").arg(r).status();
+    let (behaviour, tmpfs_sid) = e.server().snapshot().fs_use("tmpfs").expect("fs_use tmpfs");
+    assert!(
+        !matches!(behaviour, seaccess_security::FsUseBehavior::Xattr),
+        "Debian's policy labels tmpfs by transition"
+    );
+    let obj = &got[&b"/tmp/scratch"[..]];
+    assert!(!obj.matched, "{obj:?}");
+    assert_eq!(obj.sid, tmpfs_sid, "{} is not tmpfs's", obj.context);
+    // On this machine's ext4 (fs_use_xattr) the same lookup gives the initial SID file.
+    let s2 = scratch("fsdefault-ext4");
+    std::fs::write(s2.0.join("scratch"), "x").unwrap();
+    let on_disk = Command::new("stat")
+        .args(["-f", "-c", "%T"])
+        .arg(&s2.0)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if on_disk != "ext2/ext3" {
+        eprintln!("SKIP: the temporary directory is on {on_disk}, not ext4");
+        return;
+    }
+    let (got, _) = label_tree(&e, &fc, &s2.0, b"/tmp", false, &mut |_| {});
+    let file_sid = e
+        .server()
+        .snapshot()
+        .initial_sid(5)
+        .expect("initial SID file");
+    assert_eq!(got[&b"/tmp/scratch"[..]].sid, file_sid);
+}

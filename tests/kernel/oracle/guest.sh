@@ -18,7 +18,10 @@ wl_label_tree() {
   # /dev as Debian labels it (devtmpfs gives new nodes device_t): /dev/null, which every domain
   # the chain enters is given for standard input, must be null_device_t there too.
   setfiles /etc/selinux/default/contexts/files/file_contexts /dev
-  setfiles -r "$1" /etc/selinux/default/contexts/files/file_contexts "$1"
+  # -F: file_contexts' whole context (user included), not only its type on the label the
+  # tree was created with: the label a relabeler with no earlier label writes, as
+  # `seaccess enforce` does (tests/kernel/enforce-oracle).
+  setfiles -F -r "$1" /etc/selinux/default/contexts/files/file_contexts "$1"
 }
 wl_context() { cat "/proc/$1/attr/current"; }
 # The guest's init, and so this shell, is kernel_t once the policy is loaded.
