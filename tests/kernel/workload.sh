@@ -1,7 +1,7 @@
 # The guest workload both kernel suites run (sourced as /suite/workload.sh by the oracle's guest
-# script, with SELinux in the kernel, and by the enforce-oracle's, under `seaccess enforce` with
+# script, with SELinux in the kernel, and by tests/kernel/enforce/oracle.sh, under `seaccess enforce` with
 # the BPF LSM alone): the same tree, the same operations in the same chains of domains, so that
-# tests/kernel/enforce-oracle/compare.py can set one kernel's answers beside the other's.
+# tests/kernel/enforce/compare.py can set one kernel's answers beside the other's.
 #
 # What differs between the two comes in from the sourcing script:
 #   wl_label_tree DIR   label DIR as Debian's file_contexts says (setfiles -r, or the daemon)

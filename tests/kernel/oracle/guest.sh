@@ -20,7 +20,7 @@ wl_label_tree() {
   setfiles /etc/selinux/default/contexts/files/file_contexts /dev
   # -F: file_contexts' whole context (user included), not only its type on the label the
   # tree was created with: the label a relabeler with no earlier label writes, as
-  # `seaccess enforce` does (tests/kernel/enforce-oracle).
+  # `seaccess enforce` does (tests/kernel/enforce/oracle.sh).
   setfiles -F -r "$1" /etc/selinux/default/contexts/files/file_contexts "$1"
 }
 wl_context() { cat "/proc/$1/attr/current"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The enforce-oracle suite's host side: the same workload (tests/kernel/workload.sh) run on
+"""The kernel-enforce comparison's host side: the same workload (tests/kernel/workload.sh) run on
 the real SELinux kernel (the oracle suite's results) and under `seaccess enforce` on a kernel
 with the BPF LSM alone (this suite's), set side by side.
 

@@ -1,4 +1,4 @@
-# The enforce-oracle suite's guest side (run as /suite/guest.sh by the guest's init, booted with
+# The oracle workload under `seaccess enforce` (run by tests/kernel/enforce/guest.sh, booted with
 # the BPF LSM and no SELinux): Debian's default policy enforced by `seaccess enforce`, then the
 # shared workload (tests/kernel/workload.sh) on the same tree, labelled by the daemon from the
 # same file_contexts as the oracle's setfiles, in the same chains of domains, started by
@@ -6,7 +6,7 @@
 # and:
 #   S <fact>                        a fact of the guest (kernel, LSMs)
 #   A <record>                      the daemon's AVC records, in order
-# tests/kernel/enforce-oracle/compare.py sets its R, T and L lines beside the oracle suite's.
+# tests/kernel/enforce/compare.py sets its R, T and L lines beside the oracle suite's.
 set -eu
 echo "S kernel $(uname -r)"
 mount -t bpf bpf /sys/fs/bpf
@@ -16,7 +16,7 @@ if [ -e /sys/fs/selinux/enforce ]; then
   echo "SELinux is active: this suite wants the BPF LSM alone" >&2
   exit 1
 fi
-seaccess=/suite/seaccess
+seaccess=/usr/bin/seaccess
 policy=/etc/selinux/default/policy/policy.33
 fc=/etc/selinux/default/contexts/files/file_contexts
 

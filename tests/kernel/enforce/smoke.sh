@@ -1,0 +1,181 @@
+#!/bin/sh
+# The enforcement smoke suite, run in the guest booted with the BPF LSM and no SELinux
+# (lsm=lockdown,capability,landlock,bpf), with the commands as README shows them: `seaccess
+# enforce` on Debian's default policy labels a small tree with file_contexts (--root /t),
+# `seaccess enforce run` starts an initrc_t task that execs an httpd_exec_t program, and the
+# kernel's answers are checked against the policy's (`seaccess check`, `compute-create`,
+# `seaccess label` in the guest), never against a hard-coded decision. One line per check,
+# then `kernel-enforce-smoke: N checks, F failed`; a failed check fails the boot. Then
+# crates/enforce's enforce_smoke (what the commands cannot reach: a miss, a grant revoked by a
+# generation) when the initramfs carries it.
+mount -t bpf bpf /sys/fs/bpf
+mount -t tmpfs tmpfs /tmp
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
+echo "lsm: $(cat /sys/kernel/security/lsm 2>/dev/null || echo '(securityfs not mounted)')"
+[ -e /sys/fs/selinux/enforce ] && { echo "SELinux is active: this suite wants the BPF LSM alone"; exit 1; }
+
+P=/etc/selinux/default/policy/policy.33
+FC=/etc/selinux/default/contexts/files/file_contexts
+LOG=/tmp/audit.log
+ERR=/tmp/enforce.err
+checks=0
+failed=0
+check() { # check WHAT CONDITION...: one check, named WHAT, passing when CONDITION succeeds
+  what=$1
+  shift
+  checks=$((checks + 1))
+  if "$@"; then echo "ok - $what"; else failed=$((failed + 1)); echo "FAIL - $what"; fi
+}
+# The policy's answers: `allowed S T CLASS PERM...` and `created S T CLASS`.
+allowed() { seaccess check -p "$P" "$@" > /dev/null; }
+created() { echo "$1 $2 $3" | seaccess compute-create -p "$P"; }
+# The label file_contexts gives /t's PATH: the same path under / (setfiles -r /t), of its type.
+fclabel() {
+  t=file
+  [ -d "$1" ] && t=dir
+  p=${1#/t}
+  seaccess label -f "$FC" -m $t "${p:-/}" | cut -f2
+}
+# Waits up to 5 s for a pattern in a file (the daemon writes records as it reads them).
+wait_for() {
+  i=0
+  while [ $i -lt 50 ]; do
+    grep -q -- "$1" "$2" 2> /dev/null && return 0
+    sleep 0.1
+    i=$((i + 1))
+  done
+  return 1
+}
+# has TEXT PATTERN: TEXT has a line matching PATTERN.
+has() { echo "$1" | grep -q -- "$2"; }
+generation() { seaccess enforce status | sed -n 's/.*generation \([0-9]*\),.*/\1/p'; }
+
+# The tree: web content, a secret, an httpd_exec_t program (busybox, named so that it runs the
+# applet its first argument names) and a tmp directory.
+mkdir -p /t/etc /t/var/www/html /t/usr/lib/apache-ssl /t/tmp
+echo 'root:secret' > /t/etc/shadow
+printf 'hello from httpd_sys_content_t\nsecond line\n' > /t/var/www/html/index.html
+cp /bin/busybox /t/usr/lib/apache-ssl/busybox
+HTTPD_BIN=/t/usr/lib/apache-ssl/busybox
+
+INITRC=system_u:system_r:initrc_t:s0
+WEB=$(fclabel /t/var/www/html/index.html)
+SHADOW=$(fclabel /t/etc/shadow)
+HEXEC=$(fclabel $HTTPD_BIN)
+TMP=$(fclabel /t/tmp)
+HTTPD=$(created $INITRC "$HEXEC" process)
+echo "# file_contexts: web $WEB, secret $SHADOW, program $HEXEC, tmp $TMP"
+echo "# the policy: exec of $HEXEC from $INITRC enters $HTTPD"
+
+# The daemon, as README starts it (in the background; it says its pid).
+out=$(timeout 300 seaccess enforce --policy "$P" --file-contexts "$FC" --root /t --audit-log $LOG 2> $ERR)
+rc=$?
+echo "# $out"
+cat $ERR
+pid=$(echo "$out" | sed -n 's/.*(pid \([0-9]*\),.*/\1/p')
+check "seaccess enforce started and said its pid ($rc, pid $pid)" [ "$rc" -eq 0 -a -n "$pid" ]
+[ -n "$pid" ] || { echo "kernel-enforce-smoke: $checks checks, $((failed + 1)) failed"; exit 1; }
+check "the sids file lists the generation's SIDs, the tree's labels among them" \
+  grep -q " $SHADOW\$" /run/seaccess/sids
+check "seaccess enforce status: running, pid $pid" has "$(seaccess enforce status)" "running (pid $pid), enforcing"
+for f in /t/etc/shadow /t/var/www/html/index.html $HTTPD_BIN /t/tmp /t; do
+  want=$(fclabel $f)
+  got=$(seaccess enforce label $f)
+  check "$f is labeled as file_contexts says under /: $got" [ "$got" = "$want" ]
+done
+
+# The exec transition; `enforce run` first makes initrc_t's decisions exist (a new generation).
+g0=$(generation)
+seaccess enforce run --context $INITRC -- $HTTPD_BIN sleep 5 &
+runner=$!
+echo "# the confined sleep: pid $runner"
+i=0
+while got=$(seaccess enforce context $runner 2>&1); [ "$got" != "$HTTPD" ] && [ $i -lt 300 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+check "exec of $HEXEC from $INITRC: the task is now $got" [ "$got" = "$HTTPD" ]
+wait $runner
+check "the confined sleep ran and exited 0" [ $? -eq 0 ]
+g1=$(generation)
+check "enforce run asked the daemon to decide $INITRC: generation $g0 -> $g1" [ "$g1" -gt "$g0" ]
+check "this shell is unconfined" [ "$(seaccess enforce context $$)" = unconfined ]
+
+# The allowed read.
+check "the policy lets $HTTPD {read open} $WEB files (the case below)" allowed "$HTTPD" "$WEB" file read open
+got=$(timeout 30 seaccess enforce run --context $INITRC -- $HTTPD_BIN cat /t/var/www/html/index.html 2>&1)
+check "confined cat of the web page: read back ($got)" has "$got" 'hello from httpd_sys_content_t'
+
+# The denied read, with its record.
+if allowed "$HTTPD" "$SHADOW" file read open; then shadow_ok=1; else shadow_ok=0; fi
+check "the policy refuses $HTTPD {read open} on $SHADOW (the case below)" [ $shadow_ok -eq 0 ]
+got=$(timeout 30 seaccess enforce run --context $INITRC -- $HTTPD_BIN cat /t/etc/shadow 2>&1)
+rc=$?
+denied() { [ "$1" -ne 0 ] && has "$2" 'Permission denied' && ! has "$2" secret; }
+check "confined cat of shadow: EACCES ($rc: $got)" denied $rc "$got"
+check "the denial is in the audit log" wait_for "avc:  denied  { .*read.* } for  pid=[0-9]* comm=\"busybox\" name=\"shadow\" .*scontext=$HTTPD tcontext=$SHADOW tclass=file permissive=0" $LOG
+grep "tcontext=$SHADOW" $LOG | sed 's/^/# /'
+check "the audit log is audit.log's format" sh -c "grep 'tcontext=$SHADOW' $LOG | grep -q '^type=AVC msg=audit([0-9]*\.[0-9]*:[0-9]*): avc:  denied'"
+
+# An unconfined task is not checked.
+check "an unconfined cat reads shadow" sh -c "cat /t/etc/shadow | grep -q secret"
+
+# A confined task's child is confined too (task_alloc).
+check "the policy lets $HTTPD fork (the case below)" allowed "$HTTPD" "$HTTPD" process fork
+got=$(timeout 30 seaccess enforce run --context $INITRC -- $HTTPD_BIN sh -c 'cat /t/etc/shadow & wait $!' 2>&1)
+check "the confined shell's forked cat is refused shadow ($got)" has "$got" 'Permission denied'
+
+# A created file's label: the policy's type transition.
+NEW=$(created "$HTTPD" "$TMP" file)
+if allowed "$HTTPD" "$TMP" dir add_name search && allowed "$HTTPD" "$NEW" file create; then
+  timeout 30 seaccess enforce run --context $INITRC -- $HTTPD_BIN touch /t/tmp/new
+  got=$(seaccess enforce label /t/tmp/new)
+  check "confined touch in $TMP: created, labeled $got, as the policy computes ($NEW)" [ "$got" = "$NEW" ]
+else
+  timeout 30 seaccess enforce run --context $INITRC -- $HTTPD_BIN touch /t/tmp/new
+  check "the policy refuses $HTTPD creating in $TMP: refused" [ ! -e /t/tmp/new ]
+fi
+
+# A context the policy does not define: refused, nothing run.
+got=$(seaccess enforce run --context system_u:system_r:no_such_t:s0 -- /bin/touch /tmp/ran 2>&1)
+rc=$?
+refused() { [ "$1" -ne 0 ] && [ ! -e /tmp/ran ] && has "$2" "$3"; }
+check "enforce run with an invalid context is refused, nothing run ($rc: $got)" refused $rc "$got" no_such_t
+
+# A reload (SIGHUP): a new generation in one switch, still enforcing, labels kept.
+g1=$(generation)
+kill -HUP "$pid"
+i=0
+while [ "$(generation)" = "$g1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+g2=$(generation)
+check "SIGHUP reloads: generation $g1 -> $g2" [ "$g2" -gt "$g1" ]
+check "the daemon says it reloaded" wait_for 'reloaded' $ERR
+got=$(timeout 30 seaccess enforce run --context $INITRC -- $HTTPD_BIN cat /t/etc/shadow 2>&1)
+check "after the reload, shadow is still refused ($got)" has "$got" 'Permission denied'
+got=$(timeout 30 seaccess enforce run --context $INITRC -- $HTTPD_BIN cat /t/var/www/html/index.html 2>&1)
+check "after the reload, the web page is still read ($got)" has "$got" hello
+check "after the reload, shadow keeps its label" [ "$(seaccess enforce label /t/etc/shadow)" = "$SHADOW" ]
+
+# SIGTERM: detached; a task confined before reads shadow once the daemon is gone.
+timeout 60 seaccess enforce run --context $INITRC -- $HTTPD_BIN sh -c 'sleep 4; cat /t/etc/shadow' > /tmp/late 2>&1 &
+late=$!
+sleep 1
+kill "$pid"
+i=0
+while kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "SIGTERM stops the daemon" sh -c "! kill -0 $pid 2> /dev/null"
+check "the daemon says the machine runs unconfined again" grep -q 'unconfined again' $ERR
+wait $late
+check "a task confined before the stop reads shadow after it ($(cat /tmp/late))" grep -q secret /tmp/late
+got=$(seaccess enforce run --context $INITRC -- /bin/true 2>&1)
+rc=$?
+check "enforce run with no daemon is refused ($rc: $got)" refused $rc "$got" 'no seaccess enforce daemon'
+sed 's/^/# daemon: /' $ERR
+
+echo "kernel-enforce-smoke: $checks checks, $failed failed"
+rc=0
+[ "$failed" -eq 0 ] || rc=1
+if [ -x /suite/enforce_smoke ]; then
+  timeout 300 /suite/enforce_smoke "$P" /tmp/enforce /bin/busybox || rc=1
+fi
+exit $rc
