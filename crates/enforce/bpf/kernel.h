@@ -22,11 +22,13 @@ struct qstr {
 
 struct super_block {
 	__u32 s_dev;
+	unsigned long s_magic;
 	char s_id[32];
 };
 
 struct inode {
 	unsigned short i_mode;
+	unsigned int i_flags;
 	unsigned long i_ino;
 	struct super_block *i_sb;
 };
@@ -49,6 +51,11 @@ struct file {
 };
 
 struct xattr;
+struct mnt_idmap;
+
+struct iattr {
+	unsigned int ia_valid;
+};
 
 struct linux_binprm {
 	struct file *file;

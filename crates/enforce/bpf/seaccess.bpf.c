@@ -520,6 +520,279 @@ int BPF_PROG(sea_inode_mkdir, struct inode *dir, struct dentry *dentry, unsigned
 	return may_create(dir, dentry, SEA_CLASS_DIR);
 }
 
+/* ---- The inode hooks of the path walk and of names: inode_permission, getattr, setattr, link,
+ * unlink, rmdir, rename, symlink (security/selinux/hooks.c as of 6.12). 6.12's bpf_lsm.c
+ * refuses none of them (its bpf_lsm_disabled_hooks list holds no inode hook these use). They
+ * are ordinary, non-sleepable programs: inode_permission (called under RCU in the path walk)
+ * and inode_link are not in its sleepable_lsm_hooks, and none here needs to sleep. An object
+ * without inode storage (nobody labeled it) is not checked, as everywhere else in this file. */
+
+/* include/linux/fs.h: IS_PRIVATE's flag (the kernel's own internal inodes, never checked). */
+#define SEA_S_PRIVATE (1u << 9)
+/* include/linux/fs.h: the inode_permission mask bits beyond MAY_EXEC/WRITE/READ/APPEND. */
+#define SEA_MAY_ACCESS 0x10
+/* include/linux/fs.h: the iattr ia_valid bits selinux_inode_setattr reads. */
+#define SEA_ATTR_MODE (1u << 0)
+#define SEA_ATTR_UID (1u << 1)
+#define SEA_ATTR_GID (1u << 2)
+#define SEA_ATTR_SIZE (1u << 3)
+#define SEA_ATTR_ATIME_SET (1u << 7)
+#define SEA_ATTR_MTIME_SET (1u << 8)
+#define SEA_ATTR_FORCE (1u << 9)
+#define SEA_ATTR_KILL_SUID (1u << 11)
+#define SEA_ATTR_KILL_SGID (1u << 12)
+#define SEA_ATTR_FILE (1u << 13)
+#define SEA_ATTR_TIMES_SET (1u << 16)
+/* include/uapi/linux/magic.h */
+#define SEA_SOCKFS_MAGIC 0x534F434Bul
+/* include/linux/fs.h: may_link's kinds. */
+#define SEA_MAY_LINK 0
+#define SEA_MAY_UNLINK 1
+#define SEA_MAY_RMDIR 2
+
+/* inode_has_perm (and dentry_has_perm / path_has_perm, which call it): nothing for a private
+ * inode, else the task's permission on the inode's label in the class of its mode. */
+static __always_inline int inode_has_perm(const struct gen *g, __u32 ssid, struct inode *inode,
+					  struct dentry *dentry, __u32 perms)
+{
+	struct sea_inode *is;
+	struct obj o = { .dentry = dentry, .inode = inode };
+
+	if (!inode || (inode->i_flags & SEA_S_PRIVATE))
+		return 0;
+	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	if (!is)
+		return 0;
+	return has_perm(g, ssid, is->sid, inode_class(inode->i_mode), perms, &o, 0);
+}
+
+/* avc_has_perm on an object's label, for may_link and may_rename, which (unlike
+ * inode_has_perm) have no IS_PRIVATE test. */
+static __always_inline int obj_has_perm(const struct gen *g, __u32 ssid, struct inode *inode,
+					__u32 tclass, __u32 perms, struct dentry *dentry)
+{
+	struct sea_inode *is;
+	struct obj o = { .dentry = dentry, .inode = inode };
+
+	if (!inode)
+		return 0;
+	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	if (!is)
+		return 0;
+	return has_perm(g, ssid, is->sid, tclass, perms, &o, 0);
+}
+
+/* selinux_inode_permission (6.12): the mask reduced to MAY_READ/WRITE/EXEC/APPEND (nothing
+ * left: an existence test, allowed), nothing for a private inode, else file_mask_to_av on the
+ * inode's label: a directory's `search` for each step of the path walk, `read`/`write`/
+ * `append`/`execute` on the file an open or exec names. 6.12 has no revalidation skip here:
+ * every call asks the AVC (the task's avdcache, and its skip for a permissive, neveraudit
+ * domain, came after 6.12); the grant file_permission skips on is a file's, not a walk's.
+ * For access(2) (MAY_ACCESS), avc_audit_required's FILE__AUDIT_ACCESS: a denial is recorded
+ * only if the policy does not dontaudit `audit_access` (the verdict is the same). */
+SEC("lsm/inode_permission")
+int BPF_PROG(sea_inode_permission, struct inode *inode, int requested)
+{
+	struct sea_task *t;
+	struct sea_inode *is;
+	struct sea_av *av;
+	struct sea_key k;
+	struct gen g;
+	struct obj o = { .dentry = 0, .inode = inode };
+	int mask = requested & (MAY_READ | MAY_WRITE | MAY_EXEC | MAY_APPEND);
+	__u32 perms, denied;
+
+	if (!mask)
+		return 0;
+	t = confined(bpf_get_current_task_btf());
+	if (!t)
+		return 0;
+	if (inode->i_flags & SEA_S_PRIVATE)
+		return 0;
+	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	if (!is)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	perms = file_mask_to_av(inode->i_mode, mask);
+	k.ssid = t->sid;
+	k.tsid = is->sid;
+	k.tclass = inode_class(inode->i_mode);
+	if (requested & SEA_MAY_ACCESS) {
+		av = bpf_map_lookup_elem(g.decisions, &k);
+		if (av) {
+			denied = perms & ~av->allowed;
+			if (denied && !(av->auditdeny & SEA_FILE__AUDIT_ACCESS))
+				return (g.config->enforcing && !(av->flags & SEA_AV_PERMISSIVE))
+					       ? -EACCES
+					       : 0;
+		}
+	}
+	return has_perm(&g, k.ssid, k.tsid, k.tclass, perms, &o, 0);
+}
+
+/* selinux_inode_getattr: path_has_perm(cred, path, FILE__GETATTR). */
+SEC("lsm/inode_getattr")
+int BPF_PROG(sea_inode_getattr, const struct path *path)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct dentry *dentry;
+	struct gen g;
+
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	dentry = path->dentry;
+	return inode_has_perm(&g, t->sid, dentry->d_inode, dentry, SEA_FILE__GETATTR);
+}
+
+/* selinux_inode_setattr: ATTR_FORCE alone (ATTR_KILL_S[UG]ID) asks nothing; a change of mode,
+ * owner or times asks `setattr`; else (a size change) `write`, with `open` for a truncate not
+ * made through an open file (open_perms, which Debian's policies have) outside sockfs. */
+SEC("lsm/inode_setattr")
+int BPF_PROG(sea_inode_setattr, struct mnt_idmap *idmap, struct dentry *dentry,
+	     struct iattr *iattr)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	unsigned int ia_valid = iattr->ia_valid;
+	struct inode *inode = dentry->d_inode;
+	__u32 av = SEA_FILE__WRITE;
+	struct gen g;
+
+	if (!t)
+		return 0;
+	if (ia_valid & SEA_ATTR_FORCE) {
+		ia_valid &= ~(SEA_ATTR_KILL_SUID | SEA_ATTR_KILL_SGID | SEA_ATTR_MODE |
+			      SEA_ATTR_FORCE);
+		if (!ia_valid)
+			return 0;
+	}
+	if (!gen_get(&g))
+		return -EACCES;
+	if (ia_valid & (SEA_ATTR_MODE | SEA_ATTR_UID | SEA_ATTR_GID | SEA_ATTR_ATIME_SET |
+			SEA_ATTR_MTIME_SET | SEA_ATTR_TIMES_SET))
+		return inode_has_perm(&g, t->sid, inode, dentry, SEA_FILE__SETATTR);
+	if (inode && inode->i_sb->s_magic != SEA_SOCKFS_MAGIC && (ia_valid & SEA_ATTR_SIZE) &&
+	    !(ia_valid & SEA_ATTR_FILE))
+		av |= SEA_FILE__OPEN;
+	return inode_has_perm(&g, t->sid, inode, dentry, av);
+}
+
+/* may_link: `dir {search}` and `add_name` (a link) or `remove_name` (unlink, rmdir) on the
+ * directory, then `link`, `unlink` or `dir {rmdir}` on the object itself. */
+static __always_inline int may_link(struct inode *dir, struct dentry *dentry, int kind)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct inode *inode = dentry->d_inode;
+	struct gen g;
+	__u32 av;
+	int rc;
+
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	av = SEA_DIR__SEARCH | (kind ? SEA_DIR__REMOVE_NAME : SEA_DIR__ADD_NAME);
+	rc = obj_has_perm(&g, t->sid, dir, SEA_CLASS_DIR, av, dentry);
+	if (rc)
+		return rc;
+	if (!inode)
+		return 0;
+	if (kind == SEA_MAY_LINK)
+		av = SEA_FILE__LINK;
+	else if (kind == SEA_MAY_UNLINK)
+		av = SEA_FILE__UNLINK;
+	else
+		av = SEA_DIR__RMDIR;
+	return obj_has_perm(&g, t->sid, inode, inode_class(inode->i_mode), av, dentry);
+}
+
+/* selinux_inode_link: may_link(dir, old_dentry, MAY_LINK): the new name's directory, the
+ * existing file. */
+SEC("lsm/inode_link")
+int BPF_PROG(sea_inode_link, struct dentry *old_dentry, struct inode *dir,
+	     struct dentry *new_dentry)
+{
+	return may_link(dir, old_dentry, SEA_MAY_LINK);
+}
+
+/* selinux_inode_unlink */
+SEC("lsm/inode_unlink")
+int BPF_PROG(sea_inode_unlink, struct inode *dir, struct dentry *dentry)
+{
+	return may_link(dir, dentry, SEA_MAY_UNLINK);
+}
+
+/* selinux_inode_rmdir */
+SEC("lsm/inode_rmdir")
+int BPF_PROG(sea_inode_rmdir, struct inode *dir, struct dentry *dentry)
+{
+	return may_link(dir, dentry, SEA_MAY_RMDIR);
+}
+
+/* selinux_inode_symlink: may_create(dir, dentry, SECCLASS_LNK_FILE). */
+SEC("lsm/inode_symlink")
+int BPF_PROG(sea_inode_symlink, struct inode *dir, struct dentry *dentry, const char *old_name)
+{
+	return may_create(dir, dentry, SEA_CLASS_LNK_FILE);
+}
+
+/* may_rename (selinux_inode_rename; a RENAME_EXCHANGE calls the hook once each way): on the
+ * old side `dir {remove_name search}`, the object's `rename`, and `dir {reparent}` for a
+ * directory moving to another parent; on the new side `dir {add_name search}`, with
+ * `remove_name` and the replaced object's `unlink` (or `dir {rmdir}`) when the new name
+ * exists. */
+SEC("lsm/inode_rename")
+int BPF_PROG(sea_inode_rename, struct inode *old_dir, struct dentry *old_dentry,
+	     struct inode *new_dir, struct dentry *new_dentry)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct inode *old_inode = old_dentry->d_inode;
+	struct inode *new_inode = new_dentry->d_inode;
+	struct gen g;
+	__u32 av;
+	int rc;
+
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	rc = obj_has_perm(&g, t->sid, old_dir, SEA_CLASS_DIR,
+			  SEA_DIR__REMOVE_NAME | SEA_DIR__SEARCH, old_dentry);
+	if (rc)
+		return rc;
+	if (old_inode) {
+		__u32 oclass = inode_class(old_inode->i_mode);
+
+		rc = obj_has_perm(&g, t->sid, old_inode, oclass, SEA_FILE__RENAME, old_dentry);
+		if (rc)
+			return rc;
+		if (oclass == SEA_CLASS_DIR && new_dir != old_dir) {
+			rc = obj_has_perm(&g, t->sid, old_inode, oclass, SEA_DIR__REPARENT,
+					  old_dentry);
+			if (rc)
+				return rc;
+		}
+	}
+	av = SEA_DIR__ADD_NAME | SEA_DIR__SEARCH;
+	if (new_inode)
+		av |= SEA_DIR__REMOVE_NAME;
+	rc = obj_has_perm(&g, t->sid, new_dir, SEA_CLASS_DIR, av, new_dentry);
+	if (rc)
+		return rc;
+	if (new_inode) {
+		__u32 nclass = inode_class(new_inode->i_mode);
+
+		rc = obj_has_perm(&g, t->sid, new_inode, nclass,
+				  nclass == SEA_CLASS_DIR ? SEA_DIR__RMDIR : SEA_FILE__UNLINK,
+				  new_dentry);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* selinux_inode_init_security: the new inode's label, as may_create computed it, kept in
  * inode storage (6.12 lets a BPF LSM program on this hook create storage for the new inode;
  * it writes no xattr). Only a confined task's creations under a labeled directory are
