@@ -26,16 +26,28 @@ struct super_block {
 	char s_id[32];
 };
 
+struct hlist_node {
+	struct hlist_node *next;
+};
+
+struct hlist_head {
+	struct hlist_node *first;
+};
+
 struct inode {
 	unsigned short i_mode;
 	unsigned int i_flags;
 	unsigned long i_ino;
 	struct super_block *i_sb;
+	struct hlist_head i_dentry; /* in an anonymous union: CO-RE finds it by name */
 };
 
 struct dentry {
 	struct qstr d_name;
 	struct inode *d_inode;
+	union {
+		struct hlist_node d_alias;
+	} d_u;
 };
 
 struct path {

@@ -13,6 +13,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include "kernel.h"
 #include "layout.h"
@@ -582,14 +583,34 @@ static __always_inline int obj_has_perm(const struct gen *g, __u32 ssid, struct 
 	return has_perm(g, ssid, is->sid, tclass, perms, &o, 0);
 }
 
+/* bpf_rdonly_cast (a kfunc of every program type since 6.2): a kernel address as a read-only
+ * typed pointer, whose loads the verifier turns into faulting-safe reads. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+/* d_find_alias, for the record of a denial on an inode (LSM_AUDIT_DATA_INODE's name=): the
+ * first dentry on the inode's alias list, 0 if none. Read, not referenced: the name is copied
+ * into the record at once, as the kernel's audit does under its own reference. */
+static __always_inline struct dentry *inode_alias(struct inode *inode)
+{
+	struct hlist_node *first = 0;
+
+	bpf_probe_read_kernel(&first, sizeof(first), &inode->i_dentry.first);
+	if (!first)
+		return 0;
+	return bpf_rdonly_cast((void *)first - bpf_core_field_offset(struct dentry, d_u.d_alias),
+			       bpf_core_type_id_kernel(struct dentry));
+}
+
 /* selinux_inode_permission (6.12): the mask reduced to MAY_READ/WRITE/EXEC/APPEND (nothing
  * left: an existence test, allowed), nothing for a private inode, else file_mask_to_av on the
- * inode's label: a directory's `search` for each step of the path walk, `read`/`write`/
- * `append`/`execute` on the file an open or exec names. 6.12 has no revalidation skip here:
- * every call asks the AVC (the task's avdcache, and its skip for a permissive, neveraudit
- * domain, came after 6.12); the grant file_permission skips on is a file's, not a walk's.
- * For access(2) (MAY_ACCESS), avc_audit_required's FILE__AUDIT_ACCESS: a denial is recorded
- * only if the policy does not dontaudit `audit_access` (the verdict is the same). */
+ * inode's label: a directory's `search` for each step of the path walk, `write search` on
+ * the parent of a create, link or delete, `read`/`write`/`append`/`execute` on the file an
+ * open or exec names. 6.12 has no revalidation skip here: every call asks the AVC (the task's
+ * avdcache, and its skip for a permissive, neveraudit domain, came after 6.12); the grant
+ * file_permission skips on is an open file's, not a walk's. avc_audit_required decides the
+ * record: for access(2) (MAY_ACCESS) a denial is recorded only if the policy does not
+ * dontaudit `audit_access`; the verdict is the same. The alias for the record's name is only
+ * looked for when there is a record to write (the walk's common case writes none). */
 SEC("lsm/inode_permission")
 int BPF_PROG(sea_inode_permission, struct inode *inode, int requested)
 {
@@ -618,16 +639,18 @@ int BPF_PROG(sea_inode_permission, struct inode *inode, int requested)
 	k.ssid = t->sid;
 	k.tsid = is->sid;
 	k.tclass = inode_class(inode->i_mode);
-	if (requested & SEA_MAY_ACCESS) {
-		av = bpf_map_lookup_elem(g.decisions, &k);
-		if (av) {
-			denied = perms & ~av->allowed;
-			if (denied && !(av->auditdeny & SEA_FILE__AUDIT_ACCESS))
-				return (g.config->enforcing && !(av->flags & SEA_AV_PERMISSIVE))
-					       ? -EACCES
-					       : 0;
-		}
+	av = bpf_map_lookup_elem(g.decisions, &k);
+	if (av) {
+		denied = perms & ~av->allowed;
+		if (!denied && !(perms & av->auditallow))
+			return 0;
+		if (denied && (!(denied & av->auditdeny) ||
+			       ((requested & SEA_MAY_ACCESS) &&
+				!(av->auditdeny & SEA_FILE__AUDIT_ACCESS))))
+			return (g.config->enforcing && !(av->flags & SEA_AV_PERMISSIVE)) ? -EACCES
+											 : 0;
 	}
+	o.dentry = inode_alias(inode);
 	return has_perm(&g, k.ssid, k.tsid, k.tclass, perms, &o, 0);
 }
 

@@ -127,7 +127,8 @@ check "the confined shell's forked cat is refused shadow ($got)" has "$got" 'Per
 
 # A created file's label: the policy's type transition.
 NEW=$(created "$HTTPD" "$TMP" file)
-if allowed "$HTTPD" "$TMP" dir add_name search && allowed "$HTTPD" "$NEW" file create; then
+# may_create_in_dir asks inode_permission for `dir {write search}` before may_create.
+if allowed "$HTTPD" "$TMP" dir write add_name search && allowed "$HTTPD" "$NEW" file create; then
   timeout 30 seaccess enforce run --context $INITRC -- $HTTPD_BIN touch /t/tmp/new
   got=$(seaccess enforce label /t/tmp/new)
   check "confined touch in $TMP: created, labeled $got, as the policy computes ($NEW)" [ "$got" = "$NEW" ]
