@@ -863,6 +863,7 @@ int BPF_PROG(sea_socket_post_create, struct socket *sock, int family, int type, 
 {
 	struct sea_task *t;
 	struct sea_sock *s;
+	struct sock *sk;
 	struct gen g;
 
 	if (kern)
@@ -872,7 +873,8 @@ int BPF_PROG(sea_socket_post_create, struct socket *sock, int family, int type, 
 		return 0;
 	if (!gen_get(&g))
 		return -EACCES;
-	s = bpf_sk_storage_get(&sock_store, sock->sk, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	sk = sock->sk;
+	s = sk ? bpf_sk_storage_get(&sock_store, sk, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) : 0;
 	if (!s)
 		/* A confined task's socket must not go unchecked. */
 		return -EACCES;
@@ -885,12 +887,14 @@ int BPF_PROG(sea_socket_post_create, struct socket *sock, int family, int type, 
 static __always_inline int sock_has_perm(struct socket *sock, __u32 perms)
 {
 	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct sock *sk = sock->sk;
 	struct sea_sock *s;
 	struct gen g;
 
-	if (!t)
+	/* No sock, no label to check against (the kernel's sk_security is the sock's). */
+	if (!t || !sk)
 		return 0;
-	s = bpf_sk_storage_get(&sock_store, sock->sk, 0, 0);
+	s = bpf_sk_storage_get(&sock_store, sk, 0, 0);
 	if (!s)
 		return 0;
 	if (!gen_get(&g))
