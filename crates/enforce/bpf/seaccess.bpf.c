@@ -555,6 +555,19 @@ int BPF_PROG(sea_inode_init_security, struct inode *inode, struct inode *dir,
  * not checked when it acts, and meets as a target the SID the kernel gives every task before
  * a policy labels it, the initial SID kernel. ---- */
 
+/* A pointer's value as a number, read past the verifier: 6.12's verifier takes every pointer
+ * argument of a hook (and some fields, vm_area_struct's vm_file) as trusted and so never NULL,
+ * and removes a program's own NULL test as dead code; for an argument the kernel does pass as
+ * NULL (task_kill's cred, mmap_file's file for an anonymous mapping) that test is the one
+ * that decides. The typed pointer is used only where this value is not 0. */
+static __always_inline __u64 raw_ptr(const void *where)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), where);
+	return v;
+}
+
 /* task_sid_obj: a confined task's SID, else the initial SID kernel. */
 static __always_inline __u32 task_sid_obj(const struct gen *g, struct task_struct *p)
 {
@@ -606,7 +619,7 @@ int BPF_PROG(sea_task_kill, struct task_struct *p, struct kernel_siginfo *info, 
 	struct sea_task *t;
 	struct gen g;
 
-	if (cred)
+	if (raw_ptr(&ctx[3]))
 		return 0;
 	t = confined(bpf_get_current_task_btf());
 	if (!t)
@@ -1003,11 +1016,11 @@ int BPF_PROG(sea_mmap_file, struct file *file, unsigned long reqprot, unsigned l
 		return 0;
 	if (!gen_get(&g))
 		return -EACCES;
-	if (file) {
-		rc = file_perm(&g, t->sid, file, SEA_FILE__MAP);
-		if (rc)
-			return rc;
-	}
+	if (!raw_ptr(&ctx[0]))
+		return map_prot_check(&g, t->sid, 0, prot, (flags & MAP_TYPE) == MAP_SHARED);
+	rc = file_perm(&g, t->sid, file, SEA_FILE__MAP);
+	if (rc)
+		return rc;
 	return map_prot_check(&g, t->sid, file, prot, (flags & MAP_TYPE) == MAP_SHARED);
 }
 
@@ -1022,28 +1035,30 @@ int BPF_PROG(sea_file_mprotect, struct vm_area_struct *vma, unsigned long reqpro
 {
 	struct sea_task *t = confined(bpf_get_current_task_btf());
 	struct mm_struct *mm;
-	struct file *file;
+	int rc = 0, has_file, shared;
 	struct gen g;
-	int rc = 0;
 
 	if (!t)
 		return 0;
 	if (!gen_get(&g))
 		return -EACCES;
 	mm = vma->vm_mm;
-	file = vma->vm_file;
+	has_file = raw_ptr(&vma->vm_file) != 0;
+	shared = (vma->vm_flags & VM_SHARED) != 0;
 	if ((prot & PROT_EXEC) && !(vma->vm_flags & VM_EXEC)) {
-		if (mm && vma->vm_start >= mm->start_brk && vma->vm_end <= mm->brk)
+		if (vma->vm_start >= mm->start_brk && vma->vm_end <= mm->brk)
 			rc = has_perm(&g, t->sid, t->sid, SEA_CLASS_PROCESS, SEA_PROCESS__EXECHEAP,
 				      0, 0);
-		else if (!file && mm && vma->vm_start <= mm->start_stack &&
+		else if (!has_file && vma->vm_start <= mm->start_stack &&
 			 vma->vm_end >= mm->start_stack)
 			rc = has_perm(&g, t->sid, t->sid, SEA_CLASS_PROCESS,
 				      SEA_PROCESS__EXECSTACK, 0, 0);
-		else if (file && vma->anon_vma)
-			rc = file_perm(&g, t->sid, file, SEA_FILE__EXECMOD);
+		else if (has_file && raw_ptr(&vma->anon_vma))
+			rc = file_perm(&g, t->sid, vma->vm_file, SEA_FILE__EXECMOD);
 		if (rc)
 			return rc;
 	}
-	return map_prot_check(&g, t->sid, file, prot, (vma->vm_flags & VM_SHARED) != 0);
+	if (!has_file)
+		return map_prot_check(&g, t->sid, 0, prot, shared);
+	return map_prot_check(&g, t->sid, vma->vm_file, prot, shared);
 }
