@@ -8,12 +8,14 @@ with the BPF LSM alone (this suite's), set side by side.
 An operation is the probe's `R <context> <op> <path> <outcome>` line, matched across the two
 runs by (domain context, op, path with %t already resolved by the probe) and, for an
 operation a chain repeats (kernel_t's, init_t's and initrc_t's run once per daemon), by its
-occurrence. For the operations whose hooks `seaccess enforce` mediates the outcomes (ok, or
+occurrence; a signal's or ptrace's target pid is replaced by the target's place among the T
+lines. For the operations whose hooks `seaccess enforce` mediates the outcomes (ok, or
 the errno) are compared; an operation found in one run only is a difference too (a task that
 reached another domain, a chain cut short). The targets' domains (`T` lines, in order) and the
 tree's labels (`L` lines: the daemon's labelling against setfiles', then the labels of what
 the workload created) are compared as well. The families it does not mediate yet are listed
-with their counts, never dropped silently.
+with their counts, never dropped silently; so are the operations it mediates in part (PARTIAL:
+bind without name_bind/node_bind) where only the kernel's further checks refused.
 
 A difference is accepted only when DOCUMENTED lists it, one a line:
     <context> <op> <path>: <reason>
