@@ -73,9 +73,44 @@ struct linux_binprm {
 	struct file *file;
 };
 
+struct cred;
+
 struct task_struct {
 	int pid;
 	int tgid;
+	const struct cred *real_cred;
+	const struct cred *cred;
+};
+
+/* Only the initial user namespace has level 0 (cred_has_capability's initns). */
+struct user_namespace {
+	int level;
+};
+
+struct sock;
+
+struct socket {
+	struct sock *sk;
+};
+
+struct sockaddr;
+struct msghdr;
+struct kernel_siginfo;
+
+struct mm_struct {
+	unsigned long start_brk;
+	unsigned long brk;
+	unsigned long start_stack;
+};
+
+/* vm_start, vm_end and vm_flags sit in anonymous unions in 6.12; CO-RE finds them by name. */
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_end;
+	struct mm_struct *vm_mm;
+	unsigned long vm_flags;
+	void *anon_vma;
+	struct file *vm_file;
 };
 
 #pragma clang attribute pop
@@ -99,5 +134,43 @@ struct task_struct {
 #define S_IFCHR 0020000
 #define S_IFIFO 0010000
 #define EACCES 13
+#define EINVAL 22
+/* include/linux/fs.h */
+#define S_PRIVATE 512
+/* include/uapi/asm-generic/mman-common.h, mman.h */
+#define PROT_WRITE 0x2
+#define PROT_EXEC 0x4
+#define MAP_SHARED 0x01
+#define MAP_TYPE 0x0f
+/* include/linux/mm.h */
+#define VM_EXEC 0x4
+#define VM_SHARED 0x8
+/* include/linux/security.h */
+#define CAP_OPT_NOAUDIT 0x2
+/* include/linux/ptrace.h */
+#define PTRACE_MODE_READ 0x01
+/* include/uapi/asm-generic/signal.h (x86_64) */
+#define SIGKILL 9
+#define SIGCHLD 17
+#define SIGSTOP 19
+/* include/linux/socket.h, include/linux/net.h, include/uapi/linux/in.h */
+#define PF_UNIX 1
+#define PF_INET 2
+#define PF_INET6 10
+#define PF_NETLINK 16
+#define PF_PACKET 17
+#define PF_KEY 15
+#define PF_APPLETALK 5
+#define SOCK_STREAM 1
+#define SOCK_DGRAM 2
+#define SOCK_RAW 3
+#define SOCK_SEQPACKET 5
+#define IPPROTO_IP 0
+#define IPPROTO_ICMP 1
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+#define IPPROTO_ICMPV6 58
+#define IPPROTO_SCTP 132
+#define IPPROTO_MPTCP 262
 
 #endif

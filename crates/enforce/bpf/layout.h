@@ -52,8 +52,12 @@ struct sea_config {
 	__u32 unlabeled_sid; /* initial SID "unlabeled" */
 	__u32 file_sid;      /* initial SID "file": inodes nobody labeled */
 	__u32 kernel_sid;    /* initial SID "kernel" */
-	__u32 pad[4];
+	__u32 flags;         /* SEA_CONFIG_* */
+	__u32 pad[3];
 };
+
+/* The policy declares extended_socket_class (socket_type_to_security_class's extsockclass). */
+#define SEA_CONFIG_EXTSOCKCLASS 1u
 
 #define SEA_TASK_EXEC_PENDING 1u
 
@@ -63,6 +67,15 @@ struct sea_task {
 	__u32 exec_sid; /* the domain bprm_creds_for_exec chose, applied at bprm_committed_creds */
 	__u32 flags;
 	__u32 pad;
+};
+
+/* Socket storage (BPF_F_CLONE: an accepted INET socket, cloned from its listener, keeps the
+ * listener's label, as selinux_inet_csk_clone gives it when no peer label says otherwise): the
+ * socket's SID and class (the kernel's sk_security_struct sid and sclass). A socket without it
+ * was not made by a confined task and is not checked. */
+struct sea_sock {
+	__u32 sid;
+	__u32 sclass;
 };
 
 #define SEA_INODE_LABELED 1u

@@ -845,3 +845,516 @@ int BPF_PROG(sea_inode_init_security, struct inode *inode, struct inode *dir,
 	is->grant_seqno = 0;
 	return 0;
 }
+
+/* ---- Tasks, sockets and memory: task_kill, ptrace, capable, the socket hooks, mmap and
+ * mprotect. A task (or socket) with no storage is not confined (not labeled): such a task is
+ * not checked when it acts, and meets as a target the SID the kernel gives every task before
+ * a policy labels it, the initial SID kernel. ---- */
+
+/* A pointer's value as a number, read past the verifier: 6.12's verifier takes every pointer
+ * argument of a hook (and some fields, vm_area_struct's vm_file) as trusted and so never NULL,
+ * and removes a program's own NULL test as dead code; for an argument the kernel does pass as
+ * NULL (task_kill's cred, mmap_file's file for an anonymous mapping) that test is the one
+ * that decides. The typed pointer is used only where this value is not 0. */
+static __always_inline __u64 raw_ptr(const void *where)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), where);
+	return v;
+}
+
+/* task_sid_obj: a confined task's SID, else the initial SID kernel. */
+static __always_inline __u32 task_sid_obj(const struct gen *g, struct task_struct *p)
+{
+	struct sea_task *t = confined(p);
+
+	return t ? t->sid : g->config->kernel_sid;
+}
+
+/* avc_has_perm_noaudit + avc_audit as cred_has_capability does them: has_perm, with the
+ * record left out when `audit` is 0 (CAP_OPT_NOAUDIT), the verdict the same. */
+static __always_inline int perm_noaudit(const struct gen *g, __u32 ssid, __u32 tsid, __u32 tclass,
+					__u32 requested)
+{
+	struct sea_key k = { .ssid = ssid, .tsid = tsid, .tclass = tclass };
+	struct sea_av *av = bpf_map_lookup_elem(g->decisions, &k);
+
+	if (!av) {
+		/* The daemon still hears of the miss: it is what fills the map. */
+		emit(SEA_EV_MISS, g->seqno, &k, requested, requested, requested,
+		     !g->config->enforcing, 0);
+		return g->config->enforcing ? -EACCES : 0;
+	}
+	if (!(requested & ~av->allowed))
+		return 0;
+	return (!g->config->enforcing || (av->flags & SEA_AV_PERMISSIVE)) ? 0 : -EACCES;
+}
+
+/* signal_to_av */
+static __always_inline __u32 signal_to_av(int sig)
+{
+	switch (sig) {
+	case SIGCHLD:
+		return SEA_PROCESS__SIGCHLD;
+	case SIGKILL:
+		return SEA_PROCESS__SIGKILL;
+	case SIGSTOP:
+		return SEA_PROCESS__SIGSTOP;
+	}
+	return SEA_PROCESS__SIGNAL;
+}
+
+/* selinux_task_kill: process {signull} for signal 0, else signal_to_av(sig), from the sender
+ * to the target. A signal sent with another task's cred (cred != NULL: a USB async I/O
+ * completion, kill_pid_usb_asyncio) names a sender BPF has no storage to know: not checked. */
+SEC("lsm/task_kill")
+int BPF_PROG(sea_task_kill, struct task_struct *p, struct kernel_siginfo *info, int sig,
+	     const struct cred *cred)
+{
+	struct sea_task *t;
+	struct gen g;
+
+	if (raw_ptr(&ctx[3]))
+		return 0;
+	t = confined(bpf_get_current_task_btf());
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	return has_perm(&g, t->sid, task_sid_obj(&g, p), SEA_CLASS_PROCESS,
+			sig ? signal_to_av(sig) : SEA_PROCESS__SIGNULL, 0, 0);
+}
+
+/* selinux_ptrace_access_check: file {read} on the child for a PTRACE_MODE_READ access (/proc's
+ * ptrace_may_access), else process {ptrace}. */
+SEC("lsm/ptrace_access_check")
+int BPF_PROG(sea_ptrace_access_check, struct task_struct *child, unsigned int mode)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct gen g;
+	__u32 csid;
+
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	csid = task_sid_obj(&g, child);
+	if (mode & PTRACE_MODE_READ)
+		return has_perm(&g, t->sid, csid, SEA_CLASS_FILE, SEA_FILE__READ, 0, 0);
+	return has_perm(&g, t->sid, csid, SEA_CLASS_PROCESS, SEA_PROCESS__PTRACE, 0, 0);
+}
+
+/* selinux_ptrace_traceme: process {ptrace} from the parent to the task asking to be traced;
+ * checked when either is confined (the other is then the initial SID kernel). */
+SEC("lsm/ptrace_traceme")
+int BPF_PROG(sea_ptrace_traceme, struct task_struct *parent)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct gen g;
+
+	if (!confined(cur) && !confined(parent))
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	return has_perm(&g, task_sid_obj(&g, parent), task_sid_obj(&g, cur), SEA_CLASS_PROCESS,
+			SEA_PROCESS__PTRACE, 0, 0);
+}
+
+/* selinux_capable, cred_has_capability: the capability's bit in capability (0-31) or
+ * capability2 (32-63), cap_userns/cap2_userns outside the initial user namespace, from the
+ * cred's SID to itself; no record under CAP_OPT_NOAUDIT. The cred must be the current task's
+ * (its subjective or real one): a cred held elsewhere (file_ns_capable's opener,
+ * has_capability of another task) has a SID BPF keeps nowhere, and is not checked. */
+SEC("lsm/capable")
+int BPF_PROG(sea_capable, const struct cred *cred, struct user_namespace *ns, int cap,
+	     unsigned int opts)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct sea_task *t;
+	struct gen g;
+	__u32 tclass, av;
+	int initns;
+
+	if (cred != cur->cred && cred != cur->real_cred)
+		return 0;
+	t = confined(cur);
+	if (!t)
+		return 0;
+	if (cap < 0 || cap > 63)
+		return -EINVAL;
+	if (!gen_get(&g))
+		return -EACCES;
+	initns = ns->level == 0;
+	av = 1u << (cap & 31);
+	if (cap < 32)
+		tclass = initns ? SEA_CLASS_CAPABILITY : SEA_CLASS_CAP_USERNS;
+	else
+		tclass = initns ? SEA_CLASS_CAPABILITY2 : SEA_CLASS_CAP2_USERNS;
+	if (opts & CAP_OPT_NOAUDIT)
+		return perm_noaudit(&g, t->sid, t->sid, tclass, av);
+	return has_perm(&g, t->sid, t->sid, tclass, av, 0, 0);
+}
+
+/* socket_type_to_security_class (with default_protocol_stream/_dgram). SOCK_DCCP's class is
+ * rawip_socket here: the object manager's table has no dccp_socket. */
+static __always_inline __u32 socket_class(int family, int type, int protocol, int ext)
+{
+	switch (family) {
+	case PF_UNIX:
+		if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+			return SEA_CLASS_UNIX_STREAM_SOCKET;
+		if (type == SOCK_DGRAM || type == SOCK_RAW)
+			return SEA_CLASS_UNIX_DGRAM_SOCKET;
+		break;
+	case PF_INET:
+	case PF_INET6:
+		if (type == SOCK_STREAM || type == SOCK_SEQPACKET) {
+			if (protocol == IPPROTO_IP || protocol == IPPROTO_TCP ||
+			    protocol == IPPROTO_MPTCP)
+				return SEA_CLASS_TCP_SOCKET;
+			if (ext && protocol == IPPROTO_SCTP)
+				return SEA_CLASS_SCTP_SOCKET;
+			return SEA_CLASS_RAWIP_SOCKET;
+		}
+		if (type == SOCK_DGRAM) {
+			if (protocol == IPPROTO_IP || protocol == IPPROTO_UDP)
+				return SEA_CLASS_UDP_SOCKET;
+			if (ext && (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6))
+				return SEA_CLASS_ICMP_SOCKET;
+		}
+		return SEA_CLASS_RAWIP_SOCKET;
+	case PF_NETLINK:
+		switch (protocol) {
+		case 0: /* NETLINK_ROUTE */
+			return SEA_CLASS_NETLINK_ROUTE_SOCKET;
+		case 4: /* NETLINK_SOCK_DIAG */
+			return SEA_CLASS_NETLINK_TCPDIAG_SOCKET;
+		case 5:
+			return SEA_CLASS_NETLINK_NFLOG_SOCKET;
+		case 6:
+			return SEA_CLASS_NETLINK_XFRM_SOCKET;
+		case 7:
+			return SEA_CLASS_NETLINK_SELINUX_SOCKET;
+		case 8:
+			return SEA_CLASS_NETLINK_ISCSI_SOCKET;
+		case 9:
+			return SEA_CLASS_NETLINK_AUDIT_SOCKET;
+		case 10:
+			return SEA_CLASS_NETLINK_FIB_LOOKUP_SOCKET;
+		case 11:
+			return SEA_CLASS_NETLINK_CONNECTOR_SOCKET;
+		case 12:
+			return SEA_CLASS_NETLINK_NETFILTER_SOCKET;
+		case 14: /* NETLINK_DNRTMSG */
+			return SEA_CLASS_NETLINK_DNRT_SOCKET;
+		case 15:
+			return SEA_CLASS_NETLINK_KOBJECT_UEVENT_SOCKET;
+		case 16:
+			return SEA_CLASS_NETLINK_GENERIC_SOCKET;
+		case 18:
+			return SEA_CLASS_NETLINK_SCSITRANSPORT_SOCKET;
+		case 20:
+			return SEA_CLASS_NETLINK_RDMA_SOCKET;
+		case 21:
+			return SEA_CLASS_NETLINK_CRYPTO_SOCKET;
+		}
+		return SEA_CLASS_NETLINK_SOCKET;
+	case PF_PACKET:
+		return SEA_CLASS_PACKET_SOCKET;
+	case PF_KEY:
+		return SEA_CLASS_KEY_SOCKET;
+	case PF_APPLETALK:
+		return SEA_CLASS_APPLETALK_SOCKET;
+	}
+	if (ext) {
+		switch (family) {
+		case 3:
+			return SEA_CLASS_AX25_SOCKET;
+		case 4:
+			return SEA_CLASS_IPX_SOCKET;
+		case 6:
+			return SEA_CLASS_NETROM_SOCKET;
+		case 8:
+			return SEA_CLASS_ATMPVC_SOCKET;
+		case 9:
+			return SEA_CLASS_X25_SOCKET;
+		case 11:
+			return SEA_CLASS_ROSE_SOCKET;
+		case 12:
+			return SEA_CLASS_DECNET_SOCKET;
+		case 20:
+			return SEA_CLASS_ATMSVC_SOCKET;
+		case 21:
+			return SEA_CLASS_RDS_SOCKET;
+		case 23:
+			return SEA_CLASS_IRDA_SOCKET;
+		case 24:
+			return SEA_CLASS_PPPOX_SOCKET;
+		case 26:
+			return SEA_CLASS_LLC_SOCKET;
+		case 29:
+			return SEA_CLASS_CAN_SOCKET;
+		case 30:
+			return SEA_CLASS_TIPC_SOCKET;
+		case 31:
+			return SEA_CLASS_BLUETOOTH_SOCKET;
+		case 32:
+			return SEA_CLASS_IUCV_SOCKET;
+		case 33:
+			return SEA_CLASS_RXRPC_SOCKET;
+		case 34:
+			return SEA_CLASS_ISDN_SOCKET;
+		case 35:
+			return SEA_CLASS_PHONET_SOCKET;
+		case 36:
+			return SEA_CLASS_IEEE802154_SOCKET;
+		case 37:
+			return SEA_CLASS_CAIF_SOCKET;
+		case 38:
+			return SEA_CLASS_ALG_SOCKET;
+		case 39:
+			return SEA_CLASS_NFC_SOCKET;
+		case 40:
+			return SEA_CLASS_VSOCK_SOCKET;
+		case 41:
+			return SEA_CLASS_KCM_SOCKET;
+		case 42:
+			return SEA_CLASS_QIPCRTR_SOCKET;
+		case 43:
+			return SEA_CLASS_SMC_SOCKET;
+		case 44:
+			return SEA_CLASS_XDP_SOCKET;
+		case 45:
+			return SEA_CLASS_MCTP_SOCKET;
+		}
+	}
+	return SEA_CLASS_SOCKET;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_CLONE);
+	__type(key, int);
+	__type(value, struct sea_sock);
+} sock_store SEC(".maps");
+
+/* selinux_socket_create: socket {create} of the new socket's SID in its class; a kernel socket
+ * is not checked. The new SID is the creator's: socket_sockcreate_sid's
+ * security_transition_sid(task, task, class) is the task's own context for a socket class
+ * unless a type_transition names one (not in the transitions map), and setsockcreatecon has
+ * no storage here. */
+SEC("lsm/socket_create")
+int BPF_PROG(sea_socket_create, int family, int type, int protocol, int kern)
+{
+	struct sea_task *t;
+	struct gen g;
+
+	if (kern)
+		return 0;
+	t = confined(bpf_get_current_task_btf());
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	return has_perm(&g, t->sid, t->sid,
+			socket_class(family, type, protocol,
+				     g.config->flags & SEA_CONFIG_EXTSOCKCLASS),
+			SEA_SOCKET__CREATE, 0, 0);
+}
+
+/* selinux_socket_post_create: the new socket's label (sk_security_struct sid and sclass) in
+ * socket storage, as socket_create computed it. A kernel socket (the initial SID kernel, which
+ * sock_has_perm skips) and an unconfined task's socket get none: never checked. */
+SEC("lsm/socket_post_create")
+int BPF_PROG(sea_socket_post_create, struct socket *sock, int family, int type, int protocol,
+	     int kern)
+{
+	struct sea_task *t;
+	struct sea_sock *s;
+	struct sock *sk;
+	struct gen g;
+
+	if (kern)
+		return 0;
+	t = confined(bpf_get_current_task_btf());
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	sk = sock->sk;
+	s = sk ? bpf_sk_storage_get(&sock_store, sk, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) : 0;
+	if (!s)
+		/* A confined task's socket must not go unchecked. */
+		return -EACCES;
+	s->sid = t->sid;
+	s->sclass = socket_class(family, type, protocol, g.config->flags & SEA_CONFIG_EXTSOCKCLASS);
+	return 0;
+}
+
+/* sock_has_perm: the task's SID to the socket's, in the socket's class. */
+static __always_inline int sock_has_perm(struct socket *sock, __u32 perms)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct sock *sk = sock->sk;
+	struct sea_sock *s;
+	struct gen g;
+
+	/* No sock, no label to check against (the kernel's sk_security is the sock's). */
+	if (!t || !sk)
+		return 0;
+	s = bpf_sk_storage_get(&sock_store, sk, 0, 0);
+	if (!s)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	return has_perm(&g, t->sid, s->sid, s->sclass, perms, 0, 0);
+}
+
+/* selinux_socket_bind: socket {bind}. __selinux_socket_bind's name_bind (the port's SID) and
+ * node_bind (the address's node SID) are not asked: the tables have no port or node SIDs. */
+SEC("lsm/socket_bind")
+int BPF_PROG(sea_socket_bind, struct socket *sock, struct sockaddr *address, int addrlen)
+{
+	return sock_has_perm(sock, SEA_SOCKET__BIND);
+}
+
+/* selinux_socket_connect (selinux_socket_connect_helper): socket {connect}; the TCP/SCTP
+ * name_connect to the port's SID is not asked (no port SIDs in the tables). */
+SEC("lsm/socket_connect")
+int BPF_PROG(sea_socket_connect, struct socket *sock, struct sockaddr *address, int addrlen)
+{
+	return sock_has_perm(sock, SEA_SOCKET__CONNECT);
+}
+
+/* selinux_socket_listen */
+SEC("lsm/socket_listen")
+int BPF_PROG(sea_socket_listen, struct socket *sock, int backlog)
+{
+	return sock_has_perm(sock, SEA_SOCKET__LISTEN);
+}
+
+/* selinux_socket_accept: socket {accept} on the listener. The new socket's label is the
+ * listener's: for INET the clone of the listener's socket storage (BPF_F_CLONE, where the
+ * kernel's selinux_inet_csk_clone copies it); an AF_UNIX connection's socket is made by
+ * unix_stream_connect, which has no program yet, and stays unchecked. */
+SEC("lsm/socket_accept")
+int BPF_PROG(sea_socket_accept, struct socket *sock, struct socket *newsock)
+{
+	return sock_has_perm(sock, SEA_SOCKET__ACCEPT);
+}
+
+/* selinux_socket_sendmsg */
+SEC("lsm/socket_sendmsg")
+int BPF_PROG(sea_socket_sendmsg, struct socket *sock, struct msghdr *msg, int size)
+{
+	return sock_has_perm(sock, SEA_SOCKET__WRITE);
+}
+
+/* selinux_socket_recvmsg */
+SEC("lsm/socket_recvmsg")
+int BPF_PROG(sea_socket_recvmsg, struct socket *sock, struct msghdr *msg, int size, int flags)
+{
+	return sock_has_perm(sock, SEA_SOCKET__READ);
+}
+
+/* file_has_perm without the fd use check (no file storage): inode_has_perm on a labeled
+ * inode; an inode nobody labeled is not checked, as on open. */
+static __always_inline int file_perm(const struct gen *g, __u32 ssid, struct file *file, __u32 av)
+{
+	struct inode *inode = file->f_inode;
+	struct sea_inode *is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	struct obj o = { .dentry = file->f_path.dentry, .inode = inode };
+
+	if (!is)
+		return 0;
+	return has_perm(g, ssid, is->sid, inode_class(inode->i_mode), av, &o, 0);
+}
+
+/* file_map_prot_check, default_noexec being set (x86_64: VM_DATA_DEFAULT_FLAGS has no
+ * VM_EXEC): process {execmem} for an executable anonymous mapping, a private inode's, or a
+ * private writable one; then file {read}, {write} for a shared writable mapping, {execute}
+ * for an executable one. */
+static __always_inline int map_prot_check(const struct gen *g, __u32 sid, struct file *file,
+					  unsigned long prot, int shared)
+{
+	int rc;
+
+	if ((prot & PROT_EXEC) &&
+	    (!file || (file->f_inode->i_flags & S_PRIVATE) || (!shared && (prot & PROT_WRITE)))) {
+		rc = has_perm(g, sid, sid, SEA_CLASS_PROCESS, SEA_PROCESS__EXECMEM, 0, 0);
+		if (rc)
+			return rc;
+	}
+	if (file) {
+		__u32 av = SEA_FILE__READ;
+
+		if (shared && (prot & PROT_WRITE))
+			av |= SEA_FILE__WRITE;
+		if (prot & PROT_EXEC)
+			av |= SEA_FILE__EXECUTE;
+		return file_perm(g, sid, file, av);
+	}
+	return 0;
+}
+
+/* selinux_mmap_file: file {map} on the inode (inode_has_perm), then file_map_prot_check with
+ * the mapping shared when (flags & MAP_TYPE) == MAP_SHARED. */
+SEC("lsm/mmap_file")
+int BPF_PROG(sea_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
+	     unsigned long flags)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct gen g;
+	int rc;
+
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	if (!raw_ptr(&ctx[0]))
+		return map_prot_check(&g, t->sid, 0, prot, (flags & MAP_TYPE) == MAP_SHARED);
+	rc = file_perm(&g, t->sid, file, SEA_FILE__MAP);
+	if (rc)
+		return rc;
+	return map_prot_check(&g, t->sid, file, prot, (flags & MAP_TYPE) == MAP_SHARED);
+}
+
+/* selinux_file_mprotect: making executable what was not: process {execheap} inside the heap
+ * (start_brk..brk), {execstack} for the initial stack, file {execmod} for a file mapping with
+ * COW'd pages (anon_vma); then file_map_prot_check. vma_is_stack_for_current (another
+ * thread's stack, by the task's saved stack pointer) is not recognised: such a region is
+ * asked as an anonymous one (execmem alone). */
+SEC("lsm/file_mprotect")
+int BPF_PROG(sea_file_mprotect, struct vm_area_struct *vma, unsigned long reqprot,
+	     unsigned long prot)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct mm_struct *mm;
+	int rc = 0, has_file, shared;
+	struct gen g;
+
+	if (!t)
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	mm = vma->vm_mm;
+	has_file = raw_ptr(&vma->vm_file) != 0;
+	shared = (vma->vm_flags & VM_SHARED) != 0;
+	if ((prot & PROT_EXEC) && !(vma->vm_flags & VM_EXEC)) {
+		if (vma->vm_start >= mm->start_brk && vma->vm_end <= mm->brk)
+			rc = has_perm(&g, t->sid, t->sid, SEA_CLASS_PROCESS, SEA_PROCESS__EXECHEAP,
+				      0, 0);
+		else if (!has_file && vma->vm_start <= mm->start_stack &&
+			 vma->vm_end >= mm->start_stack)
+			rc = has_perm(&g, t->sid, t->sid, SEA_CLASS_PROCESS,
+				      SEA_PROCESS__EXECSTACK, 0, 0);
+		else if (has_file && raw_ptr(&vma->anon_vma))
+			rc = file_perm(&g, t->sid, vma->vm_file, SEA_FILE__EXECMOD);
+		if (rc)
+			return rc;
+	}
+	if (!has_file)
+		return map_prot_check(&g, t->sid, 0, prot, shared);
+	return map_prot_check(&g, t->sid, vma->vm_file, prot, shared);
+}

@@ -324,7 +324,13 @@ fn av_bytes(v: &Av) -> Vec<u8> {
 }
 
 fn config_bytes(c: &Config) -> Vec<u8> {
-    let mut w = vec![c.enforcing, c.unlabeled_sid, c.file_sid, c.kernel_sid];
+    let mut w = vec![
+        c.enforcing,
+        c.unlabeled_sid,
+        c.file_sid,
+        c.kernel_sid,
+        c.flags,
+    ];
     w.extend_from_slice(&c.pad);
     words(&w)
 }

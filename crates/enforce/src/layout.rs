@@ -62,9 +62,15 @@ pub struct Config {
     pub file_sid: u32,
     /// The initial SID `kernel`.
     pub kernel_sid: u32,
+    /// [`CONFIG_EXTSOCKCLASS`].
+    pub flags: u32,
     /// Zero.
-    pub pad: [u32; 4],
+    pub pad: [u32; 3],
 }
+
+/// [`Config::flags`]: the policy declares extended_socket_class, which gives SCTP, ICMP and the
+/// newer address families socket classes of their own (socket_type_to_security_class).
+pub const CONFIG_EXTSOCKCLASS: u32 = 1;
 
 /// [`Task::flags`]: an exec chose [`Task::exec_sid`], applied when it commits.
 pub const TASK_EXEC_PENDING: u32 = 1;
@@ -158,6 +164,7 @@ mod tests {
         assert_eq!(size_of::<Av>(), 16);
         assert_eq!(size_of::<Trans>(), 8);
         assert_eq!(size_of::<Config>(), 32);
+        assert_eq!(offset_of!(Config, flags), 16);
         assert_eq!(size_of::<Task>(), 16);
         assert_eq!(size_of::<Inode>(), 24);
         assert_eq!(offset_of!(Inode, grant_seqno), 16);

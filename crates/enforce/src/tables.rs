@@ -36,7 +36,7 @@ use seaccess_objmgr::Class;
 use seaccess_types::Sid;
 
 use crate::error::{EnforceError, Result};
-use crate::layout::{Av, Config, Key, Trans, MAX_DECISIONS, MAX_TRANSITIONS};
+use crate::layout::{Av, Config, Key, Trans, CONFIG_EXTSOCKCLASS, MAX_DECISIONS, MAX_TRANSITIONS};
 
 use closure::Closure;
 
@@ -294,7 +294,16 @@ fn generation(
         unlabeled_sid: initial(SECINITSID_UNLABELED),
         file_sid: initial(SECINITSID_FILE),
         kernel_sid: initial(SECINITSID_KERNEL),
-        pad: [0; 4],
+        flags: if g
+            .policy()
+            .policy_caps()
+            .contains(seaccess_types::PolicyCap::ExtendedSocketClass)
+        {
+            CONFIG_EXTSOCKCLASS
+        } else {
+            0
+        },
+        pad: [0; 3],
     };
     for n in 1..=MAX_INITIAL {
         if let Some(s) = g.policy().initial_sid(n) {
