@@ -9,12 +9,13 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use seaccess_enforce::control::{self, RUN_DIR};
 use seaccess_enforce::daemon::{Daemon, Options};
 
+use crate::background::{restart_in_background, Started};
 use crate::output::{CliError, Out};
 
 #[derive(Args, Debug, Clone)]
@@ -181,45 +182,34 @@ fn daemon(out: &mut Out, a: &DaemonArgs) -> Result<bool, CliError> {
 /// Starts this command again with --foreground, detached, and waits until it serves (its pid
 /// in the status file).
 fn background(out: &mut Out) -> Result<bool, CliError> {
-    let exe =
-        std::env::current_exe().map_err(|e| CliError::from(format!("this program's path: {e}")))?;
-    let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    let at = args
-        .iter()
-        .position(|x| x == "enforce")
-        .map_or(args.len(), |i| i + 1);
-    args.insert(at, "--foreground".into());
-    let mut child = std::process::Command::new(exe)
-        .args(&args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| CliError::from(format!("starting the daemon: {e}")))?;
     let dir = Path::new(RUN_DIR);
-    let start = Instant::now();
     // Loading the object and building the first generation take seconds under emulation.
-    while start.elapsed() < Duration::from_secs(300) {
-        if let Ok(Some(st)) = child.try_wait() {
-            return Err(CliError::from(format!(
-                "the daemon did not start ({st}; its reason is above)"
-            )));
+    let started = restart_in_background(
+        "enforce",
+        "the daemon",
+        Duration::from_secs(300),
+        Duration::from_millis(50),
+        |child| {
+            Ok(control::status(dir)
+                .ok()
+                .filter(|st| st.get("pid").map(String::as_str) == Some(&child.id().to_string()))
+                .map(|st| (child.id(), st)))
+        },
+    )?;
+    match started {
+        Started::Ready((pid, st)) => {
+            writeln!(
+                out,
+                "seaccess enforce: {} (pid {pid}, generation {}, {} SIDs); stop with `kill {pid}`, reload with `kill -HUP {pid}`",
+                st.get("mode").map_or("?", String::as_str),
+                st.get("generation").map_or("?", String::as_str),
+                st.get("sids").map_or("?", String::as_str),
+            )?;
+            Ok(true)
         }
-        if let Ok(st) = control::status(dir) {
-            if st.get("pid").map(String::as_str) == Some(&child.id().to_string()) {
-                let pid = child.id();
-                writeln!(
-                    out,
-                    "seaccess enforce: {} (pid {pid}, generation {}, {} SIDs); stop with `kill {pid}`, reload with `kill -HUP {pid}`",
-                    st.get("mode").map_or("?", String::as_str),
-                    st.get("generation").map_or("?", String::as_str),
-                    st.get("sids").map_or("?", String::as_str),
-                )?;
-                return Ok(true);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(50));
+        Started::Exited(st) => Err(CliError::from(format!(
+            "the daemon did not start ({st}; its reason is above)"
+        ))),
+        Started::TimedOut => Err(CliError::from("the daemon did not start within 300 s")),
     }
-    let _ = child.kill();
-    Err(CliError::from("the daemon did not start within 300 s"))
 }

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod allow;
+mod background;
 mod batch;
 mod diff;
 mod enforce;

@@ -6,11 +6,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Args;
 use seaccess_fs::{Core, Options};
 
+use crate::background::{restart_in_background, Started};
 use crate::output::{CliError, Out};
 
 #[derive(Args, Debug, Clone)]
@@ -170,44 +171,27 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
 
 /// Starts this command again with --foreground, detached, and waits for its mount.
 fn background(out: &mut Out, mountpoint: &Path) -> Result<bool, CliError> {
-    let exe =
-        std::env::current_exe().map_err(|e| CliError::from(format!("this program's path: {e}")))?;
-    let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    let at = args
-        .iter()
-        .position(|x| x == "mount")
-        .map_or(args.len(), |i| i + 1);
-    args.insert(at, "--foreground".into());
-    use std::os::unix::process::CommandExt;
-    let mut child = std::process::Command::new(exe)
-        .args(&args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| CliError::from(format!("starting the mount: {e}")))?;
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(30) {
-        if let Ok(Some(st)) = child.try_wait() {
-            return Err(CliError::from(format!("the mount did not start ({st})")));
-        }
-        if mounted(mountpoint) {
+    let started = restart_in_background(
+        "mount",
+        "the mount",
+        Duration::from_secs(30),
+        Duration::from_millis(20),
+        |child| Ok(mounted(mountpoint).then(|| child.id())),
+    )?;
+    match started {
+        Started::Ready(pid) => {
             writeln!(
                 out,
-                "seaccess mount: mounted at {} (pid {}); unmount with `fusermount3 -u {}` or `kill {}`; `kill -HUP {}` reloads",
+                "seaccess mount: mounted at {} (pid {pid}); unmount with `fusermount3 -u {}` or `kill {pid}`; `kill -HUP {pid}` reloads",
                 mountpoint.display(),
-                child.id(),
                 mountpoint.display(),
-                child.id(),
-                child.id()
             )?;
-            return Ok(true);
+            Ok(true)
         }
-        std::thread::sleep(Duration::from_millis(20));
+        Started::Exited(st) => Err(CliError::from(format!("the mount did not start ({st})"))),
+        Started::TimedOut => Err(CliError::from(format!(
+            "{} did not appear within 30 s",
+            mountpoint.display()
+        ))),
     }
-    let _ = child.kill();
-    Err(CliError::from(format!(
-        "{} did not appear within 30 s",
-        mountpoint.display()
-    )))
 }
