@@ -84,6 +84,22 @@ pub struct Checked {
     pub unknown_class: bool,
 }
 
+impl From<Verdict> for Checked {
+    /// The cache's verdict on permissions the policy all defines, of a class it defines.
+    #[inline(always)]
+    fn from(v: Verdict) -> Checked {
+        Checked {
+            decision: v.decision,
+            denied: v.denied,
+            unknown: 0,
+            enforced: v.enforced,
+            audited: v.audited,
+            audited_unknown: 0,
+            unknown_class: false,
+        }
+    }
+}
+
 impl Checked {
     /// Whether the operation may go on.
     #[inline(always)]
@@ -159,15 +175,7 @@ impl ObjectManager {
                 .avc
                 .check_at(ssid, tsid, pclass, AccessVector(perms), at)?
             {
-                return Ok(Checked {
-                    decision: v.decision,
-                    denied: v.denied,
-                    unknown: 0,
-                    enforced: v.enforced,
-                    audited: v.audited,
-                    audited_unknown: 0,
-                    unknown_class: false,
-                });
+                return Ok(Checked::from(v));
             }
         }
         self.check_mapped(hook, ssid, tsid, class, perms)
@@ -316,15 +324,7 @@ impl ObjectManager {
         if let Some((pclass, at)) = self.maps.quick(class) {
             self.counters.bump(hook);
             if let Ok(v) = self.xperm_at(x, ssid, tsid, pclass, AccessVector(perms), at)? {
-                let c = Checked {
-                    decision: v.decision,
-                    denied: v.denied,
-                    unknown: 0,
-                    enforced: v.enforced,
-                    audited: v.audited,
-                    audited_unknown: 0,
-                    unknown_class: false,
-                };
+                let c = Checked::from(v);
                 return self.xperm_outcome(task, tsid, class, &c, x, ad);
             }
         }

@@ -20,15 +20,7 @@ impl ObjectManager {
     /// auditdeny. With a denial the record lists denied permissions only
     /// (avc_audit_required), so a grant the policy auditallow's is not in it.
     pub(super) fn mapped_verdict(&self, map: &ClassMap, t: &Translated, v: Verdict) -> Checked {
-        let mut c = Checked {
-            decision: v.decision,
-            denied: v.denied,
-            unknown: 0,
-            enforced: v.enforced,
-            audited: v.audited,
-            audited_unknown: 0,
-            unknown_class: false,
-        };
+        let mut c = Checked::from(v);
         if t.unknown != 0 && map.handle_unknown() != HandleUnknown::Allow {
             c.unknown = t.unknown;
             c.audited_unknown = t.unknown;
