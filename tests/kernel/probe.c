@@ -43,7 +43,8 @@
  * Where the kernel has no SELinux (/proc/self/attr/current answers EINVAL: the BPF LSM under
  * `seaccess enforce`), the task's context and the files' labels come from the daemon instead: the SID in
  * the pinned task or inode storage (/sys/fs/bpf/seaccess/task_store, keyed by a pidfd;
- * inode_store, keyed by a descriptor of the file), named by /run/seaccess/sids ("SID CONTEXT"
+ * inode_store, keyed by a descriptor of the file; taken once per chain: daemon_maps), named by
+ * /run/seaccess/sids ("SID CONTEXT"
  * lines). A task without task storage is "unconfined"; a file without inode storage reads as
  * ENODATA, as a file without security.selinux does.
  */
@@ -89,26 +90,78 @@ static int bpf_obj_get(const char *path)
 	return syscall(SYS_bpf, BPF_OBJ_GET, &a, sizeof(a));
 }
 
+/* The daemon's task and inode storage and its SID list, taken once by the first probe of a
+ * chain (started as kernel_t, which the policy lets read them) and handed down across exec:
+ * the map descriptors kept open and named in PROBE_MAPS, the list's text in PROBE_SIDS. A
+ * probe in any domain then reads its own label without opening the daemon's files, as
+ * /proc/self/attr/current lets it under SELinux; opening them would be checked against their
+ * file systems' labels (bpf_t, tmpfs_t), an access the SELinux kernel's probe never makes. */
+static int task_map = -1, inode_map = -1;
+static const char *sids_text;
+
+static void daemon_maps(void)
+{
+	static char text[120 * 1024];
+	const char *maps = getenv("PROBE_MAPS");
+	char buf[32];
+	size_t n;
+	FILE *f;
+
+	if (maps && sscanf(maps, "%d,%d", &task_map, &inode_map) == 2) {
+		sids_text = getenv("PROBE_SIDS");
+		return;
+	}
+	task_map = bpf_obj_get(SEA_PIN_DIR "/task_store");
+	inode_map = bpf_obj_get(SEA_PIN_DIR "/inode_store");
+	if (task_map < 0 || inode_map < 0)
+		return;
+	/* BPF_OBJ_GET's descriptors are close-on-exec. */
+	fcntl(task_map, F_SETFD, 0);
+	fcntl(inode_map, F_SETFD, 0);
+	snprintf(buf, sizeof(buf), "%d,%d", task_map, inode_map);
+	setenv("PROBE_MAPS", buf, 1);
+	f = fopen(SEA_SIDS, "r");
+	if (!f)
+		return;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	/* A list too long for the environment: each probe reads the file instead. */
+	if (feof(f)) {
+		text[n] = 0;
+		sids_text = text;
+		setenv("PROBE_SIDS", text, 1);
+	}
+	fclose(f);
+}
+
 /* The first 32 bits of MAP's value for KEY (task and inode storage both begin with the SID:
  * struct sea_task, struct sea_inode in crates/enforce/bpf/layout.h): 0, or an errno (ENOENT:
  * no storage; ENODEV: no daemon's maps). */
-static int storage_sid(const char *map, int key, unsigned *sid)
+static int storage_sid(int map, int key, unsigned *sid)
 {
 	unsigned long long value[4];
 	union bpf_attr a;
-	int fd = bpf_obj_get(map), err = 0;
 	/* No daemon is not "no storage". */
-	if (fd < 0)
-		return errno == ENOENT ? ENODEV : errno;
+	if (map < 0)
+		return ENODEV;
 	memset(&a, 0, sizeof(a));
-	a.map_fd = fd;
+	a.map_fd = map;
 	a.key = (__u64)(unsigned long)&key;
 	a.value = (__u64)(unsigned long)value;
 	if (syscall(SYS_bpf, BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)))
-		err = errno;
-	close(fd);
+		return errno;
 	memcpy(sid, value, sizeof(*sid));
-	return err;
+	return 0;
+}
+
+/* SID's context from the line "SID CONTEXT" of LINE into OUT: 1 if it is that SID's. */
+static int sid_line(const char *line, unsigned sid, char *out, size_t size)
+{
+	char *end;
+	unsigned long n = strtoul(line, &end, 10);
+	if (end == line || *end != ' ' || n != sid)
+		return 0;
+	snprintf(out, size, "%.*s", (int)strcspn(end + 1, "\n"), end + 1);
+	return 1;
 }
 
 /* SID's context from the daemon's list into OUT: 0, or ENOENT. */
@@ -116,18 +169,21 @@ static int sid_context(unsigned sid, char *out, size_t size)
 {
 	char line[512];
 	int err = ENOENT;
-	FILE *f = fopen(SEA_SIDS, "r");
+	FILE *f;
+	if (sids_text) {
+		for (const char *l = sids_text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+			if (sid_line(l, sid, out, size))
+				return 0;
+		return ENOENT;
+	}
+	f = fopen(SEA_SIDS, "r");
 	if (!f)
 		return errno;
 	while (fgets(line, sizeof(line), f)) {
-		char *end;
-		unsigned long n = strtoul(line, &end, 10);
-		if (end == line || *end != ' ' || n != sid)
-			continue;
-		end[1 + strcspn(end + 1, "\n")] = 0;
-		snprintf(out, size, "%s", end + 1);
-		err = 0;
-		break;
+		if (sid_line(line, sid, out, size)) {
+			err = 0;
+			break;
+		}
 	}
 	fclose(f);
 	return err;
@@ -138,7 +194,9 @@ static void daemon_context(void)
 {
 	unsigned sid;
 	int pidfd = syscall(SYS_pidfd_open, getpid(), 0);
-	int err = pidfd < 0 ? errno : storage_sid(SEA_PIN_DIR "/task_store", pidfd, &sid);
+	int err;
+	daemon_maps();
+	err = pidfd < 0 ? errno : storage_sid(task_map, pidfd, &sid);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (err == ENOENT)
@@ -159,7 +217,7 @@ static ssize_t file_label(const char *path, char *con, size_t size)
 	fd = open(path, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
-	err = storage_sid(SEA_PIN_DIR "/inode_store", fd, &sid);
+	err = storage_sid(inode_map, fd, &sid);
 	close(fd);
 	if (err == ENOENT)
 		return -ENODATA;

@@ -77,7 +77,8 @@ enum EnforceCmd {
         /// The process.
         pid: Option<i32>,
     },
-    /// The context of the inode at PATH (itself, a link not followed), or `unlabeled`.
+    /// The context the inode at PATH (itself, a link not followed) is decided with: its label,
+    /// else its file system's default (said on stderr), or `unchecked: WHY`.
     Label {
         /// The object.
         path: PathBuf,
@@ -110,8 +111,16 @@ pub(crate) fn run(out: &mut Out, a: &EnforceArgs) -> Result<bool, CliError> {
             Ok(true)
         }
         Some(EnforceCmd::Label { path }) => {
-            let ctx = control::inode_context(dir, path).map_err(err)?;
-            writeln!(out, "{}", ctx.as_deref().unwrap_or("unlabeled"))?;
+            // The context alone on stdout, as for a labeled inode; where it comes from, on
+            // stderr.
+            match control::inode_context(dir, path).map_err(err)? {
+                control::InodeLabel::Labeled(ctx) => writeln!(out, "{ctx}")?,
+                control::InodeLabel::Default { context, fstype } => {
+                    writeln!(out, "{context}")?;
+                    eprintln!("seaccess enforce label: nobody labeled it: {fstype}'s default");
+                }
+                control::InodeLabel::Unchecked(why) => writeln!(out, "unchecked: {why}")?,
+            }
             Ok(true)
         }
         Some(EnforceCmd::Status) => {

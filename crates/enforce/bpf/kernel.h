@@ -20,9 +20,14 @@ struct qstr {
 	const unsigned char *name;
 };
 
+struct file_system_type {
+	const char *name;
+};
+
 struct super_block {
 	__u32 s_dev;
 	unsigned long s_magic;
+	struct file_system_type *s_type;
 	char s_id[32];
 };
 

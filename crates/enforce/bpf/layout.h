@@ -19,6 +19,8 @@
 #define SEA_MAX_DECISIONS (1 << 20)
 #define SEA_MAX_TRANSITIONS (1 << 16)
 #define SEA_NAME_LEN 64
+#define SEA_MAX_FILESYSTEMS 1024
+#define SEA_FSNAME_LEN 32
 
 /* Key of the decisions and transitions maps: tclass is the object manager's class number
  * (32 bits wide so the key has no padding). */
@@ -58,6 +60,28 @@ struct sea_config {
 
 /* The policy declares extended_socket_class (socket_type_to_security_class's extsockclass). */
 #define SEA_CONFIG_EXTSOCKCLASS 1u
+
+/* Key of the filesystems map: the file system type's name (struct file_system_type's name, as
+ * the kernel's security_fs_use and security_genfs_sid look it up), NUL-padded. */
+struct sea_fskey {
+	char name[SEA_FSNAME_LEN];
+};
+
+/* How an inode nobody labeled is labeled on a file system of that type (the kernel's
+ * inode_doinit_with_dentry, by the superblock's behavior). */
+enum sea_fs_kind {
+	SEA_FS_FIXED = 1,   /* sid (fs_use_xattr: the initial SID file; fs_use_trans: the file
+			     * system's; genfscon with "/" alone: its entry's) */
+	SEA_FS_CREATOR = 3, /* fs_use_task (pipes): the creator's SID, kept when a confined task
+			     * makes it; one an unconfined task made is not checked */
+	SEA_FS_UNCHECKED = 4, /* labels by path inside the file system (genfscon with several
+			       * entries: proc, sysfs): not checked */
+};
+
+struct sea_fsdef {
+	__u32 sid;
+	__u32 kind; /* enum sea_fs_kind */
+};
 
 #define SEA_TASK_EXEC_PENDING 1u
 

@@ -5,9 +5,9 @@
  * object manager's class numbers and bits (classes.h, generated from crates/objmgr by build.rs).
  *
  * A task without task storage is not confined and never checked; a confined task meets a miss
- * (no decision for its key) as a denial, and the daemon is told (SEA_EV_MISS). Inodes nobody
- * labeled (no inode storage) are not checked on open and read/write yet: the kernel gives them
- * initial SIDs by filesystem (pipes, sockets, ttys), which the daemon does not fill yet.
+ * (no decision for its key) as a denial, and the daemon is told (SEA_EV_MISS). An inode nobody
+ * labeled (no inode storage) is what the kernel gives it on its file system (inode_sid: the
+ * filesystems map, by the file system type's name).
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -78,6 +78,21 @@ struct {
 	__array(values, struct config_inner);
 } config SEC(".maps");
 
+struct filesystems_inner {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SEA_MAX_FILESYSTEMS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(key_size, sizeof(struct sea_fskey));
+	__uint(value_size, sizeof(struct sea_fsdef));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SEA_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct filesystems_inner);
+} filesystems SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -102,6 +117,7 @@ struct gen {
 	__u64 seqno;
 	void *decisions;
 	void *transitions;
+	void *filesystems;
 	struct sea_config *config;
 };
 
@@ -125,8 +141,9 @@ static __always_inline int gen_get(struct gen *g)
 	slot = g->seqno & 1;
 	g->decisions = bpf_map_lookup_elem(&decisions, &slot);
 	g->transitions = bpf_map_lookup_elem(&transitions, &slot);
+	g->filesystems = bpf_map_lookup_elem(&filesystems, &slot);
 	cfgmap = bpf_map_lookup_elem(&config, &slot);
-	if (!g->decisions || !g->transitions || !cfgmap)
+	if (!g->decisions || !g->transitions || !g->filesystems || !cfgmap)
 		return 0;
 	g->config = bpf_map_lookup_elem(cfgmap, &zero);
 	return g->config != 0;
@@ -208,6 +225,47 @@ static __always_inline int has_perm(const struct gen *g, __u32 ssid, __u32 tsid,
 static __always_inline struct sea_task *confined(struct task_struct *task)
 {
 	return bpf_task_storage_get(&task_store, task, 0, 0);
+}
+
+/* include/linux/fs.h: IS_PRIVATE's flag (the kernel's own internal inodes, never checked). */
+#define SEA_S_PRIVATE (1u << 9)
+
+/* The default of an inode's file system type (the filesystems map; 0 when the policy does not
+ * name the type). */
+static __always_inline struct sea_fsdef *fs_def(const struct gen *g, struct inode *inode)
+{
+	struct sea_fskey key;
+
+	__builtin_memset(&key, 0, sizeof(key));
+	bpf_probe_read_kernel_str(key.name, sizeof(key.name), BPF_CORE_READ(inode, i_sb, s_type, name));
+	return bpf_map_lookup_elem(g->filesystems, &key);
+}
+
+/* The label an inode is decided with, in *sid; 0 when it is not checked. Its storage's label
+ * (the daemon's, or a confined task's create); else what inode_doinit_with_dentry gives an
+ * inode on its file system: the default of the type's entry (fs_use_xattr: the initial SID
+ * file; fs_use_trans and a genfscon for "/" alone: the file system's SID), the initial SID
+ * unlabeled for a type the policy does not name. Not checked: an object of an fs_use_task file
+ * system (a pipe, a socket's inode) that no confined task made, whose creator's domain the
+ * kernel would give it and no map holds; and a file system labeled by path inside it (genfscon
+ * with several entries: proc, sysfs), which is not computed here. A SID of 0 (the policy gives
+ * the initial SID no context) is in no map: a miss, denied. */
+static __always_inline int inode_sid(const struct gen *g, struct inode *inode,
+				     const struct sea_inode *is, __u32 *sid)
+{
+	struct sea_fsdef *d;
+
+	if (is) {
+		*sid = is->sid;
+		return 1;
+	}
+	d = fs_def(g, inode);
+	if (!d) {
+		*sid = g->config->unlabeled_sid;
+		return 1;
+	}
+	*sid = d->sid;
+	return d->kind == SEA_FS_FIXED;
 }
 
 /* inode_mode_to_security_class */
@@ -300,21 +358,26 @@ int BPF_PROG(sea_file_open, struct file *file)
 	struct sea_inode *is;
 	struct gen g;
 	struct obj o;
-	__u32 av;
+	__u32 av, isid;
 	int rc, ok;
 
 	if (!t)
 		return 0;
 	if (!gen_get(&g))
 		return -EACCES;
+	/* inode_has_perm: a private inode (the kernel's own) is never checked. */
+	if (inode->i_flags & SEA_S_PRIVATE)
+		return 0;
 	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	if (!is)
+	if (!inode_sid(&g, inode, is, &isid))
 		return 0;
 	av = open_file_to_av(file);
 	o.dentry = file->f_path.dentry;
 	o.inode = inode;
-	rc = has_perm(&g, t->sid, is->sid, inode_class(inode->i_mode), av, &o, &ok);
-	if (ok)
+	rc = has_perm(&g, t->sid, isid, inode_class(inode->i_mode), av, &o, &ok);
+	/* Remembered where there is storage to keep it in: an inode decided by its file system's
+	 * default asks again on each read and write. */
+	if (ok && is)
 		remember(is, t->sid, g.seqno, av & (SEA_FILE__READ | SEA_FILE__WRITE | SEA_FILE__APPEND));
 	return rc;
 }
@@ -332,7 +395,7 @@ int BPF_PROG(sea_file_permission, struct file *file, int mask)
 	struct sea_inode *is;
 	struct gen g;
 	struct obj o;
-	__u32 av;
+	__u32 av, isid;
 	int rc, ok;
 
 	if (!mask)
@@ -341,8 +404,7 @@ int BPF_PROG(sea_file_permission, struct file *file, int mask)
 	if (!t)
 		return 0;
 	inode = file->f_inode;
-	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	if (!is)
+	if (inode->i_flags & SEA_S_PRIVATE)
 		return 0;
 	if ((file->f_flags & O_APPEND) && (mask & MAY_WRITE))
 		mask |= MAY_APPEND;
@@ -351,12 +413,16 @@ int BPF_PROG(sea_file_permission, struct file *file, int mask)
 		return 0;
 	if (!gen_get(&g))
 		return -EACCES;
-	if (is->grant_seqno == g.seqno && is->grant_ssid == t->sid && (is->grant_perms & av) == av)
+	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	if (is && is->grant_seqno == g.seqno && is->grant_ssid == t->sid &&
+	    (is->grant_perms & av) == av)
+		return 0;
+	if (!inode_sid(&g, inode, is, &isid))
 		return 0;
 	o.dentry = file->f_path.dentry;
 	o.inode = inode;
-	rc = has_perm(&g, t->sid, is->sid, inode_class(inode->i_mode), av, &o, &ok);
-	if (ok)
+	rc = has_perm(&g, t->sid, isid, inode_class(inode->i_mode), av, &o, &ok);
+	if (ok && is)
 		remember(is, t->sid, g.seqno, av);
 	return rc;
 }
@@ -387,7 +453,10 @@ int BPF_PROG(sea_bprm_creds_for_exec, struct linux_binprm *bprm)
 		return -EACCES;
 	t->flags &= ~SEA_TASK_EXEC_PENDING;
 	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	isid = is ? is->sid : g.config->file_sid;
+	if (!inode_sid(&g, inode, is, &isid))
+		/* An executable on a file system labeled by path: the initial SID file, as before
+		 * file systems had defaults (never unchecked: exec decides the new domain). */
+		isid = g.config->file_sid;
 	o.dentry = file->f_path.dentry;
 	o.inode = inode;
 	k.ssid = t->sid;
@@ -461,16 +530,18 @@ int BPF_PROG(sea_task_alloc, struct task_struct *task, unsigned long clone_flags
 }
 
 /* selinux_determine_inode_label without a name: security_transition_sid(task, dir, class) from
- * the transitions map (name-keyed type transitions are not in the map yet). A directory
- * nobody labeled is the initial SID file. 0 on a miss. */
+ * the transitions map (name-keyed type transitions are not in the map yet), the directory
+ * decided as inode_sid says (the initial SID file where it is not checked). 0 on a miss. */
 static __always_inline __u32 new_inode_sid(const struct gen *g, __u32 ssid, struct inode *dir,
 					   __u32 tclass, const struct obj *o)
 {
 	struct sea_inode *ds = bpf_inode_storage_get(&inode_store, dir, 0, 0);
-	struct sea_key k = { .ssid = ssid, .tsid = ds ? ds->sid : g->config->file_sid,
-			     .tclass = tclass };
-	struct sea_trans *tr = bpf_map_lookup_elem(g->transitions, &k);
+	struct sea_key k = { .ssid = ssid, .tclass = tclass };
+	struct sea_trans *tr;
 
+	if (!inode_sid(g, dir, ds, &k.tsid))
+		k.tsid = g->config->file_sid;
+	tr = bpf_map_lookup_elem(g->transitions, &k);
 	if (!tr) {
 		emit(SEA_EV_MISS, g->seqno, &k, SEA_FILE__CREATE, SEA_FILE__CREATE, SEA_FILE__CREATE,
 		     !g->config->enforcing, o);
@@ -487,7 +558,7 @@ static __always_inline int may_create(struct inode *dir, struct dentry *dentry, 
 	struct sea_inode *ds;
 	struct gen g;
 	struct obj o = { .dentry = dentry, .inode = dir };
-	__u32 newsid;
+	__u32 newsid, dsid;
 	int rc;
 
 	if (!t)
@@ -495,9 +566,9 @@ static __always_inline int may_create(struct inode *dir, struct dentry *dentry, 
 	if (!gen_get(&g))
 		return -EACCES;
 	ds = bpf_inode_storage_get(&inode_store, dir, 0, 0);
-	if (!ds)
+	if (!inode_sid(&g, dir, ds, &dsid))
 		return 0;
-	rc = has_perm(&g, t->sid, ds->sid, SEA_CLASS_DIR, SEA_DIR__ADD_NAME | SEA_DIR__SEARCH, &o, 0);
+	rc = has_perm(&g, t->sid, dsid, SEA_CLASS_DIR, SEA_DIR__ADD_NAME | SEA_DIR__SEARCH, &o, 0);
 	if (rc)
 		return rc;
 	newsid = new_inode_sid(&g, t->sid, dir, tclass, &o);
@@ -526,10 +597,8 @@ int BPF_PROG(sea_inode_mkdir, struct inode *dir, struct dentry *dentry, unsigned
  * refuses none of them (its bpf_lsm_disabled_hooks list holds no inode hook these use). They
  * are ordinary, non-sleepable programs: inode_permission (called under RCU in the path walk)
  * and inode_link are not in its sleepable_lsm_hooks, and none here needs to sleep. An object
- * without inode storage (nobody labeled it) is not checked, as everywhere else in this file. */
+ * without inode storage (nobody labeled it) is decided as inode_sid says. */
 
-/* include/linux/fs.h: IS_PRIVATE's flag (the kernel's own internal inodes, never checked). */
-#define SEA_S_PRIVATE (1u << 9)
 /* include/linux/fs.h: the inode_permission mask bits beyond MAY_EXEC/WRITE/READ/APPEND. */
 #define SEA_MAY_ACCESS 0x10
 /* include/linux/fs.h: the iattr ia_valid bits selinux_inode_setattr reads. */
@@ -556,15 +625,14 @@ int BPF_PROG(sea_inode_mkdir, struct inode *dir, struct dentry *dentry, unsigned
 static __always_inline int inode_has_perm(const struct gen *g, __u32 ssid, struct inode *inode,
 					  struct dentry *dentry, __u32 perms)
 {
-	struct sea_inode *is;
 	struct obj o = { .dentry = dentry, .inode = inode };
+	__u32 isid;
 
 	if (!inode || (inode->i_flags & SEA_S_PRIVATE))
 		return 0;
-	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	if (!is)
+	if (!inode_sid(g, inode, bpf_inode_storage_get(&inode_store, inode, 0, 0), &isid))
 		return 0;
-	return has_perm(g, ssid, is->sid, inode_class(inode->i_mode), perms, &o, 0);
+	return has_perm(g, ssid, isid, inode_class(inode->i_mode), perms, &o, 0);
 }
 
 /* avc_has_perm on an object's label, for may_link and may_rename, which (unlike
@@ -572,15 +640,14 @@ static __always_inline int inode_has_perm(const struct gen *g, __u32 ssid, struc
 static __always_inline int obj_has_perm(const struct gen *g, __u32 ssid, struct inode *inode,
 					__u32 tclass, __u32 perms, struct dentry *dentry)
 {
-	struct sea_inode *is;
 	struct obj o = { .dentry = dentry, .inode = inode };
+	__u32 isid;
 
 	if (!inode)
 		return 0;
-	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	if (!is)
+	if (!inode_sid(g, inode, bpf_inode_storage_get(&inode_store, inode, 0, 0), &isid))
 		return 0;
-	return has_perm(g, ssid, is->sid, tclass, perms, &o, 0);
+	return has_perm(g, ssid, isid, tclass, perms, &o, 0);
 }
 
 /* bpf_rdonly_cast (a kfunc of every program type since 6.2): a kernel address as a read-only
@@ -630,14 +697,13 @@ int BPF_PROG(sea_inode_permission, struct inode *inode, int requested)
 		return 0;
 	if (inode->i_flags & SEA_S_PRIVATE)
 		return 0;
-	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	if (!is)
-		return 0;
 	if (!gen_get(&g))
 		return -EACCES;
+	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	if (!inode_sid(&g, inode, is, &k.tsid))
+		return 0;
 	perms = file_mask_to_av(inode->i_mode, mask);
 	k.ssid = t->sid;
-	k.tsid = is->sid;
 	k.tclass = inode_class(inode->i_mode);
 	av = bpf_map_lookup_elem(g.decisions, &k);
 	if (av) {
@@ -818,8 +884,11 @@ int BPF_PROG(sea_inode_rename, struct inode *old_dir, struct dentry *old_dentry,
 
 /* selinux_inode_init_security: the new inode's label, as may_create computed it, kept in
  * inode storage (6.12 lets a BPF LSM program on this hook create storage for the new inode;
- * it writes no xattr). Only a confined task's creations under a labeled directory are
- * labeled: the rest stays unchecked, as everything unlabeled is. */
+ * it writes no xattr, so the label lasts while the inode is in memory; evicted and read
+ * again, an inode outside the labeled trees is its file system's default). The kernel keeps
+ * this label in memory on every file system, SBLABEL_MNT or not (it only decides whether an
+ * xattr is written). Only a confined task's creations are labeled: an unconfined task's are
+ * its file system's default. */
 SEC("lsm/inode_init_security")
 int BPF_PROG(sea_inode_init_security, struct inode *inode, struct inode *dir,
 	     const struct qstr *qstr, struct xattr *xattrs, int *xattr_count)
@@ -830,8 +899,6 @@ int BPF_PROG(sea_inode_init_security, struct inode *inode, struct inode *dir,
 	__u32 newsid;
 
 	if (!t || !gen_get(&g))
-		return 0;
-	if (!bpf_inode_storage_get(&inode_store, dir, 0, 0))
 		return 0;
 	newsid = new_inode_sid(&g, t->sid, dir, inode_class(inode->i_mode), 0);
 	if (!newsid)
@@ -1357,4 +1424,36 @@ int BPF_PROG(sea_file_mprotect, struct vm_area_struct *vma, unsigned long reqpro
 	if (!has_file)
 		return map_prot_check(&g, t->sid, 0, prot, shared);
 	return map_prot_check(&g, t->sid, vma->vm_file, prot, shared);
+}
+
+/* inode_doinit_with_dentry from selinux_d_instantiate, for an fs_use_task file system (pipefs):
+ * the new object takes its creator's SID, kept in inode storage when a confined task made it
+ * (one an unconfined task made is not checked: inode_sid). A socket's inode is left to the
+ * socket hooks, which decide it by the socket's own label and class (socket storage). The
+ * inode argument is NULL for a negative dentry: tested by value (raw_ptr). */
+SEC("lsm/d_instantiate")
+int BPF_PROG(sea_d_instantiate, struct dentry *dentry, struct inode *inode)
+{
+	struct sea_task *t = confined(bpf_get_current_task_btf());
+	struct sea_fsdef *d;
+	struct sea_inode *is;
+	struct gen g;
+
+	if (!t || !raw_ptr(&ctx[1]) || !gen_get(&g))
+		return 0;
+	if ((inode->i_mode & S_IFMT) == S_IFSOCK)
+		return 0;
+	d = fs_def(&g, inode);
+	if (!d || d->kind != SEA_FS_CREATOR)
+		return 0;
+	if (bpf_inode_storage_get(&inode_store, inode, 0, 0))
+		return 0;
+	is = bpf_inode_storage_get(&inode_store, inode, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!is)
+		return 0;
+	is->sid = t->sid;
+	is->flags = SEA_INODE_LABELED;
+	is->grant_perms = 0;
+	is->grant_seqno = 0;
+	return 0;
 }

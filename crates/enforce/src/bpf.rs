@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use libbpf_rs::{Link, MapCore, MapFlags, MapHandle, MapType, Object, ObjectBuilder};
 
 use crate::layout::{
-    Av, Config, Event, Inode, Key, Task, Trans, GENERATIONS, MAX_DECISIONS, MAX_TRANSITIONS,
-    NAME_LEN,
+    Av, Config, Event, FsDef, FsKey, Inode, Key, Task, Trans, FSNAME_LEN, GENERATIONS,
+    MAX_DECISIONS, MAX_FILESYSTEMS, MAX_TRANSITIONS, NAME_LEN,
 };
 
 /// Where the maps are pinned (a directory of the BPF filesystem).
@@ -43,6 +43,7 @@ pub struct Enforcer {
     decisions: MapHandle,
     transitions: MapHandle,
     config: MapHandle,
+    filesystems: MapHandle,
     tasks: MapHandle,
     inodes: MapHandle,
     events: MapHandle,
@@ -94,6 +95,7 @@ impl Enforcer {
             decisions: handle("decisions")?,
             transitions: handle("transitions")?,
             config: handle("config")?,
+            filesystems: handle("filesystems")?,
             tasks: handle("task_store")?,
             inodes: handle("inode_store")?,
             events: handle("events")?,
@@ -117,6 +119,7 @@ impl Enforcer {
         &mut self,
         decisions: &[(Key, Av)],
         transitions: &[(Key, Trans)],
+        filesystems: &[(FsKey, FsDef)],
         config: &Config,
     ) -> Result<u64> {
         let next = self.seqno + 1;
@@ -131,12 +134,26 @@ impl Enforcer {
             tr.update(&key_bytes(k), &words(&[v.newsid, v.pad]), MapFlags::ANY)
                 .map_err(bpf(|| format!("transition {k:?}")))?;
         }
+        let fs = inner(
+            MapType::Hash,
+            "sea_filesystems",
+            FSNAME_LEN as u32,
+            8,
+            MAX_FILESYSTEMS,
+        )?;
+        for (k, v) in filesystems {
+            fs.update(&k.name, &words(&[v.sid, v.kind]), MapFlags::ANY)
+                .map_err(bpf(|| {
+                    format!("file system {}", String::from_utf8_lossy(&k.name))
+                }))?;
+        }
         let cfg = inner(MapType::Array, "sea_config", 4, 32, 1)?;
         cfg.update(&0u32.to_ne_bytes(), &config_bytes(config), MapFlags::ANY)
             .map_err(bpf(|| "the config".into()))?;
         for (outer, innerm, what) in [
             (&self.decisions, &dec, "decisions"),
             (&self.transitions, &tr, "transitions"),
+            (&self.filesystems, &fs, "filesystems"),
             (&self.config, &cfg, "config"),
         ] {
             outer

@@ -33,6 +33,9 @@ pub const SOCKET: &str = "enforce.sock";
 pub const PID_FILE: &str = "enforce.pid";
 /// The SID list's name.
 pub const SIDS_FILE: &str = "sids";
+/// The file systems' defaults: one line per file system type, `NAME SID` (the SID an inode
+/// nobody labeled there is decided with), `NAME creator` or `NAME unchecked`.
+pub const FILESYSTEMS_FILE: &str = "filesystems";
 /// The status file's name.
 pub const STATUS_FILE: &str = "enforce.status";
 
@@ -259,8 +262,25 @@ pub fn task_context(run_dir: &Path, pid: i32) -> Result<Option<String>> {
     }
 }
 
-/// The context of the inode at `path`, itself (a link not followed; None: not labeled).
-pub fn inode_context(run_dir: &Path, path: &Path) -> Result<Option<String>> {
+/// How the BPF side decides an inode (see [`inode_context`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InodeLabel {
+    /// Labeled: by the daemon, or by a confined task's create.
+    Labeled(String),
+    /// Nobody labeled it: its file system type's default.
+    Default {
+        /// The context.
+        context: String,
+        /// The file system type.
+        fstype: String,
+    },
+    /// Not checked (why, in words).
+    Unchecked(String),
+}
+
+/// How the inode at `path` (itself: a link is not followed) is decided: its label, else its
+/// file system's default as the daemon's generation in use gives it.
+pub fn inode_context(run_dir: &Path, path: &Path) -> Result<InodeLabel> {
     let maps = pinned(run_dir)?;
     let fd = rustix::fs::open(
         path,
@@ -268,10 +288,33 @@ pub fn inode_context(run_dir: &Path, path: &Path) -> Result<Option<String>> {
         Mode::empty(),
     )
     .map_err(|e| sys(format!("opening {}", path.display()))(e.into()))?;
-    match maps.inode(fd.as_fd())? {
-        Some(i) => Ok(Some(context_of(run_dir, i.sid)?)),
-        None => Ok(None),
+    if let Some(i) = maps.inode(fd.as_fd())? {
+        return Ok(InodeLabel::Labeled(context_of(run_dir, i.sid)?));
     }
+    let fstype = crate::label::fstype(fd.as_fd())
+        .map_err(sys(format!("the file system of {}", path.display())))?;
+    let list = run_dir.join(FILESYSTEMS_FILE);
+    let text =
+        std::fs::read_to_string(&list).map_err(sys(format!("reading {}", list.display())))?;
+    let entry = text
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .find(|(name, _)| *name == fstype)
+        .map(|(_, v)| v.to_string());
+    // A type the policy does not name: the initial SID unlabeled (SECURITY_FS_USE_NONE).
+    let value = entry.unwrap_or_else(|| crate::tables::SECINITSID_UNLABELED.to_string());
+    Ok(match value.as_str() {
+        "creator" => InodeLabel::Unchecked(format!(
+            "a {fstype} object no confined task made (it would carry its creator's context)"
+        )),
+        "unchecked" => InodeLabel::Unchecked(format!(
+            "{fstype} labels by path inside the file system, which is not computed"
+        )),
+        sid => InodeLabel::Default {
+            context: context_of(run_dir, sid.parse().unwrap_or(0))?,
+            fstype,
+        },
+    })
 }
 
 #[cfg(test)]

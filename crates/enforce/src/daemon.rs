@@ -27,7 +27,7 @@ use seaccess_objmgr::Class;
 use seaccess_types::Sid;
 
 use crate::bpf::Enforcer;
-use crate::control::{self, PID_FILE, SIDS_FILE, SOCKET, STATUS_FILE};
+use crate::control::{self, FILESYSTEMS_FILE, PID_FILE, SIDS_FILE, SOCKET, STATUS_FILE};
 use crate::error::{EnforceError, Result};
 use crate::label::{self, TreeOptions};
 use crate::layout::{Event, EV_DENIED, EV_GRANTED, EV_MISS};
@@ -197,7 +197,7 @@ impl Daemon {
     pub fn stop(self) {
         let Daemon { opts, enforcer, .. } = self;
         drop(enforcer);
-        for f in [SOCKET, SIDS_FILE, STATUS_FILE, PID_FILE] {
+        for f in [SOCKET, SIDS_FILE, FILESYSTEMS_FILE, STATUS_FILE, PID_FILE] {
             let _ = std::fs::remove_file(opts.run_dir.join(f));
         }
         let _ = std::fs::remove_dir_all(&opts.pin_dir);
@@ -234,7 +234,8 @@ impl Daemon {
     fn install(&mut self, g: Generation) -> Result<()> {
         let dec: Vec<_> = g.decisions.iter().collect();
         let tr: Vec<_> = g.transitions.iter().collect();
-        self.enforcer.install(&dec, &tr, &g.config)?;
+        self.enforcer
+            .install(&dec, &tr, &g.filesystems, &g.config)?;
         self.generation = g;
         Ok(())
     }
@@ -331,6 +332,17 @@ impl Daemon {
             text.push_str(&format!("{s} {ctx}\n"));
         }
         control::write_atomic(&self.opts.run_dir, SIDS_FILE, &text)?;
+        let mut fs = String::new();
+        for (k, d) in &self.generation.filesystems {
+            let name = k.name.split(|&b| b == 0).next().unwrap_or(&[]);
+            let value = match d.kind {
+                crate::layout::FS_CREATOR => "creator".to_string(),
+                crate::layout::FS_UNCHECKED => "unchecked".to_string(),
+                _ => d.sid.to_string(),
+            };
+            fs.push_str(&format!("{} {value}\n", String::from_utf8_lossy(name)));
+        }
+        control::write_atomic(&self.opts.run_dir, FILESYSTEMS_FILE, &fs)?;
         let mode = if self.opts.permissive {
             "permissive"
         } else {

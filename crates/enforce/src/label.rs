@@ -35,7 +35,8 @@ use seaccess_label::{FileContexts, FileKind};
 use seaccess_types::Sid;
 
 use crate::error::{EnforceError, Result};
-use crate::tables::{SECINITSID_FILE, SECINITSID_UNLABELED};
+use crate::filesystems::fs_default;
+use crate::layout::{FS_CREATOR, FS_UNCHECKED};
 
 /// How every open below the root resolves: one component, beneath the directory held, no
 /// link of any kind followed.
@@ -110,6 +111,14 @@ fn mount_id(fd: BorrowedFd<'_>) -> std::result::Result<u64, rustix::io::Errno> {
     Ok(rfs::statx(fd, c"", AtFlags::EMPTY_PATH, StatxFlags::MNT_ID)?.stx_mnt_id)
 }
 
+/// The file system type of the inode `fd` is open on, as the kernel names it
+/// (struct file_system_type's name: mountinfo's type without a FUSE subtype).
+pub(crate) fn fstype(fd: BorrowedFd<'_>) -> std::io::Result<String> {
+    let id = mount_id(fd).map_err(std::io::Error::from)?;
+    let t = mount_fstype(id)?;
+    Ok(t.split('.').next().unwrap_or(&t).to_string())
+}
+
 /// The file system type of mount `id`, from /proc/self/mountinfo (the field after " - ").
 fn mount_fstype(id: u64) -> std::io::Result<String> {
     let info = std::fs::read_to_string("/proc/self/mountinfo")?;
@@ -122,23 +131,21 @@ fn mount_fstype(id: u64) -> std::io::Result<String> {
 }
 
 /// The SID the kernel gives an inode of a file system of type `fstype` that carries no
-/// label (what file_contexts says nothing about keeps it; inode_doinit_with_dentry):
-/// fs_use_xattr, the initial SID `file` (the superblock's def_sid); fs_use_trans and
-/// fs_use_task, the file system's SID (the creator is not known here: the SID before any
-/// transition); genfscon, its entry for "/"; nothing, `unlabeled`.
+/// label (what file_contexts says nothing about keeps it): [`fs_default`]'s, the one the BPF
+/// side gives an inode nobody labeled. Where that depends on who created the object (fs_use_task)
+/// or on its path inside the file system (genfscon with several entries), the file system's
+/// own SID or its genfscon entry for "/".
 fn unlabeled_default(engine: &Engine, fstype: &str) -> Result<Sid> {
-    use seaccess_security::FsUseBehavior as FsUse;
     engine
         .with_generation(|g| {
             let p = g.policy();
-            let dir = p.class("dir").ok();
-            Ok(match p.fs_use(fstype) {
-                Some((FsUse::Xattr, _)) => p.initial_sid(SECINITSID_FILE),
-                // Every other fs_use: the file system's SID.
-                Some((_, s)) => Some(s),
-                None => dir
-                    .and_then(|c| p.genfs_sid(fstype, "/", c))
-                    .or_else(|| p.initial_sid(SECINITSID_UNLABELED)),
+            let d = fs_default(p, fstype);
+            Ok(match d.kind {
+                FS_CREATOR | FS_UNCHECKED => p.fs_use(fstype).map(|(_, s)| s).or_else(|| {
+                    let dir = p.class("dir").ok()?;
+                    p.genfs_sid(fstype, "/", dir)
+                }),
+                _ => (d.sid != 0).then_some(Sid(d.sid)),
             })
         })?
         .ok_or_else(|| {

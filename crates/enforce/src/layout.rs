@@ -10,6 +10,10 @@ pub const MAX_DECISIONS: u32 = 1 << 20;
 pub const MAX_TRANSITIONS: u32 = 1 << 16;
 /// The bytes of a name an event carries.
 pub const NAME_LEN: usize = 64;
+/// Entries each generation's filesystems map can hold.
+pub const MAX_FILESYSTEMS: u32 = 1024;
+/// The bytes of a file system type's name in [`FsKey`] (longer names are not in the map).
+pub const FSNAME_LEN: usize = 32;
 
 /// Key of the decisions and transitions maps (`struct sea_key`).
 #[repr(C)]
@@ -71,6 +75,46 @@ pub struct Config {
 /// [`Config::flags`]: the policy declares extended_socket_class, which gives SCTP, ICMP and the
 /// newer address families socket classes of their own (socket_type_to_security_class).
 pub const CONFIG_EXTSOCKCLASS: u32 = 1;
+
+/// Key of the filesystems map (`struct sea_fskey`): a file system type's name, NUL-padded.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FsKey {
+    /// The name (struct file_system_type's, as the kernel's security_fs_use looks it up).
+    pub name: [u8; FSNAME_LEN],
+}
+
+impl FsKey {
+    /// The key of file system type `name`; None if it does not fit with its NUL.
+    pub fn new(name: &str) -> Option<FsKey> {
+        let b = name.as_bytes();
+        if b.len() >= FSNAME_LEN || b.contains(&0) {
+            return None;
+        }
+        let mut key = FsKey::default();
+        key.name[..b.len()].copy_from_slice(b);
+        Some(key)
+    }
+}
+
+/// [`FsDef::kind`]: inodes nobody labeled are [`FsDef::sid`].
+pub const FS_FIXED: u32 = 1;
+/// [`FsDef::kind`]: fs_use_task: an object takes its creator's SID, kept when a confined task
+/// makes it; one an unconfined task made is not checked.
+pub const FS_CREATOR: u32 = 3;
+/// [`FsDef::kind`]: labels by path inside the file system (genfscon with several entries):
+/// not checked.
+pub const FS_UNCHECKED: u32 = 4;
+
+/// How inodes nobody labeled are labeled on a file system type (`struct sea_fsdef`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FsDef {
+    /// Their SID ([`FS_FIXED`]); 0 otherwise.
+    pub sid: u32,
+    /// [`FS_FIXED`], [`FS_CREATOR`] or [`FS_UNCHECKED`].
+    pub kind: u32,
+}
 
 /// [`Task::flags`]: an exec chose [`Task::exec_sid`], applied when it commits.
 pub const TASK_EXEC_PENDING: u32 = 1;
@@ -166,6 +210,8 @@ mod tests {
         assert_eq!(size_of::<Config>(), 32);
         assert_eq!(offset_of!(Config, flags), 16);
         assert_eq!(size_of::<Task>(), 16);
+        assert_eq!(size_of::<FsKey>(), 32);
+        assert_eq!(size_of::<FsDef>(), 8);
         assert_eq!(size_of::<Inode>(), 24);
         assert_eq!(offset_of!(Inode, grant_seqno), 16);
         assert_eq!(offset_of!(Event, ino), 48);

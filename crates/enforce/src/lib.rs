@@ -16,6 +16,7 @@ pub mod control;
 pub mod daemon;
 mod error;
 pub mod event;
+pub mod filesystems;
 pub mod label;
 pub mod layout;
 pub mod tables;

@@ -36,7 +36,10 @@ use seaccess_objmgr::Class;
 use seaccess_types::Sid;
 
 use crate::error::{EnforceError, Result};
-use crate::layout::{Av, Config, Key, Trans, CONFIG_EXTSOCKCLASS, MAX_DECISIONS, MAX_TRANSITIONS};
+use crate::layout::{
+    Av, Config, FsDef, FsKey, Key, Trans, CONFIG_EXTSOCKCLASS, FS_FIXED, MAX_DECISIONS,
+    MAX_TRANSITIONS,
+};
 
 use closure::Closure;
 
@@ -184,6 +187,8 @@ pub struct Generation {
     pub transitions: Table<Trans>,
     /// The SIDs covered.
     pub sids: Sids,
+    /// File system type to what an inode nobody labeled there is (filesystems.rs).
+    pub filesystems: Vec<(FsKey, FsDef)>,
 }
 
 /// What [`Generation::add_sid`] added, for the loader to insert into the generation in use.
@@ -315,6 +320,15 @@ fn generation(
             }
         }
     }
+    // The defaults of inodes nobody labeled: met in a walk, read, executed (a program outside
+    // every labeled tree), created in.
+    let (filesystems, _too_long) = crate::filesystems::table(g.policy());
+    for (_, d) in &filesystems {
+        if d.sid != 0 && d.kind == FS_FIXED {
+            c.push(Sid(d.sid), Role::Dir);
+            c.push(Sid(d.sid), Role::File);
+        }
+    }
     for &s in &universe.dirs {
         c.push(s, Role::Dir);
     }
@@ -325,5 +339,7 @@ fn generation(
         c.push(s, Role::Task);
     }
     c.run()?;
-    Ok(c.into_generation(config))
+    let mut out = c.into_generation(config);
+    out.filesystems = filesystems;
+    Ok(out)
 }

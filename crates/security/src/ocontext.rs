@@ -38,6 +38,26 @@ impl Generation {
         Some((f.behavior, self.ctx_sid(&f.context)))
     }
 
+    /// The file system types the policy labels: those of its fs_use statements, then those
+    /// of its genfscon statements, each once, in policy order.
+    pub fn fs_types(&self) -> Vec<&str> {
+        let p = &self.c.policy;
+        let mut out: Vec<&str> = Vec::new();
+        let names = p.ocontexts.fs_use.iter().map(|f| &*f.fstype);
+        for name in names.chain(p.genfs.iter().map(|g| &*g.fstype)) {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    }
+
+    /// How many genfscon entries the policy has for `fstype` (0: none).
+    pub fn genfs_entries(&self, fstype: &str) -> usize {
+        let g = self.c.policy.genfs.iter().find(|g| &*g.fstype == fstype);
+        g.map_or(0, |g| g.entries.len())
+    }
+
     /// The kernel's security_genfs_sid: the entry with the longest path that prefixes `path`
     /// (and matches the class, or is for every class). Under the genfs_seclabel_wildcard
     /// capability an entry's path is a wildcard pattern with a '*' appended (the kernel appends

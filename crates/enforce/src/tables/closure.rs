@@ -353,6 +353,7 @@ impl<'g, 'e> Closure<'g, 'e> {
             },
             decisions: Table::from_unsorted(self.decisions),
             transitions: Table::from_unsorted(self.transitions),
+            filesystems: Vec::new(),
         }
     }
 
