@@ -19,9 +19,8 @@ fn build() -> Result<(), String> {
     let out = PathBuf::from(std::env::var("OUT_DIR").map_err(|e| format!("OUT_DIR: {e}"))?);
     std::fs::write(out.join("classes.h"), classes_h()?)
         .map_err(|e| format!("writing classes.h: {e}"))?;
-    for f in ["bpf/seaccess.bpf.c", "bpf/layout.h", "bpf/kernel.h"] {
-        println!("cargo:rerun-if-changed={f}");
-    }
+    // The directory: seaccess.bpf.c and every header it includes (Cargo scans it whole).
+    println!("cargo:rerun-if-changed=bpf");
     println!("cargo:rerun-if-env-changed=CLANG");
     let clang = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
     let obj = out.join("seaccess.bpf.o");

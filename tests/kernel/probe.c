@@ -14,6 +14,8 @@
  *   ptrace:PID       ptrace(PTRACE_ATTACH, PID), then wait for its stop and detach
  *   socket:KIND      socket(2) of KIND (tcp, udp: AF_INET; unix: AF_UNIX stream), then close
  *   bind:KIND,PORT   socket(2) of KIND (tcp, udp), bind(2) to 127.0.0.1:PORT, close
+ *   connect:KIND,PORT  socket(2) of KIND, connect(2) to 127.0.0.1:PORT, close; nothing
+ *                    listens, so ECONNREFUSED (the LSMs let it through) reports as ok
  *   shm:, sem:, msg: shmget, semget or msgget of a new IPC_PRIVATE object, then its IPC_RMID
  *   sleep:SECONDS    ignore SIGUSR1, then sleep (a target for the others' signals); no line
  *   mkdir:PATH       mkdir(PATH, 0755)
@@ -416,6 +418,22 @@ static int do_bind(const char *arg)
 	return err;
 }
 
+static int do_connect(const char *arg)
+{
+	char kind[16];
+	const char *port = split2(arg, kind, sizeof(kind));
+	if (!port)
+		return EINVAL;
+	int fd = new_socket(kind);
+	if (fd < 0)
+		return -fd;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(port))};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int err = connect(fd, (struct sockaddr *)&a, sizeof(a)) ? errno : 0;
+	close(fd);
+	return err == ECONNREFUSED ? 0 : err;
+}
+
 static int do_ipc(const char *kind)
 {
 	int id, err = 0;
@@ -500,6 +518,8 @@ int main(int argc, char **argv)
 			report(op, path, do_socket(path));
 		} else if (!strcmp(op, "bind")) {
 			report(op, path, do_bind(path));
+		} else if (!strcmp(op, "connect")) {
+			report(op, path, do_connect(path));
 		} else if (!strcmp(op, "shm") || !strcmp(op, "sem") || !strcmp(op, "msg")) {
 			report(op, path, do_ipc(op));
 		} else if (!strcmp(op, "sleep")) {

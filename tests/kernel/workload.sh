@@ -68,7 +68,8 @@ done
 # Sockets (bound on the loopback, brought up here) and SysV IPC objects.
 ip link set lo up
 ops="$ops socket:tcp socket:udp socket:unix bind:tcp,80 bind:tcp,8080 bind:tcp,22 bind:tcp,3306
-  bind:udp,123 bind:udp,514 bind:udp,5140 shm:private sem:private msg:private"
+  bind:udp,123 bind:udp,514 bind:udp,5140 bind:tcp,40000 connect:tcp,80 connect:tcp,25
+  connect:tcp,3306 connect:tcp,5432 shm:private sem:private msg:private"
 # Directories and names, in directories of several types, on names of each domain's own
 # ("%t": the probe's type; cron.log: a name the policy's filename transitions give syslogd a
 # type for in var_log_t): what survives (a symbolic link, a directory holding a file moved

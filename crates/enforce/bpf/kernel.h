@@ -92,7 +92,14 @@ struct user_namespace {
 	int level;
 };
 
-struct sock;
+struct sock_common {
+	unsigned short skc_family;
+};
+
+struct sock {
+	struct sock_common __sk_common;
+	__u16 sk_protocol;
+};
 
 struct socket {
 	struct sock *sk;
@@ -140,6 +147,7 @@ struct vm_area_struct {
 #define S_IFIFO 0010000
 #define EACCES 13
 #define EINVAL 22
+#define EAFNOSUPPORT 97
 /* include/linux/fs.h */
 #define S_PRIVATE 512
 /* include/uapi/asm-generic/mman-common.h, mman.h */

@@ -21,6 +21,14 @@
 #define SEA_NAME_LEN 64
 #define SEA_MAX_FILESYSTEMS 1024
 #define SEA_FSNAME_LEN 32
+/* The protocols a port SID is kept for, in this order: the index of (protocol, port) in the
+ * ports map is SEA_PORT_<P> * 65536 + port. Any other protocol's ports are config.port_sid. */
+#define SEA_PORT_TCP 0
+#define SEA_PORT_UDP 1
+#define SEA_PORT_SCTP 2
+#define SEA_PORT_DCCP 3
+#define SEA_PORTS (4 * 65536)
+#define SEA_MAX_NODES 64
 
 /* Key of the decisions and transitions maps: tclass is the object manager's class number
  * (32 bits wide so the key has no padding). */
@@ -55,7 +63,22 @@ struct sea_config {
 	__u32 file_sid;      /* initial SID "file": inodes nobody labeled */
 	__u32 kernel_sid;    /* initial SID "kernel" */
 	__u32 flags;         /* SEA_CONFIG_* */
-	__u32 pad[3];
+	__u32 port_sid;      /* initial SID "port": a port no portcon names */
+	__u32 node_sid;      /* initial SID "node": an address no nodecon names */
+	__u32 nodes;         /* entries of the nodes map in use */
+	__u32 prot_sock;     /* net.ipv4.ip_unprivileged_port_start */
+	__u32 local_low;     /* net.ipv4.ip_local_port_range */
+	__u32 local_high;
+	__u32 pad;
+};
+
+/* One nodecon entry (the nodes map, in the policy's order, IPv4 first): an address matches
+ * when (address & mask) == addr, the first match wins (security_node_sid). */
+struct sea_node {
+	__u32 v6; /* 0: IPv4 (addr and mask in the first 4 bytes), 1: IPv6 */
+	__u32 sid;
+	__u8 addr[16];
+	__u8 mask[16];
 };
 
 /* The policy declares extended_socket_class (socket_type_to_security_class's extsockclass). */

@@ -187,7 +187,15 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     let dec: Vec<(Key, Av)> = gen.decisions.iter().collect();
     let tr: Vec<(Key, Trans)> = gen.transitions.iter().collect();
     let mut config = gen.config;
-    let seq = e.install(&dec, &tr, &gen.filesystems, &config).unwrap();
+    let seq = e
+        .install(
+            &dec,
+            &tr,
+            &gen.filesystems,
+            (&gen.ports, &gen.nodes),
+            &config,
+        )
+        .unwrap();
     println!(
         "# generation {seq}: {} decisions, {} transitions",
         dec.len(),
@@ -414,7 +422,15 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         &["-c", &script],
         |e, _| {
             std::thread::sleep(Duration::from_millis(800));
-            reloaded = e.install(&revoked, &tr, &gen.filesystems, &config).unwrap();
+            reloaded = e
+                .install(
+                    &revoked,
+                    &tr,
+                    &gen.filesystems,
+                    (&gen.ports, &gen.nodes),
+                    &config,
+                )
+                .unwrap();
         },
     );
     let evs = e.events(Duration::from_millis(200)).unwrap();
@@ -427,7 +443,15 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         out.contains("1:hello") && !out.contains("2:second") && rec.starts_with("avc:  denied  { read }"),
         &format!("generation {reloaded} revokes read: the open descriptor's next read is refused ({:?}): {rec}", out.trim()),
     );
-    let _ = e.install(&dec, &tr, &gen.filesystems, &config).unwrap();
+    let _ = e
+        .install(
+            &dec,
+            &tr,
+            &gen.filesystems,
+            (&gen.ports, &gen.nodes),
+            &config,
+        )
+        .unwrap();
 
     // A label with no decisions: a miss, denied and reported.
     let (ok, _, err) = confined(
@@ -451,7 +475,15 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
 
     // Permissive: the same open logged and let through.
     config.enforcing = 0;
-    let seq2 = e.install(&dec, &tr, &gen.filesystems, &config).unwrap();
+    let seq2 = e
+        .install(
+            &dec,
+            &tr,
+            &gen.filesystems,
+            (&gen.ports, &gen.nodes),
+            &config,
+        )
+        .unwrap();
     let (ok, out, _) = confined(
         &mut e,
         Some(initrc),

@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use libbpf_rs::{Link, MapCore, MapFlags, MapHandle, MapType, Object, ObjectBuilder};
 
 use crate::layout::{
-    Av, Config, Event, FsDef, FsKey, Inode, Key, Task, Trans, FSNAME_LEN, GENERATIONS,
-    MAX_DECISIONS, MAX_FILESYSTEMS, MAX_TRANSITIONS, NAME_LEN,
+    Av, Config, Event, FsDef, FsKey, Inode, Key, Node, Task, Trans, FSNAME_LEN, GENERATIONS,
+    MAX_DECISIONS, MAX_FILESYSTEMS, MAX_NODES, MAX_TRANSITIONS, NAME_LEN, PORTS,
 };
 
 /// Where the maps are pinned (a directory of the BPF filesystem).
@@ -44,10 +44,41 @@ pub struct Enforcer {
     transitions: MapHandle,
     config: MapHandle,
     filesystems: MapHandle,
+    ports: MapHandle,
+    nodes: MapHandle,
     tasks: MapHandle,
     inodes: MapHandle,
     events: MapHandle,
     seqno: u64,
+    /// The inner decisions and transitions maps of the generation in use, which
+    /// [`Enforcer::extend`] adds to.
+    live: Option<(MapHandle, MapHandle)>,
+}
+
+/// Entries per batch update: one system call each, not one per entry.
+const BATCH: usize = 4096;
+
+/// Inserts `entries` into `map`, `BATCH` at a time.
+fn fill<V>(
+    map: &MapHandle,
+    entries: &[(Key, V)],
+    value: impl Fn(&V) -> Vec<u8>,
+    what: &str,
+) -> Result<()> {
+    for chunk in entries.chunks(BATCH) {
+        let mut keys = Vec::with_capacity(chunk.len() * 12);
+        let mut values = Vec::new();
+        for (k, v) in chunk {
+            keys.extend(key_bytes(k));
+            values.extend(value(v));
+        }
+        let n = u32::try_from(chunk.len()).unwrap_or(u32::MAX);
+        map.update_batch(&keys, &values, n, MapFlags::ANY, MapFlags::ANY)
+            .map_err(bpf(|| {
+                format!("{n} {what} from {:?}", chunk.first().map(|e| e.0))
+            }))?;
+    }
+    Ok(())
 }
 
 impl Enforcer {
@@ -96,12 +127,15 @@ impl Enforcer {
             transitions: handle("transitions")?,
             config: handle("config")?,
             filesystems: handle("filesystems")?,
+            ports: handle("ports")?,
+            nodes: handle("nodes")?,
             tasks: handle("task_store")?,
             inodes: handle("inode_store")?,
             events: handle("events")?,
             _links: links,
             _object: object,
             seqno: 0,
+            live: None,
         })
     }
 
@@ -120,20 +154,15 @@ impl Enforcer {
         decisions: &[(Key, Av)],
         transitions: &[(Key, Trans)],
         filesystems: &[(FsKey, FsDef)],
+        net: (&[u32], &[Node]),
         config: &Config,
     ) -> Result<u64> {
         let next = self.seqno + 1;
         let slot = u32::try_from(next % u64::from(GENERATIONS)).unwrap_or(0);
         let dec = inner(MapType::Hash, "sea_decisions", 12, 16, MAX_DECISIONS)?;
-        for (k, v) in decisions {
-            dec.update(&key_bytes(k), &av_bytes(v), MapFlags::ANY)
-                .map_err(bpf(|| format!("decision {k:?}")))?;
-        }
+        fill(&dec, decisions, av_bytes, "decisions")?;
         let tr = inner(MapType::Hash, "sea_transitions", 12, 8, MAX_TRANSITIONS)?;
-        for (k, v) in transitions {
-            tr.update(&key_bytes(k), &words(&[v.newsid, v.pad]), MapFlags::ANY)
-                .map_err(bpf(|| format!("transition {k:?}")))?;
-        }
+        fill(&tr, transitions, trans_bytes, "transitions")?;
         let fs = inner(
             MapType::Hash,
             "sea_filesystems",
@@ -147,13 +176,34 @@ impl Enforcer {
                     format!("file system {}", String::from_utf8_lossy(&k.name))
                 }))?;
         }
-        let cfg = inner(MapType::Array, "sea_config", 4, 32, 1)?;
+        let (ports, nodes) = net;
+        let pmap = inner(MapType::Array, "sea_ports", 4, 4, PORTS)?;
+        for (i, chunk) in ports.chunks(BATCH).enumerate() {
+            let keys: Vec<u8> = (0..chunk.len())
+                .flat_map(|j| u32::try_from(i * BATCH + j).unwrap_or(0).to_ne_bytes())
+                .collect();
+            let n = u32::try_from(chunk.len()).unwrap_or(0);
+            pmap.update_batch(&keys, &words(chunk), n, MapFlags::ANY, MapFlags::ANY)
+                .map_err(bpf(|| format!("the ports from {}", i * BATCH)))?;
+        }
+        let nmap = inner(MapType::Array, "sea_nodes", 4, 40, MAX_NODES)?;
+        for (i, n) in nodes.iter().enumerate() {
+            let mut v = words(&[n.v6, n.sid]);
+            v.extend_from_slice(&n.addr);
+            v.extend_from_slice(&n.mask);
+            let k = u32::try_from(i).unwrap_or(u32::MAX);
+            nmap.update(&k.to_ne_bytes(), &v, MapFlags::ANY)
+                .map_err(bpf(|| format!("nodecon entry {i}")))?;
+        }
+        let cfg = inner(MapType::Array, "sea_config", 4, 48, 1)?;
         cfg.update(&0u32.to_ne_bytes(), &config_bytes(config), MapFlags::ANY)
             .map_err(bpf(|| "the config".into()))?;
         for (outer, innerm, what) in [
             (&self.decisions, &dec, "decisions"),
             (&self.transitions, &tr, "transitions"),
             (&self.filesystems, &fs, "filesystems"),
+            (&self.ports, &pmap, "ports"),
+            (&self.nodes, &nmap, "nodes"),
             (&self.config, &cfg, "config"),
         ] {
             outer
@@ -166,7 +216,21 @@ impl Enforcer {
         }
         self.current.store(next);
         self.seqno = next;
+        self.live = Some((dec, tr));
         Ok(next)
+    }
+
+    /// Adds decisions and transitions to the generation in use, in place: no entry it holds
+    /// changes, so no hook can decide differently than before except where it missed (and was
+    /// refused), and the grants remembered under its seqno stay valid, as the kernel's AVC
+    /// fills entries without a new seqno. Before any [`Enforcer::install`], an error.
+    pub fn extend(&self, decisions: &[(Key, Av)], transitions: &[(Key, Trans)]) -> Result<()> {
+        let (dec, tr) = self
+            .live
+            .as_ref()
+            .ok_or_else(|| EnforceError::Missing("a generation in use to extend".into()))?;
+        fill(dec, decisions, av_bytes, "decisions")?;
+        fill(tr, transitions, trans_bytes, "transitions")
     }
 
     /// Labels the task `pidfd` refers to (confines it: from now on its hooks are checked).
@@ -336,20 +400,29 @@ fn key_bytes(k: &Key) -> Vec<u8> {
     words(&[k.ssid, k.tsid, k.tclass])
 }
 
+fn trans_bytes(v: &Trans) -> Vec<u8> {
+    words(&[v.newsid, v.pad])
+}
+
 fn av_bytes(v: &Av) -> Vec<u8> {
     words(&[v.allowed, v.auditallow, v.auditdeny, v.flags])
 }
 
 fn config_bytes(c: &Config) -> Vec<u8> {
-    let mut w = vec![
+    words(&[
         c.enforcing,
         c.unlabeled_sid,
         c.file_sid,
         c.kernel_sid,
         c.flags,
-    ];
-    w.extend_from_slice(&c.pad);
-    words(&w)
+        c.port_sid,
+        c.node_sid,
+        c.nodes,
+        c.prot_sock,
+        c.local_low,
+        c.local_high,
+        c.pad,
+    ])
 }
 
 /// An event as the BPF side laid it out (layout.h's struct sea_event); None if short.

@@ -302,7 +302,7 @@ pub fn inode_context(run_dir: &Path, path: &Path) -> Result<InodeLabel> {
         .find(|(name, _)| *name == fstype)
         .map(|(_, v)| v.to_string());
     // A type the policy does not name: the initial SID unlabeled (SECURITY_FS_USE_NONE).
-    let value = entry.unwrap_or_else(|| crate::tables::SECINITSID_UNLABELED.to_string());
+    let value = entry.unwrap_or_else(|| crate::initial::SECINITSID_UNLABELED.to_string());
     Ok(match value.as_str() {
         "creator" => InodeLabel::Unchecked(format!(
             "a {fstype} object no confined task made (it would carry its creator's context)"

@@ -222,7 +222,11 @@ impl Daemon {
             dirs: labels.dirs.iter().map(|&s| Sid(s)).collect(),
             files: labels.files.iter().map(|&s| Sid(s)).collect(),
         };
-        let g = tables::build(&self.engine, &universe, !self.opts.permissive, &self.limits)?;
+        let mut g = tables::build(&self.engine, &universe, !self.opts.permissive, &self.limits)?;
+        let (prot_sock, low, high) = port_ranges()?;
+        g.config.prot_sock = prot_sock;
+        g.config.local_low = low;
+        g.config.local_high = high;
         self.install(g)?;
         for (fd, sid) in &labels.held {
             self.enforcer.set_inode(fd.as_fd(), sid.0)?;
@@ -235,7 +239,7 @@ impl Daemon {
         let dec: Vec<_> = g.decisions.iter().collect();
         let tr: Vec<_> = g.transitions.iter().collect();
         self.enforcer
-            .install(&dec, &tr, &g.filesystems, &g.config)?;
+            .install(&dec, &tr, &g.filesystems, (&g.ports, &g.nodes), &g.config)?;
         self.generation = g;
         Ok(())
     }
@@ -316,6 +320,7 @@ impl Daemon {
             .chain(&s.objects)
             .chain(&s.dirs)
             .chain(&s.files)
+            .chain(&s.net)
             .copied()
             .collect()
     }
@@ -384,14 +389,21 @@ impl Daemon {
         }
     }
 
-    /// Adds `wanted` to the generation in use and installs the next one; a policy changed since
-    /// it was built makes a whole new generation instead.
+    /// Adds `wanted` to the generation in use, in place (only new entries: see
+    /// [`Enforcer::extend`]); a policy changed since it was built makes a whole new generation
+    /// instead.
     fn fill(&mut self, wanted: &[(u32, Role)]) {
         let mut g = self.generation.clone();
         let mut added = false;
+        let mut dec = Vec::new();
+        let mut tr = Vec::new();
         for &(sid, role) in wanted {
             match g.add_sid(&self.engine, Sid(sid), role, &self.limits) {
-                Ok(a) => added |= !a.sids.is_empty(),
+                Ok(a) => {
+                    added |= !a.sids.is_empty();
+                    dec.extend(a.decisions.iter());
+                    tr.extend(a.transitions.iter());
+                }
                 Err(EnforceError::Stale { .. }) => {
                     if let Err(e) = self.relabel().and_then(|()| self.write_state()) {
                         self.log(&format!("rebuilding after a policy change failed: {e}"));
@@ -404,8 +416,16 @@ impl Daemon {
         if !added {
             return;
         }
-        if let Err(e) = self.install(g).and_then(|()| self.write_state()) {
-            self.log(&format!("installing the extended generation failed: {e}"));
+        if let Err(e) = self.enforcer.extend(&dec, &tr) {
+            self.log(&format!(
+                "extending generation {} failed: {e}",
+                self.generation()
+            ));
+            return;
+        }
+        self.generation = g;
+        if let Err(e) = self.write_state() {
+            self.log(&format!("writing the run files: {e}"));
         }
     }
 
@@ -436,11 +456,10 @@ impl Daemon {
         if self.generation.sids.tasks.contains(&sid.0) {
             return Ok(sid.0);
         }
-        let before = self.generation();
         self.fill(&[(sid.0, Role::Task)]);
-        if self.generation.sids.tasks.contains(&sid.0) && self.generation() != before {
+        if self.generation.sids.tasks.contains(&sid.0) {
             self.log(&format!(
-                "{context} decided as a task: generation {}",
+                "{context} decided as a task, added to generation {}",
                 self.generation()
             ));
             Ok(sid.0)
@@ -489,6 +508,30 @@ fn missing(s: &tables::Sids, e: &Event) -> Vec<(u32, Role)> {
         }
     }
     out
+}
+
+/// net.ipv4.ip_unprivileged_port_start and ip_local_port_range, as this (the initial) network
+/// namespace has them: what decides whether a bind asks `name_bind`.
+fn port_ranges() -> Result<(u32, u32, u32)> {
+    let read = |name: &str| -> Result<Vec<u32>> {
+        let path = format!("/proc/sys/net/ipv4/{name}");
+        let text = std::fs::read_to_string(&path).map_err(sys(format!("reading {path}")))?;
+        text.split_whitespace()
+            .map(|w| {
+                w.parse().map_err(|_| {
+                    EnforceError::Rejected(format!("{path}: {w:?} is not a port number"))
+                })
+            })
+            .collect()
+    };
+    let start = read("ip_unprivileged_port_start")?;
+    let local = read("ip_local_port_range")?;
+    match (start.as_slice(), local.as_slice()) {
+        ([s], [l, h]) => Ok((*s, *l, *h)),
+        _ => Err(EnforceError::Rejected(
+            "net.ipv4.ip_unprivileged_port_start or ip_local_port_range is not as the kernel writes it".into(),
+        )),
+    }
 }
 
 fn read_fc(path: Option<&Path>) -> Result<Option<FileContexts>> {

@@ -8,8 +8,8 @@
 use seaccess_security::FsUseBehavior as FsUse;
 use seaccess_security::Generation;
 
+use crate::initial::{SECINITSID_FILE, SECINITSID_UNLABELED};
 use crate::layout::{FsDef, FsKey, FS_CREATOR, FS_FIXED, FS_UNCHECKED};
-use crate::tables::{SECINITSID_FILE, SECINITSID_UNLABELED};
 
 /// The default of file system type `fstype` under policy `p`:
 /// - fs_use_xattr: the initial SID `file` (the superblock's def_sid, for an inode without a

@@ -10,6 +10,12 @@ pub const MAX_DECISIONS: u32 = 1 << 20;
 pub const MAX_TRANSITIONS: u32 = 1 << 16;
 /// The bytes of a name an event carries.
 pub const NAME_LEN: usize = 64;
+/// The protocols a port SID is kept for, in the ports map's order: index `P * 65536 + port`.
+pub const PORT_PROTOCOLS: [u8; 4] = [6, 17, 132, 33];
+/// Entries of each generation's ports map.
+pub const PORTS: u32 = 4 * 65536;
+/// Entries each generation's nodes map can hold.
+pub const MAX_NODES: u32 = 64;
 /// Entries each generation's filesystems map can hold.
 pub const MAX_FILESYSTEMS: u32 = 1024;
 /// The bytes of a file system type's name in [`FsKey`] (longer names are not in the map).
@@ -68,8 +74,34 @@ pub struct Config {
     pub kernel_sid: u32,
     /// [`CONFIG_EXTSOCKCLASS`].
     pub flags: u32,
+    /// The initial SID `port`: a port no portcon names.
+    pub port_sid: u32,
+    /// The initial SID `node`: an address no nodecon names.
+    pub node_sid: u32,
+    /// Entries of the nodes map.
+    pub nodes: u32,
+    /// net.ipv4.ip_unprivileged_port_start: ports below it ask `name_bind`.
+    pub prot_sock: u32,
+    /// net.ipv4.ip_local_port_range's low end: ports below it ask `name_bind`.
+    pub local_low: u32,
+    /// Its high end: ports above it ask `name_bind`.
+    pub local_high: u32,
     /// Zero.
-    pub pad: [u32; 3],
+    pub pad: u32,
+}
+
+/// One nodecon entry (`struct sea_node`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Node {
+    /// 0: IPv4 (address and mask in the first 4 bytes); 1: IPv6.
+    pub v6: u32,
+    /// Its SID.
+    pub sid: u32,
+    /// The address, network byte order.
+    pub addr: [u8; 16],
+    /// The mask.
+    pub mask: [u8; 16],
 }
 
 /// [`Config::flags`]: the policy declares extended_socket_class, which gives SCTP, ICMP and the
@@ -207,7 +239,11 @@ mod tests {
         assert_eq!(size_of::<Key>(), 12);
         assert_eq!(size_of::<Av>(), 16);
         assert_eq!(size_of::<Trans>(), 8);
-        assert_eq!(size_of::<Config>(), 32);
+        assert_eq!(size_of::<Config>(), 48);
+        assert_eq!(offset_of!(Config, port_sid), 20);
+        assert_eq!(offset_of!(Config, local_high), 40);
+        assert_eq!(size_of::<Node>(), 40);
+        assert_eq!(offset_of!(Node, mask), 24);
         assert_eq!(offset_of!(Config, flags), 16);
         assert_eq!(size_of::<Task>(), 16);
         assert_eq!(size_of::<FsKey>(), 32);

@@ -17,6 +17,7 @@ pub mod daemon;
 mod error;
 pub mod event;
 pub mod filesystems;
+mod initial;
 pub mod label;
 pub mod layout;
 pub mod tables;

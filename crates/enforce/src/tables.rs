@@ -32,23 +32,21 @@ mod closure;
 use std::collections::BTreeSet;
 
 use seaccess_engine::Engine;
+use seaccess_objmgr::hooks::socket::PortRanges;
 use seaccess_objmgr::Class;
 use seaccess_types::Sid;
 
 use crate::error::{EnforceError, Result};
 use crate::layout::{
-    Av, Config, FsDef, FsKey, Key, Trans, CONFIG_EXTSOCKCLASS, FS_FIXED, MAX_DECISIONS,
-    MAX_TRANSITIONS,
+    Av, Config, FsDef, FsKey, Key, Node, Trans, CONFIG_EXTSOCKCLASS, FS_FIXED, MAX_DECISIONS,
+    MAX_NODES, MAX_TRANSITIONS, PORT_PROTOCOLS,
 };
 
 use closure::Closure;
 
-/// The kernel's SECINITSID_KERNEL.
-pub const SECINITSID_KERNEL: u32 = 1;
-/// The kernel's SECINITSID_UNLABELED.
-pub const SECINITSID_UNLABELED: u32 = 3;
-/// The kernel's SECINITSID_FILE: inodes with no label.
-pub const SECINITSID_FILE: u32 = 5;
+pub use crate::initial::{
+    SECINITSID_FILE, SECINITSID_KERNEL, SECINITSID_NODE, SECINITSID_PORT, SECINITSID_UNLABELED,
+};
 /// The highest initial SID number a policy may give a context (the SID table's range).
 const MAX_INITIAL: u32 = 256;
 
@@ -104,6 +102,9 @@ pub struct Universe {
 pub enum Role {
     /// A target only (an initial SID, a new socket file's or device's label).
     Object,
+    /// A port's or a network node's SID: a target only in the INET socket classes (name_bind,
+    /// node_bind and name_connect are asked of nothing else).
+    Net,
     /// A directory's label: create transitions computed into it.
     Dir,
     /// A file's label: exec transitions computed from it.
@@ -170,6 +171,8 @@ pub struct Sids {
     pub files: BTreeSet<u32>,
     /// Every SID that is not (only) a task's: initial SIDs, labels, what creates make.
     pub objects: BTreeSet<u32>,
+    /// Port and node SIDs decided in the socket classes only (not in `objects`).
+    pub net: BTreeSet<u32>,
 }
 
 /// One generation of the maps: everything the BPF object decides with, from one policy
@@ -189,6 +192,11 @@ pub struct Generation {
     pub sids: Sids,
     /// File system type to what an inode nobody labeled there is (filesystems.rs).
     pub filesystems: Vec<(FsKey, FsDef)>,
+    /// The port SID of every (protocol, port) of [`PORT_PROTOCOLS`]: index `P * 65536 + port`
+    /// (the kernel's security_port_sid).
+    pub ports: Vec<u32>,
+    /// The nodecon entries, in the order security_node_sid tries them.
+    pub nodes: Vec<Node>,
 }
 
 /// What [`Generation::add_sid`] added, for the loader to insert into the generation in use.
@@ -237,9 +245,10 @@ impl Generation {
                 Role::Dir => &mut self.sids.dirs,
                 Role::File => &mut self.sids.files,
                 Role::Object => &mut self.sids.objects,
+                Role::Net => &mut self.sids.net,
             };
             set.insert(s);
-            if r != Role::Task {
+            if r != Role::Task && r != Role::Net {
                 self.sids.objects.insert(s);
             }
         }
@@ -308,8 +317,48 @@ fn generation(
         } else {
             0
         },
-        pad: [0; 3],
+        port_sid: initial(SECINITSID_PORT),
+        node_sid: initial(SECINITSID_NODE),
+        nodes: 0,
+        prot_sock: u32::from(PortRanges::default().unprivileged_start),
+        local_low: u32::from(PortRanges::default().local.0),
+        local_high: u32::from(PortRanges::default().local.1),
+        pad: 0,
     };
+    let p = g.policy();
+    let mut ports = Vec::with_capacity(PORT_PROTOCOLS.len() << 16);
+    for proto in PORT_PROTOCOLS {
+        ports.extend(p.port_sids(proto).iter().map(|s| s.0));
+    }
+    let entries = p.node_entries();
+    if entries.len() > MAX_NODES as usize {
+        return Err(EnforceError::TooLarge {
+            what: "nodecon entries",
+            limit: MAX_NODES as usize,
+            detail: format!("the policy has {}", entries.len()),
+        });
+    }
+    let nodes: Vec<Node> = entries
+        .iter()
+        .map(|&(v6, addr, mask, sid)| Node {
+            v6: u32::from(v6),
+            sid: sid.0,
+            addr,
+            mask,
+        })
+        .collect();
+    let mut config = config;
+    config.nodes = nodes.len() as u32;
+    let net: BTreeSet<u32> = ports
+        .iter()
+        .copied()
+        .chain(nodes.iter().map(|n| n.sid))
+        .chain([config.port_sid, config.node_sid])
+        .filter(|&s| s != 0)
+        .collect();
+    for s in net {
+        c.push(Sid(s), Role::Net);
+    }
     for n in 1..=MAX_INITIAL {
         if let Some(s) = g.policy().initial_sid(n) {
             if n == SECINITSID_FILE || n == SECINITSID_UNLABELED {
@@ -341,5 +390,7 @@ fn generation(
     c.run()?;
     let mut out = c.into_generation(config);
     out.filesystems = filesystems;
+    out.ports = ports;
+    out.nodes = nodes;
     Ok(out)
 }

@@ -88,6 +88,25 @@ impl Generation {
         Some(self.ctx_sid(&e.context))
     }
 
+    /// Every port's SID for `protocol`, indexed by port: what [`Generation::port_sid`] answers
+    /// for each, computed in one pass over the portcon entries (the last first, so that the
+    /// first entry to match a port is the one it keeps).
+    pub fn port_sids(&self, protocol: u8) -> Vec<Sid> {
+        let mut out = vec![self.initial_or_null(9); 1 << 16];
+        let o = &self.c.policy.ocontexts;
+        for c in o.ports.iter().rev() {
+            if c.protocol != u32::from(protocol) || c.low > c.high || c.low > 0xffff {
+                continue;
+            }
+            let sid = self.ctx_sid(&c.context);
+            let high = c.high.min(0xffff) as usize;
+            for s in &mut out[c.low as usize..=high] {
+                *s = sid;
+            }
+        }
+        out
+    }
+
     pub fn port_sid(&self, protocol: u8, port: u16) -> Sid {
         let o = &self.c.policy.ocontexts;
         match o.ports.iter().find(|c| {
@@ -122,6 +141,23 @@ impl Generation {
             Some(c) => self.ctx_sid(&c.context),
             None => self.initial_or_null(10),
         }
+    }
+
+    /// The nodecon entries in the order [`Generation::node_sid`] tries them, IPv4 first: (is
+    /// it IPv6, address, mask, SID), an IPv4 address and mask in the first 4 bytes.
+    pub fn node_entries(&self) -> Vec<(bool, [u8; 16], [u8; 16], Sid)> {
+        let o = &self.c.policy.ocontexts;
+        let mut out = Vec::new();
+        for n in &o.nodes {
+            let (mut addr, mut mask) = ([0u8; 16], [0u8; 16]);
+            addr[..4].copy_from_slice(&n.addr);
+            mask[..4].copy_from_slice(&n.mask);
+            out.push((false, addr, mask, self.ctx_sid(&n.context)));
+        }
+        for n in &o.nodes6 {
+            out.push((true, n.addr, n.mask, self.ctx_sid(&n.context)));
+        }
+        out
     }
 
     pub fn node_sid(&self, addr: std::net::IpAddr) -> Sid {

@@ -14,8 +14,8 @@ the errno) are compared; an operation found in one run only is a difference too 
 reached another domain, a chain cut short). The targets' domains (`T` lines, in order) and the
 tree's labels (`L` lines: the daemon's labelling against setfiles', then the labels of what
 the workload created) are compared as well. The families it does not mediate yet are listed
-with their counts, never dropped silently; so are the operations it mediates in part (PARTIAL:
-bind without name_bind/node_bind) where only the kernel's further checks refused.
+with their counts, never dropped silently; so are the operations it mediates in part (PARTIAL,
+none at present) where only the kernel's further checks refused.
 
 A difference is accepted only when DOCUMENTED lists it, one a line:
     <context> <op> <path>: <reason>
@@ -29,7 +29,7 @@ import sys
 from collections import Counter, defaultdict
 
 # Operation -> family, for the operations whose hooks seaccess enforce mediates
-# (crates/enforce/bpf/seaccess.bpf.c). Every one also meets inode_permission: the path walk's
+# (crates/enforce/bpf/). Every one also meets inode_permission: the path walk's
 # dir {search}, and may_create's / may_delete's dir {write search} on the parent.
 COMPARED = {
     "read": "files",  # file_open, file_permission
@@ -46,15 +46,15 @@ COMPARED = {
     "kill": "signals",  # task_kill
     "ptrace": "signals",  # ptrace_access_check (and capable: sys_ptrace)
     "socket": "sockets",  # socket_create, socket_post_create
+    "bind": "sockets",  # socket_bind: bind, name_bind, node_bind
+    "connect": "sockets",  # socket_connect: connect, name_connect
 }
 
 # Operations seaccess enforce mediates in part: op -> (family, what it does not ask). Where
 # only the unasked checks can refuse, the SELinux kernel may deny what enforce allows, never
 # the reverse: a kernel denial with an enforce success is counted as not compared (those
-# checks), every other pair is compared.
-PARTIAL = {
-    "bind": ("sockets", "selinux_socket_bind's name_bind and node_bind (no port or node SIDs in the tables)"),
-}
+# checks), every other pair is compared. Empty since bind's name_bind and node_bind came.
+PARTIAL = {}
 
 # Operation -> (family, the hooks.c functions seaccess enforce has no program on yet).
 NOT_COMPARED = {

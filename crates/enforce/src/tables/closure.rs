@@ -33,6 +33,12 @@ pub(super) struct Closure<'g, 'e> {
     files: BTreeSet<Sid>,
     /// Every SID not a task's (initial SIDs, labels, what creates make).
     objects: BTreeSet<Sid>,
+    /// Port and node SIDs, decided in the INET socket classes only (while not also in
+    /// `objects` or `tasks`).
+    net: BTreeSet<Sid>,
+    /// The classes of INET sockets (socket_type_to_security_class for PF_INET and PF_INET6):
+    /// all a port or node SID is decided in.
+    inet_classes: Vec<usize>,
     /// Every target: tasks and objects.
     pub(super) all: BTreeSet<Sid>,
     queue: VecDeque<(Sid, Role)>,
@@ -68,7 +74,16 @@ impl<'g, 'e> Closure<'g, 'e> {
         let sids = |s: &BTreeSet<u32>| s.iter().map(|&n| Sid(n)).collect::<BTreeSet<Sid>>();
         let tasks = sids(&from.sids.tasks);
         let objects = sids(&from.sids.objects);
-        let all = tasks.union(&objects).copied().collect();
+        let net = sids(&from.sids.net);
+        let all = tasks.union(&objects).chain(&net).copied().collect();
+        let inet = [
+            Class::TCP_SOCKET,
+            Class::UDP_SOCKET,
+            Class::RAWIP_SOCKET,
+            Class::ICMP_SOCKET,
+            Class::SCTP_SOCKET,
+        ];
+        let inet_classes = inet.iter().map(|c| usize::from(c.0)).collect();
         let (dirs, files) = (sids(&from.sids.dirs), sids(&from.sids.files));
         Ok(Closure {
             g,
@@ -80,6 +95,8 @@ impl<'g, 'e> Closure<'g, 'e> {
             dirs,
             files,
             objects,
+            net,
+            inet_classes,
             all,
             queue: VecDeque::new(),
             decisions: Vec::new(),
@@ -98,12 +115,25 @@ impl<'g, 'e> Closure<'g, 'e> {
     /// computed once, whichever of the two came last.
     pub(super) fn run(&mut self) -> Result<()> {
         while let Some((sid, role)) = self.queue.pop_front() {
+            if role == Role::Net {
+                if !self.all.contains(&sid) && self.net.insert(sid) {
+                    self.new_sids.push((sid.0, Role::Net));
+                    self.add_target(sid)?;
+                }
+                continue;
+            }
+            if self.net.remove(&sid) {
+                // Met as more than a port or node: the classes it was not decided in.
+                for t in self.tasks.clone() {
+                    self.decide_in(t, sid, false)?;
+                }
+            }
             self.add_target(sid)?;
             if role != Role::Task && self.objects.insert(sid) && role == Role::Object {
                 self.new_sids.push((sid.0, Role::Object));
             }
             match role {
-                Role::Object => {}
+                Role::Object | Role::Net => {}
                 Role::Dir => {
                     if self.dirs.insert(sid) {
                         self.new_sids.push((sid.0, Role::Dir));
@@ -188,8 +218,16 @@ impl<'g, 'e> Closure<'g, 'e> {
         Ok(p)
     }
 
-    /// The decisions of `ssid` on `tsid` for every class of the table.
+    /// The decisions of `ssid` on `tsid` for every class of the table (the INET socket classes
+    /// alone for a port or node SID).
     pub(super) fn decide(&mut self, ssid: Sid, tsid: Sid) -> Result<()> {
+        let net = self.net.contains(&tsid) && !self.tasks.contains(&tsid);
+        self.decide_in(ssid, tsid, net)
+    }
+
+    /// The decisions of `ssid` on `tsid`: in the INET socket classes alone (`sockets`), or in
+    /// every class (a class decided twice is one entry: the table drops the repeat).
+    fn decide_in(&mut self, ssid: Sid, tsid: Sid, sockets: bool) -> Result<()> {
         if self.base.0 + self.decisions.len() + self.classes.len() > self.limits.max_decisions {
             return Err(EnforceError::TooLarge {
                 what: "decisions",
@@ -198,6 +236,9 @@ impl<'g, 'e> Closure<'g, 'e> {
             });
         }
         for i in 0..self.classes.len() {
+            if sockets && !self.inet_classes.contains(&i) {
+                continue;
+            }
             let av = self.av(ssid, tsid, i)?;
             let key = Key {
                 ssid: ssid.0,
@@ -350,10 +391,13 @@ impl<'g, 'e> Closure<'g, 'e> {
                 dirs: n(&self.dirs),
                 files: n(&self.files),
                 objects: n(&self.objects),
+                net: n(&self.net),
             },
             decisions: Table::from_unsorted(self.decisions),
             transitions: Table::from_unsorted(self.transitions),
             filesystems: Vec::new(),
+            ports: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 

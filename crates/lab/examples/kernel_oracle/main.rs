@@ -132,7 +132,7 @@ fn family(op: &str) -> &'static str {
         "create" | "mkdir" | "unlink" | "rmdir" | "rename" | "link" | "symlink" => "names",
         "exec" => "exec",
         "kill" | "ptrace" => "signals",
-        "socket" | "bind" => "sockets",
+        "socket" | "bind" | "connect" => "sockets",
         "shm" | "sem" | "msg" => "ipc",
         _ => "other",
     }
@@ -322,6 +322,9 @@ fn run() -> Res<bool> {
                 net_ipc::socket(svc.om(), &task, path).map_err(|e| format!("{key}: {e}"))?
             }
             "bind" => net_ipc::bind(svc.om(), &task, path).map_err(|e| format!("{key}: {e}"))?,
+            "connect" => {
+                net_ipc::connect(svc.om(), &task, path).map_err(|e| format!("{key}: {e}"))?
+            }
             "shm" | "sem" | "msg" => {
                 net_ipc::ipc(svc.om(), &task, op).map_err(|e| format!("{key}: {e}"))?
             }

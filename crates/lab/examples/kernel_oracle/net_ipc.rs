@@ -67,6 +67,25 @@ pub fn bind(om: &ObjectManager, task: &Task, arg: &str) -> Result<Result<(), Lab
         .map_err(|e| refused(&what, e)))
 }
 
+/// connect:KIND,PORT: a new socket of KIND connected to 127.0.0.1:PORT
+/// (selinux_socket_connect: `{connect}`, and `{name_connect}` on the port's SID for TCP). The
+/// probe reports a connect the LSMs let through as ok, whether or not anything listens.
+pub fn connect(om: &ObjectManager, task: &Task, arg: &str) -> Result<Result<(), LabError>, String> {
+    let (kind, port) = arg
+        .split_once(',')
+        .ok_or_else(|| format!("{arg}: not KIND,PORT"))?;
+    let port: u16 = port.parse().map_err(|_| format!("{arg}: not a port"))?;
+    let sock = match new_socket(om, task, kind)? {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(e)),
+    };
+    let addr = SockAddr::Inet(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    let what = format!("connect {arg}");
+    Ok(om
+        .socket_connect(task, &sock, &addr)
+        .map_err(|e| refused(&what, e)))
+}
+
 /// shm:, sem:, msg: the new object (selinux_shm_alloc_security, _sem_, _msg_queue_: its
 /// `{create}`), then its IPC_RMID (`{destroy}`).
 pub fn ipc(om: &ObjectManager, task: &Task, kind: &str) -> Result<Result<(), LabError>, String> {
