@@ -48,7 +48,7 @@
  * inode_store, keyed by a descriptor of the file; taken once per chain: daemon_maps), named by
  * /run/seaccess/sids ("SID CONTEXT"
  * lines). A task without task storage is "unconfined"; a file without inode storage reads as
- * ENODATA, as a file without security.selinux does.
+ * its file system's default (/run/seaccess/filesystems), what the BPF side decides it with.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -208,6 +208,45 @@ static void daemon_context(void)
 }
 
 /* PATH's label (not following a symbolic link) into CON: its length, or -errno. */
+/* The SID the daemon decides an inode nobody labeled with: its file system type's line in
+ * /run/seaccess/filesystems ("TYPE SID"; "creator" or "unchecked" are not a label), the type
+ * found from the inode's mount (statx's mount ID, /proc/self/mountinfo). 0, or an errno. */
+static int default_sid(int fd, unsigned *sid)
+{
+	struct statx stx;
+	char line[1024], type[64] = "", name[64];
+	FILE *f;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) || !(stx.stx_mask & STATX_MNT_ID))
+		return ENODATA;
+	if (!(f = fopen("/proc/self/mountinfo", "r")))
+		return errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *dash = strstr(line, " - ");
+		if (strtoull(line, NULL, 10) == stx.stx_mnt_id && dash) {
+			sscanf(dash + 3, "%63s", type);
+			break;
+		}
+	}
+	fclose(f);
+	type[strcspn(type, ".")] = 0; /* a FUSE subtype is not the kernel's type name */
+	/* A type the daemon does not list is the initial SID unlabeled. */
+	*sid = 3;
+	if (!(f = fopen("/run/seaccess/filesystems", "r")))
+		return errno;
+	while (fgets(line, sizeof(line), f)) {
+		char value[32];
+		if (sscanf(line, "%63s %31s", name, value) == 2 && !strcmp(name, type)) {
+			char *end;
+			*sid = strtoul(value, &end, 10);
+			if (*end)
+				*sid = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return *sid ? 0 : ENODATA;
+}
+
 static ssize_t file_label(const char *path, char *con, size_t size)
 {
 	unsigned sid;
@@ -220,6 +259,10 @@ static ssize_t file_label(const char *path, char *con, size_t size)
 	if (fd < 0)
 		return -errno;
 	err = storage_sid(inode_map, fd, &sid);
+	/* Nobody labeled it: the label the daemon decides it with, its file system's default (as
+	 * the SELinux kernel's getxattr answers with the label it gave such an inode). */
+	if (err == ENOENT)
+		err = default_sid(fd, &sid);
 	close(fd);
 	if (err == ENOENT)
 		return -ENODATA;

@@ -4,18 +4,36 @@
 #ifndef SEACCESS_INODES_H
 #define SEACCESS_INODES_H
 
-/* selinux_determine_inode_label without a name: security_transition_sid(task, dir, class) from
- * the transitions map (name-keyed type transitions are not in the map yet), the directory
- * decided as inode_sid says (the initial SID file where it is not checked). 0 on a miss. */
+/* selinux_determine_inode_label: security_transition_sid(task, dir, class, name), from the
+ * named transitions map where a filename rule names the new object, else the transitions map,
+ * the directory decided as inode_sid says (the initial SID file where it is not checked). 0 on
+ * a miss, or where the policy computes a context it does not define. */
 static __always_inline __u32 new_inode_sid(const struct gen *g, __u32 ssid, struct inode *dir,
-					   __u32 tclass, const struct obj *o)
+					   __u32 tclass, const unsigned char *name,
+					   const struct obj *o)
 {
 	struct sea_inode *ds = bpf_inode_storage_get(&inode_store, dir, 0, 0);
 	struct sea_key k = { .ssid = ssid, .tclass = tclass };
+	struct sea_nkey nk;
 	struct sea_trans *tr;
 
 	if (!inode_sid(g, dir, ds, &k.tsid))
 		k.tsid = g->config->file_sid;
+	/* A filename type_transition first (the map holds those whose answer differs from the
+	 * unnamed one); a name that fills the key was cut and is not looked up. */
+	__builtin_memset(&nk, 0, sizeof(nk));
+	nk.ssid = ssid;
+	nk.tsid = k.tsid;
+	nk.tclass = tclass;
+	if (name) {
+		long n = bpf_probe_read_kernel_str(nk.name, sizeof(nk.name), name);
+
+		if (n > 0 && n < (long)sizeof(nk.name)) {
+			tr = bpf_map_lookup_elem(g->named, &nk);
+			if (tr)
+				return tr->newsid;
+		}
+	}
 	tr = bpf_map_lookup_elem(g->transitions, &k);
 	if (!tr) {
 		emit(SEA_EV_MISS, g->seqno, &k, SEA_FILE__CREATE, SEA_FILE__CREATE, SEA_FILE__CREATE,
@@ -46,7 +64,7 @@ static __always_inline int may_create(struct inode *dir, struct dentry *dentry, 
 	rc = has_perm(&g, t->sid, dsid, SEA_CLASS_DIR, SEA_DIR__ADD_NAME | SEA_DIR__SEARCH, &o, 0);
 	if (rc)
 		return rc;
-	newsid = new_inode_sid(&g, t->sid, dir, tclass, &o);
+	newsid = new_inode_sid(&g, t->sid, dir, tclass, BPF_CORE_READ(dentry, d_name.name), &o);
 	if (!newsid)
 		return g.config->enforcing ? -EACCES : 0;
 	o.inode = 0;
@@ -375,7 +393,8 @@ int BPF_PROG(sea_inode_init_security, struct inode *inode, struct inode *dir,
 
 	if (!t || !gen_get(&g))
 		return 0;
-	newsid = new_inode_sid(&g, t->sid, dir, inode_class(inode->i_mode), 0);
+	newsid = new_inode_sid(&g, t->sid, dir, inode_class(inode->i_mode),
+			       qstr ? BPF_CORE_READ(qstr, name) : 0, 0);
 	if (!newsid)
 		return 0;
 	is = bpf_inode_storage_get(&inode_store, inode, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);

@@ -29,6 +29,8 @@
 #define SEA_PORT_DCCP 3
 #define SEA_PORTS (4 * 65536)
 #define SEA_MAX_NODES 64
+#define SEA_MAX_NAMED (1 << 16)
+#define SEA_TNAME_LEN 64
 
 /* Key of the decisions and transitions maps: tclass is the object manager's class number
  * (32 bits wide so the key has no padding). */
@@ -54,6 +56,16 @@ struct sea_av {
 struct sea_trans {
 	__u32 newsid;
 	__u32 pad;
+};
+
+/* Key of the named transitions map: a create's (task SID, directory SID, file class) with the
+ * new object's name, NUL-padded (filename type_transition rules; a name of SEA_TNAME_LEN bytes
+ * or more is not in the map). */
+struct sea_nkey {
+	__u32 ssid;
+	__u32 tsid;
+	__u32 tclass;
+	char name[SEA_TNAME_LEN];
 };
 
 /* Per generation, one entry (index 0). */

@@ -47,6 +47,21 @@ struct {
 	__array(values, struct transitions_inner);
 } transitions SEC(".maps");
 
+struct named_inner {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SEA_MAX_NAMED);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(key_size, sizeof(struct sea_nkey));
+	__uint(value_size, sizeof(struct sea_trans));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SEA_GENERATIONS);
+	__type(key, __u32);
+	__array(values, struct named_inner);
+} named SEC(".maps");
+
 struct config_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -130,6 +145,7 @@ struct gen {
 	__u64 seqno;
 	void *decisions;
 	void *transitions;
+	void *named;
 	void *filesystems;
 	void *ports;
 	void *nodes;
@@ -156,12 +172,13 @@ static __always_inline int gen_get(struct gen *g)
 	slot = g->seqno & 1;
 	g->decisions = bpf_map_lookup_elem(&decisions, &slot);
 	g->transitions = bpf_map_lookup_elem(&transitions, &slot);
+	g->named = bpf_map_lookup_elem(&named, &slot);
 	g->filesystems = bpf_map_lookup_elem(&filesystems, &slot);
 	g->ports = bpf_map_lookup_elem(&ports, &slot);
 	g->nodes = bpf_map_lookup_elem(&nodes, &slot);
 	cfgmap = bpf_map_lookup_elem(&config, &slot);
-	if (!g->decisions || !g->transitions || !g->filesystems || !g->ports || !g->nodes ||
-	    !cfgmap)
+	if (!g->decisions || !g->transitions || !g->named || !g->filesystems || !g->ports ||
+	    !g->nodes || !cfgmap)
 		return 0;
 	g->config = bpf_map_lookup_elem(cfgmap, &zero);
 	return g->config != 0;

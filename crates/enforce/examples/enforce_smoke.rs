@@ -191,6 +191,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         .install(
             &dec,
             &tr,
+            &gen.named,
             &gen.filesystems,
             (&gen.ports, &gen.nodes),
             &config,
@@ -426,6 +427,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
                 .install(
                     &revoked,
                     &tr,
+                    &gen.named,
                     &gen.filesystems,
                     (&gen.ports, &gen.nodes),
                     &config,
@@ -447,6 +449,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         .install(
             &dec,
             &tr,
+            &gen.named,
             &gen.filesystems,
             (&gen.ports, &gen.nodes),
             &config,
@@ -479,6 +482,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         .install(
             &dec,
             &tr,
+            &gen.named,
             &gen.filesystems,
             (&gen.ports, &gen.nodes),
             &config,

@@ -15,8 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use libbpf_rs::{Link, MapCore, MapFlags, MapHandle, MapType, Object, ObjectBuilder};
 
 use crate::layout::{
-    Av, Config, Event, FsDef, FsKey, Inode, Key, Node, Task, Trans, FSNAME_LEN, GENERATIONS,
-    MAX_DECISIONS, MAX_FILESYSTEMS, MAX_NODES, MAX_TRANSITIONS, NAME_LEN, PORTS,
+    Av, Config, Event, FsDef, FsKey, Inode, Key, NamedKey, Node, Task, Trans, FSNAME_LEN,
+    GENERATIONS, MAX_DECISIONS, MAX_FILESYSTEMS, MAX_NAMED, MAX_NODES, MAX_TRANSITIONS, NAME_LEN,
+    PORTS, TNAME_LEN,
 };
 
 /// Where the maps are pinned (a directory of the BPF filesystem).
@@ -42,6 +43,7 @@ pub struct Enforcer {
     current: Current,
     decisions: MapHandle,
     transitions: MapHandle,
+    named: MapHandle,
     config: MapHandle,
     filesystems: MapHandle,
     ports: MapHandle,
@@ -50,13 +52,30 @@ pub struct Enforcer {
     inodes: MapHandle,
     events: MapHandle,
     seqno: u64,
-    /// The inner decisions and transitions maps of the generation in use, which
-    /// [`Enforcer::extend`] adds to.
-    live: Option<(MapHandle, MapHandle)>,
+    /// The inner decisions, transitions and named transitions maps of the generation in use,
+    /// which [`Enforcer::extend`] adds to.
+    live: Option<(MapHandle, MapHandle, MapHandle)>,
 }
 
 /// Entries per batch update: one system call each, not one per entry.
 const BATCH: usize = 4096;
+
+/// Inserts the named transitions into `map`, `BATCH` at a time.
+fn fill_named(map: &MapHandle, entries: &[(NamedKey, Trans)]) -> Result<()> {
+    for chunk in entries.chunks(BATCH) {
+        let mut keys = Vec::with_capacity(chunk.len() * (12 + TNAME_LEN));
+        let mut values = Vec::with_capacity(chunk.len() * 8);
+        for (k, v) in chunk {
+            keys.extend(words(&[k.ssid, k.tsid, k.tclass]));
+            keys.extend_from_slice(&k.name);
+            values.extend(trans_bytes(v));
+        }
+        let n = u32::try_from(chunk.len()).unwrap_or(u32::MAX);
+        map.update_batch(&keys, &values, n, MapFlags::ANY, MapFlags::ANY)
+            .map_err(bpf(|| format!("{n} named transitions")))?;
+    }
+    Ok(())
+}
 
 /// Inserts `entries` into `map`, `BATCH` at a time.
 fn fill<V>(
@@ -125,6 +144,7 @@ impl Enforcer {
             current: Current::map(&current)?,
             decisions: handle("decisions")?,
             transitions: handle("transitions")?,
+            named: handle("named")?,
             config: handle("config")?,
             filesystems: handle("filesystems")?,
             ports: handle("ports")?,
@@ -153,6 +173,7 @@ impl Enforcer {
         &mut self,
         decisions: &[(Key, Av)],
         transitions: &[(Key, Trans)],
+        named: &[(NamedKey, Trans)],
         filesystems: &[(FsKey, FsDef)],
         net: (&[u32], &[Node]),
         config: &Config,
@@ -163,6 +184,14 @@ impl Enforcer {
         fill(&dec, decisions, av_bytes, "decisions")?;
         let tr = inner(MapType::Hash, "sea_transitions", 12, 8, MAX_TRANSITIONS)?;
         fill(&tr, transitions, trans_bytes, "transitions")?;
+        let nm = inner(
+            MapType::Hash,
+            "sea_named",
+            12 + TNAME_LEN as u32,
+            8,
+            MAX_NAMED,
+        )?;
+        fill_named(&nm, named)?;
         let fs = inner(
             MapType::Hash,
             "sea_filesystems",
@@ -201,6 +230,7 @@ impl Enforcer {
         for (outer, innerm, what) in [
             (&self.decisions, &dec, "decisions"),
             (&self.transitions, &tr, "transitions"),
+            (&self.named, &nm, "named"),
             (&self.filesystems, &fs, "filesystems"),
             (&self.ports, &pmap, "ports"),
             (&self.nodes, &nmap, "nodes"),
@@ -216,7 +246,7 @@ impl Enforcer {
         }
         self.current.store(next);
         self.seqno = next;
-        self.live = Some((dec, tr));
+        self.live = Some((dec, tr, nm));
         Ok(next)
     }
 
@@ -224,13 +254,19 @@ impl Enforcer {
     /// changes, so no hook can decide differently than before except where it missed (and was
     /// refused), and the grants remembered under its seqno stay valid, as the kernel's AVC
     /// fills entries without a new seqno. Before any [`Enforcer::install`], an error.
-    pub fn extend(&self, decisions: &[(Key, Av)], transitions: &[(Key, Trans)]) -> Result<()> {
-        let (dec, tr) = self
+    pub fn extend(
+        &self,
+        decisions: &[(Key, Av)],
+        transitions: &[(Key, Trans)],
+        named: &[(NamedKey, Trans)],
+    ) -> Result<()> {
+        let (dec, tr, nm) = self
             .live
             .as_ref()
             .ok_or_else(|| EnforceError::Missing("a generation in use to extend".into()))?;
         fill(dec, decisions, av_bytes, "decisions")?;
-        fill(tr, transitions, trans_bytes, "transitions")
+        fill(tr, transitions, trans_bytes, "transitions")?;
+        fill_named(nm, named)
     }
 
     /// Labels the task `pidfd` refers to (confines it: from now on its hooks are checked).

@@ -238,8 +238,14 @@ impl Daemon {
     fn install(&mut self, g: Generation) -> Result<()> {
         let dec: Vec<_> = g.decisions.iter().collect();
         let tr: Vec<_> = g.transitions.iter().collect();
-        self.enforcer
-            .install(&dec, &tr, &g.filesystems, (&g.ports, &g.nodes), &g.config)?;
+        self.enforcer.install(
+            &dec,
+            &tr,
+            &g.named,
+            &g.filesystems,
+            (&g.ports, &g.nodes),
+            &g.config,
+        )?;
         self.generation = g;
         Ok(())
     }
@@ -397,12 +403,14 @@ impl Daemon {
         let mut added = false;
         let mut dec = Vec::new();
         let mut tr = Vec::new();
+        let mut named = Vec::new();
         for &(sid, role) in wanted {
             match g.add_sid(&self.engine, Sid(sid), role, &self.limits) {
                 Ok(a) => {
                     added |= !a.sids.is_empty();
                     dec.extend(a.decisions.iter());
                     tr.extend(a.transitions.iter());
+                    named.extend(a.named.iter().copied());
                 }
                 Err(EnforceError::Stale { .. }) => {
                     if let Err(e) = self.relabel().and_then(|()| self.write_state()) {
@@ -416,7 +424,7 @@ impl Daemon {
         if !added {
             return;
         }
-        if let Err(e) = self.enforcer.extend(&dec, &tr) {
+        if let Err(e) = self.enforcer.extend(&dec, &tr, &named) {
             self.log(&format!(
                 "extending generation {} failed: {e}",
                 self.generation()

@@ -16,6 +16,43 @@ pub const PORT_PROTOCOLS: [u8; 4] = [6, 17, 132, 33];
 pub const PORTS: u32 = 4 * 65536;
 /// Entries each generation's nodes map can hold.
 pub const MAX_NODES: u32 = 64;
+/// Entries each generation's named transitions map can hold.
+pub const MAX_NAMED: u32 = 1 << 16;
+/// The bytes of a name in [`NamedKey`] (a longer name is not in the map).
+pub const TNAME_LEN: usize = 64;
+
+/// Key of the named transitions map (`struct sea_nkey`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NamedKey {
+    /// The creating task's SID.
+    pub ssid: u32,
+    /// The directory's SID.
+    pub tsid: u32,
+    /// The object manager's class number.
+    pub tclass: u32,
+    /// The new object's name, NUL-padded.
+    pub name: [u8; TNAME_LEN],
+}
+
+impl NamedKey {
+    /// The key of `name` under (`ssid`, `tsid`, `tclass`); None if the name does not fit with
+    /// its NUL (or holds one).
+    pub fn new(ssid: u32, tsid: u32, tclass: u32, name: &str) -> Option<NamedKey> {
+        let b = name.as_bytes();
+        if b.len() >= TNAME_LEN || b.contains(&0) {
+            return None;
+        }
+        let mut n = [0u8; TNAME_LEN];
+        n[..b.len()].copy_from_slice(b);
+        Some(NamedKey {
+            ssid,
+            tsid,
+            tclass,
+            name: n,
+        })
+    }
+}
 /// Entries each generation's filesystems map can hold.
 pub const MAX_FILESYSTEMS: u32 = 1024;
 /// The bytes of a file system type's name in [`FsKey`] (longer names are not in the map).
@@ -243,6 +280,7 @@ mod tests {
         assert_eq!(offset_of!(Config, port_sid), 20);
         assert_eq!(offset_of!(Config, local_high), 40);
         assert_eq!(size_of::<Node>(), 40);
+        assert_eq!(size_of::<NamedKey>(), 76);
         assert_eq!(offset_of!(Node, mask), 24);
         assert_eq!(offset_of!(Config, flags), 16);
         assert_eq!(size_of::<Task>(), 16);

@@ -38,8 +38,8 @@ use seaccess_types::Sid;
 
 use crate::error::{EnforceError, Result};
 use crate::layout::{
-    Av, Config, FsDef, FsKey, Key, Node, Trans, CONFIG_EXTSOCKCLASS, FS_FIXED, MAX_DECISIONS,
-    MAX_NODES, MAX_TRANSITIONS, PORT_PROTOCOLS,
+    Av, Config, FsDef, FsKey, Key, NamedKey, Node, Trans, CONFIG_EXTSOCKCLASS, FS_FIXED,
+    MAX_DECISIONS, MAX_NAMED, MAX_NODES, MAX_TRANSITIONS, PORT_PROTOCOLS,
 };
 
 use closure::Closure;
@@ -70,6 +70,8 @@ pub struct Limits {
     pub max_decisions: usize,
     /// Entries of the transitions map (layout.h's SEA_MAX_TRANSITIONS by default).
     pub max_transitions: usize,
+    /// Entries of the named transitions map (layout.h's SEA_MAX_NAMED by default).
+    pub max_named: usize,
 }
 
 impl Default for Limits {
@@ -78,6 +80,7 @@ impl Default for Limits {
             max_sids: 4096,
             max_decisions: MAX_DECISIONS as usize,
             max_transitions: MAX_TRANSITIONS as usize,
+            max_named: MAX_NAMED as usize,
         }
     }
 }
@@ -190,6 +193,11 @@ pub struct Generation {
     pub transitions: Table<Trans>,
     /// The SIDs covered.
     pub sids: Sids,
+    /// (task SID, directory SID, file class, name) to the new file's SID, where a filename
+    /// type_transition gives another answer than `transitions` (sorted by key).
+    pub named: Vec<(NamedKey, Trans)>,
+    /// Filename transitions not in `named`: their name is too long for the key.
+    pub named_skipped: usize,
     /// File system type to what an inode nobody labeled there is (filesystems.rs).
     pub filesystems: Vec<(FsKey, FsDef)>,
     /// The port SID of every (protocol, port) of [`PORT_PROTOCOLS`]: index `P * 65536 + port`
@@ -206,6 +214,8 @@ pub struct Added {
     pub decisions: Table<Av>,
     /// The new transitions.
     pub transitions: Table<Trans>,
+    /// The new named transitions.
+    pub named: Vec<(NamedKey, Trans)>,
     /// The SIDs new to the generation (the one asked for and what it led to), with their role.
     pub sids: Vec<(u32, Role)>,
 }
@@ -239,6 +249,9 @@ impl Generation {
         })??;
         self.decisions = std::mem::take(&mut self.decisions).merged(&added.decisions);
         self.transitions = std::mem::take(&mut self.transitions).merged(&added.transitions);
+        let mut named = std::mem::take(&mut self.named);
+        named.extend(added.named.iter().copied());
+        self.named = closure::sorted(named);
         for &(s, r) in &added.sids {
             let set = match r {
                 Role::Task => &mut self.sids.tasks,
@@ -265,7 +278,11 @@ impl Generation {
     ) -> Result<Added> {
         let mut c = Closure::new(g, limits, self)?;
         let known = c.all.contains(&sid);
-        c.base = (self.decisions.len(), self.transitions.len());
+        c.base = (
+            self.decisions.len(),
+            self.transitions.len(),
+            self.named.len(),
+        );
         c.push(sid, role);
         c.run()?;
         let tasks = c.tasks();

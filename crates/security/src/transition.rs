@@ -25,6 +25,33 @@ impl Generation {
     }
 
     /// The kernel's security_member_sid (type_member rules).
+    /// The object names whose filename transition can change what [`Generation::compute_create`]
+    /// answers for `ssid` creating an object of `class` under `tsid`: the rules for the
+    /// target's type and the class that name the source's type, each name once, sorted.
+    pub fn filename_names(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Vec<Box<str>>> {
+        let s = self.sid_context(ssid)?;
+        let t = self.sid_context(tsid)?;
+        let c = &*self.c;
+        if !c.ftrans_ttypes.get(t.ty) {
+            return Ok(Vec::new());
+        }
+        let cl = u32::from(class.0);
+        let mut out: Vec<Box<str>> = c
+            .ftrans
+            .iter()
+            .filter(|((tt, k, _), rules)| {
+                *tt == t.ty
+                    && *k == cl
+                    && rules
+                        .iter()
+                        .any(|(stypes, _)| s.ty >= 1 && stypes.get(s.ty - 1))
+            })
+            .map(|((_, _, name), _)| name.clone())
+            .collect();
+        out.sort_unstable();
+        Ok(out)
+    }
+
     pub fn compute_member(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<Sid> {
         self.compute_sid(ssid, tsid, class, TypeRuleKind::Member, None)
     }

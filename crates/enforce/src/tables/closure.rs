@@ -9,7 +9,7 @@ use seaccess_types::{ClassId, HandleUnknown, Sid};
 
 use super::{Added, Generation, Limits, Role, Sids, Table, FILE_CLASSES};
 use crate::error::{EnforceError, Result};
-use crate::layout::{Av, Config, Key, Trans, AV_PERMISSIVE};
+use crate::layout::{Av, Config, Key, NamedKey, Trans, AV_PERMISSIVE};
 
 /// One class of the table as the policy has it: the kernel's struct selinux_mapping.
 struct Mapping {
@@ -44,9 +44,13 @@ pub(super) struct Closure<'g, 'e> {
     queue: VecDeque<(Sid, Role)>,
     decisions: Vec<(Key, Av)>,
     transitions: Vec<(Key, Trans)>,
+    named: Vec<(NamedKey, Trans)>,
+    /// Filename transitions left out: a name too long for the key.
+    named_skipped: usize,
     new_sids: Vec<(u32, Role)>,
-    /// Entries the generation being extended already has (counted against the limits).
-    pub(super) base: (usize, usize),
+    /// Entries the generation being extended already has (counted against the limits):
+    /// decisions, transitions, named transitions.
+    pub(super) base: (usize, usize, usize),
 }
 
 impl<'g, 'e> Closure<'g, 'e> {
@@ -101,8 +105,10 @@ impl<'g, 'e> Closure<'g, 'e> {
             queue: VecDeque::new(),
             decisions: Vec::new(),
             transitions: Vec::new(),
+            named: Vec::new(),
+            named_skipped: 0,
             new_sids: Vec::new(),
-            base: (0, 0),
+            base: (0, 0, 0),
         })
     }
 
@@ -329,16 +335,68 @@ impl<'g, 'e> Closure<'g, 'e> {
     fn create(&mut self, t: Sid, d: Sid) -> Result<()> {
         self.room(FILE_CLASSES.len(), t, d)?;
         for class in FILE_CLASSES {
-            if let Some(new) = self.transition(t, d, class)? {
-                let role = match class {
-                    Class::DIR => Role::Dir,
-                    Class::FILE => Role::File,
-                    _ => Role::Object,
-                };
+            let role = match class {
+                Class::DIR => Role::Dir,
+                Class::FILE => Role::File,
+                _ => Role::Object,
+            };
+            let unnamed = self.transition(t, d, class)?;
+            if let Some(new) = unnamed {
+                self.push(new, role);
+            }
+            for new in self.named(t, d, class, unnamed)? {
                 self.push(new, role);
             }
         }
         Ok(())
+    }
+
+    /// The filename transitions of `t` creating a `class` object in `d` whose answer differs
+    /// from the unnamed one (`unnamed`; where it is the same, the BPF side's fallback to the
+    /// transitions map gives it): kept, and their new SIDs returned.
+    fn named(&mut self, t: Sid, d: Sid, class: Class, unnamed: Option<Sid>) -> Result<Vec<Sid>> {
+        let Some(pclass) = self.classes.get(usize::from(class.0)).and_then(|m| m.class) else {
+            return Ok(Vec::new());
+        };
+        let names = self
+            .g
+            .policy()
+            .filename_names(t, d, pclass)
+            .map_err(EngineError::from)?;
+        let mut out = Vec::new();
+        for name in names {
+            let Some(key) = NamedKey::new(t.0, d.0, u32::from(class.0), &name) else {
+                // Too long for the key: the BPF side gives the unnamed answer.
+                self.named_skipped += 1;
+                continue;
+            };
+            let new = match self.g.policy().compute_create(t, d, pclass, Some(&name)) {
+                Ok(n) => n,
+                Err(SecurityError::InvalidComputedContext(_)) => Sid::NULL,
+                Err(e) => return Err(EngineError::from(e).into()),
+            };
+            if Some(new) == unnamed || (new == Sid::NULL && unnamed.is_none()) {
+                continue;
+            }
+            if self.base.2 + self.named.len() >= self.limits.max_named {
+                return Err(EnforceError::TooLarge {
+                    what: "named transitions",
+                    limit: self.limits.max_named,
+                    detail: format!("from {} in {}", self.context(t), self.context(d)),
+                });
+            }
+            self.named.push((
+                key,
+                Trans {
+                    newsid: new.0,
+                    pad: 0,
+                },
+            ));
+            if new != Sid::NULL {
+                out.push(new);
+            }
+        }
+        Ok(out)
     }
 
     /// Whether the transitions map has room for `n` more entries.
@@ -395,6 +453,8 @@ impl<'g, 'e> Closure<'g, 'e> {
             },
             decisions: Table::from_unsorted(self.decisions),
             transitions: Table::from_unsorted(self.transitions),
+            named: sorted(self.named),
+            named_skipped: self.named_skipped,
             filesystems: Vec::new(),
             ports: Vec::new(),
             nodes: Vec::new(),
@@ -405,7 +465,15 @@ impl<'g, 'e> Closure<'g, 'e> {
         Added {
             decisions: Table::from_unsorted(self.decisions),
             transitions: Table::from_unsorted(self.transitions),
+            named: sorted(self.named),
             sids: self.new_sids,
         }
     }
+}
+
+/// `v` sorted by key, each key once.
+pub(super) fn sorted(mut v: Vec<(NamedKey, Trans)>) -> Vec<(NamedKey, Trans)> {
+    v.sort_unstable_by_key(|e| e.0);
+    v.dedup_by_key(|e| e.0);
+    v
 }
