@@ -477,23 +477,30 @@ static int do_connect(const char *arg)
 	return err == ECONNREFUSED ? 0 : err;
 }
 
-static int do_ipc(const char *kind)
+/* KIND's new IPC_PRIVATE object, reported as "KIND PATH"; once made, its IPC_RMID, reported
+ * as "KIND PATH/rmid" (two lines, so that a refused create and a refused removal are told
+ * apart). */
+static void do_ipc(const char *kind, const char *path)
 {
-	int id, err = 0;
-	if (!strcmp(kind, "shm")) {
-		if ((id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600)) < 0)
-			return errno;
+	char rmid[1040];
+	int id, err;
+	if (!strcmp(kind, "shm"))
+		id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+	else if (!strcmp(kind, "sem"))
+		id = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+	else
+		id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	report(kind, path, id < 0 ? errno : 0);
+	if (id < 0)
+		return;
+	if (!strcmp(kind, "shm"))
 		err = shmctl(id, IPC_RMID, NULL) ? errno : 0;
-	} else if (!strcmp(kind, "sem")) {
-		if ((id = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600)) < 0)
-			return errno;
+	else if (!strcmp(kind, "sem"))
 		err = semctl(id, 0, IPC_RMID) ? errno : 0;
-	} else {
-		if ((id = msgget(IPC_PRIVATE, IPC_CREAT | 0600)) < 0)
-			return errno;
+	else
 		err = msgctl(id, IPC_RMID, NULL) ? errno : 0;
-	}
-	return err;
+	snprintf(rmid, sizeof(rmid), "%s/rmid", path);
+	report(kind, rmid, err);
 }
 
 int main(int argc, char **argv)
@@ -564,7 +571,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(op, "connect")) {
 			report(op, path, do_connect(path));
 		} else if (!strcmp(op, "shm") || !strcmp(op, "sem") || !strcmp(op, "msg")) {
-			report(op, path, do_ipc(op));
+			do_ipc(op, path);
 		} else if (!strcmp(op, "sleep")) {
 			/* A tracer's attach and detach, a stop and a continue may cut one sleep short. */
 			time_t end = time(NULL) + atoi(path);

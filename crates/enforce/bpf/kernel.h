@@ -106,6 +106,7 @@ struct socket {
 };
 
 struct sockaddr;
+struct kern_ipc_perm;
 struct msghdr;
 struct kernel_siginfo;
 

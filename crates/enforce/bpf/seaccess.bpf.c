@@ -30,3 +30,4 @@ char LICENSE[] SEC("license") = "GPL";
 #include "inodes.h"
 #include "sockets.h"
 #include "memory.h"
+#include "ipc.h"

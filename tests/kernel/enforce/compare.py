@@ -48,6 +48,9 @@ COMPARED = {
     "socket": "sockets",  # socket_create, socket_post_create
     "bind": "sockets",  # socket_bind: bind, name_bind, node_bind
     "connect": "sockets",  # socket_connect: connect, name_connect
+    "shm": "ipc",  # shm_alloc_security, shm_shmctl
+    "sem": "ipc",  # sem_alloc_security, sem_semctl
+    "msg": "ipc",  # msg_queue_alloc_security, msg_queue_msgctl
 }
 
 # Operations seaccess enforce mediates in part: op -> (family, what it does not ask). Where
@@ -57,11 +60,7 @@ COMPARED = {
 PARTIAL = {}
 
 # Operation -> (family, the hooks.c functions seaccess enforce has no program on yet).
-NOT_COMPARED = {
-    "shm": ("ipc", "selinux_shm_alloc, selinux_shm_shmctl"),
-    "sem": ("ipc", "selinux_sem_alloc, selinux_sem_semctl"),
-    "msg": ("ipc", "selinux_msg_queue_alloc, selinux_msg_queue_msgctl"),
-}
+NOT_COMPARED = {}
 
 
 def by_target(op, path, pids):

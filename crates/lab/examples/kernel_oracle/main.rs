@@ -325,9 +325,8 @@ fn run() -> Res<bool> {
             "connect" => {
                 net_ipc::connect(svc.om(), &task, path).map_err(|e| format!("{key}: {e}"))?
             }
-            "shm" | "sem" | "msg" => {
-                net_ipc::ipc(svc.om(), &task, op).map_err(|e| format!("{key}: {e}"))?
-            }
+            "shm" | "sem" | "msg" => net_ipc::ipc(svc.om(), &task, op, path.ends_with("/rmid"))
+                .map_err(|e| format!("{key}: {e}"))?,
             // Into the context the exec gives; the kernel's must be the same.
             "exec" => svc.exec(&task, rel).and_then(|into| {
                 if into == *ctx {

@@ -88,18 +88,43 @@ pub fn connect(om: &ObjectManager, task: &Task, arg: &str) -> Result<Result<(), 
 
 /// shm:, sem:, msg: the new object (selinux_shm_alloc_security, _sem_, _msg_queue_: its
 /// `{create}`), then its IPC_RMID (`{destroy}`).
-pub fn ipc(om: &ObjectManager, task: &Task, kind: &str) -> Result<Result<(), LabError>, String> {
+pub fn ipc(
+    om: &ObjectManager,
+    task: &Task,
+    kind: &str,
+    rmid: bool,
+) -> Result<Result<(), LabError>, String> {
     let what = format!("{kind} IPC_PRIVATE");
-    let r = match kind {
-        "shm" => om
-            .shm_alloc_security(task, 0)
-            .and_then(|o| om.shm_shmctl(task, &o, IPC_RMID)),
-        "sem" => om
-            .sem_alloc_security(task, 0)
-            .and_then(|o| om.sem_semctl(task, &o, IPC_RMID)),
-        "msg" => om
-            .msg_queue_alloc_security(task, 0)
-            .and_then(|o| om.msg_queue_msgctl(task, &o, IPC_RMID)),
+    // The probe reports the removal only of an object it made: here the create must pass.
+    let made = |r: seaccess_objmgr::Result<()>| -> Result<(), String> {
+        r.map_err(|e| format!("{what}: the create the probe made is refused here: {e}"))
+    };
+    let r = match (kind, rmid) {
+        ("shm", false) => om.shm_alloc_security(task, 0).map(|_| ()),
+        ("sem", false) => om.sem_alloc_security(task, 0).map(|_| ()),
+        ("msg", false) => om.msg_queue_alloc_security(task, 0).map(|_| ()),
+        ("shm", true) => {
+            let o = om.shm_alloc_security(task, 0);
+            let o = match o {
+                Ok(o) => o,
+                Err(e) => return made(Err(e)).map(|()| Ok(())),
+            };
+            om.shm_shmctl(task, &o, IPC_RMID)
+        }
+        ("sem", true) => {
+            let o = match om.sem_alloc_security(task, 0) {
+                Ok(o) => o,
+                Err(e) => return made(Err(e)).map(|()| Ok(())),
+            };
+            om.sem_semctl(task, &o, IPC_RMID)
+        }
+        ("msg", true) => {
+            let o = match om.msg_queue_alloc_security(task, 0) {
+                Ok(o) => o,
+                Err(e) => return made(Err(e)).map(|()| Ok(())),
+            };
+            om.msg_queue_msgctl(task, &o, IPC_RMID)
+        }
         _ => return Err(format!("{kind}: no such IPC kind")),
     };
     Ok(r.map_err(|e| refused(&what, e)))
