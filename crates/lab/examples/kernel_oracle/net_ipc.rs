@@ -41,19 +41,31 @@ pub fn socket(om: &ObjectManager, task: &Task, kind: &str) -> Result<Result<(), 
     Ok(new_socket(om, task, kind)?.map(|_| ()))
 }
 
-/// bind:KIND,PORT: the socket, selinux_socket_bind ({bind}, {name_bind} where the port asks it,
-/// {node_bind}), then inet_bind's own CAP_NET_BIND_SERVICE for a port below 1024 (the kernel
-/// asks it after the LSM hook, in __inet_bind).
-pub fn bind(om: &ObjectManager, task: &Task, arg: &str) -> Result<Result<(), LabError>, String> {
+/// KIND,PORT: a new socket of KIND and the address 127.0.0.1:PORT (the probe's bind and
+/// connect), or the socket's refusal.
+fn loopback(
+    om: &ObjectManager,
+    task: &Task,
+    arg: &str,
+) -> Result<Result<(SocketSec, SockAddr, u16), LabError>, String> {
     let (kind, port) = arg
         .split_once(',')
         .ok_or_else(|| format!("{arg}: not KIND,PORT"))?;
     let port: u16 = port.parse().map_err(|_| format!("{arg}: not a port"))?;
-    let sock = match new_socket(om, task, kind)? {
+    Ok(new_socket(om, task, kind)?.map(|sock| {
+        let addr = SockAddr::Inet(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+        (sock, addr, port)
+    }))
+}
+
+/// bind:KIND,PORT: the socket, selinux_socket_bind ({bind}, {name_bind} where the port asks it,
+/// {node_bind}), then inet_bind's own CAP_NET_BIND_SERVICE for a port below 1024 (the kernel
+/// asks it after the LSM hook, in __inet_bind).
+pub fn bind(om: &ObjectManager, task: &Task, arg: &str) -> Result<Result<(), LabError>, String> {
+    let (sock, addr, port) = match loopback(om, task, arg)? {
         Ok(s) => s,
         Err(e) => return Ok(Err(e)),
     };
-    let addr = SockAddr::Inet(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
     let what = format!("bind {arg}");
     Ok(om
         .socket_bind(task, &sock, &addr)
@@ -71,15 +83,10 @@ pub fn bind(om: &ObjectManager, task: &Task, arg: &str) -> Result<Result<(), Lab
 /// (selinux_socket_connect: `{connect}`, and `{name_connect}` on the port's SID for TCP). The
 /// probe reports a connect the LSMs let through as ok, whether or not anything listens.
 pub fn connect(om: &ObjectManager, task: &Task, arg: &str) -> Result<Result<(), LabError>, String> {
-    let (kind, port) = arg
-        .split_once(',')
-        .ok_or_else(|| format!("{arg}: not KIND,PORT"))?;
-    let port: u16 = port.parse().map_err(|_| format!("{arg}: not a port"))?;
-    let sock = match new_socket(om, task, kind)? {
+    let (sock, addr, _) = match loopback(om, task, arg)? {
         Ok(s) => s,
         Err(e) => return Ok(Err(e)),
     };
-    let addr = SockAddr::Inet(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
     let what = format!("connect {arg}");
     Ok(om
         .socket_connect(task, &sock, &addr)
@@ -87,7 +94,7 @@ pub fn connect(om: &ObjectManager, task: &Task, arg: &str) -> Result<Result<(), 
 }
 
 /// shm:, sem:, msg: the new object (selinux_shm_alloc_security, _sem_, _msg_queue_: its
-/// `{create}`), then its IPC_RMID (`{destroy}`).
+/// `{create}`); with `rmid` (the probe's "PATH/rmid" line), its IPC_RMID (`{destroy}`).
 pub fn ipc(
     om: &ObjectManager,
     task: &Task,
@@ -95,37 +102,32 @@ pub fn ipc(
     rmid: bool,
 ) -> Result<Result<(), LabError>, String> {
     let what = format!("{kind} IPC_PRIVATE");
-    // The probe reports the removal only of an object it made: here the create must pass.
-    let made = |r: seaccess_objmgr::Result<()>| -> Result<(), String> {
-        r.map_err(|e| format!("{what}: the create the probe made is refused here: {e}"))
-    };
-    let r = match (kind, rmid) {
-        ("shm", false) => om.shm_alloc_security(task, 0).map(|_| ()),
-        ("sem", false) => om.sem_alloc_security(task, 0).map(|_| ()),
-        ("msg", false) => om.msg_queue_alloc_security(task, 0).map(|_| ()),
-        ("shm", true) => {
-            let o = om.shm_alloc_security(task, 0);
-            let o = match o {
-                Ok(o) => o,
-                Err(e) => return made(Err(e)).map(|()| Ok(())),
-            };
-            om.shm_shmctl(task, &o, IPC_RMID)
-        }
-        ("sem", true) => {
-            let o = match om.sem_alloc_security(task, 0) {
-                Ok(o) => o,
-                Err(e) => return made(Err(e)).map(|()| Ok(())),
-            };
-            om.sem_semctl(task, &o, IPC_RMID)
-        }
-        ("msg", true) => {
-            let o = match om.msg_queue_alloc_security(task, 0) {
-                Ok(o) => o,
-                Err(e) => return made(Err(e)).map(|()| Ok(())),
-            };
-            om.msg_queue_msgctl(task, &o, IPC_RMID)
-        }
+    let r = match kind {
+        "shm" => created(&what, rmid, om.shm_alloc_security(task, 0), |o| {
+            om.shm_shmctl(task, o, IPC_RMID)
+        })?,
+        "sem" => created(&what, rmid, om.sem_alloc_security(task, 0), |o| {
+            om.sem_semctl(task, o, IPC_RMID)
+        })?,
+        "msg" => created(&what, rmid, om.msg_queue_alloc_security(task, 0), |o| {
+            om.msg_queue_msgctl(task, o, IPC_RMID)
+        })?,
         _ => return Err(format!("{kind}: no such IPC kind")),
     };
     Ok(r.map_err(|e| refused(&what, e)))
+}
+
+/// The create's answer; with `rmid`, the removal's, of an object the probe made: there the
+/// create must pass here too (an error of the comparison, not a refusal).
+fn created<T>(
+    what: &str,
+    rmid: bool,
+    made: seaccess_objmgr::Result<T>,
+    remove: impl FnOnce(&T) -> seaccess_objmgr::Result<()>,
+) -> Result<seaccess_objmgr::Result<()>, String> {
+    if !rmid {
+        return Ok(made.map(|_| ()));
+    }
+    let o = made.map_err(|e| format!("{what}: the create the probe made is refused here: {e}"))?;
+    Ok(remove(&o))
 }
