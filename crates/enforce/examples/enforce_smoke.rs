@@ -124,6 +124,45 @@ fn confined(
     )
 }
 
+/// As `confined`, for a child that stops half way: `between` runs once the child has printed
+/// its first line and before it reads a line on stdin, so what `between` changes is ordered
+/// after the child's first step and before its second by the child itself, not by a sleep.
+fn confined_paused(
+    e: &mut Enforcer,
+    sid: Sid,
+    prog: &Path,
+    argv0: &str,
+    args: &[&str],
+    between: impl FnOnce(&mut Enforcer),
+) -> String {
+    let me = std::env::current_exe().unwrap();
+    let mut child = Command::new(me)
+        .arg("--wait")
+        .arg(prog)
+        .arg(argv0)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    let pidfd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).unwrap();
+    e.set_task(pidfd.as_fd(), sid.0).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"go\n").unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut out = String::new();
+    stdout.read_line(&mut out).unwrap();
+    between(e);
+    // The child may have ended already (its first step refused): the write then fails.
+    let _ = stdin.write_all(b"next\n");
+    drop(stdin);
+    std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+    let _ = child.wait();
+    out
+}
+
 fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     let engine = Engine::open(policy).unwrap();
     let sid = |c: &str| engine.sid(c).unwrap();
@@ -394,18 +433,12 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
             v.allowed &= !seaccess_objmgr::classes::file::READ;
         }
     }
+    // The shell reads its second line only after a line on stdin, sent once `between` is done.
     let script = format!(
-        "exec 3< {}; read a <&3; echo \"1:$a\"; sleep 2; read b <&3 && echo \"2:$b\"",
+        "exec 3< {}; read a <&3; echo \"1:$a\"; read go; read b <&3 && echo \"2:$b\"",
         webf.display()
     );
-    let (_, out, _) = confined(
-        &mut e,
-        Some(initrc),
-        &prog,
-        "sh",
-        &["-c", &script],
-        |_, _| {},
-    );
+    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |_| {});
     s.check(
         out.contains("1:hello") && out.contains("2:second"),
         &format!(
@@ -415,26 +448,18 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     );
     let _ = e.events(Duration::ZERO).unwrap();
     let mut reloaded = 0;
-    let (_, out, _) = confined(
-        &mut e,
-        Some(initrc),
-        &prog,
-        "sh",
-        &["-c", &script],
-        |e, _| {
-            std::thread::sleep(Duration::from_millis(800));
-            reloaded = e
-                .install(
-                    &revoked,
-                    &tr,
-                    &gen.named,
-                    &gen.filesystems,
-                    (&gen.ports, &gen.nodes),
-                    &config,
-                )
-                .unwrap();
-        },
-    );
+    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |e| {
+        reloaded = e
+            .install(
+                &revoked,
+                &tr,
+                &gen.named,
+                &gen.filesystems,
+                (&gen.ports, &gen.nodes),
+                &config,
+            )
+            .unwrap();
+    });
     let evs = e.events(Duration::from_millis(200)).unwrap();
     let rec = evs
         .iter()
