@@ -256,9 +256,16 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     let _ = e.events(Duration::ZERO).unwrap();
 
     // The exec transition: the confined child's label after exec is the policy's.
-    let (ok, _, err) = confined(&mut e, Some(initrc), &prog, "sleep", &["1"], |e, pidfd| {
-        std::thread::sleep(Duration::from_millis(400));
-        let t = e.task(pidfd.as_fd()).unwrap();
+    // Polled until the exec has happened (a loaded machine may take seconds), not slept on.
+    let (ok, _, err) = confined(&mut e, Some(initrc), &prog, "sleep", &["3"], |e, pidfd| {
+        let mut t = None;
+        for _ in 0..60 {
+            t = e.task(pidfd.as_fd()).unwrap();
+            if t.map(|t| t.sid) == Some(httpd.0) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         s.check(
             t.map(|t| t.sid) == Some(httpd.0),
             &format!("exec of httpd_exec_t from initrc_t: the task is now {httpd_ctx} (task storage: {t:?})"),

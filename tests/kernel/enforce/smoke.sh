@@ -188,12 +188,23 @@ check "after the reload, the web page is still read ($got)" has "$got" hello
 check "after the reload, shadow keeps its label" [ "$(seaccess enforce label /t/etc/shadow)" = "$SHADOW" ]
 
 # SIGTERM: detached; a task confined before reads shadow once the daemon is gone.
-timeout 60 seaccess enforce run --context $INITRC -- $HTTPD_BIN sh -c 'sleep 4; cat /t/etc/shadow' > /tmp/late 2>&1 &
+# The confined shell reads shadow once a line comes down its pipe (made by this unconfined
+# shell: not checked), sent only when the daemon is gone; it is stopped only once the shell is
+# confined. Ordered by the processes themselves, never by a sleep a loaded machine outruns.
+gone() {
+  i=0
+  while kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+rm -f /tmp/late.go
+mkfifo /tmp/late.go
+{ read -r _ < /tmp/late.go; gone; echo go; } |
+  seaccess enforce run --context $INITRC -- $HTTPD_BIN sh -c 'read x; cat /t/etc/shadow' > /tmp/late 2>&1 &
 late=$!
-sleep 1
-kill "$pid"
 i=0
-while kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(seaccess enforce context $late 2>&1)" != "$HTTPD" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+kill "$pid"
+echo stopped > /tmp/late.go
+gone
 check "SIGTERM stops the daemon" sh -c "! kill -0 $pid 2> /dev/null"
 check "the daemon says the machine runs unconfined again" grep -q 'unconfined again' $ERR
 wait $late
