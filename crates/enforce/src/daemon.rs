@@ -2,9 +2,9 @@
 //! and attached, trees labeled by descriptor, one generation of maps installed and extended as
 //! the kernel side asks, denials written as the kernel's AVC records, reloads as one switch.
 //!
-//! Order at start and at each reload: label the trees (descriptors held), build the generation
-//! for those labels and the task contexts, install it, then write the labels into inode
-//! storage, so that no inode carries a SID its generation does not decide. A SID met late (a
+//! Order at start and at each reload: walk the trees for the SIDs they carry, build the
+//! generation for those labels and the task contexts, install it, then walk again writing the
+//! labels into inode storage, so that no inode carries a SID its generation does not decide. A SID met late (a
 //! SEA_EV_MISS: the kernel side denied and asked) is added to the generation in use
 //! ([`Generation::add_sid`]) and the next generation installed whole; a request of the control
 //! socket does the same before its task carries the SID (BPF cannot wait for userspace).
@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::BorrowedFd;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
@@ -22,16 +22,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use seaccess_engine::Engine;
-use seaccess_label::{FileContexts, FileKind};
+use seaccess_label::FileContexts;
 use seaccess_objmgr::Class;
 use seaccess_types::Sid;
 
 use crate::bpf::Enforcer;
 use crate::control::{self, FILESYSTEMS_FILE, PID_FILE, SIDS_FILE, SOCKET, STATUS_FILE};
 use crate::error::{EnforceError, Result};
-use crate::label::{self, TreeOptions};
 use crate::layout::{Event, EV_DENIED, EV_GRANTED, EV_MISS};
 use crate::tables::{self, Generation, Limits, Role, Universe};
+use crate::trees::{walk, Writer, BATCH};
 
 /// What the daemon enforces, and where it keeps its state.
 #[derive(Clone, Debug)]
@@ -72,14 +72,7 @@ pub struct Daemon {
     limits: Limits,
 }
 
-/// Labels of the trees, their descriptors held until inode storage is written.
-struct Labels {
-    held: Vec<(OwnedFd, Sid)>,
-    dirs: BTreeSet<u32>,
-    files: BTreeSet<u32>,
-}
-
-fn sys(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EnforceError {
+pub(crate) fn sys(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EnforceError {
     let what = what.into();
     move |source| EnforceError::System { what, source }
 }
@@ -118,7 +111,6 @@ impl Daemon {
                 .map_err(|e| EnforceError::Daemon(format!("--context {c}: {e}")))?;
             tasks.insert(sid.0);
         }
-        raise_fd_limit();
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
@@ -214,13 +206,25 @@ impl Daemon {
         self.write_state()
     }
 
-    /// Labels every tree, builds and installs the generation, writes the labels.
+    /// Labels every tree, builds and installs the generation, writes the labels: two walks,
+    /// so that no more than [`BATCH`] descriptors are held at once whatever the trees hold
+    /// (a whole system's inodes outnumber the descriptors a process may have open). The first
+    /// walk only learns which SIDs the trees carry; the generation for them is installed; the
+    /// second writes inode storage in batches, each after the generation covers its SIDs.
     fn relabel(&mut self) -> Result<()> {
-        let labels = self.label()?;
+        let (mut dirs, mut files) = (BTreeSet::new(), BTreeSet::new());
+        self.walk_trees(&mut |_, sid, dir| {
+            if dir {
+                dirs.insert(sid.0);
+            } else {
+                files.insert(sid.0);
+            }
+            Ok(())
+        })?;
         let universe = Universe {
             tasks: self.tasks.iter().map(|&s| Sid(s)).collect(),
-            dirs: labels.dirs.iter().map(|&s| Sid(s)).collect(),
-            files: labels.files.iter().map(|&s| Sid(s)).collect(),
+            dirs: dirs.iter().map(|&s| Sid(s)).collect(),
+            files: files.iter().map(|&s| Sid(s)).collect(),
         };
         let mut g = tables::build(&self.engine, &universe, !self.opts.permissive, &self.limits)?;
         let (prot_sock, low, high) = port_ranges()?;
@@ -228,8 +232,41 @@ impl Daemon {
         g.config.local_low = low;
         g.config.local_high = high;
         self.install(g)?;
-        for (fd, sid) in &labels.held {
-            self.enforcer.set_inode(fd.as_fd(), sid.0)?;
+        let mut batch = Vec::with_capacity(BATCH);
+        let counts = {
+            let mut w = Writer {
+                engine: &self.engine,
+                enforcer: &self.enforcer,
+                generation: &mut self.generation,
+                limits: &self.limits,
+            };
+            let counts = walk(
+                &self.engine,
+                self.fc.as_ref(),
+                &self.opts,
+                &self.enforcer,
+                &mut |fd, sid, dir| {
+                    let fd = fd
+                        .try_clone_to_owned()
+                        .map_err(sys("holding an inode to label"))?;
+                    batch.push((fd, sid, dir));
+                    if batch.len() == BATCH {
+                        w.write(&mut batch)?;
+                    }
+                    Ok(())
+                },
+            )?;
+            w.write(&mut batch)?;
+            counts
+        };
+        for (tree, c) in counts {
+            self.log(&format!(
+                "{tree}: {} labeled, {} without a file_contexts label (their label kept, else their file system's default), {} invalid, {} mount points not entered",
+                c.labeled, c.unmatched, c.invalid, c.mounts_skipped
+            ));
+            for e in &c.errors {
+                self.log(&format!("not labeled: {e}"));
+            }
         }
         Ok(())
     }
@@ -250,72 +287,19 @@ impl Daemon {
         Ok(())
     }
 
-    /// The trees labeled (the held descriptors are the inodes' own).
-    fn label(&self) -> Result<Labels> {
-        let mut out = Labels {
-            held: Vec::new(),
-            dirs: BTreeSet::new(),
-            files: BTreeSet::new(),
-        };
-        let Some(fc) = &self.fc else {
-            return Ok(out);
-        };
-        let trees = self
-            .opts
-            .roots
-            .iter()
-            .map(|p| (p, true))
-            .chain(self.opts.trees.iter().map(|p| (p, false)));
-        for (path, is_root) in trees {
-            let abs = std::fs::canonicalize(path)
-                .map_err(sys(format!("resolving {}", path.display())))?;
-            let key = if is_root {
-                b"/".to_vec()
-            } else {
-                abs.as_os_str().as_encoded_bytes().to_vec()
-            };
-            let root = label::open_root(&abs)?;
-            let opts = TreeOptions {
-                key,
-                cross_mounts: false,
-            };
-            let counts =
-                label::label_tree(&self.engine, fc, root.as_fd(), &abs, &opts, &mut |l| {
-                    // file_contexts says nothing (no match, `<<none>>`): a label the inode
-                    // already has stays, as restorecon leaves such a file alone (a file a
-                    // confined task created keeps its type transition's label across reloads).
-                    let kept = if l.matched {
-                        None
-                    } else {
-                        self.enforcer.inode(l.fd)?.map(|i| Sid(i.sid))
-                    };
-                    let sid = kept.unwrap_or(l.sid);
-                    if l.kind == FileKind::Dir {
-                        out.dirs.insert(sid.0);
-                    } else {
-                        out.files.insert(sid.0);
-                    }
-                    if kept.is_none() {
-                        let fd =
-                            l.fd.try_clone_to_owned()
-                                .map_err(sys(format!("holding an inode of {}", abs.display())))?;
-                        out.held.push((fd, sid));
-                    }
-                    Ok(())
-                })?;
-            self.log(&format!(
-                "{}: {} labeled, {} without a file_contexts label (their label kept, else their file system's default), {} invalid, {} mount points not entered",
-                abs.display(),
-                counts.labeled,
-                counts.unmatched,
-                counts.invalid,
-                counts.mounts_skipped
-            ));
-            for e in &counts.errors {
-                self.log(&format!("not labeled: {e}"));
-            }
-        }
-        Ok(out)
+    /// One walk of every tree (see [`walk`]).
+    fn walk_trees(
+        &self,
+        visit: &mut dyn FnMut(BorrowedFd<'_>, Sid, bool) -> Result<()>,
+    ) -> Result<()> {
+        walk(
+            &self.engine,
+            self.fc.as_ref(),
+            &self.opts,
+            &self.enforcer,
+            visit,
+        )
+        .map(|_| ())
     }
 
     /// Every SID of the generation in use.
@@ -550,17 +534,6 @@ fn read_fc(path: Option<&Path>) -> Result<Option<FileContexts>> {
         })
     })
     .transpose()
-}
-
-/// The open-file limit raised to its hard limit: every labeled inode is held until inode
-/// storage is written.
-fn raise_fd_limit() {
-    use rustix::process::{getrlimit, setrlimit, Resource};
-    let mut l = getrlimit(Resource::Nofile);
-    if l.current < l.maximum {
-        l.current = l.maximum;
-        let _ = setrlimit(Resource::Nofile, l);
-    }
 }
 
 /// Where AVC records go: the audit log in audit.log's format, or standard error (the mount's

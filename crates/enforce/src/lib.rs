@@ -21,5 +21,6 @@ mod initial;
 pub mod label;
 pub mod layout;
 pub mod tables;
+mod trees;
 
 pub use error::{EnforceError, Result};

@@ -57,6 +57,12 @@ echo 'root:secret' > /t/etc/shadow
 printf 'hello from httpd_sys_content_t\nsecond line\n' > /t/var/www/html/index.html
 cp /bin/busybox /t/usr/lib/apache-ssl/busybox
 HTTPD_BIN=/t/usr/lib/apache-ssl/busybox
+# More inodes than the daemon may hold descriptors (it is started with at most $NOFILE open):
+# a daemon that held one per labeled inode could not label a whole system.
+NOFILE=300
+mkdir -p /t/var/www/html/many
+i=0
+while [ $i -lt 600 ]; do : > /t/var/www/html/many/f$i; i=$((i + 1)); done
 
 INITRC=system_u:system_r:initrc_t:s0
 WEB=$(fclabel /t/var/www/html/index.html)
@@ -68,7 +74,7 @@ echo "# file_contexts: web $WEB, secret $SHADOW, program $HEXEC, tmp $TMP"
 echo "# the policy: exec of $HEXEC from $INITRC enters $HTTPD"
 
 # The daemon, as README starts it (in the background; it says its pid).
-out=$(timeout 300 seaccess enforce --policy "$P" --file-contexts "$FC" --root /t --audit-log $LOG 2> $ERR)
+out=$(ulimit -n $NOFILE && timeout 300 seaccess enforce --policy "$P" --file-contexts "$FC" --root /t --audit-log $LOG 2> $ERR)
 rc=$?
 echo "# $out"
 cat $ERR
@@ -78,7 +84,7 @@ check "seaccess enforce started and said its pid ($rc, pid $pid)" [ "$rc" -eq 0 
 check "the sids file lists the generation's SIDs, the tree's labels among them" \
   grep -q " $SHADOW\$" /run/seaccess/sids
 check "seaccess enforce status: running, pid $pid" has "$(seaccess enforce status)" "running (pid $pid), enforcing"
-for f in /t/etc/shadow /t/var/www/html/index.html $HTTPD_BIN /t/tmp /t; do
+for f in /t/etc/shadow /t/var/www/html/index.html $HTTPD_BIN /t/tmp /t /t/var/www/html/many/f599; do
   want=$(fclabel $f)
   got=$(seaccess enforce label $f)
   check "$f is labeled as file_contexts says under /: $got" [ "$got" = "$want" ]
