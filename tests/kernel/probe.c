@@ -140,7 +140,7 @@ static void daemon_maps(void)
  * no storage; ENODEV: no daemon's maps). */
 static int storage_sid(int map, int key, unsigned *sid)
 {
-	unsigned long long value[4];
+	unsigned long long value[32];
 	union bpf_attr a;
 	/* No daemon is not "no storage". */
 	if (map < 0)

@@ -48,22 +48,10 @@ static __always_inline __u32 file_mask_to_av(unsigned short mode, int mask)
 	return av;
 }
 
-/* Remembers a grant of `perms` on the inode to `ssid` in generation `seqno` (the kernel keeps
- * it in the file's blob: fsec->isid and fsec->pseqno, set by selinux_file_open; BPF has no
- * file storage, so it is kept on the inode, per task SID, as crates/objmgr/src/grant.rs does). */
-static __always_inline void remember(struct sea_inode *is, __u32 ssid, __u64 seqno, __u32 perms)
-{
-	if (is->grant_seqno == seqno && is->grant_ssid == ssid) {
-		is->grant_perms |= perms;
-		return;
-	}
-	is->grant_perms = perms;
-	is->grant_ssid = ssid;
-	is->grant_seqno = seqno;
-}
-
-/* selinux_file_open: file_path_has_perm(cred, file, open_file_to_av(file)), and the revalidation
- * state file_permission skips on (fsec->isid, fsec->pseqno). */
+/* selinux_file_open: file_path_has_perm(cred, file, open_file_to_av(file)), through the task's
+ * decision cache (bpf/avd.h). The kernel also keeps the state file_permission skips on in the
+ * file's blob (fsec->isid, fsec->pseqno); BPF has no file storage, and a grant kept on the
+ * inode would be shared by every task: the cache stands in for it. */
 SEC("lsm/file_open")
 int BPF_PROG(sea_file_open, struct file *file)
 {
@@ -72,32 +60,35 @@ int BPF_PROG(sea_file_open, struct file *file)
 	struct sea_inode *is;
 	struct gen g;
 	struct obj o;
-	__u32 av, isid;
-	int rc, ok;
+	__u32 av, isid, tclass;
+	__u64 seqno;
 
 	if (!t)
 		return 0;
-	if (!gen_get(&g))
+	seqno = seqno_now();
+	if (!seqno)
 		return -EACCES;
 	/* inode_has_perm: a private inode (the kernel's own) is never checked. */
 	if (inode->i_flags & SEA_S_PRIVATE)
 		return 0;
 	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	av = open_file_to_av(file);
+	tclass = inode_class(inode->i_mode);
+	if (is && avd_hit(t, seqno, is->sid, tclass, av))
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
 	if (!inode_sid(&g, inode, is, &isid))
 		return 0;
-	av = open_file_to_av(file);
 	o.dentry = file->f_path.dentry;
 	o.inode = inode;
-	rc = has_perm(&g, t->sid, isid, inode_class(inode->i_mode), av, &o, &ok);
-	/* Remembered where there is storage to keep it in: an inode decided by its file system's
-	 * default asks again on each read and write. */
-	if (ok && is)
-		remember(is, t->sid, g.seqno, av & (SEA_FILE__READ | SEA_FILE__WRITE | SEA_FILE__APPEND));
-	return rc;
+	return task_has_perm(&g, t, isid, tclass, av, &o, 0);
 }
 
-/* selinux_file_permission: nothing for an empty mask; the revalidation skip (the same task SID,
- * the same inode label, the same generation as the grant); else
+/* selinux_file_permission: nothing for an empty mask; the revalidation skip, here a clean
+ * grant in the task's decision cache for the inode's label now, in the generation in use
+ * (the kernel's: the same task SID, inode label and seqno as at open; the same verdicts, but
+ * an auditallow'ed read is recorded each time here, once at open there); else
  * selinux_revalidate_file_permission: file_has_perm(cred, file, file_mask_to_av(mode, mask)),
  * with MAY_APPEND added for a file opened O_APPEND. file_has_perm's fd use check is left out:
  * BPF has no file storage to keep the opener's SID in. */
@@ -109,8 +100,8 @@ int BPF_PROG(sea_file_permission, struct file *file, int mask)
 	struct sea_inode *is;
 	struct gen g;
 	struct obj o;
-	__u32 av, isid;
-	int rc, ok;
+	__u32 av, isid, tclass;
+	__u64 seqno;
 
 	if (!mask)
 		return 0;
@@ -125,20 +116,20 @@ int BPF_PROG(sea_file_permission, struct file *file, int mask)
 	av = file_mask_to_av(inode->i_mode, mask);
 	if (!av)
 		return 0;
-	if (!gen_get(&g))
+	seqno = seqno_now();
+	if (!seqno)
 		return -EACCES;
 	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	if (is && is->grant_seqno == g.seqno && is->grant_ssid == t->sid &&
-	    (is->grant_perms & av) == av)
+	tclass = inode_class(inode->i_mode);
+	if (is && avd_hit(t, seqno, is->sid, tclass, av))
 		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
 	if (!inode_sid(&g, inode, is, &isid))
 		return 0;
 	o.dentry = file->f_path.dentry;
 	o.inode = inode;
-	rc = has_perm(&g, t->sid, isid, inode_class(inode->i_mode), av, &o, &ok);
-	if (ok && is)
-		remember(is, t->sid, g.seqno, av);
-	return rc;
+	return task_has_perm(&g, t, isid, tclass, av, &o, 0);
 }
 
 #endif

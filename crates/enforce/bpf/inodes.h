@@ -165,9 +165,8 @@ static __always_inline struct dentry *inode_alias(struct inode *inode)
  * left: an existence test, allowed), nothing for a private inode, else file_mask_to_av on the
  * inode's label: a directory's `search` for each step of the path walk, `write search` on
  * the parent of a create, link or delete, `read`/`write`/`append`/`execute` on the file an
- * open or exec names. 6.12 has no revalidation skip here: every call asks the AVC (the task's
- * avdcache, and its skip for a permissive, neveraudit domain, came after 6.12); the grant
- * file_permission skips on is an open file's, not a walk's. avc_audit_required decides the
+ * open or exec names. First the task's decision cache (bpf/avd.h; the kernel's task avdcache
+ * came in 6.13: 6.12 asks the AVC each time, with the same verdicts and records). avc_audit_required decides the
  * record: for access(2) (MAY_ACCESS) a denial is recorded only if the policy does not
  * dontaudit `audit_access`; the verdict is the same. The alias for the record's name is only
  * looked for when there is a record to write (the walk's common case writes none). */
@@ -190,19 +189,23 @@ int BPF_PROG(sea_inode_permission, struct inode *inode, int requested)
 		return 0;
 	if (inode->i_flags & SEA_S_PRIVATE)
 		return 0;
+	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	perms = file_mask_to_av(inode->i_mode, mask);
+	k.tclass = inode_class(inode->i_mode);
+	if (is && avd_hit(t, seqno_now(), is->sid, k.tclass, perms))
+		return 0;
 	if (!gen_get(&g))
 		return -EACCES;
-	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
 	if (!inode_sid(&g, inode, is, &k.tsid))
 		return 0;
-	perms = file_mask_to_av(inode->i_mode, mask);
 	k.ssid = t->sid;
-	k.tclass = inode_class(inode->i_mode);
 	av = bpf_map_lookup_elem(g.decisions, &k);
 	if (av) {
 		denied = perms & ~av->allowed;
-		if (!denied && !(perms & av->auditallow))
+		if (!denied && !(perms & av->auditallow)) {
+			avd_keep(t, g.seqno, k.tsid, k.tclass, av);
 			return 0;
+		}
 		if (denied && (!(denied & av->auditdeny) ||
 			       ((requested & SEA_MAY_ACCESS) &&
 				!(av->auditdeny & SEA_FILE__AUDIT_ACCESS))))
@@ -219,14 +222,30 @@ int BPF_PROG(sea_inode_getattr, const struct path *path)
 {
 	struct sea_task *t = confined(bpf_get_current_task_btf());
 	struct dentry *dentry;
+	struct inode *inode;
+	struct sea_inode *is;
 	struct gen g;
+	struct obj o;
+	__u32 isid;
 
 	if (!t)
 		return 0;
+	dentry = path->dentry;
+	inode = dentry->d_inode;
+	if (!inode || (inode->i_flags & SEA_S_PRIVATE)) {
+		/* inode_has_perm's test, after the generation's (no generation: refused). */
+		return seqno_now() ? 0 : -EACCES;
+	}
+	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	if (is && avd_hit(t, seqno_now(), is->sid, inode_class(inode->i_mode), SEA_FILE__GETATTR))
+		return 0;
 	if (!gen_get(&g))
 		return -EACCES;
-	dentry = path->dentry;
-	return inode_has_perm(&g, t->sid, dentry->d_inode, dentry, SEA_FILE__GETATTR);
+	if (!inode_sid(&g, inode, is, &isid))
+		return 0;
+	o.dentry = dentry;
+	o.inode = inode;
+	return task_has_perm(&g, t, isid, inode_class(inode->i_mode), SEA_FILE__GETATTR, &o, 0);
 }
 
 /* selinux_inode_setattr: ATTR_FORCE alone (ATTR_KILL_S[UG]ID) asks nothing; a change of mode,
@@ -402,8 +421,6 @@ int BPF_PROG(sea_inode_init_security, struct inode *inode, struct inode *dir,
 		return 0;
 	is->sid = newsid;
 	is->flags = SEA_INODE_LABELED;
-	is->grant_perms = 0;
-	is->grant_seqno = 0;
 	return 0;
 }
 
@@ -434,8 +451,6 @@ int BPF_PROG(sea_d_instantiate, struct dentry *dentry, struct inode *inode)
 		return 0;
 	is->sid = t->sid;
 	is->flags = SEA_INODE_LABELED;
-	is->grant_perms = 0;
-	is->grant_seqno = 0;
 	return 0;
 }
 

@@ -121,11 +121,26 @@ struct sea_fsdef {
 #define SEA_TASK_EXEC_PENDING 1u
 
 /* Task storage: a task without it is not confined and never checked. */
+/* One entry of a task's decision cache (bpf/avd.h): `perms` on (tsid, tclass) were granted to
+ * the task cleanly (allowed, none auditallow'ed). tsid 0 (no SID) marks an empty entry. */
+struct sea_avd {
+	__u32 tsid;
+	__u32 tclass;
+	__u32 perms;
+	__u32 pad;
+};
+
+#define SEA_AVD_SLOTS 4
+
 struct sea_task {
 	__u32 sid;
 	__u32 exec_sid; /* the domain bprm_creds_for_exec chose, applied at bprm_committed_creds */
 	__u32 flags;
+	__u32 avd_next;  /* the entry the next clean grant takes */
+	__u64 avd_seqno; /* the generation the entries were decided in (0: none) */
+	__u32 avd_ssid;  /* the task SID they were decided for (an exec changes sid) */
 	__u32 pad;
+	struct sea_avd avd[SEA_AVD_SLOTS];
 };
 
 /* Socket storage (BPF_F_CLONE: an accepted INET socket, cloned from its listener, keeps the
@@ -139,13 +154,10 @@ struct sea_sock {
 
 #define SEA_INODE_LABELED 1u
 
-/* Inode storage: the label and the last clean grant (the revalidation skip of grant.rs). */
+/* Inode storage: the label (grants are kept per task: bpf/avd.h). */
 struct sea_inode {
 	__u32 sid;
 	__u32 flags;
-	__u32 grant_ssid;  /* the task SID the grant was made to */
-	__u32 grant_perms; /* object manager bits granted cleanly (allowed, nothing audited) */
-	__u64 grant_seqno; /* the generation it was made in; any other seqno ends it */
 };
 
 enum sea_event_kind {

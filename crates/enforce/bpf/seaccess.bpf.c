@@ -25,6 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "maps.h"
 #include "decide.h"
 #include "labels.h"
+#include "avd.h"
 #include "files.h"
 #include "tasks.h"
 #include "inodes.h"

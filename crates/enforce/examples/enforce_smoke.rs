@@ -133,7 +133,7 @@ fn confined_paused(
     prog: &Path,
     argv0: &str,
     args: &[&str],
-    between: impl FnOnce(&mut Enforcer),
+    between: impl FnOnce(&mut Enforcer, &rustix::fd::OwnedFd),
 ) -> String {
     let me = std::env::current_exe().unwrap();
     let mut child = Command::new(me)
@@ -154,7 +154,7 @@ fn confined_paused(
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut out = String::new();
     stdout.read_line(&mut out).unwrap();
-    between(e);
+    between(e, &pidfd);
     // The child may have ended already (its first step refused): the write then fails.
     let _ = stdin.write_all(b"next\n");
     drop(stdin);
@@ -295,10 +295,28 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
             err.trim()
         ),
     );
-    let g = e.inode(open(&webf).as_fd()).unwrap();
+    // The revalidation skip's grant, in the reading task's own decision cache while it still
+    // holds the file open: the page's label, class file, read among the bits, this generation.
+    let script = format!(
+        "exec 3< {}; read a <&3; echo \"1:$a\"; read go; read b <&3 && echo \"2:$b\"",
+        webf.display()
+    );
+    let mut cached = None;
+    let _ = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |e, pidfd| {
+        cached = e.task(pidfd.as_fd()).unwrap();
+    });
+    let read = seaccess_objmgr::classes::file::READ;
     s.check(
-        g.is_some_and(|g| g.grant_ssid == httpd.0 && g.grant_seqno == seq && g.grant_perms != 0),
-        &format!("the grant is remembered for the revalidation skip: {g:?}"),
+        cached.is_some_and(|t| {
+            t.avd_seqno == seq
+                && t.avd_ssid == httpd.0
+                && t.avd
+                    .iter()
+                    .any(|a| a.tsid == web.0 && a.tclass == 0 && a.perms & read == read)
+        }),
+        &format!(
+            "the grant is kept in the task's decision cache for the revalidation skip: {cached:?}"
+        ),
     );
 
     // The denied open, with its record (comm is the program file's name, as exec sets it).
@@ -445,7 +463,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
         "exec 3< {}; read a <&3; echo \"1:$a\"; read go; read b <&3 && echo \"2:$b\"",
         webf.display()
     );
-    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |_| {});
+    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |_, _| {});
     s.check(
         out.contains("1:hello") && out.contains("2:second"),
         &format!(
@@ -455,7 +473,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     );
     let _ = e.events(Duration::ZERO).unwrap();
     let mut reloaded = 0;
-    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |e| {
+    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |e, _| {
         reloaded = e
             .install(
                 &revoked,

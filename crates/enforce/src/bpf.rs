@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use libbpf_rs::{Link, MapCore, MapFlags, MapHandle, MapType, Object, ObjectBuilder};
 
 use crate::layout::{
-    Av, Config, Event, FsDef, FsKey, Inode, Key, NamedKey, Node, Task, Trans, FSNAME_LEN,
-    GENERATIONS, MAX_DECISIONS, MAX_FILESYSTEMS, MAX_NAMED, MAX_NODES, MAX_TRANSITIONS, NAME_LEN,
-    PORTS, TNAME_LEN,
+    Av, Avd, Config, Event, FsDef, FsKey, Inode, Key, NamedKey, Node, Task, Trans, AVD_SLOTS,
+    FSNAME_LEN, GENERATIONS, MAX_DECISIONS, MAX_FILESYSTEMS, MAX_NAMED, MAX_NODES, MAX_TRANSITIONS,
+    NAME_LEN, PORTS, TNAME_LEN,
 };
 
 /// Where the maps are pinned (a directory of the BPF filesystem).
@@ -279,21 +279,19 @@ impl Enforcer {
         task(&self.tasks, pidfd)
     }
 
-    /// Labels the inode `fd` is open on (any earlier grant on it ends).
+    /// Labels the inode `fd` is open on.
     pub fn set_inode(&self, fd: BorrowedFd<'_>, sid: u32) -> Result<()> {
         let v = Inode {
             sid,
             flags: crate::layout::INODE_LABELED,
-            ..Inode::default()
         };
-        let mut b = words(&[v.sid, v.flags, v.grant_ssid, v.grant_perms]);
-        b.extend_from_slice(&v.grant_seqno.to_ne_bytes());
+        let b = words(&[v.sid, v.flags]);
         self.inodes
             .update(&fd.as_raw_fd().to_ne_bytes(), &b, MapFlags::ANY)
             .map_err(bpf(|| "labeling an inode".into()))
     }
 
-    /// The label and the remembered grant of the inode `fd` is open on, if it is labeled.
+    /// The label of the inode `fd` is open on, if it is labeled.
     pub fn inode(&self, fd: BorrowedFd<'_>) -> Result<Option<Inode>> {
         inode(&self.inodes, fd)
     }
@@ -364,12 +362,26 @@ fn task(tasks: &MapHandle, pidfd: BorrowedFd<'_>) -> Result<Option<Task>> {
         .lookup(&pidfd.as_raw_fd().to_ne_bytes(), MapFlags::ANY)
         .map_err(bpf(|| "reading a task's label".into()))?;
     Ok(v.and_then(|b| {
-        let w = read_words::<4>(&b)?;
+        let w = read_words::<24>(&b)?;
+        let mut avd = [Avd::default(); AVD_SLOTS];
+        for (i, e) in avd.iter_mut().enumerate() {
+            let x = &w[8 + 4 * i..12 + 4 * i];
+            *e = Avd {
+                tsid: x[0],
+                tclass: x[1],
+                perms: x[2],
+                pad: x[3],
+            };
+        }
         Some(Task {
             sid: w[0],
             exec_sid: w[1],
             flags: w[2],
-            pad: w[3],
+            avd_next: w[3],
+            avd_seqno: u64::from_ne_bytes(b.get(16..24)?.try_into().ok()?),
+            avd_ssid: w[6],
+            pad: w[7],
+            avd,
         })
     }))
 }
@@ -379,15 +391,23 @@ fn inode(inodes: &MapHandle, fd: BorrowedFd<'_>) -> Result<Option<Inode>> {
         .lookup(&fd.as_raw_fd().to_ne_bytes(), MapFlags::ANY)
         .map_err(bpf(|| "reading an inode's label".into()))?;
     Ok(v.and_then(|b| {
-        let w = read_words::<4>(&b)?;
+        let w = read_words::<2>(&b)?;
         Some(Inode {
             sid: w[0],
             flags: w[1],
-            grant_ssid: w[2],
-            grant_perms: w[3],
-            grant_seqno: u64::from_ne_bytes(b.get(16..24)?.try_into().ok()?),
         })
     }))
+}
+
+/// `t` as `struct sea_task`'s bytes.
+fn task_bytes(t: &Task) -> Vec<u8> {
+    let mut b = words(&[t.sid, t.exec_sid, t.flags, t.avd_next]);
+    b.extend_from_slice(&t.avd_seqno.to_ne_bytes());
+    b.extend_from_slice(&words(&[t.avd_ssid, t.pad]));
+    for e in &t.avd {
+        b.extend_from_slice(&words(&[e.tsid, e.tclass, e.perms, e.pad]));
+    }
+    b
 }
 
 fn set_task(tasks: &MapHandle, pidfd: BorrowedFd<'_>, sid: u32) -> Result<()> {
@@ -398,7 +418,7 @@ fn set_task(tasks: &MapHandle, pidfd: BorrowedFd<'_>, sid: u32) -> Result<()> {
     tasks
         .update(
             &pidfd.as_raw_fd().to_ne_bytes(),
-            &words(&[t.sid, t.exec_sid, t.flags, t.pad]),
+            &task_bytes(&t),
             MapFlags::ANY,
         )
         .map_err(bpf(|| "labeling a task".into()))

@@ -188,7 +188,26 @@ pub struct FsDef {
 /// [`Task::flags`]: an exec chose [`Task::exec_sid`], applied when it commits.
 pub const TASK_EXEC_PENDING: u32 = 1;
 
-/// Task storage (`struct sea_task`): a task without it is not confined.
+/// Entries in a task's decision cache (`SEA_AVD_SLOTS`).
+pub const AVD_SLOTS: usize = 4;
+
+/// One entry of a task's decision cache (`struct sea_avd`): `perms` on (`tsid`, `tclass`)
+/// granted cleanly (allowed, none auditallow'ed). `tsid` 0 marks an empty entry.
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Avd {
+    /// The target SID.
+    pub tsid: u32,
+    /// The class.
+    pub tclass: u32,
+    /// Object manager bits granted cleanly.
+    pub perms: u32,
+    /// Zero.
+    pub pad: u32,
+}
+
+/// Task storage (`struct sea_task`): a task without it is not confined. The daemon writes
+/// only the label (the cache empty); the rest is the BPF side's.
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Task {
@@ -198,14 +217,22 @@ pub struct Task {
     pub exec_sid: u32,
     /// [`TASK_EXEC_PENDING`].
     pub flags: u32,
+    /// The cache entry the next clean grant takes.
+    pub avd_next: u32,
+    /// The generation the cache's entries were decided in (0: none).
+    pub avd_seqno: u64,
+    /// The task SID they were decided for.
+    pub avd_ssid: u32,
     /// Zero.
     pub pad: u32,
+    /// The cache.
+    pub avd: [Avd; AVD_SLOTS],
 }
 
 /// [`Inode::flags`]: the daemon or a create labeled the inode.
 pub const INODE_LABELED: u32 = 1;
 
-/// Inode storage (`struct sea_inode`): the label and the last clean grant.
+/// Inode storage (`struct sea_inode`): the label (grants are kept per task, [`Task::avd`]).
 #[repr(C)]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Inode {
@@ -213,12 +240,6 @@ pub struct Inode {
     pub sid: u32,
     /// [`INODE_LABELED`].
     pub flags: u32,
-    /// The task SID the grant was made to.
-    pub grant_ssid: u32,
-    /// Object manager bits granted cleanly.
-    pub grant_perms: u32,
-    /// The generation the grant was made in.
-    pub grant_seqno: u64,
 }
 
 /// [`Event::kind`]: an `avc:  denied` record.
@@ -283,11 +304,11 @@ mod tests {
         assert_eq!(size_of::<NamedKey>(), 76);
         assert_eq!(offset_of!(Node, mask), 24);
         assert_eq!(offset_of!(Config, flags), 16);
-        assert_eq!(size_of::<Task>(), 16);
+        assert_eq!(size_of::<Task>(), 96);
+        assert_eq!(offset_of!(Task, avd), 32);
         assert_eq!(size_of::<FsKey>(), 32);
         assert_eq!(size_of::<FsDef>(), 8);
-        assert_eq!(size_of::<Inode>(), 24);
-        assert_eq!(offset_of!(Inode, grant_seqno), 16);
+        assert_eq!(size_of::<Inode>(), 8);
         assert_eq!(offset_of!(Event, ino), 48);
         assert_eq!(offset_of!(Event, comm), 56);
         assert_eq!(offset_of!(Event, dev_name), 136);
