@@ -21,7 +21,7 @@ else
 cargo_build = $(CARGO) build --profile $(PROFILE) $(1)
 endif
 
-.PHONY: all deps build oracle peers label-peer policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench kernel kernel-test
+.PHONY: all deps build oracle peers label-peer policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench kernel kernel-test kernel-bench
 
 all: build
 
@@ -88,6 +88,12 @@ kernel: deps
 kernel-test: kernel
 	$(call cargo_build,-p seaccess-cli -p seaccess-lab -p seaccess-enforce --bin seaccess --example kernel_oracle --example enforce_smoke)
 	SEACCESS_BUILD=$(BUILD) SEACCESS_REQUIRE_GUEST=1 bash tests/kernel/run.sh
+
+# The seed experiments in the guest under -icount (tests/kernel/bench): a benchmark, not a test;
+# prints the table README carries.
+kernel-bench: kernel
+	$(call cargo_build,-p seaccess-cli --bin seaccess)
+	SEACCESS_BUILD=$(BUILD) bash tests/kernel/bench/run.sh
 
 demo: build policies
 	./target/release/seaccess tour

@@ -75,14 +75,14 @@ EOF
 
 # guest_boot INITRD OUTDIR CMDLINE: boots the kernel on INITRD with CMDLINE; the console goes
 # to OUTDIR/console.log, the suite's output to OUTDIR/results.log. Fails unless the suite
-# ended with status 0.
+# ended with status 0. GUEST_QEMU_ARGS, when set, are added to QEMU's (the benchmark's -icount).
 guest_boot() {
   local initrd=$1 out=$2 cmdline=$3 rc=0
   mkdir -p "$out"
   : > "$out/console.log"
   : > "$out/results.log"
   timeout "$GUEST_DEADLINE" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 1024 -smp 1 \
-    -display none -no-reboot -monitor none \
+    -display none -no-reboot -monitor none ${GUEST_QEMU_ARGS:-} \
     -serial "file:$out/console.log" -serial "file:$out/results.log" \
     -kernel "$KERNEL_DIR/vmlinuz" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 $cmdline" || rc=$?
