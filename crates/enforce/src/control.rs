@@ -23,7 +23,7 @@ use rustix::fs::{Mode, OFlags};
 use rustix::process::{Pid, PidfdFlags};
 
 use crate::bpf::Pinned;
-use crate::error::{EnforceError, Result};
+use crate::error::{sys, EnforceError, Result};
 
 /// Where the daemon keeps its socket and files.
 pub const RUN_DIR: &str = "/run/seaccess";
@@ -41,11 +41,6 @@ pub const STATUS_FILE: &str = "enforce.status";
 
 /// How long a client or the daemon waits on the other end of a connection.
 const TIMEOUT: Duration = Duration::from_secs(10);
-
-fn sys(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EnforceError {
-    let what = what.into();
-    move |source| EnforceError::System { what, source }
-}
 
 /// Writes `text` to `dir/name` whole: a temporary file beside it, then a rename.
 pub(crate) fn write_atomic(dir: &Path, name: &str, text: &str) -> Result<()> {

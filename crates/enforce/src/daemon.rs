@@ -28,7 +28,7 @@ use seaccess_types::Sid;
 
 use crate::bpf::Enforcer;
 use crate::control::{self, FILESYSTEMS_FILE, PID_FILE, SIDS_FILE, SOCKET, STATUS_FILE};
-use crate::error::{EnforceError, Result};
+use crate::error::{sys, EnforceError, Result};
 use crate::layout::{Event, EV_DENIED, EV_GRANTED, EV_MISS};
 use crate::tables::{self, Generation, Limits, Role, Universe};
 use crate::trees::{walk, Writer, BATCH};
@@ -70,11 +70,6 @@ pub struct Daemon {
     listener: UnixListener,
     audit: Audit,
     limits: Limits,
-}
-
-pub(crate) fn sys(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EnforceError {
-    let what = what.into();
-    move |source| EnforceError::System { what, source }
 }
 
 impl Daemon {
@@ -243,7 +238,8 @@ impl Daemon {
             let counts = walk(
                 &self.engine,
                 self.fc.as_ref(),
-                &self.opts,
+                &self.opts.roots,
+                &self.opts.trees,
                 &self.enforcer,
                 &mut |fd, sid, dir| {
                     let fd = fd
@@ -295,7 +291,8 @@ impl Daemon {
         walk(
             &self.engine,
             self.fc.as_ref(),
-            &self.opts,
+            &self.opts.roots,
+            &self.opts.trees,
             &self.enforcer,
             visit,
         )

@@ -84,3 +84,9 @@ pub enum EnforceError {
 
 /// A result with [`EnforceError`].
 pub type Result<T> = std::result::Result<T, EnforceError>;
+
+/// An I/O error of the system call described by `what`, for `map_err`.
+pub(crate) fn sys(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EnforceError {
+    let what = what.into();
+    move |source| EnforceError::System { what, source }
+}

@@ -6,21 +6,21 @@
 
 use std::collections::BTreeSet;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::PathBuf;
 
 use seaccess_engine::Engine;
 use seaccess_label::{FileContexts, FileKind};
 use seaccess_types::Sid;
 
 use crate::bpf::Enforcer;
-use crate::daemon::{sys, Options};
-use crate::error::Result;
+use crate::error::{sys, Result};
 use crate::label::{self, TreeOptions};
 use crate::tables::{Generation, Limits, Role};
 
 /// Inodes labeled per batch: descriptors held at once while inode storage is written.
 pub(crate) const BATCH: usize = 64;
 
-/// Walks every tree of `opts` with file_contexts `fc` (none: nothing to walk), giving `visit`
+/// Walks every tree (`roots` labeled as file_contexts labels `/`, `trees` as their own paths) with file_contexts `fc` (none: nothing to walk), giving `visit`
 /// each inode's descriptor, SID and whether it is a directory; an inode file_contexts says
 /// nothing about keeps the label it has, as restorecon leaves such a file alone (a file a
 /// confined task created keeps its type transition's label across reloads), and is not given.
@@ -28,7 +28,8 @@ pub(crate) const BATCH: usize = 64;
 pub(crate) fn walk(
     engine: &Engine,
     fc: Option<&FileContexts>,
-    opts: &Options,
+    roots: &[PathBuf],
+    trees: &[PathBuf],
     enforcer: &Enforcer,
     visit: &mut dyn FnMut(BorrowedFd<'_>, Sid, bool) -> Result<()>,
 ) -> Result<Vec<(String, label::Counts)>> {
@@ -36,12 +37,11 @@ pub(crate) fn walk(
     let Some(fc) = fc else {
         return Ok(out);
     };
-    let trees = opts
-        .roots
+    let all = roots
         .iter()
         .map(|p| (p, true))
-        .chain(opts.trees.iter().map(|p| (p, false)));
-    for (path, is_root) in trees {
+        .chain(trees.iter().map(|p| (p, false)));
+    for (path, is_root) in all {
         let abs =
             std::fs::canonicalize(path).map_err(sys(format!("resolving {}", path.display())))?;
         let key = if is_root {
