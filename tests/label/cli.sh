@@ -249,5 +249,13 @@ for case in "fc1:2:is missing fields" "fc2:2:invalid context system_u:object_r:n
   expect "$f: refused with '$B/$f:$line: $msg'" '[ $rc -eq 2 ] && grep -qF "$B/$f:$line: $msg" "$T/e" && [ -z "$(getfattr -h -n security.selinux --only-values "$T/r2/a" 2>/dev/null)" ]'
 done
 
+# Duplicate specifications, refused without --policy too, as setfiles refuses them (Fedora's
+# monolithic build has 88): which of two lines labels a file must not be an accident of order.
+printf '/a(/.*)?\tsystem_u:object_r:etc_t:s0\n/b\tsystem_u:object_r:etc_t:s0\n/a(/.*)?\tsystem_u:object_r:bin_t:s0\n' > "$B/dup"
+setfiles -n "$B/dup" "$T/r2" > /dev/null 2>&1; prc=$?
+$BIN label --apply -f "$B/dup" --root "$T/r2" > /dev/null 2> "$T/e"; rc=$?
+expect "duplicates: setfiles refuses them ($prc) and so does --apply without --policy ($rc: $(head -c 200 "$T/e"))" \
+  '[ $prc -ne 0 ] && [ $rc -eq 2 ] && grep -qF "two different specifications for /a(/.*)? (line 1: system_u:object_r:etc_t:s0, line 3: system_u:object_r:bin_t:s0)" "$T/e" && [ -z "$(getfattr -h -n security.selinux --only-values "$T/r2/a" 2>/dev/null)" ]'
+
 echo "label: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -142,6 +142,7 @@ impl Handle {
                     base_only,
                     validate: if validate { Some(&check) } else { None },
                     check_regexes: validate,
+                    allow_duplicates: !validate,
                 };
                 let fc = FileContexts::open_with(&p, &o).map_err(|_| {
                     if p.exists() {

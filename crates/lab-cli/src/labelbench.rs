@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use seaccess_label::{FileContexts, FileKind};
+use seaccess_label::{FileContexts, FileKind, OpenOptions};
 
 use crate::output::{CliError, Out};
 
@@ -135,14 +135,19 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
         field("lookup_ns "),
     );
 
-    // Ours: open (text or .bin, as libselinux chooses), the compiled form, lookups.
+    // Ours: open (text or .bin, as libselinux chooses), the compiled form, lookups. Opened as
+    // selabel_open opens without validating: duplicate specifications accepted, not searched.
+    let plain = OpenOptions {
+        allow_duplicates: true,
+        ..Default::default()
+    };
     let before = rss_kib();
-    let fc = FileContexts::open(&fc_path).map_err(|e| e.to_string())?;
+    let fc = FileContexts::open_with(&fc_path, &plain).map_err(|e| e.to_string())?;
     let rss = rss_kib().saturating_sub(before);
     let mut opens = Vec::new();
     for _ in 0..rounds {
         let t = Instant::now();
-        let h = FileContexts::open(&fc_path).map_err(|e| e.to_string())?;
+        let h = FileContexts::open_with(&fc_path, &plain).map_err(|e| e.to_string())?;
         opens.push(t.elapsed().as_secs_f64() * 1e6);
         drop(h);
     }

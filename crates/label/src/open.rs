@@ -26,9 +26,14 @@ pub type Validator<'a> = &'a dyn Fn(&str) -> std::result::Result<(), String>;
 pub struct OpenOptions<'a> {
     /// Only the base file: no `.homedirs`, no `.local` (SELABEL_OPT_BASEONLY).
     pub base_only: bool,
-    /// Validate every context, and refuse duplicate specifications in the base file, as a
-    /// validating selabel_open does (SELABEL_OPT_VALIDATE).
+    /// Validate every context, as a validating selabel_open does (SELABEL_OPT_VALIDATE).
     pub validate: Option<Validator<'a>>,
+    /// Accept duplicate specifications in the base file (the same expression twice, for file
+    /// types that overlap), as libselinux's open without SELABEL_OPT_VALIDATE does: the C
+    /// library's drop-in sets it when its caller did not ask to validate. Otherwise they are
+    /// refused, as setfiles and a validating open refuse them: which of two lines labels a
+    /// file would be an accident of their order.
+    pub allow_duplicates: bool,
     /// Compile every expression at open, so a broken one fails the open naming its line (as a
     /// validating selabel_open does). Otherwise, as libselinux's default open, an expression is
     /// compiled when a lookup first needs it, and a broken one fails that lookup, naming its
@@ -152,9 +157,9 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
         };
         if let Some(check) = opts.validate {
             validate(&loaded.files, &specs, check)?;
-            if n == 0 {
-                no_duplicates(&loaded.files, &specs)?;
-            }
+        }
+        if n == 0 && (opts.validate.is_some() || !opts.allow_duplicates) {
+            no_duplicates(&loaded.files, &specs)?;
         }
         raw.extend(specs);
     }
