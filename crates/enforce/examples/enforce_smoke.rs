@@ -90,14 +90,17 @@ fn allowed(engine: &Engine, s: &str, t: &str, class: &str, perms: &[&str]) -> bo
 /// Runs `prog` (as `argv0 args`) in a child confined in `sid`: spawned waiting, labeled through
 /// its pidfd, then let go. Returns the child's pid, its status, stdout and stderr; `during` runs
 /// with the child's pidfd after it was let go and before it is reaped.
-fn confined(
+/// Starts `prog` (as `argv0`, with `args`) through `--wait`, labeled `sid` when given (the
+/// child waits for a line on stdin while it is labeled, then gets "go"): the child, with
+/// stdin still open, and its pidfd.
+fn spawn_confined(
     e: &mut Enforcer,
     sid: Option<Sid>,
     prog: &Path,
     argv0: &str,
     args: &[&str],
-    during: impl FnOnce(&mut Enforcer, &rustix::fd::OwnedFd),
-) -> (bool, String, String) {
+    stderr: Stdio,
+) -> (std::process::Child, rustix::fd::OwnedFd) {
     let me = std::env::current_exe().unwrap();
     let mut child = Command::new(me)
         .arg("--wait")
@@ -106,7 +109,7 @@ fn confined(
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
@@ -114,7 +117,20 @@ fn confined(
     if let Some(sid) = sid {
         e.set_task(pidfd.as_fd(), sid.0).unwrap();
     }
-    child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    child.stdin.as_mut().unwrap().write_all(b"go\n").unwrap();
+    (child, pidfd)
+}
+
+fn confined(
+    e: &mut Enforcer,
+    sid: Option<Sid>,
+    prog: &Path,
+    argv0: &str,
+    args: &[&str],
+    during: impl FnOnce(&mut Enforcer, &rustix::fd::OwnedFd),
+) -> (bool, String, String) {
+    let (mut child, pidfd) = spawn_confined(e, sid, prog, argv0, args, Stdio::piped());
+    drop(child.stdin.take());
     during(e, &pidfd);
     let out = child.wait_with_output().unwrap();
     (
@@ -135,22 +151,8 @@ fn confined_paused(
     args: &[&str],
     between: impl FnOnce(&mut Enforcer, &rustix::fd::OwnedFd),
 ) -> String {
-    let me = std::env::current_exe().unwrap();
-    let mut child = Command::new(me)
-        .arg("--wait")
-        .arg(prog)
-        .arg(argv0)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-    let pidfd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).unwrap();
-    e.set_task(pidfd.as_fd(), sid.0).unwrap();
+    let (mut child, pidfd) = spawn_confined(e, Some(sid), prog, argv0, args, Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"go\n").unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut out = String::new();
     stdout.read_line(&mut out).unwrap();
@@ -297,14 +299,22 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     );
     // The revalidation skip's grant, in the reading task's own decision cache while it still
     // holds the file open: the page's label, class file, read among the bits, this generation.
-    let script = format!(
+    // The shell reads its second line only after a line on stdin, sent once `between` is done.
+    let two_reads = format!(
         "exec 3< {}; read a <&3; echo \"1:$a\"; read go; read b <&3 && echo \"2:$b\"",
         webf.display()
     );
     let mut cached = None;
-    let _ = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |e, pidfd| {
-        cached = e.task(pidfd.as_fd()).unwrap();
-    });
+    let _ = confined_paused(
+        &mut e,
+        initrc,
+        &prog,
+        "sh",
+        &["-c", &two_reads],
+        |e, pidfd| {
+            cached = e.task(pidfd.as_fd()).unwrap();
+        },
+    );
     let read = seaccess_objmgr::classes::file::READ;
     s.check(
         cached.is_some_and(|t| {
@@ -455,15 +465,10 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     let mut revoked = dec.clone();
     for (k, v) in revoked.iter_mut() {
         if (k.ssid, k.tsid, k.tclass) == (httpd.0, web.0, 0) {
-            v.allowed &= !seaccess_objmgr::classes::file::READ;
+            v.allowed &= !read;
         }
     }
-    // The shell reads its second line only after a line on stdin, sent once `between` is done.
-    let script = format!(
-        "exec 3< {}; read a <&3; echo \"1:$a\"; read go; read b <&3 && echo \"2:$b\"",
-        webf.display()
-    );
-    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |_, _| {});
+    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &two_reads], |_, _| {});
     s.check(
         out.contains("1:hello") && out.contains("2:second"),
         &format!(
@@ -473,7 +478,7 @@ fn run(s: &mut Suite, policy: &Path, dir: &Path, busybox: &Path) {
     );
     let _ = e.events(Duration::ZERO).unwrap();
     let mut reloaded = 0;
-    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &script], |e, _| {
+    let out = confined_paused(&mut e, initrc, &prog, "sh", &["-c", &two_reads], |e, _| {
         reloaded = e
             .install(
                 &revoked,
