@@ -18,16 +18,6 @@
 #ifndef SEACCESS_AVD_H
 #define SEACCESS_AVD_H
 
-/* The seqno of the generation in use alone (0: none): all an entry is checked against, one
- * map read where gen_get makes nine. */
-static __always_inline __u64 seqno_now(void)
-{
-	__u32 zero = 0;
-	__u64 *cur = bpf_map_lookup_elem(&current, &zero);
-
-	return cur ? *(volatile __u64 *)cur : 0;
-}
-
 /* Whether every bit of `perms` on (tsid, tclass) is a clean grant the cache holds now. */
 static __always_inline int avd_hit(const struct sea_task *t, __u64 seqno, __u32 tsid,
 				   __u32 tclass, __u32 perms)
@@ -89,6 +79,27 @@ static __always_inline int task_has_perm(const struct gen *g, struct sea_task *t
 		return 0;
 	}
 	return has_perm(g, t->sid, tsid, tclass, perms, o, allowed_out);
+}
+
+/* inode_has_perm for the task itself, on an inode known not to be private, in generation
+ * `seqno` (nonzero): the cache on the inode's stored label first, else the generation's maps
+ * (the label its file system's default where nobody stored one). */
+static __always_inline int task_inode_has_perm(struct sea_task *t, __u64 seqno,
+					       struct inode *inode, struct dentry *dentry,
+					       __u32 perms)
+{
+	struct sea_inode *is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
+	struct obj o = { .dentry = dentry, .inode = inode };
+	__u32 tclass = inode_class(inode->i_mode), isid;
+	struct gen g;
+
+	if (is && avd_hit(t, seqno, is->sid, tclass, perms))
+		return 0;
+	if (!gen_get(&g))
+		return -EACCES;
+	if (!inode_sid(&g, inode, is, &isid))
+		return 0;
+	return task_has_perm(&g, t, isid, tclass, perms, &o, 0);
 }
 
 #endif

@@ -57,10 +57,6 @@ int BPF_PROG(sea_file_open, struct file *file)
 {
 	struct sea_task *t = confined(bpf_get_current_task_btf());
 	struct inode *inode = file->f_inode;
-	struct sea_inode *is;
-	struct gen g;
-	struct obj o;
-	__u32 av, isid, tclass;
 	__u64 seqno;
 
 	if (!t)
@@ -71,18 +67,7 @@ int BPF_PROG(sea_file_open, struct file *file)
 	/* inode_has_perm: a private inode (the kernel's own) is never checked. */
 	if (inode->i_flags & SEA_S_PRIVATE)
 		return 0;
-	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	av = open_file_to_av(file);
-	tclass = inode_class(inode->i_mode);
-	if (is && avd_hit(t, seqno, is->sid, tclass, av))
-		return 0;
-	if (!gen_get(&g))
-		return -EACCES;
-	if (!inode_sid(&g, inode, is, &isid))
-		return 0;
-	o.dentry = file->f_path.dentry;
-	o.inode = inode;
-	return task_has_perm(&g, t, isid, tclass, av, &o, 0);
+	return task_inode_has_perm(t, seqno, inode, file->f_path.dentry, open_file_to_av(file));
 }
 
 /* selinux_file_permission: nothing for an empty mask; the revalidation skip, here a clean
@@ -97,10 +82,7 @@ int BPF_PROG(sea_file_permission, struct file *file, int mask)
 {
 	struct sea_task *t;
 	struct inode *inode;
-	struct sea_inode *is;
-	struct gen g;
-	struct obj o;
-	__u32 av, isid, tclass;
+	__u32 av;
 	__u64 seqno;
 
 	if (!mask)
@@ -119,17 +101,7 @@ int BPF_PROG(sea_file_permission, struct file *file, int mask)
 	seqno = seqno_now();
 	if (!seqno)
 		return -EACCES;
-	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	tclass = inode_class(inode->i_mode);
-	if (is && avd_hit(t, seqno, is->sid, tclass, av))
-		return 0;
-	if (!gen_get(&g))
-		return -EACCES;
-	if (!inode_sid(&g, inode, is, &isid))
-		return 0;
-	o.dentry = file->f_path.dentry;
-	o.inode = inode;
-	return task_has_perm(&g, t, isid, tclass, av, &o, 0);
+	return task_inode_has_perm(t, seqno, inode, file->f_path.dentry, av);
 }
 
 #endif

@@ -223,29 +223,19 @@ int BPF_PROG(sea_inode_getattr, const struct path *path)
 	struct sea_task *t = confined(bpf_get_current_task_btf());
 	struct dentry *dentry;
 	struct inode *inode;
-	struct sea_inode *is;
-	struct gen g;
-	struct obj o;
-	__u32 isid;
+	__u64 seqno;
 
 	if (!t)
 		return 0;
+	seqno = seqno_now();
+	if (!seqno)
+		return -EACCES;
 	dentry = path->dentry;
 	inode = dentry->d_inode;
-	if (!inode || (inode->i_flags & SEA_S_PRIVATE)) {
-		/* inode_has_perm's test, after the generation's (no generation: refused). */
-		return seqno_now() ? 0 : -EACCES;
-	}
-	is = bpf_inode_storage_get(&inode_store, inode, 0, 0);
-	if (is && avd_hit(t, seqno_now(), is->sid, inode_class(inode->i_mode), SEA_FILE__GETATTR))
+	/* inode_has_perm's test, after the generation's. */
+	if (!inode || (inode->i_flags & SEA_S_PRIVATE))
 		return 0;
-	if (!gen_get(&g))
-		return -EACCES;
-	if (!inode_sid(&g, inode, is, &isid))
-		return 0;
-	o.dentry = dentry;
-	o.inode = inode;
-	return task_has_perm(&g, t, isid, inode_class(inode->i_mode), SEA_FILE__GETATTR, &o, 0);
+	return task_inode_has_perm(t, seqno, inode, dentry, SEA_FILE__GETATTR);
 }
 
 /* selinux_inode_setattr: ATTR_FORCE alone (ATTR_KILL_S[UG]ID) asks nothing; a change of mode,

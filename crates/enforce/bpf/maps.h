@@ -152,21 +152,28 @@ struct gen {
 	struct sea_config *config;
 };
 
+/* The seqno of the generation in use (0: none), all a remembered grant is checked against:
+ * one map read where gen_get makes nine. */
+static __always_inline __u64 seqno_now(void)
+{
+	__u32 zero = 0;
+	__u64 *cur = bpf_map_lookup_elem(&current, &zero);
+
+	/* One aligned 64-bit load (BPF_LDX | BPF_DW: one instruction once JITed), so never half of
+	 * one store and half of another. Not __atomic_load_n(ACQUIRE): clang 14 cannot select it
+	 * for BPF (load-acquire came with LLVM 20); the daemon fills the slot's maps through bpf()
+	 * system calls before its store, which the kernel's map updates order. */
+	return cur ? *(volatile __u64 *)cur : 0;
+}
+
 /* Reads `current` once and takes its slot's maps; 0 when no generation is installed (then a
  * confined task is denied: it cannot have been confined before one was). */
 static __always_inline int gen_get(struct gen *g)
 {
 	__u32 zero = 0, slot;
-	__u64 *cur = bpf_map_lookup_elem(&current, &zero);
 	void *cfgmap;
 
-	if (!cur)
-		return 0;
-	/* One aligned 64-bit load (BPF_LDX | BPF_DW: one instruction once JITed), so never half of
-	 * one store and half of another. Not __atomic_load_n(ACQUIRE): clang 14 cannot select it
-	 * for BPF (load-acquire came with LLVM 20); the daemon fills the slot's maps through bpf()
-	 * system calls before its store, which the kernel's map updates order. */
-	g->seqno = *(volatile __u64 *)cur;
+	g->seqno = seqno_now();
 	if (!g->seqno)
 		return 0;
 	slot = g->seqno & 1;
