@@ -9,7 +9,12 @@
  *   bench run CLASSFILE ROUNDS < "SCON TCON CLASS PERM ALLOWED AUDITALLOW AUDITDENY" lines
  *        prints "check_access WALL CPU", "has_perm_1_thread WALL CPU", "has_perm_2_threads WALL CPU"
  *        (ns per call, all threads' calls counted; CPU is the process's CPU time) and the numbers
- *        of allowed answers, which must agree between the two libraries. */
+ *        of allowed answers, which must agree between the two libraries.
+ *   bench one WHAT CLASSFILE ROUNDS < the same lines
+ *        runs only WHAT (loop, has_perm, noaudit or check_access) ROUNDS times over the queries
+ *        on one thread after the same warming, for callgrind to count (seaccess-lab bench
+ *        hit-path, tests/capi/bench-instructions.sh); `loop` reads each query's arguments and
+ *        calls nothing, the cost the other three have subtracted. Prints "allowed N". */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -172,6 +177,42 @@ static struct span threads_ns(int n, size_t *ok)
 	return per_call(t0, (double)rounds * (double)nq * n);
 }
 
+/* ROUNDS passes of one kind of check over the queries, on this thread: one loop per kind, so
+ * that each pass costs its loop and its check alone. */
+static size_t one(const char *what)
+{
+	size_t ok = 0;
+	struct av_decision avd;
+	if (!strcmp(what, "loop")) {
+		for (long r = 0; r < rounds; r++)
+			for (size_t i = 0; i < nq; i++) {
+				struct q *x = &qs[i];
+				/* The arguments the calls are given, consumed without a call. */
+				__asm__ volatile("" : : "r"(x->ssid), "r"(x->tsid), "r"(x->c), "r"(x->av));
+				ok++;
+			}
+	} else if (!strcmp(what, "has_perm")) {
+		for (long r = 0; r < rounds; r++)
+			for (size_t i = 0; i < nq; i++) {
+				struct q *x = &qs[i];
+				ok += avc_has_perm(x->ssid, x->tsid, x->c, x->av, NULL, NULL) == 0;
+			}
+	} else if (!strcmp(what, "noaudit")) {
+		for (long r = 0; r < rounds; r++)
+			for (size_t i = 0; i < nq; i++) {
+				struct q *x = &qs[i];
+				ok += avc_has_perm_noaudit(x->ssid, x->tsid, x->c, x->av, NULL, &avd) == 0;
+			}
+	} else {
+		for (long r = 0; r < rounds; r++)
+			for (size_t i = 0; i < nq; i++) {
+				struct q *x = &qs[i];
+				ok += selinux_check_access(x->s, x->t, x->cls, x->perm, NULL) == 0;
+			}
+	}
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	char a[1024], b[1024], c[256], d[256];
@@ -187,7 +228,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 #endif
-	if (argc != 4 || strcmp(argv[1], "run"))
+	const char *only = NULL;
+	if (argc == 5 && !strcmp(argv[1], "one")) {
+		only = argv[2];
+		if (strcmp(only, "loop") && strcmp(only, "has_perm") && strcmp(only, "noaudit") && strcmp(only, "check_access"))
+			return 2;
+		argv++;
+		argc--;
+	} else if (argc != 4 || strcmp(argv[1], "run"))
 		return 2;
 	rounds = atol(argv[3]);
 	while (scanf("%1023s %1023s %255s %255s %x %x %x", a, b, c, d, &x, &y, &z) == 7) {
@@ -213,6 +261,10 @@ int main(int argc, char **argv)
 	size_t ok = 0, ok1, ok2;
 	for (size_t i = 0; i < nq; i++)
 		ok += selinux_check_access(qs[i].s, qs[i].t, qs[i].cls, qs[i].perm, NULL) == 0;
+	if (only) {
+		printf("allowed %zu\n", one(only));
+		goto out;
+	}
 	struct span t0 = start();
 	size_t okc = 0;
 	for (long r = 0; r < rounds; r++)
@@ -223,6 +275,7 @@ int main(int argc, char **argv)
 	printf("check_access %.1f %.1f\nhas_perm_1_thread %.1f %.1f\nhas_perm_2_threads %.1f %.1f\n", check.wall, check.cpu,
 	       one.wall, one.cpu, two.wall, two.cpu);
 	printf("allowed %zu %zu %zu %zu\n", ok, okc / rounds, ok1 / rounds, ok2 / rounds / 2);
+out:
 #ifdef PEER_LIBSELINUX
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", fsdir);

@@ -19,28 +19,8 @@ trap 'rm -rf "$T"' EXIT
 for need in target/release/libseaccess.so "$ORACLE" "$POL"; do
   [ -e "$need" ] || { echo "bench: $need is missing (make capi oracle deps)" >&2; exit 1; }
 done
-gcc -O2 -Wall -Werror -pthread -o "$OUT/bench-seaccess" tests/capi/bench.c \
-  -L"$PWD/target/release" -lseaccess -Wl,-rpath,"$PWD/target/release"
-gcc -O2 -Wall -Werror -pthread -DPEER_LIBSELINUX -o "$OUT/bench-libselinux" tests/capi/bench.c \
-  -Wl,--export-dynamic-symbol=security_compute_av_flags_raw -lselinux
-
-export SEACCESS_POLICY=$POL
-$ORACLE perms "$POL" | "$OUT/bench-seaccess" classes > "$T/classes"
-$ORACLE gen "$POL" 4242 "$N" > "$T/q"
-$ORACLE av "$POL" < "$T/q" > "$T/o"
-# Each query checks one permission: the lowest allowed one. Triples that allow nothing are left
-# out: an object manager's checks mostly pass, and a denial's audit record (formatted and logged
-# by both libraries) would be what is measured.
-paste -d' ' "$T/q" "$T/o" | awk -v classes="$T/classes" '
-  BEGIN { while ((getline l < classes) > 0) { split(l, f, " "); name[f[1] " " f[3]] = f[4]; if (!(f[1] in first) || f[3] < first[f[1]]) first[f[1]] = f[3] } }
-  $4 == "error" { next }
-  {
-    al = strtonum("0x" $4); b = -1
-    for (i = 0; i < 32; i++) if (and(al, lshift(1, i)) && ((($3 " " i) in name))) { b = i; break }
-    if (b < 0) next
-    if (!(($3 " " b) in name)) next
-    print $1, $2, $3, name[$3 " " b], $4, $6, $7
-  }' > "$T/w"
+source tests/capi/bench-prepare.sh
+bench_prepare "$POL" "$N" "$OUT" "$T"
 echo "bench: $(wc -l < "$T/w") triples x $ROUNDS rounds, $RUNS runs of each library in turn, policy $POL, $(nproc) CPUs"
 # The two libraries run in turn, RUNS times each, so that a slow stretch of a shared machine
 # falls on both; each figure is the median of its runs.

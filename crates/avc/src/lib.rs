@@ -631,7 +631,24 @@ impl Avc {
     /// The kernel's avc_has_perm_noaudit: Ok with the decision if every requested permission
     /// is allowed, or if denied but not enforced (permissive mode or a permissive domain: the
     /// permissions are then granted in the cache, so the denial is reported once).
+    #[inline(always)]
     pub fn has_perm_noaudit(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+    ) -> Result<AvDecision, AvcError> {
+        if let Some(v) = self.granted_hit(ssid, tsid, class, requested, None) {
+            return Ok(v.decision);
+        }
+        self.has_perm_noaudit_slow(ssid, tsid, class, requested)
+    }
+
+    /// [`Avc::has_perm_noaudit`] other than by a granted hit.
+    #[cold]
+    #[inline(never)]
+    fn has_perm_noaudit_slow(
         &self,
         ssid: Sid,
         tsid: Sid,
@@ -677,8 +694,86 @@ impl Avc {
     /// has not reached the cache yet is answered from that policy: the cache moves to it, as a
     /// miss that meets a newer policy does, rather than answering from the older one until the
     /// announcement comes.
-    #[inline]
+    #[inline(always)]
     pub fn check_at(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        at: Seqno,
+    ) -> Result<Result<Verdict, Seqno>, ServerError> {
+        if let Some(v) = self.granted_hit(ssid, tsid, class, requested, Some(at)) {
+            return Ok(Ok(v));
+        }
+        self.check_at_slow(ssid, tsid, class, requested, at)
+    }
+
+    /// The hit of a check every requested permission of which the cached decision allows (of
+    /// policy `at`, if given): its verdict, counted as a hit. None otherwise, counting nothing,
+    /// so that the caller checks the full way, which counts. Kept apart from the full way so
+    /// that, inlined, the hit's verdict stays in registers: where the two ways met in one
+    /// return, the verdict went through memory on the hit too (callgrind: a third of the hit).
+    #[inline(always)]
+    fn granted_hit(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        at: Option<Seqno>,
+    ) -> Option<Verdict> {
+        let key = Key::new(ssid, tsid, class);
+        let state = self.state();
+        let d = self
+            .table(state.seqno())
+            .get(key, state.seqno(), state.tag())?;
+        let denied = requested & !d.allowed;
+        if !denied.is_empty() || at.is_some_and(|at| at != d.seqno) {
+            return None;
+        }
+        self.stats.bump(Counter::Hit, 1);
+        Some(Verdict {
+            decision: d,
+            denied,
+            enforced: false,
+            audited: requested & d.auditallow,
+        })
+    }
+
+    /// The hit of a check that passes silently: true when the cache holds the triple's
+    /// decision of policy `at` and it allows every requested permission, none auditallow'ed,
+    /// counted as a hit. False otherwise, counting nothing, so that the caller checks the full
+    /// way ([`Avc::check_at`]), which counts. What an object manager's hook asks first: the
+    /// verdict of such a check is "go on, write nothing", so none is built.
+    #[inline(always)]
+    pub fn granted_quietly(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        at: Seqno,
+    ) -> bool {
+        let key = Key::new(ssid, tsid, class);
+        let state = self.state();
+        let Some(d) = self
+            .table(state.seqno())
+            .get(key, state.seqno(), state.tag())
+        else {
+            return false;
+        };
+        if d.seqno != at || !(requested & !(d.allowed & !d.auditallow)).is_empty() {
+            return false;
+        }
+        self.stats.bump(Counter::Hit, 1);
+        true
+    }
+
+    /// [`Avc::check_at`] other than by a granted hit.
+    #[cold]
+    #[inline(never)]
+    fn check_at_slow(
         &self,
         ssid: Sid,
         tsid: Sid,

@@ -370,3 +370,50 @@ fn check_at_never_answers_for_a_policy_with_a_newer_ones_decision() {
     assert_eq!(v.decision, decision(3));
     assert_eq!(server.calls.load(SeqCst), 2);
 }
+
+/// The hooks' first question (`granted_quietly`): true only for a cached decision of the asked
+/// policy that allows every requested bit; otherwise false, asking the server nothing and
+/// counting nothing, so that the full check the caller then makes is counted once. And a check
+/// refused on a hit (the full way after the granted hit declines) is one lookup, not two.
+#[test]
+fn granted_quietly_passes_only_a_cached_grant_of_the_asked_policy_and_counts_it_once() {
+    let (server, avc) = setup();
+    // Policy 1's decision allows bit 1 only.
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(1));
+    let lookups = || avc.cache_stats().lookups;
+    assert_eq!(lookups(), 1);
+    assert!(avc.granted_quietly(K.0, K.1, K.2, AccessVector(1), Seqno(1)));
+    assert_eq!(lookups(), 2, "a silent grant is one lookup");
+    assert!(
+        !avc.granted_quietly(K.0, K.1, K.2, AccessVector(1), Seqno(2)),
+        "policy 1's decision passed as policy 2's"
+    );
+    assert!(
+        !avc.granted_quietly(K.0, K.1, K.2, AccessVector(3), Seqno(1)),
+        "a bit policy 1 denies passed"
+    );
+    assert!(
+        !avc.granted_quietly(K2.0, K2.1, K2.2, AccessVector(1), Seqno(1)),
+        "an uncached triple passed"
+    );
+    assert_eq!(lookups(), 2, "a declined silent grant counted");
+    assert_eq!(server.calls.load(SeqCst), 1, "the server asked");
+    // Published and announced policy 2: policy 1's entry no longer answers.
+    server.seqno.store(2, SeqCst);
+    avc.set_refresh(false);
+    avc.policy_changed(Seqno(2));
+    assert!(!avc.granted_quietly(K.0, K.1, K.2, AccessVector(1), Seqno(1)));
+    // check_at refused on a hit: counted once.
+    assert_eq!(avc.decide(K.0, K.1, K.2).unwrap(), decision(2));
+    let before = avc.cache_stats();
+    let v = avc
+        .check_at(K.0, K.1, K.2, AccessVector(1), Seqno(2))
+        .unwrap()
+        .expect("policy 2's own decision");
+    assert!(v.enforced, "bit 1 is not policy 2's");
+    let after = avc.cache_stats();
+    assert_eq!(
+        (after.lookups - before.lookups, after.hits - before.hits),
+        (1, 1)
+    );
+}

@@ -1,7 +1,6 @@
 //! `seaccess-lab bench avc`: the production cache against the comparison designs, in one run.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -243,24 +242,25 @@ pub(crate) fn hits(policy: &Path, count: u64) -> Result<(), CliError> {
 /// few instructions included).
 fn instructions_per_hit(policy: &Path) -> Option<f64> {
     let me = std::env::current_exe().ok()?;
-    let total = |count: u64| -> Option<f64> {
-        let out = Command::new("valgrind")
-            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
-            .arg(&me)
-            .args([
-                "bench",
-                "avc-hits",
-                "--count",
-                &count.to_string(),
-                "--policy",
-            ])
-            .arg(policy)
-            .output()
-            .ok()?;
-        let err = String::from_utf8_lossy(&out.stderr);
-        let line = err.lines().find(|l| l.contains("Collected :"))?;
-        line.rsplit(':').next()?.trim().parse::<f64>().ok()
+    let policy = policy.to_string_lossy();
+    let args = |n: u64| -> Vec<String> {
+        [
+            "bench",
+            "avc-hits",
+            "--count",
+            &n.to_string(),
+            "--policy",
+            &policy,
+        ]
+        .map(String::from)
+        .into()
     };
-    let (a, b) = (total(100_000)?, total(1_100_000)?);
-    Some((b - a) / 1_000_000.0)
+    crate::callgrind::per_op(
+        &me,
+        args,
+        (100_000, 1_100_000),
+        None,
+        "instructions per hit",
+    )
+    .ok()
 }

@@ -396,41 +396,29 @@ pub(crate) fn checks(policy: &Path, mediator: &str, count: u64) -> Result<(), Cl
 /// differenced (set-up and policy load cancel), over the four checks of a round.
 fn instructions_per_check(policy: &Path, mediator: &str) -> Result<f64, CliError> {
     let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
-    let total = |count: u64| -> Result<f64, CliError> {
-        let out = std::process::Command::new("valgrind")
-            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
-            .arg(&me)
-            .args([
-                "bench",
-                "lab-checks",
-                "--mediator",
-                mediator,
-                "--count",
-                &count.to_string(),
-                "--policy",
-            ])
-            .arg(policy)
-            .output()
-            .map_err(|e| format!("--callgrind: valgrind: {e} (make deps installs it)"))?;
-        let err = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() {
-            return Err(format!(
-                "--callgrind: {mediator}: {}",
-                err.lines().last().unwrap_or("failed")
-            )
-            .into());
-        }
-        let line = err
-            .lines()
-            .find(|l| l.contains("Collected :"))
-            .ok_or("--callgrind: no instruction total in valgrind's output")?;
-        line.rsplit(':')
-            .next()
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .ok_or_else(|| format!("--callgrind: cannot read {line:?}").into())
+    let policy = policy.to_string_lossy();
+    let args = |n: u64| -> Vec<String> {
+        [
+            "bench",
+            "lab-checks",
+            "--mediator",
+            mediator,
+            "--count",
+            &n.to_string(),
+            "--policy",
+            &policy,
+        ]
+        .map(String::from)
+        .into()
     };
-    let (a, b) = (total(20_000)?, total(100_000)?);
-    Ok((b - a) / (80_000.0 * 4.0))
+    let round = crate::callgrind::per_op(
+        &me,
+        args,
+        (20_000, 100_000),
+        None,
+        &format!("--callgrind: {mediator}"),
+    )?;
+    Ok(round / 4.0)
 }
 
 fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), CliError> {

@@ -7,8 +7,10 @@
 #![forbid(unsafe_code)]
 
 mod avcbench;
+mod callgrind;
 mod defaults;
 mod enginebench;
+mod hitpath;
 mod lab;
 mod lab_report;
 mod labelbench;
@@ -67,6 +69,20 @@ enum BenchCmd {
     /// path walk): enforcing with and without the fast paths against the same FUSE passthrough
     /// without checks, and against bindfs.
     Mount(mountbench::MountBenchArgs),
+    /// Instructions per check on a warm cache at every layer, in one run (callgrind): the
+    /// cache, the comparison designs, the object manager's hooks, and the C library's checks
+    /// against libselinux 3.4's.
+    HitPath(hitpath::HitPathArgs),
+    /// (For `bench hit-path`) COUNT checks of one row and nothing else.
+    #[command(hide = true)]
+    HitLoop {
+        #[arg(long, short = 'p')]
+        policy: PathBuf,
+        #[arg(long)]
+        row: String,
+        #[arg(long)]
+        count: u64,
+    },
     /// (For the instruction count) COUNT cache hits and nothing else.
     #[command(hide = true)]
     AvcHits {
@@ -104,6 +120,10 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Bench(BenchCmd::Objmgr(a)) => objbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Mount(a)) => mountbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Label(a)) => labelbench::run(out, &a).map(|_| true),
+        Cmd::Bench(BenchCmd::HitPath(a)) => hitpath::run(out, &a).map(|_| true),
+        Cmd::Bench(BenchCmd::HitLoop { policy, row, count }) => {
+            hitpath::hit_loop(&policy, &row, count).map(|_| true)
+        }
         Cmd::Bench(BenchCmd::AvcHits { policy, count }) => {
             avcbench::hits(&policy, count).map(|_| true)
         }

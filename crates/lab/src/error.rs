@@ -29,6 +29,9 @@ pub enum LabError {
         what: String,
         source: std::io::Error,
     },
+    /// A benchmark was asked for something it does not measure, or its workload is empty.
+    #[error("{what}")]
+    Setup { what: String },
     /// A system call on the object manager benchmark's tree failed.
     #[error("{}: {what}", path.display())]
     Io { path: PathBuf, what: String },

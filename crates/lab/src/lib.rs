@@ -11,6 +11,7 @@ pub mod designs;
 mod error;
 pub mod file_service;
 pub mod hackbench;
+pub mod hit_path;
 pub mod mediate;
 pub mod objmgr_bench;
 pub mod runs;
