@@ -143,6 +143,7 @@ python-test: python oracle policies capi
 bench: build oracle peers label-peer
 	./target/release/seaccess-lab bench engine --policy $(DEFAULT_POLICY)
 	./target/release/seaccess-lab bench avc --policy $(DEFAULT_POLICY)
+	./target/release/seaccess-lab bench hit-path --policy $(DEFAULT_POLICY)
 	./target/release/seaccess-lab bench objmgr --policy $(DEFAULT_POLICY)
 	./target/release/seaccess-lab bench label
 	./target/release/seaccess-lab bench mount --policy $(DEFAULT_POLICY)

@@ -6,6 +6,9 @@
 use std::path::Path;
 use std::process::Command;
 
+/// The errno of exec on a file open for writing (Linux).
+const ETXTBSY: i32 = 26;
+
 fn help(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_seaccess-lab"))
         .args(args)
@@ -33,7 +36,7 @@ fn the_lab_and_every_benchmark_are_here() {
         "{top:?}"
     );
     let bench = commands(&help(&["bench"]));
-    for b in ["label", "engine", "avc", "objmgr", "mount"] {
+    for b in ["label", "engine", "avc", "objmgr", "mount", "hit-path"] {
         assert!(
             bench.contains(&b.to_string()),
             "bench {b} missing: {bench:?}"
@@ -71,21 +74,36 @@ fn a_benchmark_without_seaccess_beside_it_says_which_is_missing() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&oracle, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = Command::new(&lab)
-        .args([
-            "bench",
-            "engine",
-            "--queries",
-            "1",
-            "--batch-queries",
-            "1",
-            "-p",
-        ])
-        .arg(seaccess_testkit::compile("example", 33))
-        .arg("--oracle")
-        .arg(&oracle)
-        .output()
-        .unwrap();
+    // The program and the stand-in were just written: a child another test forks while they
+    // are open makes their exec fail with ETXTBSY for a moment, so such a run is tried again.
+    let policy = seaccess_testkit::compile("example", 33);
+    let out = (0..50)
+        .find_map(|_| {
+            let out = Command::new(&lab)
+                .args([
+                    "bench",
+                    "engine",
+                    "--queries",
+                    "1",
+                    "--batch-queries",
+                    "1",
+                    "-p",
+                ])
+                .arg(&policy)
+                .arg("--oracle")
+                .arg(&oracle)
+                .output();
+            let busy = match &out {
+                Err(e) => e.raw_os_error() == Some(ETXTBSY),
+                Ok(o) => String::from_utf8_lossy(&o.stderr).contains("Text file busy"),
+            };
+            if busy {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                return None;
+            }
+            Some(out.unwrap())
+        })
+        .expect("ETXTBSY 50 times");
     let _ = std::fs::remove_dir_all(&dir);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
