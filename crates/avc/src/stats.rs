@@ -200,15 +200,32 @@ impl Stats {
         }
     }
 
+    /// Counts for the calling thread. An owned stripe's number is below [`SHARED`], and the
+    /// one comparison that says so also rules out the shared stripe and a thread that has not
+    /// claimed one yet (`usize::MAX`), which go the cold way: three tests on every hit before.
     #[inline(always)]
     pub fn bump(&self, which: Counter, n: u64) {
+        let i = CACHED.with(|c| c.get());
+        if i < SHARED {
+            if let Some(c) = self.stripes.get(i) {
+                // Only this thread writes its stripe (a stripe changes hands through FREE's
+                // lock, which orders the old owner's stores before the new owner's).
+                return c.add_owned(which, n);
+            }
+        }
+        self.bump_unowned(which, n);
+    }
+
+    /// [`Stats::bump`] for a thread without a stripe of its own: it claims one if it has not
+    /// tried yet, else counts in the shared stripe.
+    #[cold]
+    #[inline(never)]
+    fn bump_unowned(&self, which: Counter, n: u64) {
         let i = stripe();
         let Some(c) = self.stripes.get(i) else { return };
         if i == SHARED {
             c.get(which).fetch_add(n, Relaxed);
         } else {
-            // Only this thread writes its stripe (a stripe changes hands through FREE's lock,
-            // which orders the old owner's stores before the new owner's).
             c.add_owned(which, n);
         }
     }

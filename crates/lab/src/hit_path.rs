@@ -115,8 +115,10 @@ fn warm_design<C: DecisionCache>(cache: &C, work: &[Ask], count: u64) -> u64 {
     })
 }
 
-/// The loop every row shares: `count` checks, walking the working set.
-#[inline(always)]
+/// The loop every row shares: `count` checks, walking the working set. Out of line, one copy
+/// per row: each row's check is inlined into a loop of its own, so that how the compiler lays
+/// out one row's code does not move another's count.
+#[inline(never)]
 fn drive(work: &[Ask], count: u64, check: impl Fn(Sid, Sid, ClassId, AccessVector) -> bool) -> u64 {
     let mut passed = 0u64;
     let mut i = 0;

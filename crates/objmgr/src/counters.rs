@@ -230,8 +230,28 @@ impl Default for Counters {
 }
 
 impl Counters {
+    /// Counts one lookup of `hook` for the calling thread. An owned stripe's number is below
+    /// [`SHARED`]: the one comparison that says so also rules out the shared stripe and a
+    /// thread that has not claimed one yet (`usize::MAX`), which go the cold way.
     #[inline(always)]
     pub fn bump(&self, hook: Hook) {
+        let i = STRIPE.with(Cell::get);
+        if i < SHARED {
+            if let Some(c) = self.0.get(i).and_then(|s| s.0.get(hook as usize)) {
+                // Only this thread writes its stripe (a stripe changes hands through FREE's
+                // lock, which orders the old owner's stores before the new owner's).
+                c.store(c.load(Relaxed).wrapping_add(1), Relaxed);
+                return;
+            }
+        }
+        self.bump_unowned(hook);
+    }
+
+    /// [`Counters::bump`] for a thread without a stripe of its own: it claims one if it has
+    /// not tried yet, else counts in the shared stripe.
+    #[cold]
+    #[inline(never)]
+    fn bump_unowned(&self, hook: Hook) {
         let i = stripe();
         let Some(c) = self.0.get(i).and_then(|s| s.0.get(hook as usize)) else {
             return;
@@ -239,8 +259,6 @@ impl Counters {
         if i == SHARED {
             c.fetch_add(1, Relaxed);
         } else {
-            // Only this thread writes its stripe (a stripe changes hands through FREE's lock,
-            // which orders the old owner's stores before the new owner's).
             c.store(c.load(Relaxed).wrapping_add(1), Relaxed);
         }
     }
