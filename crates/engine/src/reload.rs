@@ -36,7 +36,7 @@ pub(crate) fn server_of(source: &Source<'_>) -> Result<SecurityServer> {
     match source {
         Source::Path(p) => {
             let data = seaccess_security::read_policy_file(p)?;
-            SecurityServer::from_bytes(&data).map_err(loaded(p.display().to_string()))
+            SecurityServer::from_image(data).map_err(loaded(p.display().to_string()))
         }
         Source::Bytes(b) => SecurityServer::from_bytes(b).map_err(loaded(IMAGE.to_string())),
     }

@@ -30,7 +30,7 @@ pub use error::{PolicyError, Result, Section};
 pub use file::{read_file, MAX_POLICY_FILE};
 pub use model::*;
 pub use read::{
-    counting_sort, read_policy, section_starts, sort_avtab, version, MAGIC, MAX_INITIAL_SID,
+    counting_sort_into, read_policy, section_starts, sort_avtab, version, MAGIC, MAX_INITIAL_SID,
     VERSION_MAX, VERSION_MIN,
 };
 pub use rules::*;

@@ -3,7 +3,8 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use seaccess_policy::{
-    counting_sort, AvtabEntry, CondExpr, Ebitmap, Policy, PolicyTables, Range, RuleKind, Xperms,
+    counting_sort_into, AvtabEntry, CondExpr, Ebitmap, Policy, PolicyTables, Range, RuleKind,
+    Xperms,
 };
 
 use crate::sockets::is_kernel_socket_class;
@@ -31,22 +32,26 @@ pub(crate) struct RuleIndex {
 }
 
 impl RuleIndex {
-    /// Builds from unconditional rules already sorted (as the reader keeps them) and
-    /// conditional rules in any order.
+    /// Builds from `nsorted` unconditional rules already sorted (as the reader keeps them) and
+    /// conditional rules in any order. The table is allocated once at its final size, and the
+    /// conditional rules are sorted between two buffers: what a load holds at its peak.
     fn build(
         ntypes: usize,
         nclasses: usize,
+        nsorted: usize,
         sorted: impl Iterator<Item = (u16, Rule)>,
-        cond: Vec<(u16, Rule)>,
+        mut cond: Vec<(u16, Rule)>,
     ) -> RuleIndex {
         let key = |(s, r): &(u16, Rule)| (*s, r.class, r.target);
-        let cond = counting_sort(&cond, ntypes + 1, |x| usize::from(x.1.target));
-        let cond = counting_sort(&cond, nclasses + 1, |x| usize::from(x.1.class));
-        let cond = counting_sort(&cond, ntypes + 1, |x| usize::from(x.0));
+        let mut other = cond.clone();
+        counting_sort_into(&cond, &mut other, ntypes + 1, |x| usize::from(x.1.target));
+        counting_sort_into(&other, &mut cond, nclasses + 1, |x| usize::from(x.1.class));
+        counting_sort_into(&cond, &mut other, ntypes + 1, |x| usize::from(x.0));
+        drop(cond);
         let mut start = vec![0u32; ntypes + 2];
-        let mut rules = Vec::new();
+        let mut rules = Vec::with_capacity(nsorted + other.len());
         let mut a = sorted.peekable();
-        let mut b = cond.into_iter().peekable();
+        let mut b = other.into_iter().peekable();
         loop {
             let take_a = match (a.peek(), b.peek()) {
                 (Some(x), Some(y)) => key(x) <= key(y),
@@ -63,6 +68,7 @@ impl RuleIndex {
         for i in 1..start.len() {
             start[i] += start[i - 1];
         }
+        // A no-op unless `nsorted` overcounted.
         rules.shrink_to_fit();
         RuleIndex { rules, start }
     }
@@ -133,8 +139,15 @@ impl Compiled {
         let (avtab, xperms, conds) = rules.into_parts();
         let is_type = |e: &AvtabEntry| matches!(e.kind, RuleKind::Type(_));
         let nt = policy.types.len();
-        let (mut cond_av, mut cond_ty) = (Vec::new(), Vec::new());
-        let mut ncond = 0;
+        // Counted first, so that each table is allocated once at its size.
+        let count_types = |list: &[AvtabEntry]| list.iter().filter(|e| is_type(e)).count();
+        let (mut ncond, mut ncond_ty) = (0, 0);
+        for node in &conds {
+            ncond += node.true_list.len() + node.false_list.len();
+            ncond_ty += count_types(&node.true_list) + count_types(&node.false_list);
+        }
+        let mut cond_av = Vec::with_capacity(ncond - ncond_ty);
+        let mut cond_ty = Vec::with_capacity(ncond_ty);
         let mut cond_exprs = Vec::with_capacity(conds.len());
         for (i, node) in conds.into_iter().enumerate() {
             cond_exprs.push(node.expr.into_boxed_slice());
@@ -143,7 +156,6 @@ impl Compiled {
                 (2 * i as u32 + 1, node.false_list),
             ];
             for (branch, list) in lists {
-                ncond += list.len();
                 for e in &list {
                     if is_type(e) {
                         cond_ty.push(split(e, branch));
@@ -154,9 +166,11 @@ impl Compiled {
             }
         }
         let nc = policy.classes.len();
+        let ntype_rules = count_types(&avtab);
         let av = RuleIndex::build(
             nt,
             nc,
+            avtab.len() - ntype_rules,
             avtab
                 .iter()
                 .filter(|e| !is_type(e))
@@ -166,6 +180,7 @@ impl Compiled {
         let types = RuleIndex::build(
             nt,
             nc,
+            ntype_rules,
             avtab
                 .iter()
                 .filter(|e| is_type(e))
