@@ -9,6 +9,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use seaccess_types::bytes::Cursor;
 
 use crate::error::{LabelError, Result};
@@ -64,6 +66,11 @@ impl<'a> Reader<'a> {
     /// A string stored with its terminating NUL, `len` counting the NUL; as C, the string ends
     /// at its first NUL.
     fn cstr(&mut self, len: u32, what: &str) -> Result<Arc<str>> {
+        self.cstr_ref(len, what).map(Arc::from)
+    }
+
+    /// [`Reader::cstr`] borrowed from the file's bytes.
+    fn cstr_ref(&mut self, len: u32, what: &str) -> Result<&'a str> {
         if len == 0 {
             return Err(self.err(format!("{what}: zero length")));
         }
@@ -73,7 +80,7 @@ impl<'a> Reader<'a> {
         }
         let s = b.split(|&c| c == 0).next().unwrap_or_default();
         match std::str::from_utf8(s) {
-            Ok(s) => Ok(Arc::from(s)),
+            Ok(s) => Ok(s),
             Err(_) => Err(self.err(format!("{what}: not valid UTF-8"))),
         }
     }
@@ -119,10 +126,18 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
     if nspecs == 0 {
         return Err(r.err("no specifications"));
     }
-    let mut specs = Vec::new();
+    // Each specification takes at least 24 bytes, so a count the file cannot hold reserves no
+    // more than the file could.
+    let mut specs = Vec::with_capacity((nspecs as usize).min(bytes.len() / 24));
+    // A set names a few hundred contexts across thousands of specifications: one copy each.
+    let mut contexts: FxHashMap<&str, Arc<str>> = FxHashMap::default();
     for _ in 0..nspecs {
         let n = r.u32("context length")?;
-        let context = r.cstr(n, "context")?;
+        let text = r.cstr_ref(n, "context")?;
+        let context = contexts
+            .entry(text)
+            .or_insert_with(|| Arc::from(text))
+            .clone();
         let n = r.u32("regex length")?;
         let regex = r.cstr(n, "regex")?;
         // Before version 3 the mode was a mode_t, which is 4 bytes on Linux too.

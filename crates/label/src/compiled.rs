@@ -85,7 +85,7 @@ pub fn to_bytes(fc: &FileContexts) -> Vec<u8> {
     for s in &stems {
         o.bytes(s);
     }
-    let mut ctx_ids: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut ctx_ids: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
     let mut ctxs: Vec<&str> = Vec::new();
     for s in fc.specs() {
         ctx_ids.entry(&s.context).or_insert_with(|| {

@@ -26,7 +26,7 @@ pub mod walk;
 pub mod xattr;
 mod xattrat;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 
 pub use error::{LabelError, Result};

@@ -10,7 +10,7 @@
 //! the two common forms (a literal path, a path and everything under it) are decided without
 //! PCRE2. Nothing is skipped that could have matched, so the first match is libselinux's.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use once_cell::race::OnceBox;

@@ -9,7 +9,7 @@
 //! compiles an expression only when a lookup first reaches it, so a broken one fails some
 //! lookups later; we compile every one that PCRE2 must run at open and name its line.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -168,7 +168,7 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
 }
 
 fn validate(files: &[PathBuf], specs: &[RawSpec], check: Validator<'_>) -> Result<()> {
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: HashSet<&str> = HashSet::default();
     for s in specs {
         if &*s.context == "<<none>>" || seen.contains(&*s.context) {
             continue;
@@ -192,7 +192,7 @@ fn file_of(files: &[PathBuf], o: Origin) -> PathBuf {
 
 /// label_file.c's nodups_specs: the same expression twice with types that overlap.
 fn no_duplicates(files: &[PathBuf], specs: &[RawSpec]) -> Result<()> {
-    let mut by_regex: HashMap<&str, Vec<&RawSpec>> = HashMap::new();
+    let mut by_regex: HashMap<&str, Vec<&RawSpec>> = HashMap::default();
     for s in specs {
         let same = by_regex.entry(&s.regex).or_default();
         if let Some(prev) = same
@@ -220,7 +220,7 @@ fn no_duplicates(files: &[PathBuf], specs: &[RawSpec]) -> Result<()> {
 /// Gives each specification its stem number and libselinux's place: every expression with a
 /// meta character first, then the exact paths, each group in reading order (sort_specs).
 pub(crate) fn intern(loaded: &mut Loaded, raw: Vec<RawSpec>) {
-    let mut ids: HashMap<Arc<[u8]>, i32> = HashMap::new();
+    let mut ids: HashMap<Arc<[u8]>, i32> = HashMap::default();
     let (meta, exact): (Vec<RawSpec>, Vec<RawSpec>) = raw.into_iter().partition(|s| s.has_meta);
     // Stems are numbered in reading order in libselinux; the number itself is never shown, so
     // numbering them in sorted order changes nothing but keeps one pass.
