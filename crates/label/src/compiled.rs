@@ -99,7 +99,7 @@ pub fn to_bytes(fc: &FileContexts) -> Vec<u8> {
     }
     o.len(fc.specs().len());
     for (s, m) in fc.specs().iter().zip(fc.matchers()) {
-        let (shape, tail, inner) = m.parts();
+        let (shape, tail, inner) = m.parts(&s.regex);
         let kind = match shape {
             Shape::Exact(_) => 0,
             Shape::Under(_) => 1,
@@ -328,7 +328,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
     for (prefix, _, ids) in &parts {
         for &id in ids {
             let i = id as usize;
-            if i >= seen.len() || seen[i] || matchers[i].parts().0.prefix() != &prefix[..] {
+            if i >= seen.len() || seen[i] || matchers[i].shape.prefix() != &prefix[..] {
                 return Err(
                     r.err("the index does not list each specification once under its prefix")
                 );

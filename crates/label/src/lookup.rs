@@ -139,16 +139,56 @@ impl Index {
 /// A specification's matcher: its shape, and PCRE2 compiled when the shape cannot decide.
 pub(crate) struct Matcher {
     pub(crate) shape: Shape,
-    /// What every match ends with (spec.rs's literal_tail) and contains (inner_literals):
-    /// checked before PCRE2 runs.
-    tail: Box<[u8]>,
-    inner: Box<[memchr::memmem::Finder<'static>]>,
+    /// What every match ends with and contains, checked before PCRE2 runs: worked out from
+    /// the expression the first time a lookup reaches it, as the expression is compiled then
+    /// (at open, for thousands of expressions most lookups never reach, this analysis and its
+    /// allocations were a large part of opening a set). Given at once by the compiled form.
+    filters: OnceBox<Filters>,
     /// Compiled the first time a lookup needs it. Two threads may both compile it, one result
     /// kept: no thread ever waits for another here, so a child forked while a thread of its
     /// parent compiles finds nothing half done to wait for (a OnceLock would hang it).
     regex: OnceBox<std::result::Result<Regex, String>>,
     /// Built the first time a partial match needs it (the same way).
     partial: OnceBox<std::result::Result<PartialDfa, String>>,
+}
+
+/// What every match of an expression PCRE2 must run ends with (spec.rs's literal_tail) and
+/// contains after its literal prefix (inner_literals); empty for the other shapes.
+struct Filters {
+    tail: Box<[u8]>,
+    inner: Box<[memchr::memmem::Finder<'static>]>,
+}
+
+impl Filters {
+    fn of(shape: &Shape, regex: &[u8]) -> Filters {
+        if !matches!(shape, Shape::Prefix(_)) {
+            return Filters {
+                tail: Box::default(),
+                inner: Box::default(),
+            };
+        }
+        Filters::from_parts(literal_tail(regex), &inner_literals(regex))
+    }
+
+    fn from_parts(tail: Vec<u8>, inner: &[Vec<u8>]) -> Filters {
+        Filters {
+            tail: tail.into(),
+            inner: inner
+                .iter()
+                .map(|l| memchr::memmem::Finder::new(l).into_owned())
+                .collect(),
+        }
+    }
+
+    /// Whether `key` may match: it ends with the tail and holds every inner literal after the
+    /// prefix.
+    fn allow(&self, shape: &Shape, key: &[u8]) -> bool {
+        tail_allows(&self.tail, key)
+            && self.inner.iter().all(|f| {
+                f.find(key.get(shape.prefix().len()..).unwrap_or_default())
+                    .is_some()
+            })
+    }
 }
 
 /// Compiles `^REGEX$` as libselinux does (regex.c's regex_prepare_data: PCRE2_DOTALL only; no
@@ -164,25 +204,9 @@ pub fn compile(regex: &str) -> std::result::Result<Regex, String> {
 
 impl Matcher {
     pub(crate) fn new(regex: &str) -> Matcher {
-        let shape = shape(regex.as_bytes());
-        let pcre = matches!(shape, Shape::Prefix(_));
-        let tail = if pcre {
-            literal_tail(regex.as_bytes()).into()
-        } else {
-            Box::default()
-        };
-        let inner = if pcre {
-            inner_literals(regex.as_bytes())
-                .iter()
-                .map(|l| memchr::memmem::Finder::new(l).into_owned())
-                .collect()
-        } else {
-            Box::default()
-        };
         Matcher {
-            shape,
-            tail,
-            inner,
+            shape: shape(regex.as_bytes()),
+            filters: OnceBox::new(),
             regex: OnceBox::new(),
             partial: OnceBox::new(),
         }
@@ -190,26 +214,32 @@ impl Matcher {
 
     /// A matcher from the compiled form's analysis of its expression.
     pub(crate) fn from_parts(shape: Shape, tail: Vec<u8>, inner: Vec<Vec<u8>>) -> Matcher {
-        let inner = inner
-            .iter()
-            .map(|l| memchr::memmem::Finder::new(l).into_owned())
-            .collect();
+        let filters = OnceBox::new();
+        // A fresh cell: the value is always taken.
+        let _ = filters.set(Box::new(Filters::from_parts(tail, &inner)));
         Matcher {
             shape,
-            tail: tail.into(),
-            inner,
+            filters,
             regex: OnceBox::new(),
             partial: OnceBox::new(),
         }
     }
 
-    /// The analysis the compiled form stores: shape, tail, inner literals.
-    pub(crate) fn parts(&self) -> (&Shape, &[u8], Vec<&[u8]>) {
+    /// The analysis the compiled form stores: shape, tail, inner literals (of `regex`, this
+    /// matcher's expression).
+    pub(crate) fn parts(&self, regex: &str) -> (&Shape, &[u8], Vec<&[u8]>) {
+        let f = self.filters(regex);
         (
             &self.shape,
-            &self.tail,
-            self.inner.iter().map(|f| f.needle()).collect(),
+            &f.tail,
+            f.inner.iter().map(|f| f.needle()).collect(),
         )
+    }
+
+    /// The tail and inner literals of `regex`, this matcher's expression.
+    fn filters(&self, regex: &str) -> &Filters {
+        self.filters
+            .get_or_init(|| Box::new(Filters::of(&self.shape, regex.as_bytes())))
     }
 
     pub(crate) fn needs_pcre(&self) -> bool {
@@ -231,15 +261,7 @@ impl Matcher {
         // Compiled before the tail is looked at, so a broken expression fails the lookup that
         // reaches it, as in libselinux, whether or not the tail could match.
         match self.regex.get_or_init(|| Box::new(compile(&spec.regex))) {
-            Ok(_) if !tail_allows(&self.tail, key) => Ok(false),
-            Ok(_)
-                if self
-                    .inner
-                    .iter()
-                    .any(|f| f.find(&key[self.shape.prefix().len()..]).is_none()) =>
-            {
-                Ok(false)
-            }
+            Ok(_) if !self.filters(&spec.regex).allow(&self.shape, key) => Ok(false),
             Ok(re) => re.is_match(key).map_err(|e| LabelError::Match {
                 path: String::from_utf8_lossy(key).into_owned(),
                 regex: spec.regex.to_string(),
