@@ -239,6 +239,11 @@ fn quantified(regex: &[u8], at: usize) -> bool {
 /// Whether the expression has an alternation outside every group and class: `^a|b$` is
 /// `(^a)|(b$)`, so no prefix holds for it.
 pub(crate) fn top_level_alternation(regex: &[u8]) -> bool {
+    // Without a `|` there is no alternation, and without a `[` no class to doubt: most
+    // expressions of a set, each asked at open.
+    if memchr::memchr2(b'|', b'[', regex).is_none() {
+        return false;
+    }
     let mut depth = 0i32;
     let mut i = 0;
     while i < regex.len() {
@@ -513,6 +518,17 @@ fn exact_or_newline(lit: &[u8], path: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An expression without `|` has no top-level alternation, but one with a POSIX class not
+    /// closed inside a bracket is a doubt, read as one (no prefix is taken from it), with or
+    /// without a `|`.
+    #[test]
+    fn an_unterminated_class_is_a_doubt_even_without_a_bar() {
+        assert!(!top_level_alternation(b"/usr/lib(/.*)?"));
+        assert!(top_level_alternation(b"/usr/a|/usr/b"));
+        assert!(top_level_alternation(b"/usr/[[:alpha]x"));
+        assert_eq!(shape(b"/usr/[[:alpha]x"), Shape::Prefix(Vec::new()));
+    }
 
     #[test]
     fn meta_chars_follow_label_file_h() {
