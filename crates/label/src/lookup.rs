@@ -35,7 +35,10 @@ use crate::subs::Subs;
 pub(crate) struct Index {
     prefixes: Vec<Box<[u8]>>,
     parent: Vec<u32>,
-    specs: Vec<Vec<u32>>,
+    /// Prefix `i`'s specifications are `specs[starts[i]..starts[i + 1]]` (to the end for the
+    /// last): one buffer for all, not one allocation per prefix.
+    starts: Vec<u32>,
+    specs: Vec<u32>,
 }
 
 const NO_PARENT: u32 = u32::MAX;
@@ -48,15 +51,14 @@ impl Index {
         let mut idx = Index {
             prefixes: Vec::new(),
             parent: Vec::new(),
-            specs: Vec::new(),
+            starts: Vec::new(),
+            specs: Vec::with_capacity(all.len()),
         };
         // The chain of the previous prefix, as indexes: each one a prefix of the next.
         let mut stack: Vec<u32> = Vec::new();
         for (p, id) in all {
             if idx.prefixes.last().is_some_and(|last| &**last == p) {
-                if let Some(v) = idx.specs.last_mut() {
-                    v.push(id);
-                }
+                idx.specs.push(id);
                 continue;
             }
             while let Some(&top) = stack.last() {
@@ -67,7 +69,8 @@ impl Index {
             }
             idx.parent.push(stack.last().copied().unwrap_or(NO_PARENT));
             idx.prefixes.push(p.into());
-            idx.specs.push(vec![id]);
+            idx.starts.push(idx.specs.len() as u32);
+            idx.specs.push(id);
             stack.push(idx.prefixes.len() as u32 - 1);
         }
         idx
@@ -81,11 +84,21 @@ impl Index {
         while at != NO_PARENT {
             let i = at as usize;
             if key.starts_with(&self.prefixes[i]) {
-                out.extend_from_slice(&self.specs[i]);
+                out.extend_from_slice(self.ids(i));
             }
             at = self.parent[i];
         }
         out.sort_unstable_by(|a, b| b.cmp(a));
+    }
+
+    /// Prefix `i`'s specifications.
+    fn ids(&self, i: usize) -> &[u32] {
+        let start = self.starts.get(i).map_or(self.specs.len(), |&s| s as usize);
+        let end = self
+            .starts
+            .get(i + 1)
+            .map_or(self.specs.len(), |&s| s as usize);
+        self.specs.get(start..end).unwrap_or_default()
     }
 
     pub(crate) fn node_count(&self) -> usize {
@@ -97,8 +110,8 @@ impl Index {
         self.prefixes
             .iter()
             .zip(&self.parent)
-            .zip(&self.specs)
-            .map(|((p, &a), s)| (&p[..], a, &s[..]))
+            .enumerate()
+            .map(|(i, (p, &a))| (&p[..], a, self.ids(i)))
     }
 
     /// An index from the compiled form's tables, checked: prefixes strictly increasing, each
@@ -110,7 +123,8 @@ impl Index {
         let mut idx = Index {
             prefixes: Vec::with_capacity(parts.len()),
             parent: Vec::with_capacity(parts.len()),
-            specs: Vec::with_capacity(parts.len()),
+            starts: Vec::with_capacity(parts.len()),
+            specs: Vec::new(),
         };
         for (i, (p, a, ids)) in parts.into_iter().enumerate() {
             if idx.prefixes.last().is_some_and(|last| **last >= *p) {
@@ -130,7 +144,8 @@ impl Index {
             }
             idx.prefixes.push(p);
             idx.parent.push(a);
-            idx.specs.push(ids);
+            idx.starts.push(idx.specs.len() as u32);
+            idx.specs.extend(ids);
         }
         Ok(idx)
     }

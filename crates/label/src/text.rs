@@ -63,6 +63,8 @@ fn ascii(b: &[u8]) -> Arc<str> {
 /// Reads a text file_contexts (already in memory) into specifications.
 pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
     let mut specs = Vec::new();
+    // A set names a few hundred contexts across thousands of lines: one copy each.
+    let mut contexts: rustc_hash::FxHashMap<&[u8], Arc<str>> = rustc_hash::FxHashMap::default();
     for (n, line) in bytes.split(|&c| c == b'\n').enumerate() {
         let lineno = u32::try_from(n + 1).unwrap_or(u32::MAX);
         let syntax = |msg: String| LabelError::Syntax {
@@ -102,7 +104,10 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
         specs.push(RawSpec {
             regex: ascii(regex),
             mode,
-            context: ascii(context),
+            context: contexts
+                .entry(context)
+                .or_insert_with(|| ascii(context))
+                .clone(),
             stem: (stem_len > 0).then(|| Arc::from(&regex[..stem_len])),
             has_meta,
             prefix_len,
