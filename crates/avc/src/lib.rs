@@ -532,15 +532,21 @@ impl Avc {
         // The hit path of `lookup`, written out: returning the state beside the decision costs
         // the hit a third more instructions (callgrind), and a bare decision needs no mode.
         let key = Key::new(ssid, tsid, class);
-        let state = self.state();
-        if let Some(d) = self
-            .table(state.seqno())
-            .get(key, state.seqno(), state.tag())
-        {
+        if let Some((d, _)) = self.cached(key) {
             self.stats.bump(Counter::Hit, 1);
             return Ok(d);
         }
         self.miss(key, ssid, tsid, class).map(|(d, _)| d)
+    }
+
+    /// The cached decision for `key` of the newest policy the cache knows of, if it may answer
+    /// in the current mode epoch, with the state it was looked up under; counts nothing.
+    #[inline(always)]
+    fn cached(&self, key: Key) -> Option<(AvDecision, State)> {
+        let state = self.state();
+        self.table(state.seqno())
+            .get(key, state.seqno(), state.tag())
+            .map(|d| (d, state))
     }
 
     /// The decision and the state it was looked up under (whose mode the check must apply).
@@ -577,13 +583,9 @@ impl Avc {
         count_hit: impl FnOnce(&Stats),
     ) -> Result<(AvDecision, State), ServerError> {
         let key = Key::new(ssid, tsid, class);
-        let state = self.state();
-        if let Some(d) = self
-            .table(state.seqno())
-            .get(key, state.seqno(), state.tag())
-        {
+        if let Some(hit) = self.cached(key) {
             count_hit(&self.stats);
-            return Ok((d, state));
+            return Ok(hit);
         }
         self.miss(key, ssid, tsid, class)
     }
@@ -723,11 +725,7 @@ impl Avc {
         requested: AccessVector,
         at: Option<Seqno>,
     ) -> Option<Verdict> {
-        let key = Key::new(ssid, tsid, class);
-        let state = self.state();
-        let d = self
-            .table(state.seqno())
-            .get(key, state.seqno(), state.tag())?;
+        let (d, _) = self.cached(Key::new(ssid, tsid, class))?;
         let denied = requested & !d.allowed;
         if !denied.is_empty() || at.is_some_and(|at| at != d.seqno) {
             return None;
@@ -755,12 +753,7 @@ impl Avc {
         requested: AccessVector,
         at: Seqno,
     ) -> bool {
-        let key = Key::new(ssid, tsid, class);
-        let state = self.state();
-        let Some(d) = self
-            .table(state.seqno())
-            .get(key, state.seqno(), state.tag())
-        else {
+        let Some((d, _)) = self.cached(Key::new(ssid, tsid, class)) else {
             return false;
         };
         if d.seqno != at || !(requested & !(d.allowed & !d.auditallow)).is_empty() {
@@ -872,11 +865,7 @@ impl Avc {
         requested: AccessVector,
         thread: u64,
     ) -> Option<AvDecision> {
-        let key = Key::new(ssid, tsid, class);
-        let state = self.state();
-        let d = self
-            .table(state.seqno())
-            .get(key, state.seqno(), state.tag())?;
+        let (d, _) = self.cached(Key::new(ssid, tsid, class))?;
         if !(requested & !d.allowed).is_empty() {
             return None;
         }

@@ -243,21 +243,12 @@ pub(crate) fn hits(policy: &Path, count: u64) -> Result<(), CliError> {
 fn instructions_per_hit(policy: &Path) -> Option<f64> {
     let me = std::env::current_exe().ok()?;
     let policy = policy.to_string_lossy();
-    let args = |n: u64| -> Vec<String> {
-        [
-            "bench",
-            "avc-hits",
-            "--count",
-            &n.to_string(),
-            "--policy",
-            &policy,
-        ]
-        .map(String::from)
-        .into()
-    };
+    let args = [
+        "bench", "avc-hits", "--count", "{count}", "--policy", &policy,
+    ];
     crate::callgrind::per_op(
         &me,
-        args,
+        &args,
         (100_000, 1_100_000),
         None,
         "instructions per hit",

@@ -43,18 +43,22 @@ pub(crate) fn total(
         .ok_or_else(|| format!("{what}: cannot read {line:?}"))
 }
 
-/// Instructions per operation: the totals of runs asking `small` and `large` operations
-/// (`args_for(n)` builds the arguments), differenced and divided by the difference.
+/// Instructions per operation: the totals of runs asking `small` and `large` operations (the
+/// argument `{count}` in `args` stands for the number), differenced and divided by the
+/// difference.
 pub(crate) fn per_op(
     program: &Path,
-    args_for: impl Fn(u64) -> Vec<String>,
+    args: &[&str],
     (small, large): (u64, u64),
     stdin: Option<&Path>,
     what: &str,
 ) -> Result<f64, String> {
     let run = |n: u64| {
-        let args = args_for(n);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let n = n.to_string();
+        let args: Vec<&str> = args
+            .iter()
+            .map(|&a| if a == "{count}" { n.as_str() } else { a })
+            .collect();
         total(program, &args, stdin, what)
     };
     let (a, b) = (run(small)?, run(large)?);

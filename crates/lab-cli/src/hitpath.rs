@@ -69,18 +69,13 @@ pub(crate) fn run(out: &mut Out, a: &HitPathArgs) -> Result<(), CliError> {
     let policy = a.policy.to_string_lossy().into_owned();
     let mut raw = Vec::new();
     for &(name, what) in ROWS {
-        let args = |n: u64| -> Vec<String> {
-            let n = n.to_string();
-            [
-                "bench", "hit-loop", "--row", name, "--count", &n, "--policy", &policy,
-            ]
-            .map(String::from)
-            .into()
-        };
+        let args = [
+            "bench", "hit-loop", "--row", name, "--count", "{count}", "--policy", &policy,
+        ];
         raw.push((
             name,
             what,
-            crate::callgrind::per_op(&me, args, COUNTS, None, name)?,
+            crate::callgrind::per_op(&me, &args, COUNTS, None, name)?,
         ));
     }
     let rust_loop = raw.iter().find(|r| r.0 == "loop").map_or(0.0, |r| r.2);

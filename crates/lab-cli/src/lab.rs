@@ -397,23 +397,19 @@ pub(crate) fn checks(policy: &Path, mediator: &str, count: u64) -> Result<(), Cl
 fn instructions_per_check(policy: &Path, mediator: &str) -> Result<f64, CliError> {
     let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
     let policy = policy.to_string_lossy();
-    let args = |n: u64| -> Vec<String> {
-        [
-            "bench",
-            "lab-checks",
-            "--mediator",
-            mediator,
-            "--count",
-            &n.to_string(),
-            "--policy",
-            &policy,
-        ]
-        .map(String::from)
-        .into()
-    };
+    let args = [
+        "bench",
+        "lab-checks",
+        "--mediator",
+        mediator,
+        "--count",
+        "{count}",
+        "--policy",
+        &policy,
+    ];
     let round = crate::callgrind::per_op(
         &me,
-        args,
+        &args,
         (20_000, 100_000),
         None,
         &format!("--callgrind: {mediator}"),

@@ -13,14 +13,12 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use seaccess_objmgr::hooks::fs::{MountOpts, MAY_READ};
-use seaccess_objmgr::hooks::socket::family;
-use seaccess_objmgr::{Cred, Task};
+use seaccess_objmgr::hooks::fs::MAY_READ;
 use seaccess_security::SecurityServer;
 use seaccess_types::{AccessServer, AccessVector, ClassId, Sid};
 
 use crate::designs::*;
-use crate::mediate::{objmgr, pick_domain, DOMAINS};
+use crate::mediate::{objects, pick_domain, DOMAINS};
 use crate::LabError;
 
 /// The rows, in the table's order: name and what is counted.
@@ -143,37 +141,21 @@ fn hooks(
     count: u64,
 ) -> Result<u64, LabError> {
     let (_, sid) = pick_domain(&server, DOMAINS)?;
-    let engine = seaccess_engine::Engine::builder()
-        .object_manager(true)
-        .over_server(server.clone());
-    let om = engine
-        .object_manager()
-        .map_err(|e| objmgr("the object manager", e))?
-        .clone();
-    let task = Task::new(std::process::id(), "checks", Cred::new(sid));
-    let sock = om
-        .socket_create(&task, family::UNIX, libc::SOCK_STREAM, 0, false)
-        .map_err(|e| objmgr("socket", e))?;
-    let sb = om
-        .mount("pipefs", "pipefs", &MountOpts::default())
-        .map_err(|e| objmgr("pipefs", e))?;
-    let inode = om.inode_init_as(&task, &sb, 1, libc::S_IFIFO | 0o600, "pipe:", None);
-    let file = om
-        .file_open(&task, &inode, "pipe:", libc::O_RDWR)
-        .map_err(|e| objmgr("open a pipe", e))?;
+    let o = objects(&server, sid)?;
+    let (om, task, sock, inode, file) = (&o.om, &o.task, &o.sock, &o.inode, &o.file);
     // Warm: the first of each fills the cache and the objects' remembered grants.
-    let _ = om.socket_sendmsg(&task, &sock);
-    let _ = om.inode_permission(&task, &inode, MAY_READ, None);
-    let _ = om.file_permission(&task, &file, &inode, MAY_READ, "pipe:");
+    let _ = om.socket_sendmsg(task, sock);
+    let _ = om.inode_permission(task, inode, MAY_READ, None);
+    let _ = om.file_permission(task, file, inode, MAY_READ, "pipe:");
     Ok(match what {
         "hook_socket" => drive(work, count, |_, _, _, _| {
-            om.socket_sendmsg(&task, &sock).is_ok()
+            om.socket_sendmsg(task, sock).is_ok()
         }),
         "hook_inode" => drive(work, count, |_, _, _, _| {
-            om.inode_permission(&task, &inode, MAY_READ, None).is_ok()
+            om.inode_permission(task, inode, MAY_READ, None).is_ok()
         }),
         _ => drive(work, count, |_, _, _, _| {
-            om.file_permission(&task, &file, &inode, MAY_READ, "pipe:")
+            om.file_permission(task, file, inode, MAY_READ, "pipe:")
                 .is_ok()
         }),
     })

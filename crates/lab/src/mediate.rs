@@ -289,36 +289,16 @@ pub fn check_loop(
     mediator: &str,
     count: u64,
 ) -> Result<u64, LabError> {
-    use seaccess_objmgr::hooks::fs::MountOpts;
-    use seaccess_objmgr::hooks::socket::family;
-    use seaccess_objmgr::Cred;
-
     let (_, sid) = pick_domain(&server, DOMAINS)?;
     let dynserver: Arc<dyn AccessServer> = server.clone();
-    let engine = seaccess_engine::Engine::builder()
-        .object_manager(true)
-        .over_server(server.clone());
-    let om = engine
-        .object_manager()
-        .map_err(|e| LabError::Objmgr {
-            what: e.to_string(),
-        })?
-        .clone();
-    let task = Task::new(std::process::id(), "checks", Cred::new(sid));
-    let objmgr = |what: &str, e: seaccess_objmgr::ObjmgrError| LabError::Objmgr {
-        what: format!("{what}: {e}"),
-    };
-    let sock = Endpoint::Socket(
-        om.socket_create(&task, family::UNIX, libc::SOCK_STREAM, 0, false)
-            .map_err(|e| objmgr("socket", e))?,
-    );
-    let sb = om
-        .mount("pipefs", "pipefs", &MountOpts::default())
-        .map_err(|e| objmgr("pipefs", e))?;
-    let inode = om.inode_init_as(&task, &sb, 1, libc::S_IFIFO | 0o600, "pipe:", None);
-    let file = om
-        .file_open(&task, &inode, "pipe:", libc::O_RDWR)
-        .map_err(|e| objmgr("open a pipe", e))?;
+    let Objects {
+        om,
+        task,
+        sock,
+        inode,
+        file,
+    } = objects(&server, sid)?;
+    let sock = Endpoint::Socket(sock);
     let pipe = Endpoint::Pipe { inode, file };
     let asks = Asks::new(&server)?;
     let designs = Designs::new(&dynserver);
@@ -340,6 +320,50 @@ pub fn check_loop(
             + u64::from(m.recv(&pipe));
     }
     Ok(std::hint::black_box(passed))
+}
+
+/// What the hooks are asked about in the instruction counts: the object manager over a
+/// server, a task of one domain, and a Unix stream socket and a pipe (its inode and its file
+/// opened for reading and writing) of its own.
+pub(crate) struct Objects {
+    pub om: Arc<ObjectManager>,
+    pub task: Task,
+    pub sock: SocketSec,
+    pub inode: InodeSec,
+    pub file: FileSec,
+}
+
+/// [`Objects`] for a task of SID `sid`, on an object manager over `server`.
+pub(crate) fn objects(server: &Arc<SecurityServer>, sid: Sid) -> Result<Objects, LabError> {
+    use seaccess_objmgr::hooks::fs::MountOpts;
+    use seaccess_objmgr::hooks::socket::family;
+    use seaccess_objmgr::Cred;
+
+    let engine = seaccess_engine::Engine::builder()
+        .object_manager(true)
+        .over_server(server.clone());
+    let om = engine
+        .object_manager()
+        .map_err(|e| objmgr("the object manager", e))?
+        .clone();
+    let task = Task::new(std::process::id(), "checks", Cred::new(sid));
+    let sock = om
+        .socket_create(&task, family::UNIX, libc::SOCK_STREAM, 0, false)
+        .map_err(|e| objmgr("socket", e))?;
+    let sb = om
+        .mount("pipefs", "pipefs", &MountOpts::default())
+        .map_err(|e| objmgr("pipefs", e))?;
+    let inode = om.inode_init_as(&task, &sb, 1, libc::S_IFIFO | 0o600, "pipe:", None);
+    let file = om
+        .file_open(&task, &inode, "pipe:", libc::O_RDWR)
+        .map_err(|e| objmgr("open a pipe", e))?;
+    Ok(Objects {
+        om,
+        task,
+        sock,
+        inode,
+        file,
+    })
 }
 
 /// A hook's error, named by what was being done.
