@@ -529,8 +529,8 @@ impl Avc {
     /// The decision for a triple, from the cache or, on a miss, from the security server.
     #[inline(always)]
     pub fn decide(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError> {
-        // The hit path of `lookup`, written out: returning the state beside the decision costs
-        // the hit a third more instructions (callgrind), and a bare decision needs no mode.
+        // The hit path of `lookup` without a verdict: a bare decision needs no mode, so the
+        // state `cached` returns beside it is dropped.
         let key = Key::new(ssid, tsid, class);
         if let Some((d, _)) = self.cached(key) {
             self.stats.bump(Counter::Hit, 1);
@@ -641,7 +641,7 @@ impl Avc {
         class: ClassId,
         requested: AccessVector,
     ) -> Result<AvDecision, AvcError> {
-        if let Some(v) = self.granted_hit(ssid, tsid, class, requested, None) {
+        if let Some(v) = self.granted_hit(ssid, tsid, class, requested, None, false) {
             return Ok(v.decision);
         }
         self.has_perm_noaudit_slow(ssid, tsid, class, requested)
@@ -705,17 +705,18 @@ impl Avc {
         requested: AccessVector,
         at: Seqno,
     ) -> Result<Result<Verdict, Seqno>, ServerError> {
-        if let Some(v) = self.granted_hit(ssid, tsid, class, requested, Some(at)) {
+        if let Some(v) = self.granted_hit(ssid, tsid, class, requested, Some(at), false) {
             return Ok(Ok(v));
         }
         self.check_at_slow(ssid, tsid, class, requested, at)
     }
 
     /// The hit of a check every requested permission of which the cached decision allows (of
-    /// policy `at`, if given): its verdict, counted as a hit. None otherwise, counting nothing,
-    /// so that the caller checks the full way, which counts. Kept apart from the full way so
-    /// that, inlined, the hit's verdict stays in registers: where the two ways met in one
-    /// return, the verdict went through memory on the hit too (callgrind: a third of the hit).
+    /// policy `at`, if given; with none auditallow'ed, if `silent`): its verdict, counted as a
+    /// hit. None otherwise, counting nothing, so that the caller checks the full way, which
+    /// counts. Kept apart from the full way so that, inlined, the hit's verdict stays in
+    /// registers: where the two ways met in one return, the verdict went through memory on the
+    /// hit too (callgrind: a third of the hit).
     #[inline(always)]
     fn granted_hit(
         &self,
@@ -724,10 +725,15 @@ impl Avc {
         class: ClassId,
         requested: AccessVector,
         at: Option<Seqno>,
+        silent: bool,
     ) -> Option<Verdict> {
         let (d, _) = self.cached(Key::new(ssid, tsid, class))?;
         let denied = requested & !d.allowed;
-        if !denied.is_empty() || at.is_some_and(|at| at != d.seqno) {
+        let audited = requested & d.auditallow;
+        if !denied.is_empty()
+            || at.is_some_and(|at| at != d.seqno)
+            || (silent && !audited.is_empty())
+        {
             return None;
         }
         self.stats.bump(Counter::Hit, 1);
@@ -735,7 +741,7 @@ impl Avc {
             decision: d,
             denied,
             enforced: false,
-            audited: requested & d.auditallow,
+            audited,
         })
     }
 
@@ -753,14 +759,8 @@ impl Avc {
         requested: AccessVector,
         at: Seqno,
     ) -> bool {
-        let Some((d, _)) = self.cached(Key::new(ssid, tsid, class)) else {
-            return false;
-        };
-        if d.seqno != at || !(requested & !(d.allowed & !d.auditallow)).is_empty() {
-            return false;
-        }
-        self.stats.bump(Counter::Hit, 1);
-        true
+        self.granted_hit(ssid, tsid, class, requested, Some(at), true)
+            .is_some()
     }
 
     /// [`Avc::check_at`] other than by a granted hit.

@@ -158,8 +158,9 @@ impl ObjectManager {
 
     /// The check without its audit record (the kernel's avc_has_perm_noaudit): the verdict
     /// whether allowed or not, for a hook that audits later or not at all.
-    // Inlined into each hook, so that a hook that only asks whether to go on and whether to
-    // audit never builds the whole verdict in memory (callgrind: half a socket check's cost).
+    // Inlined into each hook, as `Avc::check_at` is into it, so that the verdict is not passed
+    // through memory on the way out: with both, a socket's check went from 282 to 223
+    // instructions (bench hit-path), before the socket hooks asked `passes_quietly` first.
     #[inline(always)]
     pub fn check_noaudit(
         &self,
