@@ -30,8 +30,8 @@ pub use error::{PolicyError, Result, Section};
 pub use file::{read_file, MAX_POLICY_FILE};
 pub use model::*;
 pub use read::{
-    counting_sort_into, read_policy, section_starts, sort_avtab, version, MAGIC, MAX_INITIAL_SID,
-    VERSION_MAX, VERSION_MIN,
+    read_policy, section_starts, sort_avtab, sort_by_source_class_target, version, MAGIC,
+    MAX_INITIAL_SID, VERSION_MAX, VERSION_MIN,
 };
 pub use rules::*;
 pub use validate::{level_dom, range_contains, OBJECT_R};

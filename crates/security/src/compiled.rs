@@ -3,8 +3,8 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use seaccess_policy::{
-    counting_sort_into, AvtabEntry, CondExpr, Ebitmap, Policy, PolicyTables, Range, RuleKind,
-    Xperms,
+    sort_by_source_class_target, AvtabEntry, CondExpr, Ebitmap, Policy, PolicyTables, Range,
+    RuleKind, Xperms,
 };
 
 use crate::sockets::is_kernel_socket_class;
@@ -43,15 +43,11 @@ impl RuleIndex {
         mut cond: Vec<(u16, Rule)>,
     ) -> RuleIndex {
         let key = |(s, r): &(u16, Rule)| (*s, r.class, r.target);
-        let mut other = cond.clone();
-        counting_sort_into(&cond, &mut other, ntypes + 1, |x| usize::from(x.1.target));
-        counting_sort_into(&other, &mut cond, nclasses + 1, |x| usize::from(x.1.class));
-        counting_sort_into(&cond, &mut other, ntypes + 1, |x| usize::from(x.0));
-        drop(cond);
+        sort_by_source_class_target(&mut cond, ntypes, nclasses, key);
         let mut start = vec![0u32; ntypes + 2];
-        let mut rules = Vec::with_capacity(nsorted + other.len());
+        let mut rules = Vec::with_capacity(nsorted + cond.len());
         let mut a = sorted.peekable();
-        let mut b = other.into_iter().peekable();
+        let mut b = cond.into_iter().peekable();
         loop {
             let take_a = match (a.peek(), b.peek()) {
                 (Some(x), Some(y)) => key(x) <= key(y),

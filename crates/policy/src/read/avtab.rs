@@ -99,7 +99,7 @@ pub(super) fn avtab_item(
 /// A stable counting sort on a small integer key, linear in the table and the key range, of
 /// `src` into `dst` (a slice of the same length, overwritten): with two buffers passed back and
 /// forth, a sort on several keys holds two copies of the table at once, never one per pass.
-pub fn counting_sort_into<T: Copy>(
+fn counting_sort_into<T: Copy>(
     src: &[T],
     dst: &mut [T],
     buckets: usize,
@@ -122,15 +122,26 @@ pub fn counting_sort_into<T: Copy>(
 /// Sorts rules by source type, then class, then target type (three stable counting passes,
 /// least significant first); rules equal in all three keep their file order.
 pub fn sort_avtab(entries: &mut Vec<AvtabEntry>, ntypes: usize, nclasses: usize) {
-    let mut other = entries.clone();
-    counting_sort_into(entries, &mut other, ntypes + 1, |e| {
-        usize::from(e.target_type)
+    sort_by_source_class_target(entries, ntypes, nclasses, |e| {
+        (e.source_type, e.class, e.target_type)
     });
-    counting_sort_into(&other, entries, nclasses + 1, |e| usize::from(e.class));
-    counting_sort_into(entries, &mut other, ntypes + 1, |e| {
-        usize::from(e.source_type)
-    });
-    *entries = other;
+}
+
+/// Sorts `v` by the (source type, class, target type) `key` gives each element: three stable
+/// counting passes, least significant first, between `v` and one copy of it (never one copy per
+/// pass); elements equal in all three keep their order. Types are below `ntypes + 1`, classes
+/// below `nclasses + 1`.
+pub fn sort_by_source_class_target<T: Copy>(
+    v: &mut Vec<T>,
+    ntypes: usize,
+    nclasses: usize,
+    key: impl Fn(&T) -> (u16, u16, u16),
+) {
+    let mut other = v.clone();
+    counting_sort_into(v, &mut other, ntypes + 1, |e| usize::from(key(e).2));
+    counting_sort_into(&other, v, nclasses + 1, |e| usize::from(key(e).1));
+    counting_sort_into(v, &mut other, ntypes + 1, |e| usize::from(key(e).0));
+    *v = other;
 }
 
 /// The kernel refuses a table with two rules of one kind for one key (extended permissions

@@ -25,7 +25,7 @@ use ocontext::{genfs, object_contexts};
 use roles::role_rules;
 use symbols::symbols;
 
-pub use avtab::{counting_sort_into, sort_avtab};
+pub use avtab::{sort_avtab, sort_by_source_class_target};
 
 pub const MAGIC: u32 = 0xf97c_ff8c;
 const SIGNATURE: &[u8] = b"SE Linux";
