@@ -167,16 +167,12 @@ fn print(out: &mut Out, r: &Report) -> Result<(), CliError> {
         writeln!(out, "| {} | {:.1} |", row.what, row.instructions)?;
     }
     let get = |n: &str| r.rows.iter().find(|x| x.name == n).map(|x| x.instructions);
-    let designs: Vec<f64> = [
-        "global_mutex",
-        "global_rwlock",
-        "bucket_mutex",
-        "bucket_rwlock",
-        "block_mutex",
-    ]
-    .iter()
-    .filter_map(|n| get(n))
-    .collect();
+    let designs: Vec<f64> = r
+        .rows
+        .iter()
+        .filter(|x| x.what.starts_with("design:"))
+        .map(|x| x.instructions)
+        .collect();
     let cheapest = designs.iter().copied().fold(f64::INFINITY, f64::min);
     let dearest = designs.iter().copied().fold(0.0, f64::max);
     if let (Some(hit), Some(hook)) = (get("avc_check_at"), get("hook_socket")) {

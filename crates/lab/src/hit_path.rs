@@ -48,15 +48,10 @@ pub fn run(server: Arc<SecurityServer>, what: &str, count: u64) -> Result<u64, L
         "loop" => Ok(drive(&work, count, |s, t, _, p| s.0 ^ t.0 != p.0)),
         "avc_decide" | "avc_check_at" | "avc_noaudit" => {
             let avc = seaccess_avc::Avc::new(dynserver, seaccess_avc::DEFAULT_CAPACITY);
-            for &(s, t, c, _) in &work {
-                let _ = avc.decide(s, t, c);
-            }
+            warm(&avc, &work);
             let at = avc.seqno();
             Ok(match what {
-                "avc_decide" => drive(&work, count, |s, t, c, p| {
-                    avc.decide(s, t, c)
-                        .is_ok_and(|d| (p & !d.allowed).is_empty())
-                }),
+                "avc_decide" => decided(&avc, &work, count),
                 "avc_check_at" => drive(
                     &work,
                     count,
@@ -67,11 +62,11 @@ pub fn run(server: Arc<SecurityServer>, what: &str, count: u64) -> Result<u64, L
                 }),
             })
         }
-        "global_mutex" => Ok(warm_design(&GlobalMutex::new(dynserver), &work, count)),
-        "global_rwlock" => Ok(warm_design(&GlobalRwLock::new(dynserver), &work, count)),
-        "bucket_mutex" => Ok(warm_design(&BucketMutex::new(dynserver), &work, count)),
-        "bucket_rwlock" => Ok(warm_design(&BucketRwLock::new(dynserver), &work, count)),
-        "block_mutex" => Ok(warm_design(&BlockMutex::new(dynserver), &work, count)),
+        "global_mutex" => Ok(design(&GlobalMutex::new(dynserver), &work, count)),
+        "global_rwlock" => Ok(design(&GlobalRwLock::new(dynserver), &work, count)),
+        "bucket_mutex" => Ok(design(&BucketMutex::new(dynserver), &work, count)),
+        "bucket_rwlock" => Ok(design(&BucketRwLock::new(dynserver), &work, count)),
+        "block_mutex" => Ok(design(&BlockMutex::new(dynserver), &work, count)),
         "hook_socket" | "hook_inode" | "hook_file" => hooks(server, &work, what, count),
         _ => Err(LabError::Setup {
             what: format!(
@@ -102,10 +97,20 @@ fn asks(server: &SecurityServer) -> Result<Vec<Ask>, LabError> {
 }
 
 /// A design warmed with every triple, then `count` checks.
-fn warm_design<C: DecisionCache>(cache: &C, work: &[Ask], count: u64) -> u64 {
+fn design<C: DecisionCache>(cache: &C, work: &[Ask], count: u64) -> u64 {
+    warm(cache, work);
+    decided(cache, work, count)
+}
+
+/// Every triple asked once, so that each is cached.
+fn warm<C: DecisionCache>(cache: &C, work: &[Ask]) {
     for &(s, t, c, _) in work {
         let _ = cache.decide(s, t, c);
     }
+}
+
+/// `count` checks through `decide` and a test of the requested permission.
+fn decided<C: DecisionCache>(cache: &C, work: &[Ask], count: u64) -> u64 {
     drive(work, count, |s, t, c, p| {
         cache
             .decide(s, t, c)
