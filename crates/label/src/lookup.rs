@@ -198,11 +198,8 @@ impl Filters {
     /// Whether `key` may match: it ends with the tail and holds every inner literal after the
     /// prefix.
     fn allow(&self, shape: &Shape, key: &[u8]) -> bool {
-        tail_allows(&self.tail, key)
-            && self.inner.iter().all(|f| {
-                f.find(key.get(shape.prefix().len()..).unwrap_or_default())
-                    .is_some()
-            })
+        let rest = key.get(shape.prefix().len()..).unwrap_or_default();
+        tail_allows(&self.tail, key) && self.inner.iter().all(|f| f.find(rest).is_some())
     }
 }
 
