@@ -12,11 +12,13 @@ mod batch;
 mod diff;
 mod enforce;
 mod explain;
+mod generate;
 mod info;
 mod installed;
 mod label;
 mod label_apply;
 mod mount;
+mod notify;
 mod output;
 mod policytest;
 mod run;
@@ -29,7 +31,7 @@ mod tour;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use output::{CliError, Out};
 use seaccess_engine::Engine;
 
@@ -117,6 +119,7 @@ enum Cmd {
     Test(policytest::TestArgs),
     /// A short guided tour of seaccess on a policy (Debian's default policy, or the bundled
     /// example policy where that is not installed).
+    #[command(after_help = "Example:\n  seaccess tour")]
     Tour {
         #[arg(long, short = 'p')]
         policy: Option<PathBuf>,
@@ -124,11 +127,17 @@ enum Cmd {
     /// File labels from file_contexts, as matchpathcon prints them ("PATH<TAB>CONTEXT"); with
     /// --apply writes them (restorecon/setfiles without an SELinux kernel), --check lists
     /// mislabeled objects, --plan lists what a new file_contexts would relabel.
+    #[command(
+        after_help = "Examples:\n  seaccess label /usr/bin/ls /etc/shadow /home/u/.ssh\n  seaccess label --type dir /var/www/x           the label a new directory would get\n  seaccess label --apply -v --root /srv/image /srv/image\n  seaccess label --check --root /srv/image /srv/image   exits 0 when nothing is mislabeled"
+    )]
     Label(Box<label::LabelArgs>),
     /// Enforce a policy on a directory tree for real processes: SOURCE mounted at MOUNTPOINT
     /// through FUSE, every request checked by the kernel's hooks (EACCES and an AVC record on
     /// a denial). Labels: security.selinux (or user.selinux), else file_contexts, else the
     /// policy's file SID. Callers' contexts: --subjects. SIGHUP reloads every file.
+    #[command(
+        after_help = "Examples:\n  seaccess mount --policy /etc/selinux/default/policy/policy.33 --subjects /etc/seaccess/subjects \\\n      --audit-log /var/log/seaccess-audit.log /srv/site /srv/site\n  fusermount3 -u /srv/site                       unmount (or kill PID; kill -HUP PID reloads)\n\nFrom /etc/fstab (mount.fuse.seaccess(8)), options as the flags:\n  /srv/site /srv/site fuse.seaccess policy=/etc/selinux/default/policy/policy.33,subjects=/etc/seaccess/subjects 0 0\n\nAs a service (seaccess-mount@.service; SOURCE= and OPTIONS= in /etc/seaccess/mount-srv-site.conf):\n  systemctl start seaccess-mount@srv-site        reload re-reads the policy, stop unmounts\n\nThe subjects file gives callers their contexts, first match wins:\n  uid=65534   system_u:system_r:httpd_t:s0\n  default     unconfined_u:unconfined_r:unconfined_t:s0"
+    )]
     Mount(Box<mount::MountArgs>),
     /// Enforce a policy with the kernel, through the BPF LSM, on a kernel without SELinux: a
     /// daemon loads the BPF programs, labels --root/--tree by file_contexts and keeps the
@@ -138,9 +147,16 @@ enum Cmd {
         after_help = "Example:\n  seaccess enforce --policy /etc/selinux/default/policy/policy.33 --file-contexts /etc/selinux/default/contexts/files/file_contexts --root /srv/site\n  seaccess enforce run --context system_u:system_r:initrc_t:s0 -- /usr/sbin/nginx"
     )]
     Enforce(Box<enforce::EnforceArgs>),
-    /// Run a program built for libselinux on libseaccess (target/libselinux/libselinux.so.1,
-    /// `make capi`) with a policy: `seaccess run -p POLICY -- getsebool -a`.
+    /// Run a program built for libselinux on libseaccess (its libselinux.so.1 drop-in, installed
+    /// in LIBDIR/seaccess, or target/libselinux in a build tree) with a policy.
+    #[command(
+        after_help = "Examples:\n  seaccess run --policy /etc/selinux/default/policy/policy.33 -- getsebool -a\n  seaccess run --policy /etc/selinux/default/policy/policy.33 -- runcon system_u:system_r:httpd_t:s0 id -Z"
+    )]
     Run(run::RunArgs),
+    /// The man pages or a shell's completions, generated from this command's definition
+    /// (`make install` runs it).
+    #[command(hide = true)]
+    Generate(generate::GenerateArgs),
 }
 
 /// The engine of the policy the arguments name (or the installed one), with their booleans
@@ -311,6 +327,7 @@ fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Label(a) => label::run(out, &a),
         Cmd::Mount(a) => mount::run(out, &a),
         Cmd::Run(a) => run::run(&a),
+        Cmd::Generate(a) => generate::run(Cli::command(), &a),
         Cmd::Enforce(a) => enforce::run(out, &a),
     }
 }

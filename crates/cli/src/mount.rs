@@ -12,6 +12,7 @@ use clap::Args;
 use seaccess_fs::{Core, Options};
 
 use crate::background::{restart_in_background, Started};
+use crate::notify;
 use crate::output::{CliError, Out};
 
 #[derive(Args, Debug, Clone)]
@@ -133,9 +134,19 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
         std::process::id()
     )?;
     out.flush()?;
+    // Under systemd (Type=notify): started now that the mount is there.
+    notify::notify(&format!(
+        "READY=1\nMAINPID={}\nSTATUS={mode} at {}",
+        std::process::id(),
+        mountpoint.display()
+    ));
     loop {
         for sig in signals.pending() {
             if sig == signal_hook::consts::SIGHUP {
+                notify::notify(&format!(
+                    "RELOADING=1\nMONOTONIC_USEC={}",
+                    notify::monotonic_usec()
+                ));
                 match core.reload() {
                     Ok(()) => core.log(&format!(
                         "reloaded (policy seqno {})",
@@ -145,7 +156,9 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
                         "reload failed, the last good policy keeps enforcing: {e}"
                     )),
                 }
+                notify::notify("READY=1");
             } else {
+                notify::notify("STOPPING=1");
                 core.log(&format!("unmounting {}", mountpoint.display()));
                 if let Err(e) = session.umount_and_join() {
                     // Busy: detach it, as `fusermount3 -uz` does.

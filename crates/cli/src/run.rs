@@ -1,7 +1,8 @@
 //! `seaccess run`: a program built for libselinux, run on libseaccess. The program's loader
-//! finds target/libselinux/libselinux.so.1 (libseaccess named and versioned as libselinux 3.4,
-//! built by `make capi`) first, and the library loads the policy named; LD_PRELOAD names the
-//! interposer that applies exec and fscreate contexts (target/libselinux/libseaccess-preload.so).
+//! finds the drop-in libselinux.so.1 (libseaccess named and versioned as libselinux 3.4:
+//! LIBDIR/seaccess where installed, target/libselinux from `make capi` in a build tree) first,
+//! and the library loads the policy named; LD_PRELOAD names the interposer beside it that
+//! applies exec and fscreate contexts (libseaccess-preload.so).
 //!
 //! By default the program runs in a session (crate::session): this process stays as its
 //! supervisor, and every process the program starts shares one enforcing mode, one set of
@@ -28,8 +29,8 @@ pub(crate) struct RunArgs {
     /// --subjects`).
     #[arg(long)]
     subjects: Option<PathBuf>,
-    /// The directory holding libselinux.so.1 (default: target/libselinux beside this program's
-    /// build directory).
+    /// The directory holding the libselinux.so.1 drop-in (default: LIBDIR/seaccess where
+    /// seaccess is installed, target/libselinux in a build tree).
     #[arg(long)]
     lib: Option<PathBuf>,
     /// Keep the session's copy of /etc/selinux and /var/lib/selinux in DIR (DIR/etc/selinux,
@@ -101,16 +102,42 @@ fn environment(
     env
 }
 
+/// Where the drop-in may be, beside a `seaccess` at `exe`: installed, LIBDIR/seaccess with
+/// LIBDIR PREFIX/lib (`make install`) or PREFIX/lib/MULTIARCH (the Debian package); in a build
+/// tree, target/libselinux beside target/release (`make capi`). The first holding
+/// libselinux.so.1 is used.
+fn lib_candidates(exe: &Path) -> Vec<PathBuf> {
+    let Some(up) = exe.parent().and_then(Path::parent) else {
+        return Vec::new();
+    };
+    let multiarch = format!("{}-linux-gnu", std::env::consts::ARCH);
+    vec![
+        up.join("lib/seaccess"),
+        up.join("lib").join(multiarch).join("seaccess"),
+        up.join("libselinux"),
+    ]
+}
+
 fn lib_dir(a: &RunArgs) -> Result<PathBuf, CliError> {
     let lib = match &a.lib {
         Some(l) => l.clone(),
         None => {
             let exe = std::env::current_exe()
                 .map_err(|e| CliError::from(format!("this program's path: {e}")))?;
-            exe.parent()
-                .and_then(Path::parent)
-                .map(|t| t.join("libselinux"))
-                .ok_or("cannot find target/libselinux beside this program")?
+            let places = lib_candidates(&exe);
+            match places.iter().find(|d| d.join("libselinux.so.1").exists()) {
+                Some(d) => d.clone(),
+                None => {
+                    let names: Vec<String> =
+                        places.iter().map(|p| p.display().to_string()).collect();
+                    return Err(format!(
+                        "no libselinux.so.1 drop-in in {} (install seaccess with `make install`, \
+                         build it with `make capi`, or name its directory with --lib)",
+                        names.join(", ")
+                    )
+                    .into());
+                }
+            }
         }
     };
     if !lib.join("libselinux.so.1").exists() {
