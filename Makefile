@@ -21,7 +21,7 @@ else
 cargo_build = $(CARGO) build --profile $(PROFILE) $(1)
 endif
 
-.PHONY: all deps build oracle peers label-peer policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench kernel kernel-test kernel-bench
+.PHONY: all deps build install-build install uninstall deb wheel oracle peers label-peer policies refpolicy demo test lint bench fuzz clean python python-test capi capi-header capi-test capi-bench kernel kernel-test kernel-bench
 
 all: build
 
@@ -95,6 +95,30 @@ kernel-bench: kernel
 	$(call cargo_build,-p seaccess-cli --bin seaccess)
 	SEACCESS_BUILD=$(BUILD) bash tests/kernel/bench/run.sh
 
+# Installs seaccess (the commands, libseaccess, its header and seaccess.pc, the private libselinux
+# drop-in `seaccess run` uses, man pages, completions, the fstab mount helper and the systemd unit)
+# under PREFIX, into DESTDIR if given (scripts/install.sh says where each goes); `make uninstall`
+# with the same variables removes it. The installed programs carry no debug information.
+PREFIX ?= /usr/local
+install-build: deps
+	$(call cargo_build,-p seaccess-cli -p seaccess-lab-cli -p seaccess-capi --bins --lib)
+	@SEACCESS_BUILD=$(BUILD) bash tests/capi/dropin.sh
+
+install: install-build
+	@BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) bash scripts/install.sh install
+
+uninstall:
+	@PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) bash scripts/install.sh uninstall
+
+# The Debian package, target/deb/seaccess_VERSION-1_ARCH.deb (scripts/deb.sh):
+# `apt install ./target/deb/seaccess_*.deb` installs it, `apt remove seaccess` removes it.
+deb: install-build
+	@BUILD=$(BUILD) bash scripts/deb.sh
+
+# The Python bindings as a wheel in target/wheels (maturin), for `pip install` into any venv.
+wheel: python
+	target/venv/bin/maturin build --quiet --profile $(PROFILE) -m crates/python/Cargo.toml -o target/wheels
+
 demo: build policies
 	./target/release/seaccess tour
 
@@ -127,6 +151,7 @@ test: deps oracle peers label-peer policies refpolicy lint
 	SEACCESS_BUILD=target/ci bash tests/run/labels.sh
 	SEACCESS_BUILD=target/ci bash tests/run/session.sh
 	@$(MAKE) -s python-test PROFILE=ci
+	SEACCESS_BUILD=target/ci bash tests/install/run.sh
 	SEACCESS_BUILD=target/ci SEACCESS_README_REQUIRE=1 bash tests/readme.sh
 	bash tests/kernel/wait.sh target/kernel-test
 	bash tests/run/host_roots.sh compare target/host-roots.before

@@ -5,10 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${SEACCESS_BUILD:-target/release}
+# Cargo copies the library up from deps/ only when the build that made it asked for it by name;
+# `cargo test --workspace` (make test's build) does not always.
+ARCHIVE=$BUILD/libseaccess.a
+[ -e "$ARCHIVE" ] || ARCHIVE=$BUILD/deps/libseaccess.a
 mkdir -p target/libselinux
 gcc -shared -o target/libselinux/libselinux.so.1 -Wl,-soname,libselinux.so.1 \
   -Wl,--version-script=crates/capi/libselinux.map \
-  -Wl,--whole-archive "$BUILD/libseaccess.a" -Wl,--no-whole-archive \
+  -Wl,--whole-archive "$ARCHIVE" -Wl,--no-whole-archive \
   -lpcre2-8 -lpthread -ldl -lm -lgcc_s
 # The interposer `seaccess run` preloads (crates/capi/preload/*.c): it needs
 # libselinux.so.1, so that it shares libseaccess's state with the program.
