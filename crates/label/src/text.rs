@@ -4,18 +4,76 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use crate::error::{LabelError, Result};
 use crate::spec::{meta_chars, FileKind, Origin};
 
-/// One specification as written, before the set gives it a stem and a place in the order.
+/// One specification as written, before the set gives it its place in the order.
 pub struct RawSpec {
-    pub regex: Arc<str>,
+    /// Its expression in the set's [`Pool`].
+    pub regex: Piece,
     pub mode: u32,
     pub context: Arc<str>,
-    pub stem: Option<Arc<[u8]>>,
+    /// Its stem's number in the set's [`Pool`], or -1.
+    pub stem: i32,
     pub has_meta: bool,
     pub prefix_len: u32,
     pub origin: Origin,
+}
+
+/// Where an expression is in its set's buffer of expressions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub start: u32,
+    pub end: u32,
+}
+
+/// What a set's files share as they are read: one buffer for all the expressions, each stem
+/// and each context once (a set names a few hundred contexts and stems across thousands of
+/// specifications; one copy each, and no allocation per specification).
+#[derive(Default)]
+pub struct Pool {
+    pub regexes: String,
+    /// Each stem's number, in the order first read (libselinux numbers them so too).
+    pub stem_ids: FxHashMap<Arc<[u8]>, i32>,
+    contexts: FxHashSet<Arc<str>>,
+}
+
+impl Pool {
+    /// Appends an expression; `None` when the buffer would pass 4 GiB.
+    pub fn regex(&mut self, s: &str) -> Option<Piece> {
+        let start = u32::try_from(self.regexes.len()).ok()?;
+        let end = u32::try_from(self.regexes.len() + s.len()).ok()?;
+        self.regexes.push_str(s);
+        Some(Piece { start, end })
+    }
+
+    pub fn regex_str(&self, p: Piece) -> &str {
+        self.regexes
+            .get(p.start as usize..p.end as usize)
+            .unwrap_or_default()
+    }
+
+    /// The stem's number, given one at its first sight.
+    pub fn stem(&mut self, stem: &[u8]) -> i32 {
+        if let Some(&id) = self.stem_ids.get(stem) {
+            return id;
+        }
+        let id = self.stem_ids.len() as i32;
+        self.stem_ids.insert(Arc::from(stem), id);
+        id
+    }
+
+    /// The set's one copy of a context.
+    pub fn context(&mut self, c: &str) -> Arc<str> {
+        if let Some(a) = self.contexts.get(c) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(c);
+        self.contexts.insert(a.clone());
+        a
+    }
 }
 
 /// C's isspace in the "C" locale.
@@ -55,16 +113,15 @@ pub fn fields(line: &[u8], max: usize) -> std::result::Result<Vec<&[u8]>, &'stat
     Ok(out)
 }
 
-fn ascii(b: &[u8]) -> Arc<str> {
-    // The fields are checked to be ASCII, so this never replaces anything.
-    Arc::from(String::from_utf8_lossy(b).as_ref())
+/// The fields are checked to be ASCII, so this never fails on them.
+fn ascii(b: &[u8]) -> &str {
+    std::str::from_utf8(b).unwrap_or_default()
 }
 
-/// Reads a text file_contexts (already in memory) into specifications.
-pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
+/// Reads a text file_contexts (already in memory) into specifications, their expressions,
+/// stems and contexts kept in `pool`.
+pub fn read(path: &Path, file: u16, bytes: &[u8], pool: &mut Pool) -> Result<Vec<RawSpec>> {
     let mut specs = Vec::new();
-    // A set names a few hundred contexts across thousands of lines: one copy each.
-    let mut contexts: rustc_hash::FxHashMap<&[u8], Arc<str>> = rustc_hash::FxHashMap::default();
     for (n, line) in bytes.split(|&c| c == b'\n').enumerate() {
         let lineno = u32::try_from(n + 1).unwrap_or(u32::MAX);
         let syntax = |msg: String| LabelError::Syntax {
@@ -102,13 +159,16 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
         let (has_meta, prefix_len) = meta_chars(regex);
         let stem_len = crate::spec::spec_stem_len(regex);
         specs.push(RawSpec {
-            regex: ascii(regex),
+            regex: pool
+                .regex(ascii(regex))
+                .ok_or_else(|| syntax("the set's expressions pass 4 GiB".into()))?,
             mode,
-            context: contexts
-                .entry(context)
-                .or_insert_with(|| ascii(context))
-                .clone(),
-            stem: (stem_len > 0).then(|| Arc::from(&regex[..stem_len])),
+            context: pool.context(ascii(context)),
+            stem: if stem_len > 0 {
+                pool.stem(&regex[..stem_len])
+            } else {
+                -1
+            },
             has_meta,
             prefix_len,
             origin: Origin { file, line: lineno },
@@ -133,14 +193,14 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let p = Path::new("fc");
-        let e = read(p, 0, b"/a u:r:t:s0\n/b\n")
+        let e = read(p, 0, b"/a u:r:t:s0\n/b\n", &mut Pool::default())
             .err()
             .map(|e| e.to_string());
         assert_eq!(
             e.as_deref(),
             Some("fc:2: is missing fields (a specification is REGEX [TYPE] CONTEXT)")
         );
-        let e = read(p, 0, b"\n\n/a -x u:r:t:s0\n")
+        let e = read(p, 0, b"\n\n/a -x u:r:t:s0\n", &mut Pool::default())
             .err()
             .map(|e| e.to_string());
         assert_eq!(
