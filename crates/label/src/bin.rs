@@ -62,8 +62,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A string stored with its terminating NUL, `len` counting the NUL; as C, the string ends
-    /// at its first NUL. Borrowed from the file's bytes.
-    fn cstr_ref(&mut self, len: u32, what: &str) -> Result<&'a str> {
+    /// at its first NUL. Borrowed from the file's bytes, checked to be UTF-8.
+    fn cstr_ref(&mut self, len: u32, what: &str) -> Result<&'a [u8]> {
         if len == 0 {
             return Err(self.err(format!("{what}: zero length")));
         }
@@ -75,9 +75,11 @@ impl<'a> Reader<'a> {
             Some(n) => &b[..n],
             None => b,
         };
-        match std::str::from_utf8(s) {
-            Ok(s) => Ok(s),
-            Err(_) => Err(self.err(format!("{what}: not valid UTF-8"))),
+        // Expressions and contexts are ASCII but for the odd one.
+        if s.is_ascii() || std::str::from_utf8(s).is_ok() {
+            Ok(s)
+        } else {
+            Err(self.err(format!("{what}: not valid UTF-8")))
         }
     }
 }
@@ -128,14 +130,16 @@ pub fn read(path: &Path, file: u16, bytes: &[u8], pool: &mut Pool) -> Result<Vec
     // more than the file could.
     let mut specs = Vec::with_capacity((nspecs as usize).min(bytes.len() / 24));
     // A context is most often the previous specification's: one comparison, not a hash.
-    let mut last: Option<(&str, Arc<str>)> = None;
+    let mut last: Option<(&[u8], Arc<str>)> = None;
     for _ in 0..nspecs {
         let n = r.u32("context length")?;
         let text = r.cstr_ref(n, "context")?;
         let context = match &last {
             Some((t, c)) if *t == text => c.clone(),
             _ => {
-                let c = pool.context(text);
+                let c = pool
+                    .context(text)
+                    .ok_or_else(|| r.err("context: not valid UTF-8"))?;
                 last = Some((text, c.clone()));
                 c
             }

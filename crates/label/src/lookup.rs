@@ -40,14 +40,18 @@ impl Lit {
     }
 }
 
-/// The first 16 bytes of a literal as a number, zeros after its end: a coarser order than the
-/// bytes' own (two literals in order never have keys out of order), so a sort compares
-/// numbers and looks at the bytes only on equal keys.
-fn key16(p: &[u8]) -> u128 {
-    let mut b = [0u8; 16];
-    let n = p.len().min(16);
+/// The first 32 bytes of a literal as two numbers, zeros after its end: a coarser order than
+/// the bytes' own (two literals in order never have keys out of order), so a sort compares
+/// numbers and looks at the bytes only on equal keys (literals that agree on 32 bytes).
+fn key32(p: &[u8]) -> (u128, u128) {
+    let mut b = [0u8; 32];
+    let n = p.len().min(32);
     b[..n].copy_from_slice(&p[..n]);
-    u128::from_be_bytes(b)
+    let mut hi = [0u8; 16];
+    let mut lo = [0u8; 16];
+    hi.copy_from_slice(&b[..16]);
+    lo.copy_from_slice(&b[16..]);
+    (u128::from_be_bytes(hi), u128::from_be_bytes(lo))
 }
 
 /// The specifications' literal prefixes, sorted, each with its nearest ancestor (the longest
@@ -74,17 +78,30 @@ impl Index {
     /// The index of the specifications whose prefixes are `prefixes`, in `lits`.
     pub(crate) fn build(lits: &[u8], prefixes: impl Iterator<Item = Lit>) -> Index {
         let all_lits: Vec<Lit> = prefixes.collect();
-        let mut all: Vec<(u128, u32)> = all_lits
+        let mut all: Vec<((u128, u128), u32)> = all_lits
             .iter()
             .enumerate()
-            .map(|(i, p)| (key16(p.get(lits)), i as u32))
+            .map(|(i, p)| (key32(p.get(lits)), i as u32))
             .collect();
+        all.sort_unstable();
+        // Literals that agree on their first 32 bytes are put in order by the rest.
         let bytes = |id: u32| all_lits[id as usize].get(lits);
-        all.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| bytes(a.1).cmp(bytes(b.1)))
-                .then(a.1.cmp(&b.1))
-        });
+        let mut at = 0;
+        while at < all.len() {
+            let key = all[at].0;
+            let run = all[at..].iter().take_while(|e| e.0 == key).count();
+            // Keys hold the whole of literals shorter than 32 bytes: equal keys and equal
+            // lengths under 32 are equal literals, whose order is already the ids'.
+            let len0 = all_lits[all[at].1 as usize].len;
+            let same = all[at..at + run]
+                .iter()
+                .all(|e| all_lits[e.1 as usize].len == len0);
+            if run > 1 && !(same && len0 < 32) {
+                all[at..at + run]
+                    .sort_unstable_by(|a, b| bytes(a.1).cmp(bytes(b.1)).then(a.1.cmp(&b.1)));
+            }
+            at += run;
+        }
         let mut idx = Index {
             prefixes: Vec::new(),
             parent: Vec::new(),
@@ -509,5 +526,61 @@ impl Table {
             }
         };
         Ok(hit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index's sort compares the first 32 bytes as numbers and the rest only on a tie:
+    /// literals that agree on 32 bytes or more, and short ones of every length, must still
+    /// give each path exactly the specifications whose literal is a prefix of it.
+    #[test]
+    fn the_index_finds_every_prefix_past_32_bytes() {
+        let long = "/usr/lib/systemd/system-generators/"; // 35 bytes
+        let words: Vec<String> = vec![
+            format!("{long}b"),
+            format!("{long}ab"),
+            format!("{long}a"),
+            long.to_string(),
+            format!("{long}a"),
+            format!("{long}abc/d"),
+            long[..32].to_string(),
+            long[..31].to_string(),
+            format!("{}x", &long[..31]),
+            "/usr".into(),
+            String::new(),
+            "/usr/lib".into(),
+        ];
+        let mut lits = Vec::new();
+        let mut ranges = Vec::new();
+        for w in &words {
+            ranges.push(Lit {
+                start: lits.len() as u32,
+                len: w.len() as u32,
+            });
+            lits.extend_from_slice(w.as_bytes());
+        }
+        let idx = Index::build(&lits, ranges.iter().copied());
+        let keys = [
+            format!("{long}abc/d/e"),
+            format!("{long}ab"),
+            format!("{long}b"),
+            format!("{long}c"),
+            format!("{}xy", &long[..31]),
+            long[..33].to_string(),
+            "/usr/lib64".into(),
+            "/".into(),
+        ];
+        for key in &keys {
+            let mut got = Vec::new();
+            idx.candidates(&lits, key.as_bytes(), &mut got);
+            let want: Vec<u32> = (0..words.len() as u32)
+                .rev()
+                .filter(|&i| key.starts_with(&words[i as usize]))
+                .collect();
+            assert_eq!(got, want, "{key}");
+        }
     }
 }

@@ -232,8 +232,8 @@ fn no_duplicates(files: &[PathBuf], specs: &[RawSpec], pool: &Pool) -> Result<()
 /// Gives each specification libselinux's place: every expression with a meta character first,
 /// then the exact paths, each group in reading order (sort_specs).
 pub(crate) fn intern(loaded: &mut Loaded, raw: Vec<RawSpec>, pool: Pool) {
-    let buf: Arc<str> = Arc::from(pool.regexes);
-    loaded.stems = pool.stem_ids;
+    let (buf, stems) = pool.into_regexes();
+    loaded.stems = stems;
     loaded.specs.reserve_exact(raw.len());
     for meta in [true, false] {
         for r in raw.iter().filter(|r| r.has_meta == meta) {

@@ -210,7 +210,12 @@ pub fn spec_stem_len(regex: &[u8]) -> usize {
     let Some(slash) = regex.iter().skip(1).position(|&c| c == b'/').map(|p| p + 1) else {
         return 0;
     };
-    if regex[..slash].iter().any(|c| b".^$?*+|[({".contains(c)) {
+    if regex[..slash].iter().any(|c| {
+        matches!(
+            c,
+            b'.' | b'^' | b'$' | b'?' | b'*' | b'+' | b'|' | b'[' | b'(' | b'{'
+        )
+    }) {
         return 0;
     }
     slash
@@ -271,44 +276,59 @@ impl Kind {
     }
 }
 
+/// The bytes that end a run of literal ones in an expression (meta characters and `\\`).
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let s = b".^$[()|?*+{}]\\";
+    let mut i = 0;
+    while i < s.len() {
+        t[s[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// Reads the literal head of a regular expression, appending it to `lit`: the bytes every
 /// match of `^REGEX` must start with. Returns where the head ends (past the end when the rest
 /// cannot be read as a plain tail).
 fn literal_head(regex: &[u8], lit: &mut Vec<u8>) -> usize {
     let mut i = 0;
-    while i < regex.len() {
-        let c = regex[i];
-        match c {
-            b'\\' => match regex.get(i + 1) {
-                // A backslash before any ASCII character that is not a letter or digit matches
-                // that character (PCRE2's rule); anything else is a class, an anchor, a back
-                // reference or a quoting mode: stop there.
-                Some(&n) if n.is_ascii() && !n.is_ascii_alphanumeric() && n != 0 => {
-                    if quantified(regex, i + 2) {
-                        return regex.len() + 1;
-                    }
-                    lit.push(n);
-                    i += 2;
-                    continue;
-                }
-                _ => return regex.len() + 1,
-            },
-            b'.' | b'^' | b'$' | b'[' | b'(' | b')' | b'|' | b'?' | b'*' | b'+' | b'{' | b'}'
-            | b']' => {
-                return i;
+    loop {
+        // A run of bytes that stand for themselves: PCRE2 without UTF treats every byte but
+        // the meta characters as itself (a non-ASCII byte is refused by the readers before it
+        // gets here).
+        let mut j = i;
+        while j < regex.len() && !SPECIAL[regex[j] as usize] {
+            j += 1;
+        }
+        if j > i {
+            // The run's last byte made optional or repeated is not part of every match.
+            if quantified(regex, j) {
+                lit.extend_from_slice(&regex[i..j - 1]);
+                return regex.len() + 1;
             }
-            // PCRE2 without UTF treats every other byte as itself; a non-ASCII byte is refused
-            // by the readers before it gets here.
-            _ => {
-                if quantified(regex, i + 1) {
+            lit.extend_from_slice(&regex[i..j]);
+        }
+        if j == regex.len() {
+            return regex.len();
+        }
+        if regex[j] != b'\\' {
+            return j;
+        }
+        match regex.get(j + 1) {
+            // A backslash before any ASCII character that is not a letter or digit matches
+            // that character (PCRE2's rule); anything else is a class, an anchor, a back
+            // reference or a quoting mode: stop there.
+            Some(&n) if n.is_ascii() && !n.is_ascii_alphanumeric() && n != 0 => {
+                if quantified(regex, j + 2) {
                     return regex.len() + 1;
                 }
-                lit.push(c);
+                lit.push(n);
+                i = j + 2;
             }
+            _ => return regex.len() + 1,
         }
-        i += 1;
     }
-    regex.len()
 }
 
 /// Whether the atom ending before `at` is made optional or repeated by what follows it.
