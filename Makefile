@@ -171,6 +171,7 @@ bench: build oracle peers label-peer
 	./target/release/seaccess-lab bench hit-path --policy $(DEFAULT_POLICY)
 	./target/release/seaccess-lab bench objmgr --policy $(DEFAULT_POLICY)
 	./target/release/seaccess-lab bench label
+	./target/release/seaccess-lab bench label --sets
 	./target/release/seaccess-lab bench mount --policy $(DEFAULT_POLICY)
 	bash tests/tools/bench-explain.sh $(DEFAULT_POLICY)
 

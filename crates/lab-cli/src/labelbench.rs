@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -29,6 +29,15 @@ pub(crate) struct LabelBenchArgs {
     /// The trees whose paths are looked up and walked.
     #[arg(long, default_value = "/usr")]
     tree: Vec<PathBuf>,
+    /// Only the open, on every set installed here (/etc/selinux/*/contexts/files): each set's
+    /// compiled `.bin` as installed and its text alone (a copy without the `.bin`), each side
+    /// in a fresh process, against selabel_open on the same files. No lookups, no walks.
+    #[arg(long)]
+    sets: bool,
+    /// One side of `--sets`: open `-f` in this fresh process and print its open time and
+    /// handle memory.
+    #[arg(long, hide = true)]
+    open_only: bool,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -85,12 +94,156 @@ fn time_cmd(rounds: usize, mut make: impl FnMut() -> Command) -> Result<f64, Cli
     Ok(median(t))
 }
 
+/// Opened as selabel_open opens without validating: duplicate specifications accepted, not
+/// searched; expressions compiled when a lookup first needs them.
+const PLAIN: OpenOptions<'static> = OpenOptions {
+    base_only: false,
+    validate: None,
+    allow_duplicates: true,
+    check_regexes: false,
+};
+
+/// Open time (median of `rounds`, after the first) and the first open's resident growth, of
+/// this process: the same two figures, measured the same way, as selabel_query's `--bench`.
+fn open_here(fc_path: &Path, rounds: usize) -> Result<(f64, u64, usize), CliError> {
+    let before = rss_kib();
+    let fc = FileContexts::open_with(fc_path, &PLAIN).map_err(|e| e.to_string())?;
+    let rss = rss_kib().saturating_sub(before);
+    let mut opens = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let h = FileContexts::open_with(fc_path, &PLAIN).map_err(|e| e.to_string())?;
+        opens.push(t.elapsed().as_secs_f64() * 1e6);
+        drop(h);
+    }
+    Ok((median(opens), rss, fc.specs().len()))
+}
+
+/// `name value` lines, as both sides print them.
+fn field(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix(name)
+                .and_then(|v| v.strip_prefix(' '))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(f64::NAN)
+}
+
+fn run_for_output(mut c: Command, what: &str) -> Result<String, CliError> {
+    let o = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            if let Some(mut stdin) = child.stdin.take() {
+                // selabel_query's bench wants a lookup to time; one is enough here.
+                stdin.write_all(b"lookup\tfile\t/etc/hostname\n")?;
+            }
+            child.wait_with_output()
+        })
+        .map_err(|e| format!("{what}: {e}"))?;
+    if !o.status.success() {
+        return Err(format!("{what}: {}", String::from_utf8_lossy(&o.stderr).trim()).into());
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// A copy of a set's text files alone (no `.bin` beside them), so both libraries read text.
+fn text_copy(fc: &Path, dir: &Path) -> Result<PathBuf, CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let dest = dir.join("file_contexts");
+    for suffix in ["", ".homedirs", ".local", ".subs", ".subs_dist"] {
+        let mut from = fc.as_os_str().to_os_string();
+        from.push(suffix);
+        let from = PathBuf::from(from);
+        if from.is_file() {
+            let mut to = dest.as_os_str().to_os_string();
+            to.push(suffix);
+            std::fs::copy(&from, PathBuf::from(to))
+                .map_err(|e| format!("{}: {e}", from.display()))?;
+        }
+    }
+    Ok(dest)
+}
+
+/// `--sets`: every installed set, `.bin` and text, both libraries, each side a fresh process.
+fn run_sets(out: &mut Out, a: &LabelBenchArgs, rounds: usize) -> Result<(), CliError> {
+    let root = Path::new("/etc/selinux");
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(root)
+        .map_err(|e| format!("{}: {e}", root.display()))?
+        .flatten()
+        .map(|e| e.path().join("contexts/files/file_contexts"))
+        .filter(|p| p.is_file())
+        .collect();
+    sets.sort();
+    let me = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
+    let tmp = std::env::temp_dir().join(format!("seaccess-bench-sets-{}", std::process::id()));
+    writeln!(
+        out,
+        "open of every installed set, {rounds} rounds, medians; memory: the first open's resident growth; each side in a fresh process"
+    )?;
+    writeln!(out, "| set | form | specs | selabel_open, us | seaccess, us | speed | libselinux, KiB | seaccess, KiB | memory |")?;
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|")?;
+    let result = (|| -> Result<(), CliError> {
+        for fc in &sets {
+            let name = fc
+                .ancestors()
+                .nth(3)
+                .and_then(|d| d.file_name())
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let bin = {
+                let mut b = fc.as_os_str().to_os_string();
+                b.push(".bin");
+                PathBuf::from(b)
+            };
+            let mut forms = Vec::new();
+            if bin.is_file() {
+                forms.push((".bin", fc.clone()));
+            }
+            forms.push(("text", text_copy(fc, &tmp.join(&name))?));
+            for (form, path) in forms {
+                let mut c = Command::new(&a.peer);
+                c.arg("--bench").arg(rounds.to_string()).arg(&path);
+                let theirs = run_for_output(c, &a.peer.display().to_string())?;
+                let mut c = Command::new(&me);
+                c.args(["bench", "label", "--open-only", "--rounds"])
+                    .arg(rounds.to_string())
+                    .arg("-f")
+                    .arg(&path);
+                let ours = run_for_output(c, "seaccess-lab bench label --open-only")?;
+                let (c_us, c_kib) = (field(&theirs, "open_us"), field(&theirs, "open_rss_kib"));
+                let (us, kib) = (field(&ours, "open_us"), field(&ours, "open_rss_kib"));
+                writeln!(
+                    out,
+                    "| {name} | {form} | {:.0} | {c_us:.0} | {us:.0} | {:.2}x | {c_kib:.0} | {kib:.0} | {:.2}x |",
+                    field(&ours, "specs"),
+                    c_us / us,
+                    kib / c_kib
+                )?;
+            }
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
 pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
     let fc_path = a
         .file_contexts
         .clone()
         .unwrap_or_else(crate::defaults::file_contexts);
     let rounds = a.rounds.max(1);
+    if a.open_only {
+        let (us, kib, specs) = open_here(&fc_path, rounds)?;
+        writeln!(out, "open_us {us:.0}\nopen_rss_kib {kib}\nspecs {specs}")?;
+        return Ok(());
+    }
+    if a.sets {
+        return run_sets(out, a, rounds);
+    }
     let paths = tree(&a.tree);
     let mut queries = Vec::new();
     for (p, k) in &paths {
@@ -124,34 +277,15 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
         .wait_with_output()
         .map_err(|e| format!("{}: {e}", a.peer.display()))?;
     let text = String::from_utf8_lossy(&o.stdout);
-    let field = |name: &str| -> f64 {
-        text.lines()
-            .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
-            .unwrap_or(f64::NAN)
-    };
     let (c_open_us, c_rss, c_lookup_ns) = (
-        field("open_us "),
-        field("open_rss_kib "),
-        field("lookup_ns "),
+        field(&text, "open_us"),
+        field(&text, "open_rss_kib"),
+        field(&text, "lookup_ns"),
     );
 
-    // Ours: open (text or .bin, as libselinux chooses), the compiled form, lookups. Opened as
-    // selabel_open opens without validating: duplicate specifications accepted, not searched.
-    let plain = OpenOptions {
-        allow_duplicates: true,
-        ..Default::default()
-    };
-    let before = rss_kib();
-    let fc = FileContexts::open_with(&fc_path, &plain).map_err(|e| e.to_string())?;
-    let rss = rss_kib().saturating_sub(before);
-    let mut opens = Vec::new();
-    for _ in 0..rounds {
-        let t = Instant::now();
-        let h = FileContexts::open_with(&fc_path, &plain).map_err(|e| e.to_string())?;
-        opens.push(t.elapsed().as_secs_f64() * 1e6);
-        drop(h);
-    }
-    let open_us = median(opens);
+    // Ours: open (text or .bin, as libselinux chooses), the compiled form, lookups.
+    let (open_us, rss, _) = open_here(&fc_path, rounds)?;
+    let fc = FileContexts::open_with(&fc_path, &PLAIN).map_err(|e| e.to_string())?;
     let compiled = std::env::temp_dir().join(format!("seaccess-bench-{}.fc", std::process::id()));
     seaccess_label::compiled::write(&fc, &compiled).map_err(|e| e.to_string())?;
     let mut copens = Vec::new();

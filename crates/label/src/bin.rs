@@ -9,13 +9,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
-
 use seaccess_types::bytes::Cursor;
 
 use crate::error::{LabelError, Result};
 use crate::spec::Origin;
-use crate::text::RawSpec;
+use crate::text::{Pool, RawSpec};
 
 pub const MAGIC: u32 = 0xf97c_ff8a;
 const PCRE_VERS: u32 = 2;
@@ -64,13 +62,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A string stored with its terminating NUL, `len` counting the NUL; as C, the string ends
-    /// at its first NUL.
-    fn cstr(&mut self, len: u32, what: &str) -> Result<Arc<str>> {
-        self.cstr_ref(len, what).map(Arc::from)
-    }
-
-    /// [`Reader::cstr`] borrowed from the file's bytes.
-    fn cstr_ref(&mut self, len: u32, what: &str) -> Result<&'a str> {
+    /// at its first NUL. Borrowed from the file's bytes, checked to be UTF-8.
+    fn cstr_ref(&mut self, len: u32, what: &str) -> Result<&'a [u8]> {
         if len == 0 {
             return Err(self.err(format!("{what}: zero length")));
         }
@@ -78,16 +71,22 @@ impl<'a> Reader<'a> {
         if b.last() != Some(&0) {
             return Err(self.err(format!("{what}: not NUL-terminated")));
         }
-        let s = b.split(|&c| c == 0).next().unwrap_or_default();
-        match std::str::from_utf8(s) {
-            Ok(s) => Ok(s),
-            Err(_) => Err(self.err(format!("{what}: not valid UTF-8"))),
+        let s = match memchr::memchr(0, b) {
+            Some(n) => &b[..n],
+            None => b,
+        };
+        // Expressions and contexts are ASCII but for the odd one.
+        if s.is_ascii() || std::str::from_utf8(s).is_ok() {
+            Ok(s)
+        } else {
+            Err(self.err(format!("{what}: not valid UTF-8")))
         }
     }
 }
 
-/// Reads a compiled file into specifications, in the file's order.
-pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
+/// Reads a compiled file into specifications, in the file's order, their expressions, stems
+/// and contexts kept in `pool`.
+pub fn read(path: &Path, file: u16, bytes: &[u8], pool: &mut Pool) -> Result<Vec<RawSpec>> {
     let mut r = Reader {
         cur: Cursor::new(bytes),
         path,
@@ -110,7 +109,8 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
         }
     }
     let nstems = r.u32("stem count")?;
-    let mut stems: Vec<Arc<[u8]>> = Vec::new();
+    // The file's stem numbers, as the set's.
+    let mut stems: Vec<i32> = Vec::new();
     for _ in 0..nstems {
         let len = r.u32("stem length")?;
         if len == 0 || len == u32::MAX {
@@ -120,7 +120,7 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
         if b[len as usize] != 0 {
             return Err(r.err("stem not NUL-terminated"));
         }
-        stems.push(Arc::from(&b[..len as usize]));
+        stems.push(pool.stem(&b[..len as usize]));
     }
     let nspecs = r.u32("specification count")?;
     if nspecs == 0 {
@@ -129,24 +129,34 @@ pub fn read(path: &Path, file: u16, bytes: &[u8]) -> Result<Vec<RawSpec>> {
     // Each specification takes at least 24 bytes, so a count the file cannot hold reserves no
     // more than the file could.
     let mut specs = Vec::with_capacity((nspecs as usize).min(bytes.len() / 24));
-    // A set names a few hundred contexts across thousands of specifications: one copy each.
-    let mut contexts: FxHashMap<&str, Arc<str>> = FxHashMap::default();
+    // A context is most often the previous specification's: one comparison, not a hash.
+    let mut last: Option<(&[u8], Arc<str>)> = None;
     for _ in 0..nspecs {
         let n = r.u32("context length")?;
         let text = r.cstr_ref(n, "context")?;
-        let context = contexts
-            .entry(text)
-            .or_insert_with(|| Arc::from(text))
-            .clone();
+        let context = match &last {
+            Some((t, c)) if *t == text => c.clone(),
+            _ => {
+                let c = pool
+                    .context(text)
+                    .ok_or_else(|| r.err("context: not valid UTF-8"))?;
+                last = Some((text, c.clone()));
+                c
+            }
+        };
         let n = r.u32("regex length")?;
-        let regex = r.cstr(n, "regex")?;
+        let regex = r.cstr_ref(n, "regex")?;
+        let regex = pool
+            .regex(regex)
+            .ok_or_else(|| r.err("the set's expressions pass 4 GiB"))?;
         // Before version 3 the mode was a mode_t, which is 4 bytes on Linux too.
         let mode = r.u32("mode")?;
         let stem_id = r.u32("stem id")? as i32;
         let stem = usize::try_from(stem_id)
             .ok()
             .and_then(|i| stems.get(i))
-            .cloned();
+            .copied()
+            .unwrap_or(-1);
         // hasMetaChars is a char in libselinux: the low byte of the stored word decides.
         let has_meta = r.u32("meta flag")? & 0xff != 0;
         let prefix_len = if version >= PREFIX_LEN_VERS {

@@ -21,8 +21,8 @@ use std::sync::Arc;
 use seaccess_types::bytes::Cursor;
 
 use crate::error::{LabelError, Result};
-use crate::lookup::{Index, Matcher};
-use crate::spec::{Origin, Shape, Spec};
+use crate::lookup::{Index, Lit, Matcher};
+use crate::spec::{Kind, Origin, Spec, Text};
 use crate::subs::Subs;
 use crate::FileContexts;
 
@@ -99,14 +99,14 @@ pub fn to_bytes(fc: &FileContexts) -> Vec<u8> {
     }
     o.len(fc.specs().len());
     for (s, m) in fc.specs().iter().zip(fc.matchers()) {
-        let (shape, tail, inner) = m.parts(&s.regex);
-        let kind = match shape {
-            Shape::Exact(_) => 0,
-            Shape::Under(_) => 1,
-            Shape::Prefix(_) => 2,
+        let (tail, inner) = m.filter_parts(&s.regex);
+        let kind = match m.kind {
+            Kind::Exact => 0,
+            Kind::Under => 1,
+            Kind::Prefix => 2,
         };
         o.u32(kind);
-        o.bytes(shape.prefix());
+        o.bytes(m.lit.get(fc.lits()));
         o.bytes(tail);
         o.len(inner.len());
         for l in inner {
@@ -121,7 +121,7 @@ pub fn to_bytes(fc: &FileContexts) -> Vec<u8> {
         o.u32(u32::from(s.origin.file));
         o.u32(s.origin.line);
     }
-    let parts: Vec<_> = fc.index().parts().collect();
+    let parts: Vec<_> = fc.index().parts(fc.lits()).collect();
     o.len(parts.len());
     for (prefix, parent, ids) in parts {
         o.bytes(prefix);
@@ -180,10 +180,10 @@ impl<'a> In<'a> {
         let n = self.u32(what)? as usize;
         self.take(n, what)
     }
-    fn str(&mut self, what: &str) -> Result<Arc<str>> {
+    fn str(&mut self, what: &str) -> Result<&'a str> {
         let b = self.bytes(what)?;
         match std::str::from_utf8(b) {
-            Ok(s) => Ok(Arc::from(s)),
+            Ok(s) => Ok(s),
             Err(_) => Err(self.err(&format!("{what} is not UTF-8"))),
         }
     }
@@ -256,26 +256,41 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
     let dist_subs = lists.pop().unwrap_or_default();
     let subs = lists.pop().unwrap_or_default();
     let n = r.count("stem count", 4)?;
-    let mut stems: Vec<Arc<[u8]>> = Vec::with_capacity(n);
-    for _ in 0..n {
-        stems.push(Arc::from(r.bytes("stem")?));
+    let mut stems: rustc_hash::FxHashMap<Arc<[u8]>, i32> = rustc_hash::FxHashMap::default();
+    for i in 0..n {
+        stems.insert(Arc::from(r.bytes("stem")?), i as i32);
+    }
+    if stems.len() != n {
+        return Err(r.err("a stem is listed twice"));
     }
     let n = r.count("context count", 4)?;
-    let mut ctxs = Vec::with_capacity(n);
+    let mut ctxs: Vec<Arc<str>> = Vec::with_capacity(n);
     for _ in 0..n {
-        ctxs.push(r.str("context")?);
+        ctxs.push(Arc::from(r.str("context")?));
     }
     let n = r.count("specification count", 48)?;
     let mut specs = Vec::with_capacity(n);
     let mut matchers = Vec::with_capacity(n);
+    // The expressions and the literal prefixes, each in one buffer, as an opened set has them.
+    let mut regexes = String::new();
+    let mut pieces: Vec<std::ops::Range<u32>> = Vec::with_capacity(n);
+    let mut lits: Vec<u8> = Vec::new();
+    let too_big = |r: &In<'_>| r.err("the set passes 4 GiB");
+    // Each specification's expression until the buffer of them is complete.
+    let empty: Arc<str> = Arc::from("");
     for _ in 0..n {
-        let kind = r.u32("shape")?;
-        let prefix = r.bytes("prefix")?.to_vec();
-        let shape = match kind {
-            0 => Shape::Exact(prefix),
-            1 => Shape::Under(prefix),
-            2 => Shape::Prefix(prefix),
+        let kind = match r.u32("shape")? {
+            0 => Kind::Exact,
+            1 => Kind::Under,
+            2 => Kind::Prefix,
             _ => return Err(r.err("unknown shape")),
+        };
+        let prefix = r.bytes("prefix")?;
+        let start = u32::try_from(lits.len()).map_err(|_| too_big(&r))?;
+        lits.extend_from_slice(prefix);
+        let lit = Lit {
+            start,
+            len: u32::try_from(prefix.len()).map_err(|_| too_big(&r))?,
         };
         let tail = r.bytes("tail")?.to_vec();
         let ninner = r.count("inner literal count", 4)?;
@@ -283,8 +298,12 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         for _ in 0..ninner {
             inner.push(r.bytes("inner literal")?.to_vec());
         }
-        matchers.push(Matcher::from_parts(shape, tail, inner));
+        matchers.push(Matcher::from_parts(kind, lit, tail, inner));
         let regex = r.str("regex")?;
+        let start = u32::try_from(regexes.len()).map_err(|_| too_big(&r))?;
+        let end = u32::try_from(regexes.len() + regex.len()).map_err(|_| too_big(&r))?;
+        regexes.push_str(regex);
+        pieces.push(start..end);
         let ctx = r.u32("context index")? as usize;
         let context = ctxs
             .get(ctx)
@@ -292,7 +311,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
             .ok_or_else(|| r.err("context index out of range"))?;
         let mode = r.u32("mode")?;
         let stem = r.u32("stem")? as i32;
-        if stem < -1 || stem >= stems.len() as i32 {
+        if stem < -1 || stem >= n_stems(&stems) {
             return Err(r.err("stem index out of range"));
         }
         let has_meta = r.u32("meta flag")? != 0;
@@ -301,7 +320,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
             u16::try_from(r.u32("file index")?).map_err(|_| r.err("file index out of range"))?;
         let line = r.u32("line")?;
         specs.push(Spec {
-            regex,
+            regex: Text::new(empty.clone(), 0..0),
             mode,
             context,
             stem,
@@ -310,42 +329,57 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
             origin: Origin { file, line },
         });
     }
+    let buf: Arc<str> = Arc::from(regexes);
+    for (s, p) in specs.iter_mut().zip(pieces) {
+        s.regex = Text::new(buf.clone(), p);
+    }
     let nidx = r.count("index count", 12)?;
     let mut parts = Vec::with_capacity(nidx);
+    // Every specification must be in the index once, under its own prefix, or a lookup could
+    // never find it.
+    let mut seen = vec![false; specs.len()];
     for _ in 0..nidx {
-        let prefix: Box<[u8]> = r.bytes("index prefix")?.into();
+        let prefix = r.bytes("index prefix")?;
         let parent = r.u32("index ancestor")?;
         let nids = r.count("index entry size", 4)?;
         let mut ids = Vec::with_capacity(nids);
         for _ in 0..nids {
             ids.push(r.u32("index entry")?);
         }
-        parts.push((prefix, parent, ids));
-    }
-    // Every specification must be in the index once, under its own prefix, or a lookup could
-    // never find it.
-    let mut seen = vec![false; specs.len()];
-    for (prefix, _, ids) in &parts {
-        for &id in ids {
+        for &id in &ids {
             let i = id as usize;
-            if i >= seen.len() || seen[i] || matchers[i].shape.prefix() != &prefix[..] {
+            if i >= seen.len() || seen[i] || matchers[i].lit.get(&lits) != prefix {
                 return Err(
                     r.err("the index does not list each specification once under its prefix")
                 );
             }
             seen[i] = true;
         }
+        // The prefix is its first specification's; an entry with none has its own copy.
+        let lit = match ids.first() {
+            Some(&id) => matchers[id as usize].lit,
+            None => {
+                let start = u32::try_from(lits.len()).map_err(|_| too_big(&r))?;
+                lits.extend_from_slice(prefix);
+                Lit {
+                    start,
+                    len: u32::try_from(prefix.len()).map_err(|_| too_big(&r))?,
+                }
+            }
+        };
+        parts.push((lit, parent, ids));
     }
     if seen.iter().any(|s| !s) {
         return Err(r.err("the index leaves a specification out"));
     }
-    let index = Index::from_parts(parts, specs.len()).map_err(|e| r.err(&e))?;
+    let index = Index::from_parts(parts, &lits, specs.len()).map_err(|e| r.err(&e))?;
     if r.cur.remaining() != 0 {
         return Err(r.err("bytes left after the index"));
     }
     Ok(FileContexts::assemble(
         specs,
         matchers,
+        lits.into_boxed_slice(),
         index,
         stems,
         subs,
@@ -353,6 +387,10 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         files,
         Vec::new(),
     ))
+}
+
+fn n_stems(stems: &rustc_hash::FxHashMap<Arc<[u8]>, i32>) -> i32 {
+    i32::try_from(stems.len()).unwrap_or(i32::MAX)
 }
 
 /// Loads a compiled set from a file.

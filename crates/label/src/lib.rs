@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 pub use error::{LabelError, Result};
 pub use lookup::compile as compile_regex;
 pub use open::{OpenOptions, Validator};
-pub use spec::{FileKind, Origin, Spec};
+pub use spec::{FileKind, Origin, Spec, Text};
 pub use subs::Subs;
 
 use lookup::{Index, Matcher, Table};
@@ -62,7 +62,7 @@ impl FileContexts {
     }
 
     pub fn open_with(path: &Path, opts: &OpenOptions<'_>) -> Result<FileContexts> {
-        let fc = FileContexts::from_loaded(open::open(path, opts)?);
+        let fc = FileContexts::from_loaded(open::open(path, opts)?)?;
         if opts.check_regexes {
             fc.check_regexes()?;
         }
@@ -76,21 +76,22 @@ impl FileContexts {
         if compiled::is_compiled(bytes) {
             return compiled::from_bytes(path, bytes);
         }
+        let mut pool = text::Pool::default();
         let raw = if bin::is_binary(bytes) {
-            bin::read(path, 0, bytes)?
+            bin::read(path, 0, bytes, &mut pool)?
         } else {
-            text::read(path, 0, bytes)?
+            text::read(path, 0, bytes, &mut pool)?
         };
         let mut loaded = open::Loaded {
             specs: Vec::new(),
-            stems: Vec::new(),
+            stems: HashMap::default(),
             files: vec![path.to_path_buf()],
             subs: Subs::default(),
             dist_subs: Subs::default(),
             notes: Vec::new(),
         };
-        open::intern(&mut loaded, raw);
-        let fc = FileContexts::from_loaded(loaded);
+        open::intern(&mut loaded, raw, pool);
+        let fc = FileContexts::from_loaded(loaded)?;
         fc.check_regexes()?;
         Ok(fc)
     }
@@ -118,42 +119,58 @@ impl FileContexts {
         Ok(())
     }
 
-    /// A set read from its files: each expression analysed, the prefix index built.
-    fn from_loaded(l: open::Loaded) -> FileContexts {
-        let matchers: Vec<Matcher> = l.specs.iter().map(|s| Matcher::new(&s.regex)).collect();
-        let index = Index::build(matchers.iter().map(|m| m.shape.prefix()));
-        FileContexts::assemble(
+    /// A set read from its files: each expression's literal prefix read, the prefix index
+    /// built.
+    fn from_loaded(l: open::Loaded) -> Result<FileContexts> {
+        let mut lits = Vec::new();
+        let mut matchers = Vec::with_capacity(l.specs.len());
+        for s in &l.specs {
+            match Matcher::new(&s.regex, &mut lits) {
+                Some(m) => matchers.push(m),
+                None => {
+                    return Err(LabelError::Syntax {
+                        path: l
+                            .files
+                            .get(s.origin.file as usize)
+                            .cloned()
+                            .unwrap_or_default(),
+                        line: s.origin.line,
+                        msg: "the set's literal prefixes pass 4 GiB".into(),
+                    })
+                }
+            }
+        }
+        let index = Index::build(&lits, matchers.iter().map(|m| m.lit));
+        Ok(FileContexts::assemble(
             l.specs,
             matchers,
+            lits.into_boxed_slice(),
             index,
             l.stems,
             l.subs,
             l.dist_subs,
             l.files,
             l.notes,
-        )
+        ))
     }
 
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn assemble(
         specs: Vec<Spec>,
         matchers: Vec<Matcher>,
+        lits: Box<[u8]>,
         index: Index,
-        stems: Vec<std::sync::Arc<[u8]>>,
+        stems: HashMap<std::sync::Arc<[u8]>, i32>,
         subs: Subs,
         dist_subs: Subs,
         files: Vec<PathBuf>,
         notes: Vec<String>,
     ) -> FileContexts {
-        let stems: HashMap<_, _> = stems
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| (s, i as i32))
-            .collect();
         FileContexts {
             table: Table {
                 specs,
                 matchers,
+                lits,
                 index,
                 stems,
                 subs,
@@ -170,6 +187,10 @@ impl FileContexts {
 
     pub(crate) fn index(&self) -> &Index {
         &self.table.index
+    }
+
+    pub(crate) fn lits(&self) -> &[u8] {
+        &self.table.lits
     }
 
     /// The specification that labels `path` as a file of `kind` (selabel_lookup): `Ok(None)`
@@ -271,10 +292,10 @@ impl FileContexts {
             trie_nodes: self.table.index.node_count(),
         };
         for m in &self.table.matchers {
-            match m.shape {
-                spec::Shape::Exact(_) => st.exact += 1,
-                spec::Shape::Under(_) => st.under += 1,
-                spec::Shape::Prefix(_) => st.pcre += 1,
+            match m.kind {
+                spec::Kind::Exact => st.exact += 1,
+                spec::Kind::Under => st.under += 1,
+                spec::Kind::Prefix => st.pcre += 1,
             }
         }
         st

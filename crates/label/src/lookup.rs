@@ -20,20 +20,51 @@ use pcre2::bytes::{Regex, RegexBuilder};
 use crate::error::{LabelError, Result};
 use crate::partial::{Partial, PartialDfa};
 use crate::spec::{
-    inner_literals, literal_tail, path_stem_len, shape, shape_matches, tail_allows, FileKind,
-    Shape, Spec, S_IFMT,
+    inner_literals, kind_matches, literal_tail, path_stem_len, shape_into, tail_allows, FileKind,
+    Kind, Spec, S_IFMT,
 };
 use crate::subs::Subs;
 
+/// Where a literal (a specification's prefix) is in its set's one buffer of literals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Lit {
+    pub(crate) start: u32,
+    pub(crate) len: u32,
+}
+
+impl Lit {
+    pub(crate) fn get(self, lits: &[u8]) -> &[u8] {
+        let start = self.start as usize;
+        lits.get(start..start + self.len as usize)
+            .unwrap_or_default()
+    }
+}
+
+/// The first 32 bytes of a literal as two numbers, zeros after its end: a coarser order than
+/// the bytes' own (two literals in order never have keys out of order), so a sort compares
+/// numbers and looks at the bytes only on equal keys (literals that agree on 32 bytes).
+fn key32(p: &[u8]) -> (u128, u128) {
+    let mut b = [0u8; 32];
+    let n = p.len().min(32);
+    b[..n].copy_from_slice(&p[..n]);
+    let mut hi = [0u8; 16];
+    let mut lo = [0u8; 16];
+    hi.copy_from_slice(&b[..16]);
+    lo.copy_from_slice(&b[16..]);
+    (u128::from_be_bytes(hi), u128::from_be_bytes(lo))
+}
+
 /// The specifications' literal prefixes, sorted, each with its nearest ancestor (the longest
-/// other prefix in the set that is a prefix of it) and the specifications that have it.
+/// other prefix in the set that is a prefix of it) and the specifications that have it. The
+/// prefixes are kept in the set's buffer of literals (each the first specification's that has
+/// it), not copied.
 ///
 /// Why this finds every prefix of a path: take the greatest prefix `P` not above the path in
 /// byte order. Every set member `Q` that is a prefix of the path lies between `Q` and the path
 /// in that order too, so it is a prefix of `P`, and so on `P`'s ancestor chain. The chain is
 /// short (a prefix's ancestors are prefixes of it), and building is one sort.
 pub(crate) struct Index {
-    prefixes: Vec<Box<[u8]>>,
+    prefixes: Vec<Lit>,
     parent: Vec<u32>,
     /// Prefix `i`'s specifications are `specs[starts[i]..starts[i + 1]]` (to the end for the
     /// last): one buffer for all, not one allocation per prefix.
@@ -44,10 +75,33 @@ pub(crate) struct Index {
 const NO_PARENT: u32 = u32::MAX;
 
 impl Index {
-    pub(crate) fn build<'a>(prefixes: impl Iterator<Item = &'a [u8]>) -> Index {
-        let mut all: Vec<(&'a [u8], u32)> =
-            prefixes.enumerate().map(|(i, p)| (p, i as u32)).collect();
+    /// The index of the specifications whose prefixes are `prefixes`, in `lits`.
+    pub(crate) fn build(lits: &[u8], prefixes: impl Iterator<Item = Lit>) -> Index {
+        let all_lits: Vec<Lit> = prefixes.collect();
+        let mut all: Vec<((u128, u128), u32)> = all_lits
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (key32(p.get(lits)), i as u32))
+            .collect();
         all.sort_unstable();
+        // Literals that agree on their first 32 bytes are put in order by the rest.
+        let bytes = |id: u32| all_lits[id as usize].get(lits);
+        let mut at = 0;
+        while at < all.len() {
+            let key = all[at].0;
+            let run = all[at..].iter().take_while(|e| e.0 == key).count();
+            // Keys hold the whole of literals shorter than 32 bytes: equal keys and equal
+            // lengths under 32 are equal literals, whose order is already the ids'.
+            let len0 = all_lits[all[at].1 as usize].len;
+            let same = all[at..at + run]
+                .iter()
+                .all(|e| all_lits[e.1 as usize].len == len0);
+            if run > 1 && !(same && len0 < 32) {
+                all[at..at + run]
+                    .sort_unstable_by(|a, b| bytes(a.1).cmp(bytes(b.1)).then(a.1.cmp(&b.1)));
+            }
+            at += run;
+        }
         let mut idx = Index {
             prefixes: Vec::new(),
             parent: Vec::new(),
@@ -56,34 +110,39 @@ impl Index {
         };
         // The chain of the previous prefix, as indexes: each one a prefix of the next.
         let mut stack: Vec<u32> = Vec::new();
-        for (p, id) in all {
-            if idx.prefixes.last().is_some_and(|last| &**last == p) {
+        for (_, id) in all {
+            let lit = all_lits[id as usize];
+            let p = lit.get(lits);
+            if idx.prefixes.last().is_some_and(|last| last.get(lits) == p) {
                 idx.specs.push(id);
                 continue;
             }
             while let Some(&top) = stack.last() {
-                if p.starts_with(&idx.prefixes[top as usize]) {
+                if p.starts_with(idx.prefixes[top as usize].get(lits)) {
                     break;
                 }
                 stack.pop();
             }
             idx.parent.push(stack.last().copied().unwrap_or(NO_PARENT));
-            idx.prefixes.push(p.into());
+            idx.prefixes.push(lit);
             idx.starts.push(idx.specs.len() as u32);
             idx.specs.push(id);
             stack.push(idx.prefixes.len() as u32 - 1);
         }
+        idx.prefixes.shrink_to_fit();
+        idx.parent.shrink_to_fit();
+        idx.starts.shrink_to_fit();
         idx
     }
 
     /// Every specification whose prefix is a prefix of `key`, highest number first.
-    fn candidates(&self, key: &[u8], out: &mut Vec<u32>) {
+    fn candidates(&self, lits: &[u8], key: &[u8], out: &mut Vec<u32>) {
         out.clear();
-        let j = self.prefixes.partition_point(|p| &**p <= key);
+        let j = self.prefixes.partition_point(|p| p.get(lits) <= key);
         let mut at = if j == 0 { NO_PARENT } else { j as u32 - 1 };
         while at != NO_PARENT {
             let i = at as usize;
-            if key.starts_with(&self.prefixes[i]) {
+            if key.starts_with(self.prefixes[i].get(lits)) {
                 out.extend_from_slice(self.ids(i));
             }
             at = self.parent[i];
@@ -106,18 +165,22 @@ impl Index {
     }
 
     /// The index's tables, for the compiled form: (prefix, nearest ancestor, specifications).
-    pub(crate) fn parts(&self) -> impl Iterator<Item = (&[u8], u32, &[u32])> {
+    pub(crate) fn parts<'a>(
+        &'a self,
+        lits: &'a [u8],
+    ) -> impl Iterator<Item = (&'a [u8], u32, &'a [u32])> {
         self.prefixes
             .iter()
             .zip(&self.parent)
             .enumerate()
-            .map(|(i, (p, &a))| (&p[..], a, self.ids(i)))
+            .map(move |(i, (p, &a))| (p.get(lits), a, self.ids(i)))
     }
 
     /// An index from the compiled form's tables, checked: prefixes strictly increasing, each
     /// ancestor earlier and a proper prefix, each specification number below `nspecs`.
     pub(crate) fn from_parts(
-        parts: Vec<(Box<[u8]>, u32, Vec<u32>)>,
+        parts: Vec<(Lit, u32, Vec<u32>)>,
+        lits: &[u8],
         nspecs: usize,
     ) -> std::result::Result<Index, String> {
         let mut idx = Index {
@@ -126,14 +189,15 @@ impl Index {
             starts: Vec::with_capacity(parts.len()),
             specs: Vec::new(),
         };
-        for (i, (p, a, ids)) in parts.into_iter().enumerate() {
-            if idx.prefixes.last().is_some_and(|last| **last >= *p) {
+        for (i, (lit, a, ids)) in parts.into_iter().enumerate() {
+            let p = lit.get(lits);
+            if idx.prefixes.last().is_some_and(|last| last.get(lits) >= p) {
                 return Err(format!("index entry {i} is out of order"));
             }
             if a != NO_PARENT
                 && (a as usize >= i
-                    || !p.starts_with(&idx.prefixes[a as usize])
-                    || idx.prefixes[a as usize].len() >= p.len())
+                    || !p.starts_with(idx.prefixes[a as usize].get(lits))
+                    || idx.prefixes[a as usize].len as usize >= p.len())
             {
                 return Err(format!("index entry {i} has a wrong ancestor"));
             }
@@ -142,7 +206,7 @@ impl Index {
                     "index entry {i} names a specification out of range"
                 ));
             }
-            idx.prefixes.push(p);
+            idx.prefixes.push(lit);
             idx.parent.push(a);
             idx.starts.push(idx.specs.len() as u32);
             idx.specs.extend(ids);
@@ -151,9 +215,11 @@ impl Index {
     }
 }
 
-/// A specification's matcher: its shape, and PCRE2 compiled when the shape cannot decide.
+/// A specification's matcher: its shape (kind and literal prefix, the literal in the set's
+/// buffer of literals), and PCRE2 compiled when the shape cannot decide.
 pub(crate) struct Matcher {
-    pub(crate) shape: Shape,
+    pub(crate) kind: Kind,
+    pub(crate) lit: Lit,
     /// What every match ends with and contains, checked before PCRE2 runs: worked out from
     /// the expression the first time a lookup reaches it, as the expression is compiled then
     /// (at open, for thousands of expressions most lookups never reach, this analysis and its
@@ -175,8 +241,8 @@ struct Filters {
 }
 
 impl Filters {
-    fn of(shape: &Shape, regex: &[u8]) -> Filters {
-        if !matches!(shape, Shape::Prefix(_)) {
+    fn of(kind: Kind, regex: &[u8]) -> Filters {
+        if kind != Kind::Prefix {
             return Filters {
                 tail: Box::default(),
                 inner: Box::default(),
@@ -196,9 +262,9 @@ impl Filters {
     }
 
     /// Whether `key` may match: it ends with the tail and holds every inner literal after the
-    /// prefix.
-    fn allow(&self, shape: &Shape, key: &[u8]) -> bool {
-        let rest = key.get(shape.prefix().len()..).unwrap_or_default();
+    /// prefix (`prefix_len` bytes).
+    fn allow(&self, prefix_len: usize, key: &[u8]) -> bool {
+        let rest = key.get(prefix_len..).unwrap_or_default();
         tail_allows(&self.tail, key) && self.inner.iter().all(|f| f.find(rest).is_some())
     }
 }
@@ -215,47 +281,50 @@ pub fn compile(regex: &str) -> std::result::Result<Regex, String> {
 }
 
 impl Matcher {
-    pub(crate) fn new(regex: &str) -> Matcher {
-        Matcher {
-            shape: shape(regex.as_bytes()),
+    /// The matcher of `regex`, its literal prefix appended to `lits`; `None` when `lits` would
+    /// pass 4 GiB.
+    pub(crate) fn new(regex: &str, lits: &mut Vec<u8>) -> Option<Matcher> {
+        let start = u32::try_from(lits.len()).ok()?;
+        let kind = shape_into(regex.as_bytes(), lits);
+        let len = u32::try_from(lits.len() - start as usize).ok()?;
+        Some(Matcher {
+            kind,
+            lit: Lit { start, len },
             filters: OnceBox::new(),
             regex: OnceBox::new(),
             partial: OnceBox::new(),
-        }
+        })
     }
 
     /// A matcher from the compiled form's analysis of its expression.
-    pub(crate) fn from_parts(shape: Shape, tail: Vec<u8>, inner: Vec<Vec<u8>>) -> Matcher {
+    pub(crate) fn from_parts(kind: Kind, lit: Lit, tail: Vec<u8>, inner: Vec<Vec<u8>>) -> Matcher {
         let filters = OnceBox::new();
         // A fresh cell: the value is always taken.
         let _ = filters.set(Box::new(Filters::from_parts(tail, &inner)));
         Matcher {
-            shape,
+            kind,
+            lit,
             filters,
             regex: OnceBox::new(),
             partial: OnceBox::new(),
         }
     }
 
-    /// The analysis the compiled form stores: shape, tail, inner literals (of `regex`, this
+    /// The analysis the compiled form stores: tail and inner literals (of `regex`, this
     /// matcher's expression).
-    pub(crate) fn parts(&self, regex: &str) -> (&Shape, &[u8], Vec<&[u8]>) {
+    pub(crate) fn filter_parts(&self, regex: &str) -> (&[u8], Vec<&[u8]>) {
         let f = self.filters(regex);
-        (
-            &self.shape,
-            &f.tail,
-            f.inner.iter().map(|f| f.needle()).collect(),
-        )
+        (&f.tail, f.inner.iter().map(|f| f.needle()).collect())
     }
 
     /// The tail and inner literals of `regex`, this matcher's expression.
     fn filters(&self, regex: &str) -> &Filters {
         self.filters
-            .get_or_init(|| Box::new(Filters::of(&self.shape, regex.as_bytes())))
+            .get_or_init(|| Box::new(Filters::of(self.kind, regex.as_bytes())))
     }
 
     pub(crate) fn needs_pcre(&self) -> bool {
-        matches!(self.shape, Shape::Prefix(_))
+        self.kind == Kind::Prefix
     }
 
     /// Compiles now (at open), so a broken expression is reported with its line.
@@ -266,14 +335,20 @@ impl Matcher {
         }
     }
 
-    fn matches(&self, spec: &Spec, files: &[std::path::PathBuf], key: &[u8]) -> Result<bool> {
-        if let Some(m) = shape_matches(&self.shape, key) {
+    fn matches(
+        &self,
+        spec: &Spec,
+        files: &[std::path::PathBuf],
+        lits: &[u8],
+        key: &[u8],
+    ) -> Result<bool> {
+        if let Some(m) = kind_matches(self.kind, self.lit.get(lits), key) {
             return Ok(m);
         }
         // Compiled before the tail is looked at, so a broken expression fails the lookup that
         // reaches it, as in libselinux, whether or not the tail could match.
         match self.regex.get_or_init(|| Box::new(compile(&spec.regex))) {
-            Ok(_) if !self.filters(&spec.regex).allow(&self.shape, key) => Ok(false),
+            Ok(_) if !self.filters(&spec.regex).allow(self.lit.len as usize, key) => Ok(false),
             Ok(re) => re.is_match(key).map_err(|e| LabelError::Match {
                 path: String::from_utf8_lossy(key).into_owned(),
                 regex: spec.regex.to_string(),
@@ -296,6 +371,8 @@ impl Matcher {
 pub(crate) struct Table {
     pub(crate) specs: Vec<Spec>,
     pub(crate) matchers: Vec<Matcher>,
+    /// The matchers' literal prefixes, one after another.
+    pub(crate) lits: Box<[u8]>,
     pub(crate) index: Index,
     pub(crate) stems: HashMap<Arc<[u8]>, i32>,
     pub(crate) subs: Subs,
@@ -367,7 +444,7 @@ impl Table {
                 Ok(v) => v,
                 Err(_) => &mut local,
             };
-            self.index.candidates(&key, cands);
+            self.index.candidates(&self.lits, &key, cands);
             for &i in cands.iter() {
                 let i = i as usize;
                 let s = &self.specs[i];
@@ -376,7 +453,7 @@ impl Table {
                 {
                     continue;
                 }
-                if self.matchers[i].matches(s, &self.files, &key)? {
+                if self.matchers[i].matches(s, &self.files, &self.lits, &key)? {
                     return Ok(Some(i));
                 }
             }
@@ -419,11 +496,13 @@ impl Table {
     /// Whether specification `i` matches `key` or could match a path below it.
     fn partial_hit(&self, i: usize, key: &[u8]) -> Result<bool> {
         let m = &self.matchers[i];
-        let hit = match &m.shape {
-            Shape::Exact(lit) | Shape::Under(lit) => {
-                lit.starts_with(key) || shape_matches(&m.shape, key) == Some(true)
+        let lit = m.lit.get(&self.lits);
+        let hit = match m.kind {
+            Kind::Exact | Kind::Under => {
+                lit.starts_with(key) || kind_matches(m.kind, lit, key) == Some(true)
             }
-            Shape::Prefix(prefix) => {
+            Kind::Prefix => {
+                let prefix = lit;
                 if !prefix.starts_with(key) && !key.starts_with(prefix) {
                     false
                 } else {
@@ -447,5 +526,61 @@ impl Table {
             }
         };
         Ok(hit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index's sort compares the first 32 bytes as numbers and the rest only on a tie:
+    /// literals that agree on 32 bytes or more, and short ones of every length, must still
+    /// give each path exactly the specifications whose literal is a prefix of it.
+    #[test]
+    fn the_index_finds_every_prefix_past_32_bytes() {
+        let long = "/usr/lib/systemd/system-generators/"; // 35 bytes
+        let words: Vec<String> = vec![
+            format!("{long}b"),
+            format!("{long}ab"),
+            format!("{long}a"),
+            long.to_string(),
+            format!("{long}a"),
+            format!("{long}abc/d"),
+            long[..32].to_string(),
+            long[..31].to_string(),
+            format!("{}x", &long[..31]),
+            "/usr".into(),
+            String::new(),
+            "/usr/lib".into(),
+        ];
+        let mut lits = Vec::new();
+        let mut ranges = Vec::new();
+        for w in &words {
+            ranges.push(Lit {
+                start: lits.len() as u32,
+                len: w.len() as u32,
+            });
+            lits.extend_from_slice(w.as_bytes());
+        }
+        let idx = Index::build(&lits, ranges.iter().copied());
+        let keys = [
+            format!("{long}abc/d/e"),
+            format!("{long}ab"),
+            format!("{long}b"),
+            format!("{long}c"),
+            format!("{}xy", &long[..31]),
+            long[..33].to_string(),
+            "/usr/lib64".into(),
+            "/".into(),
+        ];
+        for key in &keys {
+            let mut got = Vec::new();
+            idx.candidates(&lits, key.as_bytes(), &mut got);
+            let want: Vec<u32> = (0..words.len() as u32)
+                .rev()
+                .filter(|&i| key.starts_with(&words[i as usize]))
+                .collect();
+            assert_eq!(got, want, "{key}");
+        }
     }
 }

@@ -7,16 +7,17 @@
 //! back to an older compiled file when the newer text fails to read, so a typo in an edited
 //! file_contexts is silently replaced by the old rules; we report the typo. And libselinux
 //! compiles an expression only when a lookup first reaches it, so a broken one fails some
-//! lookups later; we compile every one that PCRE2 must run at open and name its line.
+//! lookups later; [`OpenOptions::check_regexes`] compiles every one that PCRE2 must run at
+//! open and names its line (without it, as libselinux, the lookup that reaches it fails).
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{LabelError, Result};
-use crate::spec::{Origin, Spec};
+use crate::spec::{Origin, Spec, Text};
 use crate::subs::Subs;
-use crate::text::RawSpec;
+use crate::text::{Pool, RawSpec};
 
 /// Checks a context against a policy: `Err` says why it is invalid.
 pub type Validator<'a> = &'a dyn Fn(&str) -> std::result::Result<(), String>;
@@ -44,7 +45,8 @@ pub struct OpenOptions<'a> {
 /// The specifications of a set, in libselinux's order, with where they came from.
 pub struct Loaded {
     pub specs: Vec<Spec>,
-    pub stems: Vec<Arc<[u8]>>,
+    /// Each stem's number.
+    pub stems: HashMap<Arc<[u8]>, i32>,
     pub files: Vec<PathBuf>,
     pub subs: Subs,
     pub dist_subs: Subs,
@@ -92,13 +94,14 @@ fn candidates(base: &Path) -> Result<Option<Vec<PathBuf>>> {
     })
 }
 
-/// Reads one file of the set (text or compiled, by its magic number).
-fn read_one(path: &Path, file: u16) -> Result<Vec<RawSpec>> {
+/// Reads one file of the set (text or compiled, by its magic number). A compiled file that
+/// fails leaves what it had put in `pool` there, unused.
+fn read_one(path: &Path, file: u16, pool: &mut Pool) -> Result<Vec<RawSpec>> {
     let bytes = std::fs::read(path).map_err(|e| io(path, e))?;
     if crate::bin::is_binary(&bytes) {
-        crate::bin::read(path, file, &bytes)
+        crate::bin::read(path, file, &bytes, pool)
     } else {
-        crate::text::read(path, file, &bytes)
+        crate::text::read(path, file, &bytes, pool)
     }
 }
 
@@ -108,12 +111,13 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
     let subs = Subs::read(&with_suffix(path, "subs"))?;
     let mut loaded = Loaded {
         specs: Vec::new(),
-        stems: Vec::new(),
+        stems: HashMap::default(),
         files: Vec::new(),
         subs,
         dist_subs,
         notes: Vec::new(),
     };
+    let mut pool = Pool::default();
     let mut raw: Vec<RawSpec> = Vec::new();
     let parts: &[Option<&str>] = if opts.base_only {
         &[None]
@@ -135,7 +139,7 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
         let mut first_err = None;
         for cand in &cands {
             let file = u16::try_from(loaded.files.len()).unwrap_or(u16::MAX);
-            match read_one(cand, file) {
+            match read_one(cand, file, &mut pool) {
                 Ok(specs) => {
                     loaded.files.push(cand.clone());
                     got = Some(specs);
@@ -159,11 +163,15 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
             validate(&loaded.files, &specs, check)?;
         }
         if n == 0 && (opts.validate.is_some() || !opts.allow_duplicates) {
-            no_duplicates(&loaded.files, &specs)?;
+            no_duplicates(&loaded.files, &specs, &pool)?;
         }
-        raw.extend(specs);
+        if raw.is_empty() {
+            raw = specs;
+        } else {
+            raw.extend(specs);
+        }
     }
-    intern(&mut loaded, raw);
+    intern(&mut loaded, raw, pool);
     Ok(loaded)
 }
 
@@ -191,10 +199,10 @@ fn file_of(files: &[PathBuf], o: Origin) -> PathBuf {
 }
 
 /// label_file.c's nodups_specs: the same expression twice with types that overlap.
-fn no_duplicates(files: &[PathBuf], specs: &[RawSpec]) -> Result<()> {
+fn no_duplicates(files: &[PathBuf], specs: &[RawSpec], pool: &Pool) -> Result<()> {
     let mut by_regex: HashMap<&str, Vec<&RawSpec>> = HashMap::default();
     for s in specs {
-        let same = by_regex.entry(&s.regex).or_default();
+        let same = by_regex.entry(pool.regex_str(s.regex)).or_default();
         if let Some(prev) = same
             .iter()
             .find(|p| p.mode == 0 || s.mode == 0 || p.mode == s.mode)
@@ -208,7 +216,11 @@ fn no_duplicates(files: &[PathBuf], specs: &[RawSpec]) -> Result<()> {
                 path: file_of(files, s.origin),
                 msg: format!(
                     "{what} for {} (line {}: {}, line {}: {})",
-                    s.regex, prev.origin.line, prev.context, s.origin.line, s.context
+                    pool.regex_str(s.regex),
+                    prev.origin.line,
+                    prev.context,
+                    s.origin.line,
+                    s.context
                 ),
             });
         }
@@ -217,29 +229,23 @@ fn no_duplicates(files: &[PathBuf], specs: &[RawSpec]) -> Result<()> {
     Ok(())
 }
 
-/// Gives each specification its stem number and libselinux's place: every expression with a
-/// meta character first, then the exact paths, each group in reading order (sort_specs).
-pub(crate) fn intern(loaded: &mut Loaded, raw: Vec<RawSpec>) {
-    let mut ids: HashMap<Arc<[u8]>, i32> = HashMap::default();
-    let (meta, exact): (Vec<RawSpec>, Vec<RawSpec>) = raw.into_iter().partition(|s| s.has_meta);
-    // Stems are numbered in reading order in libselinux; the number itself is never shown, so
-    // numbering them in sorted order changes nothing but keeps one pass.
-    for r in meta.into_iter().chain(exact) {
-        let stem = match &r.stem {
-            None => -1,
-            Some(s) => *ids.entry(s.clone()).or_insert_with(|| {
-                loaded.stems.push(s.clone());
-                loaded.stems.len() as i32 - 1
-            }),
-        };
-        loaded.specs.push(Spec {
-            regex: r.regex,
-            mode: r.mode,
-            context: r.context,
-            stem,
-            has_meta: r.has_meta,
-            prefix_len: r.prefix_len,
-            origin: r.origin,
-        });
+/// Gives each specification libselinux's place: every expression with a meta character first,
+/// then the exact paths, each group in reading order (sort_specs).
+pub(crate) fn intern(loaded: &mut Loaded, raw: Vec<RawSpec>, pool: Pool) {
+    let (buf, stems) = pool.into_regexes();
+    loaded.stems = stems;
+    loaded.specs.reserve_exact(raw.len());
+    for meta in [true, false] {
+        for r in raw.iter().filter(|r| r.has_meta == meta) {
+            loaded.specs.push(Spec {
+                regex: Text::new(buf.clone(), r.regex.start..r.regex.end),
+                mode: r.mode,
+                context: r.context.clone(),
+                stem: r.stem,
+                has_meta: r.has_meta,
+                prefix_len: r.prefix_len,
+                origin: r.origin,
+            });
+        }
     }
 }

@@ -109,10 +109,64 @@ pub struct Origin {
     pub line: u32,
 }
 
+/// A specification's expression: a piece of its set's one buffer of expressions, so that a
+/// set of thousands of specifications is one allocation, not one each (opening a set was
+/// largely allocation).
+#[derive(Clone)]
+pub struct Text {
+    buf: Arc<str>,
+    start: u32,
+    end: u32,
+}
+
+impl Text {
+    /// `buf[range]`; a range that is not one of `buf`'s pieces reads as the empty string (the
+    /// readers only make pieces they appended whole).
+    pub(crate) fn new(buf: Arc<str>, range: std::ops::Range<u32>) -> Text {
+        Text {
+            buf,
+            start: range.start,
+            end: range.end,
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.buf
+            .get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        let end = u32::try_from(s.len()).unwrap_or(u32::MAX);
+        Text::new(Arc::from(s), 0..end)
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
 /// One specification, as libselinux keeps it after reading.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    pub regex: Arc<str>,
+    pub regex: Text,
     /// The qualifier's `st_mode` bits, 0 for none. A compiled file may hold any value here, and
     /// libselinux compares it as it is; so do we.
     pub mode: u32,
@@ -156,7 +210,12 @@ pub fn spec_stem_len(regex: &[u8]) -> usize {
     let Some(slash) = regex.iter().skip(1).position(|&c| c == b'/').map(|p| p + 1) else {
         return 0;
     };
-    if regex[..slash].iter().any(|c| b".^$?*+|[({".contains(c)) {
+    if regex[..slash].iter().any(|c| {
+        matches!(
+            c,
+            b'.' | b'^' | b'$' | b'?' | b'*' | b'+' | b'|' | b'[' | b'(' | b'{'
+        )
+    }) {
         return 0;
     }
     slash
@@ -191,44 +250,85 @@ impl Shape {
     }
 }
 
-/// Reads the literal head of a regular expression: the bytes every match of `^REGEX` must
-/// start with, and whether the head is the whole expression.
-fn literal_head(regex: &[u8]) -> (Vec<u8>, usize) {
-    let mut lit = Vec::with_capacity(regex.len());
-    let mut i = 0;
-    while i < regex.len() {
-        let c = regex[i];
-        match c {
-            b'\\' => match regex.get(i + 1) {
-                // A backslash before any ASCII character that is not a letter or digit matches
-                // that character (PCRE2's rule); anything else is a class, an anchor, a back
-                // reference or a quoting mode: stop there.
-                Some(&n) if n.is_ascii() && !n.is_ascii_alphanumeric() && n != 0 => {
-                    if quantified(regex, i + 2) {
-                        return (lit, regex.len() + 1);
-                    }
-                    lit.push(n);
-                    i += 2;
-                    continue;
-                }
-                _ => return (lit, regex.len() + 1),
-            },
-            b'.' | b'^' | b'$' | b'[' | b'(' | b')' | b'|' | b'?' | b'*' | b'+' | b'{' | b'}'
-            | b']' => {
-                return (lit, i);
-            }
-            // PCRE2 without UTF treats every other byte as itself; a non-ASCII byte is refused
-            // by the readers before it gets here.
-            _ => {
-                if quantified(regex, i + 1) {
-                    return (lit, regex.len() + 1);
-                }
-                lit.push(c);
-            }
+/// [`Shape`]'s kind, its literal kept elsewhere (the set's one buffer of literals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Exact,
+    Under,
+    Prefix,
+}
+
+impl Kind {
+    pub(crate) fn shape(self, lit: &[u8]) -> Shape {
+        match self {
+            Kind::Exact => Shape::Exact(lit.to_vec()),
+            Kind::Under => Shape::Under(lit.to_vec()),
+            Kind::Prefix => Shape::Prefix(lit.to_vec()),
         }
+    }
+
+    pub(crate) fn of(shape: &Shape) -> Kind {
+        match shape {
+            Shape::Exact(_) => Kind::Exact,
+            Shape::Under(_) => Kind::Under,
+            Shape::Prefix(_) => Kind::Prefix,
+        }
+    }
+}
+
+/// The bytes that end a run of literal ones in an expression (meta characters and `\\`).
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let s = b".^$[()|?*+{}]\\";
+    let mut i = 0;
+    while i < s.len() {
+        t[s[i] as usize] = true;
         i += 1;
     }
-    (lit, regex.len())
+    t
+};
+
+/// Reads the literal head of a regular expression, appending it to `lit`: the bytes every
+/// match of `^REGEX` must start with. Returns where the head ends (past the end when the rest
+/// cannot be read as a plain tail).
+fn literal_head(regex: &[u8], lit: &mut Vec<u8>) -> usize {
+    let mut i = 0;
+    loop {
+        // A run of bytes that stand for themselves: PCRE2 without UTF treats every byte but
+        // the meta characters as itself (a non-ASCII byte is refused by the readers before it
+        // gets here).
+        let mut j = i;
+        while j < regex.len() && !SPECIAL[regex[j] as usize] {
+            j += 1;
+        }
+        if j > i {
+            // The run's last byte made optional or repeated is not part of every match.
+            if quantified(regex, j) {
+                lit.extend_from_slice(&regex[i..j - 1]);
+                return regex.len() + 1;
+            }
+            lit.extend_from_slice(&regex[i..j]);
+        }
+        if j == regex.len() {
+            return regex.len();
+        }
+        if regex[j] != b'\\' {
+            return j;
+        }
+        match regex.get(j + 1) {
+            // A backslash before any ASCII character that is not a letter or digit matches
+            // that character (PCRE2's rule); anything else is a class, an anchor, a back
+            // reference or a quoting mode: stop there.
+            Some(&n) if n.is_ascii() && !n.is_ascii_alphanumeric() && n != 0 => {
+                if quantified(regex, j + 2) {
+                    return regex.len() + 1;
+                }
+                lit.push(n);
+                i = j + 2;
+            }
+            _ => return regex.len() + 1,
+        }
+    }
 }
 
 /// Whether the atom ending before `at` is made optional or repeated by what follows it.
@@ -280,17 +380,24 @@ pub(crate) fn top_level_alternation(regex: &[u8]) -> bool {
 
 /// The shape of `^REGEX$`. Conservative: when in doubt the prefix is shorter and PCRE2 decides.
 pub fn shape(regex: &[u8]) -> Shape {
+    let mut lit = Vec::new();
+    let kind = shape_into(regex, &mut lit);
+    kind.shape(&lit)
+}
+
+/// [`shape`], its literal appended to `lits` (a set's one buffer) rather than allocated.
+pub(crate) fn shape_into(regex: &[u8], lits: &mut Vec<u8>) -> Kind {
     if top_level_alternation(regex) {
-        return Shape::Prefix(Vec::new());
+        return Kind::Prefix;
     }
-    let (lit, end) = literal_head(regex);
+    let end = literal_head(regex, lits);
     if end == regex.len() {
-        return Shape::Exact(lit);
+        return Kind::Exact;
     }
     if end < regex.len() && &regex[end..] == b"(/.*)?" {
-        return Shape::Under(lit);
+        return Kind::Under;
     }
-    Shape::Prefix(lit)
+    Kind::Prefix
 }
 
 /// The literal tail of `^REGEX$`: bytes every match ends with (before PCRE2's optional final
@@ -500,13 +607,18 @@ pub fn tail_allows(tail: &[u8], path: &[u8]) -> bool {
 
 /// Whether a path matches a shape that needs no PCRE2 (`None` for [`Shape::Prefix`]).
 pub fn shape_matches(shape: &Shape, path: &[u8]) -> Option<bool> {
-    match shape {
-        Shape::Exact(lit) => Some(exact_or_newline(lit, path)),
-        Shape::Under(lit) => Some(
+    kind_matches(Kind::of(shape), shape.prefix(), path)
+}
+
+/// [`shape_matches`] for a kind and its literal.
+pub(crate) fn kind_matches(kind: Kind, lit: &[u8], path: &[u8]) -> Option<bool> {
+    match kind {
+        Kind::Exact => Some(exact_or_newline(lit, path)),
+        Kind::Under => Some(
             exact_or_newline(lit, path)
                 || (path.len() > lit.len() && path.starts_with(lit) && path[lit.len()] == b'/'),
         ),
-        Shape::Prefix(_) => None,
+        Kind::Prefix => None,
     }
 }
 
