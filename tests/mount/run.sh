@@ -564,6 +564,11 @@ expect "tests/mount/mmap.sh passes" '[ $rc -eq 0 ]'
 SEACCESS_BUILD=$BUILD bash tests/mount/fscreate.sh; rc=$?
 expect "tests/mount/fscreate.sh passes" '[ $rc -eq 0 ]'
 
+# Denials on the system log (issue 40 item 5): its own mounts, in a private mount namespace
+# with a listener of its own bound over /dev/log.
+SEACCESS_BUILD=$BUILD bash tests/mount/syslog.sh; rc=$?
+expect "tests/mount/syslog.sh passes" '[ $rc -eq 0 ]'
+
 for mp in "${MPS[@]}"; do
   for _ in $(seq 50); do is_mounted "$mp" || break; sleep 0.1; done
 done

@@ -3,7 +3,9 @@
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering::*};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Mutex, OnceLock, RwLock};
+
+use seaccess_engine::{AuditSink, AuditTarget};
 
 use seaccess_types::lock;
 
@@ -76,9 +78,12 @@ fn callbacks() -> Callbacks {
     *seaccess_types::lock::read(&CALLBACKS)
 }
 
-/// Writes one log line through the log callback, or to standard error as libselinux's default
-/// does. The line is passed as `"%s"`'s argument, so a `%` in a context is not a format. Called
-/// with no library lock held: the callback may call back into the library.
+/// Writes one log line through the log callback, or by default to standard error as
+/// libselinux's default does, except that with `SEACCESS_AUDIT` (as `seaccess run --audit-log
+/// syslog` sets it) the audit records among them (AVC denials, policy loads, mode switches) go
+/// to that destination ([`seaccess_engine::AuditTarget::parse`]: `syslog`, `audit` or a file) in
+/// audit.log's format. The line is passed as `"%s"`'s argument, so a `%` in a context is not a
+/// format. Called with no library lock held: the callback may call back into the library.
 pub(crate) fn log(kind: c_int, line: &str) {
     match callbacks().log {
         Some(f) => {
@@ -89,27 +94,63 @@ pub(crate) fn log(kind: c_int, line: &str) {
             // exactly the one NUL-terminated string we pass, which lives across the call.
             unsafe { f(kind, c"%s".as_ptr(), c.as_ptr()) };
         }
-        None => to_stderr(line.as_bytes()),
+        None => match (audit_sink(), record_kind(kind)) {
+            (Some(sink), Some(record)) => sink.record(record, line),
+            _ => to_stderr(line.as_bytes()),
+        },
     }
+}
+
+/// The audit record type of a log line of `kind` (None: a diagnostic, not a record).
+fn record_kind(kind: c_int) -> Option<&'static str> {
+    match kind {
+        SELINUX_AVC => Some("AVC"),
+        SELINUX_POLICYLOAD => Some("MAC_POLICY_LOAD"),
+        SELINUX_SETENFORCE => Some("MAC_STATUS"),
+        _ => None,
+    }
+}
+
+/// The variable naming where the default logger's audit records go.
+pub const AUDIT_ENV: &str = "SEACCESS_AUDIT";
+
+/// `SEACCESS_AUDIT`'s sink, opened with the first policy ([`open_audit_sink`]): None before,
+/// without the variable, or when its destination cannot be opened. The sink takes no lock, so
+/// a child between fork and exec writes through it safely.
+static SINK: OnceLock<Option<AuditSink>> = OnceLock::new();
+
+fn audit_sink() -> Option<&'static AuditSink> {
+    SINK.get().and_then(Option::as_ref)
+}
+
+/// Opens the sink `value` (`SEACCESS_AUDIT`'s, read by the caller as a policy variable) names,
+/// once; one that cannot be opened is said once and the records go to standard error. Called
+/// when the policy is installed, before any record, rather than at the first denial, which may
+/// come in a child forked while another thread was opening it.
+pub(crate) fn open_audit_sink(value: Option<std::ffi::OsString>) {
+    SINK.get_or_init(|| {
+        let value = value.filter(|v| !v.is_empty())?;
+        match AuditSink::open(&AuditTarget::parse(&value)) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                to_stderr(
+                    format!(
+                        "libselinux (seaccess): {AUDIT_ENV}: {e}; audit records go to standard error\n"
+                    )
+                    .as_bytes(),
+                );
+                None
+            }
+        }
+    });
 }
 
 /// The default logger: the line written to file descriptor 2, write errors ignored, as
 /// libselinux's `fprintf(stderr, ...)` ignores them (a daemon's standard error may be a closed
-/// pipe, with SIGPIPE ignored). Not `eprint!`, which panics on an error and takes the standard
-/// library's stderr lock, which a thread of the parent may hold at a fork.
-fn to_stderr(mut line: &[u8]) {
-    while !line.is_empty() {
-        // SAFETY: writes from a live buffer of exactly `line.len()` bytes; fd 2 is only written.
-        let n = unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
-        if n > 0 {
-            line = line.get(n as usize..).unwrap_or_default();
-        } else if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-        {
-            continue;
-        } else {
-            return;
-        }
-    }
+/// pipe, with SIGPIPE ignored); without the standard library's lock on it, which a thread of the
+/// parent may hold at a fork.
+fn to_stderr(line: &[u8]) {
+    seaccess_engine::audit::to_stderr(line);
 }
 
 /// The callbacks' locks, held across a fork (see [`crate::fork`]).

@@ -140,6 +140,7 @@ fn file_errno(e: &seaccess_policy::PolicyError) -> Errno {
 /// cache before calling them.
 pub(crate) fn install(engine: Engine) -> &'static Kernel {
     crate::fork::register();
+    callbacks::open_audit_sink(env(callbacks::AUDIT_ENV));
     KERNEL.get_or_init(|| {
         let server = engine.server().clone();
         let avc = engine.avc().clone();

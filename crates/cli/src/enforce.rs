@@ -49,8 +49,11 @@ struct DaemonArgs {
     /// Log denials and allow them (permissive=1).
     #[arg(long)]
     permissive: bool,
-    /// Append AVC records (audit.log's format) here instead of standard error.
-    #[arg(long = "audit-log", value_name = "FILE")]
+    /// Append AVC records (audit.log's format) to FILE instead of standard error; `syslog`
+    /// sends them to the system log (`journalctl -t seaccess`), `audit` to the kernel audit as
+    /// USER_AVC records (`ausearch -m USER_AVC`). A file named syslog or audit is ./syslog,
+    /// ./audit.
+    #[arg(long = "audit-log", value_name = "FILE|syslog|audit")]
     audit_log: Option<PathBuf>,
     /// Where the BPF maps are pinned.
     #[arg(long = "pin-dir", value_name = "DIR", default_value = seaccess_enforce::bpf::PIN_DIR)]

@@ -37,8 +37,11 @@ pub(crate) struct MountArgs {
     /// Log denials and allow them (permissive=1).
     #[arg(long)]
     permissive: bool,
-    /// Append AVC records (audit.log's format) here instead of standard error.
-    #[arg(long = "audit-log")]
+    /// Append AVC records (audit.log's format) to FILE instead of standard error; `syslog`
+    /// sends them to the system log (journald, rsyslog: `journalctl -t seaccess`), `audit` to
+    /// the kernel audit as USER_AVC records (auditd: `ausearch -m USER_AVC`; needs
+    /// CAP_AUDIT_WRITE). A file named syslog or audit is ./syslog, ./audit.
+    #[arg(long = "audit-log", value_name = "FILE|syslog|audit")]
     audit_log: Option<PathBuf>,
     /// Turn off the object manager's fast paths (every check goes to the cache).
     #[arg(long = "no-fast-paths")]
@@ -160,6 +163,7 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
             } else {
                 notify::notify("STOPPING=1");
                 core.log(&format!("unmounting {}", mountpoint.display()));
+                report_lost(&core);
                 if let Err(e) = session.umount_and_join() {
                     // Busy: detach it, as `fusermount3 -uz` does.
                     let _ = std::process::Command::new("fusermount3")
@@ -176,9 +180,20 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
         }
         if session.guard.is_finished() {
             core.log(&format!("{} was unmounted", mountpoint.display()));
+            report_lost(&core);
             return Ok(true);
         }
         std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Says how many audit records the system log or the kernel audit did not take, if any.
+fn report_lost(core: &Core) {
+    let n = core.audit_lost();
+    if n > 0 {
+        core.log(&format!(
+            "{n} audit records were lost (not taken by --audit-log's destination)"
+        ));
     }
 }
 

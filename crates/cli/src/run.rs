@@ -15,6 +15,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use seaccess_engine::AuditTarget;
 
 use crate::output::CliError;
 use crate::session::{Session, SELINUXMNT};
@@ -40,8 +41,16 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "no_session")]
     policy_root: Option<PathBuf>,
     /// Append the session's records (AVC denials of `setenforce`/`setsebool`, MAC_STATUS,
-    /// MAC_CONFIG_CHANGE) here, in audit.log's format, instead of standard error.
-    #[arg(long = "audit-log", conflicts_with = "no_session")]
+    /// MAC_CONFIG_CHANGE) to FILE, in audit.log's format, instead of standard error. `syslog`
+    /// sends them to the system log (`journalctl -t seaccess`) and `audit` to the kernel audit
+    /// (USER_AVC, `ausearch -m USER_AVC`), and the program's library sends its denials there
+    /// too (SEACCESS_AUDIT); with a FILE the program's denials stay on its standard error, as
+    /// libselinux writes them. A file named syslog or audit is ./syslog, ./audit.
+    #[arg(
+        long = "audit-log",
+        value_name = "FILE|syslog|audit",
+        conflicts_with = "no_session"
+    )]
     audit_log: Option<PathBuf>,
     /// No session: set the environment and exec the program; each of its processes keeps its
     /// own mode and booleans, and nothing keeps libsemanage off the host's /etc/selinux.
@@ -55,6 +64,8 @@ pub(crate) struct RunArgs {
 /// The session's part of the programs' environment.
 struct SessionEnv<'a> {
     dir: &'a Path,
+    /// `--audit-log`'s destination, passed down when it is the system log or the kernel audit.
+    audit: Option<&'a AuditTarget>,
 }
 
 /// Every variable `seaccess run` gives the program (and the session's load_policy wrapper).
@@ -98,6 +109,12 @@ fn environment(
     if let Some(s) = session {
         env.push(("SEACCESS_SESSION", s.dir.as_os_str().to_os_string()));
         env.push(("SEACCESS_SELINUXFS", OsString::from(SELINUXMNT)));
+        if let Some(t) = s
+            .audit
+            .filter(|t| matches!(t, AuditTarget::Syslog | AuditTarget::Kernel))
+        {
+            env.extend(t.value().map(|v| ("SEACCESS_AUDIT", v)));
+        }
     }
     env
 }
@@ -178,6 +195,7 @@ pub(crate) fn run(a: &RunArgs) -> Result<bool, CliError> {
     }
     let subjects = a.subjects.as_deref().map(absolute).transpose()?;
     let policy = a.policy.as_deref().map(absolute).transpose()?;
+    let audit = a.audit_log.as_deref().map(AuditTarget::parse);
     let session = Session::start(
         policy.as_deref(),
         subjects.as_deref(),
@@ -188,7 +206,10 @@ pub(crate) fn run(a: &RunArgs) -> Result<bool, CliError> {
         &lib,
         &session.dir.join(seaccess_types::session::POLICY_FILE),
         subjects.as_deref(),
-        Some(&SessionEnv { dir: &session.dir }),
+        Some(&SessionEnv {
+            dir: &session.dir,
+            audit: audit.as_ref(),
+        }),
     );
     session.wrap_load_policy(&env)?;
     let code = supervise(prog, args, &env);

@@ -28,9 +28,11 @@ use std::sync::Arc;
 
 use rustix::mount::{self, MountFlags, MountPropagationFlags, UnmountFlags};
 
+use seaccess_engine::{AuditSink, AuditTarget};
+
 use crate::output::CliError;
 use crate::selinuxfs::View;
-use crate::session_state::{AuditLog, SessionState};
+use crate::session_state::SessionState;
 
 /// Where programs look for selinuxfs (libselinux's SELINUXMNT).
 pub(crate) const SELINUXMNT: &str = "/sys/fs/selinux";
@@ -95,7 +97,10 @@ impl Session {
             ),
             None => None,
         };
-        let log = Arc::new(AuditLog::new(audit_log).map_err(io("the audit log"))?);
+        let target = audit_log.map_or(AuditTarget::Stderr, AuditTarget::parse);
+        let log = Arc::new(
+            AuditSink::open(&target).map_err(|e| CliError::from(format!("seaccess run: {e}")))?,
+        );
         let state = Arc::new(
             SessionState::create(&dir, policy, rules, log)
                 .map_err(|e| CliError::from(format!("seaccess run: {e}")))?,

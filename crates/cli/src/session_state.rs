@@ -12,12 +12,11 @@
 //! kernel's sequence protocol (odd while a change is written).
 
 use std::fs::File;
-use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use seaccess_engine::Engine;
+use seaccess_engine::{AuditSink, Engine};
 use seaccess_fs::subjects::{self, Match, Subjects};
 use seaccess_types::session as layout;
 use seaccess_types::{lock, Sid};
@@ -29,50 +28,6 @@ pub(crate) use procs::CURRENT_XATTR;
 const SECINITSID_SECURITY: u32 = 2;
 /// The context of a process no rule names (as libseaccess's getcon without subjects).
 const UNCONFINED: &str = "unconfined_u:unconfined_r:unconfined_t:s0";
-
-/// Where records go: the audit log (audit.log's format) or standard error.
-pub(crate) struct AuditLog {
-    file: Mutex<Option<File>>,
-    serial: std::sync::atomic::AtomicU64,
-}
-
-impl AuditLog {
-    pub(crate) fn new(path: Option<&Path>) -> std::io::Result<AuditLog> {
-        let file = match path {
-            Some(p) => Some(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(p)?,
-            ),
-            None => None,
-        };
-        Ok(AuditLog {
-            file: Mutex::new(file),
-            serial: 0.into(),
-        })
-    }
-
-    /// One record of audit type `kind` (AVC, MAC_STATUS, MAC_CONFIG_CHANGE, MAC_POLICY_LOAD).
-    pub(crate) fn write(&self, kind: &str, record: &str) {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        let n = self
-            .serial
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            + 1;
-        let line = format!(
-            "type={kind} msg=audit({}.{:03}:{n}): {record}\n",
-            now.as_secs(),
-            now.subsec_millis()
-        );
-        let mut f = lock(&self.file);
-        if f.as_mut().map(|f| f.write_all(line.as_bytes()).is_ok()) != Some(true) {
-            let _ = std::io::stderr().write_all(line.as_bytes());
-        }
-    }
-}
 
 struct Inner {
     /// The session's server, the cache following it and its enforcing mode.
@@ -94,7 +49,7 @@ pub(crate) struct SessionState {
     subjects: Option<Subjects>,
     /// The contexts processes set with setcon.
     procs: procs::Procs,
-    pub(crate) log: Arc<AuditLog>,
+    pub(crate) log: Arc<AuditSink>,
 }
 
 /// Why a write to the view failed: its errno.
@@ -107,12 +62,12 @@ impl SessionState {
         dir: &Path,
         data: &[u8],
         subjects: Option<Subjects>,
-        log: Arc<AuditLog>,
+        log: Arc<AuditSink>,
     ) -> Result<SessionState, String> {
         let l = log.clone();
         let engine = Engine::builder()
             .enforcing(true)
-            .audit(move |r| l.write("AVC", r))
+            .audit(move |r| l.record("AVC", r))
             .from_bytes(data)
             .map_err(|e| format!("the policy: {e}"))?;
         let server = engine.server().clone();
@@ -302,7 +257,7 @@ impl SessionState {
             return Ok(());
         }
         self.check(&i, pid, "setenforce")?;
-        self.log.write(
+        self.log.record(
             "MAC_STATUS",
             &format!(
                 "enforcing={} old_enforcing={} {} enabled=1 old-enabled=1 lsm=selinux res=1",
@@ -400,7 +355,7 @@ impl SessionState {
         for (name, v) in i.names.iter().zip(&i.pending) {
             let old = g.boolean(name).unwrap_or(false);
             if old != *v {
-                self.log.write(
+                self.log.record(
                     "MAC_CONFIG_CHANGE",
                     &format!(
                         "bool={name} val={} old_val={} {}",
@@ -423,7 +378,7 @@ impl SessionState {
         let mut i = lock(&self.inner);
         self.check(&i, pid, "load_policy")?;
         i.engine.reload_bytes(data).map_err(|e| {
-            self.log.write(
+            self.log.record(
                 "SELINUX_ERR",
                 &format!("seaccess run: policy load by pid {pid} refused: {e}"),
             );
@@ -445,7 +400,7 @@ impl SessionState {
             .collect();
         i.names = names;
         i.policy_gen = i.policy_gen.wrapping_add(1);
-        self.log.write(
+        self.log.record(
             "MAC_POLICY_LOAD",
             &format!("policy loaded {} lsm=selinux res=1", Self::ids(pid)),
         );

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use seaccess_engine::Engine;
+use seaccess_engine::{AuditSink, AuditTarget, Engine};
 use seaccess_label::FileContexts;
 use seaccess_objmgr::Class;
 use seaccess_types::Sid;
@@ -49,7 +49,9 @@ pub struct Options {
     pub contexts: Vec<String>,
     /// Log denials and allow them.
     pub permissive: bool,
-    /// Append AVC records here (audit.log's format) instead of standard error.
+    /// Where AVC records go (None: standard error), as
+    /// [`seaccess_engine::AuditTarget::parse`] reads it: `syslog` the system log, `audit` the
+    /// kernel audit, anything else a file appended to in audit.log's format.
     pub audit_log: Option<PathBuf>,
     /// Where the maps are pinned.
     pub pin_dir: PathBuf,
@@ -68,7 +70,7 @@ pub struct Daemon {
     /// across reloads.
     tasks: BTreeSet<u32>,
     listener: UnixListener,
-    audit: Audit,
+    audit: AuditSink,
     limits: Limits,
 }
 
@@ -111,7 +113,11 @@ impl Daemon {
             .mode(0o700)
             .create(&opts.run_dir)
             .map_err(sys(format!("creating {}", opts.run_dir.display())))?;
-        let audit = Audit::open(opts.audit_log.as_deref())?;
+        let target = opts
+            .audit_log
+            .as_ref()
+            .map_or(AuditTarget::Stderr, AuditTarget::parse);
+        let audit = AuditSink::open(&target)?;
         let enforcer = Enforcer::load(&opts.pin_dir)?;
         let sock = opts.run_dir.join(SOCKET);
         let _ = std::fs::remove_file(&sock);
@@ -182,6 +188,12 @@ impl Daemon {
     /// Stops enforcing: the programs detached (the machine runs unconfined again), the pins and
     /// the run directory's files removed.
     pub fn stop(self) {
+        let lost = self.audit.lost();
+        if lost > 0 {
+            self.log(&format!(
+                "{lost} audit records were lost (not taken by --audit-log's destination)"
+            ));
+        }
         let Daemon { opts, enforcer, .. } = self;
         drop(enforcer);
         for f in [SOCKET, SIDS_FILE, FILESYSTEMS_FILE, STATUS_FILE, PID_FILE] {
@@ -365,7 +377,7 @@ impl Daemon {
                 let names = names
                     .as_deref()
                     .map(|n| n as &dyn seaccess_types::PolicyNames);
-                self.audit.write(&crate::event::render(e, names));
+                self.audit.record("AVC", &crate::event::render(e, names));
             }
             if e.kind == EV_MISS {
                 wanted.extend(missing(&self.generation.sids, e));
@@ -531,48 +543,6 @@ fn read_fc(path: Option<&Path>) -> Result<Option<FileContexts>> {
         })
     })
     .transpose()
-}
-
-/// Where AVC records go: the audit log in audit.log's format, or standard error (the mount's
-/// format, crates/fs's AuditSink).
-struct Audit {
-    file: Option<std::fs::File>,
-    serial: u64,
-}
-
-impl Audit {
-    fn open(path: Option<&Path>) -> Result<Audit> {
-        let file = path
-            .map(|p| {
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(p)
-                    .map_err(sys(format!("opening {}", p.display())))
-            })
-            .transpose()?;
-        Ok(Audit { file, serial: 0 })
-    }
-
-    fn write(&mut self, record: &str) {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        self.serial += 1;
-        let line = format!(
-            "type=AVC msg=audit({}.{:03}:{}): {record}\n",
-            now.as_secs(),
-            now.subsec_millis(),
-            self.serial
-        );
-        let ok = self
-            .file
-            .as_mut()
-            .map(|f| f.write_all(line.as_bytes()).is_ok());
-        if ok != Some(true) {
-            let _ = std::io::stderr().write_all(line.as_bytes());
-        }
-    }
 }
 
 #[cfg(test)]

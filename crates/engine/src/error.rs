@@ -51,6 +51,10 @@ pub enum EngineError {
     /// [`crate::Builder::object_manager`]).
     #[error("this engine has no object manager")]
     NoObjectManager,
+    /// An audit destination cannot be written to: the file cannot be opened for appending,
+    /// or the kernel audit refuses this process (the text names which and why).
+    #[error("the audit log: {0}")]
+    Audit(String),
 }
 
 /// A result with [`EngineError`].

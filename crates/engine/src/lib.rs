@@ -43,6 +43,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod audit;
 mod error;
 mod kept;
 mod memo;
@@ -56,6 +57,7 @@ use seaccess_objmgr::ObjectManager;
 use seaccess_security::SecurityServer;
 use seaccess_types::{AccessVector, AvDecision, ClassId, Registration, Seqno, Sid};
 
+pub use audit::{AuditSink, AuditTarget};
 pub use error::{EngineError, Result};
 pub use kept::{ClassBit, Keepable, Kept};
 pub use memo::{MEMO_CAPACITY, MEMO_TEXT};

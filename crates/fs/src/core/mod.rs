@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 use rustc_hash::FxHashMap;
-use seaccess_engine::Engine;
+use seaccess_engine::{AuditSink, AuditTarget, Engine};
 use seaccess_objmgr::hooks::fs::MountOpts;
 use seaccess_objmgr::{FileSec, Labeling, ObjectManager, SuperSec, Task};
 use seaccess_security::SecurityServer;
@@ -60,42 +60,13 @@ impl Handle {
     }
 }
 
-/// Where AVC records go: the audit log file in audit.log's format, or standard error.
-struct AuditSink {
-    file: Mutex<Option<std::fs::File>>,
-    serial: AtomicU64,
-}
-
-impl AuditSink {
-    fn write(&self, record: &str) {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        let n = self.serial.fetch_add(1, Ordering::Relaxed) + 1;
-        // AVC records, and the SELINUX_ERR ones (an invalid context, a validatetrans failure).
-        let kind = if record.starts_with("avc:") {
-            "AVC"
-        } else {
-            "SELINUX_ERR"
-        };
-        let line = format!(
-            "type={kind} msg=audit({}.{:03}:{n}): {record}\n",
-            now.as_secs(),
-            now.subsec_millis()
-        );
-        let mut f = lock(&self.file);
-        let ok = f.as_mut().map(|f| f.write_all(line.as_bytes()).is_ok());
-        if ok != Some(true) {
-            let _ = std::io::stderr().write_all(line.as_bytes());
-        }
-    }
-}
-
 /// The mount's core.
 pub struct Core {
     opts: Options,
     /// The policy, the cache and the object manager; `server` and `om` are its own.
     engine: Engine,
+    /// Where the engine's records go (`--audit-log`).
+    audit: Arc<AuditSink>,
     server: Arc<SecurityServer>,
     om: Arc<ObjectManager>,
     sb: Arc<SuperSec>,
@@ -175,28 +146,19 @@ impl Core {
                 ),
             });
         }
-        let file = match &opts.audit_log {
-            Some(p) => Some(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(p)
-                    .map_err(|e| FsError::Config {
-                        what: format!("{}: {e}", p.display()),
-                    })?,
-            ),
-            None => None,
-        };
-        let sink = Arc::new(AuditSink {
-            file: Mutex::new(file),
-            serial: AtomicU64::new(0),
-        });
-        engine.set_audit(move |r| sink.write(r));
+        let target = opts
+            .audit_log
+            .as_ref()
+            .map_or(AuditTarget::Stderr, AuditTarget::parse);
+        let audit = Arc::new(AuditSink::open(&target).map_err(config)?);
+        let sink = audit.clone();
+        engine.set_audit(move |r| sink.avc(r));
         let labels = state::read(&opts, &engine)?.labels(&opts, &server)?;
         state::apply_booleans(&opts, &engine)?;
         let core = Core {
             opts,
             engine,
+            audit,
             server,
             om,
             sb,
@@ -324,6 +286,11 @@ impl Core {
     /// Writes a line to standard error (what is not an AVC record: a closed node, a reload).
     pub fn log(&self, msg: &str) {
         let _ = writeln!(std::io::stderr(), "seaccess mount: {msg}");
+    }
+
+    /// How many audit records the system log or the kernel audit did not take.
+    pub fn audit_lost(&self) -> u64 {
+        self.audit.lost()
     }
 
     /// The path callers see, for `path=` in audit records.

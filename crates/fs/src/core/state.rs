@@ -27,6 +27,8 @@ pub struct Options {
     /// `name=value` lines (booleans.local's format), committed at start and on each reload.
     pub booleans: Option<PathBuf>,
     pub permissive: bool,
+    /// Where AVC records go (None: standard error), as [`seaccess_engine::AuditTarget::parse`]
+    /// reads it: `syslog` the system log, `audit` the kernel audit, anything else a file.
     pub audit_log: Option<PathBuf>,
     pub fast_paths: bool,
     /// Run the hooks (always, but for a benchmark's baseline: the same passthrough serving
