@@ -67,8 +67,9 @@ fi
 [ "$action" = install ] || { echo "install.sh: unknown action $action" >&2; exit 2; }
 
 # Cargo copies the C library up from deps/ only when the build that made it asked for it by name;
-# `cargo test --workspace` (make test's build) does not always.
-lib() { if [ -e "$BUILD/$1" ]; then echo "$BUILD/$1"; else echo "$BUILD/deps/$1"; fi; }
+# `cargo test --workspace` (make test's build) does not always, so the copy may be missing or
+# older than deps/'s: the newer of the two.
+lib() { if [ "$BUILD/deps/$1" -nt "$BUILD/$1" ]; then echo "$BUILD/deps/$1"; else echo "$BUILD/$1"; fi; }
 SO=$(lib libseaccess.so)
 ARCHIVE=$(lib libseaccess.a)
 for f in "$BUILD/seaccess" "$BUILD/seaccess-lab" "$SO" "$ARCHIVE" \

@@ -6,9 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${SEACCESS_BUILD:-target/release}
 # Cargo copies the library up from deps/ only when the build that made it asked for it by name;
-# `cargo test --workspace` (make test's build) does not always.
+# `cargo test --workspace` (make test's build) does not always, so the copy may be missing or
+# older than deps/'s: the newer of the two.
 ARCHIVE=$BUILD/libseaccess.a
-[ -e "$ARCHIVE" ] || ARCHIVE=$BUILD/deps/libseaccess.a
+[ "$BUILD/deps/libseaccess.a" -nt "$ARCHIVE" ] && ARCHIVE=$BUILD/deps/libseaccess.a
 mkdir -p target/libselinux
 gcc -shared -o target/libselinux/libselinux.so.1 -Wl,-soname,libselinux.so.1 \
   -Wl,--version-script=crates/capi/libselinux.map \

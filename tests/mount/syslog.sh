@@ -138,4 +138,28 @@ expect "the loss is said once on the mount's standard error ($n)" '[ "$n" = 1 ]'
 lost=$(sed -n 's/.*: \([0-9]*\) audit records were lost.*/\1/p' "$T/nolog.err")
 expect "the lost records are counted at unmount ($lost, at least the 3 refusals)" '[ -n "$lost" ] && [ "$lost" -ge 3 ]'
 expect "the mount did not panic" '! grep -qi panick "$T/nolog.err"'
+
+# 3. seaccess run --audit-log syslog: the session's records and the program's own denials (its
+# libselinux, the drop-in, told by SEACCESS_AUDIT) both go to /dev/log. ---------------------------
+# The drop-in of this build (make test runs this suite before make capi).
+if SEACCESS_BUILD=$BUILD bash tests/capi/dropin.sh 2> "$T/dropin.err"; then
+  touch /dev/log && mount --bind "$T/sock/log" /dev/log
+  : > "$T/dgrams"
+  out=$("$BIN" run --policy "$POL" --audit-log syslog -- "$PY" -c '
+import ctypes, sys
+l = ctypes.CDLL("libselinux.so.1")
+print(l.selinux_check_access(sys.argv[1].encode(), sys.argv[2].encode(), b"file", b"read", None))
+' "$H" "$C" 2> "$T/run.err"); rc=$?
+  expect "under seaccess run, selinux_check_access refuses $H reading $C (rc=$rc, returned '$out')" '[ $rc -eq 0 ] && [ "$out" = -1 ]'
+  line=$(wait_line "$T/dgrams" "scontext=$H tcontext=$C tclass=file" 5)
+  expect "the program's denial arrives on /dev/log as auth.notice ($line)" '[[ $line == "<37>"*"avc:  denied  { read }"*"scontext=$H tcontext=$C tclass=file"* ]]'
+  expect "and not on the program's standard error" '! grep -q "avc:  denied" "$T/run.err"'
+  [ -s "$T/run.err" ] && sed "s/^/  run stderr: /" "$T/run.err" | head -5
+  : > "$T/dgrams"
+  "$BIN" run --policy "$POL" --audit-log syslog -- sh -c 'echo 0 > /sys/fs/selinux/enforce' 2>/dev/null
+  line=$(wait_line "$T/dgrams" "type=MAC_STATUS" 5)
+  expect "the session's own record (setenforce 0) arrives on /dev/log ($line)" '[[ $line == "<37>"*"type=MAC_STATUS"*"enforcing=0 old_enforcing=1"* ]]'
+else
+  bad "tests/capi/dropin.sh could not build the drop-in for the seaccess run part: $(cat "$T/dropin.err")"
+fi
 summary
