@@ -59,13 +59,17 @@ struct PolicyArgs {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Batch: "SCON TCON CLASS" lines in; "ALLOWED DECIDED AUDITALLOW AUDITDENY SEQNO FLAGS" out
-    /// (hex, seqno decimal), as the kernel's selinuxfs access file.
+    /// Batch: access vectors, as the kernel's selinuxfs access file.
+    ///
+    /// "SCON TCON CLASS" lines in; "ALLOWED DECIDED AUDITALLOW AUDITDENY SEQNO FLAGS" out (hex,
+    /// seqno decimal).
     #[command(
         after_help = "Example:\n  echo 'system_u:system_r:httpd_t:s0 system_u:object_r:etc_t:s0 file' | seaccess compute-av"
     )]
     ComputeAv(batch::BatchArgs),
-    /// Batch: "SCON TCON CLASS [NAME]" lines in; the new object's or process's context out
+    /// Batch: the context of a new object or process.
+    ///
+    /// "SCON TCON CLASS [NAME]" lines in; the new object's or process's context out
     /// (type_transition, filename transitions with NAME, role and range transitions).
     #[command(
         after_help = "Example:\n  echo 'system_u:system_r:httpd_t:s0 system_u:object_r:var_log_t:s0 file access.log' | seaccess compute-create"
@@ -81,8 +85,9 @@ enum Cmd {
         after_help = "Example:\n  echo 'user_u:user_r:user_t:s0 system_u:object_r:tmp_t:s0 dir' | seaccess compute-member"
     )]
     ComputeMember(batch::BatchArgs),
-    /// Is each permission allowed? One line per permission, with the reason for each denial.
-    /// Exits 0 if all are allowed, 1 if any is denied, 2 on error.
+    /// Is each permission allowed? With the reason for each denial.
+    ///
+    /// One line per permission. Exits 0 if all are allowed, 1 if any is denied, 2 on error.
     #[command(
         after_help = "Example:\n  seaccess check system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file read getattr"
     )]
@@ -111,44 +116,53 @@ enum Cmd {
     Allow(allow::AllowArgs),
     /// The policy's rules, as sesearch finds them.
     Search(Box<search::SearchArgs>),
-    /// What a policy update changes: rules added and removed, and the access decisions that
-    /// change with the rule, boolean, constraint or bound responsible; --replay LOG judges a
-    /// log's accesses by both policies.
+    /// What a policy update changes, as sediff, and the decisions that change with it.
+    ///
+    /// Rules added and removed, and the access decisions that change with the rule, boolean,
+    /// constraint or bound responsible; --replay LOG judges a log's accesses by both policies.
     Diff(Box<diff::DiffArgs>),
     /// Policy unit tests from a TOML file: expected decisions, contexts and assertions.
     Test(policytest::TestArgs),
-    /// A short guided tour of seaccess on a policy (Debian's default policy, or the bundled
-    /// example policy where that is not installed).
+    /// A short guided tour of seaccess on a policy.
+    ///
+    /// Debian's default policy, or the bundled example policy where that is not installed.
     #[command(after_help = "Example:\n  seaccess tour")]
     Tour {
         #[arg(long, short = 'p')]
         policy: Option<PathBuf>,
     },
-    /// File labels from file_contexts, as matchpathcon prints them ("PATH<TAB>CONTEXT"); with
-    /// --apply writes them (restorecon/setfiles without an SELinux kernel), --check lists
-    /// mislabeled objects, --plan lists what a new file_contexts would relabel.
+    /// File labels from file_contexts: look up, apply, check, plan.
+    ///
+    /// As matchpathcon prints them ("PATH<TAB>CONTEXT"); with --apply writes them
+    /// (restorecon/setfiles without an SELinux kernel), --check lists mislabeled objects, --plan
+    /// lists what a new file_contexts would relabel.
     #[command(
         after_help = "Examples:\n  seaccess label /usr/bin/ls /etc/shadow /home/u/.ssh\n  seaccess label --type dir /var/www/x           the label a new directory would get\n  seaccess label --apply -v --root /srv/image /srv/image\n  seaccess label --check --root /srv/image /srv/image   exits 0 when nothing is mislabeled"
     )]
     Label(Box<label::LabelArgs>),
-    /// Enforce a policy on a directory tree for real processes: SOURCE mounted at MOUNTPOINT
-    /// through FUSE, every request checked by the kernel's hooks (EACCES and an AVC record on
-    /// a denial). Labels: security.selinux (or user.selinux), else file_contexts, else the
-    /// policy's file SID. Callers' contexts: --subjects. SIGHUP reloads every file.
+    /// Enforce a policy on a directory tree for real processes, through FUSE.
+    ///
+    /// SOURCE mounted at MOUNTPOINT, every request checked by the kernel's hooks (EACCES and an
+    /// AVC record on a denial). Labels: security.selinux (or user.selinux), else file_contexts,
+    /// else the policy's file SID. Callers' contexts: --subjects. SIGHUP reloads every file.
     #[command(
         after_help = "Examples:\n  seaccess mount --policy /etc/selinux/default/policy/policy.33 --subjects /etc/seaccess/subjects \\\n      --audit-log /var/log/seaccess-audit.log /srv/site /srv/site\n  fusermount3 -u /srv/site                       unmount (or kill PID; kill -HUP PID reloads)\n\nFrom /etc/fstab (mount.fuse.seaccess(8)), options as the flags:\n  /srv/site /srv/site fuse.seaccess policy=/etc/selinux/default/policy/policy.33,subjects=/etc/seaccess/subjects 0 0\n\nAs a service (seaccess-mount@.service; SOURCE= and OPTIONS= in /etc/seaccess/mount-srv-site.conf):\n  systemctl start seaccess-mount@srv-site        reload re-reads the policy, stop unmounts\n\nThe subjects file gives callers their contexts, first match wins:\n  uid=65534   system_u:system_r:httpd_t:s0\n  default     unconfined_u:unconfined_r:unconfined_t:s0"
     )]
     Mount(Box<mount::MountArgs>),
-    /// Enforce a policy with the kernel, through the BPF LSM, on a kernel without SELinux: a
-    /// daemon loads the BPF programs, labels --root/--tree by file_contexts and keeps the
-    /// decisions in maps; `enforce run --context CTX -- CMD` starts a confined program.
-    /// SIGHUP reloads, SIGTERM stops (the machine runs unconfined again).
+    /// Enforce a policy with the kernel, through the BPF LSM, on a kernel without SELinux.
+    ///
+    /// A daemon loads the BPF programs, labels --root/--tree by file_contexts and keeps the
+    /// decisions in maps; `enforce run --context CTX -- CMD` starts a confined program. SIGHUP
+    /// reloads, SIGTERM stops (the machine runs unconfined again).
     #[command(
         after_help = "Example:\n  seaccess enforce --policy /etc/selinux/default/policy/policy.33 --file-contexts /etc/selinux/default/contexts/files/file_contexts --root /srv/site\n  seaccess enforce run --context system_u:system_r:initrc_t:s0 -- /usr/sbin/nginx"
     )]
     Enforce(Box<enforce::EnforceArgs>),
-    /// Run a program built for libselinux on libseaccess (its libselinux.so.1 drop-in, installed
-    /// in LIBDIR/seaccess, or target/libselinux in a build tree) with a policy.
+    /// Run a program built for libselinux on libseaccess, with a policy.
+    ///
+    /// The program loads seaccess's libselinux.so.1 drop-in (installed in LIBDIR/seaccess, or
+    /// target/libselinux in a build tree) and runs in a session: one enforcing mode, booleans
+    /// and policy for all its processes.
     #[command(
         after_help = "Examples:\n  seaccess run --policy /etc/selinux/default/policy/policy.33 -- getsebool -a\n  seaccess run --policy /etc/selinux/default/policy/policy.33 -- runcon system_u:system_r:httpd_t:s0 id -Z"
     )]
