@@ -85,9 +85,8 @@ enum Cmd {
         after_help = "Example:\n  echo 'user_u:user_r:user_t:s0 system_u:object_r:tmp_t:s0 dir' | seaccess compute-member"
     )]
     ComputeMember(batch::BatchArgs),
-    /// Is each permission allowed? With the reason for each denial.
-    ///
-    /// One line per permission. Exits 0 if all are allowed, 1 if any is denied, 2 on error.
+    /// Is each permission allowed? One line per permission, with the reason for each denial.
+    /// Exits 0 if all are allowed, 1 if any is denied, 2 on error.
     #[command(
         after_help = "Example:\n  seaccess check system_u:system_r:httpd_t:s0 system_u:object_r:shadow_t:s0 file read getattr"
     )]

@@ -70,7 +70,9 @@ pub(crate) struct MountArgs {
     /// next use; on a file system without file handles the kernel is asked to forget them.
     #[arg(long = "max-node-fds", alias = "max-nodes", value_name = "N")]
     max_node_fds: Option<usize>,
+    /// The directory tree to enforce the policy on (reached only through descriptors).
     source: PathBuf,
+    /// Where the enforcing view of SOURCE appears (SOURCE itself to mount it over itself).
     mountpoint: PathBuf,
 }
 
