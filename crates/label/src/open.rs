@@ -95,14 +95,24 @@ fn candidates(base: &Path) -> Result<Option<Vec<PathBuf>>> {
 }
 
 /// Reads one file of the set (text or compiled, by its magic number). A compiled file that
-/// fails leaves what it had put in `pool` there, unused.
+/// fails leaves what it had put in `pool` there, unused. A compiled file is read a piece at a
+/// time (bin.rs's reader), a text file whole.
 fn read_one(path: &Path, file: u16, pool: &mut Pool) -> Result<Vec<RawSpec>> {
-    let bytes = std::fs::read(path).map_err(|e| io(path, e))?;
-    if crate::bin::is_binary(&bytes) {
-        crate::bin::read(path, file, &bytes, pool)
-    } else {
-        crate::text::read(path, file, &bytes, pool)
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| io(path, e))?;
+    let len = f.metadata().map_err(|e| io(path, e))?.len();
+    let mut head = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(4));
+    (&mut f)
+        .take(4)
+        .read_to_end(&mut head)
+        .map_err(|e| io(path, e))?;
+    if crate::bin::is_binary(&head) {
+        return crate::bin::read_from(path, file, f, len, head, pool);
     }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    bytes.extend_from_slice(&head);
+    f.read_to_end(&mut bytes).map_err(|e| io(path, e))?;
+    crate::text::read(path, file, &bytes, pool)
 }
 
 /// Opens the set whose base file is `path`.
