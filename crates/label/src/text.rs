@@ -80,11 +80,11 @@ impl Pool {
     }
 
     /// The expressions as one string (each piece was checked, so the whole is UTF-8).
-    pub fn into_regexes(self) -> (Arc<str>, FxHashMap<Arc<[u8]>, i32>) {
-        let buf = match String::from_utf8(self.regexes) {
-            Ok(s) => Arc::from(s),
-            Err(_) => Arc::from(""),
-        };
+    pub fn into_regexes(self) -> (Arc<String>, FxHashMap<Arc<[u8]>, i32>) {
+        let mut buf = String::from_utf8(self.regexes).unwrap_or_default();
+        // What the buffer grew by and never used (a text file reserves its own size).
+        buf.shrink_to_fit();
+        let buf = Arc::new(buf);
         (buf, self.stem_ids)
     }
 
