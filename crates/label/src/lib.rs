@@ -122,7 +122,9 @@ impl FileContexts {
     /// A set read from its files: each expression's literal prefix read, the prefix index
     /// built.
     fn from_loaded(l: open::Loaded) -> Result<FileContexts> {
-        let mut lits = Vec::new();
+        // A literal prefix is at most its expression: reserved once, not grown by doubling
+        // (each growth a copy, and a freed block left in the heap of an open handle).
+        let mut lits = Vec::with_capacity(l.specs.iter().map(|s| s.regex.len()).sum());
         let mut matchers = Vec::with_capacity(l.specs.len());
         for s in &l.specs {
             match Matcher::new(&s.regex, &mut lits) {
@@ -140,7 +142,7 @@ impl FileContexts {
                 }
             }
         }
-        let index = Index::build(&lits, matchers.iter().map(|m| m.lit));
+        let index = Index::build(&lits, matchers.len(), |i| matchers[i].lit);
         Ok(FileContexts::assemble(
             l.specs,
             matchers,

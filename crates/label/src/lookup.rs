@@ -76,27 +76,24 @@ pub(crate) struct Index {
 const NO_PARENT: u32 = u32::MAX;
 
 impl Index {
-    /// The index of the specifications whose prefixes are `prefixes`, in `lits`.
-    pub(crate) fn build(lits: &[u8], prefixes: impl Iterator<Item = Lit>) -> Index {
-        let all_lits: Vec<Lit> = prefixes.collect();
-        let mut all: Vec<u128> = all_lits
-            .iter()
-            .enumerate()
-            .map(|(i, p)| key12(p.get(lits), i as u32))
+    /// The index of the `n` specifications whose prefixes are `prefix(0..n)`, in `lits`.
+    pub(crate) fn build(lits: &[u8], n: usize, prefix: impl Fn(usize) -> Lit) -> Index {
+        let mut all: Vec<u128> = (0..n)
+            .map(|i| key12(prefix(i).get(lits), i as u32))
             .collect();
         all.sort_unstable();
         // Literals that agree on their first 12 bytes are put in order by the rest.
-        let bytes = |k: u128| all_lits[k as u32 as usize].get(lits);
+        let bytes = |k: u128| prefix(k as u32 as usize).get(lits);
         let mut at = 0;
         while at < all.len() {
             let key = all[at] >> 32;
             let run = all[at..].iter().take_while(|&&e| e >> 32 == key).count();
             // Keys hold the whole of literals shorter than 12 bytes: equal keys and equal
             // lengths under 12 are equal literals, whose order is already the numbers'.
-            let len0 = all_lits[all[at] as u32 as usize].len;
+            let len0 = prefix(all[at] as u32 as usize).len;
             let same = all[at..at + run]
                 .iter()
-                .all(|&e| all_lits[e as u32 as usize].len == len0);
+                .all(|&e| prefix(e as u32 as usize).len == len0);
             if run > 1 && !(same && (len0 as usize) < KEY_BYTES) {
                 all[at..at + run].sort_unstable_by(|&a, &b| {
                     bytes(a).cmp(bytes(b)).then((a as u32).cmp(&(b as u32)))
@@ -104,17 +101,24 @@ impl Index {
             }
             at += run;
         }
+        // The order alone, and the keys freed before the index's tables are made: their 16
+        // bytes a specification are a block the four tables, 4 bytes each, then fill, not a
+        // hole left in the heap under an open handle.
+        let order: Vec<u32> = all.iter().map(|&k| k as u32).collect();
+        drop(all);
+        // At most a prefix a specification: reserved once (what is not written is not
+        // touched, and shrink_to_fit gives it back), rather than grown by doubling, each
+        // growth a copy and a freed block left in the heap.
         let mut idx = Index {
-            prefixes: Vec::new(),
-            parent: Vec::new(),
-            starts: Vec::new(),
-            specs: Vec::with_capacity(all.len()),
+            prefixes: Vec::with_capacity(n),
+            parent: Vec::with_capacity(n),
+            starts: Vec::with_capacity(n),
+            specs: Vec::with_capacity(n),
         };
         // The chain of the previous prefix, as indexes: each one a prefix of the next.
         let mut stack: Vec<u32> = Vec::new();
-        for k in all {
-            let id = k as u32;
-            let lit = all_lits[id as usize];
+        for id in order {
+            let lit = prefix(id as usize);
             let p = lit.get(lits);
             if idx.prefixes.last().is_some_and(|last| last.get(lits) == p) {
                 idx.specs.push(id);
@@ -540,7 +544,7 @@ mod tests {
     /// literals that agree on 12 bytes or more, and short ones of every length, must still
     /// give each path exactly the specifications whose literal is a prefix of it.
     #[test]
-    fn the_index_finds_every_prefix_past_32_bytes() {
+    fn the_index_finds_every_prefix_past_its_sort_key() {
         let long = "/usr/lib/systemd/system-generators/"; // 35 bytes
         let words: Vec<String> = vec![
             format!("{long}b"),
@@ -569,7 +573,7 @@ mod tests {
             });
             lits.extend_from_slice(w.as_bytes());
         }
-        let idx = Index::build(&lits, ranges.iter().copied());
+        let idx = Index::build(&lits, ranges.len(), |i| ranges[i]);
         let keys = [
             format!("{long}abc/d/e"),
             format!("{long}ab"),
