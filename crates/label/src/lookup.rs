@@ -106,13 +106,13 @@ impl Index {
         // hole left in the heap under an open handle.
         let order: Vec<u32> = all.iter().map(|&k| k as u32).collect();
         drop(all);
-        // At most a prefix a specification: reserved once (what is not written is not
-        // touched, and shrink_to_fit gives it back), rather than grown by doubling, each
-        // growth a copy and a freed block left in the heap.
+        // The prefixes' tables grow (reserved for a prefix a specification and shrunk after,
+        // they made a 1.4 ms warm open of Debian's .bin 1.7 ms: glibc's heap dynamics, not
+        // fewer bytes).
         let mut idx = Index {
-            prefixes: Vec::with_capacity(n),
-            parent: Vec::with_capacity(n),
-            starts: Vec::with_capacity(n),
+            prefixes: Vec::new(),
+            parent: Vec::new(),
+            starts: Vec::new(),
             specs: Vec::with_capacity(n),
         };
         // The chain of the previous prefix, as indexes: each one a prefix of the next.
