@@ -380,7 +380,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         specs,
         matchers,
         lits.into_boxed_slice(),
-        index,
+        Some(index),
         stems,
         subs,
         dist_subs,

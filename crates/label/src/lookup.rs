@@ -380,7 +380,13 @@ pub(crate) struct Table {
     pub(crate) matchers: Vec<Matcher>,
     /// The matchers' literal prefixes, one after another.
     pub(crate) lits: Box<[u8]>,
-    pub(crate) index: Index,
+    /// Built when a lookup first needs it, as libselinux compiles a text set's expressions
+    /// when a lookup first needs them: the prefixes' sort was a quarter of opening a set
+    /// (callgrind), and a handle opened for its specifications alone (`seaccess label
+    /// --plan`'s listing, the compiled form's writer until it asks) never sorts them. Given at
+    /// once by the compiled form, which stores it. Two threads may both build it, one kept, as
+    /// for the expressions' code: nothing waits.
+    pub(crate) index: OnceBox<Index>,
     pub(crate) stems: HashMap<Arc<[u8]>, i32>,
     pub(crate) subs: Subs,
     pub(crate) dist_subs: Subs,
@@ -427,6 +433,15 @@ thread_local! {
 }
 
 impl Table {
+    /// The prefix index, built from the matchers' literals the first time it is asked for.
+    pub(crate) fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            Box::new(Index::build(&self.lits, self.matchers.len(), |i| {
+                self.matchers[i].lit
+            }))
+        })
+    }
+
     /// The index of the specification that answers `key` (libselinux's lookup_all without
     /// match_count), or `None`; `<<none>>` is returned as the specification it is.
     pub(crate) fn find(&self, key: &[u8], kind: FileKind, partial: bool) -> Result<Option<usize>> {
@@ -451,7 +466,7 @@ impl Table {
                 Ok(v) => v,
                 Err(_) => &mut local,
             };
-            self.index.candidates(&self.lits, &key, cands);
+            self.index().candidates(&self.lits, &key, cands);
             for &i in cands.iter() {
                 let i = i as usize;
                 let s = &self.specs[i];
