@@ -8,7 +8,6 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::error::{LabelError, Result};
 use crate::spec::Origin;
@@ -264,18 +263,18 @@ pub fn read_from<R: Read + Seek>(
     let cap = usize::try_from(len / 24).unwrap_or(usize::MAX);
     let mut specs = Vec::with_capacity((nspecs as usize).min(cap));
     // A context is most often the previous specification's: one comparison, not a hash.
-    let mut last: Option<Arc<str>> = None;
+    let mut last: Option<u32> = None;
     for _ in 0..nspecs {
         let n = r.u32("context length")?;
         let text = r.cstr(n, "context")?;
         let text = &r.buf[text];
         let context = match &last {
-            Some(c) if c.as_bytes() == text => c.clone(),
+            Some(c) if pool.context_str(*c).as_bytes() == text => *c,
             _ => {
                 let c = pool
                     .context(text)
                     .ok_or_else(|| r.err("context: not valid UTF-8"))?;
-                last = Some(c.clone());
+                last = Some(c);
                 c
             }
         };
@@ -368,7 +367,7 @@ mod tests {
                 .into_iter()
                 .map(|s| {
                     (
-                        s.context.to_string(),
+                        pool.context_str(s.context).to_string(),
                         pool.regex_str(s.regex).to_string(),
                         s.stem,
                     )
