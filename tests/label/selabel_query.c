@@ -17,6 +17,8 @@
  *     open_rss_kib N  resident-set growth from the process's first open (handle kept open)
  *     open_anon_kib N the same, anonymous memory only (smaps_rollup's Anonymous): the handle's
  *                     own pages, without the library code the first open faults in
+ *     open_lookup_us N median wall time of selabel_open, one lookup (/etc/hostname as a file)
+ *                     and close: what a program that labels one file pays
  *     lookup_ns N     median over ROUNDS passes (after one warm-up pass) of ns per lookup
  *     lookups N       number of lookup queries (other query kinds are ignored)
  *
@@ -257,6 +259,16 @@ static int bench(int rounds, const char *fc)
 		selabel_close(o);
 	}
 	double open_us = median(t, rounds) / 1e3;
+	for (int r = 0; r < rounds; r++) {
+		char *con = NULL;
+		double t0 = now_ns();
+		struct selabel_handle *o = open_handle(fc, false);
+		if (selabel_lookup_raw(o, &con, "/etc/hostname", S_IFREG) == 0)
+			freecon(con);
+		t[r] = now_ns() - t0;
+		selabel_close(o);
+	}
+	double open_lookup_us = median(t, rounds) / 1e3;
 
 	/* (b) lookups */
 	struct query *q = NULL;
@@ -304,6 +316,7 @@ static int bench(int rounds, const char *fc)
 	printf("open_us %.0f\n", open_us);
 	printf("open_rss_kib %ld\n", (after - before) * page_kib);
 	printf("open_anon_kib %ld\n", anon_after - anon_before);
+	printf("open_lookup_us %.0f\n", open_lookup_us);
 	printf("lookup_ns %.0f\n", lookup_ns);
 	printf("lookups %zu\n", nq);
 
