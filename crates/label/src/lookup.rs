@@ -555,6 +555,48 @@ impl Table {
 mod tests {
     use super::*;
 
+    /// The index is built by the first lookup; threads that race to it on a fresh handle each
+    /// get the answers a handle built before them gives.
+    #[test]
+    fn lookups_racing_to_build_the_index_agree() {
+        let mut text = String::new();
+        for i in 0..300 {
+            text.push_str(&format!("/usr/lib/d{i}(/.*)? u:object_r:t{i}_t:s0\n"));
+            text.push_str(&format!(
+                "/usr/lib/d{i}/x\\.[0-9]+ -- u:object_r:x{i}_t:s0\n"
+            ));
+        }
+        let path = std::path::Path::new("fc");
+        let open = || crate::FileContexts::from_bytes(path, text.as_bytes());
+        let warm = open();
+        assert!(warm.is_ok(), "the test set opens");
+        let Ok(warm) = warm else { return };
+        let keys: Vec<String> = (0..300)
+            .flat_map(|i| [format!("/usr/lib/d{i}/a"), format!("/usr/lib/d{i}/x.12")])
+            .collect();
+        let answer = |fc: &crate::FileContexts, k: &str| {
+            fc.lookup(k.as_bytes(), FileKind::File)
+                .ok()
+                .flatten()
+                .map(|s| s.context.to_string())
+        };
+        let want: Vec<_> = keys.iter().map(|k| answer(&warm, k)).collect();
+        assert!(want.iter().all(|w| w.is_some()));
+        for _ in 0..4 {
+            let Ok(fresh) = open() else { return };
+            std::thread::scope(|s| {
+                for t in 0..4 {
+                    let (fresh, keys, want) = (&fresh, &keys, &want);
+                    s.spawn(move || {
+                        for (i, k) in keys.iter().enumerate().skip(t) {
+                            assert_eq!(answer(fresh, k), want[i], "{k}");
+                        }
+                    });
+                }
+            });
+        }
+    }
+
     /// The index's sort compares the first 12 bytes as numbers and the rest only on a tie:
     /// literals that agree on 12 bytes or more, and short ones of every length, must still
     /// give each path exactly the specifications whose literal is a prefix of it.
