@@ -57,6 +57,22 @@ fn rss_kib() -> u64 {
         .map_or(0, |pages| pages * 4)
 }
 
+/// Anonymous resident memory, KiB: smaps_rollup's `Anonymous`, counted by walking the page
+/// tables (exact, where statm's count is per-CPU and moves by a few hundred KiB between runs
+/// on recent kernels), and without the program's code pages, which a first open faults in
+/// (this binary's, a much larger file than libselinux's, spread its open's code over more).
+fn anon_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| {
+                l.strip_prefix("Anonymous:")
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            })
+        })
+        .unwrap_or(0)
+}
+
 fn tree(roots: &[PathBuf]) -> Vec<(Vec<u8>, FileKind)> {
     let mut out = Vec::new();
     for r in roots {
@@ -103,12 +119,16 @@ const PLAIN: OpenOptions<'static> = OpenOptions {
     check_regexes: false,
 };
 
-/// Open time (median of `rounds`, after the first) and the first open's resident growth, of
-/// this process: the same two figures, measured the same way, as selabel_query's `--bench`.
-fn open_here(fc_path: &Path, rounds: usize) -> Result<(f64, u64, usize), CliError> {
-    let before = rss_kib();
+/// Open time and open-and-one-lookup time (medians of `rounds`, after the first open) and the
+/// first open's resident growth (all, and anonymous), of this process: the same figures,
+/// measured the same way, as selabel_query's `--bench`.
+fn open_here(fc_path: &Path, rounds: usize) -> Result<(f64, f64, (u64, u64), usize), CliError> {
+    let before = (rss_kib(), anon_kib());
     let fc = FileContexts::open_with(fc_path, &PLAIN).map_err(|e| e.to_string())?;
-    let rss = rss_kib().saturating_sub(before);
+    let rss = (
+        rss_kib().saturating_sub(before.0),
+        anon_kib().saturating_sub(before.1),
+    );
     let mut opens = Vec::new();
     for _ in 0..rounds {
         let t = Instant::now();
@@ -116,7 +136,17 @@ fn open_here(fc_path: &Path, rounds: usize) -> Result<(f64, u64, usize), CliErro
         opens.push(t.elapsed().as_secs_f64() * 1e6);
         drop(h);
     }
-    Ok((median(opens), rss, fc.specs().len()))
+    // What a program that labels one file pays: the open, and the first lookup, which builds
+    // what the open leaves for it (the prefix index).
+    let mut with_lookup = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let h = FileContexts::open_with(fc_path, &PLAIN).map_err(|e| e.to_string())?;
+        let _ = h.lookup(b"/etc/hostname", FileKind::File);
+        with_lookup.push(t.elapsed().as_secs_f64() * 1e6);
+        drop(h);
+    }
+    Ok((median(opens), median(with_lookup), rss, fc.specs().len()))
 }
 
 /// `name value` lines, as both sides print them.
@@ -182,10 +212,10 @@ fn run_sets(out: &mut Out, a: &LabelBenchArgs, rounds: usize) -> Result<(), CliE
     let tmp = std::env::temp_dir().join(format!("seaccess-bench-sets-{}", std::process::id()));
     writeln!(
         out,
-        "open of every installed set, {rounds} rounds, medians; memory: the first open's resident growth; each side in a fresh process"
+        "open of every installed set, {rounds} rounds, medians; memory: the first open's growth in anonymous resident memory (the handle's pages), and in all resident memory (statm, with the code pages the first open faults in); each side in a fresh process"
     )?;
-    writeln!(out, "| set | form | specs | selabel_open, us | seaccess, us | speed | libselinux, KiB | seaccess, KiB | memory |")?;
-    writeln!(out, "|---|---|---|---|---|---|---|---|---|")?;
+    writeln!(out, "| set | form | specs | selabel_open, us | seaccess, us | speed | open and one lookup, us (libselinux / seaccess) | speed | libselinux, KiB | seaccess, KiB | memory | resident, KiB (libselinux / seaccess) |")?;
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|")?;
     let result = (|| -> Result<(), CliError> {
         for fc in &sets {
             let name = fc
@@ -213,14 +243,21 @@ fn run_sets(out: &mut Out, a: &LabelBenchArgs, rounds: usize) -> Result<(), CliE
                     .arg("-f")
                     .arg(&path);
                 let ours = run_for_output(c, "seaccess-lab bench label --open-only")?;
-                let (c_us, c_kib) = (field(&theirs, "open_us"), field(&theirs, "open_rss_kib"));
-                let (us, kib) = (field(&ours, "open_us"), field(&ours, "open_rss_kib"));
+                let (c_us, c_kib) = (field(&theirs, "open_us"), field(&theirs, "open_anon_kib"));
+                let (us, kib) = (field(&ours, "open_us"), field(&ours, "open_anon_kib"));
+                let (c_lu, lu) = (
+                    field(&theirs, "open_lookup_us"),
+                    field(&ours, "open_lookup_us"),
+                );
                 writeln!(
                     out,
-                    "| {name} | {form} | {:.0} | {c_us:.0} | {us:.0} | {:.2}x | {c_kib:.0} | {kib:.0} | {:.2}x |",
+                    "| {name} | {form} | {:.0} | {c_us:.0} | {us:.0} | {:.2}x | {c_lu:.0} / {lu:.0} | {:.2}x | {c_kib:.0} | {kib:.0} | {:.2}x | {:.0} / {:.0} |",
                     field(&ours, "specs"),
                     c_us / us,
-                    kib / c_kib
+                    c_lu / lu,
+                    kib / c_kib,
+                    field(&theirs, "open_rss_kib"),
+                    field(&ours, "open_rss_kib"),
                 )?;
             }
         }
@@ -237,8 +274,12 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
         .unwrap_or_else(crate::defaults::file_contexts);
     let rounds = a.rounds.max(1);
     if a.open_only {
-        let (us, kib, specs) = open_here(&fc_path, rounds)?;
-        writeln!(out, "open_us {us:.0}\nopen_rss_kib {kib}\nspecs {specs}")?;
+        let (us, lookup_us, kib, specs) = open_here(&fc_path, rounds)?;
+        writeln!(
+            out,
+            "open_us {us:.0}\nopen_lookup_us {lookup_us:.0}\nopen_rss_kib {}\nopen_anon_kib {}\nspecs {specs}",
+            kib.0, kib.1
+        )?;
         return Ok(());
     }
     if a.sets {
@@ -284,7 +325,7 @@ pub(crate) fn run(out: &mut Out, a: &LabelBenchArgs) -> Result<(), CliError> {
     );
 
     // Ours: open (text or .bin, as libselinux chooses), the compiled form, lookups.
-    let (open_us, rss, _) = open_here(&fc_path, rounds)?;
+    let (open_us, _, (rss, _), _) = open_here(&fc_path, rounds)?;
     let fc = FileContexts::open_with(&fc_path, &PLAIN).map_err(|e| e.to_string())?;
     let compiled = std::env::temp_dir().join(format!("seaccess-bench-{}.fc", std::process::id()));
     seaccess_label::compiled::write(&fc, &compiled).map_err(|e| e.to_string())?;

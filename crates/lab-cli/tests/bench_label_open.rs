@@ -37,6 +37,9 @@ fn open_only_reports_the_set_it_opened() {
     };
     assert_eq!(value("specs"), 4.0, "{out}");
     assert!(value("open_us") > 0.0, "{out}");
+    assert!(value("open_lookup_us") > 0.0, "{out}");
     assert!(value("open_rss_kib") >= 0.0, "{out}");
+    // A handle of four specifications is some anonymous memory, but not megabytes.
+    assert!(value("open_anon_kib") < 4096.0, "{out}");
     assert!(!Path::new(&dir).exists());
 }

@@ -277,7 +277,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
     let mut lits: Vec<u8> = Vec::new();
     let too_big = |r: &In<'_>| r.err("the set passes 4 GiB");
     // Each specification's expression until the buffer of them is complete.
-    let empty: Arc<str> = Arc::from("");
+    let empty: Arc<String> = Arc::default();
     for _ in 0..n {
         let kind = match r.u32("shape")? {
             0 => Kind::Exact,
@@ -329,7 +329,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
             origin: Origin { file, line },
         });
     }
-    let buf: Arc<str> = Arc::from(regexes);
+    let buf = Arc::new(regexes);
     for (s, p) in specs.iter_mut().zip(pieces) {
         s.regex = Text::new(buf.clone(), p);
     }
@@ -380,7 +380,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
         specs,
         matchers,
         lits.into_boxed_slice(),
-        index,
+        Some(index),
         stems,
         subs,
         dist_subs,

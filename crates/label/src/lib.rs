@@ -119,10 +119,12 @@ impl FileContexts {
         Ok(())
     }
 
-    /// A set read from its files: each expression's literal prefix read, the prefix index
-    /// built.
+    /// A set read from its files: each expression's literal prefix read (the prefix index is
+    /// built when a lookup first needs it).
     fn from_loaded(l: open::Loaded) -> Result<FileContexts> {
-        let mut lits = Vec::new();
+        // A literal prefix is at most its expression: reserved once, not grown by doubling
+        // (each growth a copy, and a freed block left in the heap of an open handle).
+        let mut lits = Vec::with_capacity(l.specs.iter().map(|s| s.regex.len()).sum());
         let mut matchers = Vec::with_capacity(l.specs.len());
         for s in &l.specs {
             match Matcher::new(&s.regex, &mut lits) {
@@ -140,12 +142,11 @@ impl FileContexts {
                 }
             }
         }
-        let index = Index::build(&lits, matchers.iter().map(|m| m.lit));
         Ok(FileContexts::assemble(
             l.specs,
             matchers,
             lits.into_boxed_slice(),
-            index,
+            None,
             l.stems,
             l.subs,
             l.dist_subs,
@@ -159,7 +160,7 @@ impl FileContexts {
         specs: Vec<Spec>,
         matchers: Vec<Matcher>,
         lits: Box<[u8]>,
-        index: Index,
+        index: Option<Index>,
         stems: HashMap<std::sync::Arc<[u8]>, i32>,
         subs: Subs,
         dist_subs: Subs,
@@ -171,7 +172,14 @@ impl FileContexts {
                 specs,
                 matchers,
                 lits,
-                index,
+                index: {
+                    let cell = once_cell::race::OnceBox::new();
+                    if let Some(index) = index {
+                        // A fresh cell: the value is always taken.
+                        let _ = cell.set(Box::new(index));
+                    }
+                    cell
+                },
                 stems,
                 subs,
                 dist_subs,
@@ -186,7 +194,7 @@ impl FileContexts {
     }
 
     pub(crate) fn index(&self) -> &Index {
-        &self.table.index
+        self.table.index()
     }
 
     pub(crate) fn lits(&self) -> &[u8] {
@@ -289,7 +297,7 @@ impl FileContexts {
             under: 0,
             pcre: 0,
             stems: self.table.stems.len(),
-            trie_nodes: self.table.index.node_count(),
+            trie_nodes: self.table.index().node_count(),
         };
         for m in &self.table.matchers {
             match m.kind {

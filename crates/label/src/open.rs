@@ -95,14 +95,24 @@ fn candidates(base: &Path) -> Result<Option<Vec<PathBuf>>> {
 }
 
 /// Reads one file of the set (text or compiled, by its magic number). A compiled file that
-/// fails leaves what it had put in `pool` there, unused.
+/// fails leaves what it had put in `pool` there, unused. A compiled file is read a piece at a
+/// time (bin.rs's reader), a text file whole.
 fn read_one(path: &Path, file: u16, pool: &mut Pool) -> Result<Vec<RawSpec>> {
-    let bytes = std::fs::read(path).map_err(|e| io(path, e))?;
-    if crate::bin::is_binary(&bytes) {
-        crate::bin::read(path, file, &bytes, pool)
-    } else {
-        crate::text::read(path, file, &bytes, pool)
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| io(path, e))?;
+    let len = f.metadata().map_err(|e| io(path, e))?.len();
+    let mut head = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(4));
+    (&mut f)
+        .take(4)
+        .read_to_end(&mut head)
+        .map_err(|e| io(path, e))?;
+    if crate::bin::is_binary(&head) {
+        return crate::bin::read_from(path, file, f, len, head, pool);
     }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    bytes.extend_from_slice(&head);
+    f.read_to_end(&mut bytes).map_err(|e| io(path, e))?;
+    crate::text::read(path, file, &bytes, pool)
 }
 
 /// Opens the set whose base file is `path`.
@@ -160,7 +170,7 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
                 .unwrap_or_else(|| io(&base, std::io::Error::from(std::io::ErrorKind::NotFound))));
         };
         if let Some(check) = opts.validate {
-            validate(&loaded.files, &specs, check)?;
+            validate(&loaded.files, &specs, &pool, check)?;
         }
         if n == 0 && (opts.validate.is_some() || !opts.allow_duplicates) {
             no_duplicates(&loaded.files, &specs, &pool)?;
@@ -175,21 +185,22 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded> {
     Ok(loaded)
 }
 
-fn validate(files: &[PathBuf], specs: &[RawSpec], check: Validator<'_>) -> Result<()> {
-    let mut seen: HashSet<&str> = HashSet::default();
+fn validate(files: &[PathBuf], specs: &[RawSpec], pool: &Pool, check: Validator<'_>) -> Result<()> {
+    let mut seen: HashSet<u32> = HashSet::default();
     for s in specs {
-        if &*s.context == "<<none>>" || seen.contains(&*s.context) {
+        let context = pool.context_str(s.context);
+        if context == "<<none>>" || seen.contains(&s.context) {
             continue;
         }
-        if let Err(msg) = check(&s.context) {
+        if let Err(msg) = check(context) {
             return Err(LabelError::Context {
                 path: file_of(files, s.origin),
                 line: s.origin.line,
-                context: s.context.to_string(),
+                context: context.to_string(),
                 msg,
             });
         }
-        seen.insert(&s.context);
+        seen.insert(s.context);
     }
     Ok(())
 }
@@ -218,9 +229,9 @@ fn no_duplicates(files: &[PathBuf], specs: &[RawSpec], pool: &Pool) -> Result<()
                     "{what} for {} (line {}: {}, line {}: {})",
                     pool.regex_str(s.regex),
                     prev.origin.line,
-                    prev.context,
+                    pool.context_str(prev.context),
                     s.origin.line,
-                    s.context
+                    pool.context_str(s.context)
                 ),
             });
         }
@@ -232,7 +243,7 @@ fn no_duplicates(files: &[PathBuf], specs: &[RawSpec], pool: &Pool) -> Result<()
 /// Gives each specification libselinux's place: every expression with a meta character first,
 /// then the exact paths, each group in reading order (sort_specs).
 pub(crate) fn intern(loaded: &mut Loaded, raw: Vec<RawSpec>, pool: Pool) {
-    let (buf, stems) = pool.into_regexes();
+    let (buf, stems, contexts) = pool.into_regexes();
     loaded.stems = stems;
     loaded.specs.reserve_exact(raw.len());
     for meta in [true, false] {
@@ -240,7 +251,10 @@ pub(crate) fn intern(loaded: &mut Loaded, raw: Vec<RawSpec>, pool: Pool) {
             loaded.specs.push(Spec {
                 regex: Text::new(buf.clone(), r.regex.start..r.regex.end),
                 mode: r.mode,
-                context: r.context.clone(),
+                context: contexts
+                    .get(r.context as usize)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::from("")),
                 stem: r.stem,
                 has_meta: r.has_meta,
                 prefix_len: r.prefix_len,

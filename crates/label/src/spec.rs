@@ -114,7 +114,9 @@ pub struct Origin {
 /// largely allocation).
 #[derive(Clone)]
 pub struct Text {
-    buf: Arc<str>,
+    /// An `Arc<String>` rather than an `Arc<str>`: the readers' buffer moves in whole, where
+    /// an `Arc<str>` would copy it (and, on the open of a set, fault in fresh pages for the copy).
+    buf: Arc<String>,
     start: u32,
     end: u32,
 }
@@ -122,7 +124,7 @@ pub struct Text {
 impl Text {
     /// `buf[range]`; a range that is not one of `buf`'s pieces reads as the empty string (the
     /// readers only make pieces they appended whole).
-    pub(crate) fn new(buf: Arc<str>, range: std::ops::Range<u32>) -> Text {
+    pub(crate) fn new(buf: Arc<String>, range: std::ops::Range<u32>) -> Text {
         Text {
             buf,
             start: range.start,
@@ -140,7 +142,7 @@ impl Text {
 impl From<&str> for Text {
     fn from(s: &str) -> Text {
         let end = u32::try_from(s.len()).unwrap_or(u32::MAX);
-        Text::new(Arc::from(s), 0..end)
+        Text::new(Arc::new(s.to_owned()), 0..end)
     }
 }
 
