@@ -1,0 +1,102 @@
+//! The prefix index's and the matchers' unit tests (crate::lookup).
+
+use super::*;
+
+/// The index is built by the first lookup; threads that race to it on a fresh handle each
+/// get the answers a handle built before them gives.
+#[test]
+fn lookups_racing_to_build_the_index_agree() {
+    let mut text = String::new();
+    for i in 0..300 {
+        text.push_str(&format!("/usr/lib/d{i}(/.*)? u:object_r:t{i}_t:s0\n"));
+        text.push_str(&format!(
+            "/usr/lib/d{i}/x\\.[0-9]+ -- u:object_r:x{i}_t:s0\n"
+        ));
+    }
+    let path = std::path::Path::new("fc");
+    let open = || crate::FileContexts::from_bytes(path, text.as_bytes());
+    let warm = open();
+    assert!(warm.is_ok(), "the test set opens");
+    let Ok(warm) = warm else { return };
+    let keys: Vec<String> = (0..300)
+        .flat_map(|i| [format!("/usr/lib/d{i}/a"), format!("/usr/lib/d{i}/x.12")])
+        .collect();
+    let answer = |fc: &crate::FileContexts, k: &str| {
+        fc.lookup(k.as_bytes(), FileKind::File)
+            .ok()
+            .flatten()
+            .map(|s| s.context.to_string())
+    };
+    let want: Vec<_> = keys.iter().map(|k| answer(&warm, k)).collect();
+    assert!(want.iter().all(|w| w.is_some()));
+    for _ in 0..4 {
+        let Ok(fresh) = open() else { return };
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (fresh, keys, want) = (&fresh, &keys, &want);
+                s.spawn(move || {
+                    for (i, k) in keys.iter().enumerate().skip(t) {
+                        assert_eq!(answer(fresh, k), want[i], "{k}");
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// The index's sort compares the first 12 bytes as numbers and the rest only on a tie:
+/// literals that agree on 12 bytes or more, and short ones of every length, must still
+/// give each path exactly the specifications whose literal is a prefix of it.
+#[test]
+fn the_index_finds_every_prefix_past_its_sort_key() {
+    let long = "/usr/lib/systemd/system-generators/"; // 35 bytes
+    let words: Vec<String> = vec![
+        format!("{long}b"),
+        format!("{long}ab"),
+        format!("{long}a"),
+        long.to_string(),
+        format!("{long}a"),
+        format!("{long}abc/d"),
+        long[..32].to_string(),
+        long[..31].to_string(),
+        format!("{}x", &long[..31]),
+        long[..13].to_string(),
+        long[..12].to_string(),
+        long[..11].to_string(),
+        format!("{}x", &long[..11]),
+        "/usr".into(),
+        String::new(),
+        "/usr/lib".into(),
+    ];
+    let mut lits = Vec::new();
+    let mut ranges = Vec::new();
+    for w in &words {
+        ranges.push(Lit {
+            start: lits.len() as u32,
+            len: w.len() as u32,
+        });
+        lits.extend_from_slice(w.as_bytes());
+    }
+    let idx = Index::build(&lits, ranges.len(), |i| ranges[i]);
+    let keys = [
+        format!("{long}abc/d/e"),
+        format!("{long}ab"),
+        format!("{long}b"),
+        format!("{long}c"),
+        format!("{}xy", &long[..31]),
+        format!("{}xy", &long[..11]),
+        long[..12].to_string(),
+        long[..33].to_string(),
+        "/usr/lib64".into(),
+        "/".into(),
+    ];
+    for key in &keys {
+        let mut got = Vec::new();
+        idx.candidates(&lits, key.as_bytes(), &mut got);
+        let want: Vec<u32> = (0..words.len() as u32)
+            .rev()
+            .filter(|&i| key.starts_with(&words[i as usize]))
+            .collect();
+        assert_eq!(got, want, "{key}");
+    }
+}
