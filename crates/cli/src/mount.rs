@@ -191,11 +191,8 @@ pub(crate) fn run(out: &mut Out, a: &MountArgs) -> Result<bool, CliError> {
 
 /// Says how many audit records the system log or the kernel audit did not take, if any.
 fn report_lost(core: &Core) {
-    let n = core.audit_lost();
-    if n > 0 {
-        core.log(&format!(
-            "{n} audit records were lost (not taken by --audit-log's destination)"
-        ));
+    if let Some(note) = core.audit_lost_note() {
+        core.log(&note);
     }
 }
 

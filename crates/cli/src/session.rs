@@ -97,9 +97,9 @@ impl Session {
             ),
             None => None,
         };
-        let target = audit_log.map_or(AuditTarget::Stderr, AuditTarget::parse);
         let log = Arc::new(
-            AuditSink::open(&target).map_err(|e| CliError::from(format!("seaccess run: {e}")))?,
+            AuditSink::open(&AuditTarget::of(audit_log))
+                .map_err(|e| CliError::from(format!("seaccess run: {e}")))?,
         );
         let state = Arc::new(
             SessionState::create(&dir, policy, rules, log)

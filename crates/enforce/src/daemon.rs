@@ -113,11 +113,7 @@ impl Daemon {
             .mode(0o700)
             .create(&opts.run_dir)
             .map_err(sys(format!("creating {}", opts.run_dir.display())))?;
-        let target = opts
-            .audit_log
-            .as_ref()
-            .map_or(AuditTarget::Stderr, AuditTarget::parse);
-        let audit = AuditSink::open(&target)?;
+        let audit = AuditSink::open(&AuditTarget::of(opts.audit_log.as_ref()))?;
         let enforcer = Enforcer::load(&opts.pin_dir)?;
         let sock = opts.run_dir.join(SOCKET);
         let _ = std::fs::remove_file(&sock);
@@ -188,11 +184,8 @@ impl Daemon {
     /// Stops enforcing: the programs detached (the machine runs unconfined again), the pins and
     /// the run directory's files removed.
     pub fn stop(self) {
-        let lost = self.audit.lost();
-        if lost > 0 {
-            self.log(&format!(
-                "{lost} audit records were lost (not taken by --audit-log's destination)"
-            ));
+        if let Some(note) = self.audit.lost_note() {
+            self.log(&note);
         }
         let Daemon { opts, enforcer, .. } = self;
         drop(enforcer);

@@ -60,6 +60,11 @@ impl AuditTarget {
         }
     }
 
+    /// `--audit-log`'s target: standard error without one, else [`AuditTarget::parse`]'s.
+    pub fn of(value: Option<impl AsRef<OsStr>>) -> AuditTarget {
+        value.map_or(AuditTarget::Stderr, AuditTarget::parse)
+    }
+
     /// The value [`AuditTarget::parse`] reads back as this target (None: standard error), for
     /// passing the choice down in the environment.
     pub fn value(&self) -> Option<OsString> {
@@ -206,6 +211,15 @@ impl AuditSink {
     /// How many records the system log or the kernel did not take.
     pub fn lost(&self) -> u64 {
         self.lost.load(Ordering::Relaxed)
+    }
+
+    /// What a front end says when it stops if records were lost: how many, and that the
+    /// destination did not take them. None when none was lost.
+    pub fn lost_note(&self) -> Option<String> {
+        let n = self.lost();
+        (n > 0).then(|| {
+            format!("{n} audit records were lost (not taken by --audit-log's destination)")
+        })
     }
 
     fn lose(&self, e: &std::io::Error) {

@@ -94,6 +94,11 @@ fn records_no_log_takes_are_counted_lost() {
         sink.avc(DENIAL);
     }
     assert_eq!(sink.lost(), 3);
+    assert_eq!(
+        sink.lost_note().as_deref(),
+        Some("3 audit records were lost (not taken by --audit-log's destination)")
+    );
+    assert_eq!(AuditSink::stderr().lost_note(), None);
     // A socket nobody reads any more (the daemon gone, its socket file left).
     drop(UnixDatagram::bind(d.join("gone")).unwrap());
     let sink = AuditSink::syslog_at(d.join("gone")).unwrap();

@@ -146,11 +146,8 @@ impl Core {
                 ),
             });
         }
-        let target = opts
-            .audit_log
-            .as_ref()
-            .map_or(AuditTarget::Stderr, AuditTarget::parse);
-        let audit = Arc::new(AuditSink::open(&target).map_err(config)?);
+        let audit =
+            Arc::new(AuditSink::open(&AuditTarget::of(opts.audit_log.as_ref())).map_err(config)?);
         let sink = audit.clone();
         engine.set_audit(move |r| sink.avc(r));
         let labels = state::read(&opts, &engine)?.labels(&opts, &server)?;
@@ -288,9 +285,10 @@ impl Core {
         let _ = writeln!(std::io::stderr(), "seaccess mount: {msg}");
     }
 
-    /// How many audit records the system log or the kernel audit did not take.
-    pub fn audit_lost(&self) -> u64 {
-        self.audit.lost()
+    /// What to say at unmount if the system log or the kernel audit did not take records
+    /// ([`AuditSink::lost_note`]).
+    pub fn audit_lost_note(&self) -> Option<String> {
+        self.audit.lost_note()
     }
 
     /// The path callers see, for `path=` in audit records.
