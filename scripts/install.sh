@@ -66,12 +66,10 @@ if [ "$action" = uninstall ]; then
 fi
 [ "$action" = install ] || { echo "install.sh: unknown action $action" >&2; exit 2; }
 
-# Cargo copies the C library up from deps/ only when the build that made it asked for it by name;
-# `cargo test --workspace` (make test's build) does not always, so the copy may be missing or
-# older than deps/'s: the newer of the two.
-lib() { if [ "$BUILD/deps/$1" -nt "$BUILD/$1" ]; then echo "$BUILD/deps/$1"; else echo "$BUILD/$1"; fi; }
-SO=$(lib libseaccess.so)
-ARCHIVE=$(lib libseaccess.a)
+# BUILD's copies of the C library, brought up to date with Cargo's by tests/capi/dropin.sh,
+# which `make install` runs first.
+SO=$BUILD/libseaccess.so
+ARCHIVE=$BUILD/libseaccess.a
 for f in "$BUILD/seaccess" "$BUILD/seaccess-lab" "$SO" "$ARCHIVE" \
          target/libselinux/libselinux.so.1 target/libselinux/libseaccess-preload.so; do
   [ -e "$f" ] || { echo "install: $f is missing (make install builds it; run it from the top)" >&2; exit 1; }

@@ -5,11 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${SEACCESS_BUILD:-target/release}
-# Cargo copies the library up from deps/ only when the build that made it asked for it by name;
-# `cargo test --workspace` (make test's build) does not always, so the copy may be missing or
-# older than deps/'s: the newer of the two.
+# Cargo links the library up from deps/ only when the build that made it asked for it by name;
+# `cargo test --workspace` (make test's build) does not always, so BUILD's copy may be missing or
+# older than deps/'s. Brought up to date here, where `make capi`, `make install` and the suites
+# that need the library all pass, so that each of them reads BUILD's copy.
+for f in libseaccess.a libseaccess.so; do
+  if [ "$BUILD/deps/$f" -nt "$BUILD/$f" ]; then ln -f "$BUILD/deps/$f" "$BUILD/$f"; fi
+done
 ARCHIVE=$BUILD/libseaccess.a
-[ "$BUILD/deps/libseaccess.a" -nt "$ARCHIVE" ] && ARCHIVE=$BUILD/deps/libseaccess.a
 mkdir -p target/libselinux
 gcc -shared -o target/libselinux/libselinux.so.1 -Wl,-soname,libselinux.so.1 \
   -Wl,--version-script=crates/capi/libselinux.map \
