@@ -333,7 +333,18 @@ static void report(const char *op, const char *path, int err)
 	fflush(stdout);
 }
 
-/* See "relay" above. The relaying child exits when every writer has closed the pipe. */
+/* Writes the first n bytes of buf in one write(2), or exits: a terminal takes one write whole,
+ * so that a line given in one write is never cut by another writer's. */
+static void write_whole(const char *buf, size_t n)
+{
+	if (n && write(1, buf, n) != (ssize_t)n)
+		_exit(1);
+}
+
+/* See "relay" above. The relaying child exits when every writer has closed the pipe, which can
+ * be after the chain's first process has exited and the workload's shell has gone on printing
+ * its own lines (a target's T line) to the same output: so it copies whole lines only, each in
+ * one write, never a read's cut half of one (a T line once landed inside an R line that way). */
 static int relay(void)
 {
 	int p[2];
@@ -343,12 +354,19 @@ static int relay(void)
 	if (child < 0)
 		return errno;
 	if (child == 0) {
-		char buf[4096];
+		char buf[8192];
+		size_t have = 0;
 		ssize_t n;
 		close(p[1]);
-		while ((n = read(p[0], buf, sizeof(buf))) > 0)
-			if (write(1, buf, n) != n)
-				_exit(1);
+		while ((n = read(p[0], buf + have, sizeof(buf) - have)) > 0) {
+			have += n;
+			char *last = memrchr(buf, '\n', have);
+			size_t whole = last ? (size_t)(last - buf) + 1 : (have == sizeof(buf) ? have : 0);
+			write_whole(buf, whole);
+			memmove(buf, buf + whole, have - whole);
+			have -= whole;
+		}
+		write_whole(buf, have);
 		_exit(0);
 	}
 	close(p[0]);
