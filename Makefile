@@ -78,9 +78,11 @@ capi-test: capi oracle policies
 capi-bench: capi oracle
 	bash tests/capi/bench.sh $(DEFAULT_POLICY)
 
-# Debian's stock cloud kernel, unpacked (not installed) into target/kernel for the guest suites.
+# Debian's stock cloud kernel, unpacked (not installed) into target/kernel for the guest suites,
+# and Debian's auditd for the enforcement guest (unpacked, never installed on this machine).
 kernel: deps
 	@bash scripts/fetch-kernel.sh target/kernel >/dev/null
+	@bash scripts/fetch-auditd.sh target/kernel/auditd >/dev/null
 
 # The guest suites (tests/kernel): Debian's kernel under QEMU with SELinux enforcing Debian's
 # policy, the same operations answered by crates/objmgr's hooks; one boot per suite, one summary

@@ -33,8 +33,22 @@ copy_program_as() {
   done < <(ldd "$prog" | grep -o '/[^ ]*')
 }
 
+# copy_unpacked ROOT TREE PROGRAM: TREE/PROGRAM (a package unpacked into TREE, not installed)
+# at /PROGRAM in ROOT; the libraries ldd names, TREE's own at their paths inside TREE.
+copy_unpacked() {
+  local root=$1 tree=$2 prog=$3 lib
+  install -D -m 755 "$tree/$prog" "$root/$prog"
+  while read -r lib; do
+    case $lib in "$tree"/*) [ -e "$root${lib#"$tree"}" ] || install -D "$lib" "$root${lib#"$tree"}" ;;
+      *) [ -e "$root$lib" ] || install -D "$lib" "$root$lib" ;; esac
+  done < <(LD_LIBRARY_PATH="$tree/usr/lib/x86_64-linux-gnu:$tree/lib/x86_64-linux-gnu" ldd "$tree/$prog" | grep -o '/[^ ]*')
+}
+
 # The seaccess binary the guest carries as /usr/bin/seaccess, when set (the enforcement suite).
 GUEST_SEACCESS=${GUEST_SEACCESS:-}
+# Debian's auditd unpacked (scripts/fetch-auditd.sh), when set: the guest carries auditd,
+# auditctl and ausearch, and auditd.conf as Debian ships it.
+GUEST_AUDITD=${GUEST_AUDITD:-}
 
 # guest_initramfs OUT SUITE_SCRIPT [FILE...]: the initramfs at OUT, running SUITE_SCRIPT as
 # /suite/guest.sh; each FILE is copied into /suite too.
@@ -49,6 +63,10 @@ guest_initramfs() {
   done
   for a in "${GUEST_PROGRAMS[@]}"; do copy_program "$root" "$a"; done
   [ -z "$GUEST_SEACCESS" ] || copy_program_as "$root" "$GUEST_SEACCESS" /usr/bin/seaccess
+  if [ -n "$GUEST_AUDITD" ]; then
+    for a in sbin/auditd sbin/auditctl sbin/ausearch; do copy_unpacked "$root" "$GUEST_AUDITD" "$a"; done
+    install -D -m 640 "$GUEST_AUDITD/etc/audit/auditd.conf" "$root/etc/audit/auditd.conf"
+  fi
   cp -a /etc/selinux/default "$root/etc/selinux/"
   printf 'SELINUX=enforcing\nSELINUXTYPE=default\n' > "$root/etc/selinux/config"
   gcc -static -O2 -Wall -Werror -o "$root/suite/probe" tests/kernel/probe.c

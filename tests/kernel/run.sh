@@ -41,20 +41,52 @@ summaries+=("$(grep '^kernel-oracle:' "$out/oracle/compare.log" || echo "kernel-
 # Enforcement, one boot with the BPF LSM and no SELinux (tests/kernel/enforce/guest.sh): the
 # smoke suite runs `seaccess enforce` and its clients as README shows them, checking the
 # kernel's answers against the policy's, then crates/enforce's enforce_smoke for what the
-# commands cannot reach; then the oracle's workload under `seaccess enforce`, its answers set
-# beside the SELinux kernel's above (tests/kernel/enforce/compare.py).
+# commands cannot reach; then the audit suite (Debian's auditd, the daemon's USER_AVC records
+# found by ausearch there and explained here by audit2why and audit2allow); then the oracle's
+# workload under `seaccess enforce`, its answers set beside the SELinux kernel's above
+# (tests/kernel/enforce/compare.py).
 bin=$PWD/$BUILD/seaccess
 smoke=$PWD/$BUILD/examples/enforce_smoke
+auditd=$PWD/$KERNEL_DIR/auditd
 if [ -x "$bin" ] && "$bin" enforce --help > /dev/null 2>&1; then
-  extra=(tests/kernel/enforce/smoke.sh tests/kernel/enforce/oracle.sh tests/kernel/workload.sh)
+  extra=(tests/kernel/enforce/smoke.sh tests/kernel/enforce/audit.sh tests/kernel/enforce/oracle.sh tests/kernel/workload.sh)
   [ -x "$smoke" ] && extra+=("$smoke")
-  GUEST_SEACCESS=$bin guest_initramfs "$out/enforce.initrd.gz" tests/kernel/enforce/guest.sh "${extra[@]}"
+  [ -x "$auditd/sbin/auditd" ] || echo "kernel-test: no auditd unpacked at $auditd (make kernel runs scripts/fetch-auditd.sh): the audit suite fails"
+  GUEST_SEACCESS=$bin GUEST_AUDITD=$auditd guest_initramfs "$out/enforce.initrd.gz" tests/kernel/enforce/guest.sh "${extra[@]}"
   rc=0
   rm -f "$out/enforce/compare.log"
   guest_boot "$out/enforce.initrd.gz" "$out/enforce" "lsm=lockdown,capability,landlock,bpf" || rc=$?
-  grep -v '^kernel-enforce-smoke:\|^kernel-enforce-bpf:\|^SUITE-END\|^[RTLCSA] ' "$out/enforce/results.log" || true
+  grep -v '^kernel-enforce-smoke:\|^kernel-enforce-bpf:\|^kernel-enforce-audit:\|^SUITE-END\|^[RTLCSAU] ' "$out/enforce/results.log" || true
   summaries+=("$(grep '^kernel-enforce-smoke:' "$out/enforce/results.log" || echo "kernel-enforce-smoke: the suite did not finish (status $rc)")")
   [ -x "$smoke" ] && summaries+=("$(grep '^kernel-enforce-bpf:' "$out/enforce/results.log" || echo "kernel-enforce-bpf: the suite did not finish (status $rc)")")
+  # The guest's USER_AVC records, as ausearch printed them, given to the peer tools here.
+  # (The serial port ends lines with CR LF.)
+  tr -d '\r' < "$out/enforce/results.log" | sed -n 's/^U //p' > "$out/enforce/user-avc.log"
+  if line=$(tr -d '\r' < "$out/enforce/results.log" | grep '^kernel-enforce-audit:'); then
+    n=$(echo "$line" | sed 's/.*: \([0-9]*\) checks, \([0-9]*\) failed/\1/')
+    f=$(echo "$line" | sed 's/.*: \([0-9]*\) checks, \([0-9]*\) failed/\2/')
+    policy=/etc/selinux/default/policy/policy.33
+    why=$(audit2why -p "$policy" < "$out/enforce/user-avc.log" 2>&1)
+    n=$((n + 1))
+    if [ -s "$out/enforce/user-avc.log" ] && [[ $why == *"Missing type enforcement (TE) allow rule"* ]]; then
+      echo "ok - audit2why explains ausearch's USER_AVC record as a missing allow rule"
+    else
+      f=$((f + 1)); echo "FAIL - audit2why on ausearch's USER_AVC records: $why"
+    fi
+    st=$(sed -n 's/.* scontext=[^:]*:[^:]*:\([^: ]*\).*/\1/p' "$out/enforce/user-avc.log" | head -n 1)
+    tt=$(sed -n 's/.* tcontext=[^:]*:[^:]*:\([^: ]*\).*/\1/p' "$out/enforce/user-avc.log" | head -n 1)
+    rules=$(audit2allow -p "$policy" < "$out/enforce/user-avc.log" 2>&1)
+    n=$((n + 1))
+    if [ -n "$st" ] && [[ $rules == *"allow $st $tt:file "* ]]; then
+      echo "ok - audit2allow turns it into a rule on the record's types ($(echo "$rules" | grep '^allow'))"
+    else
+      f=$((f + 1)); echo "FAIL - audit2allow on ausearch's USER_AVC records ($st, $tt): $rules"
+    fi
+    summaries+=("kernel-enforce-audit: $n checks, $f failed")
+    [ "$f" -eq 0 ] || failed=1
+  else
+    summaries+=("kernel-enforce-audit: the suite did not finish (status $rc)")
+  fi
   if [ "$rc" -eq 0 ]; then
     python3 tests/kernel/enforce/compare.py "$out/oracle/results.log" "$out/enforce/results.log" \
       tests/kernel/enforce/documented.txt > "$out/enforce/compare.log" || rc=$?
