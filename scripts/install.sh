@@ -7,8 +7,10 @@
 #   LIBDIR/seaccess  the libselinux.so.1 drop-in and its preload interposer, private: only
 #               `seaccess run` puts them in front of a program (never on the loader's path)
 #   INCLUDEDIR  seaccess.h
-#   MANDIR      man1/seaccess*.1, man8/seaccess-*.8, generated from the command's definition
-#   bash, zsh and fish completions where each shell looks; the mount helper and systemd unit.
+#   MANDIR      man1/seaccess*.1, man8/seaccess-*.8 (seaccess-lab's pages among them), generated
+#               from the commands' definitions
+#   bash, zsh and fish completions of both commands where each shell looks; the mount helper and
+#   systemd unit.
 # Usage: scripts/install.sh install|uninstall, with BUILD (target/release), DESTDIR, PREFIX
 # (/usr/local) and the directories above in the environment.
 set -euo pipefail
@@ -52,6 +54,7 @@ uninstall() {
     "$D$LIBDIR/pkgconfig/seaccess.pc" "$D$INCLUDEDIR/seaccess.h" \
     "$D$LIBDIR/seaccess/libselinux.so.1" "$D$LIBDIR/seaccess/libseaccess-preload.so" \
     "$D$BASHDIR/seaccess" "$D$ZSHDIR/_seaccess" "$D$FISHDIR/seaccess.fish" \
+    "$D$BASHDIR/seaccess-lab" "$D$ZSHDIR/_seaccess-lab" "$D$FISHDIR/seaccess-lab.fish" \
     "$D$SBINDIR/mount.fuse.seaccess" "$D$MANDIR/man8/mount.fuse.seaccess.8" \
     "$D$MANDIR/man8/mount.fuse.seaccess.8.gz" "$D$UNITDIR/seaccess-mount@.service"
   man_pages | xargs -r rm -f
@@ -89,8 +92,10 @@ gcc -shared -o "$stage/$REAL" -Wl,-soname,"$SONAME" -Wl,--version-script="$stage
   -Wl,--whole-archive "$ARCHIVE" -Wl,--no-whole-archive \
   -lpcre2-8 -lpthread -ldl -lm -lgcc_s
 
-"$BUILD/seaccess" generate man --out "$stage/man"
-for sh in bash zsh fish; do "$BUILD/seaccess" generate "$sh" --out "$stage/completions"; done
+for bin in seaccess seaccess-lab; do
+  "$BUILD/$bin" generate man --out "$stage/man"
+  for sh in bash zsh fish; do "$BUILD/$bin" generate "$sh" --out "$stage/completions"; done
+done
 
 install -d "$D$BINDIR" "$D$SBINDIR" "$D$LIBDIR/pkgconfig" "$D$LIBDIR/seaccess" "$D$INCLUDEDIR" \
   "$D$MANDIR/man1" "$D$MANDIR/man8" "$D$BASHDIR" "$D$ZSHDIR" "$D$FISHDIR" "$D$UNITDIR"
@@ -109,9 +114,11 @@ install -m 0644 target/libselinux/libselinux.so.1 target/libselinux/libseaccess-
 strip --strip-unneeded "$D$LIBDIR/seaccess/libselinux.so.1" "$D$LIBDIR/seaccess/libseaccess-preload.so"
 install -m 0644 "$stage"/man/*.1 "$D$MANDIR/man1/"
 install -m 0644 "$stage"/man/*.8 "$D$MANDIR/man8/"
-install -m 0644 "$stage/completions/seaccess" "$D$BASHDIR/seaccess"
-install -m 0644 "$stage/completions/_seaccess" "$D$ZSHDIR/_seaccess"
-install -m 0644 "$stage/completions/seaccess.fish" "$D$FISHDIR/seaccess.fish"
+for bin in seaccess seaccess-lab; do
+  install -m 0644 "$stage/completions/$bin" "$D$BASHDIR/$bin"
+  install -m 0644 "$stage/completions/_$bin" "$D$ZSHDIR/_$bin"
+  install -m 0644 "$stage/completions/$bin.fish" "$D$FISHDIR/$bin.fish"
+done
 sed -e "s|@BINDIR@|$BINDIR|" dist/mount.fuse.seaccess > "$stage/mount.fuse.seaccess"
 install -m 0755 "$stage/mount.fuse.seaccess" "$D$SBINDIR/mount.fuse.seaccess"
 install -m 0644 dist/mount.fuse.seaccess.8 "$D$MANDIR/man8/"

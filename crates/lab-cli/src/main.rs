@@ -10,6 +10,9 @@ mod avcbench;
 mod callgrind;
 mod defaults;
 mod enginebench;
+// The same page and completion generator as `seaccess generate`, not a copy.
+#[path = "../../cli/src/generate.rs"]
+mod generate;
 mod hitpath;
 mod lab;
 mod lab_report;
@@ -25,7 +28,7 @@ mod output;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use output::{CliError, Out};
 use seaccess_security::SecurityServer;
 
@@ -48,6 +51,10 @@ enum Cmd {
     /// The classic SELinux performance experiments (chatroom, hackbench, treewalk, readwrite,
     /// pathwalk), each as its seed presented it: Markdown tables, JSON and CSV in --out.
     Lab(lab::LabArgs),
+    /// The man pages or a shell's completions, generated from this command's definition
+    /// (`make install` runs it).
+    #[command(hide = true)]
+    Generate(generate::GenerateArgs),
 }
 
 #[derive(Subcommand)]
@@ -115,6 +122,7 @@ pub(crate) fn load_path(path: &Path) -> Result<SecurityServer, String> {
 fn run(cmd: Cmd, out: &mut Out) -> Result<bool, CliError> {
     match cmd {
         Cmd::Lab(a) => lab::run(out, &a),
+        Cmd::Generate(a) => generate::run(Cli::command(), &a),
         Cmd::Bench(BenchCmd::Engine(a)) => enginebench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Avc(a)) => avcbench::run(out, &a).map(|_| true),
         Cmd::Bench(BenchCmd::Objmgr(a)) => objbench::run(out, &a).map(|_| true),
