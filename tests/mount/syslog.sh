@@ -7,7 +7,8 @@
 #
 # The host's /dev/log is never touched: the script runs in a private mount namespace
 # (`unshare --mount`) where a tmpfs covers /dev, holding binds of the device nodes the mount
-# needs and, for the first part, a datagram socket of this script's bound over /dev/log. Called
+# needs and, for the first part, a datagram socket of this script's bound over /dev/log (the
+# last part: a real journald, on a tmpfs over /run, equally private). Called
 # by run.sh; the same prerequisites, and skips (exit 0) where FUSE is missing unless
 # SEACCESS_REQUIRE_FUSE=1.
 set -uo pipefail
@@ -143,6 +144,10 @@ expect "the mount did not panic" '! grep -qi panick "$T/nolog.err"'
 # libselinux, the drop-in, told by SEACCESS_AUDIT) both go to /dev/log. ---------------------------
 # The drop-in of this build (make test runs this suite before make capi).
 if SEACCESS_BUILD=$BUILD bash tests/capi/dropin.sh 2> "$T/dropin.err"; then
+  # Still no /dev/log: the session's own record (setenforce 0) is lost, and said at its end.
+  "$BIN" run --policy "$POL" --audit-log syslog -- sh -c 'echo 0 > /sys/fs/selinux/enforce' 2> "$T/runlost.err"
+  lost=$(sed -n 's/^seaccess run: \([0-9]*\) audit records were lost.*/\1/p' "$T/runlost.err")
+  expect "without /dev/log, seaccess run says at its end the session's records it lost ($lost: $(tr '\n' ' ' < "$T/runlost.err"))" '[ "$lost" = 1 ]'
   touch /dev/log && mount --bind "$T/sock/log" /dev/log
   : > "$T/dgrams"
   out=$("$BIN" run --policy "$POL" --audit-log syslog -- "$PY" -c '
@@ -161,5 +166,45 @@ print(l.selinux_check_access(sys.argv[1].encode(), sys.argv[2].encode(), b"file"
   expect "the session's own record (setenforce 0) arrives on /dev/log ($line)" '[[ $line == "<37>"*"type=MAC_STATUS"*"enforcing=0 old_enforcing=1"* ]]'
 else
   bad "tests/capi/dropin.sh could not build the drop-in for the seaccess run part: $(cat "$T/dropin.err")"
+fi
+
+# 4. A real journald (systemd's, run here on a private /run) reads the mount's records, and the
+# peer tools an administrator pipes them to explain them: audit2why and audit2allow, asked about
+# the policy the mount enforced (their answers are theirs, never written here). ------------------
+JD=/lib/systemd/systemd-journald
+if [ ! -x "$JD" ] || ! command -v journalctl > /dev/null; then
+  echo "SKIP: journald part: no $JD or journalctl (Debian's systemd package)"
+elif ! command -v audit2why > /dev/null || ! command -v audit2allow > /dev/null; then
+  echo "SKIP: journald part: no audit2why or audit2allow (policycoreutils-python-utils, make deps)"
+else
+  # The journal lives on this namespace's own /run, never the host's; /dev/log is journald's
+  # socket, as systemd links it.
+  umount /dev/log 2> /dev/null; rm -f /dev/log
+  mount -t tmpfs -o mode=755 seaccess-run /run || skip "cannot mount a tmpfs over /run in a private namespace"
+  mkdir -p /run/systemd/journal /run/log
+  ln -s /run/systemd/journal/dev-log /dev/log
+  "$JD" > "$T/journald.out" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do [ -S /run/systemd/journal/dev-log ] && break; sleep 0.1; done
+  expect "journald listens on /run/systemd/journal/dev-log" '[ -S /run/systemd/journal/dev-log ]'
+  start journal "$S" "$M" "${MNT[@]}" --audit-log syslog; rc=$?
+  JM=$MPID
+  expect "a mount with --audit-log syslog starts beside journald" '[ $rc -eq 0 ]'
+  out=$(timeout 10 "$T/bin/webcat" "$M/etc/shadow" 2>&1); rc=$?
+  expect "$H is refused the read (rc=$rc: $out)" '[ $rc -ne 0 ] && [[ $out == *"Permission denied"* ]]'
+  jctl() { journalctl -D "$(ls -d /run/log/journal/*/ | head -n 1)" --no-pager -q "$@" 2> /dev/null; }
+  for _ in $(seq 50); do jctl -t seaccess -o cat | grep -q "scontext=$H tcontext=$C" && break; sleep 0.1; done
+  rec=$(jctl -t seaccess "SYSLOG_PID=$JM" -o cat | grep "scontext=$H tcontext=$C tclass=file" | tail -n 1)
+  expect "journalctl -t seaccess shows the mount's denial ($rec)" '[[ $rec == "type=AVC msg=audit("*"avc:  denied  {"*"permissive=0" ]]'
+  fields=$(jctl -t seaccess "SYSLOG_PID=$JM" -o export | grep -aE '^(PRIORITY|SYSLOG_FACILITY|_TRANSPORT|SYSLOG_IDENTIFIER)=' | sort -u | tr '\n' ' ')
+  expect "journald files it as syslog's auth.notice from seaccess[$JM] ($fields)" \
+    '[[ $fields == *"PRIORITY=5 "* && $fields == *"SYSLOG_FACILITY=4 "* && $fields == *"SYSLOG_IDENTIFIER=seaccess "* && $fields == *"_TRANSPORT=syslog "* ]]'
+  why=$(jctl -t seaccess -o cat | grep "scontext=$H tcontext=$C" | audit2why -p "$POL" 2>&1)
+  expect "audit2why, fed journalctl's output, explains it as a missing allow rule" '[[ $why == *"Missing type enforcement (TE) allow rule"* ]]'
+  rules=$(jctl -t seaccess -o cat | grep "scontext=$H tcontext=$C" | audit2allow -p "$POL" 2>&1)
+  ht=$(echo "$H" | cut -d: -f3) ct=$(echo "$C" | cut -d: -f3)
+  expect "audit2allow turns it into a rule on the record's types ($(echo $rules))" '[[ $rules == *"allow $ht $ct:file "* ]]'
+  stop_mount "$M" "$JM"
+  expect "no record was lost to journald" '! grep -q "audit records were lost" "$T/journal.err"'
 fi
 summary

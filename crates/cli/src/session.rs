@@ -23,6 +23,7 @@
 //! one, each process with its own state).
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -46,6 +47,9 @@ pub(crate) struct Session {
     /// The session directory.
     pub dir: PathBuf,
     fuse: Option<fuser::BackgroundSession>,
+    /// Where the session's records go: its losses are said when the session ends, as the
+    /// mount and `seaccess enforce` say theirs.
+    log: Option<Arc<AuditSink>>,
 }
 
 fn io<E: std::fmt::Display>(what: impl std::fmt::Display) -> impl FnOnce(E) -> CliError {
@@ -68,6 +72,7 @@ impl Session {
         let mut s = Session {
             dir: dir.clone(),
             fuse: None,
+            log: None,
         };
         // Not nosuid: the load_policy wrapper bound over /usr/sbin/load_policy lives here, and an
         // exec from a nosuid mount is refused a domain transition (nosuid_transition), which
@@ -101,6 +106,7 @@ impl Session {
             AuditSink::open(&AuditTarget::of(audit_log))
                 .map_err(|e| CliError::from(format!("seaccess run: {e}")))?,
         );
+        s.log = Some(log.clone());
         let state = Arc::new(
             SessionState::create(&dir, policy, rules, log)
                 .map_err(|e| CliError::from(format!("seaccess run: {e}")))?,
@@ -155,6 +161,9 @@ impl Drop for Session {
         drop(self.fuse.take());
         let _ = mount::unmount(&self.dir, UnmountFlags::DETACH);
         let _ = std::fs::remove_dir(&self.dir);
+        if let Some(note) = self.log.as_ref().and_then(|l| l.lost_note()) {
+            let _ = writeln!(std::io::stderr(), "seaccess run: {note}");
+        }
     }
 }
 
