@@ -50,6 +50,47 @@ GUEST_SEACCESS=${GUEST_SEACCESS:-}
 # auditctl and ausearch, and auditd.conf as Debian ships it.
 GUEST_AUDITD=${GUEST_AUDITD:-}
 
+# What PID 1 is: the busybox script below (empty), or `systemd`: Debian's systemd with its
+# journald, the units they need and the seaccess-mount@ template as `make install` puts it, the
+# suite run by seaccess-guest.service once the system is up (guest_systemd).
+GUEST_INIT=${GUEST_INIT:-}
+
+# The units a systemd guest starts from (Debian's own files): journald and its sockets, the
+# targets the services' default dependencies name, and what powers off.
+GUEST_UNITS=(systemd-journald.service systemd-journald.socket systemd-journald-dev-log.socket
+  sysinit.target basic.target sockets.target local-fs.target local-fs-pre.target paths.target
+  timers.target slices.target swap.target multi-user.target shutdown.target)
+
+# guest_systemd ROOT: systemd as ROOT's PID 1 (see GUEST_INIT).
+guest_systemd() {
+  local root=$1 p u
+  for p in /lib/systemd/systemd /lib/systemd/systemd-journald /lib/systemd/systemd-shutdown \
+           /bin/systemctl /bin/journalctl /usr/bin/fusermount3; do
+    copy_program "$root" "$p"
+  done
+  mkdir -p "$root/lib/systemd/system/sockets.target.wants" "$root/lib/systemd/system/sysinit.target.wants" \
+    "$root/etc/systemd/system" "$root/var/log" "$root/srv"
+  for u in "${GUEST_UNITS[@]}"; do cp "/lib/systemd/system/$u" "$root/lib/systemd/system/"; done
+  ln -s ../systemd-journald.socket "$root/lib/systemd/system/sockets.target.wants/"
+  ln -s ../systemd-journald-dev-log.socket "$root/lib/systemd/system/sockets.target.wants/"
+  ln -s ../systemd-journald.service "$root/lib/systemd/system/sysinit.target.wants/"
+  sed -e "s|@BINDIR@|/usr/bin|" dist/seaccess-mount@.service > "$root/etc/systemd/system/seaccess-mount@.service"
+  cat > "$root/etc/systemd/system/seaccess-guest.service" <<'UNIT'
+[Unit]
+Description=seaccess's guest suite
+Requires=systemd-journald.socket systemd-journald-dev-log.socket
+After=systemd-journald.service systemd-journald-dev-log.socket basic.target
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh -c '/bin/sh /suite/guest.sh > /dev/ttyS1 2>&1; echo "SUITE-END rc=$?" > /dev/ttyS1; sync; /bin/busybox poweroff -f'
+UNIT
+  printf 'root:x:0:0:root:/root:/bin/sh\n' > "$root/etc/passwd"
+  printf 'root:x:0:\n' > "$root/etc/group"
+  printf 'ID=debian\nNAME="Debian GNU/Linux"\n' > "$root/etc/os-release"
+  : > "$root/etc/machine-id"
+}
+
 # guest_initramfs OUT SUITE_SCRIPT [FILE...]: the initramfs at OUT, running SUITE_SCRIPT as
 # /suite/guest.sh; each FILE is copied into /suite too.
 guest_initramfs() {
@@ -86,6 +127,10 @@ echo "SUITE-END rc=$?" > /dev/ttyS1
 sync
 poweroff -f
 EOF
+  if [ "$GUEST_INIT" = systemd ]; then
+    guest_systemd "$root"
+    printf '#!/bin/sh\n# PID 1: systemd (see GUEST_INIT); the suite is seaccess-guest.service.\nexec /lib/systemd/systemd\n' > "$root/init"
+  fi
   chmod 755 "$root/init"
   (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out"
   rm -rf "$root"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The guest suites (`make kernel-test`): each boots Debian's stock kernel under QEMU once and
-# compares what the kernel did with what seaccess says. Prints, last, one summary line per
+# compares what the kernel did with what seaccess says, or (the last) runs the mount as a
+# service of Debian's systemd. Prints, last, one summary line per
 # suite. SEACCESS_BUILD names the build whose binaries answer on the host (target/ci in
 # `make test`). A suite that cannot run prints SKIP with the reason; SEACCESS_REQUIRE_GUEST=1
 # (make test) turns that into a failure.
@@ -96,6 +97,21 @@ if [ -x "$bin" ] && "$bin" enforce --help > /dev/null 2>&1; then
   [ "$rc" -eq 0 ] || failed=1
 else
   summaries+=("kernel-enforce: cannot run: no $bin with an enforce command (cargo build -p seaccess-cli)")
+  failed=1
+fi
+
+# The mount as a system service, one boot with Debian's systemd as PID 1 and its journald
+# (tests/kernel/systemd/guest.sh): seaccess-mount@.service as `make install` puts it, started,
+# reloaded and stopped with systemctl, its denial read back with journalctl.
+if [ -x "$bin" ]; then
+  GUEST_INIT=systemd GUEST_SEACCESS=$bin guest_initramfs "$out/systemd.initrd.gz" tests/kernel/systemd/guest.sh
+  rc=0
+  guest_boot "$out/systemd.initrd.gz" "$out/systemd" "lsm=lockdown,capability,landlock systemd.unit=seaccess-guest.service" || rc=$?
+  tr -d '\r' < "$out/systemd/results.log" | grep -v '^kernel-systemd:\|^SUITE-END\|^# unit: ' || true
+  summaries+=("$(tr -d '\r' < "$out/systemd/results.log" | grep '^kernel-systemd:' || echo "kernel-systemd: the suite did not finish (status $rc)")")
+  [ "$rc" -eq 0 ] || failed=1
+else
+  summaries+=("kernel-systemd: cannot run: no $bin (cargo build -p seaccess-cli)")
   failed=1
 fi
 
