@@ -209,6 +209,10 @@ mount -T "$T/fstab" "$MNT" > "$T/mount.out" 2>&1
 expect "mount -T FSTAB MOUNTPOINT mounts a fuse.seaccess line" '[ $? -eq 0 ] && grep -qs " $MNT fuse" /proc/mounts || { cat "$T/mount.out"; false; }'
 expect "nobody (httpd_t) is refused shadow_t on the fstab mount" '! runuser -u nobody -- cat "$MNT/shadow" >/dev/null 2>&1'
 umount "$MNT"
+# README's commands, run as written with the package's /usr/bin/seaccess (tests/readme.sh).
+SEACCESS_BUILD=/usr/bin SEACCESS_README_INSTALLED=1 SEACCESS_README_REQUIRE=1 bash tests/readme.sh > "$T/readme.out" 2>&1; rc=$?
+expect "README's commands run as written from /usr/bin/seaccess ($(tail -1 "$T/readme.out"); $(grep -c '^SKIP' "$T/readme.out") left out)" \
+  '[ $rc -eq 0 ] || { grep "^FAIL" -A5 "$T/readme.out"; false; }'
 DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge seaccess > "$T/apt.out" 2>&1
 expect "apt remove --purge seaccess" '[ $? -eq 0 ]'
 DEB_INSTALLED=0
