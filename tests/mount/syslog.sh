@@ -185,7 +185,7 @@ else
   ln -s /run/systemd/journal/dev-log /dev/log
   "$JD" > "$T/journald.out" 2>&1 &
   PIDS+=($!)
-  for _ in $(seq 100); do [ -S /run/systemd/journal/dev-log ] && break; sleep 0.1; done
+  for _ in $(seq 300); do [ -S /run/systemd/journal/dev-log ] && break; sleep 0.1; done
   expect "journald listens on /run/systemd/journal/dev-log" '[ -S /run/systemd/journal/dev-log ]'
   start journal "$S" "$M" "${MNT[@]}" --audit-log syslog; rc=$?
   JM=$MPID
@@ -193,7 +193,7 @@ else
   out=$(timeout 10 "$T/bin/webcat" "$M/etc/shadow" 2>&1); rc=$?
   expect "$H is refused the read (rc=$rc: $out)" '[ $rc -ne 0 ] && [[ $out == *"Permission denied"* ]]'
   jctl() { journalctl -D "$(ls -d /run/log/journal/*/ | head -n 1)" --no-pager -q "$@" 2> /dev/null; }
-  for _ in $(seq 50); do jctl -t seaccess -o cat | grep -q "scontext=$H tcontext=$C" && break; sleep 0.1; done
+  for _ in $(seq 300); do jctl -t seaccess -o cat | grep -q "scontext=$H tcontext=$C" && break; sleep 0.1; done
   rec=$(jctl -t seaccess "SYSLOG_PID=$JM" -o cat | grep "scontext=$H tcontext=$C tclass=file" | tail -n 1)
   expect "journalctl -t seaccess shows the mount's denial ($rec)" '[[ $rec == "type=AVC msg=audit("*"avc:  denied  {"*"permissive=0" ]]'
   fields=$(jctl -t seaccess "SYSLOG_PID=$JM" -o export | grep -aE '^(PRIORITY|SYSLOG_FACILITY|_TRANSPORT|SYSLOG_IDENTIFIER)=' | sort -u | tr '\n' ' ')

@@ -39,7 +39,7 @@ sed -i 's/^log_group = .*/log_group = 0/; s/^verify_email = .*/verify_email = no
 auditd -n > /tmp/auditd.out 2>&1 &
 AUDITD=$!
 i=0
-while ! auditctl -s 2> /dev/null | grep -q "^pid $AUDITD\$" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while ! auditctl -s 2> /dev/null | grep -q "^pid $AUDITD\$" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 check "auditd (pid $AUDITD) is the kernel's audit daemon: $(auditctl -s 2>&1 | grep '^pid' || cat /tmp/auditd.out)" \
   sh -c "auditctl -s | grep -q '^pid $AUDITD\$'"
 
@@ -65,7 +65,7 @@ rc=$?
 refused() { [ "$1" -ne 0 ] && has "$2" 'Permission denied' && ! has "$2" secret; }
 check "confined cat of shadow: EACCES ($rc: $got)" refused $rc "$got"
 i=0
-while ! ausearch -m USER_AVC --raw 2> /dev/null | grep -q "tcontext=$SHADOW" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while ! ausearch -m USER_AVC --raw 2> /dev/null | grep -q "tcontext=$SHADOW" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 recs=$(ausearch -m USER_AVC --raw 2> /dev/null | grep "scontext=$HTTPD tcontext=$SHADOW tclass=file")
 echo "$recs" | sed -n 's/^./U &/p'
 check "ausearch -m USER_AVC finds the denial in auditd's log" has "$recs" "avc:  denied  { .*read.* } for .* scontext=$HTTPD tcontext=$SHADOW tclass=file permissive=0"
@@ -76,7 +76,7 @@ check "the daemon's standard error says no record failed" sh -c "! grep -q 'coul
 
 kill "$pid"
 i=0
-while kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while kill -0 "$pid" 2> /dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 check "no record was lost on the way to auditd (the count said at stop)" sh -c "! grep -q 'records were lost' $ERR"
 kill $AUDITD
 wait $AUDITD 2> /dev/null

@@ -58,7 +58,7 @@ rc=$?
 refused() { [ "$1" -ne 0 ] && has "$2" 'Permission denied' && ! has "$2" secret; }
 check "$H (the web program) is refused ($rc: $got)" refused $rc "$got"
 i=0
-while ! journalctl -q -t seaccess -o cat 2> /dev/null | grep -q "scontext=$H tcontext=$C" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+while ! journalctl -q -t seaccess -o cat 2> /dev/null | grep -q "scontext=$H tcontext=$C" && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
 rec=$(journalctl -q -t seaccess -o cat 2> /dev/null | grep "scontext=$H tcontext=$C" | tail -n 1)
 echo "J $rec"
 check "journalctl -t seaccess shows the denial" has "$rec" "^type=AVC msg=audit([0-9.]*:[0-9]*): avc:  denied  { .* } for .*scontext=$H tcontext=$C tclass=file permissive=0"
@@ -71,7 +71,7 @@ check "systemctl reload returns 0 ($out)" [ $rc -eq 0 ]
 # systemd 252 ends the reload job when ExecReload's kill returns; the mount's RELOADING=1 and
 # READY=1 follow (a synchronous reload, Type=notify-reload, came with systemd 253).
 i=0
-while [ "$(prop ActiveState)" != active ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(prop ActiveState)" != active ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 check "after the reload the unit is active again, the same process ($(prop ActiveState), $(prop MainPID))" \
   sh -c "[ \"\$(systemctl show -P ActiveState seaccess-mount@srv-site)\" = active ] && [ \"\$(systemctl show -P MainPID seaccess-mount@srv-site)\" = $main ]"
 log=$(journalctl -q -u seaccess-mount@srv-site -o cat 2> /dev/null)
