@@ -21,7 +21,8 @@ set -euo pipefail
 # vendored source links them. man-db, lintian, bash-completion, zsh, fish: the installed pages, the
 # Debian package and the completions, checked by tests/install (make install, make deb). systemd
 # (systemd-journald, journalctl, systemd-analyze): the journal a mount's syslog records reach
-# (tests/mount/syslog.sh runs its own journald on a private /run) and the unit's verification.
+# (tests/mount/syslog.sh runs its own journald on a private /run), the unit's verification and
+# the systemd a guest boots as PID 1 (tests/kernel/systemd).
 pkgs=(libsepol-dev libselinux1-dev libpcre2-dev attr fuse3 bindfs selinux-utils policycoreutils checkpolicy secilc selinux-policy-default selinux-policy-mls policycoreutils-python-utils time valgrind cbindgen pkg-config
       gcc libc6-dev make m4 python3 zstd selinux-policy-src python3-venv python3-dev python3-selinux fonts-dejavu-core setools semodule-utils sqlite3
       qemu-system-x86 busybox-static cpio clang libbpf-dev libelf-dev zlib1g-dev
