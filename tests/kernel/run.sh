@@ -50,7 +50,8 @@ bin=$PWD/$BUILD/seaccess
 smoke=$PWD/$BUILD/examples/enforce_smoke
 auditd=$PWD/$KERNEL_DIR/auditd
 if [ -x "$bin" ] && "$bin" enforce --help > /dev/null 2>&1; then
-  extra=(tests/kernel/enforce/smoke.sh tests/kernel/enforce/audit.sh tests/kernel/enforce/oracle.sh tests/kernel/workload.sh)
+  extra=(tests/kernel/checks.sh tests/kernel/enforce/smoke.sh tests/kernel/enforce/audit.sh tests/kernel/enforce/oracle.sh
+    tests/kernel/workload.sh)
   [ -x "$smoke" ] && extra+=("$smoke")
   [ -x "$auditd/sbin/auditd" ] || echo "kernel-test: no auditd unpacked at $auditd (make kernel runs scripts/fetch-auditd.sh): the audit suite fails"
   GUEST_SEACCESS=$bin GUEST_AUDITD=$auditd guest_initramfs "$out/enforce.initrd.gz" tests/kernel/enforce/guest.sh "${extra[@]}"
@@ -104,7 +105,7 @@ fi
 # (tests/kernel/systemd/guest.sh): seaccess-mount@.service as `make install` puts it, started,
 # reloaded and stopped with systemctl, its denial read back with journalctl.
 if [ -x "$bin" ]; then
-  GUEST_INIT=systemd GUEST_SEACCESS=$bin guest_initramfs "$out/systemd.initrd.gz" tests/kernel/systemd/guest.sh
+  GUEST_INIT=systemd GUEST_SEACCESS=$bin guest_initramfs "$out/systemd.initrd.gz" tests/kernel/systemd/guest.sh tests/kernel/checks.sh
   rc=0
   guest_boot "$out/systemd.initrd.gz" "$out/systemd" "lsm=lockdown,capability,landlock systemd.unit=seaccess-guest.service" || rc=$?
   tr -d '\r' < "$out/systemd/results.log" | grep -v '^kernel-systemd:\|^SUITE-END\|^# unit: ' || true

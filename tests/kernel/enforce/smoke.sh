@@ -18,14 +18,7 @@ P=/etc/selinux/default/policy/policy.33
 FC=/etc/selinux/default/contexts/files/file_contexts
 LOG=/tmp/audit.log
 ERR=/tmp/enforce.err
-checks=0
-failed=0
-check() { # check WHAT CONDITION...: one check, named WHAT, passing when CONDITION succeeds
-  what=$1
-  shift
-  checks=$((checks + 1))
-  if "$@"; then echo "ok - $what"; else failed=$((failed + 1)); echo "FAIL - $what"; fi
-}
+. /suite/checks.sh
 # The policy's answers: `allowed S T CLASS PERM...` and `created S T CLASS`.
 allowed() { seaccess check -p "$P" "$@" > /dev/null; }
 created() { echo "$1 $2 $3" | seaccess compute-create -p "$P"; }
@@ -46,8 +39,6 @@ wait_for() {
   done
   return 1
 }
-# has TEXT PATTERN: TEXT has a line matching PATTERN.
-has() { echo "$1" | grep -q -- "$2"; }
 generation() { seaccess enforce status | sed -n 's/.*generation \([0-9]*\),.*/\1/p'; }
 
 # The tree: web content, a secret, an httpd_exec_t program (busybox, named so that it runs the
@@ -121,7 +112,6 @@ if allowed "$HTTPD" "$SHADOW" file read open; then shadow_ok=1; else shadow_ok=0
 check "the policy refuses $HTTPD {read open} on $SHADOW (the case below)" [ $shadow_ok -eq 0 ]
 got=$(timeout 30 seaccess enforce run --context $INITRC -- $HTTPD_BIN cat /t/etc/shadow 2>&1)
 rc=$?
-denied() { [ "$1" -ne 0 ] && has "$2" 'Permission denied' && ! has "$2" secret; }
 check "confined cat of shadow: EACCES ($rc: $got)" denied $rc "$got"
 check "the denial is in the audit log" wait_for "avc:  denied  { .*read.* } for  pid=[0-9]* comm=\"busybox\" name=\"shadow\" .*scontext=$HTTPD tcontext=$SHADOW tclass=file permissive=0" $LOG
 grep "tcontext=$SHADOW" $LOG | sed 's/^/# /'

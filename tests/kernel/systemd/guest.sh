@@ -12,15 +12,7 @@ P=/etc/selinux/default/policy/policy.33
 FC=/etc/selinux/default/contexts/files/file_contexts
 H=system_u:system_r:httpd_t:s0
 U=unit
-checks=0
-failed=0
-check() { # check WHAT CONDITION...
-  what=$1
-  shift
-  checks=$((checks + 1))
-  if "$@"; then echo "ok - $what"; else failed=$((failed + 1)); echo "FAIL - $what"; fi
-}
-has() { echo "$1" | grep -q -- "$2"; }
+. /suite/checks.sh
 prop() { systemctl show -P "$1" seaccess-mount@srv-site.service; }
 echo "# $(systemctl --version | head -n 1); PID 1 is $(cat /proc/1/comm)"
 check "PID 1 is systemd" [ "$(cat /proc/1/comm)" = systemd ]
@@ -55,8 +47,7 @@ got=$(cat /srv/site/etc/shadow 2>&1)
 check "an unconfined cat reads through the mount ($got)" [ "$got" = root:secret ]
 got=$(timeout 10 $WEB cat /srv/site/etc/shadow 2>&1)
 rc=$?
-refused() { [ "$1" -ne 0 ] && has "$2" 'Permission denied' && ! has "$2" secret; }
-check "$H (the web program) is refused ($rc: $got)" refused $rc "$got"
+check "$H (the web program) is refused ($rc: $got)" denied $rc "$got"
 i=0
 while ! journalctl -q -t seaccess -o cat 2> /dev/null | grep -q "scontext=$H tcontext=$C" && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
 rec=$(journalctl -q -t seaccess -o cat 2> /dev/null | grep "scontext=$H tcontext=$C" | tail -n 1)
@@ -79,7 +70,7 @@ echo "$log" | sed 's/^/# unit: /'
 check "the mount's own messages are under the unit, the reload among them" has "$log" reloaded
 got=$(timeout 10 $WEB cat /srv/site/etc/shadow 2>&1)
 rc=$?
-check "after the reload $H is still refused ($rc)" refused $rc "$got"
+check "after the reload $H is still refused ($rc)" denied $rc "$got"
 
 out=$(timeout 120 systemctl stop seaccess-mount@srv-site 2>&1)
 rc=$?
