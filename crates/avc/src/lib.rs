@@ -46,6 +46,7 @@
 
 mod record;
 mod stats;
+pub mod stripe;
 mod table;
 mod xperms;
 

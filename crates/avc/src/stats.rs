@@ -1,9 +1,10 @@
 //! Statistics kept per thread and summed when read, so that a hit writes only to a cache line
 //! its own thread owns.
 //!
-//! Each live thread owns one stripe of counters (taken when it first counts, given back when it
-//! exits), so its counts are plain loads and stores, not locked adds. Past [`OWNED`] live
-//! threads, the rest share one stripe and count with atomic adds: slower, never wrong.
+//! Each live thread counts in the stripe of its number ([`crate::stripe`], which the object
+//! manager's hook counters use too), so its counts are plain loads and stores, not locked adds.
+//! Past [`OWNED`] live threads, the rest share one stripe and count with atomic adds: slower,
+//! never wrong.
 //!
 //! Finding a thread's stripe through a `thread_local!` is a call to `__tls_get_addr` in a shared
 //! library (the general-dynamic TLS model), a tenth of a cache hit. So a caller that knows a
@@ -16,82 +17,16 @@
 //! it records their sums as the new zero.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
 
-/// Stripes a thread can own alone.
-const OWNED: usize = 64;
+use crate::stripe::{self, OWNED, SHARED};
+
 /// Stripes claimed by thread identities ([`Stats::bump_as`]); a power of two.
 const HINTED: usize = 64;
-/// The stripe shared by threads beyond the first [`OWNED`].
-const SHARED: usize = OWNED;
 
-/// Stripe numbers no live thread owns. Taken only when a thread first counts and when it exits.
-static FREE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-static FREE_INIT: std::sync::Once = std::sync::Once::new();
-
-/// This thread's claim on its stripe; gives it back when the thread exits.
-struct Owned(usize);
-
-impl Drop for Owned {
-    fn drop(&mut self) {
-        // Anything this thread counts from now on (in later destructors) goes to the shared stripe.
-        let _ = CACHED.try_with(|c| c.set(SHARED));
-        if self.0 != SHARED {
-            free_list().push(self.0);
-        }
-    }
-}
-
-fn free_list() -> std::sync::MutexGuard<'static, Vec<usize>> {
-    seaccess_types::lock(&FREE)
-}
-
-fn init_free_list() {
-    FREE_INIT.call_once(|| {
-        *free_list() = (0..OWNED).rev().collect();
-    });
-}
-
-/// The statistics' locks, held across a fork (see `Avc::fork_guard`). Stripes owned by threads
-/// the child does not have stay theirs: the child's threads count in the others, or shared.
+/// The statistics' locks, held across a fork (see `Avc::fork_guard`).
 pub(crate) struct Held<'a> {
     _zero: std::sync::MutexGuard<'a, CacheStats>,
     _free: std::sync::MutexGuard<'static, Vec<usize>>,
-}
-
-thread_local! {
-    /// The stripe number, read on every count: a plain cell with no destructor, so reading it
-    /// needs no initialisation check.
-    static CACHED: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
-    /// Holds the stripe until the thread exits.
-    static CLAIM: std::cell::RefCell<Option<Owned>> = const { std::cell::RefCell::new(None) };
-}
-
-/// This thread's stripe number.
-#[inline(always)]
-fn stripe() -> usize {
-    let v = CACHED.with(|c| c.get());
-    if v != usize::MAX {
-        return v;
-    }
-    claim()
-}
-
-#[cold]
-fn claim() -> usize {
-    init_free_list();
-    let n = free_list().pop().unwrap_or(SHARED);
-    // A thread being torn down can no longer hold a claim: it counts in the shared stripe.
-    let n = if CLAIM.try_with(|c| *c.borrow_mut() = Some(Owned(n))).is_ok() {
-        n
-    } else {
-        if n != SHARED {
-            free_list().push(n);
-        }
-        SHARED
-    };
-    CACHED.with(|c| c.set(n));
-    n
 }
 
 /// One stripe, alone on its cache lines (128 bytes: adjacent-line prefetch pairs 64-byte lines),
@@ -190,13 +125,11 @@ impl Stats {
         }
     }
 
-    /// Holds the statistics' locks; the free list is filled first, so that no thread is inside
-    /// its one-time initialisation at the fork.
+    /// Holds the statistics' locks (the stripe numbers' free list among them).
     pub fn hold(&self) -> Held<'_> {
-        init_free_list();
         Held {
             _zero: seaccess_types::lock(&self.zero),
-            _free: free_list(),
+            _free: stripe::hold(),
         }
     }
 
@@ -205,11 +138,11 @@ impl Stats {
     /// claimed one yet (`usize::MAX`), which go the cold way: three tests on every hit before.
     #[inline(always)]
     pub fn bump(&self, which: Counter, n: u64) {
-        let i = CACHED.with(|c| c.get());
+        let i = stripe::cached();
         if i < SHARED {
             if let Some(c) = self.stripes.get(i) {
-                // Only this thread writes its stripe (a stripe changes hands through FREE's
-                // lock, which orders the old owner's stores before the new owner's).
+                // Only this thread writes its stripe (a number changes hands through the free
+                // list's lock, which orders the old owner's stores before the new owner's).
                 return c.add_owned(which, n);
             }
         }
@@ -221,7 +154,7 @@ impl Stats {
     #[cold]
     #[inline(never)]
     fn bump_unowned(&self, which: Counter, n: u64) {
-        let i = stripe();
+        let i = stripe::current();
         let Some(c) = self.stripes.get(i) else { return };
         if i == SHARED {
             c.get(which).fetch_add(n, Relaxed);

@@ -1,9 +1,9 @@
 //! Per-hook counts of the cache lookups the hooks made: what the benchmark reads to show how
 //! many lookups each fast path saves.
 
-use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Mutex, Once};
+
+use seaccess_avc::stripe::{self, OWNED, SHARED};
 
 macro_rules! hooks {
     ($($v:ident => $n:literal),* $(,)?) => {
@@ -142,67 +142,15 @@ hooks! {
 /// Hooks in [`Hook::ALL`].
 const HOOKS: usize = Hook::ALL.len();
 
-/// Stripes a thread can own alone; threads beyond these share one and count with atomic adds.
-const OWNED: usize = 64;
-const SHARED: usize = OWNED;
-
 /// One thread's counts, on cache lines of their own (128 bytes: adjacent-line prefetch pairs
 /// 64-byte lines).
 #[repr(align(128))]
 struct Stripe([AtomicU64; HOOKS]);
 
-/// Stripe numbers no live thread owns (every object manager's counters use a thread's one).
-static FREE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-static FREE_INIT: Once = Once::new();
-
-/// This thread's claim on its stripe number; given back when the thread exits.
-struct Owned(usize);
-
-impl Drop for Owned {
-    fn drop(&mut self) {
-        let _ = STRIPE.try_with(|c| c.set(SHARED));
-        if self.0 != SHARED {
-            seaccess_types::lock(&FREE).push(self.0);
-        }
-    }
-}
-
-thread_local! {
-    /// The stripe number (usize::MAX until the thread first counts): a plain cell without a
-    /// destructor, so reading it needs no initialisation check.
-    static STRIPE: Cell<usize> = const { Cell::new(usize::MAX) };
-    static CLAIM: RefCell<Option<Owned>> = const { RefCell::new(None) };
-}
-
-#[inline(always)]
-fn stripe() -> usize {
-    let v = STRIPE.with(Cell::get);
-    if v != usize::MAX {
-        return v;
-    }
-    claim()
-}
-
-#[cold]
-fn claim() -> usize {
-    FREE_INIT.call_once(|| *seaccess_types::lock(&FREE) = (0..OWNED).rev().collect());
-    let n = seaccess_types::lock(&FREE).pop().unwrap_or(SHARED);
-    // A thread being torn down can no longer hold a claim: it counts in the shared stripe.
-    let n = if CLAIM.try_with(|c| *c.borrow_mut() = Some(Owned(n))).is_ok() {
-        n
-    } else {
-        if n != SHARED {
-            seaccess_types::lock(&FREE).push(n);
-        }
-        SHARED
-    };
-    STRIPE.with(|c| c.set(n));
-    n
-}
-
-/// Lookup counts, one per hook, kept per thread (as the cache's statistics are) and summed
-/// when read: a count is a plain load and store on a line the counting thread owns, not a
-/// locked add on a line every thread writes. Only hooks that ask the cache count; a fast path
+/// Lookup counts, one per hook, kept per thread in the stripe of the thread's number (the
+/// cache's statistics' numbers, [`seaccess_avc::stripe`]) and summed when read: a count is a
+/// plain load and store on a line the counting thread owns, not a locked add on a line every
+/// thread writes. Only hooks that ask the cache count; a fast path
 /// that answers without it counts nothing.
 pub struct Counters(Box<[Stripe]>);
 
@@ -235,11 +183,11 @@ impl Counters {
     /// thread that has not claimed one yet (`usize::MAX`), which go the cold way.
     #[inline(always)]
     pub fn bump(&self, hook: Hook) {
-        let i = STRIPE.with(Cell::get);
+        let i = stripe::cached();
         if i < SHARED {
             if let Some(c) = self.0.get(i).and_then(|s| s.0.get(hook as usize)) {
-                // Only this thread writes its stripe (a stripe changes hands through FREE's
-                // lock, which orders the old owner's stores before the new owner's).
+                // Only this thread writes its stripe (a number changes hands through the free
+                // list's lock, which orders the old owner's stores before the new owner's).
                 c.store(c.load(Relaxed).wrapping_add(1), Relaxed);
                 return;
             }
@@ -252,7 +200,7 @@ impl Counters {
     #[cold]
     #[inline(never)]
     fn bump_unowned(&self, hook: Hook) {
-        let i = stripe();
+        let i = stripe::current();
         let Some(c) = self.0.get(i).and_then(|s| s.0.get(hook as usize)) else {
             return;
         };
