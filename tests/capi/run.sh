@@ -265,7 +265,7 @@ fi
 if [ -e target/libselinux/libselinux.so.1 ]; then
   SEACCESS_BUILD=$BUILD bash tests/capi/secure_env.sh > "$T/se" 2>&1; rc=$?
   if grep -q '^SKIP' "$T/se"; then cat "$T/se"
-  elif [ $rc = 0 ]; then ok "secure_env: a set-user-ID program ignores SEACCESS_POLICY and SEACCESS_SUBJECTS set by nobody (system policy, default subject, closed without one); not set-user-ID it honours them ($(tail -n 1 "$T/se"))"
+  elif [ $rc = 0 ]; then ok "secure_env: a set-user-ID program ignores SEACCESS_POLICY, SEACCESS_SUBJECTS and SEACCESS_AUDIT set by nobody (system policy, default subject, closed without one); not set-user-ID it honours them ($(tail -n 1 "$T/se"))"
   else bad "secure_env (tests/capi/secure_env.sh)"; grep -v '^ok: ' "$T/se" | head -30; fi
 fi
 # Debian's own programs (selinux-utils) and Python module, unmodified, on the drop-in.

@@ -96,6 +96,21 @@ if has "$T/suid0" "enabled=1" && has "$T/suid0" "policy=$SYS" && has "$T/suid0" 
 else
   bad "set-user-ID without SEACCESS_POLICY"; cat "$T/suid0" "$T/suid0.err" "$T/plain0"
 fi
+# SEACCESS_AUDIT (where the default logger appends its records, as `seaccess run --audit-log`
+# sets it): honoured by the plain program, so that a denial lands in nobody's own log; ignored
+# by the set-user-ID one, which would otherwise append, as root, to a file nobody may not write.
+: > "$T/rootlog" && chown root:root "$T/rootlog" && chmod 644 "$T/rootlog"
+as_nobody "$T/plainaudit" SEACCESS_POLICY="$SYS" SEACCESS_AUDIT="$T/nobody/audit.log" "$T/bin/plain"
+grep -q "avc:  denied  { read } .*scontext=$S tcontext=$O tclass=file" "$T/nobody/audit.log" 2> /dev/null \
+  && ok "not set-user-ID: SEACCESS_AUDIT is honoured (the system policy's denial in nobody's own log)" \
+  || { bad "not set-user-ID: SEACCESS_AUDIT not honoured"; cat "$T/plainaudit" "$T/plainaudit.err"; }
+as_nobody "$T/suidaudit" SEACCESS_AUDIT="$T/rootlog" "$T/bin/setuid"
+if has "$T/suidaudit" "check=-1 13" && [ ! -s "$T/rootlog" ] && grep -q "avc:  denied  { read }" "$T/suidaudit.err" \
+   && grep -q "ignores SEACCESS_AUDIT" "$T/suidaudit.err"; then
+  ok "set-user-ID: SEACCESS_AUDIT naming a file of root's is ignored (the file stays empty, the denial on standard error) and said so"
+else
+  bad "set-user-ID: SEACCESS_AUDIT reached the program ($(wc -c < "$T/rootlog") bytes in root's file)"; cat "$T/suidaudit" "$T/suidaudit.err"
+fi
 # A FIFO in SEACCESS_POLICY: ignored, no hang.
 as_nobody "$T/fifo" SEACCESS_POLICY="$T/nobody/fifo" "$T/bin/setuid"; rc=$?
 [ $rc = 0 ] && has "$T/fifo" "policy=$SYS" && has "$T/fifo" "check=-1 13" \

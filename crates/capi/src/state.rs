@@ -191,7 +191,7 @@ fn ignored_variables() {
     if !secure_execution() {
         return;
     }
-    let set: Vec<&str> = [POLICY_ENV, SUBJECTS_ENV]
+    let set: Vec<&str> = [POLICY_ENV, SUBJECTS_ENV, callbacks::AUDIT_ENV]
         .into_iter()
         .filter(|v| std::env::var_os(v).is_some())
         .collect();
