@@ -112,8 +112,8 @@ install: install-build
 uninstall:
 	@PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) bash scripts/install.sh uninstall
 
-# The Debian package, target/deb/seaccess_VERSION-1_ARCH.deb (scripts/deb.sh):
-# `apt install ./target/deb/seaccess_*.deb` installs it, `apt remove seaccess` removes it.
+# The Debian packages in target/deb (scripts/deb.sh): seaccess, libseaccess0 and libseaccess-dev;
+# `apt install ./target/deb/*.deb` installs them, `apt remove seaccess libseaccess0` removes them.
 deb: install-build
 	@BUILD=$(BUILD) bash scripts/deb.sh
 

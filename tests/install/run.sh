@@ -29,7 +29,7 @@ chmod 755 "$T"
 DEB_INSTALLED=0 MOUNTS=()
 cleanup() {
   for m in "${MOUNTS[@]}"; do grep -qs " $m fuse" /proc/mounts && { umount "$m" 2>/dev/null || fusermount3 -uz "$m"; }; done
-  [ "$DEB_INSTALLED" = 1 ] && DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge seaccess >/dev/null 2>&1
+  [ "$DEB_INSTALLED" = 1 ] && DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge seaccess libseaccess0 libseaccess-dev >/dev/null 2>&1
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -175,28 +175,54 @@ make -s uninstall PREFIX="$P" > /dev/null 2>&1
 left=$(find "$P" -type f -o -type l)
 expect "make uninstall PREFIX=DIR leaves no file behind (${left:-none})" '[ -z "$left" ]'
 
-# 3. The Debian package: built, linted, installed with apt, used, removed. ----------------------
-if dpkg -s seaccess >/dev/null 2>&1; then
-  bad "a seaccess package is already installed on this machine; not touching it"
-  summary
-fi
-deb=$(make -s deb PROFILE="$PROFILE" 2> "$T/deb.err" | tail -1)
-expect "make deb builds $deb" '[ -f "$deb" ] || { cat "$T/deb.err"; false; }'
-dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' > "$T/deb.list"
-for f in /usr/bin/seaccess /usr/sbin/mount.fuse.seaccess /usr/share/man/man8/seaccess-mount.8.gz \
-         /usr/share/man/man1/seaccess.1.gz /usr/lib/x86_64-linux-gnu/seaccess/libselinux.so.1 \
-         /usr/share/doc/seaccess/copyright /usr/share/bash-completion/completions/seaccess; do
-  grep -qx "$f" "$T/deb.list" || bad "the package lacks $f"
+# 3. The Debian packages: built, linted, installed with apt, used, removed. ---------------------
+PKGS=(seaccess libseaccess0 libseaccess-dev)
+for p in "${PKGS[@]}"; do
+  if dpkg -s "$p" >/dev/null 2>&1; then
+    bad "a $p package is already installed on this machine; not touching it"
+    summary
+  fi
 done
-ok "dpkg-deb -c lists the commands, pages, drop-in, copyright and completions"
-expect "the package puts nothing on the loader's path named libselinux" '! grep -E "^/usr/lib/(x86_64-linux-gnu/)?libselinux" "$T/deb.list"'
+mapfile -t debs < <(make -s deb PROFILE="$PROFILE" 2> "$T/deb.err" | grep '\.deb$')
+deb=$(printf '%s\n' "${debs[@]}" | grep '/seaccess_' | head -1)
+expect "make deb builds one package each for ${PKGS[*]} (${debs[*]})" \
+  '[ ${#debs[@]} -eq 3 ] && [ -f "$deb" ] && ( for p in "${PKGS[@]}"; do ls target/deb/${p}_*.deb > /dev/null || exit 1; done ) || { cat "$T/deb.err"; false; }'
+: > "$T/deb.list"
+for d in "${debs[@]}"; do
+  dpkg-deb -c "$d" | awk '{print $6}' | sed 's|^\./|/|' > "$T/$(basename "$d").list"
+  cat "$T/$(basename "$d").list" >> "$T/deb.list"
+done
+L=/usr/lib/x86_64-linux-gnu
+want() { # want PKG FILE...: the package of PKG lists every FILE
+  local p=$1 f
+  shift
+  for f in "$@"; do grep -qx "$f" "$T/$(basename target/deb/${p}_*.deb).list" || { echo "  $p lacks $f"; return 1; }; done
+}
+expect "seaccess holds the commands, pages, drop-in, copyright and completions" \
+  'want seaccess /usr/bin/seaccess /usr/sbin/mount.fuse.seaccess /usr/share/man/man8/seaccess-mount.8.gz /usr/share/man/man1/seaccess.1.gz $L/seaccess/libselinux.so.1 /usr/share/doc/seaccess/copyright /usr/share/bash-completion/completions/seaccess'
+expect "libseaccess0 holds libseaccess.so.0 and nothing of the development files" \
+  'want libseaccess0 $L/libseaccess.so.0.1.0 $L/libseaccess.so.0 && ! grep -qE "\.h$|\.pc$|\.a$|libseaccess\.so$" "$T/$(basename target/deb/libseaccess0_*.deb).list"'
+expect "libseaccess-dev holds the header, seaccess.pc, the static library and the .so link" \
+  'want libseaccess-dev /usr/include/seaccess.h $L/pkgconfig/seaccess.pc $L/libseaccess.a $L/libseaccess.so'
+expect "no two packages hold the same file" '[ -z "$(grep -v "/$" "$T/deb.list" | sort | uniq -d)" ]'
+expect "the packages put nothing on the loader's path named libselinux" '! grep -E "^/usr/lib/(x86_64-linux-gnu/)?libselinux" "$T/deb.list"'
 if command -v lintian >/dev/null; then
-  lintian "$deb" > "$T/lintian" 2>&1
-  expect "lintian finds no error ($(grep -c '^W:' "$T/lintian") warnings)" '! grep "^E:" "$T/lintian"'
+  lintian "${debs[@]}" > "$T/lintian" 2>&1
+  expect "lintian finds no error ($(grep -c '^W:' "$T/lintian") warnings: $(grep '^W:' "$T/lintian" | awk '{print $3}' | sort -u | tr '\n' ' '))" '! grep "^E:" "$T/lintian"'
 else bad "no lintian (make deps installs it)"; fi
 DEB_INSTALLED=1
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$PWD/$deb" > "$T/apt.out" 2>&1
-expect "apt install ./seaccess_*.deb" '[ $? -eq 0 ] || { tail -5 "$T/apt.out"; false; }'
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${debs[@]/#/$PWD/}" > "$T/apt.out" 2>&1
+expect "apt install ./target/deb/*.deb" '[ $? -eq 0 ] || { tail -5 "$T/apt.out"; false; }'
+# The C library from the packages: a program built with /usr's seaccess.pc (libseaccess-dev)
+# records libseaccess.so.0 and runs on libseaccess0's copy, from the loader's cache.
+flags=$(pkg-config --cflags --libs seaccess)
+gcc -Wall -Werror -o "$T/example-deb" tests/capi/example.c $flags 2> "$T/gcc.err"
+expect "tests/capi/example.c builds with the package's seaccess.pc ($flags)" '[ $? -eq 0 ] || { cat "$T/gcc.err"; false; }'
+# (Paths compared as the files they are: with a merged /usr, ldconfig names /lib's.)
+cached=$(ldconfig -p | sed -n 's/^[[:space:]]*libseaccess\.so\.0 (.*) => //p' | head -n 1)
+loaded=$(ldd "$T/example-deb" | sed -n 's/.*libseaccess\.so\.0 => \([^ ]*\).*/\1/p')
+expect "and runs on libseaccess.so.0 from ldconfig's cache (${cached:-none}; ldd: ${loaded:-none})" \
+  '[ -n "$cached" ] && [ "$(readlink -f "$cached")" = "$(readlink -f $L/libseaccess.so.0)" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f $L/libseaccess.so.0)" ] && SEACCESS_POLICY=$POL "$T/example-deb" >/dev/null 2>&1'
 got=$(/usr/bin/seaccess check -p "$POL" "$H" system_u:object_r:shadow_t:s0 file read); rc=$?
 expect "/usr/bin/seaccess check answers as the build's" '[ $rc = $want_shadow_rc ] && [ "$got" = "$want_shadow" ]'
 expect "man finds seaccess-mount(8)" '[ "$(man -w seaccess-mount)" = /usr/share/man/man8/seaccess-mount.8.gz ]'
@@ -213,11 +239,11 @@ umount "$MNT"
 SEACCESS_BUILD=/usr/bin SEACCESS_README_INSTALLED=1 SEACCESS_README_REQUIRE=1 bash tests/readme.sh > "$T/readme.out" 2>&1; rc=$?
 expect "README's commands run as written from /usr/bin/seaccess ($(tail -1 "$T/readme.out"); $(grep -c '^SKIP' "$T/readme.out") left out)" \
   '[ $rc -eq 0 ] || { grep "^FAIL" -A5 "$T/readme.out"; false; }'
-DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge seaccess > "$T/apt.out" 2>&1
-expect "apt remove --purge seaccess" '[ $? -eq 0 ]'
+DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq --purge "${PKGS[@]}" > "$T/apt.out" 2>&1
+expect "apt remove --purge ${PKGS[*]}" '[ $? -eq 0 ]'
 DEB_INSTALLED=0
 left=$(while read -r f; do [ -n "$f" ] && [ ! -d "$f" ] && { [ -e "$f" ] || [ -L "$f" ]; } && echo "$f"; done < "$T/deb.list")
-expect "nothing of the package is left (${left:-none})" '[ -z "$left" ] && ! dpkg -s seaccess >/dev/null 2>&1'
+expect "nothing of the packages is left (${left:-none})" '[ -z "$left" ] && ( for p in "${PKGS[@]}"; do ! dpkg -s "$p" > /dev/null 2>&1 || exit 1; done )'
 
 # 4. The Python wheel in a fresh venv. -----------------------------------------------------------
 if [ -x target/venv/bin/maturin ]; then
