@@ -175,8 +175,12 @@ fn print(out: &mut Out, r: &Report) -> Result<(), CliError> {
         .collect();
     let cheapest = designs.iter().copied().fold(f64::INFINITY, f64::min);
     let dearest = designs.iter().copied().fold(0.0, f64::max);
-    if let (Some(hit), Some(hook)) = (get("avc_check_at"), get("hook_socket")) {
-        writeln!(out, "\nthe cache's hit (Avc::check_at): {hit:.1} (goal <= 40); the hook through the cache (socket): {hook:.1} against the cheapest design's {cheapest:.1} (goal: fewer); the dearest design: {dearest:.1} (goal <= 100)")?;
+    if let (Some(hit), Some(hook), Some(warm)) = (
+        get("avc_check_at"),
+        get("hook_socket"),
+        get("hook_socket_grant"),
+    ) {
+        writeln!(out, "\nthe cache's hit (Avc::check_at): {hit:.1} (goal <= 40); the socket hook on a warm socket: {warm:.1} (its remembered grant, the default), {hook:.1} through the cache, against the cheapest design's {cheapest:.1} (goal: fewer); the dearest design: {dearest:.1} (goal <= 100)")?;
     }
     match (&r.capi_loop, &r.capi_not_measured) {
         (Some((ls, ll)), _) => {

@@ -33,6 +33,7 @@ pub const ROWS: &[(&str, &str)] = &[
     ("bucket_rwlock", "design: a reader-writer lock per bucket"),
     ("block_mutex", "design: a mutex per block of 16 buckets"),
     ("hook_socket", "object manager: selinux_socket_sendmsg on a Unix stream socket (through the cache)"),
+    ("hook_socket_grant", "object manager: selinux_socket_sendmsg on a warm Unix stream socket (its remembered grant)"),
     ("hook_inode", "object manager: selinux_inode_permission MAY_READ on a warm pipe inode (its remembered grant)"),
     ("hook_file", "object manager: selinux_file_permission MAY_READ on an open pipe (the revalidation skip)"),
 ];
@@ -67,7 +68,9 @@ pub fn run(server: Arc<SecurityServer>, what: &str, count: u64) -> Result<u64, L
         "bucket_mutex" => Ok(design(&BucketMutex::new(dynserver), &work, count)),
         "bucket_rwlock" => Ok(design(&BucketRwLock::new(dynserver), &work, count)),
         "block_mutex" => Ok(design(&BlockMutex::new(dynserver), &work, count)),
-        "hook_socket" | "hook_inode" | "hook_file" => hooks(server, &work, what, count),
+        "hook_socket" | "hook_socket_grant" | "hook_inode" | "hook_file" => {
+            hooks(server, &work, what, count)
+        }
         _ => Err(LabError::Setup {
             what: format!(
                 "no row {what}: expected one of {}",
@@ -148,12 +151,14 @@ fn hooks(
     let (_, sid) = pick_domain(&server, DOMAINS)?;
     let o = objects(&server, sid)?;
     let (om, task, sock, inode, file) = (&o.om, &o.task, &o.sock, &o.inode, &o.file);
+    // `objects` leaves the socket's remembered grant off (every send through the cache).
+    om.fast_paths().set_sockets(what == "hook_socket_grant");
     // Warm: the first of each fills the cache and the objects' remembered grants.
     let _ = om.socket_sendmsg(task, sock);
     let _ = om.inode_permission(task, inode, MAY_READ, None);
     let _ = om.file_permission(task, file, inode, MAY_READ, "pipe:");
     Ok(match what {
-        "hook_socket" => drive(work, count, |_, _, _, _| {
+        "hook_socket" | "hook_socket_grant" => drive(work, count, |_, _, _, _| {
             om.socket_sendmsg(task, sock).is_ok()
         }),
         "hook_inode" => drive(work, count, |_, _, _, _| {

@@ -130,6 +130,9 @@ pub fn measure<S>(
             what: e.to_string(),
         })?
         .clone();
+    // These experiments measure the cache on every send and receive, as the kernel checks
+    // them: a socket's remembered grant would answer them without it.
+    om.fast_paths().set_sockets(false);
     let task = Task::new(std::process::id(), comm, seaccess_objmgr::Cred::new(sid));
     let mut state = setup(&om, &task)?;
     let rounds = rounds.max(1);

@@ -1,9 +1,14 @@
-//! The three fast paths, each switchable at run time so that its value can be measured, and
-//! each keeping the kernel's guarantees: a policy change, a relabel or a credential change is
-//! seen at the next operation, and a denial is still audited.
+//! The fast paths, each switchable at run time so that its value can be measured, and each
+//! keeping the kernel's guarantees: a policy change, a relabel or a credential change is seen
+//! at the next operation, and a denial is still audited.
 //!
 //! - Revalidation skip (2007): a read or write of an open file is not checked again while the
 //!   task's SID, the inode's SID and the policy seqno are those the open was checked with.
+//! - The socket's remembered grant, the same lesson for a socket's sends and receives: a socket
+//!   remembers what the last (credential SID, seqno) was granted on it with nothing to audit,
+//!   as an inode does (below), so a warm send is one comparison and one mask test ([`crate::grant`];
+//!   [`FastPaths::set_sockets`]). The lab's experiments that measure the cache on every send
+//!   (chatroom, hackbench) turn it off.
 //! - Directory search cache (2025, the kernel's per-task avdcache): each credential keeps the
 //!   last few directory search decisions, tagged with their seqno.
 //! - "Nothing beyond POSIX here" (Linus's proposal), extended: an inode remembers what the last
@@ -28,6 +33,7 @@ pub struct FastPaths {
     revalidate: AtomicBool,
     search_cache: AtomicBool,
     posix: AtomicBool,
+    sockets: AtomicBool,
     /// Bumped after every enforcing switch (and cache reset). A check remembers its grant only
     /// if no switch happened while it ran: a decision read in permissive mode may hold
     /// permissions granted only because the mode was permissive, and the cache's own epoch
@@ -41,6 +47,7 @@ impl Default for FastPaths {
             revalidate: AtomicBool::new(true),
             search_cache: AtomicBool::new(true),
             posix: AtomicBool::new(true),
+            sockets: AtomicBool::new(true),
             switches: Arc::new(AtomicU64::new(0)),
         }
     }
@@ -52,6 +59,7 @@ impl FastPaths {
         self.set_revalidate(on);
         self.set_search_cache(on);
         self.set_posix(on);
+        self.set_sockets(on);
     }
     pub fn set_revalidate(&self, on: bool) {
         self.revalidate.store(on, Relaxed);
@@ -61,6 +69,9 @@ impl FastPaths {
     }
     pub fn set_posix(&self, on: bool) {
         self.posix.store(on, Relaxed);
+    }
+    pub fn set_sockets(&self, on: bool) {
+        self.sockets.store(on, Relaxed);
     }
     #[inline(always)]
     pub fn revalidate(&self) -> bool {
@@ -73,6 +84,10 @@ impl FastPaths {
     #[inline(always)]
     pub fn posix(&self) -> bool {
         self.posix.load(Relaxed)
+    }
+    #[inline(always)]
+    pub fn sockets(&self) -> bool {
+        self.sockets.load(Relaxed)
     }
 
     /// What records an enforcing switch or a cache reset (for the cache's reset callback).

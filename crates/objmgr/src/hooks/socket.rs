@@ -15,7 +15,8 @@ use crate::classes::{socket as sockperm, tcp_socket, unix_stream_socket, Class};
 use crate::counters::Hook;
 use crate::cred::Task;
 use crate::error::{ObjmgrError, Result};
-use crate::ObjectManager;
+use crate::grant::compact;
+use crate::{Checked, ObjectManager};
 
 pub use blob::{SockAddr, SocketSec};
 pub use class::{family, ipproto, sk_protocol, sock_type, socket_class};
@@ -78,6 +79,9 @@ impl ObjectManager {
     /// The kernel's sock_has_perm: the task's SID to the socket's, in the socket's class, with
     /// the socket's addresses in the record. Inlined into each socket hook: its silent grant is
     /// the whole of a send's or receive's check, and a call's saved registers cost it a tenth.
+    /// With the sockets fast path on (the default), a grant the socket remembers for the task's
+    /// credential under the newest policy answers without the cache (the same answer: only the
+    /// policy's own grants with nothing to audit are remembered, see [`crate::grant`]).
     #[inline(always)]
     pub(crate) fn sock_has_perm(
         &self,
@@ -86,6 +90,16 @@ impl ObjectManager {
         sock: &SocketSec,
         perms: u32,
     ) -> Result<()> {
+        if self.fast_paths().sockets() {
+            if let Some(need) = compact(perms) {
+                // A remembered grant first: it answers Ok, as the skip would, and is the warm
+                // case of every send and receive.
+                if sock.grant.holds(self.epoch(task.cred()).0, need) {
+                    return Ok(());
+                }
+                return self.sock_has_perm_remember(hook, task, sock, perms, need);
+            }
+        }
         if self.skip_sock_check(sock.sid()) {
             return Ok(());
         }
@@ -93,6 +107,33 @@ impl ObjectManager {
             return Ok(());
         }
         self.sock_has_perm_full(hook, task, sock, perms)
+    }
+
+    /// [`ObjectManager::sock_has_perm`] with no grant remembered for the task's credential:
+    /// the check, whose grant the socket remembers if it may (the policy's own, nothing to
+    /// audit, decided in enforcing mode with no switch meanwhile: `may_remember`).
+    #[inline(never)]
+    fn sock_has_perm_remember(
+        &self,
+        hook: Hook,
+        task: &Task,
+        sock: &SocketSec,
+        perms: u32,
+        need: u16,
+    ) -> Result<()> {
+        if self.skip_sock_check(sock.sid()) {
+            return Ok(());
+        }
+        let seen = sock.grant.seen();
+        let w = self.window();
+        let v = self.check_noaudit(hook, task.sid(), sock.sid(), sock.class(), perms)?;
+        if self.may_remember(w, &v) {
+            let (id, seqno) = self.epoch(task.cred());
+            if seqno == v.decision.seqno {
+                sock.grant.record(seen, id, need);
+            }
+        }
+        self.sock_verdict(task, sock, &v)
     }
 
     /// [`ObjectManager::sock_has_perm`] other than by a silent grant.
@@ -105,10 +146,15 @@ impl ObjectManager {
         sock: &SocketSec,
         perms: u32,
     ) -> Result<()> {
+        let v = self.check_noaudit(hook, task.sid(), sock.sid(), sock.class(), perms)?;
+        self.sock_verdict(task, sock, &v)
+    }
+
+    /// A socket check's record, if its verdict asks for one, and its outcome.
+    fn sock_verdict(&self, task: &Task, sock: &SocketSec, v: &Checked) -> Result<()> {
         // The audit data (the socket's addresses, its path copied out under its lock) is built
         // only for a record, as the kernel renders its lsm_network_audit only when it audits:
         // every send and receive asks this, and nearly none is audited.
-        let v = self.check_noaudit(hook, task.sid(), sock.sid(), sock.class(), perms)?;
         if v.audits() {
             let f = sock.audit_fields();
             let ad = AuditData::Net {
@@ -118,9 +164,9 @@ impl ObjectManager {
                 fport: f.fport,
                 path: f.path.as_deref(),
             };
-            self.audit(task, task.sid(), sock.sid(), sock.class(), &v, &ad);
+            self.audit(task, task.sid(), sock.sid(), sock.class(), v, &ad);
         }
-        self.outcome(sock.class(), &v).map(|_| ())
+        self.outcome(sock.class(), v).map(|_| ())
     }
 
     /// The SID a socket of `class` created by `task` gets (socket_sockcreate_sid): the

@@ -9,6 +9,7 @@ use seaccess_types::Sid;
 
 use crate::blobs::SockSec;
 use crate::classes::Class;
+use crate::grant::InodeGrant;
 
 /// An address a socket is bound or connected to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +38,10 @@ pub struct SocketSec {
     /// The protocol the kernel records (sk_protocol): TCP or UDP for protocol 0.
     pub protocol: i32,
     addrs: Mutex<Addrs>,
+    /// What the last (credential SID, seqno) was granted on the socket with nothing to audit
+    /// (the sockets fast path, [`crate::FastPaths::set_sockets`]). The socket's SID never
+    /// changes, so no relabel ever ends a grant: a new seqno or another SID does.
+    pub(crate) grant: InodeGrant,
 }
 
 impl SocketSec {
@@ -49,6 +54,7 @@ impl SocketSec {
             family,
             protocol,
             addrs: Mutex::new(Addrs::default()),
+            grant: InodeGrant::new(),
         }
     }
 
