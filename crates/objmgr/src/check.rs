@@ -11,7 +11,7 @@ use crate::classes::Class;
 use crate::counters::Hook;
 use crate::cred::Task;
 use crate::error::{ObjmgrError, Result};
-use crate::grant::compact;
+use crate::grant::{compact, InodeGrant, Seen};
 use crate::ObjectManager;
 
 mod unknown;
@@ -303,17 +303,50 @@ impl ObjectManager {
         // read makes the record fail (InodeGrant::record), however many come.
         let seen = inode.grant.seen();
         let isid = inode.sid();
+        let need = if self.fast.posix() {
+            compact(perms)
+        } else {
+            None
+        };
+        let v = self.check_remembering(
+            hook,
+            task,
+            (isid, inode.class()),
+            perms,
+            &inode.grant,
+            seen,
+            need,
+        )?;
+        Ok((v, isid))
+    }
+
+    /// The check of `perms` on `target` (its SID and class) without its audit record; its grant
+    /// remembered in `grant` for the task's credential (`need`: `perms` compacted, None when
+    /// nothing is to be remembered) if [`ObjectManager::may_remember`] allows and the decision
+    /// is of the policy the credential's epoch id is for. `seen` was taken from `grant` before
+    /// the target's SID was read. What an inode's and a socket's grants are recorded by.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn check_remembering(
+        &self,
+        hook: Hook,
+        task: &Task,
+        (tsid, class): (Sid, Class),
+        perms: u32,
+        grant: &InodeGrant,
+        seen: Seen,
+        need: Option<u16>,
+    ) -> Result<Checked> {
         let w = self.window();
-        let v = self.check_noaudit(hook, task.sid(), isid, inode.class(), perms)?;
-        if self.fast.posix() && self.may_remember(w, &v) {
-            if let Some(c) = compact(perms) {
+        let v = self.check_noaudit(hook, task.sid(), tsid, class, perms)?;
+        if let Some(c) = need {
+            if self.may_remember(w, &v) {
                 let (id, seqno) = self.epoch(task.cred());
                 if seqno == v.decision.seqno {
-                    inode.grant.record(seen, id, c);
+                    grant.record(seen, id, c);
                 }
             }
         }
-        Ok((v, isid))
+        Ok(v)
     }
 
     /// The ioctl check (the kernel's ioctl_has_perm through avc_has_extended_perms): `perms`

@@ -125,14 +125,8 @@ impl ObjectManager {
             return Ok(());
         }
         let seen = sock.grant.seen();
-        let w = self.window();
-        let v = self.check_noaudit(hook, task.sid(), sock.sid(), sock.class(), perms)?;
-        if self.may_remember(w, &v) {
-            let (id, seqno) = self.epoch(task.cred());
-            if seqno == v.decision.seqno {
-                sock.grant.record(seen, id, need);
-            }
-        }
+        let target = (sock.sid(), sock.class());
+        let v = self.check_remembering(hook, task, target, perms, &sock.grant, seen, Some(need))?;
         self.sock_verdict(task, sock, &v)
     }
 
