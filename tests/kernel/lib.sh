@@ -14,34 +14,37 @@ GUEST_DEADLINE=${SEACCESS_GUEST_DEADLINE:-600}
 # The programs the guest's userland needs beside busybox, each with its shared libraries.
 GUEST_PROGRAMS=(/usr/sbin/load_policy /usr/sbin/setfiles /usr/sbin/getenforce)
 
-# copy_program ROOT PROGRAM: PROGRAM and the libraries ldd names, at the same paths in ROOT.
+# copy_libs ROOT PROGRAM [TREE]: the libraries ldd names for PROGRAM, at the same paths in ROOT;
+# with TREE (a package unpacked there, not installed), found in TREE's library directories too,
+# TREE's own at their paths inside TREE.
+copy_libs() {
+  local root=$1 prog=$2 tree=${3:-} lib dest envs=()
+  [ -z "$tree" ] || envs=(LD_LIBRARY_PATH="$tree/usr/lib/x86_64-linux-gnu:$tree/lib/x86_64-linux-gnu")
+  while read -r lib; do
+    dest=$lib
+    if [ -n "$tree" ]; then case $lib in "$tree"/*) dest=${lib#"$tree"} ;; esac; fi
+    [ -e "$root$dest" ] || install -D "$lib" "$root$dest"
+  done < <(env "${envs[@]}" ldd "$prog" | grep -o '/[^ ]*')
+}
+
+# copy_program ROOT PROGRAM: PROGRAM and its libraries, at the same paths in ROOT.
 copy_program() {
-  local root=$1 prog=$2 lib
-  install -D "$prog" "$root$prog"
-  while read -r lib; do
-    [ -e "$root$lib" ] || install -D "$lib" "$root$lib"
-  done < <(ldd "$prog" | grep -o '/[^ ]*')
+  install -D "$2" "$1$2"
+  copy_libs "$1" "$2"
 }
 
-# copy_program_as ROOT PROGRAM DEST: PROGRAM at DEST in ROOT, the libraries ldd names at their
-# own paths (how the guest gets the seaccess binary a user installs: /usr/bin/seaccess).
+# copy_program_as ROOT PROGRAM DEST: PROGRAM at DEST in ROOT, its libraries at their own paths
+# (how the guest gets the seaccess binary a user installs: /usr/bin/seaccess).
 copy_program_as() {
-  local root=$1 prog=$2 dest=$3 lib
-  install -D -m 755 "$prog" "$root$dest"
-  while read -r lib; do
-    [ -e "$root$lib" ] || install -D "$lib" "$root$lib"
-  done < <(ldd "$prog" | grep -o '/[^ ]*')
+  install -D -m 755 "$2" "$1$3"
+  copy_libs "$1" "$2"
 }
 
-# copy_unpacked ROOT TREE PROGRAM: TREE/PROGRAM (a package unpacked into TREE, not installed)
-# at /PROGRAM in ROOT; the libraries ldd names, TREE's own at their paths inside TREE.
+# copy_unpacked ROOT TREE PROGRAM: TREE/PROGRAM at /PROGRAM in ROOT, with its libraries (TREE's
+# at their paths inside TREE).
 copy_unpacked() {
-  local root=$1 tree=$2 prog=$3 lib
-  install -D -m 755 "$tree/$prog" "$root/$prog"
-  while read -r lib; do
-    case $lib in "$tree"/*) [ -e "$root${lib#"$tree"}" ] || install -D "$lib" "$root${lib#"$tree"}" ;;
-      *) [ -e "$root$lib" ] || install -D "$lib" "$root$lib" ;; esac
-  done < <(LD_LIBRARY_PATH="$tree/usr/lib/x86_64-linux-gnu:$tree/lib/x86_64-linux-gnu" ldd "$tree/$prog" | grep -o '/[^ ]*')
+  install -D -m 755 "$2/$3" "$1/$3"
+  copy_libs "$1" "$2/$3" "$2"
 }
 
 # The seaccess binary the guest carries as /usr/bin/seaccess, when set (the enforcement suite).
