@@ -4,10 +4,10 @@
 //! staging tree.
 //!
 //! One page per command: `seaccess(1)` and `seaccess-SUBCOMMAND(N)` (nested ones too, such as
-//! `seaccess-enforce-run(8)`), as git and cargo name theirs; likewise `seaccess-lab(1)`. The commands an administrator runs
-//! on the system's files or mounts are in section 8, beside restorecon(8) and mount(8); the rest
-//! in section 1. A command's examples (its `after_help`, which starts with "Example") become the
-//! page's EXAMPLES section, kept as written.
+//! `seaccess-enforce-run(8)`), as git and cargo name theirs; likewise `seaccess-lab(1)`. The
+//! commands an administrator runs on the system's files or mounts are in section 8, beside
+//! restorecon(8) and mount(8); the rest in section 1. A command's examples (its `after_help`,
+//! which starts with "Example") become the page's EXAMPLES section, kept as written.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -75,9 +75,9 @@ pub(crate) fn run(root: Command, a: &GenerateArgs) -> Result<bool, CliError> {
     let bin = root.get_name().to_string();
     match a.what {
         What::Man => man_pages(root, &a.out)?,
-        What::Bash => completions(root, Shell::Bash, &a.out.join(&bin))?,
-        What::Zsh => completions(root, Shell::Zsh, &a.out.join(format!("_{bin}")))?,
-        What::Fish => completions(root, Shell::Fish, &a.out.join(format!("{bin}.fish")))?,
+        What::Bash => completions(root, &bin, Shell::Bash, &a.out.join(&bin))?,
+        What::Zsh => completions(root, &bin, Shell::Zsh, &a.out.join(format!("_{bin}")))?,
+        What::Fish => completions(root, &bin, Shell::Fish, &a.out.join(format!("{bin}.fish")))?,
     }
     Ok(true)
 }
@@ -86,10 +86,10 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     std::fs::write(path, bytes).map_err(|e| CliError::from(format!("{}: {e}", path.display())))
 }
 
-fn completions(mut root: Command, shell: Shell, path: &Path) -> Result<(), CliError> {
+/// `shell`'s completions of program `bin` (`root`'s name), written to `path`.
+fn completions(mut root: Command, bin: &str, shell: Shell, path: &Path) -> Result<(), CliError> {
     let mut buf = Vec::new();
-    let bin = root.get_name().to_string();
-    clap_complete::generate(shell, &mut root, bin.as_str(), &mut buf);
+    clap_complete::generate(shell, &mut root, bin, &mut buf);
     if shell == Shell::Bash && bin.contains('-') {
         // clap_complete's bash script spells a hyphenated program's state two ways: the loop
         // that reads the words arrives at `seaccess__lab__subcmd__bench`, the case arms wait

@@ -150,8 +150,8 @@ struct Stripe([AtomicU64; HOOKS]);
 /// Lookup counts, one per hook, kept per thread in the stripe of the thread's number (the
 /// cache's statistics' numbers, [`seaccess_avc::stripe`]) and summed when read: a count is a
 /// plain load and store on a line the counting thread owns, not a locked add on a line every
-/// thread writes. Only hooks that ask the cache count; a fast path
-/// that answers without it counts nothing.
+/// thread writes. Only hooks that ask the cache count; a fast path that answers without it
+/// counts nothing.
 pub struct Counters(Box<[Stripe]>);
 
 impl std::fmt::Debug for Counters {

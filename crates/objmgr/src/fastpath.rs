@@ -6,9 +6,9 @@
 //!   task's SID, the inode's SID and the policy seqno are those the open was checked with.
 //! - The socket's remembered grant, the same lesson for a socket's sends and receives: a socket
 //!   remembers what the last (credential SID, seqno) was granted on it with nothing to audit,
-//!   as an inode does (below), so a warm send is one comparison and one mask test ([`crate::grant`];
-//!   [`FastPaths::set_sockets`]). The lab's experiments that measure the cache on every send
-//!   (chatroom, hackbench) turn it off.
+//!   as an inode does (below), so a warm send is one comparison and one mask test
+//!   ([`crate::grant`]; [`FastPaths::set_sockets`]). The lab's experiments that measure the
+//!   cache on every send (chatroom, hackbench) turn it off.
 //! - Directory search cache (2025, the kernel's per-task avdcache): each credential keeps the
 //!   last few directory search decisions, tagged with their seqno.
 //! - "Nothing beyond POSIX here" (Linus's proposal), extended: an inode remembers what the last
