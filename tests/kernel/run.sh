@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tests/kernel/lib.sh
+source tests/peer-explain.sh
 BUILD=${SEACCESS_BUILD:-target/release}
 out=${SEACCESS_GUEST_OUT:-target/kernel/runs}
 
@@ -68,21 +69,17 @@ if [ -x "$bin" ] && "$bin" enforce --help > /dev/null 2>&1; then
     n=$(echo "$line" | sed 's/.*: \([0-9]*\) checks, \([0-9]*\) failed/\1/')
     f=$(echo "$line" | sed 's/.*: \([0-9]*\) checks, \([0-9]*\) failed/\2/')
     policy=/etc/selinux/default/policy/policy.33
-    why=$(audit2why -p "$policy" < "$out/enforce/user-avc.log" 2>&1)
     n=$((n + 1))
-    if [ -s "$out/enforce/user-avc.log" ] && [[ $why == *"Missing type enforcement (TE) allow rule"* ]]; then
+    if why=$(peer_explains "$out/enforce/user-avc.log" "$policy"); then
       echo "ok - audit2why explains ausearch's USER_AVC record as a missing allow rule"
     else
       f=$((f + 1)); echo "FAIL - audit2why on ausearch's USER_AVC records: $why"
     fi
-    st=$(sed -n 's/.* scontext=[^:]*:[^:]*:\([^: ]*\).*/\1/p' "$out/enforce/user-avc.log" | head -n 1)
-    tt=$(sed -n 's/.* tcontext=[^:]*:[^:]*:\([^: ]*\).*/\1/p' "$out/enforce/user-avc.log" | head -n 1)
-    rules=$(audit2allow -p "$policy" < "$out/enforce/user-avc.log" 2>&1)
     n=$((n + 1))
-    if [ -n "$st" ] && [[ $rules == *"allow $st $tt:file "* ]]; then
-      echo "ok - audit2allow turns it into a rule on the record's types ($(echo "$rules" | grep '^allow'))"
+    if rules=$(peer_allows "$out/enforce/user-avc.log" "$policy"); then
+      echo "ok - audit2allow turns it into a rule on the record's types ($rules)"
     else
-      f=$((f + 1)); echo "FAIL - audit2allow on ausearch's USER_AVC records ($st, $tt): $rules"
+      f=$((f + 1)); echo "FAIL - audit2allow on ausearch's USER_AVC records: $rules"
     fi
     summaries+=("kernel-enforce-audit: $n checks, $f failed")
     [ "$f" -eq 0 ] || failed=1

@@ -21,6 +21,7 @@ U=unconfined_u:unconfined_r:unconfined_t:s0
 H=system_u:system_r:httpd_t:s0
 SUITE="mount syslog"
 source tests/mount/lib.sh
+source tests/peer-explain.sh
 [ "$(id -u)" = 0 ] || skip "not root"
 [ -c /dev/fuse ] || skip "no /dev/fuse"
 command -v unshare >/dev/null || skip "no unshare"
@@ -199,11 +200,10 @@ else
   fields=$(jctl -t seaccess "SYSLOG_PID=$JM" -o export | grep -aE '^(PRIORITY|SYSLOG_FACILITY|_TRANSPORT|SYSLOG_IDENTIFIER)=' | sort -u | tr '\n' ' ')
   expect "journald files it as syslog's auth.notice from seaccess[$JM] ($fields)" \
     '[[ $fields == *"PRIORITY=5 "* && $fields == *"SYSLOG_FACILITY=4 "* && $fields == *"SYSLOG_IDENTIFIER=seaccess "* && $fields == *"_TRANSPORT=syslog "* ]]'
-  why=$(jctl -t seaccess -o cat | grep "scontext=$H tcontext=$C" | audit2why -p "$POL" 2>&1)
-  expect "audit2why, fed journalctl's output, explains it as a missing allow rule" '[[ $why == *"Missing type enforcement (TE) allow rule"* ]]'
-  rules=$(jctl -t seaccess -o cat | grep "scontext=$H tcontext=$C" | audit2allow -p "$POL" 2>&1)
-  ht=$(echo "$H" | cut -d: -f3) ct=$(echo "$C" | cut -d: -f3)
-  expect "audit2allow turns it into a rule on the record's types ($(echo $rules))" '[[ $rules == *"allow $ht $ct:file "* ]]'
+  jctl -t seaccess -o cat | grep "scontext=$H tcontext=$C" > "$T/journal.recs"
+  expect "audit2why, fed journalctl's output, explains it as a missing allow rule" 'peer_explains "$T/journal.recs" "$POL" > /dev/null'
+  rules=$(peer_allows "$T/journal.recs" "$POL")
+  expect "audit2allow turns it into a rule on the record's types ($rules)" 'peer_allows "$T/journal.recs" "$POL" > /dev/null'
   stop_mount "$M" "$JM"
   expect "no record was lost to journald" '! grep -q "audit records were lost" "$T/journal.err"'
 fi
