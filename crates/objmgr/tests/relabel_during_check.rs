@@ -13,100 +13,13 @@
 
 mod fs_support;
 
+use fs_support::parking::{parking_env, Trap, DEADLINE};
 use fs_support::*;
-use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::mpsc::channel;
 
-use seaccess_avc::Avc;
 use seaccess_objmgr::hooks::fs::{oflags::O_RDONLY, MountOpts, MAY_READ};
 use seaccess_objmgr::{errno, InodeSec, ObjectManager, Task};
-use seaccess_security::SecurityServer;
-use seaccess_types::{
-    AccessServer, AvDecision, ClassId, PolicyNames, Seqno, ServerError, Sid, XpermsDecision,
-};
-
-/// No step of a run may take longer: a check that never parks or never comes back fails the
-/// test instead of hanging it.
-const DEADLINE: Duration = Duration::from_secs(20);
-
-/// The security server, with one trap: the first compute_av for the armed (source, target)
-/// tells the test it is parked, then waits until the test lets it go.
-struct Parking {
-    inner: Arc<SecurityServer>,
-    trap: Mutex<Option<Trap>>,
-}
-
-struct Trap {
-    ssid: Sid,
-    tsid: Sid,
-    parked: Sender<()>,
-    go: Receiver<()>,
-}
-
-impl AccessServer for Parking {
-    fn compute_av(&self, ssid: Sid, tsid: Sid, class: ClassId) -> Result<AvDecision, ServerError> {
-        let trap = {
-            let mut t = self.trap.lock().unwrap();
-            if t.as_ref().is_some_and(|t| t.ssid == ssid && t.tsid == tsid) {
-                t.take()
-            } else {
-                None
-            }
-        };
-        if let Some(t) = trap {
-            t.parked.send(()).unwrap();
-            // On a timeout the check goes on; the test has failed already.
-            let _ = t.go.recv_timeout(DEADLINE);
-        }
-        AccessServer::compute_av(&*self.inner, ssid, tsid, class)
-    }
-    fn xperm_drivers(
-        &self,
-        ssid: Sid,
-        tsid: Sid,
-        class: ClassId,
-    ) -> Result<(Option<[u32; 8]>, Seqno), ServerError> {
-        AccessServer::xperm_drivers(&*self.inner, ssid, tsid, class)
-    }
-    fn compute_xperms(
-        &self,
-        ssid: Sid,
-        tsid: Sid,
-        class: ClassId,
-        driver: u8,
-    ) -> Result<(XpermsDecision, Seqno), ServerError> {
-        AccessServer::compute_xperms(&*self.inner, ssid, tsid, class, driver)
-    }
-    fn seqno(&self) -> Seqno {
-        AccessServer::seqno(&*self.inner)
-    }
-    fn names(&self) -> Arc<dyn PolicyNames> {
-        AccessServer::names(&*self.inner)
-    }
-}
-
-/// An object manager whose cache asks the parking server.
-fn parking_env() -> (Env, Arc<Parking>) {
-    let server = Arc::new(seaccess_testkit::load(&files_policy()));
-    let parking = Arc::new(Parking {
-        inner: server.clone(),
-        trap: Mutex::new(None),
-    });
-    let avc = Arc::new(Avc::new(parking.clone(), 512));
-    avc.follow(&*server).keep();
-    let om = ObjectManager::new(server.clone(), &*server, avc.clone());
-    let log = seaccess_testkit::audit_recorder(&avc);
-    (
-        Env {
-            server,
-            avc,
-            om,
-            log,
-        },
-        parking,
-    )
-}
+use seaccess_types::Sid;
 
 /// The operations that share the inode's remembered grant, each with the class and
 /// permission the policy is asked for and the label the inode starts with.
@@ -147,7 +60,7 @@ const FROZEN: &str = "u:object_r:frozen_t:s0";
 /// `relabels` times, the check finishes; then `op` is repeated with every fast path on and
 /// must answer as it does with them off, and as the policy says. What went wrong, if anything.
 fn run(op: Op, relabels: usize) -> Option<String> {
-    let (e, parking) = parking_env();
+    let (e, parking) = parking_env(&files_policy());
     let (mode, start, class, perms) = op.inode();
     let quiet = e.sid("u:r:quiet_t:s0");
     let (old, new) = (e.sid(start), e.sid(FROZEN));

@@ -7,6 +7,7 @@
 //! auditallow lines dropped: every check silent).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::sync::mpsc::channel;
 use std::sync::OnceLock;
 
 use seaccess_objmgr::hooks::socket::{family, sock_type, SocketSec};
@@ -14,6 +15,7 @@ use seaccess_objmgr::{errno, Cred, Hook, Task};
 
 mod fs_support;
 mod net_support;
+use fs_support::parking::{parking_env, Trap, DEADLINE};
 use net_support::{env_at, net_variant, Env};
 
 /// objmgr-net.cil without its auditallow lines: every grant is the policy's, silent.
@@ -190,4 +192,46 @@ fn an_auditallowed_grant_is_recorded_at_every_send() {
             "on: {on}: {recs:?}"
         );
     });
+}
+
+/// A send parked inside compute_av while a reload revokes `write`: whatever the parked check
+/// answers, no grant of it answers after the reload; the next send, the fast path on, is
+/// refused exactly as with it off.
+#[test]
+fn a_send_parked_across_a_reload_that_revokes_write_leaves_no_grant() {
+    let revoked = no_write();
+    let (e, parking) = parking_env(&quiet());
+    let t = task(&e, APP);
+    let s = socket(&e, &t);
+    // The cache empty, so that the send asks the server (socket_create filled it).
+    e.avc.flush();
+    let (parked_tx, parked) = channel();
+    let (go, go_rx) = channel();
+    *parking.trap.lock().unwrap() = Some(Trap {
+        ssid: e.sid(APP),
+        tsid: s.sid(),
+        parked: parked_tx,
+        go: go_rx,
+    });
+    std::thread::scope(|sc| {
+        let checker = sc.spawn(|| {
+            let t = Task::new(43, "chk", t.cred().clone());
+            e.om.socket_sendmsg(&t, &s).map_err(|x| x.errno())
+        });
+        parked
+            .recv_timeout(DEADLINE)
+            .expect("the send never reached compute_av");
+        e.server.reload(&revoked).unwrap();
+        go.send(()).unwrap();
+        let _ = checker.join().unwrap();
+    });
+    let fast = e.om.socket_sendmsg(&t, &s).map_err(|x| x.errno());
+    e.om.fast_paths().set_sockets(false);
+    let uncached = e.om.socket_sendmsg(&t, &s).map_err(|x| x.errno());
+    assert_eq!(
+        uncached,
+        Err(errno::EACCES),
+        "the revoked policy refuses the send"
+    );
+    assert_eq!(fast, uncached, "the fast path answers as the cache does");
 }

@@ -2,6 +2,8 @@
 //! context, and the audit records split into class and permissions.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod parking;
+
 use std::sync::{Arc, Mutex};
 
 use seaccess_avc::Avc;
