@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 use seaccess_objmgr::hooks::socket::more::{SctpOp, MSG_FASTOPEN};
 use seaccess_objmgr::hooks::socket::netlink::{nlmsg_lookup, NlmsgPerm};
 use seaccess_objmgr::hooks::socket::{family, ipproto, sock_type, SockAddr};
-use seaccess_objmgr::{errno, Class, ObjectManager};
+use seaccess_objmgr::{errno, Class};
 use seaccess_policy::XpermsKind;
 use seaccess_security::SecurityServer;
 
@@ -78,14 +78,7 @@ fn xperm_env() -> Env {
     let dynserver: Arc<dyn seaccess_types::AccessServer> = server.clone();
     let avc = Arc::new(seaccess_avc::Avc::new(dynserver, 512));
     avc.follow(&*server).keep();
-    let om = ObjectManager::new(server.clone(), &*server, avc.clone());
-    let log = seaccess_testkit::audit_recorder(&avc);
-    Env {
-        server,
-        avc,
-        om,
-        log,
-    }
+    Env::over(server, avc)
 }
 
 const APP: &str = "u:app_r:app_t:s0";

@@ -25,14 +25,7 @@ pub fn files_policy() -> std::path::PathBuf {
 
 pub fn env_at(path: &std::path::Path) -> Env {
     let (server, avc) = seaccess_testkit::server_with_avc(path, 512);
-    let om = ObjectManager::new(server.clone(), &*server, avc.clone());
-    let log = seaccess_testkit::audit_recorder(&avc);
-    Env {
-        server,
-        avc,
-        om,
-        log,
-    }
+    Env::over(server, avc)
 }
 
 pub fn env() -> Env {
@@ -40,6 +33,19 @@ pub fn env() -> Env {
 }
 
 impl Env {
+    /// An object manager over `server` and `avc` (which may ask another server: a wrapped
+    /// one), with the cache's records kept.
+    pub fn over(server: Arc<SecurityServer>, avc: Arc<Avc>) -> Env {
+        let om = ObjectManager::new(server.clone(), &*server, avc.clone());
+        let log = seaccess_testkit::audit_recorder(&avc);
+        Env {
+            server,
+            avc,
+            om,
+            log,
+        }
+    }
+
     pub fn sid(&self, ctx: &str) -> Sid {
         self.server
             .context_to_sid(ctx)

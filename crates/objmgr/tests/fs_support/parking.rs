@@ -6,7 +6,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use seaccess_avc::Avc;
-use seaccess_objmgr::ObjectManager;
 use seaccess_security::SecurityServer;
 use seaccess_types::{
     AccessServer, AvDecision, ClassId, PolicyNames, Seqno, ServerError, Sid, XpermsDecision,
@@ -83,15 +82,5 @@ pub fn parking_env(path: &std::path::Path) -> (Env, Arc<Parking>) {
     });
     let avc = Arc::new(Avc::new(parking.clone(), 512));
     avc.follow(&*server).keep();
-    let om = ObjectManager::new(server.clone(), &*server, avc.clone());
-    let log = seaccess_testkit::audit_recorder(&avc);
-    (
-        Env {
-            server,
-            avc,
-            om,
-            log,
-        },
-        parking,
-    )
+    (Env::over(server, avc), parking)
 }
