@@ -26,8 +26,8 @@ struct Slot {
     sids: AtomicU64,
     /// allowed | auditallow << 32.
     grants: AtomicU64,
-    /// auditdeny | seqno << 32.
-    audit_seq: AtomicU64,
+    /// seqno | auditdeny << 32 (the seqno low, so that a hit compares it without a shift).
+    seq_audit: AtomicU64,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -53,6 +53,13 @@ impl Key {
         )
     }
 
+    /// The head of an answerable untagged entry of this key, under [`MATCH`]: even version,
+    /// this class, no tag.
+    #[inline(always)]
+    fn want(&self) -> u64 {
+        u64::from(self.class) << 32
+    }
+
     #[inline(always)]
     fn hash(&self) -> u64 {
         // A multiplicative mix: SIDs are small consecutive integers, so spread them.
@@ -62,6 +69,11 @@ impl Key {
 }
 
 const VERSION: u64 = 0xffff_ffff;
+/// The grant tag's bits in a slot's head.
+const TAG: u64 = 0xff << 56;
+/// The bits of a slot's head one comparison tests on a hit: the version's low bit (set while a
+/// writer fills the slot), the class and the grant tag.
+const MATCH: u64 = 1 | (0xffff << 32) | TAG;
 
 /// Takes a seqlock word for writing (even to odd) with one compare-and-swap; None if another
 /// writer holds it. Shared by the main table's slots and the ioctl cache's.
@@ -95,28 +107,42 @@ fn accepts(tag: u8, current: u8) -> bool {
 }
 
 impl Slot {
+    /// The slot's decision for `key` of policy `latest`, if it may answer under grant tag
+    /// `current` (flags returned without the tag).
+    ///
+    /// The head is tested with one masked comparison against the key's (`want`): an even
+    /// version, the key's class and no grant tag, which is every entry but a permissive grant.
+    /// Only an entry that fails it is looked at again, for a tag that may answer now.
     #[inline(always)]
-    /// The slot's decision for `key` (flags without the tag) and its grant tag.
-    fn read(&self, key: Key) -> Option<(AvDecision, u8)> {
+    fn read(&self, key: Key, latest: u32, current: u8) -> Option<AvDecision> {
         let h1 = self.head.load(Acquire);
-        if h1 & 1 != 0 || (h1 >> 32) as u16 != key.class || self.sids.load(Relaxed) != key.sids {
+        if h1 & MATCH != key.want() && !Self::tagged_match(h1, key, current) {
+            return None;
+        }
+        if self.sids.load(Relaxed) != key.sids {
             return None;
         }
         let g = self.grants.load(Relaxed);
-        let a = self.audit_seq.load(Relaxed);
+        let a = self.seq_audit.load(Relaxed);
         fence(Acquire);
-        if self.head.load(Relaxed) != h1 {
+        if self.head.load(Relaxed) != h1 || a as u32 != latest {
             return None;
         }
-        let d = AvDecision {
+        Some(AvDecision {
             allowed: AccessVector(g as u32),
             decided: AccessVector::ALL,
             auditallow: AccessVector((g >> 32) as u32),
-            auditdeny: AccessVector(a as u32),
-            seqno: Seqno((a >> 32) as u32),
+            auditdeny: AccessVector((a >> 32) as u32),
+            seqno: Seqno(latest),
             flags: DecisionFlags(u32::from((h1 >> 48) as u16 & FLAGS)),
-        };
-        Some((d, (h1 >> 56) as u8))
+        })
+    }
+
+    /// Whether a head that failed the one-comparison test is still the key's entry, holding a
+    /// permissive grant that may answer under tag `current` (see [`accepts`]).
+    #[inline(always)]
+    fn tagged_match(h: u64, key: Key, current: u8) -> bool {
+        h & (MATCH & !TAG) == key.want() && accepts((h >> 56) as u8, current)
     }
 
     /// Takes the slot for writing; None if another writer holds it.
@@ -139,8 +165,8 @@ impl Slot {
             u64::from(d.allowed.0) | (u64::from(d.auditallow.0) << 32),
             Relaxed,
         );
-        self.audit_seq.store(
-            u64::from(d.auditdeny.0) | (u64::from(d.seqno.0) << 32),
+        self.seq_audit.store(
+            u64::from(d.seqno.0) | (u64::from(d.auditdeny.0) << 32),
             Relaxed,
         );
     }
@@ -149,13 +175,14 @@ impl Slot {
     fn key_of(&self, seqno: u32) -> Option<Key> {
         let h = self.head.load(Acquire);
         let sids = self.sids.load(Relaxed);
-        let a = self.audit_seq.load(Relaxed);
+        let a = self.seq_audit.load(Relaxed);
         fence(Acquire);
-        (h & 1 == 0 && sids != 0 && (a >> 32) as u32 == seqno && self.head.load(Relaxed) == h)
-            .then_some(Key {
+        (h & 1 == 0 && sids != 0 && a as u32 == seqno && self.head.load(Relaxed) == h).then_some(
+            Key {
                 sids,
                 class: (h >> 32) as u16,
-            })
+            },
+        )
     }
 
     /// The key of the slot's entry if it is one of policy `seqno` carrying a grant tag other
@@ -171,7 +198,7 @@ impl Slot {
 
     /// The slot's seqno if it holds an entry (read without the seqlock: only a hint).
     fn occupant(&self) -> Option<u32> {
-        (self.sids.load(Relaxed) != 0).then(|| (self.audit_seq.load(Relaxed) >> 32) as u32)
+        (self.sids.load(Relaxed) != 0).then(|| self.seq_audit.load(Relaxed) as u32)
     }
 
     /// In the child of a fork, whose only thread is the one that forked: if a writer of the
@@ -185,7 +212,7 @@ impl Slot {
         }
         self.sids.store(0, Relaxed);
         self.grants.store(0, Relaxed);
-        self.audit_seq.store(0, Relaxed);
+        self.seq_audit.store(0, Relaxed);
         self.unlock(h - 1, 0, 0);
     }
 
@@ -203,7 +230,7 @@ impl Slot {
         };
         self.sids.store(0, Relaxed);
         self.grants.store(0, Relaxed);
-        self.audit_seq.store(0, Relaxed);
+        self.seq_audit.store(0, Relaxed);
         self.unlock(h, 0, 0);
     }
 }
@@ -288,11 +315,10 @@ impl Table {
     /// one holding a grant of another mode epoch, is passed over rather than ending the search.
     #[inline(always)]
     fn find(&self, set: usize, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
-        for slot in &self.sets[set].slots {
-            if let Some((d, t)) = slot.read(key) {
-                if d.seqno.0 == latest && accepts(t, tag) {
-                    return Some(d);
-                }
+        // `get`, not an index: a hit path must have no panic to unwind (see `Avc::quiet_hit_as`).
+        for slot in &self.sets.get(set)?.slots {
+            if let Some(d) = slot.read(key, latest, tag) {
+                return Some(d);
             }
         }
         None
@@ -384,7 +410,12 @@ impl Table {
     pub fn grant(&self, key: Key, perms: AccessVector, latest: u32, tag: Option<u8>) {
         let (a, b) = self.sets_of(key);
         for slot in self.sets[a].slots.iter().chain(self.sets[b].slots.iter()) {
-            if slot.read(key).is_none_or(|(d, _)| d.seqno.0 != latest) {
+            // A hint read without the seqlock, whatever the entry's tag: checked again below
+            // under the lock.
+            if slot.sids.load(Relaxed) != key.sids
+                || slot.class() != key.class
+                || slot.occupant() != Some(latest)
+            {
                 continue;
             }
             let Some(h) = slot.lock() else { return };
@@ -393,7 +424,7 @@ impl Table {
             // have been refilled since, with this key's decision of a newer policy.
             let same = slot.sids.load(Relaxed) == key.sids
                 && (h >> 32) as u16 == key.class
-                && (slot.audit_seq.load(Relaxed) >> 32) as u32 == latest;
+                && slot.seq_audit.load(Relaxed) as u32 == latest;
             if same {
                 slot.grants.fetch_or(u64::from(perms.0), Relaxed);
                 if let Some(t) = tag {
@@ -680,7 +711,7 @@ mod tests {
                         let (mut reads, mut torn) = (0u64, Vec::new());
                         while Instant::now() < deadline {
                             for (k, want) in &entries {
-                                if let Some((got, _)) = t.sets[0].slots[0].read(*k) {
+                                if let Some(got) = t.sets[0].slots[0].read(*k, want.seqno.0, 0) {
                                     reads += 1;
                                     let whole = entries.iter().any(|(k2, d)| k2 == k && d.seqno == got.seqno && *d == got);
                                     if !whole && torn.len() < 5 {
