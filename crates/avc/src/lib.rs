@@ -852,11 +852,12 @@ impl Avc {
         self.denial(ssid, tsid, class, d, state, denied)
     }
 
-    /// The cached decision for a triple if the cache holds one and it allows every requested
-    /// permission, counted as a hit for the thread of identity `thread` (see
-    /// [`Avc::verdict_as`]); None otherwise, counting nothing, so that the caller checks the
-    /// usual way and that check is counted. The hit path of a check made from a shared
-    /// library, which must be short enough to inline into the caller.
+    /// The cached decision for a triple if the cache holds one of policy `at` (the one the
+    /// caller resolved its SIDs in) and it allows every requested permission, counted as a hit
+    /// for the thread of identity `thread` (see [`Avc::verdict_as`]); None otherwise, counting
+    /// nothing, so that the caller checks the usual way and that check is counted. `at` is
+    /// compared with the cache's seqno before the table is read: a hit's entry is of the
+    /// cache's seqno, so the decision needs no test of its own.
     #[inline(always)]
     pub fn allowed_hit_as(
         &self,
@@ -864,14 +865,33 @@ impl Avc {
         tsid: Sid,
         class: ClassId,
         requested: AccessVector,
+        at: Seqno,
         thread: u64,
     ) -> Option<AvDecision> {
-        let (d, _) = self.cached(Key::new(ssid, tsid, class))?;
-        if !(requested & !d.allowed).is_empty() {
-            return None;
-        }
+        let d = self.allowed_cached(ssid, tsid, class, requested, at)?;
         self.stats.bump_as(thread, Counter::Hit, 1);
         Some(d)
+    }
+
+    /// The cached decision of policy `at` for a triple if it allows every requested
+    /// permission; counts nothing.
+    #[inline(always)]
+    fn allowed_cached(
+        &self,
+        ssid: Sid,
+        tsid: Sid,
+        class: ClassId,
+        requested: AccessVector,
+        at: Seqno,
+    ) -> Option<AvDecision> {
+        let state = self.state();
+        if state.seqno() != at.0 {
+            return None;
+        }
+        let d = self
+            .table(at.0)
+            .get(Key::new(ssid, tsid, class), at.0, state.tag())?;
+        (requested & !d.allowed).is_empty().then_some(d)
     }
 
     /// The verdict on a request some of whose permissions `d` denies.

@@ -223,21 +223,24 @@ fn an_allowed_hit_is_counted_once_and_nothing_else_is_answered() {
     let (s, t) = (Sid(3), Sid(4));
     let d = decision(s, t);
     assert_eq!(
-        avc.allowed_hit_as(s, t, C, d.allowed, 9),
+        avc.allowed_hit_as(s, t, C, d.allowed, avc.seqno(), 9),
         None,
         "answered before the decision was cached"
     );
     assert_eq!(server.calls.load(SeqCst), 0);
     assert_eq!(avc.cache_stats().lookups, 0);
     avc.verdict_as(s, t, C, d.allowed, 9).unwrap();
-    assert_eq!(avc.allowed_hit_as(s, t, C, d.allowed, 9), Some(d));
     assert_eq!(
-        avc.allowed_hit_as(s, t, C, AccessVector(1 << 20), 9),
+        avc.allowed_hit_as(s, t, C, d.allowed, avc.seqno(), 9),
+        Some(d)
+    );
+    assert_eq!(
+        avc.allowed_hit_as(s, t, C, AccessVector(1 << 20), avc.seqno(), 9),
         None,
         "a denial answered"
     );
     assert_eq!(
-        avc.allowed_hit_as(s, t, ClassId(2), d.allowed, 9),
+        avc.allowed_hit_as(s, t, ClassId(2), d.allowed, avc.seqno(), 9),
         None,
         "another class answered"
     );

@@ -297,14 +297,14 @@ fn hit(
     }
     // Both SIDs kept by one generation, used only with a decision of it (the engine's rule).
     let (ss, ts, at) = Kept::both(s.kept(), t.kept())?;
-    let d = k.avc.allowed_hit_as(
+    k.avc.allowed_hit_as(
         ss,
         ts,
         ClassId(class),
         AccessVector(requested),
+        at,
         thread::id(),
-    )?;
-    (d.seqno == at).then_some(d)
+    )
 }
 
 /// The audit record of a granted check, if the decision auditallows a requested permission,
@@ -320,6 +320,11 @@ fn audit_grant(
     d: &AvDecision,
     auditdata: *mut c_void,
 ) -> bool {
+    // A granted check is audited only for what the decision auditallows (audit::audited with
+    // nothing denied), so that is tested first: the record's inputs are built only for one.
+    if requested & d.auditallow.0 == 0 {
+        return true;
+    }
     let a = Audited {
         allowed: d.allowed.0,
         auditallow: d.auditallow.0,

@@ -135,6 +135,9 @@ const CHUNKS_MAX: usize = 40;
 /// its first slot.
 static CHUNKS: [AtomicUsize; CHUNKS_MAX] = [const { AtomicUsize::new(0) }; CHUNKS_MAX];
 static FILLED: AtomicUsize = AtomicUsize::new(0);
+/// The bytes of the first chunk's filled slots (`min(FILLED, FIRST) * SIZE`), stored after
+/// FILLED: the one bound a check's two pointers are tested against ([`from_ptrs`]).
+static FIRST_BYTES: AtomicUsize = AtomicUsize::new(0);
 static INDEX: RwLock<Option<Index>> = RwLock::new(None);
 
 /// Which SID each context has, and where the texts too long for their SID are kept.
@@ -313,6 +316,7 @@ pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
     }
     index.map.insert(ctx.into(), i);
     FILLED.store(i + 1, Release);
+    FIRST_BYTES.store((i + 1).min(FIRST) * SIZE, Release);
     Ok((i, s))
 }
 
@@ -321,6 +325,7 @@ pub(crate) fn intern_indexed(ctx: &str) -> Res<(usize, &'static SecurityId)> {
 pub(crate) fn retire() {
     let mut idx = seaccess_types::lock::write(&INDEX);
     let Some(old) = idx.take() else { return };
+    FIRST_BYTES.store(0, Release);
     FILLED.store(0, Release);
     for (k, chunk) in CHUNKS.iter().enumerate() {
         let base = chunk.swap(0, AcqRel);
@@ -373,27 +378,45 @@ pub(crate) fn from_ptr(p: *const SecurityId) -> Res<&'static SecurityId> {
     locate(p as usize, FILLED.load(Acquire)).ok_or(EINVAL)
 }
 
-/// [`from_ptr`] of two pointers, reading the filled count once.
+/// [`from_ptr`] of two pointers. Both in the first chunk (every SID of a program with fewer
+/// than [`FIRST`]) is one test of their offsets against one bound.
 #[inline(always)]
 pub(crate) fn from_ptrs(
     a: *const SecurityId,
     b: *const SecurityId,
 ) -> Res<(&'static SecurityId, &'static SecurityId)> {
-    let filled = FILLED.load(Acquire);
+    match first_pair(a, b) {
+        Some(pair) => Ok(pair),
+        None => from_ptrs_far(a, b),
+    }
+}
+
+/// [`from_ptrs`] for two SIDs of the first chunk only, None otherwise.
+#[inline(always)]
+pub(crate) fn first_pair(
+    a: *const SecurityId,
+    b: *const SecurityId,
+) -> Option<(&'static SecurityId, &'static SecurityId)> {
+    // The bound before the chunk's address: a bound above 0 was stored after that address.
+    // The address is still tested, for a table retired between the two loads.
+    let bound = FIRST_BYTES.load(Acquire);
     let base = CHUNKS[0].load(Acquire);
     let (oa, ob) = (
         (a as usize).wrapping_sub(base),
         (b as usize).wrapping_sub(base),
     );
-    // Both in the first chunk: one load of its address for the two.
-    if base != 0 && oa < FIRST * SIZE && ob < FIRST * SIZE {
-        let ours = |off: usize| {
-            (off % SIZE == 0 && off / SIZE < filled)
-                .then(|| at(base + off))
-                .ok_or(EINVAL)
-        };
-        return Ok((ours(oa)?, ours(ob)?));
-    }
+    (base != 0 && (oa | ob) % SIZE == 0 && oa < bound && ob < bound)
+        .then(|| (at(base + oa), at(base + ob)))
+}
+
+/// [`from_ptrs`] when either pointer is not a filled slot of the first chunk.
+#[cold]
+#[inline(never)]
+fn from_ptrs_far(
+    a: *const SecurityId,
+    b: *const SecurityId,
+) -> Res<(&'static SecurityId, &'static SecurityId)> {
+    let filled = FILLED.load(Acquire);
     Ok((
         locate(a as usize, filled).ok_or(EINVAL)?,
         locate(b as usize, filled).ok_or(EINVAL)?,
