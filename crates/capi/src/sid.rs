@@ -478,7 +478,14 @@ mod tests {
         let past = (CHUNKS[0].load(Acquire) + count().min(FIRST) * SIZE) as *const SecurityId;
         if count() < FIRST {
             assert_eq!(from_ptr(past).map(|_| ()), Err(EINVAL));
+            // The pair's one bound: past the filled SIDs, or inside one, in either place.
+            assert_eq!(from_ptrs(a, past).map(|_| ()), Err(EINVAL));
+            assert_eq!(from_ptrs(past, a).map(|_| ()), Err(EINVAL));
         }
+        assert_eq!(
+            from_ptrs(a, (a as usize + 64) as *const SecurityId).map(|_| ()),
+            Err(EINVAL)
+        );
         let beyond = (CHUNKS[0].load(Acquire) + FIRST * SIZE) as *const SecurityId;
         if CHUNKS[1].load(Acquire) == 0 {
             assert_eq!(from_ptr(beyond).map(|_| ()), Err(EINVAL));
