@@ -8,6 +8,10 @@
  *                                   own tables (status page, process attributes, configuration,
  *                                   matchpathcon with a fresh handle each pass, restorecon
  *                                   settings), which each child then uses too
+ *   fork jit FILE_CONTEXTS FORKS     children forked while two threads open labeling handles on
+ *                                   FILE_CONTEXTS, look up a path that compiles each of its
+ *                                   expressions and close them (PCRE2's JIT compiles and frees
+ *                                   code under one process-wide mutex); each child does the same
  *   SEACCESS_POLICY=BIG fork load FORKS
  *                                   children forked while another thread loads BIG lazily
  *                                   (the first call that needs a policy)
@@ -33,6 +37,7 @@
 #include <unistd.h>
 #include <selinux/selinux.h>
 #include <selinux/avc.h>
+#include <selinux/label.h>
 #include <selinux/restorecon.h>
 #include "seaccess.h"
 
@@ -197,6 +202,36 @@ static void *tables(void *arg)
 	return NULL;
 }
 
+/* A labeling handle on the file_contexts named by jit_file, a path looked up that compiles every
+ * one of its expressions (the last lines are tried first, and only the first matches it), then
+ * closed (their code freed). Returns the number of failed calls. */
+static const char *jit_file;
+static atomic_int jit_rounds;
+static int jit_calls(void)
+{
+	struct selinux_opt opt = {SELABEL_OPT_PATH, jit_file};
+	struct selabel_handle *h = selabel_open(SELABEL_CTX_FILE, &opt, 1);
+	if (!h)
+		return 1;
+	char *con = NULL;
+	int bad = selabel_lookup(h, &con, "/srv/none", 0) != 0;
+	freecon(con);
+	selabel_close(h);
+	atomic_fetch_add(&jit_rounds, 1);
+	return bad;
+}
+
+static void *jitter(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		enter();
+		jit_calls();
+		leave();
+	}
+	return NULL;
+}
+
 /* Every kind of call, in the child. Returns the number of failed ones. */
 static int child_calls(int reload)
 {
@@ -256,6 +291,8 @@ static pid_t spawn(int reload)
 	if (pid == 0) {
 		fork_end();
 		alarm(5);
+		if (jit_file)
+			_exit(jit_calls() ? 3 : 0);
 		_exit(child_calls(reload) ? 3 : 0);
 	}
 	fork_end();
@@ -297,13 +334,34 @@ int main(int argc, char **argv)
 		printf("fork load: %d children, %d failed\n", i, failed);
 		return failed ? 1 : 0;
 	}
+	if (argc == 4 && strcmp(argv[1], "jit") == 0) {
+		jit_file = argv[2];
+		forks = atoi(argv[3]);
+		if (jit_calls()) {
+			fprintf(stderr, "fork jit: %s: no handle, or a lookup failed\n", jit_file);
+			return 2;
+		}
+		pthread_t th[2];
+		for (int k = 0; k < 2; k++)
+			pthread_create(&th[k], NULL, jitter, NULL);
+		int i;
+		for (i = 0; i < forks && time(NULL) < deadline; i++) {
+			pid_t pid = spawn(0);
+			failed += pid < 0 || reap(pid, i);
+		}
+		atomic_store(&stop, 1);
+		for (int k = 0; k < 2; k++)
+			pthread_join(th[k], NULL);
+		printf("fork jit: %d children, %d failed (parent: %d handles opened, used and closed)\n", i, failed, atomic_load(&jit_rounds));
+		return failed || i < forks ? 1 : 0;
+	}
 	if (argc == 5 && strcmp(argv[1], "tables") == 0) {
 		atomic_store(&with_tables, 1);
 		argv++;
 		argc--;
 	}
 	if (argc != 4 || getenv("SEACCESS_POLICY")) {
-		fprintf(stderr, "usage: fork [tables] POLICY_A POLICY_B FORKS | SEACCESS_POLICY=P fork load FORKS\n");
+		fprintf(stderr, "usage: fork [tables] POLICY_A POLICY_B FORKS | fork jit FILE_CONTEXTS FORKS | SEACCESS_POLICY=P fork load FORKS\n");
 		return 2;
 	}
 	pol[0] = argv[1];

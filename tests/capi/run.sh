@@ -10,7 +10,8 @@
 #   failclosed  a named policy that cannot be loaded (missing, corrupt) denies everything;
 #   callbacks   a reload's callbacks see the new policy and may call back in (reload, log);
 #   epipe    the default logger ignores a broken standard error;
-#   fork     children forked while threads intern, audit, reset and reload never hang;
+#   fork     children forked while threads intern, audit, reset and reload, or compile and free
+#            file_contexts expressions (PCRE2's JIT), never hang;
 #   permissive     empty requests, undefined class numbers and unknown names, enforcing and
 #                  permissive, as libselinux 3.4 answers them;
 #   stale_context  a context the reloaded policy no longer defines is EINVAL, seen before or not;
@@ -146,6 +147,12 @@ failclosed "" && ok "failclosed: a policy named and not loadable (missing, corru
 "$OUT/epipe" "$A" "$B" > "$T/p" 2>&1 && ok "epipe: a broken standard error changes no answer" || { bad "epipe"; cat "$T/p"; }
 "$OUT/fork" "$A" "$B" 300 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k")" || { bad "fork"; tail -20 "$T/k"; }
 "$OUT/fork" tables "$A" "$B" 120 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k") (the library's own tables, a fresh labeling handle each pass)" || { bad "fork tables"; tail -20 "$T/k"; }
+# Expressions compiled and freed by two threads (PCRE2's JIT holds one process-wide mutex then)
+# while children are forked, each compiling too: /srv/none is tried against the 40 last lines,
+# each compiled, before the first matches it.
+{ echo '/srv(/.*)?	system_u:object_r:etc_t:s0'
+  for i in $(seq 40); do echo "/srv/[^/]*q$i	system_u:object_r:etc_t:s0"; done; } > "$T/jit_fc"
+"$OUT/fork" jit "$T/jit_fc" 300 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k")" || { bad "fork jit"; tail -20 "$T/k"; }
 SEACCESS_POLICY=$pol "$OUT/fork" load 50 > "$T/k" 2>/dev/null && ok "$(tail -n 1 "$T/k") (during the lazy load)" || { bad "fork during the lazy load"; tail -20 "$T/k"; }
 "$OUT/permissive" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/p" 2>&1 && ok "permissive: empty and unknown requests" || { bad "permissive: empty and unknown requests"; grep -v '^avc: \|^Unknown' "$T/p"; }
 "$OUT/stale_context" "$TP/renumber_a.33" "$TP/example.33" > "$T/p" 2>&1 && ok "stale_context: EINVAL for a context the reload made invalid" || { bad "stale_context"; grep -v '^avc: ' "$T/p"; }

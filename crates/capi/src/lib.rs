@@ -81,6 +81,8 @@ fn hold_for_fork() -> fork::Held {
         proccon::hold(),
         paths::hold(),
         status::hold(),
+        // Last: a lookup compiles and frees expressions under a handle's lock.
+        seaccess_label::jit::fork_guard(),
     );
     fork::Held {
         // Released in the reverse order: a tuple drops its fields first to last.

@@ -15,6 +15,7 @@
 mod bin;
 pub mod compiled;
 mod error;
+pub mod jit;
 mod lookup;
 mod open;
 mod partial;

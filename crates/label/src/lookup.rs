@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use once_cell::race::OnceBox;
 
-use pcre2::bytes::{Regex, RegexBuilder};
+use pcre2::bytes::RegexBuilder;
+
+use crate::jit::Compiled;
 
 use crate::error::{LabelError, Result};
 use crate::partial::{Partial, PartialDfa};
@@ -235,7 +237,7 @@ pub(crate) struct Matcher {
     /// Compiled the first time a lookup needs it. Two threads may both compile it, one result
     /// kept: no thread ever waits for another here, so a child forked while a thread of its
     /// parent compiles finds nothing half done to wait for (a OnceLock would hang it).
-    regex: OnceBox<std::result::Result<Regex, String>>,
+    regex: OnceBox<std::result::Result<Compiled, String>>,
     /// Built the first time a partial match needs it (the same way).
     partial: OnceBox<std::result::Result<PartialDfa, String>>,
 }
@@ -278,13 +280,16 @@ impl Filters {
 
 /// Compiles `^REGEX$` as libselinux does (regex.c's regex_prepare_data: PCRE2_DOTALL only; no
 /// UTF, so bytes are bytes).
-pub fn compile(regex: &str) -> std::result::Result<Regex, String> {
+/// Compiled under the JIT's fork lock ([`crate::jit`]).
+pub fn compile(regex: &str) -> std::result::Result<Compiled, String> {
     let anchored = format!("^{regex}$");
-    RegexBuilder::new()
-        .dotall(true)
-        .jit_if_available(true)
-        .build(&anchored)
-        .map_err(|e| e.to_string())
+    Compiled::build(|| {
+        RegexBuilder::new()
+            .dotall(true)
+            .jit_if_available(true)
+            .build(&anchored)
+    })
+    .map_err(|e| e.to_string())
 }
 
 impl Matcher {
@@ -356,10 +361,10 @@ impl Matcher {
         // reaches it, as in libselinux, whether or not the tail could match.
         match self.regex.get_or_init(|| Box::new(compile(&spec.regex))) {
             Ok(_) if !self.filters(&spec.regex).allow(self.lit.len as usize, key) => Ok(false),
-            Ok(re) => re.is_match(key).map_err(|e| LabelError::Match {
+            Ok(re) => re.is_match(key).map_err(|msg| LabelError::Match {
                 path: String::from_utf8_lossy(key).into_owned(),
                 regex: spec.regex.to_string(),
-                msg: e.to_string(),
+                msg,
             }),
             Err(msg) => Err(LabelError::Regex {
                 path: files
