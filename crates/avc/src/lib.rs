@@ -868,22 +868,6 @@ impl Avc {
         at: Seqno,
         thread: u64,
     ) -> Option<AvDecision> {
-        let d = self.allowed_cached(ssid, tsid, class, requested, at)?;
-        self.stats.bump_as(thread, Counter::Hit, 1);
-        Some(d)
-    }
-
-    /// The cached decision of policy `at` for a triple if it allows every requested
-    /// permission; counts nothing.
-    #[inline(always)]
-    fn allowed_cached(
-        &self,
-        ssid: Sid,
-        tsid: Sid,
-        class: ClassId,
-        requested: AccessVector,
-        at: Seqno,
-    ) -> Option<AvDecision> {
         let state = self.state();
         if state.seqno() != at.0 {
             return None;
@@ -891,7 +875,11 @@ impl Avc {
         let d = self
             .table(at.0)
             .get(Key::new(ssid, tsid, class), at.0, state.tag())?;
-        (requested & !d.allowed).is_empty().then_some(d)
+        if !(requested & !d.allowed).is_empty() {
+            return None;
+        }
+        self.stats.bump_as(thread, Counter::Hit, 1);
+        Some(d)
     }
 
     /// The verdict on a request some of whose permissions `d` denies.
