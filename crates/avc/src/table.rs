@@ -315,7 +315,7 @@ impl Table {
     /// one holding a grant of another mode epoch, is passed over rather than ending the search.
     #[inline(always)]
     fn find(&self, set: usize, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
-        // `get`, not an index: a hit path must have no panic to unwind (see `Avc::quiet_hit_as`).
+        // `get`, not an index: no panic site in the library (an empty result is a miss).
         for slot in &self.sets.get(set)?.slots {
             if let Some(d) = slot.read(key, latest, tag) {
                 return Some(d);

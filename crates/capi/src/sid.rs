@@ -393,7 +393,7 @@ pub(crate) fn from_ptrs(
 
 /// [`from_ptrs`] for two SIDs of the first chunk only, None otherwise.
 #[inline(always)]
-pub(crate) fn first_pair(
+fn first_pair(
     a: *const SecurityId,
     b: *const SecurityId,
 ) -> Option<(&'static SecurityId, &'static SecurityId)> {
