@@ -20,7 +20,7 @@ use std::ffi::{c_char, CString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
 use std::sync::{Mutex, OnceLock};
 
 use seaccess_types::session as layout;
@@ -218,11 +218,21 @@ thread_local! {
 /// Checks between two publications of this process's cache statistics.
 const PUBLISH_EVERY: u32 = 1024;
 
+/// Set once this process is known to belong to no session (which never changes after): every
+/// check then skips [`sync`] in one load, not the two tests of the session's `OnceLock`.
+static NO_SESSION: AtomicBool = AtomicBool::new(false);
+
 /// Brings this process's kernel to the session's state, if it changed since the last look: one
 /// atomic load when it did not.
 #[inline]
 pub(crate) fn sync(k: &Kernel) {
-    let Some(s) = session() else { return };
+    if NO_SESSION.load(Relaxed) {
+        return;
+    }
+    let Some(s) = session() else {
+        NO_SESSION.store(true, Relaxed);
+        return;
+    };
     let seq = s.page.word(layout::SEQUENCE);
     if seq != SEEN.load(Acquire) {
         sync_slow(k, s);
