@@ -322,9 +322,10 @@ impl Avc {
     /// other threads may use the cache (a C library's `pthread_atfork` handlers: take it in the
     /// prepare handler, after the security server's `fork_guard`, since a change holds the
     /// server's lock while it refreshes the cache; drop it in the parent's, call
-    /// [`ForkGuard::child`] in the child's). Checks are not stopped: they take no lock, and an
-    /// entry one was writing at the fork is repaired in the child. Must not be called from an
-    /// `on_reset` callback (it runs under the resets' lock).
+    /// [`ForkGuard::child`] in the child's), then [`stripe::hold`] once for the process, however
+    /// many caches it has. Checks are not stopped: they take no lock, and an entry one was
+    /// writing at the fork is repaired in the child. Must not be called from an `on_reset`
+    /// callback (it runs under the resets' lock).
     pub fn fork_guard(&self) -> ForkGuard<'_> {
         ForkGuard {
             avc: self,

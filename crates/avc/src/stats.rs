@@ -23,10 +23,10 @@ use crate::stripe::{self, OWNED, SHARED};
 /// Stripes claimed by thread identities ([`Stats::bump_as`]); a power of two.
 const HINTED: usize = 64;
 
-/// The statistics' locks, held across a fork (see `Avc::fork_guard`).
+/// The statistics' lock, held across a fork (see `Avc::fork_guard`). The stripe numbers' free
+/// list is the process's, held once whatever the number of caches ([`stripe::hold`]).
 pub(crate) struct Held<'a> {
     _zero: std::sync::MutexGuard<'a, CacheStats>,
-    _free: std::sync::MutexGuard<'static, Vec<usize>>,
 }
 
 /// One stripe, alone on its cache lines (128 bytes: adjacent-line prefetch pairs 64-byte lines),
@@ -127,11 +127,10 @@ impl Stats {
         }
     }
 
-    /// Holds the statistics' locks (the stripe numbers' free list among them).
+    /// Holds the statistics' lock.
     pub fn hold(&self) -> Held<'_> {
         Held {
             _zero: seaccess_types::lock(&self.zero),
-            _free: stripe::hold(),
         }
     }
 

@@ -85,11 +85,12 @@ fn claim() -> usize {
     n
 }
 
-/// The free list's lock, held across a fork (see `Avc::fork_guard`); the list is filled first,
-/// so that no thread is inside its one-time initialisation at the fork. Numbers owned by
-/// threads the child does not have stay theirs: the child's threads count in the others, or
-/// shared.
-pub(crate) fn hold() -> MutexGuard<'static, Vec<usize>> {
+/// The free list's lock, held across a fork once per process, after every cache's
+/// `Avc::fork_guard` (it nests in no other lock: two caches' guards each taking it would wait on
+/// themselves). The list is filled first, so that no thread is inside its one-time
+/// initialisation at the fork. Numbers owned by threads the child does not have stay theirs:
+/// the child's threads count in the others, or shared.
+pub fn hold() -> MutexGuard<'static, Vec<usize>> {
     init_free_list();
     free_list()
 }

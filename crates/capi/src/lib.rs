@@ -83,6 +83,8 @@ fn hold_for_fork() -> fork::Held {
         status::hold(),
         // Last: a lookup compiles and frees expressions under a handle's lock.
         seaccess_label::jit::fork_guard(),
+        // The statistics stripes' free list, the process's (nests in no other lock).
+        seaccess_avc::stripe::hold(),
     );
     fork::Held {
         // Released in the reverse order: a tuple drops its fields first to last.
