@@ -20,7 +20,7 @@
 //! [`MEMO_TEXT`] bytes is resolved at every ask, never kept.
 
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
-use std::sync::OnceLock;
+use once_cell::race::OnceBox;
 
 use seaccess_security::{Generation, SecurityError};
 use seaccess_types::{Seqno, Sid};
@@ -171,8 +171,14 @@ pub(crate) struct SidMemo {
     bits: u32,
     /// Per slot: the hash's tag (high half) above the entry index + 1 (low half); 0 is empty.
     /// Made at the first miss.
-    slots: OnceLock<Box<[AtomicU64]>>,
-    chunks: Box<[OnceLock<Chunk>]>,
+    ///
+    /// This and the chunks are made lazily by whichever thread needs them first, racing threads
+    /// each making one and the first stored kept (`race::OnceBox`), never one thread waiting
+    /// for another's: a process forked while another thread makes one must not find it half
+    /// made and wait forever (a `OnceLock` did: a Python child forked during another thread's
+    /// first check of a new policy hung, 13 in 300 forks).
+    slots: OnceBox<Box<[AtomicU64]>>,
+    chunks: Box<[OnceBox<Chunk>]>,
     /// Entries handed out; past the capacity, the clock hand of the entry to take over next.
     next: AtomicUsize,
     /// Which slot of a full bucket a miss takes next.
@@ -194,9 +200,9 @@ impl SidMemo {
             capacity,
             key: h.finish(),
             bits: capacity.max(WAYS).next_power_of_two().trailing_zeros(),
-            slots: OnceLock::new(),
+            slots: OnceBox::new(),
             chunks: (0..capacity.div_ceil(CHUNK))
-                .map(|_| OnceLock::new())
+                .map(|_| OnceBox::new())
                 .collect(),
             next: AtomicUsize::new(0),
             victim: AtomicU32::new(0),
@@ -306,7 +312,8 @@ impl SidMemo {
         let Some(chunk) = self.chunks.get(i / CHUNK) else {
             return;
         };
-        let chunk = chunk.get_or_init(|| (0..CHUNK).map(|_| Entry::default()).collect());
+        let chunk =
+            chunk.get_or_init(|| Box::new((0..CHUNK).map(|_| Entry::default()).collect()));
         let Some(e) = chunk.get(i % CHUNK) else {
             return;
         };
@@ -315,9 +322,11 @@ impl SidMemo {
             return;
         }
         let slots = self.slots.get_or_init(|| {
-            (0..1usize << self.bits)
-                .map(|_| AtomicU64::new(0))
-                .collect()
+            Box::new(
+                (0..1usize << self.bits)
+                    .map(|_| AtomicU64::new(0))
+                    .collect(),
+            )
         });
         let (Some(bucket), Ok(n)) = (self.bucket(slots, h), u32::try_from(i + 1)) else {
             return;
