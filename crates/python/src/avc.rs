@@ -27,9 +27,9 @@ impl Avc {
         if capacity == 0 {
             return Err(errors::Error::new_err("Avc capacity must be at least 1"));
         }
-        Ok(Avc {
-            engine: Engine::builder().capacity(capacity).over(&policy.engine),
-        })
+        let engine = Engine::builder().capacity(capacity).over(&policy.engine);
+        crate::fork::register(&engine);
+        Ok(Avc { engine })
     }
 
     /// Whether every permission is granted: True if allowed, or denied but not enforced

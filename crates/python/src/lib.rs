@@ -11,6 +11,7 @@ mod avc;
 mod batch;
 mod decision;
 mod errors;
+mod fork;
 mod names;
 mod policy;
 
@@ -37,5 +38,6 @@ fn _seaccess(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "KERNEL_SOCKET_CLASSES",
         pyo3::types::PyFrozenSet::new(py, seaccess_security::KERNEL_SOCKET_CLASSES)?,
     )?;
+    fork::install(m)?;
     Ok(())
 }

@@ -57,6 +57,7 @@ impl Policy {
         let engine = py
             .detach(|| builder().open(&path))
             .map_err(|e| errors::open(e, &path.display().to_string()))?;
+        crate::fork::register(&engine);
         Ok(Policy { engine })
     }
 
@@ -66,6 +67,7 @@ impl Policy {
         let engine = py
             .detach(|| builder().from_bytes(data))
             .map_err(|e| errors::open(e, "policy image"))?;
+        crate::fork::register(&engine);
         Ok(Policy { engine })
     }
 
