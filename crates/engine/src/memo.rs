@@ -19,8 +19,8 @@
 //! distinct contexts pays a parse per new one and nothing grows. A context longer than
 //! [`MEMO_TEXT`] bytes is resolved at every ask, never kept.
 
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use once_cell::race::OnceBox;
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 
 use seaccess_security::{Generation, SecurityError};
 use seaccess_types::{Seqno, Sid};
@@ -312,8 +312,7 @@ impl SidMemo {
         let Some(chunk) = self.chunks.get(i / CHUNK) else {
             return;
         };
-        let chunk =
-            chunk.get_or_init(|| Box::new((0..CHUNK).map(|_| Entry::default()).collect()));
+        let chunk = chunk.get_or_init(|| Box::new((0..CHUNK).map(|_| Entry::default()).collect()));
         let Some(e) = chunk.get(i % CHUNK) else {
             return;
         };
