@@ -32,9 +32,7 @@ impl Compiled {
         let _compiling = seaccess_types::lock::read(&JIT);
         build().map(|r| Compiled(Some(r)))
     }
-}
 
-impl Compiled {
     /// Whether `subject` matches (PCRE2's error as text).
     pub fn is_match(&self, subject: &[u8]) -> Result<bool, String> {
         match &self.0 {
