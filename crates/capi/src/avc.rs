@@ -320,25 +320,16 @@ fn audit_grant(
     d: &AvDecision,
     auditdata: *mut c_void,
 ) -> bool {
-    // A granted check is audited only for what the decision auditallows (audit::audited with
-    // nothing denied), so that is tested first: the record's inputs are built only for one.
+    // A granted check (nothing denied, something requested: what `hit` returns) is audited
+    // only for what the decision auditallows, as audit::audited says of it.
     if requested & d.auditallow.0 == 0 {
         return true;
     }
-    let a = Audited {
-        allowed: d.allowed.0,
-        auditallow: d.auditallow.0,
-        auditdeny: d.auditdeny.0,
-    };
-    if audit::audited(requested, &a, 0).0 == 0 {
-        return true;
-    }
-    record_grant(k, s, t, class, requested, d, &a, auditdata)
+    record_grant(k, s, t, class, requested, d, auditdata)
 }
 
 #[cold]
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 fn record_grant(
     k: &Kernel,
     s: &SecurityId,
@@ -346,14 +337,18 @@ fn record_grant(
     class: u16,
     requested: u32,
     d: &AvDecision,
-    a: &Audited,
     auditdata: *mut c_void,
 ) -> bool {
     let g = k.server.snapshot();
     if g.seqno() != d.seqno {
         return false;
     }
-    audit::audit(Some(&g), None, s, t, class, requested, a, 0, auditdata);
+    let a = Audited {
+        allowed: d.allowed.0,
+        auditallow: d.auditallow.0,
+        auditdeny: d.auditdeny.0,
+    };
+    audit::audit(Some(&g), None, s, t, class, requested, &a, 0, auditdata);
     true
 }
 
