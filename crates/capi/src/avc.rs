@@ -26,7 +26,7 @@ use std::sync::atomic::Ordering::*;
 
 use seaccess_engine::Kept;
 use seaccess_security::{Generation, SecurityError};
-use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, ServerError, Sid};
+use seaccess_types::{AccessVector, AvDecision, ClassId, HandleUnknown, Seqno, ServerError, Sid};
 
 use crate::audit::{self, Audited};
 use crate::avc_life::open;
@@ -325,30 +325,34 @@ fn audit_grant(
     if requested & d.auditallow.0 == 0 {
         return true;
     }
-    record_grant(k, s, t, class, requested, d, auditdata)
+    // Built here and passed by reference: with the decision passed whole, the hit stored it
+    // to the stack before the test above (callgrind: 19 instructions a call).
+    let a = Audited {
+        allowed: d.allowed.0,
+        auditallow: d.auditallow.0,
+        auditdeny: d.auditdeny.0,
+    };
+    record_grant(k, s, t, class, requested, d.seqno, &a, auditdata)
 }
 
 #[cold]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn record_grant(
     k: &Kernel,
     s: &SecurityId,
     t: &SecurityId,
     class: u16,
     requested: u32,
-    d: &AvDecision,
+    at: Seqno,
+    a: &Audited,
     auditdata: *mut c_void,
 ) -> bool {
     let g = k.server.snapshot();
-    if g.seqno() != d.seqno {
+    if g.seqno() != at {
         return false;
     }
-    let a = Audited {
-        allowed: d.allowed.0,
-        auditallow: d.auditallow.0,
-        auditdeny: d.auditdeny.0,
-    };
-    audit::audit(Some(&g), None, s, t, class, requested, &a, 0, auditdata);
+    audit::audit(Some(&g), None, s, t, class, requested, a, 0, auditdata);
     true
 }
 
