@@ -495,12 +495,13 @@ impl PolicyTables {
     /// The bit (0-based) of permission `perm` in class `class` (1-based), commons included.
     pub fn perm_bit(&self, class: u32, perm: &str) -> Option<u32> {
         let c = self.classes.get((class as usize).checked_sub(1)?)?;
-        c.perms.value(perm).map(|v| v - 1)
+        c.perms.value(perm)?.checked_sub(1)
     }
 
     /// The name of permission bit `bit` (0-based) of class `class` (1-based).
     pub fn perm_name(&self, class: u32, bit: u32) -> Option<&str> {
         let c = self.classes.get((class as usize).checked_sub(1)?)?;
-        c.perms.name(bit + 1)
+        // Checked: a caller's bit may be any u32 (u32::MAX names no permission).
+        c.perms.name(bit.checked_add(1)?)
     }
 }
