@@ -162,10 +162,15 @@ fn set_list_in_session(items: &mut [SelBoolean], permanent: c_int) -> ffi::Res<c
 #[no_mangle]
 pub extern "C" fn selinux_current_policy_path() -> *const c_char {
     ffi::guard(std::ptr::null(), || {
-        static PATH: std::sync::OnceLock<Option<std::ffi::CString>> = std::sync::OnceLock::new();
+        // Racing, not waiting (see crate::fork).
+        static PATH: once_cell::race::OnceBox<Option<std::ffi::CString>> =
+            once_cell::race::OnceBox::new();
         let p = PATH.get_or_init(|| {
             use std::os::unix::ffi::OsStrExt;
-            state::policy_path().and_then(|p| std::ffi::CString::new(p.as_os_str().as_bytes()).ok())
+            Box::new(
+                state::policy_path()
+                    .and_then(|p| std::ffi::CString::new(p.as_os_str().as_bytes()).ok()),
+            )
         });
         Ok(p.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()))
     })

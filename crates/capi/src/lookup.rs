@@ -19,8 +19,10 @@
 //! strings in place, which the engine's memo by `&str` cannot.
 
 use std::ffi::c_char;
+use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
-use std::sync::OnceLock;
+
+use once_cell::race::{OnceBox, OnceNonZeroUsize};
 
 use seaccess_engine::{ClassBit, Kept};
 use seaccess_security::Generation;
@@ -43,7 +45,10 @@ const CONTEXT_WAYS: usize = 4;
 static CONTEXTS: [AtomicU64; CONTEXT_SLOTS] = [const { AtomicU64::new(0) }; CONTEXT_SLOTS];
 /// Which slot of a full bucket a miss takes next.
 static VICTIM: AtomicU32 = AtomicU32::new(0);
-static NAMES: [OnceLock<NameEntry>; NAME_SLOTS] = [const { OnceLock::new() }; NAME_SLOTS];
+/// Filled racing (`race::OnceBox`), as every lazily made table of the library: a slot being
+/// filled by one thread never makes another wait, which a child forked at that moment would do
+/// forever (see [`crate::fork`]).
+static NAMES: [OnceBox<NameEntry>; NAME_SLOTS] = [const { OnceBox::new() }; NAME_SLOTS];
 
 const CLASS_BYTES: usize = 34;
 const PERM_BYTES: usize = 64 - 8 - CLASS_BYTES;
@@ -80,13 +85,16 @@ fn unpadded(b: &[u8]) -> &[u8] {
 
 /// The process's hash key: read once per query by the caller and passed to each lookup.
 pub(crate) fn key() -> u64 {
-    static KEY: OnceLock<u64> = OnceLock::new();
-    *KEY.get_or_init(|| {
+    // Racing, not waiting (see [`NAMES`]): threads that find no key each make one, the first
+    // stored is everyone's.
+    static KEY: OnceNonZeroUsize = OnceNonZeroUsize::new();
+    KEY.get_or_init(|| {
         use std::hash::{BuildHasher, Hasher};
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
         h.write_u8(0);
-        h.finish() | 1
+        NonZeroUsize::MIN | h.finish() as usize
     })
+    .get() as u64
 }
 
 /// A keyed hash of `bytes`, eight at a time (FxHash's multiply and rotate, from the key). The
@@ -331,7 +339,7 @@ fn name_miss(
     g: &Generation,
     class: &[u8],
     perm: &[u8],
-    slot: Option<(usize, &OnceLock<NameEntry>)>,
+    slot: Option<(usize, &OnceBox<NameEntry>)>,
 ) -> Option<(Numbers, Option<usize>)> {
     let seqno = g.seqno().0;
     let c = g.class(std::str::from_utf8(class).ok()?).ok()?;
@@ -342,10 +350,12 @@ fn name_miss(
         padded::<CLASS_BYTES>(class),
         padded::<PERM_BYTES>(perm),
     ) {
-        let e = slot.get_or_init(|| NameEntry {
-            class: cb,
-            perm: pb,
-            value: Kept::new(),
+        let e = slot.get_or_init(|| {
+            Box::new(NameEntry {
+                class: cb,
+                perm: pb,
+                value: Kept::new(),
+            })
         });
         if e.class == cb && e.perm == pb {
             e.value.keep(g.seqno(), ClassBit { class: c, bit });

@@ -3,21 +3,25 @@
 //! boolean commit, security_setenforce) and drained by avc_netlink_check_nb. It exists once a
 //! program asks for it.
 
+use once_cell::race::OnceBox;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::sync::OnceLock;
 
 use crate::ffi::{Errno, Res};
 
-static EVENTS: OnceLock<Option<OwnedFd>> = OnceLock::new();
+/// Made racing (two threads asking at once each make one, the second closed), never waited
+/// for: see [`crate::fork`].
+static EVENTS: OnceBox<Option<OwnedFd>> = OnceBox::new();
 
 fn events() -> Option<&'static OwnedFd> {
     EVENTS
         .get_or_init(|| {
-            rustix::event::eventfd(
-                0,
-                rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK,
+            Box::new(
+                rustix::event::eventfd(
+                    0,
+                    rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK,
+                )
+                .ok(),
             )
-            .ok()
         })
         .as_ref()
 }

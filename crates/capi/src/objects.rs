@@ -17,7 +17,10 @@
 use std::ffi::{CStr, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering::*};
+use std::sync::Arc;
+
+use once_cell::race::OnceBox;
 
 use seaccess_label::xattr::{self, Attrs, Object};
 use seaccess_objmgr::classes::inode_class;
@@ -31,14 +34,17 @@ use crate::ffi::{Errno, Res, EINVAL};
 use crate::kernel::Kernel;
 use crate::state;
 
-static AUDIT_TO_LOG: Once = Once::new();
+/// Whether the cache's records go to the log callback yet. Set racing (two threads may both set
+/// the same callback), not under a `Once`, which a child forked while another thread ran it
+/// would wait on forever (see [`crate::fork`]).
+static AUDIT_TO_LOG: AtomicBool = AtomicBool::new(false);
 
 /// The object manager over the process's kernel: the engine's, made at the first hook (a
 /// program that never labels or executes through the library pays nothing for it). Its records
 /// go to the log callback: the library's own checks audit in libselinux's format and never
 /// through the cache's callback, so only the hooks' records reach it.
 fn om(k: &'static Kernel) -> &'static ObjectManager {
-    AUDIT_TO_LOG.call_once(|| {
+    if !AUDIT_TO_LOG.load(Acquire) {
         k.avc.set_audit_callback(|r| {
             let kind = if r.starts_with("avc:") {
                 callbacks::SELINUX_AVC
@@ -47,7 +53,8 @@ fn om(k: &'static Kernel) -> &'static ObjectManager {
             };
             callbacks::log(kind, &format!("{}\n", r.trim_end()));
         });
-    });
+        AUDIT_TO_LOG.store(true, Release);
+    }
     k.engine.object_manager_or_new()
 }
 
@@ -287,17 +294,22 @@ pub(crate) fn label_new(
     r.map(|_| ()).map_err(io)
 }
 
-static FILE_CONTEXTS: OnceLock<Option<seaccess_label::FileContexts>> = OnceLock::new();
+/// Opened racing (two threads asking at once each open one, the second dropped), never waited
+/// for: an open takes milliseconds, and a child forked meanwhile would wait forever (see
+/// [`crate::fork`]).
+static FILE_CONTEXTS: OnceBox<Option<seaccess_label::FileContexts>> = OnceBox::new();
 
 /// The label file_contexts gives the file at `path` (resolved), for an executable with no
 /// stored label: off an SELinux system nothing labelled /usr/bin, and on one it would carry
 /// this label (the subjects file's `transition` rule reads it the same way).
 fn file_contexts_label(path: &Path) -> Option<String> {
     let fc = FILE_CONTEXTS.get_or_init(|| {
-        seaccess_label::FileContexts::open(Path::new(&crate::paths::under_root(
-            "/contexts/files/file_contexts",
-        )))
-        .ok()
+        Box::new(
+            seaccess_label::FileContexts::open(Path::new(&crate::paths::under_root(
+                "/contexts/files/file_contexts",
+            )))
+            .ok(),
+        )
     });
     let real = std::fs::canonicalize(path).ok()?;
     fc.as_ref()?

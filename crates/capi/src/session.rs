@@ -21,7 +21,9 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
+
+use once_cell::race::OnceBox;
 
 use seaccess_types::session as layout;
 
@@ -33,14 +35,25 @@ pub const SESSION_ENV: &str = "SEACCESS_SESSION";
 /// Where the session's selinuxfs view is mounted (what `selinux_mnt` says).
 pub const SELINUXFS_ENV: &str = "SEACCESS_SELINUXFS";
 
-/// A read-only shared mapping of the session's state page.
+/// A shared mapping of one of the session's files: its state page (read-only) or its statistics
+/// (written through atomics).
 struct Page {
     base: *const u8,
     len: usize,
 }
 
-// SAFETY: the mapping is never unmapped (it lives for the process) and is only read through
-// atomics, so that sharing the pointer between threads is sound.
+impl Drop for Page {
+    fn drop(&mut self) {
+        // SAFETY: `base` and `len` are a mapping `map` made and nothing else unmaps. A page is
+        // dropped only if it was never published: one found not to be a session's, or the one
+        // that lost the race to fill SESSION or STATS (`race::OnceBox` drops the later value
+        // unseen). A published page is in a static and lives for the process.
+        unsafe { libc::munmap(self.base as *mut libc::c_void, self.len) };
+    }
+}
+
+// SAFETY: a published mapping is never unmapped (it lives for the process) and is only read
+// and written through atomics, so that sharing the pointer between threads is sound.
 unsafe impl Send for Page {}
 // SAFETY: as for Send.
 unsafe impl Sync for Page {}
@@ -133,7 +146,10 @@ struct Session {
     page: Page,
 }
 
-static SESSION: OnceLock<Option<Session>> = OnceLock::new();
+/// Opened racing (two threads asking first each map the page, the later mapping dropped), never
+/// waited for: a child forked while another thread opened it would wait forever (see
+/// [`crate::fork`]).
+static SESSION: OnceBox<Option<Session>> = OnceBox::new();
 
 fn map(path: &std::path::Path, write: bool) -> Option<(*mut u8, usize)> {
     let f = std::fs::OpenOptions::new()
@@ -194,7 +210,7 @@ fn open_session() -> Option<Session> {
 }
 
 fn session() -> Option<&'static Session> {
-    SESSION.get_or_init(open_session).as_ref()
+    SESSION.get_or_init(|| Box::new(open_session())).as_ref()
 }
 
 /// Whether this process belongs to a session.
@@ -327,13 +343,22 @@ pub(crate) fn write(rel: &str, data: &[u8]) -> Option<Res<()>> {
 /// The statistics slot this process writes, and the pid that claimed it (a forked child
 /// claims its own).
 static SLOT: Mutex<Option<(usize, u32)>> = Mutex::new(None);
-static STATS: OnceLock<Option<(usize, usize)>> = OnceLock::new();
+/// Mapped racing, as [`SESSION`].
+static STATS: OnceBox<Option<Page>> = OnceBox::new();
 
 fn stats_map() -> Option<(*const AtomicU64, usize)> {
     let s = session()?;
-    let (p, len) = (*STATS
-        .get_or_init(|| map(&s.dir.join(layout::STATS_FILE), true).map(|(p, l)| (p as usize, l))))?;
-    Some((p as *const AtomicU64, len / 8))
+    let page = STATS
+        .get_or_init(|| {
+            Box::new(
+                map(&s.dir.join(layout::STATS_FILE), true).map(|(base, len)| Page {
+                    base: base as *const u8,
+                    len,
+                }),
+            )
+        })
+        .as_ref()?;
+    Some((page.base as *const AtomicU64, page.len / 8))
 }
 
 fn slot_word(

@@ -50,7 +50,9 @@ mod memo;
 mod reload;
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+
+use once_cell::race::OnceBox;
 
 use seaccess_avc::{Avc, Verdict, DEFAULT_CAPACITY};
 use seaccess_objmgr::ObjectManager;
@@ -173,9 +175,9 @@ impl Builder {
         if let Some(sink) = self.audit {
             avc.set_audit_callback(sink);
         }
-        let om = OnceLock::new();
+        let om = OnceBox::new();
         if self.object_manager {
-            let _ = om.set(new_object_manager(&server, &avc));
+            let _ = om.set(Box::new(new_object_manager(&server, &avc)));
         }
         Engine {
             server,
@@ -200,8 +202,10 @@ fn new_object_manager(server: &Arc<SecurityServer>, avc: &Arc<Avc>) -> Arc<Objec
 pub struct Engine {
     server: Arc<SecurityServer>,
     avc: Arc<Avc>,
-    /// Set by the builder, or at the first [`Engine::object_manager_or_new`].
-    om: OnceLock<Arc<ObjectManager>>,
+    /// Set by the builder, or at the first [`Engine::object_manager_or_new`]: racing, never
+    /// waiting for another thread's (a process forked while a thread made it would have its
+    /// child wait forever for a thread it does not have).
+    om: OnceBox<Arc<ObjectManager>>,
     /// Shared with the engines [`Builder::over`] this one (they resolve under the same
     /// server's generations, so one generation's SIDs are the same for all of them).
     memo: Arc<memo::SidMemo>,
@@ -258,12 +262,14 @@ impl Engine {
 
     /// The object manager, made now over this engine's server and cache if it has none yet:
     /// for a front end that needs the hooks only for some calls and should not pay for them
-    /// (the class maps, a listener on every policy change) before the first. One is made at
-    /// most, whichever thread asks first; from then on it remaps its classes at every change
-    /// of the server, as one built by [`Builder::object_manager`].
+    /// (the class maps, a listener on every policy change) before the first. One is kept:
+    /// threads asking first at once may each make one, and all get the first stored (the
+    /// others are dropped with their listeners, rather than a thread waiting on another's,
+    /// which a child forked meanwhile would do forever). From then on it remaps its classes at
+    /// every change of the server, as one built by [`Builder::object_manager`].
     pub fn object_manager_or_new(&self) -> &Arc<ObjectManager> {
         self.om
-            .get_or_init(|| new_object_manager(&self.server, &self.avc))
+            .get_or_init(|| Box::new(new_object_manager(&self.server, &self.avc)))
     }
 
     /// The server, the cache and the object manager, for a front end that keeps them apart;

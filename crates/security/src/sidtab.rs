@@ -1,6 +1,8 @@
 //! The SID table: stable 32-bit identifiers for contexts, shared by every thread.
 
-use std::sync::{Arc, OnceLock, RwLock, RwLockWriteGuard};
+use std::sync::{Arc, RwLock, RwLockWriteGuard};
+
+use once_cell::race::OnceBox;
 
 use std::collections::HashMap;
 
@@ -111,8 +113,13 @@ fn locate(sid: Sid) -> (usize, usize) {
 /// The contexts of SIDs under one policy, filled as SIDs are used (or all at once when a policy
 /// is loaded): shared by the generations that differ only in booleans. Reading takes no lock
 /// and writes nothing shared, since every access decision reads two.
+///
+/// Buckets and slots are filled racing (`race::OnceBox`: threads that find one empty each make
+/// it, the first stored is kept), never with one thread waiting for another's: a process forked
+/// while a thread of it fills one (a `OnceLock` then marked "being filled") would have its
+/// child wait forever for a thread the child does not have.
 pub(crate) struct Contexts {
-    buckets: [OnceLock<Box<[OnceLock<Context>]>>; BUCKETS],
+    buckets: [OnceBox<Box<[OnceBox<Context>]>>; BUCKETS],
     /// The initial SID of each initial context text under this policy, so that a context is
     /// found by its initial SID before any dynamic SID is made for it (the kernel's
     /// sidtab_set_initial hashes initial SIDs with the dynamic ones). Initial SIDs sharing a
@@ -123,7 +130,7 @@ pub(crate) struct Contexts {
 impl Contexts {
     pub(crate) fn new(p: &PolicyTables) -> Contexts {
         let mut c = Contexts {
-            buckets: std::array::from_fn(|_| OnceLock::new()),
+            buckets: std::array::from_fn(|_| OnceBox::new()),
             initial: HashMap::new(),
         };
         let mut isids: Vec<_> = p.ocontexts.initial_sids.iter().collect();
@@ -165,11 +172,13 @@ impl Contexts {
     pub(crate) fn set(&self, sid: Sid, c: Context) -> Option<&Context> {
         let (b, i) = locate(sid);
         let bucket = self.buckets.get(b)?.get_or_init(|| {
-            (0..1usize << (b as u32 + FIRST_BUCKET_BITS))
-                .map(|_| OnceLock::new())
-                .collect()
+            Box::new(
+                (0..1usize << (b as u32 + FIRST_BUCKET_BITS))
+                    .map(|_| OnceBox::new())
+                    .collect(),
+            )
         });
-        Some(bucket.get(i)?.get_or_init(|| c))
+        Some(bucket.get(i)?.get_or_init(|| Box::new(c)))
     }
 }
 
