@@ -21,6 +21,14 @@ struct Slot {
     /// version | class << 32 | flags << 48 | tag << 56. The version is odd while a writer fills
     /// the slot. The tag is 0, or the low byte of the permissive-mode epoch in which a
     /// permission the policy denies was granted into `grants` (see [`Table::get`]).
+    ///
+    /// Why 32 bits of version are enough: a reader is fooled only if, between its two loads of
+    /// the head, exactly a multiple of 2^31 writes complete on this one slot. Each write is a
+    /// miss that evicts here (one in four of a set's, round robin) after a decision computed
+    /// by the server, so that is billions of misses while one thread stays between two loads
+    /// with nothing between them that blocks: only a debugger holding that one thread could
+    /// arrange it, and it can write the process's memory anyway. The head has no room for more
+    /// bits without a fifth word, which every hit would read.
     head: AtomicU64,
     /// ssid << 32 | tsid; 0 when empty (SID 0 is never valid).
     sids: AtomicU64,
