@@ -235,7 +235,7 @@ thread_local! {
 const PUBLISH_EVERY: u32 = 1024;
 
 /// Set once this process is known to belong to no session (which never changes after): every
-/// check then skips [`sync`] in one load, not the two tests of the session's `OnceLock`.
+/// check then skips [`sync`] in one load, not the two tests of the session's lazily made state.
 static NO_SESSION: AtomicBool = AtomicBool::new(false);
 
 /// Brings this process's kernel to the session's state, if it changed since the last look: one
