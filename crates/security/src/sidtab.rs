@@ -172,13 +172,19 @@ impl Contexts {
     pub(crate) fn set(&self, sid: Sid, c: Context) -> Option<&Context> {
         let (b, i) = locate(sid);
         let bucket = self.buckets.get(b)?.get_or_init(|| {
+            #[cfg(test)]
+            tests::filling();
             Box::new(
                 (0..1usize << (b as u32 + FIRST_BUCKET_BITS))
                     .map(|_| OnceBox::new())
                     .collect(),
             )
         });
-        Some(bucket.get(i)?.get_or_init(|| Box::new(c)))
+        Some(bucket.get(i)?.get_or_init(|| {
+            #[cfg(test)]
+            tests::filling();
+            Box::new(c)
+        }))
     }
 }
 
@@ -220,7 +226,98 @@ pub const INITIAL_SID_NAMES: [&str; 28] = [
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use std::cell::RefCell;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    thread_local! {
+        /// Run by this thread inside its next fill of a bucket or a slot.
+        static WHILE_FILLING: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
+    }
+
+    pub(super) fn filling() {
+        if let Some(f) = WHILE_FILLING.with(|w| w.borrow_mut().take()) {
+            f();
+        }
+    }
+
+    impl Contexts {
+        fn empty() -> Contexts {
+            Contexts {
+                buckets: std::array::from_fn(|_| OnceBox::new()),
+                initial: HashMap::new(),
+            }
+        }
+    }
+
+    fn context(ty: u32) -> Context {
+        Context {
+            user: 1,
+            role: 1,
+            ty,
+            range: None,
+        }
+    }
+
+    /// Thread A stops inside its fill of `a_sid`'s bucket or slot, as a thread of a parent
+    /// stops for good at a fork (the child does not have it); thread B then sets `b_sid`, and
+    /// must not wait for A. Returns what B's set gave and what the table holds once A is let go.
+    fn set_while_another_fills(a_sid: u32, b_sid: u32) -> (Option<Context>, [Option<Context>; 2]) {
+        let ctx = Arc::new(Contexts::empty());
+        // A bucket to exist already when the test is about a slot.
+        if a_sid == b_sid {
+            ctx.set(Sid(a_sid ^ 1), context(9));
+        }
+        let (inside, entered) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        let a = {
+            let ctx = ctx.clone();
+            std::thread::spawn(move || {
+                WHILE_FILLING.with(|w| {
+                    *w.borrow_mut() = Some(Box::new(move || {
+                        inside.send(()).unwrap();
+                        released.recv().unwrap();
+                    }))
+                });
+                ctx.set(Sid(a_sid), context(1)).cloned()
+            })
+        };
+        entered
+            .recv_timeout(Duration::from_secs(10))
+            .expect("A fills");
+        let (done, b_done) = mpsc::channel();
+        let b = {
+            let ctx = ctx.clone();
+            std::thread::spawn(move || done.send(ctx.set(Sid(b_sid), context(2)).cloned()))
+        };
+        let got = b_done.recv_timeout(Duration::from_secs(5));
+        release.send(()).unwrap();
+        a.join().unwrap();
+        b.join().unwrap().ok();
+        let got = got.expect("B waited for A's fill");
+        (
+            got,
+            [ctx.get(Sid(a_sid)).cloned(), ctx.get(Sid(b_sid)).cloned()],
+        )
+    }
+
+    /// A fork while a thread fills a bucket or a slot must leave the child nothing to wait on:
+    /// the child's thread is B here, and A the parent's thread it does not have. (Seen in
+    /// tests/capi's `fork` as a child hung in `OnceLock::initialize` under `Contexts::set`.)
+    #[test]
+    fn a_fill_never_waits_for_another_threads() {
+        // A fresh bucket: B makes its own, A's is dropped and A's context lands in B's.
+        let (got, held) = set_while_another_fills(100, 101);
+        assert_eq!(got, Some(context(2)));
+        assert_eq!(held, [Some(context(1)), Some(context(2))]);
+        // The same slot: B stores first, and A's set gives the stored context (the same one
+        // whoever stores it, for a SID's context never changes under one policy).
+        let (got, held) = set_while_another_fills(300, 300);
+        assert_eq!(got, Some(context(2)));
+        assert_eq!(held, [Some(context(2)), Some(context(2))]);
+    }
 
     /// Context text comes from clients: its map must be keyed per process (and here per table),
     /// or chosen strings collide in one bucket.
