@@ -231,6 +231,19 @@ expect "setsebool -P works on the copy: kept in --policy-root for the next sessi
   '[ $rc -eq 0 ] && [ "$out1" = "$B --> on" ] && [ "$out2" = "$B --> off" ]'
 expect "--policy-root holds a whole policy root" '[ -e "$KEEP/etc/selinux/config" ] && [ -d "$KEEP/var/lib/selinux" ]'
 
+# 5b. fork in a session, while threads check, audit and reload (tests/capi/fork.c): every child
+# makes its calls and exits (the library's fork handlers hold the session's statistics slot, which
+# a child exiting takes, and end in the child an apply of the session's state another thread was
+# making, which the child would otherwise never redo). ---------------------------------------
+FORK=target/capi/fork
+if [ -x "$FORK" ]; then
+  FA=target/policies/callbacks_a.33 FB=target/policies/callbacks_b.33
+  out=$(run -p "$FA" -- env -u SEACCESS_POLICY "$FORK" "$FA" "$FB" 100 2>/dev/null | tail -n 1)
+  expect "fork in a session: $out" '[[ "$out" == "fork: 100 children, 0 failed"* ]]'
+else
+  echo "SKIP: fork in a session: no $FORK (make capi-test builds it)"
+fi
+
 # 6. No session left behind, and the host's policy roots untouched. ---------------------------
 expect "no session directory is left in /tmp" '! ls -d /tmp/seaccess-run.* > /dev/null 2>&1'
 snapshot > "$T/host.after"

@@ -32,7 +32,8 @@ pub(crate) struct Held {
     pub avc: Option<seaccess_avc::ForkGuard<'static>>,
     /// The security server's locks, its change lock first, if a policy is loaded.
     pub server: Option<seaccess_security::ForkGuard<'static>>,
-    /// The load lock (taken first: no policy is half installed across a fork).
+    /// A `seaccess run` session's statistics slot, then the load lock (taken first: no policy
+    /// is half installed across a fork).
     pub loading: Box<dyn Any>,
 }
 

@@ -69,6 +69,9 @@ pub use ffi::Errno;
 /// locks, the cache's, the callbacks, the SID table, the interned names, then the tables that
 /// nest in no other lock.
 fn hold_for_fork() -> fork::Held {
+    // First: a session's statistics slot (its holder then takes the cache's statistics lock);
+    // in the child it also ends an apply of the session's state another thread was making.
+    let session = session::hold();
     let loading = seaccess_types::lock(&kernel::LOADING);
     let k = kernel::loaded();
     let server = k.map(|k| k.server.fork_guard());
@@ -91,7 +94,7 @@ fn hold_for_fork() -> fork::Held {
         tables: Box::new((tables, names, sids, callbacks)),
         avc,
         server,
-        loading: Box::new(loading),
+        loading: Box::new((session, loading)),
     }
 }
 pub use load::{seaccess_load_policy, seaccess_reload_policy};

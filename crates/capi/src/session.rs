@@ -225,11 +225,63 @@ pub(crate) fn selinuxfs() -> Option<&'static std::path::Path> {
 
 /// The sequence this process last applied (u32::MAX: none yet; the page's is always even).
 static SEEN: AtomicU32 = AtomicU32::new(u32::MAX);
-/// (policyload, policy_gen) last applied.
-static APPLIED: Mutex<Option<(u32, u32)>> = Mutex::new(None);
+/// (policyload << 32 | policy_gen) last applied; [`NOT_APPLIED`] before the first.
+static APPLIED: AtomicU64 = AtomicU64::new(NOT_APPLIED);
+const NOT_APPLIED: u64 = u64::MAX;
+/// Whether a thread is applying the session's state ([`sync_slow`]): one applies, the others go
+/// on. A flag rather than a lock, so that a child forked while another thread applied can
+/// clear it ([`Held`]): a lock held by a thread the child does not have would stay held, and
+/// the child would never follow the session again.
+static APPLYING: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     static CALLS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Whether this thread holds [`APPLYING`] (a program callback run by its apply may fork).
+    static APPLYING_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// [`APPLYING`], taken by this thread until dropped (a panic included).
+struct Applying;
+
+impl Applying {
+    fn take() -> Option<Applying> {
+        APPLYING
+            .compare_exchange(false, true, Acquire, Relaxed)
+            .ok()?;
+        APPLYING_HERE.with(|h| h.set(true));
+        Some(Applying)
+    }
+}
+
+impl Drop for Applying {
+    fn drop(&mut self) {
+        APPLYING_HERE.with(|h| h.set(false));
+        APPLYING.store(false, Release);
+    }
+}
+
+/// What the fork handlers hold across a fork (`crate::hold_for_fork`, first: [`publish`] takes
+/// the slot's lock and then the cache's statistics). In the child, its drop also ends an apply
+/// another thread of the parent was making: the child's next check applies the session's state
+/// again, in full.
+pub(crate) struct Held {
+    _slot: std::sync::MutexGuard<'static, Option<(usize, u32)>>,
+    pid: u32,
+}
+
+pub(crate) fn hold() -> Held {
+    Held {
+        _slot: seaccess_types::lock(&SLOT),
+        pid: std::process::id(),
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if std::process::id() != self.pid && !APPLYING_HERE.with(std::cell::Cell::get) {
+            APPLYING.store(false, Release);
+        }
+    }
 }
 /// Checks between two publications of this process's cache statistics.
 const PUBLISH_EVERY: u32 = 1024;
@@ -267,12 +319,13 @@ pub(crate) fn sync(k: &Kernel) {
 fn sync_slow(k: &Kernel, s: &Session) {
     // One thread applies; the others (and a callback that calls back in while it applies) go
     // on with the state as it was a moment ago, as a check racing a change does on a kernel.
-    let Ok(mut applied) = APPLIED.try_lock() else {
+    let Some(applying) = Applying::take() else {
         return;
     };
     let snap = s.page.snapshot(true);
-    let (load, gen) = applied.unwrap_or((u32::MAX, u32::MAX));
-    if gen != snap.policy_gen && gen != u32::MAX {
+    let applied = APPLIED.load(Relaxed);
+    let (load, gen) = ((applied >> 32) as u32, applied as u32);
+    if gen != snap.policy_gen && applied != NOT_APPLIED {
         // Another process loaded a policy into the session: load the session's image.
         let _ = kernel::load(&s.dir.join(layout::POLICY_FILE).to_string_lossy());
     }
@@ -289,8 +342,11 @@ fn sync_slow(k: &Kernel, s: &Session) {
             k.server.commit_booleans();
         }
     }
-    *applied = Some((snap.policyload, snap.policy_gen));
-    drop(applied);
+    APPLIED.store(
+        (u64::from(snap.policyload) << 32) | u64::from(snap.policy_gen),
+        Relaxed,
+    );
+    drop(applying);
     if k.enforcing.load(Acquire) != snap.enforcing {
         kernel::set_enforcing(k, snap.enforcing);
     }
@@ -468,4 +524,44 @@ extern "C" fn set_selinux_mnt() {
             crate::paths::set_selinuxmnt(c.as_ptr() as *const c_char);
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The fork handlers' hold dropped as in the child: in a process other than the one that
+    /// took it.
+    fn drop_in_child() {
+        drop(Held {
+            _slot: seaccess_types::lock(&SLOT),
+            pid: std::process::id().wrapping_add(1),
+        });
+    }
+
+    /// A child forked while another thread of the parent applied the session's state applies
+    /// it again itself (that thread is not in the child to finish); an apply of the forking
+    /// thread itself (a program's callback that forked during it) is left to that thread.
+    #[test]
+    fn a_child_takes_over_an_apply_its_parent_left() {
+        // Another thread takes the apply and is gone without ending it, as at a fork.
+        std::thread::spawn(|| std::mem::forget(Applying::take()))
+            .join()
+            .unwrap();
+        assert!(Applying::take().is_none(), "the apply is held");
+        // In the parent, the hold changes nothing.
+        drop(hold());
+        assert!(Applying::take().is_none(), "the parent's apply stays held");
+        drop_in_child();
+        let mine = Applying::take();
+        assert!(mine.is_some(), "the child applies");
+        drop_in_child();
+        assert!(
+            Applying::take().is_none(),
+            "the forking thread's own apply is kept"
+        );
+        drop(mine);
+        assert!(Applying::take().is_some());
+    }
 }
