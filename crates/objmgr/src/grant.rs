@@ -197,10 +197,16 @@ pub(crate) struct Epochs {
 }
 
 impl Epochs {
-    /// The epoch id of `sid` under `seqno` (0 if ids have run out: then nothing is
-    /// remembered).
+    /// The epoch id of `sid` under `seqno` (0 if ids have run out, or if another thread holds
+    /// the table: then nothing is remembered this time). Never waits: a process forked while a
+    /// thread of it held the table would leave its child waiting forever for a thread it does
+    /// not have, and the grants are only a fast path.
     pub(crate) fn intern(&self, sid: Sid, seqno: Seqno) -> u32 {
-        let mut g = seaccess_types::lock(&self.ids);
+        let mut g = match self.ids.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return 0,
+        };
         let (at, ids) = &mut *g;
         if *at != seqno.0 {
             *at = seqno.0;
@@ -395,6 +401,22 @@ mod tests {
             a,
             "interned again after another seqno's: a fresh id"
         );
+    }
+
+    #[test]
+    fn an_intern_never_waits() {
+        let e = Epochs::default();
+        let held = e.ids.lock();
+        // As in a child forked while another thread held the table: nothing remembered, at once.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let got = std::thread::scope(|s| {
+            s.spawn(|| tx.send(e.intern(Sid(5), Seqno(1))));
+            let got = rx.recv_timeout(std::time::Duration::from_secs(5));
+            drop(held);
+            got
+        });
+        assert_eq!(got, Ok(0), "an intern waited for the table");
+        assert_ne!(e.intern(Sid(5), Seqno(1)), 0);
     }
 
     #[test]
