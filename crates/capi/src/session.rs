@@ -283,6 +283,7 @@ impl Drop for Held {
         }
     }
 }
+
 /// Checks between two publications of this process's cache statistics.
 const PUBLISH_EVERY: u32 = 1024;
 
