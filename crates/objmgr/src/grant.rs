@@ -202,10 +202,8 @@ impl Epochs {
     /// thread of it held the table would leave its child waiting forever for a thread it does
     /// not have, and the grants are only a fast path.
     pub(crate) fn intern(&self, sid: Sid, seqno: Seqno) -> u32 {
-        let mut g = match self.ids.try_lock() {
-            Ok(g) => g,
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => return 0,
+        let Some(mut g) = seaccess_types::lock::try_lock(&self.ids) else {
+            return 0;
         };
         let (at, ids) = &mut *g;
         if *at != seqno.0 {

@@ -5,13 +5,22 @@
 
 use std::sync::{
     Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard,
-    WaitTimeoutResult,
+    TryLockError, WaitTimeoutResult,
 };
 use std::time::Duration;
 
 /// A mutex's guard, poisoned or not.
 pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A mutex's guard if no thread holds it now, poisoned or not; None while one does.
+pub fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match m.try_lock() {
+        Ok(g) => Some(g),
+        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
 }
 
 /// A mutex's value through an exclusive borrow (no locking needed), poisoned or not.
@@ -69,6 +78,13 @@ mod tests {
         assert!(r.is_err());
         assert!(m.is_poisoned() && l.is_poisoned());
         assert_eq!(*lock(&m), 2);
+        assert_eq!(try_lock(&m).map(|g| *g), Some(2));
+        let held = lock(&m);
+        assert!(std::thread::scope(|s| s
+            .spawn(|| try_lock(&m).is_none())
+            .join()
+            .unwrap()));
+        drop(held);
         assert_eq!(*read(&l), 2);
         *write(&l) = 3;
         assert_eq!(*read(&l), 3);
