@@ -1,10 +1,9 @@
 //! The SID table: stable 32-bit identifiers for contexts, shared by every thread.
 
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock, RwLockWriteGuard};
 
 use once_cell::race::OnceBox;
-
-use std::collections::HashMap;
 
 use seaccess_policy::{Context, PolicyTables, MAX_INITIAL_SID};
 use seaccess_types::lock::{read, write};
