@@ -3,8 +3,9 @@
 //! boolean commit, security_setenforce) and drained by avc_netlink_check_nb. It exists once a
 //! program asks for it.
 
-use once_cell::race::OnceBox;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+
+use once_cell::race::OnceBox;
 
 use crate::ffi::{Errno, Res};
 

@@ -19,8 +19,9 @@
 //! distinct contexts pays a parse per new one and nothing grows. A context longer than
 //! [`MEMO_TEXT`] bytes is resolved at every ask, never kept.
 
-use once_cell::race::OnceBox;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
+
+use once_cell::race::OnceBox;
 
 use seaccess_security::{Generation, SecurityError};
 use seaccess_types::{Seqno, Sid};
