@@ -4,7 +4,8 @@
  *
  *   answer av       per query: ALLOWED AUDITALLOW AUDITDENY FLAGS CHECK AVC NOAUDIT MASK (hex)
  *                   from security_compute_av_flags, selinux_check_access per permission,
- *                   avc_has_perm per permission, avc_has_perm_noaudit's decision, and the
+ *                   avc_has_perm per permission (asked three times, "error" unless each
+ *                   answers alike), avc_has_perm_noaudit's decision, and the
  *                   class's named permissions; "error" when a call fails unexpectedly.
  *   answer create|relabel|member   per query: the new context, or "error".
  *
@@ -55,11 +56,20 @@ static int answer_av(const char *s, const char *t, const char *cls)
 			check |= bit;
 		else if (errno != EACCES)
 			return -1;
+		/* Asked three times: the first goes the full way, the second is answered by the
+		 * cache and remembered on this thread's front, the third by the front. Each must
+		 * give the first's answer. */
 		rc = avc_has_perm(ssid, tsid, c, bit, NULL, NULL);
 		if (rc == 0)
 			avc |= bit;
 		else if (errno != EACCES)
 			return -1;
+		for (int again = 0; again < 2; again++) {
+			errno = 0;
+			int rc2 = avc_has_perm(ssid, tsid, c, bit, NULL, NULL);
+			if (rc2 != rc || (rc2 != 0 && errno != EACCES))
+				return -1;
+		}
 	}
 	struct av_decision nd;
 	if (avc_has_perm_noaudit(ssid, tsid, c, avd.allowed & mask ? avd.allowed & mask : 0, NULL, &nd) < 0 &&

@@ -16,6 +16,8 @@
 #                  permissive, as libselinux 3.4 answers them;
 #   stale_context  a context the reloaded policy no longer defines is EINVAL, seen before or not;
 #   reload_storm   checks racing reloads that renumber classes: no wrong answer;
+#   front    avc_has_perm's per-thread front: a grant it holds is not used after avc_reset, a
+#            reload, avc_destroy or selinux_set_mapping, nor torn by a signal handler checking;
 #   mapping_race   selinux_check_access and avc_has_perm while another thread switches
 #                  selinux_set_mapping between two maps: each call reads the map once, and a
 #                  switch never leaves a moment without one (3 s here; for a longer run:
@@ -62,7 +64,7 @@ for tool in gcc valgrind; do command -v $tool >/dev/null || bad "$tool is not in
 # Compiled once, plain and with AddressSanitizer; the Rust library is used as it is.
 CFLAGS=(-Wall -Wextra -Werror -Wno-unused-parameter -Icrates/capi/include -pthread)
 LINK=(-L"$PWD/$BUILD" -lseaccess -Wl,-rpath,"$PWD/$BUILD")
-for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm mapping mapping_race thread_attrs; do
+for p in answer errors threads failclosed callbacks epipe fork permissive stale_context reload_storm front mapping mapping_race thread_attrs; do
   gcc -O2 -g "${CFLAGS[@]}" -o "$OUT/$p" "tests/capi/$p.c" "${LINK[@]}" || bad "compile $p"
   gcc -O1 -g -fsanitize=address -fno-omit-frame-pointer "${CFLAGS[@]}" -o "$OUT/$p-asan" "tests/capi/$p.c" "${LINK[@]}" \
     || bad "compile $p with -fsanitize=address"
@@ -157,6 +159,7 @@ SEACCESS_POLICY=$pol "$OUT/fork" load 50 > "$T/k" 2>/dev/null && ok "$(tail -n 1
 "$OUT/permissive" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/p" 2>&1 && ok "permissive: empty and unknown requests" || { bad "permissive: empty and unknown requests"; grep -v '^avc: \|^Unknown' "$T/p"; }
 "$OUT/stale_context" "$TP/renumber_a.33" "$TP/example.33" > "$T/p" 2>&1 && ok "stale_context: EINVAL for a context the reload made invalid" || { bad "stale_context"; grep -v '^avc: ' "$T/p"; }
 "$OUT/reload_storm" "$TP/renumber_a.33" "$TP/renumber_b.33" 3 > "$T/p" 2>&1 && ok "$(grep '^reload_storm:' "$T/p")" || { bad "reload_storm"; grep -v '^avc: ' "$T/p" | head -20; }
+"$OUT/front" "$TP/front_a.33" "$TP/front_b.33" > "$T/p" 2>&1 && ok "front: avc_reset, a renumbering reload, avc_destroy, a signal handler checking inside a check ($(sed -n 's/^front: signals: //p' "$T/p")), selinux_set_mapping: each answered as the server answers, never from a remembered grant" || { bad "front"; cat "$T/p"; }
 MAPPING=("$TP/unknown.33" "$TP/unknown_deny.33" "$TP/unknown_reject.33" "$TP/renumber_a.33" "$TP/renumber_b.33")
 "$OUT/mapping" "${MAPPING[@]}" > "$T/p" 2>&1 \
   && ok "mapping: selinux_set_mapping's numbering in names, compute_av, the AVC, selinux_check_access, compute_create and records; handle_unknown allow, deny, reject; a renumbering reload" \
@@ -188,6 +191,7 @@ SEACCESS_POLICY=$pol "$OUT/fork-asan" load 20 > "$T/a" 2>&1 && ok "fork during t
 "$OUT/permissive-asan" "$TP/renumber_a.33" "$TP/unknown.33" > "$T/a" 2>&1 && ok "permissive under ASan" || { bad "permissive under ASan"; tail -30 "$T/a"; }
 "$OUT/stale_context-asan" "$TP/renumber_a.33" "$TP/example.33" > "$T/a" 2>&1 && ok "stale_context under ASan" || { bad "stale_context under ASan"; tail -30 "$T/a"; }
 "$OUT/reload_storm-asan" "$TP/renumber_a.33" "$TP/renumber_b.33" 2 > "$T/a" 2>&1 && ok "reload_storm under ASan" || { bad "reload_storm under ASan"; grep -v '^avc: ' "$T/a" | tail -30; }
+"$OUT/front-asan" "$TP/front_a.33" "$TP/front_b.33" > "$T/a" 2>&1 && ok "front under ASan" || { bad "front under ASan"; tail -30 "$T/a"; }
 "$OUT/mapping-asan" "${MAPPING[@]}" > "$T/a" 2>&1 && ok "mapping under ASan" || { bad "mapping under ASan"; tail -30 "$T/a"; }
 race "$OUT/mapping_race-asan" 1 && ok "mapping_race under ASan" || { bad "mapping_race under ASan"; tail -30 "$T/r"; }
 unset ASAN_OPTIONS

@@ -183,7 +183,8 @@ const MISS_RETRIES: usize = 1000;
 
 /// What a lookup is made under, read in one load: the newest policy seqno the cache knows of
 /// (low half) and the mode epoch (high half), bumped by every switch of enforcing mode: even
-/// while enforcing, odd while permissive. A check decides with the mode of the state its
+/// while enforcing, odd while permissive; and by two at a flush ([`Avc::restamp`]), the mode
+/// kept, so that grants kept outside the cache under the old word ([`Avc::stamp`]) go too. A check decides with the mode of the state its
 /// decision was looked up under, and tags its permissive grants with that epoch.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 struct State(u64);
@@ -211,6 +212,10 @@ impl State {
     }
     fn next_epoch(self) -> State {
         State((u64::from(self.epoch().wrapping_add(1)) << 32) | u64::from(self.seqno()))
+    }
+    /// The same mode and seqno under another epoch (and grant tag).
+    fn restamped(self) -> State {
+        State((u64::from(self.epoch().wrapping_add(2)) << 32) | u64::from(self.seqno()))
     }
 }
 
@@ -388,6 +393,39 @@ impl Avc {
     /// Called after every reset, with the new seqno (libselinux's avc_add_callback).
     pub fn on_reset(&self, f: impl Fn(Seqno) + Send + Sync + 'static) {
         lock(&self.resets).push(Box::new(f));
+    }
+
+    /// The word every lookup is made under (the newest seqno the cache knows of and the mode
+    /// epoch): while it is unchanged, every decision the cache gives for a triple allows what it
+    /// allowed. A caller keeping grants of its own past a check (the C library's per-thread
+    /// front) keeps them only while this is the word they were read under, read before the
+    /// lookup. It moves at every reload, switch of mode and flush, and at [`Avc::restamp`].
+    #[inline(always)]
+    pub fn stamp(&self) -> u64 {
+        self.state().0
+    }
+
+    /// Moves the [`Avc::stamp`] without changing the mode or the seqno (the mode epoch moves by
+    /// two): every grant kept under the old word is forgotten, and the cache's permissive grants
+    /// with them. For a caller whose kept grants stop being right for a reason of its own (the
+    /// C library retiring the SIDs its grants are keyed by).
+    pub fn restamp(&self) {
+        let mut cur = self.state();
+        while let Err(now) = self
+            .state
+            .compare_exchange(cur.0, cur.restamped().0, AcqRel, Acquire)
+        {
+            cur = State(now);
+        }
+    }
+
+    /// The counter of hits thread identity `thread` owns in this cache's statistics (the one
+    /// [`Avc::allowed_hit_as`] counts in for it), for a check that thread answers from such a
+    /// kept grant; None when the identity counts in a shared stripe. Only that thread may add
+    /// to it, and with a load and a store (`c.store(c.load(Relaxed) + 1, Relaxed)`), never a
+    /// locked add: the statistics sum it as the thread's own.
+    pub fn own_hits(&self, thread: u64) -> Option<&AtomicU64> {
+        self.stats.own_hits(thread)
     }
 
     /// The seqno of the newest policy the cache knows of.
@@ -920,6 +958,7 @@ impl Avc {
         }
         self.xperms.clear();
         self.stats.reset();
+        self.restamp();
     }
 
     /// The kernel's avc_has_extended_perms for an ioctl command (driver in the high byte):

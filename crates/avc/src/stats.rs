@@ -177,6 +177,30 @@ impl Stats {
         self.bump_second(thread, which, n);
     }
 
+    /// The hit counter of the stripe thread identity `thread` owns (claiming a free one of its
+    /// two, as a count would), for a caller that counts that thread's hits itself; None for
+    /// identity 0 or when both of its stripes are other identities'. Only that thread may add
+    /// to it, with a load and a store, as [`Counters::add_owned`] does.
+    pub fn own_hits(&self, thread: u64) -> Option<&AtomicU64> {
+        if thread == 0 {
+            return None;
+        }
+        let i = hinted_stripe(thread);
+        let pair = [self.hinted.get(i), self.hinted.get(i ^ 1)];
+        let mine = pair
+            .iter()
+            .flatten()
+            .find(|c| c.owner.load(Relaxed) == thread);
+        let c = mine.or_else(|| {
+            pair.iter().flatten().find(|c| {
+                c.owner
+                    .compare_exchange(0, thread, Relaxed, Relaxed)
+                    .is_ok()
+            })
+        })?;
+        Some(&c.hits)
+    }
+
     /// An identity that does not own its first stripe: its second, claimed if free (either
     /// first), else the shared stripe.
     #[cold]

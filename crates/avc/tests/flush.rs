@@ -247,3 +247,38 @@ fn an_allowed_hit_is_counted_once_and_nothing_else_is_answered() {
     let st = avc.cache_stats();
     assert_eq!((st.lookups, st.hits, st.misses), (2, 1, 1));
 }
+
+/// The stamp a caller keeps grants under moves at a flush and at a restamp, and only the
+/// stamp: the mode, the seqno and the cache's answers stay; and an identity's own hit counter
+/// is the one its hinted checks count in.
+#[test]
+fn a_flush_and_a_restamp_move_the_stamp_and_nothing_else() {
+    let (_server, avc) = setup();
+    avc.set_enforcing(false);
+    let before = avc.stamp();
+    avc.flush();
+    let flushed = avc.stamp();
+    assert_ne!(flushed, before, "a flush left the stamp");
+    avc.restamp();
+    assert_ne!(avc.stamp(), flushed, "a restamp left the stamp");
+    assert!(!avc.enforcing(), "the mode moved");
+    assert_eq!(avc.seqno(), Seqno(1), "the seqno moved");
+    assert_eq!(
+        avc.decide(Sid(2), Sid(3), C).unwrap(),
+        decision(Sid(2), Sid(3))
+    );
+    let me = 0x7f00_dead_b000u64;
+    let own = avc.own_hits(me).expect("a free stripe for a new identity");
+    let n = avc.cache_stats().hits;
+    own.store(own.load(SeqCst) + 1, SeqCst);
+    assert_eq!(avc.cache_stats().hits, n + 1, "the counter is not summed");
+    assert_eq!(
+        avc.own_hits(me).map(|c| c as *const _),
+        Some(own as *const _),
+        "the identity's counter moved"
+    );
+    assert!(
+        avc.own_hits(0).is_none(),
+        "identity 0 has no stripe of its own"
+    );
+}

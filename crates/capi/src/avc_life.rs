@@ -86,6 +86,10 @@ pub extern "C" fn avc_destroy() {
         // libselinux frees its SIDs here (sidtab_destroy): a long-running program that opens
         // and destroys the AVC gets its memory back; a SID kept past this is EINVAL.
         sid::retire();
+        // The fronts' entries are keyed by the retired SIDs' pointers.
+        if let Some(k) = state::enabled() {
+            crate::front::invalidate(&k.avc);
+        }
         Ok(())
     })
 }

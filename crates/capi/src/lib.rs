@@ -35,6 +35,9 @@ mod execfilecon;
 mod ffi;
 mod filecon;
 mod fork;
+mod front;
+#[cfg(test)]
+mod front_tests;
 mod interpose;
 mod kernel;
 mod load;

@@ -318,6 +318,12 @@ fn checked(g: Option<&Generation>, map: *const SecurityClassMapping) -> Res<Arc<
 fn install(spec: Arc<Spec>) {
     *seaccess_types::lock::write(&SPEC) = Some(spec);
     ACTIVE.store(true, Release);
+    // The fronts' grants are keyed by the policy's class numbers, which the program's now
+    // replace: the stamp moves. A fill that read the old stamp stores an entry no hit takes;
+    // one that read the new stamp then finds the map set (stored first) and fills nothing.
+    if let Some(k) = crate::kernel::loaded() {
+        crate::front::invalidate(&k.avc);
+    }
 }
 
 fn clear() {

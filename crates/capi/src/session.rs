@@ -291,6 +291,11 @@ const PUBLISH_EVERY: u32 = 1024;
 /// check then skips [`sync`] in one load, not the two tests of the session's lazily made state.
 static NO_SESSION: AtomicBool = AtomicBool::new(false);
 
+/// Whether this process is known to belong to no session: [`sync`] does nothing.
+pub(crate) fn known_none() -> bool {
+    NO_SESSION.load(Relaxed)
+}
+
 /// Brings this process's kernel to the session's state, if it changed since the last look: one
 /// atomic load when it did not.
 #[inline]

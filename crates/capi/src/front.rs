@@ -1,0 +1,359 @@
+//! Each thread's front: the grants `avc_has_perm` answered on this thread, keyed by the
+//! caller's own SID pointers and class, so that a repeated check is answered without proving
+//! the pointers ours, resolving the SIDs or reading the shared cache (the seqlock's two reads,
+//! the generation's table): the kernel's lesson of 2007, a file remembering what it was granted
+//! at open, applied to a C program's repeated checks.
+//!
+//! What an entry holds is a fact of the cache, not of the thread: the permissions the process's
+//! cache (the one kernel's, for the process's life) allowed to (source SID, target SID, class)
+//! under one cache state. So the front is only as safe as its invalidation, and it has two
+//! rules, both checked on every hit:
+//! the cache's stamp ([`Avc::stamp`]: its newest seqno and its mode epoch) must be the one the
+//! front was filled under, checked on every hit. A reload, a boolean, a switch of mode (which
+//! revokes permissive grants) and a flush (`avc_reset`, whose statistics must then count the
+//! next check as a lookup of the cache) move it; so does `avc_destroy` after it retires the SIDs
+//! whose pointers key the entries ([`invalidate`]). The stamp is read before the lookup whose
+//! grant a fill remembers, so that a change racing a fill leaves an entry stamped older than
+//! the change, which no later hit takes.
+//!
+//! Only grants are kept, and only of decisions that audit no grant (no auditallow): a hit then
+//! has nothing to record, as the full way would have nothing. A pointer is compared, never
+//! read: an entry's pointers were proven SIDs of this library when it was filled, and a SID is
+//! never moved or freed before `avc_destroy` retires it (which moves the stamp).
+//!
+//! Finding the thread's front costs two loads: its address is kept in an initial-exec
+//! thread-local (src/front_tls.c), not a `thread_local!` (a call to `__tls_get_addr` in a
+//! shared library), read with inline assembly on x86-64 Linux (elsewhere there is no front). Fronts themselves live in [`SLOTS`], claimed by thread identities (the
+//! thread pointer) for good, as the cache's statistics stripes are: a later thread with a dead
+//! one's identity takes over its front (sound: the two never run at once, and the entries are
+//! the cache's facts, not the thread's), so fronts are never freed and never more than
+//! [`SLOTS_N`]. A thread whose two slots other identities own checks without a front. A hit
+//! counts in the thread's own statistics stripe ([`Avc::own_hits`]), found when the front was
+//! claimed; an identity without a stripe of its own gets no front.
+//!
+//! Only the owning thread writes a front; the other reader is that thread itself, re-entered:
+//! a signal handler or a callback that checks while the thread is inside its front. So a
+//! front is `busy` while its thread reads or fills it, and a check that finds it busy goes
+//! without it: it can never see half an entry nor write under a read. Compiler fences keep
+//! the flag's stores around the accesses (a signal handler runs on its thread's CPU, which sees
+//! that thread's stores in order).
+
+use std::sync::atomic::{compiler_fence, AtomicPtr, AtomicU64, Ordering::*};
+
+use seaccess_avc::Avc;
+
+use crate::sid::SecurityId;
+
+/// Slots for fronts, claimed by thread identities; a power of two.
+const SLOTS_N: usize = 64;
+/// Sets of a front, of two entries each; a power of two.
+const SETS: usize = 512;
+
+/// Fronts, by their owner's identity ([`slot`]); null until a thread claims one.
+static SLOTS: [AtomicPtr<Front>; SLOTS_N] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS_N];
+
+/// One remembered grant. An empty one has source 0 and grant 0: it grants nothing, whatever
+/// pointers it is asked with (NULL included).
+#[repr(C)]
+struct Entry {
+    source: AtomicU64,
+    target: AtomicU64,
+    /// `allowed << 32 | class`.
+    grant: AtomicU64,
+    _pad: u64,
+}
+
+/// Two entries, the most recently filled first, on one cache line.
+#[repr(C, align(64))]
+struct Set([Entry; 2]);
+
+/// A thread's front. The sets first, so that a set's address is the front's plus its offset.
+#[repr(C, align(128))]
+struct Front {
+    sets: [Set; SETS],
+    /// The thread identity that claimed it.
+    owner: AtomicU64,
+    /// Nonzero while its thread is inside it (see the module's comment).
+    busy: AtomicU64,
+    /// The cache's stamp its entries were filled under.
+    stamp: AtomicU64,
+    /// The owner's hit counter in the cache's statistics ([`Avc::own_hits`]).
+    hits: AtomicPtr<AtomicU64>,
+    /// The process's cache, whose grants these are.
+    avc: AtomicPtr<Avc>,
+}
+
+extern "C" {
+    /// Sets the calling thread's `seaccess_front` (src/front_tls.c).
+    fn seaccess_front_set(front: *mut std::ffi::c_void);
+}
+
+/// Makes every front's entries unusable (emptied at its thread's next fill): the cache's
+/// stamp moves.
+pub(crate) fn invalidate(avc: &Avc) {
+    avc.restamp();
+}
+
+/// The calling thread's front, if it found one before: its `seaccess_front`.
+#[inline(always)]
+fn mine() -> Option<&'static Front> {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    let p: *const Front = {
+        let p: *const Front;
+        // SAFETY: reads the calling thread's `seaccess_front` (front_tls.c, initial-exec): the
+        // GOT entry the linker fills with its offset from the thread pointer, then the word at
+        // that offset in %fs. Only memory of this thread is read; flags are left alone.
+        unsafe {
+            std::arch::asm!(
+                "mov {p}, qword ptr [rip + seaccess_front@GOTTPOFF]",
+                "mov {p}, qword ptr fs:[{p}]",
+                p = out(reg) p,
+                options(nostack, readonly, preserves_flags),
+            )
+        };
+        p
+    };
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    let p: *const Front = std::ptr::null();
+    // SAFETY: a non-null `seaccess_front` was set by `fill` to a front of SLOTS, leaked by
+    // `claim` and never freed; every field is an atomic.
+    (!p.is_null()).then(|| unsafe { &*p })
+}
+
+/// The first slot of thread identity `thread` (the second is its neighbour). Thread pointers
+/// are page aligned and a stack's size apart: a multiplication brings every bit to the top.
+fn slot(thread: u64) -> usize {
+    (thread.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOTS_N.trailing_zeros())) as usize
+}
+
+/// The set of a key. SIDs are 128 bytes apart: the pointers' low bits say nothing, and the
+/// multiplication brings the rest to the top.
+#[inline(always)]
+fn set_of(source: u64, target: u64, class: u16) -> usize {
+    let k = source ^ target.rotate_left(29) ^ u64::from(class);
+    (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SETS.trailing_zeros())) as usize
+}
+
+impl Entry {
+    #[inline(always)]
+    fn grants(&self, source: u64, target: u64, class: u16, requested: u32) -> bool {
+        let g = self.grant.load(Relaxed);
+        self.source.load(Relaxed) == source
+            && self.target.load(Relaxed) == target
+            && g as u32 == u32::from(class)
+            && requested & !((g >> 32) as u32) == 0
+    }
+}
+
+/// Whether the calling thread's front holds a grant of every permission of `requested`
+/// (nonzero) to (`source`, `target`, `class`) under the cache's current state; counts the hit
+/// if so. Nothing else needs testing first: a front is filled only by a check that found a
+/// policy loaded, no session to follow and no class mapping (see [`fill`]), and setting a
+/// mapping moves the stamp.
+#[inline(always)]
+pub(crate) fn hit(
+    source: *const SecurityId,
+    target: *const SecurityId,
+    class: u16,
+    requested: u32,
+) -> bool {
+    let Some(f) = mine() else { return false };
+    if requested == 0 || f.busy.load(Relaxed) != 0 {
+        return false;
+    }
+    f.busy.store(1, Relaxed);
+    compiler_fence(SeqCst);
+    let (s, t) = (source as u64, target as u64);
+    let set = &f.sets[set_of(s, t, class)].0;
+    // SAFETY: `avc` was set by `claim` from the process's cache, which lives for the process.
+    let avc = unsafe { &*f.avc.load(Relaxed) };
+    let granted = (set[0].grants(s, t, class, requested) || set[1].grants(s, t, class, requested))
+        && f.stamp.load(Relaxed) == avc.stamp();
+    compiler_fence(SeqCst);
+    f.busy.store(0, Relaxed);
+    if granted {
+        let c = f.hits.load(Relaxed);
+        // SAFETY: `hits` was set by `claim` to the owner's counter in the process's cache (which
+        // lives as long as the process); only this thread, its owner, adds to it.
+        let c = unsafe { &*c };
+        c.store(c.load(Relaxed).wrapping_add(1), Relaxed);
+    }
+    granted
+}
+
+/// What a fill is stamped with: the cache's stamp, read before the lookup whose grant is then
+/// remembered.
+#[derive(Copy, Clone)]
+pub(crate) struct Stamp(u64);
+
+#[inline(always)]
+pub(crate) fn stamp(avc: &Avc) -> Stamp {
+    Stamp(avc.stamp())
+}
+
+/// Remembers on the calling thread's front (claiming one if it has none) that the decision
+/// read under `at` in the process's cache `avc` allowed `allowed` to (`source`, `target`,
+/// `class`), both pointers proven SIDs of this library, by a check that found no class mapping
+/// set. Nothing is remembered in a process that may belong to a session: its checks must
+/// follow the session's mode and booleans first, which a hit does not.
+#[cold]
+#[inline(never)]
+pub(crate) fn fill(
+    avc: &'static Avc,
+    at: Stamp,
+    source: *const SecurityId,
+    target: *const SecurityId,
+    class: u16,
+    allowed: u32,
+) {
+    // Elsewhere than x86-64 Linux the front is not read (`mine`), so it is not filled.
+    if !crate::session::known_none() || cfg!(not(all(target_arch = "x86_64", target_os = "linux")))
+    {
+        return;
+    }
+    #[cfg(test)]
+    parked();
+    let Some(f) = mine().or_else(|| find(avc)) else {
+        return;
+    };
+    if f.busy.load(Relaxed) != 0 || !std::ptr::eq(f.avc.load(Relaxed), avc) {
+        return;
+    }
+    f.busy.store(1, Relaxed);
+    compiler_fence(SeqCst);
+    if f.stamp.load(Relaxed) != at.0 {
+        for e in f.sets.iter().flat_map(|s| &s.0) {
+            e.source.store(0, Relaxed);
+            e.grant.store(0, Relaxed);
+        }
+        f.stamp.store(at.0, Relaxed);
+    }
+    let (s, t) = (source as u64, target as u64);
+    let [newest, older] = &f.sets[set_of(s, t, class)].0;
+    if !newest.grants(s, t, class, allowed) {
+        for (to, from) in [
+            (&older.source, &newest.source),
+            (&older.target, &newest.target),
+            (&older.grant, &newest.grant),
+        ] {
+            to.store(from.load(Relaxed), Relaxed);
+        }
+        newest.target.store(t, Relaxed);
+        newest
+            .grant
+            .store(u64::from(allowed) << 32 | u64::from(class), Relaxed);
+        newest.source.store(s, Relaxed);
+    }
+    compiler_fence(SeqCst);
+    f.busy.store(0, Relaxed);
+}
+
+/// The front of the calling thread's identity, claimed if it has none, and remembered in its
+/// `seaccess_front`; None without an identity, a free slot or a statistics stripe of its own.
+#[cold]
+fn find(avc: &'static Avc) -> Option<&'static Front> {
+    let thread = crate::thread::id();
+    if thread == 0 {
+        return None;
+    }
+    let i = slot(thread);
+    let owned = [i, i ^ 1]
+        .into_iter()
+        .find_map(|j| front_at(j).filter(|f| f.owner.load(Relaxed) == thread));
+    let f = match owned {
+        Some(f) => f,
+        None => claim(avc, thread, i)?,
+    };
+    // SAFETY: stores the address of a front that lives for the process into this thread's own
+    // thread-local; nothing else is touched.
+    unsafe { seaccess_front_set(f as *const Front as *mut std::ffi::c_void) };
+    Some(f)
+}
+
+fn front_at(i: usize) -> Option<&'static Front> {
+    let p = SLOTS.get(i)?.load(Acquire);
+    // SAFETY: a non-null slot holds a front leaked by `claim` (never freed) and published with
+    // Release after it was made; every field is an atomic.
+    (!p.is_null()).then(|| unsafe { &*p })
+}
+
+/// Claims a free slot of the two of identity `thread` (`i` and its neighbour) with a new
+/// front, which stays its identity's for the process's life.
+fn claim(avc: &'static Avc, thread: u64, i: usize) -> Option<&'static Front> {
+    let hits = avc.own_hits(thread)?;
+    for j in [i, i ^ 1] {
+        let cell = SLOTS.get(j)?;
+        if !cell.load(Acquire).is_null() {
+            continue;
+        }
+        let layout = std::alloc::Layout::new::<Front>();
+        // SAFETY: the layout is a Front's, not zero-sized.
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) } as *mut Front;
+        if raw.is_null() {
+            return None;
+        }
+        // SAFETY: `raw` was allocated by the global allocator with a Front's layout, and every
+        // field of a Front is an atomic integer or pointer (or padding of one), for which
+        // all-zero bytes are a valid value.
+        let f: Box<Front> = unsafe { Box::from_raw(raw) };
+        f.owner.store(thread, Relaxed);
+        f.hits
+            .store(hits as *const AtomicU64 as *mut AtomicU64, Relaxed);
+        f.avc.store(avc as *const Avc as *mut Avc, Relaxed);
+        // Not a stamp a cache starts with: the first fill empties the zeroed entries again,
+        // harmlessly (and an empty entry grants nothing whatever the stamp).
+        f.stamp.store(u64::MAX, Relaxed);
+        let p = Box::into_raw(f);
+        match cell.compare_exchange(std::ptr::null_mut(), p, AcqRel, Acquire) {
+            Ok(_) => return front_at(j),
+            // SAFETY: `p` came from Box::into_raw above and was never published.
+            Err(_) => drop(unsafe { Box::from_raw(p) }),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+thread_local! {
+    static PARK: std::cell::RefCell<Option<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` once, at this thread's next fill, after its stamp and its lookup were read.
+#[cfg(test)]
+pub(crate) fn park(f: impl FnOnce() + 'static) {
+    PARK.with(|p| *p.borrow_mut() = Some(Box::new(f)));
+}
+
+#[cfg(test)]
+fn parked() {
+    if let Some(h) = PARK.with(|p| p.borrow_mut().take()) {
+        h();
+    }
+}
+
+/// Whether the calling thread's front holds a grant of `requested` to the key, whatever the
+/// stamp: what a fill left.
+#[cfg(test)]
+pub(crate) fn holds(
+    source: *const SecurityId,
+    target: *const SecurityId,
+    class: u16,
+    requested: u32,
+) -> bool {
+    let (s, t) = (source as u64, target as u64);
+    mine().is_some_and(|f| {
+        f.sets[set_of(s, t, class)]
+            .0
+            .iter()
+            .any(|e| e.grants(s, t, class, requested))
+    })
+}
+
+/// Marks the calling thread's front busy (or not), as a check inside it does.
+#[cfg(test)]
+pub(crate) fn set_busy(busy: bool) {
+    if let Some(f) = mine() {
+        f.busy.store(u64::from(busy), Relaxed);
+    }
+}

@@ -1,0 +1,199 @@
+//! The per-thread front (crate::front) answers only what the cache would answer now: each test
+//! fills it with a real grant, changes the world the way a program or an administrator can,
+//! and asks again. front_a.cil and front_b.cil differ only in the order of `file` and
+//! `process` in classorder; both allow dom_t `process fork` on itself (auditing nothing) and
+//! nothing on `file`, and `file read` and `process fork` are both bit 0 of their class: a front
+//! entry for a's number of `process` that survived a reload to b would grant `file read`,
+//! which b denies.
+#![allow(clippy::panic, clippy::unwrap_used)]
+
+use std::ffi::CStr;
+
+use seaccess_types::lock;
+
+use crate::avc;
+use crate::avc_life::{avc_cache_stats, avc_context_to_sid_raw, AvcCacheStats};
+use crate::compute::security_setenforce;
+use crate::front;
+use crate::kernel::Kernel;
+use crate::lookup::{load_test_policy, server_numbers, POLICY_TESTS};
+use crate::sid::SecurityId;
+
+const DOM: &CStr = c"u:r:dom_t:s0";
+
+fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+fn dom() -> *mut SecurityId {
+    let mut sid: *mut SecurityId = std::ptr::null_mut();
+    assert_eq!(avc_context_to_sid_raw(DOM.as_ptr(), &mut sid), 0);
+    sid
+}
+
+/// avc_has_perm(dom, dom, class, perm): 0, or -1 and errno.
+fn check(s: *mut SecurityId, class: u16, perm: u32) -> (i32, i32) {
+    crate::ffi::set_errno(0);
+    let rc = avc::avc_has_perm(
+        s,
+        s,
+        class,
+        perm,
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    (rc, if rc == 0 { 0 } else { errno() })
+}
+
+fn stats() -> AvcCacheStats {
+    let mut s = AvcCacheStats::default();
+    avc_cache_stats(&mut s);
+    s
+}
+
+/// front_a loaded and dom's `process fork` on itself asked until this thread's front holds
+/// it: the SID, and a's numbers for `process` and `fork`.
+fn warm() -> (&'static Kernel, *mut SecurityId, u16, u32) {
+    let k = load_test_policy("front_a.33");
+    let s = dom();
+    let (class, perm) = server_numbers(k, "process", "fork").unwrap();
+    for _ in 0..3 {
+        assert_eq!(
+            check(s, class.0, perm.0),
+            (0, 0),
+            "process fork under front_a"
+        );
+    }
+    assert!(
+        front::holds(s, s, class.0, perm.0),
+        "the front was never filled"
+    );
+    (k, s, class.0, perm.0)
+}
+
+// The third ask is answered by the front, counted as a hit of the cache and nothing else.
+#[test]
+fn a_repeated_grant_comes_from_the_front_and_counts_as_one_hit() {
+    let _p = lock(&POLICY_TESTS);
+    let (_, s, class, perm) = warm();
+    assert!(front::hit(s, s, class, perm), "the front does not answer");
+    let before = stats();
+    assert_eq!(check(s, class, perm), (0, 0));
+    let after = stats();
+    // The cav_ fields: libselinux 3.4's avc_cache_stats reports hits and misses there (its
+    // entry_hits is always 0).
+    assert_eq!(
+        (
+            after.cav_lookups - before.cav_lookups,
+            after.cav_hits - before.cav_hits,
+            after.cav_misses - before.cav_misses
+        ),
+        (1, 1, 0),
+        "a front hit is one lookup and one hit"
+    );
+    // An empty request is never a hit: enforcing refuses it.
+    assert!(!front::hit(s, s, class, 0));
+    assert_eq!(check(s, class, 0).0, -1);
+}
+
+// A reload moves the cache's stamp: the front's grant of a's `process fork` is not used, and
+// the same numbers now mean b's `file read`, denied.
+#[test]
+fn a_reload_leaves_the_front_unused() {
+    let _p = lock(&POLICY_TESTS);
+    let (_, s, class, perm) = warm();
+    load_test_policy("front_b.33");
+    assert!(
+        !front::hit(s, s, class, perm),
+        "the front answered after a reload"
+    );
+    assert_eq!(
+        check(s, class, perm),
+        (-1, libc::EACCES),
+        "a's grant used under b"
+    );
+}
+
+// The attacker's order: a check reads the stamp, finds a's grant in the cache, and the reload
+// to b lands before the fill stores it. The entry is stored under a's stamp and never used:
+// the next check is b's denial. (With the stamp read after the lookup, the entry would carry
+// b's stamp and grant `file read`.)
+#[test]
+fn a_reload_between_a_fills_lookup_and_its_store_leaves_nothing_usable() {
+    let _p = lock(&POLICY_TESTS);
+    let k = load_test_policy("front_a.33");
+    let s = dom();
+    let (class, perm) = server_numbers(k, "process", "fork").unwrap();
+    // The cache learns the decision the full way (the front is filled from a cache hit).
+    assert_eq!(check(s, class.0, perm.0), (0, 0));
+    let ran = std::rc::Rc::new(std::cell::Cell::new(false));
+    let r = ran.clone();
+    front::park(move || {
+        load_test_policy("front_b.33");
+        r.set(true);
+    });
+    assert_eq!(
+        check(s, class.0, perm.0),
+        (0, 0),
+        "decided under a, before the reload"
+    );
+    assert!(ran.get(), "the reload did not land in the fill");
+    assert!(
+        front::holds(s, s, class.0, perm.0),
+        "the fill stored nothing"
+    );
+    assert_eq!(
+        check(s, class.0, perm.0),
+        (-1, libc::EACCES),
+        "a grant stored across a reload was used"
+    );
+}
+
+// A permissive grant remembered on the front is revoked by the switch back to enforcing.
+#[test]
+fn enforcing_revokes_a_permissive_grant_on_the_front() {
+    let _p = lock(&POLICY_TESTS);
+    let k = load_test_policy("front_a.33");
+    let s = dom();
+    let (class, perm) = server_numbers(k, "file", "read").unwrap();
+    assert_eq!(
+        check(s, class.0, perm.0),
+        (-1, libc::EACCES),
+        "file read enforcing"
+    );
+    assert_eq!(security_setenforce(0), 0);
+    for _ in 0..3 {
+        assert_eq!(check(s, class.0, perm.0), (0, 0), "file read permissive");
+    }
+    let held = front::holds(s, s, class.0, perm.0);
+    assert_eq!(security_setenforce(1), 0);
+    assert!(held, "the permissive grant never reached the front");
+    assert_eq!(
+        check(s, class.0, perm.0),
+        (-1, libc::EACCES),
+        "a permissive grant outlived enforcing"
+    );
+}
+
+// A check that finds its thread's front busy (a signal handler's, interrupting a check on the
+// same thread) neither reads it nor writes it.
+#[test]
+fn a_check_inside_a_busy_front_neither_reads_nor_writes_it() {
+    let _p = lock(&POLICY_TESTS);
+    let (k, s, class, perm) = warm();
+    let other = perm << 1;
+    front::set_busy(true);
+    let hit = front::hit(s, s, class, perm);
+    front::fill(&k.avc, front::stamp(&k.avc), s, s, class, perm | other);
+    let wrote = front::holds(s, s, class, perm | other);
+    front::set_busy(false);
+    assert!(!hit, "a busy front was read");
+    assert!(!wrote, "a busy front was written");
+    // Not busy, the same fill is stored (so the test above could see it): the made-up grant is
+    // then dropped with the stamp, as no real check must find it.
+    front::fill(&k.avc, front::stamp(&k.avc), s, s, class, perm | other);
+    let stored = front::holds(s, s, class, perm | other);
+    front::invalidate(&k.avc);
+    assert!(stored, "a fill stores nothing: the test proves nothing");
+    assert!(!front::hit(s, s, class, perm | other));
+}
