@@ -9,7 +9,11 @@ POL=${1:-/etc/selinux/default/policy/policy.33}
 # libselinux's AVC holds 410 entries (AVC_CACHE_MAXNODES): a working set within that measures
 # its hits, as crates/lab/peers/libselinux-avc does, not its misses.
 N=${BENCH_TRIPLES:-1000}
-ROUNDS=${BENCH_ROUNDS:-200}
+# Each avc_has_perm figure is timed from its threads' creation to their join, so a run pays each
+# thread's start and first pass (libseaccess's per-thread front is filled then) once, spread
+# over its rounds: libseaccess's one-thread figure was 6.0 ns at 200 rounds, 4.0 at 2,000 and
+# 3.2 at 5,000 (2026-11-29); libselinux's 29.5, 25.3 and 25.5.
+ROUNDS=${BENCH_ROUNDS:-2000}
 RUNS=${BENCH_RUNS:-5}
 ORACLE=target/oracle/sepol-oracle
 OUT=target/capi
