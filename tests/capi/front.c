@@ -12,7 +12,7 @@
  * check is a miss). Each case first asks a grant three times, so that the thread's front holds
  * it (the first ask goes the full way, the second fills the front from the cache), then:
  * - avc_reset: the next check is counted a miss (it was not answered from the front);
- * - a reload that renumbers: the same numbers are denied;
+ * - a reload that renumbers: the same numbers are denied (avc_has_perm and _noaudit);
  * - avc_destroy: the SID pointer the front was filled with is EINVAL;
  * - a signal handler checking (and filling the front) while the thread is inside its front:
  *   every answer of both is the server's;
@@ -183,10 +183,17 @@ int main(int argc, char **argv)
 	EXPECT(avc_has_perm(s, s, process, fork, NULL, NULL) == 0, "after avc_reset: allowed");
 	EXPECT(misses() == before + 1, "after avc_reset: the check was a miss of the cache");
 
-	/* A reload that renumbers. */
+	/* A reload that renumbers, asked through avc_has_perm and avc_has_perm_noaudit (whose
+	 * decision the front reports too). */
 	warm(s, process, fork, "warm before the reload");
+	struct av_decision nd;
+	EXPECT(avc_has_perm_noaudit(s, s, process, fork, NULL, &nd) == 0 && (nd.allowed & fork),
+	       "noaudit from the front: allowed");
 	EXPECT(seaccess_reload_policy(argv[2]) == 0, "reload FRONT_B");
 	EXPECT(server(DOM, DOM, process, fork) == -1, "FRONT_B: the same numbers are denied");
+	errno = 0;
+	EXPECT(avc_has_perm_noaudit(s, s, process, fork, NULL, &nd) == -1 && errno == EACCES && !(nd.allowed & fork),
+	       "after the reload: noaudit does not use FRONT_A's grant");
 	errno = 0;
 	EXPECT(avc_has_perm(s, s, process, fork, NULL, NULL) == -1 && errno == EACCES,
 	       "after the reload: FRONT_A's grant is not used");

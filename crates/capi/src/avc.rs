@@ -367,7 +367,32 @@ pub extern "C" fn avc_has_perm_noaudit(
     avd: *mut AvDecisionC,
 ) -> c_int {
     ffi::guard(-1, || {
+        // The thread's front first, as avc_has_perm's.
+        if let Some(d) = front::decision(ssid, tsid, tclass, requested) {
+            if !avd.is_null() {
+                ffi::out(avd, d)?;
+            }
+            return Ok(0);
+        }
+        Ok(has_perm_noaudit_past_front(
+            ssid, tsid, tclass, requested, avd,
+        ))
+    })
+}
+
+/// avc_has_perm_noaudit past the thread's front, in its own guard (see
+/// [`has_perm_past_front`]).
+#[inline(never)]
+extern "C" fn has_perm_noaudit_past_front(
+    ssid: *mut SecurityId,
+    tsid: *mut SecurityId,
+    tclass: u16,
+    requested: u32,
+    avd: *mut AvDecisionC,
+) -> c_int {
+    ffi::guard(-1, || {
         let k = state::for_check_enabled()?;
+        let at = front::stamp(&k.avc);
         let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
         if mapping::active() {
             return has_perm_mapped(
@@ -382,6 +407,7 @@ pub extern "C" fn avc_has_perm_noaudit(
             );
         }
         if let Some(d) = hit(k, sc, tc, tclass, requested) {
+            front::fill(&k.avc, at, ssid, tsid, tclass, &d);
             if !avd.is_null() {
                 ffi::out(avd, AvDecisionC::from(&d))?;
             }
@@ -476,7 +502,7 @@ fn has_perm_unfronted(
     }
     if let Some(d) = hit(k, sc, tc, tclass, requested) {
         if d.auditallow.0 == 0 {
-            front::fill(&k.avc, at, ssid, tsid, tclass, d.allowed.0);
+            front::fill(&k.avc, at, ssid, tsid, tclass, &d);
             return Ok(0);
         }
         if audit_grant(k, sc, tc, tclass, requested, &d, auditdata) {

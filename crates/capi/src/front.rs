@@ -41,7 +41,9 @@
 use std::sync::atomic::{compiler_fence, AtomicPtr, AtomicU64, Ordering::*};
 
 use seaccess_avc::Avc;
+use seaccess_types::{AccessVector, AvDecision};
 
+use crate::decision::AvDecisionC;
 use crate::sid::SecurityId;
 
 /// Slots for fronts, claimed by thread identities; a power of two.
@@ -61,7 +63,8 @@ struct Entry {
     target: AtomicU64,
     /// `allowed << 32 | class`.
     grant: AtomicU64,
-    _pad: u64,
+    /// The rest of the decision `avc_has_perm_noaudit` reports: `auditdeny << 32 | flags`.
+    rest: AtomicU64,
 }
 
 /// Two entries, the most recently filled first, on one cache line.
@@ -158,28 +161,68 @@ pub(crate) fn hit(
     class: u16,
     requested: u32,
 ) -> bool {
-    let Some(f) = mine() else { return false };
+    lookup::<false>(source, target, class, requested).is_some()
+}
+
+/// [`hit`] with the whole decision, as the cache gave it (`avc_has_perm_noaudit`'s).
+#[inline(always)]
+pub(crate) fn decision(
+    source: *const SecurityId,
+    target: *const SecurityId,
+    class: u16,
+    requested: u32,
+) -> Option<AvDecisionC> {
+    lookup::<true>(source, target, class, requested).map(|(grant, rest, stamp)| AvDecisionC {
+        allowed: (grant >> 32) as u32,
+        decided: AccessVector::ALL.0,
+        auditallow: 0,
+        auditdeny: (rest >> 32) as u32,
+        // The stamp's low half is the cache's seqno, the decision's (see `fill`).
+        seqno: stamp as u32,
+        flags: rest as u32,
+    })
+}
+
+/// On a hit: the entry's grant word, the rest of its decision (when `REST`) and the stamp.
+#[inline(always)]
+fn lookup<const REST: bool>(
+    source: *const SecurityId,
+    target: *const SecurityId,
+    class: u16,
+    requested: u32,
+) -> Option<(u64, u64, u64)> {
+    let f = mine()?;
     if requested == 0 || f.busy.load(Relaxed) != 0 {
-        return false;
+        return None;
     }
     f.busy.store(1, Relaxed);
     compiler_fence(SeqCst);
     let (s, t) = (source as u64, target as u64);
     let set = &f.sets[set_of(s, t, class)].0;
+    let e = if set[0].grants(s, t, class, requested) {
+        Some(&set[0])
+    } else if set[1].grants(s, t, class, requested) {
+        Some(&set[1])
+    } else {
+        None
+    };
     // SAFETY: `avc` was set by `claim` from the process's cache, which lives for the process.
     let avc = unsafe { &*f.avc.load(Relaxed) };
-    let granted = (set[0].grants(s, t, class, requested) || set[1].grants(s, t, class, requested))
-        && f.stamp.load(Relaxed) == avc.stamp();
+    let stamp = f.stamp.load(Relaxed);
+    let found = e.filter(|_| stamp == avc.stamp()).map(|e| {
+        let rest = if REST { e.rest.load(Relaxed) } else { 0 };
+        (e.grant.load(Relaxed), rest, stamp)
+    });
     compiler_fence(SeqCst);
     f.busy.store(0, Relaxed);
-    if granted {
+    if found.is_some() {
         let c = f.hits.load(Relaxed);
         // SAFETY: `hits` was set by `claim` to the owner's counter in the process's cache (which
         // lives as long as the process); only this thread, its owner, adds to it.
         let c = unsafe { &*c };
         c.store(c.load(Relaxed).wrapping_add(1), Relaxed);
     }
-    granted
+    found
 }
 
 /// What a fill is stamped with: the cache's stamp, read before the lookup whose grant is then
@@ -187,16 +230,26 @@ pub(crate) fn hit(
 #[derive(Copy, Clone)]
 pub(crate) struct Stamp(u64);
 
+impl Stamp {
+    /// The cache's seqno the stamp was read with.
+    #[cfg(test)]
+    pub(crate) fn seqno(self) -> u32 {
+        self.0 as u32
+    }
+}
+
 #[inline(always)]
 pub(crate) fn stamp(avc: &Avc) -> Stamp {
     Stamp(avc.stamp())
 }
 
-/// Remembers on the calling thread's front (claiming one if it has none) that the decision
-/// read under `at` in the process's cache `avc` allowed `allowed` to (`source`, `target`,
-/// `class`), both pointers proven SIDs of this library, by a check that found no class mapping
-/// set. Nothing is remembered in a process that may belong to a session: its checks must
-/// follow the session's mode and booleans first, which a hit does not.
+/// Remembers on the calling thread's front (claiming one if it has none) the decision `d`
+/// the process's cache `avc` gave for (`source`, `target`, `class`) under `at`, both pointers
+/// proven SIDs of this library, by a check that found no class mapping set. Only a decision
+/// of the stamp's seqno that audits no grant and decides every permission is remembered (a hit
+/// then has nothing to record and reports the whole decision); and nothing in a process that
+/// may belong to a session: its checks must follow the session's mode and booleans first,
+/// which a hit does not.
 #[cold]
 #[inline(never)]
 pub(crate) fn fill(
@@ -205,13 +258,18 @@ pub(crate) fn fill(
     source: *const SecurityId,
     target: *const SecurityId,
     class: u16,
-    allowed: u32,
+    d: &AvDecision,
 ) {
     // Elsewhere than x86-64 Linux the front is not read (`mine`), so it is not filled.
-    if !crate::session::known_none() || cfg!(not(all(target_arch = "x86_64", target_os = "linux")))
+    if d.auditallow != AccessVector::NONE
+        || d.decided != AccessVector::ALL
+        || d.seqno.0 != at.0 as u32
+        || !crate::session::known_none()
+        || cfg!(not(all(target_arch = "x86_64", target_os = "linux")))
     {
         return;
     }
+    let allowed = d.allowed.0;
     #[cfg(test)]
     parked();
     let Some(f) = mine().or_else(|| find(avc)) else {
@@ -236,6 +294,7 @@ pub(crate) fn fill(
             (&older.source, &newest.source),
             (&older.target, &newest.target),
             (&older.grant, &newest.grant),
+            (&older.rest, &newest.rest),
         ] {
             to.store(from.load(Relaxed), Relaxed);
         }
@@ -243,6 +302,10 @@ pub(crate) fn fill(
         newest
             .grant
             .store(u64::from(allowed) << 32 | u64::from(class), Relaxed);
+        newest.rest.store(
+            u64::from(d.auditdeny.0) << 32 | u64::from(d.flags.0),
+            Relaxed,
+        );
         newest.source.store(s, Relaxed);
     }
     compiler_fence(SeqCst);

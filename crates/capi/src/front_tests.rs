@@ -9,11 +9,12 @@
 
 use std::ffi::CStr;
 
-use seaccess_types::lock;
+use seaccess_types::{lock, AccessVector, AvDecision, Seqno};
 
 use crate::avc;
 use crate::avc_life::{avc_cache_stats, avc_context_to_sid_raw, AvcCacheStats};
 use crate::compute::security_setenforce;
+use crate::decision::AvDecisionC;
 use crate::front;
 use crate::kernel::Kernel;
 use crate::lookup::{load_test_policy, server_numbers, POLICY_TESTS};
@@ -182,18 +183,59 @@ fn a_check_inside_a_busy_front_neither_reads_nor_writes_it() {
     let _p = lock(&POLICY_TESTS);
     let (k, s, class, perm) = warm();
     let other = perm << 1;
+    let at = front::stamp(&k.avc);
+    let made_up = AvDecision {
+        allowed: AccessVector(perm | other),
+        ..AvDecision::deny_all(Seqno(at.seqno()))
+    };
     front::set_busy(true);
     let hit = front::hit(s, s, class, perm);
-    front::fill(&k.avc, front::stamp(&k.avc), s, s, class, perm | other);
+    front::fill(&k.avc, at, s, s, class, &made_up);
     let wrote = front::holds(s, s, class, perm | other);
     front::set_busy(false);
     assert!(!hit, "a busy front was read");
     assert!(!wrote, "a busy front was written");
     // Not busy, the same fill is stored (so the test above could see it): the made-up grant is
     // then dropped with the stamp, as no real check must find it.
-    front::fill(&k.avc, front::stamp(&k.avc), s, s, class, perm | other);
+    front::fill(&k.avc, at, s, s, class, &made_up);
     let stored = front::holds(s, s, class, perm | other);
     front::invalidate(&k.avc);
     assert!(stored, "a fill stores nothing: the test proves nothing");
     assert!(!front::hit(s, s, class, perm | other));
+}
+
+// avc_has_perm_noaudit answered by the front reports the decision the cache's way reports:
+// the same allowed, decided, auditallow, auditdeny, seqno and flags.
+#[test]
+fn noaudit_from_the_front_reports_the_caches_decision() {
+    let _p = lock(&POLICY_TESTS);
+    let (_, s, class, perm) = warm();
+    let ask = || {
+        let mut avd = AvDecisionC::default();
+        let rc = avc::avc_has_perm_noaudit(s, s, class, perm, std::ptr::null_mut(), &mut avd);
+        (rc, avd)
+    };
+    assert!(
+        front::decision(s, s, class, perm).is_some(),
+        "the front does not answer"
+    );
+    let from_front = ask();
+    // The cache's way: the front's stamp moved (nothing else), then asked once.
+    let k = crate::state::kernel().unwrap();
+    front::invalidate(&k.avc);
+    assert!(front::decision(s, s, class, perm).is_none());
+    let from_cache = ask();
+    assert_eq!(from_front.0, 0);
+    assert_eq!(
+        AvDecisionC {
+            seqno: 0,
+            ..from_front.1
+        },
+        AvDecisionC {
+            seqno: 0,
+            ..from_cache.1
+        }
+    );
+    assert_eq!(from_front.1.seqno, from_cache.1.seqno, "the seqno");
+    assert_ne!(from_front.1.allowed & perm, 0);
 }
