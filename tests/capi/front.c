@@ -16,6 +16,7 @@
  * - avc_destroy: the SID pointer the front was filled with is EINVAL;
  * - a signal handler checking (and filling the front) while the thread is inside its front:
  *   every answer of both is the server's;
+ * - 100 threads at once (more than there are fronts) and waves of short-lived ones: the same;
  * - selinux_set_mapping: the same numbers mean the program's classes and are decided so.
  *
  * Prints one line per failed expectation and exits 1 if there was any. */
@@ -159,6 +160,37 @@ static void signals(void)
 	       wrong, (int)handler_wrong);
 }
 
+/* Threads: more at once than there are fronts (64), and waves of short-lived ones whose
+ * identities later threads reuse (taking over a dead thread's front): every answer the
+ * server's. Run after `signals`, whose pairs and expectations it reuses. */
+static volatile int threads_wrong;
+
+static void *checker(void *arg)
+{
+	(void)arg;
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < PAIRS; i++)
+			if ((avc_has_perm(psid[i][0], psid[i][1], pclass, pperm, NULL, NULL) == 0 ? 0 : -1) != pwant[i])
+				__atomic_add_fetch(&threads_wrong, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void threads(void)
+{
+	enum { AT_ONCE = 100, WAVES = 20 };
+	pthread_t t[AT_ONCE];
+	for (int w = 0; w < WAVES; w++) {
+		int n = w == 0 ? AT_ONCE : 8;
+		for (int i = 0; i < n; i++)
+			EXPECT(pthread_create(&t[i], NULL, checker, NULL) == 0, "pthread_create");
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+	}
+	EXPECT(threads_wrong == 0, "every thread's answers are the server's");
+	printf("front: threads: %d threads (%d at once), %d wrong\n", AT_ONCE + 8 * (WAVES - 1), AT_ONCE,
+	       (int)threads_wrong);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3 || getenv("SEACCESS_POLICY")) {
@@ -209,6 +241,7 @@ int main(int argc, char **argv)
 	s = sid_of(DOM);
 
 	signals();
+	threads();
 
 	/* A class mapping in which FRONT_A's number of `process` is the program's `file`. */
 	warm(s, process, fork, "warm before selinux_set_mapping");
