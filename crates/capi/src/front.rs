@@ -1,20 +1,19 @@
-//! Each thread's front: the grants `avc_has_perm` answered on this thread, keyed by the
-//! caller's own SID pointers and class, so that a repeated check is answered without proving
-//! the pointers ours, resolving the SIDs or reading the shared cache (the seqlock's two reads,
-//! the generation's table): the kernel's lesson of 2007, a file remembering what it was granted
-//! at open, applied to a C program's repeated checks.
+//! Each thread's front: the grants `avc_has_perm` and `avc_has_perm_noaudit` answered on this
+//! thread from the cache, keyed by the caller's own SID pointers and class, so that a repeated
+//! check is answered without proving the pointers ours, resolving the SIDs or reading the
+//! shared cache (the seqlock's two reads, the generation's table): the kernel's lesson of 2007,
+//! a file remembering what it was granted at open, applied to a C program's repeated checks.
 //!
-//! What an entry holds is a fact of the cache, not of the thread: the permissions the process's
-//! cache (the one kernel's, for the process's life) allowed to (source SID, target SID, class)
-//! under one cache state. So the front is only as safe as its invalidation, and it has two
-//! rules, both checked on every hit:
-//! the cache's stamp ([`Avc::stamp`]: its newest seqno and its mode epoch) must be the one the
-//! front was filled under, checked on every hit. A reload, a boolean, a switch of mode (which
-//! revokes permissive grants) and a flush (`avc_reset`, whose statistics must then count the
-//! next check as a lookup of the cache) move it; so does `avc_destroy` after it retires the SIDs
-//! whose pointers key the entries ([`invalidate`]). The stamp is read before the lookup whose
-//! grant a fill remembers, so that a change racing a fill leaves an entry stamped older than
-//! the change, which no later hit takes.
+//! What an entry holds is a fact of the cache, not of the thread: the decision the process's
+//! cache (the one kernel's, for the process's life) gave for (source SID, target SID, class)
+//! under one cache state. So the front is only as safe as its invalidation, whose one rule is
+//! checked on every hit: the cache's stamp ([`Avc::stamp`]: its newest seqno and its mode
+//! epoch) must be the one the front was filled under. A reload, a boolean, a switch of mode
+//! (which revokes permissive grants) and a flush (`avc_reset`, whose statistics must then count
+//! the next check as a lookup of the cache) move it; so do `avc_destroy` after it retires the
+//! SIDs whose pointers key the entries, and `selinux_set_mapping` ([`invalidate`]). The stamp
+//! is read before the lookup whose decision a fill remembers, so that a change racing a fill
+//! leaves an entry stamped older than the change, which no later hit takes.
 //!
 //! Only grants are kept, and only of decisions that audit no grant (no auditallow): a hit then
 //! has nothing to record, as the full way would have nothing. A pointer is compared, never
@@ -23,13 +22,14 @@
 //!
 //! Finding the thread's front costs two loads: its address is kept in an initial-exec
 //! thread-local (src/front_tls.c), not a `thread_local!` (a call to `__tls_get_addr` in a
-//! shared library), read with inline assembly on x86-64 Linux (elsewhere there is no front). Fronts themselves live in [`SLOTS`], claimed by thread identities (the
-//! thread pointer) for good, as the cache's statistics stripes are: a later thread with a dead
-//! one's identity takes over its front (sound: the two never run at once, and the entries are
-//! the cache's facts, not the thread's), so fronts are never freed and never more than
-//! [`SLOTS_N`]. A thread whose two slots other identities own checks without a front. A hit
-//! counts in the thread's own statistics stripe ([`Avc::own_hits`]), found when the front was
-//! claimed; an identity without a stripe of its own gets no front.
+//! shared library), read with inline assembly on x86-64 Linux (elsewhere there is no front).
+//! Fronts themselves live in [`SLOTS`], claimed by thread identities (the thread pointer) for
+//! good, as the cache's statistics stripes are: a later thread with a dead one's identity takes
+//! over its front (sound: the two never run at once, and the entries are the cache's facts, not
+//! the thread's), so fronts are never freed and never more than [`SLOTS_N`]. A thread whose two
+//! slots other identities own checks without a front. A hit counts in the thread's own
+//! statistics stripe ([`Avc::own_hits`]), found when the front was claimed; an identity without
+//! a stripe of its own gets no front.
 //!
 //! Only the owning thread writes a front; the other reader is that thread itself, re-entered:
 //! a signal handler or a callback that checks while the thread is inside its front. So a
