@@ -105,7 +105,7 @@ fn decision(
     requested: u32,
 ) -> Result<(AvDecision, bool), Halt> {
     #[cfg(test)]
-    parked();
+    crate::park::parked(crate::park::At::Decide);
     let stale = |answered| Halt::Stale {
         asked: g.seqno(),
         answered,
@@ -123,39 +123,6 @@ fn decision(
             now => Err(stale(now)),
         },
         Err(_) => Err(EINVAL.into()),
-    }
-}
-
-// What a test runs once between a check's resolving and its deciding (a reload, to land in
-// between), on the test's own thread: checks other tests make at the same time never run it.
-#[cfg(test)]
-thread_local! {
-    static PARK: std::cell::RefCell<Option<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Runs `f` once, at this thread's next check's moment between resolving and deciding.
-#[cfg(test)]
-pub(crate) fn park(f: impl FnOnce() + 'static) {
-    PARK.with(|p| *p.borrow_mut() = Some(Box::new(f)));
-}
-
-/// Drops this thread's parked hook, if one is waiting.
-#[cfg(test)]
-pub(crate) fn unpark() {
-    PARK.with(|p| p.borrow_mut().take());
-}
-
-/// Whether a parked hook is still waiting for a check on this thread.
-#[cfg(test)]
-pub(crate) fn parked_pending() -> bool {
-    PARK.with(|p| p.borrow().is_some())
-}
-
-#[cfg(test)]
-fn parked() {
-    let hook = PARK.with(|p| p.borrow_mut().take());
-    if let Some(h) = hook {
-        h();
     }
 }
 

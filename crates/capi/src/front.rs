@@ -271,7 +271,7 @@ pub(crate) fn fill(
     }
     let allowed = d.allowed.0;
     #[cfg(test)]
-    parked();
+    crate::park::parked(crate::park::At::Fill);
     let Some(f) = mine().or_else(|| find(avc)) else {
         return;
     };
@@ -375,24 +375,6 @@ fn claim(avc: &'static Avc, thread: u64, i: usize) -> Option<&'static Front> {
         }
     }
     None
-}
-
-#[cfg(test)]
-thread_local! {
-    static PARK: std::cell::RefCell<Option<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Runs `f` once, at this thread's next fill, after its stamp and its lookup were read.
-#[cfg(test)]
-pub(crate) fn park(f: impl FnOnce() + 'static) {
-    PARK.with(|p| *p.borrow_mut() = Some(Box::new(f)));
-}
-
-#[cfg(test)]
-fn parked() {
-    if let Some(h) = PARK.with(|p| p.borrow_mut().take()) {
-        h();
-    }
 }
 
 /// Whether the calling thread's front holds a grant of `requested` to the key, whatever the

@@ -18,6 +18,7 @@ use crate::decision::AvDecisionC;
 use crate::front;
 use crate::kernel::Kernel;
 use crate::lookup::{load_test_policy, server_numbers, POLICY_TESTS};
+use crate::park;
 use crate::sid::SecurityId;
 
 const DOM: &CStr = c"u:r:dom_t:s0";
@@ -129,7 +130,7 @@ fn a_reload_between_a_fills_lookup_and_its_store_leaves_nothing_usable() {
     assert_eq!(check(s, class.0, perm.0), (0, 0));
     let ran = std::rc::Rc::new(std::cell::Cell::new(false));
     let r = ran.clone();
-    front::park(move || {
+    park::park(park::At::Fill, move || {
         load_test_policy("front_b.33");
         r.set(true);
     });

@@ -48,6 +48,8 @@ mod memo;
 mod names;
 mod notify;
 mod objects;
+#[cfg(test)]
+mod park;
 mod paths;
 mod proccon;
 mod publish;

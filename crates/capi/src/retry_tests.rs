@@ -4,7 +4,7 @@
 //! `file` and `process` in classorder; both allow dom_t `process fork` on itself and nothing on
 //! `file`, and `file read` and `process fork` are both bit 0 of their class, so a class number
 //! of one policy paired with the other's decision turns a denial into a grant. Each test parks
-//! its check between resolving and deciding (crate::avc::park) and reloads the other policy
+//! its check between resolving and deciding (crate::park) and reloads the other policy
 //! there.
 #![allow(clippy::panic, clippy::unwrap_used)]
 
@@ -15,6 +15,7 @@ use seaccess_types::{lock, ClassId};
 use crate::avc;
 use crate::decision::AvDecisionC;
 use crate::lookup::{load_test_policy, server_numbers, POLICY_TESTS};
+use crate::park;
 use crate::sid::SecurityId;
 
 const DOM: &CStr = c"u:r:dom_t:s0";
@@ -25,7 +26,7 @@ fn errno() -> i32 {
 
 /// Whether the reload parked in the check ran (it is taken when it runs).
 fn ran() -> bool {
-    !avc::parked_pending()
+    !park::pending()
 }
 
 // selinux_check_access(dom, dom, file, read) with renumber_b loaded between resolving the
@@ -37,7 +38,7 @@ fn selinux_check_access_resolves_again_after_a_reload_in_between() {
     let _p = lock(&POLICY_TESTS);
     let k = load_test_policy("renumber_a.33");
     let file_a = server_numbers(k, "file", "read").unwrap();
-    avc::park(|| {
+    park::park(park::At::Decide, || {
         load_test_policy("renumber_b.33");
     });
     let rc = avc::selinux_check_access(
@@ -73,7 +74,7 @@ fn avc_has_perm_decides_in_the_generation_after_a_reload_in_between() {
     );
     let (file, read) = server_numbers(k, "file", "read").unwrap();
     let before = k.server.seqno();
-    avc::park(|| {
+    park::park(park::At::Decide, || {
         load_test_policy("renumber_b.33");
     });
     let mut avd = AvDecisionC::default();
@@ -99,7 +100,7 @@ fn storm(left: usize, b: bool) {
     if left == 0 {
         return;
     }
-    avc::park(move || {
+    park::park(park::At::Decide, move || {
         load_test_policy(if b { "renumber_b.33" } else { "renumber_a.33" });
         storm(left - 1, !b);
     });
@@ -125,11 +126,8 @@ fn a_check_that_never_settles_is_refused() {
     let rc = fork();
     let e = errno();
     // The last reload parked waits still: no attempt was left to run it.
-    assert!(
-        avc::parked_pending(),
-        "fewer attempts than the engine's RETRIES"
-    );
-    avc::unpark();
+    assert!(park::pending(), "fewer attempts than the engine's RETRIES");
+    park::unpark();
     assert_eq!(
         (rc, e),
         (-1, libc::EACCES),
