@@ -630,9 +630,16 @@ pub extern "C" fn selinux_check_access(
         if mapping::active() {
             return check_access_mapped(scon, tcon, class, perm, aux);
         }
+        let stamp = front::stamp(&k.avc);
         let seed = lookup::key();
         if let Some((s, t, c, av, at)) = memo::query(k, seed, scon, tcon, class, perm)? {
+            let (sp, tp) = (sid::as_ptr(s), sid::as_ptr(t));
+            // The thread's front, for numbers of the generation it holds grants of.
+            if front::hit_at(sp, tp, c.0, av.0, at) {
+                return Ok(0);
+            }
             if let Some(d) = hit(k, s, t, c.0, av.0).filter(|d| d.seqno.0 == at) {
+                front::fill(&k.avc, stamp, sp, tp, c.0, &d);
                 if audit_grant(k, s, t, c.0, av.0, &d, aux) {
                     return Ok(0);
                 }

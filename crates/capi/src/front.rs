@@ -161,7 +161,25 @@ pub(crate) fn hit(
     class: u16,
     requested: u32,
 ) -> bool {
-    lookup::<false>(source, target, class, requested).is_some()
+    lookup::<false>(source, target, class, requested)
+        .map(|(.., f)| f.count_hit())
+        .is_some()
+}
+
+/// [`hit`] for numbers resolved in the generation of seqno `at` (selinux_check_access's memo):
+/// only while the front's stamp is of that seqno, whose numbers its entries are keyed by.
+#[inline(always)]
+pub(crate) fn hit_at(
+    source: *const SecurityId,
+    target: *const SecurityId,
+    class: u16,
+    requested: u32,
+    at: u32,
+) -> bool {
+    lookup::<false>(source, target, class, requested)
+        .filter(|(_, _, stamp, _)| *stamp as u32 == at)
+        .map(|(.., f)| f.count_hit())
+        .is_some()
 }
 
 /// [`hit`] with the whole decision, as the cache gave it (`avc_has_perm_noaudit`'s).
@@ -172,25 +190,29 @@ pub(crate) fn decision(
     class: u16,
     requested: u32,
 ) -> Option<AvDecisionC> {
-    lookup::<true>(source, target, class, requested).map(|(grant, rest, stamp)| AvDecisionC {
-        allowed: (grant >> 32) as u32,
-        decided: AccessVector::ALL.0,
-        auditallow: 0,
-        auditdeny: (rest >> 32) as u32,
-        // The stamp's low half is the cache's seqno, the decision's (see `fill`).
-        seqno: stamp as u32,
-        flags: rest as u32,
+    lookup::<true>(source, target, class, requested).map(|(grant, rest, stamp, f)| {
+        f.count_hit();
+        AvDecisionC {
+            allowed: (grant >> 32) as u32,
+            decided: AccessVector::ALL.0,
+            auditallow: 0,
+            auditdeny: (rest >> 32) as u32,
+            // The stamp's low half is the cache's seqno, the decision's (see `fill`).
+            seqno: stamp as u32,
+            flags: rest as u32,
+        }
     })
 }
 
-/// On a hit: the entry's grant word, the rest of its decision (when `REST`) and the stamp.
+/// On a hit (which the caller counts, [`Front::count_hit`]): the entry's grant word, the rest of
+/// its decision (when `REST`), the stamp and the front.
 #[inline(always)]
 fn lookup<const REST: bool>(
     source: *const SecurityId,
     target: *const SecurityId,
     class: u16,
     requested: u32,
-) -> Option<(u64, u64, u64)> {
+) -> Option<(u64, u64, u64, &'static Front)> {
     let f = mine()?;
     if requested == 0 || f.busy.load(Relaxed) != 0 {
         return None;
@@ -211,18 +233,23 @@ fn lookup<const REST: bool>(
     let stamp = f.stamp.load(Relaxed);
     let found = e.filter(|_| stamp == avc.stamp()).map(|e| {
         let rest = if REST { e.rest.load(Relaxed) } else { 0 };
-        (e.grant.load(Relaxed), rest, stamp)
+        (e.grant.load(Relaxed), rest, stamp, f)
     });
     compiler_fence(SeqCst);
     f.busy.store(0, Relaxed);
-    if found.is_some() {
-        let c = f.hits.load(Relaxed);
-        // SAFETY: `hits` was set by `claim` to the owner's counter in the process's cache (which
-        // lives as long as the process); only this thread, its owner, adds to it.
+    found
+}
+
+impl Front {
+    /// Counts a hit in the owner's statistics stripe.
+    #[inline(always)]
+    fn count_hit(&self) {
+        let c = self.hits.load(Relaxed);
+        // SAFETY: `hits` was set by `claim` to the owner's counter in the process's cache
+        // (which lives as long as the process); only this thread, its owner, adds to it.
         let c = unsafe { &*c };
         c.store(c.load(Relaxed).wrapping_add(1), Relaxed);
     }
-    found
 }
 
 /// What a fill is stamped with: the cache's stamp, read before the lookup whose grant is then

@@ -240,3 +240,48 @@ fn noaudit_from_the_front_reports_the_caches_decision() {
     assert_eq!(from_front.1.seqno, from_cache.1.seqno, "the seqno");
     assert_ne!(from_front.1.allowed & perm, 0);
 }
+
+// selinux_check_access may resolve its names from a memo of an older generation (its numbers
+// then paired only with a decision of that generation). The front holds grants keyed by the
+// current generation's numbers, so it must not answer for another generation's: front_a's
+// `file` (3) is front_b's `process`, whose `fork` (bit 0, as `read`) front_b grants and the
+// front holds; `file read` is denied by both.
+#[test]
+fn check_access_takes_no_grant_for_another_generations_numbers() {
+    let _p = lock(&POLICY_TESTS);
+    let ask = || {
+        crate::ffi::set_errno(0);
+        let rc = avc::selinux_check_access(
+            DOM.as_ptr(),
+            DOM.as_ptr(),
+            c"file".as_ptr(),
+            c"read".as_ptr(),
+            std::ptr::null_mut(),
+        );
+        (rc, if rc == 0 { 0 } else { errno() })
+    };
+    let k = load_test_policy("front_a.33");
+    let (file_a, read_a) = server_numbers(k, "file", "read").unwrap();
+    assert_eq!(ask(), (-1, libc::EACCES), "front_a: file read");
+    load_test_policy("front_b.33");
+    let (process_b, fork_b) = server_numbers(k, "process", "fork").unwrap();
+    assert_eq!(
+        (process_b.0, fork_b.0),
+        (file_a.0, read_a.0),
+        "the policies renumber"
+    );
+    let s = dom();
+    for _ in 0..3 {
+        assert_eq!(
+            check(s, process_b.0, fork_b.0),
+            (0, 0),
+            "front_b: process fork"
+        );
+    }
+    assert!(front::holds(s, s, process_b.0, fork_b.0));
+    assert_eq!(
+        ask(),
+        (-1, libc::EACCES),
+        "front_b: file read granted from the front"
+    );
+}
