@@ -184,8 +184,9 @@ const MISS_RETRIES: usize = 1000;
 /// What a lookup is made under, read in one load: the newest policy seqno the cache knows of
 /// (low half) and the mode epoch (high half), bumped by every switch of enforcing mode: even
 /// while enforcing, odd while permissive; and by two at a flush ([`Avc::restamp`]), the mode
-/// kept, so that grants kept outside the cache under the old word ([`Avc::stamp`]) go too. A check decides with the mode of the state its
-/// decision was looked up under, and tags its permissive grants with that epoch.
+/// kept, so that grants kept outside the cache under the old word ([`Avc::stamp`]) go too. A
+/// check decides with the mode of the state its decision was looked up under, and tags its
+/// permissive grants with that epoch.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 struct State(u64);
 
@@ -410,13 +411,10 @@ impl Avc {
     /// with them. For a caller whose kept grants stop being right for a reason of its own (the
     /// C library retiring the SIDs its grants are keyed by).
     pub fn restamp(&self) {
-        let mut cur = self.state();
-        while let Err(now) = self
+        // The closure always gives a new word, so the update cannot fail.
+        let _ = self
             .state
-            .compare_exchange(cur.0, cur.restamped().0, AcqRel, Acquire)
-        {
-            cur = State(now);
-        }
+            .fetch_update(AcqRel, Acquire, |s| Some(State(s).restamped().0));
     }
 
     /// The counter of hits thread identity `thread` owns in this cache's statistics (the one

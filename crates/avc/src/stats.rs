@@ -182,23 +182,7 @@ impl Stats {
     /// identity 0 or when both of its stripes are other identities'. Only that thread may add
     /// to it, with a load and a store, as [`Counters::add_owned`] does.
     pub fn own_hits(&self, thread: u64) -> Option<&AtomicU64> {
-        if thread == 0 {
-            return None;
-        }
-        let i = hinted_stripe(thread);
-        let pair = [self.hinted.get(i), self.hinted.get(i ^ 1)];
-        let mine = pair
-            .iter()
-            .flatten()
-            .find(|c| c.owner.load(Relaxed) == thread);
-        let c = mine.or_else(|| {
-            pair.iter().flatten().find(|c| {
-                c.owner
-                    .compare_exchange(0, thread, Relaxed, Relaxed)
-                    .is_ok()
-            })
-        })?;
-        Some(&c.hits)
+        self.owned(thread).map(|c| &c.hits)
     }
 
     /// An identity that does not own its first stripe: its second, claimed if free (either
@@ -209,27 +193,36 @@ impl Stats {
         if thread == 0 {
             return self.bump(which, n);
         }
+        match self.owned(thread) {
+            Some(c) => c.add_owned(which, n),
+            None => {
+                if let Some(c) = self.stripes.get(SHARED) {
+                    c.get(which).fetch_add(n, Relaxed);
+                }
+            }
+        }
+    }
+
+    /// The stripe identity `thread` (nonzero) owns of its two, claiming a free one if it owns
+    /// neither; None when both are other identities'.
+    fn owned(&self, thread: u64) -> Option<&Counters> {
+        if thread == 0 {
+            return None;
+        }
         let i = hinted_stripe(thread);
-        if let Some(c) = self.hinted.get(i ^ 1) {
-            if c.owner.load(Relaxed) == thread {
-                return c.add_owned(which, n);
-            }
-        }
-        for c in [self.hinted.get(i), self.hinted.get(i ^ 1)]
-            .into_iter()
+        let pair = [self.hinted.get(i), self.hinted.get(i ^ 1)];
+        let mine = pair
+            .iter()
             .flatten()
-        {
-            if c.owner
-                .compare_exchange(0, thread, Relaxed, Relaxed)
-                .is_ok()
-            {
-                c.add_owned(which, n);
-                return;
-            }
-        }
-        if let Some(c) = self.stripes.get(SHARED) {
-            c.get(which).fetch_add(n, Relaxed);
-        }
+            .find(|c| c.owner.load(Relaxed) == thread);
+        mine.or_else(|| {
+            pair.iter().flatten().find(|c| {
+                c.owner
+                    .compare_exchange(0, thread, Relaxed, Relaxed)
+                    .is_ok()
+            })
+        })
+        .copied()
     }
 
     /// The counters' sums since they were created, wrapping.

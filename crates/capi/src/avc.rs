@@ -441,42 +441,29 @@ extern "C" fn has_perm_past_front(
     auditdata: *mut c_void,
 ) -> c_int {
     ffi::guard(-1, || {
-        has_perm_unfronted(ssid, tsid, tclass, requested, auditdata)
-    })
-}
-
-fn has_perm_unfronted(
-    ssid: *mut SecurityId,
-    tsid: *mut SecurityId,
-    tclass: u16,
-    requested: u32,
-    auditdata: *mut c_void,
-) -> Res<c_int> {
-    let k = state::for_check_enabled()?;
-    let at = front::stamp(&k.avc);
-    let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
-    if mapping::active() {
-        return has_perm_mapped(
-            k,
-            sc,
-            tc,
-            tclass,
-            requested,
-            std::ptr::null_mut(),
-            true,
-            auditdata,
-        );
-    }
-    if let Some(d) = hit(k, sc, tc, tclass, requested) {
-        if d.auditallow.0 == 0 {
+        let k = state::for_check_enabled()?;
+        let at = front::stamp(&k.avc);
+        let (sc, tc) = sid::from_ptrs(ssid, tsid)?;
+        if mapping::active() {
+            return has_perm_mapped(
+                k,
+                sc,
+                tc,
+                tclass,
+                requested,
+                std::ptr::null_mut(),
+                true,
+                auditdata,
+            );
+        }
+        if let Some(d) = hit(k, sc, tc, tclass, requested) {
             front::fill(&k.avc, at, ssid, tsid, tclass, &d);
-            return Ok(0);
+            if audit_grant(k, sc, tc, tclass, requested, &d, auditdata) {
+                return Ok(0);
+            }
         }
-        if audit_grant(k, sc, tc, tclass, requested, &d, auditdata) {
-            return Ok(0);
-        }
-    }
-    has_perm_full(k, sc, tc, tclass, requested, auditdata)
+        has_perm_full(k, sc, tc, tclass, requested, auditdata)
+    })
 }
 
 /// avc_has_perm past the hit path: a miss, a denial, an unresolved context or an empty request.

@@ -258,8 +258,7 @@ impl Front {
 pub(crate) struct Stamp(u64);
 
 impl Stamp {
-    /// The cache's seqno the stamp was read with.
-    #[cfg(test)]
+    /// The cache's seqno the stamp was read with (its low half).
     pub(crate) fn seqno(self) -> u32 {
         self.0 as u32
     }
@@ -290,7 +289,7 @@ pub(crate) fn fill(
     // Elsewhere than x86-64 Linux the front is not read (`mine`), so it is not filled.
     if d.auditallow != AccessVector::NONE
         || d.decided != AccessVector::ALL
-        || d.seqno.0 != at.0 as u32
+        || d.seqno.0 != at.seqno()
         || !crate::session::known_none()
         || cfg!(not(all(target_arch = "x86_64", target_os = "linux")))
     {
