@@ -48,7 +48,7 @@ use crate::sid::SecurityId;
 
 /// Slots for fronts, claimed by thread identities; a power of two.
 const SLOTS_N: usize = 64;
-/// Sets of a front, of two entries each; a power of two.
+/// Sets of a front, of two entries each (skewed ways, [`mix`]); a power of two.
 const SETS: usize = 512;
 
 /// Fronts, by their owner's identity ([`slot`]); null until a thread claims one.
@@ -67,7 +67,7 @@ struct Entry {
     rest: AtomicU64,
 }
 
-/// Two entries, the most recently filled first, on one cache line.
+/// Two entries on one cache line: the first way of its set and the second (see [`mix`]).
 #[repr(C, align(64))]
 struct Set([Entry; 2]);
 
@@ -130,12 +130,27 @@ fn slot(thread: u64) -> usize {
     (thread.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOTS_N.trailing_zeros())) as usize
 }
 
-/// The set of a key. SIDs are 128 bytes apart: the pointers' low bits say nothing, and the
-/// multiplication brings the rest to the top.
+/// A key's two places: the first way of one set and the second way of another, both from one
+/// multiplication (SIDs are 128 bytes apart: the pointers' low bits say nothing, and the
+/// multiplication brings the rest to the top). Skewed so that keys sharing their first place
+/// rarely share their second: three keys of one set no longer evict each other in turn, as
+/// they did when both ways were one set's (a 2-way set thrashes on a cycle of three).
 #[inline(always)]
-fn set_of(source: u64, target: u64, class: u16) -> usize {
+fn mix(source: u64, target: u64, class: u16) -> u64 {
     let k = source ^ target.rotate_left(29) ^ u64::from(class);
-    (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SETS.trailing_zeros())) as usize
+    k.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+const SET_BITS: u32 = SETS.trailing_zeros();
+
+#[inline(always)]
+fn first(m: u64) -> usize {
+    (m >> (64 - SET_BITS)) as usize
+}
+
+#[inline(always)]
+fn second(m: u64) -> usize {
+    (m >> (64 - 2 * SET_BITS)) as usize & (SETS - 1)
 }
 
 impl Entry {
@@ -220,13 +235,12 @@ fn lookup<const REST: bool>(
     f.busy.store(1, Relaxed);
     compiler_fence(SeqCst);
     let (s, t) = (source as u64, target as u64);
-    let set = &f.sets[set_of(s, t, class)].0;
-    let e = if set[0].grants(s, t, class, requested) {
-        Some(&set[0])
-    } else if set[1].grants(s, t, class, requested) {
-        Some(&set[1])
+    let m = mix(s, t, class);
+    let e = f.way0(m);
+    let e = if e.grants(s, t, class, requested) {
+        Some(e)
     } else {
-        None
+        Some(f.way1(m)).filter(|e| e.grants(s, t, class, requested))
     };
     // SAFETY: `avc` was set by `claim` from the process's cache, which lives for the process.
     let avc = unsafe { &*f.avc.load(Relaxed) };
@@ -241,6 +255,18 @@ fn lookup<const REST: bool>(
 }
 
 impl Front {
+    /// The first place of the key whose mix is `m`.
+    #[inline(always)]
+    fn way0(&self, m: u64) -> &Entry {
+        &self.sets[first(m)].0[0]
+    }
+
+    /// Its second place.
+    #[inline(always)]
+    fn way1(&self, m: u64) -> &Entry {
+        &self.sets[second(m)].0[1]
+    }
+
     /// Counts a hit in the owner's statistics stripe.
     #[inline(always)]
     fn count_hit(&self) {
@@ -314,15 +340,18 @@ pub(crate) fn fill(
         f.stamp.store(at.0, Relaxed);
     }
     let (s, t) = (source as u64, target as u64);
-    let [newest, older] = &f.sets[set_of(s, t, class)].0;
-    if !newest.grants(s, t, class, allowed) {
-        for (to, from) in [
-            (&older.source, &newest.source),
-            (&older.target, &newest.target),
-            (&older.grant, &newest.grant),
-            (&older.rest, &newest.rest),
-        ] {
-            to.store(from.load(Relaxed), Relaxed);
+    let m = mix(s, t, class);
+    let newest = f.way0(m);
+    if !newest.grants(s, t, class, allowed) && !f.way1(m).grants(s, t, class, allowed) {
+        // The first way's entry moves to its own second place, as the older of its key's two.
+        let old = newest.source.load(Relaxed);
+        if old != 0 {
+            let (ot, og) = (newest.target.load(Relaxed), newest.grant.load(Relaxed));
+            let older = f.way1(mix(old, ot, og as u16));
+            older.source.store(old, Relaxed);
+            older.target.store(ot, Relaxed);
+            older.grant.store(og, Relaxed);
+            older.rest.store(newest.rest.load(Relaxed), Relaxed);
         }
         newest.target.store(t, Relaxed);
         newest
@@ -414,11 +443,18 @@ pub(crate) fn holds(
 ) -> bool {
     let (s, t) = (source as u64, target as u64);
     mine().is_some_and(|f| {
-        f.sets[set_of(s, t, class)]
-            .0
+        let m = mix(s, t, class);
+        [f.way0(m), f.way1(m)]
             .iter()
             .any(|e| e.grants(s, t, class, requested))
     })
+}
+
+/// A key's two places ([`first`], [`second`]).
+#[cfg(test)]
+pub(crate) fn places(source: u64, target: u64, class: u16) -> (usize, usize) {
+    let m = mix(source, target, class);
+    (first(m), second(m))
 }
 
 /// Marks the calling thread's front busy (or not), as a check inside it does.

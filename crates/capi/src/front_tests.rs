@@ -116,6 +116,59 @@ fn a_reload_leaves_the_front_unused() {
     );
 }
 
+// Three keys whose first place is one entry all stay held: the one it held moves to its
+// second place (when both ways were one set's, the third fill evicted the first key, and a
+// program cycling through the three missed on every check). The other two keys are pointers
+// no SID has: a fill and `holds` compare them, never read them.
+#[test]
+fn three_keys_sharing_a_first_place_are_all_held() {
+    let _p = lock(&POLICY_TESTS);
+    let (k, s, class, perm) = warm();
+    let (first, second) = front::places(s as u64, s as u64, class);
+    let others: Vec<u64> = (1..u64::from(u32::MAX))
+        .map(|i| i << 7)
+        .filter(|&p| {
+            let (f, o) = front::places(p, p, class);
+            f == first && o != second
+        })
+        .take(2)
+        .collect();
+    assert_eq!(others.len(), 2, "no keys sharing the first place");
+    let mut seconds: Vec<usize> = others
+        .iter()
+        .map(|&p| front::places(p, p, class).1)
+        .collect();
+    seconds.dedup();
+    assert_eq!(
+        seconds.len(),
+        2,
+        "the two keys share their second place too"
+    );
+    let at = front::stamp(&k.avc);
+    let mut d = AvDecision::deny_all(Seqno(at.seqno()));
+    d.allowed = AccessVector(perm);
+    d.decided = AccessVector::ALL;
+    d.auditdeny = AccessVector::NONE;
+    for &p in &others {
+        let p = p as *const SecurityId;
+        front::fill(&k.avc, at, p, p, class, &d);
+        assert!(front::holds(p, p, class, perm), "a fill was not held");
+    }
+    assert!(
+        front::holds(s, s, class, perm),
+        "the first key was evicted by two others of its place"
+    );
+    assert!(
+        front::hit(s, s, class, perm),
+        "the first key is held but not answered"
+    );
+    let p = others[0] as *const SecurityId;
+    assert!(
+        front::holds(p, p, class, perm),
+        "the second key was evicted by the third"
+    );
+}
+
 // The attacker's order: a check reads the stamp, finds a's grant in the cache, and the reload
 // to b lands before the fill stores it. The entry is stored under a's stamp and never used:
 // the next check is b's denial. (With the stamp read after the lookup, the entry would carry
