@@ -21,7 +21,7 @@ use std::sync::Arc;
 use seaccess_types::bytes::Cursor;
 
 use crate::error::{LabelError, Result};
-use crate::lookup::{Index, Lit, Matcher};
+use crate::lookup::{Index, Lit, Matcher, Matchers};
 use crate::spec::{Kind, Origin, Spec, Text};
 use crate::subs::Subs;
 use crate::FileContexts;
@@ -378,8 +378,10 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<FileContexts> {
     }
     Ok(FileContexts::assemble(
         specs,
-        matchers,
-        lits.into_boxed_slice(),
+        Some(Matchers {
+            list: matchers,
+            lits: lits.into_boxed_slice(),
+        }),
         Some(index),
         stems,
         subs,

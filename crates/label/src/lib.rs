@@ -36,7 +36,7 @@ pub use open::{OpenOptions, Validator};
 pub use spec::{FileKind, Origin, Spec, Text};
 pub use subs::Subs;
 
-use lookup::{Index, Matcher, Table};
+use lookup::{Index, Matcher, Matchers, Table};
 
 /// An opened file_contexts set, ready to answer lookups.
 pub struct FileContexts {
@@ -100,7 +100,7 @@ impl FileContexts {
     /// Compiles every expression PCRE2 must run, so a broken one is reported with its file and
     /// line before anything is labeled.
     fn check_regexes(&self) -> Result<()> {
-        for (s, m) in self.table.specs.iter().zip(&self.table.matchers) {
+        for (s, m) in self.table.specs.iter().zip(&self.table.matchers().list) {
             if m.needs_pcre() {
                 if let Err(msg) = m.prepare(&s.regex) {
                     return Err(LabelError::Regex {
@@ -120,33 +120,28 @@ impl FileContexts {
         Ok(())
     }
 
-    /// A set read from its files: each expression's literal prefix read (the prefix index is
-    /// built when a lookup first needs it).
+    /// A set read from its files (each expression's shape and literal prefix read, and the
+    /// prefix index built, when a lookup first needs them).
     fn from_loaded(l: open::Loaded) -> Result<FileContexts> {
-        // A literal prefix is at most its expression: reserved once, not grown by doubling
-        // (each growth a copy, and a freed block left in the heap of an open handle).
-        let mut lits = Vec::with_capacity(l.specs.iter().map(|s| s.regex.len()).sum());
-        let mut matchers = Vec::with_capacity(l.specs.len());
-        for s in &l.specs {
-            match Matcher::new(&s.regex, &mut lits) {
-                Some(m) => matchers.push(m),
-                None => {
-                    return Err(LabelError::Syntax {
-                        path: l
-                            .files
-                            .get(s.origin.file as usize)
-                            .cloned()
-                            .unwrap_or_default(),
-                        line: s.origin.line,
-                        msg: "the set's literal prefixes pass 4 GiB".into(),
-                    })
-                }
-            }
+        if let Some(i) = lookup::Matchers::fits(&l.specs) {
+            let origin = l
+                .specs
+                .get(i)
+                .map(|s| s.origin)
+                .unwrap_or(Origin { file: 0, line: 0 });
+            return Err(LabelError::Syntax {
+                path: l
+                    .files
+                    .get(origin.file as usize)
+                    .cloned()
+                    .unwrap_or_default(),
+                line: origin.line,
+                msg: "the set's literal prefixes pass 4 GiB".into(),
+            });
         }
         Ok(FileContexts::assemble(
             l.specs,
-            matchers,
-            lits.into_boxed_slice(),
+            None,
             None,
             l.stems,
             l.subs,
@@ -159,8 +154,7 @@ impl FileContexts {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn assemble(
         specs: Vec<Spec>,
-        matchers: Vec<Matcher>,
-        lits: Box<[u8]>,
+        matchers: Option<Matchers>,
         index: Option<Index>,
         stems: HashMap<std::sync::Arc<[u8]>, i32>,
         subs: Subs,
@@ -171,8 +165,14 @@ impl FileContexts {
         FileContexts {
             table: Table {
                 specs,
-                matchers,
-                lits,
+                matchers: {
+                    let cell = once_cell::race::OnceBox::new();
+                    if let Some(m) = matchers {
+                        // A fresh cell: the value is always taken.
+                        let _ = cell.set(Box::new(m));
+                    }
+                    cell
+                },
                 index: {
                     let cell = once_cell::race::OnceBox::new();
                     if let Some(index) = index {
@@ -191,7 +191,7 @@ impl FileContexts {
     }
 
     pub(crate) fn matchers(&self) -> &[Matcher] {
-        &self.table.matchers
+        &self.table.matchers().list
     }
 
     pub(crate) fn index(&self) -> &Index {
@@ -199,7 +199,7 @@ impl FileContexts {
     }
 
     pub(crate) fn lits(&self) -> &[u8] {
-        &self.table.lits
+        &self.table.matchers().lits
     }
 
     /// The specification that labels `path` as a file of `kind` (selabel_lookup): `Ok(None)`
@@ -300,7 +300,7 @@ impl FileContexts {
             stems: self.table.stems.len(),
             trie_nodes: self.table.index().node_count(),
         };
-        for m in &self.table.matchers {
+        for m in &self.table.matchers().list {
             match m.kind {
                 spec::Kind::Exact => st.exact += 1,
                 spec::Kind::Under => st.under += 1,

@@ -293,19 +293,26 @@ pub fn compile(regex: &str) -> std::result::Result<Compiled, String> {
 }
 
 impl Matcher {
-    /// The matcher of `regex`, its literal prefix appended to `lits`; `None` when `lits` would
-    /// pass 4 GiB.
-    pub(crate) fn new(regex: &str, lits: &mut Vec<u8>) -> Option<Matcher> {
-        let start = u32::try_from(lits.len()).ok()?;
+    /// The matcher of `regex`, its literal prefix appended to `lits`. Should `lits` pass 4 GiB
+    /// (an open refuses such a set first, [`Matchers::fits`]), the prefix is dropped and PCRE2
+    /// decides: the conservative reading, never a wrong one.
+    pub(crate) fn new(regex: &str, lits: &mut Vec<u8>) -> Matcher {
+        let start = lits.len();
         let kind = shape_into(regex.as_bytes(), lits);
-        let len = u32::try_from(lits.len() - start as usize).ok()?;
-        Some(Matcher {
+        let (kind, lit) = match (u32::try_from(start), u32::try_from(lits.len() - start)) {
+            (Ok(start), Ok(len)) if u32::try_from(lits.len()).is_ok() => (kind, Lit { start, len }),
+            _ => {
+                lits.truncate(start);
+                (Kind::Prefix, Lit { start: 0, len: 0 })
+            }
+        };
+        Matcher {
             kind,
-            lit: Lit { start, len },
+            lit,
             filters: OnceBox::new(),
             regex: OnceBox::new(),
             partial: OnceBox::new(),
-        })
+        }
     }
 
     /// A matcher from the compiled form's analysis of its expression.
@@ -379,18 +386,52 @@ impl Matcher {
     }
 }
 
+/// The specifications' matchers and, in one buffer, their literal prefixes.
+pub(crate) struct Matchers {
+    pub(crate) list: Vec<Matcher>,
+    pub(crate) lits: Box<[u8]>,
+}
+
+impl Matchers {
+    /// Each specification's expression read for its shape and literal prefix.
+    pub(crate) fn of(specs: &[Spec]) -> Matchers {
+        // A literal prefix is at most its expression: reserved once, not grown by doubling
+        // (each growth a copy, and a freed block left in the heap of an open handle).
+        let mut lits = Vec::with_capacity(specs.iter().map(|s| s.regex.len()).sum());
+        let list = specs
+            .iter()
+            .map(|s| Matcher::new(s.regex.as_str(), &mut lits))
+            .collect();
+        Matchers {
+            list,
+            lits: lits.into_boxed_slice(),
+        }
+    }
+
+    /// The first specification whose expression would take the literal prefixes past 4 GiB
+    /// (a prefix is at most its expression), if any: what an open refuses.
+    pub(crate) fn fits(specs: &[Spec]) -> Option<usize> {
+        let mut total = 0usize;
+        specs.iter().position(|s| {
+            total = total.saturating_add(s.regex.len());
+            u32::try_from(total).is_err()
+        })
+    }
+}
+
 /// What a lookup reads: the specifications, their matchers and the prefix trie.
 pub(crate) struct Table {
     pub(crate) specs: Vec<Spec>,
-    pub(crate) matchers: Vec<Matcher>,
-    /// The matchers' literal prefixes, one after another.
-    pub(crate) lits: Box<[u8]>,
-    /// Built when a lookup first needs it, as libselinux compiles a text set's expressions
-    /// when a lookup first needs them: the prefixes' sort was a quarter of opening a set
-    /// (callgrind), and a handle opened for its specifications alone (`seaccess label
-    /// --plan`'s listing, the compiled form's writer until it asks) never sorts them. Given at
-    /// once by the compiled form, which stores it. Two threads may both build it, one kept, as
-    /// for the expressions' code: nothing waits.
+    /// Built when a lookup first needs them (with the index), as libselinux compiles a text
+    /// set's expressions when a lookup first needs them: reading thousands of expressions for
+    /// their shape was a quarter of opening a set (callgrind), and a handle opened for its
+    /// specifications alone never needs it. Given at once by the compiled form, which stores
+    /// them. Two threads may both build them, one kept, as for the expressions' code: nothing
+    /// waits.
+    pub(crate) matchers: OnceBox<Matchers>,
+    /// Built when a lookup first needs it, after the matchers, whose literal prefixes it
+    /// sorts (a quarter of opening a set before it was deferred). Given at once by the
+    /// compiled form.
     pub(crate) index: OnceBox<Index>,
     pub(crate) stems: HashMap<Arc<[u8]>, i32>,
     pub(crate) subs: Subs,
@@ -438,11 +479,21 @@ thread_local! {
 }
 
 impl Table {
+    /// The matchers, read from the expressions the first time they are asked for.
+    pub(crate) fn matchers(&self) -> &Matchers {
+        self.matchers
+            .get_or_init(|| Box::new(Matchers::of(&self.specs)))
+    }
+
     /// The prefix index, built from the matchers' literals the first time it is asked for.
     pub(crate) fn index(&self) -> &Index {
         self.index.get_or_init(|| {
-            Box::new(Index::build(&self.lits, self.matchers.len(), |i| {
-                self.matchers[i].lit
+            let m = self.matchers();
+            Box::new(Index::build(&m.lits, m.list.len(), |i| {
+                m.list
+                    .get(i)
+                    .map(|m| m.lit)
+                    .unwrap_or(Lit { start: 0, len: 0 })
             }))
         })
     }
@@ -471,16 +522,19 @@ impl Table {
                 Ok(v) => v,
                 Err(_) => &mut local,
             };
-            self.index().candidates(&self.lits, &key, cands);
+            let m = self.matchers();
+            self.index().candidates(&m.lits, &key, cands);
             for &i in cands.iter() {
                 let i = i as usize;
-                let s = &self.specs[i];
+                let (Some(s), Some(matcher)) = (self.specs.get(i), m.list.get(i)) else {
+                    continue;
+                };
                 if !(s.stem == -1 || s.stem == file_stem)
                     || !(mode == 0 || s.mode == 0 || mode == s.mode)
                 {
                     continue;
                 }
-                if self.matchers[i].matches(s, &self.files, &self.lits, &key)? {
+                if matcher.matches(s, &self.files, &m.lits, &key)? {
                     return Ok(Some(i));
                 }
             }
@@ -522,8 +576,11 @@ impl Table {
 
     /// Whether specification `i` matches `key` or could match a path below it.
     fn partial_hit(&self, i: usize, key: &[u8]) -> Result<bool> {
-        let m = &self.matchers[i];
-        let lit = m.lit.get(&self.lits);
+        let all = self.matchers();
+        let Some(m) = all.list.get(i) else {
+            return Ok(false);
+        };
+        let lit = m.lit.get(&all.lits);
         let hit = match m.kind {
             Kind::Exact | Kind::Under => {
                 lit.starts_with(key) || kind_matches(m.kind, lit, key) == Some(true)

@@ -44,6 +44,77 @@ fn lookups_racing_to_build_the_index_agree() {
     }
 }
 
+/// An open reads no expression for its shape: the matchers and the index are built by the
+/// first lookup, and threads racing to it on a fresh handle each get the answers of a handle
+/// whose matchers were built before them (the validating open's).
+#[test]
+fn an_open_leaves_the_matchers_to_the_first_lookup() {
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&format!("/srv/e{i} u:object_r:e{i}_t:s0\n"));
+        text.push_str(&format!("/srv/u{i}(/.*)? u:object_r:u{i}_t:s0\n"));
+        text.push_str(&format!("/srv/u{i}/p[0-9]+ -- u:object_r:p{i}_t:s0\n"));
+    }
+    let dir = std::env::temp_dir().join(format!("seaccess-lazy-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let file = dir.join("file_contexts");
+    assert!(std::fs::write(&file, &text).is_ok(), "the set is written");
+    let checked = crate::FileContexts::from_bytes(&file, text.as_bytes());
+    assert!(checked.is_ok(), "the test set opens");
+    let Ok(checked) = checked else { return };
+    assert!(
+        checked.table.matchers.get().is_some(),
+        "a validating open reads them"
+    );
+    let keys: Vec<String> = (0..200)
+        .flat_map(|i| {
+            [
+                format!("/srv/e{i}"),
+                format!("/srv/u{i}/a"),
+                format!("/srv/u{i}/p12"),
+                format!("/srv/u{i}/pq"),
+            ]
+        })
+        .collect();
+    let answer = |fc: &crate::FileContexts, k: &str| {
+        fc.lookup(k.as_bytes(), FileKind::File)
+            .ok()
+            .flatten()
+            .map(|s| s.context.to_string())
+    };
+    let want: Vec<_> = keys.iter().map(|k| answer(&checked, k)).collect();
+    assert!(want.iter().all(|w| w.is_some()));
+    assert_eq!(
+        want.get(2).cloned().flatten().as_deref(),
+        Some("u:object_r:p0_t:s0")
+    );
+    for _ in 0..4 {
+        let fresh = crate::FileContexts::open(&file);
+        assert!(fresh.is_ok(), "the test set opens from its file");
+        let Ok(fresh) = fresh else { return };
+        assert!(
+            fresh.table.matchers.get().is_none(),
+            "the open read the shapes"
+        );
+        assert!(
+            fresh.table.index.get().is_none(),
+            "the open built the index"
+        );
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let (fresh, keys, want) = (&fresh, &keys, &want);
+                s.spawn(move || {
+                    for (i, k) in keys.iter().enumerate().skip(t) {
+                        assert_eq!(answer(fresh, k), want[i], "{k}");
+                    }
+                });
+            }
+        });
+        assert!(fresh.table.matchers.get().is_some());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The index's sort compares the first 12 bytes as numbers and the rest only on a tie:
 /// literals that agree on 12 bytes or more, and short ones of every length, must still
 /// give each path exactly the specifications whose literal is a prefix of it.
