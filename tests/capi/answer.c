@@ -3,9 +3,9 @@
  * same program linked against libseaccess is compared with libsepol by tests/capi/run.sh.
  *
  *   answer av       per query: ALLOWED AUDITALLOW AUDITDENY FLAGS CHECK AVC NOAUDIT MASK (hex)
- *                   from security_compute_av_flags, selinux_check_access per permission,
- *                   avc_has_perm per permission (asked three times, "error" unless each
- *                   answers alike), avc_has_perm_noaudit's decision, and the
+ *                   from security_compute_av_flags, selinux_check_access per permission
+ *                   and avc_has_perm per permission (each asked three times, "error" unless
+ *                   each answers alike), avc_has_perm_noaudit's decision, and the
  *                   class's named permissions; "error" when a call fails unexpectedly.
  *   answer create|relabel|member   per query: the new context, or "error".
  *
@@ -56,6 +56,13 @@ static int answer_av(const char *s, const char *t, const char *cls)
 			check |= bit;
 		else if (errno != EACCES)
 			return -1;
+		/* Asked three times too: the memo and the cache, then the thread's query table. */
+		for (int again = 0; again < 2; again++) {
+			errno = 0;
+			int rc2 = selinux_check_access(s, t, cls, name, NULL);
+			if (rc2 != rc || (rc2 != 0 && errno != EACCES))
+				return -1;
+		}
 		/* Asked three times: the first goes the full way, the second is answered by the
 		 * cache and remembered on this thread's front, the third by the front. Each must
 		 * give the first's answer. */

@@ -1,5 +1,6 @@
-/* avc_has_perm's per-thread front (crates/capi/src/front.rs) answers only what the cache would
- * answer now, whatever the program does between two checks.
+/* avc_has_perm's and selinux_check_access's per-thread front (crates/capi/src/front.rs,
+ * front_query.rs) answers only what the cache would answer now, whatever the program does
+ * between two checks.
  *
  *   front FRONT_A FRONT_B   (with SEACCESS_POLICY unset)
  *
@@ -14,9 +15,11 @@
  * - avc_reset: the next check is counted a miss (it was not answered from the front);
  * - a reload that renumbers: the same numbers are denied (avc_has_perm and _noaudit);
  * - avc_destroy: the SID pointer the front was filled with is EINVAL;
- * - a signal handler checking (and filling the front) while the thread is inside its front:
- *   every answer of both is the server's;
- * - 100 threads at once (more than there are fronts) and waves of short-lived ones: the same;
+ * - a signal handler checking (and filling the front) while the thread is inside its front,
+ *   both by SIDs (avc_has_perm) and by strings (selinux_check_access): every answer of both
+ *   is the server's;
+ * - 100 threads at once (more than there are fronts) and waves of short-lived ones, checking
+ *   both ways: the same;
  * - selinux_set_mapping: the same numbers mean the program's classes and are decided so.
  *
  * Prints one line per failed expectation and exits 1 if there was any. */
@@ -77,6 +80,7 @@ static void warm(security_id_t s, security_class_t c, access_vector_t perm, cons
  * checks those allowed, each pair's expected answer the server's. */
 #define PAIRS 24
 static security_id_t psid[PAIRS][2];
+static const char *pctx[PAIRS][2];
 static int pwant[PAIRS];
 static security_class_t pclass;
 static access_vector_t pperm;
@@ -90,7 +94,8 @@ static void handler(int sig)
 	(void)sig;
 	int saved = errno;
 	for (int i = 0; i < PAIRS; i++)
-		if (pwant[i] == 0 && avc_has_perm(psid[i][0], psid[i][1], pclass, pperm, NULL, NULL) != 0)
+		if (pwant[i] == 0 && (avc_has_perm(psid[i][0], psid[i][1], pclass, pperm, NULL, NULL) != 0 ||
+				      selinux_check_access(pctx[i][0], pctx[i][1], "process", "fork", NULL) != 0))
 			handler_wrong++;
 	handler_calls++;
 	errno = saved;
@@ -122,13 +127,17 @@ static void signals(void)
 		const char *a = ctx[i % n], *b = ctx[(i / n + i) % n];
 		psid[i][0] = sid_of(a);
 		psid[i][1] = sid_of(b);
+		pctx[i][0] = a;
+		pctx[i][1] = b;
 		pwant[i] = server(a, b, pclass, pperm);
 		EXPECT(pwant[i] != -2, "security_compute_av");
 		allowed += pwant[i] == 0;
 		/* Warm the cache (and the front) before the storm: the handler's checks are then
 		 * hits, which take no lock and allocate nothing. */
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 3; k++) {
 			avc_has_perm(psid[i][0], psid[i][1], pclass, pperm, NULL, NULL);
+			selinux_check_access(a, b, "process", "fork", NULL);
+		}
 	}
 	EXPECT(allowed > 0 && allowed < PAIRS, "the pairs mix grants and denials");
 	struct sigaction sa;
@@ -145,8 +154,10 @@ static void signals(void)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
 		for (int r = 0; r < 1000; r++)
-			for (int i = 0; i < PAIRS; i++, checks++)
-				if ((avc_has_perm(psid[i][0], psid[i][1], pclass, pperm, NULL, NULL) == 0 ? 0 : -1) != pwant[i])
+			for (int i = 0; i < PAIRS; i++, checks += 2)
+				if ((avc_has_perm(psid[i][0], psid[i][1], pclass, pperm, NULL, NULL) == 0 ? 0 : -1) != pwant[i] ||
+				    (selinux_check_access(pctx[i][0], pctx[i][1], "process", "fork", NULL) == 0 ? 0 : -1) !=
+					    pwant[i])
 					wrong++;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 1000000000L);
@@ -170,7 +181,8 @@ static void *checker(void *arg)
 	(void)arg;
 	for (int round = 0; round < 3; round++)
 		for (int i = 0; i < PAIRS; i++)
-			if ((avc_has_perm(psid[i][0], psid[i][1], pclass, pperm, NULL, NULL) == 0 ? 0 : -1) != pwant[i])
+			if ((avc_has_perm(psid[i][0], psid[i][1], pclass, pperm, NULL, NULL) == 0 ? 0 : -1) != pwant[i] ||
+			    (selinux_check_access(pctx[i][0], pctx[i][1], "process", "fork", NULL) == 0 ? 0 : -1) != pwant[i])
 				__atomic_add_fetch(&threads_wrong, 1, __ATOMIC_RELAXED);
 	return NULL;
 }

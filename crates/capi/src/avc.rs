@@ -34,6 +34,7 @@ use crate::callbacks::{self, AVC_OPEN};
 use crate::decision::{unknown_class_decision, AvDecisionC};
 use crate::ffi::{self, Res, EACCES, EINVAL};
 use crate::front;
+use crate::front::query::Granted;
 use crate::kernel::{Halt, Kernel};
 use crate::lookup;
 use crate::mapping;
@@ -608,6 +609,28 @@ pub extern "C" fn selinux_check_access(
     aux: *mut c_void,
 ) -> c_int {
     ffi::guard(-1, || {
+        // The thread's front first: this query's four strings, granted under the cache's
+        // current state. The rest of the way is out of line (as avc_has_perm's).
+        match front::query::hit([scon, tcon, class, perm]) {
+            Ok(()) => Ok(0),
+            Err([scon, tcon, class, perm]) => {
+                Ok(check_access_past_front(scon, tcon, class, perm, aux))
+            }
+        }
+    })
+}
+
+/// selinux_check_access past the thread's front, in its own guard (see
+/// [`has_perm_past_front`]).
+#[inline(never)]
+extern "C" fn check_access_past_front(
+    scon: *const c_char,
+    tcon: *const c_char,
+    class: *const c_char,
+    perm: *const c_char,
+    aux: *mut c_void,
+) -> c_int {
+    ffi::guard(-1, || {
         let Some(k) = state::for_check()? else {
             return Ok(0);
         };
@@ -619,14 +642,22 @@ pub extern "C" fn selinux_check_access(
         }
         let stamp = front::stamp(&k.avc);
         let seed = lookup::key();
-        if let Some((s, t, c, av, at)) = memo::query(k, seed, scon, tcon, class, perm)? {
+        if let Some((s, t, c, av, at, ni)) = memo::query(k, seed, scon, tcon, class, perm)? {
             let (sp, tp) = (sid::as_ptr(s), sid::as_ptr(t));
-            // The thread's front, for numbers of the generation it holds grants of.
-            if front::hit_at(sp, tp, c.0, av.0, at) {
+            let args = [scon, tcon, class, perm];
+            // The SID-keyed table, for numbers of the generation it holds grants of.
+            if let Some(under) = front::hit_at(sp, tp, c.0, av.0, at) {
+                if let Some(ni) = ni {
+                    front::query::fill(&k.avc, under, args, (s, t), ni, Granted::Front);
+                }
                 return Ok(0);
             }
             if let Some(d) = hit(k, s, t, c.0, av.0).filter(|d| d.seqno.0 == at) {
                 front::fill(&k.avc, stamp, sp, tp, c.0, &d);
+                if let Some(ni) = ni {
+                    let how = Granted::Decision(av.0, &d);
+                    front::query::fill(&k.avc, stamp, args, (s, t), ni, how);
+                }
                 if audit_grant(k, s, t, c.0, av.0, &d, aux) {
                     return Ok(0);
                 }

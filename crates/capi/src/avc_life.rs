@@ -83,6 +83,13 @@ pub extern "C" fn avc_destroy() {
         if let Some(k) = state::enabled() {
             k.reset_cache();
         }
+        // The fronts' query entries compare arguments with the SIDs' texts, which retiring
+        // zeroes: the stamp moves before (a comparison that read a zeroed byte then sees the
+        // new stamp when it reads it again, front::query) as well as after.
+        if let Some(k) = state::enabled() {
+            crate::front::invalidate(&k.avc);
+            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        }
         // libselinux frees its SIDs here (sidtab_destroy): a long-running program that opens
         // and destroys the AVC gets its memory back; a SID kept past this is EINVAL.
         sid::retire();

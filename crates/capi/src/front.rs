@@ -1,8 +1,10 @@
 //! Each thread's front: the grants `avc_has_perm` and `avc_has_perm_noaudit` answered on this
-//! thread from the cache, keyed by the caller's own SID pointers and class, so that a repeated
-//! check is answered without proving the pointers ours, resolving the SIDs or reading the
-//! shared cache (the seqlock's two reads, the generation's table): the kernel's lesson of 2007,
-//! a file remembering what it was granted at open, applied to a C program's repeated checks.
+//! thread from the cache, keyed by the caller's own SID pointers and class (and, in a table of
+//! its own, `selinux_check_access`'s, keyed by its four argument pointers: [`query`]), so that
+//! a repeated check is answered without proving the pointers ours, resolving the SIDs or
+//! reading the shared cache (the seqlock's two reads, the generation's table): the kernel's
+//! lesson of 2007, a file remembering what it was granted at open, applied to a C program's
+//! repeated checks.
 //!
 //! What an entry holds is a fact of the cache, not of the thread: the decision the process's
 //! cache (the one kernel's, for the process's life) gave for (source SID, target SID, class)
@@ -75,6 +77,8 @@ struct Set([Entry; 2]);
 #[repr(C, align(128))]
 struct Front {
     sets: [Set; SETS],
+    /// `selinux_check_access`'s grants, by its four argument pointers ([`query`]).
+    queries: [query::QuerySet; query::QUERY_SETS],
     /// The thread identity that claimed it.
     owner: AtomicU64,
     /// Nonzero while its thread is inside it (see the module's comment).
@@ -86,6 +90,9 @@ struct Front {
     /// The process's cache, whose grants these are.
     avc: AtomicPtr<Avc>,
 }
+
+#[path = "front_query.rs"]
+pub(crate) mod query;
 
 extern "C" {
     /// Sets the calling thread's `seaccess_front` (src/front_tls.c).
@@ -182,7 +189,8 @@ pub(crate) fn hit(
 }
 
 /// [`hit`] for numbers resolved in the generation of seqno `at` (selinux_check_access's memo):
-/// only while the front's stamp is of that seqno, whose numbers its entries are keyed by.
+/// only while the front's stamp is of that seqno, whose numbers its entries are keyed by. The
+/// stamp of the grant on a hit.
 #[inline(always)]
 pub(crate) fn hit_at(
     source: *const SecurityId,
@@ -190,11 +198,13 @@ pub(crate) fn hit_at(
     class: u16,
     requested: u32,
     at: u32,
-) -> bool {
+) -> Option<Stamp> {
     lookup::<false>(source, target, class, requested)
         .filter(|(_, _, stamp, _)| *stamp as u32 == at)
-        .map(|(.., f)| f.count_hit())
-        .is_some()
+        .map(|(_, _, stamp, f)| {
+            f.count_hit();
+            Stamp(stamp)
+        })
 }
 
 /// [`hit`] with the whole decision, as the cache gave it (`avc_has_perm_noaudit`'s).
@@ -255,6 +265,22 @@ fn lookup<const REST: bool>(
 }
 
 impl Front {
+    /// Makes the front's stamp `at`, emptying both tables if it was another: an entry is only
+    /// ever of the front's stamp. Only its thread, inside it (busy), calls this.
+    fn stamp_for(&self, at: Stamp) {
+        if self.stamp.load(Relaxed) == at.0 {
+            return;
+        }
+        for e in self.sets.iter().flat_map(|s| &s.0) {
+            e.source.store(0, Relaxed);
+            e.grant.store(0, Relaxed);
+        }
+        for e in self.queries.iter().flat_map(|s| &s.0) {
+            e.empty();
+        }
+        self.stamp.store(at.0, Relaxed);
+    }
+
     /// The first place of the key whose mix is `m`.
     #[inline(always)]
     fn way0(&self, m: u64) -> &Entry {
@@ -332,13 +358,7 @@ pub(crate) fn fill(
     }
     f.busy.store(1, Relaxed);
     compiler_fence(SeqCst);
-    if f.stamp.load(Relaxed) != at.0 {
-        for e in f.sets.iter().flat_map(|s| &s.0) {
-            e.source.store(0, Relaxed);
-            e.grant.store(0, Relaxed);
-        }
-        f.stamp.store(at.0, Relaxed);
-    }
+    f.stamp_for(at);
     let (s, t) = (source as u64, target as u64);
     let m = mix(s, t, class);
     let newest = f.way0(m);

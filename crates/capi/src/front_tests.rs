@@ -338,3 +338,162 @@ fn check_access_takes_no_grant_for_another_generations_numbers() {
         "front_b: file read granted from the front"
     );
 }
+
+/// selinux_check_access(source, target, class, perm): 0, or -1 and errno.
+fn ask(args: [*const std::ffi::c_char; 4]) -> (i32, i32) {
+    crate::ffi::set_errno(0);
+    let rc = avc::selinux_check_access(args[0], args[1], args[2], args[3], std::ptr::null_mut());
+    (rc, if rc == 0 { 0 } else { errno() })
+}
+
+/// front_a loaded and `process fork` asked of dom on itself by `args` until the query table
+/// answers it.
+fn warm_query(args: [*const std::ffi::c_char; 4]) -> &'static Kernel {
+    let k = load_test_policy("front_a.33");
+    for _ in 0..3 {
+        assert_eq!(ask(args), (0, 0), "process fork under front_a");
+    }
+    assert!(
+        front::query::holds(args),
+        "the query table was never filled"
+    );
+    k
+}
+
+// A repeated selinux_check_access is answered from the query table: one lookup and one hit
+// of the cache, nothing resolved.
+#[test]
+fn a_repeated_query_comes_from_the_query_table() {
+    let _p = lock(&POLICY_TESTS);
+    let args = [
+        DOM.as_ptr(),
+        DOM.as_ptr(),
+        c"process".as_ptr(),
+        c"fork".as_ptr(),
+    ];
+    warm_query(args);
+    let before = stats();
+    assert_eq!(ask(args), (0, 0));
+    let after = stats();
+    assert_eq!(
+        (
+            after.cav_lookups - before.cav_lookups,
+            after.cav_hits - before.cav_hits,
+            after.cav_misses - before.cav_misses
+        ),
+        (1, 1, 0),
+        "a query table hit is one lookup and one hit"
+    );
+    assert_eq!(front::query::hit(args), Ok(()));
+}
+
+// A program may rewrite a string in place: the same four pointers then ask another query, which
+// the table must not answer. dom_t may fork itself and do nothing else, and obj_t nothing.
+#[test]
+fn a_string_rewritten_in_place_is_not_answered_from_the_query_table() {
+    let _p = lock(&POLICY_TESTS);
+    let mut scon = [0u8; 32];
+    let mut perm = [0u8; 16];
+    scon[..DOM.to_bytes().len()].copy_from_slice(DOM.to_bytes());
+    perm[..4].copy_from_slice(b"fork");
+    let args = [
+        scon.as_ptr() as *const std::ffi::c_char,
+        DOM.as_ptr(),
+        c"process".as_ptr(),
+        perm.as_ptr() as *const std::ffi::c_char,
+    ];
+    warm_query(args);
+    perm[..7].copy_from_slice(b"signal\0");
+    assert_eq!(
+        ask(args),
+        (-1, libc::EACCES),
+        "process signal granted as fork"
+    );
+    perm[..5].copy_from_slice(b"fork\0");
+    assert_eq!(ask(args), (0, 0));
+    let other = b"u:object_r:obj_t:s0\0";
+    scon[..other.len()].copy_from_slice(other);
+    assert_eq!(
+        ask(args),
+        (-1, libc::EACCES),
+        "obj_t's fork granted as dom_t's"
+    );
+}
+
+// The query table follows the cache's stamp: a reload leaves it unused until the query is
+// granted again under the new policy.
+#[test]
+fn a_reload_leaves_the_query_table_unused() {
+    let _p = lock(&POLICY_TESTS);
+    let args = [
+        DOM.as_ptr(),
+        DOM.as_ptr(),
+        c"process".as_ptr(),
+        c"fork".as_ptr(),
+    ];
+    let k = warm_query(args);
+    load_test_policy("front_b.33");
+    assert!(
+        front::query::hit(args).is_err(),
+        "the query table answered after a reload"
+    );
+    // A fill of the SID-keyed table under the new stamp empties the query table too: both are
+    // only ever of the front's one stamp.
+    let (class, perm) = server_numbers(k, "process", "fork").unwrap();
+    let s = dom();
+    for _ in 0..3 {
+        assert_eq!(check(s, class.0, perm.0), (0, 0), "front_b: process fork");
+    }
+    assert!(front::holds(s, s, class.0, perm.0));
+    assert!(
+        !front::query::holds(args),
+        "a query entry of the old stamp survived a restamp"
+    );
+    for _ in 0..3 {
+        assert_eq!(ask(args), (0, 0), "process fork under front_b");
+    }
+    assert_eq!(front::query::hit(args), Ok(()));
+}
+
+// avc_destroy retires the SIDs whose texts the table compares with: it moves the stamp.
+#[test]
+fn avc_destroy_leaves_the_query_table_unused() {
+    let _p = lock(&POLICY_TESTS);
+    let args = [
+        DOM.as_ptr(),
+        DOM.as_ptr(),
+        c"process".as_ptr(),
+        c"fork".as_ptr(),
+    ];
+    warm_query(args);
+    crate::avc_life::avc_destroy();
+    assert!(
+        front::query::hit(args).is_err(),
+        "the query table answered after avc_destroy"
+    );
+    assert_eq!(ask(args), (0, 0), "process fork after avc_destroy");
+}
+
+// The stamp is read again after the comparisons: a change landing while the strings are
+// compared (a reload here; a retirement of the SIDs compared with in avc_destroy, which moves
+// the stamp before it zeroes their texts) sends the check the full way.
+#[test]
+fn a_change_during_the_comparisons_sends_the_query_the_full_way() {
+    let _p = lock(&POLICY_TESTS);
+    let args = [
+        DOM.as_ptr(),
+        DOM.as_ptr(),
+        c"process".as_ptr(),
+        c"fork".as_ptr(),
+    ];
+    warm_query(args);
+    park::park(park::At::Compared, || {
+        load_test_policy("front_b.33");
+    });
+    let answer = front::query::hit(args);
+    assert!(!park::pending(), "the hit never compared");
+    assert!(
+        answer.is_err(),
+        "answered though the stamp moved during the comparisons"
+    );
+}

@@ -324,6 +324,16 @@ pub(crate) fn class_perm_at(
     numbers(e)
 }
 
+/// Name slot `i`'s class and permission names, NUL-terminated, if it is filled: they live for
+/// the process (a slot is filled once and never freed).
+pub(crate) fn names_at(i: usize) -> Option<(*const c_char, *const c_char)> {
+    let e = NAMES.get(i)?.get()?;
+    Some((
+        e.class.as_ptr() as *const c_char,
+        e.perm.as_ptr() as *const c_char,
+    ))
+}
+
 /// The entry's numbers and the seqno they were looked up under, once looked up.
 #[inline(always)]
 fn numbers(e: &NameEntry) -> Option<Numbers> {

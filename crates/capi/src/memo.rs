@@ -156,13 +156,15 @@ fn class_perm_miss(
 }
 
 /// What one whole query's arguments resolve to: the two SIDs, the class and the permission,
-/// and the seqno of the generation that gave the class and permission their numbers.
+/// the seqno of the generation that gave the class and permission their numbers, and the name
+/// slot that holds the names (none for names too long for one).
 pub(crate) type Query = (
     &'static SecurityId,
     &'static SecurityId,
     ClassId,
     AccessVector,
     u32,
+    Option<usize>,
 );
 
 /// Slots a query may use: four in half a line, so that a program's queries, many more than its
@@ -226,10 +228,9 @@ pub(crate) fn query(
         if !ffi::same_c_string(scon, s.c_text()) || !ffi::same_c_string(tcon, t.c_text()) {
             continue;
         }
-        if let Some((c, av, seqno)) =
-            lookup::class_perm_at(field(v, 0, NAME_INDEX_BITS), class, perm)
-        {
-            return Ok(Some((s, t, c, av, seqno)));
+        let ni = field(v, 0, NAME_INDEX_BITS);
+        if let Some((c, av, seqno)) = lookup::class_perm_at(ni, class, perm) {
+            return Ok(Some((s, t, c, av, seqno, Some(ni))));
         }
     }
     query_miss(k, seed, [scon, tcon, class, perm], pair, tag)
@@ -265,7 +266,7 @@ fn query_miss(
             &VICTIM,
         );
     }
-    Ok(Some((s, t, c, av, seqno)))
+    Ok(Some((s, t, c, av, seqno, ni)))
 }
 
 #[cfg(test)]
@@ -393,7 +394,7 @@ mod tests {
         let [s, t, c, p] = bufs.each_ref().map(|b| b.as_ptr() as *const c_char);
         let g = k.server.snapshot();
         let mut r = query(k, lookup::key(), s, t, c, p);
-        if let Ok(Some((.., at))) = r {
+        if let Ok(Some((.., at, _))) = r {
             if at != g.seqno().0 {
                 let bytes =
                     |b: &Vec<u8>| b[..b.iter().position(|&x| x == 0).unwrap_or(b.len())].to_vec();
@@ -405,7 +406,7 @@ mod tests {
             }
         }
         r.map(|x| {
-            x.map(|(s, t, c, av, at)| {
+            x.map(|(s, t, c, av, at, _)| {
                 assert_eq!(
                     at,
                     g.seqno().0,
@@ -458,7 +459,7 @@ mod tests {
         // Before anything is looked up again, the remembered numbers come with the seqno of
         // the generation that gave them, never with the new one's.
         let [s, t, c, p] = bufs.each_ref().map(|b| b.as_ptr() as *const c_char);
-        let stale = query(k, lookup::key(), s, t, c, p).map(|x| x.map(|(.., c, _, at)| (c, at)));
+        let stale = query(k, lookup::key(), s, t, c, p).map(|x| x.map(|(.., c, _, at, _)| (c, at)));
         assert_eq!(stale, Ok(Some((ClassId(6), before))));
         let after = ask_query(k, &bufs);
         assert_eq!(after.map(|x| x.map(|(_, _, c, _)| c)), Ok(Some(ClassId(2))));

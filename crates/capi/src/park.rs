@@ -11,6 +11,8 @@ pub(crate) enum At {
     Decide,
     /// A front's fill, after its stamp and its lookup were read (crate::front).
     Fill,
+    /// A query front's hit, after its strings were compared (crate::front::query).
+    Compared,
 }
 
 type Hook = (At, Box<dyn FnOnce()>);
