@@ -239,11 +239,9 @@ fn lookup<const REST: bool>(
     requested: u32,
 ) -> Option<(u64, u64, u64, &'static Front)> {
     let f = mine()?;
-    if requested == 0 || f.busy.load(Relaxed) != 0 {
+    if requested == 0 || !f.enter() {
         return None;
     }
-    f.busy.store(1, Relaxed);
-    compiler_fence(SeqCst);
     let (s, t) = (source as u64, target as u64);
     let m = mix(s, t, class);
     let e = f.way0(m);
@@ -259,12 +257,30 @@ fn lookup<const REST: bool>(
         let rest = if REST { e.rest.load(Relaxed) } else { 0 };
         (e.grant.load(Relaxed), rest, stamp, f)
     });
-    compiler_fence(SeqCst);
-    f.busy.store(0, Relaxed);
+    f.leave();
     found
 }
 
 impl Front {
+    /// Enters the front (busy); false if its thread is inside it already (this check
+    /// re-enters it: see the module's comment), which it then must not read nor write.
+    #[inline(always)]
+    fn enter(&self) -> bool {
+        if self.busy.load(Relaxed) != 0 {
+            return false;
+        }
+        self.busy.store(1, Relaxed);
+        compiler_fence(SeqCst);
+        true
+    }
+
+    /// Leaves the front its thread entered (no longer busy).
+    #[inline(always)]
+    fn leave(&self) {
+        compiler_fence(SeqCst);
+        self.busy.store(0, Relaxed);
+    }
+
     /// Makes the front's stamp `at`, emptying both tables if it was another: an entry is only
     /// ever of the front's stamp. Only its thread, inside it (busy), calls this.
     fn stamp_for(&self, at: Stamp) {
@@ -350,15 +366,9 @@ pub(crate) fn fill(
     let allowed = d.allowed.0;
     #[cfg(test)]
     crate::park::parked(crate::park::At::Fill);
-    let Some(f) = mine().or_else(|| find(avc)) else {
+    let Some(f) = enter_for_fill(avc, at) else {
         return;
     };
-    if f.busy.load(Relaxed) != 0 || !std::ptr::eq(f.avc.load(Relaxed), avc) {
-        return;
-    }
-    f.busy.store(1, Relaxed);
-    compiler_fence(SeqCst);
-    f.stamp_for(at);
     let (s, t) = (source as u64, target as u64);
     let m = mix(s, t, class);
     let newest = f.way0(m);
@@ -383,8 +393,19 @@ pub(crate) fn fill(
         );
         newest.source.store(s, Relaxed);
     }
-    compiler_fence(SeqCst);
-    f.busy.store(0, Relaxed);
+    f.leave();
+}
+
+/// The calling thread's front (claimed if it has none), entered (busy) for a fill stamped `at`
+/// and emptied if its stamp was another; None if the thread has no front, it is busy (the
+/// thread is inside it: this fill re-enters it) or it holds another cache's grants.
+fn enter_for_fill(avc: &'static Avc, at: Stamp) -> Option<&'static Front> {
+    let f = mine().or_else(|| find(avc))?;
+    if !std::ptr::eq(f.avc.load(Relaxed), avc) || !f.enter() {
+        return None;
+    }
+    f.stamp_for(at);
+    Some(f)
 }
 
 /// The front of the calling thread's identity, claimed if it has none, and remembered in its

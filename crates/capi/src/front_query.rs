@@ -20,12 +20,12 @@
 //! ([`Front::stamp_for`]), the hit counted in the thread's own statistics stripe.
 
 use std::ffi::c_char;
-use std::sync::atomic::{compiler_fence, fence, AtomicU64, Ordering::*};
+use std::sync::atomic::{fence, AtomicU64, Ordering::*};
 
 use seaccess_avc::Avc;
 use seaccess_types::{AccessVector, AvDecision};
 
-use super::{find, mine, Front, Stamp};
+use super::{enter_for_fill, mine, Front, Stamp};
 use crate::ffi::same_c_string;
 use crate::sid::SecurityId;
 
@@ -118,11 +118,9 @@ impl Front {
 #[inline(always)]
 pub(crate) fn hit(args: [*const c_char; 4]) -> Result<(), [*const c_char; 4]> {
     let Some(f) = mine() else { return Err(args) };
-    if args[0].is_null() || f.busy.load(Relaxed) != 0 {
+    if args[0].is_null() || !f.enter() {
         return Err(args);
     }
-    f.busy.store(1, Relaxed);
-    compiler_fence(SeqCst);
     let key = args.map(|a| a as u64);
     let m = mix(&key);
     let e = f.query0(m);
@@ -164,8 +162,7 @@ pub(crate) fn hit(args: [*const c_char; 4]) -> Result<(), [*const c_char; 4]> {
             }
         }
     };
-    compiler_fence(SeqCst);
-    f.busy.store(0, Relaxed);
+    f.leave();
     if answer.is_ok() {
         f.count_hit();
     }
@@ -215,15 +212,9 @@ pub(crate) fn fill(
     let Some((class, perm)) = crate::lookup::names_at(names) else {
         return;
     };
-    let Some(f) = mine().or_else(|| find(avc)) else {
+    let Some(f) = enter_for_fill(avc, at) else {
         return;
     };
-    if f.busy.load(Relaxed) != 0 || !std::ptr::eq(f.avc.load(Relaxed), avc) {
-        return;
-    }
-    f.busy.store(1, Relaxed);
-    compiler_fence(SeqCst);
-    f.stamp_for(at);
     let args = args.map(|a| a as u64);
     let m = mix(&args);
     let (first, second) = (f.query0(m), f.query1(m));
@@ -248,8 +239,7 @@ pub(crate) fn fill(
     to.target.store(target as *const SecurityId as u64, Relaxed);
     to.class.store(class as u64, Relaxed);
     to.perm.store(perm as u64, Relaxed);
-    compiler_fence(SeqCst);
-    f.busy.store(0, Relaxed);
+    f.leave();
 }
 
 /// Whether the calling thread's front holds an entry for these four pointers, whatever the

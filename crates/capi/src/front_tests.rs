@@ -346,6 +346,16 @@ fn ask(args: [*const std::ffi::c_char; 4]) -> (i32, i32) {
     (rc, if rc == 0 { 0 } else { errno() })
 }
 
+/// `process fork` of dom on itself, as selinux_check_access's four arguments.
+fn fork_query() -> [*const std::ffi::c_char; 4] {
+    [
+        DOM.as_ptr(),
+        DOM.as_ptr(),
+        c"process".as_ptr(),
+        c"fork".as_ptr(),
+    ]
+}
+
 /// front_a loaded and `process fork` asked of dom on itself by `args` until the query table
 /// answers it.
 fn warm_query(args: [*const std::ffi::c_char; 4]) -> &'static Kernel {
@@ -365,12 +375,7 @@ fn warm_query(args: [*const std::ffi::c_char; 4]) -> &'static Kernel {
 #[test]
 fn a_repeated_query_comes_from_the_query_table() {
     let _p = lock(&POLICY_TESTS);
-    let args = [
-        DOM.as_ptr(),
-        DOM.as_ptr(),
-        c"process".as_ptr(),
-        c"fork".as_ptr(),
-    ];
+    let args = fork_query();
     warm_query(args);
     let before = stats();
     assert_eq!(ask(args), (0, 0));
@@ -425,12 +430,7 @@ fn a_string_rewritten_in_place_is_not_answered_from_the_query_table() {
 #[test]
 fn a_reload_leaves_the_query_table_unused() {
     let _p = lock(&POLICY_TESTS);
-    let args = [
-        DOM.as_ptr(),
-        DOM.as_ptr(),
-        c"process".as_ptr(),
-        c"fork".as_ptr(),
-    ];
+    let args = fork_query();
     let k = warm_query(args);
     load_test_policy("front_b.33");
     assert!(
@@ -459,12 +459,7 @@ fn a_reload_leaves_the_query_table_unused() {
 #[test]
 fn avc_destroy_leaves_the_query_table_unused() {
     let _p = lock(&POLICY_TESTS);
-    let args = [
-        DOM.as_ptr(),
-        DOM.as_ptr(),
-        c"process".as_ptr(),
-        c"fork".as_ptr(),
-    ];
+    let args = fork_query();
     warm_query(args);
     crate::avc_life::avc_destroy();
     assert!(
@@ -480,12 +475,7 @@ fn avc_destroy_leaves_the_query_table_unused() {
 #[test]
 fn a_change_during_the_comparisons_sends_the_query_the_full_way() {
     let _p = lock(&POLICY_TESTS);
-    let args = [
-        DOM.as_ptr(),
-        DOM.as_ptr(),
-        c"process".as_ptr(),
-        c"fork".as_ptr(),
-    ];
+    let args = fork_query();
     warm_query(args);
     park::park(park::At::Compared, || {
         load_test_policy("front_b.33");

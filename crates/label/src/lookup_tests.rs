@@ -2,6 +2,14 @@
 
 use super::*;
 
+/// The context `fc` gives `k` as a file, if any.
+fn context_of(fc: &crate::FileContexts, k: &str) -> Option<String> {
+    fc.lookup(k.as_bytes(), FileKind::File)
+        .ok()
+        .flatten()
+        .map(|s| s.context.to_string())
+}
+
 /// The index is built by the first lookup; threads that race to it on a fresh handle each
 /// get the answers a handle built before them gives.
 #[test]
@@ -21,13 +29,7 @@ fn lookups_racing_to_build_the_index_agree() {
     let keys: Vec<String> = (0..300)
         .flat_map(|i| [format!("/usr/lib/d{i}/a"), format!("/usr/lib/d{i}/x.12")])
         .collect();
-    let answer = |fc: &crate::FileContexts, k: &str| {
-        fc.lookup(k.as_bytes(), FileKind::File)
-            .ok()
-            .flatten()
-            .map(|s| s.context.to_string())
-    };
-    let want: Vec<_> = keys.iter().map(|k| answer(&warm, k)).collect();
+    let want: Vec<_> = keys.iter().map(|k| context_of(&warm, k)).collect();
     assert!(want.iter().all(|w| w.is_some()));
     for _ in 0..4 {
         let Ok(fresh) = open() else { return };
@@ -36,7 +38,7 @@ fn lookups_racing_to_build_the_index_agree() {
                 let (fresh, keys, want) = (&fresh, &keys, &want);
                 s.spawn(move || {
                     for (i, k) in keys.iter().enumerate().skip(t) {
-                        assert_eq!(answer(fresh, k), want[i], "{k}");
+                        assert_eq!(context_of(fresh, k), want[i], "{k}");
                     }
                 });
             }
@@ -76,13 +78,7 @@ fn an_open_leaves_the_matchers_to_the_first_lookup() {
             ]
         })
         .collect();
-    let answer = |fc: &crate::FileContexts, k: &str| {
-        fc.lookup(k.as_bytes(), FileKind::File)
-            .ok()
-            .flatten()
-            .map(|s| s.context.to_string())
-    };
-    let want: Vec<_> = keys.iter().map(|k| answer(&checked, k)).collect();
+    let want: Vec<_> = keys.iter().map(|k| context_of(&checked, k)).collect();
     assert!(want.iter().all(|w| w.is_some()));
     assert_eq!(
         want.get(2).cloned().flatten().as_deref(),
@@ -105,7 +101,7 @@ fn an_open_leaves_the_matchers_to_the_first_lookup() {
                 let (fresh, keys, want) = (&fresh, &keys, &want);
                 s.spawn(move || {
                     for (i, k) in keys.iter().enumerate().skip(t) {
-                        assert_eq!(answer(fresh, k), want[i], "{k}");
+                        assert_eq!(context_of(fresh, k), want[i], "{k}");
                     }
                 });
             }
