@@ -47,6 +47,16 @@ fn check(s: *mut SecurityId, class: u16, perm: u32) -> (i32, i32) {
     (rc, if rc == 0 { 0 } else { errno() })
 }
 
+/// The lookups, hits and misses counted between `before` and `after`: libselinux 3.4's
+/// avc_cache_stats reports hits and misses in its cav_ fields (its entry_hits is always 0).
+fn counted(before: &AvcCacheStats, after: &AvcCacheStats) -> (u32, u32, u32) {
+    (
+        after.cav_lookups - before.cav_lookups,
+        after.cav_hits - before.cav_hits,
+        after.cav_misses - before.cav_misses,
+    )
+}
+
 fn stats() -> AvcCacheStats {
     let mut s = AvcCacheStats::default();
     avc_cache_stats(&mut s);
@@ -81,15 +91,8 @@ fn a_repeated_grant_comes_from_the_front_and_counts_as_one_hit() {
     assert!(front::hit(s, s, class, perm), "the front does not answer");
     let before = stats();
     assert_eq!(check(s, class, perm), (0, 0));
-    let after = stats();
-    // The cav_ fields: libselinux 3.4's avc_cache_stats reports hits and misses there (its
-    // entry_hits is always 0).
     assert_eq!(
-        (
-            after.cav_lookups - before.cav_lookups,
-            after.cav_hits - before.cav_hits,
-            after.cav_misses - before.cav_misses
-        ),
+        counted(&before, &stats()),
         (1, 1, 0),
         "a front hit is one lookup and one hit"
     );
@@ -379,13 +382,8 @@ fn a_repeated_query_comes_from_the_query_table() {
     warm_query(args);
     let before = stats();
     assert_eq!(ask(args), (0, 0));
-    let after = stats();
     assert_eq!(
-        (
-            after.cav_lookups - before.cav_lookups,
-            after.cav_hits - before.cav_hits,
-            after.cav_misses - before.cav_misses
-        ),
+        counted(&before, &stats()),
         (1, 1, 0),
         "a query table hit is one lookup and one hit"
     );

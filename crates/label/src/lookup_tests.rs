@@ -10,6 +10,19 @@ fn context_of(fc: &crate::FileContexts, k: &str) -> Option<String> {
         .map(|s| s.context.to_string())
 }
 
+/// Four threads look up `keys` on `fc` at once, each from another key on: each gets `want`.
+fn race_to_agree(fc: &crate::FileContexts, keys: &[String], want: &[Option<String>]) {
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            s.spawn(move || {
+                for (i, k) in keys.iter().enumerate().skip(t) {
+                    assert_eq!(context_of(fc, k), want[i], "{k}");
+                }
+            });
+        }
+    });
+}
+
 /// The index is built by the first lookup; threads that race to it on a fresh handle each
 /// get the answers a handle built before them gives.
 #[test]
@@ -33,16 +46,7 @@ fn lookups_racing_to_build_the_index_agree() {
     assert!(want.iter().all(|w| w.is_some()));
     for _ in 0..4 {
         let Ok(fresh) = open() else { return };
-        std::thread::scope(|s| {
-            for t in 0..4 {
-                let (fresh, keys, want) = (&fresh, &keys, &want);
-                s.spawn(move || {
-                    for (i, k) in keys.iter().enumerate().skip(t) {
-                        assert_eq!(context_of(fresh, k), want[i], "{k}");
-                    }
-                });
-            }
-        });
+        race_to_agree(&fresh, &keys, &want);
     }
 }
 
@@ -96,16 +100,7 @@ fn an_open_leaves_the_matchers_to_the_first_lookup() {
             fresh.table.index.get().is_none(),
             "the open built the index"
         );
-        std::thread::scope(|s| {
-            for t in 0..4 {
-                let (fresh, keys, want) = (&fresh, &keys, &want);
-                s.spawn(move || {
-                    for (i, k) in keys.iter().enumerate().skip(t) {
-                        assert_eq!(context_of(fresh, k), want[i], "{k}");
-                    }
-                });
-            }
-        });
+        race_to_agree(&fresh, &keys, &want);
         assert!(fresh.table.matchers.get().is_some());
     }
     let _ = std::fs::remove_dir_all(&dir);
