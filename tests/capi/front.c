@@ -1,5 +1,5 @@
 /* avc_has_perm's and selinux_check_access's per-thread front (crates/capi/src/front.rs,
- * front_query.rs) answers only what the cache would answer now, whatever the program does
+ * front/query.rs) answers only what the cache would answer now, whatever the program does
  * between two checks.
  *
  *   front FRONT_A FRONT_B   (with SEACCESS_POLICY unset)

@@ -91,7 +91,6 @@ struct Front {
     avc: AtomicPtr<Avc>,
 }
 
-#[path = "front_query.rs"]
 pub(crate) mod query;
 
 extern "C" {

@@ -303,6 +303,11 @@ fn scan(
                     }
                     _ => {
                         let path = match path_attr.take() {
+                            // Rust's rule: beside the file that declares the module, unless the
+                            // declaration is inside an inline module block (then under it).
+                            Some(p) if !inline => Path::new(file)
+                                .parent()
+                                .map_or_else(|| dir.join(&p), |d| d.join(&p)),
                             Some(p) => dir.join(p),
                             None if dir.join(format!("{name}.rs")).exists() => {
                                 dir.join(format!("{name}.rs"))
