@@ -204,6 +204,16 @@ pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<(usize, &'static SecurityId)
 #[cfg(test)]
 pub(crate) static POLICY_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// The domain of the test policies the front and retry tests load (renumber_a/b, front_a/b).
+#[cfg(test)]
+pub(crate) const TEST_DOM: &std::ffi::CStr = c"u:r:dom_t:s0";
+
+/// The calling thread's errno, as a C caller reads it after a call.
+#[cfg(test)]
+pub(crate) fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
 /// Loads (or reloads) the compiled test policy `name` from target/policies (`make policies`),
 /// for tests that need a kernel; they hold [`POLICY_TESTS`] while they use it.
 #[cfg(test)]

@@ -8,21 +8,13 @@
 //! there.
 #![allow(clippy::panic, clippy::unwrap_used)]
 
-use std::ffi::CStr;
-
 use seaccess_types::{lock, ClassId};
 
 use crate::avc;
 use crate::decision::AvDecisionC;
-use crate::lookup::{load_test_policy, server_numbers, POLICY_TESTS};
+use crate::lookup::{errno, load_test_policy, server_numbers, POLICY_TESTS, TEST_DOM as DOM};
 use crate::park;
 use crate::sid::SecurityId;
-
-const DOM: &CStr = c"u:r:dom_t:s0";
-
-fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
-}
 
 /// Whether the reload parked in the check ran (it is taken when it runs).
 fn ran() -> bool {
