@@ -114,6 +114,32 @@ fn accepts(tag: u8, current: u8) -> bool {
     tag == 0 || tag == current
 }
 
+/// The mode epoch a lookup is made under, whole as the cache's state word holds it (its high
+/// half): the hit takes the grant tag out of it only for an entry that carries one, rather than
+/// on every lookup.
+#[derive(Copy, Clone)]
+pub(crate) struct Epoch(u64);
+
+impl Epoch {
+    /// The epoch of a state word (mode epoch in the high half).
+    #[inline(always)]
+    pub fn of_state(word: u64) -> Epoch {
+        Epoch(word)
+    }
+
+    /// The grant tag: the epoch's low byte.
+    #[inline(always)]
+    fn tag(self) -> u8 {
+        (self.0 >> 32) as u8
+    }
+
+    /// The epoch whose grant tag is `tag`.
+    #[cfg(test)]
+    fn tagged(tag: u8) -> Epoch {
+        Epoch(u64::from(tag) << 32)
+    }
+}
+
 impl Slot {
     /// The slot's decision for `key` of policy `latest`, if it may answer under grant tag
     /// `current` (flags returned without the tag).
@@ -122,7 +148,7 @@ impl Slot {
     /// version, the key's class and no grant tag, which is every entry but a permissive grant.
     /// Only an entry that fails it is looked at again, for a tag that may answer now.
     #[inline(always)]
-    fn read(&self, key: Key, latest: u32, current: u8) -> Option<AvDecision> {
+    fn read(&self, key: Key, latest: u32, current: Epoch) -> Option<AvDecision> {
         let h1 = self.head.load(Acquire);
         if h1 & MATCH != key.want() && !Self::tagged_match(h1, key, current) {
             return None;
@@ -149,8 +175,16 @@ impl Slot {
     /// Whether a head that failed the one-comparison test is still the key's entry, holding a
     /// permissive grant that may answer under tag `current` (see [`accepts`]).
     #[inline(always)]
-    fn tagged_match(h: u64, key: Key, current: u8) -> bool {
-        h & (MATCH & !TAG) == key.want() && accepts((h >> 56) as u8, current)
+    fn tagged_match(h: u64, key: Key, current: Epoch) -> bool {
+        h & (MATCH & !TAG) == key.want() && Self::tag_accepted(h, current)
+    }
+
+    /// Out of line: only an entry of the key's class that carries a grant tag comes here, so the
+    /// hit never takes the tag out of the epoch.
+    #[cold]
+    #[inline(never)]
+    fn tag_accepted(h: u64, current: Epoch) -> bool {
+        accepts((h >> 56) as u8, current.tag())
     }
 
     /// Takes the slot for writing; None if another writer holds it.
@@ -322,7 +356,7 @@ impl Table {
     /// (two threads missing on it at once choose a set each), so a copy of an older policy, or
     /// one holding a grant of another mode epoch, is passed over rather than ending the search.
     #[inline(always)]
-    fn find(&self, set: usize, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
+    fn find(&self, set: usize, key: Key, latest: u32, tag: Epoch) -> Option<AvDecision> {
         // `get`, not an index: no panic site in the library (an empty result is a miss).
         for slot in &self.sets.get(set)?.slots {
             if let Some(d) = slot.read(key, latest, tag) {
@@ -335,7 +369,7 @@ impl Table {
     /// The cached decision for `key` made under policy `latest`, if any, and if it holds no
     /// permissive grant other than one of grant tag `tag` (the current mode epoch's low byte).
     #[inline(always)]
-    pub fn get(&self, key: Key, latest: u32, tag: u8) -> Option<AvDecision> {
+    pub fn get(&self, key: Key, latest: u32, tag: Epoch) -> Option<AvDecision> {
         let h = key.hash();
         if let Some(d) = self.find(self.first(h), key, latest, tag) {
             return Some(d);
@@ -522,21 +556,24 @@ mod tests {
             .unwrap();
         // The writer takes the slot and is gone (never releases it).
         assert!(held.lock().is_some());
-        assert!(t.get(k(1), 1, 0).is_none(), "a held slot is read as a miss");
+        assert!(
+            t.get(k(1), 1, Epoch::tagged(0)).is_none(),
+            "a held slot is read as a miss"
+        );
         t.unstick();
         assert!(
-            t.get(k(1), 1, 0).is_none(),
+            t.get(k(1), 1, Epoch::tagged(0)).is_none(),
             "the half-written entry is emptied"
         );
         assert_eq!(
-            t.get(k(7), 1, 0).map(|d| d.allowed.0),
+            t.get(k(7), 1, Epoch::tagged(0)).map(|d| d.allowed.0),
             Some(6),
             "other entries stay"
         );
         assert_eq!(held.head.load(Relaxed) & 1, 0);
         t.insert(k(1), &dec(8, 1), 1);
         assert_eq!(
-            t.get(k(1), 1, 0).map(|d| d.allowed.0),
+            t.get(k(1), 1, Epoch::tagged(0)).map(|d| d.allowed.0),
             Some(8),
             "the slot is usable again"
         );
@@ -558,11 +595,14 @@ mod tests {
         let t = Table::new(8);
         assert_eq!(t.capacity(), 8);
         let k = |s: u32| Key::new(Sid(s), Sid(s + 1), ClassId(3));
-        assert!(t.get(k(1), 1, 0).is_none());
+        assert!(t.get(k(1), 1, Epoch::tagged(0)).is_none());
         t.insert(k(1), &dec(5, 1), 1);
-        assert_eq!(t.get(k(1), 1, 0).map(|d| d.allowed.0), Some(5));
+        assert_eq!(
+            t.get(k(1), 1, Epoch::tagged(0)).map(|d| d.allowed.0),
+            Some(5)
+        );
         // An entry of another policy is not returned.
-        assert!(t.get(k(1), 2, 0).is_none());
+        assert!(t.get(k(1), 2, Epoch::tagged(0)).is_none());
         // Many keys: the table never holds more than its capacity, and every present entry
         // is the one stored for its key.
         for s in 1..200 {
@@ -571,12 +611,12 @@ mod tests {
         let (entries, _, longest) = t.occupancy(1);
         assert!(entries <= 8 && longest <= WAYS);
         for s in 1..200 {
-            if let Some(d) = t.get(k(s), 1, 0) {
+            if let Some(d) = t.get(k(s), 1, Epoch::tagged(0)) {
                 assert_eq!(d.allowed.0, s);
             }
         }
         t.grant(k(199), AccessVector(0x100), 1, None);
-        if let Some(d) = t.get(k(199), 1, 0) {
+        if let Some(d) = t.get(k(199), 1, Epoch::tagged(0)) {
             assert_eq!(d.allowed.0, 199 | 0x100);
         }
         // Entries of an older policy are dead: not returned, not counted, and reused first.
@@ -585,7 +625,10 @@ mod tests {
             t.insert(k(500), &dec(7, 2), 2),
             Stored::Fresh { freed_stale: true }
         ));
-        assert_eq!(t.get(k(500), 2, 0).map(|d| d.allowed.0), Some(7));
+        assert_eq!(
+            t.get(k(500), 2, Epoch::tagged(0)).map(|d| d.allowed.0),
+            Some(7)
+        );
         // The live keys of a policy are exactly its entries, whole.
         let live = t.live_keys(2);
         assert_eq!(live, vec![k(500)]);
@@ -593,7 +636,7 @@ mod tests {
         let mut old = t.live_keys(1);
         old.sort_by_key(|k| k.sids);
         assert_eq!(old.len(), t.occupancy(1).0);
-        assert!(old.iter().all(|k| t.get(*k, 1, 0).is_some()));
+        assert!(old.iter().all(|k| t.get(*k, 1, Epoch::tagged(0)).is_some()));
     }
 
     #[test]
@@ -604,22 +647,22 @@ mod tests {
         // Granted in permissive epoch 3: answers under tag 3 only, not in the enforcing epoch
         // after it (4) nor in a later permissive one (5).
         t.grant(k, AccessVector(2), 1, Some(3));
-        assert_eq!(t.get(k, 1, 3).map(|d| d.allowed.0), Some(3));
-        assert!(t.get(k, 1, 4).is_none() && t.get(k, 1, 5).is_none());
+        assert_eq!(t.get(k, 1, Epoch::tagged(3)).map(|d| d.allowed.0), Some(3));
+        assert!(t.get(k, 1, Epoch::tagged(4)).is_none() && t.get(k, 1, Epoch::tagged(5)).is_none());
         assert_eq!(t.tagged_keys(1, 5), vec![k]);
         assert!(t.tagged_keys(1, 3).is_empty());
         // The flags are returned without the tag.
         assert_eq!(
-            t.get(k, 1, 3).map(|d| d.flags),
+            t.get(k, 1, Epoch::tagged(3)).map(|d| d.flags),
             Some(DecisionFlags::default())
         );
         // A fresh decision clears the tag.
         t.insert(k, &dec(1, 1), 1);
-        assert_eq!(t.get(k, 1, 4).map(|d| d.allowed.0), Some(1));
+        assert_eq!(t.get(k, 1, Epoch::tagged(4)).map(|d| d.allowed.0), Some(1));
         assert!(t.tagged_keys(1, 5).is_empty());
         // A permissive domain's grant is untagged and answers in every epoch.
         t.grant(k, AccessVector(4), 1, None);
-        assert_eq!(t.get(k, 1, 4).map(|d| d.allowed.0), Some(5));
+        assert_eq!(t.get(k, 1, Epoch::tagged(4)).map(|d| d.allowed.0), Some(5));
     }
 
     /// Fills a slot of one set by hand, as a racing insert may.
@@ -642,7 +685,7 @@ mod tests {
         put(&t, a, 0, k, &dec(1, 1));
         put(&t, b, 0, k, &dec(2, 2));
         assert_eq!(
-            t.get(k, 2, 0).map(|d| d.allowed.0),
+            t.get(k, 2, Epoch::tagged(0)).map(|d| d.allowed.0),
             Some(2),
             "the current copy in the second set"
         );
@@ -650,7 +693,7 @@ mod tests {
         t.insert(k, &dec(3, 3), 3);
         for _ in 0..3 {
             assert_eq!(
-                t.get(k, 3, 0).map(|d| d.allowed.0),
+                t.get(k, 3, Epoch::tagged(0)).map(|d| d.allowed.0),
                 Some(3),
                 "the key misses forever"
             );
@@ -668,13 +711,16 @@ mod tests {
         put(&t, b, 0, k, &dec(2, 2));
         t.grant(k, AccessVector(0x10), 2, None);
         assert_eq!(
-            t.get(k, 2, 0).map(|d| d.allowed.0),
+            t.get(k, 2, Epoch::tagged(0)).map(|d| d.allowed.0),
             Some(0x12),
             "the grant was lost on the stale copy"
         );
         // A grant made on a decision of policy 1 does not reach policy 2's entry.
         t.grant(k, AccessVector(0x100), 1, None);
-        assert_eq!(t.get(k, 2, 0).map(|d| d.allowed.0), Some(0x12));
+        assert_eq!(
+            t.get(k, 2, Epoch::tagged(0)).map(|d| d.allowed.0),
+            Some(0x12)
+        );
     }
 
     /// A reader sees a whole entry or none: a writer flips one slot between three
@@ -719,7 +765,7 @@ mod tests {
                         let (mut reads, mut torn) = (0u64, Vec::new());
                         while Instant::now() < deadline {
                             for (k, want) in &entries {
-                                if let Some(got) = t.sets[0].slots[0].read(*k, want.seqno.0, 0) {
+                                if let Some(got) = t.sets[0].slots[0].read(*k, want.seqno.0, Epoch::tagged(0)) {
                                     reads += 1;
                                     let whole = entries.iter().any(|(k2, d)| k2 == k && d.seqno == got.seqno && *d == got);
                                     if !whole && torn.len() < 5 {
