@@ -180,7 +180,7 @@ fn print(out: &mut Out, r: &Report) -> Result<(), CliError> {
         get("hook_socket"),
         get("hook_socket_grant"),
     ) {
-        writeln!(out, "\nthe cache's hit (Avc::check_at): {hit:.1} (goal <= 40); the socket hook on a warm socket: {warm:.1} (its remembered grant, the default), {hook:.1} through the cache, against the cheapest design's {cheapest:.1} (goal: fewer); the dearest design: {dearest:.1} (goal <= 100)")?;
+        writeln!(out, "\nthe cache's hit (Avc::check_at): {hit:.1} (goal <= 40); the socket hook on a warm socket: {warm:.1} (its remembered grant, the default), {hook:.1} through the cache, against the cheapest design's {cheapest:.1} (goal: fewer, and at most 100); the designs {cheapest:.1} to {dearest:.1}")?;
     }
     match (&r.capi_loop, &r.capi_not_measured) {
         (Some((ls, ll)), _) => {
