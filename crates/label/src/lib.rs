@@ -17,6 +17,7 @@ pub mod compiled;
 mod error;
 pub mod jit;
 mod lookup;
+mod matcher;
 mod open;
 mod partial;
 pub mod restorecon;
@@ -181,6 +182,7 @@ impl FileContexts {
                     }
                     cell
                 },
+                scans: std::sync::atomic::AtomicU32::new(0),
                 stems,
                 subs,
                 dist_subs,

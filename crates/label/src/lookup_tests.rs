@@ -162,3 +162,105 @@ fn the_index_finds_every_prefix_past_its_sort_key() {
         assert_eq!(got, want, "{key}");
     }
 }
+
+/// A handle's first lookups find their candidates by reading every literal prefix, the index
+/// left unbuilt, and answer as a handle with the index does; the lookup after them builds it.
+#[test]
+fn the_first_lookups_scan_and_agree_with_the_index() {
+    let mut text = String::new();
+    for i in 0..50 {
+        text.push_str(&format!("/opt/a{i}(/.*)? u:object_r:a{i}_t:s0\n"));
+        text.push_str(&format!("/opt/a{i}/b[0-9]+ -- u:object_r:b{i}_t:s0\n"));
+        text.push_str(&format!("/opt/a{i}/c u:object_r:c{i}_t:s0\n"));
+    }
+    text.push_str("/opt/a1.* u:object_r:late_t:s0\n");
+    let path = std::path::Path::new("fc");
+    let indexed = crate::FileContexts::from_bytes(path, text.as_bytes());
+    assert!(indexed.is_ok(), "the test set opens");
+    let Ok(indexed) = indexed else { return };
+    let _ = indexed.table.index();
+    let keys: Vec<String> = [
+        "/opt/a1/b7",
+        "/opt/a1/c",
+        "/opt/a12/b7",
+        "/opt/a2/b7",
+        "/opt/a2/c",
+        "/opt/a2/bx",
+        "/opt/a49/c",
+        "/opt/a3",
+        "/opt",
+    ]
+    .iter()
+    .map(|k| k.to_string())
+    .collect();
+    let want: Vec<_> = keys.iter().map(|k| context_of(&indexed, k)).collect();
+    // The last specification covers every /opt/a1 path: the highest number wins.
+    assert_eq!(want[0].as_deref(), Some("u:object_r:late_t:s0"));
+    assert_eq!(want[3].as_deref(), Some("u:object_r:b2_t:s0"));
+    assert_eq!(want[5].as_deref(), Some("u:object_r:a2_t:s0"));
+    assert_eq!(want[8], None);
+    let fresh = crate::FileContexts::from_bytes(path, text.as_bytes());
+    let Ok(fresh) = fresh else { return };
+    for n in 0..SCANS_BEFORE_INDEX as usize {
+        let i = n % keys.len();
+        assert_eq!(context_of(&fresh, &keys[i]), want[i], "{}", keys[i]);
+        assert!(
+            fresh.table.index.get().is_none(),
+            "lookup {n} built the index"
+        );
+    }
+    assert_eq!(context_of(&fresh, &keys[0]), want[0]);
+    assert!(fresh.table.index.get().is_some());
+    for (k, w) in keys.iter().zip(&want) {
+        assert_eq!(&context_of(&fresh, k), w, "{k}");
+    }
+}
+
+/// On the installed policy's set, the scan and the index give every path the same candidates
+/// in the same order: each specification's literal prefix, each with a byte more and with a
+/// component more, and the paths under /usr and /etc.
+#[test]
+fn the_scan_and_the_index_agree_on_the_installed_set() {
+    let file = std::path::Path::new("/etc/selinux/default/contexts/files/file_contexts");
+    if !file.exists() {
+        println!(
+            "SKIP: {} is not installed (Debian's selinux-policy-default)",
+            file.display()
+        );
+        return;
+    }
+    let fc = crate::FileContexts::open(file);
+    assert!(fc.is_ok(), "the installed set opens");
+    let Ok(fc) = fc else { return };
+    let m = fc.table.matchers();
+    let index = fc.table.index();
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    for x in &m.list {
+        let lit = x.lit.get(&m.lits).to_vec();
+        keys.push([&lit[..], b"x"].concat());
+        keys.push([&lit[..], b"/y"].concat());
+        keys.push(lit);
+    }
+    for root in ["/usr", "/etc"] {
+        let mut dirs = vec![std::path::PathBuf::from(root)];
+        while let Some(d) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if e.file_type().is_ok_and(|t| t.is_dir()) && keys.len() < 60_000 {
+                    dirs.push(p.clone());
+                }
+                keys.push(p.into_os_string().into_encoded_bytes());
+            }
+        }
+    }
+    assert!(keys.len() > 3 * m.list.len());
+    let (mut scanned, mut indexed) = (Vec::new(), Vec::new());
+    for k in &keys {
+        m.candidates(k, &mut scanned);
+        index.candidates(&m.lits, k, &mut indexed);
+        assert_eq!(scanned, indexed, "{}", String::from_utf8_lossy(k));
+    }
+}
