@@ -141,8 +141,8 @@ impl Epoch {
 }
 
 impl Slot {
-    /// The slot's decision for `key` of policy `latest`, if it may answer under grant tag
-    /// `current` (flags returned without the tag).
+    /// The slot's decision for `key` of policy `latest`, if it may answer under the grant tag
+    /// of epoch `current` (flags returned without the tag).
     ///
     /// The head is tested with one masked comparison against the key's (`want`): an even
     /// version, the key's class and no grant tag, which is every entry but a permissive grant.
@@ -356,10 +356,10 @@ impl Table {
     /// (two threads missing on it at once choose a set each), so a copy of an older policy, or
     /// one holding a grant of another mode epoch, is passed over rather than ending the search.
     #[inline(always)]
-    fn find(&self, set: usize, key: Key, latest: u32, tag: Epoch) -> Option<AvDecision> {
+    fn find(&self, set: usize, key: Key, latest: u32, epoch: Epoch) -> Option<AvDecision> {
         // `get`, not an index: no panic site in the library (an empty result is a miss).
         for slot in &self.sets.get(set)?.slots {
-            if let Some(d) = slot.read(key, latest, tag) {
+            if let Some(d) = slot.read(key, latest, epoch) {
                 return Some(d);
             }
         }
@@ -367,14 +367,14 @@ impl Table {
     }
 
     /// The cached decision for `key` made under policy `latest`, if any, and if it holds no
-    /// permissive grant other than one of grant tag `tag` (the current mode epoch's low byte).
+    /// permissive grant other than one of `epoch`'s grant tag (its low byte).
     #[inline(always)]
-    pub fn get(&self, key: Key, latest: u32, tag: Epoch) -> Option<AvDecision> {
+    pub fn get(&self, key: Key, latest: u32, epoch: Epoch) -> Option<AvDecision> {
         let h = key.hash();
-        if let Some(d) = self.find(self.first(h), key, latest, tag) {
+        if let Some(d) = self.find(self.first(h), key, latest, epoch) {
             return Some(d);
         }
-        self.find(self.second(h), key, latest, tag)
+        self.find(self.second(h), key, latest, epoch)
     }
 
     /// How full a set is with entries of `latest` (free and stale slots do not count).
