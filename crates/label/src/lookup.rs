@@ -226,9 +226,9 @@ pub(crate) struct Table {
     /// them. Two threads may both build them, one kept, as for the expressions' code: nothing
     /// waits.
     pub(crate) matchers: OnceBox<Matchers>,
-    /// Built when a lookup first needs it, after the matchers, whose literal prefixes it
-    /// sorts (a quarter of opening a set before it was deferred). Given at once by the
-    /// compiled form.
+    /// Built by the lookup after the first [`SCANS_BEFORE_INDEX`], from the matchers, whose
+    /// literal prefixes it sorts (a quarter of opening a set before it was deferred, then more
+    /// than half of a one-file lookup). Given at once by the compiled form.
     pub(crate) index: OnceBox<Index>,
     /// Lookups that found their candidates without the index (see [`SCANS_BEFORE_INDEX`]).
     pub(crate) scans: AtomicU32,
