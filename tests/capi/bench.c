@@ -7,11 +7,14 @@
  *
  *   bench classes < "CLASS BIT NAME" lines      (libseaccess only) prints "CLASS VALUE BIT NAME"
  *   bench run CLASSFILE ROUNDS < "SCON TCON CLASS PERM ALLOWED AUDITALLOW AUDITDENY" lines
- *        prints "check_access WALL CPU", "has_perm_1_thread WALL CPU", "has_perm_2_threads WALL CPU"
- *        (ns per call, all threads' calls counted; CPU is the process's CPU time) and the numbers
+ *        prints "check_access WALL CPU", "check_access_one_buffer WALL CPU" (each query's strings
+ *        copied into one set of buffers before its call), "has_perm_1_thread WALL CPU",
+ *        "has_perm_2_threads WALL CPU" (ns per call, all threads' calls counted; CPU is the
+ *        process's CPU time) and the numbers
  *        of allowed answers, which must agree between the two libraries.
  *   bench one WHAT CLASSFILE ROUNDS < the same lines
- *        runs only WHAT (loop, has_perm, noaudit or check_access) ROUNDS times over the queries
+ *        runs only WHAT (loop, has_perm, noaudit, check_access or check_access_one_buffer) ROUNDS
+ *        times over the queries
  *        on one thread after the same warming, for callgrind to count (seaccess-lab bench
  *        hit-path, tests/capi/bench-instructions.sh); `loop` reads each query's arguments and
  *        calls nothing, the cost the other three have subtracted. Prints "allowed N". */
@@ -177,8 +180,21 @@ static struct span threads_ns(int n, size_t *ok)
 	return per_call(t0, (double)rounds * (double)nq * n);
 }
 
+/* selinux_check_access of query x with its strings copied first into one set of buffers, the
+ * same for every query (see main). */
+static int check_one_buffer(const struct q *x)
+{
+	static char s[1024], t[1024], c[256], p[256];
+	strcpy(s, x->s);
+	strcpy(t, x->t);
+	strcpy(c, x->cls);
+	strcpy(p, x->perm);
+	return selinux_check_access(s, t, c, p, NULL) == 0;
+}
+
 /* ROUNDS passes of one kind of check over the queries, on this thread: one loop per kind, so
  * that each pass costs its loop and its check alone. */
+
 static size_t one(const char *what)
 {
 	size_t ok = 0;
@@ -203,6 +219,10 @@ static size_t one(const char *what)
 				struct q *x = &qs[i];
 				ok += avc_has_perm_noaudit(x->ssid, x->tsid, x->c, x->av, NULL, &avd) == 0;
 			}
+	} else if (!strcmp(what, "check_access_one_buffer")) {
+		for (long r = 0; r < rounds; r++)
+			for (size_t i = 0; i < nq; i++)
+				ok += check_one_buffer(&qs[i]);
 	} else {
 		for (long r = 0; r < rounds; r++)
 			for (size_t i = 0; i < nq; i++) {
@@ -231,7 +251,8 @@ int main(int argc, char **argv)
 	const char *only = NULL;
 	if (argc == 5 && !strcmp(argv[1], "one")) {
 		only = argv[2];
-		if (strcmp(only, "loop") && strcmp(only, "has_perm") && strcmp(only, "noaudit") && strcmp(only, "check_access"))
+		if (strcmp(only, "loop") && strcmp(only, "has_perm") && strcmp(only, "noaudit") && strcmp(only, "check_access") &&
+		    strcmp(only, "check_access_one_buffer"))
 			return 2;
 		argv++;
 		argc--;
@@ -271,10 +292,21 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < nq; i++)
 			okc += selinux_check_access(qs[i].s, qs[i].t, qs[i].cls, qs[i].perm, NULL) == 0;
 	struct span check = per_call(t0, (double)rounds * (double)nq);
+	/* The same checks through one set of buffers: each query's four strings copied into the
+	 * same four places before its call, as a daemon asks that reads each peer's context into
+	 * the same place (getpeercon, freecon, getpeercon) and names its class and permission
+	 * with the same literals: the same pointers every call, other strings. Both libraries pay
+	 * the copies. */
+	t0 = start();
+	size_t okb = 0;
+	for (long r = 0; r < rounds; r++)
+		for (size_t i = 0; i < nq; i++)
+			okb += check_one_buffer(&qs[i]);
+	struct span reused = per_call(t0, (double)rounds * (double)nq);
 	struct span one = threads_ns(1, &ok1), two = threads_ns(2, &ok2);
-	printf("check_access %.1f %.1f\nhas_perm_1_thread %.1f %.1f\nhas_perm_2_threads %.1f %.1f\n", check.wall, check.cpu,
-	       one.wall, one.cpu, two.wall, two.cpu);
-	printf("allowed %zu %zu %zu %zu\n", ok, okc / rounds, ok1 / rounds, ok2 / rounds / 2);
+	printf("check_access %.1f %.1f\ncheck_access_one_buffer %.1f %.1f\nhas_perm_1_thread %.1f %.1f\nhas_perm_2_threads %.1f %.1f\n",
+	       check.wall, check.cpu, reused.wall, reused.cpu, one.wall, one.cpu, two.wall, two.cpu);
+	printf("allowed %zu %zu %zu %zu %zu\n", ok, okc / rounds, okb / rounds, ok1 / rounds, ok2 / rounds / 2);
 out:
 #ifdef PEER_LIBSELINUX
 	char cmd[PATH_MAX + 16];
