@@ -675,7 +675,7 @@ impl Avc {
         requested: AccessVector,
     ) -> Result<AvDecision, AvcError> {
         let key = Key::new(ssid, tsid, class);
-        if let Some(v) = self.granted_hit_of(key, requested, None, false) {
+        if let Some(v) = self.granted_hit(key, requested, None, false) {
             return Ok(v.decision);
         }
         self.has_perm_noaudit_slow(key, requested)
@@ -741,7 +741,7 @@ impl Avc {
         // The full way takes the key, not its parts: a caller's loop then keeps the key alive
         // across the hit rather than the SIDs and class besides (callgrind: a few spills less).
         let key = Key::new(ssid, tsid, class);
-        if let Some(v) = self.granted_hit_of(key, requested, Some(at), false) {
+        if let Some(v) = self.granted_hit(key, requested, Some(at), false) {
             return Ok(Ok(v));
         }
         self.check_at_slow(key, requested, at)
@@ -755,20 +755,6 @@ impl Avc {
     /// hit too (callgrind: a third of the hit).
     #[inline(always)]
     fn granted_hit(
-        &self,
-        ssid: Sid,
-        tsid: Sid,
-        class: ClassId,
-        requested: AccessVector,
-        at: Option<Seqno>,
-        silent: bool,
-    ) -> Option<Verdict> {
-        self.granted_hit_of(Key::new(ssid, tsid, class), requested, at, silent)
-    }
-
-    /// [`Avc::granted_hit`] of a key: a caller whose full way takes the key keeps only it.
-    #[inline(always)]
-    fn granted_hit_of(
         &self,
         key: Key,
         requested: AccessVector,
@@ -807,7 +793,7 @@ impl Avc {
         requested: AccessVector,
         at: Seqno,
     ) -> bool {
-        self.granted_hit(ssid, tsid, class, requested, Some(at), true)
+        self.granted_hit(Key::new(ssid, tsid, class), requested, Some(at), true)
             .is_some()
     }
 

@@ -15,7 +15,9 @@ use crate::compute::security_setenforce;
 use crate::decision::AvDecisionC;
 use crate::front;
 use crate::kernel::Kernel;
-use crate::lookup::{errno, load_test_policy, server_numbers, POLICY_TESTS, TEST_DOM as DOM};
+use crate::lookup::{
+    errno, load_test_policy, server_numbers, test_dom_file_read, POLICY_TESTS, TEST_DOM as DOM,
+};
 use crate::park;
 use crate::sid::SecurityId;
 
@@ -296,13 +298,7 @@ fn check_access_takes_no_grant_for_another_generations_numbers() {
     let _p = lock(&POLICY_TESTS);
     let ask = || {
         crate::ffi::set_errno(0);
-        let rc = avc::selinux_check_access(
-            DOM.as_ptr(),
-            DOM.as_ptr(),
-            c"file".as_ptr(),
-            c"read".as_ptr(),
-            std::ptr::null_mut(),
-        );
+        let rc = test_dom_file_read();
         (rc, if rc == 0 { 0 } else { errno() })
     };
     let k = load_test_policy("front_a.33");

@@ -208,6 +208,20 @@ pub(crate) static POLICY_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(())
 #[cfg(test)]
 pub(crate) const TEST_DOM: &std::ffi::CStr = c"u:r:dom_t:s0";
 
+/// `selinux_check_access` of the test domain on itself, `file read`: the query whose class
+/// number the two test policies of each pair give to another class (see the retry and front
+/// tests).
+#[cfg(test)]
+pub(crate) fn test_dom_file_read() -> std::ffi::c_int {
+    crate::avc::selinux_check_access(
+        TEST_DOM.as_ptr(),
+        TEST_DOM.as_ptr(),
+        c"file".as_ptr(),
+        c"read".as_ptr(),
+        std::ptr::null_mut(),
+    )
+}
+
 /// The calling thread's errno, as a C caller reads it after a call.
 #[cfg(test)]
 pub(crate) fn errno() -> i32 {

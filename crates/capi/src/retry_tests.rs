@@ -12,7 +12,9 @@ use seaccess_types::{lock, ClassId};
 
 use crate::avc;
 use crate::decision::AvDecisionC;
-use crate::lookup::{errno, load_test_policy, server_numbers, POLICY_TESTS, TEST_DOM as DOM};
+use crate::lookup::{
+    errno, load_test_policy, server_numbers, test_dom_file_read, POLICY_TESTS, TEST_DOM as DOM,
+};
 use crate::park;
 use crate::sid::SecurityId;
 
@@ -33,13 +35,7 @@ fn selinux_check_access_resolves_again_after_a_reload_in_between() {
     park::park(park::At::Decide, || {
         load_test_policy("renumber_b.33");
     });
-    let rc = avc::selinux_check_access(
-        DOM.as_ptr(),
-        DOM.as_ptr(),
-        c"file".as_ptr(),
-        c"read".as_ptr(),
-        std::ptr::null_mut(),
-    );
+    let rc = test_dom_file_read();
     let e = errno();
     assert!(ran(), "the reload did not land in the check");
     let file_b = server_numbers(k, "file", "read").unwrap();
