@@ -613,9 +613,9 @@ pub extern "C" fn selinux_check_access(
         // current state. The rest of the way is out of line (as avc_has_perm's).
         match front::query::hit([scon, tcon, class, perm]) {
             Ok(()) => Ok(0),
-            Err([scon, tcon, class, perm]) => {
-                Ok(check_access_past_front(scon, tcon, class, perm, aux))
-            }
+            Err(([scon, tcon, class, perm], rewritten)) => Ok(check_access_past_front(
+                scon, tcon, class, perm, aux, rewritten,
+            )),
         }
     })
 }
@@ -629,6 +629,7 @@ extern "C" fn check_access_past_front(
     class: *const c_char,
     perm: *const c_char,
     aux: *mut c_void,
+    rewritten: bool,
 ) -> c_int {
     ffi::guard(-1, || {
         let Some(k) = state::for_check()? else {
@@ -642,7 +643,9 @@ extern "C" fn check_access_past_front(
         }
         let stamp = front::stamp(&k.avc);
         let seed = lookup::key();
-        if let Some((s, t, c, av, at, ni)) = memo::query(k, seed, scon, tcon, class, perm)? {
+        if let Some((s, t, c, av, at, ni)) =
+            memo::query(k, seed, [scon, tcon, class, perm], rewritten)?
+        {
             let (sp, tp) = (sid::as_ptr(s), sid::as_ptr(t));
             let args = [scon, tcon, class, perm];
             // The SID-keyed table, for numbers of the generation it holds grants of.
@@ -669,7 +672,8 @@ extern "C" fn check_access_past_front(
 
 /// selinux_check_access past its hit path (a denial, a miss, names or contexts resolved in
 /// another generation than the cache's decision, unknown names): everything resolved in the
-/// current generation (through the memos, which a call that came this way has just filled).
+/// current generation (through the string cache, which a call that came this way has just
+/// filled).
 #[cold]
 #[inline(never)]
 fn check_access_full(
@@ -678,9 +682,14 @@ fn check_access_full(
     [scon, tcon, class, perm]: [*const c_char; 4],
     aux: *mut c_void,
 ) -> Res<c_int> {
-    let (s, t) = (memo::context(seed, scon)?.1, memo::context(seed, tcon)?.1);
+    let (s, t) = (
+        lookup::context(seed, ffi::bytes_arg(scon)?)?.1,
+        lookup::context(seed, ffi::bytes_arg(tcon)?)?.1,
+    );
+    let names = ffi::bytes_arg(class).ok().zip(ffi::bytes_arg(perm).ok());
     k.with_generation(|g| {
-        let (c, av) = match memo::class_perm(g, seed, class, perm) {
+        let cached = names.and_then(|(cb, pb)| lookup::class_perm(g, seed, cb, pb));
+        let (c, av) = match cached {
             Some(((c, av, _), _)) => (c, av),
             None => match unknown_class_perm(g, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
                 Some(x) => x,

@@ -102,7 +102,7 @@ pub(crate) fn key() -> u64 {
 /// is read byte by byte; strings shorter than eight bytes are read as two overlapping halves
 /// or three bytes. Every byte and the length reach the result.
 #[inline(always)]
-fn hash(seed: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn hash(seed: u64, bytes: &[u8]) -> u64 {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
     let n = bytes.len();
     let mix = |h: u64, w: u64| (h.rotate_left(26) ^ w).wrapping_mul(K);
@@ -279,12 +279,14 @@ pub(crate) fn store_hint(
 }
 
 /// Misses of the context cache, for tests.
+#[cfg(test)]
 static CONTEXT_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Interns the context and records it in an empty slot of its bucket, else in the next
 /// victim's.
 #[cold]
 fn context_miss(ctx: &[u8], first: usize, tag: u64) -> Res<(usize, &'static SecurityId)> {
+    #[cfg(test)]
     CONTEXT_MISSES.fetch_add(1, Relaxed);
     let text = std::str::from_utf8(ctx).map_err(|_| EINVAL)?;
     let (n, s) = sid::intern_indexed(text)?;

@@ -112,14 +112,18 @@ impl Front {
 /// contexts, class, permission), its four strings unchanged, under the cache's current state;
 /// the hit is counted. Otherwise the arguments to go on with: the caller's own, or, once an
 /// entry's key has matched them, the entry's (the same pointers, read back so that the caller's
-/// need not be kept in registers across the comparisons' calls). Nothing else needs testing
+/// need not be kept in registers across the comparisons' calls); and whether an entry of these
+/// pointers under the current state found a string changed, which says the program asks
+/// through these buffers with other strings (see [`crate::memo::query`]). Nothing else needs testing
 /// first: an entry is filled only by a check that found a policy loaded, no session to follow
 /// and no class mapping, and setting a mapping moves the stamp.
 #[inline(always)]
-pub(crate) fn hit(args: [*const c_char; 4]) -> Result<(), [*const c_char; 4]> {
-    let Some(f) = mine() else { return Err(args) };
+pub(crate) fn hit(args: [*const c_char; 4]) -> Result<(), ([*const c_char; 4], bool)> {
+    let Some(f) = mine() else {
+        return Err((args, false));
+    };
     if args[0].is_null() || !f.enter() {
-        return Err(args);
+        return Err((args, false));
     }
     let key = args.map(|a| a as u64);
     let m = mix(&key);
@@ -133,7 +137,7 @@ pub(crate) fn hit(args: [*const c_char; 4]) -> Result<(), [*const c_char; 4]> {
     let avc = unsafe { &*f.avc.load(Relaxed) };
     let stamp = f.stamp.load(Relaxed);
     let answer = match e.filter(|_| stamp == avc.stamp()) {
-        None => Err(args),
+        None => Err((args, false)),
         Some(e) => {
             let [scon, tcon, class, perm] =
                 e.args.each_ref().map(|a| a.load(Relaxed) as *const c_char);
@@ -158,7 +162,8 @@ pub(crate) fn hit(args: [*const c_char; 4]) -> Result<(), [*const c_char; 4]> {
                 Ok(())
             } else {
                 // Read again rather than kept across the calls above.
-                Err(e.args.each_ref().map(|a| a.load(Relaxed) as *const c_char))
+                let args = e.args.each_ref().map(|a| a.load(Relaxed) as *const c_char);
+                Err((args, !same))
             }
         }
     };
@@ -229,12 +234,11 @@ pub(crate) fn fill(
         if old[0] != 0 {
             f.query1(mix(&old)).copy_from(first);
         }
+        for (w, &v) in first.args.iter().zip(&args) {
+            w.store(v, Relaxed);
+        }
         first
     };
-    let [a, b, c, p] = &to.args;
-    for (w, v) in [a, b, c, p].into_iter().zip(args) {
-        w.store(v, Relaxed);
-    }
     to.source.store(source as *const SecurityId as u64, Relaxed);
     to.target.store(target as *const SecurityId as u64, Relaxed);
     to.class.store(class as u64, Relaxed);
