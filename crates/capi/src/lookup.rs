@@ -1,8 +1,7 @@
 //! selinux_check_access's string cache: from a context string to its SID, and from a class
 //! and permission name to the class number and permission bit, so that a repeated query costs
 //! two hashes, byte compares and no lock, no allocation and no policy lookup. It answers what
-//! the memo by argument address ([`crate::memo`]) did not, and gives the memo the indexes it
-//! remembers.
+//! the query memo ([`crate::memo`]) did not, and gives the memo the indexes it remembers.
 //!
 //! Both tables are direct-mapped and lock-free. A slot is only a hint: a hit is taken only
 //! after the bytes asked for compare equal to the bytes the slot's entry was made from, so a
@@ -260,7 +259,7 @@ pub(crate) fn server_numbers(
 /// Stores hint `v` in the slot of `slots` that `ours` says holds the same key already, else in
 /// an empty one, else in the one `victim` (a table's turn counter) picks next. A race loses a
 /// hint, never an answer: every hit compares the strings. Shared by this cache's contexts and
-/// the memos by address ([`crate::memo`]).
+/// the query memo's tables ([`crate::memo`]).
 pub(crate) fn store_hint(
     slots: &[AtomicU64],
     ours: impl Fn(u64) -> bool,
