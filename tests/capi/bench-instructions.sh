@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Instructions per call on a cache hit through the C library, libseaccess against libselinux 3.4
 # on the same queries (tests/capi/bench.c's `one` mode under callgrind, one thread): prints
-# "WHAT LIBRARY INSTRUCTIONS" for WHAT in loop (the harness's loop alone), has_perm, noaudit and
-# check_access, per call, the loop not subtracted (seaccess-lab bench hit-path subtracts it).
+# "WHAT LIBRARY INSTRUCTIONS" for WHAT in loop (the harness's loop alone), has_perm, noaudit,
+# check_access and check_access_one_buffer (each query's strings copied into one set of buffers
+# first, the copies counted), per call, the loop not subtracted (seaccess-lab bench hit-path
+# subtracts it).
 # Each figure is the difference of two runs (R1 and R2 rounds over the queries), so start-up,
 # policy load and warming cancel.
 set -euo pipefail
@@ -32,7 +34,7 @@ total() { # LIB WHAT ROUNDS: callgrind's instruction total, with the allowed cou
   sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' <<< "$out"
 }
 for lib in seaccess libselinux; do
-  for what in loop has_perm noaudit check_access; do
+  for what in loop has_perm noaudit check_access check_access_one_buffer; do
     a=$(total "$lib" "$what" "$R1"); b=$(total "$lib" "$what" "$R2")
     name=$lib; [ "$lib" = seaccess ] && name=libseaccess
     awk -v a="$a" -v b="$b" -v n="$(( (R2 - R1) * nq ))" -v w="$what" -v l="$name" 'BEGIN { printf "%s %s %.1f\n", w, l, (b - a) / n }'

@@ -32,6 +32,12 @@ const CAPI: &[(&str, &str, f64)] = &[
     ("avc_has_perm", "has_perm", 60.0),
     ("avc_has_perm_noaudit", "noaudit", 60.0),
     ("selinux_check_access", "check_access", 150.0),
+    // systemd's way: the same four buffers, other strings each call (the copies counted).
+    (
+        "selinux_check_access, other strings in the same buffers (their copies counted)",
+        "check_access_one_buffer",
+        150.0,
+    ),
 ];
 
 #[derive(serde::Serialize)]
