@@ -175,7 +175,8 @@ fn slot_of(h: u64, bits: u32) -> usize {
 
 /// The SID of the context whose bytes (without the NUL) are `ctx`, interning it on a miss;
 /// EINVAL if it is not UTF-8. A context may sit in any slot of its bucket, so that contexts a
-/// program uses together do not evict each other. The SID's index comes along, for [`crate::memo`] to remember ([`sid::by_index`]).
+/// program uses together do not evict each other. The SID's index comes along, for
+/// [`crate::memo`] to remember ([`sid::by_index`]).
 #[inline(always)]
 pub(crate) fn context(seed: u64, ctx: &[u8]) -> Res<(usize, &'static SecurityId)> {
     let h = hash(seed, ctx);

@@ -114,9 +114,9 @@ impl Front {
 /// entry's key has matched them, the entry's (the same pointers, read back so that the caller's
 /// need not be kept in registers across the comparisons' calls); and whether an entry of these
 /// pointers under the current state found a string changed, which says the program asks
-/// through these buffers with other strings (see [`crate::memo::query`]). Nothing else needs testing
-/// first: an entry is filled only by a check that found a policy loaded, no session to follow
-/// and no class mapping, and setting a mapping moves the stamp.
+/// through these buffers with other strings (see [`crate::memo::query`]). Nothing else needs
+/// testing first: an entry is filled only by a check that found a policy loaded, no session to
+/// follow and no class mapping, and setting a mapping moves the stamp.
 #[inline(always)]
 pub(crate) fn hit(args: [*const c_char; 4]) -> Result<(), ([*const c_char; 4], bool)> {
     let Some(f) = mine() else {
