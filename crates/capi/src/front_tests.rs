@@ -476,3 +476,18 @@ fn a_change_during_the_comparisons_sends_the_query_the_full_way() {
         "answered though the stamp moved during the comparisons"
     );
 }
+
+// avc_destroy landing after the hit read the stamp and before it compares the strings retires
+// the SIDs whose texts it compares with (their texts are NULL from then on): the hit answers
+// nothing (and reads through no NULL), and the query is answered the full way.
+#[test]
+fn a_retirement_before_the_comparisons_sends_the_query_the_full_way() {
+    let _p = lock(&POLICY_TESTS);
+    let args = fork_query();
+    warm_query(args);
+    park::park(park::At::Comparing, || crate::avc_life::avc_destroy());
+    let answer = front::query::hit(args);
+    assert!(!park::pending(), "the hit never came to its comparisons");
+    assert!(answer.is_err(), "answered from retired SIDs");
+    assert_eq!(ask(args), (0, 0), "process fork after avc_destroy");
+}

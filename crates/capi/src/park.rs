@@ -11,6 +11,9 @@ pub(crate) enum At {
     Decide,
     /// A front's fill, after its stamp and its lookup were read (crate::front).
     Fill,
+    /// A query front's hit, after its stamp was read, before its strings are compared
+    /// (crate::front::query).
+    Comparing,
     /// A query front's hit, after its strings were compared (crate::front::query).
     Compared,
 }

@@ -26,7 +26,6 @@ use seaccess_avc::Avc;
 use seaccess_types::{AccessVector, AvDecision};
 
 use super::{enter_for_fill, mine, Front, Stamp};
-use crate::ffi::same_c_string;
 use crate::sid::SecurityId;
 
 /// Sets of the query table, of two entries each (skewed, as the SID-keyed table's); a power of
@@ -150,10 +149,29 @@ pub(crate) fn hit(args: [*const c_char; 4]) -> Result<(), ([*const c_char; 4], b
                     &*(e.target.load(Relaxed) as *const SecurityId),
                 )
             };
-            let same = same_c_string(scon, s.c_text())
-                && same_c_string(tcon, t.c_text())
-                && same_c_string(class, e.class.load(Relaxed) as *const c_char)
-                && same_c_string(perm, e.perm.load(Relaxed) as *const c_char);
+            #[cfg(test)]
+            crate::park::parked(crate::park::At::Comparing);
+            // A SID's text is NULL once `avc_destroy` retired it, which may happen during this
+            // hit; nothing else compared can be NULL, so nothing else is tested (12
+            // instructions a hit).
+            let (texts, names) = (
+                [s.c_text(), t.c_text()],
+                [e.class.load(Relaxed), e.perm.load(Relaxed)].map(|p| p as *const c_char),
+            );
+            // SAFETY: no pointer is NULL: the four arguments are the entry's, and `fill` stores
+            // none that is NULL; the texts were tested just before, and the name slot's names
+            // are never NULL. The texts and names are NUL-terminated strings that stay mapped
+            // for the process (see the module comment), the arguments NUL-terminated strings
+            // by libselinux's contract; strcmp stops at the first difference, so neither
+            // string is read past its NUL.
+            let same = !texts[0].is_null()
+                && !texts[1].is_null()
+                && unsafe {
+                    libc::strcmp(scon, texts[0]) == 0
+                        && libc::strcmp(tcon, texts[1]) == 0
+                        && libc::strcmp(class, names[0]) == 0
+                        && libc::strcmp(perm, names[1]) == 0
+                };
             #[cfg(test)]
             crate::park::parked(crate::park::At::Compared);
             // The texts read above were not being retired: a retirement moves the stamp first.
