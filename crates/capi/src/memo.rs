@@ -462,4 +462,61 @@ mod tests {
             "asked twice running"
         );
     }
+
+    // Four buffers rewritten at random, one argument at a time, from a pool of strings that are
+    // prefixes, extensions and one-byte variants of each other (names the policy lacks among
+    // them), asked with and without the front's word that a string changed, by two threads at
+    // once (each its own buffers, the tables shared, so that each evicts the other's slots):
+    // every answer is what the buffers' current strings resolve to one by one.
+    #[test]
+    fn random_rewrites_are_answered_for_the_current_strings() {
+        let _g = seaccess_types::lock(&MEMO_TESTS);
+        let _p = seaccess_types::lock(&lookup::POLICY_TESTS);
+        let k = lookup::load_test_policy("example.33");
+        let pool: [&[&'static str]; 4] = [
+            &[
+                "u:r:rr_a_t:s0",
+                "u:r:rr_a_t:s0:c1",
+                "u:r:rr_a_t:s1",
+                "u:r:rr_a_t:s",
+                "v:r:rr_a_t:s0",
+                "",
+            ],
+            &[
+                "u:r:rr_b_t:s0",
+                "u:r:rr_b_t:s0:c1",
+                "u:r:rr_a_t:s0",
+                "u:r:rr_b_t:s",
+            ],
+            &["file", "dir", "process", "fil", "files", "dis"],
+            &["read", "write", "fork", "rea", "reads", "signal"],
+        ];
+        std::thread::scope(|scope| {
+            for seed in [0x9e37_79b9_7f4a_7c15u64, 0x2545_f491_4f6c_dd1d] {
+                scope.spawn(move || {
+                    let mut x = seed;
+                    let mut next = move |n: usize| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        (x % n as u64) as usize
+                    };
+                    let mut bufs: [Vec<u8>; 4] = std::array::from_fn(|_| vec![0u8; 64]);
+                    let mut now: [&'static str; 4] = std::array::from_fn(|i| pool[i][0]);
+                    for (b, a) in bufs.iter_mut().zip(now) {
+                        put(b, a);
+                    }
+                    let ptrs = bufs.each_ref().map(|b| b.as_ptr() as *const c_char);
+                    for step in 0..20_000 {
+                        let i = next(4);
+                        now[i] = pool[i][next(pool[i].len())];
+                        put(&mut bufs[i], now[i]);
+                        let got = query(k, lookup::key(), ptrs, next(2) == 1)
+                            .map(|x| x.map(|(s, t, c, av, ..)| (s.text(), t.text(), c, av)));
+                        assert_eq!(got, expected(k, now), "step {step}: {now:?}");
+                    }
+                });
+            }
+        });
+    }
 }
