@@ -371,6 +371,24 @@ mod tests {
         );
     }
 
+    /// 300 queries (as many as the bench's) that example.cil's names resolve: 300 source
+    /// contexts, 7 targets, three class and permission pairs; `tag` keeps one test's contexts
+    /// apart from another's.
+    fn many_queries(tag: &str) -> Vec<[String; 4]> {
+        let names = [("file", "read"), ("file", "write"), ("dir", "read")];
+        (0..300)
+            .map(|n| {
+                let (c, p) = names[n % names.len()];
+                [
+                    format!("u:r:{tag}s_{n}_t:s0"),
+                    format!("u:r:{tag}t_{}_t:s0", n % 7),
+                    c.to_string(),
+                    p.to_string(),
+                ]
+            })
+            .collect()
+    }
+
     // A query asked again with the same buffers is answered from its slot: no miss counted,
     // for many queries in turn (as many as the bench's).
     #[test]
@@ -378,18 +396,9 @@ mod tests {
         let _g = seaccess_types::lock(&MEMO_TESTS);
         let _p = seaccess_types::lock(&lookup::POLICY_TESTS);
         let k = lookup::load_test_policy("example.33");
-        let names = [("file", "read"), ("file", "write"), ("dir", "read")];
-        let qs: Vec<[CString; 4]> = (0..300)
-            .map(|n| {
-                let (c, p) = names[n % names.len()];
-                [
-                    format!("u:r:qs_{n}_t:s0"),
-                    format!("u:r:qt_{}_t:s0", n % 7),
-                    c.to_string(),
-                    p.to_string(),
-                ]
-                .map(|x| CString::new(x).unwrap_or_default())
-            })
+        let qs: Vec<[CString; 4]> = many_queries("q")
+            .into_iter()
+            .map(|q| q.map(|x| CString::new(x).unwrap_or_default()))
             .collect();
         let ask = |q: &[CString; 4]| {
             query(k, lookup::key(), q.each_ref().map(|x| x.as_ptr()), false)
@@ -415,18 +424,7 @@ mod tests {
         let _g = seaccess_types::lock(&MEMO_TESTS);
         let _p = seaccess_types::lock(&lookup::POLICY_TESTS);
         let k = lookup::load_test_policy("example.33");
-        let names = [("file", "read"), ("file", "write"), ("dir", "read")];
-        let qs: Vec<[String; 4]> = (0..300)
-            .map(|n| {
-                let (c, p) = names[n % names.len()];
-                [
-                    format!("u:r:rs_{n}_t:s0"),
-                    format!("u:r:rt_{}_t:s0", n % 7),
-                    c.to_string(),
-                    p.to_string(),
-                ]
-            })
-            .collect();
+        let qs = many_queries("r");
         let mut bufs: [Vec<u8>; 4] = std::array::from_fn(|_| vec![0u8; 64]);
         let mut ask = |q: &[String; 4]| {
             for (b, a) in bufs.iter_mut().zip(q) {
