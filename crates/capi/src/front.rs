@@ -336,13 +336,26 @@ pub(crate) fn stamp(avc: &Avc) -> Stamp {
     Stamp(avc.stamp())
 }
 
+/// Whether a front may remember a grant made under stamp `at`, by the cache's decision `d` if
+/// one is given (else by the SID-keyed table's entry under `at`): only a decision of the
+/// stamp's seqno that audits no grant and decides every permission (a hit then has nothing to
+/// record and reports the whole decision); and nothing in a process that may belong to a
+/// session (its checks must follow the session's mode and booleans first, which a hit does
+/// not), nor elsewhere than x86-64 Linux, where the front is not read ([`mine`]). The rule of
+/// both tables' fills.
+fn keeps(at: Stamp, d: Option<&AvDecision>) -> bool {
+    d.is_none_or(|d| {
+        d.auditallow == AccessVector::NONE
+            && d.decided == AccessVector::ALL
+            && d.seqno.0 == at.seqno()
+    }) && crate::session::known_none()
+        && cfg!(all(target_arch = "x86_64", target_os = "linux"))
+}
+
 /// Remembers on the calling thread's front (claiming one if it has none) the decision `d`
 /// the process's cache `avc` gave for (`source`, `target`, `class`) under `at`, both pointers
-/// proven SIDs of this library, by a check that found no class mapping set. Only a decision
-/// of the stamp's seqno that audits no grant and decides every permission is remembered (a hit
-/// then has nothing to record and reports the whole decision); and nothing in a process that
-/// may belong to a session: its checks must follow the session's mode and booleans first,
-/// which a hit does not.
+/// proven SIDs of this library, by a check that found no class mapping set, if [`keeps`] says
+/// so.
 #[cold]
 #[inline(never)]
 pub(crate) fn fill(
@@ -353,13 +366,7 @@ pub(crate) fn fill(
     class: u16,
     d: &AvDecision,
 ) {
-    // Elsewhere than x86-64 Linux the front is not read (`mine`), so it is not filled.
-    if d.auditallow != AccessVector::NONE
-        || d.decided != AccessVector::ALL
-        || d.seqno.0 != at.seqno()
-        || !crate::session::known_none()
-        || cfg!(not(all(target_arch = "x86_64", target_os = "linux")))
-    {
+    if !keeps(at, Some(d)) {
         return;
     }
     let allowed = d.allowed.0;

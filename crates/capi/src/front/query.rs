@@ -23,9 +23,9 @@ use std::ffi::c_char;
 use std::sync::atomic::{fence, AtomicU64, Ordering::*};
 
 use seaccess_avc::Avc;
-use seaccess_types::{AccessVector, AvDecision};
+use seaccess_types::AvDecision;
 
-use super::{enter_for_fill, mine, Front, Stamp};
+use super::{enter_for_fill, keeps, mine, Front, Stamp};
 use crate::sid::SecurityId;
 
 /// Sets of the query table, of two entries each (skewed, as the SID-keyed table's); a power of
@@ -196,9 +196,8 @@ pub(crate) enum Granted<'d> {
 /// Remembers on the calling thread's front that the query of these four pointers, whose
 /// contexts are the texts of `source` and `target` and whose names are name slot `names`'s,
 /// was granted under the cache's stamp `at`: by a decision the SID-keyed table would keep
-/// ([`super::fill`]'s rule: of the stamp's seqno, deciding every permission, auditing no grant)
-/// that allows the permission asked, or by that table's entry under `at`; in a process outside
-/// any session.
+/// ([`keeps`], the rule of both tables) that allows the permission asked, or by that table's
+/// entry under `at`.
 #[cold]
 #[inline(never)]
 pub(crate) fn fill(
@@ -211,19 +210,11 @@ pub(crate) fn fill(
 ) {
     let kept = match how {
         Granted::Decision(requested, d) => {
-            d.auditallow == AccessVector::NONE
-                && d.decided == AccessVector::ALL
-                && d.seqno.0 == at.seqno()
-                && requested != 0
-                && requested & !d.allowed.0 == 0
+            requested != 0 && requested & !d.allowed.0 == 0 && keeps(at, Some(d))
         }
-        Granted::Front => true,
+        Granted::Front => keeps(at, None),
     };
-    if !kept
-        || args.iter().any(|a| a.is_null())
-        || !crate::session::known_none()
-        || cfg!(not(all(target_arch = "x86_64", target_os = "linux")))
-    {
+    if !kept || args.iter().any(|a| a.is_null()) {
         return;
     }
     let Some((class, perm)) = crate::lookup::names_at(names) else {
