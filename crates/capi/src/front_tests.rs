@@ -252,6 +252,51 @@ fn a_check_inside_a_busy_front_neither_reads_nor_writes_it() {
     assert!(!front::hit(s, s, class, perm | other));
 }
 
+// A front keeps only a decision of its stamp's seqno that audits no grant and decides every
+// permission (front::keeps, the rule of both tables): a made-up grant breaking any one of
+// these is not stored, and the same grant keeping them all is.
+#[test]
+fn a_front_keeps_only_a_whole_silent_decision_of_its_stamp() {
+    let _p = lock(&POLICY_TESTS);
+    let (k, s, class, perm) = warm();
+    let other = perm << 1;
+    let at = front::stamp(&k.avc);
+    let made_up = AvDecision {
+        allowed: AccessVector(perm | other),
+        ..AvDecision::deny_all(Seqno(at.seqno()))
+    };
+    for (d, what) in [
+        (
+            AvDecision {
+                auditallow: AccessVector(other),
+                ..made_up
+            },
+            "a decision auditing a grant",
+        ),
+        (
+            AvDecision {
+                decided: AccessVector(perm | other),
+                ..made_up
+            },
+            "a decision deciding some permissions",
+        ),
+        (
+            AvDecision {
+                seqno: Seqno(at.seqno().wrapping_add(1)),
+                ..made_up
+            },
+            "a decision of another seqno",
+        ),
+    ] {
+        front::fill(&k.avc, at, s, s, class, &d);
+        assert!(!front::holds(s, s, class, perm | other), "{what} was kept");
+    }
+    front::fill(&k.avc, at, s, s, class, &made_up);
+    let stored = front::holds(s, s, class, perm | other);
+    front::invalidate(&k.avc);
+    assert!(stored, "a fill stores nothing: the test proves nothing");
+}
+
 // avc_has_perm_noaudit answered by the front reports the decision the cache's way reports:
 // the same allowed, decided, auditallow, auditdeny, seqno and flags.
 #[test]
