@@ -643,11 +643,9 @@ extern "C" fn check_access_past_front(
         }
         let stamp = front::stamp(&k.avc);
         let seed = lookup::key();
-        if let Some((s, t, c, av, at, ni)) =
-            memo::query(k, seed, [scon, tcon, class, perm], rewritten)?
-        {
+        let args = [scon, tcon, class, perm];
+        if let Some((s, t, c, av, at, ni)) = memo::query(k, seed, args, rewritten)? {
             let (sp, tp) = (sid::as_ptr(s), sid::as_ptr(t));
-            let args = [scon, tcon, class, perm];
             // The SID-keyed table, for numbers of the generation it holds grants of.
             if let Some(under) = front::hit_at(sp, tp, c.0, av.0, at) {
                 if let Some(ni) = ni {
@@ -666,7 +664,7 @@ extern "C" fn check_access_past_front(
                 }
             }
         }
-        check_access_full(k, seed, [scon, tcon, class, perm], aux)
+        check_access_full(k, seed, args, aux)
     })
 }
 

@@ -84,10 +84,13 @@ fn field(v: u64, at: u32, bits: u32) -> usize {
     ((v >> at) & ((1 << bits) - 1)) as usize
 }
 
+/// A key's bucket in a table (None only if the table had none) and its tag.
+type Place = (Option<&'static [AtomicU64; QUERY_WAYS]>, u64);
+
 /// Hash `h`'s bucket in `table` and its tag (the bits below the bucket's: the bucket's own
 /// would tell its keys apart no further).
 #[inline(always)]
-fn place(table: &'static Table, h: u64) -> (Option<&'static [AtomicU64; QUERY_WAYS]>, u64) {
+fn place(table: &'static Table, h: u64) -> Place {
     (
         table.get((h >> (64 - BITS)) as usize).map(|b| &b.0),
         (h << BITS) & QUERY_TAG,
@@ -102,12 +105,11 @@ fn payload(si: usize, ti: usize, ni: usize) -> Option<u64> {
         .then_some(QUERY_VALID | (si as u64) << 30 | (ti as u64) << 10 | ni as u64)
 }
 
-/// The query a slot of `bucket` tagged `tag` remembers for these four arguments, if each
-/// equals the string remembered for it, with the slot's payload.
+/// The query a slot of `place` remembers for these four arguments, if each equals the string
+/// remembered for it, with the slot's payload.
 #[inline(always)]
 fn probe(
-    bucket: Option<&[AtomicU64; QUERY_WAYS]>,
-    tag: u64,
+    (bucket, tag): Place,
     [scon, tcon, class, perm]: [*const c_char; 4],
 ) -> Option<(Query, u64)> {
     for way in 0..QUERY_WAYS {
@@ -132,10 +134,10 @@ fn probe(
     None
 }
 
-/// Remembers `payload` in `bucket` under `tag`: in the slot holding that tag already, else an
-/// empty one, else the next victim's.
+/// Remembers `payload` at `place`: in the slot holding its tag already, else an empty one,
+/// else the next victim's.
 #[inline(always)]
-fn remember((bucket, tag): (Option<&[AtomicU64; QUERY_WAYS]>, u64), payload: u64) {
+fn remember((bucket, tag): Place, payload: u64) {
     if let Some(bucket) = bucket {
         lookup::store_hint(
             bucket,
@@ -165,7 +167,7 @@ pub(crate) fn query(
     let h = args.iter().fold(seed, |h, &a| mix(h, a as usize));
     let by_address = place(&BY_ADDRESS, h);
     if !rewritten {
-        if let Some((q, _)) = probe(by_address.0, by_address.1, args) {
+        if let Some((q, _)) = probe(by_address, args) {
             return Ok(Some(q));
         }
     }
@@ -186,7 +188,7 @@ fn by_content(
     k: &Kernel,
     seed: u64,
     args: [*const c_char; 4],
-    by_address: (Option<&[AtomicU64; QUERY_WAYS]>, u64),
+    by_address: Place,
 ) -> Res<Option<Query>> {
     #[cfg(test)]
     ADDRESS_MISSES.fetch_add(1, Relaxed);
@@ -200,7 +202,7 @@ fn by_content(
     };
     let h = [sb, tb, cb, pb].into_iter().fold(seed, lookup::hash);
     let content = place(&BY_CONTENT, h);
-    let found = match probe(content.0, content.1, args) {
+    let found = match probe(content, args) {
         Some((q, p)) => Some((q, Some(p))),
         None => query_miss(k, seed, [sb, tb, cb, pb], content)?,
     };
@@ -220,7 +222,7 @@ fn query_miss(
     k: &Kernel,
     seed: u64,
     [sb, tb, cb, pb]: [&[u8]; 4],
-    content: (Option<&[AtomicU64; QUERY_WAYS]>, u64),
+    content: Place,
 ) -> Res<Option<(Query, Option<u64>)>> {
     #[cfg(test)]
     QUERY_MISSES.fetch_add(1, Relaxed);
