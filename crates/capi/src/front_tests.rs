@@ -224,18 +224,26 @@ fn enforcing_revokes_a_permissive_grant_on_the_front() {
     );
 }
 
+/// A grant the policy never gave, of the cache's current stamp: `perm` and the bit above it
+/// (returned too), every permission decided, nothing audited. A test that fills a front with
+/// it drops it with the stamp (front::invalidate) before any real check can find it.
+fn made_up_grant(k: &Kernel, perm: u32) -> (front::Stamp, AvDecision, u32) {
+    let other = perm << 1;
+    let at = front::stamp(&k.avc);
+    let d = AvDecision {
+        allowed: AccessVector(perm | other),
+        ..AvDecision::deny_all(Seqno(at.seqno()))
+    };
+    (at, d, other)
+}
+
 // A check that finds its thread's front busy (a signal handler's, interrupting a check on the
 // same thread) neither reads it nor writes it.
 #[test]
 fn a_check_inside_a_busy_front_neither_reads_nor_writes_it() {
     let _p = lock(&POLICY_TESTS);
     let (k, s, class, perm) = warm();
-    let other = perm << 1;
-    let at = front::stamp(&k.avc);
-    let made_up = AvDecision {
-        allowed: AccessVector(perm | other),
-        ..AvDecision::deny_all(Seqno(at.seqno()))
-    };
+    let (at, made_up, other) = made_up_grant(k, perm);
     front::set_busy(true);
     let hit = front::hit(s, s, class, perm);
     front::fill(&k.avc, at, s, s, class, &made_up);
@@ -259,12 +267,7 @@ fn a_check_inside_a_busy_front_neither_reads_nor_writes_it() {
 fn a_front_keeps_only_a_whole_silent_decision_of_its_stamp() {
     let _p = lock(&POLICY_TESTS);
     let (k, s, class, perm) = warm();
-    let other = perm << 1;
-    let at = front::stamp(&k.avc);
-    let made_up = AvDecision {
-        allowed: AccessVector(perm | other),
-        ..AvDecision::deny_all(Seqno(at.seqno()))
-    };
+    let (at, made_up, other) = made_up_grant(k, perm);
     for (d, what) in [
         (
             AvDecision {
@@ -372,15 +375,18 @@ fn check_access_takes_no_grant_for_another_generations_numbers() {
     );
 }
 
+/// selinux_check_access's four arguments: source and target contexts, class, permission.
+type Args = [*const std::ffi::c_char; 4];
+
 /// selinux_check_access(source, target, class, perm): 0, or -1 and errno.
-fn ask(args: [*const std::ffi::c_char; 4]) -> (i32, i32) {
+fn ask(args: Args) -> (i32, i32) {
     crate::ffi::set_errno(0);
     let rc = avc::selinux_check_access(args[0], args[1], args[2], args[3], std::ptr::null_mut());
     (rc, if rc == 0 { 0 } else { errno() })
 }
 
 /// `process fork` of dom on itself, as selinux_check_access's four arguments.
-fn fork_query() -> [*const std::ffi::c_char; 4] {
+fn fork_query() -> Args {
     [
         DOM.as_ptr(),
         DOM.as_ptr(),
@@ -391,7 +397,7 @@ fn fork_query() -> [*const std::ffi::c_char; 4] {
 
 /// front_a loaded and `process fork` asked of dom on itself by `args` until the query table
 /// answers it.
-fn warm_query(args: [*const std::ffi::c_char; 4]) -> &'static Kernel {
+fn warm_query(args: Args) -> &'static Kernel {
     let k = load_test_policy("front_a.33");
     for _ in 0..3 {
         assert_eq!(ask(args), (0, 0), "process fork under front_a");
@@ -401,6 +407,17 @@ fn warm_query(args: [*const std::ffi::c_char; 4]) -> &'static Kernel {
         "the query table was never filled"
     );
     k
+}
+
+/// The query table's hit on a warm `process fork` (see [`warm_query`]) with `f` run at its
+/// moment `at`: the query's arguments and the hit's answer.
+fn hit_parked(at: park::At, f: impl FnOnce() + 'static) -> (Args, Result<(), (Args, bool)>) {
+    let args = fork_query();
+    warm_query(args);
+    park::park(at, f);
+    let answer = front::query::hit(args);
+    assert!(!park::pending(), "the hit never came to {at:?}");
+    (args, answer)
 }
 
 // A repeated selinux_check_access is answered from the query table: one lookup and one hit
@@ -509,13 +526,9 @@ fn avc_destroy_leaves_the_query_table_unused() {
 #[test]
 fn a_change_during_the_comparisons_sends_the_query_the_full_way() {
     let _p = lock(&POLICY_TESTS);
-    let args = fork_query();
-    warm_query(args);
-    park::park(park::At::Compared, || {
+    let (_, answer) = hit_parked(park::At::Compared, || {
         load_test_policy("front_b.33");
     });
-    let answer = front::query::hit(args);
-    assert!(!park::pending(), "the hit never compared");
     assert!(
         answer.is_err(),
         "answered though the stamp moved during the comparisons"
@@ -528,11 +541,7 @@ fn a_change_during_the_comparisons_sends_the_query_the_full_way() {
 #[test]
 fn a_retirement_before_the_comparisons_sends_the_query_the_full_way() {
     let _p = lock(&POLICY_TESTS);
-    let args = fork_query();
-    warm_query(args);
-    park::park(park::At::Comparing, || crate::avc_life::avc_destroy());
-    let answer = front::query::hit(args);
-    assert!(!park::pending(), "the hit never came to its comparisons");
+    let (args, answer) = hit_parked(park::At::Comparing, || crate::avc_life::avc_destroy());
     assert!(answer.is_err(), "answered from retired SIDs");
     assert_eq!(ask(args), (0, 0), "process fork after avc_destroy");
 }
