@@ -20,7 +20,8 @@
  *   nothing otherwise);
  * - avc_has_perm: refused (EACCES, enforcing) when a requested program bit is not allowed;
  * - selinux_check_access: a name string_to_security_class or string_to_av_perm answers 0 for is
- *   0 when security_deny_unknown() is 0, else -1/EINVAL;
+ *   0 when security_deny_unknown() is 0, else -1/EINVAL, whatever the contexts (checked before
+ *   them; see check_access_order);
  * - set under handle_unknown reject with a name the policy lacks: -1, and no map is left.
  */
 #define _GNU_SOURCE
@@ -58,6 +59,39 @@ static struct security_class_mapping MAP[] = {
 /* The program's bit `bit` is set in `v` exactly when `want`. */
 #define BIT(v, bit, want) ((((v) >> (bit)) & 1) == !!(want))
 
+/* selinux_check_access's order, libselinux's (checkAccess.c), with a map set or not (`which`
+ * says): the names first, an unknown one answered by handle_unknown whatever the contexts
+ * (avc_context_to_sid interns a context without looking at it); a name or context that is not
+ * UTF-8 names nothing. Then the check, where a context the policy cannot take is EINVAL when
+ * enforcing and a pass when not (avc_has_perm_noaudit ignores the kernel's EINVAL in permissive
+ * mode). */
+static void check_access_order(int allow_unknown, const char *which)
+{
+	const char *BAD = "u:r:dom\xff_t:s0", *UNDEFINED = "u:r:nosuch_t:s0";
+	int rc;
+	printf("check_access_order: %s\n", which);
+	errno = 0;
+	rc = selinux_check_access(DOM, OBJ, "fil\xff", "read", NULL);
+	EXPECT(allow_unknown ? rc == 0 : rc == -1 && errno == EINVAL, "a class name that is not UTF-8: handle_unknown");
+	errno = 0;
+	rc = selinux_check_access(DOM, OBJ, "file", "rea\xff", NULL);
+	EXPECT(allow_unknown ? rc == 0 : rc == -1 && errno == EINVAL, "a permission name that is not UTF-8: handle_unknown");
+	errno = 0;
+	rc = selinux_check_access(BAD, BAD, "nosuchclass", "x", NULL);
+	EXPECT(allow_unknown ? rc == 0 : rc == -1 && errno == EINVAL, "an unknown class before contexts that are not UTF-8");
+	errno = 0;
+	rc = selinux_check_access(UNDEFINED, BAD, "file", "nosuch", NULL);
+	EXPECT(allow_unknown ? rc == 0 : rc == -1 && errno == EINVAL, "an unknown permission before the contexts");
+	errno = 0;
+	rc = selinux_check_access(BAD, OBJ, "file", "read", NULL);
+	EXPECT(rc == -1 && errno == EINVAL, "enforcing: a context that is not UTF-8 is EINVAL");
+	EXPECT(security_setenforce(0) == 0, "permissive");
+	errno = 0;
+	EXPECT(selinux_check_access(BAD, OBJ, "file", "read", NULL) == 0, "permissive: a context that is not UTF-8 passes");
+	EXPECT(selinux_check_access(UNDEFINED, OBJ, "file", "read", NULL) == 0, "permissive: an undefined context passes");
+	EXPECT(security_setenforce(1) == 0, "enforcing");
+}
+
 static void unknowns(const char *policy, int allow_unknown)
 {
 	EXPECT(seaccess_reload_policy(policy) == 0, policy);
@@ -74,8 +108,11 @@ static void unknowns(const char *policy, int allow_unknown)
 	char *created = NULL;
 	EXPECT(security_compute_create(DOM, OBJ, kfile, &created) == 0, "compute_create, unmapped");
 
+	check_access_order(allow_unknown, "no map");
+
 	logged[0] = 0;
 	EXPECT(selinux_set_mapping(MAP) == 0, "selinux_set_mapping");
+	check_access_order(allow_unknown, "mapped");
 	EXPECT(strstr(logged, "SELinux:  Permission nosuch in class file not defined in policy.\n") != NULL, "the unknown permission is logged");
 	EXPECT(strstr(logged, "SELinux: Class nosuchclass not defined in policy.\n") != NULL, "the unknown class is logged");
 	EXPECT(strstr(logged, allow_unknown ? "will be allowed\n" : "will be denied\n") != NULL, "how unknowns will be handled");

@@ -644,7 +644,9 @@ extern "C" fn check_access_past_front(
         let stamp = front::stamp(&k.avc);
         let seed = lookup::key();
         let args = [scon, tcon, class, perm];
-        if let Some((s, t, c, av, at, ni)) = memo::query(k, seed, args, rewritten)? {
+        // An error (a NULL argument, a context that is not UTF-8) is the full way's to order
+        // with the names' (an unknown name answers first, as in libselinux).
+        if let Some((s, t, c, av, at, ni)) = memo::query(k, seed, args, rewritten).ok().flatten() {
             let (sp, tp) = (sid::as_ptr(s), sid::as_ptr(t));
             // The SID-keyed table, for numbers of the generation it holds grants of.
             if let Some(under) = front::hit_at(sp, tp, c.0, av.0, at) {
@@ -669,9 +671,13 @@ extern "C" fn check_access_past_front(
 }
 
 /// selinux_check_access past its hit path (a denial, a miss, names or contexts resolved in
-/// another generation than the cache's decision, unknown names): everything resolved in the
-/// current generation (through the string cache, which a call that came this way has just
-/// filled).
+/// another generation than the cache's decision, unknown names, bad arguments): everything
+/// resolved in the current generation (through the string cache, which a call that came this
+/// way has just filled), in libselinux's order (checkAccess.c): the names first, an unknown one
+/// answered by handle_unknown whatever the contexts (libselinux interns a context without
+/// looking at it), then the check, where a context the policy cannot take is EINVAL when
+/// enforcing and a pass when not (the kernel's EINVAL, which libselinux's avc_has_perm ignores
+/// in permissive mode).
 #[cold]
 #[inline(never)]
 fn check_access_full(
@@ -680,22 +686,33 @@ fn check_access_full(
     [scon, tcon, class, perm]: [*const c_char; 4],
     aux: *mut c_void,
 ) -> Res<c_int> {
-    let (s, t) = (
-        lookup::context(seed, ffi::bytes_arg(scon)?)?.1,
-        lookup::context(seed, ffi::bytes_arg(tcon)?)?.1,
-    );
-    let names = ffi::bytes_arg(class).ok().zip(ffi::bytes_arg(perm).ok());
+    let (sb, tb) = (ffi::bytes_arg(scon)?, ffi::bytes_arg(tcon)?);
+    let (cb, pb) = (ffi::bytes_arg(class)?, ffi::bytes_arg(perm)?);
     k.with_generation(|g| {
-        let cached = names.and_then(|(cb, pb)| lookup::class_perm(g, seed, cb, pb));
-        let (c, av) = match cached {
+        let (c, av) = match lookup::class_perm(g, seed, cb, pb) {
             Some(((c, av, _), _)) => (c, av),
-            None => match unknown_class_perm(g, ffi::str_arg(class)?, ffi::str_arg(perm)?)? {
+            None => match unknown_class_perm(g, cb, pb)? {
                 Some(x) => x,
                 None => return Ok(0),
             },
         };
+        // Only a context that is not UTF-8 fails here; it names nothing in any policy.
+        let (Ok((_, s)), Ok((_, t))) = (lookup::context(seed, sb), lookup::context(seed, tb))
+        else {
+            return undefined_context(k);
+        };
         has_perm_in(k, g, s, t, c.0, av.0, aux)
     })
+}
+
+/// selinux_check_access's answer for a context no policy defines, which cannot be made a SID
+/// (it is not UTF-8): what the check of a SID of it answers ([`check`]).
+fn undefined_context(k: &Kernel) -> Result<c_int, Halt> {
+    if k.avc.enforcing() {
+        Err(EINVAL.into())
+    } else {
+        Ok(0)
+    }
 }
 
 /// selinux_check_access once the program set a map, as libselinux's checkAccess.c: the names
@@ -715,11 +732,9 @@ fn check_access_mapped(
     aux: *mut c_void,
 ) -> Res<c_int> {
     let k = state::for_check_enabled()?;
-    let (s, t) = (
-        sid::intern(ffi::str_arg(scon)?)?,
-        sid::intern(ffi::str_arg(tcon)?)?,
-    );
-    let (class_name, perm_name) = (ffi::str_arg(class)?, ffi::str_arg(perm)?);
+    let (sb, tb) = (ffi::bytes_arg(scon)?, ffi::bytes_arg(tcon)?);
+    let (cb, pb) = (ffi::bytes_arg(class)?, ffi::bytes_arg(perm)?);
+    let (class_name, perm_name) = (String::from_utf8_lossy(cb), String::from_utf8_lossy(pb));
     k.with_generation(|g| {
         let m = mapping::current(g);
         let unknown = |what: String| {
@@ -730,14 +745,27 @@ fn check_access_mapped(
                 Err(EINVAL.into())
             }
         };
-        let Ok(sclass) = crate::names::class_number(g, m.as_deref(), class_name) else {
+        // A name that is not UTF-8 is no class's or permission's: unknown, as libselinux's
+        // lookup finds it.
+        let sclass = std::str::from_utf8(cb)
+            .ok()
+            .and_then(|c| crate::names::class_number(g, m.as_deref(), c).ok());
+        let Some(sclass) = sclass else {
             return unknown(format!("Unknown class {class_name}"));
         };
-        let Ok(av) = crate::names::perm_bits(g, m.as_deref(), sclass, perm_name) else {
+        let av = std::str::from_utf8(pb)
+            .ok()
+            .and_then(|p| crate::names::perm_bits(g, m.as_deref(), sclass, p).ok());
+        let Some(av) = av else {
             return unknown(format!(
                 "Unknown permission {perm_name} for class {class_name}"
             ));
         };
+        let sid = |b: &[u8]| std::str::from_utf8(b).ok().map(sid::intern);
+        let (Some(s), Some(t)) = (sid(sb), sid(tb)) else {
+            return undefined_context(k);
+        };
+        let (s, t) = (s?, t?);
         has_perm_mapped_in(
             k,
             g,
@@ -760,8 +788,8 @@ fn check_access_mapped(
 #[cold]
 fn unknown_class_perm(
     g: &Generation,
-    class: &str,
-    perm: &str,
+    class: &[u8],
+    perm: &[u8],
 ) -> Res<Option<(ClassId, AccessVector)>> {
     let unknown = |what: String| {
         callbacks::log(callbacks::SELINUX_ERROR, &what);
@@ -771,11 +799,22 @@ fn unknown_class_perm(
             Err(EINVAL)
         }
     };
-    let Ok(c) = g.class(class) else {
-        return unknown(format!("Unknown class {class}"));
+    let (cn, pn) = (
+        String::from_utf8_lossy(class),
+        String::from_utf8_lossy(perm),
+    );
+    // A name that is not UTF-8 is no class's or permission's: unknown.
+    let c = std::str::from_utf8(class)
+        .ok()
+        .and_then(|c| g.class(c).ok());
+    let Some(c) = c else {
+        return unknown(format!("Unknown class {cn}"));
     };
-    let Ok(av) = g.perms(c, &[perm]) else {
-        return unknown(format!("Unknown permission {perm} for class {class}"));
+    let av = std::str::from_utf8(perm)
+        .ok()
+        .and_then(|p| g.perms(c, &[p]).ok());
+    let Some(av) = av else {
+        return unknown(format!("Unknown permission {pn} for class {cn}"));
     };
     Ok(Some((c, av)))
 }
