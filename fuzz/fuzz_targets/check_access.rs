@@ -1,0 +1,270 @@
+//! `selinux_check_access` through libseaccess's fast paths (the thread's front, the query memo by
+//! address and by content, the SID-keyed table), asked through two sets of four buffers that the
+//! input rewrites in place between calls, each answer compared with libselinux's rule applied
+//! by the security server to the strings as they are at that call: never a panic, never an
+//! answer for strings the buffers held before.
+//!
+//! libselinux's rule (checkAccess.c): an unknown class, then an unknown permission, is allowed
+//! when the policy allows unknown permissions and EINVAL otherwise, whatever the contexts; then
+//! a context the policy does not define is EINVAL (enforcing: the kernel's answer to
+//! security_compute_av); then the permission is granted if the decision allows it or the source
+//! is a permissive domain, else EACCES.
+//!
+//! The input is a program: `put` (a pool string into a buffer), `raw` (bytes into a buffer),
+//! `poke` (one byte of a buffer: a NUL shortens its string), `grant` (a query the policy allows
+//! into one set, the states the fast paths keep) and `ask` (four buffers, each from either set,
+//! asked three times: the full way, the cache, the front). The pool is the policy's own: its
+//! initial SIDs' users, roles and levels with its types, every class and every permission name.
+//! Seen failing: with the front's permission comparison removed, a query whose permission was
+//! rewritten to an unknown name was granted (example.33, three minutes from an empty corpus).
+#![no_main]
+#![feature(c_variadic)]
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use seaccess_security::SecurityServer;
+use seaccess_types::{ClassId, HandleUnknown, Sid};
+
+// Links libseaccess's entry points.
+extern crate seaccess;
+
+extern "C" {
+    fn selinux_check_access(
+        scon: *const c_char,
+        tcon: *const c_char,
+        class: *const c_char,
+        perm: *const c_char,
+        aux: *mut c_void,
+    ) -> c_int;
+    fn selinux_set_callback(
+        kind: c_int,
+        cb: unsafe extern "C" fn(c_int, *const c_char, ...) -> c_int,
+    );
+}
+
+/// The log callback: the records (a denial's, an unknown name's) are not the test's.
+unsafe extern "C" fn quiet(_kind: c_int, _fmt: *const c_char, _args: ...) -> c_int {
+    0
+}
+
+/// selinux_set_callback's SELINUX_CB_LOG.
+const SELINUX_CB_LOG: c_int = 0;
+
+const BUF: usize = 96;
+
+struct Setup {
+    server: SecurityServer,
+    pool: Vec<Vec<u8>>,
+    /// How many of the pool's first strings are contexts.
+    contexts: usize,
+    /// The policy's class names.
+    classes: Vec<String>,
+}
+
+static SETUP: OnceLock<Setup> = OnceLock::new();
+
+fn setup() -> &'static Setup {
+    SETUP.get_or_init(|| {
+        let path = std::env::var("SEACCESS_FUZZ_POLICY")
+            .unwrap_or_else(|_| "../target/policies/example.33".into());
+        // Read by libseaccess at its first call, before any thread of its own exists.
+        std::env::set_var("SEACCESS_POLICY", &path);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let server = SecurityServer::from_bytes(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let g = server.snapshot();
+        // Contexts: each initial SID's user, role and level with every type the policy lets
+        // them have (at most 2,000), so that some queries are granted and fill the fast paths.
+        let initial: Vec<String> = (1..=40)
+            .filter_map(|s| g.sid_to_context(Sid(s)).ok())
+            .collect();
+        let mut pool: Vec<Vec<u8>> = initial.iter().map(|c| c.clone().into_bytes()).collect();
+        let mut shapes: Vec<(String, String, String)> = initial
+            .iter()
+            .filter_map(|c| {
+                let mut f = c.splitn(4, ':');
+                let (u, r, _t) = (f.next()?, f.next()?, f.next()?);
+                Some((
+                    u.to_owned(),
+                    r.to_owned(),
+                    f.next().map_or(String::new(), |l| format!(":{l}")),
+                ))
+            })
+            .collect();
+        shapes.sort();
+        shapes.dedup();
+        for (u, r, l) in &shapes {
+            for t in g.policy().type_names.by_value.iter() {
+                let c = format!("{u}:{r}:{t}{l}");
+                if pool.len() < 2000 && g.context_to_sid(&c).is_ok() {
+                    pool.push(c.into_bytes());
+                }
+            }
+        }
+        let contexts = pool.len();
+        let mut classes = Vec::new();
+        for c in 1..=u16::MAX {
+            let Ok(name) = g.class_name(ClassId(c)) else {
+                break;
+            };
+            classes.push(name.to_owned());
+            pool.push(name.as_bytes().to_vec());
+            pool.extend(
+                (0..32)
+                    .filter_map(|b| g.perm_name(ClassId(c), b))
+                    .map(|p| p.as_bytes().to_vec()),
+            );
+        }
+        pool[contexts..].sort();
+        pool.retain(|s| s.len() < BUF);
+        // SAFETY: a function of the log callback's type, for the process's life.
+        unsafe { selinux_set_callback(SELINUX_CB_LOG, quiet) };
+        Setup {
+            server,
+            pool,
+            contexts,
+            classes,
+        }
+    })
+}
+
+/// libselinux's answer (0, or the errno of -1) for the four strings, by the security server.
+fn expected(server: &SecurityServer, [s, t, c, p]: [&[u8]; 4]) -> c_int {
+    let g = server.snapshot();
+    let unknown = if g.handle_unknown() == HandleUnknown::Allow {
+        0
+    } else {
+        libc::EINVAL
+    };
+    let Some(class) = std::str::from_utf8(c).ok().and_then(|c| g.class(c).ok()) else {
+        return unknown;
+    };
+    let Some(av) = std::str::from_utf8(p)
+        .ok()
+        .and_then(|p| g.perms(class, &[p]).ok())
+    else {
+        return unknown;
+    };
+    let sid = |b: &[u8]| {
+        std::str::from_utf8(b)
+            .ok()
+            .and_then(|x| g.context_to_sid(x).ok())
+    };
+    let (Some(s), Some(t)) = (sid(s), sid(t)) else {
+        return libc::EINVAL;
+    };
+    let d = g
+        .compute_av(s, t, class)
+        .unwrap_or_else(|e| panic!("compute_av: {e}"));
+    if av.0 & !d.allowed.0 == 0 || d.flags.permissive() {
+        0
+    } else {
+        libc::EACCES
+    }
+}
+
+fn put(buf: &mut [u8; BUF], s: &[u8]) {
+    let n = s.len().min(BUF - 1);
+    buf[..n].copy_from_slice(&s[..n]);
+    buf[n] = 0;
+}
+
+fuzz_target!(|data: &[u8]| {
+    let st = setup();
+    // Two sets of four, each starting as the first pool strings; never moved, so that a
+    // pointer asked twice is the same buffer.
+    let mut bufs: Box<[[u8; BUF]; 8]> = Box::new([[0u8; BUF]; 8]);
+    for (i, b) in bufs.iter_mut().enumerate() {
+        put(b, &st.pool[i % st.pool.len()]);
+    }
+    let mut it = data.iter().copied();
+    while let Some(op) = it.next() {
+        let arg = it.next().unwrap_or(0);
+        match op % 5 {
+            0 => {
+                let i = usize::from(arg % 8);
+                let k =
+                    usize::from(it.next().unwrap_or(0)) | usize::from(it.next().unwrap_or(0)) << 8;
+                put(&mut bufs[i], &st.pool[k % st.pool.len()]);
+            }
+            1 => {
+                let i = usize::from(arg % 8);
+                let raw: Vec<u8> = it.by_ref().take_while(|&b| b != 0).take(BUF - 1).collect();
+                put(&mut bufs[i], &raw);
+            }
+            2 => {
+                let i = usize::from(arg % 8);
+                let at = usize::from(it.next().unwrap_or(0)) % (BUF - 1);
+                bufs[i][at] = it.next().unwrap_or(0);
+            }
+            3 => {
+                // A query the policy grants, into one set: the states the fast paths keep.
+                let mut pick = |n: usize| {
+                    (usize::from(it.next().unwrap_or(0)) | usize::from(it.next().unwrap_or(0)) << 8)
+                        % n
+                };
+                let (si, ti, ci) = (pick(st.contexts), pick(st.contexts), pick(st.classes.len()));
+                let g = st.server.snapshot();
+                let text = |i: usize| {
+                    std::str::from_utf8(&st.pool[i])
+                        .ok()
+                        .and_then(|c| g.context_to_sid(c).ok())
+                };
+                let (Some(s), Some(t)) = (text(si), text(ti)) else {
+                    continue;
+                };
+                let Ok(c) = g.class(&st.classes[ci]) else {
+                    continue;
+                };
+                let Ok(d) = g.compute_av(s, t, c) else {
+                    continue;
+                };
+                let Some(p) = (0..32)
+                    .find(|b| d.allowed.0 >> b & 1 != 0)
+                    .and_then(|b| g.perm_name(c, b))
+                else {
+                    continue;
+                };
+                let base = 4 * usize::from(arg & 1);
+                put(&mut bufs[base], &st.pool[si]);
+                put(&mut bufs[base + 1], &st.pool[ti]);
+                put(&mut bufs[base + 2], st.classes[ci].as_bytes());
+                put(&mut bufs[base + 3], p.as_bytes());
+            }
+            _ => {
+                // Bit j of `arg` picks argument j's buffer from the second set.
+                let which: [usize; 4] = std::array::from_fn(|j| j + 4 * usize::from(arg >> j & 1));
+                let ptrs = which.map(|i| bufs[i].as_ptr() as *const c_char);
+                // SAFETY: each buffer holds a NUL (its last byte is never written).
+                let strs = ptrs.map(|p| unsafe { CStr::from_ptr(p) }.to_bytes());
+                let want = expected(&st.server, strs);
+                // Three times, as a program asks again: the full way, the cache (which fills
+                // the thread's front), the front.
+                for round in 0..3 {
+                    // SAFETY: four NUL-terminated strings that outlive the call; no audit data.
+                    let rc = unsafe {
+                        selinux_check_access(
+                            ptrs[0],
+                            ptrs[1],
+                            ptrs[2],
+                            ptrs[3],
+                            std::ptr::null_mut(),
+                        )
+                    };
+                    let got = if rc == 0 {
+                        0
+                    } else {
+                        std::io::Error::last_os_error().raw_os_error().unwrap_or(-1)
+                    };
+                    assert!(rc == 0 || rc == -1, "rc {rc}");
+                    assert_eq!(
+                        got,
+                        want,
+                        "round {round}: {:?}",
+                        strs.map(String::from_utf8_lossy)
+                    );
+                }
+            }
+        }
+    }
+});
