@@ -59,6 +59,15 @@ static struct security_class_mapping MAP[] = {
 /* The program's bit `bit` is set in `v` exactly when `want`. */
 #define BIT(v, bit, want) ((((v) >> (bit)) & 1) == !!(want))
 
+/* A selinux_check_access `call` that handle_unknown answers: 0 when the policy allows unknown
+ * permissions, else -1/EINVAL. */
+#define BY_HANDLE_UNKNOWN(allow_unknown, call, what)                                           \
+	do {                                                                                   \
+		errno = 0;                                                                     \
+		int rc_ = (call);                                                              \
+		EXPECT((allow_unknown) ? rc_ == 0 : rc_ == -1 && errno == EINVAL, what);       \
+	} while (0)
+
 /* selinux_check_access's order, libselinux's (checkAccess.c), with a map set or not (`which`
  * says): the names first, an unknown one answered by handle_unknown whatever the contexts
  * (avc_context_to_sid interns a context without looking at it); a name or context that is not
@@ -68,25 +77,19 @@ static struct security_class_mapping MAP[] = {
 static void check_access_order(int allow_unknown, const char *which)
 {
 	const char *BAD = "u:r:dom\xff_t:s0", *UNDEFINED = "u:r:nosuch_t:s0";
-	int rc;
 	printf("check_access_order: %s\n", which);
+	BY_HANDLE_UNKNOWN(allow_unknown, selinux_check_access(DOM, OBJ, "fil\xff", "read", NULL),
+			  "a class name that is not UTF-8: handle_unknown");
+	BY_HANDLE_UNKNOWN(allow_unknown, selinux_check_access(DOM, OBJ, "file", "rea\xff", NULL),
+			  "a permission name that is not UTF-8: handle_unknown");
+	BY_HANDLE_UNKNOWN(allow_unknown, selinux_check_access(BAD, BAD, "nosuchclass", "x", NULL),
+			  "an unknown class before contexts that are not UTF-8");
+	BY_HANDLE_UNKNOWN(allow_unknown, selinux_check_access(UNDEFINED, BAD, "file", "nosuch", NULL),
+			  "an unknown permission before the contexts");
 	errno = 0;
-	rc = selinux_check_access(DOM, OBJ, "fil\xff", "read", NULL);
-	EXPECT(allow_unknown ? rc == 0 : rc == -1 && errno == EINVAL, "a class name that is not UTF-8: handle_unknown");
-	errno = 0;
-	rc = selinux_check_access(DOM, OBJ, "file", "rea\xff", NULL);
-	EXPECT(allow_unknown ? rc == 0 : rc == -1 && errno == EINVAL, "a permission name that is not UTF-8: handle_unknown");
-	errno = 0;
-	rc = selinux_check_access(BAD, BAD, "nosuchclass", "x", NULL);
-	EXPECT(allow_unknown ? rc == 0 : rc == -1 && errno == EINVAL, "an unknown class before contexts that are not UTF-8");
-	errno = 0;
-	rc = selinux_check_access(UNDEFINED, BAD, "file", "nosuch", NULL);
-	EXPECT(allow_unknown ? rc == 0 : rc == -1 && errno == EINVAL, "an unknown permission before the contexts");
-	errno = 0;
-	rc = selinux_check_access(BAD, OBJ, "file", "read", NULL);
+	int rc = selinux_check_access(BAD, OBJ, "file", "read", NULL);
 	EXPECT(rc == -1 && errno == EINVAL, "enforcing: a context that is not UTF-8 is EINVAL");
 	EXPECT(security_setenforce(0) == 0, "permissive");
-	errno = 0;
 	EXPECT(selinux_check_access(BAD, OBJ, "file", "read", NULL) == 0, "permissive: a context that is not UTF-8 passes");
 	EXPECT(selinux_check_access(UNDEFINED, OBJ, "file", "read", NULL) == 0, "permissive: an undefined context passes");
 	EXPECT(security_setenforce(1) == 0, "enforcing");
