@@ -6,14 +6,17 @@
 //!
 //! libselinux's rule (checkAccess.c): an unknown class, then an unknown permission, is allowed
 //! when the policy allows unknown permissions and EINVAL otherwise, whatever the contexts; then
-//! a context the policy does not define is EINVAL (enforcing: the kernel's answer to
-//! security_compute_av); then the permission is granted if the decision allows it or the source
-//! is a permissive domain, else EACCES.
+//! a context the policy does not define is EINVAL while enforcing (the kernel's answer to
+//! security_compute_av) and a pass while permissive; then the permission is granted if the
+//! decision allows it, the source is a permissive domain or the process is permissive, else
+//! EACCES.
 //!
 //! The input is a program: `put` (a pool string into a buffer), `raw` (bytes into a buffer),
 //! `poke` (one byte of a buffer: a NUL shortens its string), `grant` (a query the policy allows
 //! into one set, the states the fast paths keep) and `ask` (four buffers, each from either set,
-//! asked three times: the full way, the cache, the front). The pool is the policy's own: its
+//! asked three times: the full way, the cache, the front), and the world changed under them:
+//! `destroy` (avc_destroy: every SID retired), `mode` (security_setenforce, either way) and
+//! `reload` (the same policy again, a new generation; one value of its byte in 256). The pool is the policy's own: its
 //! initial SIDs' users, roles and levels with its types, every class and every permission name.
 //! Seen failing: with the front's permission comparison removed, a query whose permission was
 //! rewritten to an unknown name was granted (example.33, three minutes from an empty corpus).
@@ -37,6 +40,9 @@ extern "C" {
         perm: *const c_char,
         aux: *mut c_void,
     ) -> c_int;
+    fn avc_destroy();
+    fn security_setenforce(value: c_int) -> c_int;
+    fn seaccess_reload_policy(path: *const c_char) -> c_int;
     fn selinux_set_callback(
         kind: c_int,
         cb: unsafe extern "C" fn(c_int, *const c_char, ...) -> c_int,
@@ -55,6 +61,8 @@ const BUF: usize = 96;
 
 struct Setup {
     server: SecurityServer,
+    /// The policy file, for `reload`.
+    path: std::ffi::CString,
     pool: Vec<Vec<u8>>,
     /// How many of the pool's first strings are contexts.
     contexts: usize,
@@ -121,6 +129,7 @@ fn setup() -> &'static Setup {
         unsafe { selinux_set_callback(SELINUX_CB_LOG, quiet) };
         Setup {
             server,
+            path: std::ffi::CString::new(path).unwrap_or_else(|e| panic!("{e}")),
             pool,
             contexts,
             classes,
@@ -129,7 +138,7 @@ fn setup() -> &'static Setup {
 }
 
 /// libselinux's answer (0, or the errno of -1) for the four strings, by the security server.
-fn expected(server: &SecurityServer, [s, t, c, p]: [&[u8]; 4]) -> c_int {
+fn expected(server: &SecurityServer, enforcing: bool, [s, t, c, p]: [&[u8]; 4]) -> c_int {
     let g = server.snapshot();
     let unknown = if g.handle_unknown() == HandleUnknown::Allow {
         0
@@ -151,12 +160,12 @@ fn expected(server: &SecurityServer, [s, t, c, p]: [&[u8]; 4]) -> c_int {
             .and_then(|x| g.context_to_sid(x).ok())
     };
     let (Some(s), Some(t)) = (sid(s), sid(t)) else {
-        return libc::EINVAL;
+        return if enforcing { libc::EINVAL } else { 0 };
     };
     let d = g
         .compute_av(s, t, class)
         .unwrap_or_else(|e| panic!("compute_av: {e}"));
-    if av.0 & !d.allowed.0 == 0 || d.flags.permissive() {
+    if av.0 & !d.allowed.0 == 0 || d.flags.permissive() || !enforcing {
         0
     } else {
         libc::EACCES
@@ -177,10 +186,14 @@ fuzz_target!(|data: &[u8]| {
     for (i, b) in bufs.iter_mut().enumerate() {
         put(b, &st.pool[i % st.pool.len()]);
     }
+    // The library's state outlives an input; its mode is the one thing an input sets.
+    // SAFETY: no argument to check.
+    assert_eq!(unsafe { security_setenforce(1) }, 0);
+    let mut enforcing = true;
     let mut it = data.iter().copied();
     while let Some(op) = it.next() {
         let arg = it.next().unwrap_or(0);
-        match op % 5 {
+        match op % 8 {
             0 => {
                 let i = usize::from(arg % 8);
                 let k =
@@ -231,13 +244,29 @@ fuzz_target!(|data: &[u8]| {
                 put(&mut bufs[base + 2], st.classes[ci].as_bytes());
                 put(&mut bufs[base + 3], p.as_bytes());
             }
+            4 => {
+                // Every SID retired (a front entry's texts zeroed), the cache emptied.
+                // SAFETY: no argument.
+                unsafe { avc_destroy() };
+            }
+            5 => {
+                enforcing = !enforcing;
+                // SAFETY: no pointer.
+                assert_eq!(unsafe { security_setenforce(c_int::from(enforcing)) }, 0);
+            }
+            6 if arg == 0 => {
+                // The same policy again: a new generation, every stamp moved.
+                // SAFETY: a NUL-terminated path.
+                assert_eq!(unsafe { seaccess_reload_policy(st.path.as_ptr()) }, 0);
+            }
+            6 => {}
             _ => {
                 // Bit j of `arg` picks argument j's buffer from the second set.
                 let which: [usize; 4] = std::array::from_fn(|j| j + 4 * usize::from(arg >> j & 1));
                 let ptrs = which.map(|i| bufs[i].as_ptr() as *const c_char);
                 // SAFETY: each buffer holds a NUL (its last byte is never written).
                 let strs = ptrs.map(|p| unsafe { CStr::from_ptr(p) }.to_bytes());
-                let want = expected(&st.server, strs);
+                let want = expected(&st.server, enforcing, strs);
                 // Three times, as a program asks again: the full way, the cache (which fills
                 // the thread's front), the front.
                 for round in 0..3 {
