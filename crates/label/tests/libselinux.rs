@@ -77,6 +77,75 @@ fn synthetic(fc: &FileContexts) -> Vec<Vec<u8>> {
     out
 }
 
+/// `n` paths made by mutating the synthetic paths and the tree's (seeded, so the same each run):
+/// up to three pieces each inserted, put in place of a byte or run, or appended, or bytes
+/// deleted, the pieces being what path clean-up and regular expressions meet (slashes, dots,
+/// backslashes, metacharacters, bytes that are not UTF-8, a control byte).
+fn mutated(fc: &FileContexts, tree: &[(Vec<u8>, FileKind)], n: usize) -> Vec<Vec<u8>> {
+    const PIECES: &[&[u8]] = &[
+        b"/",
+        b".",
+        b"..",
+        b"//",
+        b"-",
+        b"_",
+        b"a",
+        b"Z",
+        b"0",
+        b"\\",
+        b"*",
+        b"?",
+        b"[",
+        b"]",
+        b"(",
+        b")",
+        b"+",
+        b"|",
+        b"$",
+        b"^",
+        b" ",
+        b"\xff",
+        b"\xc3\xa9",
+        b"\x01",
+        b"~",
+        b"%",
+        b"lib",
+        b"bin",
+        b".so",
+        b"/.git",
+        b"/x",
+    ];
+    let seeds: Vec<Vec<u8>> = synthetic(fc)
+        .into_iter()
+        .chain(tree.iter().step_by(7).map(|(p, _)| p.clone()))
+        .collect();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |m: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % m.max(1) as u64) as usize
+    };
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n && !seeds.is_empty() {
+        let mut p = seeds[next(seeds.len())].clone();
+        for _ in 0..next(4) {
+            let at = next(p.len() + 1);
+            let piece = PIECES[next(PIECES.len())];
+            match next(4) {
+                0 => drop(p.splice(at..at, piece.iter().copied())),
+                1 => drop(p.drain(at..(at + 1 + next(3)).min(p.len()))),
+                2 => drop(p.splice(at..(at + 1).min(p.len()), piece.iter().copied())),
+                _ => p.extend_from_slice(piece),
+            }
+        }
+        if !p.is_empty() && !p.iter().any(|&c| matches!(c, b'\t' | b'\n' | 0)) {
+            out.push(p);
+        }
+    }
+    out
+}
+
 fn ask_one(peer: &Path, fc: &Path, queries: Vec<u8>) -> Vec<Vec<u8>> {
     let mut child = Command::new(peer)
         .arg(fc)
@@ -258,6 +327,10 @@ fn queries(
         } else {
             q.push((p, FileKind::Any));
         }
+    }
+    // Paths mutated where clean-up and matching meet odd bytes, each as one of the types in turn.
+    for (i, p) in mutated(fc, tree, 20_000 / step).into_iter().enumerate() {
+        q.push((p, FileKind::ALL[i % FileKind::ALL.len()]));
     }
     // The paths the test copy's .local and .subs are about, and path clean-up.
     for p in [
