@@ -12,7 +12,8 @@
 //! The input is a program: `sid` (a pool string, or raw bytes, into one of eight SID slots),
 //! `ask` (two slots, a class of the policy, and a request: a random word, or one permission the
 //! decision allows, or nothing; asked three times: the full way, the cache, the front),
-//! `destroy`, `mode` and `reload` (one value of its byte in 256).
+//! `destroy`, `mode` and `reload` (one value of its byte in 256). Each ask goes through
+//! `avc_has_perm_noaudit` too, whose decision must be the policy's.
 #![no_main]
 #![feature(c_variadic)]
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -28,6 +29,18 @@ extern crate seaccess;
 /// libselinux's `security_id_t`: an opaque pointer here.
 type SecurityId = *mut c_void;
 
+/// libselinux's `struct av_decision`.
+#[repr(C)]
+#[derive(Default, Debug)]
+struct AvDecision {
+    allowed: u32,
+    decided: u32,
+    auditallow: u32,
+    auditdeny: u32,
+    seqno: u32,
+    flags: u32,
+}
+
 extern "C" {
     fn avc_context_to_sid(ctx: *const c_char, sid: *mut SecurityId) -> c_int;
     fn avc_has_perm(
@@ -37,6 +50,14 @@ extern "C" {
         requested: u32,
         aeref: *mut c_void,
         auditdata: *mut c_void,
+    ) -> c_int;
+    fn avc_has_perm_noaudit(
+        ssid: SecurityId,
+        tsid: SecurityId,
+        tclass: u16,
+        requested: u32,
+        aeref: *mut c_void,
+        avd: *mut AvDecision,
     ) -> c_int;
     fn avc_destroy();
     fn security_setenforce(value: c_int) -> c_int;
@@ -239,13 +260,45 @@ fuzz_target!(|data: &[u8]| {
                         )
                     };
                     assert!(rc == 0 || rc == -1, "rc {rc}");
-                    assert_eq!(
-                        errno_of(rc),
-                        want,
-                        "round {round}: {:?} {:?} class {class} requested {requested:#x}, enforcing {enforcing}",
-                        String::from_utf8_lossy(&s.context),
-                        String::from_utf8_lossy(&t.context)
-                    );
+                    let what = || {
+                        format!(
+                            "round {round}: {:?} {:?} class {class} requested {requested:#x}, enforcing {enforcing}",
+                            String::from_utf8_lossy(&s.context),
+                            String::from_utf8_lossy(&t.context)
+                        )
+                    };
+                    assert_eq!(errno_of(rc), want, "{}", what());
+                    // The same through avc_has_perm_noaudit, with the decision written out: the
+                    // policy's (its seqno is the library's own count of loads).
+                    let mut avd = AvDecision::default();
+                    // SAFETY: as above, and a place for the decision.
+                    let rc = unsafe {
+                        avc_has_perm_noaudit(
+                            s.sid,
+                            t.sid,
+                            class,
+                            requested,
+                            std::ptr::null_mut(),
+                            &mut avd,
+                        )
+                    };
+                    assert_eq!(errno_of(rc), want, "noaudit {}", what());
+                    if let (Some(d), false) = (d, s.retired || t.retired) {
+                        let ours = (d.decided.0, d.auditallow.0, d.auditdeny.0, d.flags.0);
+                        let theirs = (avd.decided, avd.auditallow, avd.auditdeny, avd.flags);
+                        assert_eq!(theirs, ours, "the decision {}", what());
+                        if enforcing && !d.flags.permissive() {
+                            assert_eq!(avd.allowed, d.allowed.0, "allowed {}", what());
+                        } else {
+                            // libselinux grants what a permissive check asks into the cache's
+                            // entry (after copying the decision out: avc.c) and keeps it for the
+                            // mode epoch (a permissive domain's, for good); avc_has_perm asked
+                            // first, so the entry holds the policy's permissions, this request's
+                            // and perhaps earlier ones.
+                            let want = d.allowed.0 | requested;
+                            assert_eq!(avd.allowed & want, want, "allowed {}", what());
+                        }
+                    }
                 }
             }
         }
