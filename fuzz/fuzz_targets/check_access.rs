@@ -16,13 +16,15 @@
 //! into one set, the states the fast paths keep) and `ask` (four buffers, each from either set,
 //! asked three times: the full way, the cache, the front), and the world changed under them:
 //! `destroy` (avc_destroy: every SID retired), `mode` (security_setenforce, either way) and
-//! `reload` (the same policy again, a new generation; one value of its byte in 256). The pool is the policy's own: its
+//! `reload` (the same policy again, a new generation; one value of its byte in 256); and `map`
+//! (selinux_set_mapping: one to four of the policy's classes with some of their permissions, or
+//! none), through which a name the map lacks is unknown. The pool is the policy's own: its
 //! initial SIDs' users, roles and levels with its types, every class and every permission name.
 //! Seen failing: with the front's permission comparison removed, a query whose permission was
 //! rewritten to an unknown name was granted (example.33, three minutes from an empty corpus).
 #![no_main]
 #![feature(c_variadic)]
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
@@ -32,6 +34,16 @@ use seaccess_types::{ClassId, HandleUnknown, Sid};
 // Links libseaccess's entry points.
 extern crate seaccess;
 
+/// libselinux's `struct security_class_mapping`.
+#[repr(C)]
+struct ClassMapping {
+    name: *const c_char,
+    perms: [*const c_char; 33],
+}
+
+/// The map set now, as names: each class with the permissions it maps.
+type Map = Vec<(String, Vec<String>)>;
+
 extern "C" {
     fn selinux_check_access(
         scon: *const c_char,
@@ -40,6 +52,7 @@ extern "C" {
         perm: *const c_char,
         aux: *mut c_void,
     ) -> c_int;
+    fn selinux_set_mapping(map: *mut ClassMapping) -> c_int;
     fn avc_destroy();
     fn security_setenforce(value: c_int) -> c_int;
     fn seaccess_reload_policy(path: *const c_char) -> c_int;
@@ -66,8 +79,9 @@ struct Setup {
     pool: Vec<Vec<u8>>,
     /// How many of the pool's first strings are contexts.
     contexts: usize,
-    /// The policy's class names.
+    /// The policy's class names, each with its permission names.
     classes: Vec<String>,
+    perms: Vec<Vec<String>>,
 }
 
 static SETUP: OnceLock<Setup> = OnceLock::new();
@@ -111,11 +125,18 @@ fn setup() -> &'static Setup {
         }
         let contexts = pool.len();
         let mut classes = Vec::new();
+        let mut perms = Vec::new();
         for c in 1..=u16::MAX {
             let Ok(name) = g.class_name(ClassId(c)) else {
                 break;
             };
             classes.push(name.to_owned());
+            perms.push(
+                (0..32)
+                    .filter_map(|b| g.perm_name(ClassId(c), b))
+                    .map(str::to_owned)
+                    .collect(),
+            );
             pool.push(name.as_bytes().to_vec());
             pool.extend(
                 (0..32)
@@ -133,18 +154,34 @@ fn setup() -> &'static Setup {
             pool,
             contexts,
             classes,
+            perms,
         }
     })
 }
 
 /// libselinux's answer (0, or the errno of -1) for the four strings, by the security server.
-fn expected(server: &SecurityServer, enforcing: bool, [s, t, c, p]: [&[u8]; 4]) -> c_int {
+fn expected(
+    server: &SecurityServer,
+    enforcing: bool,
+    map: Option<&Map>,
+    [s, t, c, p]: [&[u8]; 4],
+) -> c_int {
     let g = server.snapshot();
     let unknown = if g.handle_unknown() == HandleUnknown::Allow {
         0
     } else {
         libc::EINVAL
     };
+    // With a map, a name it lacks is unknown (string_to_security_class and string_to_av_perm
+    // through mapping.c); a mapped name means what it means to the policy.
+    if let Some(map) = map {
+        let Some((_, perms)) = map.iter().find(|(name, _)| name.as_bytes() == c) else {
+            return unknown;
+        };
+        if !perms.iter().any(|name| name.as_bytes() == p) {
+            return unknown;
+        }
+    }
     let Some(class) = std::str::from_utf8(c).ok().and_then(|c| g.class(c).ok()) else {
         return unknown;
     };
@@ -190,10 +227,14 @@ fuzz_target!(|data: &[u8]| {
     // SAFETY: no argument to check.
     assert_eq!(unsafe { security_setenforce(1) }, 0);
     let mut enforcing = true;
+    // No map, the other thing an input sets.
+    // SAFETY: NULL is refused (EINVAL) and leaves no map.
+    assert_eq!(unsafe { selinux_set_mapping(std::ptr::null_mut()) }, -1);
+    let mut map: Option<Map> = None;
     let mut it = data.iter().copied();
     while let Some(op) = it.next() {
         let arg = it.next().unwrap_or(0);
-        match op % 8 {
+        match op % 9 {
             0 => {
                 let i = usize::from(arg % 8);
                 let k =
@@ -260,13 +301,65 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(unsafe { seaccess_reload_policy(st.path.as_ptr()) }, 0);
             }
             6 => {}
+            7 => {
+                // A map of one to four of the policy's classes, each with some of its
+                // permissions (none when `arg` says no map).
+                let mut names: Map = Vec::new();
+                for _ in 0..usize::from(arg % 5) {
+                    let ci = usize::from(it.next().unwrap_or(0)) % st.classes.len();
+                    let pick = it.next().unwrap_or(0);
+                    let perms: Vec<String> = st.perms[ci]
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| pick >> (i % 8) & 1 != 0)
+                        .map(|(_, p)| p.clone())
+                        .collect();
+                    names.push((st.classes[ci].clone(), perms));
+                }
+                let cs = |x: &str| CString::new(x).unwrap_or_default();
+                let cstrings: Vec<(CString, Vec<CString>)> = names
+                    .iter()
+                    .map(|(c, ps)| (cs(c), ps.iter().map(|p| cs(p)).collect()))
+                    .collect();
+                let mut table: Vec<ClassMapping> = cstrings
+                    .iter()
+                    .map(|(c, ps)| {
+                        let mut perms = [std::ptr::null(); 33];
+                        for (slot, p) in perms.iter_mut().zip(ps.iter().take(32)) {
+                            *slot = p.as_ptr();
+                        }
+                        ClassMapping {
+                            name: c.as_ptr(),
+                            perms,
+                        }
+                    })
+                    .collect();
+                table.push(ClassMapping {
+                    name: std::ptr::null(),
+                    perms: [std::ptr::null(); 33],
+                });
+                let set = if names.is_empty() {
+                    std::ptr::null_mut()
+                } else {
+                    table.as_mut_ptr()
+                };
+                // SAFETY: a table of NUL-terminated names ending at a NULL name, or NULL (no
+                // map); the library copies what it keeps.
+                let rc = unsafe { selinux_set_mapping(set) };
+                map = if names.is_empty() {
+                    None
+                } else {
+                    assert_eq!(rc, 0, "selinux_set_mapping {names:?}");
+                    Some(names)
+                };
+            }
             _ => {
                 // Bit j of `arg` picks argument j's buffer from the second set.
                 let which: [usize; 4] = std::array::from_fn(|j| j + 4 * usize::from(arg >> j & 1));
                 let ptrs = which.map(|i| bufs[i].as_ptr() as *const c_char);
                 // SAFETY: each buffer holds a NUL (its last byte is never written).
                 let strs = ptrs.map(|p| unsafe { CStr::from_ptr(p) }.to_bytes());
-                let want = expected(&st.server, enforcing, strs);
+                let want = expected(&st.server, enforcing, map.as_ref(), strs);
                 // Three times, as a program asks again: the full way, the cache (which fills
                 // the thread's front), the front.
                 for round in 0..3 {
