@@ -223,11 +223,10 @@ fuzz_target!(|data: &[u8]| {
     for (i, b) in bufs.iter_mut().enumerate() {
         put(b, &st.pool[i % st.pool.len()]);
     }
-    // The library's state outlives an input; its mode is the one thing an input sets.
-    // SAFETY: no argument to check.
+    // The library's state outlives an input: each starts enforcing, with no class map.
+    // SAFETY: no pointer.
     assert_eq!(unsafe { security_setenforce(1) }, 0);
     let mut enforcing = true;
-    // No map, the other thing an input sets.
     // SAFETY: NULL is refused (EINVAL) and leaves no map.
     assert_eq!(unsafe { selinux_set_mapping(std::ptr::null_mut()) }, -1);
     let mut map: Option<Map> = None;
