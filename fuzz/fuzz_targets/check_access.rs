@@ -29,10 +29,12 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use seaccess_security::SecurityServer;
-use seaccess_types::{ClassId, HandleUnknown, Sid};
+use seaccess_types::{ClassId, HandleUnknown};
 
 // Links libseaccess's entry points.
 extern crate seaccess;
+
+mod capi_common;
 
 /// libselinux's `struct security_class_mapping`.
 #[repr(C)]
@@ -56,19 +58,7 @@ extern "C" {
     fn avc_destroy();
     fn security_setenforce(value: c_int) -> c_int;
     fn seaccess_reload_policy(path: *const c_char) -> c_int;
-    fn selinux_set_callback(
-        kind: c_int,
-        cb: unsafe extern "C" fn(c_int, *const c_char, ...) -> c_int,
-    );
 }
-
-/// The log callback: the records (a denial's, an unknown name's) are not the test's.
-unsafe extern "C" fn quiet(_kind: c_int, _fmt: *const c_char, _args: ...) -> c_int {
-    0
-}
-
-/// selinux_set_callback's SELINUX_CB_LOG.
-const SELINUX_CB_LOG: c_int = 0;
 
 const BUF: usize = 96;
 
@@ -88,41 +78,12 @@ static SETUP: OnceLock<Setup> = OnceLock::new();
 
 fn setup() -> &'static Setup {
     SETUP.get_or_init(|| {
-        let path = std::env::var("SEACCESS_FUZZ_POLICY")
-            .unwrap_or_else(|_| "../target/policies/example.33".into());
-        // Read by libseaccess at its first call, before any thread of its own exists.
-        std::env::set_var("SEACCESS_POLICY", &path);
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let server = SecurityServer::from_bytes(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let (path, server) = capi_common::policy();
         let g = server.snapshot();
-        // Contexts: each initial SID's user, role and level with every type the policy lets
-        // them have (at most 2,000), so that some queries are granted and fill the fast paths.
-        let initial: Vec<String> = (1..=40)
-            .filter_map(|s| g.sid_to_context(Sid(s)).ok())
+        let mut pool: Vec<Vec<u8>> = capi_common::contexts(&g)
+            .into_iter()
+            .map(String::into_bytes)
             .collect();
-        let mut pool: Vec<Vec<u8>> = initial.iter().map(|c| c.clone().into_bytes()).collect();
-        let mut shapes: Vec<(String, String, String)> = initial
-            .iter()
-            .filter_map(|c| {
-                let mut f = c.splitn(4, ':');
-                let (u, r, _t) = (f.next()?, f.next()?, f.next()?);
-                Some((
-                    u.to_owned(),
-                    r.to_owned(),
-                    f.next().map_or(String::new(), |l| format!(":{l}")),
-                ))
-            })
-            .collect();
-        shapes.sort();
-        shapes.dedup();
-        for (u, r, l) in &shapes {
-            for t in g.policy().type_names.by_value.iter() {
-                let c = format!("{u}:{r}:{t}{l}");
-                if pool.len() < 2000 && g.context_to_sid(&c).is_ok() {
-                    pool.push(c.into_bytes());
-                }
-            }
-        }
         let contexts = pool.len();
         let mut classes = Vec::new();
         let mut perms = Vec::new();
@@ -146,11 +107,9 @@ fn setup() -> &'static Setup {
         }
         pool[contexts..].sort();
         pool.retain(|s| s.len() < BUF);
-        // SAFETY: a function of the log callback's type, for the process's life.
-        unsafe { selinux_set_callback(SELINUX_CB_LOG, quiet) };
         Setup {
             server,
-            path: std::ffi::CString::new(path).unwrap_or_else(|e| panic!("{e}")),
+            path,
             pool,
             contexts,
             classes,

@@ -21,10 +21,12 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use seaccess_security::SecurityServer;
-use seaccess_types::{ClassId, Sid};
+use seaccess_types::ClassId;
 
 // Links libseaccess's entry points.
 extern crate seaccess;
+
+mod capi_common;
 
 /// libselinux's `security_id_t`: an opaque pointer here.
 type SecurityId = *mut c_void;
@@ -62,19 +64,7 @@ extern "C" {
     fn avc_destroy();
     fn security_setenforce(value: c_int) -> c_int;
     fn seaccess_reload_policy(path: *const c_char) -> c_int;
-    fn selinux_set_callback(
-        kind: c_int,
-        cb: unsafe extern "C" fn(c_int, *const c_char, ...) -> c_int,
-    );
 }
-
-/// The log callback: the records are not the test's.
-unsafe extern "C" fn quiet(_kind: c_int, _fmt: *const c_char, _args: ...) -> c_int {
-    0
-}
-
-/// selinux_set_callback's SELINUX_CB_LOG.
-const SELINUX_CB_LOG: c_int = 0;
 
 struct Setup {
     server: SecurityServer,
@@ -89,44 +79,15 @@ static SETUP: OnceLock<Setup> = OnceLock::new();
 
 fn setup() -> &'static Setup {
     SETUP.get_or_init(|| {
-        let path = std::env::var("SEACCESS_FUZZ_POLICY")
-            .unwrap_or_else(|_| "../target/policies/example.33".into());
-        // Read by libseaccess at its first call, before any thread of its own exists.
-        std::env::set_var("SEACCESS_POLICY", &path);
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let server = SecurityServer::from_bytes(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let (path, server) = capi_common::policy();
         let g = server.snapshot();
-        let initial: Vec<String> = (1..=40)
-            .filter_map(|s| g.sid_to_context(Sid(s)).ok())
-            .collect();
-        let mut pool = initial.clone();
-        let mut shapes: Vec<(String, String, String)> = initial
-            .iter()
-            .filter_map(|c| {
-                let mut f = c.splitn(4, ':');
-                let (u, r, _t) = (f.next()?, f.next()?, f.next()?);
-                let l = f.next().map_or(String::new(), |l| format!(":{l}"));
-                Some((u.to_owned(), r.to_owned(), l))
-            })
-            .collect();
-        shapes.sort();
-        shapes.dedup();
-        for (u, r, l) in &shapes {
-            for t in g.policy().type_names.by_value.iter() {
-                let c = format!("{u}:{r}:{t}{l}");
-                if pool.len() < 2000 && g.context_to_sid(&c).is_ok() {
-                    pool.push(c);
-                }
-            }
-        }
+        let pool = capi_common::contexts(&g);
         let classes = (1..=u16::MAX)
             .take_while(|&c| g.class_name(ClassId(c)).is_ok())
             .count() as u16;
-        // SAFETY: a function of the log callback's type, for the process's life.
-        unsafe { selinux_set_callback(SELINUX_CB_LOG, quiet) };
         Setup {
             server,
-            path: CString::new(path).unwrap_or_else(|e| panic!("{e}")),
+            path,
             pool: pool
                 .into_iter()
                 .filter_map(|c| CString::new(c).ok())
