@@ -734,32 +734,17 @@ fn check_access_mapped(
     let k = state::for_check_enabled()?;
     let (sb, tb) = (ffi::bytes_arg(scon)?, ffi::bytes_arg(tcon)?);
     let (cb, pb) = (ffi::bytes_arg(class)?, ffi::bytes_arg(perm)?);
-    let (class_name, perm_name) = (String::from_utf8_lossy(cb), String::from_utf8_lossy(pb));
     k.with_generation(|g| {
         let m = mapping::current(g);
-        let unknown = |what: String| {
-            callbacks::log(callbacks::SELINUX_ERROR, &what);
-            if g.handle_unknown() == HandleUnknown::Allow {
-                Ok(0)
-            } else {
-                Err(EINVAL.into())
-            }
-        };
-        // A name that is not UTF-8 is no class's or permission's: unknown, as libselinux's
-        // lookup finds it.
-        let sclass = std::str::from_utf8(cb)
-            .ok()
-            .and_then(|c| crate::names::class_number(g, m.as_deref(), c).ok());
-        let Some(sclass) = sclass else {
-            return unknown(format!("Unknown class {class_name}"));
-        };
-        let av = std::str::from_utf8(pb)
-            .ok()
-            .and_then(|p| crate::names::perm_bits(g, m.as_deref(), sclass, p).ok());
-        let Some(av) = av else {
-            return unknown(format!(
-                "Unknown permission {perm_name} for class {class_name}"
-            ));
+        let names = known_names(
+            g,
+            cb,
+            pb,
+            |c| crate::names::class_number(g, m.as_deref(), c).ok(),
+            |c, p| crate::names::perm_bits(g, m.as_deref(), c, p).ok(),
+        )?;
+        let Some((sclass, av)) = names else {
+            return Ok(0);
         };
         let sid = |b: &[u8]| std::str::from_utf8(b).ok().map(sid::intern);
         let (Some(s), Some(t)) = (sid(sb), sid(tb)) else {
@@ -782,15 +767,34 @@ fn check_access_mapped(
 }
 
 /// The class and permission of names the string cache did not find in generation `g`: `g`'s,
-/// if it has them after all (a name too long to cache); else the log line and libselinux's
-/// answer for an unknown name, None (the check passes) under allow-unknown policies and EINVAL
-/// otherwise.
+/// if it has them after all (a name too long to cache); else libselinux's answer for an unknown
+/// name ([`known_names`]).
 #[cold]
 fn unknown_class_perm(
     g: &Generation,
     class: &[u8],
     perm: &[u8],
 ) -> Res<Option<(ClassId, AccessVector)>> {
+    known_names(
+        g,
+        class,
+        perm,
+        |c| g.class(c).ok(),
+        |c, p| g.perms(c, &[p]).ok(),
+    )
+}
+
+/// libselinux's checkAccess.c on a class and a permission name: the class through `class_of`,
+/// then the permission through `perm_of`; a name that is not UTF-8 (no class's or
+/// permission's) or that they do not find is logged and answered by `g`'s handle_unknown: None
+/// (the check passes) under allow, EINVAL otherwise.
+fn known_names<C: Copy, A>(
+    g: &Generation,
+    class: &[u8],
+    perm: &[u8],
+    class_of: impl FnOnce(&str) -> Option<C>,
+    perm_of: impl FnOnce(C, &str) -> Option<A>,
+) -> Res<Option<(C, A)>> {
     let unknown = |what: String| {
         callbacks::log(callbacks::SELINUX_ERROR, &what);
         if g.handle_unknown() == HandleUnknown::Allow {
@@ -799,21 +803,12 @@ fn unknown_class_perm(
             Err(EINVAL)
         }
     };
-    let (cn, pn) = (
-        String::from_utf8_lossy(class),
-        String::from_utf8_lossy(perm),
-    );
-    // A name that is not UTF-8 is no class's or permission's: unknown.
-    let c = std::str::from_utf8(class)
-        .ok()
-        .and_then(|c| g.class(c).ok());
-    let Some(c) = c else {
+    let cn = String::from_utf8_lossy(class);
+    let Some(c) = std::str::from_utf8(class).ok().and_then(class_of) else {
         return unknown(format!("Unknown class {cn}"));
     };
-    let av = std::str::from_utf8(perm)
-        .ok()
-        .and_then(|p| g.perms(c, &[p]).ok());
-    let Some(av) = av else {
+    let Some(av) = std::str::from_utf8(perm).ok().and_then(|p| perm_of(c, p)) else {
+        let pn = String::from_utf8_lossy(perm);
         return unknown(format!("Unknown permission {pn} for class {cn}"));
     };
     Ok(Some((c, av)))
