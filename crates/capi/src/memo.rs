@@ -155,8 +155,8 @@ fn remember((bucket, tag): Place, payload: u64) {
 /// current generation; a slot that missed is refreshed. `rewritten` (the thread's front found
 /// other strings at these addresses than it had granted) skips the slot by address, which then
 /// nearly always holds those other strings too. The numbers may be of an older generation than
-/// the current one: they come with its seqno. Ok(None) when the policy has no such class or
-/// permission (or either is NULL); an error when a context is NULL or not UTF-8.
+/// the current one: they come with its seqno. An error when a context is NULL, or, both names
+/// given, not UTF-8; Ok(None) when a name is NULL or the policy has no such class or permission.
 #[inline(always)]
 pub(crate) fn query(
     k: &Kernel,
@@ -194,10 +194,8 @@ fn by_content(
     ADDRESS_MISSES.fetch_add(1, Relaxed);
     let [scon, tcon, class, perm] = args;
     let (sb, tb) = (ffi::bytes_arg(scon)?, ffi::bytes_arg(tcon)?);
+    // A NULL name is the full way's to answer, in libselinux's order with the rest.
     let (Ok(cb), Ok(pb)) = (ffi::bytes_arg(class), ffi::bytes_arg(perm)) else {
-        // The contexts' errors come first, as when the names are given.
-        lookup::context(seed, sb)?;
-        lookup::context(seed, tb)?;
         return Ok(None);
     };
     let h = [sb, tb, cb, pb].into_iter().fold(seed, lookup::hash);
