@@ -13,7 +13,8 @@
 //! `ask` (two slots, a class of the policy, and a request: a random word, or one permission the
 //! decision allows, or nothing; asked three times: the full way, the cache, the front),
 //! `destroy`, `mode` and `reload` (one value of its byte in 256). Each ask goes through
-//! `avc_has_perm_noaudit` too, whose decision must be the policy's.
+//! `avc_has_perm_noaudit` too, whose decision must be the policy's (in permissive mode, or for a
+//! permissive domain, with what the checks asked granted into it, as libselinux's avc.c does).
 #![no_main]
 #![feature(c_variadic)]
 use std::ffi::{c_char, c_int, c_void, CString};
