@@ -350,6 +350,23 @@ pub(crate) fn class_perm_at(
     numbers(e)
 }
 
+/// [`class_perm_at`] for names whose bytes (without the NUL) are known: each compared by
+/// length (the slot's NUL right after it) and in line.
+#[inline(always)]
+pub(crate) fn class_perm_bytes_at(i: usize, class: &[u8], perm: &[u8]) -> Option<Numbers> {
+    let e = NAMES.get(i)?.get()?;
+    if !padded_is(&e.perm, perm) || !padded_is(&e.class, class) {
+        return None;
+    }
+    numbers(e)
+}
+
+/// Whether NUL-padded name `padded` is `name` (bytes without a NUL).
+#[inline(always)]
+fn padded_is(padded: &[u8], name: &[u8]) -> bool {
+    padded.get(name.len()) == Some(&0) && padded.get(..name.len()).is_some_and(|p| same(p, name))
+}
+
 /// Name slot `i`'s class and permission names, NUL-terminated, if it is filled: they live for
 /// the process (a slot is filled once and never freed).
 pub(crate) fn names_at(i: usize) -> Option<(*const c_char, *const c_char)> {

@@ -11,9 +11,10 @@
 //!
 //! A key only picks a slot; it proves nothing, since a caller may reuse a buffer for another
 //! string and hashes collide. A hit is taken only when each argument equals the string
-//! remembered for it up to and including its NUL, compared in place in one pass that stops at
-//! the first difference ([`crate::ffi::same_c_string`]), so a shorter argument is never read
-//! past its NUL. Anything else falls back to the string cache, which refreshes both slots.
+//! remembered for it: by address, up to and including its NUL, compared in place in one pass
+//! that stops at the first difference ([`crate::ffi::same_c_string`]), so a shorter argument is
+//! never read past its NUL; by content, whose hash measured each argument, by length first and
+//! then bytes. Anything else falls back to the string cache, which refreshes both slots.
 //!
 //! Slots hold indexes, not pointers: a SID's (whose index may name another context after
 //! avc_destroy, which a hit's string compare catches) and a name slot's (filled once, its
@@ -105,12 +106,12 @@ fn payload(si: usize, ti: usize, ni: usize) -> Option<u64> {
         .then_some(QUERY_VALID | (si as u64) << 30 | (ti as u64) << 10 | ni as u64)
 }
 
-/// The query a slot of `place` remembers for these four arguments, if each equals the string
-/// remembered for it, with the slot's payload.
+/// The query a slot of `place` remembers, if `same` finds its SIDs' and name slot's strings
+/// equal to the four arguments (and gives the slot's numbers), with the slot's payload.
 #[inline(always)]
 fn probe(
     (bucket, tag): Place,
-    [scon, tcon, class, perm]: [*const c_char; 4],
+    same: impl Fn(&SecurityId, &SecurityId, usize) -> Option<lookup::Numbers>,
 ) -> Option<(Query, u64)> {
     for way in 0..QUERY_WAYS {
         let v = bucket?.get(way)?.load(Acquire);
@@ -123,15 +124,35 @@ fn probe(
         ) else {
             continue;
         };
-        if !ffi::same_c_string(scon, s.c_text()) || !ffi::same_c_string(tcon, t.c_text()) {
-            continue;
-        }
         let ni = field(v, 0, NAME_INDEX_BITS);
-        if let Some((c, av, seqno)) = lookup::class_perm_at(ni, class, perm) {
+        if let Some((c, av, seqno)) = same(s, t, ni) {
             return Some(((s, t, c, av, seqno, Some(ni)), v & !QUERY_TAG));
         }
     }
     None
+}
+
+/// [`probe`] for four C strings, compared in place (no length known).
+#[inline(always)]
+fn probe_args(place: Place, [scon, tcon, class, perm]: [*const c_char; 4]) -> Option<(Query, u64)> {
+    probe(place, |s, t, ni| {
+        if !ffi::same_c_string(scon, s.c_text()) || !ffi::same_c_string(tcon, t.c_text()) {
+            return None;
+        }
+        lookup::class_perm_at(ni, class, perm)
+    })
+}
+
+/// [`probe`] for four strings whose bytes are known (their lengths measured): each compared
+/// by length first, the names in line.
+#[inline(always)]
+fn probe_bytes(place: Place, [sb, tb, cb, pb]: [&[u8]; 4]) -> Option<(Query, u64)> {
+    probe(place, |s, t, ni| {
+        if s.bytes() != sb || t.bytes() != tb {
+            return None;
+        }
+        lookup::class_perm_bytes_at(ni, cb, pb)
+    })
 }
 
 /// Remembers `payload` at `place`: in the slot holding its tag already, else an empty one,
@@ -154,7 +175,7 @@ fn remember((bucket, tag): Place, payload: u64) {
 /// keyed by the four strings' bytes; else through the string cache, the names looked up in the
 /// current generation; a slot that missed is refreshed. `rewritten` (the thread's front found
 /// other strings at these addresses than it had granted) skips the slot by address, which then
-/// nearly always holds those other strings too. The numbers may be of an older generation than
+/// nearly always holds those other strings too, and leaves it as it is. The numbers may be of an older generation than
 /// the current one: they come with its seqno. An error when a context is NULL, or, both names
 /// given, not UTF-8; Ok(None) when a name is NULL or the policy has no such class or permission.
 #[inline(always)]
@@ -164,13 +185,19 @@ pub(crate) fn query(
     args: [*const c_char; 4],
     rewritten: bool,
 ) -> Res<Option<Query>> {
-    let h = args.iter().fold(seed, |h, &a| mix(h, a as usize));
-    let by_address = place(&BY_ADDRESS, h);
-    if !rewritten {
-        if let Some((q, _)) = probe(by_address, args) {
+    // Refreshed for a program that rewrites its buffers, the slot would serve it only until
+    // its next rewrite (callgrind: 30 instructions a call of such a program, with the
+    // comparisons by length of the table by content).
+    let by_address = if rewritten {
+        (None, 0)
+    } else {
+        let h = args.iter().fold(seed, |h, &a| mix(h, a as usize));
+        let by_address = place(&BY_ADDRESS, h);
+        if let Some((q, _)) = probe_args(by_address, args) {
             return Ok(Some(q));
         }
-    }
+        by_address
+    };
     by_content(k, seed, args, by_address)
 }
 
@@ -181,7 +208,7 @@ static ADDRESS_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomi
 static QUERY_MISSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The query by its strings' bytes, past a miss of the memo by address (whose slot,
-/// `by_address`, is refreshed here).
+/// `by_address`, is refreshed here, unless it is none).
 #[cold]
 #[inline(never)]
 fn by_content(
@@ -200,7 +227,7 @@ fn by_content(
     };
     let h = [sb, tb, cb, pb].into_iter().fold(seed, lookup::hash);
     let content = place(&BY_CONTENT, h);
-    let found = match probe(content, args) {
+    let found = match probe_bytes(content, [sb, tb, cb, pb]) {
         Some((q, p)) => Some((q, Some(p))),
         None => query_miss(k, seed, [sb, tb, cb, pb], content)?,
     };
@@ -458,6 +485,76 @@ mod tests {
             ADDRESS_MISSES.load(Relaxed) - address,
             10,
             "asked twice running"
+        );
+    }
+
+    // A key only picks a slot: a slot holding another query's payload, planted under this
+    // query's key (as a collision of the hash of the strings, or of the addresses, would leave
+    // it), is taken only if its strings are this query's. The two queries differ in one string:
+    // a prefix or an extension of it, or one byte; each is planted under the other's key
+    // (when the policy has its names, which a slot needs).
+    #[test]
+    fn a_slot_under_this_querys_key_with_another_querys_strings_is_not_taken() {
+        let _g = seaccess_types::lock(&MEMO_TESTS);
+        let _p = seaccess_types::lock(&lookup::POLICY_TESTS);
+        let k = lookup::load_test_policy("example.33");
+        let seed = lookup::key();
+        let base = ["u:r:pl_a_t:s0", "u:r:pl_b_t:s0", "file", "read"];
+        let variants: [[&'static str; 4]; 8] = [
+            ["u:r:pl_a_t:s0:c1", "u:r:pl_b_t:s0", "file", "read"],
+            ["u:r:pl_a_t:s", "u:r:pl_b_t:s0", "file", "read"],
+            ["u:r:pl_a_t:s0", "u:r:pl_b_t:s1", "file", "read"],
+            ["u:r:pl_a_t:s0", "u:r:pl_b_t:s0", "files", "read"],
+            ["u:r:pl_a_t:s0", "u:r:pl_b_t:s0", "fil", "read"],
+            ["u:r:pl_a_t:s0", "u:r:pl_b_t:s0", "file", "reads"],
+            ["u:r:pl_a_t:s0", "u:r:pl_b_t:s0", "file", "rea"],
+            ["u:r:pl_a_t:s0", "u:r:pl_b_t:s0", "dir", "read"],
+        ];
+        let owned = |q: [&str; 4]| q.map(|s| CString::new(s).unwrap_or_default());
+        let ptrs = |q: &[CString; 4]| q.each_ref().map(|s| s.as_ptr());
+        fn bytes(q: &[CString; 4]) -> [&[u8]; 4] {
+            q.each_ref().map(|s| s.to_bytes())
+        }
+        let by_content =
+            |q: &[CString; 4]| place(&BY_CONTENT, bytes(q).into_iter().fold(seed, lookup::hash));
+        let by_address = |q: &[CString; 4]| {
+            place(
+                &BY_ADDRESS,
+                ptrs(q).iter().fold(seed, |h, &a| mix(h, a as usize)),
+            )
+        };
+        let answer = |q: &[CString; 4], rewritten: bool| {
+            query(k, seed, ptrs(q), rewritten)
+                .map(|x| x.map(|(s, t, c, av, ..)| (s.text(), t.text(), c, av)))
+        };
+        let mut planted = 0;
+        for v in variants {
+            for (from, asked) in [(base, v), (v, base)] {
+                let (from_q, asked_q) = (owned(from), owned(asked));
+                // The planted query's payload, as its slot by content holds it once asked.
+                assert!(answer(&from_q, true).is_ok());
+                let Some((_, payload)) = probe_bytes(by_content(&from_q), bytes(&from_q)) else {
+                    continue;
+                };
+                planted += 1;
+                remember(by_content(&asked_q), payload);
+                assert_eq!(
+                    answer(&asked_q, true),
+                    expected(k, asked),
+                    "by content, {from:?} planted"
+                );
+                remember(by_address(&asked_q), payload);
+                assert_eq!(
+                    answer(&asked_q, false),
+                    expected(k, asked),
+                    "by address, {from:?} planted"
+                );
+            }
+        }
+        assert_eq!(
+            planted,
+            8 + 4,
+            "every query the policy has names for planted"
         );
     }
 
