@@ -75,13 +75,6 @@ fn padded<const N: usize>(name: &[u8]) -> Option<[u8; N]> {
     Some(b)
 }
 
-/// The name in a NUL-padded buffer, without its padding.
-#[inline(always)]
-fn unpadded(b: &[u8]) -> &[u8] {
-    let n = b.iter().position(|&x| x == 0).unwrap_or(b.len());
-    b.get(..n).unwrap_or_default()
-}
-
 /// The process's hash key: read once per query by the caller and passed to each lookup.
 pub(crate) fn key() -> u64 {
     // Racing, not waiting (see [`NAMES`]): threads that find no key each make one, the first
@@ -321,7 +314,7 @@ pub(crate) fn class_perm(
         let Some(e) = slot.get() else {
             return name_miss(g, class, perm, Some((i, slot)));
         };
-        if !same(unpadded(&e.class), class) || !same(unpadded(&e.perm), perm) {
+        if !padded_is(&e.class, class) || !padded_is(&e.perm, perm) {
             continue;
         }
         if let Some(cb) = e.value.get(g.seqno()) {
@@ -361,7 +354,8 @@ pub(crate) fn class_perm_bytes_at(i: usize, class: &[u8], perm: &[u8]) -> Option
     numbers(e)
 }
 
-/// Whether NUL-padded name `padded` is `name` (bytes without a NUL).
+/// Whether NUL-padded name `padded` is `name` (a C string's bytes: no NUL among them): its
+/// bytes, then the padding's first NUL.
 #[inline(always)]
 fn padded_is(padded: &[u8], name: &[u8]) -> bool {
     padded.get(name.len()) == Some(&0) && padded.get(..name.len()).is_some_and(|p| same(p, name))
