@@ -98,6 +98,21 @@ fn place(table: &'static Table, h: u64) -> Place {
     )
 }
 
+/// The slot of the table by address for these four arguments.
+#[inline(always)]
+fn address_place(seed: u64, args: [*const c_char; 4]) -> Place {
+    place(
+        &BY_ADDRESS,
+        args.iter().fold(seed, |h, &a| mix(h, a as usize)),
+    )
+}
+
+/// The slot of the table by content for these four strings' bytes.
+#[inline(always)]
+fn content_place(seed: u64, bytes: [&[u8]; 4]) -> Place {
+    place(&BY_CONTENT, bytes.into_iter().fold(seed, lookup::hash))
+}
+
 /// A slot's payload below its tag: SID indexes `si` and `ti` and name slot `ni` (None when a
 /// SID index does not fit).
 #[inline(always)]
@@ -175,9 +190,10 @@ fn remember((bucket, tag): Place, payload: u64) {
 /// keyed by the four strings' bytes; else through the string cache, the names looked up in the
 /// current generation; a slot that missed is refreshed. `rewritten` (the thread's front found
 /// other strings at these addresses than it had granted) skips the slot by address, which then
-/// nearly always holds those other strings too, and leaves it as it is. The numbers may be of an older generation than
-/// the current one: they come with its seqno. An error when a context is NULL, or, both names
-/// given, not UTF-8; Ok(None) when a name is NULL or the policy has no such class or permission.
+/// nearly always holds those other strings too, and leaves it as it is. The numbers may be of
+/// an older generation than the current one: they come with its seqno. An error when a context
+/// is NULL, or, both names given, not UTF-8; Ok(None) when a name is NULL or the policy has no
+/// such class or permission.
 #[inline(always)]
 pub(crate) fn query(
     k: &Kernel,
@@ -191,8 +207,7 @@ pub(crate) fn query(
     let by_address = if rewritten {
         (None, 0)
     } else {
-        let h = args.iter().fold(seed, |h, &a| mix(h, a as usize));
-        let by_address = place(&BY_ADDRESS, h);
+        let by_address = address_place(seed, args);
         if let Some((q, _)) = probe_args(by_address, args) {
             return Ok(Some(q));
         }
@@ -225,8 +240,7 @@ fn by_content(
     let (Ok(cb), Ok(pb)) = (ffi::bytes_arg(class), ffi::bytes_arg(perm)) else {
         return Ok(None);
     };
-    let h = [sb, tb, cb, pb].into_iter().fold(seed, lookup::hash);
-    let content = place(&BY_CONTENT, h);
+    let content = content_place(seed, [sb, tb, cb, pb]);
     let found = match probe_bytes(content, [sb, tb, cb, pb]) {
         Some((q, p)) => Some((q, Some(p))),
         None => query_miss(k, seed, [sb, tb, cb, pb], content)?,
@@ -515,14 +529,8 @@ mod tests {
         fn bytes(q: &[CString; 4]) -> [&[u8]; 4] {
             q.each_ref().map(|s| s.to_bytes())
         }
-        let by_content =
-            |q: &[CString; 4]| place(&BY_CONTENT, bytes(q).into_iter().fold(seed, lookup::hash));
-        let by_address = |q: &[CString; 4]| {
-            place(
-                &BY_ADDRESS,
-                ptrs(q).iter().fold(seed, |h, &a| mix(h, a as usize)),
-            )
-        };
+        let by_content = |q: &[CString; 4]| content_place(seed, bytes(q));
+        let by_address = |q: &[CString; 4]| address_place(seed, ptrs(q));
         let answer = |q: &[CString; 4], rewritten: bool| {
             query(k, seed, ptrs(q), rewritten)
                 .map(|x| x.map(|(s, t, c, av, ..)| (s.text(), t.text(), c, av)))
